@@ -1,0 +1,54 @@
+// Quaternion helpers shared by the sampling (and later pose) stages.
+// Mirrored line by line by src/cpu.rs: same operations, same order, same
+// constants, so GPU and CPU differ only by the driver's rounding.
+//
+// sin and acos are polynomials here rather than WGSL builtins: WGSL only
+// requires builtin sin within 2^-11 and acos within ~7e-5, too coarse for a
+// 2e-5 bound, and a polynomial evaluates the same on every adapter.
+
+// Above this dot product slerp falls back to normalized lerp (DESIGN.md).
+const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
+
+// sin(x) for x in [0, pi/2]: Taylor series to x^11, |error| < 6e-8 there.
+fn kf_sin(x: f32) -> f32 {
+    let x2 = x * x;
+    return x * (1.0 + x2 * (-0.16666667 + x2 * (0.008333334 + x2 * (-0.0001984127
+        + x2 * (0.0000027557319 + x2 * -0.000000025052108)))));
+}
+
+// acos(x) for x in [0, 1] (Abramowitz & Stegun 4.4.46, |error| <= 2e-8):
+// sqrt(1 - x) * (a0 + a1 x + ... + a7 x^7).
+fn kf_acos(x: f32) -> f32 {
+    let c = clamp(x, 0.0, 1.0);
+    let p = 1.5707963050 + c * (-0.2145988016 + c * (0.0889789874 + c * (-0.0501743046
+        + c * (0.0308918810 + c * (-0.0170881256 + c * (0.0066700901 + c * -0.0012624911))))));
+    return sqrt(1.0 - c) * p;
+}
+
+// Normalizes q; a zero-length q is returned unchanged instead of NaN.
+fn quat_normalize(q: vec4<f32>) -> vec4<f32> {
+    let len2 = dot(q, q);
+    if (len2 > 0.0) {
+        return q / sqrt(len2);
+    }
+    return q;
+}
+
+// Shortest-path slerp from q0 to q1 at t in [0, 1], with the nlerp fallback
+// for nearly equal quaternions (dot > SLERP_NLERP_THRESHOLD).
+fn quat_slerp(q0: vec4<f32>, q1_in: vec4<f32>, t: f32) -> vec4<f32> {
+    var q1 = q1_in;
+    var d = dot(q0, q1);
+    if (d < 0.0) {
+        q1 = -q1;
+        d = -d;
+    }
+    if (d > SLERP_NLERP_THRESHOLD) {
+        return quat_normalize((1.0 - t) * q0 + t * q1);
+    }
+    let theta = kf_acos(d);
+    let s0 = kf_sin((1.0 - t) * theta);
+    let s1 = kf_sin(t * theta);
+    let s = kf_sin(theta);
+    return quat_normalize((s0 * q0 + s1 * q1) / s);
+}

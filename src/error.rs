@@ -1,0 +1,162 @@
+//! Typed errors: every refusal names what is wrong and where.
+
+use crate::track::Property;
+
+/// What is wrong with one track. Wrapped in [`Error::InvalidTrack`], which
+/// adds the clip and track that it belongs to.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrackError {
+    /// The track has no keys at all.
+    #[error("track has no keys")]
+    NoKeys,
+    /// A key time is NaN or infinite.
+    #[error("key {key}: time {time} is not finite")]
+    TimeNotFinite {
+        /// Index of the key.
+        key: usize,
+        /// The offending time.
+        time: f32,
+    },
+    /// Key times are not strictly increasing.
+    #[error("key {key}: time {time} is not greater than the previous key's time {previous}")]
+    TimesNotIncreasing {
+        /// Index of the key whose time is not greater than the one before.
+        key: usize,
+        /// Time of key `key - 1`.
+        previous: f32,
+        /// Time of key `key`.
+        time: f32,
+    },
+    /// The number of values does not match the key count (x3 for CUBICSPLINE)
+    /// times the width.
+    #[error("expected {expected} values ({keys} keys x {per_key} elements x width {width}), found {found}")]
+    ValueCountMismatch {
+        /// Number of keys.
+        keys: usize,
+        /// Value elements per key: 1, or 3 for CUBICSPLINE.
+        per_key: usize,
+        /// Components per element.
+        width: u32,
+        /// Expected number of `f32`s.
+        expected: usize,
+        /// Number of `f32`s found.
+        found: usize,
+    },
+    /// CUBICSPLINE needs at least two keys (glTF 2.0, 3.11).
+    #[error("CUBICSPLINE needs at least 2 keys, found {keys}")]
+    CubicSplineTooFewKeys {
+        /// Number of keys found.
+        keys: usize,
+    },
+    /// A value component is NaN or infinite.
+    #[error("key {key}: value component {component} is not finite ({value})")]
+    ValueNotFinite {
+        /// Index of the key.
+        key: usize,
+        /// Index of the component inside the key's values.
+        component: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// A rotation key (or CUBICSPLINE rotation value element) has zero length.
+    #[error("key {key}: rotation quaternion has zero length")]
+    ZeroQuaternion {
+        /// Index of the key.
+        key: usize,
+    },
+    /// The width does not fit the property (3 for translation and scale, 4
+    /// for rotation, at least 1 for weights).
+    #[error("{property:?} cannot have width {width}")]
+    BadWidth {
+        /// The track's property.
+        property: Property,
+        /// The width given.
+        width: u32,
+    },
+}
+
+/// Every error the crate returns.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A track of a clip breaks the glTF rules.
+    #[error("clip {clip} ({clip_name:?}), track {track}: {kind}")]
+    InvalidTrack {
+        /// Index of the clip in the library.
+        clip: usize,
+        /// Name of the clip.
+        clip_name: String,
+        /// Index of the track inside the clip.
+        track: usize,
+        /// What is wrong.
+        kind: TrackError,
+    },
+    /// A clip has no tracks.
+    #[error("clip {clip} ({clip_name:?}) has no tracks")]
+    EmptyClip {
+        /// Index of the clip in the library.
+        clip: usize,
+        /// Name of the clip.
+        clip_name: String,
+    },
+    /// The library holds no clip.
+    #[error("the animation library holds no clip")]
+    EmptyLibrary,
+    /// An instance names a clip the library does not have.
+    #[error("instance {instance}: clip index {clip} is out of range (the library has {clip_count} clips)")]
+    ClipOutOfRange {
+        /// Index of the instance.
+        instance: usize,
+        /// The clip index it names.
+        clip: u32,
+        /// Number of clips in the library.
+        clip_count: usize,
+    },
+    /// An instance's playback time is NaN or infinite.
+    #[error("instance {instance}: playback time {time} is not finite")]
+    InstanceTimeNotFinite {
+        /// Index of the instance.
+        instance: usize,
+        /// The offending time.
+        time: f64,
+    },
+    /// More instances than the sampler was created for.
+    #[error("{requested} instances requested, but the sampler was created for at most {capacity}")]
+    TooManyInstances {
+        /// Number of instances passed.
+        requested: usize,
+        /// The sampler's capacity.
+        capacity: u32,
+    },
+    /// A size exceeds a limit of the device (or of 32-bit indexing).
+    #[error("{what} needs {needed} bytes, past the device limit {limit_name} = {limit}")]
+    LimitExceeded {
+        /// What is too big.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// The limit's name in `wgpu::Limits`.
+        limit_name: &'static str,
+        /// The limit's value.
+        limit: u64,
+    },
+    /// No adapter or device could be created (headless helper only).
+    #[error("no GPU adapter: {0}")]
+    NoAdapter(String),
+    /// wgpu reported an error for a call of this crate (validation, out of
+    /// memory, internal), caught with an error scope.
+    #[error("GPU error during {during}: {message}")]
+    Gpu {
+        /// The operation that caused it.
+        during: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// Mapping a readback buffer failed, or the device was lost while waiting.
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+}
+
+/// Shorthand for `Result<T, keyframe_gpu::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,469 @@
+//! The GPU side: [`GpuSampler`] (pipelines, buffers, bind groups, recording,
+//! readback) and a [`headless`] device helper for tools and tests.
+
+pub mod headless;
+
+use std::num::NonZeroU64;
+
+use wgpu::util::DeviceExt;
+
+use crate::error::{Error, Result};
+use crate::instance::{resolve_instances_into, Instance};
+use crate::layout::{
+    BindingKind, GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_WGSL, WORKGROUP_SIZE,
+};
+use crate::library::AnimationLibrary;
+
+/// Runs `f` inside validation and out-of-memory error scopes and turns what
+/// they catch into [`Error::Gpu`].
+pub(crate) fn scoped<T>(
+    device: &wgpu::Device,
+    during: &'static str,
+    f: impl FnOnce() -> T,
+) -> Result<T> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let value = f();
+    let v = pollster::block_on(validation.pop());
+    let o = pollster::block_on(oom.pop());
+    match v.or(o) {
+        Some(e) => Err(Error::Gpu {
+            during,
+            message: e.to_string(),
+        }),
+        None => Ok(value),
+    }
+}
+
+fn check_size(
+    limits: &wgpu::Limits,
+    what: &'static str,
+    bytes: u64,
+    is_uniform: bool,
+) -> Result<()> {
+    let (limit_name, limit) = if is_uniform {
+        (
+            "max_uniform_buffer_binding_size",
+            u64::from(limits.max_uniform_buffer_binding_size),
+        )
+    } else {
+        (
+            "max_storage_buffer_binding_size",
+            u64::from(limits.max_storage_buffer_binding_size),
+        )
+    };
+    if bytes > limit {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name,
+            limit,
+        });
+    }
+    if bytes > limits.max_buffer_size {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_buffer_size",
+            limit: limits.max_buffer_size,
+        });
+    }
+    Ok(())
+}
+
+/// Bind group layout entry for a binding of [`SAMPLE_BINDINGS`].
+fn layout_entry(kind: BindingKind, binding: u32, min_size: u64) -> wgpu::BindGroupLayoutEntry {
+    let ty = match kind {
+        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+        BindingKind::StorageRead => wgpu::BufferBindingType::Storage { read_only: true },
+        BindingKind::StorageReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+    };
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(min_size),
+        },
+        count: None,
+    }
+}
+
+/// Layout entry with which another pipeline can bind the sampler's output
+/// buffer read-only (`var<storage, read> ...: array<f32>`), for example a
+/// skinning vertex shader.
+#[must_use]
+pub fn output_layout_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(4),
+        },
+        count: None,
+    }
+}
+
+/// Samples an [`AnimationLibrary`] for many instances with one compute
+/// dispatch.
+///
+/// Keys, values, the track and clip tables are uploaded once by
+/// [`GpuSampler::new`]. Per frame, [`set_instances`](Self::set_instances)
+/// writes the small instance table (one `queue.write_buffer`) and
+/// [`record`](Self::record) records the dispatch into the caller's encoder.
+/// Results stay on the GPU in [`output_buffer`](Self::output_buffer)
+/// (layout: see [`AnimationLibrary`]); [`read_back`](Self::read_back) is a
+/// separate, optional step.
+///
+/// The sampler never creates a device: it uses the caller's.
+#[derive(Debug)]
+pub struct GpuSampler {
+    pipeline: wgpu::ComputePipeline,
+    bind_group_layout: wgpu::BindGroupLayout,
+    bind_group: wgpu::BindGroup,
+    instances: wgpu::Buffer,
+    params: wgpu::Buffer,
+    output: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    library: AnimationLibrary,
+    capacity: u32,
+    instance_count: u32,
+    workgroups: (u32, u32),
+    max_workgroups_per_dim: u32,
+    scratch: Vec<GpuInstance>,
+}
+
+impl GpuSampler {
+    /// Uploads `library` and builds the pipeline for up to `max_instances`
+    /// instances per dispatch.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`] when a buffer would pass the device's
+    /// storage-binding or buffer size limit, or the dispatch its
+    /// workgroup-count limit; [`Error::Gpu`] when wgpu reports an error
+    /// (caught with error scopes).
+    pub fn new(
+        device: &wgpu::Device,
+        library: &AnimationLibrary,
+        max_instances: u32,
+    ) -> Result<Self> {
+        let limits = device.limits();
+        let capacity = max_instances.max(1);
+        let stride = u64::from(library.output_stride());
+        let times_bytes = library.times().len() as u64 * 4;
+        let values_bytes = library.values().len() as u64 * 4;
+        let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
+        let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
+        let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
+        let output_bytes = (u64::from(capacity) * stride * 4).max(4);
+        check_size(&limits, "key times", times_bytes, false)?;
+        check_size(&limits, "key values", values_bytes, false)?;
+        check_size(&limits, "track table", tracks_bytes, false)?;
+        check_size(&limits, "clip table", clips_bytes, false)?;
+        check_size(&limits, "instance table", instances_bytes, false)?;
+        check_size(&limits, "output buffer", output_bytes, false)?;
+        let invocations = u64::from(capacity) * u64::from(library.tracks_per_instance());
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
+        if invocations > max_invocations.min(u64::from(u32::MAX)) {
+            return Err(Error::LimitExceeded {
+                what: "dispatch (instances x tracks per instance)",
+                needed: invocations,
+                limit_name: "max_compute_workgroups_per_dimension",
+                limit: u64::from(max_dim),
+            });
+        }
+
+        scoped(device, "GpuSampler::new", || {
+            let storage = |label: &str, contents: &[u8]| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage: wgpu::BufferUsages::STORAGE,
+                })
+            };
+            let times = storage("keyframe-gpu.times", bytemuck::cast_slice(library.times()));
+            let values = storage(
+                "keyframe-gpu.values",
+                bytemuck::cast_slice(library.values()),
+            );
+            let tracks = storage(
+                "keyframe-gpu.tracks",
+                bytemuck::cast_slice(library.tracks()),
+            );
+            let clips = storage(
+                "keyframe-gpu.clips",
+                bytemuck::cast_slice(library.clip_table()),
+            );
+            let instances = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.instances"),
+                size: instances_bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let params = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.params"),
+                size: std::mem::size_of::<GpuParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.output"),
+                size: output_bytes,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.readback"),
+                size: output_bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let min_sizes = [4, 4, 32, 16, 16, 16, 4];
+            let entries: Vec<_> = SAMPLE_BINDINGS
+                .iter()
+                .zip(min_sizes)
+                .map(|(b, min)| layout_entry(b.kind, b.binding, min))
+                .collect();
+            let bind_group_layout =
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("keyframe-gpu.sample.layout"),
+                    entries: &entries,
+                });
+            let buffers = [
+                &times, &values, &tracks, &clips, &instances, &params, &output,
+            ];
+            let bind_entries: Vec<_> = SAMPLE_BINDINGS
+                .iter()
+                .zip(buffers)
+                .map(|(b, buf)| wgpu::BindGroupEntry {
+                    binding: b.binding,
+                    resource: buf.as_entire_binding(),
+                })
+                .collect();
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("keyframe-gpu.sample.bind_group"),
+                layout: &bind_group_layout,
+                entries: &bind_entries,
+            });
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("keyframe-gpu.sample.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("keyframe-gpu.sample.pipeline_layout"),
+                bind_group_layouts: &[Some(&bind_group_layout)],
+                immediate_size: 0,
+            });
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("keyframe-gpu.sample"),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("sample_main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            GpuSampler {
+                pipeline,
+                bind_group_layout,
+                bind_group,
+                instances,
+                params,
+                output,
+                staging,
+                library: library.clone(),
+                capacity,
+                instance_count: 0,
+                workgroups: (0, 0),
+                max_workgroups_per_dim: max_dim,
+                scratch: Vec::with_capacity(capacity as usize),
+            }
+        })
+    }
+
+    /// The library this sampler was built from.
+    #[must_use]
+    pub fn library(&self) -> &AnimationLibrary {
+        &self.library
+    }
+
+    /// The most instances one dispatch can sample.
+    #[must_use]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Instances in the current instance table.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Writes the instance table for the next dispatch (one
+    /// `queue.write_buffer` of 16 bytes per instance, plus 16 bytes of
+    /// dispatch parameters). Playback times are wrapped on the host in `f64`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
+    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
+    /// previous table stays in effect.
+    pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        if instances.len() > self.capacity as usize {
+            return Err(Error::TooManyInstances {
+                requested: instances.len(),
+                capacity: self.capacity,
+            });
+        }
+        resolve_instances_into(&self.library, instances, &mut self.scratch)?;
+        self.write_table(queue);
+        Ok(())
+    }
+
+    fn write_table(&mut self, queue: &wgpu::Queue) {
+        let n = self.scratch.len() as u32;
+        let per = self.library.tracks_per_instance();
+        let invocations = n * per; // fits: checked against capacity in new()
+        let groups = invocations.div_ceil(WORKGROUP_SIZE);
+        let x = groups.min(self.max_workgroups_per_dim);
+        let y = if x == 0 { 0 } else { groups.div_ceil(x) };
+        let params = GpuParams {
+            instance_count: n,
+            tracks_per_instance: per,
+            output_stride: self.library.output_stride(),
+            row_invocations: x * WORKGROUP_SIZE,
+        };
+        if n > 0 {
+            queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+        }
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.instance_count = n;
+        self.workgroups = (x, y);
+    }
+
+    /// Records the sampling dispatch into `encoder` (in a compute pass of its
+    /// own, labelled `keyframe-gpu.sample`).
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.sample"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Records the sampling dispatch into a compute pass the caller owns.
+    /// Does nothing when the instance table is empty.
+    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let (x, y) = self.workgroups;
+        if x == 0 || y == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// The workgroup counts `(x, y)` of the next dispatch (a 2D grid once
+    /// the count passes `max_compute_workgroups_per_dimension`).
+    #[must_use]
+    pub fn workgroups(&self) -> (u32, u32) {
+        self.workgroups
+    }
+
+    /// The output storage buffer: `capacity * output_stride` `f32`s, layout
+    /// described on [`AnimationLibrary`]. Bind it read-only in your own
+    /// pipeline with [`output_layout_entry`].
+    #[must_use]
+    pub fn output_buffer(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+
+    /// The bind group layout of the sampling pass (group 0, from
+    /// [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS)).
+    #[must_use]
+    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.bind_group_layout
+    }
+
+    /// Copies the current instances' outputs back to the host: submits a
+    /// copy, waits for it, and returns `instance_count * output_stride`
+    /// floats. Call it after the encoder holding [`record`](Self::record)
+    /// was submitted.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] if mapping fails or the device is lost;
+    /// [`Error::Gpu`] for a wgpu error during the copy.
+    pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        let bytes = u64::from(self.instance_count) * u64::from(self.library.output_stride()) * 4;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        scoped(device, "GpuSampler::read_back (copy)", || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.readback"),
+            });
+            encoder.copy_buffer_to_buffer(&self.output, 0, &self.staging, 0, bytes);
+            queue.submit([encoder.finish()]);
+        })?;
+        read_mapped(device, &self.staging, bytes)
+    }
+
+    /// Convenience for tools and tests: sets the instances, records and
+    /// submits the dispatch, and reads the result back.
+    ///
+    /// # Errors
+    /// Those of [`set_instances`](Self::set_instances) and
+    /// [`read_back`](Self::read_back).
+    pub fn sample(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<Vec<f32>> {
+        self.set_instances(queue, instances)?;
+        scoped(device, "GpuSampler::sample (dispatch)", || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.sample.encoder"),
+            });
+            self.record(&mut encoder);
+            queue.submit([encoder.finish()]);
+        })?;
+        self.read_back(device, queue)
+    }
+}
+
+/// Maps `buffer[..bytes]`, waits, copies it out as `f32`s, unmaps.
+pub(crate) fn read_mapped(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<f32>> {
+    let slice = buffer.slice(..bytes);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| Error::Readback(e.to_string()))?;
+    match rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(Error::Readback(e.to_string())),
+        Err(_) => return Err(Error::Readback("map callback was dropped".into())),
+    }
+    let out = {
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        bytemuck::pod_collect_to_vec::<u8, f32>(&view)
+    };
+    buffer.unmap();
+    Ok(out)
+}

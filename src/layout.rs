@@ -1,0 +1,154 @@
+//! `#[repr(C)]` twins of the WGSL structs in `shaders/sample.wgsl`: the flat
+//! format that both the shader and the CPU twin ([`crate::cpu`]) read.
+//!
+//! A test (`tests/layout.rs`) parses the shader with naga and compares every
+//! struct's size and member offsets with these, so drift fails `cargo test`.
+
+use bytemuck::{Pod, Zeroable};
+
+/// One track in the track table (WGSL `Track`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuTrack {
+    /// Index of the track's first key time in the `times` array.
+    pub times_offset: u32,
+    /// Number of keys.
+    pub key_count: u32,
+    /// Index of the track's first value in the `values` array.
+    pub values_offset: u32,
+    /// Components per value element.
+    pub width: u32,
+    /// [`crate::Interpolation`] as `u32`.
+    pub interpolation: u32,
+    /// [`crate::Property`] as `u32`.
+    pub property: u32,
+    /// Offset of the track's first output component inside an instance's
+    /// output block.
+    pub output_offset: u32,
+    /// The target node (informational for the sampler; used by the pose pass).
+    pub node: u32,
+}
+
+/// One clip in the clip table (WGSL `Clip`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuClip {
+    /// Index of the clip's first track in the track table.
+    pub track_offset: u32,
+    /// Number of tracks.
+    pub track_count: u32,
+    /// Sum of the widths of its tracks: the used part of an output block.
+    pub output_width: u32,
+    /// The clip's duration in seconds (largest key time).
+    pub duration: f32,
+}
+
+/// One instance in the per-frame instance table (WGSL `Instance`).
+///
+/// `time` is clip-local: the host has already applied the wrap mode in `f64`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuInstance {
+    /// Clip index.
+    pub clip: u32,
+    /// Clip-local time in seconds.
+    pub time: f32,
+    /// Padding (16-byte rows).
+    pub _pad0: u32,
+    /// Padding (16-byte rows).
+    pub _pad1: u32,
+}
+
+/// Dispatch parameters (WGSL `Params`, a uniform).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuParams {
+    /// Number of instances in the instance table.
+    pub instance_count: u32,
+    /// Invocations per instance: the largest track count of any clip.
+    pub tracks_per_instance: u32,
+    /// `f32`s per instance in the output buffer.
+    pub output_stride: u32,
+    /// Invocations per row of a 2D dispatch (`workgroups.x * WORKGROUP_SIZE`).
+    pub row_invocations: u32,
+}
+
+/// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
+pub const WORKGROUP_SIZE: u32 = 64;
+
+const _: () = assert!(std::mem::size_of::<GpuTrack>() == 32);
+const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
+const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
+const _: () = assert!(std::mem::size_of::<GpuClip>() == 16);
+const _: () = assert!(std::mem::offset_of!(GpuClip, duration) == 12);
+const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);
+
+/// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingKind {
+    /// `var<storage, read>`.
+    StorageRead,
+    /// `var<storage, read_write>`.
+    StorageReadWrite,
+    /// `var<uniform>`.
+    Uniform,
+}
+
+/// One `@group(0) @binding(n)` of a shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    /// The binding number.
+    pub binding: u32,
+    /// The WGSL variable's name.
+    pub name: &'static str,
+    /// How it is accessed.
+    pub kind: BindingKind,
+}
+
+/// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
+/// group layout is built from, checked against the shader by a naga test.
+pub const SAMPLE_BINDINGS: [Binding; 7] = [
+    Binding {
+        binding: 0,
+        name: "times",
+        kind: BindingKind::StorageRead,
+    },
+    Binding {
+        binding: 1,
+        name: "values",
+        kind: BindingKind::StorageRead,
+    },
+    Binding {
+        binding: 2,
+        name: "tracks",
+        kind: BindingKind::StorageRead,
+    },
+    Binding {
+        binding: 3,
+        name: "clips",
+        kind: BindingKind::StorageRead,
+    },
+    Binding {
+        binding: 4,
+        name: "instances",
+        kind: BindingKind::StorageRead,
+    },
+    Binding {
+        binding: 5,
+        name: "params",
+        kind: BindingKind::Uniform,
+    },
+    Binding {
+        binding: 6,
+        name: "output",
+        kind: BindingKind::StorageReadWrite,
+    },
+];
+
+/// WGSL source of the sampling stage: `quat.wgsl` followed by `sample.wgsl`.
+pub const SAMPLE_WGSL: &str = concat!(
+    include_str!("../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../shaders/sample.wgsl")
+);

@@ -1,0 +1,348 @@
+//! Host-side animation data: [`Track`], [`Clip`], their enums, and the
+//! validation that every track passes before it reaches a GPU buffer.
+
+use std::sync::Arc;
+
+use crate::error::{Error, TrackError};
+
+/// How values between keys are computed (glTF `animation.sampler.interpolation`).
+///
+/// The discriminants are the `INTERP_*` constants of `shaders/sample.wgsl`;
+/// a test checks that they agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Interpolation {
+    /// The value of the key at or before the time (zero-order hold).
+    Step = 0,
+    /// Component-wise lerp; shortest-path slerp for rotations.
+    Linear = 1,
+    /// Cubic Hermite spline with in/out tangents scaled by the key interval.
+    CubicSpline = 2,
+}
+
+impl Interpolation {
+    /// Value elements stored per key: 3 (in-tangent, value, out-tangent)
+    /// for CUBICSPLINE, 1 otherwise.
+    #[must_use]
+    pub fn elements_per_key(self) -> usize {
+        match self {
+            Interpolation::CubicSpline => 3,
+            _ => 1,
+        }
+    }
+
+    /// The glTF spelling: `"STEP"`, `"LINEAR"` or `"CUBICSPLINE"`.
+    #[must_use]
+    pub fn as_gltf_str(self) -> &'static str {
+        match self {
+            Interpolation::Step => "STEP",
+            Interpolation::Linear => "LINEAR",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
+
+/// The node property a track animates (glTF `channel.target.path`).
+///
+/// The discriminants are the `PROP_*` constants of `shaders/sample.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Property {
+    /// `translation`: 3 components.
+    Translation = 0,
+    /// `rotation`: a unit quaternion x, y, z, w.
+    Rotation = 1,
+    /// `scale`: 3 components.
+    Scale = 2,
+    /// `weights`: one component per morph target.
+    Weights = 3,
+}
+
+impl Property {
+    /// The glTF spelling: `"translation"`, `"rotation"`, `"scale"`, `"weights"`.
+    #[must_use]
+    pub fn as_gltf_str(self) -> &'static str {
+        match self {
+            Property::Translation => "translation",
+            Property::Rotation => "rotation",
+            Property::Scale => "scale",
+            Property::Weights => "weights",
+        }
+    }
+
+    /// The width this property must have: `Some(3)`, `Some(4)`, `Some(3)`,
+    /// or `None` for weights (any count of morph targets >= 1).
+    #[must_use]
+    pub fn fixed_width(self) -> Option<u32> {
+        match self {
+            Property::Translation | Property::Scale => Some(3),
+            Property::Rotation => Some(4),
+            Property::Weights => None,
+        }
+    }
+}
+
+/// How an instance's playback time maps to clip time.
+///
+/// The mapping is done on the host in `f64` ([`WrapMode::clip_time`]) and the
+/// shader receives clip-local `f32` time, so that times far from zero stay
+/// exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WrapMode {
+    /// Times before 0 and after the clip's end are passed on unchanged and so
+    /// hold the first and last keys.
+    #[default]
+    Clamp,
+    /// Loops: time modulo the clip duration.
+    Repeat,
+    /// Plays forwards then backwards: period twice the clip duration.
+    PingPong,
+}
+
+impl WrapMode {
+    /// Maps playback `time` (seconds, f64) to clip-local time for a clip of
+    /// length `duration` (its largest key time).
+    ///
+    /// - `Clamp`: `time`, limited to `[-1, duration + 1]` so that huge times
+    ///   stay finite in `f32` (anything outside the keys clamps anyway).
+    /// - `Repeat`: `time - floor(time / duration) * duration`, in `[0, duration)`.
+    /// - `PingPong`: `p = time mod 2 duration`; `p` if `p <= duration`, else
+    ///   `2 duration - p`.
+    ///
+    /// When `duration <= 0` (every track has a single key at time 0 or
+    /// before) `Repeat` and `PingPong` return 0. A non-finite `time` gives a
+    /// non-finite result; the sampler refuses such times before calling this.
+    #[must_use]
+    pub fn clip_time(self, time: f64, duration: f32) -> f32 {
+        let d = f64::from(duration);
+        match self {
+            WrapMode::Clamp => time.clamp(-1.0, d.max(0.0) + 1.0) as f32,
+            WrapMode::Repeat => {
+                if d <= 0.0 {
+                    0.0
+                } else {
+                    time.rem_euclid(d) as f32
+                }
+            }
+            WrapMode::PingPong => {
+                if d <= 0.0 {
+                    0.0
+                } else {
+                    let p = time.rem_euclid(2.0 * d);
+                    (if p <= d { p } else { 2.0 * d - p }) as f32
+                }
+            }
+        }
+    }
+}
+
+/// One animated property of one node: key times and values.
+///
+/// `values` is flat: for key `k` and component `c`, the value is
+/// `values[k * width + c]`; for CUBICSPLINE each key holds three elements
+/// (in-tangent, value, out-tangent), so element `e` of key `k` is at
+/// `values[(3 * k + e) * width + c]`, exactly like a glTF output accessor.
+///
+/// `times` is an [`Arc`] so that tracks sharing one glTF input accessor share
+/// one allocation; the library stores such times once on the GPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track {
+    /// The target node (glTF node index, or any id the caller chooses).
+    pub node: u32,
+    /// The animated property.
+    pub property: Property,
+    /// The interpolation mode.
+    pub interpolation: Interpolation,
+    /// Components per value element: 3, 4, 3, or the morph-target count.
+    pub width: u32,
+    /// Key times in seconds, strictly increasing.
+    pub times: Arc<[f32]>,
+    /// Key values, flat (see the type's documentation).
+    pub values: Vec<f32>,
+}
+
+impl Track {
+    /// A track for a property of fixed width (translation, rotation, scale).
+    /// For weights use [`Track::weights`]. Nothing is validated here; see
+    /// [`Track::validate`].
+    #[must_use]
+    pub fn new(
+        node: u32,
+        property: Property,
+        interpolation: Interpolation,
+        times: impl Into<Arc<[f32]>>,
+        values: Vec<f32>,
+    ) -> Self {
+        Track {
+            node,
+            property,
+            interpolation,
+            width: property.fixed_width().unwrap_or(1),
+            times: times.into(),
+            values,
+        }
+    }
+
+    /// A morph-weights track with `targets` weights per key.
+    #[must_use]
+    pub fn weights(
+        node: u32,
+        targets: u32,
+        interpolation: Interpolation,
+        times: impl Into<Arc<[f32]>>,
+        values: Vec<f32>,
+    ) -> Self {
+        Track {
+            node,
+            property: Property::Weights,
+            interpolation,
+            width: targets,
+            times: times.into(),
+            values,
+        }
+    }
+
+    /// Number of keys.
+    #[must_use]
+    pub fn key_count(&self) -> usize {
+        self.times.len()
+    }
+
+    /// The largest key time (the track's end), or `None` without keys.
+    #[must_use]
+    pub fn end_time(&self) -> Option<f32> {
+        self.times.last().copied()
+    }
+
+    /// Checks the glTF rules: at least one key; finite, strictly increasing
+    /// times; `key_count * elements_per_key * width` finite values; at least
+    /// two keys for CUBICSPLINE; a width that fits the property; no
+    /// zero-length rotation value element.
+    ///
+    /// # Errors
+    /// The first rule broken, with the key it was found at.
+    pub fn validate(&self) -> Result<(), TrackError> {
+        match self.property.fixed_width() {
+            Some(w) if w != self.width => {
+                return Err(TrackError::BadWidth {
+                    property: self.property,
+                    width: self.width,
+                })
+            }
+            None if self.width == 0 => {
+                return Err(TrackError::BadWidth {
+                    property: self.property,
+                    width: self.width,
+                })
+            }
+            _ => {}
+        }
+        let keys = self.times.len();
+        if keys == 0 {
+            return Err(TrackError::NoKeys);
+        }
+        for (key, &time) in self.times.iter().enumerate() {
+            if !time.is_finite() {
+                return Err(TrackError::TimeNotFinite { key, time });
+            }
+            if key > 0 && time <= self.times[key - 1] {
+                return Err(TrackError::TimesNotIncreasing {
+                    key,
+                    previous: self.times[key - 1],
+                    time,
+                });
+            }
+        }
+        let per_key = self.interpolation.elements_per_key();
+        if self.interpolation == Interpolation::CubicSpline && keys < 2 {
+            return Err(TrackError::CubicSplineTooFewKeys { keys });
+        }
+        let width = self.width as usize;
+        let expected = keys
+            .checked_mul(per_key)
+            .and_then(|n| n.checked_mul(width))
+            .unwrap_or(usize::MAX);
+        if self.values.len() != expected {
+            return Err(TrackError::ValueCountMismatch {
+                keys,
+                per_key,
+                width: self.width,
+                expected,
+                found: self.values.len(),
+            });
+        }
+        let per_key_floats = per_key * width;
+        for (i, &value) in self.values.iter().enumerate() {
+            if !value.is_finite() {
+                return Err(TrackError::ValueNotFinite {
+                    key: i / per_key_floats,
+                    component: i % per_key_floats,
+                    value,
+                });
+            }
+        }
+        if self.property == Property::Rotation {
+            for (e, q) in self.values.chunks_exact(4).enumerate() {
+                // Tangents of a CUBICSPLINE rotation may legitimately be zero.
+                let is_value = per_key == 1 || e % 3 == 1;
+                let len2: f32 = q.iter().map(|c| c * c).sum();
+                if is_value && len2 == 0.0 {
+                    return Err(TrackError::ZeroQuaternion { key: e / per_key });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A named set of tracks played together (a glTF animation).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Clip {
+    /// The clip's name (for error messages and tools).
+    pub name: String,
+    /// Its tracks; their order is the order of their outputs.
+    pub tracks: Vec<Track>,
+}
+
+impl Clip {
+    /// A clip from a name and tracks.
+    #[must_use]
+    pub fn new(name: impl Into<String>, tracks: Vec<Track>) -> Self {
+        Clip {
+            name: name.into(),
+            tracks,
+        }
+    }
+
+    /// The clip's duration: the largest key time of its tracks (0 when it
+    /// has no keys, or when every key is at or before 0).
+    #[must_use]
+    pub fn duration(&self) -> f32 {
+        self.tracks
+            .iter()
+            .filter_map(Track::end_time)
+            .fold(0.0, f32::max)
+    }
+
+    /// Validates every track; `index` is the clip's index, used in errors.
+    ///
+    /// # Errors
+    /// [`Error::EmptyClip`] or the first [`Error::InvalidTrack`].
+    pub fn validate(&self, index: usize) -> Result<(), Error> {
+        if self.tracks.is_empty() {
+            return Err(Error::EmptyClip {
+                clip: index,
+                clip_name: self.name.clone(),
+            });
+        }
+        for (t, track) in self.tracks.iter().enumerate() {
+            track.validate().map_err(|kind| Error::InvalidTrack {
+                clip: index,
+                clip_name: self.name.clone(),
+                track: t,
+                kind,
+            })?;
+        }
+        Ok(())
+    }
+}
