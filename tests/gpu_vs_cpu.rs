@@ -1,0 +1,530 @@
+//! GPU vs CPU twin, element by element, on the fallback adapter.
+//!
+//! Tolerances (issue 2): STEP and times on or outside the keys are
+//! bit-exact (the shader copies the stored value); unit-quaternion
+//! components within 2e-5 absolute, compared up to sign; everything else
+//! within 1e-5 relative (|gpu - cpu| <= 1e-5 * max(1, |cpu|)). The shader
+//! and the CPU twin run the same f32 operations (polynomial sin/acos
+//! included), so the remaining differences are the driver's rounding and FMA
+//! contraction, a few ULPs.
+
+mod common;
+
+use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice};
+use keyframe_gpu::{
+    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
+    WrapMode,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+const QUAT_TOL: f32 = 2e-5;
+const REL_TOL: f32 = 1e-5;
+
+/// Checks every component of every instance against the CPU twin.
+fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
+    assert_eq!(gpu.len(), cpu.len(), "output length");
+    let stride = lib.output_stride() as usize;
+    let resolved = keyframe_gpu::resolve_instances(lib, instances).unwrap();
+    for (i, inst) in resolved.iter().enumerate() {
+        let clip = &lib.clips()[inst.clip as usize];
+        let gclip = lib.clip_table()[inst.clip as usize];
+        for (j, track) in clip.tracks.iter().enumerate() {
+            let (off, width) = lib.track_output(inst.clip as usize, j).unwrap();
+            let s = i * stride + off as usize;
+            let g = &gpu[s..s + width as usize];
+            let c = &cpu[s..s + width as usize];
+            let ctx = format!(
+                "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {})",
+                inst.clip, track.interpolation, track.property, inst.time, gclip.duration
+            );
+            let t = inst.time;
+            let on_or_outside = t <= track.times[0]
+                || t >= *track.times.last().unwrap()
+                || track.times.contains(&t);
+            if track.interpolation == Interpolation::Step || on_or_outside {
+                assert_eq!(
+                    g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    c.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    "bit-exact expected: {ctx}: gpu {g:?} cpu {c:?}"
+                );
+            } else if track.property == Property::Rotation {
+                let d: f32 = g.iter().zip(c).map(|(a, b)| a * b).sum();
+                let sign = if d < 0.0 { -1.0 } else { 1.0 };
+                for k in 0..4 {
+                    assert!(
+                        (g[k] - sign * c[k]).abs() <= QUAT_TOL,
+                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
+                    );
+                }
+            } else {
+                for k in 0..width as usize {
+                    assert!(
+                        (g[k] - c[k]).abs() <= REL_TOL * c[k].abs().max(1.0),
+                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn quat(axis: [f32; 3], angle: f32) -> [f32; 4] {
+    let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+    let (s, c) = (angle * 0.5).sin_cos();
+    [axis[0] / n * s, axis[1] / n * s, axis[2] / n * s, c]
+}
+
+/// Values for `keys` keys of `property`, smooth but distinct per key;
+/// rotations are unit quaternions, with a sign flip on odd keys so that
+/// neighbouring keys have a negative dot product half of the time.
+fn values_for(property: Property, width: u32, interp: Interpolation, keys: usize) -> Vec<f32> {
+    let per = interp.elements_per_key();
+    let mut v = Vec::new();
+    for k in 0..keys {
+        for e in 0..per {
+            let is_value = per == 1 || e == 1;
+            match property {
+                Property::Rotation => {
+                    let q = quat([1.0, 2.0 + k as f32, 0.5], 0.7 * k as f32 + 0.3 * e as f32);
+                    let sign = if k % 2 == 1 { -1.0 } else { 1.0 };
+                    if is_value {
+                        v.extend(q.iter().map(|c| c * sign));
+                    } else {
+                        v.extend(q.iter().map(|c| 0.3 * c));
+                    }
+                }
+                _ => {
+                    for c in 0..width {
+                        let x = (k as f32 * 1.3 + c as f32 * 0.7 + e as f32).sin() * 2.0;
+                        v.push(if is_value { x } else { 0.5 * x - 0.25 });
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// One clip per interpolation x property; keys with unequal intervals
+/// starting after 0.
+fn every_mode_library() -> AnimationLibrary {
+    let times: Vec<f32> = vec![0.25, 0.5, 1.5, 1.75, 3.0];
+    let mut clips = Vec::new();
+    for interp in [
+        Interpolation::Step,
+        Interpolation::Linear,
+        Interpolation::CubicSpline,
+    ] {
+        let mut tracks = Vec::new();
+        for (node, property) in [
+            Property::Translation,
+            Property::Rotation,
+            Property::Scale,
+            Property::Weights,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let width = property.fixed_width().unwrap_or(5);
+            let values = values_for(property, width, interp, times.len());
+            let mut t = Track::new(node as u32, property, interp, times.clone(), values);
+            t.width = width;
+            tracks.push(t);
+        }
+        // A single-key track (constant) where the interpolation allows it.
+        if interp != Interpolation::CubicSpline {
+            tracks.push(Track::new(
+                9,
+                Property::Translation,
+                interp,
+                vec![1.0],
+                vec![4.0, 5.0, 6.0],
+            ));
+        }
+        clips.push(Clip::new(format!("{interp:?}"), tracks));
+    }
+    AnimationLibrary::new(clips).unwrap()
+}
+
+fn probe_times() -> Vec<f64> {
+    // Before, on every key, between keys (incl. near both ends), after.
+    vec![
+        -1.0, 0.0, 0.25, 0.3, 0.375, 0.5, 0.5001, 1.0, 1.4999, 1.5, 1.6, 1.75, 2.2, 2.9999, 3.0,
+        3.5, 100.0,
+    ]
+}
+
+#[test]
+fn every_interpolation_and_property_matches_cpu() {
+    let Some(h) = common::gpu("every_interpolation_and_property_matches_cpu") else {
+        return;
+    };
+    let lib = every_mode_library();
+    let mut instances = Vec::new();
+    for clip in 0..lib.clips().len() as u32 {
+        for &t in &probe_times() {
+            instances.push(Instance::new(clip, t));
+        }
+    }
+    let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    assert_matches(&lib, &instances, &gpu, &cpu);
+}
+
+#[test]
+fn quaternion_edge_cases_match_cpu() {
+    let Some(h) = common::gpu("quaternion_edge_cases_match_cpu") else {
+        return;
+    };
+    let q0 = quat([0.0, 1.0, 0.0], 0.2);
+    let near = quat([0.0, 1.0, 0.0], 0.2 + 0.01); // dot > 0.9995: nlerp branch
+    let opposite = quat([0.3, 1.0, 0.0], 2.5).map(|c| -c); // negative dot
+    let half_turn = quat([1.0, 0.0, 0.0], 3.0); // large angle
+    let mut values = Vec::new();
+    for q in [q0, near, opposite, half_turn, q0] {
+        values.extend(q);
+    }
+    let track = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0, 2.0, 3.0, 4.0],
+        values,
+    );
+    let lib = AnimationLibrary::new(vec![Clip::new("quats", vec![track])]).unwrap();
+    let instances: Vec<_> = (0..=64)
+        .map(|i| Instance::new(0, i as f64 / 16.0))
+        .collect();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 128).unwrap();
+    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    assert_matches(&lib, &instances, &gpu, &cpu);
+}
+
+#[test]
+fn wrap_modes_and_instance_updates_match_cpu() {
+    let Some(h) = common::gpu("wrap_modes_and_instance_updates_match_cpu") else {
+        return;
+    };
+    let lib = every_mode_library();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 256).unwrap();
+    for frame in 0..3 {
+        let instances: Vec<_> = (0..200)
+            .map(|i| {
+                let wrap = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong][i % 3];
+                let t = (i as f64 - 50.0) * 0.173 + frame as f64 * 1e6;
+                Instance::new((i % 3) as u32, t).with_wrap(wrap)
+            })
+            .collect();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        let cpu = cpu::sample(&lib, &instances).unwrap();
+        assert_matches(&lib, &instances, &gpu, &cpu);
+    }
+}
+
+fn arb_track(keys: usize) -> impl Strategy<Value = Track> {
+    let interp = prop_oneof![
+        Just(Interpolation::Step),
+        Just(Interpolation::Linear),
+        Just(Interpolation::CubicSpline)
+    ];
+    let prop = prop_oneof![
+        Just(Property::Translation),
+        Just(Property::Rotation),
+        Just(Property::Scale),
+        Just(Property::Weights)
+    ];
+    (
+        interp,
+        prop,
+        1u32..6,
+        proptest::collection::vec(0.01f32..1.0, keys),
+        any::<u64>(),
+        0.0f32..2.0,
+    )
+        .prop_map(move |(interp, property, m, gaps, seed, start)| {
+            let interp = if keys < 2 && interp == Interpolation::CubicSpline {
+                Interpolation::Linear
+            } else {
+                interp
+            };
+            let width = property.fixed_width().unwrap_or(m);
+            let mut t = start;
+            let times: Vec<f32> = gaps
+                .iter()
+                .map(|g| {
+                    t += g;
+                    t
+                })
+                .collect();
+            let mut state = seed | 1;
+            let mut rnd = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+            };
+            let per = interp.elements_per_key();
+            let mut values = Vec::new();
+            for e in 0..keys * per {
+                if property == Property::Rotation {
+                    let mut q = [rnd(), rnd(), rnd(), rnd() + 0.1];
+                    let n = q.iter().map(|c| c * c).sum::<f32>().sqrt();
+                    let is_value = per == 1 || e % 3 == 1;
+                    if is_value {
+                        q.iter_mut().for_each(|c| *c /= n);
+                    }
+                    values.extend(q);
+                } else {
+                    values.extend((0..width).map(|_| rnd() * 10.0));
+                }
+            }
+            let mut track = Track::new(0, property, interp, times, values);
+            track.width = width;
+            track
+        })
+}
+
+fn arb_clip() -> impl Strategy<Value = Clip> {
+    (1usize..40)
+        .prop_flat_map(|keys| proptest::collection::vec(arb_track(keys), 1..6))
+        .prop_map(|tracks| Clip::new("random", tracks))
+}
+
+#[test]
+fn random_libraries_match_cpu() {
+    let Some(h) = common::gpu("random_libraries_match_cpu") else {
+        return;
+    };
+    let strategy = (
+        proptest::collection::vec(arb_clip(), 1..5),
+        proptest::collection::vec((any::<u32>(), -20.0f64..40.0, 0u8..3), 1..300),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(clips, raw)| {
+            let lib = AnimationLibrary::new(clips).unwrap();
+            let n = lib.clips().len() as u32;
+            let instances: Vec<_> = raw
+                .iter()
+                .map(|&(c, t, w)| {
+                    let wrap = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong][w as usize];
+                    Instance::new(c % n, t).with_wrap(wrap)
+                })
+                .collect();
+            let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+            let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+            let cpu = cpu::sample(&lib, &instances).unwrap();
+            assert_matches(&lib, &instances, &gpu, &cpu);
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn dispatch_goes_2d_past_the_workgroup_limit() {
+    // Lower the per-dimension workgroup limit to 4 so that a modest dispatch
+    // needs a 2D grid; results must still match the CPU everywhere.
+    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+        l.max_compute_workgroups_per_dimension = 4;
+        l
+    }) else {
+        // Same skip/require rule as common::gpu.
+        common::gpu("dispatch_goes_2d_past_the_workgroup_limit");
+        return;
+    };
+    let lib = every_mode_library();
+    // 150 instances x 5 tracks = 750 invocations = 12 workgroups of 64.
+    let instances: Vec<_> = (0..150)
+        .map(|i| Instance::new(i % 3, i as f64 * 0.0123))
+        .collect();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 150).unwrap();
+    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let (x, y) = sampler.workgroups();
+    assert_eq!(x, 4, "grid width capped at the limit");
+    assert_eq!(y, 3, "a second grid dimension is used");
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    assert_matches(&lib, &instances, &gpu, &cpu);
+
+    // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
+    let err = GpuSampler::new(&h.device, &lib, 1_000_000).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LimitExceeded {
+                limit_name: "max_compute_workgroups_per_dimension",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn storage_binding_limit_is_refused_with_numbers() {
+    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+        l.max_storage_buffer_binding_size = 1024;
+        l
+    }) else {
+        common::gpu("storage_binding_limit_is_refused_with_numbers");
+        return;
+    };
+    let keys = 300; // 1200 bytes of times > 1024
+    let times: Vec<f32> = (0..keys).map(|k| k as f32).collect();
+    let track = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Step,
+        times,
+        vec![0.0; keys * 3],
+    );
+    let lib = AnimationLibrary::new(vec![Clip::new("big", vec![track])]).unwrap();
+    let err = GpuSampler::new(&h.device, &lib, 1).unwrap_err();
+    match &err {
+        Error::LimitExceeded {
+            what,
+            needed,
+            limit_name,
+            limit,
+        } => {
+            assert_eq!(*what, "key times");
+            assert_eq!(*needed, 1200);
+            assert_eq!(*limit_name, "max_storage_buffer_binding_size");
+            assert_eq!(*limit, 1024);
+        }
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(err.to_string().contains("1200"), "{err}");
+}
+
+#[test]
+fn bad_instances_are_refused_and_keep_the_previous_table() {
+    let Some(h) = common::gpu("bad_instances_are_refused_and_keep_the_previous_table") else {
+        return;
+    };
+    let lib = every_mode_library();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let good = [Instance::new(1, 0.4)];
+    let before = sampler.sample(&h.device, &h.queue, &good).unwrap();
+    for bad in [
+        vec![Instance::new(7, 0.0)],
+        vec![Instance::new(0, f64::NAN)],
+        vec![Instance::new(0, f64::INFINITY)],
+        vec![Instance::new(0, 0.0); 5],
+    ] {
+        assert!(sampler.set_instances(&h.queue, &bad).is_err());
+        assert_eq!(sampler.instance_count(), 1);
+    }
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    let after = sampler.read_back(&h.device, &h.queue).unwrap();
+    assert_eq!(before, after);
+}
+
+/// The output buffer binds in a caller's own pipeline with no copy: a
+/// caller kernel doubles every sampled value into its own buffer.
+#[test]
+fn output_buffer_binds_in_a_callers_pipeline() {
+    let Some(h) = common::gpu("output_buffer_binds_in_a_callers_pipeline") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let lib = every_mode_library();
+    let instances: Vec<_> = (0..3).map(|c| Instance::new(c, 0.8)).collect();
+    let mut sampler = GpuSampler::new(device, &lib, 3).unwrap();
+    sampler.set_instances(queue, &instances).unwrap();
+    let n = (3 * lib.output_stride()) as u64;
+    let dst = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test.dst"),
+        size: n * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test.read"),
+        size: n * 4,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[
+            keyframe_gpu::gpu::output_layout_entry(0, wgpu::ShaderStages::COMPUTE),
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+        ],
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: None,
+        source: wgpu::ShaderSource::Wgsl(
+            "@group(0) @binding(0) var<storage, read> src: array<f32>;
+             @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                 if (g.x < arrayLength(&dst)) { dst[g.x] = 2.0 * src[g.x]; }
+             }"
+            .into(),
+        ),
+    });
+    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(&pl),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: sampler.output_buffer().as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&dst, 0, &read, 0, n * 4);
+    queue.submit([encoder.finish()]);
+    let slice = read.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let doubled: Vec<f32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().unwrap());
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    for (i, (d, c)) in doubled.iter().zip(&cpu).enumerate() {
+        assert!(
+            (d - 2.0 * c).abs() <= 1e-5 * c.abs().max(1.0),
+            "element {i}: {d} vs 2 x {c}"
+        );
+    }
+}
