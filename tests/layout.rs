@@ -1,0 +1,322 @@
+//! Rust twins of the WGSL structs, constants and bindings against naga's own
+//! view of the shaders. Needs no adapter: drift fails `cargo test` anywhere.
+//!
+//! Each shader is parsed with naga's WGSL front end, validated, and laid out
+//! with `naga::proc::Layouter`; every struct that has a `#[repr(C)]` twin is
+//! compared member by member (name, offset, in order) and by size. The
+//! helpers take the WGSL source and a table of twins, so a new shader is one
+//! more call.
+
+use std::mem::{offset_of, size_of};
+
+use keyframe_gpu::layout::{
+    BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
+};
+use keyframe_gpu::{Interpolation, Property};
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+/// A Rust struct that must match a WGSL struct byte for byte.
+struct Twin {
+    /// The WGSL struct's name.
+    wgsl: &'static str,
+    /// `size_of` the Rust struct.
+    size: usize,
+    /// `(member name, offset_of)` of every Rust field, in declaration order.
+    members: Vec<(&'static str, usize)>,
+}
+
+/// Declares a [`Twin`] from a WGSL name, a Rust type and its fields, so that
+/// each field name is written once and used both as the expected WGSL
+/// member name and in `offset_of!`.
+macro_rules! twin {
+    ($wgsl:literal, $ty:ty, [$($field:ident),* $(,)?]) => {
+        Twin {
+            wgsl: $wgsl,
+            size: size_of::<$ty>(),
+            members: vec![$((stringify!($field), offset_of!($ty, $field))),*],
+        }
+    };
+}
+
+/// Parses and validates `source`; panics with naga's report on failure.
+fn parse_and_validate(label: &str, source: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+    let module = match naga::front::wgsl::parse_str(source) {
+        Ok(m) => m,
+        Err(e) => panic!("{label}: WGSL parse error:\n{}", e.emit_to_string(source)),
+    };
+    // Everything wgpu could enable: the shader must be valid whatever the
+    // adapter offers.
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{label}: naga validation error (all capabilities):\n{}",
+                e.emit_to_string(source)
+            )
+        });
+    // And with no optional capability at all: the sampler runs on any
+    // adapter, including the downlevel GL one.
+    if let Err(e) = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(&module)
+    {
+        panic!(
+            "{label}: shader needs an optional capability:\n{}",
+            e.emit_to_string(source)
+        );
+    }
+    (module, info)
+}
+
+/// Compares every twin with the WGSL struct of the same name; returns the
+/// list of mismatches (empty when all agree).
+fn layout_mismatches(label: &str, source: &str, twins: &[Twin]) -> Vec<String> {
+    let (module, _) = parse_and_validate(label, source);
+    let mut layouter = naga::proc::Layouter::default();
+    if let Err(e) = layouter.update(module.to_ctx()) {
+        panic!("{label}: naga layouter failed: {e:?}");
+    }
+    let mut problems = Vec::new();
+    for twin in twins {
+        let found = module
+            .types
+            .iter()
+            .find(|(_, ty)| ty.name.as_deref() == Some(twin.wgsl));
+        let Some((handle, ty)) = found else {
+            problems.push(format!("{label}: no WGSL struct named {}", twin.wgsl));
+            continue;
+        };
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            problems.push(format!("{label}: WGSL type {} is not a struct", twin.wgsl));
+            continue;
+        };
+        let size = layouter[handle].size as usize;
+        if size != twin.size || *span as usize != twin.size {
+            problems.push(format!(
+                "{label}: struct {}: WGSL size {size} (span {span}), Rust size {}",
+                twin.wgsl, twin.size
+            ));
+        }
+        if members.len() != twin.members.len() {
+            problems.push(format!(
+                "{label}: struct {}: WGSL has {} members, Rust has {}",
+                twin.wgsl,
+                members.len(),
+                twin.members.len()
+            ));
+        }
+        for (i, (m, &(rust_name, rust_offset))) in members.iter().zip(&twin.members).enumerate() {
+            let wgsl_name = m.name.as_deref().unwrap_or("<unnamed>");
+            if wgsl_name != rust_name || m.offset as usize != rust_offset {
+                problems.push(format!(
+                    "{label}: struct {} member {i}: WGSL {wgsl_name} at offset {}, Rust {rust_name} at offset {rust_offset}",
+                    twin.wgsl, m.offset
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Asserts that every twin matches (see [`layout_mismatches`]).
+fn check_layout(label: &str, source: &str, twins: &[Twin]) {
+    let problems = layout_mismatches(label, source, twins);
+    assert!(
+        problems.is_empty(),
+        "layout drift:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+/// The value of a scalar `u32` WGSL `const` named `name`.
+fn u32_constant(module: &naga::Module, name: &str) -> Option<u32> {
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))?;
+    match module.global_expressions[c.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => Some(v),
+        ref other => panic!("constant {name} is not a u32 literal: {other:?}"),
+    }
+}
+
+fn sample_twins() -> Vec<Twin> {
+    vec![
+        twin!(
+            "Track",
+            GpuTrack,
+            [
+                times_offset,
+                key_count,
+                values_offset,
+                width,
+                interpolation,
+                property,
+                output_offset,
+                node,
+            ]
+        ),
+        twin!(
+            "Clip",
+            GpuClip,
+            [track_offset, track_count, output_width, duration]
+        ),
+        twin!("Instance", GpuInstance, [clip, time, _pad0, _pad1]),
+        twin!(
+            "Params",
+            GpuParams,
+            [
+                instance_count,
+                tracks_per_instance,
+                output_stride,
+                row_invocations,
+            ]
+        ),
+    ]
+}
+
+#[test]
+fn sample_shader_parses_and_validates() {
+    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
+    let names: Vec<_> = module
+        .entry_points
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["sample_main"]);
+}
+
+#[test]
+fn sample_structs_match_rust_twins() {
+    check_layout("sample.wgsl", SAMPLE_WGSL, &sample_twins());
+}
+
+/// The checker itself must notice drift: swapping two members in the WGSL
+/// text (what a careless edit of the shader would do) must be reported.
+#[test]
+fn layout_check_detects_swapped_members() {
+    let original = "struct Clip {\n    track_offset: u32,\n    track_count: u32,";
+    assert!(
+        SAMPLE_WGSL.contains(original),
+        "test fixture out of date: Clip's first members changed"
+    );
+    let swapped = SAMPLE_WGSL.replacen(
+        original,
+        "struct Clip {\n    track_count: u32,\n    track_offset: u32,",
+        1,
+    );
+    let problems = layout_mismatches("sample.wgsl (swapped)", &swapped, &sample_twins());
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("member 0"), "{problems:?}");
+    assert!(problems[1].contains("member 1"), "{problems:?}");
+
+    // An inserted member shifts every later offset and grows the struct.
+    let original = "struct Instance {\n    clip: u32,";
+    assert!(SAMPLE_WGSL.contains(original));
+    let grown = SAMPLE_WGSL.replacen(
+        original,
+        "struct Instance {\n    clip: u32,\n    extra: u32,",
+        1,
+    );
+    let problems = layout_mismatches("sample.wgsl (grown)", &grown, &sample_twins());
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("struct Instance: WGSL size 20")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("WGSL has 5 members, Rust has 4")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("member 1: WGSL extra at offset 4")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn sample_constants_match_rust_enums() {
+    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
+    let expected: [(&str, u32); 8] = [
+        ("INTERP_STEP", Interpolation::Step as u32),
+        ("INTERP_LINEAR", Interpolation::Linear as u32),
+        ("INTERP_CUBICSPLINE", Interpolation::CubicSpline as u32),
+        ("PROP_TRANSLATION", Property::Translation as u32),
+        ("PROP_ROTATION", Property::Rotation as u32),
+        ("PROP_SCALE", Property::Scale as u32),
+        ("PROP_WEIGHTS", Property::Weights as u32),
+        ("WORKGROUP_SIZE", WORKGROUP_SIZE),
+    ];
+    for (name, value) in expected {
+        assert_eq!(
+            u32_constant(&module, name),
+            Some(value),
+            "WGSL const {name} vs Rust"
+        );
+    }
+    // No INTERP_* / PROP_* constant that the Rust enums do not know.
+    for (_, c) in module.constants.iter() {
+        let Some(name) = c.name.as_deref() else {
+            continue;
+        };
+        if name.starts_with("INTERP_") || name.starts_with("PROP_") {
+            assert!(
+                expected.iter().any(|(n, _)| *n == name),
+                "WGSL const {name} has no Rust counterpart"
+            );
+        }
+    }
+    // The entry point really uses WORKGROUP_SIZE.
+    let ep = &module.entry_points[0];
+    assert_eq!(ep.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
+}
+
+#[test]
+fn sample_bindings_match_table() {
+    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
+    let mut seen = Vec::new();
+    for (_, var) in module.global_variables.iter() {
+        let Some(rb) = &var.binding else {
+            continue;
+        };
+        let name = var.name.as_deref().unwrap_or("<unnamed>");
+        assert_eq!(
+            rb.group, 0,
+            "{name}: only group 0 is described by the table"
+        );
+        let Some(entry) = SAMPLE_BINDINGS.iter().find(|b| b.binding == rb.binding) else {
+            panic!(
+                "WGSL binding {} ({name}) is missing from SAMPLE_BINDINGS",
+                rb.binding
+            );
+        };
+        assert_eq!(entry.name, name, "binding {}: name", rb.binding);
+        let kind = match var.space {
+            naga::AddressSpace::Uniform => BindingKind::Uniform,
+            naga::AddressSpace::Storage { access } if access == naga::StorageAccess::LOAD => {
+                BindingKind::StorageRead
+            }
+            naga::AddressSpace::Storage { access }
+                if access == naga::StorageAccess::LOAD | naga::StorageAccess::STORE =>
+            {
+                BindingKind::StorageReadWrite
+            }
+            ref other => panic!(
+                "binding {} ({name}): unexpected space {other:?}",
+                rb.binding
+            ),
+        };
+        assert_eq!(entry.kind, kind, "binding {} ({name}): access", rb.binding);
+        seen.push(rb.binding);
+    }
+    seen.sort_unstable();
+    let mut table: Vec<u32> = SAMPLE_BINDINGS.iter().map(|b| b.binding).collect();
+    table.sort_unstable();
+    assert_eq!(seen, table, "bindings in WGSL vs SAMPLE_BINDINGS");
+    // The table has no duplicate binding numbers (sorted list has no repeats).
+    assert!(table.windows(2).all(|w| w[0] < w[1]), "{table:?}");
+}
