@@ -33,13 +33,15 @@
 pub mod compare;
 pub mod cpu;
 mod error;
+#[cfg(feature = "gltf")]
+pub mod gltf;
 pub mod gpu;
 mod instance;
 pub mod layout;
 mod library;
 mod track;
 
-pub use error::{Error, Result, TrackError};
+pub use error::{Error, ImportErrorKind, Result, TrackError};
 pub use gpu::GpuSampler;
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
