@@ -121,14 +121,16 @@ impl WrapMode {
                 if d <= 0.0 {
                     0.0
                 } else {
-                    time.rem_euclid(d) as f32
+                    // `+ 0.0` turns the -0.0 of an exact negative multiple
+                    // (-2.5 mod 2.5) into 0.0.
+                    (time.rem_euclid(d) + 0.0) as f32
                 }
             }
             WrapMode::PingPong => {
                 if d <= 0.0 {
                     0.0
                 } else {
-                    let p = time.rem_euclid(2.0 * d);
+                    let p = time.rem_euclid(2.0 * d) + 0.0;
                     (if p <= d { p } else { 2.0 * d - p }) as f32
                 }
             }
