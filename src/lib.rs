@@ -32,6 +32,7 @@
 
 pub mod compare;
 pub mod cpu;
+pub mod cpu_skin;
 mod error;
 #[cfg(feature = "gltf")]
 pub mod gltf;
@@ -39,6 +40,7 @@ pub mod gpu;
 mod instance;
 pub mod layout;
 mod library;
+pub mod rig;
 mod track;
 
 pub use error::{Error, ImportErrorKind, Result, TrackError};

@@ -2,6 +2,7 @@
 //! readback) and a [`headless`] device helper for tools and tests.
 
 pub mod headless;
+pub mod skin;
 
 use std::num::NonZeroU64;
 

@@ -1,0 +1,329 @@
+//! The CPU twin of `shaders/pose.wgsl` and `shaders/skin.wgsl`: local pose,
+//! morph weights, global transforms and joint matrices.
+//!
+//! One function per WGSL function, same names and argument order, the same
+//! `f32` operations in the same order, reading the same flat tables
+//! ([`SkinTables`]) and the sampler's output, and producing the same
+//! layouts. Matrix products are written out the way WGSL's `*` is defined
+//! (column `c` of `a * b` is `a[0] b[c].x + a[1] b[c].y + a[2] b[c].z +
+//! a[3] b[c].w`), not with glam's operators, so that the twin does not
+//! depend on how glam orders its sums.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "keeps the code easy to compare with the shader"
+)]
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::cpu::{quat_normalize, sample_resolved};
+use crate::error::Result;
+use crate::instance::{resolve_instances, Instance};
+use crate::library::AnimationLibrary;
+use crate::rig::{Rig, SkinJoints, SkinTables};
+
+/// Everything the pose and skin passes write, for a set of instances, in
+/// the GPU layouts described on [`SkinTables`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinOutput {
+    /// Local matrices, `instance * node_count + node`.
+    pub locals: Vec<Mat4>,
+    /// Global matrices, `instance * node_count + node`.
+    pub globals: Vec<Mat4>,
+    /// Joint matrices, `instance * joint_count + slot`.
+    pub joints: Vec<Mat4>,
+    /// Morph weights, `instance * morph_stride + weights_offset + k`.
+    pub morph_weights: Vec<f32>,
+}
+
+/// WGSL `IDENTITY`.
+pub const IDENTITY: Mat4 = Mat4::IDENTITY;
+
+/// WGSL `a * b` for 4x4 matrices.
+#[must_use]
+pub fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
+    let col = |v: Vec4| a.x_axis * v.x + a.y_axis * v.y + a.z_axis * v.z + a.w_axis * v.w;
+    Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
+}
+
+// WGSL cross and dot, written out.
+fn cross(a: Vec3, b: Vec3) -> Vec3 {
+    Vec3::new(
+        a.y * b.z - a.z * b.y,
+        a.z * b.x - a.x * b.z,
+        a.x * b.y - a.y * b.x,
+    )
+}
+
+fn dot3(a: Vec3, b: Vec3) -> f32 {
+    a.x * b.x + a.y * b.y + a.z * b.z
+}
+
+fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
+    Vec3::new(samples[at], samples[at + 1], samples[at + 2])
+}
+
+fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
+    Vec4::new(
+        samples[at],
+        samples[at + 1],
+        samples[at + 2],
+        samples[at + 3],
+    )
+}
+
+/// `T * R * S` for translation `t`, unit quaternion `q` (x, y, z, w) and
+/// scale `s`.
+#[must_use]
+pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
+    let x2 = q.x + q.x;
+    let y2 = q.y + q.y;
+    let z2 = q.z + q.z;
+    let xx = q.x * x2;
+    let xy = q.x * y2;
+    let xz = q.x * z2;
+    let yy = q.y * y2;
+    let yz = q.y * z2;
+    let zz = q.z * z2;
+    let wx = q.w * x2;
+    let wy = q.w * y2;
+    let wz = q.w * z2;
+    Mat4::from_cols(
+        Vec4::new(
+            (1.0 - (yy + zz)) * s.x,
+            (xy + wz) * s.x,
+            (xz - wy) * s.x,
+            0.0,
+        ),
+        Vec4::new(
+            (xy - wz) * s.y,
+            (1.0 - (xx + zz)) * s.y,
+            (yz + wx) * s.y,
+            0.0,
+        ),
+        Vec4::new(
+            (xz + wy) * s.z,
+            (yz - wx) * s.z,
+            (1.0 - (xx + yy)) * s.z,
+            0.0,
+        ),
+        t.extend(1.0),
+    )
+}
+
+/// The local matrix of node `n` for instance `i` (WGSL `local_matrix`).
+#[must_use]
+pub fn local_matrix(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+    i: u32,
+    n: u32,
+) -> Mat4 {
+    let node = &tables.nodes()[n as usize];
+    let mut t = Vec3::from_slice(&node.translation[..3]);
+    let mut r = Vec4::from_array(node.rotation);
+    let mut s = Vec3::from_slice(&node.scale[..3]);
+    let clip = instance_clips[i as usize];
+    if clip < tables.clip_count() {
+        let ch = tables.channels()[(clip * tables.node_count() + n) as usize];
+        let base = (i * tables.output_stride()) as usize;
+        if ch[0] >= 0 {
+            t = sample_vec3(samples, base + ch[0] as usize);
+        }
+        if ch[1] >= 0 {
+            r = sample_vec4(samples, base + ch[1] as usize);
+        }
+        if ch[2] >= 0 {
+            s = sample_vec3(samples, base + ch[2] as usize);
+        }
+    }
+    compose_trs(t, quat_normalize(r), s)
+}
+
+/// Writes mesh `m`'s weights for instance `i` into `morph_weights` (WGSL
+/// `write_morph_weights`).
+pub fn write_morph_weights(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+    i: u32,
+    m: u32,
+    morph_weights: &mut [f32],
+) {
+    let mesh = tables.meshes()[m as usize];
+    let out = (i * tables.morph_stride() + mesh.weights_offset) as usize;
+    let clip = instance_clips[i as usize];
+    let mut src = -1;
+    if clip < tables.clip_count() {
+        src = tables.morph_channels()[(clip * tables.mesh_count() + m) as usize];
+    }
+    for k in 0..mesh.target_count as usize {
+        if src >= 0 {
+            morph_weights[out + k] =
+                samples[(i * tables.output_stride()) as usize + src as usize + k];
+        } else {
+            morph_weights[out + k] = tables.default_weights()[mesh.defaults_offset as usize + k];
+        }
+    }
+}
+
+/// The global matrix of node `n` for instance `i` (WGSL `global_matrix`):
+/// walks up the parent chain.
+#[must_use]
+pub fn global_matrix(tables: &SkinTables, locals: &[Mat4], i: u32, n: u32) -> Mat4 {
+    let nodes = tables.nodes();
+    let base = (i * tables.node_count()) as usize;
+    let mut m = locals[base + n as usize];
+    let mut p = nodes[n as usize].parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= 0 {
+        m = mat_mul(locals[base + p as usize], m);
+        p = nodes[p as usize].parent;
+        step += 1;
+    }
+    m
+}
+
+/// Inverse of an affine matrix (WGSL `affine_inverse`); the identity when
+/// the 3x3 part is singular.
+#[must_use]
+pub fn affine_inverse(m: Mat4) -> Mat4 {
+    let a = m.x_axis.truncate();
+    let b = m.y_axis.truncate();
+    let c = m.z_axis.truncate();
+    let r0 = cross(b, c);
+    let r1 = cross(c, a);
+    let r2 = cross(a, b);
+    let det = dot3(a, r0);
+    if det == 0.0 {
+        return IDENTITY;
+    }
+    let inv_det = 1.0 / det;
+    let i0 = r0 * inv_det;
+    let i1 = r1 * inv_det;
+    let i2 = r2 * inv_det;
+    let inv = [
+        Vec3::new(i0.x, i1.x, i2.x),
+        Vec3::new(i0.y, i1.y, i2.y),
+        Vec3::new(i0.z, i1.z, i2.z),
+    ];
+    let p = m.w_axis.truncate();
+    let t = -(inv[0] * p.x + inv[1] * p.y + inv[2] * p.z);
+    Mat4::from_cols(
+        inv[0].extend(0.0),
+        inv[1].extend(0.0),
+        inv[2].extend(0.0),
+        t.extend(1.0),
+    )
+}
+
+/// Joint matrix of joint slot `j` for instance `i` (WGSL `joint_matrix`):
+/// `inverse(global(mesh node)) * global(joint) * inverse_bind`.
+#[must_use]
+pub fn joint_matrix(tables: &SkinTables, globals: &[Mat4], i: u32, j: u32) -> Mat4 {
+    let joint = tables.joints()[j as usize];
+    let base = (i * tables.node_count()) as usize;
+    let mut mesh_inverse = IDENTITY;
+    if joint.mesh_node >= 0 {
+        mesh_inverse = affine_inverse(globals[base + joint.mesh_node as usize]);
+    }
+    let ibm = Mat4::from_cols_array(&tables.inverse_binds()[j as usize]);
+    mat_mul(
+        mat_mul(mesh_inverse, globals[base + joint.node as usize]),
+        ibm,
+    )
+}
+
+/// The four passes for every instance, from the sampler's output `samples`
+/// (`instance_clips.len() * output_stride` floats) and each instance's clip:
+/// `pose_main`, `morph_main`, `hierarchy_main`, `joints_main` looped over
+/// all invocations.
+#[must_use]
+pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -> SkinOutput {
+    let count = instance_clips.len() as u32;
+    let nodes = tables.node_count();
+    let mut locals = Vec::with_capacity((count * nodes) as usize);
+    for i in 0..count {
+        for n in 0..nodes {
+            locals.push(local_matrix(tables, samples, instance_clips, i, n));
+        }
+    }
+    let mut morph_weights = vec![0.0; (count * tables.morph_stride()) as usize];
+    for i in 0..count {
+        for m in 0..tables.mesh_count() {
+            write_morph_weights(tables, samples, instance_clips, i, m, &mut morph_weights);
+        }
+    }
+    let mut globals = Vec::with_capacity(locals.len());
+    for i in 0..count {
+        for n in 0..nodes {
+            globals.push(global_matrix(tables, &locals, i, n));
+        }
+    }
+    let mut joints = Vec::with_capacity((count * tables.joint_count()) as usize);
+    for i in 0..count {
+        for j in 0..tables.joint_count() {
+            joints.push(joint_matrix(tables, &globals, i, j));
+        }
+    }
+    SkinOutput {
+        locals,
+        globals,
+        joints,
+        morph_weights,
+    }
+}
+
+/// Samples `instances` on the CPU ([`crate::cpu`]) and runs the pose and
+/// skin passes on the result.
+///
+/// # Errors
+/// The instance errors of the sampler (clip out of range, time not finite).
+pub fn skin(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    instances: &[Instance],
+) -> Result<SkinOutput> {
+    let resolved = resolve_instances(library, instances)?;
+    let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
+    sample_resolved(library, &resolved, &mut samples);
+    let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
+    Ok(pose_resolved(tables, &samples, &clips))
+}
+
+/// Each skin's joint matrices (column-major, in the skin's joint order)
+/// with clip `clip` of `library` played on `rig` at `time` seconds,
+/// clamped to the clip (glTF rule): `inverse(global(node)) *
+/// global(joint) * inverseBindMatrix`, where `node` is the skin's mesh node
+/// and every local transform comes from the clip at that time (rest values
+/// where not animated).
+///
+/// Builds the tables on each call; to sample many times, build
+/// [`SkinTables`] once and call [`joint_matrices_with`].
+///
+/// # Errors
+/// Those of [`SkinTables::new`] and [`skin`].
+pub fn joint_matrices(
+    rig: &Rig,
+    library: &AnimationLibrary,
+    clip: u32,
+    time: f64,
+) -> Result<Vec<SkinJoints>> {
+    let tables = SkinTables::new(rig, library)?;
+    joint_matrices_with(&tables, library, clip, time)
+}
+
+/// [`joint_matrices`] with tables built once.
+///
+/// # Errors
+/// Those of [`skin`].
+pub fn joint_matrices_with(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    clip: u32,
+    time: f64,
+) -> Result<Vec<SkinJoints>> {
+    let out = skin(tables, library, &[Instance::new(clip, time)])?;
+    let block: Vec<[f32; 16]> = out.joints.iter().map(Mat4::to_cols_array).collect();
+    Ok(tables.split_joints(&block))
+}

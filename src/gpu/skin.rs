@@ -1,0 +1,705 @@
+//! [`GpuSkinner`]: the pose, morph, hierarchy and joint passes, recorded
+//! after [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
+//! encoder. They read the sampler's output buffer directly (no readback)
+//! and leave local and global matrices, joint matrices
+//! (`array<mat4x4<f32>>`) and morph weights (`array<f32>`) in storage
+//! buffers that a renderer binds in its own pipeline
+//! ([`GpuSkinner::output_bind_group_layout`]).
+
+use std::num::NonZeroU64;
+
+use wgpu::util::DeviceExt;
+
+use super::{read_mapped, scoped};
+use crate::error::{Error, Result};
+use crate::instance::Instance;
+use crate::layout::{Binding, BindingKind};
+use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, SkinTables};
+
+/// Workgroup size of the pose and skin kernels (`SKIN_WORKGROUP_SIZE`).
+pub const SKIN_WORKGROUP_SIZE: u32 = 64;
+
+/// WGSL of the pose stage: `quat.wgsl`, `rig.wgsl`, `pose.wgsl`
+/// (entry points `pose_main`, `morph_main`).
+pub const POSE_WGSL: &str = concat!(
+    include_str!("../../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../../shaders/rig.wgsl"),
+    "\n",
+    include_str!("../../shaders/pose.wgsl")
+);
+
+/// WGSL of the skin stage: `rig.wgsl`, `skin.wgsl` (entry points
+/// `hierarchy_main`, `joints_main`).
+pub const SKIN_WGSL: &str = concat!(
+    include_str!("../../shaders/rig.wgsl"),
+    "\n",
+    include_str!("../../shaders/skin.wgsl")
+);
+
+const fn b(binding: u32, name: &'static str, kind: BindingKind) -> Binding {
+    Binding {
+        binding,
+        name,
+        kind,
+    }
+}
+
+/// The bindings of [`POSE_WGSL`], group 0 (checked against the shader by a
+/// naga test).
+pub const POSE_BINDINGS: [Binding; 10] = [
+    b(0, "params", BindingKind::Uniform),
+    b(1, "nodes", BindingKind::StorageRead),
+    b(2, "channels", BindingKind::StorageRead),
+    b(3, "samples", BindingKind::StorageRead),
+    b(4, "instance_clips", BindingKind::StorageRead),
+    b(5, "locals", BindingKind::StorageReadWrite),
+    b(6, "meshes", BindingKind::StorageRead),
+    b(7, "default_weights", BindingKind::StorageRead),
+    b(8, "morph_channels", BindingKind::StorageRead),
+    b(9, "morph_weights", BindingKind::StorageReadWrite),
+];
+
+/// The bindings of [`SKIN_WGSL`], group 0.
+pub const SKIN_BINDINGS: [Binding; 7] = [
+    b(0, "params", BindingKind::Uniform),
+    b(1, "nodes", BindingKind::StorageRead),
+    b(2, "locals", BindingKind::StorageRead),
+    b(3, "globals", BindingKind::StorageReadWrite),
+    b(4, "joints", BindingKind::StorageRead),
+    b(5, "inverse_binds", BindingKind::StorageRead),
+    b(6, "joint_matrices", BindingKind::StorageReadWrite),
+];
+
+/// One compute pass: its entry point, which module it is in (`false`:
+/// [`POSE_WGSL`], `true`: [`SKIN_WGSL`]) and the bindings it uses; its bind
+/// group layout holds exactly these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    /// The entry point.
+    pub entry: &'static str,
+    /// In [`SKIN_WGSL`] (else [`POSE_WGSL`]).
+    pub skin_module: bool,
+    /// Binding numbers it uses.
+    pub bindings: &'static [u32],
+}
+
+/// The passes, in recording order.
+pub const PASSES: [Pass; 4] = [
+    Pass {
+        entry: "pose_main",
+        skin_module: false,
+        bindings: &[0, 1, 2, 3, 4, 5],
+    },
+    Pass {
+        entry: "morph_main",
+        skin_module: false,
+        bindings: &[0, 3, 4, 6, 7, 8, 9],
+    },
+    Pass {
+        entry: "hierarchy_main",
+        skin_module: true,
+        bindings: &[0, 1, 2, 3],
+    },
+    Pass {
+        entry: "joints_main",
+        skin_module: true,
+        bindings: &[0, 3, 4, 5, 6],
+    },
+];
+
+/// Layout entry with which a pipeline binds a skinner output buffer
+/// ([`GpuSkinner::joint_matrix_buffer`], [`GpuSkinner::global_buffer`]:
+/// `var<storage, read> ...: array<mat4x4<f32>>`, `min_size` 64;
+/// [`GpuSkinner::morph_weight_buffer`]: `array<f32>`, `min_size` 4)
+/// read-only.
+#[must_use]
+pub fn output_layout_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    min_size: u64,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(min_size),
+        },
+        count: None,
+    }
+}
+
+fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Result<()> {
+    let limit = limits.max_storage_buffer_binding_size;
+    if bytes > limit {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_storage_buffer_binding_size",
+            limit,
+        });
+    }
+    if bytes > limits.max_buffer_size {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_buffer_size",
+            limit: limits.max_buffer_size,
+        });
+    }
+    Ok(())
+}
+
+/// Computes local poses, morph weights, global transforms and joint
+/// matrices on the GPU for many instances, from a [`GpuSampler`]'s output.
+///
+/// Tables ([`SkinTables`]: rest pose, track-to-node map, skins, inverse
+/// binds) are uploaded once by [`new`](Self::new). Per frame:
+/// [`GpuSampler::set_instances`] and [`set_instances`](Self::set_instances)
+/// with the same instances, then [`GpuSampler::record`] and
+/// [`record`](Self::record) into the same encoder. The skinner keeps its
+/// own small instance table (one clip index per instance).
+///
+/// Output layouts are those of [`SkinTables`]. The hierarchy pass walks up
+/// each node's parent chain (O(depth) per node, one dispatch for any
+/// depth); see `shaders/skin.wgsl`.
+///
+/// [`GpuSampler`]: crate::GpuSampler
+/// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
+/// [`GpuSampler::record`]: crate::GpuSampler::record
+#[derive(Debug)]
+pub struct GpuSkinner {
+    pipelines: Vec<wgpu::ComputePipeline>,
+    layouts: Vec<wgpu::BindGroupLayout>,
+    bind_groups: Vec<wgpu::BindGroup>,
+    params: wgpu::Buffer,
+    instance_clips: wgpu::Buffer,
+    locals: wgpu::Buffer,
+    globals: wgpu::Buffer,
+    joint_matrices: wgpu::Buffer,
+    morph_weights: wgpu::Buffer,
+    output_layout: wgpu::BindGroupLayout,
+    output_bind_group: wgpu::BindGroup,
+    tables: SkinTables,
+    capacity: u32,
+    instance_count: u32,
+    groups: [(u32, u32); 4],
+    max_dim: u32,
+    scratch: Vec<u32>,
+}
+
+impl GpuSkinner {
+    /// Uploads `tables` and builds the four pipelines for up to
+    /// `sampler.capacity()` instances, reading `sampler`'s output buffer.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`] when a buffer passes the device's storage
+    /// limits, a dispatch its workgroup-count limit, or the tables were
+    /// built for a library with another output stride or clip count than
+    /// the sampler's; [`Error::Gpu`] when wgpu reports an error.
+    pub fn new(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+    ) -> Result<Self> {
+        let lib = sampler.library();
+        if lib.output_stride() != tables.output_stride()
+            || lib.clips().len() != tables.clip_count() as usize
+        {
+            return Err(Error::LimitExceeded {
+                what: "skin tables built for another library than the sampler's",
+                needed: u64::from(tables.output_stride()),
+                limit_name: "sampler output stride",
+                limit: u64::from(lib.output_stride()),
+            });
+        }
+        let limits = device.limits();
+        let capacity = sampler.capacity().max(1);
+        let cap = u64::from(capacity);
+        let nodes = u64::from(tables.node_count());
+        let joints = u64::from(tables.joint_count());
+        let meshes = u64::from(tables.mesh_count());
+        let matrices_bytes = (cap * nodes * 64).max(64);
+        let joint_bytes = (cap * joints * 64).max(64);
+        let morph_bytes = (cap * u64::from(tables.morph_stride()) * 4).max(4);
+        check_storage(&limits, "local/global matrices", matrices_bytes)?;
+        check_storage(&limits, "joint matrices", joint_bytes)?;
+        check_storage(&limits, "morph weights", morph_bytes)?;
+        check_storage(
+            &limits,
+            "pose channel table",
+            std::mem::size_of_val(tables.channels()) as u64,
+        )?;
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
+        for (what, per) in [
+            ("dispatch (instances x nodes)", nodes),
+            ("dispatch (instances x joints)", joints),
+            ("dispatch (instances x meshes)", meshes),
+        ] {
+            if cap * per > max_inv.min(u64::from(u32::MAX)) {
+                return Err(Error::LimitExceeded {
+                    what,
+                    needed: cap * per,
+                    limit_name: "max_compute_workgroups_per_dimension",
+                    limit: u64::from(max_dim),
+                });
+            }
+        }
+
+        scoped(device, "GpuSkinner::new", || {
+            let init = |label: &str, contents: &[u8], min: usize| {
+                let zeros;
+                let contents = if contents.is_empty() {
+                    zeros = vec![0u8; min];
+                    &zeros[..]
+                } else {
+                    contents
+                };
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage: wgpu::BufferUsages::STORAGE,
+                })
+            };
+            let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let out_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let node_buf = init(
+                "keyframe-gpu.skin.nodes",
+                bytemuck::cast_slice(tables.nodes()),
+                64,
+            );
+            let channels = init(
+                "keyframe-gpu.skin.channels",
+                bytemuck::cast_slice(tables.channels()),
+                16,
+            );
+            let mesh_buf = init(
+                "keyframe-gpu.skin.meshes",
+                bytemuck::cast_slice(tables.meshes()),
+                16,
+            );
+            let defaults = init(
+                "keyframe-gpu.skin.default_weights",
+                bytemuck::cast_slice(tables.default_weights()),
+                4,
+            );
+            let morph_channels = init(
+                "keyframe-gpu.skin.morph_channels",
+                bytemuck::cast_slice(tables.morph_channels()),
+                4,
+            );
+            let joint_buf = init(
+                "keyframe-gpu.skin.joints",
+                bytemuck::cast_slice(tables.joints()),
+                16,
+            );
+            let inverse_binds = init(
+                "keyframe-gpu.skin.inverse_binds",
+                bytemuck::cast_slice(tables.inverse_binds()),
+                64,
+            );
+            let params = empty(
+                "keyframe-gpu.skin.params",
+                std::mem::size_of::<GpuSkinParams>() as u64,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            );
+            let instance_clips = empty(
+                "keyframe-gpu.skin.instance_clips",
+                cap * 4,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            let locals = empty("keyframe-gpu.skin.locals", matrices_bytes, out_usage);
+            let globals = empty("keyframe-gpu.skin.globals", matrices_bytes, out_usage);
+            let joint_matrices = empty("keyframe-gpu.skin.joint_matrices", joint_bytes, out_usage);
+            let morph_weights = empty("keyframe-gpu.skin.morph_weights", morph_bytes, out_usage);
+
+            let pose_buffers: [&wgpu::Buffer; 10] = [
+                &params,
+                &node_buf,
+                &channels,
+                sampler.output_buffer(),
+                &instance_clips,
+                &locals,
+                &mesh_buf,
+                &defaults,
+                &morph_channels,
+                &morph_weights,
+            ];
+            let pose_min: [u64; 10] = [
+                std::mem::size_of::<GpuSkinParams>() as u64,
+                std::mem::size_of::<GpuNode>() as u64,
+                16,
+                4,
+                4,
+                64,
+                std::mem::size_of::<GpuMesh>() as u64,
+                4,
+                4,
+                4,
+            ];
+            let skin_buffers: [&wgpu::Buffer; 7] = [
+                &params,
+                &node_buf,
+                &locals,
+                &globals,
+                &joint_buf,
+                &inverse_binds,
+                &joint_matrices,
+            ];
+            let skin_min: [u64; 7] = [
+                std::mem::size_of::<GpuSkinParams>() as u64,
+                std::mem::size_of::<GpuNode>() as u64,
+                64,
+                64,
+                std::mem::size_of::<GpuJoint>() as u64,
+                64,
+                64,
+            ];
+            let pose_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("keyframe-gpu.pose.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(POSE_WGSL.into()),
+            });
+            let skin_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("keyframe-gpu.skin.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(SKIN_WGSL.into()),
+            });
+            let mut pipelines = Vec::new();
+            let mut layouts = Vec::new();
+            let mut bind_groups = Vec::new();
+            for pass in PASSES {
+                let (table, bufs, mins, module): (&[Binding], &[&wgpu::Buffer], &[u64], _) =
+                    if pass.skin_module {
+                        (&SKIN_BINDINGS, &skin_buffers, &skin_min, &skin_module)
+                    } else {
+                        (&POSE_BINDINGS, &pose_buffers, &pose_min, &pose_module)
+                    };
+                let mut entries = Vec::new();
+                let mut bind_entries = Vec::new();
+                for &n in pass.bindings {
+                    let i = n as usize;
+                    let ty = match table[i].kind {
+                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                        BindingKind::StorageRead => {
+                            wgpu::BufferBindingType::Storage { read_only: true }
+                        }
+                        BindingKind::StorageReadWrite => {
+                            wgpu::BufferBindingType::Storage { read_only: false }
+                        }
+                    };
+                    entries.push(wgpu::BindGroupLayoutEntry {
+                        binding: n,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty,
+                            has_dynamic_offset: false,
+                            min_binding_size: NonZeroU64::new(mins[i]),
+                        },
+                        count: None,
+                    });
+                    bind_entries.push(wgpu::BindGroupEntry {
+                        binding: n,
+                        resource: bufs[i].as_entire_binding(),
+                    });
+                }
+                let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(pass.entry),
+                    entries: &entries,
+                });
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(pass.entry),
+                    layout: &layout,
+                    entries: &bind_entries,
+                });
+                let pipeline_layout =
+                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some(pass.entry),
+                        bind_group_layouts: &[Some(&layout)],
+                        immediate_size: 0,
+                    });
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(pass.entry),
+                    layout: Some(&pipeline_layout),
+                    module,
+                    entry_point: Some(pass.entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                pipelines.push(pipeline);
+                layouts.push(layout);
+                bind_groups.push(bind_group);
+            }
+            let vis = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
+            let output_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("keyframe-gpu.skin.outputs"),
+                entries: &[
+                    output_layout_entry(0, vis, 64),
+                    output_layout_entry(1, vis, 4),
+                    output_layout_entry(2, vis, 64),
+                ],
+            });
+            let output_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("keyframe-gpu.skin.outputs"),
+                layout: &output_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: joint_matrices.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: morph_weights.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: globals.as_entire_binding(),
+                    },
+                ],
+            });
+            GpuSkinner {
+                pipelines,
+                layouts,
+                bind_groups,
+                params,
+                instance_clips,
+                locals,
+                globals,
+                joint_matrices,
+                morph_weights,
+                output_layout,
+                output_bind_group,
+                tables: tables.clone(),
+                capacity,
+                instance_count: 0,
+                groups: [(0, 0); 4],
+                max_dim,
+                scratch: Vec::with_capacity(capacity as usize),
+            }
+        })
+    }
+
+    /// The tables this skinner was built from.
+    #[must_use]
+    pub fn tables(&self) -> &SkinTables {
+        &self.tables
+    }
+
+    /// The most instances one dispatch handles (the sampler's capacity).
+    #[must_use]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Instances in the current table.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Writes the skinner's instance table (the clip of each instance; pass
+    /// the instances given to the sampler) and the dispatch parameters.
+    ///
+    /// # Errors
+    /// [`Error::TooManyInstances`] or [`Error::ClipOutOfRange`]; on error
+    /// nothing is written.
+    pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        if instances.len() > self.capacity as usize {
+            return Err(Error::TooManyInstances {
+                requested: instances.len(),
+                capacity: self.capacity,
+            });
+        }
+        self.scratch.clear();
+        for (i, inst) in instances.iter().enumerate() {
+            if inst.clip >= self.tables.clip_count() {
+                return Err(Error::ClipOutOfRange {
+                    instance: i,
+                    clip: inst.clip,
+                    clip_count: self.tables.clip_count() as usize,
+                });
+            }
+            self.scratch.push(inst.clip);
+        }
+        let n = instances.len() as u32;
+        if n > 0 {
+            queue.write_buffer(&self.instance_clips, 0, bytemuck::cast_slice(&self.scratch));
+        }
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&self.tables.params(n)));
+        let t = &self.tables;
+        let per_pass = [
+            t.node_count(),
+            t.mesh_count(),
+            t.node_count(),
+            t.joint_count(),
+        ];
+        for (g, per) in self.groups.iter_mut().zip(per_pass) {
+            // Fits: checked against the capacity in new().
+            let groups = (n * per).div_ceil(SKIN_WORKGROUP_SIZE);
+            let x = groups.min(self.max_dim);
+            let y = if x == 0 { 0 } else { groups.div_ceil(x) };
+            *g = (x, y);
+        }
+        self.instance_count = n;
+        Ok(())
+    }
+
+    /// Records the four passes into `encoder`, in one compute pass labelled
+    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.skin"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Records the four dispatches (pose, morph, hierarchy, joints) into a
+    /// compute pass the caller owns, after the sampler's dispatch.
+    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for ((pipeline, bind_group), &(x, y)) in self
+            .pipelines
+            .iter()
+            .zip(&self.bind_groups)
+            .zip(&self.groups)
+        {
+            if x == 0 || y == 0 {
+                continue;
+            }
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    /// Joint matrices, `array<mat4x4<f32>>`: instance `i`, joint slot `j`
+    /// at `i * joint_count + j` (slots: see [`SkinTables::skin_offsets`]).
+    #[must_use]
+    pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
+        &self.joint_matrices
+    }
+
+    /// Morph weights, `array<f32>`: `i * morph_stride + weights_offset + k`.
+    #[must_use]
+    pub fn morph_weight_buffer(&self) -> &wgpu::Buffer {
+        &self.morph_weights
+    }
+
+    /// Global node matrices, `array<mat4x4<f32>>`: `i * node_count + node`
+    /// (a renderer takes the mesh node's model matrix from here).
+    #[must_use]
+    pub fn global_buffer(&self) -> &wgpu::Buffer {
+        &self.globals
+    }
+
+    /// Local node matrices, `array<mat4x4<f32>>`: `i * node_count + node`.
+    #[must_use]
+    pub fn local_buffer(&self) -> &wgpu::Buffer {
+        &self.locals
+    }
+
+    /// The bind group layouts of the four compute passes, in [`PASSES`]
+    /// order.
+    #[must_use]
+    pub fn pass_layouts(&self) -> &[wgpu::BindGroupLayout] {
+        &self.layouts
+    }
+
+    /// A read-only layout of the outputs for a renderer, visible to vertex,
+    /// fragment and compute stages: binding 0 joint matrices, 1 morph
+    /// weights, 2 global matrices.
+    #[must_use]
+    pub fn output_bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.output_layout
+    }
+
+    /// The bind group for [`output_bind_group_layout`](Self::output_bind_group_layout).
+    #[must_use]
+    pub fn output_bind_group(&self) -> &wgpu::BindGroup {
+        &self.output_bind_group
+    }
+
+    fn read(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        buffer: &wgpu::Buffer,
+        per_instance: u64,
+    ) -> Result<Vec<f32>> {
+        let bytes = u64::from(self.instance_count) * per_instance;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = scoped(device, "GpuSkinner read back (copy)", || {
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.skin.readback"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.skin.readback"),
+            });
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+            queue.submit([encoder.finish()]);
+            staging
+        })?;
+        read_mapped(device, &staging, bytes)
+    }
+
+    /// Optional readback of the joint matrices of the current instances:
+    /// `instance_count * joint_count * 16` floats, column-major.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_joints(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.joint_count()) * 64;
+        self.read(device, queue, &self.joint_matrices, per)
+    }
+
+    /// Optional readback of the global matrices (`instance_count *
+    /// node_count * 16` floats).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_globals(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.node_count()) * 64;
+        self.read(device, queue, &self.globals, per)
+    }
+
+    /// Optional readback of the local matrices (`instance_count *
+    /// node_count * 16` floats).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_locals(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.node_count()) * 64;
+        self.read(device, queue, &self.locals, per)
+    }
+
+    /// Optional readback of the morph weights (`instance_count *
+    /// morph_stride` floats).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_morph_weights(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.morph_stride()) * 4;
+        self.read(device, queue, &self.morph_weights, per)
+    }
+}

@@ -1,0 +1,1058 @@
+//! The pose, hierarchy, joint-matrix and morph-weight passes: the CPU chain
+//! against transforms built by hand with glam (an independent code path),
+//! and the GPU against the CPU twin within 1e-4 per element.
+//!
+//! Tolerance (GPU vs CPU): 1e-4 absolute per matrix element, the bound the
+//! issue sets. Both sides run the same f32 operations in the same order;
+//! the differences come from the driver contracting multiply-adds (FMA) and
+//! from the 2.5-ULP division WGSL allows, each ~1e-7 relative per
+//! operation, amplified by the depth of the chain (up to 64 products here)
+//! and by the size of the translations (up to a few units here, about a
+//! hundred in Fox.glb).
+//!
+//! Hand checks (CPU vs glam): 1e-5, as the glam composition rounds
+//! differently but uses exact rotations.
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::{Mat4, Quat, Vec3, Vec4};
+use keyframe_gpu::cpu_skin::{self, SkinOutput};
+use keyframe_gpu::gpu::headless::Headless;
+use keyframe_gpu::gpu::skin::{
+    GpuSkinner, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL,
+};
+use keyframe_gpu::layout::{Binding, BindingKind};
+use keyframe_gpu::rig::{
+    GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NodeTransform, Rig, RigError, RigMesh, RigNode,
+    RigSkin, SkinTables,
+};
+use keyframe_gpu::{
+    AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track, WrapMode,
+};
+
+const GPU_TOL: f32 = 1e-4;
+const HAND_TOL: f32 = 1e-5;
+
+// ---------------------------------------------------------------- helpers
+
+fn trs(t: [f32; 3], r: Quat, s: [f32; 3]) -> NodeTransform {
+    NodeTransform::Trs {
+        translation: t,
+        rotation: r.to_array(),
+        scale: s,
+    }
+}
+
+fn glam_trs(t: [f32; 3], r: Quat, s: [f32; 3]) -> Mat4 {
+    Mat4::from_scale_rotation_translation(Vec3::from(s), r, Vec3::from(t))
+}
+
+fn quat_values(qs: &[Quat]) -> Vec<f32> {
+    qs.iter().flat_map(|q| q.to_array()).collect()
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "lengths differ");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+fn flat(ms: &[Mat4]) -> Vec<f32> {
+    ms.iter().flat_map(|m| m.to_cols_array()).collect()
+}
+
+fn assert_mat_close(label: &str, got: Mat4, want: Mat4, tol: f32) {
+    let d = max_diff(&got.to_cols_array(), &want.to_cols_array());
+    assert!(
+        d <= tol,
+        "{label}: max |diff| {d} > {tol}\n got  {got:?}\n want {want:?}"
+    );
+}
+
+struct GpuOut {
+    locals: Vec<f32>,
+    globals: Vec<f32>,
+    joints: Vec<f32>,
+    morph: Vec<f32>,
+}
+
+/// Samples and skins `instances` on the GPU in one encoder (no readback in
+/// between), then reads every output back.
+fn run_gpu(h: &Headless, tables: &SkinTables, lib: &AnimationLibrary, inst: &[Instance]) -> GpuOut {
+    let mut sampler = GpuSampler::new(&h.device, lib, inst.len() as u32).unwrap();
+    let mut skinner = GpuSkinner::new(&h.device, &sampler, tables).unwrap();
+    sampler.set_instances(&h.queue, inst).unwrap();
+    skinner.set_instances(&h.queue, inst).unwrap();
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    skinner.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    GpuOut {
+        locals: skinner.read_back_locals(&h.device, &h.queue).unwrap(),
+        globals: skinner.read_back_globals(&h.device, &h.queue).unwrap(),
+        joints: skinner.read_back_joints(&h.device, &h.queue).unwrap(),
+        morph: skinner
+            .read_back_morph_weights(&h.device, &h.queue)
+            .unwrap(),
+    }
+}
+
+/// GPU vs CPU for every output; returns the CPU output for further checks.
+fn gpu_vs_cpu(
+    name: &str,
+    rig: &Rig,
+    lib: &AnimationLibrary,
+    inst: &[Instance],
+) -> Option<SkinOutput> {
+    let tables = SkinTables::new(rig, lib).unwrap();
+    let cpu = cpu_skin::skin(&tables, lib, inst).unwrap();
+    let h = common::gpu(name)?;
+    let gpu = run_gpu(&h, &tables, lib, inst);
+    for (what, g, c) in [
+        ("locals", &gpu.locals, flat(&cpu.locals)),
+        ("globals", &gpu.globals, flat(&cpu.globals)),
+        ("joint matrices", &gpu.joints, flat(&cpu.joints)),
+        ("morph weights", &gpu.morph, cpu.morph_weights.clone()),
+    ] {
+        let d = max_diff(g, &c);
+        eprintln!(
+            "{name}: {what}: {} floats, max |gpu - cpu| = {d:e}",
+            c.len()
+        );
+        assert!(
+            d <= GPU_TOL,
+            "{name}: {what}: max |gpu - cpu| = {d} > {GPU_TOL}"
+        );
+        assert!(
+            g.iter().all(|x| x.is_finite()),
+            "{name}: {what}: non-finite"
+        );
+    }
+    Some(cpu)
+}
+
+// ------------------------------------------------------- naga, no adapter
+
+fn parse(label: &str, src: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(src)
+        .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
+    module
+}
+
+fn struct_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    for (handle, ty) in module.types.iter() {
+        if ty.name.as_deref() == Some(name) {
+            if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                assert_eq!(layouter[handle].size, *span);
+                return (
+                    *span,
+                    members
+                        .iter()
+                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                        .collect(),
+                );
+            }
+        }
+    }
+    panic!("struct {name} not found");
+}
+
+#[test]
+fn shaders_validate_and_structs_match_their_rust_twins() {
+    use std::mem::{offset_of, size_of};
+    for (label, src) in [("pose", POSE_WGSL), ("skin", SKIN_WGSL)] {
+        let module = parse(label, src);
+        type Twin = (&'static str, usize, Vec<(&'static str, usize)>);
+        let twins: [Twin; 4] = [
+            (
+                "Node",
+                size_of::<GpuNode>(),
+                vec![
+                    ("translation", offset_of!(GpuNode, translation)),
+                    ("rotation", offset_of!(GpuNode, rotation)),
+                    ("scale", offset_of!(GpuNode, scale)),
+                    ("parent", offset_of!(GpuNode, parent)),
+                    ("mesh", offset_of!(GpuNode, mesh)),
+                    ("_pad0", offset_of!(GpuNode, _pad0)),
+                    ("_pad1", offset_of!(GpuNode, _pad1)),
+                ],
+            ),
+            (
+                "Mesh",
+                size_of::<GpuMesh>(),
+                vec![
+                    ("weights_offset", offset_of!(GpuMesh, weights_offset)),
+                    ("target_count", offset_of!(GpuMesh, target_count)),
+                    ("defaults_offset", offset_of!(GpuMesh, defaults_offset)),
+                    ("_pad", offset_of!(GpuMesh, _pad)),
+                ],
+            ),
+            (
+                "Joint",
+                size_of::<GpuJoint>(),
+                vec![
+                    ("node", offset_of!(GpuJoint, node)),
+                    ("mesh_node", offset_of!(GpuJoint, mesh_node)),
+                    ("skin", offset_of!(GpuJoint, skin)),
+                    ("_pad", offset_of!(GpuJoint, _pad)),
+                ],
+            ),
+            (
+                "SkinParams",
+                size_of::<GpuSkinParams>(),
+                vec![
+                    ("instance_count", offset_of!(GpuSkinParams, instance_count)),
+                    ("node_count", offset_of!(GpuSkinParams, node_count)),
+                    ("joint_count", offset_of!(GpuSkinParams, joint_count)),
+                    ("mesh_count", offset_of!(GpuSkinParams, mesh_count)),
+                    ("morph_stride", offset_of!(GpuSkinParams, morph_stride)),
+                    ("output_stride", offset_of!(GpuSkinParams, output_stride)),
+                    ("clip_count", offset_of!(GpuSkinParams, clip_count)),
+                    ("_pad", offset_of!(GpuSkinParams, _pad)),
+                ],
+            ),
+        ];
+        for (name, size, members) in twins {
+            let (span, found) = struct_layout(&module, name);
+            assert_eq!(span as usize, size, "{label}: {name} size");
+            let found: Vec<(&str, usize)> = found
+                .iter()
+                .map(|(n, o)| (n.as_str(), *o as usize))
+                .collect();
+            assert_eq!(found, members, "{label}: {name} members");
+        }
+    }
+}
+
+fn check_bindings(label: &str, src: &str, table: &[Binding]) {
+    let module = parse(label, src);
+    let mut found = Vec::new();
+    for (_, var) in module.global_variables.iter() {
+        let Some(rb) = &var.binding else { continue };
+        assert_eq!(rb.group, 0, "{label}: {:?}", var.name);
+        let kind = match var.space {
+            naga::AddressSpace::Uniform => BindingKind::Uniform,
+            naga::AddressSpace::Storage { access } => {
+                if access.contains(naga::StorageAccess::STORE) {
+                    BindingKind::StorageReadWrite
+                } else {
+                    BindingKind::StorageRead
+                }
+            }
+            other => panic!("{label}: unexpected space {other:?}"),
+        };
+        found.push((rb.binding, var.name.clone().unwrap_or_default(), kind));
+    }
+    found.sort_by_key(|f| f.0);
+    let want: Vec<_> = table
+        .iter()
+        .map(|b| (b.binding, b.name.to_string(), b.kind))
+        .collect();
+    assert_eq!(found, want, "{label}: bindings");
+}
+
+#[test]
+fn binding_tables_match_the_shaders_and_passes_use_only_their_bindings() {
+    check_bindings("pose", POSE_WGSL, &POSE_BINDINGS);
+    check_bindings("skin", SKIN_WGSL, &SKIN_BINDINGS);
+    // Each pass's layout holds exactly the globals its entry point uses.
+    for pass in PASSES {
+        let src = if pass.skin_module {
+            SKIN_WGSL
+        } else {
+            POSE_WGSL
+        };
+        let module = parse(pass.entry, src);
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap();
+        let (ep_index, _) = module
+            .entry_points
+            .iter()
+            .enumerate()
+            .find(|(_, ep)| ep.name == pass.entry)
+            .unwrap_or_else(|| panic!("no entry point {}", pass.entry));
+        let ep_info = info.get_entry_point(ep_index);
+        let mut used: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter(|(h, _)| !ep_info[*h].is_empty())
+            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+            .collect();
+        used.sort_unstable();
+        assert_eq!(used, pass.bindings, "{}: bindings used", pass.entry);
+        assert!(used.len() <= 8, "{}: more than 8 bindings", pass.entry);
+    }
+}
+
+// ------------------------------------------------- CPU chain against glam
+
+/// A 3-bone chain along +Y (joints at y = 0, 1, 2), skinned by a mesh node
+/// that is a separate root at (2, 0, 0). Joint 1 turns from 0 to 90 degrees
+/// about +Z between t = 0 and t = 1.
+fn three_bone_chain() -> (Rig, AnimationLibrary) {
+    let mut b = Rig::builder();
+    let j0 = b.node(None, NodeTransform::IDENTITY);
+    let j1 = b.node(Some(j0), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let j2 = b.node(Some(j1), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let mesh_node = b.node(None, NodeTransform::translation([2.0, 0.0, 0.0]));
+    let mesh = b.mesh(0, vec![]);
+    // Inverse bind matrices, by hand: the bind globals are translations by
+    // (0, k, 0), so their inverses translate by (0, -k, 0).
+    let ibm = |k: f32| Mat4::from_translation(Vec3::new(0.0, -k, 0.0)).to_cols_array();
+    let skin = b.skin(vec![j0, j1, j2], vec![ibm(0.0), ibm(1.0), ibm(2.0)]);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    let rot = Track::new(
+        j1,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        quat_values(&[
+            Quat::IDENTITY,
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        ]),
+    );
+    let lib = AnimationLibrary::new(vec![Clip::new("bend", vec![rot])]).unwrap();
+    (rig, lib)
+}
+
+#[test]
+fn cpu_chain_matches_hand_built_joint_matrices() {
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    for (time, angle) in [(0.0f64, 0.0f32), (0.5, 45.0), (1.0, 90.0)] {
+        let a = angle.to_radians();
+        // By hand: G0 = I, G1 = T(0,1,0) R(a), G2 = G1 T(0,1,0); M = T(2,0,0).
+        let g1 = Mat4::from_translation(Vec3::Y) * Mat4::from_rotation_z(a);
+        let g2 = g1 * Mat4::from_translation(Vec3::Y);
+        let m_inv = Mat4::from_translation(Vec3::new(-2.0, 0.0, 0.0));
+        let want = [
+            m_inv,
+            m_inv * g1 * Mat4::from_translation(-Vec3::Y),
+            m_inv * g2 * Mat4::from_translation(-2.0 * Vec3::Y),
+        ];
+        let skins = cpu_skin::joint_matrices_with(&tables, &lib, 0, time).unwrap();
+        assert_eq!(skins.len(), 1);
+        assert_eq!(skins[0].node, Some(3));
+        assert_eq!(skins[0].joints.len(), 3);
+        for (k, w) in want.iter().enumerate() {
+            let got = Mat4::from_cols_array(&skins[0].joints[k]);
+            assert_mat_close(&format!("t={time} joint {k}"), got, *w, HAND_TOL);
+        }
+        // And as numbers: joint 2's bind position (0, 2, 0) goes to the
+        // bent tip (0, 1, 0) + R(a) (0, 1, 0), seen from the mesh node at x = 2.
+        let tip = Mat4::from_cols_array(&skins[0].joints[2]) * Vec4::new(0.0, 2.0, 0.0, 1.0);
+        let want_tip = Vec4::new(-a.sin() - 2.0, 1.0 + a.cos(), 0.0, 1.0);
+        assert!(
+            (tip - want_tip).abs().max_element() < HAND_TOL,
+            "t={time}: tip {tip} != {want_tip}"
+        );
+    }
+    // The bind pose (time 0) gives identity joint matrices once the mesh
+    // node's own transform is taken out: M * J = G * IBM = I.
+    let skins = cpu_skin::joint_matrices_with(&tables, &lib, 0, 0.0).unwrap();
+    for j in &skins[0].joints {
+        let m = Mat4::from_translation(Vec3::new(2.0, 0.0, 0.0)) * Mat4::from_cols_array(j);
+        assert_mat_close("bind pose", m, Mat4::IDENTITY, HAND_TOL);
+    }
+}
+
+#[test]
+fn cpu_pieces_match_glam() {
+    // compose_trs against glam, with non-uniform and negative scale.
+    let q = Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 1.1);
+    let t = Vec3::new(0.5, -2.0, 3.0);
+    let s = Vec3::new(2.0, 0.5, -1.5);
+    assert_mat_close(
+        "compose_trs",
+        cpu_skin::compose_trs(t, Vec4::from(q), s),
+        Mat4::from_scale_rotation_translation(s, q, t),
+        HAND_TOL,
+    );
+    // affine_inverse against glam's general inverse, with shear from a
+    // rotated child under a non-uniformly scaled parent.
+    let sheared = glam_trs([1.0, 2.0, 3.0], Quat::IDENTITY, [2.0, 0.5, 1.0])
+        * glam_trs([0.0, 1.0, 0.0], Quat::from_rotation_z(0.7), [1.0, 1.0, 3.0]);
+    assert_mat_close(
+        "affine_inverse",
+        cpu_skin::affine_inverse(sheared),
+        sheared.inverse(),
+        HAND_TOL,
+    );
+    assert_eq!(
+        cpu_skin::affine_inverse(Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0))),
+        Mat4::IDENTITY,
+        "singular: identity"
+    );
+    // mat_mul is WGSL's product: column c of a * b is a * b[c].
+    let a = sheared;
+    let b = glam_trs(
+        [3.0, 0.0, -1.0],
+        Quat::from_rotation_x(0.3),
+        [1.0, 2.0, 1.0],
+    );
+    assert_mat_close("mat_mul", cpu_skin::mat_mul(a, b), a * b, HAND_TOL);
+}
+
+// ------------------------------------------------------------ GPU vs CPU
+
+/// root (T, R about Y, S) -> a -> b; c is another root; mesh node m under
+/// root, skinned by [root, a, b].
+fn small_hierarchy() -> (Rig, AnimationLibrary) {
+    let mut bld = Rig::builder();
+    let root = bld.node(
+        None,
+        trs([1.0, 2.0, 3.0], Quat::from_rotation_y(0.5), [1.0, 1.0, 1.0]),
+    );
+    let a = bld.node(Some(root), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let b = bld.node(
+        Some(a),
+        trs(
+            [0.0, 1.0, 0.0],
+            Quat::from_rotation_x(0.35),
+            [1.0, 1.0, 1.0],
+        ),
+    );
+    let c = bld.node(None, NodeTransform::translation([-1.0, 0.0, 0.0]));
+    let m = bld.node(Some(root), NodeTransform::translation([0.0, 0.0, 0.5]));
+    let mesh = bld.mesh(0, vec![]);
+    // Inverse bind matrices: inverses of the bind globals, by glam.
+    let g_root = glam_trs([1.0, 2.0, 3.0], Quat::from_rotation_y(0.5), [1.0; 3]);
+    let g_a = g_root * Mat4::from_translation(Vec3::Y);
+    let g_b = g_a * glam_trs([0.0, 1.0, 0.0], Quat::from_rotation_x(0.35), [1.0; 3]);
+    let skin = bld.skin(
+        vec![root, a, b],
+        [g_root, g_a, g_b]
+            .map(|g| g.inverse().to_cols_array())
+            .to_vec(),
+    );
+    bld.attach(m, mesh, Some(skin));
+    let rig = bld.build().unwrap();
+    let times: Arc<[f32]> = vec![0.0, 0.5, 1.0].into();
+    let clip0 = Clip::new(
+        "walk",
+        vec![
+            Track::new(
+                a,
+                Property::Rotation,
+                Interpolation::Linear,
+                times.clone(),
+                quat_values(&[
+                    Quat::IDENTITY,
+                    Quat::from_rotation_z(0.8),
+                    Quat::from_rotation_x(-0.6),
+                ]),
+            ),
+            Track::new(
+                b,
+                Property::Translation,
+                Interpolation::Step,
+                times.clone(),
+                vec![0.0, 1.0, 0.0, 0.5, 1.5, 0.0, 0.0, 2.0, 0.3],
+            ),
+            Track::new(
+                root,
+                Property::Scale,
+                Interpolation::CubicSpline,
+                vec![0.0, 1.0],
+                vec![
+                    0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, //
+                    0.0, 0.0, 0.0, 1.5, 0.8, 1.2, 0.0, 0.0, 0.0,
+                ],
+            ),
+        ],
+    );
+    let clip1 = Clip::new(
+        "wave",
+        vec![Track::new(
+            c,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 2.0],
+            quat_values(&[Quat::IDENTITY, Quat::from_rotation_y(2.5)]),
+        )],
+    );
+    (rig, AnimationLibrary::new(vec![clip0, clip1]).unwrap())
+}
+
+#[test]
+fn hierarchy_rest_pose_and_instances_at_different_times() {
+    let (rig, lib) = small_hierarchy();
+    let inst = [
+        Instance::new(0, -0.5),
+        Instance::new(0, 0.0),
+        Instance::new(0, 0.25),
+        Instance::new(0, 0.5),
+        Instance::new(0, 0.9),
+        Instance::new(0, 3.0),
+        Instance::new(1, 0.7),
+        Instance::new(1, 5.3).with_wrap(WrapMode::Repeat),
+        Instance::new(0, 1.7).with_wrap(WrapMode::PingPong),
+    ];
+    let Some(cpu) = gpu_vs_cpu("hierarchy", &rig, &lib, &inst) else {
+        return;
+    };
+    // Rest pose: clip 1 animates only c, so every other node of instance 6
+    // has its rest local matrix, and the instance's joint matrices are the
+    // bind pose: M * J = G(joint) * IBM = I.
+    let n = rig.nodes().len();
+    for node in [0u32, 1, 2, 4] {
+        assert_mat_close(
+            &format!("rest local {node}"),
+            cpu.locals[6 * n + node as usize],
+            rig.rest_local(node).unwrap(),
+            HAND_TOL,
+        );
+    }
+    let g_m = cpu.globals[6 * n + 4];
+    for j in 0..3 {
+        assert_mat_close(
+            "bind pose",
+            g_m * cpu.joints[6 * 3 + j],
+            Mat4::IDENTITY,
+            1e-5,
+        );
+    }
+    // Hierarchy: global(b) = L(root) L(a) L(b) for an animated instance.
+    let l = &cpu.locals[2 * n..3 * n];
+    assert_mat_close(
+        "global b",
+        cpu.globals[2 * n + 2],
+        l[0] * l[1] * l[2],
+        HAND_TOL,
+    );
+}
+
+#[test]
+fn matrix_only_nodes() {
+    let m0 = glam_trs(
+        [0.5, 0.0, -1.0],
+        Quat::from_rotation_y(0.4),
+        [1.0, 2.0, 1.0],
+    );
+    let m1 = glam_trs(
+        [0.0, 1.0, 0.0],
+        Quat::from_rotation_z(-0.9),
+        [0.5, 0.5, 0.5],
+    );
+    // A negative determinant (mirror) decomposes too.
+    let m2 = glam_trs(
+        [0.0, 1.0, 0.2],
+        Quat::from_rotation_x(0.3),
+        [-1.0, 1.0, 1.0],
+    );
+    let mut b = Rig::builder();
+    let n0 = b.node(None, NodeTransform::Matrix(m0.to_cols_array()));
+    let n1 = b.node(Some(n0), NodeTransform::Matrix(m1.to_cols_array()));
+    let n2 = b.node(Some(n1), NodeTransform::Matrix(m2.to_cols_array()));
+    let n3 = b.node(Some(n2), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let mesh_node = b.node(None, NodeTransform::Matrix(m1.to_cols_array()));
+    let mesh = b.mesh(0, vec![]);
+    let ibms = [
+        m0,
+        m0 * m1,
+        m0 * m1 * m2,
+        m0 * m1 * m2 * Mat4::from_translation(Vec3::Y),
+    ]
+    .map(|g| g.inverse().to_cols_array())
+    .to_vec();
+    let skin = b.skin(vec![n0, n1, n2, n3], ibms);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    for (node, m) in [(n0, m0), (n1, m1), (n2, m2)] {
+        assert_mat_close(
+            &format!("decomposed node {node}"),
+            rig.rest_local(node).unwrap(),
+            m,
+            HAND_TOL,
+        );
+    }
+    let lib = AnimationLibrary::new(vec![Clip::new(
+        "tip",
+        vec![Track::new(
+            n3,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            quat_values(&[Quat::IDENTITY, Quat::from_rotation_x(1.0)]),
+        )],
+    )])
+    .unwrap();
+    let inst = [Instance::new(0, 0.0), Instance::new(0, 0.6)];
+    let Some(cpu) = gpu_vs_cpu("matrix nodes", &rig, &lib, &inst) else {
+        return;
+    };
+    assert_mat_close("global n2", cpu.globals[2], m0 * m1 * m2, 1e-5);
+}
+
+#[test]
+fn non_uniform_scale() {
+    let mut b = Rig::builder();
+    let p = b.node(None, trs([0.0, 0.0, 0.0], Quat::IDENTITY, [2.0, 0.5, 1.0]));
+    let c = b.node(
+        Some(p),
+        trs(
+            [0.0, 1.0, 0.0],
+            Quat::from_rotation_z(0.785),
+            [1.0, 3.0, 1.0],
+        ),
+    );
+    let g = b.node(Some(c), NodeTransform::translation([0.0, 1.0, 0.0]));
+    // The mesh node sits under the sheared child: its inverse is not a
+    // rotation-and-scale.
+    let m = b.node(
+        Some(c),
+        trs([0.3, 0.0, 0.0], Quat::from_rotation_y(0.2), [1.0, 1.0, 0.7]),
+    );
+    let mesh = b.mesh(0, vec![]);
+    let skin = b.skin(vec![p, c, g], vec![Mat4::IDENTITY.to_cols_array(); 3]);
+    b.attach(m, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    let lib = AnimationLibrary::new(vec![Clip::new(
+        "squash",
+        vec![Track::new(
+            p,
+            Property::Scale,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![2.0, 0.5, 1.0, 0.5, 3.0, 1.5],
+        )],
+    )])
+    .unwrap();
+    let inst = [
+        Instance::new(0, 0.0),
+        Instance::new(0, 0.3),
+        Instance::new(0, 1.0),
+    ];
+    let Some(cpu) = gpu_vs_cpu("non-uniform scale", &rig, &lib, &inst) else {
+        return;
+    };
+    // Joint matrix of c (identity IBM) = inverse(G(m)) G(c), checked with
+    // glam's general inverse at t = 0.
+    let (gm, gc) = (cpu.globals[3], cpu.globals[1]);
+    assert_mat_close("sheared joint", cpu.joints[1], gm.inverse() * gc, 1e-4);
+}
+
+#[test]
+fn deep_chain_of_64() {
+    const DEPTH: usize = 64;
+    let step = Quat::from_axis_angle(Vec3::new(0.3, 0.2, 1.0).normalize(), 0.09);
+    let mut b = Rig::builder();
+    let mut parent = None;
+    let mut joints = Vec::new();
+    let mut bind = Mat4::IDENTITY;
+    let mut ibms = Vec::new();
+    for k in 0..DEPTH {
+        let t = if k == 0 { [0.0; 3] } else { [0.0, 0.1, 0.0] };
+        let n = b.node(parent, trs(t, step, [1.0; 3]));
+        bind *= glam_trs(t, step, [1.0; 3]);
+        ibms.push(bind.inverse().to_cols_array());
+        joints.push(n);
+        parent = Some(n);
+    }
+    let mesh_node = b.node(None, NodeTransform::translation([0.0, -1.0, 0.0]));
+    let mesh = b.mesh(0, vec![]);
+    let skin = b.skin(joints.clone(), ibms);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    assert_eq!(rig.depth()[DEPTH - 1], 63);
+    let bend = |node: u32| {
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            quat_values(&[step, Quat::from_rotation_x(0.5) * step]),
+        )
+    };
+    let lib =
+        AnimationLibrary::new(vec![Clip::new("coil", vec![bend(0), bend(31), bend(63)])]).unwrap();
+    let inst: Vec<Instance> = (0..5)
+        .map(|i| Instance::new(0, f64::from(i) * 0.25))
+        .collect();
+    let Some(cpu) = gpu_vs_cpu("deep chain", &rig, &lib, &inst) else {
+        return;
+    };
+    // The deepest global equals the product of the 64 locals, taken in
+    // order from the root with glam.
+    let n = rig.nodes().len();
+    for i in [0usize, 3] {
+        let product = cpu.locals[i * n..i * n + DEPTH]
+            .iter()
+            .fold(Mat4::IDENTITY, |acc, l| acc * *l);
+        assert_mat_close(
+            "deepest global",
+            cpu.globals[i * n + DEPTH - 1],
+            product,
+            1e-4,
+        );
+    }
+    // At time 0 the chain is in its bind pose: M * J = I for every joint.
+    let m = Mat4::from_translation(Vec3::new(0.0, -1.0, 0.0));
+    for j in 0..DEPTH {
+        assert_mat_close("deep bind pose", m * cpu.joints[j], Mat4::IDENTITY, 1e-4);
+    }
+}
+
+#[test]
+fn several_skins_sharing_joints_and_out_of_order_nodes() {
+    // Node 0's parent is node 2, node 2's parent is node 1: children come
+    // before their parents in the file.
+    let node = |parent: Option<u32>, t: [f32; 3], r: Quat, mesh, skin| RigNode {
+        name: None,
+        parent,
+        translation: t,
+        rotation: r.to_array(),
+        scale: [1.0; 3],
+        mesh,
+        skin,
+    };
+    let nodes = vec![
+        node(
+            Some(2),
+            [0.0, 1.0, 0.0],
+            Quat::from_rotation_z(0.2),
+            None,
+            None,
+        ), // 0
+        node(None, [0.0, 0.0, 0.0], Quat::IDENTITY, None, None), // 1
+        node(
+            Some(1),
+            [0.0, 1.0, 0.0],
+            Quat::from_rotation_x(0.1),
+            None,
+            None,
+        ), // 2
+        node(Some(0), [0.0, 1.0, 0.0], Quat::IDENTITY, None, None), // 3
+        node(Some(3), [0.5, 0.0, 0.0], Quat::IDENTITY, None, None), // 4
+        node(None, [3.0, 0.0, 0.0], Quat::IDENTITY, Some(0), Some(0)), // 5
+        node(
+            Some(2),
+            [0.0, 0.0, 1.0],
+            Quat::from_rotation_y(1.0),
+            Some(0),
+            Some(1),
+        ), // 6
+        node(None, [9.0, 9.0, 9.0], Quat::IDENTITY, Some(0), Some(0)), // 7
+    ];
+    let ibm = |t: [f32; 3]| Mat4::from_translation(-Vec3::from(t)).to_cols_array();
+    let skins = vec![
+        RigSkin {
+            name: None,
+            joints: vec![1, 2, 0],
+            inverse_bind_matrices: vec![ibm([0.0; 3]), ibm([0.0, 1.0, 0.0]), ibm([0.0, 2.0, 0.0])],
+            mesh_node: None,
+        },
+        RigSkin {
+            name: None,
+            joints: vec![2, 0, 3, 4],
+            inverse_bind_matrices: vec![
+                ibm([0.0, 1.0, 0.0]),
+                ibm([0.0, 2.0, 0.0]),
+                ibm([0.0, 3.0, 0.0]),
+                ibm([0.5, 3.0, 0.0]),
+            ],
+            mesh_node: None,
+        },
+    ];
+    let rig = Rig::from_parts(nodes, skins, vec![RigMesh::default()]).unwrap();
+    assert_eq!(rig.order(), &[1, 5, 7, 2, 0, 6, 3, 4]);
+    assert_eq!(rig.skins()[0].mesh_node, Some(5), "lowest-index user");
+    assert_eq!(rig.skins()[1].mesh_node, Some(6));
+    let lib = AnimationLibrary::new(vec![Clip::new(
+        "shared",
+        vec![
+            Track::new(
+                2,
+                Property::Rotation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                quat_values(&[Quat::from_rotation_x(0.1), Quat::from_rotation_x(-0.7)]),
+            ),
+            Track::new(
+                0,
+                Property::Translation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0, 1.0, 0.0, 0.4, 1.2, 0.0],
+            ),
+        ],
+    )])
+    .unwrap();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    assert_eq!(tables.skin_offsets(), &[0, 3]);
+    assert_eq!(tables.skin_nodes(), &[Some(5), Some(6)]);
+    let inst = [Instance::new(0, 0.2), Instance::new(0, 0.8)];
+    let Some(cpu) = gpu_vs_cpu("shared joints", &rig, &lib, &inst) else {
+        return;
+    };
+    // Node 2 is a joint of both skins: same global, different mesh nodes.
+    let n = 8;
+    let g2 = cpu.globals[n + 2];
+    assert_mat_close(
+        "skin 0 joint 1",
+        cpu.joints[7 + 1],
+        cpu.globals[n + 5].inverse() * g2 * Mat4::from_cols_array(&ibm([0.0, 1.0, 0.0])),
+        1e-4,
+    );
+    assert_mat_close(
+        "skin 1 joint 0",
+        cpu.joints[7 + 3],
+        cpu.globals[n + 6].inverse() * g2 * Mat4::from_cols_array(&ibm([0.0, 1.0, 0.0])),
+        1e-4,
+    );
+}
+
+#[test]
+fn morph_weights_animated_or_default() {
+    let mut b = Rig::builder();
+    let n0 = b.node(None, NodeTransform::IDENTITY);
+    let n1 = b.node(None, NodeTransform::IDENTITY);
+    let n2 = b.node(None, NodeTransform::IDENTITY);
+    let m0 = b.mesh(3, vec![0.1, 0.2, 0.3]);
+    let m1 = b.mesh(2, vec![]);
+    b.attach(n0, m0, None);
+    b.attach(n1, m0, None);
+    b.attach(n2, m1, None);
+    let rig = b.build().unwrap();
+    let weights = Track::weights(
+        n1,
+        3,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![0.0, 0.5, 1.0, 1.0, 0.25, 0.0],
+    );
+    let move_n2 = Track::new(
+        n2,
+        Property::Translation,
+        Interpolation::Step,
+        vec![0.0],
+        vec![1.0, 2.0, 3.0],
+    );
+    let lib = AnimationLibrary::new(vec![
+        Clip::new("morph", vec![move_n2.clone(), weights]),
+        Clip::new("still", vec![move_n2]),
+    ])
+    .unwrap();
+    let inst = [
+        Instance::new(0, 1.0),
+        Instance::new(0, 0.5),
+        Instance::new(1, 0.5),
+    ];
+    let Some(cpu) = gpu_vs_cpu("morph weights", &rig, &lib, &inst) else {
+        return;
+    };
+    // Per instance: mesh 0 (3 weights) then mesh 1 (2 weights).
+    let want = [
+        1.0, 0.25, 0.0, 0.0, 0.0, // key 1 as is; mesh 1 defaults to zeros
+        0.5, 0.375, 0.5, 0.0, 0.0, // halfway
+        0.1, 0.2, 0.3, 0.0, 0.0, // clip without weights: defaults
+    ];
+    let d = max_diff(&cpu.morph_weights, &want);
+    assert!(
+        d < 1e-7,
+        "morph weights {:?} != {want:?}",
+        cpu.morph_weights
+    );
+}
+
+// ----------------------------------------------------------------- errors
+
+#[test]
+fn invalid_rigs_and_mismatched_libraries_are_refused() {
+    let node = |parent| RigNode {
+        name: None,
+        parent,
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        mesh: None,
+        skin: None,
+    };
+    assert_eq!(
+        Rig::from_parts(vec![], vec![], vec![]),
+        Err(RigError::NoNodes)
+    );
+    assert_eq!(
+        Rig::from_parts(vec![node(Some(1)), node(Some(0))], vec![], vec![]),
+        Err(RigError::Cycle { node: 0 })
+    );
+    assert!(matches!(
+        Rig::from_parts(vec![node(Some(5))], vec![], vec![]),
+        Err(RigError::ParentOutOfRange {
+            node: 0,
+            parent: 5,
+            ..
+        })
+    ));
+    let skin = RigSkin {
+        name: None,
+        joints: vec![0],
+        inverse_bind_matrices: vec![],
+        mesh_node: None,
+    };
+    assert!(matches!(
+        Rig::from_parts(vec![node(None)], vec![skin], vec![]),
+        Err(RigError::InverseBindCount {
+            skin: 0,
+            expected: 1,
+            found: 0
+        })
+    ));
+    let mut zero = node(None);
+    zero.rotation = [0.0; 4];
+    assert!(matches!(
+        Rig::from_parts(vec![zero], vec![], vec![]),
+        Err(RigError::BadRestTransform {
+            node: 0,
+            what: "rotation"
+        })
+    ));
+    let mut b = Rig::builder();
+    b.node(
+        None,
+        NodeTransform::Matrix(Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)).to_cols_array()),
+    );
+    assert_eq!(b.build(), Err(RigError::MatrixNotDecomposable { node: 0 }));
+
+    let mut b = Rig::builder();
+    let n0 = b.node(None, NodeTransform::IDENTITY);
+    let n1 = b.node(None, NodeTransform::IDENTITY);
+    let mesh = b.mesh(2, vec![]);
+    b.attach(n1, mesh, None);
+    let rig = b.build().unwrap();
+    let tables = |tracks: Vec<Track>| {
+        SkinTables::new(
+            &rig,
+            &AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap(),
+        )
+    };
+    let tr = |node| {
+        Track::new(
+            node,
+            Property::Translation,
+            Interpolation::Step,
+            vec![0.0],
+            vec![0.0; 3],
+        )
+    };
+    let w = |node, width| {
+        Track::weights(
+            node,
+            width,
+            Interpolation::Step,
+            vec![0.0],
+            vec![0.0; width as usize],
+        )
+    };
+    assert!(matches!(
+        tables(vec![tr(7)]),
+        Err(Error::Rig(RigError::TrackNodeOutOfRange {
+            clip: 0,
+            track: 0,
+            node: 7,
+            ..
+        }))
+    ));
+    assert!(matches!(
+        tables(vec![tr(0), tr(1), tr(0)]),
+        Err(Error::Rig(RigError::DuplicateChannel {
+            track: 2,
+            first: 0,
+            node: 0,
+            ..
+        }))
+    ));
+    assert!(matches!(
+        tables(vec![w(n0, 2)]),
+        Err(Error::Rig(RigError::WeightsWithoutMesh {
+            track: 0,
+            node: 0,
+            ..
+        }))
+    ));
+    assert!(matches!(
+        tables(vec![w(n1, 3)]),
+        Err(Error::Rig(RigError::WeightsWidthMismatch {
+            expected: 2,
+            found: 3,
+            ..
+        }))
+    ));
+    assert!(tables(vec![w(n1, 2), tr(0)]).is_ok());
+}
+
+// ------------------------------------------------------------ real assets
+
+#[test]
+fn assets_with_skins_gpu_matches_cpu() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("SKIP assets: {} is absent", dir.display());
+        return;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
+        .collect();
+    files.sort();
+    let Some(h) = common::gpu("assets") else {
+        return;
+    };
+    let mut skinned = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let imported = keyframe_gpu::gltf::load(&path).unwrap();
+        let rig = Rig::from_document(&imported.document).unwrap();
+        if rig.skins().is_empty() {
+            eprintln!("assets: {name}: no skin, skipped");
+            continue;
+        }
+        skinned += 1;
+        let lib = &imported.library;
+        let tables = SkinTables::new(&rig, lib).unwrap();
+        // Every clip at 9 times across its duration (and one past its end).
+        let mut inst = Vec::new();
+        for (c, clip) in lib.clips().iter().enumerate() {
+            let d = f64::from(clip.duration());
+            for k in 0..=9 {
+                inst.push(Instance::new(c as u32, d * f64::from(k) / 8.0));
+            }
+        }
+        let cpu = cpu_skin::skin(&tables, lib, &inst).unwrap();
+        let gpu = run_gpu(&h, &tables, lib, &inst);
+        let d = max_diff(&gpu.joints, &flat(&cpu.joints));
+        let scale = cpu
+            .joints
+            .iter()
+            .flat_map(|m| m.to_cols_array())
+            .fold(0.0f32, |a, x| a.max(x.abs()));
+        eprintln!(
+            "assets: {name}: {} skins, {} joint slots, {} instances: max |gpu - cpu| = {d:e} (largest element {scale})",
+            rig.skins().len(),
+            tables.joint_count(),
+            inst.len()
+        );
+        assert!(
+            d <= GPU_TOL,
+            "{name}: joint matrices: max |gpu - cpu| = {d}"
+        );
+    }
+    assert!(skinned > 0, "no skinned asset in {}", dir.display());
+}
