@@ -9,14 +9,16 @@
 // Above this dot product slerp falls back to normalized lerp (DESIGN.md).
 const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
 
-// sin(x) for x in [0, pi/2]: Taylor series to x^11, |error| < 6e-8 there.
+// sin(x) for x in [0, pi/2]: Taylor series to x^11, |error| < 6e-8 there in
+// exact arithmetic (about 2.0e-7 measured evaluated in f32 on the CPU twin).
 fn kf_sin(x: f32) -> f32 {
     let x2 = x * x;
     return x * (1.0 + x2 * (-0.16666667 + x2 * (0.008333334 + x2 * (-0.0001984127
         + x2 * (0.0000027557319 + x2 * -0.000000025052108)))));
 }
 
-// acos(x) for x in [0, 1] (Abramowitz & Stegun 4.4.46, |error| <= 2e-8):
+// acos(x) for x in [0, 1] (Abramowitz & Stegun 4.4.46, |error| <= 2e-8 in
+// exact arithmetic, about 2.4e-7 measured evaluated in f32 on the CPU twin):
 // sqrt(1 - x) * (a0 + a1 x + ... + a7 x^7).
 fn kf_acos(x: f32) -> f32 {
     let c = clamp(x, 0.0, 1.0);

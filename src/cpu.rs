@@ -26,7 +26,8 @@ const INTERP_STEP: u32 = Interpolation::Step as u32;
 const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
 const PROP_ROTATION: u32 = Property::Rotation as u32;
 
-/// `sin(x)` for `x` in `[0, pi/2]`: Taylor series to `x^11` (error < 6e-8).
+/// `sin(x)` for `x` in `[0, pi/2]`: Taylor series to `x^11` (error < 6e-8 in
+/// exact arithmetic; evaluated in `f32`, about 2.0e-7 measured, see `tests/cpu_reference.rs`).
 #[must_use]
 #[allow(clippy::excessive_precision, reason = "same literals as the WGSL")]
 pub fn kf_sin(x: f32) -> f32 {
@@ -38,7 +39,8 @@ pub fn kf_sin(x: f32) -> f32 {
 }
 
 /// `acos(x)` for `x` in `[0, 1]` (Abramowitz & Stegun 4.4.46, error <= 2e-8
-/// in exact arithmetic); `x` is clamped to that range.
+/// in exact arithmetic; evaluated in `f32`, about 2.4e-7 measured); `x` is clamped
+/// to that range.
 #[must_use]
 #[allow(clippy::excessive_precision, reason = "same literals as the WGSL")]
 pub fn kf_acos(x: f32) -> f32 {
