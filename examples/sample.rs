@@ -1,0 +1,842 @@
+//! `sample`: look at what an animation does at given times.
+//!
+//! ```text
+//! cargo run --release --example sample                       # built-in demo
+//! cargo run --release --example sample -- FILE [options]     # a .gltf/.glb
+//! ```
+//!
+//! Without FILE it builds a demo library in code (one clip per
+//! interpolation mode x property), samples it on the GPU at a few times,
+//! prints the adapter, a table, and as its last line `max_abs_err=<value>`
+//! (the largest GPU-vs-CPU difference).
+//!
+//! With FILE: `--animation I` (default 0) or `--all-animations`,
+//! `--times T0,T1,...` (default: every key time of the clip plus the
+//! midpoints), `--backend gpu|cpu`, `--json`, `--compare` with `--tol`,
+//! `--plot FILE.png`. `--json` prints one object per animation, one per
+//! line, and nothing else:
+//! `{"file": "Fox.glb", "animation": 0, "backend": "gpu", "samples":
+//! [{"time": 0.5, "channels": [{"node": 3, "path": "rotation", "value":
+//! [x, y, z, w]}, ...]}, ...]}`, channels in the glTF `channels` order.
+//! Times outside the clip clamp per channel (no looping).
+//!
+//! Exit codes: 0 success, 1 `--compare` found an error above `--tol`,
+//! 2 any error (one line on stderr).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use keyframe_gpu::{
+    compare, cpu, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track,
+    WrapMode,
+};
+
+#[path = "common/canvas.rs"]
+mod canvas;
+
+use canvas::{Canvas, FRAME, GRID, PALETTE, TEXT, WHITE};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    Gpu,
+    Cpu,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+}
+
+/// Samples glTF animations on the GPU (or the CPU reference) and prints
+/// the values, as a table or as JSON.
+#[derive(Debug, Parser)]
+#[command(name = "sample", version)]
+struct Cli {
+    /// A .gltf or .glb file; without it, a built-in demo.
+    file: Option<PathBuf>,
+    /// Index of the animation to sample.
+    #[arg(long, default_value_t = 0)]
+    animation: usize,
+    /// Sample every animation (with --json: one object per line).
+    #[arg(long)]
+    all_animations: bool,
+    /// Times in seconds, comma separated (default: every key time of the
+    /// clip plus the midpoints between them).
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    times: Option<Vec<f64>>,
+    /// Where to sample.
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    backend: Backend,
+    /// Print JSON (one object per animation and line) and nothing else.
+    #[arg(long)]
+    json: bool,
+    /// Sample on the GPU and the CPU and print the largest error per
+    /// channel; exit 1 if any exceeds --tol.
+    #[arg(long)]
+    compare: bool,
+    /// Tolerance for --compare (absolute; rotations up to sign).
+    #[arg(long, default_value_t = 2e-5)]
+    tol: f32,
+    /// Write a chart of every channel over the clip to this PNG file
+    /// (with --all-animations: FILE-<i>.png per animation).
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// One line, whatever the message held.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error{at}: {}", one_line(&msg));
+        std::process::exit(2);
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                print!("{e}");
+                return ExitCode::SUCCESS;
+            }
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{}", one_line(first));
+            return ExitCode::from(2);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = run(&cli, &mut out);
+    let flushed = out.flush();
+    match result {
+        Ok(code) => match flushed {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("error: writing output: {}", one_line(&e.to_string()));
+                ExitCode::from(2)
+            }
+            _ => code,
+        },
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Message(m)) => {
+            eprintln!("error: {}", one_line(&m));
+            ExitCode::from(2)
+        }
+    }
+}
+
+enum Failure {
+    /// stdout was closed (e.g. `| head`): stop quietly.
+    BrokenPipe,
+    Message(String),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::Message(s)
+    }
+}
+
+impl From<keyframe_gpu::Error> for Failure {
+    fn from(e: keyframe_gpu::Error) -> Self {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Message(format!("writing output: {e}"))
+        }
+    }
+}
+
+/// What is being sampled: a library and, per clip, where its channels point.
+struct Source {
+    /// Shown as `"file"` in JSON.
+    name: String,
+    library: AnimationLibrary,
+}
+
+/// Samples instances on the GPU or the CPU; the device and the sampler are
+/// created on first use.
+struct Engine<'a> {
+    library: &'a AnimationLibrary,
+    headless: Option<Headless>,
+    sampler: Option<GpuSampler>,
+    capacity: usize,
+}
+
+impl<'a> Engine<'a> {
+    fn new(library: &'a AnimationLibrary) -> Self {
+        // At most 64 MiB of output per dispatch, at most 4096 instances.
+        let stride = (library.output_stride() as usize).max(1);
+        let capacity = ((64usize << 20) / (stride * 4)).clamp(1, 4096);
+        Engine {
+            library,
+            headless: None,
+            sampler: None,
+            capacity,
+        }
+    }
+
+    fn device(&mut self) -> Result<&Headless, Failure> {
+        if self.headless.is_none() {
+            self.headless = Some(request_device(AdapterChoice::PreferHardware)?);
+        }
+        self.headless
+            .as_ref()
+            .ok_or_else(|| Failure::Message("no device".into()))
+    }
+
+    fn describe(&mut self) -> Result<String, Failure> {
+        let h = self.device()?;
+        let info = h.adapter.get_info();
+        Ok(format!(
+            "{} (backend {:?}, {:?})",
+            info.name, info.backend, info.device_type
+        ))
+    }
+
+    fn sample(&mut self, backend: Backend, instances: &[Instance]) -> Result<Vec<f32>, Failure> {
+        match backend {
+            Backend::Cpu => Ok(cpu::sample(self.library, instances)?),
+            Backend::Gpu => {
+                self.device()?;
+                let (Some(h), library) = (self.headless.as_ref(), self.library) else {
+                    return Err(Failure::Message("no device".into()));
+                };
+                if self.sampler.is_none() {
+                    self.sampler = Some(GpuSampler::new(&h.device, library, self.capacity as u32)?);
+                }
+                let Some(sampler) = self.sampler.as_mut() else {
+                    return Err(Failure::Message("no sampler".into()));
+                };
+                let mut out = Vec::new();
+                for chunk in instances.chunks(self.capacity) {
+                    out.extend(sampler.sample(&h.device, &h.queue, chunk)?);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
+    if let Some(t) = cli.times.iter().flatten().find(|t| !t.is_finite()) {
+        return Err(Failure::Message(format!(
+            "--times: {t} is not a finite number"
+        )));
+    }
+    if !(cli.tol >= 0.0) {
+        return Err(Failure::Message(format!(
+            "--tol: {} is not a valid tolerance",
+            cli.tol
+        )));
+    }
+    let source = match &cli.file {
+        None => Source {
+            name: "demo".into(),
+            library: demo_library()?,
+        },
+        Some(path) => load(path)?,
+    };
+    let clip_count = source.library.clips().len();
+    let anims: Vec<usize> = if cli.all_animations {
+        (0..clip_count).collect()
+    } else if cli.animation < clip_count {
+        vec![cli.animation]
+    } else {
+        return Err(Failure::Message(format!(
+            "--animation {} is out of range: the file has {clip_count} animation(s)",
+            cli.animation
+        )));
+    };
+    let mut engine = Engine::new(&source.library);
+    let demo_table = cli.file.is_none() && !cli.json && !cli.compare && cli.plot.is_none();
+    if demo_table {
+        return demo(&source, &mut engine, cli.times.as_deref(), out);
+    }
+    let mut code = ExitCode::SUCCESS;
+    if !cli.json {
+        let backend = if cli.compare {
+            "gpu and cpu".to_string()
+        } else {
+            cli.backend.name().to_string()
+        };
+        writeln!(out, "file: {}  ({clip_count} animation(s))", source.name)?;
+        if cli.compare || cli.backend == Backend::Gpu {
+            writeln!(out, "adapter: {}", engine.describe()?)?;
+        }
+        writeln!(out, "backend: {backend}")?;
+    }
+    for &a in &anims {
+        let clip = &source.library.clips()[a];
+        let times = match &cli.times {
+            Some(t) => t.clone(),
+            None => default_times(clip),
+        };
+        let instances: Vec<Instance> = times
+            .iter()
+            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
+            .collect();
+        if cli.compare {
+            let gpu = engine.sample(Backend::Gpu, &instances)?;
+            let cpu = engine.sample(Backend::Cpu, &instances)?;
+            let clips = vec![a as u32; instances.len()];
+            let report = compare::compare(&source.library, &clips, &gpu, &cpu);
+            let worst = report.max_abs_err();
+            let failed = report
+                .tracks
+                .iter()
+                .any(|t| t.max_abs_err.is_nan() || t.max_abs_err > cli.tol);
+            if failed {
+                code = ExitCode::from(1);
+            }
+            let mut text = String::new();
+            text.push_str(&format!(
+                "animation {a} ({:?}): {} channel(s), {} time(s), GPU vs CPU\n",
+                clip.name,
+                clip.tracks.len(),
+                times.len()
+            ));
+            text.push_str("  ch   node  path         interp       max_abs_err\n");
+            for t in &report.tracks {
+                let track = &clip.tracks[t.track];
+                let flag = if t.max_abs_err.is_nan() || t.max_abs_err > cli.tol {
+                    "  > tol"
+                } else {
+                    ""
+                };
+                text.push_str(&format!(
+                    "  {:<4} {:<5} {:<12} {:<12} {:.3e}{flag}\n",
+                    t.track,
+                    track.node,
+                    track.property.as_gltf_str(),
+                    track.interpolation.as_gltf_str(),
+                    t.max_abs_err
+                ));
+            }
+            text.push_str(&format!(
+                "max_abs_err={worst:e} tol={:e} {}\n",
+                cli.tol,
+                if failed { "FAIL" } else { "ok" }
+            ));
+            if cli.json {
+                // stdout is reserved for the JSON.
+                eprint!("{text}");
+            } else {
+                write!(out, "{text}")?;
+            }
+            if cli.json {
+                let values = if cli.backend == Backend::Gpu {
+                    &gpu
+                } else {
+                    &cpu
+                };
+                writeln!(out, "{}", json(&source, a, cli.backend, &times, values))?;
+            }
+        } else {
+            let values = engine.sample(cli.backend, &instances)?;
+            if cli.json {
+                writeln!(out, "{}", json(&source, a, cli.backend, &times, &values))?;
+            } else {
+                table(&source, a, &times, &values, out)?;
+            }
+        }
+        if let Some(plot_path) = &cli.plot {
+            let path = if anims.len() > 1 {
+                numbered(plot_path, a)
+            } else {
+                plot_path.clone()
+            };
+            plot(&source, a, cli.backend, &mut engine, &path)?;
+            if !cli.json {
+                writeln!(out, "plot: {}", path.display())?;
+            }
+        }
+    }
+    Ok(code)
+}
+
+fn load(path: &Path) -> Result<Source, Failure> {
+    let imported = keyframe_gpu::gltf::load(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(Source {
+        name,
+        library: imported.library,
+    })
+}
+
+/// Every key time of the clip's tracks, sorted, plus the midpoints.
+fn default_times(clip: &Clip) -> Vec<f64> {
+    let mut keys: Vec<f32> = clip
+        .tracks
+        .iter()
+        .flat_map(|t| t.times.iter().copied())
+        .collect();
+    keys.sort_by(f32::total_cmp);
+    keys.dedup();
+    let mut times = Vec::with_capacity(keys.len() * 2);
+    for (i, &k) in keys.iter().enumerate() {
+        if i > 0 {
+            times.push((f64::from(keys[i - 1]) + f64::from(k)) / 2.0);
+        }
+        times.push(f64::from(k));
+    }
+    times
+}
+
+/// A number for JSON: the shortest decimal that reads back to the same
+/// `f32` (`null` if not finite).
+fn num32(v: f32) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        "null".into()
+    }
+}
+
+/// A time for JSON: as the `f32` it is when it is one (key times), else as
+/// the `f64` that was asked for.
+fn time_str(t: f64) -> String {
+    if f64::from(t as f32) == t {
+        num32(t as f32)
+    } else {
+        format!("{t}")
+    }
+}
+
+fn json(source: &Source, a: usize, backend: Backend, times: &[f64], values: &[f32]) -> String {
+    let lib = &source.library;
+    let clip = &lib.clips()[a];
+    let stride = lib.output_stride() as usize;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{{\"file\": {}, \"animation\": {a}, \"backend\": \"{}\", \"samples\": [",
+        serde_json::to_string(&source.name).unwrap_or_else(|_| "\"?\"".into()),
+        backend.name()
+    ));
+    for (i, &t) in times.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("{{\"time\": {}, \"channels\": [", time_str(t)));
+        for (j, track) in clip.tracks.iter().enumerate() {
+            if j > 0 {
+                s.push_str(", ");
+            }
+            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let start = i * stride + offset as usize;
+            let v = values
+                .get(start..start + width as usize)
+                .unwrap_or_default();
+            let nums: Vec<String> = v.iter().map(|&x| num32(x)).collect();
+            s.push_str(&format!(
+                "{{\"node\": {}, \"path\": \"{}\", \"value\": [{}]}}",
+                track.node,
+                track.property.as_gltf_str(),
+                nums.join(", ")
+            ));
+        }
+        s.push_str("]}");
+    }
+    s.push_str("]}");
+    s
+}
+
+fn fmt_values(v: &[f32]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| format!("{x:>9.5}")).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+fn table(
+    source: &Source,
+    a: usize,
+    times: &[f64],
+    values: &[f32],
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let lib = &source.library;
+    let clip = &lib.clips()[a];
+    let stride = lib.output_stride() as usize;
+    writeln!(
+        out,
+        "animation {a} ({:?}): {} channel(s), keys from {} s to {} s",
+        clip.name,
+        clip.tracks.len(),
+        clip.tracks
+            .iter()
+            .filter_map(|t| t.times.first().copied())
+            .fold(f32::INFINITY, f32::min),
+        clip.duration()
+    )?;
+    for (i, &t) in times.iter().enumerate() {
+        writeln!(out, "time {}", time_str(t))?;
+        writeln!(out, "  ch   node  path         interp       value")?;
+        for (j, track) in clip.tracks.iter().enumerate() {
+            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let start = i * stride + offset as usize;
+            let v = values
+                .get(start..start + width as usize)
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "  {:<4} {:<5} {:<12} {:<12} {}",
+                j,
+                track.node,
+                track.property.as_gltf_str(),
+                track.interpolation.as_gltf_str(),
+                fmt_values(v)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn numbered(path: &Path, a: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plot".into());
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "png".into());
+    path.with_file_name(format!("{stem}-{a}.{ext}"))
+}
+
+// ---------------------------------------------------------------------------
+// The demo.
+
+/// One clip per interpolation x property: keys at 0, 1 and 2.5 s (unequal
+/// intervals, so CUBICSPLINE tangent scaling shows), a rotation pair with a
+/// negative dot product (shortest path), 3 morph weights.
+fn demo_library() -> Result<AnimationLibrary, Failure> {
+    let times = vec![0.0f32, 1.0, 2.5];
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let (s60, c60) = (0.866_025_4_f32, 0.5_f32);
+    let translation = [0.0, 0.0, 0.0, 1.0, 2.0, -1.0, 3.0, -1.0, 0.5];
+    let rotation = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, s, -s60, 0.0, 0.0, -c60];
+    let scale = [1.0, 1.0, 1.0, 2.0, 0.5, 1.0, 0.5, 1.5, 3.0];
+    let weights = [0.0, 0.5, 1.0, 1.0, 0.0, 0.25, 0.2, 0.8, 0.0];
+    // CUBICSPLINE: (in-tangent, value, out-tangent) per key.
+    let cubic = |values: &[f32], width: usize, tangent: f32| -> Vec<f32> {
+        let mut v = Vec::new();
+        for (k, key) in values.chunks(width).enumerate() {
+            let t: Vec<f32> = (0..width)
+                .map(|c| tangent * (1.0 + c as f32) * if k % 2 == 0 { 1.0 } else { -1.0 })
+                .collect();
+            v.extend_from_slice(&t);
+            v.extend_from_slice(key);
+            v.extend(t.iter().map(|x| x * 0.5));
+        }
+        v
+    };
+    let mut clips = Vec::new();
+    for interp in [
+        Interpolation::Step,
+        Interpolation::Linear,
+        Interpolation::CubicSpline,
+    ] {
+        let c = interp == Interpolation::CubicSpline;
+        let pick = |values: &[f32], width: usize, tangent: f32| {
+            if c {
+                cubic(values, width, tangent)
+            } else {
+                values.to_vec()
+            }
+        };
+        let name = |p: &str| format!("{} {p}", interp.as_gltf_str());
+        clips.push(Clip::new(
+            name("translation"),
+            vec![Track::new(
+                0,
+                Property::Translation,
+                interp,
+                times.clone(),
+                pick(&translation, 3, 1.5),
+            )],
+        ));
+        clips.push(Clip::new(
+            name("rotation"),
+            vec![Track::new(
+                1,
+                Property::Rotation,
+                interp,
+                times.clone(),
+                pick(&rotation, 4, 0.25),
+            )],
+        ));
+        clips.push(Clip::new(
+            name("scale"),
+            vec![Track::new(
+                2,
+                Property::Scale,
+                interp,
+                times.clone(),
+                pick(&scale, 3, 0.75),
+            )],
+        ));
+        clips.push(Clip::new(
+            name("weights"),
+            vec![Track::weights(
+                3,
+                3,
+                interp,
+                times.clone(),
+                pick(&weights, 3, 0.5),
+            )],
+        ));
+    }
+    Ok(AnimationLibrary::new(clips)?)
+}
+
+fn demo(
+    source: &Source,
+    engine: &mut Engine<'_>,
+    times: Option<&[f64]>,
+    out: &mut impl Write,
+) -> Result<ExitCode, Failure> {
+    let times = times.map_or_else(|| vec![-0.5, 0.0, 0.4, 1.0, 1.6, 2.5, 3.0], <[f64]>::to_vec);
+    let lib = &source.library;
+    writeln!(
+        out,
+        "keyframe-gpu demo: {} clips (STEP, LINEAR, CUBICSPLINE x translation, rotation, scale, weights), keys at 0, 1, 2.5 s",
+        lib.clips().len()
+    )?;
+    writeln!(out, "adapter: {}", engine.describe()?)?;
+    let mut instances = Vec::new();
+    for c in 0..lib.clips().len() {
+        for &t in &times {
+            instances.push(Instance::new(c as u32, t));
+        }
+    }
+    let gpu = engine.sample(Backend::Gpu, &instances)?;
+    let cpu = engine.sample(Backend::Cpu, &instances)?;
+    let stride = lib.output_stride() as usize;
+    writeln!(
+        out,
+        "{:<24} {:>6}  {:<48} {:>9}",
+        "clip", "time", "gpu value", "|gpu-cpu|"
+    )?;
+    for (i, inst) in instances.iter().enumerate() {
+        let c = inst.clip as usize;
+        let (offset, width) = lib.track_output(c, 0).unwrap_or((0, 0));
+        let range = i * stride + offset as usize..i * stride + (offset + width) as usize;
+        let (g, r) = (
+            gpu.get(range.clone()).unwrap_or_default(),
+            cpu.get(range).unwrap_or_default(),
+        );
+        let err = if lib.clips()[c].tracks[0].property == Property::Rotation {
+            compare::quat_abs_diff(g, r)
+        } else {
+            compare::max_abs_diff(g, r)
+        };
+        let vals: Vec<String> = g.iter().map(|x| format!("{x:8.5}")).collect();
+        writeln!(
+            out,
+            "{:<24} {:>6.2}  {:<48} {:>9.2e}",
+            lib.clips()[c].name,
+            inst.time,
+            format!("[{}]", vals.join(", ")),
+            err
+        )?;
+    }
+    let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
+    let report = compare::compare(lib, &clips, &gpu, &cpu);
+    writeln!(out, "max_abs_err={:e}", report.max_abs_err())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+// ---------------------------------------------------------------------------
+// The plot.
+
+const PANEL_W: usize = 320;
+const PANEL_H: usize = 190;
+const DENSE: usize = 480;
+
+fn plot(
+    source: &Source,
+    a: usize,
+    backend: Backend,
+    engine: &mut Engine<'_>,
+    path: &Path,
+) -> Result<(), Failure> {
+    let lib = &source.library;
+    let clip = &lib.clips()[a];
+    let n = clip.tracks.len();
+    let start = clip
+        .tracks
+        .iter()
+        .filter_map(|t| t.times.first().copied())
+        .fold(f32::INFINITY, f32::min);
+    let end = clip.duration();
+    let (t0, t1) = if start.is_finite() && end > start {
+        (f64::from(start), f64::from(end))
+    } else {
+        (f64::from(end) - 0.5, f64::from(end) + 0.5)
+    };
+    let times: Vec<f64> = (0..DENSE)
+        .map(|i| t0 + (t1 - t0) * i as f64 / (DENSE - 1) as f64)
+        .collect();
+    let instances: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
+        .collect();
+    let values = engine.sample(backend, &instances)?;
+    let stride = lib.output_stride() as usize;
+
+    let cols = ((n as f64 * 1.5).sqrt().ceil() as usize).clamp(1, 6);
+    let rows = n.div_ceil(cols);
+    let header = 24usize;
+    let mut canvas = Canvas::new(cols * PANEL_W, header + rows * PANEL_H, WHITE);
+    canvas.text(
+        6,
+        6,
+        &format!(
+            "{}  animation {a} {:?}  {} channels  t = {} .. {} s  ({})",
+            source.name,
+            clip.name,
+            n,
+            t0,
+            t1,
+            backend.name()
+        ),
+        2,
+        TEXT,
+    );
+    for (j, track) in clip.tracks.iter().enumerate() {
+        let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+        let width = width as usize;
+        let series: Vec<&[f32]> = (0..DENSE)
+            .map(|i| {
+                let s = i * stride + offset as usize;
+                values.get(s..s + width).unwrap_or_default()
+            })
+            .collect();
+        // Keys: the value element of each key (never a tangent).
+        let per_key = track.interpolation.elements_per_key();
+        let value_el = if per_key == 3 { 1 } else { 0 };
+        let keys: Vec<(f32, &[f32])> = track
+            .times
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| {
+                let s = (k * per_key + value_el) * width;
+                (t, track.values.get(s..s + width).unwrap_or_default())
+            })
+            .collect();
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for v in series
+            .iter()
+            .flat_map(|s| s.iter())
+            .chain(keys.iter().flat_map(|k| k.1.iter()))
+        {
+            if v.is_finite() {
+                lo = lo.min(*v);
+                hi = hi.max(*v);
+            }
+        }
+        if !(lo.is_finite() && hi.is_finite()) {
+            (lo, hi) = (-1.0, 1.0);
+        }
+        if hi - lo < 1e-6 {
+            (lo, hi) = (lo - 0.5, hi + 0.5);
+        }
+        let pad = (hi - lo) * 0.06;
+        let (lo, hi) = (f64::from(lo - pad), f64::from(hi + pad));
+
+        let px = (j % cols) * PANEL_W;
+        let py = header + (j / cols) * PANEL_H;
+        let (left, right) = (px as f64 + 44.0, (px + PANEL_W) as f64 - 8.0);
+        let (top, bottom) = (py as f64 + 20.0, (py + PANEL_H) as f64 - 16.0);
+        let x_of = |t: f64| left + (t - t0) / (t1 - t0) * (right - left);
+        let y_of = |v: f64| bottom - (v - lo) / (hi - lo) * (bottom - top);
+        let title = format!(
+            "#{j} node {} {} {}",
+            track.node,
+            track.property.as_gltf_str(),
+            track.interpolation.as_gltf_str()
+        );
+        canvas.text(px as i64 + 6, py as i64 + 6, &title, 1, TEXT);
+        if lo < 0.0 && hi > 0.0 {
+            canvas.line_f(left, y_of(0.0), right, y_of(0.0), GRID);
+        }
+        for &(t, _) in &keys {
+            let x = x_of(f64::from(t));
+            if x >= left && x <= right {
+                canvas.line_f(x, top, x, bottom, GRID);
+            }
+        }
+        canvas.rect(left as i64, top as i64, right as i64, bottom as i64, FRAME);
+        canvas.text(px as i64 + 4, top as i64, &short(hi), 1, TEXT);
+        canvas.text(px as i64 + 4, bottom as i64 - 5, &short(lo), 1, TEXT);
+        canvas.text(left as i64, bottom as i64 + 4, &short(t0), 1, TEXT);
+        let t1s = short(t1);
+        canvas.text(
+            right as i64 - Canvas::text_width(&t1s, 1),
+            bottom as i64 + 4,
+            &t1s,
+            1,
+            TEXT,
+        );
+        for c in 0..width {
+            let color = PALETTE[c % PALETTE.len()];
+            for i in 1..DENSE {
+                let (Some(&v0), Some(&v1)) = (series[i - 1].get(c), series[i].get(c)) else {
+                    continue;
+                };
+                canvas.line_f(
+                    x_of(times[i - 1]),
+                    y_of(f64::from(v0)),
+                    x_of(times[i]),
+                    y_of(f64::from(v1)),
+                    color,
+                );
+            }
+            for &(t, v) in &keys {
+                if let Some(&v) = v.get(c) {
+                    canvas.marker(x_of(f64::from(t)), y_of(f64::from(v)), color);
+                }
+            }
+        }
+    }
+    canvas.save_png(path)?;
+    Ok(())
+}
+
+/// A short label for an axis value.
+fn short(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
