@@ -676,8 +676,8 @@ fn demo(
 // ---------------------------------------------------------------------------
 // The plot.
 
-const PANEL_W: usize = 320;
-const PANEL_H: usize = 190;
+const PANEL_W: usize = 360;
+const PANEL_H: usize = 210;
 const DENSE: usize = 480;
 
 fn plot(
@@ -711,25 +711,27 @@ fn plot(
     let values = engine.sample(backend, &instances)?;
     let stride = lib.output_stride() as usize;
 
-    let cols = ((n as f64 * 1.5).sqrt().ceil() as usize).clamp(1, 6);
+    let cols = ((n as f64 * 1.5).sqrt().ceil() as usize)
+        .clamp(1, 6)
+        .min(n.max(1));
     let rows = n.div_ceil(cols);
     let header = 24usize;
-    let mut canvas = Canvas::new(cols * PANEL_W, header + rows * PANEL_H, WHITE);
-    canvas.text(
-        6,
-        6,
-        &format!(
-            "{}  animation {a} {:?}  {} channels  t = {} .. {} s  ({})",
-            source.name,
-            clip.name,
-            n,
-            t0,
-            t1,
-            backend.name()
-        ),
-        2,
-        TEXT,
+    let heading = format!(
+        "{}  animation {a} {:?}  {} channels  t = {} .. {} s  ({})",
+        source.name,
+        clip.name,
+        n,
+        short(t0),
+        short(t1),
+        backend.name()
     );
+    let heading_w = Canvas::text_width(&heading, 2) as usize + 12;
+    let mut canvas = Canvas::new(
+        (cols * PANEL_W).max(heading_w.min(4096)),
+        header + rows * PANEL_H,
+        WHITE,
+    );
+    canvas.text(6, 6, &heading, 2, TEXT);
     for (j, track) in clip.tracks.iter().enumerate() {
         let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
         let width = width as usize;
@@ -773,8 +775,8 @@ fn plot(
 
         let px = (j % cols) * PANEL_W;
         let py = header + (j / cols) * PANEL_H;
-        let (left, right) = (px as f64 + 44.0, (px + PANEL_W) as f64 - 8.0);
-        let (top, bottom) = (py as f64 + 20.0, (py + PANEL_H) as f64 - 16.0);
+        let (left, right) = (px as f64 + 60.0, (px + PANEL_W) as f64 - 10.0);
+        let (top, bottom) = (py as f64 + 26.0, (py + PANEL_H) as f64 - 22.0);
         let x_of = |t: f64| left + (t - t0) / (t1 - t0) * (right - left);
         let y_of = |v: f64| bottom - (v - lo) / (hi - lo) * (bottom - top);
         let title = format!(
@@ -783,26 +785,30 @@ fn plot(
             track.property.as_gltf_str(),
             track.interpolation.as_gltf_str()
         );
-        canvas.text(px as i64 + 6, py as i64 + 6, &title, 1, TEXT);
+        canvas.text(px as i64 + 6, py as i64 + 6, &title, 2, TEXT);
+        // Many keys (baked clips): thin ticks instead of grid lines and boxes.
+        let sparse_keys = keys.len() <= 40;
         if lo < 0.0 && hi > 0.0 {
             canvas.line_f(left, y_of(0.0), right, y_of(0.0), GRID);
         }
         for &(t, _) in &keys {
             let x = x_of(f64::from(t));
-            if x >= left && x <= right {
+            if sparse_keys && x >= left && x <= right {
                 canvas.line_f(x, top, x, bottom, GRID);
+            } else if x >= left && x <= right {
+                canvas.line_f(x, bottom - 4.0, x, bottom, FRAME);
             }
         }
         canvas.rect(left as i64, top as i64, right as i64, bottom as i64, FRAME);
-        canvas.text(px as i64 + 4, top as i64, &short(hi), 1, TEXT);
-        canvas.text(px as i64 + 4, bottom as i64 - 5, &short(lo), 1, TEXT);
-        canvas.text(left as i64, bottom as i64 + 4, &short(t0), 1, TEXT);
+        canvas.text(px as i64 + 4, top as i64, &short(hi), 2, TEXT);
+        canvas.text(px as i64 + 4, bottom as i64 - 10, &short(lo), 2, TEXT);
+        canvas.text(left as i64, bottom as i64 + 6, &short(t0), 2, TEXT);
         let t1s = short(t1);
         canvas.text(
-            right as i64 - Canvas::text_width(&t1s, 1),
-            bottom as i64 + 4,
+            right as i64 - Canvas::text_width(&t1s, 2),
+            bottom as i64 + 6,
             &t1s,
-            1,
+            2,
             TEXT,
         );
         for c in 0..width {
@@ -820,7 +826,7 @@ fn plot(
                 );
             }
             for &(t, v) in &keys {
-                if let Some(&v) = v.get(c) {
+                if let Some(&v) = v.get(c).filter(|_| sparse_keys) {
                     canvas.marker(x_of(f64::from(t)), y_of(f64::from(v)), color);
                 }
             }
