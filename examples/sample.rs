@@ -249,7 +249,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--times: {t} is not a finite number"
         )));
     }
-    if !(cli.tol >= 0.0) {
+    if cli.tol.is_nan() || cli.tol < 0.0 {
         return Err(Failure::Message(format!(
             "--tol: {} is not a valid tolerance",
             cli.tol

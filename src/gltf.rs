@@ -67,6 +67,12 @@ pub const SUPPORTED_EXTENSIONS: &[&str] = &[
 /// keeps a header from making the importer allocate gigabytes.
 pub const MAX_UNBACKED_COMPONENTS: u64 = 1 << 24;
 
+/// The most key values (`f32`s, all channels of all animations together)
+/// one import decodes: 2^25, 128 MiB. Outputs are decoded once per channel,
+/// so a file whose many channels share one large accessor would otherwise
+/// multiply its size; past this the import is refused.
+pub const MAX_IMPORTED_VALUES: u64 = 1 << 25;
+
 const GLB_MAGIC: &[u8; 4] = b"glTF";
 const GLB_CHUNK_JSON: u32 = 0x4E4F_534A;
 const GLB_CHUNK_BIN: u32 = 0x004E_4942;
@@ -776,6 +782,7 @@ impl Document {
             return Err(import_err(ImportErrorKind::NoAnimations));
         }
         let mut inputs: HashMap<usize, Arc<[f32]>> = HashMap::new();
+        let mut budget = MAX_IMPORTED_VALUES;
         let mut clips = Vec::with_capacity(self.root.animations.len());
         let mut infos = Vec::with_capacity(self.root.animations.len());
         for (a, anim) in self.root.animations.iter().enumerate() {
@@ -783,7 +790,7 @@ impl Document {
             let mut channels = Vec::with_capacity(anim.channels.len());
             for c in 0..anim.channels.len() {
                 let (track, info) =
-                    self.channel(a, c, &mut inputs)
+                    self.channel(a, c, &mut inputs, &mut budget)
                         .map_err(|(accessor, kind)| Error::Import {
                             animation: Some(a),
                             channel: Some(c),
@@ -811,6 +818,7 @@ impl Document {
         a: usize,
         c: usize,
         inputs: &mut HashMap<usize, Arc<[f32]>>,
+        budget: &mut u64,
     ) -> std::result::Result<(Track, ChannelInfo), (Option<usize>, ImportErrorKind)> {
         let anim = &self.root.animations[a];
         let channel = &anim.channels[c];
@@ -914,6 +922,22 @@ impl Document {
                 },
             ));
         }
+        let floats = expected.saturating_mul(if property == Property::Weights {
+            1
+        } else {
+            u64::from(width)
+        });
+        if floats > *budget {
+            return Err((
+                Some(output),
+                ImportErrorKind::TooLarge {
+                    what: "key values of all channels",
+                    count: (MAX_IMPORTED_VALUES - *budget).saturating_add(floats),
+                    limit: MAX_IMPORTED_VALUES,
+                },
+            ));
+        }
+        *budget -= floats;
         let values = self
             .read_accessor_kind(output)
             .map_err(|k| (Some(output), k))?

@@ -113,13 +113,7 @@ fn write_asset(test: &str) -> (PathBuf, PathBuf) {
 
 /// Checks one `--json` object against the schema and returns its samples
 /// as (time, [(node, path, value)]).
-#[allow(clippy::type_complexity)]
-fn parse_json(
-    line: &str,
-    file: &str,
-    animation: u64,
-    backend: &str,
-) -> Vec<(f64, Vec<(u64, String, Vec<f64>)>)> {
+fn parse_json(line: &str, file: &str, animation: u64, backend: &str) -> Vec<Sample> {
     let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
@@ -158,14 +152,18 @@ fn parse_json(
         .collect()
 }
 
+/// One sample: its time and (node, path, value) per channel.
+type Sample = (f64, Vec<(u64, String, Vec<f64>)>);
+
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
 }
 
-fn check_first_animation(samples: &[(f64, Vec<(u64, String, Vec<f64>)>)], tol: f64) {
+fn check_first_animation(samples: &[Sample], tol: f64) {
     let h = std::f64::consts::FRAC_1_SQRT_2;
     // (time, translation, rotation, weights), computed by hand.
-    let want: [(f64, [f64; 3], [f64; 4], [f64; 2]); 4] = [
+    type Row = (f64, [f64; 3], [f64; 4], [f64; 2]);
+    let want: [Row; 4] = [
         (0.5, [1.0, 2.0, 3.0], [0.0, h, 0.0, h], [0.5, 0.5]),
         (-1.0, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.0, 1.0]),
         (0.25, [0.5, 1.0, 1.5], [0.0, 0.0, 0.0, 1.0], [0.25, 0.75]),

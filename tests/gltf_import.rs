@@ -839,3 +839,35 @@ fn broken_containers_and_json() {
         ImportErrorKind::NoAnimations
     );
 }
+
+#[test]
+fn many_channels_sharing_a_large_output_are_refused() {
+    // 100,000 rotation keys (1.6 MB) shared by 90 channels would decode to
+    // 36 million floats, past the importer's limit of 2^25.
+    let mut b = Builder::new();
+    let n = b.node(None);
+    let times: Vec<f32> = (0..100_000).map(|i| i as f32).collect();
+    let input = b.accessor_f32(&times, "SCALAR");
+    let q: Vec<f32> = (0..400_000)
+        .map(|i| if i % 4 == 3 { 1.0 } else { 0.0 })
+        .collect();
+    let out = b.accessor_f32(&q, "VEC4");
+    let channels: Vec<(usize, usize, &str)> = (0..90).map(|_| (0, n, "rotation")).collect();
+    b.animation("big", &[(input, out, "LINEAR")], &channels);
+    let (a, c, acc, kind) = import_error(gltf::from_slice(&b.to_glb(), None));
+    assert_eq!((a, acc), (Some(0), Some(out)));
+    // 83 channels of 400,000 floats fit in 2^25 = 33,554,432; the 84th does not.
+    assert_eq!(c, Some(83));
+    assert_eq!(
+        kind,
+        ImportErrorKind::TooLarge {
+            what: "key values of all channels",
+            count: 84 * 400_000,
+            limit: 1 << 25
+        }
+    );
+    // Fewer channels load.
+    let mut b2 = b.clone();
+    b2.animations[0]["channels"] = json!(b.animations[0]["channels"].as_array().unwrap()[..10]);
+    assert_eq!(load(&b2.to_glb()).library.clips()[0].tracks.len(), 10);
+}

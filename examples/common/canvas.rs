@@ -115,9 +115,9 @@ impl Canvas {
         let mut cx = x;
         for ch in s.chars() {
             let g = glyph(ch.to_ascii_uppercase());
-            for row in 0..5 {
+            for (row, bits) in g.iter().enumerate() {
                 for col in 0..3 {
-                    if g[row] & (0b100 >> col) != 0 {
+                    if bits & (0b100 >> col) != 0 {
                         for dy in 0..scale {
                             for dx in 0..scale {
                                 self.set(

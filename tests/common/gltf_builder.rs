@@ -89,7 +89,7 @@ impl Builder {
 
     /// Appends `bytes` (4-byte aligned) as a new buffer view.
     pub fn view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -225,7 +225,7 @@ impl Builder {
 /// A GLB container from JSON bytes and an optional BIN chunk.
 pub fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     let mut j = json.to_vec();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut chunks = Vec::new();
@@ -234,7 +234,7 @@ pub fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     chunks.extend_from_slice(&j);
     if let Some(b) = bin {
         let mut b = b.to_vec();
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(0);
         }
         chunks.extend_from_slice(&(b.len() as u32).to_le_bytes());
