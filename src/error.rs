@@ -362,6 +362,14 @@ pub enum ImportErrorKind {
     /// The file has no animation.
     #[error("the file has no animations")]
     NoAnimations,
+    /// A key time is negative (glTF: `time[0] >= 0`).
+    #[error("key {key}: time {time} is negative")]
+    NegativeTime {
+        /// Index of the key.
+        key: usize,
+        /// The time.
+        time: f32,
+    },
 }
 
 /// Shorthand for `Result<T, keyframe_gpu::Error>`.

@@ -18,6 +18,8 @@
 //!   `c / 65535`). Values are used as stored: rotations are not renormalized.
 //! - Morph weights: the width is the target node's mesh's morph-target count
 //!   (from its primitives, or its default `weights`).
+//! - Key times must be finite, strictly increasing and not negative (glTF:
+//!   `time[0] >= 0`); every track also passes [`Track::validate`].
 //! - An input accessor shared by several channels becomes one
 //!   [`Arc<[f32]>`](Arc), so the library uploads it once.
 
@@ -960,6 +962,10 @@ impl Document {
             };
             (Some(accessor), ImportErrorKind::InvalidTrack(kind))
         })?;
+        // Strictly increasing, so only the first key can be the negative one.
+        if let Some(&time) = track.times.first().filter(|t| **t < 0.0) {
+            return Err((Some(input), ImportErrorKind::NegativeTime { key: 0, time }));
+        }
         Ok((
             track,
             ChannelInfo {

@@ -682,6 +682,15 @@ fn bad_key_times_name_the_input_accessor() {
             time: 1.0
         })
     );
+    // Negative times (glTF requires time[0] >= 0).
+    let mut b = Builder::new();
+    b.node(None);
+    b.accessor_f32(&[-0.5, 1.0], "SCALAR");
+    b.accessor_f32(&[0.0; 6], "VEC3");
+    b.animation("t", &[(0, 1, "LINEAR")], &[(0, 0, "translation")]);
+    let (_, _, acc, kind) = import_error(try_json(&b.json(None), &b));
+    assert_eq!(acc, Some(0));
+    assert_eq!(kind, ImportErrorKind::NegativeTime { key: 0, time: -0.5 });
     // NaN values name the output accessor.
     let mut b = Builder::new();
     b.node(None);
