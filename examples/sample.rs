@@ -96,6 +96,14 @@ fn one_line(s: &str) -> String {
 }
 
 fn main() -> ExitCode {
+    // Mesa's Vulkan and EGL drivers look for a Wayland display and print
+    // "XDG_RUNTIME_DIR is invalid or not set" on headless machines; point
+    // the variable at the temp folder (only when unset, while the process
+    // is still single-threaded) so that stderr carries this tool's own
+    // messages only.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()

@@ -45,12 +45,12 @@ fn check_size(
     let (limit_name, limit) = if is_uniform {
         (
             "max_uniform_buffer_binding_size",
-            u64::from(limits.max_uniform_buffer_binding_size),
+            limits.max_uniform_buffer_binding_size,
         )
     } else {
         (
             "max_storage_buffer_binding_size",
-            u64::from(limits.max_storage_buffer_binding_size),
+            limits.max_storage_buffer_binding_size,
         )
     };
     if bytes > limit {
