@@ -1,0 +1,258 @@
+//! Steady-state allocation checks for the per-frame path.
+//!
+//! A counting global allocator counts the heap allocations made by the
+//! calling thread (a thread-local counter, so that other tests and wgpu's
+//! own threads do not disturb it).
+//!
+//! What this proves, exactly:
+//! - `resolve_instances_into` (the host half of `set_instances`) allocates
+//!   nothing once its vector has the capacity: 0 allocations over many frames
+//!   of changing times and wrap modes.
+//! - `GpuSampler::set_instances` allocates exactly as much as the two
+//!   `queue.write_buffer` calls it makes (measured on the same queue with
+//!   buffers of the same sizes): none of its own.
+//! - `GpuSampler::record_pass` allocates exactly as much as the same three
+//!   pass commands (`set_pipeline`, `set_bind_group`, `dispatch_workgroups`)
+//!   recorded with a pipeline and bind group of the test's own.
+//!
+//! That no buffer or bind group is created per frame follows from the types:
+//! `set_instances` and `record`/`record_pass` get a `&wgpu::Queue` and an
+//! encoder or pass, never a `&wgpu::Device`, and the sampler holds no device,
+//! so they cannot create either. wgpu itself allocates inside
+//! `write_buffer` (staging memory) and `submit`; that is not ours to remove
+//! and is not claimed.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use keyframe_gpu::{
+    resolve_instances_into, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property,
+    Track, WrapMode,
+};
+
+struct Counting;
+
+thread_local! {
+    static COUNT: Cell<u64> = const { Cell::new(0) };
+}
+
+fn bump() {
+    // try_with: the thread-local may be gone while a thread exits.
+    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: forwards to the system allocator; only adds a thread-local counter
+// (const-initialized, so touching it never allocates).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        bump();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        bump();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        bump();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by this thread while running `f`.
+fn count<T>(f: impl FnOnce() -> T) -> (u64, T) {
+    let before = COUNT.with(Cell::get);
+    let value = f();
+    (COUNT.with(Cell::get) - before, value)
+}
+
+fn library() -> AnimationLibrary {
+    let t = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Linear,
+        vec![0.0, 1.0, 2.0],
+        vec![0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    );
+    let r = Track::new(
+        1,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 2.0],
+        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+    );
+    match AnimationLibrary::new(vec![
+        Clip::new("a", vec![t.clone(), r]),
+        Clip::new("b", vec![t]),
+    ]) {
+        Ok(l) => l,
+        Err(e) => panic!("library: {e}"),
+    }
+}
+
+fn instances(frame: u32, n: u32) -> Vec<Instance> {
+    let wraps = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong];
+    (0..n)
+        .map(|i| {
+            Instance::new(i % 2, f64::from(frame) / 60.0 + f64::from(i) * 0.01)
+                .with_wrap(wraps[(i % 3) as usize])
+        })
+        .collect()
+}
+
+#[test]
+fn resolve_into_allocates_nothing_in_steady_state() {
+    let lib = library();
+    let frames: Vec<Vec<Instance>> = (0..100).map(|f| instances(f, 500)).collect();
+    // The counter works: resolving into an empty vector must allocate.
+    let mut empty = Vec::new();
+    let (first, r) = count(|| resolve_instances_into(&lib, &frames[0], &mut empty));
+    assert!(r.is_ok());
+    assert!(
+        first > 0,
+        "the counter saw no allocation when growing a Vec"
+    );
+    let mut out = Vec::with_capacity(500);
+    let mut total = 0;
+    for f in &frames {
+        let (n, r) = count(|| resolve_instances_into(&lib, f, &mut out));
+        assert!(r.is_ok());
+        total += n;
+    }
+    assert_eq!(total, 0, "resolve_instances_into allocated in steady state");
+    assert_eq!(out.len(), 500);
+}
+
+#[test]
+fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
+    let Some(h) =
+        common::gpu("set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make")
+    else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let lib = library();
+    let n = 300u32;
+    let mut sampler = match GpuSampler::new(device, &lib, n) {
+        Ok(s) => s,
+        Err(e) => panic!("sampler: {e}"),
+    };
+    let frames: Vec<Vec<Instance>> = (0..40).map(|f| instances(f, n)).collect();
+    // Baseline buffers of the same sizes as the sampler's instance table and
+    // params, written the same way.
+    let inst_bytes = vec![0u8; n as usize * 16];
+    let params_bytes = [0u8; 16];
+    let buffer = |size: u64, usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("no_alloc.baseline"),
+            size,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    };
+    let inst_buf = buffer(inst_bytes.len() as u64, wgpu::BufferUsages::STORAGE);
+    let params_buf = buffer(16, wgpu::BufferUsages::UNIFORM);
+
+    // A pipeline and bind group of the test's own, for the baseline of
+    // record_pass: the same three commands with other objects.
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("no_alloc.baseline"),
+        source: wgpu::ShaderSource::Wgsl(
+            "@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n\
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) \
+             { if (g.x < arrayLength(&o)) { o[g.x] = 1.0; } }"
+                .into(),
+        ),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("no_alloc.baseline"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("no_alloc.baseline"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: inst_buf.as_entire_binding(),
+        }],
+    });
+
+    // Each measurement is the first thing after a submit, in frames of its
+    // own, so that both see wgpu in the same state (the first write after a
+    // submit costs wgpu one more allocation than the next).
+    let mut ours = Vec::new();
+    let mut baseline = Vec::new();
+    let mut ours_rec = Vec::new();
+    let mut baseline_rec = Vec::new();
+    for (f, insts) in frames.iter().enumerate() {
+        let mine = f % 2 == 0;
+        let (a, r) = if mine {
+            count(|| sampler.set_instances(queue, insts))
+        } else {
+            let (b, ()) = count(|| {
+                queue.write_buffer(&inst_buf, 0, &inst_bytes);
+                queue.write_buffer(&params_buf, 0, &params_bytes);
+            });
+            (b, sampler.set_instances(queue, insts))
+        };
+        assert!(r.is_ok());
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let rec = {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            if mine {
+                count(|| sampler.record_pass(&mut pass)).0
+            } else {
+                let (x, y) = sampler.workgroups();
+                let (n, ()) = count(|| {
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(x, y, 1);
+                });
+                sampler.record_pass(&mut pass);
+                n
+            }
+        };
+        queue.submit([encoder.finish()]);
+        if let Err(e) = device.poll(wgpu::PollType::wait_indefinitely()) {
+            panic!("poll: {e}");
+        }
+        if f >= 10 {
+            if mine {
+                ours.push(a);
+                ours_rec.push(rec);
+            } else {
+                baseline.push(a);
+                baseline_rec.push(rec);
+            }
+        }
+    }
+    eprintln!(
+        "set_instances allocations per frame: {ours:?}; two bare write_buffer calls: {baseline:?}"
+    );
+    eprintln!("record_pass allocations: {ours_rec:?}; the same three commands: {baseline_rec:?}");
+    let most = |v: &[u64]| v.iter().copied().max().unwrap_or(0);
+    let least = |v: &[u64]| v.iter().copied().min().unwrap_or(0);
+    assert!(
+        most(&ours) <= least(&baseline),
+        "set_instances allocated up to {}, its two write_buffer calls alone at least {}",
+        most(&ours),
+        least(&baseline)
+    );
+    assert!(
+        most(&ours_rec) <= least(&baseline_rec),
+        "record_pass allocated up to {}, the same commands alone at least {}",
+        most(&ours_rec),
+        least(&baseline_rec)
+    );
+}
