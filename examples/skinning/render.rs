@@ -1,0 +1,843 @@
+//! Headless skinned rendering for the `skinning` example and
+//! `tests/skin_render.rs`: a scene (rig, clip, mesh), the compute passes
+//! (sampler, then [`GpuSkinner`]) and a render pass whose vertex shader
+//! skins from the joint-matrix buffer the compute passes wrote, all in one
+//! command encoder; only the finished image is read back.
+//!
+//! Every frame of the contact sheet is one animated instance: the compute
+//! passes run once for all frames, and each draw picks its instance's block
+//! of joint matrices.
+#![allow(
+    dead_code,
+    reason = "shared with tests/skin_render.rs; each uses part of it"
+)]
+
+use std::path::Path;
+
+use glam::{Mat4, Quat, Vec3, Vec4};
+use keyframe_gpu::cpu_skin;
+use keyframe_gpu::gpu::headless::Headless;
+use keyframe_gpu::gpu::skin::GpuSkinner;
+use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
+use keyframe_gpu::{AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track};
+
+/// Mesh data the render needs (all primitives of one mesh merged).
+#[derive(Debug, Clone, Default)]
+pub struct MeshData {
+    /// Bind-pose positions.
+    pub positions: Vec<[f32; 3]>,
+    /// JOINTS_0 (indices into the skin's joint list).
+    pub joints: Vec<[u32; 4]>,
+    /// WEIGHTS_0.
+    pub weights: Vec<[f32; 4]>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    /// Per morph target, one position delta per vertex.
+    pub morph_deltas: Vec<Vec<[f32; 3]>>,
+}
+
+/// What to render.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// For messages.
+    pub name: String,
+    /// The rig.
+    pub rig: Rig,
+    /// The clips.
+    pub library: AnimationLibrary,
+    /// The clip played.
+    pub clip: u32,
+    /// The mesh drawn.
+    pub mesh: MeshData,
+    /// The node that instantiates it.
+    pub mesh_node: u32,
+    /// Its mesh index in the rig (for morph weights).
+    pub rig_mesh: u32,
+    /// Its skin, if skinned.
+    pub skin: Option<u32>,
+}
+
+impl Scene {
+    /// The played clip's duration.
+    pub fn duration(&self) -> f32 {
+        self.library.clips()[self.clip as usize].duration()
+    }
+}
+
+/// Number of bones of the tube and its height (one unit per bone).
+pub const TUBE_BONES: u32 = 4;
+/// Tube radius.
+pub const TUBE_RADIUS: f32 = 0.3;
+/// Bend of each joint above the root at the clip's extremes, in degrees.
+pub const TUBE_BEND_DEGREES: f32 = 35.0;
+
+/// Weights of the bones for a point at height `y` of the tube: bone `b`
+/// spans `[b, b + 1]`; within 0.25 of a joint the two bones blend linearly
+/// (0.5 / 0.5 at the joint).
+fn tube_weights(y: f32) -> ([u32; 4], [f32; 4]) {
+    let last = TUBE_BONES - 1;
+    let b = (y.floor().max(0.0) as u32).min(last);
+    let f = y - b as f32;
+    if f < 0.25 && b > 0 {
+        let w = 0.5 + 2.0 * f;
+        return ([b, b - 1, 0, 0], [w, 1.0 - w, 0.0, 0.0]);
+    }
+    if f > 0.75 && b < last {
+        let w = 0.5 + 2.0 * (1.0 - f);
+        return ([b, b + 1, 0, 0], [w, 1.0 - w, 0.0, 0.0]);
+    }
+    ([b, 0, 0, 0], [1.0, 0.0, 0.0, 0.0])
+}
+
+/// A tube (cylinder with caps) along +Y from 0 to 4, skinned to a 4-bone
+/// chain (joints at y = 0, 1, 2, 3), with one "bulge" morph target. The
+/// clip (4 s) bends joints 1 to 3 about +Z to +35, 0, -35, 0 degrees at
+/// t = 1, 2, 3, 4 and drives the bulge 0, 1, 0, 1, 0. It starts at rest:
+/// at t = 0 the pose is the bind pose and the bulge weight is 0.
+pub fn tube_scene() -> Scene {
+    let mut b = Rig::builder();
+    let mut joints = Vec::new();
+    let mut parent = None;
+    for k in 0..TUBE_BONES {
+        let t = if k == 0 { [0.0; 3] } else { [0.0, 1.0, 0.0] };
+        let n = b.node(parent, NodeTransform::translation(t));
+        joints.push(n);
+        parent = Some(n);
+    }
+    let mesh_node = b.node(None, NodeTransform::IDENTITY);
+    let rig_mesh = b.mesh(1, vec![0.0]);
+    let ibms = (0..TUBE_BONES)
+        .map(|k| Mat4::from_translation(Vec3::new(0.0, -(k as f32), 0.0)).to_cols_array())
+        .collect();
+    let skin = b.skin(joints.clone(), ibms);
+    b.attach(mesh_node, rig_mesh, Some(skin));
+    // Built in code from valid parts: cannot fail.
+    let rig = b.build().expect("the tube rig is valid");
+
+    let times: std::sync::Arc<[f32]> = vec![0.0, 1.0, 2.0, 3.0, 4.0].into();
+    let a = TUBE_BEND_DEGREES.to_radians();
+    let angles = [0.0, a, 0.0, -a, 0.0];
+    let mut tracks: Vec<Track> = joints[1..]
+        .iter()
+        .map(|&j| {
+            Track::new(
+                j,
+                Property::Rotation,
+                Interpolation::Linear,
+                times.clone(),
+                angles
+                    .iter()
+                    .flat_map(|&x| Quat::from_rotation_z(x).to_array())
+                    .collect(),
+            )
+        })
+        .collect();
+    tracks.push(Track::weights(
+        mesh_node,
+        1,
+        Interpolation::Linear,
+        times,
+        vec![0.0, 1.0, 0.0, 1.0, 0.0],
+    ));
+    let library =
+        AnimationLibrary::new(vec![Clip::new("bend", tracks)]).expect("the tube clip is valid");
+
+    const RINGS: u32 = 41;
+    const SEGMENTS: u32 = 24;
+    let height = TUBE_BONES as f32;
+    let mut mesh = MeshData::default();
+    let mut bulge = Vec::new();
+    for r in 0..RINGS {
+        let y = height * r as f32 / (RINGS - 1) as f32;
+        let (j, w) = tube_weights(y);
+        let out = 0.25 * (std::f32::consts::PI * y / height).sin();
+        for s in 0..SEGMENTS {
+            let phi = std::f32::consts::TAU * s as f32 / SEGMENTS as f32;
+            let (sin, cos) = phi.sin_cos();
+            mesh.positions
+                .push([TUBE_RADIUS * cos, y, TUBE_RADIUS * sin]);
+            mesh.joints.push(j);
+            mesh.weights.push(w);
+            bulge.push([out * cos, 0.0, out * sin]);
+        }
+    }
+    for r in 0..RINGS - 1 {
+        for s in 0..SEGMENTS {
+            let a = r * SEGMENTS + s;
+            let b = r * SEGMENTS + (s + 1) % SEGMENTS;
+            let (c, d) = (a + SEGMENTS, b + SEGMENTS);
+            mesh.indices.extend_from_slice(&[a, c, b, b, c, d]);
+        }
+    }
+    // Caps: a centre vertex at each end, fanned to its ring.
+    for (ring, y) in [(0, 0.0), (RINGS - 1, height)] {
+        let centre = mesh.positions.len() as u32;
+        let (j, w) = tube_weights(y);
+        mesh.positions.push([0.0, y, 0.0]);
+        mesh.joints.push(j);
+        mesh.weights.push(w);
+        bulge.push([0.0; 3]);
+        for s in 0..SEGMENTS {
+            let a = ring * SEGMENTS + s;
+            let b = ring * SEGMENTS + (s + 1) % SEGMENTS;
+            mesh.indices.extend_from_slice(&[centre, a, b]);
+        }
+    }
+    mesh.morph_deltas.push(bulge);
+    Scene {
+        name: "tube (built in code)".into(),
+        rig,
+        library,
+        clip: 0,
+        mesh,
+        mesh_node,
+        rig_mesh,
+        skin: Some(skin),
+    }
+}
+
+/// The first skinned mesh of a glTF file (the lowest-index node with a mesh
+/// and a skin; without skins, the first node with a mesh), animated by
+/// animation `animation`.
+pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
+    let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
+    let rig = Rig::from_document(&imported.document).map_err(|e| e.to_string())?;
+    let library = imported.library;
+    if animation as usize >= library.clips().len() {
+        return Err(format!(
+            "animation {animation} does not exist ({} animations)",
+            library.clips().len()
+        ));
+    }
+    let doc = gltf::Document::from_json(imported.document.root.clone())
+        .map_err(|e| format!("invalid glTF: {e}"))?;
+    let buffers = &imported.document.buffers;
+    let nodes = rig.nodes();
+    let mesh_node = nodes
+        .iter()
+        .position(|n| n.mesh.is_some() && n.skin.is_some())
+        .or_else(|| nodes.iter().position(|n| n.mesh.is_some()))
+        .ok_or("the file has no mesh")? as u32;
+    let node = &nodes[mesh_node as usize];
+    let rig_mesh = node.mesh.ok_or("no mesh")?;
+    let gmesh = doc.meshes().nth(rig_mesh as usize).ok_or("mesh missing")?;
+    let targets = rig.meshes()[rig_mesh as usize].target_count as usize;
+    let mut mesh = MeshData {
+        morph_deltas: vec![Vec::new(); targets],
+        ..MeshData::default()
+    };
+    for prim in gmesh.primitives() {
+        if prim.mode() != gltf::mesh::Mode::Triangles {
+            continue;
+        }
+        let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+        let Some(positions) = reader.read_positions() else {
+            continue;
+        };
+        let base = mesh.positions.len() as u32;
+        let positions: Vec<[f32; 3]> = positions.collect();
+        let n = positions.len();
+        mesh.positions.extend_from_slice(&positions);
+        match reader.read_joints(0) {
+            Some(j) => mesh.joints.extend(
+                j.into_u16()
+                    .map(|j| j.map(u32::from))
+                    .chain(std::iter::repeat([0; 4]))
+                    .take(n),
+            ),
+            None => mesh.joints.extend(std::iter::repeat_n([0; 4], n)),
+        }
+        match reader.read_weights(0) {
+            Some(w) => mesh.weights.extend(
+                w.into_f32()
+                    .chain(std::iter::repeat([1.0, 0.0, 0.0, 0.0]))
+                    .take(n),
+            ),
+            None => mesh
+                .weights
+                .extend(std::iter::repeat_n([1.0, 0.0, 0.0, 0.0], n)),
+        }
+        match reader.read_indices() {
+            Some(i) => mesh.indices.extend(i.into_u32().map(|i| base + i)),
+            None => mesh.indices.extend(base..base + n as u32),
+        }
+        let mut read_targets = reader.read_morph_targets();
+        for deltas in mesh.morph_deltas.iter_mut() {
+            let d: Vec<[f32; 3]> = read_targets
+                .next()
+                .and_then(|(p, _, _)| p)
+                .map(|p| p.collect())
+                .unwrap_or_default();
+            deltas.extend(d.into_iter().chain(std::iter::repeat([0.0; 3])).take(n));
+        }
+    }
+    if mesh.indices.is_empty() {
+        return Err("the mesh has no triangles".into());
+    }
+    let vertex_count = mesh.positions.len() as u32;
+    if let Some(i) = mesh.indices.iter().find(|&&i| i >= vertex_count) {
+        return Err(format!(
+            "index {i} is out of range ({vertex_count} vertices)"
+        ));
+    }
+    Ok(Scene {
+        name: path.display().to_string(),
+        skin: node.skin,
+        rig,
+        library,
+        clip: animation,
+        mesh,
+        mesh_node,
+        rig_mesh,
+    })
+}
+
+/// An RGBA8 contact sheet: `cols` columns of `frame` x `frame` pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sheet {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Frame size in pixels.
+    pub frame: u32,
+    /// Frames per row.
+    pub cols: u32,
+    /// Number of frames.
+    pub frames: u32,
+    /// RGBA8 rows, top to bottom, `width * 4` bytes each.
+    pub rgba: Vec<u8>,
+}
+
+impl Sheet {
+    /// Pixel `(x, y)` (from the top left) of frame `f`.
+    pub fn pixel(&self, f: u32, x: u32, y: u32) -> [u8; 4] {
+        let px = (f % self.cols) * self.frame + x;
+        let py = (f / self.cols) * self.frame + y;
+        let at = ((py * self.width + px) * 4) as usize;
+        [
+            self.rgba[at],
+            self.rgba[at + 1],
+            self.rgba[at + 2],
+            self.rgba[at + 3],
+        ]
+    }
+
+    /// Writes the sheet as a PNG.
+    pub fn write_png(&self, path: &Path) -> Result<(), String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| e.to_string())?;
+        w.write_image_data(&self.rgba).map_err(|e| e.to_string())
+    }
+}
+
+/// Background colour of the render (RGBA8).
+pub const BACKGROUND: [u8; 4] = [20, 20, 26, 255];
+
+/// How vertices are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pose {
+    /// Skinned by the joint matrices (or moved by the mesh node's global
+    /// transform when the mesh has no skin), morph targets applied.
+    Animated,
+    /// Positions as stored (the bind pose), no joints, no morphing.
+    Bind,
+}
+
+/// A right-handed view matrix looking from `eye` at `centre`.
+pub fn look_at(eye: Vec3, centre: Vec3, up: Vec3) -> Mat4 {
+    let f = (centre - eye).normalize();
+    let s = f.cross(up).normalize();
+    let u = s.cross(f);
+    Mat4::from_cols(
+        Vec4::new(s.x, u.x, -f.x, 0.0),
+        Vec4::new(s.y, u.y, -f.y, 0.0),
+        Vec4::new(s.z, u.z, -f.z, 0.0),
+        Vec4::new(-s.dot(eye), -u.dot(eye), f.dot(eye), 1.0),
+    )
+}
+
+/// A right-handed perspective projection to wgpu's clip space (depth 0..1).
+pub fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32) -> Mat4 {
+    let h = 1.0 / (0.5 * fov_y).tan();
+    let r = far / (near - far);
+    Mat4::from_cols(
+        Vec4::new(h / aspect, 0.0, 0.0, 0.0),
+        Vec4::new(0.0, h, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, r, -1.0),
+        Vec4::new(0.0, 0.0, r * near, 0.0),
+    )
+}
+
+/// A right-handed orthographic projection to wgpu's clip space (depth 0..1).
+pub fn orthographic(left: f32, right: f32, bottom: f32, top: f32, near: f32, far: f32) -> Mat4 {
+    let (w, h, r) = (
+        1.0 / (right - left),
+        1.0 / (top - bottom),
+        1.0 / (near - far),
+    );
+    Mat4::from_cols(
+        Vec4::new(2.0 * w, 0.0, 0.0, 0.0),
+        Vec4::new(0.0, 2.0 * h, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, r, 0.0),
+        Vec4::new(-(left + right) * w, -(top + bottom) * h, r * near, 1.0),
+    )
+}
+
+/// A camera for the tube: orthographic, looking down -Z at the square
+/// `[-half, half]` around `(0, centre_y)`.
+pub fn front_ortho(centre_y: f32, half: f32) -> Mat4 {
+    orthographic(-half, half, -half, half, 0.1, 20.0)
+        * look_at(
+            Vec3::new(0.0, centre_y, 10.0),
+            Vec3::new(0.0, centre_y, 0.0),
+            Vec3::Y,
+        )
+}
+
+/// A perspective camera that sees every frame of the animation: bounds of
+/// the mesh posed on the CPU twin at each time.
+pub fn fit_camera(scene: &Scene, times: &[f64]) -> Result<Mat4, String> {
+    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
+    let inst: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(scene.clip, t))
+        .collect();
+    let out = cpu_skin::skin(&tables, &scene.library, &inst).map_err(|e| e.to_string())?;
+    let n = tables.node_count() as usize;
+    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    let mut points = Vec::new();
+    let mesh = tables.meshes().get(scene.rig_mesh as usize).copied();
+    for i in 0..inst.len() {
+        let model = out.globals[i * n + scene.mesh_node as usize];
+        for (v, p) in scene.mesh.positions.iter().enumerate() {
+            let mut p = Vec3::from(*p);
+            if let Some(m) = mesh {
+                for (k, d) in scene.mesh.morph_deltas.iter().enumerate() {
+                    let w = out.morph_weights
+                        [i * tables.morph_stride() as usize + m.weights_offset as usize + k];
+                    p += w * Vec3::from(d[v]);
+                }
+            }
+            let world = match scene.skin {
+                Some(s) => {
+                    let off = tables.skin_offsets()[s as usize] as usize;
+                    let mut skin = Mat4::ZERO;
+                    for c in 0..4 {
+                        let j = scene.mesh.joints[v][c] as usize;
+                        let jm = out
+                            .joints
+                            .get(i * tables.joint_count() as usize + off + j)
+                            .copied()
+                            .unwrap_or(Mat4::IDENTITY);
+                        skin += jm * scene.mesh.weights[v][c];
+                    }
+                    model * skin * p.extend(1.0)
+                }
+                None => model * p.extend(1.0),
+            };
+            lo = lo.min(world.truncate());
+            hi = hi.max(world.truncate());
+            points.push(world);
+        }
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return Err("the posed mesh has no finite bounds".into());
+    }
+    let centre = (lo + hi) * 0.5;
+    let radius = ((hi - lo).length() * 0.5).max(1e-3);
+    let fov = 40f32.to_radians();
+    let dist = radius / (fov * 0.5).sin() * 1.05;
+    let dir = Vec3::new(0.55, 0.35, 1.0).normalize();
+    let view = look_at(centre + dir * dist, centre, Vec3::Y);
+    let near = (dist - radius * 1.5).max(dist * 0.01);
+    let proj = perspective(fov, 1.0, near, dist + radius * 1.5) * view;
+    // Zoom in clip space so that the posed mesh fills 90% of the frame.
+    let (mut nlo, mut nhi) = (
+        glam::Vec2::splat(f32::INFINITY),
+        glam::Vec2::splat(-f32::INFINITY),
+    );
+    for p in &points {
+        let c = proj * *p;
+        let ndc = glam::Vec2::new(c.x, c.y) / c.w;
+        nlo = nlo.min(ndc);
+        nhi = nhi.max(ndc);
+    }
+    let extent = (nhi - nlo).max_element();
+    if !extent.is_finite() || extent <= 0.0 {
+        return Ok(proj);
+    }
+    let s = 1.8 / extent;
+    let c = (nlo + nhi) * 0.5;
+    let zoom = Mat4::from_cols(
+        Vec4::new(s, 0.0, 0.0, 0.0),
+        Vec4::new(0.0, s, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, 1.0, 0.0),
+        Vec4::new(-s * c.x, -s * c.y, 0.0, 1.0),
+    );
+    Ok(zoom * proj)
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Vertex {
+    position: [f32; 3],
+    joints: [u32; 4],
+    weights: [f32; 4],
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Draw {
+    view_proj: [f32; 16],
+    light_dir: [f32; 4],
+    instance: u32,
+    joint_stride: u32,
+    joint_offset: u32,
+    skin_joint_count: u32,
+    node_count: u32,
+    mesh_node: u32,
+    morph_stride: u32,
+    weights_offset: u32,
+    target_count: u32,
+    vertex_count: u32,
+    mode: u32,
+    _pad: u32,
+}
+
+/// Renders one frame per time (clip-local seconds, clamped) into a contact
+/// sheet of `cols` columns of `frame` x `frame` pixels. Sampling, pose,
+/// hierarchy, joint matrices and the draw are recorded into one encoder.
+pub fn render(
+    h: &Headless,
+    scene: &Scene,
+    times: &[f64],
+    view_proj: Mat4,
+    frame: u32,
+    cols: u32,
+    pose: Pose,
+) -> Result<Sheet, String> {
+    let device = &h.device;
+    let flags = h.adapter.get_downlevel_capabilities().flags;
+    let limits = device.limits();
+    if !flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        || limits.max_storage_buffers_per_shader_stage < 4
+    {
+        return Err(format!(
+            "this adapter cannot read storage buffers in a vertex shader \
+             (VERTEX_STORAGE: {}, max_storage_buffers_per_shader_stage: {})",
+            flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
+            limits.max_storage_buffers_per_shader_stage
+        ));
+    }
+    let count = times.len() as u32;
+    if count == 0 {
+        return Err("no frame to render".into());
+    }
+    let cols = cols.clamp(1, count);
+    let rows = count.div_ceil(cols);
+    let (width, height) = (cols * frame, rows * frame);
+
+    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
+    let mut sampler = GpuSampler::new(device, &scene.library, count).map_err(|e| e.to_string())?;
+    let mut skinner = GpuSkinner::new(device, &sampler, &tables).map_err(|e| e.to_string())?;
+    let inst: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(scene.clip, t))
+        .collect();
+    sampler
+        .set_instances(&h.queue, &inst)
+        .map_err(|e| e.to_string())?;
+    skinner
+        .set_instances(&h.queue, &inst)
+        .map_err(|e| e.to_string())?;
+
+    use wgpu::util::DeviceExt;
+    let m = &scene.mesh;
+    let vertices: Vec<Vertex> = (0..m.positions.len())
+        .map(|v| Vertex {
+            position: m.positions[v],
+            joints: m.joints[v],
+            weights: m.weights[v],
+        })
+        .collect();
+    let vertex_count = vertices.len() as u32;
+    let vbuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.vertices"),
+        contents: bytemuck::cast_slice(&vertices),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let ibuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.indices"),
+        contents: bytemuck::cast_slice(&m.indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    let mut deltas: Vec<[f32; 4]> = m
+        .morph_deltas
+        .iter()
+        .flat_map(|t| t.iter().map(|d| [d[0], d[1], d[2], 0.0]))
+        .collect();
+    if deltas.is_empty() {
+        deltas.push([0.0; 4]);
+    }
+    let morph_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.morph_deltas"),
+        contents: bytemuck::cast_slice(&deltas),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let mesh = tables.meshes().get(scene.rig_mesh as usize).copied();
+    let (joint_offset, skin_joint_count) = match scene.skin {
+        Some(s) => {
+            let start = tables.skin_offsets()[s as usize];
+            (start, scene.rig.skins()[s as usize].joints.len() as u32)
+        }
+        None => (0, 0),
+    };
+    let align = u64::from(limits.min_uniform_buffer_offset_alignment).max(256);
+    let mut draws = vec![0u8; (align * u64::from(count)) as usize];
+    for f in 0..count {
+        let d = Draw {
+            view_proj: view_proj.to_cols_array(),
+            light_dir: Vec4::new(0.4, 0.7, 0.6, 0.0).to_array(),
+            instance: f,
+            joint_stride: tables.joint_count(),
+            joint_offset,
+            skin_joint_count,
+            node_count: tables.node_count(),
+            mesh_node: scene.mesh_node,
+            morph_stride: tables.morph_stride(),
+            weights_offset: mesh.map_or(0, |m| m.weights_offset),
+            target_count: (m.morph_deltas.len() as u32).min(mesh.map_or(0, |m| m.target_count)),
+            vertex_count,
+            mode: match (pose, scene.skin) {
+                (Pose::Bind, _) => 2,
+                (Pose::Animated, Some(_)) => 0,
+                (Pose::Animated, None) => 1,
+            },
+            _pad: 0,
+        };
+        let at = (align * u64::from(f)) as usize;
+        draws[at..at + std::mem::size_of::<Draw>()].copy_from_slice(bytemuck::bytes_of(&d));
+    }
+    let draw_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.draws"),
+        contents: &draws,
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("skinning.draw"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: std::num::NonZeroU64::new(std::mem::size_of::<Draw>() as u64),
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: std::num::NonZeroU64::new(16),
+                },
+                count: None,
+            },
+        ],
+    });
+    let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("skinning.draw"),
+        layout: &draw_layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &draw_buf,
+                    offset: 0,
+                    size: std::num::NonZeroU64::new(std::mem::size_of::<Draw>() as u64),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: morph_buf.as_entire_binding(),
+            },
+        ],
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("skinning.render.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("render.wgsl").into()),
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("skinning.render"),
+        bind_group_layouts: &[Some(skinner.output_bind_group_layout()), Some(&draw_layout)],
+        immediate_size: 0,
+    });
+    let color_format = wgpu::TextureFormat::Rgba8Unorm;
+    let depth_format = wgpu::TextureFormat::Depth32Float;
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("skinning.render"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<Vertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &wgpu::vertex_attr_array![
+                    0 => Float32x3, 1 => Uint32x4, 2 => Float32x4
+                ],
+            })],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: depth_format,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    });
+    let extent = wgpu::Extent3d {
+        width,
+        height,
+        depth_or_array_layers: 1,
+    };
+    let target = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("skinning.target"),
+        size: extent,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: color_format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let depth = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("skinning.depth"),
+        size: extent,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: depth_format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let row_bytes = (width * 4).div_ceil(256) * 256;
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("skinning.readback"),
+        size: u64::from(row_bytes) * u64::from(height),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+
+    let mut encoder = device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    skinner.record(&mut encoder);
+    {
+        let color_view = target.create_view(&Default::default());
+        let depth_view = depth.create_view(&Default::default());
+        let bg = BACKGROUND.map(|c| f64::from(c) / 255.0);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("skinning.render"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &color_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: bg[0],
+                        g: bg[1],
+                        b: bg[2],
+                        a: 1.0,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, skinner.output_bind_group(), &[]);
+        pass.set_vertex_buffer(0, vbuf.slice(..));
+        pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
+        for f in 0..count {
+            let (x, y) = ((f % cols) * frame, (f / cols) * frame);
+            pass.set_viewport(x as f32, y as f32, frame as f32, frame as f32, 0.0, 1.0);
+            pass.set_scissor_rect(x, y, frame, frame);
+            pass.set_bind_group(1, &draw_group, &[(align * u64::from(f)) as u32]);
+            pass.draw_indexed(0..m.indices.len() as u32, 0, 0..1);
+        }
+    }
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture: &target,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row_bytes),
+                rows_per_image: Some(height),
+            },
+        },
+        extent,
+    );
+    h.queue.submit([encoder.finish()]);
+    let slice = readback.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| e.to_string())?;
+    rx.recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let mut rgba = Vec::with_capacity((width * height * 4) as usize);
+    {
+        let view = slice.get_mapped_range().map_err(|e| e.to_string())?;
+        for row in 0..height as usize {
+            let start = row * row_bytes as usize;
+            rgba.extend_from_slice(&view[start..start + (width * 4) as usize]);
+        }
+    }
+    readback.unmap();
+    Ok(Sheet {
+        width,
+        height,
+        frame,
+        cols,
+        frames: count,
+        rgba,
+    })
+}
