@@ -69,7 +69,7 @@ struct Cli {
     all_animations: bool,
     /// Times in seconds, comma separated (default: every key time of the
     /// clip plus the midpoints between them).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     times: Option<Vec<f64>>,
     /// Where to sample.
     #[arg(long, value_enum, default_value_t = Backend::Gpu)]

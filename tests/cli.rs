@@ -198,6 +198,12 @@ fn json_on_the_cpu_backend() {
     assert_eq!(out.lines().count(), 1, "{out}");
     let samples = parse_json(out.trim(), "cli asset.glb", 0, "cpu");
     check_first_animation(&samples, 1e-6);
+    // A list that starts with a negative time is a value, not a flag.
+    let o = run(&[p, "--json", "--backend", "cpu", "--times", "-1,0.5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let samples = parse_json(stdout(&o).trim(), "cli asset.glb", 0, "cpu");
+    let times: Vec<f64> = samples.iter().map(|s| s.0).collect();
+    assert_eq!(times, [-1.0, 0.5]);
     let _ = std::fs::remove_dir_all(dir);
 }
 
