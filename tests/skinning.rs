@@ -374,6 +374,36 @@ fn cpu_chain_matches_hand_built_joint_matrices() {
 }
 
 #[test]
+fn gpu_skin_joints_match_the_cpu_api() {
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let Some(h) = common::gpu("skin joints api") else {
+        return;
+    };
+    let times = [0.0, 0.5, 1.0, 2.0];
+    let inst: Vec<Instance> = times.iter().map(|&t| Instance::new(0, t)).collect();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
+    sampler.set_instances(&h.queue, &inst).unwrap();
+    skinner.set_instances(&h.queue, &inst).unwrap();
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    skinner.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    let gpu = skinner.read_back_skin_joints(&h.device, &h.queue).unwrap();
+    assert_eq!(gpu.len(), times.len());
+    for (i, &t) in times.iter().enumerate() {
+        let cpu = cpu_skin::joint_matrices(&rig, &lib, 0, t).unwrap();
+        assert_eq!(gpu[i].len(), 1);
+        assert_eq!((gpu[i][0].skin, gpu[i][0].node), (cpu[0].skin, cpu[0].node));
+        let g: Vec<f32> = gpu[i][0].joints.iter().flatten().copied().collect();
+        let c: Vec<f32> = cpu[0].joints.iter().flatten().copied().collect();
+        assert_eq!(g.len(), 3 * 16);
+        assert!(max_diff(&g, &c) <= GPU_TOL, "t={t}");
+    }
+}
+
+#[test]
 fn cpu_pieces_match_glam() {
     // compose_trs against glam, with non-uniform and negative scale.
     let q = Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 1.1);
@@ -1000,6 +1030,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
 
 // ------------------------------------------------------------ real assets
 
+#[cfg(feature = "gltf")]
 #[test]
 fn assets_with_skins_gpu_matches_cpu() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
@@ -1055,4 +1086,175 @@ fn assets_with_skins_gpu_matches_cpu() {
         );
     }
     assert!(skinned > 0, "no skinned asset in {}", dir.display());
+}
+
+// ------------------------------------------------- Rig::from_gltf, hostile
+
+/// A glTF with node 0 (matrix: translation (1, 2, 3), scale 2) as the child
+/// of node 1 (listed after it), node 2 (mesh 0, skin 0) and a skin over
+/// nodes [1, 0]. `ibm` is the skin's inverseBindMatrices accessor JSON;
+/// buffer 0 holds the matrices at `view_offset` with `stride`.
+#[cfg(feature = "gltf")]
+fn gltf_json(ibm: &str, view: &str, extra_children: &str) -> String {
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "nodes": [
+    {{"matrix": [2,0,0,0, 0,2,0,0, 0,0,2,0, 1,2,3,1]}},
+    {{"children": [0{extra_children}], "rotation": [0, 0, 0.6, 0.8]}},
+    {{"mesh": 0, "skin": 0, "translation": [0, 0, 5]}}
+  ],
+  "meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0}},
+      "targets": [{{"POSITION": 0}}, {{"POSITION": 0}}]}}], "weights": [0.25, 0.5]}}],
+  "skins": [{{"joints": [1, 0], "inverseBindMatrices": 1}}],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3",
+      "min": [0,0,0], "max": [0,0,0]}},
+    {ibm}
+  ],
+  "bufferViews": [
+    {{"buffer": 0, "byteOffset": 0, "byteLength": 12}},
+    {view}
+  ],
+  "buffers": [{{"byteLength": 400}}]
+}}"#
+    )
+}
+
+#[cfg(feature = "gltf")]
+fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, RigError> {
+    let gltf = gltf::Gltf::from_slice(json.as_bytes()).expect("test JSON is valid glTF");
+    Rig::from_gltf(&gltf.document, &[buffer.to_vec()])
+}
+
+/// Buffer 0: 12 bytes of position, then matrix k at 16 + 80 k (stride 80),
+/// matrix k being the translation (k + 1, 0, 0).
+#[cfg(feature = "gltf")]
+fn ibm_buffer() -> Vec<u8> {
+    let mut b = vec![0u8; 400];
+    for k in 0..2 {
+        let m = Mat4::from_translation(Vec3::new(k as f32 + 1.0, 0.0, 0.0)).to_cols_array();
+        for (c, v) in m.iter().enumerate() {
+            let at = 16 + 80 * k + 4 * c;
+            b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    b
+}
+
+#[cfg(feature = "gltf")]
+const GOOD_IBM: &str = r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "MAT4"}"#;
+#[cfg(feature = "gltf")]
+const GOOD_VIEW: &str = r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 80}"#;
+
+#[cfg(feature = "gltf")]
+#[test]
+fn rig_from_gltf_reads_hierarchy_matrices_skins_and_morph_defaults() {
+    let rig = gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ""), &ibm_buffer()).unwrap();
+    let nodes = rig.nodes();
+    assert_eq!(nodes[0].parent, Some(1), "child listed before its parent");
+    assert_eq!(rig.order(), &[1, 2, 0]);
+    assert!(max_diff(&nodes[0].translation, &[1.0, 2.0, 3.0]) < 1e-6);
+    assert!(max_diff(&nodes[0].scale, &[2.0, 2.0, 2.0]) < 1e-6);
+    assert!(max_diff(&nodes[0].rotation, &[0.0, 0.0, 0.0, 1.0]) < 1e-6);
+    let skin = &rig.skins()[0];
+    assert_eq!(skin.joints, vec![1, 0]);
+    assert_eq!(skin.mesh_node, Some(2));
+    for k in 0..2 {
+        let want = Mat4::from_translation(Vec3::new(k as f32 + 1.0, 0.0, 0.0)).to_cols_array();
+        assert_eq!(skin.inverse_bind_matrices[k], want, "IBM {k} (stride 80)");
+    }
+    assert_eq!(rig.meshes()[0].target_count, 2);
+    assert_eq!(rig.meshes()[0].default_weights, vec![0.25, 0.5]);
+}
+
+#[cfg(feature = "gltf")]
+#[test]
+fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
+    let buf = ibm_buffer();
+    let accessor_error =
+        |ibm: &str, view: &str, buffer: &[u8]| match gltf_rig(&gltf_json(ibm, view, ""), buffer) {
+            Err(RigError::Accessor {
+                skin: 0,
+                accessor: 1,
+                reason,
+            }) => reason,
+            other => panic!("expected an accessor error, got {other:?}"),
+        };
+    // The view runs past the bytes actually loaded.
+    let r = accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]);
+    assert!(r.contains("past the end of buffer 0"), "{r}");
+    // The accessor runs past its view (count 3 with stride 80 needs 224 bytes).
+    let r = accessor_error(
+        r#"{"bufferView": 1, "componentType": 5126, "count": 3, "type": "MAT4"}"#,
+        GOOD_VIEW,
+        &buf,
+    );
+    assert!(r.contains("element 2 runs past"), "{r}");
+    // Not MAT4 of FLOAT.
+    let r = accessor_error(
+        r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}"#,
+        GOOD_VIEW,
+        &buf,
+    );
+    assert!(r.contains("expected MAT4"), "{r}");
+    // A stride smaller than a matrix.
+    let r = accessor_error(
+        GOOD_IBM,
+        r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 32}"#,
+        &buf,
+    );
+    assert!(r.contains("stride"), "{r}");
+    // Sparse: index 7 of a 2-element accessor (indices: one u8 at byte 300,
+    // values: one matrix at byte 304).
+    let mut sparse_buf = buf.clone();
+    sparse_buf[300] = 7;
+    let sparse = r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "MAT4",
+        "sparse": {"count": 1, "indices": {"bufferView": 2, "componentType": 5121},
+                   "values": {"bufferView": 3}}}"#;
+    let views = r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 80},
+        {"buffer": 0, "byteOffset": 300, "byteLength": 1},
+        {"buffer": 0, "byteOffset": 304, "byteLength": 64}"#;
+    let r = accessor_error(sparse, views, &sparse_buf);
+    assert!(r.contains("sparse index 0 = 7 is out of range"), "{r}");
+    // The same sparse accessor with index 1 replaces matrix 1.
+    sparse_buf[300] = 1;
+    for (c, v) in Mat4::from_scale(Vec3::splat(3.0))
+        .to_cols_array()
+        .iter()
+        .enumerate()
+    {
+        sparse_buf[304 + 4 * c..308 + 4 * c].copy_from_slice(&v.to_le_bytes());
+    }
+    let rig = gltf_rig(&gltf_json(sparse, views, ""), &sparse_buf).unwrap();
+    assert_eq!(
+        rig.skins()[0].inverse_bind_matrices[1],
+        Mat4::from_scale(Vec3::splat(3.0)).to_cols_array()
+    );
+    // One matrix for two joints.
+    assert_eq!(
+        gltf_rig(
+            &gltf_json(
+                r#"{"bufferView": 1, "componentType": 5126, "count": 1, "type": "MAT4"}"#,
+                GOOD_VIEW,
+                ""
+            ),
+            &buf
+        ),
+        Err(RigError::InverseBindCount {
+            skin: 0,
+            expected: 2,
+            found: 1
+        })
+    );
+    // Node 0 listed twice among node 1's children: two parent links (the
+    // gltf crate's validation lets this through).
+    assert_eq!(
+        gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf),
+        Err(RigError::MultipleParents {
+            node: 0,
+            first: 1,
+            second: 1
+        })
+    );
 }

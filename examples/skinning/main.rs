@@ -52,7 +52,15 @@ fn run(cli: &Cli) -> Result<(), String> {
         return Err("--frames must be at least 1 and --size between 1 and 2048".into());
     }
     let scene = match &cli.file {
+        #[cfg(feature = "gltf")]
         Some(path) => render::gltf_scene(path, cli.animation)?,
+        #[cfg(not(feature = "gltf"))]
+        Some(path) => {
+            return Err(format!(
+                "{}: reading glTF needs the `gltf` feature",
+                path.display()
+            ))
+        }
         None => render::tube_scene(),
     };
     let choice = if cli.fallback {

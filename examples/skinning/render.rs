@@ -199,6 +199,7 @@ pub fn tube_scene() -> Scene {
 /// The first skinned mesh of a glTF file (the lowest-index node with a mesh
 /// and a skin; without skins, the first node with a mesh), animated by
 /// animation `animation`.
+#[cfg(feature = "gltf")]
 pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
     let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
     let rig = Rig::from_document(&imported.document).map_err(|e| e.to_string())?;

@@ -14,7 +14,7 @@ use super::{read_mapped, scoped};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::layout::{Binding, BindingKind};
-use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, SkinTables};
+use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, SkinJoints, SkinTables};
 
 /// Workgroup size of the pose and skin kernels (`SKIN_WORKGROUP_SIZE`).
 pub const SKIN_WORKGROUP_SIZE: u32 = 64;
@@ -663,6 +663,36 @@ impl GpuSkinner {
     pub fn read_back_joints(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
         let per = u64::from(self.tables.joint_count()) * 64;
         self.read(device, queue, &self.joint_matrices, per)
+    }
+
+    /// Optional readback of every current instance's joint matrices, split
+    /// per skin (column-major, in each skin's joint order, with the skin's
+    /// mesh node): entry `i` is instance `i`. The GPU twin of
+    /// [`crate::cpu_skin::joint_matrices`].
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_skin_joints(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<Vec<SkinJoints>>> {
+        let flat = self.read_back_joints(device, queue)?;
+        let mats: Vec<[f32; 16]> = flat
+            .chunks_exact(16)
+            .map(|c| {
+                let mut m = [0.0; 16];
+                m.copy_from_slice(c);
+                m
+            })
+            .collect();
+        let per = self.tables.joint_count() as usize;
+        Ok((0..self.instance_count as usize)
+            .map(|i| {
+                let block = mats.get(i * per..(i + 1) * per).unwrap_or(&[]);
+                self.tables.split_joints(block)
+            })
+            .collect())
     }
 
     /// Optional readback of the global matrices (`instance_count *
