@@ -902,6 +902,47 @@ fn morph_weights_animated_or_default() {
     );
 }
 
+#[test]
+fn two_dimensional_dispatch_and_its_limit() {
+    // With at most 2 workgroups per dimension, 40 instances x 5 nodes (200
+    // invocations, 4 groups of 64) need a 2 x 2 grid; 60 instances (300 >
+    // 2 * 2 * 64) are refused before anything is created.
+    let h = match keyframe_gpu::gpu::headless::request_device_with_limits(
+        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
+        |l| wgpu::Limits {
+            max_compute_workgroups_per_dimension: 2,
+            ..l
+        },
+    ) {
+        Ok(h) => h,
+        Err(e) => {
+            if std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() == Ok("1") {
+                panic!("no adapter: {e}");
+            }
+            eprintln!("SKIP two_dimensional_dispatch: {e}");
+            return;
+        }
+    };
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let inst: Vec<Instance> = (0..40)
+        .map(|i| Instance::new(i % 2, f64::from(i) * 0.05))
+        .collect();
+    let gpu = run_gpu(&h, &tables, &lib, &inst);
+    let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
+    assert!(max_diff(&gpu.globals, &flat(&cpu.globals)) <= GPU_TOL);
+    assert!(max_diff(&gpu.joints, &flat(&cpu.joints)) <= GPU_TOL);
+    let sampler = GpuSampler::new(&h.device, &lib, 60).unwrap();
+    assert!(matches!(
+        GpuSkinner::new(&h.device, &sampler, &tables),
+        Err(Error::LimitExceeded {
+            needed: 300,
+            limit: 2,
+            ..
+        })
+    ));
+}
+
 // ----------------------------------------------------------------- errors
 
 #[test]
