@@ -582,10 +582,24 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let mut instances = w.instances;
     let start_instances = instances.clone();
 
-    // GPU, no readback.
-    let times = measure(frames, &mut instances, &*advance, |insts| {
-        gpu_frame(gpu, &mut sampler, insts)
+    // GPU without readback, and the roofline kernel of the same shape,
+    // frame after frame in alternation, so that both see the same machine
+    // load (this machine is shared and noisy) and the same instances.
+    let mut roof = RooflineKernel {
+        kernel: Roofline::new(&gpu.device, &library, n),
+        library: &library,
+        scratch: Vec::with_capacity(n as usize),
+        max_dim: gpu.max_workgroups_per_dim,
+    };
+    let pairs = measure(frames, &mut instances, &*advance, |insts| {
+        (
+            gpu_frame(gpu, &mut sampler, insts),
+            gpu_frame(gpu, &mut roof, insts),
+        )
     });
+    drop(roof);
+    let (times, roof_times): (Vec<FrameTime>, Vec<FrameTime>) = pairs.into_iter().unzip();
+    let roofline_ms = median(roof_times.iter().map(|t| t.gpu_ms).collect());
     let gpu_ms = median(times.iter().map(|t| t.gpu_ms).collect());
     let gpu_wall_ms = median(times.iter().map(|t| t.wall_ms).collect());
     let allocs_set = median_u64(&times.iter().map(|t| t.allocs_set).collect::<Vec<_>>());
@@ -606,20 +620,6 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         start.elapsed().as_secs_f64() * 1e3
     });
     let gpu_readback_ms = median(readback);
-
-    // Roofline kernel, same shape.
-    instances.copy_from_slice(&start_instances);
-    let mut roof = RooflineKernel {
-        kernel: Roofline::new(&gpu.device, &library, n),
-        library: &library,
-        scratch: Vec::with_capacity(n as usize),
-        max_dim: gpu.max_workgroups_per_dim,
-    };
-    let roof_times = measure(frames, &mut instances, &*advance, |insts| {
-        gpu_frame(gpu, &mut roof, insts)
-    });
-    let roofline_ms = median(roof_times.iter().map(|t| t.gpu_ms).collect());
-    drop(roof);
 
     // CPU reference, one thread, same frames.
     instances.copy_from_slice(&start_instances);
