@@ -48,9 +48,10 @@ fn quat_slerp(q0: vec4<f32>, q1_in: vec4<f32>, t: f32) -> vec4<f32> {
     if (d > SLERP_NLERP_THRESHOLD) {
         return quat_normalize((1.0 - t) * q0 + t * q1);
     }
+    // The textbook formula divides by sin(theta); the normalization makes
+    // that division (and a third sine) redundant, and leaves fewer roundings.
     let theta = kf_acos(d);
     let s0 = kf_sin((1.0 - t) * theta);
     let s1 = kf_sin(t * theta);
-    let s = kf_sin(theta);
-    return quat_normalize((s0 * q0 + s1 * q1) / s);
+    return quat_normalize(s0 * q0 + s1 * q1);
 }

@@ -61,27 +61,23 @@ const WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(6) var<storage, read_write> output: array<f32>;
 
 // Finds the key interval of time `time` in a track's keys.
+//
+// One branchless binary search over all keys finds k, the largest index
+// with times[k] <= time (0 when time is before the first key); its trip
+// count depends only on key_count, so neighbouring invocations stay in
+// step. Then: time <= times[k] means clamped before the first key or
+// exactly on key k; k == last means at or after the last key; otherwise
+// time is strictly inside (times[k], times[k + 1]).
 fn find_segment(times_offset: u32, key_count: u32, time: f32) -> Segment {
-    let last = key_count - 1u;
-    if (key_count == 1u || time <= times[times_offset]) {
-        return Segment(0u, 0.0, true);
-    }
-    if (time >= times[times_offset + last]) {
-        return Segment(last, 0.0, true);
-    }
-    // Invariant: times[lo] <= time < times[hi].
     var lo = 0u;
-    var hi = last;
-    while (hi - lo > 1u) {
-        let mid = (lo + hi) / 2u;
-        if (times[times_offset + mid] <= time) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+    var len = key_count;
+    while (len > 1u) {
+        let half = len / 2u;
+        lo = select(lo, lo + half, times[times_offset + lo + half] <= time);
+        len -= half;
     }
     let t0 = times[times_offset + lo];
-    if (time == t0) {
+    if (time <= t0 || lo + 1u >= key_count) {
         return Segment(lo, 0.0, true);
     }
     let t1 = times[times_offset + lo + 1u];

@@ -82,11 +82,12 @@ pub fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
     if d > SLERP_NLERP_THRESHOLD {
         return quat_normalize((1.0 - t) * q0 + t * q1);
     }
+    // normalize(s0 q0 + s1 q1) equals normalize((s0 q0 + s1 q1) / sin(theta)):
+    // the division is left out, as in the shader.
     let theta = kf_acos(d);
     let s0 = kf_sin((1.0 - t) * theta);
     let s1 = kf_sin(t * theta);
-    let s = kf_sin(theta);
-    quat_normalize((s0 * q0 + s1 * q1) / s)
+    quat_normalize(s0 * q0 + s1 * q1)
 }
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
@@ -102,36 +103,30 @@ pub struct Segment {
 }
 
 /// Finds the key interval of `time` among `times[times_offset..][..key_count]`.
+///
+/// One branchless binary search over all keys finds `k`, the largest index
+/// with `times[k] <= time` (0 when `time` is before the first key), in a
+/// number of steps that depends only on `key_count`. Then `time <= times[k]`
+/// means clamped before the first key or exactly on key `k`; `k == last`
+/// means at or after the last key; otherwise `time` is strictly inside
+/// `(times[k], times[k + 1])`.
 #[must_use]
 pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
     let o = times_offset as usize;
-    let last = key_count - 1;
-    if key_count == 1 || time <= times[o] {
-        return Segment {
-            k: 0,
-            t: 0.0,
-            exact: true,
-        };
-    }
-    if time >= times[o + last as usize] {
-        return Segment {
-            k: last,
-            t: 0.0,
-            exact: true,
-        };
-    }
     let mut lo = 0u32;
-    let mut hi = last;
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if times[o + mid as usize] <= time {
-            lo = mid;
+    let mut len = key_count;
+    while len > 1 {
+        let half = len / 2;
+        // WGSL: select(lo, lo + half, cond)
+        lo = if times[o + (lo + half) as usize] <= time {
+            lo + half
         } else {
-            hi = mid;
-        }
+            lo
+        };
+        len -= half;
     }
     let t0 = times[o + lo as usize];
-    if time == t0 {
+    if time <= t0 || lo + 1 >= key_count {
         return Segment {
             k: lo,
             t: 0.0,
