@@ -9,10 +9,14 @@
 
 use std::mem::{offset_of, size_of};
 
+use keyframe_gpu::gpu::skin::{
+    POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
+};
 use keyframe_gpu::layout::{
-    BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_WGSL,
+    Binding, BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_WGSL,
     WORKGROUP_SIZE,
 };
+use keyframe_gpu::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
 use keyframe_gpu::{Interpolation, Property};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -275,9 +279,11 @@ fn sample_constants_match_rust_enums() {
     assert_eq!(ep.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
 }
 
-#[test]
-fn sample_bindings_match_table() {
-    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
+/// Checks every `@group(0) @binding(n)` global of `source` against `table`
+/// (name, number, address space and access), and that neither side has a
+/// binding the other lacks.
+fn check_bindings(label: &str, source: &str, table: &[Binding]) {
+    let (module, _) = parse_and_validate(label, source);
     let mut seen = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(rb) = &var.binding else {
@@ -286,15 +292,15 @@ fn sample_bindings_match_table() {
         let name = var.name.as_deref().unwrap_or("<unnamed>");
         assert_eq!(
             rb.group, 0,
-            "{name}: only group 0 is described by the table"
+            "{label}: {name}: only group 0 is described by the table"
         );
-        let Some(entry) = SAMPLE_BINDINGS.iter().find(|b| b.binding == rb.binding) else {
+        let Some(entry) = table.iter().find(|b| b.binding == rb.binding) else {
             panic!(
-                "WGSL binding {} ({name}) is missing from SAMPLE_BINDINGS",
+                "{label}: WGSL binding {} ({name}) is missing from the table",
                 rb.binding
             );
         };
-        assert_eq!(entry.name, name, "binding {}: name", rb.binding);
+        assert_eq!(entry.name, name, "{label}: binding {}: name", rb.binding);
         let kind = match var.space {
             naga::AddressSpace::Uniform => BindingKind::Uniform,
             naga::AddressSpace::Storage { access } if access == naga::StorageAccess::LOAD => {
@@ -306,17 +312,104 @@ fn sample_bindings_match_table() {
                 BindingKind::StorageReadWrite
             }
             ref other => panic!(
-                "binding {} ({name}): unexpected space {other:?}",
+                "{label}: binding {} ({name}): unexpected space {other:?}",
                 rb.binding
             ),
         };
-        assert_eq!(entry.kind, kind, "binding {} ({name}): access", rb.binding);
+        assert_eq!(
+            entry.kind, kind,
+            "{label}: binding {} ({name}): access",
+            rb.binding
+        );
         seen.push(rb.binding);
     }
     seen.sort_unstable();
-    let mut table: Vec<u32> = SAMPLE_BINDINGS.iter().map(|b| b.binding).collect();
-    table.sort_unstable();
-    assert_eq!(seen, table, "bindings in WGSL vs SAMPLE_BINDINGS");
-    // The table has no duplicate binding numbers (sorted list has no repeats).
-    assert!(table.windows(2).all(|w| w[0] < w[1]), "{table:?}");
+    let mut numbers: Vec<u32> = table.iter().map(|b| b.binding).collect();
+    numbers.sort_unstable();
+    assert_eq!(seen, numbers, "{label}: bindings in WGSL vs the table");
+    // No duplicate binding numbers (the sorted list has no repeats).
+    assert!(
+        numbers.windows(2).all(|w| w[0] < w[1]),
+        "{label}: {numbers:?}"
+    );
+}
+
+#[test]
+fn sample_bindings_match_table() {
+    check_bindings("sample.wgsl", SAMPLE_WGSL, &SAMPLE_BINDINGS);
+}
+
+/// The binding check notices a renamed or re-numbered binding.
+#[test]
+fn binding_check_detects_drift() {
+    let original = "@group(0) @binding(5) var<uniform> params: Params;";
+    assert!(SAMPLE_WGSL.contains(original), "test fixture out of date");
+    let renumbered = SAMPLE_WGSL.replacen(
+        original,
+        "@group(0) @binding(9) var<uniform> params: Params;",
+        1,
+    );
+    let caught = std::panic::catch_unwind(|| {
+        check_bindings("sample.wgsl (renumbered)", &renumbered, &SAMPLE_BINDINGS)
+    });
+    assert!(caught.is_err(), "a re-numbered binding went unnoticed");
+}
+
+// --------------------------------------------------------------------------
+// The rig shaders (pose.wgsl and skin.wgsl, both after rig.wgsl).
+// --------------------------------------------------------------------------
+
+fn rig_twins() -> Vec<Twin> {
+    vec![
+        twin!(
+            "Node",
+            GpuNode,
+            [translation, rotation, scale, parent, mesh, _pad0, _pad1]
+        ),
+        twin!(
+            "Mesh",
+            GpuMesh,
+            [weights_offset, target_count, defaults_offset, _pad]
+        ),
+        twin!("Joint", GpuJoint, [node, mesh_node, skin, _pad]),
+        twin!(
+            "SkinParams",
+            GpuSkinParams,
+            [
+                instance_count,
+                node_count,
+                joint_count,
+                mesh_count,
+                morph_stride,
+                output_stride,
+                clip_count,
+                _pad,
+            ]
+        ),
+    ]
+}
+
+#[test]
+fn rig_shaders_match_rust_twins() {
+    for (label, source, table) in [
+        ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS[..]),
+        ("skin.wgsl", SKIN_WGSL, &SKIN_BINDINGS[..]),
+    ] {
+        check_layout(label, source, &rig_twins());
+        check_bindings(label, source, table);
+        let (module, _) = parse_and_validate(label, source);
+        assert_eq!(
+            u32_constant(&module, "SKIN_WORKGROUP_SIZE"),
+            Some(SKIN_WORKGROUP_SIZE),
+            "{label}"
+        );
+        for ep in &module.entry_points {
+            assert_eq!(
+                ep.workgroup_size,
+                [SKIN_WORKGROUP_SIZE, 1, 1],
+                "{label}: {}",
+                ep.name
+            );
+        }
+    }
 }
