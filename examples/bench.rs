@@ -5,8 +5,8 @@
 //!
 //! Workloads (seeded random data built in code, see `bench/data.rs`):
 //! `crowd_rot`, `crowd_mixed`, `crowd_coherent`, `long_keys`,
-//! `long_keys_irregular`, `morph`, `tiny`; `skin_chain` once the skinning
-//! passes exist. For each, on the same device in the same run, medians over
+//! `long_keys_irregular`, `morph`, `skin_chain` (sampling followed by the
+//! pose, hierarchy and joint passes of `gpu::skin`), `tiny`. For each, on the same device in the same run, medians over
 //! frames after a warm-up:
 //! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
 //!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
@@ -15,7 +15,10 @@
 //! - `gpu_readback_ms`: wall time of the same frame plus `read_back` (copy,
 //!   map, copy out).
 //! - `roofline_ms`: the kernel in `bench/roofline.rs`, measured like `gpu_ms`.
-//! - `cpu_ms`: `resolve_instances_into` + `cpu::sample_resolved`, one thread.
+//! - `cpu_ms`: `resolve_instances_into` + `cpu::sample_resolved`, one thread
+//!   (`skin_chain`: then `cpu_skin::pose_resolved`).
+//! - `skin_chain` also reports `sample_ms`, the sampling pass alone, timed
+//!   in the same frames; its roofline is that of the sampling shape.
 //!
 //! With `--json`, stdout holds one JSON object per workload per line and
 //! nothing else; the table goes to stderr.
@@ -33,9 +36,12 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
+use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::layout::{GpuInstance, WORKGROUP_SIZE};
+use keyframe_gpu::rig::{Rig, SkinTables};
 use keyframe_gpu::{
-    compare, cpu, resolve_instances_into, AnimationLibrary, Clip, GpuSampler, Instance, WrapMode,
+    compare, cpu, cpu_skin, resolve_instances_into, AnimationLibrary, Clip, GpuSampler, Instance,
+    WrapMode,
 };
 
 use data::{Rng, Spacing};
@@ -360,10 +366,14 @@ struct Workload {
     /// Advance every instance by 1/60 s per frame.
     coherent: bool,
     note: &'static str,
+    /// For `skin_chain`: the rig whose pose and joint passes follow the
+    /// sampling pass.
+    rig: Option<Rig>,
 }
 
 struct Sizes {
     crowd: usize,
+    skin: usize,
     long_instances: usize,
     long_keys: usize,
 }
@@ -378,17 +388,20 @@ fn workloads(quick: bool) -> Vec<Builder> {
     let s = if quick {
         Sizes {
             crowd: 2_000,
+            skin: 300,
             long_instances: 256,
             long_keys: 10_000,
         }
     } else {
         Sizes {
             crowd: 10_000,
+            skin: 1_000,
             long_instances: 256,
             long_keys: 100_000,
         }
     };
     let crowd = s.crowd;
+    let skin = s.skin;
     let (li, lk) = (s.long_instances, s.long_keys);
     let durations = |clips: &[Clip]| clips.iter().map(Clip::duration).collect::<Vec<_>>();
     vec![
@@ -403,6 +416,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "crowd_rot",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "16 clips x 64 LINEAR rotation tracks x 64 irregular keys",
                 }
@@ -419,6 +433,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "crowd_mixed",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "16 clips x 24 x (T, R, S), STEP/LINEAR/CUBICSPLINE, 60 irregular keys",
                 }
@@ -435,6 +450,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "crowd_coherent",
                     clips,
                     instances,
+                    rig: None,
                     coherent: true,
                     note: "crowd_rot's data, every instance advancing 1/60 s per frame (repeat)",
                 }
@@ -451,6 +467,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "long_keys",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "1 clip x 64 LINEAR rotation tracks, keys baked at 30 fps (k/30 in f32)",
                 }
@@ -467,6 +484,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "long_keys_irregular",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "as long_keys with irregular key intervals (no direct indexing)",
                 }
@@ -483,8 +501,27 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "morph",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "16 clips x 1 LINEAR weights track of 64 targets x 32 irregular keys",
+                }
+            }),
+        ),
+        (
+            "skin_chain",
+            Box::new(move || {
+                let mut rng = Rng::new(8);
+                let (rig, clips) = data::skin_chain(&mut rng, 4, 64, 60);
+                let instances =
+                    data::random_instances(&mut rng, skin, &durations(&clips), WrapMode::Clamp);
+                Workload {
+                    name: "skin_chain",
+                    clips,
+                    instances,
+                    rig: Some(rig),
+                    coherent: false,
+                    note: "64-joint chain, 4 clips x 64 LINEAR rotation tracks x 60 keys; \
+                           sampling + pose + hierarchy + joint matrices",
                 }
             }),
         ),
@@ -499,6 +536,7 @@ fn workloads(quick: bool) -> Vec<Builder> {
                     name: "tiny",
                     clips,
                     instances,
+                    rig: None,
                     coherent: false,
                     note: "1 instance x 1 rotation track (per-frame overhead)",
                 }
@@ -512,6 +550,8 @@ struct Measured {
     name: String,
     samples: u64,
     gpu_ms: f64,
+    /// `skin_chain`: the sampling pass alone.
+    sample_ms: Option<f64>,
     gpu_wall_ms: f64,
     gpu_readback_ms: f64,
     roofline_ms: f64,
@@ -525,7 +565,7 @@ impl Measured {
         format!(
             "{{\"workload\": {}, \"samples\": {}, \"gpu_ms\": {}, \"gpu_readback_ms\": {}, \
              \"roofline_ms\": {}, \"cpu_ms\": {}, \"gpu_over_roofline\": {}, \"cpu_over_gpu\": {}, \
-             \"adapter\": {}, \"backend\": {}}}",
+             \"adapter\": {}, \"backend\": {}{}}}",
             serde_json::Value::from(self.name.as_str()),
             self.samples,
             num(self.gpu_ms),
@@ -536,6 +576,10 @@ impl Measured {
             num(self.cpu_ms / self.gpu_ms),
             serde_json::Value::from(gpu.adapter.as_str()),
             serde_json::Value::from(gpu.backend.as_str()),
+            match self.sample_ms {
+                Some(ms) => format!(", \"sample_ms\": {}", num(ms)),
+                None => String::new(),
+            }
         )
     }
 }
@@ -549,14 +593,41 @@ fn num(x: f64) -> String {
     }
 }
 
-fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
-    let library = match AnimationLibrary::new(w.clips) {
-        Ok(l) => l,
+fn fail<T>(what: &str, r: std::result::Result<T, keyframe_gpu::Error>) -> T {
+    match r {
+        Ok(v) => v,
         Err(e) => {
-            eprintln!("bench: {}: {e}", w.name);
+            eprintln!("bench: {what}: {e}");
             std::process::exit(2);
         }
-    };
+    }
+}
+
+/// The sampler, optionally followed by the skinning passes in the same
+/// compute pass.
+struct Chain {
+    sampler: GpuSampler,
+    skinner: Option<GpuSkinner>,
+    with_skin: bool,
+}
+
+impl Kernel for Chain {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        self.sampler.set(queue, instances);
+        if let (true, Some(s)) = (self.with_skin, &mut self.skinner) {
+            fail("skinner set_instances", s.set_instances(queue, instances));
+        }
+    }
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.sampler.record_pass(pass);
+        if let (true, Some(s)) = (self.with_skin, &self.skinner) {
+            s.record_pass(pass);
+        }
+    }
+}
+
+fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
+    let library = fail(w.name, AnimationLibrary::new(w.clips));
     let n = w.instances.len() as u32;
     let samples: u64 = w
         .instances
@@ -572,59 +643,94 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     } else {
         Box::new(|_: &mut [Instance]| {})
     };
-    let mut sampler = match GpuSampler::new(&gpu.device, &library, n) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("bench: {}: {e}", w.name);
-            std::process::exit(2);
-        }
+    let sampler = fail(w.name, GpuSampler::new(&gpu.device, &library, n));
+    let tables = w
+        .rig
+        .as_ref()
+        .map(|rig| fail("skin tables", SkinTables::new(rig, &library)));
+    let skinner = tables
+        .as_ref()
+        .map(|t| fail("skinner", GpuSkinner::new(&gpu.device, &sampler, t)));
+    let skin = skinner.is_some();
+    let mut chain = Chain {
+        sampler,
+        skinner,
+        with_skin: skin,
     };
     let mut instances = w.instances;
     let start_instances = instances.clone();
 
     // GPU without readback, and the roofline kernel of the same shape,
     // frame after frame in alternation, so that both see the same machine
-    // load (this machine is shared and noisy) and the same instances.
+    // load (this machine is shared and noisy) and the same instances. With
+    // a rig, a third frame times the sampling pass alone.
     let mut roof = RooflineKernel {
         kernel: Roofline::new(&gpu.device, &library, n),
         library: &library,
         scratch: Vec::with_capacity(n as usize),
         max_dim: gpu.max_workgroups_per_dim,
     };
-    let pairs = measure(frames, &mut instances, &*advance, |insts| {
-        (
-            gpu_frame(gpu, &mut sampler, insts),
-            gpu_frame(gpu, &mut roof, insts),
-        )
+    let triples = measure(frames, &mut instances, &*advance, |insts| {
+        chain.with_skin = skin;
+        let full = gpu_frame(gpu, &mut chain, insts);
+        let alone = skin.then(|| {
+            chain.with_skin = false;
+            let t = gpu_frame(gpu, &mut chain, insts);
+            chain.with_skin = skin;
+            t
+        });
+        (full, gpu_frame(gpu, &mut roof, insts), alone)
     });
     drop(roof);
-    let (times, roof_times): (Vec<FrameTime>, Vec<FrameTime>) = pairs.into_iter().unzip();
-    let roofline_ms = median(roof_times.iter().map(|t| t.gpu_ms).collect());
+    let times: Vec<FrameTime> = triples.iter().map(|t| t.0).collect();
+    let roofline_ms = median(triples.iter().map(|t| t.1.gpu_ms).collect());
+    let sample_ms = skin.then(|| {
+        median(
+            triples
+                .iter()
+                .filter_map(|t| t.2)
+                .map(|t| t.gpu_ms)
+                .collect(),
+        )
+    });
     let gpu_ms = median(times.iter().map(|t| t.gpu_ms).collect());
     let gpu_wall_ms = median(times.iter().map(|t| t.wall_ms).collect());
     let allocs_set = median_u64(&times.iter().map(|t| t.allocs_set).collect::<Vec<_>>());
     let allocs_record = median_u64(&times.iter().map(|t| t.allocs_record).collect::<Vec<_>>());
     let allocs_submit = median_u64(&times.iter().map(|t| t.allocs_submit).collect::<Vec<_>>());
 
-    // GPU with readback (wall time: the data is in host memory at the end).
+    // GPU with readback (wall time: the data is in host memory at the end;
+    // with a rig, the joint matrices are read back).
     instances.copy_from_slice(&start_instances);
+    let read = |chain: &mut Chain, insts: &[Instance]| -> Vec<f32> {
+        chain.set(&gpu.queue, insts);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        chain.sampler.record(&mut encoder);
+        if let Some(s) = &chain.skinner {
+            s.record(&mut encoder);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        match &chain.skinner {
+            Some(s) => fail(
+                "joint readback",
+                s.read_back_joints(&gpu.device, &gpu.queue),
+            ),
+            None => fail("readback", chain.sampler.read_back(&gpu.device, &gpu.queue)),
+        }
+    };
     let readback = measure(frames, &mut instances, &*advance, |insts| {
         let start = Instant::now();
-        match sampler.sample(&gpu.device, &gpu.queue, insts) {
-            Ok(out) => drop(out),
-            Err(e) => {
-                eprintln!("bench: readback: {e}");
-                std::process::exit(2);
-            }
-        }
+        drop(read(&mut chain, insts));
         start.elapsed().as_secs_f64() * 1e3
     });
     let gpu_readback_ms = median(readback);
 
-    // CPU reference, one thread, same frames.
+    // CPU reference, one thread, same frames (with a rig: sampling, then
+    // cpu_skin's pose, hierarchy and joint passes).
     instances.copy_from_slice(&start_instances);
     let mut resolved = Vec::with_capacity(n as usize);
     let mut out = vec![0.0f32; n as usize * library.output_stride() as usize];
+    let mut clips = Vec::with_capacity(n as usize);
     let mut cpu_allocs = Vec::new();
     let cpu_frames = Frames {
         warmup: 1,
@@ -634,33 +740,46 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let cpu_times = measure(cpu_frames, &mut instances, &*advance, |insts| {
         let a0 = allocations();
         let start = Instant::now();
-        if let Err(e) = resolve_instances_into(&library, insts, &mut resolved) {
-            eprintln!("bench: resolve: {e}");
-            std::process::exit(2);
-        }
+        fail(
+            "resolve",
+            resolve_instances_into(&library, insts, &mut resolved),
+        );
         cpu::sample_resolved(&library, &resolved, &mut out);
+        if let Some(t) = &tables {
+            clips.clear();
+            clips.extend(resolved.iter().map(|r| r.clip));
+            drop(cpu_skin::pose_resolved(t, &out, &clips));
+        }
         let ms = start.elapsed().as_secs_f64() * 1e3;
         cpu_allocs.push(allocations() - a0);
         ms
     });
     let cpu_ms = median(cpu_times);
 
-    // Correctness of what was timed: the GPU sampler against the CPU
-    // reference for the workload's first frame.
-    let max_abs_err = match (
-        sampler.sample(&gpu.device, &gpu.queue, &start_instances),
-        cpu::sample(&library, &start_instances),
-    ) {
-        (Ok(g), Ok(c)) => {
+    // Correctness of what was timed: the GPU against the CPU reference for
+    // the workload's first frame (with a rig: the joint matrices).
+    let gpu_out = read(&mut chain, &start_instances);
+    let cpu_out = fail("cpu sample", cpu::sample(&library, &start_instances));
+    let max_abs_err = match &tables {
+        Some(t) => {
             let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
-            compare::compare(&library, &clips, &g, &c).max_abs_err()
+            let joints: Vec<f32> = cpu_skin::pose_resolved(t, &cpu_out, &clips)
+                .joints
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .collect();
+            compare::max_abs_diff(&gpu_out, &joints)
         }
-        _ => f32::NAN,
+        None => {
+            let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
+            compare::compare(&library, &clips, &gpu_out, &cpu_out).max_abs_err()
+        }
     };
     Measured {
         name: w.name.to_string(),
         samples,
         gpu_ms,
+        sample_ms,
         gpu_wall_ms,
         gpu_readback_ms,
         roofline_ms,
@@ -707,12 +826,17 @@ fn print_table(out: &mut dyn std::io::Write, gpu: &Gpu, results: &[Measured]) {
             r.gpu_ms * 1e6 / r.samples as f64,
             r.max_abs_err
         );
+        if let Some(ms) = r.sample_ms {
+            let _ = writeln!(
+                out,
+                "{:<20} sampling pass alone {:.3} ms; whole chain / sampling = {:.2} \
+                 (roofline and ns/sample refer to the sampling shape; max|err| to joint matrices)",
+                "",
+                ms,
+                r.gpu_ms / ms
+            );
+        }
     }
-    let _ = writeln!(
-        out,
-        "{:<20} skipped: skinning passes not available",
-        "skin_chain"
-    );
     let _ = writeln!(
         out,
         "\nheap allocations per frame (median, steady state), sampler frames:\n\
@@ -781,6 +905,7 @@ fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
             instances,
             coherent: false,
             note: "",
+            rig: None,
         };
         let r = run_workload(gpu, w, frames);
         eprintln!(
@@ -806,6 +931,7 @@ fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
             instances,
             coherent: false,
             note: "",
+            rig: None,
         };
         let r = run_workload(gpu, w, frames);
         eprintln!(
@@ -874,7 +1000,6 @@ fn main() {
         }
         results.push(r);
     }
-    eprintln!("bench: skin_chain: skipped: skinning passes not available");
     if args.json {
         print_table(&mut std::io::stderr(), &gpu, &results);
     } else {

@@ -225,3 +225,60 @@ pub fn random_instances(
         })
         .collect()
 }
+
+/// A chain of `joints` nodes (each 0.1 above its parent), skinned by a mesh
+/// node of its own, and `clips` clips that rotate every joint (LINEAR,
+/// `keys` irregular keys per track).
+pub fn skin_chain(
+    rng: &mut Rng,
+    clips: usize,
+    joints: u32,
+    keys: usize,
+) -> (keyframe_gpu::rig::Rig, Vec<Clip>) {
+    use keyframe_gpu::rig::{NodeTransform, Rig};
+    let mut b = Rig::builder();
+    let mut parent = None;
+    let mut nodes = Vec::with_capacity(joints as usize);
+    for _ in 0..joints {
+        let n = b.node(parent, NodeTransform::translation([0.0, 0.1, 0.0]));
+        nodes.push(n);
+        parent = Some(n);
+    }
+    let mesh_node = b.node(None, NodeTransform::IDENTITY);
+    let mesh = b.mesh(0, vec![]);
+    // Bind pose: joint k sits at (0, 0.1 (k + 1), 0); its inverse bind
+    // matrix translates back (column-major).
+    let ibms = (0..joints)
+        .map(|k| {
+            let mut m = [0.0f32; 16];
+            m[0] = 1.0;
+            m[5] = 1.0;
+            m[10] = 1.0;
+            m[15] = 1.0;
+            m[13] = -0.1 * (k + 1) as f32;
+            m
+        })
+        .collect();
+    let skin = b.skin(nodes.clone(), ibms);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = match b.build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("bench: skin_chain rig: {e}");
+            std::process::exit(2);
+        }
+    };
+    let clips = (0..clips)
+        .map(|c| {
+            let tracks = nodes
+                .iter()
+                .map(|&n| {
+                    let times = key_times(rng, keys, Spacing::Irregular);
+                    track(rng, n, Property::Rotation, Interpolation::Linear, times)
+                })
+                .collect();
+            Clip::new(format!("chain{c}"), tracks)
+        })
+        .collect();
+    (rig, clips)
+}
