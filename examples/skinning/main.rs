@@ -45,6 +45,56 @@ struct Cli {
     /// Use only the CPU fallback adapter (default: a hardware GPU if any).
     #[arg(long)]
     fallback: bool,
+    /// Also time the compute passes (sampling + pose + hierarchy + joints)
+    /// for this many instances at spread-out times, and print the median
+    /// over 20 runs after 3 warm-up runs.
+    #[arg(long)]
+    time_instances: Option<u32>,
+}
+
+/// Median wall times of sampling alone and of sampling + skinning `n`
+/// instances (submit and wait), in ms.
+fn time_compute(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    scene: &render::Scene,
+    n: u32,
+) -> Result<(f64, f64), String> {
+    use keyframe_gpu::gpu::skin::GpuSkinner;
+    use keyframe_gpu::rig::SkinTables;
+    use keyframe_gpu::{GpuSampler, Instance, WrapMode};
+    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
+    let mut sampler = GpuSampler::new(&h.device, &scene.library, n).map_err(|e| e.to_string())?;
+    let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).map_err(|e| e.to_string())?;
+    let inst: Vec<Instance> = (0..n)
+        .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
+        .collect();
+    sampler
+        .set_instances(&h.queue, &inst)
+        .map_err(|e| e.to_string())?;
+    skinner
+        .set_instances(&h.queue, &inst)
+        .map_err(|e| e.to_string())?;
+    let median = |skin: bool| -> Result<f64, String> {
+        let mut samples = Vec::new();
+        for run in 0..23 {
+            let start = std::time::Instant::now();
+            let mut encoder = h.device.create_command_encoder(&Default::default());
+            sampler.record(&mut encoder);
+            if skin {
+                skinner.record(&mut encoder);
+            }
+            h.queue.submit([encoder.finish()]);
+            h.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| e.to_string())?;
+            if run >= 3 {
+                samples.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        samples.sort_by(f64::total_cmp);
+        Ok(samples[samples.len() / 2])
+    };
+    Ok((median(false)?, median(true)?))
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
@@ -120,6 +170,20 @@ fn run(cli: &Cli) -> Result<(), String> {
         sheet.height,
         sheet.frames
     );
+    if let Some(n) = cli.time_instances {
+        let (sample_ms, all_ms) = time_compute(&h, &scene, n.max(1))?;
+        println!(
+            "{} instances ({} nodes, {} joint matrices each): median {sample_ms:.3} ms sampling alone, {all_ms:.3} ms sampling + pose + hierarchy + joints",
+            n.max(1),
+            scene.rig.nodes().len(),
+            scene
+                .rig
+                .skins()
+                .iter()
+                .map(|s| s.joints.len())
+                .sum::<usize>()
+        );
+    }
     Ok(())
 }
 
