@@ -65,6 +65,16 @@ pub enum TrackError {
         /// Index of the key.
         key: usize,
     },
+    /// A rotation key's length is further than
+    /// [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) from 1 (keys closer
+    /// than that are normalized when the library is built).
+    #[error("key {key}: rotation quaternion has length {length}, not within {tolerance} of 1", tolerance = crate::QUAT_UNIT_TOLERANCE)]
+    QuaternionNotUnit {
+        /// Index of the key.
+        key: usize,
+        /// Its length.
+        length: f32,
+    },
     /// The width does not fit the property (3 for translation and scale, 4
     /// for rotation, at least 1 for weights).
     #[error("{property:?} cannot have width {width}")]

@@ -47,4 +47,7 @@ pub use error::{Error, ImportErrorKind, Result, TrackError};
 pub use gpu::GpuSampler;
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
-pub use track::{Clip, Interpolation, Property, Track, WrapMode};
+pub use track::{
+    normalize_rotation_keys, Clip, Interpolation, Property, Track, WrapMode,
+    QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
+};

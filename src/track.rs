@@ -5,6 +5,54 @@ use std::sync::Arc;
 
 use crate::error::{Error, TrackError};
 
+/// How far from 1 a rotation key's length may be. glTF requires unit
+/// quaternions; exporters and quantized (normalized-integer) accessors
+/// deliver lengths slightly off (an 8-bit quantized key can be off by up to
+/// about 0.008). Keys within this tolerance are normalized when the
+/// [`AnimationLibrary`](crate::AnimationLibrary) is built (see
+/// [`normalize_rotation_keys`]); keys further off are refused with
+/// [`TrackError::QuaternionNotUnit`]. CUBICSPLINE tangents are not
+/// quaternions and are left alone.
+pub const QUAT_UNIT_TOLERANCE: f32 = 0.01;
+
+/// Rotation keys whose length is within this of 1 are already unit as far
+/// as `f32` goes and are kept bit for bit, so that a time on such a key
+/// returns exactly the stored value.
+pub const QUAT_RENORMALIZE_EPSILON: f32 = 1e-6;
+
+/// Normalizes the value elements (not CUBICSPLINE tangents) of a rotation
+/// track's flat `values` whose length differs from 1 by more than
+/// [`QUAT_RENORMALIZE_EPSILON`]; others are kept bit for bit. Does nothing
+/// for other properties. Zero-length keys are left as they are (validation
+/// refuses them).
+pub fn normalize_rotation_keys(
+    property: Property,
+    interpolation: Interpolation,
+    values: &mut [f32],
+) {
+    if property != Property::Rotation {
+        return;
+    }
+    let per_key = interpolation.elements_per_key();
+    for (e, q) in values.chunks_exact_mut(4).enumerate() {
+        if per_key == 3 && e % 3 != 1 {
+            continue;
+        }
+        // Length in f64 so the decision and the result do not depend on
+        // f32 summation order.
+        let len = q
+            .iter()
+            .map(|&c| f64::from(c) * f64::from(c))
+            .sum::<f64>()
+            .sqrt();
+        if len > 0.0 && (len - 1.0).abs() > f64::from(QUAT_RENORMALIZE_EPSILON) {
+            for c in q.iter_mut() {
+                *c = (f64::from(*c) / len) as f32;
+            }
+        }
+    }
+}
+
 /// How values between keys are computed (glTF `animation.sampler.interpolation`).
 ///
 /// The discriminants are the `INTERP_*` constants of `shaders/sample.wgsl`;
@@ -218,8 +266,8 @@ impl Track {
 
     /// Checks the glTF rules: at least one key; finite, strictly increasing
     /// times; `key_count * elements_per_key * width` finite values; at least
-    /// two keys for CUBICSPLINE; a width that fits the property; no
-    /// zero-length rotation value element.
+    /// two keys for CUBICSPLINE; a width that fits the property; rotation
+    /// value elements of non-zero length within [`QUAT_UNIT_TOLERANCE`] of 1.
     ///
     /// # Errors
     /// The first rule broken, with the key it was found at.
@@ -290,6 +338,13 @@ impl Track {
                 let len2: f32 = q.iter().map(|c| c * c).sum();
                 if is_value && len2 == 0.0 {
                     return Err(TrackError::ZeroQuaternion { key: e / per_key });
+                }
+                let length = len2.sqrt();
+                if is_value && (length - 1.0).abs() > QUAT_UNIT_TOLERANCE {
+                    return Err(TrackError::QuaternionNotUnit {
+                        key: e / per_key,
+                        length,
+                    });
                 }
             }
         }

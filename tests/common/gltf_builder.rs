@@ -290,6 +290,66 @@ pub struct Stored {
     pub expected: Vec<f32>,
 }
 
+/// Raw rotation keys (`n` quaternions) of component type `ct` whose decoded
+/// lengths are 1 or within 0.003 of it (glTF requires unit quaternions; the
+/// library normalizes keys within `QUAT_UNIT_TOLERANCE`), plus the floats
+/// they decode to by the spec's formulas. They use the extreme codes (+1,
+/// and -128 / -32768, which clamp to -1) and a code near 1/sqrt(2).
+pub fn raw_rotation_values(ct: u32, n: usize, seed: usize) -> (Vec<u8>, Vec<f32>) {
+    let mut bytes = Vec::new();
+    let mut floats = Vec::new();
+    // Codes for 1, for -1 (or 1 for unsigned types), near 1/sqrt(2).
+    let (one, minus, half): (i64, i64, i64) = match ct {
+        FLOAT => (0, 0, 0), // unused: floats are written directly below
+        BYTE => (127, -128, 90),
+        UNSIGNED_BYTE => (255, 255, 180),
+        SHORT => (32767, -32768, 23170),
+        UNSIGNED_SHORT => (65535, 65535, 46341),
+        _ => unreachable!(),
+    };
+    for i in 0..n {
+        let k = (i + seed) % 4;
+        let pattern = (i + seed) % 3;
+        for c in 0..4 {
+            let code = match pattern {
+                0 if c == k => one,
+                1 if c == k => minus,
+                2 if c == k || c == (k + 1) % 4 => half,
+                _ => 0,
+            };
+            match ct {
+                FLOAT => {
+                    let v = match pattern {
+                        0 if c == k => 1.0,
+                        1 if c == k => -1.0,
+                        2 if c == k || c == (k + 1) % 4 => std::f32::consts::FRAC_1_SQRT_2,
+                        _ => 0.0,
+                    };
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                    floats.push(v);
+                }
+                BYTE => {
+                    bytes.push(code as i8 as u8);
+                    floats.push((code as f32 / 127.0).max(-1.0));
+                }
+                UNSIGNED_BYTE => {
+                    bytes.push(code as u8);
+                    floats.push(code as f32 / 255.0);
+                }
+                SHORT => {
+                    bytes.extend_from_slice(&(code as i16).to_le_bytes());
+                    floats.push((code as f32 / 32767.0).max(-1.0));
+                }
+                _ => {
+                    bytes.extend_from_slice(&(code as u16).to_le_bytes());
+                    floats.push(code as f32 / 65535.0);
+                }
+            }
+        }
+    }
+    (bytes, floats)
+}
+
 /// Raw output values for `n` floats of component type `ct`, plus the
 /// floats they decode to by the spec's formulas. `seed` varies the values;
 /// the extremes (-128, -32768, 255, 65535) are included.
@@ -356,7 +416,11 @@ pub fn full_asset() -> (Builder, Vec<Vec<Stored>>) {
                 };
                 let node = b.node(if path == "weights" { Some(mesh) } else { None });
                 let elements = FULL_TIMES.len() * per_key;
-                let (bytes, expected) = raw_values(ct, elements * width, seed);
+                let (bytes, expected) = if path == "rotation" {
+                    raw_rotation_values(ct, elements, seed)
+                } else {
+                    raw_values(ct, elements * width, seed)
+                };
                 seed += 1;
                 let count = if path == "weights" {
                     elements * width
