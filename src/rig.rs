@@ -161,6 +161,18 @@ pub enum RigError {
         /// Targets of this primitive.
         found: u32,
     },
+    /// Skin tables built for one library were given a sampler of another.
+    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
+    LibraryMismatch {
+        /// The tables' output stride.
+        tables_stride: u32,
+        /// The tables' clip count.
+        tables_clips: usize,
+        /// The sampler library's output stride.
+        sampler_stride: u32,
+        /// The sampler library's clip count.
+        sampler_clips: usize,
+    },
     /// A track animates a node that the rig does not have.
     #[error(
         "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"

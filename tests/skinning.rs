@@ -1067,6 +1067,22 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
         }))
     ));
     assert!(tables(vec![w(n1, 2), tr(0)]).is_ok());
+
+    // Tables of one library, sampler of another.
+    let Some(h) = common::gpu("library mismatch") else {
+        return;
+    };
+    let t = tables(vec![tr(0)]).unwrap();
+    let other = AnimationLibrary::new(vec![Clip::new("o", vec![tr(0), tr(1)])]).unwrap();
+    let sampler = GpuSampler::new(&h.device, &other, 1).unwrap();
+    assert!(matches!(
+        GpuSkinner::new(&h.device, &sampler, &t),
+        Err(Error::Rig(RigError::LibraryMismatch {
+            tables_stride: 3,
+            sampler_stride: 6,
+            ..
+        }))
+    ));
 }
 
 // ------------------------------------------------------------ real assets

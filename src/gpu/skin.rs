@@ -14,7 +14,7 @@ use super::{read_mapped, scoped};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::layout::{Binding, BindingKind};
-use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, SkinJoints, SkinTables};
+use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, RigError, SkinJoints, SkinTables};
 
 /// Workgroup size of the pose and skin kernels (`SKIN_WORKGROUP_SIZE`).
 pub const SKIN_WORKGROUP_SIZE: u32 = 64;
@@ -195,10 +195,11 @@ impl GpuSkinner {
     /// `sampler.capacity()` instances, reading `sampler`'s output buffer.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] when a buffer passes the device's storage
-    /// limits, a dispatch its workgroup-count limit, or the tables were
-    /// built for a library with another output stride or clip count than
-    /// the sampler's; [`Error::Gpu`] when wgpu reports an error.
+    /// [`RigError::LibraryMismatch`] when the tables were built for a
+    /// library with another output stride or clip count than the
+    /// sampler's; [`Error::LimitExceeded`] when a buffer passes the
+    /// device's storage limits or a dispatch its workgroup-count limit;
+    /// [`Error::Gpu`] when wgpu reports an error.
     pub fn new(
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
@@ -208,12 +209,13 @@ impl GpuSkinner {
         if lib.output_stride() != tables.output_stride()
             || lib.clips().len() != tables.clip_count() as usize
         {
-            return Err(Error::LimitExceeded {
-                what: "skin tables built for another library than the sampler's",
-                needed: u64::from(tables.output_stride()),
-                limit_name: "sampler output stride",
-                limit: u64::from(lib.output_stride()),
-            });
+            return Err(RigError::LibraryMismatch {
+                tables_stride: tables.output_stride(),
+                tables_clips: tables.clip_count() as usize,
+                sampler_stride: lib.output_stride(),
+                sampler_clips: lib.clips().len(),
+            }
+            .into());
         }
         let limits = device.limits();
         let capacity = sampler.capacity().max(1);
