@@ -10,6 +10,7 @@ struct Track {
     property: u32,
     output_offset: u32,
     node: u32,
+    key_scale: f32,
 }
 
 struct Clip {
@@ -60,28 +61,56 @@ const WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(5) var<uniform> params: Params;
 @group(0) @binding(6) var<storage, read_write> output: array<f32>;
 
-// Finds the key interval of time `time` in a track's keys.
-//
-// One branchless binary search over all keys finds k, the largest index
-// with times[k] <= time (0 when time is before the first key); its trip
-// count depends only on key_count, so neighbouring invocations stay in
-// step. Then: time <= times[k] means clamped before the first key or
-// exactly on key k; k == last means at or after the last key; otherwise
-// time is strictly inside (times[k], times[k + 1]).
-fn find_segment(times_offset: u32, key_count: u32, time: f32) -> Segment {
-    var lo = 0u;
-    var len = key_count;
+// The largest k in [lo, lo + len) with times[k] <= time, or lo when there
+// is none. Branchless binary search: the trip count depends only on len, so
+// neighbouring invocations stay in step.
+fn search_keys(times_offset: u32, lo_in: u32, len_in: u32, time: f32) -> u32 {
+    var lo = lo_in;
+    var len = len_in;
     while (len > 1u) {
         let half = len / 2u;
         lo = select(lo, lo + half, times[times_offset + lo + half] <= time);
         len -= half;
     }
-    let t0 = times[times_offset + lo];
-    if (time <= t0 || lo + 1u >= key_count) {
-        return Segment(lo, 0.0, true);
+    return lo;
+}
+
+// The segment of `time` given k, the largest key index with
+// times[k] <= time (0 when time is before the first key): time <= times[k]
+// means clamped before the first key or exactly on key k; k == last means
+// at or after the last key; otherwise time is strictly inside
+// (times[k], times[k + 1]).
+fn segment_at(times_offset: u32, key_count: u32, k: u32, time: f32) -> Segment {
+    let t0 = times[times_offset + k];
+    if (time <= t0 || k + 1u >= key_count) {
+        return Segment(k, 0.0, true);
     }
-    let t1 = times[times_offset + lo + 1u];
-    return Segment(lo, (time - t0) / (t1 - t0), false);
+    let t1 = times[times_offset + k + 1u];
+    return Segment(k, (time - t0) / (t1 - t0), false);
+}
+
+// Finds the key interval of time `time` in a track's keys: one search over
+// all keys.
+fn find_segment(times_offset: u32, key_count: u32, time: f32) -> Segment {
+    return segment_at(times_offset, key_count, search_keys(times_offset, 0u, key_count, time), time);
+}
+
+// As find_segment, for a track. Keys spaced uniformly enough (key_scale > 0,
+// set by the host, src/library.rs) are indexed directly: the guess
+// c = u32(clamp((time - times[0]) * key_scale, 0, last)) is within one key
+// of the answer (the host checked that every key's own guess is its index
+// or the one before, and the guess is monotonic in time), so a search over
+// [c - 1, c + 1] finds the same k as the full search.
+fn find_segment_track(track: Track, time: f32) -> Segment {
+    if (track.key_scale > 0.0) {
+        let o = track.times_offset;
+        let last = track.key_count - 1u;
+        let c = u32(clamp((time - times[o]) * track.key_scale, 0.0, f32(last)));
+        let lo = max(c, 1u) - 1u;
+        let hi = min(c + 1u, last);
+        return segment_at(o, track.key_count, search_keys(o, lo, hi - lo + 1u, time), time);
+    }
+    return find_segment(track.times_offset, track.key_count, time);
 }
 
 // Component c of value element e (CUBICSPLINE: e = 3k + {0: in, 1: value, 2: out}).
@@ -107,7 +136,7 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 
 // Samples one track at clip time `time` into output[out..out + width].
 fn sample_track(track: Track, time: f32, out: u32) {
-    let seg = find_segment(track.times_offset, track.key_count, time);
+    let seg = find_segment_track(track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let width = track.width;
     if (seg.exact || track.interpolation == INTERP_STEP) {

@@ -102,19 +102,14 @@ pub struct Segment {
     pub exact: bool,
 }
 
-/// Finds the key interval of `time` among `times[times_offset..][..key_count]`.
-///
-/// One branchless binary search over all keys finds `k`, the largest index
-/// with `times[k] <= time` (0 when `time` is before the first key), in a
-/// number of steps that depends only on `key_count`. Then `time <= times[k]`
-/// means clamped before the first key or exactly on key `k`; `k == last`
-/// means at or after the last key; otherwise `time` is strictly inside
-/// `(times[k], times[k + 1])`.
+/// The largest `k` in `[lo, lo + len)` with `times[times_offset + k] <= time`,
+/// or `lo` when there is none: a branchless binary search whose number of
+/// steps depends only on `len`.
 #[must_use]
-pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
+pub fn search_keys(times: &[f32], times_offset: u32, lo_in: u32, len_in: u32, time: f32) -> u32 {
     let o = times_offset as usize;
-    let mut lo = 0u32;
-    let mut len = key_count;
+    let mut lo = lo_in;
+    let mut len = len_in;
     while len > 1 {
         let half = len / 2;
         // WGSL: select(lo, lo + half, cond)
@@ -125,20 +120,57 @@ pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32)
         };
         len -= half;
     }
-    let t0 = times[o + lo as usize];
-    if time <= t0 || lo + 1 >= key_count {
+    lo
+}
+
+/// The segment of `time` given `k`, the largest key index with
+/// `times[k] <= time` (0 when `time` is before the first key): `time <=
+/// times[k]` means clamped before the first key or exactly on key `k`;
+/// `k == last` means at or after the last key; otherwise `time` is strictly
+/// inside `(times[k], times[k + 1])`.
+#[must_use]
+pub fn segment_at(times: &[f32], times_offset: u32, key_count: u32, k: u32, time: f32) -> Segment {
+    let o = times_offset as usize;
+    let t0 = times[o + k as usize];
+    if time <= t0 || k + 1 >= key_count {
         return Segment {
-            k: lo,
+            k,
             t: 0.0,
             exact: true,
         };
     }
-    let t1 = times[o + lo as usize + 1];
+    let t1 = times[o + k as usize + 1];
     Segment {
-        k: lo,
+        k,
         t: (time - t0) / (t1 - t0),
         exact: false,
     }
+}
+
+/// Finds the key interval of `time` among `times[times_offset..][..key_count]`:
+/// one [`search_keys`] over all keys, then [`segment_at`].
+#[must_use]
+pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
+    let k = search_keys(times, times_offset, 0, key_count, time);
+    segment_at(times, times_offset, key_count, k, time)
+}
+
+/// As [`find_segment`], for a track: when the host found its keys uniformly
+/// spaced (`key_scale > 0`, see [`AnimationLibrary`]) the key is guessed
+/// directly and only `[c - 1, c + 1]` is searched; the result is the same
+/// segment as the full search.
+#[must_use]
+pub fn find_segment_track(times: &[f32], track: &GpuTrack, time: f32) -> Segment {
+    if track.key_scale > 0.0 {
+        let o = track.times_offset;
+        let last = track.key_count - 1;
+        let c = ((time - times[o as usize]) * track.key_scale).clamp(0.0, last as f32) as u32;
+        let lo = c.max(1) - 1;
+        let hi = (c + 1).min(last);
+        let k = search_keys(times, o, lo, hi - lo + 1, time);
+        return segment_at(times, o, track.key_count, k, time);
+    }
+    find_segment(times, track.times_offset, track.key_count, time)
 }
 
 fn value_at(values: &[f32], track: &GpuTrack, e: u32, c: u32) -> f32 {
@@ -165,7 +197,7 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 
 /// Samples one track at clip time `time` into `out[..width]`.
 pub fn sample_track(times: &[f32], values: &[f32], track: &GpuTrack, time: f32, out: &mut [f32]) {
-    let seg = find_segment(times, track.times_offset, track.key_count, time);
+    let seg = find_segment_track(times, track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let width = track.width;
     if seg.exact || track.interpolation == INTERP_STEP {

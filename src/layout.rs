@@ -8,7 +8,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// One track in the track table (WGSL `Track`).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuTrack {
     /// Index of the track's first key time in the `times` array.
     pub times_offset: u32,
@@ -27,6 +27,11 @@ pub struct GpuTrack {
     pub output_offset: u32,
     /// The target node (informational for the sampler; used by the pose pass).
     pub node: u32,
+    /// Keys per second when the keys are uniformly spaced enough to be
+    /// indexed directly, else 0 (binary search). Set by
+    /// [`AnimationLibrary`](crate::AnimationLibrary); see
+    /// `uniform_key_scale` in `src/library.rs` for the condition.
+    pub key_scale: f32,
 }
 
 /// One clip in the clip table (WGSL `Clip`).
@@ -76,7 +81,8 @@ pub struct GpuParams {
 /// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
 pub const WORKGROUP_SIZE: u32 = 64;
 
-const _: () = assert!(std::mem::size_of::<GpuTrack>() == 32);
+const _: () = assert!(std::mem::size_of::<GpuTrack>() == 36);
+const _: () = assert!(std::mem::offset_of!(GpuTrack, key_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
 const _: () = assert!(std::mem::size_of::<GpuClip>() == 16);

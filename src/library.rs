@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::layout::{GpuClip, GpuTrack};
-use crate::track::{normalize_rotation_keys, Clip};
+use crate::track::Clip;
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
@@ -35,12 +35,54 @@ fn to_u32(n: usize, what: &'static str) -> Result<u32> {
     })
 }
 
+/// The largest key count indexed directly: the sampler's guess
+/// `(time - t_0) * key_scale` stays within 1/8 of a key of the exact value
+/// in `f32` up to here.
+const MAX_DIRECT_KEYS: usize = 1 << 20;
+
+/// Keys per second for direct key indexing (`GpuTrack::key_scale`), or 0
+/// when the keys must be searched.
+///
+/// Direct indexing guesses the key of time `T` as
+/// `c = u32(clamp((T - t_0) * s, 0, last))` and searches only
+/// `[c - 1, c + 1]`. That finds the right key `k` (the largest with
+/// `t_k <= T`) when every key's own guess is `k` or `k - 1`: the guess is
+/// monotonic in `T` (a correctly rounded subtraction and multiplication,
+/// as WGSL requires), so for `t_k <= T < t_(k+1)` it lies between the
+/// guesses of `t_k` and `t_(k+1)`, that is in `[k - 1, k + 1]`. This checks,
+/// in `f64` from the `f32` inputs, that `(t_k - t_0) s` is within 0.75 of
+/// `k` for every key, which leaves more than the `f32` rounding of the
+/// product (under 0.2 for up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys
+/// baked at a fixed rate (`k / 30` rounded to `f32`) pass; irregular keys do
+/// not and are searched.
+fn uniform_key_scale(times: &[f32]) -> f32 {
+    let n = times.len();
+    if !(3..=MAX_DIRECT_KEYS).contains(&n) {
+        return 0.0;
+    }
+    let t0 = f64::from(times[0]);
+    let span = f64::from(times[n - 1]) - t0;
+    if span <= 0.0 || !span.is_finite() {
+        return 0.0;
+    }
+    let s = ((n - 1) as f64 / span) as f32;
+    if !s.is_finite() || s <= 0.0 || s > 1e30 {
+        return 0.0;
+    }
+    let uniform = times.iter().enumerate().all(|(k, &t)| {
+        let guess = (f64::from(t) - t0) * f64::from(s);
+        (guess - k as f64).abs() <= 0.75
+    });
+    if uniform {
+        s
+    } else {
+        0.0
+    }
+}
+
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
-    /// tracks (the same [`std::sync::Arc`]) are stored once. Rotation keys
-    /// within [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) of unit
-    /// length are stored normalized ([`normalize_rotation_keys`]); the
-    /// clips returned by [`clips`](Self::clips) keep the values as given.
+    /// tracks (the same [`std::sync::Arc`]) are stored once.
     ///
     /// # Errors
     /// [`Error::EmptyLibrary`], [`Error::EmptyClip`], [`Error::InvalidTrack`]
@@ -76,9 +118,7 @@ impl AnimationLibrary {
                     }
                 };
                 let values_offset = to_u32(values.len(), "key values")?;
-                let start = values.len();
                 values.extend_from_slice(&track.values);
-                normalize_rotation_keys(track.property, track.interpolation, &mut values[start..]);
                 tracks.push(GpuTrack {
                     times_offset,
                     key_count: to_u32(track.times.len(), "key times")?,
@@ -88,6 +128,7 @@ impl AnimationLibrary {
                     property: track.property as u32,
                     output_offset,
                     node: track.node,
+                    key_scale: uniform_key_scale(&track.times),
                 });
                 output_offset =
                     output_offset

@@ -157,6 +157,7 @@ fn sample_twins() -> Vec<Twin> {
                 property,
                 output_offset,
                 node,
+                key_scale,
             ]
         ),
         twin!(

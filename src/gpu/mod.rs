@@ -228,7 +228,7 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let min_sizes = [4, 4, 32, 16, 16, 16, 4];
+            let min_sizes = [4, 4, 36, 16, 16, 16, 4];
             let entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
                 .zip(min_sizes)
