@@ -10,7 +10,7 @@
 //! factor, slerp or evaluate a spline. The sampler's time over this one is
 //! the price of the search and the interpolation.
 
-use keyframe_gpu::layout::{GpuInstance, GpuParams, WORKGROUP_SIZE};
+use keyframe_gpu::layout::{GpuInstance, GpuParams, GpuTrack, WORKGROUP_SIZE};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
@@ -24,6 +24,7 @@ struct Track {
     property: u32,
     output_offset: u32,
     node: u32,
+    key_scale: f32,
 }
 struct Clip { track_offset: u32, track_count: u32, output_width: u32, duration: f32, }
 struct Instance { clip: u32, time: f32, _pad0: u32, _pad1: u32, }
@@ -77,6 +78,8 @@ pub struct Roofline {
 
 impl Roofline {
     pub fn new(device: &wgpu::Device, library: &AnimationLibrary, capacity: u32) -> Self {
+        // The WGSL Track above is the library's track row (src/layout.rs).
+        const _: () = assert!(std::mem::size_of::<GpuTrack>() == 36);
         let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
