@@ -497,6 +497,42 @@ fn cubicspline_exact_keys_are_value_elements() {
     }
 }
 
+/// A time exactly on an interior key returns the stored value bit for bit,
+/// with no interpolation arithmetic. Only a rotation shows the difference:
+/// a key of length 1 + 5e-7 (inside `QUAT_RENORMALIZE_EPSILON`, so the
+/// library stores it as given) must come back as stored, where a slerp or
+/// nlerp at t = 0 would renormalize it in f32.
+#[test]
+fn exact_interior_rotation_key_is_not_renormalized() {
+    let s = 1.000_000_5f32;
+    let q1 = [0.0, 0.6 * s, 0.0, 0.8 * s];
+    // Normalizing in f32 changes these bits: the test can tell.
+    let len = q1.iter().map(|c| c * c).sum::<f32>().sqrt();
+    assert_ne!(q1.map(|c| (c / len).to_bits()), q1.map(f32::to_bits));
+    let q0 = axis_angle([1.0, 0.0, 0.0], 0.5);
+    let q2 = axis_angle([0.0, 0.0, 1.0], 0.7);
+    let z = [0.0f32; 4];
+    for (interp, values) in [
+        (Interpolation::Linear, [q0, q1, q2].concat()),
+        (Interpolation::Step, [q0, q1, q2].concat()),
+        (
+            Interpolation::CubicSpline,
+            [z, q0, z, z, q1, z, z, q2, z].concat(),
+        ),
+    ] {
+        let track = Track::new(0, Property::Rotation, interp, [0.0, 1.0, 2.5], values);
+        let lib = library(track);
+        assert_eq!(
+            sample_raw(&lib, 1.0)
+                .iter()
+                .map(|c| c.to_bits())
+                .collect::<Vec<_>>(),
+            q1.map(f32::to_bits),
+            "{interp:?} on key 1"
+        );
+    }
+}
+
 /// Tangents are scaled by the key interval dt. Keys at 0, 1, 3: the second
 /// interval has dt = 2.
 #[test]

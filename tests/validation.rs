@@ -364,6 +364,64 @@ fn zero_quaternion() {
     );
 }
 
+/// A rotation key further than `QUAT_UNIT_TOLERANCE` (0.01) from unit
+/// length is refused; CUBICSPLINE tangents are not quaternions and may have
+/// any length.
+#[test]
+fn quaternion_not_unit() {
+    let id = [0.0f32, 0.0, 0.0, 1.0];
+    assert_eq!(keyframe_gpu::QUAT_UNIT_TOLERANCE, 0.01);
+    // Key 1 has length 0.5 (exact in f32).
+    assert_invalid(
+        Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            [id, [0.0, 0.3, 0.0, 0.4]].concat(),
+        ),
+        |k| {
+            assert_eq!(
+                *k,
+                TrackError::QuaternionNotUnit {
+                    key: 1,
+                    length: 0.5
+                }
+            )
+        },
+        &["key 1", "length 0.5", "0.01"],
+    );
+    // CUBICSPLINE, key 0's value has length 2; tangents of length 3 are fine.
+    let t3 = [3.0f32, 0.0, 0.0, 0.0];
+    assert_invalid(
+        Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::CubicSpline,
+            vec![0.0, 1.0],
+            [t3, [0.0, 0.0, 0.0, 2.0], t3, t3, id, t3].concat(),
+        ),
+        |k| {
+            assert_eq!(
+                *k,
+                TrackError::QuaternionNotUnit {
+                    key: 0,
+                    length: 2.0
+                }
+            )
+        },
+        &["key 0", "length 2"],
+    );
+    let tangents_long = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::CubicSpline,
+        vec![0.0, 1.0],
+        [t3, id, t3, t3, id, t3].concat(),
+    );
+    assert_eq!(tangents_long.validate(), Ok(()));
+}
+
 #[test]
 fn bad_width() {
     for (property, width) in [
