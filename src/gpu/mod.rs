@@ -6,8 +6,6 @@ pub mod skin;
 
 use std::num::NonZeroU64;
 
-use wgpu::util::DeviceExt;
-
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
@@ -34,6 +32,35 @@ pub(crate) fn scoped<T>(
         }),
         None => Ok(value),
     }
+}
+
+/// `wgpu::util::DeviceExt::create_buffer_init` without its panic: wgpu's
+/// helper `expect`s the mapping of a buffer created with
+/// `mapped_at_creation`, and that mapping fails when the device is lost or
+/// the buffer could not be allocated. Here that is an [`Error::Gpu`].
+pub(crate) fn buffer_init(
+    device: &wgpu::Device,
+    label: &'static str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let align = wgpu::COPY_BUFFER_ALIGNMENT;
+    let size = (contents.len() as u64).div_ceil(align).max(1) * align;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: true,
+    });
+    {
+        let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Gpu {
+            during: label,
+            message: e.to_string(),
+        })?;
+        view.slice(..contents.len()).copy_from_slice(contents);
+    }
+    buffer.unmap();
+    Ok(buffer)
 }
 
 fn check_size(
@@ -182,26 +209,22 @@ impl GpuSampler {
         }
 
         scoped(device, "GpuSampler::new", || {
-            let storage = |label: &str, contents: &[u8]| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage: wgpu::BufferUsages::STORAGE,
-                })
+            let storage = |label: &'static str, contents: &[u8]| {
+                buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
-            let times = storage("keyframe-gpu.times", bytemuck::cast_slice(library.times()));
+            let times = storage("keyframe-gpu.times", bytemuck::cast_slice(library.times()))?;
             let values = storage(
                 "keyframe-gpu.values",
                 bytemuck::cast_slice(library.values()),
-            );
+            )?;
             let tracks = storage(
                 "keyframe-gpu.tracks",
                 bytemuck::cast_slice(library.tracks()),
-            );
+            )?;
             let clips = storage(
                 "keyframe-gpu.clips",
                 bytemuck::cast_slice(library.clip_table()),
-            );
+            )?;
             let instances = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("keyframe-gpu.instances"),
                 size: instances_bytes,
@@ -272,7 +295,7 @@ impl GpuSampler {
                 compilation_options: Default::default(),
                 cache: None,
             });
-            GpuSampler {
+            Ok(GpuSampler {
                 pipeline,
                 bind_group_layout,
                 bind_group,
@@ -286,8 +309,8 @@ impl GpuSampler {
                 workgroups: (0, 0),
                 max_workgroups_per_dim: max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
-            }
-        })
+            })
+        })?
     }
 
     /// The library this sampler was built from.

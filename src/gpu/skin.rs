@@ -8,8 +8,6 @@
 
 use std::num::NonZeroU64;
 
-use wgpu::util::DeviceExt;
-
 use super::{read_mapped, scoped};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
@@ -252,7 +250,7 @@ impl GpuSkinner {
         }
 
         scoped(device, "GpuSkinner::new", || {
-            let init = |label: &str, contents: &[u8], min: usize| {
+            let init = |label: &'static str, contents: &[u8], min: usize| {
                 let zeros;
                 let contents = if contents.is_empty() {
                     zeros = vec![0u8; min];
@@ -260,11 +258,7 @@ impl GpuSkinner {
                 } else {
                     contents
                 };
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage: wgpu::BufferUsages::STORAGE,
-                })
+                super::buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
             let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
                 device.create_buffer(&wgpu::BufferDescriptor {
@@ -279,37 +273,37 @@ impl GpuSkinner {
                 "keyframe-gpu.skin.nodes",
                 bytemuck::cast_slice(tables.nodes()),
                 64,
-            );
+            )?;
             let channels = init(
                 "keyframe-gpu.skin.channels",
                 bytemuck::cast_slice(tables.channels()),
                 16,
-            );
+            )?;
             let mesh_buf = init(
                 "keyframe-gpu.skin.meshes",
                 bytemuck::cast_slice(tables.meshes()),
                 16,
-            );
+            )?;
             let defaults = init(
                 "keyframe-gpu.skin.default_weights",
                 bytemuck::cast_slice(tables.default_weights()),
                 4,
-            );
+            )?;
             let morph_channels = init(
                 "keyframe-gpu.skin.morph_channels",
                 bytemuck::cast_slice(tables.morph_channels()),
                 4,
-            );
+            )?;
             let joint_buf = init(
                 "keyframe-gpu.skin.joints",
                 bytemuck::cast_slice(tables.joints()),
                 16,
-            );
+            )?;
             let inverse_binds = init(
                 "keyframe-gpu.skin.inverse_binds",
                 bytemuck::cast_slice(tables.inverse_binds()),
                 64,
-            );
+            )?;
             let params = empty(
                 "keyframe-gpu.skin.params",
                 std::mem::size_of::<GpuSkinParams>() as u64,
@@ -467,7 +461,7 @@ impl GpuSkinner {
                     },
                 ],
             });
-            GpuSkinner {
+            Ok(GpuSkinner {
                 pipelines,
                 layouts,
                 bind_groups,
@@ -485,8 +479,8 @@ impl GpuSkinner {
                 groups: [(0, 0); 4],
                 max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
-            }
-        })
+            })
+        })?
     }
 
     /// The tables this skinner was built from.

@@ -1,0 +1,740 @@
+//! Hostile instance tables (issue 6, item 2): NaN, infinite, huge and
+//! negative playback times, clip indices past the end, every wrap mode.
+//!
+//! Contract checked here: [`GpuSampler::set_instances`] either refuses the
+//! table with the typed error naming the first bad instance (and the previous
+//! table stays in effect), or every output component is finite and equals the
+//! CPU twin. Times far from zero wrap exactly (the host wraps in `f64`).
+//! Below the host checks, the shader itself never writes outside the block of
+//! an instance, whatever raw rows its instance table holds.
+//!
+//! Tolerances: on a key, outside the keys and for STEP the shader copies the
+//! stored value, so GPU, CPU and the hand-computed key value agree bit for
+//! bit; interpolated rotations within 2e-5 per component (up to sign), other
+//! interpolated values within 1e-5 relative, as in `tests/gpu_vs_cpu.rs`.
+
+mod common;
+
+use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_WGSL};
+use keyframe_gpu::{
+    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
+    WrapMode,
+};
+use wgpu::util::DeviceExt;
+
+const QUAT_TOL: f32 = 2e-5;
+const REL_TOL: f32 = 1e-5;
+const S45: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// Four clips with every interpolation and property:
+/// 0 "walk" (duration 1.0), 1 "single" (one key at 0.1), 2 "before zero"
+/// (keys at -2 and -1, duration 0), 3 "long" (keys up to 1000.5).
+fn library() -> AnimationLibrary {
+    let walk = Clip::new(
+        "walk",
+        vec![
+            Track::new(
+                0,
+                Property::Translation,
+                Interpolation::Linear,
+                vec![0.0, 0.5, 1.0],
+                vec![0.0, 0.0, 0.0, 2.0, 4.0, -1.0, 4.0, 8.0, -2.0],
+            ),
+            Track::new(
+                0,
+                Property::Rotation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, S45, S45],
+            ),
+            Track::new(
+                1,
+                Property::Scale,
+                Interpolation::CubicSpline,
+                vec![0.0, 0.25, 1.0],
+                vec![
+                    0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.5, 0.0, -0.5, // key 0: a, v, b
+                    1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, // key 1
+                    -1.0, 0.0, 1.0, 5.0, 6.0, 7.0, 0.0, 0.0, 0.0, // key 2
+                ],
+            ),
+            Track::weights(
+                2,
+                3,
+                Interpolation::Step,
+                vec![0.0, 0.5],
+                vec![0.1, 0.2, 0.3, 0.9, 0.8, 0.7],
+            ),
+        ],
+    );
+    let single = Clip::new(
+        "single",
+        vec![Track::new(
+            3,
+            Property::Rotation,
+            Interpolation::Step,
+            vec![0.1],
+            vec![0.0, 0.6, 0.0, 0.8],
+        )],
+    );
+    let before_zero = Clip::new(
+        "before zero",
+        vec![Track::new(
+            4,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![-2.0, -1.0],
+            vec![1.0, 1.0, 1.0, 3.0, 3.0, 3.0],
+        )],
+    );
+    let long = Clip::new(
+        "long",
+        vec![
+            Track::new(
+                5,
+                Property::Rotation,
+                Interpolation::CubicSpline,
+                vec![0.0, 3.7, 1000.5],
+                vec![
+                    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.1, 0.0, 0.0, 0.0, // key 0
+                    0.0, 0.0, 0.0, 0.0, 0.6, 0.0, 0.0, 0.8, 0.0, 0.0, 0.0, 0.0, // key 1
+                    0.0, 0.0, 0.0, 0.0, 0.0, S45, 0.0, S45, 0.0, 0.0, 0.0, 0.0, // key 2
+                ],
+            ),
+            Track::new(
+                5,
+                Property::Translation,
+                Interpolation::Step,
+                vec![0.0, 3.7, 1000.5],
+                vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+            ),
+        ],
+    );
+    AnimationLibrary::new(vec![walk, single, before_zero, long]).unwrap()
+}
+
+/// The stored value of key `k` (the value element for CUBICSPLINE), read from
+/// the track's own data: the expected output on, before and after the keys.
+fn key_value(track: &Track, k: usize) -> Vec<f32> {
+    let w = track.width as usize;
+    let e = match track.interpolation {
+        Interpolation::CubicSpline => 3 * k + 1,
+        _ => k,
+    };
+    track.values[e * w..(e + 1) * w].to_vec()
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// SplitMix64: a fixed-seed generator, so that a failure names a table that
+/// can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn hostile_time(rng: &mut Rng) -> f64 {
+    const SPECIAL: [f64; 20] = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        -1e300,
+        1e20,
+        -1e20,
+        f64::MAX,
+        f64::MIN,
+        1e9 + 0.25,
+        -1e9 - 0.25,
+        -0.0,
+        -5.0,
+        f64::MIN_POSITIVE,
+        -f64::MIN_POSITIVE,
+        5e-324,
+        1e-40,
+        1000.5,
+        3.7,
+        0.5,
+    ];
+    match rng.below(4) {
+        0 => SPECIAL[rng.below(SPECIAL.len() as u64) as usize],
+        1 => rng.unit() * 20.0 - 10.0,
+        2 => {
+            // Signed, log-uniform over 1e-12 .. 1e30.
+            let m = 10f64.powf(rng.unit() * 42.0 - 12.0);
+            if rng.below(2) == 0 {
+                m
+            } else {
+                -m
+            }
+        }
+        _ => (rng.below(2001) as f64) * 0.5 - 500.0,
+    }
+}
+
+fn hostile_clip(rng: &mut Rng, clips: u32) -> u32 {
+    match rng.below(10) {
+        0 => clips + rng.below(3) as u32,
+        1 if rng.below(4) == 0 => u32::MAX,
+        _ => rng.below(u64::from(clips)) as u32,
+    }
+}
+
+/// The first refusal `resolve_instances` must report, computed from the
+/// table alone: the clip index is checked before the time.
+fn expected_refusal(instances: &[Instance], clips: usize) -> Option<(usize, bool)> {
+    instances.iter().enumerate().find_map(|(i, inst)| {
+        if inst.clip as usize >= clips {
+            Some((i, true))
+        } else if !inst.time.is_finite() {
+            Some((i, false))
+        } else {
+            None
+        }
+    })
+}
+
+/// Every output of `gpu` is finite and matches `cpu` (see the tolerances in
+/// the module docs); times far outside the clip give the first or last key
+/// bit for bit.
+fn check_outputs(
+    lib: &AnimationLibrary,
+    instances: &[Instance],
+    gpu: &[f32],
+    cpu: &[f32],
+    ctx: &str,
+) {
+    assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
+    let stride = lib.output_stride() as usize;
+    let resolved = keyframe_gpu::resolve_instances(lib, instances).unwrap();
+    for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
+        let clip = &lib.clips()[inst.clip as usize];
+        for (j, track) in clip.tracks.iter().enumerate() {
+            let (off, width) = lib.track_output(inst.clip as usize, j).unwrap();
+            let s = i * stride + off as usize;
+            let g = &gpu[s..s + width as usize];
+            let c = &cpu[s..s + width as usize];
+            let here = format!(
+                "{ctx}: instance {i} ({inst:?} -> clip time {}) track {j} ({:?} {:?}): gpu {g:?} cpu {c:?}",
+                row.time, track.interpolation, track.property
+            );
+            assert!(g.iter().all(|x| x.is_finite()), "not finite: {here}");
+            assert!(
+                c.iter().all(|x| x.is_finite()),
+                "CPU twin not finite: {here}"
+            );
+            let first = track.times[0];
+            let last = *track.times.last().unwrap();
+            let t = row.time;
+            // Clamp limits the time to [-1, duration + 1] (WrapMode::clip_time),
+            // so the first-key rule holds for tracks that start at or after -1:
+            // every glTF track (time[0] >= 0). A track keyed before -1 (not
+            // glTF, but Track accepts it) gets its value at -1 instead.
+            if inst.wrap == WrapMode::Clamp && inst.time <= -1e6 && first >= -1.0 {
+                assert_eq!(
+                    bits(g),
+                    bits(&key_value(track, 0)),
+                    "first key expected: {here}"
+                );
+            }
+            if inst.wrap == WrapMode::Clamp && inst.time >= f64::from(last) + 1e6 {
+                let k = track.times.len() - 1;
+                assert_eq!(
+                    bits(g),
+                    bits(&key_value(track, k)),
+                    "last key expected: {here}"
+                );
+            }
+            let on_or_outside = t <= first || t >= last || track.times.contains(&t);
+            if on_or_outside || track.interpolation == Interpolation::Step {
+                assert_eq!(bits(g), bits(c), "bit-exact expected: {here}");
+            } else if track.property == Property::Rotation {
+                let d: f32 = g.iter().zip(c).map(|(a, b)| a * b).sum();
+                let sign = if d < 0.0 { -1.0 } else { 1.0 };
+                for k in 0..4 {
+                    assert!(
+                        (g[k] - sign * c[k]).abs() <= QUAT_TOL,
+                        "component {k}: {here}"
+                    );
+                }
+            } else {
+                for k in 0..width as usize {
+                    assert!(
+                        (g[k] - c[k]).abs() <= REL_TOL * c[k].abs().max(1.0),
+                        "component {k}: {here}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn redispatch(h: &keyframe_gpu::gpu::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    sampler.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    sampler.read_back(&h.device, &h.queue).unwrap()
+}
+
+#[test]
+fn random_hostile_tables_are_refused_or_finite_and_match_cpu() {
+    let Some(h) = common::gpu("random_hostile_tables_are_refused_or_finite_and_match_cpu") else {
+        return;
+    };
+    let lib = library();
+    let clips = lib.clips().len();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 16).unwrap();
+    let mut rng = Rng(0x6b65_7966_7261_6d65);
+    let mut last_good: Option<Vec<f32>> = None;
+    let (mut refused, mut accepted) = (0, 0);
+    for table in 0..300 {
+        let n = 1 + rng.below(16) as usize;
+        // Half of the tables keep every instance valid-looking, so that
+        // plenty of them pass the host checks and reach the GPU.
+        let tame = rng.below(2) == 0;
+        let instances: Vec<Instance> = (0..n)
+            .map(|_| {
+                let wrap =
+                    [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong][rng.below(3) as usize];
+                let mut time = hostile_time(&mut rng);
+                let mut clip = hostile_clip(&mut rng, clips as u32);
+                if tame {
+                    if !time.is_finite() {
+                        time = 1e15 + 0.25;
+                    }
+                    clip %= clips as u32;
+                }
+                Instance { clip, time, wrap }
+            })
+            .collect();
+        let ctx = format!("table {table}");
+        let result = sampler.set_instances(&h.queue, &instances);
+        match (expected_refusal(&instances, clips), result) {
+            (
+                Some((i, true)),
+                Err(Error::ClipOutOfRange {
+                    instance,
+                    clip,
+                    clip_count,
+                }),
+            ) => {
+                assert_eq!(
+                    (instance, clip, clip_count),
+                    (i, instances[i].clip, clips),
+                    "{ctx}"
+                );
+            }
+            (Some((i, false)), Err(Error::InstanceTimeNotFinite { instance, time })) => {
+                assert_eq!(instance, i, "{ctx}");
+                assert_eq!(time.to_bits(), instances[i].time.to_bits(), "{ctx}");
+            }
+            (None, Ok(())) => {}
+            (want, got) => {
+                panic!("{ctx}: expected refusal {want:?}, got {got:?} for {instances:?}")
+            }
+        }
+        let out = redispatch(&h, &sampler);
+        if expected_refusal(&instances, clips).is_some() {
+            refused += 1;
+            // The previous table stays in effect: same count, same output.
+            match &last_good {
+                Some(prev) => assert_eq!(bits(&out), bits(prev), "{ctx}: previous table lost"),
+                None => assert!(out.is_empty(), "{ctx}: no table was set yet"),
+            }
+        } else {
+            accepted += 1;
+            assert_eq!(sampler.instance_count() as usize, n, "{ctx}");
+            let cpu_out = cpu::sample(&lib, &instances).unwrap();
+            check_outputs(&lib, &instances, &out, &cpu_out, &ctx);
+            last_good = Some(out);
+        }
+    }
+    // Both paths really ran (a generator bug would otherwise hide one).
+    assert!(
+        refused >= 50 && accepted >= 50,
+        "refused {refused}, accepted {accepted}"
+    );
+}
+
+/// The CPU twin refuses exactly what the GPU sampler refuses.
+#[test]
+fn cpu_twin_refuses_the_same_instances() {
+    let lib = library();
+    let cases = [
+        (Instance::new(4, 0.0), Some((0, true))),
+        (Instance::new(u32::MAX, f64::NAN), Some((0, true))),
+        (Instance::new(0, f64::NAN), Some((0, false))),
+        (Instance::new(0, f64::NEG_INFINITY), Some((0, false))),
+        (
+            Instance::new(3, f64::MAX).with_wrap(WrapMode::PingPong),
+            None,
+        ),
+    ];
+    for (inst, want) in cases {
+        let got = cpu::sample(&lib, &[Instance::new(0, 0.5), inst]);
+        match (want, got) {
+            (Some((_, true)), Err(Error::ClipOutOfRange { instance: 1, .. })) => {}
+            (Some((_, false)), Err(Error::InstanceTimeNotFinite { instance: 1, .. })) => {}
+            (None, Ok(out)) => assert!(out.iter().all(|x| x.is_finite()), "{inst:?}: {out:?}"),
+            (want, got) => panic!("{inst:?}: expected {want:?}, got {got:?}"),
+        }
+    }
+}
+
+/// Wrap modes stay exact far from zero: the host wraps in `f64`, so
+/// `Repeat` at `1e9 + 0.25` on a 1 s clip samples exactly like `0.25` (in
+/// `f32`, `1e9 + 0.25` rounds to `1e9` and would sample like 0).
+#[test]
+fn wrap_modes_are_exact_far_from_zero() {
+    let Some(h) = common::gpu("wrap_modes_are_exact_far_from_zero") else {
+        return;
+    };
+    // Clip 0 "walk" lasts 1.0 s; clip 1 lasts 0.75 s.
+    let lib = {
+        let mut clips = library().clips()[..1].to_vec();
+        clips.push(Clip::new(
+            "three quarters",
+            vec![Track::new(
+                0,
+                Property::Translation,
+                Interpolation::Linear,
+                vec![0.0, 0.75],
+                vec![0.0, 0.0, 0.0, 3.0, -6.0, 12.0],
+            )],
+        ));
+        AnimationLibrary::new(clips).unwrap()
+    };
+    assert_eq!(lib.clip_table()[0].duration, 1.0);
+    assert_eq!(lib.clip_table()[1].duration, 0.75);
+    let rep = WrapMode::Repeat;
+    let pp = WrapMode::PingPong;
+    // (far instance, near instance with the same clip-local time).
+    let pairs = [
+        (
+            Instance::new(0, 1e9 + 0.25).with_wrap(rep),
+            Instance::new(0, 0.25),
+        ),
+        (
+            Instance::new(0, -1e9 + 0.25).with_wrap(rep),
+            Instance::new(0, 0.25),
+        ),
+        (
+            Instance::new(0, 1e15 + 0.25).with_wrap(rep),
+            Instance::new(0, 0.25),
+        ),
+        (
+            Instance::new(0, 1e9 + 0.75).with_wrap(rep),
+            Instance::new(0, 0.75),
+        ),
+        // Period 2 s: 1e9 is a whole number of periods.
+        (
+            Instance::new(0, 1e9 + 0.25).with_wrap(pp),
+            Instance::new(0, 0.25),
+        ),
+        (
+            Instance::new(0, 1e9 + 1.25).with_wrap(pp),
+            Instance::new(0, 0.75),
+        ),
+        (
+            Instance::new(0, -1e9 - 0.25).with_wrap(pp),
+            Instance::new(0, 0.25),
+        ),
+        // 7.5e8 = 1e9 x 0.75 exactly.
+        (
+            Instance::new(1, 7.5e8 + 0.25).with_wrap(rep),
+            Instance::new(1, 0.25),
+        ),
+        (
+            Instance::new(1, 7.5e8 + 1.0).with_wrap(pp),
+            Instance::new(1, 0.5),
+        ),
+        // Clamp: far outside holds the last and first keys.
+        (Instance::new(0, 1e9 + 0.25), Instance::new(0, 1.0)),
+        (Instance::new(0, -1e9 - 0.25), Instance::new(0, 0.0)),
+    ];
+    let instances: Vec<Instance> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let cpu_out = cpu::sample(&lib, &instances).unwrap();
+    let stride = lib.output_stride() as usize;
+    for (p, (far, near)) in pairs.iter().enumerate() {
+        let w = lib.clip_table()[far.clip as usize].output_width as usize;
+        let f = &gpu[2 * p * stride..2 * p * stride + w];
+        let n = &gpu[(2 * p + 1) * stride..(2 * p + 1) * stride + w];
+        let fc = &cpu_out[2 * p * stride..2 * p * stride + w];
+        let nc = &cpu_out[(2 * p + 1) * stride..(2 * p + 1) * stride + w];
+        let ctx =
+            format!("{far:?} vs {near:?}: gpu far {f:?} near {n:?}, cpu far {fc:?} near {nc:?}");
+        assert_eq!(bits(f), bits(n), "GPU far vs near: {ctx}");
+        assert_eq!(bits(fc), bits(nc), "CPU far vs near: {ctx}");
+    }
+    // Hand-computed values at 0.25 s for the tracks whose arithmetic is exact
+    // in f32 (lerp with t = 0.5 or 0.25 of small integers), and the STEP
+    // weights: GPU, CPU and hand agree bit for bit.
+    let at =
+        |buf: &[f32], inst: usize, off: usize, w: usize| buf[inst * stride + off..][..w].to_vec();
+    // walk translation at 0.25: half way from key 0 (0,0,0) to key 1 (2,4,-1).
+    let want_t = [1.0, 2.0, -0.5];
+    // walk weights at 0.25: STEP holds key 0.
+    let want_w = [0.1, 0.2, 0.3];
+    let (t_off, _) = lib.track_output(0, 0).unwrap();
+    let (w_off, _) = lib.track_output(0, 3).unwrap();
+    for inst in [0, 1, 2, 3, 4, 5, 8, 9, 13] {
+        let ctx = format!("instance {inst} ({:?})", instances[inst]);
+        assert_eq!(
+            bits(&at(&gpu, inst, t_off as usize, 3)),
+            bits(&want_t),
+            "{ctx}"
+        );
+        assert_eq!(
+            bits(&at(&cpu_out, inst, t_off as usize, 3)),
+            bits(&want_t),
+            "{ctx}"
+        );
+        assert_eq!(
+            bits(&at(&gpu, inst, w_off as usize, 3)),
+            bits(&want_w),
+            "{ctx}"
+        );
+    }
+    // Clip 1 at 0.25 of 0.75 s: a third of the way... not exact; at 0.5 s
+    // (instances 16, 17): two thirds of (3, -6, 12) = (2, -4, 8) within 1e-5.
+    for inst in [16, 17] {
+        let got = at(&gpu, inst, 0, 3);
+        for (g, want) in got.iter().zip([2.0f32, -4.0, 8.0]) {
+            assert!(
+                (g - want).abs() <= REL_TOL * want.abs(),
+                "instance {inst}: {got:?}"
+            );
+        }
+    }
+    // Clamp far past the end and before the start: the stored keys, bit for bit.
+    let walk = &lib.clips()[0];
+    for (inst, k) in [(18usize, usize::MAX), (20, 0)] {
+        for (j, track) in walk.tracks.iter().enumerate() {
+            let k = k.min(track.times.len() - 1);
+            let (off, w) = lib.track_output(0, j).unwrap();
+            assert_eq!(
+                bits(&at(&gpu, inst, off as usize, w as usize)),
+                bits(&key_value(track, k)),
+                "instance {inst} track {j}"
+            );
+        }
+    }
+}
+
+/// Below the host checks: raw instance rows that the host would never
+/// upload (clip index past the end, NaN and infinite clip times, more rows
+/// than `instance_count`) go straight to the sampling shader. It must not
+/// write anything for a bad clip index, nothing past an instance's clip
+/// output width, and nothing for rows past `instance_count`.
+#[test]
+fn shader_never_writes_outside_an_instance_block() {
+    let Some(h) = common::gpu("shader_never_writes_outside_an_instance_block") else {
+        return;
+    };
+    let lib = library();
+    let stride = lib.output_stride() as usize;
+    const SENTINEL: f32 = -12345.5;
+    let row = |clip: u32, time: f32| GpuInstance {
+        clip,
+        time,
+        _pad0: 0,
+        _pad1: 0,
+    };
+    let rows = [
+        row(0, 0.25),
+        row(4, 0.25),
+        row(u32::MAX, 0.5),
+        row(0, f32::INFINITY),
+        row(0, f32::NEG_INFINITY),
+        row(3, f32::MAX),
+        row(3, -f32::MAX),
+        row(1, f32::NAN),
+        row(0, f32::NAN),
+        row(2, 0.0),
+        // Past instance_count: never read.
+        row(0, 0.5),
+        row(7, 0.5),
+    ];
+    let counted = 10usize;
+    let buf = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+        h.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+    };
+    let storage = wgpu::BufferUsages::STORAGE;
+    let times = buf("times", bytemuck::cast_slice(lib.times()), storage);
+    let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
+    let tracks = buf(
+        "tracks",
+        bytemuck::cast_slice::<GpuTrack, u8>(lib.tracks()),
+        storage,
+    );
+    let clips = buf(
+        "clips",
+        bytemuck::cast_slice::<GpuClip, u8>(lib.clip_table()),
+        storage,
+    );
+    let instances = buf("instances", bytemuck::cast_slice(&rows), storage);
+    let per = lib.tracks_per_instance();
+    let params = GpuParams {
+        instance_count: counted as u32,
+        tracks_per_instance: per,
+        output_stride: stride as u32,
+        row_invocations: 64,
+    };
+    let params = buf(
+        "params",
+        bytemuck::bytes_of(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let init = vec![SENTINEL; rows.len() * stride];
+    let output = buf(
+        "output",
+        bytemuck::cast_slice(&init),
+        storage | wgpu::BufferUsages::COPY_SRC,
+    );
+    let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("staging"),
+        size: (init.len() * 4) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let module = h.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("sample"),
+        source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
+    });
+    let pipeline = h
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("sample"),
+            layout: None,
+            module: &module,
+            entry_point: Some("sample_main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    let all = [
+        &times, &values, &tracks, &clips, &instances, &params, &output,
+    ];
+    let entries: Vec<_> = all
+        .iter()
+        .enumerate()
+        .map(|(b, buffer)| wgpu::BindGroupEntry {
+            binding: b as u32,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("sample"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        // Every row, counted or not, gets invocations.
+        pass.dispatch_workgroups((rows.len() as u32 * per).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &staging, 0, (init.len() * 4) as u64);
+    h.queue.submit([encoder.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    h.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let out: Vec<f32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().unwrap());
+
+    for (i, r) in rows.iter().enumerate() {
+        let block = &out[i * stride..(i + 1) * stride];
+        let ctx = format!("row {i} {r:?}: {block:?}");
+        let written = match lib.clip_table().get(r.clip as usize) {
+            Some(c) if i < counted => c.output_width as usize,
+            _ => 0,
+        };
+        assert!(
+            block[written..]
+                .iter()
+                .all(|&x| x.to_bits() == SENTINEL.to_bits()),
+            "written past the clip's output width: {ctx}"
+        );
+        if written == 0 {
+            continue;
+        }
+        assert!(
+            block[..written]
+                .iter()
+                .all(|&x| x.to_bits() != SENTINEL.to_bits()),
+            "a track was not written: {ctx}"
+        );
+        let clip = &lib.clips()[r.clip as usize];
+        for (j, track) in clip.tracks.iter().enumerate() {
+            let (off, w) = lib.track_output(r.clip as usize, j).unwrap();
+            let g = &block[off as usize..(off + w) as usize];
+            let last = track.times.len() - 1;
+            let want = if r.time.is_nan() {
+                // NaN compares false everywhere: no key is chosen as exact,
+                // the factor is NaN; what matters is that it stays in its slot
+                // (checked above). A single-key track holds its key.
+                if track.times.len() == 1 || track.interpolation == Interpolation::Step {
+                    Some(key_value(track, 0))
+                } else {
+                    None
+                }
+            } else if r.time >= track.times[last] {
+                Some(key_value(track, last))
+            } else if r.time <= track.times[0] {
+                Some(key_value(track, 0))
+            } else {
+                None
+            };
+            if let Some(want) = want {
+                assert_eq!(bits(g), bits(&want), "track {j}: {ctx}");
+            }
+        }
+    }
+}
+
+/// Device loss surfaces as an error of the call that meets it (issue 6,
+/// item 4), never as a panic: after `device.destroy()`, sampling with an
+/// existing sampler and creating a new sampler both return `Err`. (wgpu's
+/// own `create_buffer_init` panics when the mapping of a new buffer fails;
+/// the sampler must not use it.)
+#[test]
+fn a_lost_device_is_an_error_not_a_panic() {
+    let Some(h) = common::gpu("a_lost_device_is_an_error_not_a_panic") else {
+        return;
+    };
+    let lib = library();
+    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let before = sampler.sample(&h.device, &h.queue, &[Instance::new(0, 0.5)]);
+    assert!(before.is_ok(), "{before:?}");
+    h.device.destroy();
+    match sampler.sample(&h.device, &h.queue, &[Instance::new(0, 0.5)]) {
+        Err(Error::Readback(_) | Error::Gpu { .. }) => {}
+        other => panic!("sampling on a destroyed device: expected an error, got {other:?}"),
+    }
+    match GpuSampler::new(&h.device, &lib, 4) {
+        Err(Error::Gpu { .. }) => {}
+        other => panic!("a sampler on a destroyed device: expected Error::Gpu, got {other:?}"),
+    }
+}
