@@ -750,6 +750,36 @@ fn corpus() -> Vec<Case> {
         &["key 1"],
     );
 
+    add(
+        "negative first key time",
+        "a.glb",
+        glb_with_values(TIMES, &[-0.5, 0.5, 1.25]),
+        at(0, Some(TIMES)),
+        |k| matches!(k, K::NegativeTime { key: 0, time } if *time == -0.5),
+        &["key 0", "negative"],
+    );
+    add(
+        "171 channels sharing one large output accessor",
+        "a.glb",
+        {
+            // 65,536 keys x 3 floats per channel: channel c needs
+            // (c + 1) x 196,608 decoded values, past 2^25 = 33,554,432 at
+            // c = 170. The file is under 1 MiB.
+            let keys = 65_536;
+            let mut b = Builder::new();
+            b.node(None);
+            let times: Vec<f32> = (0..keys).map(|k| k as f32 / 64.0).collect();
+            let t = b.accessor_f32(&times, "SCALAR");
+            let o = b.accessor_f32(&vec![0.5; keys * 3], "VEC3");
+            let channels = vec![(0, 0, "translation"); 171];
+            b.animation("shared", &[(t, o, "LINEAR")], &channels);
+            b.to_glb()
+        },
+        at(170, Some(1)),
+        |k| matches!(k, K::TooLarge { what, limit: 33_554_432, .. } if what.contains("all channels")),
+        &["too large"],
+    );
+
     // --- Samplers and channels.
     add(
         "CUBICSPLINE with a count that is not 3x",
