@@ -237,9 +237,19 @@ pub fn joint_matrix(tables: &SkinTables, globals: &[Mat4], i: u32, j: u32) -> Ma
 /// The four passes for every instance, from the sampler's output `samples`
 /// (`instance_clips.len() * output_stride` floats) and each instance's clip:
 /// `pose_main`, `morph_main`, `hierarchy_main`, `joints_main` looped over
-/// all invocations.
+/// all invocations. A short `samples` is read as if padded with zeros; an
+/// instance whose clip is out of range gets the rest pose and default
+/// weights (as on the GPU).
 #[must_use]
 pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -> SkinOutput {
+    let needed = instance_clips.len() * tables.output_stride() as usize;
+    let padded;
+    let samples = if samples.len() < needed {
+        padded = [samples, &vec![0.0; needed - samples.len()]].concat();
+        &padded[..]
+    } else {
+        samples
+    };
     let count = instance_clips.len() as u32;
     let nodes = tables.node_count();
     let mut locals = Vec::with_capacity((count * nodes) as usize);
