@@ -290,7 +290,7 @@ pub enum ImportErrorKind {
         length: u64,
     },
     /// A buffer view's `byteStride` is smaller than one element, or out of
-    /// the range glTF allows (4 to 252).
+    /// the range glTF allows (4 to 252, a multiple of 4).
     #[error(
         "byteStride {stride} of bufferView {view} does not fit elements of {element_size} bytes"
     )]

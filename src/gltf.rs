@@ -586,7 +586,8 @@ impl Document {
                 let view = view.value();
                 let (bytes, stride) = self.view_bytes(view)?;
                 let stride = match stride {
-                    Some(s) if s < element_size || !(4..=252).contains(&s) => {
+                    // glTF: 4 to 252, a multiple of 4.
+                    Some(s) if s < element_size || !(4..=252).contains(&s) || s % 4 != 0 => {
                         return Err(ImportErrorKind::BadStride {
                             view,
                             stride: s,

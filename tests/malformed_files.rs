@@ -523,6 +523,26 @@ fn corpus() -> Vec<Case> {
         &["byteStride 256"],
     );
     add(
+        "byteStride not a multiple of 4",
+        "a.glb",
+        glb_with(|v| {
+            let view = view_of(v, TRANSLATION);
+            v["bufferViews"][view]["byteStride"] = json!(13);
+        }),
+        at(0, Some(TRANSLATION)),
+        |k| {
+            matches!(
+                k,
+                K::BadStride {
+                    view: 2,
+                    stride: 13,
+                    element_size: 12
+                }
+            )
+        },
+        &["byteStride 13"],
+    );
+    add(
         "sparse index past the accessor",
         "a.glb",
         {
