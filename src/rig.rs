@@ -758,6 +758,12 @@ mod from_gltf {
         /// identity when absent), every mesh's morph-target count and
         /// default weights. `buffers[i]` holds the bytes of buffer `i`.
         ///
+        /// `document` must come from the `gltf` crate's validating
+        /// constructors (`Gltf::from_slice`, `Document::from_json`): the
+        /// crate's own accessors assume valid indices. Byte ranges are
+        /// checked here against the buffers actually given. For a file
+        /// loaded with [`crate::gltf`], use [`Rig::from_document`].
+        ///
         /// # Errors
         /// [`RigError`] naming the node, skin, mesh or accessor at fault.
         pub fn from_gltf<B: AsRef<[u8]>>(
