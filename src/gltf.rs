@@ -456,6 +456,12 @@ impl Document {
         };
         let root = json::Root::from_slice(json_bytes)
             .map_err(|e| import_err(ImportErrorKind::Json(e.to_string())))?;
+        if root.asset.version.split('.').next() != Some("2") {
+            return Err(import_err(ImportErrorKind::Json(format!(
+                "asset.version {:?} is not a glTF 2.x version",
+                root.asset.version
+            ))));
+        }
         for ext in &root.extensions_required {
             if !SUPPORTED_EXTENSIONS.contains(&ext.as_str()) {
                 return Err(import_err(ImportErrorKind::UnsupportedExtension(

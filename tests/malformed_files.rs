@@ -353,6 +353,14 @@ fn corpus() -> Vec<Case> {
         &["JSON"],
     );
     add(
+        "asset version 3.0",
+        "a.glb",
+        glb_with(|v| v["asset"]["version"] = json!("3.0")),
+        NOWHERE,
+        |k| matches!(k, K::Json(m) if m.contains("3.0")),
+        &["version"],
+    );
+    add(
         "no animations",
         "a.gltf",
         br#"{"asset": {"version": "2.0"}}"#.to_vec(),
