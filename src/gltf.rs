@@ -15,7 +15,9 @@
 //!   `FLOAT` for every path; for rotations and weights also the normalized
 //!   `BYTE`, `UNSIGNED_BYTE`, `SHORT` and `UNSIGNED_SHORT`, decoded with the
 //!   spec's formulas (`max(c / 127, -1)`, `c / 255`, `max(c / 32767, -1)`,
-//!   `c / 65535`). Values are used as stored: rotations are not renormalized.
+//!   `c / 65535`). Values are imported as stored; the library then
+//!   normalizes rotation keys within [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE)
+//!   of unit length and refuses those further off.
 //! - Morph weights: the width is the target node's mesh's morph-target count
 //!   (from its primitives, or its default `weights`).
 //! - Key times must be finite, strictly increasing and not negative (glTF:
