@@ -224,7 +224,7 @@ fn draw_panel(cv: &mut Canvas, p: &Panel, ox: i64, oy: i64, w: i64, h: i64) {
         INK,
         s,
     );
-    for (k, series) in p.series.iter().enumerate() {
+    for series in &p.series {
         let mut prev = None;
         for &(x, y) in &series.points {
             if !(x > 0.0 && y > 0.0 && y.is_finite()) {
@@ -238,8 +238,11 @@ fn draw_panel(cv: &mut Canvas, p: &Panel, ox: i64, oy: i64, w: i64, h: i64) {
             cv.rect(q.0 - 3, q.1 - 3, q.0 + 3, q.1 + 3, series.color);
             prev = Some(q);
         }
-        // legend, top right
+    }
+    for (k, series) in p.series.iter().enumerate() {
+        // legend, top right, on a white box so that lines do not cross it
         let ly = y0 + 8 + k as i64 * 16;
+        cv.rect(x1 - 156, ly - 4, x1 - 2, ly + 13, [255, 255, 255]);
         cv.rect(x1 - 150, ly, x1 - 135, ly + 9, series.color);
         cv.text(x1 - 128, ly, series.name, INK, s);
     }
