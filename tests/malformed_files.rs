@@ -808,6 +808,18 @@ fn corpus() -> Vec<Case> {
         &["too large"],
     );
 
+    add(
+        "rotation key of length 1.5",
+        "a.glb",
+        glb_with_values(ROTATION, &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.5]),
+        at(1, Some(ROTATION)),
+        |k| {
+            matches!(track(k), Some(TrackError::QuaternionNotUnit { key: 1, length })
+                if *length == 1.5)
+        },
+        &["key 1", "1.5"],
+    );
+
     // --- Samplers and channels.
     add(
         "CUBICSPLINE with a count that is not 3x",
