@@ -20,6 +20,20 @@
 //! [x, y, z, w]}, ...]}, ...]}`, channels in the glTF `channels` order.
 //! Times outside the clip clamp per channel (no looping).
 //!
+//! `--joints` prints each skin's joint matrices instead of channels: with
+//! `--json`, one object per animation and line,
+//! `{"file": "Fox.glb", "animation": 0, "samples": [{"time": 0.5,
+//! "skins": [{"skin": 0, "node": 2, "joints": [[16 numbers], ...]}]}]}`,
+//! where `node` is the lowest-index node that uses the skin (`null` if
+//! none does) and each matrix, column-major and in the order of the skin's
+//! `joints`, is `inverse(global(node)) * global(joint) *
+//! inverseBindMatrix` with every node's local transform taken from the
+//! animation at that time (rest values where not animated). `--backend gpu`
+//! samples and skins on the GPU (`GpuSampler` + `GpuSkinner`, read back),
+//! `--backend cpu` uses `cpu_skin`; `--compare` runs both and prints the
+//! largest error per skin (default `--tol` 1e-4 with `--joints`). A file
+//! without skins is an error.
+//!
 //! Exit codes: 0 success, 1 `--compare` found an error above `--tol`,
 //! 2 any error (one line on stderr).
 
@@ -29,9 +43,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use keyframe_gpu::gpu::skin::GpuSkinner;
+use keyframe_gpu::rig::{Rig, SkinJoints, SkinTables};
 use keyframe_gpu::{
-    compare, cpu, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track,
-    WrapMode,
+    compare, cpu, cpu_skin, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property,
+    Track, WrapMode,
 };
 
 #[path = "common/canvas.rs"]
@@ -81,9 +97,13 @@ struct Cli {
     /// channel; exit 1 if any exceeds --tol.
     #[arg(long)]
     compare: bool,
-    /// Tolerance for --compare (absolute; rotations up to sign).
-    #[arg(long, default_value_t = 2e-5)]
-    tol: f32,
+    /// Tolerance for --compare (absolute; rotations up to sign; default
+    /// 2e-5, or 1e-4 per matrix element with --joints).
+    #[arg(long)]
+    tol: Option<f32>,
+    /// Print each skin's joint matrices instead of the channels.
+    #[arg(long)]
+    joints: bool,
     /// Write a chart of every channel over the clip to this PNG file
     /// (with --all-animations: FILE-<i>.png per animation).
     #[arg(long)]
@@ -185,6 +205,8 @@ struct Source {
     /// Shown as `"file"` in JSON.
     name: String,
     library: AnimationLibrary,
+    /// The parsed file (None for the demo), for `--joints`.
+    document: Option<keyframe_gpu::gltf::Document>,
 }
 
 /// Samples instances on the GPU or the CPU; the device and the sampler are
@@ -193,6 +215,7 @@ struct Engine<'a> {
     library: &'a AnimationLibrary,
     headless: Option<Headless>,
     sampler: Option<GpuSampler>,
+    skinner: Option<GpuSkinner>,
     capacity: usize,
 }
 
@@ -205,6 +228,7 @@ impl<'a> Engine<'a> {
             library,
             headless: None,
             sampler: None,
+            skinner: None,
             capacity,
         }
     }
@@ -249,6 +273,64 @@ impl<'a> Engine<'a> {
             }
         }
     }
+    /// Keeps the node, global and joint matrices of one dispatch under
+    /// 64 MiB each too. Call before the first GPU sampling.
+    fn limit_for_skinning(&mut self, tables: &SkinTables) {
+        let per = (tables.node_count().max(tables.joint_count()) as usize).max(1) * 64;
+        self.capacity = self.capacity.min(((64usize << 20) / per).max(1));
+    }
+
+    /// Each instance's joint matrices per skin (entry `i`: instance `i`).
+    fn joints(
+        &mut self,
+        backend: Backend,
+        tables: &SkinTables,
+        instances: &[Instance],
+    ) -> Result<Vec<Vec<SkinJoints>>, Failure> {
+        match backend {
+            Backend::Cpu => {
+                let out = cpu_skin::skin(tables, self.library, instances)?;
+                let per = tables.joint_count() as usize;
+                let block: Vec<[f32; 16]> = out.joints.iter().map(|m| m.to_cols_array()).collect();
+                Ok((0..instances.len())
+                    .map(|i| tables.split_joints(block.get(i * per..(i + 1) * per).unwrap_or(&[])))
+                    .collect())
+            }
+            Backend::Gpu => {
+                self.device()?;
+                let (Some(h), library) = (self.headless.as_ref(), self.library) else {
+                    return Err(Failure::Message("no device".into()));
+                };
+                if self.sampler.is_none() {
+                    self.sampler = Some(GpuSampler::new(&h.device, library, self.capacity as u32)?);
+                }
+                let Some(sampler) = self.sampler.as_mut() else {
+                    return Err(Failure::Message("no sampler".into()));
+                };
+                if self.skinner.is_none() {
+                    self.skinner = Some(GpuSkinner::new(&h.device, sampler, tables)?);
+                }
+                let Some(skinner) = self.skinner.as_mut() else {
+                    return Err(Failure::Message("no skinner".into()));
+                };
+                let mut out = Vec::with_capacity(instances.len());
+                for chunk in instances.chunks(self.capacity) {
+                    sampler.set_instances(&h.queue, chunk)?;
+                    skinner.set_instances(&h.queue, chunk)?;
+                    let mut encoder =
+                        h.device
+                            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                                label: Some("sample --joints"),
+                            });
+                    sampler.record(&mut encoder);
+                    skinner.record(&mut encoder);
+                    h.queue.submit([encoder.finish()]);
+                    out.extend(skinner.read_back_skin_joints(&h.device, &h.queue)?);
+                }
+                Ok(out)
+            }
+        }
+    }
 }
 
 fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
@@ -257,30 +339,35 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--times: {t} is not a finite number"
         )));
     }
-    if cli.tol.is_nan() || cli.tol < 0.0 {
+    let tol = cli.tol.unwrap_or(if cli.joints { 1e-4 } else { 2e-5 });
+    if tol.is_nan() || tol < 0.0 {
         return Err(Failure::Message(format!(
-            "--tol: {} is not a valid tolerance",
-            cli.tol
+            "--tol: {tol} is not a valid tolerance"
         )));
     }
+    if cli.joints && cli.plot.is_some() {
+        return Err(Failure::Message(
+            "--plot cannot be combined with --joints".into(),
+        ));
+    }
     let source = match &cli.file {
+        None if cli.joints => {
+            return Err(Failure::Message(
+                "--joints needs a FILE (the built-in demo has no skins)".into(),
+            ))
+        }
         None => Source {
             name: "demo".into(),
             library: demo_library()?,
+            document: None,
         },
         Some(path) => load(path)?,
     };
+    if cli.joints {
+        return run_joints(cli, &source, tol, out);
+    }
     let clip_count = source.library.clips().len();
-    let anims: Vec<usize> = if cli.all_animations {
-        (0..clip_count).collect()
-    } else if cli.animation < clip_count {
-        vec![cli.animation]
-    } else {
-        return Err(Failure::Message(format!(
-            "--animation {} is out of range: the file has {clip_count} animation(s)",
-            cli.animation
-        )));
-    };
+    let anims = selected(cli, clip_count)?;
     let mut engine = Engine::new(&source.library);
     let demo_table = cli.file.is_none() && !cli.json && !cli.compare && cli.plot.is_none();
     if demo_table {
@@ -318,7 +405,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             let failed = report
                 .tracks
                 .iter()
-                .any(|t| t.max_abs_err.is_nan() || t.max_abs_err > cli.tol);
+                .any(|t| t.max_abs_err.is_nan() || t.max_abs_err > tol);
             if failed {
                 code = ExitCode::from(1);
             }
@@ -332,7 +419,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             text.push_str("  ch   node  path         interp       max_abs_err\n");
             for t in &report.tracks {
                 let track = &clip.tracks[t.track];
-                let flag = if t.max_abs_err.is_nan() || t.max_abs_err > cli.tol {
+                let flag = if t.max_abs_err.is_nan() || t.max_abs_err > tol {
                     "  > tol"
                 } else {
                     ""
@@ -347,8 +434,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
                 ));
             }
             text.push_str(&format!(
-                "max_abs_err={worst:e} tol={:e} {}\n",
-                cli.tol,
+                "max_abs_err={worst:e} tol={tol:e} {}\n",
                 if failed { "FAIL" } else { "ok" }
             ));
             if cli.json {
@@ -397,7 +483,243 @@ fn load(path: &Path) -> Result<Source, Failure> {
     Ok(Source {
         name,
         library: imported.library,
+        document: Some(imported.document),
     })
+}
+
+/// The animations that `--animation` / `--all-animations` select.
+fn selected(cli: &Cli, clip_count: usize) -> Result<Vec<usize>, Failure> {
+    if cli.all_animations {
+        Ok((0..clip_count).collect())
+    } else if cli.animation < clip_count {
+        Ok(vec![cli.animation])
+    } else {
+        Err(Failure::Message(format!(
+            "--animation {} is out of range: the file has {clip_count} animation(s)",
+            cli.animation
+        )))
+    }
+}
+
+/// `--joints`: each skin's joint matrices at each time.
+fn run_joints(
+    cli: &Cli,
+    source: &Source,
+    tol: f32,
+    out: &mut impl Write,
+) -> Result<ExitCode, Failure> {
+    let shown = cli
+        .file
+        .as_deref()
+        .map_or_else(|| source.name.clone(), |p| p.display().to_string());
+    let Some(document) = &source.document else {
+        return Err(Failure::Message(format!("no skins in {shown}")));
+    };
+    let rig = Rig::from_document(document).map_err(keyframe_gpu::Error::from)?;
+    if rig.skins().is_empty() {
+        return Err(Failure::Message(format!("no skins in {shown}")));
+    }
+    let tables = SkinTables::new(&rig, &source.library)?;
+    let lib = &source.library;
+    let anims = selected(cli, lib.clips().len())?;
+    let mut engine = Engine::new(lib);
+    engine.limit_for_skinning(&tables);
+    let mut code = ExitCode::SUCCESS;
+    if !cli.json {
+        writeln!(
+            out,
+            "file: {}  ({} animation(s), {} skin(s))",
+            source.name,
+            lib.clips().len(),
+            rig.skins().len()
+        )?;
+        if cli.compare || cli.backend == Backend::Gpu {
+            writeln!(out, "adapter: {}", engine.describe()?)?;
+        }
+        let backend = if cli.compare {
+            "gpu and cpu"
+        } else {
+            cli.backend.name()
+        };
+        writeln!(out, "backend: {backend}")?;
+    }
+    for &a in &anims {
+        let clip = &lib.clips()[a];
+        let times = match &cli.times {
+            Some(t) => t.clone(),
+            None => default_times(clip),
+        };
+        let instances: Vec<Instance> = times
+            .iter()
+            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
+            .collect();
+        let values = if cli.compare {
+            let gpu = engine.joints(Backend::Gpu, &tables, &instances)?;
+            let cpu = engine.joints(Backend::Cpu, &tables, &instances)?;
+            let errors = skin_errors(rig.skins().len(), &gpu, &cpu);
+            let failed = errors.iter().any(|e| e.is_nan() || *e > tol);
+            if failed {
+                code = ExitCode::from(1);
+            }
+            let worst = errors.iter().copied().fold(0.0f32, |m, e| {
+                if e.is_nan() || m.is_nan() {
+                    f32::NAN
+                } else {
+                    m.max(e)
+                }
+            });
+            let mut text = format!(
+                "animation {a} ({:?}): {} skin(s), {} time(s), joint matrices GPU vs CPU\n  skin  node   joints  max_abs_err\n",
+                clip.name,
+                errors.len(),
+                times.len()
+            );
+            for (s, (e, skin)) in errors.iter().zip(rig.skins()).enumerate() {
+                let flag = if e.is_nan() || *e > tol {
+                    "  > tol"
+                } else {
+                    ""
+                };
+                text.push_str(&format!(
+                    "  {s:<5} {:<6} {:<7} {e:.3e}{flag}\n",
+                    skin.mesh_node.map_or_else(|| "-".into(), |n| n.to_string()),
+                    skin.joints.len()
+                ));
+            }
+            text.push_str(&format!(
+                "max_abs_err={worst:e} tol={tol:e} {}\n",
+                if failed { "FAIL" } else { "ok" }
+            ));
+            if cli.json {
+                // stdout is reserved for the JSON.
+                eprint!("{text}");
+            } else {
+                write!(out, "{text}")?;
+            }
+            if cli.backend == Backend::Gpu {
+                gpu
+            } else {
+                cpu
+            }
+        } else {
+            engine.joints(cli.backend, &tables, &instances)?
+        };
+        if cli.json {
+            writeln!(out, "{}", joints_json(source, a, &times, &values))?;
+        } else if !cli.compare {
+            joints_table(source, a, &times, &values, out)?;
+        }
+    }
+    Ok(code)
+}
+
+/// The largest absolute difference per skin over every time (NaN when a
+/// value is not finite or the shapes differ).
+fn skin_errors(skins: usize, a: &[Vec<SkinJoints>], b: &[Vec<SkinJoints>]) -> Vec<f32> {
+    let mut err = vec![0.0f32; skins];
+    if a.len() != b.len() {
+        return vec![f32::NAN; skins];
+    }
+    for (ta, tb) in a.iter().zip(b) {
+        for (s, e) in err.iter_mut().enumerate() {
+            let (Some(sa), Some(sb)) = (ta.get(s), tb.get(s)) else {
+                *e = f32::NAN;
+                continue;
+            };
+            if sa.joints.len() != sb.joints.len() {
+                *e = f32::NAN;
+                continue;
+            }
+            for (ma, mb) in sa.joints.iter().zip(&sb.joints) {
+                for (x, y) in ma.iter().zip(mb) {
+                    let d = (x - y).abs();
+                    if d.is_nan() || e.is_nan() {
+                        *e = f32::NAN;
+                    } else {
+                        *e = e.max(d);
+                    }
+                }
+            }
+        }
+    }
+    err
+}
+
+fn joints_json(source: &Source, a: usize, times: &[f64], values: &[Vec<SkinJoints>]) -> String {
+    let mut s = format!(
+        "{{\"file\": {}, \"animation\": {a}, \"samples\": [",
+        serde_json::to_string(&source.name).unwrap_or_else(|_| "\"?\"".into())
+    );
+    for (i, &t) in times.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("{{\"time\": {}, \"skins\": [", time_str(t)));
+        let skins = values.get(i).map_or(&[][..], Vec::as_slice);
+        for (k, skin) in skins.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            let node = skin.node.map_or_else(|| "null".into(), |n| n.to_string());
+            let mats: Vec<String> = skin
+                .joints
+                .iter()
+                .map(|m| {
+                    let nums: Vec<String> = m.iter().map(|&x| num32(x)).collect();
+                    format!("[{}]", nums.join(", "))
+                })
+                .collect();
+            s.push_str(&format!(
+                "{{\"skin\": {}, \"node\": {node}, \"joints\": [{}]}}",
+                skin.skin,
+                mats.join(", ")
+            ));
+        }
+        s.push_str("]}");
+    }
+    s.push_str("]}");
+    s
+}
+
+fn joints_table(
+    source: &Source,
+    a: usize,
+    times: &[f64],
+    values: &[Vec<SkinJoints>],
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let clip = &source.library.clips()[a];
+    writeln!(
+        out,
+        "animation {a} ({:?}): {} time(s), joint matrices (inverse(global(node)) * global(joint) * inverseBindMatrix)",
+        clip.name,
+        times.len()
+    )?;
+    for (i, &t) in times.iter().enumerate() {
+        writeln!(out, "time {}", time_str(t))?;
+        for skin in values.get(i).map_or(&[][..], Vec::as_slice) {
+            let largest = skin
+                .joints
+                .iter()
+                .flat_map(|m| m.iter())
+                .fold(0.0f32, |m, x| m.max(x.abs()));
+            writeln!(
+                out,
+                "  skin {}  node {}  {} joint(s)  max|element| {largest:.5}",
+                skin.skin,
+                skin.node.map_or_else(|| "-".into(), |n| n.to_string()),
+                skin.joints.len()
+            )?;
+            if let Some(m) = skin.joints.first() {
+                writeln!(out, "    joint 0 (rows):")?;
+                for r in 0..4 {
+                    let row: Vec<f32> = (0..4).map(|c| m[4 * c + r]).collect();
+                    writeln!(out, "      {}", fmt_values(&row))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every key time of the clip's tracks, sorted, plus the midpoints.
