@@ -151,8 +151,9 @@ impl WrapMode {
     /// Maps playback `time` (seconds, f64) to clip-local time for a clip of
     /// length `duration` (its largest key time).
     ///
-    /// - `Clamp`: `time`, limited to `[-1, duration + 1]` so that huge times
-    ///   stay finite in `f32` (anything outside the keys clamps anyway).
+    /// - `Clamp`: `time`, saturated to the finite `f32` range so that huge
+    ///   times stay finite (anything outside the keys clamps to the first or
+    ///   last key anyway, wherever the keys start).
     /// - `Repeat`: `time - floor(time / duration) * duration`, in `[0, duration)`.
     /// - `PingPong`: `p = time mod 2 duration`; `p` if `p <= duration`, else
     ///   `2 duration - p`.
@@ -164,7 +165,7 @@ impl WrapMode {
     pub fn clip_time(self, time: f64, duration: f32) -> f32 {
         let d = f64::from(duration);
         match self {
-            WrapMode::Clamp => time.clamp(-1.0, d.max(0.0) + 1.0) as f32,
+            WrapMode::Clamp => time.clamp(f64::from(f32::MIN), f64::from(f32::MAX)) as f32,
             WrapMode::Repeat => {
                 if d <= 0.0 {
                     0.0

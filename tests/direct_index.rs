@@ -156,8 +156,8 @@ fn direct_index_finds_the_same_key_as_a_scan_on_the_gpu() {
         let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
         let out = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         let stride = lib.output_stride() as usize;
-        // The key search sees the clip time the host resolved (Clamp limits
-        // times to [-1, duration + 1]); the oracle gets the same.
+        // The key search sees the clip time the host resolved (Clamp rounds
+        // to f32 and saturates); the oracle gets the same.
         let resolved = keyframe_gpu::resolve_instances(&lib, &instances).unwrap();
         for (i, r) in resolved.iter().enumerate() {
             let want = oracle(&times, r.time) as f32;

@@ -241,11 +241,10 @@ fn check_outputs(
             let first = track.times[0];
             let last = *track.times.last().unwrap();
             let t = row.time;
-            // Clamp limits the time to [-1, duration + 1] (WrapMode::clip_time),
-            // so the first-key rule holds for tracks that start at or after -1:
-            // every glTF track (time[0] >= 0). A track keyed before -1 (not
-            // glTF, but Track accepts it) gets its value at -1 instead.
-            if inst.wrap == WrapMode::Clamp && inst.time <= -1e6 && first >= -1.0 {
+            // Clamp saturates the time to the finite f32 range
+            // (WrapMode::clip_time), so far before or after the keys gives the
+            // first or last key, wherever the keys start.
+            if inst.wrap == WrapMode::Clamp && inst.time <= f64::from(first) - 1e6 {
                 assert_eq!(
                     bits(g),
                     bits(&key_value(track, 0)),
