@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::layout::{GpuClip, GpuTrack};
-use crate::track::Clip;
+use crate::track::{normalize_rotation_keys, Clip};
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
@@ -82,7 +82,10 @@ fn uniform_key_scale(times: &[f32]) -> f32 {
 
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
-    /// tracks (the same [`std::sync::Arc`]) are stored once.
+    /// tracks (the same [`std::sync::Arc`]) are stored once. Rotation keys
+    /// within [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) of unit
+    /// length are stored normalized ([`normalize_rotation_keys`]); the
+    /// clips returned by [`clips`](Self::clips) keep the values as given.
     ///
     /// # Errors
     /// [`Error::EmptyLibrary`], [`Error::EmptyClip`], [`Error::InvalidTrack`]
@@ -118,7 +121,9 @@ impl AnimationLibrary {
                     }
                 };
                 let values_offset = to_u32(values.len(), "key values")?;
+                let start = values.len();
                 values.extend_from_slice(&track.values);
+                normalize_rotation_keys(track.property, track.interpolation, &mut values[start..]);
                 tracks.push(GpuTrack {
                     times_offset,
                     key_count: to_u32(track.times.len(), "key times")?,
