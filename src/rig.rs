@@ -864,10 +864,49 @@ mod from_gltf {
         /// # Errors
         /// [`RigError::InvalidDocument`], or those of [`Rig::from_gltf`].
         pub fn from_document(document: &crate::gltf::Document) -> Result<Rig, RigError> {
-            let doc = gltf::Document::from_json(document.root.clone()).map_err(|e| {
-                RigError::InvalidDocument {
-                    reason: e.to_string(),
+            let mut root = document.root.clone();
+            // The gltf crate's validation indexes `accessors` with each
+            // primitive's POSITION index before checking it (a panic when
+            // out of range), and refuses POSITION accessors without
+            // `min`/`max`. The rig reads no vertex data: check the index
+            // here, and give missing or malformed bounds a placeholder in
+            // this copy so that they do not stop the rig.
+            let accessor_count = root.accessors.len();
+            let mut positions = Vec::new();
+            for (m, mesh) in root.meshes.iter().enumerate() {
+                for (p, prim) in mesh.primitives.iter().enumerate() {
+                    let key = gltf::json::validation::Checked::Valid(
+                        gltf::json::mesh::Semantic::Positions,
+                    );
+                    if let Some(index) = prim.attributes.get(&key) {
+                        let a = index.value();
+                        if a >= accessor_count {
+                            return Err(RigError::InvalidDocument {
+                                reason: format!(
+                                    "meshes[{m}].primitives[{p}].attributes.POSITION: accessor {a} is out of range ({accessor_count} accessors)"
+                                ),
+                            });
+                        }
+                        positions.push(a);
+                    }
                 }
+            }
+            let is_vec3 = |v: &Option<gltf::json::Value>| {
+                v.as_ref()
+                    .and_then(gltf::json::Value::as_array)
+                    .is_some_and(|x| x.len() == 3 && x.iter().all(|c| c.as_f64().is_some()))
+            };
+            for a in positions {
+                let Some(acc) = root.accessors.get_mut(a) else {
+                    continue;
+                };
+                if !is_vec3(&acc.min) || !is_vec3(&acc.max) {
+                    acc.min = Some(gltf::json::Value::from(vec![0.0f32; 3]));
+                    acc.max = Some(gltf::json::Value::from(vec![0.0f32; 3]));
+                }
+            }
+            let doc = gltf::Document::from_json(root).map_err(|e| RigError::InvalidDocument {
+                reason: e.to_string(),
             })?;
             Rig::from_gltf(&doc, &document.buffers)
         }
