@@ -590,3 +590,212 @@ fn joints_with_a_position_accessor_out_of_range_is_one_line_and_exit_2() {
     assert!(!err.contains("internal error"), "{err}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+// ---------------------------------------------------------------------------
+// The shared assets against an independent f64 chain.
+
+/// One channel of an independent f64 sampler (glTF rules): clamped at
+/// both ends, STEP, LINEAR (lerp, or glam's shortest-path slerp for
+/// rotations), CUBICSPLINE (Hermite with tangents scaled by the interval);
+/// rotations normalized.
+fn channel_f64(times: &[f64], values: &[[f64; 4]], interp: &str, rot: bool, t: f64) -> [f64; 4] {
+    let cubic = interp == "CUBICSPLINE";
+    let val = |k: usize| if cubic { values[3 * k + 1] } else { values[k] };
+    let last = times.len() - 1;
+    let v: [f64; 4] = if t <= times[0] {
+        val(0)
+    } else if t >= times[last] {
+        val(last)
+    } else {
+        let k = times.iter().rposition(|&x| x <= t).unwrap();
+        let (t0, t1) = (times[k], times[k + 1]);
+        let s = (t - t0) / (t1 - t0);
+        if t == t0 || interp == "STEP" {
+            val(k)
+        } else if cubic {
+            let dt = t1 - t0;
+            let (s2, s3) = (s * s, s * s * s);
+            let (p0, m0, p1, m1) = (
+                values[3 * k + 1],
+                values[3 * k + 2],
+                values[3 * k + 4],
+                values[3 * k + 3],
+            );
+            std::array::from_fn(|c| {
+                (2.0 * s3 - 3.0 * s2 + 1.0) * p0[c]
+                    + dt * (s3 - 2.0 * s2 + s) * m0[c]
+                    + (-2.0 * s3 + 3.0 * s2) * p1[c]
+                    + dt * (s3 - s2) * m1[c]
+            })
+        } else if rot {
+            let q = |v: [f64; 4]| DQuat::from_array(v).normalize();
+            q(val(k)).slerp(q(val(k + 1)), s).to_array()
+        } else {
+            let (a, b) = (val(k), val(k + 1));
+            std::array::from_fn(|c| a[c] + (b[c] - a[c]) * s)
+        }
+    };
+    if rot {
+        DQuat::from_array(v).normalize().to_array()
+    } else {
+        v
+    }
+}
+
+/// Per skin, the joint matrices of animation `anim` at `t`, from the file's
+/// JSON and buffers with the `gltf` crate and glam in f64: globals by
+/// recursion from the roots, `inverse(global(lowest node using the skin)) *
+/// global(joint) * inverseBindMatrix`.
+fn independent_f64(
+    doc: &gltf::Document,
+    buffers: &[Vec<u8>],
+    anim: usize,
+    t: f64,
+) -> Vec<Vec<DMat4>> {
+    let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
+    let mut trs: Vec<(DVec3, DQuat, DVec3)> = doc
+        .nodes()
+        .map(|n| match n.transform() {
+            gltf::scene::Transform::Matrix { matrix } => {
+                let m = DMat4::from_cols_array_2d(&matrix.map(|c| c.map(f64::from)));
+                let (s, r, t) = m.to_scale_rotation_translation();
+                (t, r, s)
+            }
+            gltf::scene::Transform::Decomposed {
+                translation: t,
+                rotation: r,
+                scale: s,
+            } => (
+                DVec3::from_array(t.map(f64::from)),
+                DQuat::from_array(r.map(f64::from)).normalize(),
+                DVec3::from_array(s.map(f64::from)),
+            ),
+        })
+        .collect();
+    let animation = doc.animations().nth(anim).unwrap();
+    for ch in animation.channels() {
+        let reader = ch.reader(get);
+        let times: Vec<f64> = reader.read_inputs().unwrap().map(f64::from).collect();
+        let interp = match ch.sampler().interpolation() {
+            gltf::animation::Interpolation::Step => "STEP",
+            gltf::animation::Interpolation::Linear => "LINEAR",
+            gltf::animation::Interpolation::CubicSpline => "CUBICSPLINE",
+        };
+        let node = ch.target().node().index();
+        use gltf::animation::util::ReadOutputs;
+        let v3 = |x: [f32; 3]| [f64::from(x[0]), f64::from(x[1]), f64::from(x[2]), 0.0];
+        match reader.read_outputs().unwrap() {
+            ReadOutputs::Translations(v) => {
+                let v: Vec<[f64; 4]> = v.map(v3).collect();
+                let r = channel_f64(&times, &v, interp, false, t);
+                trs[node].0 = DVec3::new(r[0], r[1], r[2]);
+            }
+            ReadOutputs::Rotations(v) => {
+                let v: Vec<[f64; 4]> = v.into_f32().map(|x| x.map(f64::from)).collect();
+                trs[node].1 = DQuat::from_array(channel_f64(&times, &v, interp, true, t));
+            }
+            ReadOutputs::Scales(v) => {
+                let v: Vec<[f64; 4]> = v.map(v3).collect();
+                let r = channel_f64(&times, &v, interp, false, t);
+                trs[node].2 = DVec3::new(r[0], r[1], r[2]);
+            }
+            ReadOutputs::MorphTargetWeights(_) => {}
+        }
+    }
+    fn visit(n: gltf::Node<'_>, parent: DMat4, trs: &[(DVec3, DQuat, DVec3)], out: &mut [DMat4]) {
+        let (t, r, s) = trs[n.index()];
+        let g = parent * DMat4::from_scale_rotation_translation(s, r, t);
+        out[n.index()] = g;
+        for c in n.children() {
+            visit(c, g, trs, out);
+        }
+    }
+    let mut global = vec![DMat4::IDENTITY; trs.len()];
+    let is_child: std::collections::HashSet<usize> = doc
+        .nodes()
+        .flat_map(|n| n.children().map(|c| c.index()))
+        .collect();
+    for n in doc.nodes().filter(|n| !is_child.contains(&n.index())) {
+        visit(n, DMat4::IDENTITY, &trs, &mut global);
+    }
+    doc.skins()
+        .map(|skin| {
+            let inv_mesh = doc
+                .nodes()
+                .find(|n| n.skin().map(|s| s.index()) == Some(skin.index()))
+                .map_or(DMat4::IDENTITY, |n| global[n.index()].inverse());
+            let ibms: Vec<DMat4> = match skin.reader(get).read_inverse_bind_matrices() {
+                Some(m) => m
+                    .map(|c| DMat4::from_cols_array_2d(&c.map(|col| col.map(f64::from))))
+                    .collect(),
+                None => vec![DMat4::IDENTITY; skin.joints().count()],
+            };
+            skin.joints()
+                .zip(ibms)
+                .map(|(j, ibm)| inv_mesh * global[j.index()] * ibm)
+                .collect()
+        })
+        .collect()
+}
+
+/// The acceptance check, from outside: `--joints --json` on each
+/// skinned shared asset, every animation at its default times (keys and
+/// midpoints), both backends, within 1e-4 of an f64 chain.
+#[test]
+fn joints_on_the_shared_assets_match_an_independent_f64_chain() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
+    for name in [
+        "RiggedSimple.gltf",
+        "Fox.glb",
+        "SimpleSkin.gltf",
+        "RiggedFigure.gltf",
+    ] {
+        let path = dir.join(name);
+        if !path.exists() {
+            println!("SKIP {name}: not in {}", dir.display());
+            continue;
+        }
+        // The loader only to get the JSON and buffer bytes.
+        let imported = keyframe_gpu::gltf::load(&path).unwrap();
+        let doc = gltf::Document::from_json(imported.document.root.clone()).unwrap();
+        let buffers = &imported.document.buffers;
+        let p = path.to_str().unwrap();
+        for backend in ["cpu", "gpu"] {
+            let o = run(&[
+                p,
+                "--joints",
+                "--json",
+                "--all-animations",
+                "--backend",
+                backend,
+            ]);
+            if backend == "gpu" && !gpu_ran(name, &o) {
+                continue;
+            }
+            assert!(o.status.success(), "{name} {backend}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert_eq!(out.lines().count(), doc.animations().count(), "{name}");
+            let (mut worst, mut count) = (0.0f64, 0usize);
+            for (a, line) in out.lines().enumerate() {
+                for (t, skins) in parse_joints(line, name, a as u64) {
+                    let want = independent_f64(&doc, buffers, a, t);
+                    assert_eq!(skins.len(), want.len(), "{name}");
+                    for ((s, _, joints), w) in skins.iter().zip(&want) {
+                        assert_eq!(joints.len(), w.len(), "{name} skin {s}");
+                        for (m, wm) in joints.iter().zip(w) {
+                            for (x, y) in m.iter().zip(wm.to_cols_array()) {
+                                worst = worst.max((x - y).abs());
+                            }
+                            count += 1;
+                        }
+                    }
+                }
+            }
+            println!(
+                "{name} {backend}: {count} joint matrices, max abs error vs f64 chain {worst:e}"
+            );
+            assert!(count > 0, "{name}");
+            assert!(worst <= 1e-4, "{name} {backend}: {worst:e}");
+        }
+    }
+}
