@@ -859,27 +859,23 @@ mod from_gltf {
 
         /// Builds the rig of a file loaded by [`crate::gltf`]: validates its
         /// JSON with the `gltf` crate (so that no index is out of range),
-        /// then [`Rig::from_gltf`] with its buffers.
+        /// then [`Rig::from_gltf`] with its buffers. Faults that concern only
+        /// vertex data the rig never reads (a primitive without POSITION, or
+        /// a POSITION accessor without `min`/`max`, which that validation
+        /// requires) do not stop it; a POSITION index out of range does.
         ///
         /// # Errors
         /// [`RigError::InvalidDocument`], or those of [`Rig::from_gltf`].
         pub fn from_document(document: &crate::gltf::Document) -> Result<Rig, RigError> {
-            let mut root = document.root.clone();
+            let root = document.root.clone();
             // The gltf crate's validation indexes `accessors` with each
             // primitive's POSITION index before checking it (a panic when
-            // out of range), and refuses POSITION accessors without
-            // `min`/`max`. The rig reads no vertex data: check the index
-            // here, and give missing or malformed bounds a placeholder in
-            // this copy so that they do not stop the rig.
+            // out of range): check those indices first.
             let accessor_count = root.accessors.len();
-            let mut positions = Vec::new();
+            let key = gltf::json::validation::Checked::Valid(gltf::json::mesh::Semantic::Positions);
             for (m, mesh) in root.meshes.iter().enumerate() {
                 for (p, prim) in mesh.primitives.iter().enumerate() {
-                    let key = gltf::json::validation::Checked::Valid(
-                        gltf::json::mesh::Semantic::Positions,
-                    );
-                    if let Some(index) = prim.attributes.get(&key) {
-                        let a = index.value();
+                    if let Some(a) = prim.attributes.get(&key).map(|i| i.value()) {
                         if a >= accessor_count {
                             return Err(RigError::InvalidDocument {
                                 reason: format!(
@@ -887,27 +883,33 @@ mod from_gltf {
                                 ),
                             });
                         }
-                        positions.push(a);
                     }
                 }
             }
-            let is_vec3 = |v: &Option<gltf::json::Value>| {
-                v.as_ref()
-                    .and_then(gltf::json::Value::as_array)
-                    .is_some_and(|x| x.len() == 3 && x.iter().all(|c| c.as_f64().is_some()))
+            // It also requires a POSITION attribute with `min` and `max`
+            // (vertex data, which the rig never reads): a document whose only
+            // faults are those is used as is; any other fault is an error.
+            let position_only = |path: &str| {
+                path.starts_with("meshes[")
+                    && ["\"POSITION\"]", "\"POSITION\"].min", "\"POSITION\"].max"]
+                        .iter()
+                        .any(|end| path.ends_with(&format!(".attributes[{end}")))
             };
-            for a in positions {
-                let Some(acc) = root.accessors.get_mut(a) else {
-                    continue;
-                };
-                if !is_vec3(&acc.min) || !is_vec3(&acc.max) {
-                    acc.min = Some(gltf::json::Value::from(vec![0.0f32; 3]));
-                    acc.max = Some(gltf::json::Value::from(vec![0.0f32; 3]));
+            let doc = match gltf::Document::from_json(root.clone()) {
+                Ok(doc) => doc,
+                Err(gltf::Error::Validation(errors))
+                    if errors
+                        .iter()
+                        .all(|(path, _)| position_only(&path.to_string())) =>
+                {
+                    gltf::Document::from_json_without_validation(root)
                 }
-            }
-            let doc = gltf::Document::from_json(root).map_err(|e| RigError::InvalidDocument {
-                reason: e.to_string(),
-            })?;
+                Err(e) => {
+                    return Err(RigError::InvalidDocument {
+                        reason: e.to_string(),
+                    })
+                }
+            };
             Rig::from_gltf(&doc, &document.buffers)
         }
     }

@@ -799,3 +799,38 @@ fn joints_on_the_shared_assets_match_an_independent_f64_chain() {
         }
     }
 }
+
+/// Vertex-data faults the rig does not read (no POSITION attribute at all;
+/// the generated asset never has POSITION bounds either) do not stop
+/// `--joints`; the matrices are those computed by hand.
+#[test]
+fn joints_ignore_vertex_data_the_rig_does_not_read() {
+    let dir = temp_dir("cli-joints-noposition");
+    let (b, ibm_acc) = skinned();
+    let mut root = b.json(None);
+    root["skins"] = json!([
+        {"joints": [0, 1], "inverseBindMatrices": ibm_acc},
+        {"joints": [1, 0]},
+    ]);
+    root["scenes"] = json!([{"nodes": [0, 2, 4]}]);
+    root["meshes"][0]["primitives"][0]["attributes"] = json!({});
+    let path = dir.join("no position.glb");
+    std::fs::write(
+        &path,
+        glb(&serde_json::to_vec(&root).unwrap(), Some(&b.bin)),
+    )
+    .unwrap();
+    let o = run(&[
+        path.to_str().unwrap(),
+        "--joints",
+        "--json",
+        "--backend",
+        "cpu",
+        "--times",
+        "1.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let samples = parse_joints(stdout(&o).trim(), "no position.glb", 0);
+    check_against_hand(&samples, 0, &[1.5], "no POSITION");
+    std::fs::remove_dir_all(dir).ok();
+}
