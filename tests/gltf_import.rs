@@ -852,7 +852,7 @@ fn broken_containers_and_json() {
 #[test]
 fn many_channels_sharing_a_large_output_are_refused() {
     // 100,000 rotation keys (1.6 MB) shared by 90 channels would decode to
-    // 36 million floats, past the importer's limit of 2^25.
+    // 36 million floats, past the importer's limit of 2^24.
     let mut b = Builder::new();
     let n = b.node(None);
     let times: Vec<f32> = (0..100_000).map(|i| i as f32).collect();
@@ -865,14 +865,14 @@ fn many_channels_sharing_a_large_output_are_refused() {
     b.animation("big", &[(input, out, "LINEAR")], &channels);
     let (a, c, acc, kind) = import_error(gltf::from_slice(&b.to_glb(), None));
     assert_eq!((a, acc), (Some(0), Some(out)));
-    // 83 channels of 400,000 floats fit in 2^25 = 33,554,432; the 84th does not.
-    assert_eq!(c, Some(83));
+    // 41 channels of 400,000 floats fit in 2^24 = 16,777,216; the 42nd does not.
+    assert_eq!(c, Some(41));
     assert_eq!(
         kind,
         ImportErrorKind::TooLarge {
             what: "key values of all channels",
-            count: 84 * 400_000,
-            limit: 1 << 25
+            count: 42 * 400_000,
+            limit: 1 << 24
         }
     );
     // Fewer channels load.
