@@ -5,70 +5,14 @@
 
 #[path = "common/gltf_builder.rs"]
 mod gltf_builder;
+#[path = "common/sample_cli.rs"]
+mod sample_cli;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use gltf_builder::*;
+use sample_cli::{gpu_ran, run, stderr, stdout};
 use serde_json::Value;
-
-/// Builds the example with this test's profile (cargo's own output is
-/// discarded) and returns the binary's path, so that the tests run it
-/// directly and see only its own stdout and stderr.
-fn sample_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        // target/<profile>/deps/cli-<hash>
-        let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "--example", "sample"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "building the sample example failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let bin = profile_dir
-            .join("examples")
-            .join(format!("sample{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.exists(), "{} not found", bin.display());
-        bin
-    })
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(sample_binary()).args(args).output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// True if a GPU run may be checked: it succeeded, or it failed for lack of
-/// an adapter and KEYFRAME_GPU_REQUIRE_ADAPTER is not 1 (then a SKIP line).
-fn gpu_ran(test: &str, o: &Output) -> bool {
-    if o.status.success() || o.status.code() == Some(1) {
-        return true;
-    }
-    let err = stderr(o);
-    if err.contains("no GPU adapter")
-        && std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1")
-    {
-        println!("SKIP {test}: {}", err.trim());
-        return false;
-    }
-    panic!("{test}: sample failed ({:?}): {err}", o.status.code());
-}
 
 /// Node 0: rotation STEP (keys 0, 0.5, 1); node 1: translation LINEAR
 /// (keys 0, 1); node 2: weights LINEAR on a 2-target mesh (keys 0, 1).

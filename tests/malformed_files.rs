@@ -15,18 +15,20 @@
 
 #[path = "common/gltf_builder.rs"]
 mod gltf_builder;
+#[path = "common/sample_cli.rs"]
+mod sample_cli;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gltf_builder::{base64, f32_bytes, glb, temp_dir, Builder, SHORT, UNSIGNED_BYTE};
 use keyframe_gpu::gltf::{self, Document};
 use keyframe_gpu::{Error, ImportErrorKind, TrackError};
+use sample_cli::sample_binary;
 use serde_json::{json, Value};
 
 /// Records the largest single allocation request of the process.
@@ -1183,33 +1185,6 @@ fn accessor_component_count_overflow_is_refused() {
         other => panic!("expected TooLarge, got {other:?}"),
     }
     assert!(LARGEST.load(Ordering::Relaxed) <= MAX_ALLOCATION);
-}
-
-/// Builds the `sample` example once (cargo's own output is discarded, so
-/// that only the tool's stderr is checked) and returns its path.
-fn sample_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "--example", "sample"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "building the sample example failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let bin = profile_dir
-            .join("examples")
-            .join(format!("sample{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.exists(), "{} not found", bin.display());
-        bin
-    })
 }
 
 /// Runs `sample FILE --json`, killing it after `guard`; returns (exit code,

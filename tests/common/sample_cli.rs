@@ -1,0 +1,67 @@
+//! Runs the `sample` example as a separate process, as a user would: built
+//! once per test binary with the test's own profile (cargo's own output is
+//! discarded), so that tests see only the tool's stdout and stderr.
+#![allow(dead_code, reason = "each test binary uses a subset")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Builds the example and returns the binary's path.
+pub fn sample_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        // target/<profile>/deps/<test>-<hash>
+        let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["build", "--quiet", "--example", "sample"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "building the sample example failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bin = profile_dir
+            .join("examples")
+            .join(format!("sample{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.exists(), "{} not found", bin.display());
+        bin
+    })
+}
+
+/// Runs `sample ARGS` to completion.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(sample_binary()).args(args).output().unwrap()
+}
+
+/// The run's stdout (must be UTF-8).
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// The run's stderr.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// True if a GPU run may be checked: it succeeded (or `--compare` exited
+/// 1), or it failed for lack of an adapter and KEYFRAME_GPU_REQUIRE_ADAPTER
+/// is not 1 (then a SKIP line).
+pub fn gpu_ran(test: &str, o: &Output) -> bool {
+    if o.status.success() || o.status.code() == Some(1) {
+        return true;
+    }
+    let err = stderr(o);
+    if err.contains("no GPU adapter")
+        && std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1")
+    {
+        println!("SKIP {test}: {}", err.trim());
+        return false;
+    }
+    panic!("{test}: sample failed ({:?}): {err}", o.status.code());
+}
