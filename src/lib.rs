@@ -51,3 +51,8 @@ pub use track::{
     normalize_rotation_keys, Clip, Interpolation, Property, Track, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
 };
+
+/// The README's Rust examples, compiled as doctests so that they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
