@@ -167,21 +167,48 @@ pub fn write_morph_weights(
     }
 }
 
-/// The global matrix of node `n` for instance `i` (WGSL `global_matrix`):
-/// walks up the parent chain.
+/// The global matrix of node `n` for instance `i` (WGSL `global_matrix`),
+/// given the globals of this instance's nodes `0..n` in `globals` (same
+/// layout as `locals`) and node `n - 1`'s in `previous`:
+/// `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where `a_1..` are `n`'s
+/// ancestors up to the first one, `p`, with a smaller index (the parent,
+/// when the table lists parents first).
 #[must_use]
-pub fn global_matrix(tables: &SkinTables, locals: &[Mat4], i: u32, n: u32) -> Mat4 {
+pub fn global_matrix(
+    tables: &SkinTables,
+    locals: &[Mat4],
+    globals: &[Mat4],
+    i: u32,
+    n: u32,
+    previous: Mat4,
+) -> Mat4 {
     let nodes = tables.nodes();
     let base = (i * tables.node_count()) as usize;
     let mut m = locals[base + n as usize];
     let mut p = nodes[n as usize].parent;
     let mut step = 0u32;
-    while step < tables.node_count() && p >= 0 {
+    while step < tables.node_count() && p >= n as i32 {
         m = mat_mul(locals[base + p as usize], m);
         p = nodes[p as usize].parent;
         step += 1;
     }
+    if p >= 0 && p + 1 == n as i32 {
+        m = mat_mul(previous, m);
+    } else if p >= 0 && p < n as i32 {
+        m = mat_mul(globals[base + p as usize], m);
+    }
     m
+}
+
+/// Writes instance `i`'s global matrices into `globals`, node after node
+/// (WGSL `hierarchy_main`).
+pub fn hierarchy(tables: &SkinTables, locals: &[Mat4], i: u32, globals: &mut [Mat4]) {
+    let base = (i * tables.node_count()) as usize;
+    let mut previous = IDENTITY;
+    for n in 0..tables.node_count() {
+        previous = global_matrix(tables, locals, globals, i, n, previous);
+        globals[base + n as usize] = previous;
+    }
 }
 
 /// Inverse of an affine matrix (WGSL `affine_inverse`); the identity when
@@ -218,20 +245,42 @@ pub fn affine_inverse(m: Mat4) -> Mat4 {
 }
 
 /// Joint matrix of joint slot `j` for instance `i` (WGSL `joint_matrix`):
-/// `inverse(global(mesh node)) * global(joint) * inverse_bind`.
+/// `mesh_inverse * global(joint) * inverse_bind`, where `mesh_inverse` is
+/// the inverse of the global of the joint's mesh node (the identity when
+/// it has none).
 #[must_use]
-pub fn joint_matrix(tables: &SkinTables, globals: &[Mat4], i: u32, j: u32) -> Mat4 {
-    let joint = tables.joints()[j as usize];
+pub fn joint_matrix(
+    tables: &SkinTables,
+    globals: &[Mat4],
+    i: u32,
+    j: u32,
+    mesh_inverse: Mat4,
+) -> Mat4 {
     let base = (i * tables.node_count()) as usize;
-    let mut mesh_inverse = IDENTITY;
-    if joint.mesh_node >= 0 {
-        mesh_inverse = affine_inverse(globals[base + joint.mesh_node as usize]);
-    }
+    let node = tables.joints()[j as usize].node;
     let ibm = Mat4::from_cols_array(&tables.inverse_binds()[j as usize]);
-    mat_mul(
-        mat_mul(mesh_inverse, globals[base + joint.node as usize]),
-        ibm,
-    )
+    mat_mul(mat_mul(mesh_inverse, globals[base + node as usize]), ibm)
+}
+
+/// Writes instance `i`'s joint matrices into `joint_matrices`, slot after
+/// slot, inverting a mesh node's global once per run of slots that share
+/// it (WGSL `joints_main`).
+pub fn joints(tables: &SkinTables, globals: &[Mat4], i: u32, joint_matrices: &mut [Mat4]) {
+    let base = (i * tables.node_count()) as usize;
+    let mut mesh_node = -1;
+    let mut mesh_inverse = IDENTITY;
+    for j in 0..tables.joint_count() {
+        let node = tables.joints()[j as usize].mesh_node;
+        if node != mesh_node {
+            mesh_node = node;
+            mesh_inverse = IDENTITY;
+            if node >= 0 {
+                mesh_inverse = affine_inverse(globals[base + node as usize]);
+            }
+        }
+        joint_matrices[(i * tables.joint_count() + j) as usize] =
+            joint_matrix(tables, globals, i, j, mesh_inverse);
+    }
 }
 
 /// The four passes for every instance, from the sampler's output `samples`
@@ -264,22 +313,18 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
             write_morph_weights(tables, samples, instance_clips, i, m, &mut morph_weights);
         }
     }
-    let mut globals = Vec::with_capacity(locals.len());
+    let mut globals = vec![IDENTITY; locals.len()];
     for i in 0..count {
-        for n in 0..nodes {
-            globals.push(global_matrix(tables, &locals, i, n));
-        }
+        hierarchy(tables, &locals, i, &mut globals);
     }
-    let mut joints = Vec::with_capacity((count * tables.joint_count()) as usize);
+    let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
     for i in 0..count {
-        for j in 0..tables.joint_count() {
-            joints.push(joint_matrix(tables, &globals, i, j));
-        }
+        joints(tables, &globals, i, &mut joint_matrices);
     }
     SkinOutput {
         locals,
         globals,
-        joints,
+        joints: joint_matrices,
         morph_weights,
     }
 }

@@ -160,9 +160,12 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// [`record`](Self::record) into the same encoder. The skinner keeps its
 /// own small instance table (one clip index per instance).
 ///
-/// Output layouts are those of [`SkinTables`]. The hierarchy pass walks up
-/// each node's parent chain (O(depth) per node, one dispatch for any
-/// depth); see `shaders/skin.wgsl`.
+/// Output layouts are those of [`SkinTables`]. The hierarchy pass runs one
+/// invocation per instance that visits the nodes in index order, each node
+/// one matrix product from its parent's global when the table lists
+/// parents first (O(nodes) per instance, one dispatch for any depth; a
+/// child listed before its parent walks up to an ancestor already done);
+/// see `shaders/skin.wgsl`.
 ///
 /// [`GpuSampler`]: crate::GpuSampler
 /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
@@ -531,11 +534,14 @@ impl GpuSkinner {
         }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&self.tables.params(n)));
         let t = &self.tables;
+        // The hierarchy and joint passes run one invocation per instance
+        // (walking the instance's nodes, joints); pose and morph one per
+        // (instance, node or mesh).
         let per_pass = [
             t.node_count(),
             t.mesh_count(),
-            t.node_count(),
-            t.joint_count(),
+            u32::from(t.node_count() > 0),
+            u32::from(t.joint_count() > 0),
         ];
         for (g, per) in self.groups.iter_mut().zip(per_pass) {
             // Fits: checked against the capacity in new().
