@@ -6,6 +6,12 @@
 //! layout. It is the reference every GPU result is compared with; the tests
 //! check it in turn against values computed by hand from the formulas in
 //! DESIGN.md, and against glam's independent slerp.
+//!
+//! # Panics
+//! The per-function twins (`find_segment`, `sample_track`, ...) index the
+//! flat arrays exactly as the shader does and panic on offsets outside them;
+//! arrays and tracks taken from one [`AnimationLibrary`] are always in range.
+//! [`sample`] checks its instances and never panics.
 #![allow(
     clippy::needless_range_loop,
     reason = "keeps the code easy to compare with the shader"

@@ -8,6 +8,11 @@
 //! (column `c` of `a * b` is `a[0] b[c].x + a[1] b[c].y + a[2] b[c].z +
 //! a[3] b[c].w`), not with glam's operators, so that the twin does not
 //! depend on how glam orders its sums.
+//!
+//! # Panics
+//! Like the shader, the functions index the flat tables directly and panic on
+//! offsets outside them; tables built by [`SkinTables::new`] with the
+//! sampler output of the same library are always in range.
 #![allow(
     clippy::needless_range_loop,
     reason = "keeps the code easy to compare with the shader"
