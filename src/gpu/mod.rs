@@ -410,7 +410,7 @@ impl GpuSampler {
     }
 
     /// The bind group layout of the sampling pass (group 0, from
-    /// [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS)).
+    /// [`SAMPLE_BINDINGS`]).
     #[must_use]
     pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
         &self.bind_group_layout
