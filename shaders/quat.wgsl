@@ -30,28 +30,25 @@ fn kf_acos(x: f32) -> f32 {
 // Normalizes q; a zero-length q is returned unchanged instead of NaN.
 fn quat_normalize(q: vec4<f32>) -> vec4<f32> {
     let len2 = dot(q, q);
-    if (len2 > 0.0) {
-        return q / sqrt(len2);
-    }
-    return q;
+    return select(q, q / sqrt(len2), len2 > 0.0);
 }
 
 // Shortest-path slerp from q0 to q1 at t in [0, 1], with the nlerp fallback
 // for nearly equal quaternions (dot > SLERP_NLERP_THRESHOLD).
+//
+// Both are normalize(w0 q0 + w1 q1): slerp's weights are
+// sin((1 - t) theta) and sin(t theta) (the textbook formula divides both
+// by sin(theta); the normalization makes that division, and a third sine,
+// redundant, and leaves fewer roundings), nlerp's are 1 - t and t. The
+// weights are selected rather than branched on, so SIMD adapters run one
+// path.
 fn quat_slerp(q0: vec4<f32>, q1_in: vec4<f32>, t: f32) -> vec4<f32> {
-    var q1 = q1_in;
-    var d = dot(q0, q1);
-    if (d < 0.0) {
-        q1 = -q1;
-        d = -d;
-    }
-    if (d > SLERP_NLERP_THRESHOLD) {
-        return quat_normalize((1.0 - t) * q0 + t * q1);
-    }
-    // The textbook formula divides by sin(theta); the normalization makes
-    // that division (and a third sine) redundant, and leaves fewer roundings.
+    let d_in = dot(q0, q1_in);
+    let q1 = select(q1_in, -q1_in, d_in < 0.0);
+    let d = abs(d_in);
     let theta = kf_acos(d);
-    let s0 = kf_sin((1.0 - t) * theta);
-    let s1 = kf_sin(t * theta);
-    return quat_normalize(s0 * q0 + s1 * q1);
+    let near = d > SLERP_NLERP_THRESHOLD;
+    let w0 = select(kf_sin((1.0 - t) * theta), 1.0 - t, near);
+    let w1 = select(kf_sin(t * theta), t, near);
+    return quat_normalize(w0 * q0 + w1 * q1);
 }

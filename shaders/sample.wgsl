@@ -10,7 +10,8 @@ struct Track {
     property: u32,
     output_offset: u32,
     node: u32,
-    key_scale: f32,
+    lookup_scale: f32,
+    lookup_origin: f32,
 }
 
 struct Clip {
@@ -35,10 +36,11 @@ struct Params {
 }
 
 // A key interval: the time is exactly on key k (exact = true, use v_k as
-// is), or between keys k and k + 1 at factor t.
+// is), or between keys k and k + 1 at factor t; dt = t_(k+1) - t_k.
 struct Segment {
     k: u32,
     t: f32,
+    dt: f32,
     exact: bool,
 }
 
@@ -53,6 +55,22 @@ const PROP_WEIGHTS: u32 = 3u;
 
 const WORKGROUP_SIZE: u32 = 64u;
 
+// Key lookup entries: window length minus one in the low bits, first key above.
+const LOOKUP_COUNT_BITS: u32 = 8u;
+const LOOKUP_COUNT_SATURATED: u32 = 255u;
+
+// Which interpolation code the library needs, set by the host when it
+// builds the pipeline (GpuSampler::new, from the library's tracks). A
+// shader that compiles out the branches no track takes runs faster on
+// SIMD-on-CPU adapters such as lavapipe, which step through both sides of a
+// divergent branch; the results are the same either way.
+// HAS_SLERP: a LINEAR rotation track. HAS_CUBIC: a CUBICSPLINE track.
+// HAS_BLEND: any other track (STEP, LINEAR translation, scale or weights),
+// or a CUBICSPLINE track (its on-key values take that path).
+override HAS_SLERP: bool = true;
+override HAS_CUBIC: bool = true;
+override HAS_BLEND: bool = true;
+
 @group(0) @binding(0) var<storage, read> times: array<f32>;
 @group(0) @binding(1) var<storage, read> values: array<f32>;
 @group(0) @binding(2) var<storage, read> tracks: array<Track>;
@@ -60,57 +78,85 @@ const WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(4) var<storage, read> instances: array<Instance>;
 @group(0) @binding(5) var<uniform> params: Params;
 @group(0) @binding(6) var<storage, read_write> output: array<f32>;
-
-// The largest k in [lo, lo + len) with times[k] <= time, or lo when there
-// is none. Branchless binary search: the trip count depends only on len, so
-// neighbouring invocations stay in step.
-fn search_keys(times_offset: u32, lo_in: u32, len_in: u32, time: f32) -> u32 {
-    var lo = lo_in;
-    var len = len_in;
-    while (len > 1u) {
-        let half = len / 2u;
-        lo = select(lo, lo + half, times[times_offset + lo + half] <= time);
-        len -= half;
-    }
-    return lo;
-}
+@group(0) @binding(7) var<storage, read> key_lookup: array<u32>;
 
 // The segment of `time` given k, the largest key index with
-// times[k] <= time (0 when time is before the first key): time <= times[k]
-// means clamped before the first key or exactly on key k; k == last means
-// at or after the last key; otherwise time is strictly inside
-// (times[k], times[k + 1]).
-fn segment_at(times_offset: u32, key_count: u32, k: u32, time: f32) -> Segment {
-    let t0 = times[times_offset + k];
-    if (time <= t0 || k + 1u >= key_count) {
-        return Segment(k, 0.0, true);
+// times[k] <= time (0 when time is before the first key), and the key times
+// t0 = times[k] and t1 = times[min(k + 1, last)]: time <= t0 means clamped
+// before the first key or exactly on key k; k == last means at or after
+// the last key; otherwise time is strictly inside (t0, t1).
+fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
+    let dt = t1 - t0;
+    if (time <= t0 || k >= last) {
+        return Segment(k, 0.0, dt, true);
     }
-    let t1 = times[times_offset + k + 1u];
-    return Segment(k, (time - t0) / (t1 - t0), false);
+    return Segment(k, (time - t0) / dt, dt, false);
 }
 
-// Finds the key interval of time `time` in a track's keys: one search over
-// all keys.
-fn find_segment(times_offset: u32, key_count: u32, time: f32) -> Segment {
-    return segment_at(times_offset, key_count, search_keys(times_offset, 0u, key_count, time), time);
+// The bucket of `time` in a key lookup table of `buckets` buckets from t0,
+// `scale` buckets per second. Mirrored, and used to build the tables, by
+// cpu::lookup_bucket.
+fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
+    let last = buckets - 1u;
+    return min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last);
 }
 
-// As find_segment, for a track. Keys spaced uniformly enough (key_scale > 0,
-// set by the host, src/library.rs) are indexed directly: the guess
-// c = u32(clamp((time - times[0]) * key_scale, 0, last)) is within one key
-// of the answer (the host checked that every key's own guess is its index
-// or the one before, and the guess is monotonic in time), so a search over
-// [c - 1, c + 1] finds the same k as the full search.
+// Finds the key interval of time `time` in a track's keys: k, the largest
+// key index with times[k] <= time (0 when there is none), and its segment.
+//
+// A track with a key lookup table (lookup_scale > 0, built by the host:
+// src/library.rs) starts from the window of keys named by its time's
+// bucket (2 (n - 1) buckets over [t_0, t_last]); for keys no closer than
+// half the average spacing that window holds one or two keys. Other tracks
+// start from all keys. A binary search narrows the window to two keys at
+// most; then the window's keys and the one after are read at once (three
+// independent loads instead of a chain) and k, t_k and t_(k+1) are
+// selected from them.
+//
+// The host proved that the window holds k when this device rounds the
+// bucket as the host does; t_k <= time < t_(k+1) confirms it, and
+// otherwise the second round starts from all keys, so the result is the
+// full search's on any device.
 fn find_segment_track(track: Track, time: f32) -> Segment {
-    if (track.key_scale > 0.0) {
-        let o = track.times_offset;
-        let last = track.key_count - 1u;
-        let c = u32(clamp((time - times[o]) * track.key_scale, 0.0, f32(last)));
-        let lo = max(c, 1u) - 1u;
-        let hi = min(c + 1u, last);
-        return segment_at(o, track.key_count, search_keys(o, lo, hi - lo + 1u, time), time);
+    let o = track.times_offset;
+    let n = track.key_count;
+    let last = n - 1u;
+    var lo = 0u;
+    var len = n;
+    if (track.lookup_scale > 0.0) {
+        let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
+        let entry = key_lookup[2u * o + b];
+        lo = min(entry >> LOOKUP_COUNT_BITS, last);
+        var count = entry & LOOKUP_COUNT_SATURATED;
+        if (count == LOOKUP_COUNT_SATURATED) {
+            count = (key_lookup[2u * o + b + 1u] >> LOOKUP_COUNT_BITS) - lo;
+        }
+        len = min(count, last - lo) + 1u;
     }
-    return find_segment(track.times_offset, track.key_count, time);
+    var seg = Segment(0u, 0.0, 0.0, true);
+    for (var round = 0u; round < 2u; round++) {
+        // Binary search down to [lo, lo + len) with len <= 2; the trip
+        // count depends only on len.
+        while (len > 2u) {
+            let half = len / 2u;
+            lo = select(lo, lo + half, times[o + lo + half] <= time);
+            len -= half;
+        }
+        let ta = times[o + lo];
+        let tb = times[o + min(lo + 1u, last)];
+        let tc = times[o + min(lo + 2u, last)];
+        let second = len == 2u && tb <= time;
+        let k = select(lo, lo + 1u, second);
+        let t0 = select(ta, tb, second);
+        let t1 = select(tb, tc, second);
+        seg = segment_of(k, last, t0, t1, time);
+        if ((k == 0u || t0 <= time) && (k == last || time < t1)) {
+            break;
+        }
+        lo = 0u;
+        len = n;
+    }
+    return seg;
 }
 
 // Component c of value element e (CUBICSPLINE: e = 3k + {0: in, 1: value, 2: out}).
@@ -121,6 +167,13 @@ fn value_at(track: Track, e: u32, c: u32) -> f32 {
 fn quat_at(track: Track, e: u32) -> vec4<f32> {
     let b = track.values_offset + e * 4u;
     return vec4<f32>(values[b], values[b + 1u], values[b + 2u], values[b + 3u]);
+}
+
+fn store_quat(out: u32, q: vec4<f32>) {
+    output[out] = q.x;
+    output[out + 1u] = q.y;
+    output[out + 2u] = q.z;
+    output[out + 3u] = q.w;
 }
 
 // Cubic Hermite basis for the glTF spline: p = h00 v_k + h10 dt b_k + h01 v_k1 + h11 dt a_k1.
@@ -135,52 +188,64 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 }
 
 // Samples one track at clip time `time` into output[out..out + width].
+//
+// Three blocks, each compiled in only when the library has such tracks
+// (HAS_*): LINEAR rotations (slerp, or key k's value as is when the time
+// is on a key or clamped); CUBICSPLINE between keys; and the blend
+// (1 - t) v_k + t v_(k+1) for everything else, with t = 0 and both
+// elements key k's value for STEP, on-key and clamped times, which gives
+// that value exactly ((1 - 0) v + 0 v = v, signed zeros included).
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
-    let width = track.width;
-    if (seg.exact || track.interpolation == INTERP_STEP) {
-        // On a key, clamped, or STEP: the key's value as is.
-        var e = seg.k;
-        if (cubic) {
-            e = 3u * seg.k + 1u;
+    let moving = !(seg.exact || track.interpolation == INTERP_STEP);
+    let rotation = track.property == PROP_ROTATION;
+    let k = seg.k;
+    if (HAS_SLERP && rotation && track.interpolation == INTERP_LINEAR) {
+        let q0 = quat_at(track, k);
+        var q = q0;
+        if (moving) {
+            q = quat_slerp(q0, quat_at(track, k + 1u), seg.t);
         }
-        for (var c = 0u; c < width; c++) {
-            output[out + c] = value_at(track, e, c);
-        }
+        store_quat(out, q);
         return;
     }
-    let k = seg.k;
-    let t = seg.t;
-    if (!cubic) {
-        if (track.property == PROP_ROTATION) {
-            let q = quat_slerp(quat_at(track, k), quat_at(track, k + 1u), t);
+    let width = track.width;
+    if (HAS_CUBIC && cubic && moving) {
+        let t = seg.t;
+        let dt = seg.dt;
+        if (rotation) {
+            var q = vec4<f32>(0.0);
             for (var c = 0u; c < 4u; c++) {
-                output[out + c] = q[c];
+                q[c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
+                    value_at(track, 3u * k + 4u, c), value_at(track, 3u * k + 3u, c), t, dt);
             }
+            store_quat(out, quat_normalize(q));
             return;
         }
         for (var c = 0u; c < width; c++) {
-            output[out + c] = (1.0 - t) * value_at(track, k, c) + t * value_at(track, k + 1u, c);
-        }
-        return;
-    }
-    let dt = times[track.times_offset + k + 1u] - times[track.times_offset + k];
-    if (track.property == PROP_ROTATION) {
-        var q = vec4<f32>(0.0);
-        for (var c = 0u; c < 4u; c++) {
-            q[c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
+            output[out + c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
                 value_at(track, 3u * k + 4u, c), value_at(track, 3u * k + 3u, c), t, dt);
         }
-        q = quat_normalize(q);
-        for (var c = 0u; c < 4u; c++) {
-            output[out + c] = q[c];
-        }
         return;
     }
-    for (var c = 0u; c < width; c++) {
-        output[out + c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
-            value_at(track, 3u * k + 4u, c), value_at(track, 3u * k + 3u, c), t, dt);
+    if (HAS_BLEND) {
+        // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key
+        // when moving, else key k's again.
+        var e0 = k;
+        var e1 = k + 1u;
+        if (cubic) {
+            e0 = 3u * k + 1u;
+            e1 = e0 + 3u;
+        }
+        var t = seg.t;
+        if (!moving) {
+            e1 = e0;
+            t = 0.0;
+        }
+        for (var c = 0u; c < width; c++) {
+            output[out + c] = (1.0 - t) * value_at(track, e0, c) + t * value_at(track, e1, c);
+        }
     }
 }
 

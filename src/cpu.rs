@@ -21,7 +21,7 @@ use glam::Vec4;
 
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
-use crate::layout::{GpuInstance, GpuTrack};
+use crate::layout::{GpuInstance, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED};
 use crate::library::AnimationLibrary;
 use crate::track::{Interpolation, Property};
 
@@ -29,6 +29,7 @@ use crate::track::{Interpolation, Property};
 pub const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
 
 const INTERP_STEP: u32 = Interpolation::Step as u32;
+const INTERP_LINEAR: u32 = Interpolation::Linear as u32;
 const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
 const PROP_ROTATION: u32 = Property::Rotation as u32;
 
@@ -79,21 +80,21 @@ fn dot(a: Vec4, b: Vec4) -> f32 {
 /// above [`SLERP_NLERP_THRESHOLD`].
 #[must_use]
 pub fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
-    let mut q1 = q1_in;
-    let mut d = dot(q0, q1);
-    if d < 0.0 {
-        q1 = -q1;
-        d = -d;
-    }
-    if d > SLERP_NLERP_THRESHOLD {
-        return quat_normalize((1.0 - t) * q0 + t * q1);
-    }
-    // normalize(s0 q0 + s1 q1) equals normalize((s0 q0 + s1 q1) / sin(theta)):
-    // the division is left out, as in the shader.
+    let d_in = dot(q0, q1_in);
+    // WGSL: select(q1_in, -q1_in, d_in < 0.0)
+    let q1 = if d_in < 0.0 { -q1_in } else { q1_in };
+    let d = d_in.abs();
     let theta = kf_acos(d);
-    let s0 = kf_sin((1.0 - t) * theta);
-    let s1 = kf_sin(t * theta);
-    quat_normalize(s0 * q0 + s1 * q1)
+    let near = d > SLERP_NLERP_THRESHOLD;
+    // normalize(s0 q0 + s1 q1) equals normalize((s0 q0 + s1 q1) / sin(theta)):
+    // the division is left out, as in the shader; nlerp's weights are 1 - t, t.
+    let w0 = if near {
+        1.0 - t
+    } else {
+        kf_sin((1.0 - t) * theta)
+    };
+    let w1 = if near { t } else { kf_sin(t * theta) };
+    quat_normalize(w0 * q0 + w1 * q1)
 }
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
@@ -104,79 +105,132 @@ pub struct Segment {
     pub k: u32,
     /// Interpolation factor in `(0, 1)` when not exact, else 0.
     pub t: f32,
+    /// `t_(k+1) - t_k` (0 at the last key).
+    pub dt: f32,
     /// The time is on key `k` or clamped to it: use its value as is.
     pub exact: bool,
 }
 
-/// The largest `k` in `[lo, lo + len)` with `times[times_offset + k] <= time`,
-/// or `lo` when there is none: a branchless binary search whose number of
-/// steps depends only on `len`.
-#[must_use]
-pub fn search_keys(times: &[f32], times_offset: u32, lo_in: u32, len_in: u32, time: f32) -> u32 {
-    let o = times_offset as usize;
-    let mut lo = lo_in;
-    let mut len = len_in;
-    while len > 1 {
-        let half = len / 2;
-        // WGSL: select(lo, lo + half, cond)
-        lo = if times[o + (lo + half) as usize] <= time {
-            lo + half
-        } else {
-            lo
-        };
-        len -= half;
-    }
-    lo
-}
-
 /// The segment of `time` given `k`, the largest key index with
-/// `times[k] <= time` (0 when `time` is before the first key): `time <=
-/// times[k]` means clamped before the first key or exactly on key `k`;
-/// `k == last` means at or after the last key; otherwise `time` is strictly
-/// inside `(times[k], times[k + 1])`.
+/// `times[k] <= time` (0 when `time` is before the first key), and the key
+/// times `t0 = times[k]` and `t1 = times[min(k + 1, last)]`: `time <= t0`
+/// means clamped before the first key or exactly on key `k`; `k == last`
+/// means at or after the last key; otherwise `time` is strictly inside
+/// `(t0, t1)`.
 #[must_use]
-pub fn segment_at(times: &[f32], times_offset: u32, key_count: u32, k: u32, time: f32) -> Segment {
-    let o = times_offset as usize;
-    let t0 = times[o + k as usize];
-    if time <= t0 || k + 1 >= key_count {
+pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
+    let dt = t1 - t0;
+    if time <= t0 || k >= last {
         return Segment {
             k,
             t: 0.0,
+            dt,
             exact: true,
         };
     }
-    let t1 = times[o + k as usize + 1];
     Segment {
         k,
-        t: (time - t0) / (t1 - t0),
+        t: (time - t0) / dt,
+        dt,
         exact: false,
     }
 }
 
-/// Finds the key interval of `time` among `times[times_offset..][..key_count]`:
-/// one [`search_keys`] over all keys, then [`segment_at`].
+/// Finds the key interval of `time` among `times[times_offset..][..key_count]`
+/// by a search over all keys: [`find_segment_track`] for a track without a
+/// key lookup table, and the reference that the table is tested against.
 #[must_use]
 pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
-    let k = search_keys(times, times_offset, 0, key_count, time);
-    segment_at(times, times_offset, key_count, k, time)
+    search_window(times, times_offset, key_count, 0, key_count, time)
 }
 
-/// As [`find_segment`], for a track: when the host found its keys uniformly
-/// spaced (`key_scale > 0`, see [`AnimationLibrary`]) the key is guessed
-/// directly and only `[c - 1, c + 1]` is searched; the result is the same
-/// segment as the full search.
+/// The bucket of `time` in a key lookup table of `buckets` buckets that
+/// starts at `t0`, `scale` buckets per second: the shader's formula in the
+/// same `f32` operations. [`AnimationLibrary`] builds the tables with it.
 #[must_use]
-pub fn find_segment_track(times: &[f32], track: &GpuTrack, time: f32) -> Segment {
-    if track.key_scale > 0.0 {
-        let o = track.times_offset;
-        let last = track.key_count - 1;
-        let c = ((time - times[o as usize]) * track.key_scale).clamp(0.0, last as f32) as u32;
-        let lo = c.max(1) - 1;
-        let hi = (c + 1).min(last);
-        let k = search_keys(times, o, lo, hi - lo + 1, time);
-        return segment_at(times, o, track.key_count, k, time);
+pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
+    let last = buckets - 1;
+    // WGSL: min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last)
+    (((time - t0) * scale).clamp(0.0, last as f32) as u32).min(last)
+}
+
+/// The loop of the shader's `find_segment_track`, from the window
+/// `[lo, lo + len)`: a binary search down to at most two keys, then the
+/// window's keys and the one after read at once, then the check
+/// `t_k <= time < t_(k+1)`; a window that fails it is searched again from
+/// all keys.
+fn search_window(
+    times: &[f32],
+    times_offset: u32,
+    key_count: u32,
+    lo_in: u32,
+    len_in: u32,
+    time: f32,
+) -> Segment {
+    let o = times_offset as usize;
+    let n = key_count;
+    let last = n - 1;
+    let (mut lo, mut len) = (lo_in, len_in);
+    let mut seg = Segment {
+        k: 0,
+        t: 0.0,
+        dt: 0.0,
+        exact: true,
+    };
+    for _round in 0..2 {
+        while len > 2 {
+            let half = len / 2;
+            // WGSL: select(lo, lo + half, cond)
+            if times[o + (lo + half) as usize] <= time {
+                lo += half;
+            }
+            len -= half;
+        }
+        let ta = times[o + lo as usize];
+        let tb = times[o + (lo + 1).min(last) as usize];
+        let tc = times[o + (lo + 2).min(last) as usize];
+        let second = len == 2 && tb <= time;
+        let k = if second { lo + 1 } else { lo };
+        let t0 = if second { tb } else { ta };
+        let t1 = if second { tc } else { tb };
+        seg = segment_of(k, last, t0, t1, time);
+        if (k == 0 || t0 <= time) && (k == last || time < t1) {
+            break;
+        }
+        lo = 0;
+        len = n;
     }
-    find_segment(times, track.times_offset, track.key_count, time)
+    seg
+}
+
+/// As [`find_segment`], for a track: a track with a key lookup table
+/// (`lookup_scale > 0`, see [`GpuTrack::lookup_scale`]) starts from the
+/// window of keys of its time's bucket and falls back to all keys if the
+/// window fails the check. The result is [`find_segment`]'s.
+#[must_use]
+pub fn find_segment_track(
+    times: &[f32],
+    key_lookup: &[u32],
+    track: &GpuTrack,
+    time: f32,
+) -> Segment {
+    let o = track.times_offset;
+    let n = track.key_count;
+    let last = n - 1;
+    let mut lo = 0;
+    let mut len = n;
+    if track.lookup_scale > 0.0 {
+        let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2 * last);
+        let entry = key_lookup[(2 * o + b) as usize];
+        lo = (entry >> LOOKUP_COUNT_BITS).min(last);
+        let mut count = entry & LOOKUP_COUNT_SATURATED;
+        if count == LOOKUP_COUNT_SATURATED {
+            // WGSL u32 subtraction wraps.
+            count = (key_lookup[(2 * o + b + 1) as usize] >> LOOKUP_COUNT_BITS).wrapping_sub(lo);
+        }
+        len = count.min(last - lo) + 1;
+    }
+    search_window(times, o, n, lo, len, time)
 }
 
 fn value_at(values: &[f32], track: &GpuTrack, e: u32, c: u32) -> f32 {
@@ -202,61 +256,77 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 }
 
 /// Samples one track at clip time `time` into `out[..width]`.
-pub fn sample_track(times: &[f32], values: &[f32], track: &GpuTrack, time: f32, out: &mut [f32]) {
-    let seg = find_segment_track(times, track, time);
+pub fn sample_track(
+    times: &[f32],
+    key_lookup: &[u32],
+    values: &[f32],
+    track: &GpuTrack,
+    time: f32,
+    out: &mut [f32],
+) {
+    let seg = find_segment_track(times, key_lookup, track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
-    let width = track.width;
-    if seg.exact || track.interpolation == INTERP_STEP {
-        let mut e = seg.k;
-        if cubic {
-            e = 3 * seg.k + 1;
+    let moving = !(seg.exact || track.interpolation == INTERP_STEP);
+    let rotation = track.property == PROP_ROTATION;
+    let k = seg.k;
+    // The shader's HAS_* specialization only removes blocks no track
+    // reaches, so the twin has every block.
+    if rotation && track.interpolation == INTERP_LINEAR {
+        let q0 = quat_at(values, track, k);
+        let mut q = q0;
+        if moving {
+            q = quat_slerp(q0, quat_at(values, track, k + 1), seg.t);
         }
-        for c in 0..width {
-            out[c as usize] = value_at(values, track, e, c);
+        for c in 0..4 {
+            out[c] = q[c];
         }
         return;
     }
-    let k = seg.k;
-    let t = seg.t;
-    if !cubic {
-        if track.property == PROP_ROTATION {
-            let q = quat_slerp(quat_at(values, track, k), quat_at(values, track, k + 1), t);
+    let width = track.width;
+    if cubic && moving {
+        let t = seg.t;
+        let dt = seg.dt;
+        let h = |c: u32| {
+            hermite(
+                value_at(values, track, 3 * k + 1, c),
+                value_at(values, track, 3 * k + 2, c),
+                value_at(values, track, 3 * k + 4, c),
+                value_at(values, track, 3 * k + 3, c),
+                t,
+                dt,
+            )
+        };
+        if rotation {
+            let mut q = Vec4::ZERO;
+            for c in 0..4 {
+                q[c] = h(c as u32);
+            }
+            q = quat_normalize(q);
             for c in 0..4 {
                 out[c] = q[c];
             }
             return;
         }
         for c in 0..width {
-            out[c as usize] =
-                (1.0 - t) * value_at(values, track, k, c) + t * value_at(values, track, k + 1, c);
+            out[c as usize] = h(c);
         }
         return;
     }
-    let o = track.times_offset as usize;
-    let dt = times[o + k as usize + 1] - times[o + k as usize];
-    let h = |c: u32| {
-        hermite(
-            value_at(values, track, 3 * k + 1, c),
-            value_at(values, track, 3 * k + 2, c),
-            value_at(values, track, 3 * k + 4, c),
-            value_at(values, track, 3 * k + 3, c),
-            t,
-            dt,
-        )
-    };
-    if track.property == PROP_ROTATION {
-        let mut q = Vec4::ZERO;
-        for c in 0..4 {
-            q[c] = h(c as u32);
-        }
-        q = quat_normalize(q);
-        for c in 0..4 {
-            out[c] = q[c];
-        }
-        return;
+    // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key
+    // when moving, else key k's again with t = 0: exactly key k's value.
+    let (mut e0, mut e1) = (k, k + 1);
+    if cubic {
+        e0 = 3 * k + 1;
+        e1 = e0 + 3;
+    }
+    let mut t = seg.t;
+    if !moving {
+        e1 = e0;
+        t = 0.0;
     }
     for c in 0..width {
-        out[c as usize] = h(c);
+        out[c as usize] =
+            (1.0 - t) * value_at(values, track, e0, c) + t * value_at(values, track, e1, c);
     }
 }
 
@@ -275,6 +345,7 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
             let out = i * stride + track.output_offset as usize;
             sample_track(
                 library.times(),
+                library.key_lookup(),
                 library.values(),
                 track,
                 inst.time,

@@ -27,11 +27,19 @@ pub struct GpuTrack {
     pub output_offset: u32,
     /// The target node (informational for the sampler; used by the pose pass).
     pub node: u32,
-    /// Keys per second when the keys are uniformly spaced enough to be
-    /// indexed directly, else 0 (binary search). Set by
-    /// [`AnimationLibrary`](crate::AnimationLibrary); see
-    /// `uniform_key_scale` in `src/library.rs` for the condition.
-    pub key_scale: f32,
+    /// Buckets per second of the track's key lookup table, or 0 when the
+    /// keys are searched in full (fewer than 3 keys, more than
+    /// [`MAX_LOOKUP_KEYS`]). The table has `2 (key_count - 1)` buckets
+    /// that split `[t_0, t_last]` evenly; bucket `b`'s entry, at
+    /// `key_lookup[2 times_offset + b]`, holds the window of keys that can
+    /// answer a time in that bucket: its first key in the upper bits and
+    /// its length minus one in the low [`LOOKUP_COUNT_BITS`]
+    /// ([`LOOKUP_COUNT_SATURATED`]: up to the next entry's first key). Set
+    /// by [`AnimationLibrary`](crate::AnimationLibrary), which explains why
+    /// the window always holds the answer.
+    pub lookup_scale: f32,
+    /// The first key time `t_0`, where bucket 0 starts (0 without a table).
+    pub lookup_origin: f32,
 }
 
 /// One clip in the clip table (WGSL `Clip`).
@@ -78,11 +86,25 @@ pub struct GpuParams {
     pub row_invocations: u32,
 }
 
+/// The largest key count that gets a key lookup table: an entry packs its
+/// window's first key in 24 bits.
+pub const MAX_LOOKUP_KEYS: usize = 1 << 24;
+
+/// Low bits of a key lookup entry that hold the window length minus one
+/// (WGSL `LOOKUP_COUNT_BITS`); the upper bits hold the window's first key.
+pub const LOOKUP_COUNT_BITS: u32 = 8;
+
+/// The window length field of a saturated entry (WGSL
+/// `LOOKUP_COUNT_SATURATED`): the window then ends at the first key of the
+/// next entry.
+pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
+
 /// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
 pub const WORKGROUP_SIZE: u32 = 64;
 
-const _: () = assert!(std::mem::size_of::<GpuTrack>() == 36);
-const _: () = assert!(std::mem::offset_of!(GpuTrack, key_scale) == 32);
+const _: () = assert!(std::mem::size_of::<GpuTrack>() == 40);
+const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_origin) == 36);
+const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
 const _: () = assert!(std::mem::size_of::<GpuClip>() == 16);
@@ -114,7 +136,7 @@ pub struct Binding {
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 7] = [
+pub const SAMPLE_BINDINGS: [Binding; 8] = [
     Binding {
         binding: 0,
         name: "times",
@@ -149,6 +171,11 @@ pub const SAMPLE_BINDINGS: [Binding; 7] = [
         binding: 6,
         name: "output",
         kind: BindingKind::StorageReadWrite,
+    },
+    Binding {
+        binding: 7,
+        name: "key_lookup",
+        kind: BindingKind::StorageRead,
     },
 ];
 

@@ -3,9 +3,12 @@
 
 use std::collections::HashMap;
 
+use crate::cpu::lookup_bucket;
 use crate::error::{Error, Result};
-use crate::layout::{GpuClip, GpuTrack};
-use crate::track::{normalize_rotation_keys, Clip};
+use crate::layout::{
+    GpuClip, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS,
+};
+use crate::track::{normalize_rotation_keys, Clip, Interpolation, Property};
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
@@ -19,6 +22,7 @@ use crate::track::{normalize_rotation_keys, Clip};
 pub struct AnimationLibrary {
     clips: Vec<Clip>,
     times: Vec<f32>,
+    key_lookup: Vec<u32>,
     values: Vec<f32>,
     tracks: Vec<GpuTrack>,
     clip_table: Vec<GpuClip>,
@@ -35,48 +39,91 @@ fn to_u32(n: usize, what: &'static str) -> Result<u32> {
     })
 }
 
-/// The largest key count indexed directly: the sampler's guess
-/// `(time - t_0) * key_scale` stays within 1/8 of a key of the exact value
-/// in `f32` up to here.
-const MAX_DIRECT_KEYS: usize = 1 << 20;
-
-/// Keys per second for direct key indexing (`GpuTrack::key_scale`), or 0
-/// when the keys must be searched.
+/// The key lookup table of one track's key times (`GpuTrack::lookup_scale`
+/// and `lookup_origin`, and the `key_lookup` entries at twice the times'
+/// offset), or `None` when the keys are searched in full (fewer than 3
+/// keys, more than [`MAX_LOOKUP_KEYS`], or a span whose scale is not a
+/// finite `f32`).
 ///
-/// Direct indexing guesses the key of time `T` as
-/// `c = u32(clamp((T - t_0) * s, 0, last))` and searches only
-/// `[c - 1, c + 1]`. That finds the right key `k` (the largest with
-/// `t_k <= T`) when every key's own guess is `k` or `k - 1`: the guess is
-/// monotonic in `T` (a correctly rounded subtraction and multiplication,
-/// as WGSL requires), so for `t_k <= T < t_(k+1)` it lies between the
-/// guesses of `t_k` and `t_(k+1)`, that is in `[k - 1, k + 1]`. This checks,
-/// in `f64` from the `f32` inputs, that `(t_k - t_0) s` is within 0.75 of
-/// `k` for every key, which leaves more than the `f32` rounding of the
-/// product (under 0.2 for up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys
-/// baked at a fixed rate (`k / 30` rounded to `f32`) pass; irregular keys do
-/// not and are searched.
-fn uniform_key_scale(times: &[f32]) -> f32 {
+/// The `B = 2 (n - 1)` buckets split `[t_0, t_last]` evenly: time `T`
+/// falls in bucket `g(T) = min(u32(clamp((T - t_0) * s, 0, B - 1)), B - 1)`
+/// with `s = B / (t_last - t_0)`, computed in `f32` exactly as the shader
+/// does ([`lookup_bucket`]). Entry `b` holds `A_b`, the last key whose
+/// bucket is before `b` (0 when none), and the number of keys in bucket
+/// `b`, `A_(b+1) - A_b`, saturated at [`LOOKUP_COUNT_SATURATED`]. Because
+/// `g` is monotonic in `T` (a correctly rounded subtraction and
+/// multiplication), the key of any time in bucket `b`, the last `k` with
+/// `t_k <= T`, lies in `[A_b, A_(b+1)]`: keys of earlier buckets are before
+/// `T`, keys of later buckets after it. With twice as many buckets as key
+/// intervals, a window holds one or two keys unless keys come closer than
+/// half their average spacing. The sampler searches only that window and
+/// then checks the result against the key times it reads anyway; a device
+/// that rounds `g` differently falls back to the full search instead of
+/// returning a wrong key.
+///
+/// Entry `B` holds `A_B = n - 1`, read when a window is saturated; one
+/// zero pads the table to `2 n` entries.
+fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     let n = times.len();
-    if !(3..=MAX_DIRECT_KEYS).contains(&n) {
-        return 0.0;
+    if !(3..=MAX_LOOKUP_KEYS).contains(&n) {
+        return None;
     }
-    let t0 = f64::from(times[0]);
-    let span = f64::from(times[n - 1]) - t0;
-    if span <= 0.0 || !span.is_finite() {
-        return 0.0;
+    let t0 = times[0];
+    let span = f64::from(times[n - 1]) - f64::from(t0);
+    let buckets = 2 * (n - 1);
+    let s = (buckets as f64 / span) as f32;
+    if !(s.is_finite() && s > 0.0) {
+        return None;
     }
-    let s = ((n - 1) as f64 / span) as f32;
-    if !s.is_finite() || s <= 0.0 || s > 1e30 {
-        return 0.0;
+    // Keys are sorted and g is monotonic, so the keys of buckets before b
+    // are a prefix of the keys: `before` counts them.
+    let b_count = buckets as u32;
+    let mut first = Vec::with_capacity(buckets + 1);
+    let mut before = 0usize;
+    for b in 0..b_count {
+        while before < n && lookup_bucket(times[before], t0, s, b_count) < b {
+            before += 1;
+        }
+        first.push(before.saturating_sub(1) as u32);
     }
-    let uniform = times.iter().enumerate().all(|(k, &t)| {
-        let guess = (f64::from(t) - t0) * f64::from(s);
-        (guess - k as f64).abs() <= 0.75
-    });
-    if uniform {
-        s
-    } else {
-        0.0
+    first.push((n - 1) as u32);
+    let mut entries: Vec<u32> = (0..buckets)
+        .map(|b| {
+            let count = (first[b + 1] - first[b]).min(LOOKUP_COUNT_SATURATED);
+            (first[b] << LOOKUP_COUNT_BITS) | count
+        })
+        .collect();
+    entries.push(((n - 1) as u32) << LOOKUP_COUNT_BITS);
+    entries.push(0);
+    Some((s, entries))
+}
+
+/// The interpolation blocks of the sampling shader that a library's tracks
+/// reach (WGSL overrides `HAS_SLERP`, `HAS_CUBIC`, `HAS_BLEND`). The
+/// sampler compiles out the others: results are the same, and SIMD-on-CPU
+/// adapters, which step through both sides of a divergent branch, run
+/// faster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleFeatures {
+    /// A LINEAR rotation track (slerp).
+    pub slerp: bool,
+    /// A CUBICSPLINE track.
+    pub cubic: bool,
+    /// Any other track: STEP, LINEAR translation, scale or weights, or
+    /// CUBICSPLINE (whose on-key values take the blend block).
+    pub blend: bool,
+}
+
+impl SampleFeatures {
+    /// The pipeline-overridable constants of `shaders/sample.wgsl`.
+    #[must_use]
+    pub fn constants(&self) -> [(&'static str, f64); 3] {
+        let b = |x: bool| if x { 1.0 } else { 0.0 };
+        [
+            ("HAS_SLERP", b(self.slerp)),
+            ("HAS_CUBIC", b(self.cubic)),
+            ("HAS_BLEND", b(self.blend)),
+        ]
     }
 }
 
@@ -103,7 +150,8 @@ impl AnimationLibrary {
         let mut tracks = Vec::new();
         let mut clip_table = Vec::with_capacity(clips.len());
         // Shared inputs, keyed by the address and length of their allocation.
-        let mut shared: HashMap<(usize, usize), u32> = HashMap::new();
+        let mut key_lookup_table = Vec::new();
+        let mut shared: HashMap<(usize, usize), (u32, f32)> = HashMap::new();
         let mut output_stride = 0u32;
         let mut tracks_per_instance = 0u32;
         for clip in &clips {
@@ -111,13 +159,24 @@ impl AnimationLibrary {
             let mut output_offset = 0u32;
             for track in &clip.tracks {
                 let key = (track.times.as_ptr() as usize, track.times.len());
-                let times_offset = match shared.get(&key) {
-                    Some(&o) => o,
+                let (times_offset, lookup_scale) = match shared.get(&key) {
+                    Some(&shared) => shared,
                     None => {
                         let o = to_u32(times.len(), "key times")?;
                         times.extend_from_slice(&track.times);
-                        shared.insert(key, o);
-                        o
+                        // The lookup entries sit at twice the times' offset.
+                        let scale = match key_lookup(&track.times) {
+                            Some((scale, entries)) => {
+                                key_lookup_table.extend_from_slice(&entries);
+                                scale
+                            }
+                            None => {
+                                key_lookup_table.resize(2 * times.len(), 0);
+                                0.0
+                            }
+                        };
+                        shared.insert(key, (o, scale));
+                        (o, scale)
                     }
                 };
                 let values_offset = to_u32(values.len(), "key values")?;
@@ -133,7 +192,12 @@ impl AnimationLibrary {
                     property: track.property as u32,
                     output_offset,
                     node: track.node,
-                    key_scale: uniform_key_scale(&track.times),
+                    lookup_scale,
+                    lookup_origin: if lookup_scale > 0.0 {
+                        track.times[0]
+                    } else {
+                        0.0
+                    },
                 });
                 output_offset =
                     output_offset
@@ -156,10 +220,12 @@ impl AnimationLibrary {
             tracks_per_instance = tracks_per_instance.max(track_count);
         }
         to_u32(values.len(), "key values")?;
+        to_u32(key_lookup_table.len(), "key lookup table")?;
         to_u32(tracks.len(), "track table")?;
         Ok(AnimationLibrary {
             clips,
             times,
+            key_lookup: key_lookup_table,
             values,
             tracks,
             clip_table,
@@ -178,6 +244,38 @@ impl AnimationLibrary {
     #[must_use]
     pub fn times(&self) -> &[f32] {
         &self.times
+    }
+
+    /// Which interpolation blocks of the sampling shader this library's
+    /// tracks reach: the pipeline is specialized to them.
+    #[must_use]
+    pub fn sample_features(&self) -> SampleFeatures {
+        let mut f = SampleFeatures {
+            slerp: false,
+            cubic: false,
+            blend: false,
+        };
+        for t in &self.tracks {
+            let linear = t.interpolation == Interpolation::Linear as u32;
+            let cubic = t.interpolation == Interpolation::CubicSpline as u32;
+            if linear && t.property == Property::Rotation as u32 {
+                f.slerp = true;
+            } else {
+                f.blend = true;
+            }
+            f.cubic |= cubic;
+        }
+        f
+    }
+
+    /// The key lookup tables, two `u32`s per key time at twice the offsets
+    /// of [`times`](Self::times): for a track with `lookup_scale > 0`, the
+    /// entries of its `2 (key_count - 1)` buckets, a closing entry and a
+    /// zero (see [`GpuTrack::lookup_scale`]); zeros for tracks searched in
+    /// full.
+    #[must_use]
+    pub fn key_lookup(&self) -> &[u32] {
+        &self.key_lookup
     }
 
     /// All key values, track after track.

@@ -187,7 +187,14 @@ fn library(track: Track) -> AnimationLibrary {
 fn sample_raw(lib: &AnimationLibrary, time: f32) -> Vec<f32> {
     let track = &lib.tracks()[0];
     let mut out = vec![f32::NAN; track.width as usize];
-    cpu::sample_track(lib.times(), lib.values(), track, time, &mut out);
+    cpu::sample_track(
+        lib.times(),
+        lib.key_lookup(),
+        lib.values(),
+        track,
+        time,
+        &mut out,
+    );
     out
 }
 

@@ -594,6 +594,11 @@ fn shader_never_writes_outside_an_instance_block() {
         storage,
     );
     let instances = buf("instances", bytemuck::cast_slice(&rows), storage);
+    let key_lookup = buf(
+        "key_lookup",
+        bytemuck::cast_slice::<u32, u8>(lib.key_lookup()),
+        storage,
+    );
     let per = lib.tracks_per_instance();
     let params = GpuParams {
         instance_count: counted as u32,
@@ -633,7 +638,14 @@ fn shader_never_writes_outside_an_instance_block() {
             cache: None,
         });
     let all = [
-        &times, &values, &tracks, &clips, &instances, &params, &output,
+        &times,
+        &values,
+        &tracks,
+        &clips,
+        &instances,
+        &params,
+        &output,
+        &key_lookup,
     ];
     let entries: Vec<_> = all
         .iter()

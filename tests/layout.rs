@@ -13,8 +13,8 @@ use keyframe_gpu::gpu::skin::{
     POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
 };
 use keyframe_gpu::layout::{
-    Binding, BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_WGSL,
-    WORKGROUP_SIZE,
+    Binding, BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, LOOKUP_COUNT_BITS,
+    LOOKUP_COUNT_SATURATED, SAMPLE_BINDINGS, SAMPLE_WGSL, WORKGROUP_SIZE,
 };
 use keyframe_gpu::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
 use keyframe_gpu::{Interpolation, Property};
@@ -157,7 +157,8 @@ fn sample_twins() -> Vec<Twin> {
                 property,
                 output_offset,
                 node,
-                key_scale,
+                lookup_scale,
+                lookup_origin,
             ]
         ),
         twin!(
@@ -246,7 +247,7 @@ fn layout_check_detects_swapped_members() {
 #[test]
 fn sample_constants_match_rust_enums() {
     let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
-    let expected: [(&str, u32); 8] = [
+    let expected: [(&str, u32); 10] = [
         ("INTERP_STEP", Interpolation::Step as u32),
         ("INTERP_LINEAR", Interpolation::Linear as u32),
         ("INTERP_CUBICSPLINE", Interpolation::CubicSpline as u32),
@@ -255,6 +256,8 @@ fn sample_constants_match_rust_enums() {
         ("PROP_SCALE", Property::Scale as u32),
         ("PROP_WEIGHTS", Property::Weights as u32),
         ("WORKGROUP_SIZE", WORKGROUP_SIZE),
+        ("LOOKUP_COUNT_BITS", LOOKUP_COUNT_BITS),
+        ("LOOKUP_COUNT_SATURATED", LOOKUP_COUNT_SATURATED),
     ];
     for (name, value) in expected {
         assert_eq!(

@@ -24,7 +24,8 @@ struct Track {
     property: u32,
     output_offset: u32,
     node: u32,
-    key_scale: f32,
+    lookup_scale: f32,
+    lookup_origin: f32,
 }
 struct Clip { track_offset: u32, track_count: u32, output_width: u32, duration: f32, }
 struct Instance { clip: u32, time: f32, _pad0: u32, _pad1: u32, }
@@ -79,7 +80,7 @@ pub struct Roofline {
 impl Roofline {
     pub fn new(device: &wgpu::Device, library: &AnimationLibrary, capacity: u32) -> Self {
         // The WGSL Track above is the library's track row (src/layout.rs).
-        const _: () = assert!(std::mem::size_of::<GpuTrack>() == 36);
+        const _: () = assert!(std::mem::size_of::<GpuTrack>() == 40);
         let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),

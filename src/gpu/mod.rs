@@ -185,12 +185,14 @@ impl GpuSampler {
         let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
         let times_bytes = library.times().len() as u64 * 4;
+        let lookup_bytes = library.key_lookup().len() as u64 * 4;
         let values_bytes = library.values().len() as u64 * 4;
         let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
         let output_bytes = (u64::from(capacity) * stride * 4).max(4);
         check_size(&limits, "key times", times_bytes, false)?;
+        check_size(&limits, "key lookup table", lookup_bytes, false)?;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "track table", tracks_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
@@ -213,6 +215,10 @@ impl GpuSampler {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
             let times = storage("keyframe-gpu.times", bytemuck::cast_slice(library.times()))?;
+            let key_lookup = storage(
+                "keyframe-gpu.key_lookup",
+                bytemuck::cast_slice(library.key_lookup()),
+            )?;
             let values = storage(
                 "keyframe-gpu.values",
                 bytemuck::cast_slice(library.values()),
@@ -251,7 +257,7 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let min_sizes = [4, 4, 36, 16, 16, 16, 4];
+            let min_sizes = [4, 4, 40, 16, 16, 16, 4, 4];
             let entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
                 .zip(min_sizes)
@@ -263,7 +269,14 @@ impl GpuSampler {
                     entries: &entries,
                 });
             let buffers = [
-                &times, &values, &tracks, &clips, &instances, &params, &output,
+                &times,
+                &values,
+                &tracks,
+                &clips,
+                &instances,
+                &params,
+                &output,
+                &key_lookup,
             ];
             let bind_entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
@@ -292,7 +305,10 @@ impl GpuSampler {
                 layout: Some(&pipeline_layout),
                 module: &module,
                 entry_point: Some("sample_main"),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &library.sample_features().constants(),
+                    ..Default::default()
+                },
                 cache: None,
             });
             Ok(GpuSampler {

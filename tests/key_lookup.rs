@@ -1,7 +1,10 @@
-//! Direct key indexing of uniformly spaced tracks (`GpuTrack::key_scale`):
-//! which tracks get it, and that it finds the same key as a plain linear
-//! scan, on the CPU twin and on the GPU, at times on keys, one ulp either
-//! side of keys, between keys, before and after.
+//! Key lookup tables (`GpuTrack::lookup_scale`, `AnimationLibrary::key_lookup`):
+//! which tracks get one, that every entry is what its definition says
+//! (computed here by brute force), and that the windowed search finds the
+//! same key as a plain linear scan, on the CPU twin and on the GPU, at times
+//! on keys, one ulp either side of keys, between keys, before and after;
+//! also with a corrupted table, where the check of the result must send
+//! the search back over all keys.
 //!
 //! The expected key comes from `oracle`, a linear scan written here from
 //! the definition (the largest k with t_k <= T, 0 before the first key),
@@ -62,7 +65,9 @@ fn step_track(times: Vec<f32>) -> Track {
 fn cases() -> Vec<(&'static str, Vec<f32>, bool)> {
     let mut jitter_small = Vec::new();
     let mut jitter_big = Vec::new();
+    let mut irregular = Vec::new();
     let mut x = 12345u32;
+    let mut t = 0.0f32;
     for k in 0..200 {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
         let r = (x >> 8) as f32 / (1u32 << 24) as f32 - 0.5; // [-0.5, 0.5)
@@ -72,7 +77,13 @@ fn cases() -> Vec<(&'static str, Vec<f32>, bool)> {
         } else {
             k as f32 / 10.0
         });
+        irregular.push(t);
+        t += (1.0 + r) / 30.0;
     }
+    // 600 keys packed into the first millisecond and one far away: windows
+    // of hundreds of keys, past the entry's 8-bit count (saturated).
+    let mut clustered: Vec<f32> = (0..600).map(|k| k as f32 * 1e-6).collect();
+    clustered.push(1000.0);
     vec![
         ("3 keys", vec![0.0, 1.0, 2.0], true),
         ("k/30, 64", (0..64).map(|k| k as f32 / 30.0).collect(), true),
@@ -91,47 +102,84 @@ fn cases() -> Vec<(&'static str, Vec<f32>, bool)> {
             (0..500).map(|k| -3.0 + k as f32 * 0.01).collect(),
             true,
         ),
-        // +-0.25 of a key interval: still indexed directly.
         ("jitter 0.25", jitter_small, true),
-        // One key 0.9 of an interval late: too far, searched.
-        ("one key late", jitter_big, false),
-        ("2 keys", vec![0.0, 1.0], false),
+        ("one key late", jitter_big, true),
+        ("irregular 0.5-1.5 frames", irregular, true),
+        ("clustered", clustered, true),
         (
             "doubling",
             (0..20).map(|k| (1u32 << k) as f32).collect(),
-            false,
+            true,
         ),
+        ("2 keys", vec![0.0, 1.0], false),
+        ("1 key", vec![0.5], false),
     ]
 }
 
-#[test]
-fn uniform_tracks_get_a_key_scale_and_others_do_not() {
-    for (name, times, direct) in cases() {
-        let lib =
-            AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
-        let scale = lib.tracks()[0].key_scale;
-        assert_eq!(scale > 0.0, direct, "{name}: key_scale {scale}");
-        if direct {
-            // Keys per second: (n - 1) / (t_last - t_0).
-            let want = (times.len() - 1) as f64
-                / (f64::from(*times.last().unwrap()) - f64::from(times[0]));
-            assert!(
-                (f64::from(scale) - want).abs() <= want * 1e-6,
-                "{name}: key_scale {scale}, want {want}"
-            );
-        }
-    }
+/// The bucket of time `t`, written here from the documented formula
+/// (`2 (n - 1)` buckets).
+fn bucket(t: f32, times: &[f32], scale: f32) -> u32 {
+    let last = (2 * (times.len() - 1) - 1) as u32;
+    (((t - times[0]) * scale).clamp(0.0, last as f32) as u32).min(last)
 }
 
 #[test]
-fn direct_index_finds_the_same_key_as_a_scan_on_the_cpu() {
+fn tables_hold_what_their_definition_says() {
+    let mut saturated = 0;
+    for (name, times, has_table) in cases() {
+        let lib =
+            AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
+        let track = lib.tracks()[0];
+        let scale = track.lookup_scale;
+        assert_eq!(scale > 0.0, has_table, "{name}: lookup_scale {scale}");
+        assert_eq!(lib.key_lookup().len(), 2 * lib.times().len(), "{name}");
+        if !has_table {
+            continue;
+        }
+        // Buckets per second: 2 (n - 1) / (t_last - t_0), from t_0.
+        let n = times.len();
+        assert_eq!(track.lookup_origin, times[0], "{name}");
+        let want = (2 * (n - 1)) as f64 / (f64::from(times[n - 1]) - f64::from(times[0]));
+        assert!(
+            (f64::from(scale) - want).abs() <= want * 1e-6,
+            "{name}: lookup_scale {scale}, want {want}"
+        );
+        let buckets: Vec<u32> = times.iter().map(|&t| bucket(t, &times, scale)).collect();
+        // A_b: the last key whose bucket is before b (0 when none).
+        let first = |b: u32| -> u32 {
+            (0..n)
+                .rev()
+                .find(|&k| buckets[k] < b)
+                .map_or(0, |k| k as u32)
+        };
+        let b_count = 2 * (n - 1);
+        let entries = &lib.key_lookup()[2 * track.times_offset as usize..][..b_count + 1];
+        for b in 0..b_count as u32 {
+            let (a, a_next) = (first(b), first(b + 1));
+            let e = entries[b as usize];
+            assert_eq!(e >> 8, a, "{name}: bucket {b} first key");
+            let count = (a_next - a).min(255);
+            saturated += usize::from(count == 255);
+            assert_eq!(e & 255, count, "{name}: bucket {b} count");
+        }
+        assert_eq!(
+            entries[b_count] >> 8,
+            (n - 1) as u32,
+            "{name}: closing entry"
+        );
+    }
+    assert!(saturated > 0, "no case saturates an entry's count");
+}
+
+#[test]
+fn lookup_finds_the_same_key_as_a_scan_on_the_cpu() {
     for (name, times, _) in cases() {
         let lib =
             AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
         let track = lib.tracks()[0];
         for t in queries(&times) {
             let want = oracle(&times, t);
-            let seg = cpu::find_segment_track(lib.times(), &track, t);
+            let seg = cpu::find_segment_track(lib.times(), lib.key_lookup(), &track, t);
             assert_eq!(seg.k, want, "{name}: time {t}");
             let on_key = t <= times[0] || t >= *times.last().unwrap() || times.contains(&t);
             assert_eq!(seg.exact, on_key, "{name}: time {t} exact");
@@ -144,8 +192,42 @@ fn direct_index_finds_the_same_key_as_a_scan_on_the_cpu() {
 }
 
 #[test]
-fn direct_index_finds_the_same_key_as_a_scan_on_the_gpu() {
-    let Some(h) = common::gpu("direct_index_finds_the_same_key_as_a_scan_on_the_gpu") else {
+fn a_wrong_window_falls_back_to_the_full_search() {
+    // A device that rounded the bucket differently would search a window
+    // that misses the key; here every entry is replaced by wrong ones (a
+    // window far off, an empty one at key 0, a count past the end), and the
+    // result must still be the scan's.
+    let times: Vec<f32> = (0..300).map(|k| (k as f32 * 1.37).sqrt()).collect();
+    let lib =
+        AnimationLibrary::new(vec![Clip::new("sqrt", vec![step_track(times.clone())])]).unwrap();
+    let track = lib.tracks()[0];
+    assert!(track.lookup_scale > 0.0);
+    let n = times.len() as u32;
+    type Corrupt = Box<dyn Fn(u32) -> u32>;
+    let corruptions: [(&str, Corrupt); 4] = [
+        ("shifted", Box::new(move |b| ((b + 37) % n) << 8)),
+        ("key 0, empty", Box::new(|_| 0)),
+        ("past the end", Box::new(move |_| ((n + 5) << 8) | 7)),
+        (
+            "saturated, next entry below",
+            Box::new(|b| ((b / 2) << 8) | 255),
+        ),
+    ];
+    for (what, corrupt) in corruptions {
+        let mut table = lib.key_lookup().to_vec();
+        for b in 0..2 * n - 1 {
+            table[(2 * track.times_offset + b) as usize] = corrupt(b);
+        }
+        for t in queries(&times) {
+            let seg = cpu::find_segment_track(lib.times(), &table, &track, t);
+            assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
+        }
+    }
+}
+
+#[test]
+fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
+    let Some(h) = common::gpu("lookup_finds_the_same_key_as_a_scan_on_the_gpu") else {
         return;
     };
     for (name, times, _) in cases() {
