@@ -25,7 +25,8 @@ pub struct GpuTrack {
     /// Offset of the track's first output component inside an instance's
     /// output block.
     pub output_offset: u32,
-    /// The target node (informational for the sampler; used by the pose pass).
+    /// The target node (informational for the sampler; used by the skin
+    /// pass's local pose).
     pub node: u32,
     /// Keys per second when the keys are uniformly spaced enough to be
     /// indexed directly, else 0 (binary search). Set by
