@@ -1,5 +1,6 @@
-//! The CPU twin of `shaders/pose.wgsl` and `shaders/skin.wgsl`: local pose,
-//! morph weights, global transforms and joint matrices.
+//! The CPU twin of `shaders/pose.wgsl` (morph weights) and
+//! `shaders/skin.wgsl` (local pose, global transforms and joint matrices,
+//! one `skin_main` invocation per instance: [`skin_instance`]).
 //!
 //! One function per WGSL function, same names and argument order, the same
 //! `f32` operations in the same order, reading the same flat tables
@@ -26,11 +27,13 @@ use crate::instance::{resolve_instances, Instance};
 use crate::library::AnimationLibrary;
 use crate::rig::{Rig, SkinJoints, SkinTables};
 
-/// Everything the pose and skin passes write, for a set of instances, in
-/// the GPU layouts described on [`SkinTables`].
+/// Everything the morph and skin passes write, for a set of instances, in
+/// the GPU layouts described on [`SkinTables`], plus the local matrices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinOutput {
-    /// Local matrices, `instance * node_count + node`.
+    /// Local matrices, `instance * node_count + node` ([`local_matrix`] for
+    /// every node). Not a GPU output: the skin pass computes each local in
+    /// registers where it uses it; they are here for checks and tools.
     pub locals: Vec<Mat4>,
     /// Global matrices, `instance * node_count + node`.
     pub globals: Vec<Mat4>,
@@ -115,20 +118,14 @@ pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
     )
 }
 
-/// The local matrix of node `n` for instance `i` (WGSL `local_matrix`).
+/// The local matrix of node `n` for instance `i`, whose clip is `clip`
+/// (WGSL `local_matrix`).
 #[must_use]
-pub fn local_matrix(
-    tables: &SkinTables,
-    samples: &[f32],
-    instance_clips: &[u32],
-    i: u32,
-    n: u32,
-) -> Mat4 {
+pub fn local_matrix(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
     let node = &tables.nodes()[n as usize];
     let mut t = Vec3::from_slice(&node.translation[..3]);
     let mut r = Vec4::from_array(node.rotation);
     let mut s = Vec3::from_slice(&node.scale[..3]);
-    let clip = instance_clips[i as usize];
     if clip < tables.clip_count() {
         let ch = tables.channels()[(clip * tables.node_count() + n) as usize];
         let base = (i * tables.output_stride()) as usize;
@@ -173,27 +170,31 @@ pub fn write_morph_weights(
 }
 
 /// The global matrix of node `n` for instance `i` (WGSL `global_matrix`),
-/// given the globals of this instance's nodes `0..n` in `globals` (same
-/// layout as `locals`) and node `n - 1`'s in `previous`:
-/// `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where `a_1..` are `n`'s
-/// ancestors up to the first one, `p`, with a smaller index (the parent,
-/// when the table lists parents first).
+/// given its local matrix `local`, the globals of this instance's nodes
+/// `0..n` in `globals` (`instance * node_count + node`) and node `n - 1`'s
+/// in `previous`: `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where
+/// `a_1..` are `n`'s ancestors up to the first one, `p`, with a smaller
+/// index (the parent, when the table lists parents first). The locals of
+/// ancestors with an index `>= n` are recomputed ([`local_matrix`]).
+#[allow(clippy::too_many_arguments, reason = "the WGSL function's arguments")]
 #[must_use]
 pub fn global_matrix(
     tables: &SkinTables,
-    locals: &[Mat4],
+    samples: &[f32],
     globals: &[Mat4],
     i: u32,
+    clip: u32,
     n: u32,
+    local: Mat4,
     previous: Mat4,
 ) -> Mat4 {
     let nodes = tables.nodes();
     let base = (i * tables.node_count()) as usize;
-    let mut m = locals[base + n as usize];
+    let mut m = local;
     let mut p = nodes[n as usize].parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = mat_mul(locals[base + p as usize], m);
+        m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
         p = nodes[p as usize].parent;
         step += 1;
     }
@@ -203,17 +204,6 @@ pub fn global_matrix(
         m = mat_mul(globals[base + p as usize], m);
     }
     m
-}
-
-/// Writes instance `i`'s global matrices into `globals`, node after node
-/// (WGSL `hierarchy_main`).
-pub fn hierarchy(tables: &SkinTables, locals: &[Mat4], i: u32, globals: &mut [Mat4]) {
-    let base = (i * tables.node_count()) as usize;
-    let mut previous = IDENTITY;
-    for n in 0..tables.node_count() {
-        previous = global_matrix(tables, locals, globals, i, n, previous);
-        globals[base + n as usize] = previous;
-    }
 }
 
 /// Inverse of an affine matrix (WGSL `affine_inverse`); the identity when
@@ -267,11 +257,28 @@ pub fn joint_matrix(
     mat_mul(mat_mul(mesh_inverse, globals[base + node as usize]), ibm)
 }
 
-/// Writes instance `i`'s joint matrices into `joint_matrices`, slot after
-/// slot, inverting a mesh node's global once per run of slots that share
-/// it (WGSL `joints_main`).
-pub fn joints(tables: &SkinTables, globals: &[Mat4], i: u32, joint_matrices: &mut [Mat4]) {
+/// Writes instance `i`'s global matrices into `globals`, node after node,
+/// each local computed where it is used, then its joint matrices into
+/// `joint_matrices`, slot after slot, inverting a mesh node's global once
+/// per run of slots that share it (WGSL `skin_main`).
+pub fn skin_instance(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+    i: u32,
+    globals: &mut [Mat4],
+    joint_matrices: &mut [Mat4],
+) {
     let base = (i * tables.node_count()) as usize;
+    let clip = instance_clips[i as usize];
+    // Steps 1 and 2: locals and globals.
+    let mut previous = IDENTITY;
+    for n in 0..tables.node_count() {
+        let local = local_matrix(tables, samples, i, clip, n);
+        previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
+        globals[base + n as usize] = previous;
+    }
+    // Step 3: joint matrices.
     let mut mesh_node = -1;
     let mut mesh_inverse = IDENTITY;
     for j in 0..tables.joint_count() {
@@ -288,10 +295,11 @@ pub fn joints(tables: &SkinTables, globals: &[Mat4], i: u32, joint_matrices: &mu
     }
 }
 
-/// The four passes for every instance, from the sampler's output `samples`
+/// The two passes for every instance, from the sampler's output `samples`
 /// (`instance_clips.len() * output_stride` floats) and each instance's clip:
-/// `pose_main`, `morph_main`, `hierarchy_main`, `joints_main` looped over
-/// all invocations. A short `samples` is read as if padded with zeros; an
+/// `morph_main` and `skin_main` looped over all invocations, plus every
+/// local matrix ([`SkinOutput::locals`], which the GPU does not store).
+/// A short `samples` is read as if padded with zeros; an
 /// instance whose clip is out of range gets the rest pose and default
 /// weights (as on the GPU).
 #[must_use]
@@ -309,7 +317,13 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
     let mut locals = Vec::with_capacity((count * nodes) as usize);
     for i in 0..count {
         for n in 0..nodes {
-            locals.push(local_matrix(tables, samples, instance_clips, i, n));
+            locals.push(local_matrix(
+                tables,
+                samples,
+                i,
+                instance_clips[i as usize],
+                n,
+            ));
         }
     }
     let mut morph_weights = vec![0.0; (count * tables.morph_stride()) as usize];
@@ -319,12 +333,16 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
         }
     }
     let mut globals = vec![IDENTITY; locals.len()];
-    for i in 0..count {
-        hierarchy(tables, &locals, i, &mut globals);
-    }
     let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
     for i in 0..count {
-        joints(tables, &globals, i, &mut joint_matrices);
+        skin_instance(
+            tables,
+            samples,
+            instance_clips,
+            i,
+            &mut globals,
+            &mut joint_matrices,
+        );
     }
     SkinOutput {
         locals,

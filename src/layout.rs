@@ -25,7 +25,8 @@ pub struct GpuTrack {
     /// Offset of the track's first output component inside an instance's
     /// output block.
     pub output_offset: u32,
-    /// The target node (informational for the sampler; used by the pose pass).
+    /// The target node (informational for the sampler; used by the skin
+    /// pass's local pose).
     pub node: u32,
     /// Buckets per second of the track's key lookup table, or 0 when the
     /// keys are searched in full (fewer than 3 keys, more than

@@ -1,6 +1,6 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
 //! a scene, and [`SkinTables`], the flat form of a rig plus an
-//! [`AnimationLibrary`] that the pose and skin passes (GPU and CPU twin)
+//! [`AnimationLibrary`] that the morph and skin passes (GPU and CPU twin)
 //! read.
 //!
 //! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
@@ -969,7 +969,7 @@ pub struct GpuJoint {
     pub _pad: u32,
 }
 
-/// Dispatch parameters of the pose and skin passes (WGSL `SkinParams`, a
+/// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
 /// uniform).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
@@ -1012,12 +1012,13 @@ pub struct SkinJoints {
     pub joints: Vec<[f32; 16]>,
 }
 
-/// A [`Rig`] and an [`AnimationLibrary`] flattened for the pose and skin
+/// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
 /// passes: uploaded once by [`crate::gpu::skin::GpuSkinner`], read as is by
 /// [`crate::cpu_skin`].
 ///
 /// Output layouts (stable), per instance `i`:
-/// - local and global matrices: `i * node_count + node`;
+/// - global matrices (and the CPU twin's local matrices, which the GPU
+///   keeps in registers): `i * node_count + node`;
 /// - joint matrices: `i * joint_count + skin_offsets[skin] + joint`, in the
 ///   skin's joint order;
 /// - morph weights: `i * morph_stride + meshes[mesh].weights_offset + k`.

@@ -80,8 +80,9 @@ fn assert_mat_close(label: &str, got: Mat4, want: Mat4, tol: f32) {
     );
 }
 
+/// What the GPU stores (the skin pass keeps local matrices in registers,
+/// so they are checked through the globals built from them).
 struct GpuOut {
-    locals: Vec<f32>,
     globals: Vec<f32>,
     joints: Vec<f32>,
     morph: Vec<f32>,
@@ -99,7 +100,6 @@ fn run_gpu(h: &Headless, tables: &SkinTables, lib: &AnimationLibrary, inst: &[In
     skinner.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
     GpuOut {
-        locals: skinner.read_back_locals(&h.device, &h.queue).unwrap(),
         globals: skinner.read_back_globals(&h.device, &h.queue).unwrap(),
         joints: skinner.read_back_joints(&h.device, &h.queue).unwrap(),
         morph: skinner
@@ -120,7 +120,6 @@ fn gpu_vs_cpu(
     let h = common::gpu(name)?;
     let gpu = run_gpu(&h, &tables, lib, inst);
     for (what, g, c) in [
-        ("locals", &gpu.locals, flat(&cpu.locals)),
         ("globals", &gpu.globals, flat(&cpu.globals)),
         ("joint matrices", &gpu.joints, flat(&cpu.joints)),
         ("morph weights", &gpu.morph, cpu.morph_weights.clone()),
@@ -303,7 +302,17 @@ fn binding_tables_match_the_shaders_and_passes_use_only_their_bindings() {
             .collect();
         used.sort_unstable();
         assert_eq!(used, pass.bindings, "{}: bindings used", pass.entry);
-        assert!(used.len() <= 8, "{}: more than 8 bindings", pass.entry);
+        // The WebGPU default of max_storage_buffers_per_shader_stage.
+        let table = if pass.skin_module {
+            &SKIN_BINDINGS[..]
+        } else {
+            &POSE_BINDINGS[..]
+        };
+        let storage = table
+            .iter()
+            .filter(|b| used.contains(&b.binding) && b.kind != BindingKind::Uniform)
+            .count();
+        assert!(storage <= 8, "{}: more than 8 storage buffers", pass.entry);
     }
 }
 
@@ -839,8 +848,25 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
     let Some(cpu) = gpu_vs_cpu("shared joints", &rig, &lib, &inst) else {
         return;
     };
-    // Node 2 is a joint of both skins: same global, different mesh nodes.
+    // Every global is its parent's global times its local (glam products
+    // of the separately computed locals), also for nodes listed before
+    // their parents, whose ancestors' locals the walk recomputes.
     let n = 8;
+    for i in 0..inst.len() {
+        for node in 0..n {
+            let want = match rig.nodes()[node].parent {
+                Some(p) => cpu.globals[i * n + p as usize] * cpu.locals[i * n + node],
+                None => cpu.locals[i * n + node],
+            };
+            assert_mat_close(
+                &format!("instance {i} node {node}"),
+                cpu.globals[i * n + node],
+                want,
+                HAND_TOL,
+            );
+        }
+    }
+    // Node 2 is a joint of both skins: same global, different mesh nodes.
     let g2 = cpu.globals[n + 2];
     assert_mat_close(
         "skin 0 joint 1",
@@ -911,9 +937,10 @@ fn morph_weights_animated_or_default() {
 
 #[test]
 fn two_dimensional_dispatch_and_its_limit() {
-    // With at most 2 workgroups per dimension, 40 instances x 5 nodes (200
-    // invocations, 4 groups of 64) need a 2 x 2 grid; 60 instances (300 >
-    // 2 * 2 * 64) are refused before anything is created.
+    // With at most 2 workgroups per dimension (256 invocations of 64 per
+    // grid): 200 instances of one track each need a 2 x 2 grid for the
+    // sampler, the skin pass (one invocation per instance) and the morph
+    // pass (one per instance and mesh, one mesh here).
     let h = match keyframe_gpu::gpu::headless::request_device_with_limits(
         keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
         |l| wgpu::Limits {
@@ -930,18 +957,44 @@ fn two_dimensional_dispatch_and_its_limit() {
             return;
         }
     };
-    let (rig, lib) = small_hierarchy();
+    let (rig, _) = small_hierarchy();
+    let bend = |node: u32| {
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            quat_values(&[Quat::IDENTITY, Quat::from_rotation_z(0.8)]),
+        )
+    };
+    let lib = AnimationLibrary::new(vec![Clip::new("bend", vec![bend(1)])]).unwrap();
     let tables = SkinTables::new(&rig, &lib).unwrap();
-    let inst: Vec<Instance> = (0..40)
-        .map(|i| Instance::new(i % 2, f64::from(i) * 0.05))
+    let inst: Vec<Instance> = (0..200)
+        .map(|i| Instance::new(0, f64::from(i) * 0.005))
         .collect();
     let gpu = run_gpu(&h, &tables, &lib, &inst);
     let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
     assert!(max_diff(&gpu.globals, &flat(&cpu.globals)) <= GPU_TOL);
     assert!(max_diff(&gpu.joints, &flat(&cpu.joints)) <= GPU_TOL);
-    let sampler = GpuSampler::new(&h.device, &lib, 60).unwrap();
+    // The last instance is not the first one's pose (the grid's second
+    // row ran).
+    let n = rig.nodes().len();
+    assert!(max_diff(&gpu.globals[..16 * n], &gpu.globals[199 * 16 * n..]) > 0.1);
+    // Two meshes: 150 instances fit the sampler and the skin pass (150
+    // invocations) but not the morph pass (300 > 2 * 2 * 64), refused
+    // before anything is created.
+    let mut b = Rig::builder();
+    let n0 = b.node(None, NodeTransform::IDENTITY);
+    let n1 = b.node(Some(n0), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let m0 = b.mesh(0, vec![]);
+    let m1 = b.mesh(0, vec![]);
+    b.attach(n0, m0, None);
+    b.attach(n1, m1, None);
+    let rig2 = b.build().unwrap();
+    let tables2 = SkinTables::new(&rig2, &lib).unwrap();
+    let sampler = GpuSampler::new(&h.device, &lib, 150).unwrap();
     assert!(matches!(
-        GpuSkinner::new(&h.device, &sampler, &tables),
+        GpuSkinner::new(&h.device, &sampler, &tables2),
         Err(Error::LimitExceeded {
             needed: 300,
             limit: 2,

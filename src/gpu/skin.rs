@@ -1,10 +1,12 @@
-//! [`GpuSkinner`]: the pose, morph, hierarchy and joint passes, recorded
-//! after [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
+//! [`GpuSkinner`]: the morph pass and the skin pass (local pose, hierarchy
+//! and joint matrices fused, one invocation per instance), recorded after
+//! [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
 //! encoder. They read the sampler's output buffer directly (no readback)
-//! and leave local and global matrices, joint matrices
-//! (`array<mat4x4<f32>>`) and morph weights (`array<f32>`) in storage
-//! buffers that a renderer binds in its own pipeline
-//! ([`GpuSkinner::output_bind_group_layout`]).
+//! and leave global matrices, joint matrices (`array<mat4x4<f32>>`) and
+//! morph weights (`array<f32>`) in storage buffers that a renderer binds in
+//! its own pipeline ([`GpuSkinner::output_bind_group_layout`]). Local
+//! matrices live only in registers (the CPU twin still reports them:
+//! [`crate::cpu_skin::SkinOutput::locals`]).
 
 use std::num::NonZeroU64;
 
@@ -14,22 +16,22 @@ use crate::instance::Instance;
 use crate::layout::{Binding, BindingKind};
 use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, RigError, SkinJoints, SkinTables};
 
-/// Workgroup size of the pose and skin kernels (`SKIN_WORKGROUP_SIZE`).
+/// Workgroup size of the morph and skin kernels (`SKIN_WORKGROUP_SIZE`).
 pub const SKIN_WORKGROUP_SIZE: u32 = 64;
 
-/// WGSL of the pose stage: `quat.wgsl`, `rig.wgsl`, `pose.wgsl`
-/// (entry points `pose_main`, `morph_main`).
+/// WGSL of the morph-weight stage: `rig.wgsl`, `pose.wgsl` (entry point
+/// `morph_main`).
 pub const POSE_WGSL: &str = concat!(
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
     include_str!("../../shaders/rig.wgsl"),
     "\n",
     include_str!("../../shaders/pose.wgsl")
 );
 
-/// WGSL of the skin stage: `rig.wgsl`, `skin.wgsl` (entry points
-/// `hierarchy_main`, `joints_main`).
+/// WGSL of the skin stage: `quat.wgsl`, `rig.wgsl`, `skin.wgsl` (entry
+/// point `skin_main`: local pose, hierarchy and joint matrices).
 pub const SKIN_WGSL: &str = concat!(
+    include_str!("../../shaders/quat.wgsl"),
+    "\n",
     include_str!("../../shaders/rig.wgsl"),
     "\n",
     include_str!("../../shaders/skin.wgsl")
@@ -45,28 +47,28 @@ const fn b(binding: u32, name: &'static str, kind: BindingKind) -> Binding {
 
 /// The bindings of [`POSE_WGSL`], group 0 (checked against the shader by a
 /// naga test).
-pub const POSE_BINDINGS: [Binding; 10] = [
+pub const POSE_BINDINGS: [Binding; 7] = [
+    b(0, "params", BindingKind::Uniform),
+    b(1, "samples", BindingKind::StorageRead),
+    b(2, "instance_clips", BindingKind::StorageRead),
+    b(3, "meshes", BindingKind::StorageRead),
+    b(4, "default_weights", BindingKind::StorageRead),
+    b(5, "morph_channels", BindingKind::StorageRead),
+    b(6, "morph_weights", BindingKind::StorageReadWrite),
+];
+
+/// The bindings of [`SKIN_WGSL`], group 0: one uniform and eight storage
+/// buffers (the WebGPU default of `max_storage_buffers_per_shader_stage`).
+pub const SKIN_BINDINGS: [Binding; 9] = [
     b(0, "params", BindingKind::Uniform),
     b(1, "nodes", BindingKind::StorageRead),
     b(2, "channels", BindingKind::StorageRead),
     b(3, "samples", BindingKind::StorageRead),
     b(4, "instance_clips", BindingKind::StorageRead),
-    b(5, "locals", BindingKind::StorageReadWrite),
-    b(6, "meshes", BindingKind::StorageRead),
-    b(7, "default_weights", BindingKind::StorageRead),
-    b(8, "morph_channels", BindingKind::StorageRead),
-    b(9, "morph_weights", BindingKind::StorageReadWrite),
-];
-
-/// The bindings of [`SKIN_WGSL`], group 0.
-pub const SKIN_BINDINGS: [Binding; 7] = [
-    b(0, "params", BindingKind::Uniform),
-    b(1, "nodes", BindingKind::StorageRead),
-    b(2, "locals", BindingKind::StorageRead),
-    b(3, "globals", BindingKind::StorageReadWrite),
-    b(4, "joints", BindingKind::StorageRead),
-    b(5, "inverse_binds", BindingKind::StorageRead),
-    b(6, "joint_matrices", BindingKind::StorageReadWrite),
+    b(5, "globals", BindingKind::StorageReadWrite),
+    b(6, "joints", BindingKind::StorageRead),
+    b(7, "inverse_binds", BindingKind::StorageRead),
+    b(8, "joint_matrices", BindingKind::StorageReadWrite),
 ];
 
 /// One compute pass: its entry point, which module it is in (`false`:
@@ -82,27 +84,19 @@ pub struct Pass {
     pub bindings: &'static [u32],
 }
 
-/// The passes, in recording order.
-pub const PASSES: [Pass; 4] = [
-    Pass {
-        entry: "pose_main",
-        skin_module: false,
-        bindings: &[0, 1, 2, 3, 4, 5],
-    },
+/// The passes, in recording order: morph weights, then the skin pass
+/// (local pose, hierarchy and joint matrices in one invocation per
+/// instance; see `shaders/skin.wgsl`).
+pub const PASSES: [Pass; 2] = [
     Pass {
         entry: "morph_main",
         skin_module: false,
-        bindings: &[0, 3, 4, 6, 7, 8, 9],
+        bindings: &[0, 1, 2, 3, 4, 5, 6],
     },
     Pass {
-        entry: "hierarchy_main",
+        entry: "skin_main",
         skin_module: true,
-        bindings: &[0, 1, 2, 3],
-    },
-    Pass {
-        entry: "joints_main",
-        skin_module: true,
-        bindings: &[0, 3, 4, 5, 6],
+        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
     },
 ];
 
@@ -160,12 +154,20 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// [`record`](Self::record) into the same encoder. The skinner keeps its
 /// own small instance table (one clip index per instance).
 ///
-/// Output layouts are those of [`SkinTables`]. The hierarchy pass runs one
-/// invocation per instance that visits the nodes in index order, each node
-/// one matrix product from its parent's global when the table lists
-/// parents first (O(nodes) per instance, one dispatch for any depth; a
-/// child listed before its parent walks up to an ancestor already done);
-/// see `shaders/skin.wgsl`.
+/// Output layouts are those of [`SkinTables`]. Two dispatches: morph
+/// weights (one invocation per instance and mesh) and the skin pass, one
+/// invocation per instance that visits the nodes in index order, computes
+/// each node's local matrix from the sampler's output in registers (no
+/// locals buffer) and its global with one matrix product from its
+/// parent's when the table lists parents first (O(nodes) per instance, one
+/// dispatch for any depth; a child listed before its parent walks up to an
+/// ancestor already done), writes the globals, then the joint matrices
+/// from them (the mesh node's inverse once per skin); see
+/// `shaders/skin.wgsl`.
+///
+/// One invocation per instance suits the CPU fallback adapter and a few
+/// thousand instances; on a large GPU with fewer instances than lanes it
+/// leaves most of the chip idle (the walk is serial per instance).
 ///
 /// [`GpuSampler`]: crate::GpuSampler
 /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
@@ -177,7 +179,6 @@ pub struct GpuSkinner {
     bind_groups: Vec<wgpu::BindGroup>,
     params: wgpu::Buffer,
     instance_clips: wgpu::Buffer,
-    locals: wgpu::Buffer,
     globals: wgpu::Buffer,
     joint_matrices: wgpu::Buffer,
     morph_weights: wgpu::Buffer,
@@ -186,13 +187,13 @@ pub struct GpuSkinner {
     tables: SkinTables,
     capacity: u32,
     instance_count: u32,
-    groups: [(u32, u32); 4],
+    groups: [(u32, u32); 2],
     max_dim: u32,
     scratch: Vec<u32>,
 }
 
 impl GpuSkinner {
-    /// Uploads `tables` and builds the four pipelines for up to
+    /// Uploads `tables` and builds the two pipelines for up to
     /// `sampler.capacity()` instances, reading `sampler`'s output buffer.
     ///
     /// # Errors
@@ -227,7 +228,7 @@ impl GpuSkinner {
         let matrices_bytes = (cap * nodes * 64).max(64);
         let joint_bytes = (cap * joints * 64).max(64);
         let morph_bytes = (cap * u64::from(tables.morph_stride()) * 4).max(4);
-        check_storage(&limits, "local/global matrices", matrices_bytes)?;
+        check_storage(&limits, "global matrices", matrices_bytes)?;
         check_storage(&limits, "joint matrices", joint_bytes)?;
         check_storage(&limits, "morph weights", morph_bytes)?;
         check_storage(
@@ -237,9 +238,10 @@ impl GpuSkinner {
         )?;
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
+        // The skin pass runs one invocation per instance, the morph pass
+        // one per (instance, mesh).
         for (what, per) in [
-            ("dispatch (instances x nodes)", nodes),
-            ("dispatch (instances x joints)", joints),
+            ("dispatch (instances)", 1),
             ("dispatch (instances x meshes)", meshes),
         ] {
             if cap * per > max_inv.min(u64::from(u32::MAX)) {
@@ -317,55 +319,52 @@ impl GpuSkinner {
                 cap * 4,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             );
-            let locals = empty("keyframe-gpu.skin.locals", matrices_bytes, out_usage);
             let globals = empty("keyframe-gpu.skin.globals", matrices_bytes, out_usage);
             let joint_matrices = empty("keyframe-gpu.skin.joint_matrices", joint_bytes, out_usage);
             let morph_weights = empty("keyframe-gpu.skin.morph_weights", morph_bytes, out_usage);
 
-            let pose_buffers: [&wgpu::Buffer; 10] = [
+            let pose_buffers: [&wgpu::Buffer; 7] = [
                 &params,
-                &node_buf,
-                &channels,
                 sampler.output_buffer(),
                 &instance_clips,
-                &locals,
                 &mesh_buf,
                 &defaults,
                 &morph_channels,
                 &morph_weights,
             ];
-            let pose_min: [u64; 10] = [
+            let pose_min: [u64; 7] = [
+                std::mem::size_of::<GpuSkinParams>() as u64,
+                4,
+                4,
+                std::mem::size_of::<GpuMesh>() as u64,
+                4,
+                4,
+                4,
+            ];
+            let skin_buffers: [&wgpu::Buffer; 9] = [
+                &params,
+                &node_buf,
+                &channels,
+                sampler.output_buffer(),
+                &instance_clips,
+                &globals,
+                &joint_buf,
+                &inverse_binds,
+                &joint_matrices,
+            ];
+            let skin_min: [u64; 9] = [
                 std::mem::size_of::<GpuSkinParams>() as u64,
                 std::mem::size_of::<GpuNode>() as u64,
                 16,
                 4,
                 4,
                 64,
-                std::mem::size_of::<GpuMesh>() as u64,
-                4,
-                4,
-                4,
-            ];
-            let skin_buffers: [&wgpu::Buffer; 7] = [
-                &params,
-                &node_buf,
-                &locals,
-                &globals,
-                &joint_buf,
-                &inverse_binds,
-                &joint_matrices,
-            ];
-            let skin_min: [u64; 7] = [
-                std::mem::size_of::<GpuSkinParams>() as u64,
-                std::mem::size_of::<GpuNode>() as u64,
-                64,
-                64,
                 std::mem::size_of::<GpuJoint>() as u64,
                 64,
                 64,
             ];
             let pose_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("keyframe-gpu.pose.wgsl"),
+                label: Some("keyframe-gpu.pose.wgsl (morph weights)"),
                 source: wgpu::ShaderSource::Wgsl(POSE_WGSL.into()),
             });
             let skin_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -470,7 +469,6 @@ impl GpuSkinner {
                 bind_groups,
                 params,
                 instance_clips,
-                locals,
                 globals,
                 joint_matrices,
                 morph_weights,
@@ -479,7 +477,7 @@ impl GpuSkinner {
                 tables: tables.clone(),
                 capacity,
                 instance_count: 0,
-                groups: [(0, 0); 4],
+                groups: [(0, 0); 2],
                 max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
             })
@@ -534,15 +532,9 @@ impl GpuSkinner {
         }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&self.tables.params(n)));
         let t = &self.tables;
-        // The hierarchy and joint passes run one invocation per instance
-        // (walking the instance's nodes, joints); pose and morph one per
-        // (instance, node or mesh).
-        let per_pass = [
-            t.node_count(),
-            t.mesh_count(),
-            u32::from(t.node_count() > 0),
-            u32::from(t.joint_count() > 0),
-        ];
+        // The morph pass runs one invocation per (instance, mesh), the skin
+        // pass one per instance (walking the instance's nodes, then joints).
+        let per_pass = [t.mesh_count(), u32::from(t.node_count() > 0)];
         for (g, per) in self.groups.iter_mut().zip(per_pass) {
             // Fits: checked against the capacity in new().
             let groups = (n * per).div_ceil(SKIN_WORKGROUP_SIZE);
@@ -554,7 +546,7 @@ impl GpuSkinner {
         Ok(())
     }
 
-    /// Records the four passes into `encoder`, in one compute pass labelled
+    /// Records the two dispatches into `encoder`, in one compute pass labelled
     /// `keyframe-gpu.skin`. Record it after the sampler's dispatch.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -564,8 +556,9 @@ impl GpuSkinner {
         self.record_pass(&mut pass);
     }
 
-    /// Records the four dispatches (pose, morph, hierarchy, joints) into a
-    /// compute pass the caller owns, after the sampler's dispatch.
+    /// Records the two dispatches (morph weights; skin: local pose,
+    /// hierarchy and joint matrices) into a compute pass the caller owns,
+    /// after the sampler's dispatch.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         for ((pipeline, bind_group), &(x, y)) in self
             .pipelines
@@ -602,13 +595,7 @@ impl GpuSkinner {
         &self.globals
     }
 
-    /// Local node matrices, `array<mat4x4<f32>>`: `i * node_count + node`.
-    #[must_use]
-    pub fn local_buffer(&self) -> &wgpu::Buffer {
-        &self.locals
-    }
-
-    /// The bind group layouts of the four compute passes, in [`PASSES`]
+    /// The bind group layouts of the two compute passes, in [`PASSES`]
     /// order.
     #[must_use]
     pub fn pass_layouts(&self) -> &[wgpu::BindGroupLayout] {
@@ -709,16 +696,6 @@ impl GpuSkinner {
     ) -> Result<Vec<f32>> {
         let per = u64::from(self.tables.node_count()) * 64;
         self.read(device, queue, &self.globals, per)
-    }
-
-    /// Optional readback of the local matrices (`instance_count *
-    /// node_count * 16` floats).
-    ///
-    /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
-    pub fn read_back_locals(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
-        let per = u64::from(self.tables.node_count()) * 64;
-        self.read(device, queue, &self.locals, per)
     }
 
     /// Optional readback of the morph weights (`instance_count *
