@@ -500,3 +500,102 @@ fn steady_state_allocates_nothing_of_its_own() {
         "wait's allocations vary from frame to frame or with the instance count: {waits:?}"
     );
 }
+
+/// The ring is generic over "a buffer and a byte length": the skinner's
+/// joint matrices read through `record_buffer` equal `read_back_joints`
+/// bit for bit and the CPU twin (`cpu_skin::joint_matrices`) within 1e-4
+/// per element (the tolerance tests/skinning.rs argues), frame after frame.
+#[test]
+fn skinner_joint_matrices_through_the_ring() {
+    use glam::{Mat4, Quat, Vec3};
+    use keyframe_gpu::cpu_skin;
+    use keyframe_gpu::gpu::skin::GpuSkinner;
+    use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
+
+    let Some(h) = common::gpu("skinner_joint_matrices_through_the_ring") else {
+        return;
+    };
+    // Three joints in a chain, the middle one bending; a skinned mesh node.
+    let mut b = Rig::builder();
+    let j0 = b.node(None, NodeTransform::IDENTITY);
+    let j1 = b.node(Some(j0), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let j2 = b.node(Some(j1), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let mesh_node = b.node(None, NodeTransform::translation([2.0, 0.0, 0.0]));
+    let mesh = b.mesh(0, vec![]);
+    let ibm = |k: f32| Mat4::from_translation(Vec3::new(0.0, -k, 0.0)).to_cols_array();
+    let skin = b.skin(vec![j0, j1, j2], vec![ibm(0.0), ibm(1.0), ibm(2.0)]);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = ok("rig", b.build().map_err(Error::from));
+    let bend = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    let rot = Track::new(
+        j1,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        [Quat::IDENTITY, bend]
+            .iter()
+            .flat_map(|q| q.to_array())
+            .collect(),
+    );
+    let lib = ok(
+        "library",
+        AnimationLibrary::new(vec![Clip::new("bend", vec![rot])]),
+    );
+    let tables = ok("tables", SkinTables::new(&rig, &lib));
+    let joints = tables.joint_count() as usize;
+    assert_eq!(joints, 3);
+    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &lib, 8));
+    let mut skinner = ok("skinner", GpuSkinner::new(&h.device, &sampler, &tables));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::new(&h.device, 8 * joints as u64 * 64, 2),
+    );
+    let mut out = Vec::with_capacity(8 * joints * 16);
+    for f in 0..5u32 {
+        let insts: Vec<Instance> = (0..3 + f)
+            .map(|i| Instance::new(0, f64::from(f) * 0.23 + f64::from(i) * 0.1))
+            .collect();
+        ok("sampler set", sampler.set_instances(&h.queue, &insts));
+        ok("skinner set", skinner.set_instances(&h.queue, &insts));
+        let mut encoder = h.device.create_command_encoder(&Default::default());
+        sampler.record(&mut encoder);
+        skinner.record(&mut encoder);
+        let bytes = u64::from(skinner.instance_count()) * joints as u64 * 64;
+        let ticket = ok(
+            "record_buffer",
+            ring.record_buffer(
+                &mut encoder,
+                skinner.joint_matrix_buffer(),
+                bytes,
+                skinner.instance_count(),
+            ),
+        );
+        let submission = h.queue.submit([encoder.finish()]);
+        ok("map", ring.map(ticket, submission));
+        let blocking = ok(
+            "read_back_joints",
+            skinner.read_back_joints(&h.device, &h.queue),
+        );
+        let got = ok("wait", ring.wait(&h.device, &mut out));
+        assert_eq!(
+            got.map(|g| (g.frame, g.count, g.len)),
+            Some((u64::from(f), insts.len() as u32, insts.len() * joints * 16))
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&out),
+            bits(&blocking),
+            "frame {f}: ring vs read_back_joints"
+        );
+        for (i, inst) in insts.iter().enumerate() {
+            let cpu = ok(
+                "cpu joints",
+                cpu_skin::joint_matrices(&rig, &lib, 0, inst.time),
+            );
+            let want: Vec<f32> = cpu[0].joints.iter().flatten().copied().collect();
+            let got = &out[i * joints * 16..(i + 1) * joints * 16];
+            let d = compare::max_abs_diff(got, &want);
+            assert!(d <= 1e-4, "frame {f} instance {i}: max |gpu - cpu| = {d}");
+        }
+    }
+}

@@ -112,8 +112,8 @@ pub enum RingError {
         reason: &'static str,
     },
     /// [`map`](ReadbackRing::map) or [`discard`](ReadbackRing::discard) of a
-    /// ticket whose frame is not recorded-and-unmapped (mapped already, read,
-    /// discarded, or from another ring).
+    /// ticket whose frame is not recorded-and-unmapped (mapped already, read
+    /// or discarded).
     #[error("frame {frame} is not a recorded, unmapped frame of this ring")]
     NotRecorded {
         /// The ticket's frame.
@@ -369,7 +369,9 @@ impl ReadbackRing {
     /// Starts mapping the ticket's slot (`map_async`). Call it once the
     /// encoder that recorded the ticket was submitted, with the index that
     /// `queue.submit` returned ([`wait`](Self::wait) waits for exactly that
-    /// submission).
+    /// submission). Mapping before that submit would make the submit fail
+    /// wgpu's validation (the slot would be used while mapped); needing the
+    /// submit's index guards against that order.
     ///
     /// # Errors
     /// [`RingError::NotRecorded`] when the ticket's frame is not recorded and
