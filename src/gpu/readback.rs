@@ -27,7 +27,8 @@
 //!
 //! Per frame the ring creates no buffer, bind group or encoder, and itself
 //! allocates nothing on the heap once the caller's `Vec` has the capacity;
-//! wgpu allocates inside `map_async` (it boxes the callback) and `poll`.
+//! wgpu allocates inside `map_async` (it boxes the callback), `poll`, the
+//! mapped view and `unmap` (tests/readback_ring.rs counts them).
 //!
 //! The ring is not tied to the sampler: [`record_buffer`](ReadbackRing::record_buffer)
 //! copies any buffer with `COPY_SRC` usage, for example the skinner's
