@@ -166,6 +166,9 @@ pub enum Error {
     /// Mapping a readback buffer failed, or the device was lost while waiting.
     #[error("GPU readback failed: {0}")]
     Readback(String),
+    /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.
+    #[error("readback ring: {0}")]
+    Ring(crate::gpu::RingError),
     /// A rig is invalid, or an animation library does not fit it.
     #[error("rig: {0}")]
     Rig(crate::rig::RigError),

@@ -1,8 +1,12 @@
 //! The GPU side: [`GpuSampler`] (pipelines, buffers, bind groups, recording,
-//! readback) and a [`headless`] device helper for tools and tests.
+//! blocking readback), [`ReadbackRing`] (readback that does not stall the
+//! next frame) and a [`headless`] device helper for tools and tests.
 
 pub mod headless;
+pub mod readback;
 pub mod skin;
+
+pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 
 use std::num::NonZeroU64;
 
@@ -436,6 +440,9 @@ impl GpuSampler {
     /// copy, waits for it, and returns `instance_count * output_stride`
     /// floats. Call it after the encoder holding [`record`](Self::record)
     /// was submitted.
+    ///
+    /// It blocks until the GPU has finished everything submitted so far;
+    /// to read results every frame without that stall, see [`ReadbackRing`].
     ///
     /// # Errors
     /// [`Error::Readback`] if mapping fails or the device is lost;

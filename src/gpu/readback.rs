@@ -1,0 +1,553 @@
+//! Reading results back without stalling the next frame: a ring of staging
+//! buffers.
+//!
+//! [`GpuSampler::read_back`](super::GpuSampler::read_back) submits a copy and
+//! blocks until the GPU has finished everything queued: the host waits for
+//! the frame it just submitted. A [`ReadbackRing`] instead owns a few
+//! staging buffers (created once) and lets frame `N`'s copy be mapped while
+//! frame `N + 1` is recorded and submitted:
+//!
+//! 1. [`record`](ReadbackRing::record) (after the sampler's own `record`, in
+//!    the same encoder) copies the output into the next free staging buffer
+//!    and returns a [`Ticket`] naming the frame;
+//! 2. after `queue.submit`, [`map`](ReadbackRing::map) starts mapping that
+//!    buffer (`map_async`), given the submission index;
+//! 3. [`try_read`](ReadbackRing::try_read) polls the device without blocking
+//!    and, once the oldest frame's mapping is done, copies it into the
+//!    caller's `Vec<f32>` and frees the slot; [`wait`](ReadbackRing::wait)
+//!    blocks until the oldest frame's submission is done (for the last frame,
+//!    or when every slot is in flight).
+//!
+//! Frames come back in the order they were recorded, each with its frame
+//! number and instance count ([`ReadbackFrame`]). The ring never overwrites
+//! a slot that is still in flight: when every slot holds a frame not yet
+//! read, `record` records nothing and returns
+//! [`RingError::Full`]; read (or [`wait`](ReadbackRing::wait) for) the oldest
+//! frame to free a slot.
+//!
+//! Per frame the ring creates no buffer, bind group or encoder, and itself
+//! allocates nothing on the heap once the caller's `Vec` has the capacity;
+//! wgpu allocates inside `map_async` (it boxes the callback), `poll`, the
+//! mapped view and `unmap` (tests/readback_ring.rs counts them).
+//!
+//! The ring is not tied to the sampler: [`record_buffer`](ReadbackRing::record_buffer)
+//! copies any buffer with `COPY_SRC` usage, for example the skinner's
+//! [`joint_matrix_buffer`](super::skin::GpuSkinner::joint_matrix_buffer).
+//!
+//! ```no_run
+//! use keyframe_gpu::gpu::ReadbackRing;
+//! use keyframe_gpu::{AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track};
+//! # fn main() -> Result<(), keyframe_gpu::Error> {
+//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
+//! # let (device, queue) = (&h.device, &h.queue);
+//! let track = Track::new(0, Property::Translation, Interpolation::Linear,
+//!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
+//! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
+//! let mut sampler = GpuSampler::new(device, &library, 1024)?;
+//! let mut ring = ReadbackRing::for_sampler(device, &sampler, 2)?;
+//! let mut out = Vec::with_capacity(1024 * library.output_stride() as usize);
+//! for frame in 0..10u32 {
+//!     sampler.set_instances(queue, &[Instance::new(0, f64::from(frame) / 60.0)])?;
+//!     let mut encoder = device.create_command_encoder(&Default::default());
+//!     sampler.record(&mut encoder);
+//!     let ticket = ring.record(&mut encoder, &sampler)?;
+//!     let submission = queue.submit([encoder.finish()]);
+//!     ring.map(ticket, submission)?;
+//!     // Frame N-1's data, if its copy has finished; never blocks.
+//!     while let Some(done) = ring.try_read(device, &mut out)? {
+//!         assert_eq!(out.len(), done.count as usize * library.output_stride() as usize);
+//!     }
+//! }
+//! // The frames still in flight, in order.
+//! while let Some(done) = ring.wait(device, &mut out)? {
+//!     let _ = (done.frame, &out);
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+use super::{scoped, GpuSampler};
+
+/// The most slots a ring may have.
+pub const MAX_SLOTS: usize = 16;
+
+const PENDING: u8 = 0;
+const MAPPED: u8 = 1;
+const FAILED: u8 = 2;
+
+/// A misuse of a [`ReadbackRing`], or a ring with every slot in flight.
+/// Wrapped in [`Error::Ring`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RingError {
+    /// Every slot holds a frame that was not read yet; nothing was recorded.
+    /// Read or [`wait`](ReadbackRing::wait) for the oldest frame first.
+    #[error("every one of the {slots} readback slots is in flight (oldest: frame {oldest_frame})")]
+    Full {
+        /// Slots of the ring.
+        slots: usize,
+        /// The frame that must be read to free a slot.
+        oldest_frame: u64,
+    },
+    /// A ring needs between 1 and [`MAX_SLOTS`] slots.
+    #[error("a readback ring needs 1 to {max} slots, {requested} requested")]
+    SlotCount {
+        /// Slots asked for.
+        requested: usize,
+        /// [`MAX_SLOTS`].
+        max: usize,
+    },
+    /// A copy larger than a slot, not a multiple of 4 bytes, longer than its
+    /// source, or from a buffer without `COPY_SRC` usage.
+    #[error("cannot copy {bytes} bytes into a readback slot of {slot_bytes} bytes: {reason}")]
+    BadCopy {
+        /// Bytes asked for.
+        bytes: u64,
+        /// Bytes of one slot.
+        slot_bytes: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// [`map`](ReadbackRing::map) or [`discard`](ReadbackRing::discard) of a
+    /// ticket whose frame is not recorded-and-unmapped (mapped already, read
+    /// or discarded).
+    #[error("frame {frame} is not a recorded, unmapped frame of this ring")]
+    NotRecorded {
+        /// The ticket's frame.
+        frame: u64,
+    },
+    /// [`wait`](ReadbackRing::wait) for the oldest frame, which was recorded
+    /// but never mapped: it could never complete.
+    #[error("frame {frame} was recorded but not mapped; call map after submitting it")]
+    NotMapped {
+        /// The oldest frame.
+        frame: u64,
+    },
+    /// [`discard`](ReadbackRing::discard) of a frame that is not the newest.
+    #[error("only the newest frame can be discarded, frame {frame} is not")]
+    NotNewest {
+        /// The ticket's frame.
+        frame: u64,
+    },
+}
+
+impl From<RingError> for Error {
+    fn from(e: RingError) -> Self {
+        Error::Ring(e)
+    }
+}
+
+/// Names one recorded frame of a [`ReadbackRing`]: pass it to
+/// [`map`](ReadbackRing::map) after submitting the encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "the frame must be mapped (ReadbackRing::map) or discarded"]
+pub struct Ticket {
+    frame: u64,
+    slot: usize,
+}
+
+impl Ticket {
+    /// The frame number: 0 for the first frame the ring recorded, then 1,
+    /// 2... (never reused, a discarded frame's number included).
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+}
+
+/// What [`try_read`](ReadbackRing::try_read) and
+/// [`wait`](ReadbackRing::wait) wrote into the caller's vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadbackFrame {
+    /// The frame number ([`Ticket::frame`]).
+    pub frame: u64,
+    /// The instance count of that frame ([`ReadbackRing::record`]), or the
+    /// count given to [`ReadbackRing::record_buffer`].
+    pub count: u32,
+    /// Floats written (`count * output_stride` for the sampler).
+    pub len: usize,
+}
+
+#[derive(Debug)]
+enum State {
+    Free,
+    Recorded,
+    Mapping(wgpu::SubmissionIndex),
+}
+
+#[derive(Debug)]
+struct Slot {
+    buffer: wgpu::Buffer,
+    state: State,
+    frame: u64,
+    bytes: u64,
+    count: u32,
+    /// Set by the `map_async` callback: [`PENDING`], [`MAPPED`] or [`FAILED`].
+    done: Arc<AtomicU8>,
+}
+
+/// A ring of staging buffers for reading GPU results without stalling the
+/// next frame. See the [module documentation](self) for the protocol and an
+/// example.
+///
+/// Full ring: [`record`](Self::record) returns [`RingError::Full`] and
+/// records nothing; it never overwrites a frame that was not read.
+#[derive(Debug)]
+pub struct ReadbackRing {
+    slots: Vec<Slot>,
+    slot_bytes: u64,
+    /// Slot of the oldest frame in flight.
+    head: usize,
+    /// Frames recorded and not read yet (contiguous from `head`).
+    in_flight: usize,
+    next_frame: u64,
+}
+
+impl ReadbackRing {
+    /// A ring of `slots` staging buffers of `slot_bytes` bytes each (rounded
+    /// up to a multiple of 4), created now and reused for every frame.
+    ///
+    /// # Errors
+    /// [`RingError::SlotCount`] unless `1 <= slots <= MAX_SLOTS`;
+    /// [`Error::LimitExceeded`] when a buffer would pass the device's
+    /// `max_buffer_size`; [`Error::Gpu`] when wgpu reports an error.
+    pub fn new(device: &wgpu::Device, slot_bytes: u64, slots: usize) -> Result<Self> {
+        if slots == 0 || slots > MAX_SLOTS {
+            return Err(RingError::SlotCount {
+                requested: slots,
+                max: MAX_SLOTS,
+            }
+            .into());
+        }
+        let align = wgpu::COPY_BUFFER_ALIGNMENT;
+        let size = slot_bytes.div_ceil(align).max(1) * align;
+        let limit = device.limits().max_buffer_size;
+        if size > limit {
+            return Err(Error::LimitExceeded {
+                what: "readback staging buffer",
+                needed: size,
+                limit_name: "max_buffer_size",
+                limit,
+            });
+        }
+        let slots = scoped(device, "ReadbackRing::new", || {
+            (0..slots)
+                .map(|_| Slot {
+                    buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("keyframe-gpu.readback_ring"),
+                        size,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    }),
+                    state: State::Free,
+                    frame: 0,
+                    bytes: 0,
+                    count: 0,
+                    done: Arc::new(AtomicU8::new(PENDING)),
+                })
+                .collect()
+        })?;
+        Ok(ReadbackRing {
+            slots,
+            slot_bytes: size,
+            head: 0,
+            in_flight: 0,
+            next_frame: 0,
+        })
+    }
+
+    /// A ring sized for `sampler`'s whole output (`capacity * output_stride`
+    /// floats per slot).
+    ///
+    /// # Errors
+    /// Those of [`new`](Self::new).
+    pub fn for_sampler(device: &wgpu::Device, sampler: &GpuSampler, slots: usize) -> Result<Self> {
+        let bytes =
+            u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
+        Self::new(device, bytes, slots)
+    }
+
+    /// Number of slots.
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Bytes of one slot.
+    #[must_use]
+    pub fn slot_bytes(&self) -> u64 {
+        self.slot_bytes
+    }
+
+    /// Frames recorded and not read (or discarded) yet.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Records the copy of the sampler's current output
+    /// (`instance_count * output_stride` floats) into the next free slot.
+    /// Call it after [`GpuSampler::record`] in the same encoder, with no
+    /// `set_instances` in between, then submit the encoder and
+    /// [`map`](Self::map) the ticket.
+    ///
+    /// # Errors
+    /// [`RingError::Full`] when every slot is in flight (nothing is
+    /// recorded); [`RingError::BadCopy`] when the sampler's output does not
+    /// fit a slot (a ring made for a smaller sampler).
+    pub fn record(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        sampler: &GpuSampler,
+    ) -> Result<Ticket> {
+        let count = sampler.instance_count();
+        let bytes = u64::from(count) * u64::from(sampler.library().output_stride()) * 4;
+        self.record_buffer(encoder, sampler.output_buffer(), bytes, count)
+    }
+
+    /// Records the copy of `source[..bytes]` into the next free slot; `count`
+    /// is handed back in [`ReadbackFrame::count`] (for example an instance
+    /// count).
+    ///
+    /// # Errors
+    /// [`RingError::Full`] when every slot is in flight;
+    /// [`RingError::BadCopy`] when `bytes` is past the slot or the source, or
+    /// not a multiple of 4, or `source` lacks `COPY_SRC` usage. Nothing is
+    /// recorded on error.
+    pub fn record_buffer(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        source: &wgpu::Buffer,
+        bytes: u64,
+        count: u32,
+    ) -> Result<Ticket> {
+        let bad = |reason| {
+            Err(RingError::BadCopy {
+                bytes,
+                slot_bytes: self.slot_bytes,
+                reason,
+            }
+            .into())
+        };
+        if bytes > self.slot_bytes {
+            return bad("larger than a slot");
+        }
+        if bytes > source.size() {
+            return bad("longer than the source buffer");
+        }
+        if !bytes.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) {
+            return bad("not a multiple of 4 bytes");
+        }
+        if bytes > 0 && !source.usage().contains(wgpu::BufferUsages::COPY_SRC) {
+            return bad("the source buffer has no COPY_SRC usage");
+        }
+        if self.in_flight == self.slots.len() {
+            return Err(RingError::Full {
+                slots: self.slots.len(),
+                oldest_frame: self.slots[self.head].frame,
+            }
+            .into());
+        }
+        let index = (self.head + self.in_flight) % self.slots.len();
+        let frame = self.next_frame;
+        let slot = &mut self.slots[index];
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(source, 0, &slot.buffer, 0, bytes);
+        }
+        slot.state = State::Recorded;
+        slot.frame = frame;
+        slot.bytes = bytes;
+        slot.count = count;
+        self.in_flight += 1;
+        self.next_frame += 1;
+        Ok(Ticket { frame, slot: index })
+    }
+
+    /// Starts mapping the ticket's slot (`map_async`). Call it once the
+    /// encoder that recorded the ticket was submitted, with the index that
+    /// `queue.submit` returned ([`wait`](Self::wait) waits for exactly that
+    /// submission). Mapping before that submit would make the submit fail
+    /// wgpu's validation (the slot would be used while mapped); needing the
+    /// submit's index guards against that order.
+    ///
+    /// # Errors
+    /// [`RingError::NotRecorded`] when the ticket's frame is not recorded and
+    /// unmapped in this ring.
+    pub fn map(&mut self, ticket: Ticket, submission: wgpu::SubmissionIndex) -> Result<()> {
+        let Some(slot) = self
+            .slots
+            .get_mut(ticket.slot)
+            .filter(|s| matches!(s.state, State::Recorded) && s.frame == ticket.frame)
+        else {
+            return Err(RingError::NotRecorded {
+                frame: ticket.frame,
+            }
+            .into());
+        };
+        if slot.bytes == 0 {
+            slot.done.store(MAPPED, Ordering::Release);
+        } else {
+            slot.done.store(PENDING, Ordering::Release);
+            let done = Arc::clone(&slot.done);
+            slot.buffer
+                .slice(..slot.bytes)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    done.store(if r.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
+                });
+        }
+        slot.state = State::Mapping(submission);
+        Ok(())
+    }
+
+    /// Frees the newest frame, recorded but not mapped, for an encoder that
+    /// was dropped instead of submitted.
+    ///
+    /// # Errors
+    /// [`RingError::NotRecorded`] or [`RingError::NotNewest`].
+    pub fn discard(&mut self, ticket: Ticket) -> Result<()> {
+        match self.slots.get(ticket.slot) {
+            Some(s) if matches!(s.state, State::Recorded) && s.frame == ticket.frame => {}
+            _ => {
+                return Err(RingError::NotRecorded {
+                    frame: ticket.frame,
+                }
+                .into())
+            }
+        }
+        if ticket.frame + 1 != self.next_frame {
+            return Err(RingError::NotNewest {
+                frame: ticket.frame,
+            }
+            .into());
+        }
+        self.slots[ticket.slot].state = State::Free;
+        self.in_flight -= 1;
+        Ok(())
+    }
+
+    /// Polls the device once without blocking (`PollType::Poll`); if the
+    /// oldest frame in flight is mapped, replaces `out`'s contents with its
+    /// floats, frees its slot and returns which frame it was. `Ok(None)`
+    /// when nothing is in flight, or the oldest frame is not mapped yet (or
+    /// not [`map`](Self::map)ped at all).
+    ///
+    /// `out` does not allocate once its capacity holds a slot's floats.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] when polling or the mapping failed (the frame is
+    /// dropped and its slot freed).
+    pub fn try_read(
+        &mut self,
+        device: &wgpu::Device,
+        out: &mut Vec<f32>,
+    ) -> Result<Option<ReadbackFrame>> {
+        if self.in_flight == 0 {
+            return Ok(None);
+        }
+        if !matches!(self.slots[self.head].state, State::Mapping(_)) {
+            return Ok(None);
+        }
+        device
+            .poll(wgpu::PollType::Poll)
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        self.take_oldest(out)
+    }
+
+    /// Blocks until the oldest frame in flight is mapped (waiting for its
+    /// submission, not for later ones), then reads it like
+    /// [`try_read`](Self::try_read). `Ok(None)` when nothing is in flight.
+    ///
+    /// # Errors
+    /// [`RingError::NotMapped`] when the oldest frame was never mapped;
+    /// [`Error::Readback`] when waiting or the mapping failed (the frame is
+    /// dropped and its slot freed).
+    pub fn wait(
+        &mut self,
+        device: &wgpu::Device,
+        out: &mut Vec<f32>,
+    ) -> Result<Option<ReadbackFrame>> {
+        if self.in_flight == 0 {
+            return Ok(None);
+        }
+        let slot = &self.slots[self.head];
+        let State::Mapping(submission) = &slot.state else {
+            return Err(RingError::NotMapped { frame: slot.frame }.into());
+        };
+        if slot.done.load(Ordering::Acquire) == PENDING {
+            device
+                .poll(wgpu::PollType::Wait {
+                    submission_index: Some(submission.clone()),
+                    timeout: None,
+                })
+                .map_err(|e| Error::Readback(e.to_string()))?;
+        }
+        if self.slots[self.head].done.load(Ordering::Acquire) == PENDING {
+            // The submission is done; its mapping callback runs on the next
+            // poll at the latest.
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| Error::Readback(e.to_string()))?;
+        }
+        match self.take_oldest(out)? {
+            Some(f) => Ok(Some(f)),
+            None => Err(Error::Readback(format!(
+                "frame {} was not mapped after its submission completed",
+                self.slots[self.head].frame
+            ))),
+        }
+    }
+
+    /// Reads the oldest slot if its mapping is done.
+    fn take_oldest(&mut self, out: &mut Vec<f32>) -> Result<Option<ReadbackFrame>> {
+        let slot = &mut self.slots[self.head];
+        let result = match slot.done.load(Ordering::Acquire) {
+            PENDING => return Ok(None),
+            MAPPED => {
+                out.clear();
+                if slot.bytes > 0 {
+                    let copied = match slot.buffer.slice(..slot.bytes).get_mapped_range() {
+                        Ok(view) => {
+                            extend_f32(out, &view);
+                            Ok(())
+                        }
+                        Err(e) => Err(Error::Readback(e.to_string())),
+                    };
+                    slot.buffer.unmap();
+                    copied
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(Error::Readback(format!(
+                "mapping the readback slot of frame {} failed",
+                slot.frame
+            ))),
+        };
+        let frame = ReadbackFrame {
+            frame: slot.frame,
+            count: slot.count,
+            len: out.len(),
+        };
+        slot.state = State::Free;
+        slot.done.store(PENDING, Ordering::Release);
+        self.head = (self.head + 1) % self.slots.len();
+        self.in_flight -= 1;
+        result.map(|()| Some(frame))
+    }
+}
+
+/// Appends the native-endian `f32`s of `bytes` (a multiple of 4 long).
+fn extend_f32(out: &mut Vec<f32>, bytes: &[u8]) {
+    match bytemuck::try_cast_slice::<u8, f32>(bytes) {
+        Ok(floats) => out.extend_from_slice(floats),
+        Err(_) => out.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+        ),
+    }
+}
