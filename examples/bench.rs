@@ -249,7 +249,9 @@ impl Kernel for RooflineKernel<'_> {
             eprintln!("bench: resolve: {e}");
             std::process::exit(2);
         }
-        // The sampler's grid: the same formula as GpuSampler::write_table.
+        // One dispatch over every (instance, track) of the widest clip: as
+        // many invocations as the sampler's group dispatches together when
+        // clips share one composition (every workload here).
         let invocations = self.scratch.len() as u32 * self.library.tracks_per_instance();
         let groups = invocations.div_ceil(WORKGROUP_SIZE);
         let x = groups.min(self.max_dim);

@@ -19,6 +19,8 @@ struct Clip {
     track_count: u32,
     output_width: u32,
     duration: f32,
+    slerp_count: u32,
+    cubic_count: u32,
 }
 
 struct Instance {
@@ -59,17 +61,23 @@ const WORKGROUP_SIZE: u32 = 64u;
 const LOOKUP_COUNT_BITS: u32 = 8u;
 const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
-// Which interpolation code the library needs, set by the host when it
-// builds the pipeline (GpuSampler::new, from the library's tracks). A
-// shader that compiles out the branches no track takes runs faster on
-// SIMD-on-CPU adapters such as lavapipe, which step through both sides of a
-// divergent branch; the results are the same either way.
-// HAS_SLERP: a LINEAR rotation track. HAS_CUBIC: a CUBICSPLINE track.
-// HAS_BLEND: any other track (STEP, LINEAR translation, scale or weights),
-// or a CUBICSPLINE track (its on-key values take that path).
-override HAS_SLERP: bool = true;
-override HAS_CUBIC: bool = true;
-override HAS_BLEND: bool = true;
+// Track groups (src/layout.rs): each clip's tracks are grouped in the
+// track table as [LINEAR rotations | CUBICSPLINE | the rest], and the host
+// dispatches each non-empty group with a pipeline whose override GROUP
+// names it. The blocks of sample_track that a group never reaches are
+// compiled out: SIMD-on-CPU adapters such as lavapipe step through both
+// sides of a divergent branch, so that is much faster there, and the
+// results are the same. GROUP_ALL (the default) samples every track of the
+// clip in one dispatch with every block compiled in.
+const GROUP_SLERP: u32 = 0u;
+const GROUP_CUBIC: u32 = 1u;
+const GROUP_BLEND: u32 = 2u;
+const GROUP_ALL: u32 = 3u;
+override GROUP: u32 = GROUP_ALL;
+override HAS_SLERP: bool = GROUP == GROUP_SLERP || GROUP == GROUP_ALL;
+override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_ALL;
+// CUBICSPLINE tracks' on-key values take the blend block too.
+override HAS_BLEND: bool = GROUP != GROUP_SLERP;
 
 @group(0) @binding(0) var<storage, read> times: array<f32>;
 @group(0) @binding(1) var<storage, read> values: array<f32>;
@@ -201,7 +209,7 @@ fn sample_track(track: Track, time: f32, out: u32) {
     let moving = !(seg.exact || track.interpolation == INTERP_STEP);
     let rotation = track.property == PROP_ROTATION;
     let k = seg.k;
-    if (HAS_SLERP && rotation && track.interpolation == INTERP_LINEAR) {
+    if (HAS_SLERP && (GROUP == GROUP_SLERP || (rotation && track.interpolation == INTERP_LINEAR))) {
         let q0 = quat_at(track, k);
         var q = q0;
         if (moving) {
@@ -263,9 +271,21 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let clip = clips[inst.clip];
-    if (j >= clip.track_count) {
+    // This dispatch's group: rows [first, first + count) of the clip's tracks.
+    var first = 0u;
+    var count = clip.track_count;
+    if (GROUP == GROUP_SLERP) {
+        count = clip.slerp_count;
+    } else if (GROUP == GROUP_CUBIC) {
+        first = clip.slerp_count;
+        count = clip.cubic_count;
+    } else if (GROUP == GROUP_BLEND) {
+        first = clip.slerp_count + clip.cubic_count;
+        count = clip.track_count - min(first, clip.track_count);
+    }
+    if (j >= count) {
         return;
     }
-    let track = tracks[clip.track_offset + j];
+    let track = tracks[clip.track_offset + first + j];
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
 }

@@ -55,6 +55,12 @@ pub struct GpuClip {
     pub output_width: u32,
     /// The clip's duration in seconds (largest key time).
     pub duration: f32,
+    /// Tracks of group [`GROUP_SLERP`] (LINEAR rotations): the first rows
+    /// of the clip's tracks.
+    pub slerp_count: u32,
+    /// Tracks of group [`GROUP_CUBIC`] (CUBICSPLINE), after those. The
+    /// rest, up to `track_count`, are group [`GROUP_BLEND`].
+    pub cubic_count: u32,
 }
 
 /// One instance in the per-frame instance table (WGSL `Instance`).
@@ -100,6 +106,41 @@ pub const LOOKUP_COUNT_BITS: u32 = 8;
 /// next entry.
 pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
 
+/// Group of LINEAR rotation tracks (WGSL `GROUP_SLERP`): sampled by slerp.
+pub const GROUP_SLERP: u32 = 0;
+/// Group of CUBICSPLINE tracks (WGSL `GROUP_CUBIC`).
+pub const GROUP_CUBIC: u32 = 1;
+/// Group of every other track (WGSL `GROUP_BLEND`): STEP, and LINEAR
+/// translation, scale and weights, sampled by `(1 - t) a + t b`.
+pub const GROUP_BLEND: u32 = 2;
+/// The shader's default `GROUP` (WGSL `GROUP_ALL`): one dispatch over every
+/// track of a clip, with every block compiled in.
+pub const GROUP_ALL: u32 = 3;
+/// The number of track groups. [`GpuSampler`](crate::GpuSampler) records one
+/// dispatch per group that has tracks, each with a pipeline compiled for
+/// that group only (the WGSL override `GROUP`): the branches of the other
+/// groups are compiled out, which SIMD-on-CPU adapters such as lavapipe,
+/// which step through both sides of a divergent branch, run much faster.
+pub const SAMPLE_GROUPS: usize = 3;
+
+impl GpuTrack {
+    /// The track's group: [`GROUP_SLERP`], [`GROUP_CUBIC`] or
+    /// [`GROUP_BLEND`].
+    #[must_use]
+    pub fn group(&self) -> u32 {
+        use crate::track::{Interpolation, Property};
+        if self.interpolation == Interpolation::CubicSpline as u32 {
+            GROUP_CUBIC
+        } else if self.interpolation == Interpolation::Linear as u32
+            && self.property == Property::Rotation as u32
+        {
+            GROUP_SLERP
+        } else {
+            GROUP_BLEND
+        }
+    }
+}
+
 /// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
 pub const WORKGROUP_SIZE: u32 = 64;
 
@@ -108,7 +149,7 @@ const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_origin) == 36);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
-const _: () = assert!(std::mem::size_of::<GpuClip>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuClip>() == 24);
 const _: () = assert!(std::mem::offset_of!(GpuClip, duration) == 12);
 const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);

@@ -46,7 +46,7 @@ mod track;
 pub use error::{Error, ImportErrorKind, Result, TrackError};
 pub use gpu::GpuSampler;
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
-pub use library::{AnimationLibrary, SampleFeatures};
+pub use library::AnimationLibrary;
 pub use track::{
     normalize_rotation_keys, Clip, Interpolation, Property, Track, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use crate::cpu::lookup_bucket;
 use crate::error::{Error, Result};
 use crate::layout::{
-    GpuClip, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS,
+    GpuClip, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS, SAMPLE_GROUPS,
 };
-use crate::track::{normalize_rotation_keys, Clip, Interpolation, Property};
+use crate::track::{normalize_rotation_keys, Clip};
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
@@ -28,6 +28,8 @@ pub struct AnimationLibrary {
     clip_table: Vec<GpuClip>,
     output_stride: u32,
     tracks_per_instance: u32,
+    group_tracks: [u32; SAMPLE_GROUPS],
+    track_rows: Vec<u32>,
 }
 
 fn to_u32(n: usize, what: &'static str) -> Result<u32> {
@@ -98,35 +100,6 @@ fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     Some((s, entries))
 }
 
-/// The interpolation blocks of the sampling shader that a library's tracks
-/// reach (WGSL overrides `HAS_SLERP`, `HAS_CUBIC`, `HAS_BLEND`). The
-/// sampler compiles out the others: results are the same, and SIMD-on-CPU
-/// adapters, which step through both sides of a divergent branch, run
-/// faster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SampleFeatures {
-    /// A LINEAR rotation track (slerp).
-    pub slerp: bool,
-    /// A CUBICSPLINE track.
-    pub cubic: bool,
-    /// Any other track: STEP, LINEAR translation, scale or weights, or
-    /// CUBICSPLINE (whose on-key values take the blend block).
-    pub blend: bool,
-}
-
-impl SampleFeatures {
-    /// The pipeline-overridable constants of `shaders/sample.wgsl`.
-    #[must_use]
-    pub fn constants(&self) -> [(&'static str, f64); 3] {
-        let b = |x: bool| if x { 1.0 } else { 0.0 };
-        [
-            ("HAS_SLERP", b(self.slerp)),
-            ("HAS_CUBIC", b(self.cubic)),
-            ("HAS_BLEND", b(self.blend)),
-        ]
-    }
-}
-
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
     /// tracks (the same [`std::sync::Arc`]) are stored once. Rotation keys
@@ -154,6 +127,8 @@ impl AnimationLibrary {
         let mut shared: HashMap<(usize, usize), (u32, f32)> = HashMap::new();
         let mut output_stride = 0u32;
         let mut tracks_per_instance = 0u32;
+        let mut group_tracks = [0u32; SAMPLE_GROUPS];
+        let mut track_rows = Vec::new();
         for clip in &clips {
             let track_offset = to_u32(tracks.len(), "track table")?;
             let mut output_offset = 0u32;
@@ -209,12 +184,33 @@ impl AnimationLibrary {
                             limit: u64::from(u32::MAX),
                         })?;
             }
+            // The clip's rows, grouped by shader block (stable within a
+            // group); track_rows maps the clip's track j to its row.
+            let rows = &mut tracks[track_offset as usize..];
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            order.sort_by_key(|&j| rows[j].group());
+            let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
+            rows.copy_from_slice(&grouped);
+            let mut row_of = vec![0u32; order.len()];
+            for (row, &j) in order.iter().enumerate() {
+                row_of[j] = track_offset + row as u32;
+            }
+            track_rows.extend_from_slice(&row_of);
+            let mut counts = [0u32; SAMPLE_GROUPS];
+            for t in &grouped {
+                counts[t.group() as usize] += 1;
+            }
+            for (most, count) in group_tracks.iter_mut().zip(counts) {
+                *most = (*most).max(count);
+            }
             let track_count = to_u32(clip.tracks.len(), "track table")?;
             clip_table.push(GpuClip {
                 track_offset,
                 track_count,
                 output_width: output_offset,
                 duration: clip.duration(),
+                slerp_count: counts[0],
+                cubic_count: counts[1],
             });
             output_stride = output_stride.max(output_offset);
             tracks_per_instance = tracks_per_instance.max(track_count);
@@ -231,6 +227,8 @@ impl AnimationLibrary {
             clip_table,
             output_stride,
             tracks_per_instance,
+            group_tracks,
+            track_rows,
         })
     }
 
@@ -244,28 +242,6 @@ impl AnimationLibrary {
     #[must_use]
     pub fn times(&self) -> &[f32] {
         &self.times
-    }
-
-    /// Which interpolation blocks of the sampling shader this library's
-    /// tracks reach: the pipeline is specialized to them.
-    #[must_use]
-    pub fn sample_features(&self) -> SampleFeatures {
-        let mut f = SampleFeatures {
-            slerp: false,
-            cubic: false,
-            blend: false,
-        };
-        for t in &self.tracks {
-            let linear = t.interpolation == Interpolation::Linear as u32;
-            let cubic = t.interpolation == Interpolation::CubicSpline as u32;
-            if linear && t.property == Property::Rotation as u32 {
-                f.slerp = true;
-            } else {
-                f.blend = true;
-            }
-            f.cubic |= cubic;
-        }
-        f
     }
 
     /// The key lookup tables, two `u32`s per key time at twice the offsets
@@ -284,7 +260,11 @@ impl AnimationLibrary {
         &self.values
     }
 
-    /// The track table, clip after clip.
+    /// The track table, clip after clip; within a clip, its tracks grouped
+    /// by the shader block that samples them (LINEAR rotations, then
+    /// CUBICSPLINE, then the rest; see [`GpuClip`] and
+    /// [`crate::layout::SAMPLE_GROUPS`]), in clip order within a group.
+    /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
     pub fn tracks(&self) -> &[GpuTrack] {
         &self.tracks
@@ -302,6 +282,27 @@ impl AnimationLibrary {
         self.output_stride
     }
 
+    /// The row in [`tracks`](Self::tracks) of track `track` of clip
+    /// `clip`, or `None` if either index is out of range.
+    #[must_use]
+    pub fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
+        let c = self.clip_table.get(clip)?;
+        if track >= c.track_count as usize {
+            return None;
+        }
+        self.track_rows
+            .get(c.track_offset as usize + track)
+            .map(|&r| r as usize)
+    }
+
+    /// The largest number of tracks of group `group` (a
+    /// [`crate::layout::SAMPLE_GROUPS`] index) in any clip: invocations per
+    /// instance of that group's dispatch; 0 for a group out of range.
+    #[must_use]
+    pub fn group_tracks_per_instance(&self, group: usize) -> u32 {
+        self.group_tracks.get(group).copied().unwrap_or(0)
+    }
+
     /// The largest track count of any clip: invocations per instance.
     #[must_use]
     pub fn tracks_per_instance(&self) -> u32 {
@@ -312,11 +313,7 @@ impl AnimationLibrary {
     /// block: `(offset, width)`, or `None` if either index is out of range.
     #[must_use]
     pub fn track_output(&self, clip: usize, track: usize) -> Option<(u32, u32)> {
-        let c = self.clip_table.get(clip)?;
-        if track >= c.track_count as usize {
-            return None;
-        }
-        let t = self.tracks.get(c.track_offset as usize + track)?;
+        let t = self.tracks.get(self.track_row(clip, track)?)?;
         Some((t.output_offset, t.width))
     }
 }

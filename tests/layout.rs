@@ -164,7 +164,14 @@ fn sample_twins() -> Vec<Twin> {
         twin!(
             "Clip",
             GpuClip,
-            [track_offset, track_count, output_width, duration]
+            [
+                track_offset,
+                track_count,
+                output_width,
+                duration,
+                slerp_count,
+                cubic_count
+            ]
         ),
         twin!("Instance", GpuInstance, [clip, time, _pad0, _pad1]),
         twin!(

@@ -13,7 +13,8 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    BindingKind, GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_WGSL, WORKGROUP_SIZE,
+    BindingKind, GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 
@@ -154,21 +155,37 @@ pub fn output_layout_entry(
 /// separate, optional step.
 ///
 /// The sampler never creates a device: it uses the caller's.
+///
+/// One dispatch per track group that has tracks ([`SAMPLE_GROUPS`]: LINEAR
+/// rotations, CUBICSPLINE, the rest), each with a pipeline compiled for that
+/// group only, all in the same compute pass.
 #[derive(Debug)]
 pub struct GpuSampler {
-    pipeline: wgpu::ComputePipeline,
+    groups: Vec<GroupDispatch>,
     bind_group_layout: wgpu::BindGroupLayout,
-    bind_group: wgpu::BindGroup,
     instances: wgpu::Buffer,
     params: wgpu::Buffer,
+    params_stride: usize,
+    params_bytes: Vec<u8>,
     output: wgpu::Buffer,
     staging: wgpu::Buffer,
     library: AnimationLibrary,
     capacity: u32,
     instance_count: u32,
-    workgroups: (u32, u32),
     max_workgroups_per_dim: u32,
     scratch: Vec<GpuInstance>,
+}
+
+/// The dispatch of one track group: its pipeline (WGSL override `GROUP`),
+/// its bind group (whose `params` is the group's slot of the params
+/// buffer) and its grid for the current instance table.
+#[derive(Debug)]
+struct GroupDispatch {
+    group: u32,
+    per_instance: u32,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    workgroups: (u32, u32),
 }
 
 impl GpuSampler {
@@ -202,7 +219,8 @@ impl GpuSampler {
         check_size(&limits, "clip table", clips_bytes, false)?;
         check_size(&limits, "instance table", instances_bytes, false)?;
         check_size(&limits, "output buffer", output_bytes, false)?;
-        let invocations = u64::from(capacity) * u64::from(library.tracks_per_instance());
+        let per_group = (0..SAMPLE_GROUPS).map(|g| library.group_tracks_per_instance(g));
+        let invocations = u64::from(capacity) * u64::from(per_group.max().unwrap_or(0));
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
         if invocations > max_invocations.min(u64::from(u32::MAX)) {
@@ -213,6 +231,10 @@ impl GpuSampler {
                 limit: u64::from(max_dim),
             });
         }
+
+        // One params slot per group, at the uniform offset alignment.
+        let params_stride = (limits.min_uniform_buffer_offset_alignment as usize)
+            .max(std::mem::size_of::<GpuParams>());
 
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
@@ -243,7 +265,7 @@ impl GpuSampler {
             });
             let params = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("keyframe-gpu.params"),
-                size: std::mem::size_of::<GpuParams>() as u64,
+                size: (params_stride * SAMPLE_GROUPS) as u64,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
@@ -261,7 +283,7 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let min_sizes = [4, 4, 40, 16, 16, 16, 4, 4];
+            let min_sizes = [4, 4, 40, 24, 16, 16, 4, 4];
             let entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
                 .zip(min_sizes)
@@ -272,29 +294,6 @@ impl GpuSampler {
                     label: Some("keyframe-gpu.sample.layout"),
                     entries: &entries,
                 });
-            let buffers = [
-                &times,
-                &values,
-                &tracks,
-                &clips,
-                &instances,
-                &params,
-                &output,
-                &key_lookup,
-            ];
-            let bind_entries: Vec<_> = SAMPLE_BINDINGS
-                .iter()
-                .zip(buffers)
-                .map(|(b, buf)| wgpu::BindGroupEntry {
-                    binding: b.binding,
-                    resource: buf.as_entire_binding(),
-                })
-                .collect();
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("keyframe-gpu.sample.bind_group"),
-                layout: &bind_group_layout,
-                entries: &bind_entries,
-            });
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.sample.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
@@ -304,29 +303,76 @@ impl GpuSampler {
                 bind_group_layouts: &[Some(&bind_group_layout)],
                 immediate_size: 0,
             });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("keyframe-gpu.sample"),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("sample_main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &library.sample_features().constants(),
-                    ..Default::default()
-                },
-                cache: None,
-            });
+            let mut groups = Vec::with_capacity(SAMPLE_GROUPS);
+            for g in 0..SAMPLE_GROUPS {
+                let per_instance = library.group_tracks_per_instance(g);
+                if per_instance == 0 {
+                    continue;
+                }
+                let params_binding = wgpu::BufferBinding {
+                    buffer: &params,
+                    offset: (g * params_stride) as u64,
+                    size: NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
+                };
+                // In SAMPLE_BINDINGS order; the one uniform is this group's params.
+                let buffers = [
+                    &times,
+                    &values,
+                    &tracks,
+                    &clips,
+                    &instances,
+                    &params,
+                    &output,
+                    &key_lookup,
+                ];
+                let bind_entries: Vec<_> = SAMPLE_BINDINGS
+                    .iter()
+                    .zip(buffers)
+                    .map(|(b, buffer)| wgpu::BindGroupEntry {
+                        binding: b.binding,
+                        resource: if b.kind == BindingKind::Uniform {
+                            wgpu::BindingResource::Buffer(params_binding.clone())
+                        } else {
+                            buffer.as_entire_binding()
+                        },
+                    })
+                    .collect();
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("keyframe-gpu.sample.bind_group"),
+                    layout: &bind_group_layout,
+                    entries: &bind_entries,
+                });
+                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("keyframe-gpu.sample"),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some("sample_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &[("GROUP", f64::from(g as u32))],
+                        ..Default::default()
+                    },
+                    cache: None,
+                });
+                groups.push(GroupDispatch {
+                    group: g as u32,
+                    per_instance,
+                    pipeline,
+                    bind_group,
+                    workgroups: (0, 0),
+                });
+            }
             Ok(GpuSampler {
-                pipeline,
+                groups,
                 bind_group_layout,
-                bind_group,
                 instances,
                 params,
+                params_stride,
+                params_bytes: vec![0; params_stride * SAMPLE_GROUPS],
                 output,
                 staging,
                 library: library.clone(),
                 capacity,
                 instance_count: 0,
-                workgroups: (0, 0),
                 max_workgroups_per_dim: max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
             })
@@ -373,27 +419,31 @@ impl GpuSampler {
 
     fn write_table(&mut self, queue: &wgpu::Queue) {
         let n = self.scratch.len() as u32;
-        let per = self.library.tracks_per_instance();
-        let invocations = n * per; // fits: checked against capacity in new()
-        let groups = invocations.div_ceil(WORKGROUP_SIZE);
-        let x = groups.min(self.max_workgroups_per_dim);
-        let y = if x == 0 { 0 } else { groups.div_ceil(x) };
-        let params = GpuParams {
-            instance_count: n,
-            tracks_per_instance: per,
-            output_stride: self.library.output_stride(),
-            row_invocations: x * WORKGROUP_SIZE,
-        };
+        for d in &mut self.groups {
+            let invocations = n * d.per_instance; // fits: checked against capacity in new()
+            let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
+            let x = workgroups.min(self.max_workgroups_per_dim);
+            let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
+            let params = GpuParams {
+                instance_count: n,
+                tracks_per_instance: d.per_instance,
+                output_stride: self.library.output_stride(),
+                row_invocations: x * WORKGROUP_SIZE,
+            };
+            let at = d.group as usize * self.params_stride;
+            self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+            d.workgroups = (x, y);
+        }
         if n > 0 {
             queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
         }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
         self.instance_count = n;
-        self.workgroups = (x, y);
     }
 
-    /// Records the sampling dispatch into `encoder` (in a compute pass of its
-    /// own, labelled `keyframe-gpu.sample`).
+    /// Records the sampling dispatches into `encoder` (in a compute pass of
+    /// its own, labelled `keyframe-gpu.sample`).
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.sample"),
@@ -402,23 +452,27 @@ impl GpuSampler {
         self.record_pass(&mut pass);
     }
 
-    /// Records the sampling dispatch into a compute pass the caller owns.
-    /// Does nothing when the instance table is empty.
+    /// Records the sampling dispatches, one per track group with tracks,
+    /// into a compute pass the caller owns. Does nothing when the instance
+    /// table is empty.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let (x, y) = self.workgroups;
-        if x == 0 || y == 0 {
-            return;
+        for d in &self.groups {
+            let (x, y) = d.workgroups;
+            if x == 0 || y == 0 {
+                continue;
+            }
+            pass.set_pipeline(&d.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
         }
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
     }
 
-    /// The workgroup counts `(x, y)` of the next dispatch (a 2D grid once
-    /// the count passes `max_compute_workgroups_per_dimension`).
-    #[must_use]
-    pub fn workgroups(&self) -> (u32, u32) {
-        self.workgroups
+    /// The dispatches of the next frame: for each track group with tracks
+    /// ([`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`, `GROUP_BLEND`), its
+    /// workgroup counts `(x, y)` (a 2D grid once the count passes
+    /// `max_compute_workgroups_per_dimension`).
+    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
+        self.groups.iter().map(|d| (d.group, d.workgroups))
     }
 
     /// The output storage buffer: `capacity * output_stride` `f32`s, layout
