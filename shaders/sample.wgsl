@@ -117,9 +117,8 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // bucket (2 (n - 1) buckets over [t_0, t_last]); for keys no closer than
 // half the average spacing that window holds one or two keys. Other tracks
 // start from all keys. A binary search narrows the window to two keys at
-// most; then the window's keys and the one after are read at once (three
-// independent loads instead of a chain) and k, t_k and t_(k+1) are
-// selected from them.
+// most; then two loads finish: t_(lo+1), which decides between lo and
+// lo + 1 and is t_k or t_(k+1), and the segment's other key time.
 //
 // The host proved that the window holds k when this device rounds the
 // bucket as the host does; t_k <= time < t_(k+1) confirms it, and
@@ -135,11 +134,10 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
         let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
         let entry = key_lookup[2u * o + b];
         lo = min(entry >> LOOKUP_COUNT_BITS, last);
-        var count = entry & LOOKUP_COUNT_SATURATED;
-        if (count == LOOKUP_COUNT_SATURATED) {
-            count = (key_lookup[2u * o + b + 1u] >> LOOKUP_COUNT_BITS) - lo;
-        }
-        len = min(count, last - lo) + 1u;
+        // A saturated window (hundreds of keys in one bucket: rare) runs to
+        // the last key; the binary search below narrows it in log2 steps.
+        let count = entry & LOOKUP_COUNT_SATURATED;
+        len = select(min(count, last - lo), last - lo, count == LOOKUP_COUNT_SATURATED) + 1u;
     }
     var seg = Segment(0u, 0.0, 0.0, true);
     for (var round = 0u; round < 2u; round++) {
@@ -150,13 +148,13 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
             lo = select(lo, lo + half, times[o + lo + half] <= time);
             len -= half;
         }
-        let ta = times[o + lo];
+        // k is lo or lo + 1: t_(lo+1) decides, and is t_k or t_(k+1).
         let tb = times[o + min(lo + 1u, last)];
-        let tc = times[o + min(lo + 2u, last)];
         let second = len == 2u && tb <= time;
         let k = select(lo, lo + 1u, second);
-        let t0 = select(ta, tb, second);
-        let t1 = select(tb, tc, second);
+        let other = times[o + select(lo, min(lo + 2u, last), second)];
+        let t0 = select(other, tb, second);
+        let t1 = select(tb, other, second);
         seg = segment_of(k, last, t0, t1, time);
         if ((k == 0u || t0 <= time) && (k == last || time < t1)) {
             break;
@@ -206,7 +204,8 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
-    let moving = !(seg.exact || track.interpolation == INTERP_STEP);
+    // (A GROUP_SLERP dispatch has LINEAR tracks only: no interpolation read.)
+    let moving = !(seg.exact || (GROUP != GROUP_SLERP && track.interpolation == INTERP_STEP));
     let rotation = track.property == PROP_ROTATION;
     let k = seg.k;
     if (HAS_SLERP && (GROUP == GROUP_SLERP || (rotation && track.interpolation == INTERP_LINEAR))) {

@@ -155,8 +155,9 @@ pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 }
 
 /// The loop of the shader's `find_segment_track`, from the window
-/// `[lo, lo + len)`: a binary search down to at most two keys, then the
-/// window's keys and the one after read at once, then the check
+/// `[lo, lo + len)`: a binary search down to at most two keys, then
+/// `t_(lo+1)`, which decides between them, and the other key time of the
+/// segment, then the check
 /// `t_k <= time < t_(k+1)`; a window that fails it is searched again from
 /// all keys.
 fn search_window(
@@ -186,13 +187,13 @@ fn search_window(
             }
             len -= half;
         }
-        let ta = times[o + lo as usize];
+        // k is lo or lo + 1: t_(lo+1) decides, and is t_k or t_(k+1).
         let tb = times[o + (lo + 1).min(last) as usize];
-        let tc = times[o + (lo + 2).min(last) as usize];
         let second = len == 2 && tb <= time;
         let k = if second { lo + 1 } else { lo };
-        let t0 = if second { tb } else { ta };
-        let t1 = if second { tc } else { tb };
+        let other = times[o + if second { (lo + 2).min(last) } else { lo } as usize];
+        let t0 = if second { tb } else { other };
+        let t1 = if second { other } else { tb };
         seg = segment_of(k, last, t0, t1, time);
         if (k == 0 || t0 <= time) && (k == last || time < t1) {
             break;
@@ -223,12 +224,13 @@ pub fn find_segment_track(
         let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2 * last);
         let entry = key_lookup[(2 * o + b) as usize];
         lo = (entry >> LOOKUP_COUNT_BITS).min(last);
-        let mut count = entry & LOOKUP_COUNT_SATURATED;
-        if count == LOOKUP_COUNT_SATURATED {
-            // WGSL u32 subtraction wraps.
-            count = (key_lookup[(2 * o + b + 1) as usize] >> LOOKUP_COUNT_BITS).wrapping_sub(lo);
-        }
-        len = count.min(last - lo) + 1;
+        // A saturated window runs to the last key.
+        let count = entry & LOOKUP_COUNT_SATURATED;
+        len = if count == LOOKUP_COUNT_SATURATED {
+            last - lo
+        } else {
+            count.min(last - lo)
+        } + 1;
     }
     search_window(times, o, n, lo, len, time)
 }

@@ -35,7 +35,7 @@ pub struct GpuTrack {
     /// `key_lookup[2 times_offset + b]`, holds the window of keys that can
     /// answer a time in that bucket: its first key in the upper bits and
     /// its length minus one in the low [`LOOKUP_COUNT_BITS`]
-    /// ([`LOOKUP_COUNT_SATURATED`]: up to the next entry's first key). Set
+    /// ([`LOOKUP_COUNT_SATURATED`]: up to the last key). Set
     /// by [`AnimationLibrary`](crate::AnimationLibrary), which explains why
     /// the window always holds the answer.
     pub lookup_scale: f32,
@@ -102,8 +102,7 @@ pub const MAX_LOOKUP_KEYS: usize = 1 << 24;
 pub const LOOKUP_COUNT_BITS: u32 = 8;
 
 /// The window length field of a saturated entry (WGSL
-/// `LOOKUP_COUNT_SATURATED`): the window then ends at the first key of the
-/// next entry.
+/// `LOOKUP_COUNT_SATURATED`): the window then runs to the last key.
 pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
 
 /// Group of LINEAR rotation tracks (WGSL `GROUP_SLERP`): sampled by slerp.

@@ -63,8 +63,8 @@ fn to_u32(n: usize, what: &'static str) -> Result<u32> {
 /// that rounds `g` differently falls back to the full search instead of
 /// returning a wrong key.
 ///
-/// Entry `B` holds `A_B = n - 1`, read when a window is saturated; one
-/// zero pads the table to `2 n` entries.
+/// A saturated window runs to the last key (the binary search narrows it).
+/// Two zeros pad the table to `2 n` entries.
 fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     let n = times.len();
     if !(3..=MAX_LOOKUP_KEYS).contains(&n) {
@@ -95,8 +95,7 @@ fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
             (first[b] << LOOKUP_COUNT_BITS) | count
         })
         .collect();
-    entries.push(((n - 1) as u32) << LOOKUP_COUNT_BITS);
-    entries.push(0);
+    entries.extend([0, 0]);
     Some((s, entries))
 }
 
@@ -246,9 +245,8 @@ impl AnimationLibrary {
 
     /// The key lookup tables, two `u32`s per key time at twice the offsets
     /// of [`times`](Self::times): for a track with `lookup_scale > 0`, the
-    /// entries of its `2 (key_count - 1)` buckets, a closing entry and a
-    /// zero (see [`GpuTrack::lookup_scale`]); zeros for tracks searched in
-    /// full.
+    /// entries of its `2 (key_count - 1)` buckets and two zeros (see
+    /// [`GpuTrack::lookup_scale`]); zeros for tracks searched in full.
     #[must_use]
     pub fn key_lookup(&self) -> &[u32] {
         &self.key_lookup
