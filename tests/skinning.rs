@@ -191,7 +191,7 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("scale", offset_of!(GpuNode, scale)),
                     ("parent", offset_of!(GpuNode, parent)),
                     ("mesh", offset_of!(GpuNode, mesh)),
-                    ("_pad0", offset_of!(GpuNode, _pad0)),
+                    ("first_joint", offset_of!(GpuNode, first_joint)),
                     ("_pad1", offset_of!(GpuNode, _pad1)),
                 ],
             ),
@@ -212,7 +212,7 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("node", offset_of!(GpuJoint, node)),
                     ("mesh_node", offset_of!(GpuJoint, mesh_node)),
                     ("skin", offset_of!(GpuJoint, skin)),
-                    ("_pad", offset_of!(GpuJoint, _pad)),
+                    ("next_joint", offset_of!(GpuJoint, next_joint)),
                 ],
             ),
             (
@@ -226,7 +226,8 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("morph_stride", offset_of!(GpuSkinParams, morph_stride)),
                     ("output_stride", offset_of!(GpuSkinParams, output_stride)),
                     ("clip_count", offset_of!(GpuSkinParams, clip_count)),
-                    ("_pad", offset_of!(GpuSkinParams, _pad)),
+                    ("skin_count", offset_of!(GpuSkinParams, skin_count)),
+                    ("mesh_nodes", offset_of!(GpuSkinParams, mesh_nodes)),
                 ],
             ),
         ];
