@@ -70,12 +70,42 @@
 @group(0) @binding(6) var<storage, read> joints: array<Joint>;
 @group(0) @binding(7) var<storage, read> inverse_binds: array<mat4x4<f32>>;
 @group(0) @binding(8) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
+// The first UNIFORM_HEAD entries of `nodes`, `joints` and `inverse_binds`
+// again, in uniform buffers (16 KiB each at most): lavapipe reads a
+// uniform once for all lanes but a storage buffer lane by lane (measured:
+// the 16 storage floats of an inverse bind cost about as much as the rest
+// of a joint matrix). Read through node_at(), joint_at() and inverse_bind().
+@group(0) @binding(9) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
+@group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
+@group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
+
+const UNIFORM_HEAD: u32 = 256u;
 
 const IDENTITY = mat4x4<f32>(
     vec4<f32>(1.0, 0.0, 0.0, 0.0),
     vec4<f32>(0.0, 1.0, 0.0, 0.0),
     vec4<f32>(0.0, 0.0, 1.0, 0.0),
     vec4<f32>(0.0, 0.0, 0.0, 1.0));
+
+// Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
+// storage beyond (a loop rather than an `if`, so that no lane pays for the
+// storage read unless one needs it).
+fn node_at(n: u32) -> Node {
+    var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
+    for (var k = select(0u, 1u, n >= UNIFORM_HEAD); k > 0u; k--) {
+        v = nodes[n];
+    }
+    return v;
+}
+
+// Joint slot j, like node_at().
+fn joint_at(j: u32) -> Joint {
+    var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
+    for (var k = select(0u, 1u, j >= UNIFORM_HEAD); k > 0u; k--) {
+        v = joints[j];
+    }
+    return v;
+}
 
 fn sample_vec3(at: u32) -> vec3<f32> {
     return vec3<f32>(samples[at], samples[at + 1u], samples[at + 2u]);
@@ -109,20 +139,20 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
 // The local matrix of node n for instance i, whose clip is `clip`
 // (instance_clips[i], read once per instance by the caller).
 fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
-    let node = nodes[n];
+    let node = node_at(n);
     var t = node.translation.xyz;
     var r = node.rotation;
     var s = node.scale.xyz;
     if (clip < params.clip_count) {
         let ch = channels[clip * params.node_count + n];
         let base = i * params.output_stride;
-        if (ch.x >= 0) {
+        for (var k = select(0u, 1u, ch.x >= 0); k > 0u; k--) {
             t = sample_vec3(base + u32(ch.x));
         }
-        if (ch.y >= 0) {
+        for (var k = select(0u, 1u, ch.y >= 0); k > 0u; k--) {
             r = sample_vec4(base + u32(ch.y));
         }
-        if (ch.z >= 0) {
+        for (var k = select(0u, 1u, ch.z >= 0); k > 0u; k--) {
             s = sample_vec3(base + u32(ch.z));
         }
     }
@@ -138,15 +168,20 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
                  previous: mat4x4<f32>) -> mat4x4<f32> {
     let base = i * params.node_count;
     var m = local;
-    var p = nodes[n].parent;
+    var p = node_at(n).parent;
     for (var step = 0u; step < params.node_count && p >= i32(n); step++) {
         m = local_matrix(i, clip, u32(p)) * m;
-        p = nodes[u32(p)].parent;
+        p = node_at(u32(p)).parent;
     }
-    if (p >= 0 && p + 1 == i32(n)) {
-        m = previous * m;
-    } else if (p >= 0 && p < i32(n)) {
-        m = globals[base + u32(p)] * m;
+    let has_parent = p >= 0 && p < i32(n);
+    var parent = previous;
+    // Read global p back only when it is not node n-1's (a loop, not an
+    // `if`: lavapipe skips a loop no lane enters, not an `if` body).
+    for (var k = select(0u, 1u, has_parent && p + 1 != i32(n)); k > 0u; k--) {
+        parent = globals[base + u32(p)];
+    }
+    if (has_parent) {
+        m = parent * m;
     }
     return m;
 }
@@ -184,10 +219,10 @@ fn affine_inverse(m: mat4x4<f32>) -> mat4x4<f32> {
 // the walk; the node_count bound only keeps a corrupt table from looping).
 fn mesh_global(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
     var m = local_matrix(i, clip, n);
-    var p = nodes[n].parent;
+    var p = node_at(n).parent;
     for (var step = 0u; step < params.node_count && p >= 0; step++) {
         m = local_matrix(i, clip, u32(p)) * m;
-        p = nodes[u32(p)].parent;
+        p = node_at(u32(p)).parent;
     }
     return m;
 }
@@ -201,10 +236,19 @@ fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
     return affine_inverse(mesh_global(i, clip, u32(node)));
 }
 
+// Inverse bind matrix of joint slot j, like node_at().
+fn inverse_bind(j: u32) -> mat4x4<f32> {
+    var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
+    for (var k = select(0u, 1u, j >= UNIFORM_HEAD); k > 0u; k--) {
+        m = inverse_binds[j];
+    }
+    return m;
+}
+
 // Joint matrix of joint slot j, given the global of its joint node and the
 // inverse of the global of its mesh node (the identity when it has none).
 fn joint_matrix(j: u32, mesh_inverse: mat4x4<f32>, global: mat4x4<f32>) -> mat4x4<f32> {
-    return mesh_inverse * global * inverse_binds[j];
+    return mesh_inverse * global * inverse_bind(j);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
@@ -228,9 +272,9 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     for (var n = 0u; n < params.node_count; n++) {
         previous = global_matrix(i, clip, n, local_matrix(i, clip, n), previous);
         globals[base + n] = previous;
-        var j = select(-1, nodes[n].first_joint, fused);
+        var j = select(-1, node_at(n).first_joint, fused);
         for (var step = 0u; step < params.joint_count && j >= 0; step++) {
-            let joint = joints[u32(j)];
+            let joint = joint_at(u32(j));
             joint_matrices[out + u32(j)] =
                 joint_matrix(u32(j), mesh_inverse[joint.skin], previous);
             j = joint.next_joint;
@@ -241,7 +285,7 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     var mesh_node = -1;
     var inverse = IDENTITY;
     for (var j = select(0u, params.joint_count, fused); j < params.joint_count; j++) {
-        let joint = joints[j];
+        let joint = joint_at(j);
         if (joint.mesh_node != mesh_node) {
             mesh_node = joint.mesh_node;
             inverse = IDENTITY;

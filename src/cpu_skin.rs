@@ -278,8 +278,15 @@ pub fn mesh_node_inverse(
 /// identity when it has none).
 #[must_use]
 pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
-    let ibm = Mat4::from_cols_array(&tables.inverse_binds()[j as usize]);
-    mat_mul(mat_mul(mesh_inverse, global), ibm)
+    mat_mul(mat_mul(mesh_inverse, global), inverse_bind(tables, j))
+}
+
+/// Inverse bind matrix of joint slot `j` (WGSL `inverse_bind`, which reads
+/// the first [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD)
+/// from a uniform copy, the same values).
+#[must_use]
+pub fn inverse_bind(tables: &SkinTables, j: u32) -> Mat4 {
+    Mat4::from_cols_array(&tables.inverse_binds()[j as usize])
 }
 
 /// One instance of WGSL `skin_main`. With at most [`MAX_FUSED_SKINS`]
