@@ -248,12 +248,12 @@ impl GpuSkinner {
             std::mem::size_of_val(tables.channels()) as u64,
         )?;
         let head_bytes = u64::from(UNIFORM_HEAD) * 64;
-        if head_bytes > u64::from(limits.max_uniform_buffer_binding_size) {
+        if head_bytes > limits.max_uniform_buffer_binding_size {
             return Err(Error::LimitExceeded {
                 what: "node and inverse-bind tables (uniform copies)",
                 needed: head_bytes,
                 limit_name: "max_uniform_buffer_binding_size",
-                limit: u64::from(limits.max_uniform_buffer_binding_size),
+                limit: limits.max_uniform_buffer_binding_size,
             });
         }
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
