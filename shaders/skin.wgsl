@@ -146,13 +146,13 @@ fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
     if (clip < params.clip_count) {
         let ch = channels[clip * params.node_count + n];
         let base = i * params.output_stride;
-        for (var k = select(0u, 1u, ch.x >= 0); k > 0u; k--) {
+        if (ch.x >= 0) {
             t = sample_vec3(base + u32(ch.x));
         }
-        for (var k = select(0u, 1u, ch.y >= 0); k > 0u; k--) {
+        if (ch.y >= 0) {
             r = sample_vec4(base + u32(ch.y));
         }
-        for (var k = select(0u, 1u, ch.z >= 0); k > 0u; k--) {
+        if (ch.z >= 0) {
             s = sample_vec3(base + u32(ch.z));
         }
     }
@@ -173,15 +173,10 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
         m = local_matrix(i, clip, u32(p)) * m;
         p = node_at(u32(p)).parent;
     }
-    let has_parent = p >= 0 && p < i32(n);
-    var parent = previous;
-    // Read global p back only when it is not node n-1's (a loop, not an
-    // `if`: lavapipe skips a loop no lane enters, not an `if` body).
-    for (var k = select(0u, 1u, has_parent && p + 1 != i32(n)); k > 0u; k--) {
-        parent = globals[base + u32(p)];
-    }
-    if (has_parent) {
-        m = parent * m;
+    if (p >= 0 && p + 1 == i32(n)) {
+        m = previous * m;
+    } else if (p >= 0 && p < i32(n)) {
+        m = globals[base + u32(p)] * m;
     }
     return m;
 }
