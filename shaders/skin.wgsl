@@ -47,19 +47,25 @@
 //    no iteration for rigs that step 2 handles, and step 2's slot loop
 //    none for the others.
 //
-// Steps 1 and 3 gate with loop bounds rather than `if`: the fallback
-// adapter (lavapipe) runs an `if` body masked even when no lane takes it,
-// but leaves a loop as soon as no lane iterates.
+// Tables: node n, joint slot j and inverse bind j are read through
+// node_at(), joint_at() and inverse_bind(): from uniform copies of the
+// first UNIFORM_HEAD entries (16 KiB each at most), from the storage
+// buffers beyond. On lavapipe (Mesa 22.3) a storage read costs per lane
+// even at an index that is the same for every lane, a uniform read
+// apparently once: skin_chain (64 joints) measured whole chain / sampling
+// 3.2-3.3 with the joint matrices in the walk, 2.7-2.9 with the uniform
+// copies. (Replacing `if`s whose bodies no lane takes by zero-trip loops,
+// here and in local_matrix and global_matrix, measured no faster.)
 //
 // One invocation per instance, one dispatch: on the fallback adapter
 // (lavapipe) that measured faster than separate pose, hierarchy and joint
 // passes (no locals buffer written and read back, two dispatches and
 // barriers fewer) and faster than one invocation per (instance, node or
-// joint), because table reads indexed by the loop counter are the same for
-// every lane. Joint matrices from the global in registers (step 2) rather
-// than from globals read back after the walk (16 gathered floats per joint)
-// measured faster there too. On a GPU with many more lanes than instances
-// it leaves most of the chip idle; see GpuSkinner's documentation.
+// joint). Joint matrices from the global in registers (step 2) rather than
+// from globals read back after the walk (16 gathered floats per joint)
+// measured faster there too (3.5 -> 3.2-3.3). On a GPU with many more
+// lanes than instances it leaves most of the chip idle; see GpuSkinner's
+// documentation.
 
 @group(0) @binding(0) var<uniform> params: SkinParams;
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
@@ -71,10 +77,7 @@
 @group(0) @binding(7) var<storage, read> inverse_binds: array<mat4x4<f32>>;
 @group(0) @binding(8) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
 // The first UNIFORM_HEAD entries of `nodes`, `joints` and `inverse_binds`
-// again, in uniform buffers (16 KiB each at most): lavapipe reads a
-// uniform once for all lanes but a storage buffer lane by lane (measured:
-// the 16 storage floats of an inverse bind cost about as much as the rest
-// of a joint matrix). Read through node_at(), joint_at() and inverse_bind().
+// again, in uniform buffers (see "Tables" above; the host zero-pads them).
 @group(0) @binding(9) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
 @group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
 @group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
@@ -88,11 +91,10 @@ const IDENTITY = mat4x4<f32>(
     vec4<f32>(0.0, 0.0, 0.0, 1.0));
 
 // Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
-// storage beyond (a loop rather than an `if`, so that no lane pays for the
-// storage read unless one needs it).
+// storage beyond.
 fn node_at(n: u32) -> Node {
     var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
-    for (var k = select(0u, 1u, n >= UNIFORM_HEAD); k > 0u; k--) {
+    if (n >= UNIFORM_HEAD) {
         v = nodes[n];
     }
     return v;
@@ -101,7 +103,7 @@ fn node_at(n: u32) -> Node {
 // Joint slot j, like node_at().
 fn joint_at(j: u32) -> Joint {
     var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
-    for (var k = select(0u, 1u, j >= UNIFORM_HEAD); k > 0u; k--) {
+    if (j >= UNIFORM_HEAD) {
         v = joints[j];
     }
     return v;
@@ -234,7 +236,7 @@ fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
 // Inverse bind matrix of joint slot j, like node_at().
 fn inverse_bind(j: u32) -> mat4x4<f32> {
     var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
-    for (var k = select(0u, 1u, j >= UNIFORM_HEAD); k > 0u; k--) {
+    if (j >= UNIFORM_HEAD) {
         m = inverse_binds[j];
     }
     return m;

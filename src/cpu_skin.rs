@@ -25,7 +25,7 @@ use crate::cpu::{quat_normalize, sample_resolved};
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
 use crate::library::AnimationLibrary;
-use crate::rig::{Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
+use crate::rig::{GpuJoint, GpuNode, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
 
 /// Everything the morph and skin passes write, for a set of instances, in
 /// the GPU layouts described on [`SkinTables`], plus the local matrices.
@@ -64,6 +64,20 @@ fn cross(a: Vec3, b: Vec3) -> Vec3 {
 
 fn dot3(a: Vec3, b: Vec3) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
+}
+
+/// Node `n` (WGSL `node_at`, which reads the first
+/// [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD) nodes from a uniform
+/// copy, the same values).
+#[must_use]
+pub fn node_at(tables: &SkinTables, n: u32) -> GpuNode {
+    tables.nodes()[n as usize]
+}
+
+/// Joint slot `j` (WGSL `joint_at`, like [`node_at`]).
+#[must_use]
+pub fn joint_at(tables: &SkinTables, j: u32) -> GpuJoint {
+    tables.joints()[j as usize]
 }
 
 fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
@@ -122,7 +136,7 @@ pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
 /// (WGSL `local_matrix`).
 #[must_use]
 pub fn local_matrix(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
-    let node = &tables.nodes()[n as usize];
+    let node = node_at(tables, n);
     let mut t = Vec3::from_slice(&node.translation[..3]);
     let mut r = Vec4::from_array(node.rotation);
     let mut s = Vec3::from_slice(&node.scale[..3]);
@@ -188,14 +202,13 @@ pub fn global_matrix(
     local: Mat4,
     previous: Mat4,
 ) -> Mat4 {
-    let nodes = tables.nodes();
     let base = (i * tables.node_count()) as usize;
     let mut m = local;
-    let mut p = nodes[n as usize].parent;
+    let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
         m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
-        p = nodes[p as usize].parent;
+        p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
@@ -244,13 +257,12 @@ pub fn affine_inverse(m: Mat4) -> Mat4 {
 /// root first, multiplied from `n` upwards.
 #[must_use]
 pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
-    let nodes = tables.nodes();
     let mut m = local_matrix(tables, samples, i, clip, n);
-    let mut p = nodes[n as usize].parent;
+    let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= 0 {
         m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
-        p = nodes[p as usize].parent;
+        p = node_at(tables, p as u32).parent;
         step += 1;
     }
     m
@@ -323,13 +335,13 @@ pub fn skin_instance(
         previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
         globals[base + n as usize] = previous;
         let mut j = if fused {
-            tables.nodes()[n as usize].first_joint
+            node_at(tables, n).first_joint
         } else {
             -1
         };
         let mut step = 0u32;
         while step < tables.joint_count() && j >= 0 {
-            let joint = tables.joints()[j as usize];
+            let joint = joint_at(tables, j as u32);
             joint_matrices[out + j as usize] = joint_matrix(
                 tables,
                 j as u32,
@@ -345,7 +357,7 @@ pub fn skin_instance(
     let mut mesh_node = -1;
     let mut inverse = IDENTITY;
     for j in if fused { tables.joint_count() } else { 0 }..tables.joint_count() {
-        let joint = tables.joints()[j as usize];
+        let joint = joint_at(tables, j);
         if joint.mesh_node != mesh_node {
             mesh_node = joint.mesh_node;
             inverse = IDENTITY;

@@ -172,9 +172,17 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// locals buffer) and its global with one matrix product from its
 /// parent's when the table lists parents first (O(nodes) per instance, one
 /// dispatch for any depth; a child listed before its parent walks up to an
-/// ancestor already done), writes the globals, then the joint matrices
-/// from them (the mesh node's inverse once per skin); see
-/// `shaders/skin.wgsl`.
+/// ancestor already done) and writes the globals. With at most
+/// [`MAX_FUSED_SKINS`](crate::rig::MAX_FUSED_SKINS) skins it first
+/// inverts each skin's mesh node's global (computed on its own from the
+/// locals up to the root) and writes each joint matrix right after its
+/// joint node's global, from the global still in registers
+/// ([`GpuNode::first_joint`] and [`GpuJoint::next_joint`] link a node to
+/// its slots); with more skins a loop after the walk computes the joint
+/// matrices from the globals it wrote. The node, joint and inverse-bind
+/// tables are also uploaded as uniform copies of their first
+/// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
+/// than storage buffers; see `shaders/skin.wgsl`.
 ///
 /// One invocation per instance suits the CPU fallback adapter and a few
 /// thousand instances; on a large GPU with fewer instances than lanes it
