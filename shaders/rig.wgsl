@@ -7,7 +7,7 @@ struct Node {
     scale: vec4<f32>,        // xyz used
     parent: i32,             // -1: root
     mesh: i32,               // -1: none
-    _pad0: u32,
+    first_joint: i32,        // first joint slot whose joint node this is, -1: none
     _pad1: u32,
 }
 
@@ -22,7 +22,7 @@ struct Joint {
     node: u32,               // the joint node
     mesh_node: i32,          // the skin's mesh node, -1: none
     skin: u32,
-    _pad: u32,
+    next_joint: i32,         // next slot with the same joint node, -1: none
 }
 
 struct SkinParams {
@@ -33,8 +33,14 @@ struct SkinParams {
     morph_stride: u32,
     output_stride: u32,      // the sampler's floats per instance
     clip_count: u32,
-    _pad: u32,
+    skin_count: u32,
+    mesh_nodes: vec4<i32>,   // skins 0..3's mesh nodes (-1: none) when
+                             // skin_count <= MAX_FUSED_SKINS
 }
+
+// Rigs with at most this many skins get their joint matrices inside the
+// hierarchy walk (skin.wgsl); more skins take a separate joint loop.
+const MAX_FUSED_SKINS: u32 = 4u;
 
 const SKIN_WORKGROUP_SIZE: u32 = 64u;
 

@@ -4,43 +4,68 @@
 //
 // skin_main: one invocation per instance, in three steps.
 //
-// 1. Local pose (local_matrix): for each node, translation, rotation and
-//    scale are the sampler's output where a track of the instance's clip
-//    animates them (channels[clip * node_count + node] holds the output
-//    offset, -1 for rest), the node's rest value otherwise. The local
-//    matrix is T * R * S, with the rotation normalized first. Locals are
-//    never stored: each is computed in registers where step 2 needs it
-//    (more than once only for an ancestor listed after a descendant).
+// 1. Mesh-node inverses (mesh_node_inverse), when the rig has at most
+//    MAX_FUSED_SKINS skins: for each skin, the inverse of its mesh node's
+//    global (the identity when it has none), the global computed on its
+//    own by walking up the mesh node's ancestors and multiplying their
+//    locals (mesh_global: one local for a root mesh node, the usual case).
+//    Kept in a private array for step 2.
 //
-// 2. Hierarchy (global_matrix): the nodes in index order, global[n] =
-//    global[p] * L(a_k) * ... * L(a_1) * L(n), where a_1.. are n's
-//    ancestors up to the first one, p, with a smaller index (already done
-//    by this invocation). When the node table lists parents before
-//    children (RigBuilder always does, exporters nearly always do), p is
-//    the parent and every node costs one matrix product: O(nodes) per
-//    instance, so a 64-deep chain costs 64 products, not 64 * 65 / 2 as
-//    when every node walked up to the root on its own. A child listed
-//    before its parent walks up until such an ancestor (or the root),
-//    recomputing those ancestors' locals, so any order is right. The host
-//    refuses cyclic rigs; the node_count bound only keeps a corrupt table
-//    from looping forever. The previous node's global stays in registers,
-//    so a node listed right after its parent (every node of a chain) reads
-//    no global back. Every global is written to `globals` (a renderer
-//    takes mesh nodes' model matrices from there, and step 3 reads them).
+// 2. Local pose, hierarchy and (up to MAX_FUSED_SKINS skins) joint
+//    matrices, the nodes in index order.
+//    Local pose (local_matrix): translation, rotation and scale are the
+//    sampler's output where a track of the instance's clip animates them
+//    (channels[clip * node_count + node] holds the output offset, -1 for
+//    rest), the node's rest value otherwise. The local matrix is T * R * S,
+//    with the rotation normalized first. Locals are never stored: each is
+//    computed in registers where it is needed (more than once only for an
+//    ancestor listed after a descendant, or a mesh node's ancestors).
+//    Hierarchy (global_matrix): global[n] = global[p] * L(a_k) * ... *
+//    L(a_1) * L(n), where a_1.. are n's ancestors up to the first one, p,
+//    with a smaller index (already done by this invocation). When the node
+//    table lists parents before children (RigBuilder always does,
+//    exporters nearly always do), p is the parent and every node costs one
+//    matrix product: O(nodes) per instance, so a 64-deep chain costs 64
+//    products, not 64 * 65 / 2 as when every node walked up to the root on
+//    its own. A child listed before its parent walks up until such an
+//    ancestor (or the root), recomputing those ancestors' locals, so any
+//    order is right. The host refuses cyclic rigs; the node_count bound
+//    only keeps a corrupt table from looping forever. The previous node's
+//    global stays in registers, so a node listed right after its parent
+//    (every node of a chain) reads no global back. Every global is written
+//    to `globals` (a renderer takes mesh nodes' model matrices from there).
+//    Joint matrices (joint_matrix), right after global n: for each joint
+//    slot j whose joint node is n (nodes[n].first_joint, then
+//    joints[j].next_joint: usually none or one, two when skins share a
+//    joint node), joint = mesh_inverse[skin] * global(n) * inverse_bind[j],
+//    from the global still in registers: no global is read back.
 //
-// 3. Joint matrices (joint_matrix), over the joint slots: joint =
-//    inverse(global(mesh node)) * global(joint node) * inverse bind, reading
-//    back the globals this invocation wrote in step 2. The inverse is
-//    computed once per run of slots with the same mesh node (once per
-//    skin), not once per joint.
+// 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins, over the
+//    joint slots after the walk: the same product, reading back the
+//    globals that step 2 wrote, the mesh node's inverse computed once per
+//    run of slots with the same mesh node (once per skin). Its loop runs
+//    no iteration for rigs that step 2 handles, and step 2's slot loop
+//    none for the others.
+//
+// Tables: node n, joint slot j and inverse bind j are read through
+// node_at(), joint_at() and inverse_bind(): from uniform copies of the
+// first UNIFORM_HEAD entries (16 KiB each at most), from the storage
+// buffers beyond. On lavapipe (Mesa 22.3) a storage read costs per lane
+// even at an index that is the same for every lane, a uniform read
+// apparently once: skin_chain (64 joints) measured whole chain / sampling
+// 3.2-3.3 with the joint matrices in the walk, 2.7-2.9 with the uniform
+// copies. (Replacing `if`s whose bodies no lane takes by zero-trip loops,
+// here and in local_matrix and global_matrix, measured no faster.)
 //
 // One invocation per instance, one dispatch: on the fallback adapter
 // (lavapipe) that measured faster than separate pose, hierarchy and joint
 // passes (no locals buffer written and read back, two dispatches and
 // barriers fewer) and faster than one invocation per (instance, node or
-// joint), because table reads indexed by the loop counter are the same for
-// every lane. On a GPU with many more lanes than instances it leaves most
-// of the chip idle; see GpuSkinner's documentation.
+// joint). Joint matrices from the global in registers (step 2) rather than
+// from globals read back after the walk (16 gathered floats per joint)
+// measured faster there too (3.5 -> 3.2-3.3). On a GPU with many more
+// lanes than instances it leaves most of the chip idle; see GpuSkinner's
+// documentation.
 
 @group(0) @binding(0) var<uniform> params: SkinParams;
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
@@ -51,12 +76,38 @@
 @group(0) @binding(6) var<storage, read> joints: array<Joint>;
 @group(0) @binding(7) var<storage, read> inverse_binds: array<mat4x4<f32>>;
 @group(0) @binding(8) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
+// The first UNIFORM_HEAD entries of `nodes`, `joints` and `inverse_binds`
+// again, in uniform buffers (see "Tables" above; the host zero-pads them).
+@group(0) @binding(9) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
+@group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
+@group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
+
+const UNIFORM_HEAD: u32 = 256u;
 
 const IDENTITY = mat4x4<f32>(
     vec4<f32>(1.0, 0.0, 0.0, 0.0),
     vec4<f32>(0.0, 1.0, 0.0, 0.0),
     vec4<f32>(0.0, 0.0, 1.0, 0.0),
     vec4<f32>(0.0, 0.0, 0.0, 1.0));
+
+// Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
+// storage beyond.
+fn node_at(n: u32) -> Node {
+    var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
+    if (n >= UNIFORM_HEAD) {
+        v = nodes[n];
+    }
+    return v;
+}
+
+// Joint slot j, like node_at().
+fn joint_at(j: u32) -> Joint {
+    var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
+    if (j >= UNIFORM_HEAD) {
+        v = joints[j];
+    }
+    return v;
+}
 
 fn sample_vec3(at: u32) -> vec3<f32> {
     return vec3<f32>(samples[at], samples[at + 1u], samples[at + 2u]);
@@ -90,7 +141,7 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
 // The local matrix of node n for instance i, whose clip is `clip`
 // (instance_clips[i], read once per instance by the caller).
 fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
-    let node = nodes[n];
+    let node = node_at(n);
     var t = node.translation.xyz;
     var r = node.rotation;
     var s = node.scale.xyz;
@@ -119,10 +170,10 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
                  previous: mat4x4<f32>) -> mat4x4<f32> {
     let base = i * params.node_count;
     var m = local;
-    var p = nodes[n].parent;
+    var p = node_at(n).parent;
     for (var step = 0u; step < params.node_count && p >= i32(n); step++) {
         m = local_matrix(i, clip, u32(p)) * m;
-        p = nodes[u32(p)].parent;
+        p = node_at(u32(p)).parent;
     }
     if (p >= 0 && p + 1 == i32(n)) {
         m = previous * m;
@@ -160,11 +211,41 @@ fn affine_inverse(m: mat4x4<f32>) -> mat4x4<f32> {
         vec4<f32>(t, 1.0));
 }
 
-// Joint matrix of joint slot j for instance i, given the inverse of the
-// global of the joint's mesh node (the identity when it has none).
-fn joint_matrix(i: u32, j: u32, mesh_inverse: mat4x4<f32>) -> mat4x4<f32> {
-    let base = i * params.node_count;
-    return mesh_inverse * globals[base + joints[j].node] * inverse_binds[j];
+// The global of node n for instance i computed on its own: the product of
+// the locals of n and its ancestors, root first (used for mesh nodes before
+// the walk; the node_count bound only keeps a corrupt table from looping).
+fn mesh_global(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
+    var m = local_matrix(i, clip, n);
+    var p = node_at(n).parent;
+    for (var step = 0u; step < params.node_count && p >= 0; step++) {
+        m = local_matrix(i, clip, u32(p)) * m;
+        p = node_at(u32(p)).parent;
+    }
+    return m;
+}
+
+// Inverse of mesh node `node`'s global for instance i, the identity for -1
+// (a skin without mesh node).
+fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
+    if (node < 0) {
+        return IDENTITY;
+    }
+    return affine_inverse(mesh_global(i, clip, u32(node)));
+}
+
+// Inverse bind matrix of joint slot j, like node_at().
+fn inverse_bind(j: u32) -> mat4x4<f32> {
+    var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
+    if (j >= UNIFORM_HEAD) {
+        m = inverse_binds[j];
+    }
+    return m;
+}
+
+// Joint matrix of joint slot j, given the global of its joint node and the
+// inverse of the global of its mesh node (the identity when it has none).
+fn joint_matrix(j: u32, mesh_inverse: mat4x4<f32>, global: mat4x4<f32>) -> mat4x4<f32> {
+    return mesh_inverse * global * inverse_bind(j);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
@@ -175,25 +256,40 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
         return;
     }
     let base = i * params.node_count;
+    let out = i * params.joint_count;
     let clip = instance_clips[i];
-    // Steps 1 and 2: locals and globals.
+    let fused = params.skin_count <= MAX_FUSED_SKINS;
+    // Step 1: mesh-node inverses (no iteration unless fused).
+    var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
+    for (var s = 0u; s < select(0u, params.skin_count, fused); s++) {
+        mesh_inverse[s] = mesh_node_inverse(i, clip, params.mesh_nodes[s]);
+    }
+    // Step 2: locals, globals and (fused) joint matrices.
     var previous = IDENTITY;
     for (var n = 0u; n < params.node_count; n++) {
         previous = global_matrix(i, clip, n, local_matrix(i, clip, n), previous);
         globals[base + n] = previous;
+        var j = select(-1, node_at(n).first_joint, fused);
+        for (var step = 0u; step < params.joint_count && j >= 0; step++) {
+            let joint = joint_at(u32(j));
+            joint_matrices[out + u32(j)] =
+                joint_matrix(u32(j), mesh_inverse[joint.skin], previous);
+            j = joint.next_joint;
+        }
     }
-    // Step 3: joint matrices.
+    // Step 3: joint matrices of rigs with more skins (no iteration when
+    // fused).
     var mesh_node = -1;
-    var mesh_inverse = IDENTITY;
-    for (var j = 0u; j < params.joint_count; j++) {
-        let node = joints[j].mesh_node;
-        if (node != mesh_node) {
-            mesh_node = node;
-            mesh_inverse = IDENTITY;
-            if (node >= 0) {
-                mesh_inverse = affine_inverse(globals[base + u32(node)]);
+    var inverse = IDENTITY;
+    for (var j = select(0u, params.joint_count, fused); j < params.joint_count; j++) {
+        let joint = joint_at(j);
+        if (joint.mesh_node != mesh_node) {
+            mesh_node = joint.mesh_node;
+            inverse = IDENTITY;
+            if (mesh_node >= 0) {
+                inverse = affine_inverse(globals[base + u32(mesh_node)]);
             }
         }
-        joint_matrices[i * params.joint_count + j] = joint_matrix(i, j, mesh_inverse);
+        joint_matrices[out + j] = joint_matrix(j, inverse, globals[base + joint.node]);
     }
 }

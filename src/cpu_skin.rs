@@ -25,7 +25,7 @@ use crate::cpu::{quat_normalize, sample_resolved};
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
 use crate::library::AnimationLibrary;
-use crate::rig::{Rig, SkinJoints, SkinTables};
+use crate::rig::{GpuJoint, GpuNode, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
 
 /// Everything the morph and skin passes write, for a set of instances, in
 /// the GPU layouts described on [`SkinTables`], plus the local matrices.
@@ -64,6 +64,20 @@ fn cross(a: Vec3, b: Vec3) -> Vec3 {
 
 fn dot3(a: Vec3, b: Vec3) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
+}
+
+/// Node `n` (WGSL `node_at`, which reads the first
+/// [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD) nodes from a uniform
+/// copy, the same values).
+#[must_use]
+pub fn node_at(tables: &SkinTables, n: u32) -> GpuNode {
+    tables.nodes()[n as usize]
+}
+
+/// Joint slot `j` (WGSL `joint_at`, like [`node_at`]).
+#[must_use]
+pub fn joint_at(tables: &SkinTables, j: u32) -> GpuJoint {
+    tables.joints()[j as usize]
 }
 
 fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
@@ -122,7 +136,7 @@ pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
 /// (WGSL `local_matrix`).
 #[must_use]
 pub fn local_matrix(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
-    let node = &tables.nodes()[n as usize];
+    let node = node_at(tables, n);
     let mut t = Vec3::from_slice(&node.translation[..3]);
     let mut r = Vec4::from_array(node.rotation);
     let mut s = Vec3::from_slice(&node.scale[..3]);
@@ -188,14 +202,13 @@ pub fn global_matrix(
     local: Mat4,
     previous: Mat4,
 ) -> Mat4 {
-    let nodes = tables.nodes();
     let base = (i * tables.node_count()) as usize;
     let mut m = local;
-    let mut p = nodes[n as usize].parent;
+    let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
         m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
-        p = nodes[p as usize].parent;
+        p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
@@ -239,28 +252,63 @@ pub fn affine_inverse(m: Mat4) -> Mat4 {
     )
 }
 
-/// Joint matrix of joint slot `j` for instance `i` (WGSL `joint_matrix`):
-/// `mesh_inverse * global(joint) * inverse_bind`, where `mesh_inverse` is
-/// the inverse of the global of the joint's mesh node (the identity when
-/// it has none).
+/// The global of node `n` for instance `i` computed on its own (WGSL
+/// `mesh_global`): the product of the locals of `n` and its ancestors,
+/// root first, multiplied from `n` upwards.
 #[must_use]
-pub fn joint_matrix(
-    tables: &SkinTables,
-    globals: &[Mat4],
-    i: u32,
-    j: u32,
-    mesh_inverse: Mat4,
-) -> Mat4 {
-    let base = (i * tables.node_count()) as usize;
-    let node = tables.joints()[j as usize].node;
-    let ibm = Mat4::from_cols_array(&tables.inverse_binds()[j as usize]);
-    mat_mul(mat_mul(mesh_inverse, globals[base + node as usize]), ibm)
+pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    let mut m = local_matrix(tables, samples, i, clip, n);
+    let mut p = node_at(tables, n).parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= 0 {
+        m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
+        p = node_at(tables, p as u32).parent;
+        step += 1;
+    }
+    m
 }
 
-/// Writes instance `i`'s global matrices into `globals`, node after node,
-/// each local computed where it is used, then its joint matrices into
-/// `joint_matrices`, slot after slot, inverting a mesh node's global once
-/// per run of slots that share it (WGSL `skin_main`).
+/// Inverse of mesh node `node`'s global for instance `i` (WGSL
+/// `mesh_node_inverse`); the identity for -1 (a skin without mesh node).
+#[must_use]
+pub fn mesh_node_inverse(
+    tables: &SkinTables,
+    samples: &[f32],
+    i: u32,
+    clip: u32,
+    node: i32,
+) -> Mat4 {
+    if node < 0 {
+        return IDENTITY;
+    }
+    affine_inverse(mesh_global(tables, samples, i, clip, node as u32))
+}
+
+/// Joint matrix of joint slot `j` (WGSL `joint_matrix`): `mesh_inverse *
+/// global * inverse_bind`, where `global` is the joint node's global and
+/// `mesh_inverse` the inverse of the global of the joint's mesh node (the
+/// identity when it has none).
+#[must_use]
+pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
+    mat_mul(mat_mul(mesh_inverse, global), inverse_bind(tables, j))
+}
+
+/// Inverse bind matrix of joint slot `j` (WGSL `inverse_bind`, which reads
+/// the first [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD)
+/// from a uniform copy, the same values).
+#[must_use]
+pub fn inverse_bind(tables: &SkinTables, j: u32) -> Mat4 {
+    Mat4::from_cols_array(&tables.inverse_binds()[j as usize])
+}
+
+/// One instance of WGSL `skin_main`. With at most [`MAX_FUSED_SKINS`]
+/// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
+/// the nodes in index order, each local computed where it is used, each
+/// global written to `globals` and, right after it, the joint matrices of
+/// the slots whose joint node it is (from the global in hand). With more
+/// skins: the walk writes the globals only, then a loop over the slots
+/// reads them back, inverting a mesh node's global once per run of slots
+/// that share it.
 pub fn skin_instance(
     tables: &SkinTables,
     samples: &[f32],
@@ -269,29 +317,56 @@ pub fn skin_instance(
     globals: &mut [Mat4],
     joint_matrices: &mut [Mat4],
 ) {
+    let params = tables.params(0);
     let base = (i * tables.node_count()) as usize;
+    let out = (i * tables.joint_count()) as usize;
     let clip = instance_clips[i as usize];
-    // Steps 1 and 2: locals and globals.
+    let fused = params.skin_count <= MAX_FUSED_SKINS;
+    // Step 1: mesh-node inverses (no iteration unless fused).
+    let mut mesh_inverse = [IDENTITY; MAX_FUSED_SKINS as usize];
+    for s in 0..if fused { params.skin_count } else { 0 } {
+        mesh_inverse[s as usize] =
+            mesh_node_inverse(tables, samples, i, clip, params.mesh_nodes[s as usize]);
+    }
+    // Step 2: locals, globals and (fused) joint matrices.
     let mut previous = IDENTITY;
     for n in 0..tables.node_count() {
         let local = local_matrix(tables, samples, i, clip, n);
         previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
         globals[base + n as usize] = previous;
+        let mut j = if fused {
+            node_at(tables, n).first_joint
+        } else {
+            -1
+        };
+        let mut step = 0u32;
+        while step < tables.joint_count() && j >= 0 {
+            let joint = joint_at(tables, j as u32);
+            joint_matrices[out + j as usize] = joint_matrix(
+                tables,
+                j as u32,
+                mesh_inverse[joint.skin as usize],
+                previous,
+            );
+            j = joint.next_joint;
+            step += 1;
+        }
     }
-    // Step 3: joint matrices.
+    // Step 3: joint matrices of rigs with more skins (no iteration when
+    // fused).
     let mut mesh_node = -1;
-    let mut mesh_inverse = IDENTITY;
-    for j in 0..tables.joint_count() {
-        let node = tables.joints()[j as usize].mesh_node;
-        if node != mesh_node {
-            mesh_node = node;
-            mesh_inverse = IDENTITY;
-            if node >= 0 {
-                mesh_inverse = affine_inverse(globals[base + node as usize]);
+    let mut inverse = IDENTITY;
+    for j in if fused { tables.joint_count() } else { 0 }..tables.joint_count() {
+        let joint = joint_at(tables, j);
+        if joint.mesh_node != mesh_node {
+            mesh_node = joint.mesh_node;
+            inverse = IDENTITY;
+            if mesh_node >= 0 {
+                inverse = affine_inverse(globals[base + mesh_node as usize]);
             }
         }
-        joint_matrices[(i * tables.joint_count() + j) as usize] =
-            joint_matrix(tables, globals, i, j, mesh_inverse);
+        joint_matrices[out + j as usize] =
+            joint_matrix(tables, j, inverse, globals[base + joint.node as usize]);
     }
 }
 

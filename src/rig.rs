@@ -933,8 +933,9 @@ pub struct GpuNode {
     pub parent: i32,
     /// Mesh index, -1 for none.
     pub mesh: i32,
-    /// Padding (16-byte rows).
-    pub _pad0: u32,
+    /// The first joint slot whose joint node this is, -1 for none; the
+    /// others follow through [`GpuJoint::next_joint`].
+    pub first_joint: i32,
     /// Padding (16-byte rows).
     pub _pad1: u32,
 }
@@ -965,8 +966,8 @@ pub struct GpuJoint {
     pub mesh_node: i32,
     /// The skin this slot belongs to.
     pub skin: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// The next slot (higher index) with the same joint node, -1 for none.
+    pub next_joint: i32,
 }
 
 /// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
@@ -988,15 +989,24 @@ pub struct GpuSkinParams {
     pub output_stride: u32,
     /// Clips in the library.
     pub clip_count: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// Skins in the rig.
+    pub skin_count: u32,
+    /// Skins `0..4`'s mesh nodes (-1 for none or beyond `skin_count`);
+    /// read only when `skin_count <= MAX_FUSED_SKINS`.
+    pub mesh_nodes: [i32; MAX_FUSED_SKINS as usize],
 }
+
+/// Rigs with at most this many skins get their joint matrices inside the
+/// skin pass's hierarchy walk, from the global still in registers (WGSL
+/// `MAX_FUSED_SKINS`); rigs with more take a separate loop over the joint
+/// slots that reads the globals back.
+pub const MAX_FUSED_SKINS: u32 = 4;
 
 const _: () = assert!(std::mem::size_of::<GpuNode>() == 64);
 const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 32);
+const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
 
 /// "Not animated: use the rest value" in [`SkinTables::channels`].
 pub const REST: i32 = -1;
@@ -1075,10 +1085,10 @@ impl SkinTables {
                 scale: [n.scale[0], n.scale[1], n.scale[2], 0.0],
                 parent: n.parent.map_or(-1, |p| p as i32),
                 mesh: n.mesh.map_or(-1, |m| m as i32),
-                _pad0: 0,
+                first_joint: -1,
                 _pad1: 0,
             })
-            .collect();
+            .collect::<Vec<_>>();
         let too_big = |what: &'static str, n: usize| Error::LimitExceeded {
             what,
             needed: n as u64,
@@ -1181,12 +1191,23 @@ impl SkinTables {
                     node,
                     mesh_node: skin.mesh_node.map_or(-1, |m| m as i32),
                     skin: s as u32,
-                    _pad: 0,
+                    next_joint: -1,
                 });
             }
             inverse_binds.extend_from_slice(&skin.inverse_bind_matrices);
         }
-        u32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
+        let joint_count =
+            i32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
+        // Link each node to its slots, in slot order (back to front, so
+        // each slot's successor is already linked).
+        let mut nodes = nodes;
+        for j in (0..joint_count).rev() {
+            let joint = &mut joints[j as usize];
+            if let Some(node) = nodes.get_mut(joint.node as usize) {
+                joint.next_joint = node.first_joint;
+                node.first_joint = j;
+            }
+        }
         u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
         Ok(SkinTables {
             nodes,
@@ -1308,7 +1329,14 @@ impl SkinTables {
             morph_stride: self.morph_stride,
             output_stride: self.output_stride,
             clip_count: self.clip_count,
-            _pad: 0,
+            skin_count: self.skin_nodes.len() as u32,
+            mesh_nodes: std::array::from_fn(|s| {
+                self.skin_nodes
+                    .get(s)
+                    .copied()
+                    .flatten()
+                    .map_or(-1, |m| m as i32)
+            }),
         }
     }
 

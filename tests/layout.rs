@@ -375,14 +375,22 @@ fn rig_twins() -> Vec<Twin> {
         twin!(
             "Node",
             GpuNode,
-            [translation, rotation, scale, parent, mesh, _pad0, _pad1]
+            [
+                translation,
+                rotation,
+                scale,
+                parent,
+                mesh,
+                first_joint,
+                _pad1
+            ]
         ),
         twin!(
             "Mesh",
             GpuMesh,
             [weights_offset, target_count, defaults_offset, _pad]
         ),
-        twin!("Joint", GpuJoint, [node, mesh_node, skin, _pad]),
+        twin!("Joint", GpuJoint, [node, mesh_node, skin, next_joint]),
         twin!(
             "SkinParams",
             GpuSkinParams,
@@ -394,7 +402,8 @@ fn rig_twins() -> Vec<Twin> {
                 morph_stride,
                 output_stride,
                 clip_count,
-                _pad,
+                skin_count,
+                mesh_nodes,
             ]
         ),
     ]

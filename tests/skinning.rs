@@ -28,12 +28,12 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu_skin::{self, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::{
-    GpuSkinner, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL,
+    GpuSkinner, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, UNIFORM_HEAD,
 };
 use keyframe_gpu::layout::{Binding, BindingKind};
 use keyframe_gpu::rig::{
     GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NodeTransform, Rig, RigError, RigMesh, RigNode,
-    RigSkin, SkinTables,
+    RigSkin, SkinTables, MAX_FUSED_SKINS,
 };
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track, WrapMode,
@@ -191,7 +191,7 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("scale", offset_of!(GpuNode, scale)),
                     ("parent", offset_of!(GpuNode, parent)),
                     ("mesh", offset_of!(GpuNode, mesh)),
-                    ("_pad0", offset_of!(GpuNode, _pad0)),
+                    ("first_joint", offset_of!(GpuNode, first_joint)),
                     ("_pad1", offset_of!(GpuNode, _pad1)),
                 ],
             ),
@@ -212,7 +212,7 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("node", offset_of!(GpuJoint, node)),
                     ("mesh_node", offset_of!(GpuJoint, mesh_node)),
                     ("skin", offset_of!(GpuJoint, skin)),
-                    ("_pad", offset_of!(GpuJoint, _pad)),
+                    ("next_joint", offset_of!(GpuJoint, next_joint)),
                 ],
             ),
             (
@@ -226,7 +226,8 @@ fn shaders_validate_and_structs_match_their_rust_twins() {
                     ("morph_stride", offset_of!(GpuSkinParams, morph_stride)),
                     ("output_stride", offset_of!(GpuSkinParams, output_stride)),
                     ("clip_count", offset_of!(GpuSkinParams, clip_count)),
-                    ("_pad", offset_of!(GpuSkinParams, _pad)),
+                    ("skin_count", offset_of!(GpuSkinParams, skin_count)),
+                    ("mesh_nodes", offset_of!(GpuSkinParams, mesh_nodes)),
                 ],
             ),
         ];
@@ -844,6 +845,14 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
     let tables = SkinTables::new(&rig, &lib).unwrap();
     assert_eq!(tables.skin_offsets(), &[0, 3]);
     assert_eq!(tables.skin_nodes(), &[Some(5), Some(6)]);
+    // Node -> slot links: node 2 is slot 1 (skin 0) and slot 3 (skin 1),
+    // node 0 slots 2 and 4; nodes without joints link nothing.
+    let first: Vec<i32> = tables.nodes().iter().map(|n| n.first_joint).collect();
+    assert_eq!(first, [2, 0, 1, 5, 6, -1, -1, -1]);
+    let next: Vec<i32> = tables.joints().iter().map(|j| j.next_joint).collect();
+    assert_eq!(next, [-1, 3, 4, -1, -1, -1, -1]);
+    let params = tables.params(2);
+    assert_eq!((params.skin_count, params.mesh_nodes), (2, [5, 6, -1, -1]));
     let inst = [Instance::new(0, 0.2), Instance::new(0, 0.8)];
     let Some(cpu) = gpu_vs_cpu("shared joints", &rig, &lib, &inst) else {
         return;
@@ -1603,4 +1612,170 @@ fn assets_joint_matrices_match_an_independent_glam_chain() {
             assert!(worst <= GPU_TOL, "{name}: GPU vs independent {worst}");
         }
     }
+}
+
+/// A chain of `len` nodes (each a small rotation and a step along y from
+/// its parent), node 0 animated in rotation and node `len / 2` in
+/// translation, and one skin per `(joints, mesh node parent)`: the skin's
+/// joints are the chain nodes `joints`, its mesh node a new node under the
+/// given chain node (`Some(None)`: a root; `None`: no mesh node at all).
+fn chain_with_skins(
+    len: u32,
+    skins: &[(std::ops::Range<u32>, Option<Option<u32>>)],
+) -> (Rig, AnimationLibrary) {
+    let mut b = Rig::builder();
+    let mut parent = None;
+    for k in 0..len {
+        let axis = [Vec3::X, Vec3::Y, Vec3::Z][k as usize % 3];
+        let n = b.node(
+            parent,
+            trs(
+                [0.0, 0.05, 0.0],
+                Quat::from_axis_angle(axis, 0.02),
+                [1.0; 3],
+            ),
+        );
+        parent = Some(n);
+    }
+    let mesh = b.mesh(0, vec![]);
+    for (s, (joints, mesh_parent)) in skins.iter().enumerate() {
+        let ibms = joints
+            .clone()
+            .map(|k| {
+                Mat4::from_translation(Vec3::new(0.1 * s as f32, -0.05 * (k + 1) as f32, 0.0))
+                    .to_cols_array()
+            })
+            .collect();
+        let skin = b.skin(joints.clone().collect(), ibms);
+        if let Some(mesh_parent) = *mesh_parent {
+            let m = b.node(
+                mesh_parent,
+                trs(
+                    [0.5, 0.0, -0.25],
+                    Quat::from_rotation_y(0.3),
+                    [1.0, 2.0, 1.0],
+                ),
+            );
+            b.attach(m, mesh, Some(skin));
+        }
+    }
+    let rig = b.build().unwrap();
+    let lib = AnimationLibrary::new(vec![Clip::new(
+        "bend",
+        vec![
+            Track::new(
+                0,
+                Property::Rotation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                quat_values(&[Quat::IDENTITY, Quat::from_rotation_z(0.8)]),
+            ),
+            Track::new(
+                len / 2,
+                Property::Translation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0, 0.05, 0.0, 0.3, 0.1, -0.2],
+            ),
+        ],
+    )])
+    .unwrap();
+    (rig, lib)
+}
+
+/// GPU vs CPU twin, then every joint matrix of the CPU twin against glam:
+/// `inverse(global(mesh node)) * global(joint) * inverse bind`, with each
+/// global checked as its parent's global times its local.
+fn check_chain_with_skins(
+    name: &str,
+    len: u32,
+    skins: &[(std::ops::Range<u32>, Option<Option<u32>>)],
+) -> Option<SkinTables> {
+    let (rig, lib) = chain_with_skins(len, skins);
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let inst = [
+        Instance::new(0, 0.0),
+        Instance::new(0, 0.6),
+        Instance::new(0, 1.0),
+    ];
+    let cpu = gpu_vs_cpu(name, &rig, &lib, &inst)?;
+    let n = rig.nodes().len();
+    let jc = tables.joint_count() as usize;
+    for i in 0..inst.len() {
+        for node in 0..n {
+            let want = match rig.nodes()[node].parent {
+                Some(p) => cpu.globals[i * n + p as usize] * cpu.locals[i * n + node],
+                None => cpu.locals[i * n + node],
+            };
+            assert_mat_close(
+                &format!("{name}: instance {i} global {node}"),
+                cpu.globals[i * n + node],
+                want,
+                1e-4,
+            );
+        }
+        let mut slot = 0;
+        for (s, skin) in rig.skins().iter().enumerate() {
+            let mesh_inverse = skin.mesh_node.map_or(Mat4::IDENTITY, |m| {
+                cpu.globals[i * n + m as usize].inverse()
+            });
+            for (k, &joint) in skin.joints.iter().enumerate() {
+                let want = mesh_inverse
+                    * cpu.globals[i * n + joint as usize]
+                    * Mat4::from_cols_array(&skin.inverse_bind_matrices[k]);
+                assert_mat_close(
+                    &format!("{name}: instance {i} skin {s} joint {k}"),
+                    cpu.joints[i * jc + slot],
+                    want,
+                    2e-4,
+                );
+                slot += 1;
+            }
+        }
+        assert_eq!(slot, jc);
+    }
+    Some(tables)
+}
+
+#[test]
+fn joint_matrices_in_the_walk_and_after_it() {
+    // At most MAX_FUSED_SKINS skins: joint matrices inside the walk. Four
+    // overlapping skins (shared joint nodes), mesh nodes a root, under a
+    // chain node, and none.
+    assert_eq!(MAX_FUSED_SKINS, 4);
+    let four = [
+        (0..10, Some(None)),
+        (5..20, Some(Some(3))),
+        (10..30, None),
+        (0..40, Some(Some(39))),
+    ];
+    if let Some(t) = check_chain_with_skins("four skins (fused)", 40, &four) {
+        assert_eq!(t.params(1).skin_count, 4);
+        assert_eq!(t.params(1).mesh_nodes, [40, 41, -1, 42]);
+    }
+    // One more skin: the joint loop after the walk.
+    let mut five = four.to_vec();
+    five.push((20..25, Some(None)));
+    if let Some(t) = check_chain_with_skins("five skins (after the walk)", 40, &five) {
+        assert_eq!(t.params(1).skin_count, 5);
+    }
+}
+
+#[test]
+fn tables_beyond_the_uniform_head() {
+    // More than UNIFORM_HEAD nodes and joint slots: those beyond are read
+    // from the storage buffers, in the walk (one skin) and after it (five).
+    assert_eq!(UNIFORM_HEAD, 256);
+    check_chain_with_skins("300 joints (fused)", 300, &[(0..300, Some(None))]);
+    check_chain_with_skins(
+        "5 skins, 400 slots (after the walk)",
+        300,
+        &[
+            (0..100, Some(None)),
+            (50..150, Some(Some(10))),
+            (100..200, None),
+            (250..300, Some(Some(299))),
+            (200..250, Some(None)),
+        ],
+    );
 }

@@ -57,9 +57,17 @@ pub const POSE_BINDINGS: [Binding; 7] = [
     b(6, "morph_weights", BindingKind::StorageReadWrite),
 ];
 
-/// The bindings of [`SKIN_WGSL`], group 0: one uniform and eight storage
+/// Entries of the node, joint and inverse-bind tables that the skin pass
+/// reads from uniform buffers (WGSL `UNIFORM_HEAD`): the first 256 of each
+/// (at most 16 KiB, within every adapter's
+/// `max_uniform_buffer_binding_size`), copied there besides the storage
+/// buffers that hold all of them. The fallback adapter reads a uniform once
+/// for all lanes, a storage buffer lane by lane.
+pub const UNIFORM_HEAD: u32 = 256;
+
+/// The bindings of [`SKIN_WGSL`], group 0: four uniform and eight storage
 /// buffers (the WebGPU default of `max_storage_buffers_per_shader_stage`).
-pub const SKIN_BINDINGS: [Binding; 9] = [
+pub const SKIN_BINDINGS: [Binding; 12] = [
     b(0, "params", BindingKind::Uniform),
     b(1, "nodes", BindingKind::StorageRead),
     b(2, "channels", BindingKind::StorageRead),
@@ -69,6 +77,9 @@ pub const SKIN_BINDINGS: [Binding; 9] = [
     b(6, "joints", BindingKind::StorageRead),
     b(7, "inverse_binds", BindingKind::StorageRead),
     b(8, "joint_matrices", BindingKind::StorageReadWrite),
+    b(9, "inverse_binds_head", BindingKind::Uniform),
+    b(10, "nodes_head", BindingKind::Uniform),
+    b(11, "joints_head", BindingKind::Uniform),
 ];
 
 /// One compute pass: its entry point, which module it is in (`false`:
@@ -96,7 +107,7 @@ pub const PASSES: [Pass; 2] = [
     Pass {
         entry: "skin_main",
         skin_module: true,
-        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     },
 ];
 
@@ -161,9 +172,17 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// locals buffer) and its global with one matrix product from its
 /// parent's when the table lists parents first (O(nodes) per instance, one
 /// dispatch for any depth; a child listed before its parent walks up to an
-/// ancestor already done), writes the globals, then the joint matrices
-/// from them (the mesh node's inverse once per skin); see
-/// `shaders/skin.wgsl`.
+/// ancestor already done) and writes the globals. With at most
+/// [`MAX_FUSED_SKINS`](crate::rig::MAX_FUSED_SKINS) skins it first
+/// inverts each skin's mesh node's global (computed on its own from the
+/// locals up to the root) and writes each joint matrix right after its
+/// joint node's global, from the global still in registers
+/// ([`GpuNode::first_joint`] and [`GpuJoint::next_joint`] link a node to
+/// its slots); with more skins a loop after the walk computes the joint
+/// matrices from the globals it wrote. The node, joint and inverse-bind
+/// tables are also uploaded as uniform copies of their first
+/// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
+/// than storage buffers; see `shaders/skin.wgsl`.
 ///
 /// One invocation per instance suits the CPU fallback adapter and a few
 /// thousand instances; on a large GPU with fewer instances than lanes it
@@ -236,6 +255,15 @@ impl GpuSkinner {
             "pose channel table",
             std::mem::size_of_val(tables.channels()) as u64,
         )?;
+        let head_bytes = u64::from(UNIFORM_HEAD) * 64;
+        if head_bytes > limits.max_uniform_buffer_binding_size {
+            return Err(Error::LimitExceeded {
+                what: "node and inverse-bind tables (uniform copies)",
+                needed: head_bytes,
+                limit_name: "max_uniform_buffer_binding_size",
+                limit: limits.max_uniform_buffer_binding_size,
+            });
+        }
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
         // The skin pass runs one invocation per instance, the morph pass
@@ -309,6 +337,28 @@ impl GpuSkinner {
                 bytemuck::cast_slice(tables.inverse_binds()),
                 64,
             )?;
+            // The first UNIFORM_HEAD entries of a table, zero-padded.
+            let head = |label: &'static str, table: &[u8], entry: usize| {
+                let mut bytes = vec![0u8; UNIFORM_HEAD as usize * entry];
+                let len = table.len().min(bytes.len());
+                bytes[..len].copy_from_slice(&table[..len]);
+                super::buffer_init(device, label, &bytes, wgpu::BufferUsages::UNIFORM)
+            };
+            let inverse_binds_head = head(
+                "keyframe-gpu.skin.inverse_binds_head",
+                bytemuck::cast_slice(tables.inverse_binds()),
+                64,
+            )?;
+            let nodes_head = head(
+                "keyframe-gpu.skin.nodes_head",
+                bytemuck::cast_slice(tables.nodes()),
+                std::mem::size_of::<GpuNode>(),
+            )?;
+            let joints_head = head(
+                "keyframe-gpu.skin.joints_head",
+                bytemuck::cast_slice(tables.joints()),
+                std::mem::size_of::<GpuJoint>(),
+            )?;
             let params = empty(
                 "keyframe-gpu.skin.params",
                 std::mem::size_of::<GpuSkinParams>() as u64,
@@ -341,7 +391,7 @@ impl GpuSkinner {
                 4,
                 4,
             ];
-            let skin_buffers: [&wgpu::Buffer; 9] = [
+            let skin_buffers: [&wgpu::Buffer; 12] = [
                 &params,
                 &node_buf,
                 &channels,
@@ -351,8 +401,11 @@ impl GpuSkinner {
                 &joint_buf,
                 &inverse_binds,
                 &joint_matrices,
+                &inverse_binds_head,
+                &nodes_head,
+                &joints_head,
             ];
-            let skin_min: [u64; 9] = [
+            let skin_min: [u64; 12] = [
                 std::mem::size_of::<GpuSkinParams>() as u64,
                 std::mem::size_of::<GpuNode>() as u64,
                 16,
@@ -362,6 +415,9 @@ impl GpuSkinner {
                 std::mem::size_of::<GpuJoint>() as u64,
                 64,
                 64,
+                u64::from(UNIFORM_HEAD) * 64,
+                u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuNode>() as u64,
+                u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuJoint>() as u64,
             ];
             let pose_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.pose.wgsl (morph weights)"),
