@@ -115,7 +115,9 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // A track with a key lookup table (lookup_scale > 0, built by the host:
 // src/library.rs) starts from the window of keys named by its time's
 // bucket (2 (n - 1) buckets over [t_0, t_last]); for keys no closer than
-// half the average spacing that window holds one or two keys. Other tracks
+// half the average spacing that window holds one or two keys. A track of
+// uniformly spaced keys (lookup_scale < 0) guesses c = (time - t_0) * |s|
+// and starts from [c - 1, c + 1] without reading a table. Other tracks
 // start from all keys. A binary search narrows the window to two keys at
 // most; then two loads finish: t_(lo+1), which decides between lo and
 // lo + 1 and is t_k or t_(k+1), and the segment's other key time.
@@ -138,6 +140,11 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
         // the last key; the binary search below narrows it in log2 steps.
         let count = entry & LOOKUP_COUNT_SATURATED;
         len = select(min(count, last - lo), last - lo, count == LOOKUP_COUNT_SATURATED) + 1u;
+    } else if (track.lookup_scale < 0.0) {
+        // Uniformly spaced keys: the guess c is within one key of k.
+        let c = min(u32(clamp((time - track.lookup_origin) * -track.lookup_scale, 0.0, f32(last))), last);
+        lo = max(c, 1u) - 1u;
+        len = min(c + 1u, last) - lo + 1u;
     }
     var seg = Segment(0u, 0.0, 0.0, true);
     for (var round = 0u; round < 2u; round++) {

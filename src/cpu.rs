@@ -206,8 +206,9 @@ fn search_window(
 
 /// As [`find_segment`], for a track: a track with a key lookup table
 /// (`lookup_scale > 0`, see [`GpuTrack::lookup_scale`]) starts from the
-/// window of keys of its time's bucket and falls back to all keys if the
-/// window fails the check. The result is [`find_segment`]'s.
+/// window of keys of its time's bucket, a track of uniformly spaced keys
+/// (`lookup_scale < 0`) from the three keys around its direct guess, and
+/// either falls back to all keys if the window fails the check. The result is [`find_segment`]'s.
 #[must_use]
 pub fn find_segment_track(
     times: &[f32],
@@ -231,6 +232,13 @@ pub fn find_segment_track(
         } else {
             count.min(last - lo)
         } + 1;
+    } else if track.lookup_scale < 0.0 {
+        // Uniformly spaced keys: the guess c is within one key of k.
+        let c = (((time - track.lookup_origin) * -track.lookup_scale).clamp(0.0, last as f32)
+            as u32)
+            .min(last);
+        lo = c.max(1) - 1;
+        len = (c + 1).min(last) - lo + 1;
     }
     search_window(times, o, n, lo, len, time)
 }

@@ -28,9 +28,11 @@ pub struct GpuTrack {
     /// The target node (informational for the sampler; used by the skin
     /// pass's local pose).
     pub node: u32,
-    /// Buckets per second of the track's key lookup table, or 0 when the
-    /// keys are searched in full (fewer than 3 keys, more than
-    /// [`MAX_LOOKUP_KEYS`]). The table has `2 (key_count - 1)` buckets
+    /// Buckets per second of the track's key lookup table; or, negated,
+    /// keys per second of uniformly spaced keys, indexed directly without a
+    /// table (the sampler starts from the three keys around
+    /// `(time - t_0) * |lookup_scale|`); or 0 when the keys are searched in
+    /// full (fewer than 3 keys, more than [`MAX_LOOKUP_KEYS`]). The table has `2 (key_count - 1)` buckets
     /// that split `[t_0, t_last]` evenly; bucket `b`'s entry, at
     /// `key_lookup[2 times_offset + b]`, holds the window of keys that can
     /// answer a time in that bucket: its first key in the upper bits and
@@ -39,7 +41,8 @@ pub struct GpuTrack {
     /// by [`AnimationLibrary`](crate::AnimationLibrary), which explains why
     /// the window always holds the answer.
     pub lookup_scale: f32,
-    /// The first key time `t_0`, where bucket 0 starts (0 without a table).
+    /// The first key time `t_0`, where bucket 0 or the direct guess starts
+    /// (0 when `lookup_scale` is 0).
     pub lookup_origin: f32,
 }
 

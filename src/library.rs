@@ -41,6 +41,52 @@ fn to_u32(n: usize, what: &'static str) -> Result<u32> {
     })
 }
 
+/// The largest key count indexed directly: the guess `(T - t_0) * s`
+/// stays within 1/8 of a key of the exact value in `f32` up to here.
+const MAX_DIRECT_KEYS: usize = 1 << 20;
+
+/// Keys per second for direct key indexing of uniformly spaced keys
+/// (`GpuTrack::lookup_scale < 0`), or 0 when they are not uniform enough.
+///
+/// Direct indexing guesses the key of time `T` as
+/// `c = u32(clamp((T - t_0) * s, 0, last))` and starts from the window
+/// `[c - 1, c + 1]`: no table to read, and the keys it needs share a cache
+/// line. The window holds the right key `k` (the largest with
+/// `t_k <= T`) when every key's own guess is `k` or `k - 1`: the guess is
+/// monotonic in `T` (a correctly rounded subtraction and multiplication),
+/// so for `t_k <= T < t_(k+1)` it lies between the guesses of `t_k` and
+/// `t_(k+1)`, that is in `[k - 1, k + 1]`. This checks, in `f64` from the
+/// `f32` inputs, that `(t_k - t_0) s` is within 0.75 of `k` for every key,
+/// which leaves more than the `f32` rounding of the product (under 0.2 for
+/// up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys baked at a fixed rate
+/// (`k / 30` rounded to `f32`) pass; irregular keys get a lookup table.
+/// As with the table, the sampler checks the key it finds and searches all
+/// keys if a device rounded differently.
+fn uniform_key_scale(times: &[f32]) -> f32 {
+    let n = times.len();
+    if !(3..=MAX_DIRECT_KEYS).contains(&n) {
+        return 0.0;
+    }
+    let t0 = f64::from(times[0]);
+    let span = f64::from(times[n - 1]) - t0;
+    if span <= 0.0 || !span.is_finite() {
+        return 0.0;
+    }
+    let s = ((n - 1) as f64 / span) as f32;
+    if !s.is_finite() || s <= 0.0 || s > 1e30 {
+        return 0.0;
+    }
+    let uniform = times.iter().enumerate().all(|(k, &t)| {
+        let guess = (f64::from(t) - t0) * f64::from(s);
+        (guess - k as f64).abs() <= 0.75
+    });
+    if uniform {
+        s
+    } else {
+        0.0
+    }
+}
+
 /// The key lookup table of one track's key times (`GpuTrack::lookup_scale`
 /// and `lookup_origin`, and the `key_lookup` entries at twice the times'
 /// offset), or `None` when the keys are searched in full (fewer than 3
@@ -139,7 +185,12 @@ impl AnimationLibrary {
                         let o = to_u32(times.len(), "key times")?;
                         times.extend_from_slice(&track.times);
                         // The lookup entries sit at twice the times' offset.
+                        let direct = uniform_key_scale(&track.times);
                         let scale = match key_lookup(&track.times) {
+                            _ if direct > 0.0 => {
+                                key_lookup_table.resize(2 * times.len(), 0);
+                                -direct
+                            }
                             Some((scale, entries)) => {
                                 key_lookup_table.extend_from_slice(&entries);
                                 scale
@@ -167,7 +218,7 @@ impl AnimationLibrary {
                     output_offset,
                     node: track.node,
                     lookup_scale,
-                    lookup_origin: if lookup_scale > 0.0 {
+                    lookup_origin: if lookup_scale != 0.0 {
                         track.times[0]
                     } else {
                         0.0

@@ -62,7 +62,18 @@ fn step_track(times: Vec<f32>) -> Track {
     Track::new(0, Property::Translation, Interpolation::Step, times, values)
 }
 
-fn cases() -> Vec<(&'static str, Vec<f32>, bool)> {
+/// How a track's keys are found.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    /// Uniformly spaced: direct guess, no table (`lookup_scale < 0`).
+    Direct,
+    /// A key lookup table (`lookup_scale > 0`).
+    Table,
+    /// All keys searched (`lookup_scale == 0`).
+    Full,
+}
+
+fn cases() -> Vec<(&'static str, Vec<f32>, Kind)> {
     let mut jitter_small = Vec::new();
     let mut jitter_big = Vec::new();
     let mut irregular = Vec::new();
@@ -85,34 +96,40 @@ fn cases() -> Vec<(&'static str, Vec<f32>, bool)> {
     let mut clustered: Vec<f32> = (0..600).map(|k| k as f32 * 1e-6).collect();
     clustered.push(1000.0);
     vec![
-        ("3 keys", vec![0.0, 1.0, 2.0], true),
-        ("k/30, 64", (0..64).map(|k| k as f32 / 30.0).collect(), true),
+        ("3 keys", vec![0.0, 1.0, 2.0], Kind::Direct),
+        (
+            "k/30, 64",
+            (0..64).map(|k| k as f32 / 30.0).collect(),
+            Kind::Direct,
+        ),
         (
             "k/30, 100000",
             (0..100_000).map(|k| k as f32 / 30.0).collect(),
-            true,
+            Kind::Direct,
         ),
         (
             "k/24 from 5",
             (0..1000).map(|k| 5.0 + k as f32 / 24.0).collect(),
-            true,
+            Kind::Direct,
         ),
         (
             "negative start",
             (0..500).map(|k| -3.0 + k as f32 * 0.01).collect(),
-            true,
+            Kind::Direct,
         ),
-        ("jitter 0.25", jitter_small, true),
-        ("one key late", jitter_big, true),
-        ("irregular 0.5-1.5 frames", irregular, true),
-        ("clustered", clustered, true),
+        // +-0.25 of a key interval: still indexed directly.
+        ("jitter 0.25", jitter_small, Kind::Direct),
+        // One key 0.9 of an interval late: too far for the direct guess.
+        ("one key late", jitter_big, Kind::Table),
+        ("irregular 0.5-1.5 frames", irregular, Kind::Table),
+        ("clustered", clustered, Kind::Table),
         (
             "doubling",
             (0..20).map(|k| (1u32 << k) as f32).collect(),
-            true,
+            Kind::Table,
         ),
-        ("2 keys", vec![0.0, 1.0], false),
-        ("1 key", vec![0.5], false),
+        ("2 keys", vec![0.0, 1.0], Kind::Full),
+        ("1 key", vec![0.5], Kind::Full),
     ]
 }
 
@@ -126,20 +143,42 @@ fn bucket(t: f32, times: &[f32], scale: f32) -> u32 {
 #[test]
 fn tables_hold_what_their_definition_says() {
     let mut saturated = 0;
-    for (name, times, has_table) in cases() {
+    let mut direct = 0;
+    for (name, times, kind) in cases() {
         let lib =
             AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
         let track = lib.tracks()[0];
         let scale = track.lookup_scale;
-        assert_eq!(scale > 0.0, has_table, "{name}: lookup_scale {scale}");
+        let n = times.len();
         assert_eq!(lib.key_lookup().len(), 2 * lib.times().len(), "{name}");
-        if !has_table {
-            continue;
+        let span = f64::from(times[n - 1]) - f64::from(times[0]);
+        match kind {
+            Kind::Full => {
+                assert_eq!(scale, 0.0, "{name}");
+                continue;
+            }
+            Kind::Direct => {
+                // Keys per second, negated: (n - 1) / (t_last - t_0), from t_0.
+                let want = (n - 1) as f64 / span;
+                assert!(
+                    (-f64::from(scale) - want).abs() <= want * 1e-6,
+                    "{name}: lookup_scale {scale}, want -{want}"
+                );
+                assert_eq!(track.lookup_origin, times[0], "{name}");
+                // Every key's own guess is its index or the one before,
+                // within the 0.75 the direct window allows.
+                for (k, &t) in times.iter().enumerate() {
+                    let g = (f64::from(t) - f64::from(times[0])) * -f64::from(scale);
+                    assert!((g - k as f64).abs() <= 0.75, "{name}: key {k} guessed {g}");
+                }
+                direct += 1;
+                continue;
+            }
+            Kind::Table => assert!(scale > 0.0, "{name}: lookup_scale {scale}"),
         }
         // Buckets per second: 2 (n - 1) / (t_last - t_0), from t_0.
-        let n = times.len();
         assert_eq!(track.lookup_origin, times[0], "{name}");
-        let want = (2 * (n - 1)) as f64 / (f64::from(times[n - 1]) - f64::from(times[0]));
+        let want = (2 * (n - 1)) as f64 / span;
         assert!(
             (f64::from(scale) - want).abs() <= want * 1e-6,
             "{name}: lookup_scale {scale}, want {want}"
@@ -169,6 +208,7 @@ fn tables_hold_what_their_definition_says() {
         );
     }
     assert!(saturated > 0, "no case saturates an entry's count");
+    assert!(direct > 0, "no case is indexed directly");
 }
 
 #[test]
@@ -220,6 +260,41 @@ fn a_wrong_window_falls_back_to_the_full_search() {
         }
         for t in queries(&times) {
             let seg = cpu::find_segment_track(lib.times(), &table, &track, t);
+            assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
+        }
+    }
+}
+
+#[test]
+fn a_wrong_direct_guess_falls_back_to_the_full_search() {
+    // Uniform keys indexed directly, with the scale a device would need to
+    // round very differently to guess wrong: 3% too big or too small, and
+    // a guess from a wrong origin. The result must still be the scan's.
+    let times: Vec<f32> = (0..400).map(|k| k as f32 / 30.0).collect();
+    let lib =
+        AnimationLibrary::new(vec![Clip::new("k/30", vec![step_track(times.clone())])]).unwrap();
+    let track = lib.tracks()[0];
+    assert!(track.lookup_scale < 0.0, "indexed directly");
+    for (what, scale, origin) in [
+        ("3% too big", track.lookup_scale * 1.03, track.lookup_origin),
+        (
+            "3% too small",
+            track.lookup_scale * 0.97,
+            track.lookup_origin,
+        ),
+        (
+            "origin 1 s late",
+            track.lookup_scale,
+            track.lookup_origin + 1.0,
+        ),
+    ] {
+        let wrong = keyframe_gpu::layout::GpuTrack {
+            lookup_scale: scale,
+            lookup_origin: origin,
+            ..track
+        };
+        for t in queries(&times) {
+            let seg = cpu::find_segment_track(lib.times(), lib.key_lookup(), &wrong, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
         }
     }
