@@ -588,9 +588,15 @@ impl GpuSkinner {
         }
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&self.tables.params(n)));
         let t = &self.tables;
-        // The morph pass runs one invocation per (instance, mesh), the skin
-        // pass one per instance (walking the instance's nodes, then joints).
-        let per_pass = [t.mesh_count(), u32::from(t.node_count() > 0)];
+        // The morph pass runs one invocation per (instance, mesh), none when
+        // no mesh has morph targets (it would write nothing); the skin pass
+        // one per instance (walking the instance's nodes, then joints).
+        let morph_per = if t.morph_stride() > 0 {
+            t.mesh_count()
+        } else {
+            0
+        };
+        let per_pass = [morph_per, u32::from(t.node_count() > 0)];
         for (g, per) in self.groups.iter_mut().zip(per_pass) {
             // Fits: checked against the capacity in new().
             let groups = (n * per).div_ceil(SKIN_WORKGROUP_SIZE);
