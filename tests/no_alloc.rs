@@ -27,54 +27,15 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+
+use counting_alloc::count;
 
 use keyframe_gpu::{
     resolve_instances_into, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property,
     Track, WrapMode,
 };
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // try_with: the thread-local may be gone while a thread exits.
-    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: forwards to the system allocator; only adds a thread-local counter
-// (const-initialized, so touching it never allocates).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations made by this thread while running `f`.
-fn count<T>(f: impl FnOnce() -> T) -> (u64, T) {
-    let before = COUNT.with(Cell::get);
-    let value = f();
-    (COUNT.with(Cell::get) - before, value)
-}
 
 fn library() -> AnimationLibrary {
     let t = Track::new(

@@ -10,8 +10,10 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+
+use counting_alloc::count;
 
 use keyframe_gpu::gpu::{ReadbackFrame, ReadbackRing, RingError};
 use keyframe_gpu::{
@@ -20,57 +22,6 @@ use keyframe_gpu::{
 };
 
 const TOL: f32 = 6e-5;
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-thread_local! {
-    static SIZES: std::cell::RefCell<[usize; 32]> = const { std::cell::RefCell::new([0; 32]) };
-}
-fn bump() {
-    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-}
-fn note(size: usize) {
-    let _ = COUNT.try_with(|c| {
-        let n = c.get() as usize;
-        let _ = SIZES.try_with(|s| s.borrow_mut()[n % 32] = size);
-    });
-}
-
-// SAFETY: forwards to the system allocator; only adds a thread-local counter
-// (const-initialized, so touching it never allocates).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(100000 + new_size);
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations made by this thread while running `f`.
-fn count<T>(f: impl FnOnce() -> T) -> (u64, T) {
-    let before = COUNT.with(Cell::get);
-    let value = f();
-    (COUNT.with(Cell::get) - before, value)
-}
 
 fn ok<T>(what: &str, r: Result<T, Error>) -> T {
     match r {
