@@ -258,9 +258,7 @@ impl Kernel for RooflineKernel<'_> {
         // many invocations as the sampler's group dispatches together when
         // clips share one composition (every workload here).
         let invocations = self.scratch.len() as u32 * self.library.tracks_per_instance();
-        let groups = invocations.div_ceil(WORKGROUP_SIZE);
-        let x = groups.min(self.max_dim);
-        let y = if x == 0 { 0 } else { groups.div_ceil(x) };
+        let (x, y) = keyframe_gpu::gpu::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim);
         self.kernel
             .set_instances(queue, self.library, &self.scratch, (x, y));
     }

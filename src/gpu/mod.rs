@@ -18,6 +18,18 @@ use crate::layout::{
 };
 use crate::library::AnimationLibrary;
 
+/// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
+/// in workgroups of `workgroup_size`: one row while the count fits in
+/// `max_per_dim`, then rows of `max_per_dim` workgroups (the shaders
+/// rebuild the flat index from the row width). `(0, 0)` for none.
+#[must_use]
+pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) -> (u32, u32) {
+    let workgroups = invocations.div_ceil(workgroup_size);
+    let x = workgroups.min(max_per_dim);
+    let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
+    (x, y)
+}
+
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
 /// they catch into [`Error::Gpu`].
 pub(crate) fn scoped<T>(
@@ -397,9 +409,9 @@ impl GpuSampler {
         self.instance_count
     }
 
-    /// Writes the instance table for the next dispatch (one
-    /// `queue.write_buffer` of 16 bytes per instance, plus 16 bytes of
-    /// dispatch parameters). Playback times are wrapped on the host in `f64`.
+    /// Writes the instance table for the next dispatches (one
+    /// `queue.write_buffer` of 16 bytes per instance, plus one of the
+    /// dispatch parameters of every track group). Playback times are wrapped on the host in `f64`.
     ///
     /// # Errors
     /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
@@ -421,9 +433,7 @@ impl GpuSampler {
         let n = self.scratch.len() as u32;
         for d in &mut self.groups {
             let invocations = n * d.per_instance; // fits: checked against capacity in new()
-            let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
-            let x = workgroups.min(self.max_workgroups_per_dim);
-            let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
+            let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
             let params = GpuParams {
                 instance_count: n,
                 tracks_per_instance: d.per_instance,

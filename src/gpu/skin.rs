@@ -599,10 +599,7 @@ impl GpuSkinner {
         let per_pass = [morph_per, u32::from(t.node_count() > 0)];
         for (g, per) in self.groups.iter_mut().zip(per_pass) {
             // Fits: checked against the capacity in new().
-            let groups = (n * per).div_ceil(SKIN_WORKGROUP_SIZE);
-            let x = groups.min(self.max_dim);
-            let y = if x == 0 { 0 } else { groups.div_ceil(x) };
-            *g = (x, y);
+            *g = super::dispatch_grid(n * per, SKIN_WORKGROUP_SIZE, self.max_dim);
         }
         self.instance_count = n;
         Ok(())
