@@ -657,7 +657,10 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     } else {
         Box::new(|_: &mut [Instance]| {})
     };
-    let sampler = fail(w.name, GpuSampler::new(&gpu.device, &library, n));
+    let sampler = fail(
+        w.name,
+        GpuSampler::new(&gpu.device, &gpu.queue, &library, n),
+    );
     let tables = w
         .rig
         .as_ref()
@@ -679,7 +682,7 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     // load (this machine is shared and noisy) and the same instances. With
     // a rig, a third frame times the sampling pass alone.
     let mut roof = RooflineKernel {
-        kernel: Roofline::new(&gpu.device, &library, n),
+        kernel: fail(w.name, Roofline::new(&gpu.device, &gpu.queue, &library, n)),
         library: &library,
         scratch: Vec::with_capacity(n as usize),
         max_dim: gpu.max_workgroups_per_dim,

@@ -260,7 +260,12 @@ impl<'a> Engine<'a> {
                     return Err(Failure::Message("no device".into()));
                 };
                 if self.sampler.is_none() {
-                    self.sampler = Some(GpuSampler::new(&h.device, library, self.capacity as u32)?);
+                    self.sampler = Some(GpuSampler::new(
+                        &h.device,
+                        &h.queue,
+                        library,
+                        self.capacity as u32,
+                    )?);
                 }
                 let Some(sampler) = self.sampler.as_mut() else {
                     return Err(Failure::Message("no sampler".into()));
@@ -302,7 +307,12 @@ impl<'a> Engine<'a> {
                     return Err(Failure::Message("no device".into()));
                 };
                 if self.sampler.is_none() {
-                    self.sampler = Some(GpuSampler::new(&h.device, library, self.capacity as u32)?);
+                    self.sampler = Some(GpuSampler::new(
+                        &h.device,
+                        &h.queue,
+                        library,
+                        self.capacity as u32,
+                    )?);
                 }
                 let Some(sampler) = self.sampler.as_mut() else {
                     return Err(Failure::Message("no sampler".into()));

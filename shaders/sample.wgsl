@@ -79,14 +79,42 @@ override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_ALL;
 // CUBICSPLINE tracks' on-key values take the blend block too.
 override HAS_BLEND: bool = GROUP != GROUP_SLERP;
 
-@group(0) @binding(0) var<storage, read> times: array<f32>;
+// The key search's tables are textures (src/gpu/key_textures.rs): element
+// i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT). On CPU adapters a
+// textureLoad is one SIMD gather where a storage load loops over the lanes.
+@group(0) @binding(0) var times: texture_2d<f32>;
 @group(0) @binding(1) var<storage, read> values: array<f32>;
 @group(0) @binding(2) var<storage, read> tracks: array<Track>;
 @group(0) @binding(3) var<storage, read> clips: array<Clip>;
 @group(0) @binding(4) var<storage, read> instances: array<Instance>;
 @group(0) @binding(5) var<uniform> params: Params;
 @group(0) @binding(6) var<storage, read_write> output: array<f32>;
-@group(0) @binding(7) var<storage, read> key_lookup: array<u32>;
+@group(0) @binding(7) var key_lookup: texture_2d<u32>;
+// Texel r: [times_offset, key_count, bits of lookup_scale, bits of
+// lookup_origin] of track row r, the fields only the search reads.
+@group(0) @binding(8) var track_search: texture_2d<u32>;
+
+override ROW_SHIFT: u32 = 12u;
+
+fn texel(i: u32) -> vec2<u32> {
+    return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
+}
+
+fn time_at(i: u32) -> f32 {
+    return textureLoad(times, texel(i), 0).x;
+}
+
+// Track row `row` with its search fields from `track_search`; the others
+// are read from `tracks` where they are used.
+fn track_row(row: u32) -> Track {
+    var track = tracks[row];
+    let s = textureLoad(track_search, texel(row), 0);
+    track.times_offset = s.x;
+    track.key_count = s.y;
+    track.lookup_scale = bitcast<f32>(s.z);
+    track.lookup_origin = bitcast<f32>(s.w);
+    return track;
+}
 
 // The segment of `time` given k, the largest key index with
 // times[k] <= time (0 when time is before the first key), and the key times
@@ -134,7 +162,7 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
     var len = n;
     if (track.lookup_scale > 0.0) {
         let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
-        let entry = key_lookup[2u * o + b];
+        let entry = textureLoad(key_lookup, texel(2u * o + b), 0).x;
         lo = min(entry >> LOOKUP_COUNT_BITS, last);
         // A saturated window (hundreds of keys in one bucket: rare) runs to
         // the last key; the binary search below narrows it in log2 steps.
@@ -152,14 +180,14 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
         // count depends only on len.
         while (len > 2u) {
             let half = len / 2u;
-            lo = select(lo, lo + half, times[o + lo + half] <= time);
+            lo = select(lo, lo + half, time_at(o + lo + half) <= time);
             len -= half;
         }
         // k is lo or lo + 1: t_(lo+1) decides, and is t_k or t_(k+1).
-        let tb = times[o + min(lo + 1u, last)];
+        let tb = time_at(o + min(lo + 1u, last));
         let second = len == 2u && tb <= time;
         let k = select(lo, lo + 1u, second);
-        let other = times[o + select(lo, min(lo + 2u, last), second)];
+        let other = time_at(o + select(lo, min(lo + 2u, last), second));
         let t0 = select(other, tb, second);
         let t1 = select(tb, other, second);
         seg = segment_of(k, last, t0, t1, time);
@@ -292,6 +320,6 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j >= count) {
         return;
     }
-    let track = tracks[clip.track_offset + first + j];
+    let track = track_row(clip.track_offset + first + j);
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
 }

@@ -151,6 +151,21 @@ pub enum Error {
         /// The limit's value.
         limit: u64,
     },
+    /// A table of the key search needs more texture rows than the device's
+    /// `max_texture_dimension_2d` ([`crate::gpu::KeyTextures`]).
+    #[error(
+        "{what} needs {rows} texture rows of {width} texels, past the device limit max_texture_dimension_2d = {limit}"
+    )]
+    TextureRowsExceeded {
+        /// Which table.
+        what: &'static str,
+        /// Rows needed.
+        rows: u64,
+        /// Texels per row.
+        width: u32,
+        /// The limit's value.
+        limit: u32,
+    },
     /// No adapter or device could be created (headless helper only).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),

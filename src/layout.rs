@@ -165,6 +165,11 @@ pub enum BindingKind {
     StorageReadWrite,
     /// `var<uniform>`.
     Uniform,
+    /// `texture_2d<f32>` of a non-filterable float format, read with
+    /// `textureLoad` only.
+    TextureFloat,
+    /// `texture_2d<u32>`, read with `textureLoad`.
+    TextureUint,
 }
 
 /// One `@group(0) @binding(n)` of a shader.
@@ -180,11 +185,11 @@ pub struct Binding {
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 8] = [
+pub const SAMPLE_BINDINGS: [Binding; 9] = [
     Binding {
         binding: 0,
         name: "times",
-        kind: BindingKind::StorageRead,
+        kind: BindingKind::TextureFloat,
     },
     Binding {
         binding: 1,
@@ -219,9 +224,20 @@ pub const SAMPLE_BINDINGS: [Binding; 8] = [
     Binding {
         binding: 7,
         name: "key_lookup",
-        kind: BindingKind::StorageRead,
+        kind: BindingKind::TextureUint,
+    },
+    Binding {
+        binding: 8,
+        name: "track_search",
+        kind: BindingKind::TextureUint,
     },
 ];
+
+/// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
+/// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
+/// `w = 2^s` texels wide. `s` is this, or less on a device whose
+/// `max_texture_dimension_2d` is below 4096 (WGSL override `ROW_SHIFT`).
+pub const KEY_TEXTURE_ROW_SHIFT: u32 = 12;
 
 /// WGSL source of the sampling stage: `quat.wgsl` followed by `sample.wgsl`.
 pub const SAMPLE_WGSL: &str = concat!(

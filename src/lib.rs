@@ -20,7 +20,7 @@
 //! let track = Track::new(0, Property::Translation, Interpolation::Linear,
 //!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
 //! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
-//! let mut sampler = GpuSampler::new(device, &library, 1024)?;
+//! let mut sampler = GpuSampler::new(device, queue, &library, 1024)?;
 //! sampler.set_instances(queue, &[Instance::new(0, 0.25)])?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! sampler.record(&mut encoder);

@@ -75,7 +75,8 @@ fn gpu_vs_cpu(
             instances.push(Instance::new(c as u32, t));
         }
     }
-    let mut sampler = GpuSampler::new(&h.device, library, instances.len() as u32).unwrap();
+    let mut sampler =
+        GpuSampler::new(&h.device, &h.queue, library, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(library, &instances).unwrap();
     assert_eq!(gpu.len(), cpu.len());

@@ -167,7 +167,7 @@ fn every_interpolation_and_property_matches_cpu() {
             instances.push(Instance::new(clip, t));
         }
     }
-    let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
@@ -197,7 +197,7 @@ fn quaternion_edge_cases_match_cpu() {
     let instances: Vec<_> = (0..=64)
         .map(|i| Instance::new(0, i as f64 / 16.0))
         .collect();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 128).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 128).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
@@ -209,7 +209,7 @@ fn wrap_modes_and_instance_updates_match_cpu() {
         return;
     };
     let lib = every_mode_library();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 256).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 256).unwrap();
     for frame in 0..3 {
         let instances: Vec<_> = (0..200)
             .map(|i| {
@@ -317,7 +317,8 @@ fn random_libraries_match_cpu() {
                     Instance::new(c % n, t).with_wrap(wrap)
                 })
                 .collect();
-            let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+            let mut sampler =
+                GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
             let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
             let cpu = cpu::sample(&lib, &instances).unwrap();
             assert_matches(&lib, &instances, &gpu, &cpu);
@@ -343,7 +344,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     let instances: Vec<_> = (0..150)
         .map(|i| Instance::new(i % 3, i as f64 * 0.0123))
         .collect();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 150).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     // One dispatch per track group; each grid covers 150 x that group's
     // tracks per instance in workgroups of 64, at most 4 wide.
@@ -370,7 +371,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     assert_matches(&lib, &instances, &gpu, &cpu);
 
     // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
-    let err = GpuSampler::new(&h.device, &lib, 1_000_000).unwrap_err();
+    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
     assert!(
         matches!(
             err,
@@ -392,7 +393,7 @@ fn storage_binding_limit_is_refused_with_numbers() {
         common::gpu("storage_binding_limit_is_refused_with_numbers");
         return;
     };
-    let keys = 300; // 1200 bytes of times > 1024
+    let keys = 300; // 3600 bytes of values > 1024
     let times: Vec<f32> = (0..keys).map(|k| k as f32).collect();
     let track = Track::new(
         0,
@@ -402,7 +403,7 @@ fn storage_binding_limit_is_refused_with_numbers() {
         vec![0.0; keys * 3],
     );
     let lib = AnimationLibrary::new(vec![Clip::new("big", vec![track])]).unwrap();
-    let err = GpuSampler::new(&h.device, &lib, 1).unwrap_err();
+    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1).unwrap_err();
     match &err {
         Error::LimitExceeded {
             what,
@@ -410,14 +411,108 @@ fn storage_binding_limit_is_refused_with_numbers() {
             limit_name,
             limit,
         } => {
-            assert_eq!(*what, "key times");
-            assert_eq!(*needed, 1200);
+            assert_eq!(*what, "key values");
+            assert_eq!(*needed, 3600);
             assert_eq!(*limit_name, "max_storage_buffer_binding_size");
             assert_eq!(*limit, 1024);
         }
         other => panic!("unexpected error {other}"),
     }
-    assert!(err.to_string().contains("1200"), "{err}");
+    assert!(err.to_string().contains("3600"), "{err}");
+}
+
+/// A library whose key textures span several rows: 3 tracks of 300 keys,
+/// irregular (lookup table), uniform (direct index) and two keys (full
+/// search).
+fn multi_row_library() -> AnimationLibrary {
+    let irregular: Vec<f32> = (0..300)
+        .map(|k| k as f32 * 0.01 + ((k * 7) % 5) as f32 * 0.001)
+        .collect();
+    let uniform: Vec<f32> = (0..300).map(|k| k as f32 / 100.0).collect();
+    let values = |n: usize| -> Vec<f32> { (0..n * 3).map(|i| (i as f32 * 0.37).sin()).collect() };
+    let tracks = vec![
+        Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            irregular,
+            values(300),
+        ),
+        Track::new(
+            1,
+            Property::Scale,
+            Interpolation::Linear,
+            uniform,
+            values(300),
+        ),
+        Track::new(
+            2,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.5, 2.5],
+            values(2),
+        ),
+    ];
+    AnimationLibrary::new(vec![Clip::new("rows", tracks)]).unwrap()
+}
+
+/// On a device whose `max_texture_dimension_2d` is 256, the key textures
+/// are 256 texels wide (override ROW_SHIFT = 8) and the keys span several
+/// rows: the results still match the CPU twin.
+#[test]
+fn key_textures_narrower_than_4096_match_cpu() {
+    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+        l.max_texture_dimension_2d = 256;
+        l
+    }) else {
+        common::gpu("key_textures_narrower_than_4096_match_cpu");
+        return;
+    };
+    let lib = multi_row_library();
+    assert!(lib.times().len() > 2 * 256, "the times must span rows");
+    let keys = keyframe_gpu::gpu::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
+    assert_eq!(keys.row_shift(), 8);
+    let instances: Vec<_> = (0..=400)
+        .map(|i| Instance::new(0, f64::from(i) * 0.0075 - 0.1))
+        .collect();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
+    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    assert_matches(&lib, &instances, &gpu, &cpu);
+}
+
+/// Keys that need more texture rows than the device allows are refused
+/// with the numbers, before anything is created.
+#[test]
+fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
+    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+        l.max_texture_dimension_2d = 16;
+        l
+    }) else {
+        common::gpu("key_texture_rows_past_the_limit_are_refused_with_numbers");
+        return;
+    };
+    // 300 + 300 + 2 key times in rows of 16 texels: 38 rows > 16.
+    let lib = multi_row_library();
+    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1).unwrap_err();
+    match &err {
+        Error::TextureRowsExceeded {
+            what,
+            rows,
+            width,
+            limit,
+        } => {
+            assert_eq!(*what, "key times");
+            assert_eq!(*rows, 602u64.div_ceil(16));
+            assert_eq!(*width, 16);
+            assert_eq!(*limit, 16);
+        }
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(
+        err.to_string().contains("max_texture_dimension_2d"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -426,7 +521,7 @@ fn bad_instances_are_refused_and_keep_the_previous_table() {
         return;
     };
     let lib = every_mode_library();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
     let good = [Instance::new(1, 0.4)];
     let before = sampler.sample(&h.device, &h.queue, &good).unwrap();
     for bad in [
@@ -455,7 +550,7 @@ fn output_buffer_binds_in_a_callers_pipeline() {
     let (device, queue) = (&h.device, &h.queue);
     let lib = every_mode_library();
     let instances: Vec<_> = (0..3).map(|c| Instance::new(c, 0.8)).collect();
-    let mut sampler = GpuSampler::new(device, &lib, 3).unwrap();
+    let mut sampler = GpuSampler::new(device, queue, &lib, 3).unwrap();
     sampler.set_instances(queue, &instances).unwrap();
     let n = (3 * lib.output_stride()) as u64;
     let dst = device.create_buffer(&wgpu::BufferDescriptor {

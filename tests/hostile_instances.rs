@@ -297,7 +297,7 @@ fn random_hostile_tables_are_refused_or_finite_and_match_cpu() {
     };
     let lib = library();
     let clips = lib.clips().len();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 16).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 16).unwrap();
     let mut rng = Rng(0x6b65_7966_7261_6d65);
     let mut last_good: Option<Vec<f32>> = None;
     let (mut refused, mut accepted) = (0, 0);
@@ -467,7 +467,7 @@ fn wrap_modes_are_exact_far_from_zero() {
         (Instance::new(0, -1e9 - 0.25), Instance::new(0, 0.0)),
     ];
     let instances: Vec<Instance> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-    let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu_out = cpu::sample(&lib, &instances).unwrap();
     let stride = lib.output_stride() as usize;
@@ -581,7 +581,7 @@ fn shader_never_writes_outside_an_instance_block() {
             })
     };
     let storage = wgpu::BufferUsages::STORAGE;
-    let times = buf("times", bytemuck::cast_slice(lib.times()), storage);
+    let keys = keyframe_gpu::gpu::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let tracks = buf(
         "tracks",
@@ -594,11 +594,6 @@ fn shader_never_writes_outside_an_instance_block() {
         storage,
     );
     let instances = buf("instances", bytemuck::cast_slice(&rows), storage);
-    let key_lookup = buf(
-        "key_lookup",
-        bytemuck::cast_slice::<u32, u8>(lib.key_lookup()),
-        storage,
-    );
     let per = lib.tracks_per_instance();
     let params = GpuParams {
         instance_count: counted as u32,
@@ -634,25 +629,30 @@ fn shader_never_writes_outside_an_instance_block() {
             layout: None,
             module: &module,
             entry_point: Some("sample_main"),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("ROW_SHIFT", f64::from(keys.row_shift()))],
+                ..Default::default()
+            },
             cache: None,
         });
+    // In SAMPLE_BINDINGS order.
     let all = [
-        &times,
-        &values,
-        &tracks,
-        &clips,
-        &instances,
-        &params,
-        &output,
-        &key_lookup,
+        wgpu::BindingResource::TextureView(keys.times()),
+        values.as_entire_binding(),
+        tracks.as_entire_binding(),
+        clips.as_entire_binding(),
+        instances.as_entire_binding(),
+        params.as_entire_binding(),
+        output.as_entire_binding(),
+        wgpu::BindingResource::TextureView(keys.key_lookup()),
+        wgpu::BindingResource::TextureView(keys.track_search()),
     ];
     let entries: Vec<_> = all
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(b, buffer)| wgpu::BindGroupEntry {
+        .map(|(b, resource)| wgpu::BindGroupEntry {
             binding: b as u32,
-            resource: buffer.as_entire_binding(),
+            resource,
         })
         .collect();
     let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -736,7 +736,7 @@ fn a_lost_device_is_an_error_not_a_panic() {
         return;
     };
     let lib = library();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
     let before = sampler.sample(&h.device, &h.queue, &[Instance::new(0, 0.5)]);
     assert!(before.is_ok(), "{before:?}");
     h.device.destroy();
@@ -744,7 +744,7 @@ fn a_lost_device_is_an_error_not_a_panic() {
         Err(Error::Readback(_) | Error::Gpu { .. }) => {}
         other => panic!("sampling on a destroyed device: expected an error, got {other:?}"),
     }
-    match GpuSampler::new(&h.device, &lib, 4) {
+    match GpuSampler::new(&h.device, &h.queue, &lib, 4) {
         Err(Error::Gpu { .. }) => {}
         other => panic!("a sampler on a destroyed device: expected Error::Gpu, got {other:?}"),
     }

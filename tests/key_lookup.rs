@@ -310,7 +310,8 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
             AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
         let q = queries(&times);
         let instances: Vec<Instance> = q.iter().map(|&t| Instance::new(0, f64::from(t))).collect();
-        let mut sampler = GpuSampler::new(&h.device, &lib, instances.len() as u32).unwrap();
+        let mut sampler =
+            GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
         let out = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         let stride = lib.output_stride() as usize;
         // The key search sees the clip time the host resolved (Clamp rounds

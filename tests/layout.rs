@@ -322,6 +322,30 @@ fn check_bindings(label: &str, source: &str, table: &[Binding]) {
             {
                 BindingKind::StorageReadWrite
             }
+            naga::AddressSpace::Handle => match module.types[var.ty].inner {
+                naga::TypeInner::Image {
+                    dim: naga::ImageDimension::D2,
+                    arrayed: false,
+                    class:
+                        naga::ImageClass::Sampled {
+                            kind: naga::ScalarKind::Float,
+                            multi: false,
+                        },
+                } => BindingKind::TextureFloat,
+                naga::TypeInner::Image {
+                    dim: naga::ImageDimension::D2,
+                    arrayed: false,
+                    class:
+                        naga::ImageClass::Sampled {
+                            kind: naga::ScalarKind::Uint,
+                            multi: false,
+                        },
+                } => BindingKind::TextureUint,
+                ref other => panic!(
+                    "{label}: binding {} ({name}): unexpected handle {other:?}",
+                    rb.binding
+                ),
+            },
             ref other => panic!(
                 "{label}: binding {} ({name}): unexpected space {other:?}",
                 rb.binding

@@ -104,7 +104,7 @@ fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
     let (device, queue) = (&h.device, &h.queue);
     let lib = library();
     let n = 300u32;
-    let mut sampler = match GpuSampler::new(device, &lib, n) {
+    let mut sampler = match GpuSampler::new(device, queue, &lib, n) {
         Ok(s) => s,
         Err(e) => panic!("sampler: {e}"),
     };

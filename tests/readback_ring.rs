@@ -120,7 +120,10 @@ fn every_frame_equals_cpu_twin_and_blocking_read_back() {
         return;
     };
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &lib, CAPACITY));
+    let mut sampler = ok(
+        "sampler",
+        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+    );
     let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 3));
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
@@ -153,7 +156,10 @@ fn pipelined_frames_come_back_in_order_and_match_cpu() {
         return;
     };
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &lib, CAPACITY));
+    let mut sampler = ok(
+        "sampler",
+        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+    );
     let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 2));
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
@@ -195,7 +201,10 @@ fn a_full_ring_refuses_to_record_and_overwrites_nothing() {
         return;
     };
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &lib, CAPACITY));
+    let mut sampler = ok(
+        "sampler",
+        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+    );
     let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 2));
     let mut out = Vec::new();
     let (a, b, c) = (instances(1), instances(2), instances(3));
@@ -234,7 +243,7 @@ fn misuse_is_a_typed_error() {
     };
     let device = &h.device;
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(device, &lib, CAPACITY));
+    let mut sampler = ok("sampler", GpuSampler::new(device, &h.queue, &lib, CAPACITY));
     for slots in [0, keyframe_gpu::gpu::readback::MAX_SLOTS + 1] {
         match ReadbackRing::for_sampler(device, &sampler, slots) {
             Err(Error::Ring(RingError::SlotCount { requested, .. })) => {
@@ -349,7 +358,7 @@ fn steady_state_allocates_nothing_of_its_own() {
     };
     let (device, queue) = (&h.device, &h.queue);
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(device, &lib, CAPACITY));
+    let mut sampler = ok("sampler", GpuSampler::new(device, queue, &lib, CAPACITY));
     let mut ring = ok("ring", ReadbackRing::for_sampler(device, &sampler, 2));
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback_ring.baseline"),
@@ -495,7 +504,7 @@ fn skinner_joint_matrices_through_the_ring() {
     let tables = ok("tables", SkinTables::new(&rig, &lib));
     let joints = tables.joint_count() as usize;
     assert_eq!(joints, 3);
-    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &lib, 8));
+    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &h.queue, &lib, 8));
     let mut skinner = ok("skinner", GpuSkinner::new(&h.device, &sampler, &tables));
     let mut ring = ok(
         "ring",

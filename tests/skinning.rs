@@ -91,7 +91,7 @@ struct GpuOut {
 /// Samples and skins `instances` on the GPU in one encoder (no readback in
 /// between), then reads every output back.
 fn run_gpu(h: &Headless, tables: &SkinTables, lib: &AnimationLibrary, inst: &[Instance]) -> GpuOut {
-    let mut sampler = GpuSampler::new(&h.device, lib, inst.len() as u32).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
     let mut skinner = GpuSkinner::new(&h.device, &sampler, tables).unwrap();
     sampler.set_instances(&h.queue, inst).unwrap();
     skinner.set_instances(&h.queue, inst).unwrap();
@@ -399,7 +399,7 @@ fn gpu_skin_joints_match_the_cpu_api() {
     };
     let times = [0.0, 0.5, 1.0, 2.0];
     let inst: Vec<Instance> = times.iter().map(|&t| Instance::new(0, t)).collect();
-    let mut sampler = GpuSampler::new(&h.device, &lib, 4).unwrap();
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
     let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
     skinner.set_instances(&h.queue, &inst).unwrap();
@@ -1001,7 +1001,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     b.attach(n1, m1, None);
     let rig2 = b.build().unwrap();
     let tables2 = SkinTables::new(&rig2, &lib).unwrap();
-    let sampler = GpuSampler::new(&h.device, &lib, 150).unwrap();
+    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
     assert!(matches!(
         GpuSkinner::new(&h.device, &sampler, &tables2),
         Err(Error::LimitExceeded {
@@ -1143,7 +1143,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     };
     let t = tables(vec![tr(0)]).unwrap();
     let other = AnimationLibrary::new(vec![Clip::new("o", vec![tr(0), tr(1)])]).unwrap();
-    let sampler = GpuSampler::new(&h.device, &other, 1).unwrap();
+    let sampler = GpuSampler::new(&h.device, &h.queue, &other, 1).unwrap();
     assert!(matches!(
         GpuSkinner::new(&h.device, &sampler, &t),
         Err(Error::Rig(RigError::LibraryMismatch {

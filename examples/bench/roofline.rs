@@ -2,7 +2,9 @@
 //! the key search and without interpolation.
 //!
 //! Each invocation does what the sampler must do in any case: read its
-//! instance, clip and track rows, then for each output component read two
+//! instance, clip and track rows (from the same buffers as the sampler, and
+//! the key count from the sampler's track search texture, where the
+//! sampler reads it), then for each output component read two
 //! values (keys k and k + 1, where k comes from the time by one
 //! multiplication: the memory traffic of a perfect key lookup) and write
 //! their sum. Same workgroup size, same (x, y) grid, same output layout and
@@ -10,6 +12,7 @@
 //! factor, slerp or evaluate a spline. The sampler's time over this one is
 //! the price of the search and the interpolation.
 
+use keyframe_gpu::gpu::KeyTextures;
 use keyframe_gpu::layout::{GpuInstance, GpuParams, GpuTrack, WORKGROUP_SIZE};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
@@ -37,6 +40,9 @@ struct Params { instance_count: u32, tracks_per_instance: u32, output_stride: u3
 @group(0) @binding(3) var<storage, read> instances: array<Instance>;
 @group(0) @binding(4) var<uniform> params: Params;
 @group(0) @binding(5) var<storage, read_write> output: array<f32>;
+@group(0) @binding(6) var track_search: texture_2d<u32>;
+
+override ROW_SHIFT: u32 = 12u;
 
 @compute @workgroup_size(64)
 fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -52,8 +58,10 @@ fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j >= clip.track_count) {
         return;
     }
-    let track = tracks[clip.track_offset + j];
-    let last = track.key_count - 1u;
+    let row = clip.track_offset + j;
+    let track = tracks[row];
+    let key_count = textureLoad(track_search, vec2<u32>(row & ((1u << ROW_SHIFT) - 1u), row >> ROW_SHIFT), 0).y;
+    let last = key_count - 1u;
     let f = clamp(inst.time / max(clip.duration, 1e-30), 0.0, 1.0);
     let k = min(u32(f * f32(last)), max(last, 1u) - 1u);
     var elements = 1u;
@@ -70,6 +78,7 @@ fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
 
 pub struct Roofline {
+    _keys: KeyTextures,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     instances: wgpu::Buffer,
@@ -78,7 +87,13 @@ pub struct Roofline {
 }
 
 impl Roofline {
-    pub fn new(device: &wgpu::Device, library: &AnimationLibrary, capacity: u32) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        capacity: u32,
+    ) -> Result<Self, keyframe_gpu::Error> {
+        let keys = KeyTextures::new(device, queue, library)?;
         // The WGSL Track above is the library's track row (src/layout.rs).
         const _: () = assert!(std::mem::size_of::<GpuTrack>() == 40);
         let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
@@ -131,7 +146,10 @@ impl Roofline {
             layout: None,
             module: &module,
             entry_point: Some("roofline_main"),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("ROW_SHIFT", f64::from(keys.row_shift()))],
+                ..Default::default()
+            },
             cache: None,
         });
         let layout = pipeline.get_bind_group_layout(0);
@@ -143,19 +161,24 @@ impl Roofline {
                 binding: i as u32,
                 resource: b.as_entire_binding(),
             })
+            .chain(std::iter::once(wgpu::BindGroupEntry {
+                binding: 6,
+                resource: wgpu::BindingResource::TextureView(keys.track_search()),
+            }))
             .collect();
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("bench.roofline.bind_group"),
             layout: &layout,
             entries: &entries,
         });
-        Roofline {
+        Ok(Roofline {
+            _keys: keys,
             pipeline,
             bind_group,
             instances,
             params,
             workgroups: (0, 0),
-        }
+        })
     }
 
     /// Writes the resolved instance table and takes the sampler's dispatch

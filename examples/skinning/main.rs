@@ -63,7 +63,8 @@ fn time_compute(
     use keyframe_gpu::rig::SkinTables;
     use keyframe_gpu::{GpuSampler, Instance, WrapMode};
     let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let mut sampler = GpuSampler::new(&h.device, &scene.library, n).map_err(|e| e.to_string())?;
+    let mut sampler =
+        GpuSampler::new(&h.device, &h.queue, &scene.library, n).map_err(|e| e.to_string())?;
     let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = (0..n)
         .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))

@@ -543,7 +543,8 @@ pub fn render(
     let (width, height) = (cols * frame, rows * frame);
 
     let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let mut sampler = GpuSampler::new(device, &scene.library, count).map_err(|e| e.to_string())?;
+    let mut sampler =
+        GpuSampler::new(device, &h.queue, &scene.library, count).map_err(|e| e.to_string())?;
     let mut skinner = GpuSkinner::new(device, &sampler, &tables).map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = times
         .iter()

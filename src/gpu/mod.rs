@@ -3,9 +3,11 @@
 //! next frame) and a [`headless`] device helper for tools and tests.
 
 pub mod headless;
+mod key_textures;
 pub mod readback;
 pub mod skin;
 
+pub use key_textures::{track_search_texel, KeyTextures};
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 
 use std::num::NonZeroU64;
@@ -116,21 +118,37 @@ fn check_size(
     Ok(())
 }
 
-/// Bind group layout entry for a binding of [`SAMPLE_BINDINGS`].
-fn layout_entry(kind: BindingKind, binding: u32, min_size: u64) -> wgpu::BindGroupLayoutEntry {
+/// Bind group layout entry of a compute binding of kind `kind`
+/// ([`SAMPLE_BINDINGS`], the skinning tables); `min_size` applies to
+/// buffers.
+pub(crate) fn layout_entry(
+    kind: BindingKind,
+    binding: u32,
+    min_size: u64,
+) -> wgpu::BindGroupLayoutEntry {
+    let buffer = |ty| wgpu::BindingType::Buffer {
+        ty,
+        has_dynamic_offset: false,
+        min_binding_size: NonZeroU64::new(min_size),
+    };
+    let texture = |sample_type| wgpu::BindingType::Texture {
+        sample_type,
+        view_dimension: wgpu::TextureViewDimension::D2,
+        multisampled: false,
+    };
     let ty = match kind {
-        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-        BindingKind::StorageRead => wgpu::BufferBindingType::Storage { read_only: true },
-        BindingKind::StorageReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+        BindingKind::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+        BindingKind::StorageRead => buffer(wgpu::BufferBindingType::Storage { read_only: true }),
+        BindingKind::StorageReadWrite => {
+            buffer(wgpu::BufferBindingType::Storage { read_only: false })
+        }
+        BindingKind::TextureFloat => texture(wgpu::TextureSampleType::Float { filterable: false }),
+        BindingKind::TextureUint => texture(wgpu::TextureSampleType::Uint),
     };
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(min_size),
-        },
+        ty,
         count: None,
     }
 }
@@ -159,7 +177,8 @@ pub fn output_layout_entry(
 /// dispatch.
 ///
 /// Keys, values, the track and clip tables are uploaded once by
-/// [`GpuSampler::new`]. Per frame, [`set_instances`](Self::set_instances)
+/// [`GpuSampler::new`] (the key search's tables as textures:
+/// [`KeyTextures`]). Per frame, [`set_instances`](Self::set_instances)
 /// writes the small instance table (one `queue.write_buffer`) and
 /// [`record`](Self::record) records the dispatch into the caller's encoder.
 /// Results stay on the GPU in [`output_buffer`](Self::output_buffer)
@@ -174,6 +193,8 @@ pub fn output_layout_entry(
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
+    /// Kept alive with the bind groups that name its views.
+    _keys: KeyTextures,
     bind_group_layout: wgpu::BindGroupLayout,
     instances: wgpu::Buffer,
     params: wgpu::Buffer,
@@ -201,31 +222,30 @@ struct GroupDispatch {
 }
 
 impl GpuSampler {
-    /// Uploads `library` and builds the pipeline for up to `max_instances`
-    /// instances per dispatch.
+    /// Uploads `library` (buffers created with their contents; the key
+    /// search's textures written through `queue`) and builds the pipelines
+    /// for up to `max_instances` instances per dispatch.
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] when a buffer would pass the device's
     /// storage-binding or buffer size limit, or the dispatch its
-    /// workgroup-count limit; [`Error::Gpu`] when wgpu reports an error
+    /// workgroup-count limit; [`Error::TextureRowsExceeded`] when a key
+    /// texture would pass `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an error
     /// (caught with error scopes).
     pub fn new(
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
         let limits = device.limits();
         let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
-        let times_bytes = library.times().len() as u64 * 4;
-        let lookup_bytes = library.key_lookup().len() as u64 * 4;
         let values_bytes = library.values().len() as u64 * 4;
         let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
         let output_bytes = (u64::from(capacity) * stride * 4).max(4);
-        check_size(&limits, "key times", times_bytes, false)?;
-        check_size(&limits, "key lookup table", lookup_bytes, false)?;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "track table", tracks_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
@@ -248,15 +268,11 @@ impl GpuSampler {
         let params_stride = (limits.min_uniform_buffer_offset_alignment as usize)
             .max(std::mem::size_of::<GpuParams>());
 
+        let keys = KeyTextures::new(device, queue, library)?;
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
-            let times = storage("keyframe-gpu.times", bytemuck::cast_slice(library.times()))?;
-            let key_lookup = storage(
-                "keyframe-gpu.key_lookup",
-                bytemuck::cast_slice(library.key_lookup()),
-            )?;
             let values = storage(
                 "keyframe-gpu.values",
                 bytemuck::cast_slice(library.values()),
@@ -295,7 +311,7 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let min_sizes = [4, 4, 40, 24, 16, 16, 4, 4];
+            let min_sizes = [0, 4, 40, 24, 16, 16, 4, 0, 0];
             let entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
                 .zip(min_sizes)
@@ -327,26 +343,23 @@ impl GpuSampler {
                     size: NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
                 };
                 // In SAMPLE_BINDINGS order; the one uniform is this group's params.
-                let buffers = [
-                    &times,
-                    &values,
-                    &tracks,
-                    &clips,
-                    &instances,
-                    &params,
-                    &output,
-                    &key_lookup,
+                let resources = [
+                    wgpu::BindingResource::TextureView(keys.times()),
+                    values.as_entire_binding(),
+                    tracks.as_entire_binding(),
+                    clips.as_entire_binding(),
+                    instances.as_entire_binding(),
+                    wgpu::BindingResource::Buffer(params_binding),
+                    output.as_entire_binding(),
+                    wgpu::BindingResource::TextureView(keys.key_lookup()),
+                    wgpu::BindingResource::TextureView(keys.track_search()),
                 ];
                 let bind_entries: Vec<_> = SAMPLE_BINDINGS
                     .iter()
-                    .zip(buffers)
-                    .map(|(b, buffer)| wgpu::BindGroupEntry {
+                    .zip(resources)
+                    .map(|(b, resource)| wgpu::BindGroupEntry {
                         binding: b.binding,
-                        resource: if b.kind == BindingKind::Uniform {
-                            wgpu::BindingResource::Buffer(params_binding.clone())
-                        } else {
-                            buffer.as_entire_binding()
-                        },
+                        resource,
                     })
                     .collect();
                 let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -360,7 +373,10 @@ impl GpuSampler {
                     module: &module,
                     entry_point: Some("sample_main"),
                     compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &[("GROUP", f64::from(g as u32))],
+                        constants: &[
+                            ("GROUP", f64::from(g as u32)),
+                            ("ROW_SHIFT", f64::from(keys.row_shift())),
+                        ],
                         ..Default::default()
                     },
                     cache: None,
@@ -375,6 +391,7 @@ impl GpuSampler {
             }
             Ok(GpuSampler {
                 groups,
+                _keys: keys,
                 bind_group_layout,
                 instances,
                 params,

@@ -43,7 +43,7 @@
 //! let track = Track::new(0, Property::Translation, Interpolation::Linear,
 //!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
 //! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
-//! let mut sampler = GpuSampler::new(device, &library, 1024)?;
+//! let mut sampler = GpuSampler::new(device, queue, &library, 1024)?;
 //! let mut ring = ReadbackRing::for_sampler(device, &sampler, 2)?;
 //! let mut out = Vec::with_capacity(1024 * library.output_stride() as usize);
 //! for frame in 0..10u32 {

@@ -441,25 +441,7 @@ impl GpuSkinner {
                 let mut bind_entries = Vec::new();
                 for &n in pass.bindings {
                     let i = n as usize;
-                    let ty = match table[i].kind {
-                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                        BindingKind::StorageRead => {
-                            wgpu::BufferBindingType::Storage { read_only: true }
-                        }
-                        BindingKind::StorageReadWrite => {
-                            wgpu::BufferBindingType::Storage { read_only: false }
-                        }
-                    };
-                    entries.push(wgpu::BindGroupLayoutEntry {
-                        binding: n,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty,
-                            has_dynamic_offset: false,
-                            min_binding_size: NonZeroU64::new(mins[i]),
-                        },
-                        count: None,
-                    });
+                    entries.push(super::layout_entry(table[i].kind, n, mins[i]));
                     bind_entries.push(wgpu::BindGroupEntry {
                         binding: n,
                         resource: bufs[i].as_entire_binding(),

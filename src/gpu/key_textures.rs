@@ -1,0 +1,202 @@
+//! The key search's data in 2D textures: key times, key lookup tables and
+//! one search descriptor per track row.
+//!
+//! Why textures and not storage buffers: the search reads a few scattered
+//! words per invocation (a lookup entry, two key times, the track's search
+//! fields), each depending on the one before. On a real GPU either path
+//! goes through a cache. On the CPU adapters (lavapipe, llvmpipe) a
+//! storage-buffer load is a loop over the SIMD lanes with a branch and a
+//! store-to-stack per lane, while a `textureLoad` is one vector gather: the
+//! search's dependent loads went from most of its cost to a fraction
+//! (README, Performance). Values and outputs stay in storage buffers.
+//!
+//! Element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
+//! `w = 2^s` texels wide ([`KEY_TEXTURE_ROW_SHIFT`], or less on a device
+//! whose `max_texture_dimension_2d` is smaller); rows past the data are
+//! padded with zeros and never read.
+
+use crate::error::{Error, Result};
+use crate::layout::{GpuTrack, KEY_TEXTURE_ROW_SHIFT};
+use crate::library::AnimationLibrary;
+
+use super::scoped;
+
+/// The search descriptor of a track row, texel `row` of the
+/// `track_search` texture (`Rgba32Uint`): the fields of [`GpuTrack`] that
+/// only the key search reads, `[times_offset, key_count, lookup_scale,
+/// lookup_origin]` (the two floats as their bits).
+#[must_use]
+pub fn track_search_texel(track: &GpuTrack) -> [u32; 4] {
+    [
+        track.times_offset,
+        track.key_count,
+        track.lookup_scale.to_bits(),
+        track.lookup_origin.to_bits(),
+    ]
+}
+
+/// The three textures of the key search, uploaded once per library.
+///
+/// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
+/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
+/// and 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
+/// `ROW_SHIFT` = [`row_shift`](Self::row_shift)).
+#[derive(Debug)]
+pub struct KeyTextures {
+    times: wgpu::TextureView,
+    key_lookup: wgpu::TextureView,
+    track_search: wgpu::TextureView,
+    row_shift: u32,
+}
+
+impl KeyTextures {
+    /// Creates and fills the textures of `library`'s key times
+    /// (`R32Float`), key lookup tables (`R32Uint`) and track search
+    /// descriptors (`Rgba32Uint`, [`track_search_texel`]).
+    ///
+    /// # Errors
+    /// [`Error::TextureRowsExceeded`] when a table needs more rows than the
+    /// device's `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports
+    /// an error.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+    ) -> Result<Self> {
+        let max_dim = device.limits().max_texture_dimension_2d.max(1);
+        let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
+        let times: Vec<u32> = library.times().iter().map(|t| t.to_bits()).collect();
+        let search: Vec<u32> = library
+            .tracks()
+            .iter()
+            .flat_map(track_search_texel)
+            .collect();
+        let plan = |what, data: &[u32], texel_words: u32| -> Result<u32> {
+            let width = 1u64 << row_shift;
+            let texels = data.len() as u64 / u64::from(texel_words);
+            let rows = texels.div_ceil(width).max(1);
+            if rows > u64::from(max_dim) {
+                return Err(Error::TextureRowsExceeded {
+                    what,
+                    rows,
+                    width: 1 << row_shift,
+                    limit: max_dim,
+                });
+            }
+            Ok(rows as u32)
+        };
+        let times_rows = plan("key times", &times, 1)?;
+        let lookup_rows = plan("key lookup table", library.key_lookup(), 1)?;
+        let search_rows = plan("track search table", &search, 4)?;
+        scoped(device, "KeyTextures::new", || {
+            let upload = |label, data: &[u32], rows: u32, format, texel_words: u32| {
+                let width = 1u32 << row_shift;
+                let texture = device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: wgpu::Extent3d {
+                        width,
+                        height: rows,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                let row_words = (width * texel_words) as usize;
+                // Whole rows first, then the last partial row padded.
+                let full = data.len() / row_words;
+                let write = |row: usize, bytes: &[u8], height: u32| {
+                    queue.write_texture(
+                        wgpu::TexelCopyTextureInfo {
+                            texture: &texture,
+                            mip_level: 0,
+                            origin: wgpu::Origin3d {
+                                x: 0,
+                                y: row as u32,
+                                z: 0,
+                            },
+                            aspect: wgpu::TextureAspect::All,
+                        },
+                        bytes,
+                        wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(width * texel_words * 4),
+                            rows_per_image: Some(height),
+                        },
+                        wgpu::Extent3d {
+                            width,
+                            height,
+                            depth_or_array_layers: 1,
+                        },
+                    );
+                };
+                if full > 0 {
+                    write(
+                        0,
+                        bytemuck::cast_slice(&data[..full * row_words]),
+                        full as u32,
+                    );
+                }
+                let rest = &data[full * row_words..];
+                if !rest.is_empty() {
+                    let mut last = vec![0u32; row_words];
+                    last[..rest.len()].copy_from_slice(rest);
+                    write(full, bytemuck::cast_slice(&last), 1);
+                }
+                texture.create_view(&wgpu::TextureViewDescriptor::default())
+            };
+            KeyTextures {
+                times: upload(
+                    "keyframe-gpu.times",
+                    &times,
+                    times_rows,
+                    wgpu::TextureFormat::R32Float,
+                    1,
+                ),
+                key_lookup: upload(
+                    "keyframe-gpu.key_lookup",
+                    library.key_lookup(),
+                    lookup_rows,
+                    wgpu::TextureFormat::R32Uint,
+                    1,
+                ),
+                track_search: upload(
+                    "keyframe-gpu.track_search",
+                    &search,
+                    search_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                    4,
+                ),
+                row_shift,
+            }
+        })
+    }
+
+    /// Key times, binding 0 (`times`).
+    #[must_use]
+    pub fn times(&self) -> &wgpu::TextureView {
+        &self.times
+    }
+
+    /// Key lookup tables, binding 7 (`key_lookup`).
+    #[must_use]
+    pub fn key_lookup(&self) -> &wgpu::TextureView {
+        &self.key_lookup
+    }
+
+    /// Track search descriptors, binding 8 (`track_search`).
+    #[must_use]
+    pub fn track_search(&self) -> &wgpu::TextureView {
+        &self.track_search
+    }
+
+    /// `log2` of the textures' width: the value of the shader's override
+    /// `ROW_SHIFT`.
+    #[must_use]
+    pub fn row_shift(&self) -> u32 {
+        self.row_shift
+    }
+}
