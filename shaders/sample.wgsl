@@ -233,14 +233,15 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 // Three blocks, each compiled in only when the library has such tracks
 // (HAS_*): LINEAR rotations (slerp, or key k's value as is when the time
 // is on a key or clamped); CUBICSPLINE between keys; and the blend
-// (1 - t) v_k + t v_(k+1) for everything else, with t = 0 and both
-// elements key k's value for STEP, on-key and clamped times, which gives
-// that value exactly ((1 - 0) v + 0 v = v, signed zeros included).
+// (1 - t) v_k + t v_(k+1) for everything else, or key k's value as is
+// for STEP, on-key and clamped times (without loading key k + 1's).
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
-    let cubic = track.interpolation == INTERP_CUBICSPLINE;
-    // (A GROUP_SLERP dispatch has LINEAR tracks only: no interpolation read.)
-    let moving = !(seg.exact || (GROUP != GROUP_SLERP && track.interpolation == INTERP_STEP));
+    // A GROUP_SLERP dispatch has LINEAR tracks only, a GROUP_CUBIC one
+    // CUBICSPLINE tracks only: neither reads the interpolation.
+    let cubic = GROUP == GROUP_CUBIC || (GROUP != GROUP_SLERP && track.interpolation == INTERP_CUBICSPLINE);
+    let stepped = GROUP != GROUP_SLERP && GROUP != GROUP_CUBIC && track.interpolation == INTERP_STEP;
+    let moving = !(seg.exact || stepped);
     let rotation = track.property == PROP_ROTATION;
     let k = seg.k;
     if (HAS_SLERP && (GROUP == GROUP_SLERP || (rotation && track.interpolation == INTERP_LINEAR))) {
@@ -280,13 +281,15 @@ fn sample_track(track: Track, time: f32, out: u32) {
             e0 = 3u * k + 1u;
             e1 = e0 + 3u;
         }
-        var t = seg.t;
-        if (!moving) {
-            e1 = e0;
-            t = 0.0;
-        }
+        let t = seg.t;
         for (var c = 0u; c < width; c++) {
-            output[out + c] = (1.0 - t) * value_at(track, e0, c) + t * value_at(track, e1, c);
+            // Key k's value as is when not moving (STEP, on a key,
+            // clamped): no load of the next key's.
+            var v = value_at(track, e0, c);
+            if (moving) {
+                v = (1.0 - t) * v + t * value_at(track, e1, c);
+            }
+            output[out + c] = v;
         }
     }
 }
