@@ -81,6 +81,7 @@
 @group(0) @binding(9) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
 @group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
 @group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
+@group(0) @binding(12) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
 const UNIFORM_HEAD: u32 = 256u;
 
@@ -105,6 +106,15 @@ fn joint_at(j: u32) -> Joint {
     var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
     if (j >= UNIFORM_HEAD) {
         v = joints[j];
+    }
+    return v;
+}
+
+// Pose channel c (clip * node_count + node), like node_at().
+fn channel_at(c: u32) -> vec4<i32> {
+    var v = channels_head[min(c, UNIFORM_HEAD - 1u)];
+    if (c >= UNIFORM_HEAD) {
+        v = channels[c];
     }
     return v;
 }
@@ -146,7 +156,7 @@ fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
     var r = node.rotation;
     var s = node.scale.xyz;
     if (clip < params.clip_count) {
-        let ch = channels[clip * params.node_count + n];
+        let ch = channel_at(clip * params.node_count + n);
         let base = i * params.output_stride;
         if (ch.x >= 0) {
             t = sample_vec3(base + u32(ch.x));

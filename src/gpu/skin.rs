@@ -57,7 +57,7 @@ pub const POSE_BINDINGS: [Binding; 7] = [
     b(6, "morph_weights", BindingKind::StorageReadWrite),
 ];
 
-/// Entries of the node, joint and inverse-bind tables that the skin pass
+/// Entries of the node, joint, inverse-bind and pose channel tables that the skin pass
 /// reads from uniform buffers (WGSL `UNIFORM_HEAD`): the first 256 of each
 /// (at most 16 KiB, within every adapter's
 /// `max_uniform_buffer_binding_size`), copied there besides the storage
@@ -65,9 +65,9 @@ pub const POSE_BINDINGS: [Binding; 7] = [
 /// for all lanes, a storage buffer lane by lane.
 pub const UNIFORM_HEAD: u32 = 256;
 
-/// The bindings of [`SKIN_WGSL`], group 0: four uniform and eight storage
+/// The bindings of [`SKIN_WGSL`], group 0: five uniform and eight storage
 /// buffers (the WebGPU default of `max_storage_buffers_per_shader_stage`).
-pub const SKIN_BINDINGS: [Binding; 12] = [
+pub const SKIN_BINDINGS: [Binding; 13] = [
     b(0, "params", BindingKind::Uniform),
     b(1, "nodes", BindingKind::StorageRead),
     b(2, "channels", BindingKind::StorageRead),
@@ -80,6 +80,7 @@ pub const SKIN_BINDINGS: [Binding; 12] = [
     b(9, "inverse_binds_head", BindingKind::Uniform),
     b(10, "nodes_head", BindingKind::Uniform),
     b(11, "joints_head", BindingKind::Uniform),
+    b(12, "channels_head", BindingKind::Uniform),
 ];
 
 /// One compute pass: its entry point, which module it is in (`false`:
@@ -107,7 +108,7 @@ pub const PASSES: [Pass; 2] = [
     Pass {
         entry: "skin_main",
         skin_module: true,
-        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        bindings: &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
     },
 ];
 
@@ -359,6 +360,11 @@ impl GpuSkinner {
                 bytemuck::cast_slice(tables.joints()),
                 std::mem::size_of::<GpuJoint>(),
             )?;
+            let channels_head = head(
+                "keyframe-gpu.skin.channels_head",
+                bytemuck::cast_slice(tables.channels()),
+                16,
+            )?;
             let params = empty(
                 "keyframe-gpu.skin.params",
                 std::mem::size_of::<GpuSkinParams>() as u64,
@@ -391,7 +397,7 @@ impl GpuSkinner {
                 4,
                 4,
             ];
-            let skin_buffers: [&wgpu::Buffer; 12] = [
+            let skin_buffers: [&wgpu::Buffer; 13] = [
                 &params,
                 &node_buf,
                 &channels,
@@ -404,8 +410,9 @@ impl GpuSkinner {
                 &inverse_binds_head,
                 &nodes_head,
                 &joints_head,
+                &channels_head,
             ];
-            let skin_min: [u64; 12] = [
+            let skin_min: [u64; 13] = [
                 std::mem::size_of::<GpuSkinParams>() as u64,
                 std::mem::size_of::<GpuNode>() as u64,
                 16,
@@ -418,6 +425,7 @@ impl GpuSkinner {
                 u64::from(UNIFORM_HEAD) * 64,
                 u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuNode>() as u64,
                 u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuJoint>() as u64,
+                u64::from(UNIFORM_HEAD) * 16,
             ];
             let pose_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.pose.wgsl (morph weights)"),
