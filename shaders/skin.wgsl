@@ -85,6 +85,12 @@
 
 const UNIFORM_HEAD: u32 = 256u;
 
+// True when every node's parent has a smaller index (set by the host from
+// the node table): global_matrix() then never recomputes an ancestor, and
+// its loop is compiled out (the fallback adapter would step through it
+// once per node with every lane masked off).
+override PARENTS_FIRST: bool = false;
+
 const IDENTITY = mat4x4<f32>(
     vec4<f32>(1.0, 0.0, 0.0, 0.0),
     vec4<f32>(0.0, 1.0, 0.0, 0.0),
@@ -181,7 +187,7 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
     let base = i * params.node_count;
     var m = local;
     var p = node_at(n).parent;
-    for (var step = 0u; step < params.node_count && p >= i32(n); step++) {
+    for (var step = 0u; !PARENTS_FIRST && step < params.node_count && p >= i32(n); step++) {
         m = local_matrix(i, clip, u32(p)) * m;
         p = node_at(u32(p)).parent;
     }

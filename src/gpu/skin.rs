@@ -435,6 +435,11 @@ impl GpuSkinner {
                 label: Some("keyframe-gpu.skin.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SKIN_WGSL.into()),
             });
+            let parents_first = tables
+                .nodes()
+                .iter()
+                .enumerate()
+                .all(|(n, node)| node.parent < n as i32);
             let mut pipelines = Vec::new();
             let mut layouts = Vec::new();
             let mut bind_groups = Vec::new();
@@ -470,12 +475,23 @@ impl GpuSkinner {
                         bind_group_layouts: &[Some(&layout)],
                         immediate_size: 0,
                     });
+                // The skin pass leaves out the recomputation of ancestors
+                // listed after their children when no node has one.
+                let parents_first = [("PARENTS_FIRST", if parents_first { 1.0 } else { 0.0 })];
+                let constants: &[(&str, f64)] = if pass.skin_module {
+                    &parents_first
+                } else {
+                    &[]
+                };
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(pass.entry),
                     layout: Some(&pipeline_layout),
                     module,
                     entry_point: Some(pass.entry),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        ..Default::default()
+                    },
                     cache: None,
                 });
                 pipelines.push(pipeline);
