@@ -96,6 +96,13 @@ override HAS_BLEND: bool = GROUP != GROUP_SLERP;
 
 override ROW_SHIFT: u32 = 12u;
 
+// Whether the library has tracks with a key lookup table (lookup_scale >
+// 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
+// and the search leaves out the path of a kind that no track has (the
+// fallback adapter runs both paths of a branch, whichever the lanes take).
+override HAS_TABLE: bool = true;
+override HAS_DIRECT: bool = true;
+
 fn texel(i: u32) -> vec2<u32> {
     return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
 }
@@ -160,7 +167,7 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
     let last = n - 1u;
     var lo = 0u;
     var len = n;
-    if (track.lookup_scale > 0.0) {
+    if (HAS_TABLE && track.lookup_scale > 0.0) {
         let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
         let entry = textureLoad(key_lookup, texel(2u * o + b), 0).x;
         lo = min(entry >> LOOKUP_COUNT_BITS, last);
@@ -168,7 +175,7 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
         // the last key; the binary search below narrows it in log2 steps.
         let count = entry & LOOKUP_COUNT_SATURATED;
         len = select(min(count, last - lo), last - lo, count == LOOKUP_COUNT_SATURATED) + 1u;
-    } else if (track.lookup_scale < 0.0) {
+    } else if (HAS_DIRECT && track.lookup_scale < 0.0) {
         // Uniformly spaced keys: the guess c is within one key of k.
         let c = min(u32(clamp((time - track.lookup_origin) * -track.lookup_scale, 0.0, f32(last))), last);
         lo = max(c, 1u) - 1u;

@@ -145,9 +145,24 @@ fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     Some((s, entries))
 }
 
+/// A hash of the bits of a key time array and its length.
+fn times_hash(times: &[f32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    times.len().hash(&mut h);
+    for t in times {
+        t.to_bits().hash(&mut h);
+    }
+    h.finish()
+}
+
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
-    /// tracks (the same [`std::sync::Arc`]) are stored once. Rotation keys
+    /// tracks are stored once, with one lookup table: the same
+    /// [`std::sync::Arc`], or arrays with the same contents bit for bit
+    /// (exporters often write one input accessor per channel, all baked at
+    /// the same frames; sharing them keeps the search's working set in
+    /// cache). Rotation keys
     /// within [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) of unit
     /// length are stored normalized ([`normalize_rotation_keys`]); the
     /// clips returned by [`clips`](Self::clips) keep the values as given.
@@ -163,13 +178,16 @@ impl AnimationLibrary {
         for (i, clip) in clips.iter().enumerate() {
             clip.validate(i)?;
         }
-        let mut times = Vec::new();
+        let mut times: Vec<f32> = Vec::new();
         let mut values = Vec::new();
         let mut tracks = Vec::new();
         let mut clip_table = Vec::with_capacity(clips.len());
-        // Shared inputs, keyed by the address and length of their allocation.
+        // Shared inputs, keyed by the address and length of their
+        // allocation, then by their contents (a hash of the bits, confirmed
+        // by comparing them).
         let mut key_lookup_table = Vec::new();
         let mut shared: HashMap<(usize, usize), (u32, f32)> = HashMap::new();
+        let mut by_contents: HashMap<u64, Vec<(u32, f32)>> = HashMap::new();
         let mut output_stride = 0u32;
         let mut tracks_per_instance = 0u32;
         let mut group_tracks = [0u32; SAMPLE_GROUPS];
@@ -179,8 +197,22 @@ impl AnimationLibrary {
             let mut output_offset = 0u32;
             for track in &clip.tracks {
                 let key = (track.times.as_ptr() as usize, track.times.len());
-                let (times_offset, lookup_scale) = match shared.get(&key) {
-                    Some(&shared) => shared,
+                let bits = times_hash(&track.times);
+                let same = |&&(o, _): &&(u32, f32)| {
+                    let stored = &times[o as usize..];
+                    stored.len() >= track.times.len()
+                        && stored[..track.times.len()]
+                            .iter()
+                            .zip(track.times.iter())
+                            .all(|(a, b)| a.to_bits() == b.to_bits())
+                };
+                let found = shared.get(&key).copied().or_else(|| {
+                    by_contents
+                        .get(&bits)
+                        .and_then(|c| c.iter().find(same).copied())
+                });
+                let (times_offset, lookup_scale) = match found {
+                    Some(shared) => shared,
                     None => {
                         let o = to_u32(times.len(), "key times")?;
                         times.extend_from_slice(&track.times);
@@ -201,6 +233,7 @@ impl AnimationLibrary {
                             }
                         };
                         shared.insert(key, (o, scale));
+                        by_contents.entry(bits).or_default().push((o, scale));
                         (o, scale)
                     }
                 };

@@ -329,3 +329,29 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
         }
     }
 }
+
+/// Key time arrays with the same bits are stored once, with one lookup
+/// table, whether they share an `Arc` or not; arrays that differ in one bit
+/// (here the sign of a zero) are not. Sharing changes no result.
+#[test]
+fn equal_key_times_are_stored_once() {
+    let irregular = vec![0.0, 0.4, 0.5, 1.25, 2.0, 2.1, 3.0];
+    let mut signed = irregular.clone();
+    signed[0] = -0.0;
+    let a = step_track(irregular.clone());
+    let b = step_track(irregular.clone()); // same contents, its own Arc
+    let c = step_track(signed);
+    let lib = AnimationLibrary::new(vec![Clip::new("shared", vec![a, b.clone(), c])]).unwrap();
+    let offsets: Vec<u32> = lib.tracks().iter().map(|t| t.times_offset).collect();
+    assert_eq!(offsets[0], offsets[1], "{offsets:?}");
+    assert_ne!(offsets[0], offsets[2], "{offsets:?}");
+    assert_eq!(lib.times().len(), 2 * irregular.len());
+    assert_eq!(lib.key_lookup().len(), 2 * lib.times().len());
+    let alone = AnimationLibrary::new(vec![Clip::new("alone", vec![b])]).unwrap();
+    for t in queries(&irregular) {
+        let shared = cpu::sample(&lib, &[Instance::new(0, f64::from(t))]).unwrap();
+        let single = cpu::sample(&alone, &[Instance::new(0, f64::from(t))]).unwrap();
+        let (o, _) = lib.track_output(0, 1).unwrap();
+        assert_eq!(&shared[o as usize..o as usize + 3], &single[..3], "t = {t}");
+    }
+}

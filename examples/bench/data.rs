@@ -137,7 +137,9 @@ pub fn track(
 }
 
 /// `clips` clips of `tracks` LINEAR rotation tracks with `keys` keys each;
-/// every track has its own key times.
+/// every track has its own key times (its own `Arc`; with
+/// `Spacing::Uniform30` their contents are equal, and the library stores
+/// them once).
 pub fn rotation_clips(
     rng: &mut Rng,
     clips: usize,

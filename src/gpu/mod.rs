@@ -331,6 +331,9 @@ impl GpuSampler {
                 bind_group_layouts: &[Some(&bind_group_layout)],
                 immediate_size: 0,
             });
+            let has_table = library.tracks().iter().any(|t| t.lookup_scale > 0.0);
+            let has_direct = library.tracks().iter().any(|t| t.lookup_scale < 0.0);
+            let flag = |b: bool| if b { 1.0 } else { 0.0 };
             let mut groups = Vec::with_capacity(SAMPLE_GROUPS);
             for g in 0..SAMPLE_GROUPS {
                 let per_instance = library.group_tracks_per_instance(g);
@@ -376,6 +379,8 @@ impl GpuSampler {
                         constants: &[
                             ("GROUP", f64::from(g as u32)),
                             ("ROW_SHIFT", f64::from(keys.row_shift())),
+                            ("HAS_TABLE", flag(has_table)),
+                            ("HAS_DIRECT", flag(has_direct)),
                         ],
                         ..Default::default()
                     },
