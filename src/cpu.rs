@@ -322,21 +322,21 @@ pub fn sample_track(
         }
         return;
     }
-    // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key
-    // when moving, else key k's again with t = 0: exactly key k's value.
+    // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key.
     let (mut e0, mut e1) = (k, k + 1);
     if cubic {
         e0 = 3 * k + 1;
         e1 = e0 + 3;
     }
-    let mut t = seg.t;
-    if !moving {
-        e1 = e0;
-        t = 0.0;
-    }
+    let t = seg.t;
     for c in 0..width {
-        out[c as usize] =
-            (1.0 - t) * value_at(values, track, e0, c) + t * value_at(values, track, e1, c);
+        // Key k's value as is when not moving (STEP, on a key, clamped):
+        // the next key's is not read.
+        let mut v = value_at(values, track, e0, c);
+        if moving {
+            v = (1.0 - t) * v + t * value_at(values, track, e1, c);
+        }
+        out[c as usize] = v;
     }
 }
 
