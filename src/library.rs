@@ -2,6 +2,7 @@
 //! GPU and the CPU twin read.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::cpu::lookup_bucket;
 use crate::error::{Error, Result};
@@ -18,8 +19,18 @@ use crate::track::{normalize_rotation_keys, Clip};
 /// `instance * output_stride + track_output_offset(clip, j)`, in track
 /// order, with no padding between tracks. Components past the clip's
 /// `output_width` are never written.
+///
+/// Cloning is cheap: the arrays are shared behind an [`Arc`], so a
+/// [`GpuSampler`](crate::gpu::GpuSampler) keeps a handle to the library it
+/// was built from rather than a copy of its keys.
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {
+    data: Arc<LibraryData>,
+}
+
+/// The arrays of an [`AnimationLibrary`], built once and never changed.
+#[derive(Debug)]
+struct LibraryData {
     clips: Vec<Clip>,
     times: Vec<f32>,
     key_lookup: Vec<u32>,
@@ -302,29 +313,31 @@ impl AnimationLibrary {
         to_u32(key_lookup_table.len(), "key lookup table")?;
         to_u32(tracks.len(), "track table")?;
         Ok(AnimationLibrary {
-            clips,
-            times,
-            key_lookup: key_lookup_table,
-            values,
-            tracks,
-            clip_table,
-            output_stride,
-            tracks_per_instance,
-            group_tracks,
-            track_rows,
+            data: Arc::new(LibraryData {
+                clips,
+                times,
+                key_lookup: key_lookup_table,
+                values,
+                tracks,
+                clip_table,
+                output_stride,
+                tracks_per_instance,
+                group_tracks,
+                track_rows,
+            }),
         })
     }
 
     /// The clips, as given.
     #[must_use]
     pub fn clips(&self) -> &[Clip] {
-        &self.clips
+        &self.data.clips
     }
 
     /// All key times, shared inputs stored once.
     #[must_use]
     pub fn times(&self) -> &[f32] {
-        &self.times
+        &self.data.times
     }
 
     /// The key lookup tables, two `u32`s per key time at twice the offsets
@@ -333,13 +346,13 @@ impl AnimationLibrary {
     /// [`GpuTrack::lookup_scale`]); zeros for tracks searched in full.
     #[must_use]
     pub fn key_lookup(&self) -> &[u32] {
-        &self.key_lookup
+        &self.data.key_lookup
     }
 
     /// All key values, track after track.
     #[must_use]
     pub fn values(&self) -> &[f32] {
-        &self.values
+        &self.data.values
     }
 
     /// The track table, clip after clip; within a clip, its tracks grouped
@@ -349,30 +362,31 @@ impl AnimationLibrary {
     /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
     pub fn tracks(&self) -> &[GpuTrack] {
-        &self.tracks
+        &self.data.tracks
     }
 
     /// The clip table.
     #[must_use]
     pub fn clip_table(&self) -> &[GpuClip] {
-        &self.clip_table
+        &self.data.clip_table
     }
 
     /// `f32`s per instance in the output: the largest clip output width.
     #[must_use]
     pub fn output_stride(&self) -> u32 {
-        self.output_stride
+        self.data.output_stride
     }
 
     /// The row in [`tracks`](Self::tracks) of track `track` of clip
     /// `clip`, or `None` if either index is out of range.
     #[must_use]
     pub fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
-        let c = self.clip_table.get(clip)?;
+        let c = self.data.clip_table.get(clip)?;
         if track >= c.track_count as usize {
             return None;
         }
-        self.track_rows
+        self.data
+            .track_rows
             .get(c.track_offset as usize + track)
             .map(|&r| r as usize)
     }
@@ -382,20 +396,20 @@ impl AnimationLibrary {
     /// instance of that group's dispatch; 0 for a group out of range.
     #[must_use]
     pub fn group_tracks_per_instance(&self, group: usize) -> u32 {
-        self.group_tracks.get(group).copied().unwrap_or(0)
+        self.data.group_tracks.get(group).copied().unwrap_or(0)
     }
 
     /// The largest track count of any clip: invocations per instance.
     #[must_use]
     pub fn tracks_per_instance(&self) -> u32 {
-        self.tracks_per_instance
+        self.data.tracks_per_instance
     }
 
     /// Where track `track` of clip `clip` writes inside an instance's output
     /// block: `(offset, width)`, or `None` if either index is out of range.
     #[must_use]
     pub fn track_output(&self, clip: usize, track: usize) -> Option<(u32, u32)> {
-        let t = self.tracks.get(self.track_row(clip, track)?)?;
+        let t = self.data.tracks.get(self.track_row(clip, track)?)?;
         Some((t.output_offset, t.width))
     }
 }

@@ -174,6 +174,29 @@ fn every_interpolation_and_property_matches_cpu() {
 }
 
 #[test]
+fn sampler_shares_the_librarys_arrays_instead_of_copying_them() {
+    let lib = every_mode_library();
+    let copy = lib.clone();
+    assert!(
+        std::ptr::eq(lib.values(), copy.values()),
+        "clone copied the values"
+    );
+    assert!(
+        std::ptr::eq(lib.times(), copy.times()),
+        "clone copied the times"
+    );
+    let Some(h) = common::gpu("sampler_shares_the_librarys_arrays_instead_of_copying_them") else {
+        return;
+    };
+    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    assert!(
+        std::ptr::eq(sampler.library().values(), lib.values()),
+        "the sampler holds a copy of the library's values"
+    );
+    assert!(std::ptr::eq(sampler.library().tracks(), lib.tracks()));
+}
+
+#[test]
 fn quaternion_edge_cases_match_cpu() {
     let Some(h) = common::gpu("quaternion_edge_cases_match_cpu") else {
         return;
