@@ -76,8 +76,7 @@ const GROUP_ALL: u32 = 3u;
 override GROUP: u32 = GROUP_ALL;
 override HAS_SLERP: bool = GROUP == GROUP_SLERP || GROUP == GROUP_ALL;
 override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_ALL;
-// CUBICSPLINE tracks' on-key values take the blend block too.
-override HAS_BLEND: bool = GROUP != GROUP_SLERP;
+override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_ALL;
 
 // The key search's tables are textures (src/gpu/key_textures.rs): element
 // i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT). On CPU adapters a
@@ -238,10 +237,10 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 // Samples one track at clip time `time` into output[out..out + width].
 //
 // Three blocks, each compiled in only when the library has such tracks
-// (HAS_*): LINEAR rotations (slerp, or key k's value as is when the time
-// is on a key or clamped); CUBICSPLINE between keys; and the blend
-// (1 - t) v_k + t v_(k+1) for everything else, or key k's value as is
-// for STEP, on-key and clamped times (without loading key k + 1's).
+// (HAS_*): LINEAR rotations (slerp); CUBICSPLINE (the spline); and the
+// blend (1 - t) v_k + t v_(k+1) for everything else. Each returns key k's
+// value as is, without loading key k + 1's, when the time is on a key or
+// clamped, and the blend for STEP tracks too.
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
     // A GROUP_SLERP dispatch has LINEAR tracks only, a GROUP_CUBIC one
@@ -261,40 +260,36 @@ fn sample_track(track: Track, time: f32, out: u32) {
         return;
     }
     let width = track.width;
-    if (HAS_CUBIC && cubic && moving) {
-        let t = seg.t;
-        let dt = seg.dt;
-        if (rotation) {
-            var q = vec4<f32>(0.0);
-            for (var c = 0u; c < 4u; c++) {
-                q[c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
-                    value_at(track, 3u * k + 4u, c), value_at(track, 3u * k + 3u, c), t, dt);
-            }
-            store_quat(out, quat_normalize(q));
-            return;
-        }
+    if (HAS_CUBIC && cubic) {
+        // One loop for every property: key k's value (element 3k + 1) as
+        // is when not moving, else the spline; rotations are normalized
+        // after it. (The fallback adapter steps through every block of a
+        // divergent branch, so separate rotation, vector and on-key blocks
+        // cost their loads three times over.)
+        let e = 3u * k + 1u;
+        var q = vec4<f32>(0.0);
         for (var c = 0u; c < width; c++) {
-            output[out + c] = hermite(value_at(track, 3u * k + 1u, c), value_at(track, 3u * k + 2u, c),
-                value_at(track, 3u * k + 4u, c), value_at(track, 3u * k + 3u, c), t, dt);
+            var v = value_at(track, e, c);
+            if (moving) {
+                v = hermite(v, value_at(track, e + 1u, c), value_at(track, e + 3u, c),
+                    value_at(track, e + 2u, c), seg.t, seg.dt);
+            }
+            q[min(c, 3u)] = v;
+            output[out + c] = v;
+        }
+        if (rotation && moving) {
+            store_quat(out, quat_normalize(q));
         }
         return;
     }
     if (HAS_BLEND) {
-        // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key
-        // when moving, else key k's again.
-        var e0 = k;
-        var e1 = k + 1u;
-        if (cubic) {
-            e0 = 3u * k + 1u;
-            e1 = e0 + 3u;
-        }
         let t = seg.t;
         for (var c = 0u; c < width; c++) {
             // Key k's value as is when not moving (STEP, on a key,
             // clamped): no load of the next key's.
-            var v = value_at(track, e0, c);
+            var v = value_at(track, k, c);
             if (moving) {
-                v = (1.0 - t) * v + t * value_at(track, e1, c);
+                v = (1.0 - t) * v + t * value_at(track, k + 1u, c);
             }
             output[out + c] = v;
         }

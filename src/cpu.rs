@@ -293,48 +293,43 @@ pub fn sample_track(
         return;
     }
     let width = track.width;
-    if cubic && moving {
-        let t = seg.t;
-        let dt = seg.dt;
-        let h = |c: u32| {
-            hermite(
-                value_at(values, track, 3 * k + 1, c),
-                value_at(values, track, 3 * k + 2, c),
-                value_at(values, track, 3 * k + 4, c),
-                value_at(values, track, 3 * k + 3, c),
-                t,
-                dt,
-            )
-        };
-        if rotation {
-            let mut q = Vec4::ZERO;
-            for c in 0..4 {
-                q[c] = h(c as u32);
+    if cubic {
+        // One loop for every property, as in the shader: key k's value
+        // (element 3k + 1) as is when not moving, else the spline;
+        // rotations are normalized after it.
+        let e = 3 * k + 1;
+        let mut q = Vec4::ZERO;
+        for c in 0..width {
+            let mut v = value_at(values, track, e, c);
+            if moving {
+                v = hermite(
+                    v,
+                    value_at(values, track, e + 1, c),
+                    value_at(values, track, e + 3, c),
+                    value_at(values, track, e + 2, c),
+                    seg.t,
+                    seg.dt,
+                );
             }
+            q[c.min(3) as usize] = v;
+            out[c as usize] = v;
+        }
+        if rotation && moving {
             q = quat_normalize(q);
             for c in 0..4 {
                 out[c] = q[c];
             }
-            return;
-        }
-        for c in 0..width {
-            out[c as usize] = h(c);
         }
         return;
     }
-    // The value element of key k (CUBICSPLINE: 3k + 1) and of the next key.
-    let (mut e0, mut e1) = (k, k + 1);
-    if cubic {
-        e0 = 3 * k + 1;
-        e1 = e0 + 3;
-    }
+    // The blend: key k's value and the next key's.
     let t = seg.t;
     for c in 0..width {
         // Key k's value as is when not moving (STEP, on a key, clamped):
         // the next key's is not read.
-        let mut v = value_at(values, track, e0, c);
+        let mut v = value_at(values, track, k, c);
         if moving {
-            v = (1.0 - t) * v + t * value_at(values, track, e1, c);
+            v = (1.0 - t) * v + t * value_at(values, track, k + 1, c);
         }
         out[c as usize] = v;
     }
