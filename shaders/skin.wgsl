@@ -309,3 +309,90 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
         joint_matrices[out + j] = joint_matrix(j, inverse, globals[base + joint.node]);
     }
 }
+
+// skin_nodes_main: the same results as skin_main, one workgroup per
+// instance, for GPUs (GpuSkinner picks it on adapters that are not CPUs,
+// for rigs of at most MAX_PARALLEL_NODES nodes; see SkinStrategy).
+// skin_main runs one invocation per instance, which leaves most of a large
+// GPU idle: a thousand instances are a thousand lanes.
+//
+// 1. Each lane computes the local matrices of nodes lane, lane + 64, ...
+//    into workgroup memory, with each node's parent.
+// 2. Pointer jumping: every round, node n's matrix becomes
+//    matrix[up[n]] * matrix[n] and up[n] becomes up[up[n]], so after r
+//    rounds matrix[n] is the product of the locals of n and its 2^r - 1
+//    nearest ancestors. ceil(log2(node_count)) rounds give every global,
+//    in any node order: 6 rounds and 6 x 2 barriers for a 64-deep chain
+//    instead of 64 products in a row. The products are associated
+//    differently from skin_main's walk (same values up to rounding).
+// 3. Globals are written; then each lane computes joint slots lane,
+//    lane + 64, ...: mesh_inverse * global(joint node) * inverse_bind, with
+//    the mesh node's global from workgroup memory.
+const MAX_PARALLEL_NODES: u32 = 128u;
+const NODES_PER_LANE: u32 = MAX_PARALLEL_NODES / SKIN_WORKGROUP_SIZE;
+
+var<workgroup> wg_matrix: array<mat4x4<f32>, MAX_PARALLEL_NODES>;
+var<workgroup> wg_up: array<i32, MAX_PARALLEL_NODES>;
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
+                   @builtin(num_workgroups) groups: vec3<u32>,
+                   @builtin(local_invocation_index) lane: u32) {
+    // One instance per workgroup: i is the same for every lane, so the
+    // early return keeps the barriers below in uniform control flow.
+    let i = wid.y * groups.x + wid.x;
+    if (i >= params.instance_count) {
+        return;
+    }
+    let count = min(params.node_count, MAX_PARALLEL_NODES);
+    let clip = instance_clips[i];
+    for (var s = 0u; s < NODES_PER_LANE; s++) {
+        let n = lane + s * SKIN_WORKGROUP_SIZE;
+        if (n < count) {
+            wg_matrix[n] = local_matrix(i, clip, n);
+            wg_up[n] = node_at(n).parent;
+        }
+    }
+    workgroupBarrier();
+    for (var reach = 1u; reach < count; reach *= 2u) {
+        var m: array<mat4x4<f32>, NODES_PER_LANE>;
+        var up: array<i32, NODES_PER_LANE>;
+        for (var s = 0u; s < NODES_PER_LANE; s++) {
+            let n = lane + s * SKIN_WORKGROUP_SIZE;
+            if (n < count) {
+                let p = wg_up[n];
+                m[s] = wg_matrix[n];
+                up[s] = p;
+                if (p >= 0 && u32(p) < count) {
+                    m[s] = wg_matrix[p] * m[s];
+                    up[s] = wg_up[p];
+                }
+            }
+        }
+        workgroupBarrier();
+        for (var s = 0u; s < NODES_PER_LANE; s++) {
+            let n = lane + s * SKIN_WORKGROUP_SIZE;
+            if (n < count) {
+                wg_matrix[n] = m[s];
+                wg_up[n] = up[s];
+            }
+        }
+        workgroupBarrier();
+    }
+    let base = i * params.node_count;
+    for (var s = 0u; s < NODES_PER_LANE; s++) {
+        let n = lane + s * SKIN_WORKGROUP_SIZE;
+        if (n < count) {
+            globals[base + n] = wg_matrix[n];
+        }
+    }
+    let out = i * params.joint_count;
+    for (var j = lane; j < params.joint_count; j += SKIN_WORKGROUP_SIZE) {
+        let joint = joint_at(j);
+        var inverse = IDENTITY;
+        if (joint.mesh_node >= 0) {
+            inverse = affine_inverse(wg_matrix[min(u32(joint.mesh_node), count - 1u)]);
+        }
+        joint_matrices[out + j] = joint_matrix(j, inverse, wg_matrix[min(joint.node, count - 1u)]);
+    }
+}

@@ -28,7 +28,8 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu_skin::{self, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::{
-    GpuSkinner, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, UNIFORM_HEAD,
+    GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS,
+    SKIN_WGSL, UNIFORM_HEAD,
 };
 use keyframe_gpu::layout::{Binding, BindingKind};
 use keyframe_gpu::rig::{
@@ -89,10 +90,17 @@ struct GpuOut {
 }
 
 /// Samples and skins `instances` on the GPU in one encoder (no readback in
-/// between), then reads every output back.
-fn run_gpu(h: &Headless, tables: &SkinTables, lib: &AnimationLibrary, inst: &[Instance]) -> GpuOut {
+/// between) with the skin pass's `strategy`, then reads every output back.
+fn run_gpu(
+    h: &Headless,
+    tables: &SkinTables,
+    lib: &AnimationLibrary,
+    inst: &[Instance],
+    strategy: SkinStrategy,
+) -> GpuOut {
     let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
-    let mut skinner = GpuSkinner::new(&h.device, &sampler, tables).unwrap();
+    let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
+    assert_eq!(skinner.strategy(), strategy);
     sampler.set_instances(&h.queue, inst).unwrap();
     skinner.set_instances(&h.queue, inst).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
@@ -108,7 +116,19 @@ fn run_gpu(h: &Headless, tables: &SkinTables, lib: &AnimationLibrary, inst: &[In
     }
 }
 
-/// GPU vs CPU for every output; returns the CPU output for further checks.
+/// The skin strategies a rig can take: both, or `PerInstance` for rigs of
+/// more than `MAX_PARALLEL_NODES` nodes.
+fn strategies(tables: &SkinTables) -> Vec<SkinStrategy> {
+    let mut all = vec![SkinStrategy::PerInstance];
+    if tables.node_count() <= MAX_PARALLEL_NODES {
+        all.push(SkinStrategy::PerNode);
+    }
+    all
+}
+
+/// GPU vs CPU for every output, with both skin strategies (rigs of more
+/// than `MAX_PARALLEL_NODES` nodes: `PerInstance` only); returns the CPU
+/// output for further checks.
 fn gpu_vs_cpu(
     name: &str,
     rig: &Rig,
@@ -118,25 +138,27 @@ fn gpu_vs_cpu(
     let tables = SkinTables::new(rig, lib).unwrap();
     let cpu = cpu_skin::skin(&tables, lib, inst).unwrap();
     let h = common::gpu(name)?;
-    let gpu = run_gpu(&h, &tables, lib, inst);
-    for (what, g, c) in [
-        ("globals", &gpu.globals, flat(&cpu.globals)),
-        ("joint matrices", &gpu.joints, flat(&cpu.joints)),
-        ("morph weights", &gpu.morph, cpu.morph_weights.clone()),
-    ] {
-        let d = max_diff(g, &c);
-        eprintln!(
-            "{name}: {what}: {} floats, max |gpu - cpu| = {d:e}",
-            c.len()
-        );
-        assert!(
-            d <= GPU_TOL,
-            "{name}: {what}: max |gpu - cpu| = {d} > {GPU_TOL}"
-        );
-        assert!(
-            g.iter().all(|x| x.is_finite()),
-            "{name}: {what}: non-finite"
-        );
+    for strategy in strategies(&tables) {
+        let gpu = run_gpu(&h, &tables, lib, inst, strategy);
+        for (what, g, c) in [
+            ("globals", &gpu.globals, flat(&cpu.globals)),
+            ("joint matrices", &gpu.joints, flat(&cpu.joints)),
+            ("morph weights", &gpu.morph, cpu.morph_weights.clone()),
+        ] {
+            let d = max_diff(g, &c);
+            eprintln!(
+                "{name} ({strategy:?}): {what}: {} floats, max |gpu - cpu| = {d:e}",
+                c.len()
+            );
+            assert!(
+                d <= GPU_TOL,
+                "{name} ({strategy:?}): {what}: max |gpu - cpu| = {d} > {GPU_TOL}"
+            );
+            assert!(
+                g.iter().all(|x| x.is_finite()),
+                "{name} ({strategy:?}): {what}: non-finite"
+            );
+        }
     }
     Some(cpu)
 }
@@ -274,8 +296,18 @@ fn check_bindings(label: &str, src: &str, table: &[Binding]) {
 fn binding_tables_match_the_shaders_and_passes_use_only_their_bindings() {
     check_bindings("pose", POSE_WGSL, &POSE_BINDINGS);
     check_bindings("skin", SKIN_WGSL, &SKIN_BINDINGS);
-    // Each pass's layout holds exactly the globals its entry point uses.
-    for pass in PASSES {
+    // Each pass's layout holds exactly the globals its entry point uses;
+    // the skin pass's layout also serves skin_nodes_main
+    // (SkinStrategy::PerNode).
+    let per_node = PASSES
+        .iter()
+        .find(|p| p.skin_module)
+        .map(|p| keyframe_gpu::gpu::skin::Pass {
+            entry: "skin_nodes_main",
+            ..*p
+        })
+        .unwrap();
+    for pass in PASSES.iter().copied().chain([per_node]) {
         let src = if pass.skin_module {
             SKIN_WGSL
         } else {
@@ -981,14 +1013,28 @@ fn two_dimensional_dispatch_and_its_limit() {
     let inst: Vec<Instance> = (0..200)
         .map(|i| Instance::new(0, f64::from(i) * 0.005))
         .collect();
-    let gpu = run_gpu(&h, &tables, &lib, &inst);
-    let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
-    assert!(max_diff(&gpu.globals, &flat(&cpu.globals)) <= GPU_TOL);
-    assert!(max_diff(&gpu.joints, &flat(&cpu.joints)) <= GPU_TOL);
-    // The last instance is not the first one's pose (the grid's second
-    // row ran).
-    let n = rig.nodes().len();
-    assert!(max_diff(&gpu.globals[..16 * n], &gpu.globals[199 * 16 * n..]) > 0.1);
+    // PerInstance: 200 instances on a 2 x 2 grid of 64 invocations.
+    // PerNode: one workgroup per instance, so 4 instances fill the grid.
+    let few: Vec<Instance> = (0..4)
+        .map(|i| Instance::new(0, f64::from(i) * 0.3))
+        .collect();
+    for (strategy, inst) in [
+        (SkinStrategy::PerInstance, &inst),
+        (SkinStrategy::PerNode, &few),
+    ] {
+        let cpu = cpu_skin::skin(&tables, &lib, inst).unwrap();
+        let gpu = run_gpu(&h, &tables, &lib, inst, strategy);
+        assert!(max_diff(&gpu.globals, &flat(&cpu.globals)) <= GPU_TOL);
+        assert!(max_diff(&gpu.joints, &flat(&cpu.joints)) <= GPU_TOL);
+        // The last instance is not the first one's pose (the grid's second
+        // row ran).
+        let n = rig.nodes().len();
+        let last = (inst.len() - 1) * 16 * n;
+        assert!(
+            max_diff(&gpu.globals[..16 * n], &gpu.globals[last..]) > 0.1,
+            "{strategy:?}"
+        );
+    }
     // Two meshes: 150 instances fit the sampler and the skin pass (150
     // invocations) but not the morph pass (300 > 2 * 2 * 64), refused
     // before anything is created.
@@ -1010,9 +1056,60 @@ fn two_dimensional_dispatch_and_its_limit() {
             ..
         })
     ));
+    // PerNode: one workgroup of 64 per instance, 150 * 64 invocations.
+    let one_mesh = SkinTables::new(&rig, &lib).unwrap();
+    assert!(matches!(
+        GpuSkinner::with_strategy(&h.device, &sampler, &one_mesh, SkinStrategy::PerNode),
+        Err(Error::LimitExceeded {
+            needed: 9600,
+            limit: 2,
+            ..
+        })
+    ));
 }
 
 // ----------------------------------------------------------------- errors
+
+#[test]
+fn skin_strategy_auto_and_the_per_node_limit() {
+    let Some(h) = common::gpu("skin_strategy_auto_and_the_per_node_limit") else {
+        return;
+    };
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let auto = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
+    let want = if h.device.adapter_info().device_type == wgpu::DeviceType::Cpu {
+        SkinStrategy::PerInstance
+    } else {
+        SkinStrategy::PerNode
+    };
+    assert_eq!(auto.strategy(), want);
+    // A chain one node longer than a workgroup holds: Auto walks it per
+    // instance, PerNode is refused with the numbers.
+    let mut b = Rig::builder();
+    let mut parent = None;
+    for _ in 0..=MAX_PARALLEL_NODES {
+        parent = Some(b.node(parent, NodeTransform::translation([0.0, 1.0, 0.0])));
+    }
+    let long = b.build().unwrap();
+    let long_tables = SkinTables::new(&long, &lib).unwrap();
+    let auto = GpuSkinner::new(&h.device, &sampler, &long_tables).unwrap();
+    assert_eq!(auto.strategy(), SkinStrategy::PerInstance);
+    let err = GpuSkinner::with_strategy(&h.device, &sampler, &long_tables, SkinStrategy::PerNode)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LimitExceeded {
+                needed: 129,
+                limit: 128,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
 
 #[test]
 fn invalid_rigs_and_mismatched_libraries_are_refused() {
@@ -1193,23 +1290,25 @@ fn assets_with_skins_gpu_matches_cpu() {
             }
         }
         let cpu = cpu_skin::skin(&tables, lib, &inst).unwrap();
-        let gpu = run_gpu(&h, &tables, lib, &inst);
-        let d = max_diff(&gpu.joints, &flat(&cpu.joints));
-        let scale = cpu
-            .joints
-            .iter()
-            .flat_map(|m| m.to_cols_array())
-            .fold(0.0f32, |a, x| a.max(x.abs()));
-        eprintln!(
-            "assets: {name}: {} skins, {} joint slots, {} instances: max |gpu - cpu| = {d:e} (largest element {scale})",
+        for strategy in strategies(&tables) {
+            let gpu = run_gpu(&h, &tables, lib, &inst, strategy);
+            let d = max_diff(&gpu.joints, &flat(&cpu.joints));
+            let scale = cpu
+                .joints
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .fold(0.0f32, |a, x| a.max(x.abs()));
+            eprintln!(
+            "assets: {name} ({strategy:?}): {} skins, {} joint slots, {} instances: max |gpu - cpu| = {d:e} (largest element {scale})",
             rig.skins().len(),
             tables.joint_count(),
             inst.len()
         );
-        assert!(
-            d <= GPU_TOL,
-            "{name}: joint matrices: max |gpu - cpu| = {d}"
-        );
+            assert!(
+                d <= GPU_TOL,
+                "{name} ({strategy:?}): joint matrices: max |gpu - cpu| = {d}"
+            );
+        }
     }
     assert!(skinned > 0, "no skinned asset in {}", dir.display());
 }
@@ -1593,23 +1692,29 @@ fn assets_joint_matrices_match_an_independent_glam_chain() {
         }
         // The GPU against the independent chain directly.
         if let Some(h) = common::gpu("assets (independent)") {
-            let gpu = run_gpu(&h, &tables, lib, &gpu_inst);
-            let per = tables.joint_count() as usize;
-            let mut worst = 0.0f32;
-            for (i, want) in gpu_want.iter().enumerate() {
-                for (s, skin) in want.iter().enumerate() {
-                    let off = tables.skin_offsets()[s] as usize;
-                    for (j, m) in skin.iter().enumerate() {
-                        let at = (i * per + off + j) * 16;
-                        worst = worst.max(max_diff(&gpu.joints[at..at + 16], &m.to_cols_array()));
+            for strategy in strategies(&tables) {
+                let gpu = run_gpu(&h, &tables, lib, &gpu_inst, strategy);
+                let per = tables.joint_count() as usize;
+                let mut worst = 0.0f32;
+                for (i, want) in gpu_want.iter().enumerate() {
+                    for (s, skin) in want.iter().enumerate() {
+                        let off = tables.skin_offsets()[s] as usize;
+                        for (j, m) in skin.iter().enumerate() {
+                            let at = (i * per + off + j) * 16;
+                            worst =
+                                worst.max(max_diff(&gpu.joints[at..at + 16], &m.to_cols_array()));
+                        }
                     }
                 }
+                eprintln!(
+                    "independent: {name} ({strategy:?}): GPU, {} instances: max abs {worst:e}",
+                    gpu_inst.len()
+                );
+                assert!(
+                    worst <= GPU_TOL,
+                    "{name} ({strategy:?}): GPU vs independent {worst}"
+                );
             }
-            eprintln!(
-                "independent: {name}: GPU, {} instances: max abs {worst:e}",
-                gpu_inst.len()
-            );
-            assert!(worst <= GPU_TOL, "{name}: GPU vs independent {worst}");
         }
     }
 }

@@ -1,12 +1,13 @@
 //! [`GpuSkinner`]: the morph pass and the skin pass (local pose, hierarchy
-//! and joint matrices fused, one invocation per instance), recorded after
+//! and joint matrices fused; one invocation per instance on CPU adapters,
+//! one workgroup per instance on GPUs: [`SkinStrategy`]), recorded after
 //! [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
 //! encoder. They read the sampler's output buffer directly (no readback)
 //! and leave global matrices, joint matrices (`array<mat4x4<f32>>`) and
 //! morph weights (`array<f32>`) in storage buffers that a renderer binds in
 //! its own pipeline ([`GpuSkinner::output_bind_group_layout`]). Local
-//! matrices live only in registers (the CPU twin still reports them:
-//! [`crate::cpu_skin::SkinOutput::locals`]).
+//! matrices live only in registers or workgroup memory (the CPU twin still
+//! reports them: [`crate::cpu_skin::SkinOutput::locals`]).
 
 use std::num::NonZeroU64;
 
@@ -19,6 +20,35 @@ use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, RigError, SkinJoints
 /// Workgroup size of the morph and skin kernels (`SKIN_WORKGROUP_SIZE`).
 pub const SKIN_WORKGROUP_SIZE: u32 = 64;
 
+/// The most nodes a rig may have for [`SkinStrategy::PerNode`]
+/// (`MAX_PARALLEL_NODES` in `skin.wgsl`: the workgroup holds one matrix
+/// per node, 8 KiB for 128).
+pub const MAX_PARALLEL_NODES: u32 = 128;
+
+/// How the skin pass spreads its work over the device. Both give the same
+/// results up to rounding (the hierarchy's products are associated
+/// differently); both are checked against the CPU twin by the tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SkinStrategy {
+    /// [`PerNode`](Self::PerNode) on adapters that are not CPUs, for rigs
+    /// of at most [`MAX_PARALLEL_NODES`] nodes;
+    /// [`PerInstance`](Self::PerInstance) otherwise.
+    #[default]
+    Auto,
+    /// One invocation per instance walks the instance's nodes in order
+    /// (`skin_main`): the fastest on the CPU fallback adapters, where the
+    /// SIMD lanes are few and a barrier is expensive. On a GPU it keeps
+    /// one lane per instance busy: 1,000 instances of a 64-joint chain
+    /// took 24x their sampling on an H200.
+    PerInstance,
+    /// One workgroup per instance, one lane per node (`skin_nodes_main`):
+    /// locals in workgroup memory, the hierarchy by pointer jumping in
+    /// `ceil(log2(nodes))` rounds, one lane per joint slot. For GPUs; not
+    /// yet timed on one. Refused for rigs of more than
+    /// [`MAX_PARALLEL_NODES`] nodes.
+    PerNode,
+}
+
 /// WGSL of the morph-weight stage: `rig.wgsl`, `pose.wgsl` (entry point
 /// `morph_main`).
 pub const POSE_WGSL: &str = concat!(
@@ -28,7 +58,8 @@ pub const POSE_WGSL: &str = concat!(
 );
 
 /// WGSL of the skin stage: `quat.wgsl`, `rig.wgsl`, `skin.wgsl` (entry
-/// point `skin_main`: local pose, hierarchy and joint matrices).
+/// points `skin_main` and `skin_nodes_main`, with the same bindings: local
+/// pose, hierarchy and joint matrices; see [`SkinStrategy`]).
 pub const SKIN_WGSL: &str = concat!(
     include_str!("../../shaders/quat.wgsl"),
     "\n",
@@ -185,9 +216,11 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
 /// than storage buffers; see `shaders/skin.wgsl`.
 ///
-/// One invocation per instance suits the CPU fallback adapter and a few
-/// thousand instances; on a large GPU with fewer instances than lanes it
-/// leaves most of the chip idle (the walk is serial per instance).
+/// That is [`SkinStrategy::PerInstance`], which suits the CPU fallback
+/// adapters; on a large GPU with fewer instances than lanes it leaves most
+/// of the chip idle (the walk is serial per instance), so on GPUs
+/// [`new`](Self::new) picks [`SkinStrategy::PerNode`] (one workgroup per
+/// instance) for rigs of up to [`MAX_PARALLEL_NODES`] nodes.
 ///
 /// [`GpuSampler`]: crate::GpuSampler
 /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
@@ -210,6 +243,7 @@ pub struct GpuSkinner {
     groups: [(u32, u32); 2],
     max_dim: u32,
     scratch: Vec<u32>,
+    strategy: SkinStrategy,
 }
 
 impl GpuSkinner {
@@ -226,6 +260,23 @@ impl GpuSkinner {
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
         tables: &SkinTables,
+    ) -> Result<Self> {
+        Self::with_strategy(device, sampler, tables, SkinStrategy::Auto)
+    }
+
+    /// [`new`](Self::new) with the skin pass's [`SkinStrategy`] chosen by
+    /// the caller ([`strategy`](Self::strategy) tells which one `Auto`
+    /// picked).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new); [`Error::LimitExceeded`] also for
+    /// [`SkinStrategy::PerNode`] with a rig of more than
+    /// [`MAX_PARALLEL_NODES`] nodes.
+    pub fn with_strategy(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+        strategy: SkinStrategy,
     ) -> Result<Self> {
         let lib = sampler.library();
         if lib.output_stride() != tables.output_stride()
@@ -265,12 +316,34 @@ impl GpuSkinner {
                 limit: limits.max_uniform_buffer_binding_size,
             });
         }
+        let strategy = match strategy {
+            SkinStrategy::Auto => {
+                if device.adapter_info().device_type == wgpu::DeviceType::Cpu
+                    || tables.node_count() > MAX_PARALLEL_NODES
+                {
+                    SkinStrategy::PerInstance
+                } else {
+                    SkinStrategy::PerNode
+                }
+            }
+            SkinStrategy::PerNode if tables.node_count() > MAX_PARALLEL_NODES => {
+                return Err(Error::LimitExceeded {
+                    what: "rig nodes (SkinStrategy::PerNode)",
+                    needed: u64::from(tables.node_count()),
+                    limit_name: "MAX_PARALLEL_NODES",
+                    limit: u64::from(MAX_PARALLEL_NODES),
+                });
+            }
+            chosen => chosen,
+        };
+        let skin_lanes = Self::skin_lanes(strategy);
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
-        // The skin pass runs one invocation per instance, the morph pass
-        // one per (instance, mesh).
+        // The skin pass runs one invocation (PerInstance) or one workgroup
+        // (PerNode) per instance, the morph pass one invocation per
+        // (instance, mesh).
         for (what, per) in [
-            ("dispatch (instances)", 1),
+            ("dispatch (instances)", u64::from(skin_lanes)),
             ("dispatch (instances x meshes)", meshes),
         ] {
             if cap * per > max_inv.min(u64::from(u32::MAX)) {
@@ -483,11 +556,17 @@ impl GpuSkinner {
                 } else {
                     &[]
                 };
+                // Both skin entry points bind the same tables.
+                let entry = if pass.skin_module && strategy == SkinStrategy::PerNode {
+                    "skin_nodes_main"
+                } else {
+                    pass.entry
+                };
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(pass.entry),
+                    label: Some(entry),
                     layout: Some(&pipeline_layout),
                     module,
-                    entry_point: Some(pass.entry),
+                    entry_point: Some(entry),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants,
                         ..Default::default()
@@ -542,6 +621,7 @@ impl GpuSkinner {
                 groups: [(0, 0); 2],
                 max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
+                strategy,
             })
         })?
     }
@@ -550,6 +630,22 @@ impl GpuSkinner {
     #[must_use]
     pub fn tables(&self) -> &SkinTables {
         &self.tables
+    }
+
+    /// The skin pass's strategy: the one asked for, or the one
+    /// [`SkinStrategy::Auto`] picked.
+    #[must_use]
+    pub fn strategy(&self) -> SkinStrategy {
+        self.strategy
+    }
+
+    /// Invocations of the skin pass per instance.
+    fn skin_lanes(strategy: SkinStrategy) -> u32 {
+        if strategy == SkinStrategy::PerNode {
+            SKIN_WORKGROUP_SIZE
+        } else {
+            1
+        }
     }
 
     /// The most instances one dispatch handles (the sampler's capacity).
@@ -602,7 +698,10 @@ impl GpuSkinner {
         } else {
             0
         };
-        let per_pass = [morph_per, u32::from(t.node_count() > 0)];
+        let per_pass = [
+            morph_per,
+            u32::from(t.node_count() > 0) * Self::skin_lanes(self.strategy),
+        ];
         for (g, per) in self.groups.iter_mut().zip(per_pass) {
             // Fits: checked against the capacity in new().
             *g = super::dispatch_grid(n * per, SKIN_WORKGROUP_SIZE, self.max_dim);
