@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
-use keyframe_gpu::gpu::skin::GpuSkinner;
+use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy};
 use keyframe_gpu::gpu::ReadbackRing;
 use keyframe_gpu::layout::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::rig::{Rig, SkinTables};
@@ -104,6 +104,27 @@ struct Args {
     /// Run only the workloads whose names contain one of these (comma list).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// The skin pass's strategy for `skin_chain` (`gpu::skin::SkinStrategy`):
+    /// auto picks per-instance on CPU adapters, per-node on GPUs.
+    #[arg(long, value_enum, default_value = "auto")]
+    skin_strategy: StrategyArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum StrategyArg {
+    Auto,
+    PerInstance,
+    PerNode,
+}
+
+impl From<StrategyArg> for SkinStrategy {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Auto => SkinStrategy::Auto,
+            StrategyArg::PerInstance => SkinStrategy::PerInstance,
+            StrategyArg::PerNode => SkinStrategy::PerNode,
+        }
+    }
 }
 
 /// How many frames to measure.
@@ -131,6 +152,7 @@ struct Gpu {
     adapter: String,
     backend: String,
     max_workgroups_per_dim: u32,
+    skin_strategy: SkinStrategy,
 }
 
 impl Gpu {
@@ -183,6 +205,7 @@ impl Gpu {
             adapter,
             backend,
             max_workgroups_per_dim,
+            skin_strategy: SkinStrategy::Auto,
         })
     }
 
@@ -562,6 +585,8 @@ struct Measured {
     gpu_ms: f64,
     /// `skin_chain`: the sampling pass alone.
     sample_ms: Option<f64>,
+    /// `skin_chain`: the skin pass's strategy.
+    skin_strategy: Option<SkinStrategy>,
     gpu_wall_ms: f64,
     gpu_readback_ms: f64,
     roofline_ms: f64,
@@ -590,9 +615,13 @@ impl Measured {
             num(self.cpu_ms / self.gpu_ms),
             serde_json::Value::from(gpu.adapter.as_str()),
             serde_json::Value::from(gpu.backend.as_str()),
-            match self.sample_ms {
-                Some(ms) => format!(", \"sample_ms\": {}", num(ms)),
-                None => String::new(),
+            match (self.sample_ms, self.skin_strategy) {
+                (Some(ms), Some(st)) => format!(
+                    ", \"sample_ms\": {}, \"skin_strategy\": \"{st:?}\"",
+                    num(ms)
+                ),
+                (Some(ms), None) => format!(", \"sample_ms\": {}", num(ms)),
+                _ => String::new(),
             }
         )
     }
@@ -665,10 +694,14 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         .rig
         .as_ref()
         .map(|rig| fail("skin tables", SkinTables::new(rig, &library)));
-    let skinner = tables
-        .as_ref()
-        .map(|t| fail("skinner", GpuSkinner::new(&gpu.device, &sampler, t)));
+    let skinner = tables.as_ref().map(|t| {
+        fail(
+            "skinner",
+            GpuSkinner::with_strategy(&gpu.device, &sampler, t, gpu.skin_strategy),
+        )
+    });
     let skin = skinner.is_some();
+    let skin_strategy = skinner.as_ref().map(GpuSkinner::strategy);
     let mut chain = Chain {
         sampler,
         skinner,
@@ -851,6 +884,7 @@ fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         samples,
         gpu_ms,
         sample_ms,
+        skin_strategy,
         gpu_wall_ms,
         gpu_readback_ms,
         roofline_ms,
@@ -902,11 +936,12 @@ fn print_table(out: &mut dyn std::io::Write, gpu: &Gpu, results: &[Measured]) {
         if let Some(ms) = r.sample_ms {
             let _ = writeln!(
                 out,
-                "{:<20} sampling pass alone {:.3} ms; whole chain / sampling = {:.2} \
+                "{:<20} sampling pass alone {:.3} ms; whole chain / sampling = {:.2}, skin pass {:?} \
                  (roofline and ns/sample refer to the sampling shape; max|err| to joint matrices)",
                 "",
                 ms,
-                r.chain_over_sampling.unwrap_or(r.gpu_ms / ms)
+                r.chain_over_sampling.unwrap_or(r.gpu_ms / ms),
+                r.skin_strategy.unwrap_or_default()
             );
         }
     }
@@ -1034,13 +1069,14 @@ fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
 
 fn main() {
     let args = Args::parse();
-    let gpu = match Gpu::new() {
+    let mut gpu = match Gpu::new() {
         Ok(g) => g,
         Err(e) => {
             eprintln!("bench: no GPU adapter: {e}");
             std::process::exit(2);
         }
     };
+    gpu.skin_strategy = args.skin_strategy.into();
     let frames = if args.quick {
         Frames {
             warmup: 2,
