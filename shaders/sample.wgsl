@@ -19,8 +19,10 @@ struct Clip {
     track_count: u32,
     output_width: u32,
     duration: f32,
-    slerp_count: u32,
-    cubic_count: u32,
+    // Per track group (GROUP_SLERP, GROUP_CUBIC, GROUP_BLEND): its first
+    // row in the track table and its number of tracks.
+    group_first: array<u32, 3>,
+    group_count: array<u32, 3>,
 }
 
 struct Instance {
@@ -310,21 +312,22 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let clip = clips[inst.clip];
-    // This dispatch's group: rows [first, first + count) of the clip's tracks.
+    // This dispatch's group: track rows [first, first + count), two reads
+    // of the clip (each a loop over the lanes on the fallback adapter).
     var first = 0u;
-    var count = clip.track_count;
-    if (GROUP == GROUP_SLERP) {
-        count = clip.slerp_count;
-    } else if (GROUP == GROUP_CUBIC) {
-        first = clip.slerp_count;
-        count = clip.cubic_count;
-    } else if (GROUP == GROUP_BLEND) {
-        first = clip.slerp_count + clip.cubic_count;
-        count = clip.track_count - min(first, clip.track_count);
+    var count = 0u;
+    if (GROUP == GROUP_ALL) {
+        first = clip.track_offset;
+        count = clip.track_count;
+    } else {
+        // (min: GROUP_ALL takes the branch above, but the index must be
+        // in bounds in every pipeline.)
+        first = clip.group_first[min(GROUP, 2u)];
+        count = clip.group_count[min(GROUP, 2u)];
     }
     if (j >= count) {
         return;
     }
-    let track = track_row(clip.track_offset + first + j);
+    let track = track_row(first + j);
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
 }

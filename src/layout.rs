@@ -58,12 +58,16 @@ pub struct GpuClip {
     pub output_width: u32,
     /// The clip's duration in seconds (largest key time).
     pub duration: f32,
-    /// Tracks of group [`GROUP_SLERP`] (LINEAR rotations): the first rows
-    /// of the clip's tracks.
-    pub slerp_count: u32,
-    /// Tracks of group [`GROUP_CUBIC`] (CUBICSPLINE), after those. The
-    /// rest, up to `track_count`, are group [`GROUP_BLEND`].
-    pub cubic_count: u32,
+    /// Track group `g`'s first row in the track table: the clip's rows are
+    /// grouped as [`GROUP_SLERP`] (LINEAR rotations), [`GROUP_CUBIC`]
+    /// (CUBICSPLINE), [`GROUP_BLEND`] (the rest), in that order, so
+    /// `group_first[0] == track_offset`.
+    pub group_first: [u32; SAMPLE_GROUPS],
+    /// Track group `g`'s number of tracks; they add up to `track_count`.
+    /// With `group_first`, a group's dispatch reads two words of the clip
+    /// where it would add three counts up (each a storage read per lane
+    /// on the fallback adapter: crowd_mixed 1.34 -> 1.2x).
+    pub group_count: [u32; SAMPLE_GROUPS],
 }
 
 /// One instance in the per-frame instance table (WGSL `Instance`).
@@ -151,7 +155,7 @@ const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_origin) == 36);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
-const _: () = assert!(std::mem::size_of::<GpuClip>() == 24);
+const _: () = assert!(std::mem::size_of::<GpuClip>() == 40);
 const _: () = assert!(std::mem::offset_of!(GpuClip, duration) == 12);
 const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);

@@ -278,11 +278,14 @@ impl AnimationLibrary {
                             limit: u64::from(u32::MAX),
                         })?;
             }
-            // The clip's rows, grouped by shader block (stable within a
-            // group); track_rows maps the clip's track j to its row.
+            // The clip's rows, grouped by shader block, then by
+            // interpolation and property within a group (STEP before
+            // LINEAR in the blend group, so that SIMD lanes and GPU warps
+            // side by side take the same path; stable otherwise);
+            // track_rows maps the clip's track j to its row.
             let rows = &mut tracks[track_offset as usize..];
             let mut order: Vec<usize> = (0..rows.len()).collect();
-            order.sort_by_key(|&j| rows[j].group());
+            order.sort_by_key(|&j| (rows[j].group(), rows[j].interpolation, rows[j].property));
             let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
             rows.copy_from_slice(&grouped);
             let mut row_of = vec![0u32; order.len()];
@@ -303,8 +306,12 @@ impl AnimationLibrary {
                 track_count,
                 output_width: output_offset,
                 duration: clip.duration(),
-                slerp_count: counts[0],
-                cubic_count: counts[1],
+                group_first: [
+                    track_offset,
+                    track_offset + counts[0],
+                    track_offset + counts[0] + counts[1],
+                ],
+                group_count: counts,
             });
             output_stride = output_stride.max(output_offset);
             tracks_per_instance = tracks_per_instance.max(track_count);

@@ -174,6 +174,72 @@ fn every_interpolation_and_property_matches_cpu() {
 }
 
 #[test]
+fn clip_groups_partition_each_clips_rows() {
+    // One clip of every interpolation x property, in an order that mixes
+    // them, and the every-mode clips.
+    let times = vec![0.0, 0.5, 1.0];
+    let mut mixed = Vec::new();
+    for (n, (property, interp)) in [
+        (Property::Scale, Interpolation::Linear),
+        (Property::Rotation, Interpolation::CubicSpline),
+        (Property::Translation, Interpolation::Step),
+        (Property::Rotation, Interpolation::Linear),
+        (Property::Weights, Interpolation::Linear),
+        (Property::Rotation, Interpolation::Step),
+        (Property::Translation, Interpolation::CubicSpline),
+        (Property::Rotation, Interpolation::Linear),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let width = property.fixed_width().unwrap_or(2);
+        let values = values_for(property, width, interp, times.len());
+        let mut t = Track::new(n as u32, property, interp, times.clone(), values);
+        t.width = width;
+        mixed.push(t);
+    }
+    let mut clips = every_mode_library().clips().to_vec();
+    clips.push(Clip::new("mixed", mixed));
+    let lib = AnimationLibrary::new(clips).unwrap();
+    for (c, clip) in lib.clip_table().iter().enumerate() {
+        // The groups follow each other from the clip's first row and add
+        // up to its tracks.
+        assert_eq!(clip.group_first[0], clip.track_offset, "clip {c}");
+        for g in 0..2 {
+            assert_eq!(
+                clip.group_first[g + 1],
+                clip.group_first[g] + clip.group_count[g],
+                "clip {c} group {g}"
+            );
+        }
+        assert_eq!(
+            clip.group_count.iter().sum::<u32>(),
+            clip.track_count,
+            "clip {c}"
+        );
+        // Each row is in its group by the definition: CUBICSPLINE in 1,
+        // LINEAR rotations in 0, the rest in 2.
+        for g in 0..3 {
+            let first = clip.group_first[g] as usize;
+            for row in &lib.tracks()[first..first + clip.group_count[g] as usize] {
+                let want = if row.interpolation == Interpolation::CubicSpline as u32 {
+                    1
+                } else if row.interpolation == Interpolation::Linear as u32
+                    && row.property == Property::Rotation as u32
+                {
+                    0
+                } else {
+                    2
+                };
+                assert_eq!(want, g, "clip {c}: row {row:?} in group {g}");
+            }
+        }
+    }
+    let mixed = lib.clip_table().last().unwrap();
+    assert_eq!(mixed.group_count, [2, 2, 4]);
+}
+
+#[test]
 fn sampler_shares_the_librarys_arrays_instead_of_copying_them() {
     let lib = every_mode_library();
     let copy = lib.clone();

@@ -169,8 +169,8 @@ fn sample_twins() -> Vec<Twin> {
                 track_count,
                 output_width,
                 duration,
-                slerp_count,
-                cubic_count
+                group_first,
+                group_count
             ]
         ),
         twin!("Instance", GpuInstance, [clip, time, _pad0, _pad1]),

@@ -15,8 +15,8 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    BindingKind, GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_WGSL,
-    WORKGROUP_SIZE,
+    BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_GROUPS,
+    SAMPLE_WGSL, WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 
@@ -311,7 +311,20 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let min_sizes = [0, 4, 40, 24, 16, 16, 4, 0, 0];
+            // In SAMPLE_BINDINGS order: one element of each array, the
+            // params uniform; 0 for the textures.
+            let size = |n: usize| n as u64;
+            let min_sizes = [
+                0,
+                4,
+                size(std::mem::size_of::<GpuTrack>()),
+                size(std::mem::size_of::<GpuClip>()),
+                size(std::mem::size_of::<GpuInstance>()),
+                size(std::mem::size_of::<GpuParams>()),
+                4,
+                0,
+                0,
+            ];
             let entries: Vec<_> = SAMPLE_BINDINGS
                 .iter()
                 .zip(min_sizes)
