@@ -21,8 +21,8 @@ struct Clip {
     duration: f32,
     // Per track group (GROUP_SLERP, GROUP_CUBIC, GROUP_BLEND): its first
     // row in the track table and its number of tracks.
-    group_first: array<u32, 3>,
-    group_count: array<u32, 3>,
+    group_first: array<u32, 4>,
+    group_count: array<u32, 4>,
 }
 
 struct Instance {
@@ -64,7 +64,8 @@ const LOOKUP_COUNT_BITS: u32 = 8u;
 const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
 // Track groups (src/layout.rs): each clip's tracks are grouped in the
-// track table as [LINEAR rotations | CUBICSPLINE | the rest], and the host
+// track table as [LINEAR rotations | CUBICSPLINE but rotations | the rest |
+// CUBICSPLINE rotations], and the host
 // dispatches each non-empty group with a pipeline whose override GROUP
 // names it. The blocks of sample_track that a group never reaches are
 // compiled out: SIMD-on-CPU adapters such as lavapipe step through both
@@ -74,10 +75,11 @@ const LOOKUP_COUNT_SATURATED: u32 = 255u;
 const GROUP_SLERP: u32 = 0u;
 const GROUP_CUBIC: u32 = 1u;
 const GROUP_BLEND: u32 = 2u;
-const GROUP_ALL: u32 = 3u;
+const GROUP_CUBIC_ROTATION: u32 = 3u;
+const GROUP_ALL: u32 = 4u;
 override GROUP: u32 = GROUP_ALL;
 override HAS_SLERP: bool = GROUP == GROUP_SLERP || GROUP == GROUP_ALL;
-override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_ALL;
+override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION || GROUP == GROUP_ALL;
 override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_ALL;
 
 // The key search's tables are textures (src/gpu/key_textures.rs): element
@@ -245,12 +247,19 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 // clamped, and the blend for STEP tracks too.
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
-    // A GROUP_SLERP dispatch has LINEAR tracks only, a GROUP_CUBIC one
-    // CUBICSPLINE tracks only: neither reads the interpolation.
-    let cubic = GROUP == GROUP_CUBIC || (GROUP != GROUP_SLERP && track.interpolation == INTERP_CUBICSPLINE);
-    let stepped = GROUP != GROUP_SLERP && GROUP != GROUP_CUBIC && track.interpolation == INTERP_STEP;
+    // A GROUP_SLERP dispatch has LINEAR rotations only, GROUP_CUBIC and
+    // GROUP_CUBIC_ROTATION CUBICSPLINE tracks only (rotations in the
+    // latter): they read neither the interpolation nor the property.
+    let spline_group = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION;
+    let cubic = spline_group || (GROUP != GROUP_SLERP && track.interpolation == INTERP_CUBICSPLINE);
+    let stepped = GROUP != GROUP_SLERP && !spline_group && track.interpolation == INTERP_STEP;
     let moving = !(seg.exact || stepped);
-    let rotation = track.property == PROP_ROTATION;
+    var rotation = track.property == PROP_ROTATION;
+    if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
+        rotation = true;
+    } else if (GROUP == GROUP_CUBIC) {
+        rotation = false;
+    }
     let k = seg.k;
     if (HAS_SLERP && (GROUP == GROUP_SLERP || (rotation && track.interpolation == INTERP_LINEAR))) {
         let q0 = quat_at(track, k);
@@ -261,7 +270,12 @@ fn sample_track(track: Track, time: f32, out: u32) {
         store_quat(out, q);
         return;
     }
-    let width = track.width;
+    // Rotations have four components: a GROUP_CUBIC_ROTATION dispatch's
+    // loop below has a fixed trip count and reads no width.
+    var width = track.width;
+    if (GROUP == GROUP_CUBIC_ROTATION) {
+        width = 4u;
+    }
     if (HAS_CUBIC && cubic) {
         // One loop for every property: key k's value (element 3k + 1) as
         // is when not moving, else the spline; rotations are normalized
@@ -322,8 +336,8 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else {
         // (min: GROUP_ALL takes the branch above, but the index must be
         // in bounds in every pipeline.)
-        first = clip.group_first[min(GROUP, 2u)];
-        count = clip.group_count[min(GROUP, 2u)];
+        first = clip.group_first[min(GROUP, 3u)];
+        count = clip.group_count[min(GROUP, 3u)];
     }
     if (j >= count) {
         return;

@@ -306,11 +306,9 @@ impl AnimationLibrary {
                 track_count,
                 output_width: output_offset,
                 duration: clip.duration(),
-                group_first: [
-                    track_offset,
-                    track_offset + counts[0],
-                    track_offset + counts[0] + counts[1],
-                ],
+                group_first: std::array::from_fn(|g| {
+                    track_offset + counts[..g].iter().sum::<u32>()
+                }),
                 group_count: counts,
             });
             output_stride = output_stride.max(output_offset);
@@ -364,8 +362,10 @@ impl AnimationLibrary {
 
     /// The track table, clip after clip; within a clip, its tracks grouped
     /// by the shader block that samples them (LINEAR rotations, then
-    /// CUBICSPLINE, then the rest; see [`GpuClip`] and
-    /// [`crate::layout::SAMPLE_GROUPS`]), in clip order within a group.
+    /// CUBICSPLINE tracks other than rotations, then the rest, then
+    /// CUBICSPLINE rotations; see [`GpuClip`] and
+    /// [`crate::layout::SAMPLE_GROUPS`]), then by interpolation and
+    /// property within a group, in clip order otherwise.
     /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
     pub fn tracks(&self) -> &[GpuTrack] {
