@@ -21,8 +21,8 @@ struct Clip {
     duration: f32,
     // Per track group (GROUP_SLERP, GROUP_CUBIC, GROUP_BLEND): its first
     // row in the track table and its number of tracks.
-    group_first: array<u32, 4>,
-    group_count: array<u32, 4>,
+    group_first: array<u32, 5>,
+    group_count: array<u32, 5>,
 }
 
 struct Instance {
@@ -64,8 +64,8 @@ const LOOKUP_COUNT_BITS: u32 = 8u;
 const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
 // Track groups (src/layout.rs): each clip's tracks are grouped in the
-// track table as [LINEAR rotations | CUBICSPLINE but rotations | the rest |
-// CUBICSPLINE rotations], and the host
+// track table as [LINEAR rotations | CUBICSPLINE but rotations | other
+// LINEAR tracks | CUBICSPLINE rotations | STEP], and the host
 // dispatches each non-empty group with a pipeline whose override GROUP
 // names it. The blocks of sample_track that a group never reaches are
 // compiled out: SIMD-on-CPU adapters such as lavapipe step through both
@@ -76,11 +76,12 @@ const GROUP_SLERP: u32 = 0u;
 const GROUP_CUBIC: u32 = 1u;
 const GROUP_BLEND: u32 = 2u;
 const GROUP_CUBIC_ROTATION: u32 = 3u;
-const GROUP_ALL: u32 = 4u;
+const GROUP_STEP: u32 = 4u;
+const GROUP_ALL: u32 = 5u;
 override GROUP: u32 = GROUP_ALL;
 override HAS_SLERP: bool = GROUP == GROUP_SLERP || GROUP == GROUP_ALL;
 override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION || GROUP == GROUP_ALL;
-override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_ALL;
+override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP == GROUP_ALL;
 
 // The key search's tables are textures (src/gpu/key_textures.rs): element
 // i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT). On CPU adapters a
@@ -247,12 +248,12 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 // clamped, and the blend for STEP tracks too.
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
-    // A GROUP_SLERP dispatch has LINEAR rotations only, GROUP_CUBIC and
-    // GROUP_CUBIC_ROTATION CUBICSPLINE tracks only (rotations in the
-    // latter): they read neither the interpolation nor the property.
+    // Every group but GROUP_ALL has one interpolation (and GROUP_SLERP,
+    // GROUP_CUBIC and GROUP_CUBIC_ROTATION one kind of property): their
+    // dispatches read neither from the track row.
     let spline_group = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION;
-    let cubic = spline_group || (GROUP != GROUP_SLERP && track.interpolation == INTERP_CUBICSPLINE);
-    let stepped = GROUP != GROUP_SLERP && !spline_group && track.interpolation == INTERP_STEP;
+    let cubic = spline_group || (GROUP == GROUP_ALL && track.interpolation == INTERP_CUBICSPLINE);
+    let stepped = GROUP == GROUP_STEP || (GROUP == GROUP_ALL && track.interpolation == INTERP_STEP);
     let moving = !(seg.exact || stepped);
     var rotation = track.property == PROP_ROTATION;
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
@@ -336,8 +337,8 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else {
         // (min: GROUP_ALL takes the branch above, but the index must be
         // in bounds in every pipeline.)
-        first = clip.group_first[min(GROUP, 3u)];
-        count = clip.group_count[min(GROUP, 3u)];
+        first = clip.group_first[min(GROUP, 4u)];
+        count = clip.group_count[min(GROUP, 4u)];
     }
     if (j >= count) {
         return;

@@ -60,8 +60,8 @@ pub struct GpuClip {
     pub duration: f32,
     /// Track group `g`'s first row in the track table: the clip's rows are
     /// grouped as [`GROUP_SLERP`] (LINEAR rotations), [`GROUP_CUBIC`]
-    /// (CUBICSPLINE, not rotations), [`GROUP_BLEND`] (the rest),
-    /// [`GROUP_CUBIC_ROTATION`], in that order, so
+    /// (CUBICSPLINE, not rotations), [`GROUP_BLEND`] (other LINEAR
+    /// tracks), [`GROUP_CUBIC_ROTATION`], [`GROUP_STEP`], in that order, so
     /// `group_first[0] == track_offset`.
     pub group_first: [u32; SAMPLE_GROUPS],
     /// Track group `g`'s number of tracks; they add up to `track_count`.
@@ -117,26 +117,30 @@ pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
 pub const GROUP_SLERP: u32 = 0;
 /// Group of CUBICSPLINE tracks other than rotations (WGSL `GROUP_CUBIC`).
 pub const GROUP_CUBIC: u32 = 1;
-/// Group of every other track (WGSL `GROUP_BLEND`): STEP, and LINEAR
-/// translation, scale and weights, sampled by `(1 - t) a + t b`.
+/// Group of LINEAR translation, scale and weights tracks (WGSL
+/// `GROUP_BLEND`), sampled by `(1 - t) a + t b`.
 pub const GROUP_BLEND: u32 = 2;
 /// Group of CUBICSPLINE rotation tracks (WGSL `GROUP_CUBIC_ROTATION`):
 /// the spline, then a normalization, which the other CUBICSPLINE tracks'
 /// dispatch then leaves out.
 pub const GROUP_CUBIC_ROTATION: u32 = 3;
+/// Group of STEP tracks (WGSL `GROUP_STEP`): key k's value, which the
+/// blend block returns as is; their dispatch reads neither the
+/// interpolation nor the next key.
+pub const GROUP_STEP: u32 = 4;
 /// The shader's default `GROUP` (WGSL `GROUP_ALL`): one dispatch over every
 /// track of a clip, with every block compiled in.
-pub const GROUP_ALL: u32 = 4;
+pub const GROUP_ALL: u32 = 5;
 /// The number of track groups. [`GpuSampler`](crate::GpuSampler) records one
 /// dispatch per group that has tracks, each with a pipeline compiled for
 /// that group only (the WGSL override `GROUP`): the branches of the other
 /// groups are compiled out, which SIMD-on-CPU adapters such as lavapipe,
 /// which step through both sides of a divergent branch, run much faster.
-pub const SAMPLE_GROUPS: usize = 4;
+pub const SAMPLE_GROUPS: usize = 5;
 
 impl GpuTrack {
     /// The track's group: [`GROUP_SLERP`], [`GROUP_CUBIC`],
-    /// [`GROUP_BLEND`] or [`GROUP_CUBIC_ROTATION`].
+    /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]
     pub fn group(&self) -> u32 {
         use crate::track::{Interpolation, Property};
@@ -146,9 +150,9 @@ impl GpuTrack {
             } else {
                 GROUP_CUBIC
             }
-        } else if self.interpolation == Interpolation::Linear as u32
-            && self.property == Property::Rotation as u32
-        {
+        } else if self.interpolation == Interpolation::Step as u32 {
+            GROUP_STEP
+        } else if self.property == Property::Rotation as u32 {
             GROUP_SLERP
         } else {
             GROUP_BLEND
@@ -164,7 +168,7 @@ const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_origin) == 36);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, output_offset) == 24);
-const _: () = assert!(std::mem::size_of::<GpuClip>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuClip>() == 56);
 const _: () = assert!(std::mem::offset_of!(GpuClip, duration) == 12);
 const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);

@@ -278,14 +278,13 @@ impl AnimationLibrary {
                             limit: u64::from(u32::MAX),
                         })?;
             }
-            // The clip's rows, grouped by shader block, then by
-            // interpolation and property within a group (STEP before
-            // LINEAR in the blend group, so that SIMD lanes and GPU warps
-            // side by side take the same path; stable otherwise);
-            // track_rows maps the clip's track j to its row.
+            // The clip's rows, grouped by shader block, then by property
+            // within a group (so that SIMD lanes and GPU warps side by side
+            // have the same width; stable otherwise); track_rows maps the
+            // clip's track j to its row.
             let rows = &mut tracks[track_offset as usize..];
             let mut order: Vec<usize> = (0..rows.len()).collect();
-            order.sort_by_key(|&j| (rows[j].group(), rows[j].interpolation, rows[j].property));
+            order.sort_by_key(|&j| (rows[j].group(), rows[j].property));
             let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
             rows.copy_from_slice(&grouped);
             let mut row_of = vec![0u32; order.len()];
@@ -362,8 +361,8 @@ impl AnimationLibrary {
 
     /// The track table, clip after clip; within a clip, its tracks grouped
     /// by the shader block that samples them (LINEAR rotations, then
-    /// CUBICSPLINE tracks other than rotations, then the rest, then
-    /// CUBICSPLINE rotations; see [`GpuClip`] and
+    /// CUBICSPLINE tracks other than rotations, other LINEAR tracks,
+    /// CUBICSPLINE rotations, STEP tracks; see [`GpuClip`] and
     /// [`crate::layout::SAMPLE_GROUPS`]), then by interpolation and
     /// property within a group, in clip order otherwise.
     /// [`track_row`](Self::track_row) finds a clip track's row.

@@ -205,7 +205,7 @@ fn clip_groups_partition_each_clips_rows() {
         // The groups follow each other from the clip's first row and add
         // up to its tracks.
         assert_eq!(clip.group_first[0], clip.track_offset, "clip {c}");
-        for g in 0..3 {
+        for g in 0..4 {
             assert_eq!(
                 clip.group_first[g + 1],
                 clip.group_first[g] + clip.group_count[g],
@@ -218,9 +218,9 @@ fn clip_groups_partition_each_clips_rows() {
             "clip {c}"
         );
         // Each row is in its group by the definition: CUBICSPLINE
-        // rotations in 3, other CUBICSPLINE tracks in 1, LINEAR rotations
-        // in 0, the rest in 2.
-        for g in 0..4 {
+        // rotations in 3, other CUBICSPLINE tracks in 1, STEP in 4, LINEAR
+        // rotations in 0, other LINEAR tracks in 2.
+        for g in 0..5 {
             let first = clip.group_first[g] as usize;
             for row in &lib.tracks()[first..first + clip.group_count[g] as usize] {
                 let rotation = row.property == Property::Rotation as u32;
@@ -230,9 +230,9 @@ fn clip_groups_partition_each_clips_rows() {
                     } else {
                         1
                     }
-                } else if row.interpolation == Interpolation::Linear as u32
-                    && row.property == Property::Rotation as u32
-                {
+                } else if row.interpolation == Interpolation::Step as u32 {
+                    4
+                } else if rotation {
                     0
                 } else {
                     2
@@ -242,7 +242,7 @@ fn clip_groups_partition_each_clips_rows() {
         }
     }
     let mixed = lib.clip_table().last().unwrap();
-    assert_eq!(mixed.group_count, [2, 1, 4, 1]);
+    assert_eq!(mixed.group_count, [2, 1, 2, 1, 2]);
 }
 
 #[test]

@@ -30,7 +30,7 @@ struct Track {
     lookup_scale: f32,
     lookup_origin: f32,
 }
-struct Clip { track_offset: u32, track_count: u32, output_width: u32, duration: f32, group_first: array<u32, 4>, group_count: array<u32, 4>, }
+struct Clip { track_offset: u32, track_count: u32, output_width: u32, duration: f32, group_first: array<u32, 5>, group_count: array<u32, 5>, }
 struct Instance { clip: u32, time: f32, _pad0: u32, _pad1: u32, }
 struct Params { instance_count: u32, tracks_per_instance: u32, output_stride: u32, row_invocations: u32, }
 

@@ -188,9 +188,9 @@ pub fn output_layout_entry(
 /// The sampler never creates a device: it uses the caller's.
 ///
 /// One dispatch per track group that has tracks ([`SAMPLE_GROUPS`]: LINEAR
-/// rotations, CUBICSPLINE tracks other than rotations, the rest,
-/// CUBICSPLINE rotations), each with a pipeline compiled for that group
-/// only, all in the same compute pass.
+/// rotations, CUBICSPLINE tracks other than rotations, other LINEAR
+/// tracks, CUBICSPLINE rotations, STEP tracks), each with a pipeline
+/// compiled for that group only, all in the same compute pass.
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
@@ -515,7 +515,7 @@ impl GpuSampler {
 
     /// The dispatches of the next frame: for each track group with tracks
     /// ([`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`, `GROUP_BLEND`,
-    /// `GROUP_CUBIC_ROTATION`), its
+    /// `GROUP_CUBIC_ROTATION`, `GROUP_STEP`), its
     /// workgroup counts `(x, y)` (a 2D grid once the count passes
     /// `max_compute_workgroups_per_dimension`).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
