@@ -1,5 +1,5 @@
-// Morph weights. Needs rig.wgsl (prepended by the host). CPU twin:
-// src/cpu_skin.rs. (The local pose, TRS per node, is computed inside the
+// Morph weights. Needs prelude.wgsl (prepended by the host). CPU twin:
+// src/cpu/skin.rs. (The local pose, TRS per node, is computed inside the
 // skin pass, shaders/skin.wgsl, where it is used.)
 //
 // morph_main: one invocation per (instance, mesh): the mesh's weights, from

@@ -1,43 +1,6 @@
-// Keyframe sampling: one invocation per (instance, track).
-// Needs quat.wgsl (prepended by the host). CPU twin: src/cpu.rs.
-
-struct Track {
-    times_offset: u32,
-    key_count: u32,
-    values_offset: u32,
-    width: u32,
-    interpolation: u32,
-    property: u32,
-    output_offset: u32,
-    node: u32,
-    lookup_scale: f32,
-    lookup_origin: f32,
-}
-
-struct Clip {
-    track_offset: u32,
-    track_count: u32,
-    output_width: u32,
-    duration: f32,
-    // Per track group (GROUP_SLERP, GROUP_CUBIC, GROUP_BLEND): its first
-    // row in the track table and its number of tracks.
-    group_first: array<u32, 5>,
-    group_count: array<u32, 5>,
-}
-
-struct Instance {
-    clip: u32,
-    time: f32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
-struct Params {
-    instance_count: u32,
-    tracks_per_instance: u32,
-    output_stride: u32,
-    row_invocations: u32,
-}
+// Stage "sample": key search + interpolation, one invocation per
+// (instance, track). Built as prelude.wgsl + quat.wgsl + sample.wgsl.
+// CPU twin: src/cpu/sample.rs.
 
 // A key interval: the time is exactly on key k (exact = true, use v_k as
 // is), or between keys k and k + 1 at factor t; dt = t_(k+1) - t_k.
@@ -48,36 +11,6 @@ struct Segment {
     exact: bool,
 }
 
-const INTERP_STEP: u32 = 0u;
-const INTERP_LINEAR: u32 = 1u;
-const INTERP_CUBICSPLINE: u32 = 2u;
-
-const PROP_TRANSLATION: u32 = 0u;
-const PROP_ROTATION: u32 = 1u;
-const PROP_SCALE: u32 = 2u;
-const PROP_WEIGHTS: u32 = 3u;
-
-const WORKGROUP_SIZE: u32 = 64u;
-
-// Key lookup entries: window length minus one in the low bits, first key above.
-const LOOKUP_COUNT_BITS: u32 = 8u;
-const LOOKUP_COUNT_SATURATED: u32 = 255u;
-
-// Track groups (src/layout.rs): each clip's tracks are grouped in the
-// track table as [LINEAR rotations | CUBICSPLINE but rotations | other
-// LINEAR tracks | CUBICSPLINE rotations | STEP], and the host
-// dispatches each non-empty group with a pipeline whose override GROUP
-// names it. The blocks of sample_track that a group never reaches are
-// compiled out: SIMD-on-CPU adapters such as lavapipe step through both
-// sides of a divergent branch, so that is much faster there, and the
-// results are the same. GROUP_ALL (the default) samples every track of the
-// clip in one dispatch with every block compiled in.
-const GROUP_SLERP: u32 = 0u;
-const GROUP_CUBIC: u32 = 1u;
-const GROUP_BLEND: u32 = 2u;
-const GROUP_CUBIC_ROTATION: u32 = 3u;
-const GROUP_STEP: u32 = 4u;
-const GROUP_ALL: u32 = 5u;
 override GROUP: u32 = GROUP_ALL;
 override HAS_SLERP: bool = GROUP == GROUP_SLERP || GROUP == GROUP_ALL;
 override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION || GROUP == GROUP_ALL;
@@ -98,7 +31,7 @@ override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP 
 // lookup_origin] of track row r, the fields only the search reads.
 @group(0) @binding(8) var track_search: texture_2d<u32>;
 
-override ROW_SHIFT: u32 = 12u;
+override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 
 // Whether the library has tracks with a key lookup table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
@@ -337,8 +270,8 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else {
         // (min: GROUP_ALL takes the branch above, but the index must be
         // in bounds in every pipeline.)
-        first = clip.group_first[min(GROUP, 4u)];
-        count = clip.group_count[min(GROUP, 4u)];
+        first = clip.group_first[min(GROUP, SAMPLE_GROUPS - 1u)];
+        count = clip.group_count[min(GROUP, SAMPLE_GROUPS - 1u)];
     }
     if (j >= count) {
         return;

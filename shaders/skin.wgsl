@@ -1,6 +1,6 @@
 // Local pose, global transforms and joint matrices, in one pass. Needs
-// quat.wgsl and rig.wgsl (prepended by the host). CPU twin:
-// src/cpu_skin.rs.
+// prelude.wgsl and quat.wgsl (prepended by the host). CPU twin:
+// src/cpu/skin.rs.
 //
 // skin_main: one invocation per instance, in three steps.
 //
@@ -83,7 +83,6 @@
 @group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
 @group(0) @binding(12) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
-const UNIFORM_HEAD: u32 = 256u;
 
 // True when every node's parent has a smaller index (set by the host from
 // the node table): global_matrix() then never recomputes an ancestor, and
@@ -328,7 +327,6 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
 // 3. Globals are written; then each lane computes joint slots lane,
 //    lane + 64, ...: mesh_inverse * global(joint node) * inverse_bind, with
 //    the mesh node's global from workgroup memory.
-const MAX_PARALLEL_NODES: u32 = 128u;
 const NODES_PER_LANE: u32 = MAX_PARALLEL_NODES / SKIN_WORKGROUP_SIZE;
 
 var<workgroup> wg_matrix: array<mat4x4<f32>, MAX_PARALLEL_NODES>;

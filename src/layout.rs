@@ -1,8 +1,13 @@
-//! `#[repr(C)]` twins of the WGSL structs in `shaders/sample.wgsl`: the flat
-//! format that both the shader and the CPU twin ([`crate::cpu`]) read.
+//! The Rust side of `shaders/prelude.wgsl`: `#[repr(C)]` twins of every
+//! WGSL struct that crosses the boundary, every constant both languages
+//! use, and the binding tables the bind group layouts are built from. This
+//! is the flat format that the shaders and the CPU twin ([`crate::cpu`])
+//! read.
 //!
-//! A test (`tests/layout.rs`) parses the shader with naga and compares every
-//! struct's size and member offsets with these, so drift fails `cargo test`.
+//! A test (`tests/layout.rs`) parses the shaders with naga and compares
+//! every struct's size and member offsets, every shared constant's value and
+//! every binding with these, so a change on one side only fails
+//! `cargo test`, without an adapter.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -256,8 +261,105 @@ pub const SAMPLE_BINDINGS: [Binding; 9] = [
 /// `max_texture_dimension_2d` is below 4096 (WGSL override `ROW_SHIFT`).
 pub const KEY_TEXTURE_ROW_SHIFT: u32 = 12;
 
-/// WGSL source of the sampling stage: `quat.wgsl` followed by `sample.wgsl`.
+// ---------------------------------------------------------------- rig
+
+/// A node in the node table (WGSL `Node`): rest TRS, parent and mesh.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuNode {
+    /// Rest translation (x, y, z, unused).
+    pub translation: [f32; 4],
+    /// Rest rotation (x, y, z, w).
+    pub rotation: [f32; 4],
+    /// Rest scale (x, y, z, unused).
+    pub scale: [f32; 4],
+    /// Parent node, -1 for a root.
+    pub parent: i32,
+    /// Mesh index, -1 for none.
+    pub mesh: i32,
+    /// The first joint slot whose joint node this is, -1 for none; the
+    /// others follow through [`GpuJoint::next_joint`].
+    pub first_joint: i32,
+    /// Padding (16-byte rows).
+    pub _pad1: u32,
+}
+
+/// A mesh in the mesh table (WGSL `Mesh`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuMesh {
+    /// Offset of the mesh's first weight inside an instance's morph-weight
+    /// block.
+    pub weights_offset: u32,
+    /// Number of morph targets.
+    pub target_count: u32,
+    /// Offset of its default weights in the default-weights array.
+    pub defaults_offset: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// A joint slot in the joint table (WGSL `Joint`): slot `j` writes joint
+/// matrix `j` of an instance's block and uses inverse bind matrix `j`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuJoint {
+    /// The joint node.
+    pub node: u32,
+    /// The skin's mesh node, -1 for none.
+    pub mesh_node: i32,
+    /// The skin this slot belongs to.
+    pub skin: u32,
+    /// The next slot (higher index) with the same joint node, -1 for none.
+    pub next_joint: i32,
+}
+
+/// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
+/// uniform).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuSkinParams {
+    /// Instances in the table.
+    pub instance_count: u32,
+    /// Nodes in the rig.
+    pub node_count: u32,
+    /// Joint slots per instance (all skins).
+    pub joint_count: u32,
+    /// Meshes in the rig.
+    pub mesh_count: u32,
+    /// Morph weights per instance (all meshes).
+    pub morph_stride: u32,
+    /// The sampler's output stride (floats per instance).
+    pub output_stride: u32,
+    /// Clips in the library.
+    pub clip_count: u32,
+    /// Skins in the rig.
+    pub skin_count: u32,
+    /// Skins `0..4`'s mesh nodes (-1 for none or beyond `skin_count`);
+    /// read only when `skin_count <= MAX_FUSED_SKINS`.
+    pub mesh_nodes: [i32; MAX_FUSED_SKINS as usize],
+}
+
+/// Rigs with at most this many skins get their joint matrices inside the
+/// skin pass's hierarchy walk, from the global still in registers (WGSL
+/// `MAX_FUSED_SKINS`); rigs with more take a separate loop over the joint
+/// slots that reads the globals back.
+pub const MAX_FUSED_SKINS: u32 = 4;
+
+const _: () = assert!(std::mem::size_of::<GpuNode>() == 64);
+const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
+const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
+
+/// WGSL of the prelude every kernel is built from: the structs twinned
+/// here and the constants both languages use (`shaders/prelude.wgsl`).
+pub const PRELUDE_WGSL: &str = include_str!("../shaders/prelude.wgsl");
+
+/// WGSL source of the sampling stage: the prelude, `quat.wgsl`, `sample.wgsl`.
 pub const SAMPLE_WGSL: &str = concat!(
+    include_str!("../shaders/prelude.wgsl"),
+    "\n",
     include_str!("../shaders/quat.wgsl"),
     "\n",
     include_str!("../shaders/sample.wgsl")

@@ -32,7 +32,8 @@
 
 pub mod compare;
 pub mod cpu;
-pub mod cpu_skin;
+#[doc(hidden)]
+pub use cpu::skin as cpu_skin;
 mod error;
 #[cfg(feature = "gltf")]
 pub mod gltf;

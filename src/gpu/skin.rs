@@ -49,21 +49,21 @@ pub enum SkinStrategy {
     PerNode,
 }
 
-/// WGSL of the morph-weight stage: `rig.wgsl`, `pose.wgsl` (entry point
+/// WGSL of the morph-weight stage: `prelude.wgsl`, `pose.wgsl` (entry point
 /// `morph_main`).
 pub const POSE_WGSL: &str = concat!(
-    include_str!("../../shaders/rig.wgsl"),
+    include_str!("../../shaders/prelude.wgsl"),
     "\n",
     include_str!("../../shaders/pose.wgsl")
 );
 
-/// WGSL of the skin stage: `quat.wgsl`, `rig.wgsl`, `skin.wgsl` (entry
+/// WGSL of the skin stage: `prelude.wgsl`, `quat.wgsl`, `skin.wgsl` (entry
 /// points `skin_main` and `skin_nodes_main`, with the same bindings: local
 /// pose, hierarchy and joint matrices; see [`SkinStrategy`]).
 pub const SKIN_WGSL: &str = concat!(
-    include_str!("../../shaders/quat.wgsl"),
+    include_str!("../../shaders/prelude.wgsl"),
     "\n",
-    include_str!("../../shaders/rig.wgsl"),
+    include_str!("../../shaders/quat.wgsl"),
     "\n",
     include_str!("../../shaders/skin.wgsl")
 );

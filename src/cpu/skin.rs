@@ -21,7 +21,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::cpu::{quat_normalize, sample_resolved};
+use crate::cpu::sample::{quat_normalize, sample_resolved};
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
 use crate::library::AnimationLibrary;

@@ -1,0 +1,140 @@
+// The one prelude every kernel is built from (the crate's stages and the
+// bench's kernels alike): every struct that crosses the Rust/WGSL boundary
+// and every constant both languages use. Rust twins: src/layout.rs; the
+// naga test in tests/layout.rs compares every struct member by member and
+// every constant by value, so a change on one side only fails `cargo test`.
+
+// ---------------------------------------------------------------- sampling
+
+struct Track {
+    times_offset: u32,
+    key_count: u32,
+    values_offset: u32,
+    width: u32,
+    interpolation: u32,
+    property: u32,
+    output_offset: u32,
+    node: u32,
+    lookup_scale: f32,
+    lookup_origin: f32,
+}
+
+struct Clip {
+    track_offset: u32,
+    track_count: u32,
+    output_width: u32,
+    duration: f32,
+    // Per track group (GROUP_SLERP .. GROUP_STEP): its first row in the
+    // track table and its number of tracks.
+    group_first: array<u32, SAMPLE_GROUPS>,
+    group_count: array<u32, SAMPLE_GROUPS>,
+}
+
+struct Instance {
+    clip: u32,
+    time: f32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+struct Params {
+    instance_count: u32,
+    tracks_per_instance: u32,
+    output_stride: u32,
+    row_invocations: u32,
+}
+
+const INTERP_STEP: u32 = 0u;
+const INTERP_LINEAR: u32 = 1u;
+const INTERP_CUBICSPLINE: u32 = 2u;
+
+const PROP_TRANSLATION: u32 = 0u;
+const PROP_ROTATION: u32 = 1u;
+const PROP_SCALE: u32 = 2u;
+const PROP_WEIGHTS: u32 = 3u;
+
+const WORKGROUP_SIZE: u32 = 64u;
+
+// Key lookup entries: window length minus one in the low bits, first key above.
+const LOOKUP_COUNT_BITS: u32 = 8u;
+const LOOKUP_COUNT_SATURATED: u32 = 255u;
+
+// Track groups (src/layout.rs): each clip's tracks are grouped in the
+// track table as [LINEAR rotations | CUBICSPLINE but rotations | other
+// LINEAR tracks | CUBICSPLINE rotations | STEP], and the host
+// dispatches each non-empty group with a pipeline whose override GROUP
+// names it. The blocks of sample_track that a group never reaches are
+// compiled out: SIMD-on-CPU adapters such as lavapipe step through both
+// sides of a divergent branch, so that is much faster there, and the
+// results are the same. GROUP_ALL (the default) samples every track of the
+// clip in one dispatch with every block compiled in.
+const GROUP_SLERP: u32 = 0u;
+const GROUP_CUBIC: u32 = 1u;
+const GROUP_BLEND: u32 = 2u;
+const GROUP_CUBIC_ROTATION: u32 = 3u;
+const GROUP_STEP: u32 = 4u;
+const GROUP_ALL: u32 = 5u;
+const SAMPLE_GROUPS: u32 = 5u;
+
+// The key search's tables are 2D textures 2^KEY_TEXTURE_ROW_SHIFT texels
+// wide (less on a device with a smaller max_texture_dimension_2d: the
+// sampler's override ROW_SHIFT).
+const KEY_TEXTURE_ROW_SHIFT: u32 = 12u;
+
+// ---------------------------------------------------------------- rig
+
+struct Node {
+    translation: vec4<f32>,  // xyz used
+    rotation: vec4<f32>,     // x, y, z, w
+    scale: vec4<f32>,        // xyz used
+    parent: i32,             // -1: root
+    mesh: i32,               // -1: none
+    first_joint: i32,        // first joint slot whose joint node this is, -1: none
+    _pad1: u32,
+}
+
+struct Mesh {
+    weights_offset: u32,     // in an instance's morph-weight block
+    target_count: u32,
+    defaults_offset: u32,    // in default_weights
+    _pad: u32,
+}
+
+struct Joint {
+    node: u32,               // the joint node
+    mesh_node: i32,          // the skin's mesh node, -1: none
+    skin: u32,
+    next_joint: i32,         // next slot with the same joint node, -1: none
+}
+
+struct SkinParams {
+    instance_count: u32,
+    node_count: u32,
+    joint_count: u32,
+    mesh_count: u32,
+    morph_stride: u32,
+    output_stride: u32,      // the sampler's floats per instance
+    clip_count: u32,
+    skin_count: u32,
+    mesh_nodes: vec4<i32>,   // skins 0..3's mesh nodes (-1: none) when
+                             // skin_count <= MAX_FUSED_SKINS
+}
+
+// Rigs with at most this many skins get their joint matrices inside the
+// hierarchy walk (skin.wgsl); more skins take a separate joint loop.
+const MAX_FUSED_SKINS: u32 = 4u;
+
+const SKIN_WORKGROUP_SIZE: u32 = 64u;
+
+// Flat invocation index of a (possibly 2D) dispatch.
+fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.y * (groups.x * SKIN_WORKGROUP_SIZE) + gid.x;
+}
+
+// Entries of the node, joint, inverse-bind and pose-channel tables that the
+// skin pass reads from uniform copies (the first UNIFORM_HEAD of each).
+const UNIFORM_HEAD: u32 = 256u;
+
+// The most nodes a rig may have for the per-node skin strategy (one
+// workgroup per instance, a workgroup matrix per node).
+const MAX_PARALLEL_NODES: u32 = 128u;

@@ -1,0 +1,652 @@
+//! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
+//! a scene, and [`SkinTables`], the flat form of a rig plus an
+//! [`AnimationLibrary`] that the morph and skin passes (GPU and CPU twin)
+//! read.
+//!
+//! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
+//! them). [`Rig::order`] lists them parents before children, whatever order
+//! the file used; the passes themselves do not depend on the order (see
+//! `shaders/skin.wgsl`).
+
+use glam::{Mat4, Quat, Vec3};
+
+use crate::error::{Error, Result};
+use crate::track::Property;
+
+/// What is wrong with a rig, or with an animation library played on it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RigError {
+    /// The rig has no node.
+    #[error("the rig has no node")]
+    NoNodes,
+    /// A node's parent index is out of range.
+    #[error("node {node}: parent {parent} is out of range ({node_count} nodes)")]
+    ParentOutOfRange {
+        /// The node.
+        node: u32,
+        /// Its parent index.
+        parent: u32,
+        /// Number of nodes.
+        node_count: usize,
+    },
+    /// A node is listed as the child of two nodes (glTF: nodes form trees).
+    #[error("node {node} is a child of both node {first} and node {second}")]
+    MultipleParents {
+        /// The node.
+        node: u32,
+        /// The first parent found.
+        first: u32,
+        /// The second parent found.
+        second: u32,
+    },
+    /// Following parents from this node comes back to it.
+    #[error("node {node} is its own ancestor (the hierarchy has a cycle)")]
+    Cycle {
+        /// A node on the cycle.
+        node: u32,
+    },
+    /// A rest translation, rotation, scale or matrix is not finite, or a
+    /// rotation has zero length.
+    #[error("node {node}: rest {what} is not finite or not usable")]
+    BadRestTransform {
+        /// The node.
+        node: u32,
+        /// `"translation"`, `"rotation"`, `"scale"` or `"matrix"`.
+        what: &'static str,
+    },
+    /// A node matrix cannot be decomposed into translation, rotation and
+    /// scale (singular 3x3 part, or a last row other than 0, 0, 0, 1).
+    #[error("node {node}: matrix is not a decomposable TRS matrix")]
+    MatrixNotDecomposable {
+        /// The node.
+        node: u32,
+    },
+    /// A node names a mesh that does not exist.
+    #[error("node {node}: mesh {mesh} is out of range ({mesh_count} meshes)")]
+    MeshOutOfRange {
+        /// The node.
+        node: u32,
+        /// The mesh index.
+        mesh: u32,
+        /// Number of meshes.
+        mesh_count: usize,
+    },
+    /// A node names a skin that does not exist.
+    #[error("node {node}: skin {skin} is out of range ({skin_count} skins)")]
+    SkinOutOfRange {
+        /// The node.
+        node: u32,
+        /// The skin index.
+        skin: u32,
+        /// Number of skins.
+        skin_count: usize,
+    },
+    /// A skin has no joint.
+    #[error("skin {skin} has no joint")]
+    NoJoints {
+        /// The skin.
+        skin: u32,
+    },
+    /// A skin's joint is not a node of the rig.
+    #[error("skin {skin}: joint {joint} names node {node}, out of range ({node_count} nodes)")]
+    JointOutOfRange {
+        /// The skin.
+        skin: u32,
+        /// Index in the skin's joint list.
+        joint: usize,
+        /// The node index it names.
+        node: u32,
+        /// Number of nodes.
+        node_count: usize,
+    },
+    /// A skin's inverse bind matrices do not match its joints in number.
+    #[error("skin {skin}: {found} inverse bind matrices for {expected} joints")]
+    InverseBindCount {
+        /// The skin.
+        skin: u32,
+        /// Number of joints.
+        expected: usize,
+        /// Number of matrices.
+        found: usize,
+    },
+    /// An inverse bind matrix holds NaN or infinity.
+    #[error("skin {skin}: inverse bind matrix {joint} is not finite")]
+    InverseBindNotFinite {
+        /// The skin.
+        skin: u32,
+        /// Index of the joint.
+        joint: usize,
+    },
+    /// The inverse bind matrices accessor of a skin cannot be read.
+    #[error("skin {skin}: inverse bind matrices accessor {accessor}: {reason}")]
+    Accessor {
+        /// The skin.
+        skin: u32,
+        /// The accessor index.
+        accessor: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The glTF document does not pass the `gltf` crate's validation
+    /// (indices out of range, missing required properties, ...).
+    #[error("invalid glTF document: {reason}")]
+    InvalidDocument {
+        /// The validator's message.
+        reason: String,
+    },
+    /// A mesh's default weights do not match its morph-target count.
+    #[error("mesh {mesh}: {found} default weights for {expected} morph targets")]
+    DefaultWeightsCount {
+        /// The mesh.
+        mesh: u32,
+        /// Number of morph targets.
+        expected: u32,
+        /// Number of default weights.
+        found: usize,
+    },
+    /// The primitives of a mesh have different morph-target counts.
+    #[error(
+        "mesh {mesh}: primitive {primitive} has {found} morph targets, primitive 0 has {expected}"
+    )]
+    TargetCountMismatch {
+        /// The mesh.
+        mesh: u32,
+        /// The primitive.
+        primitive: usize,
+        /// Targets of primitive 0.
+        expected: u32,
+        /// Targets of this primitive.
+        found: u32,
+    },
+    /// Skin tables built for one library were given a sampler of another.
+    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
+    LibraryMismatch {
+        /// The tables' output stride.
+        tables_stride: u32,
+        /// The tables' clip count.
+        tables_clips: usize,
+        /// The sampler library's output stride.
+        sampler_stride: u32,
+        /// The sampler library's clip count.
+        sampler_clips: usize,
+    },
+    /// A track animates a node that the rig does not have.
+    #[error(
+        "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
+    )]
+    TrackNodeOutOfRange {
+        /// The clip.
+        clip: usize,
+        /// The track in the clip.
+        track: usize,
+        /// The node it names.
+        node: u32,
+        /// Number of nodes in the rig.
+        node_count: usize,
+    },
+    /// Two tracks of one clip animate the same property of the same node
+    /// (glTF: each target is used at most once per animation).
+    #[error(
+        "clip {clip}, track {track}: node {node} {property:?} is already animated by track {first}"
+    )]
+    DuplicateChannel {
+        /// The clip.
+        clip: usize,
+        /// The second track.
+        track: usize,
+        /// The track found first.
+        first: usize,
+        /// The node.
+        node: u32,
+        /// The property.
+        property: Property,
+    },
+    /// A weights track targets a node without a mesh.
+    #[error("clip {clip}, track {track}: weights on node {node}, which has no mesh")]
+    WeightsWithoutMesh {
+        /// The clip.
+        clip: usize,
+        /// The track.
+        track: usize,
+        /// The node.
+        node: u32,
+    },
+    /// A weights track's width is not the mesh's morph-target count.
+    #[error("clip {clip}, track {track}: {found} weights for node {node}, whose mesh {mesh} has {expected} morph targets")]
+    WeightsWidthMismatch {
+        /// The clip.
+        clip: usize,
+        /// The track.
+        track: usize,
+        /// The node.
+        node: u32,
+        /// The node's mesh.
+        mesh: u32,
+        /// The mesh's morph-target count.
+        expected: u32,
+        /// The track's width.
+        found: u32,
+    },
+}
+
+impl From<RigError> for Error {
+    fn from(e: RigError) -> Self {
+        Error::Rig(e)
+    }
+}
+
+/// A node's rest transform, as a glTF node gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeTransform {
+    /// Translation, rotation (unit quaternion x, y, z, w) and scale.
+    Trs {
+        /// Translation.
+        translation: [f32; 3],
+        /// Rotation, x, y, z, w.
+        rotation: [f32; 4],
+        /// Scale.
+        scale: [f32; 3],
+    },
+    /// A column-major 4x4 matrix (glTF `matrix`), decomposed into TRS when
+    /// the rig is built.
+    Matrix([f32; 16]),
+}
+
+impl NodeTransform {
+    /// The identity: no translation, no rotation, unit scale.
+    pub const IDENTITY: NodeTransform = NodeTransform::Trs {
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+    };
+
+    /// A translation only.
+    #[must_use]
+    pub fn translation(t: [f32; 3]) -> Self {
+        NodeTransform::Trs {
+            translation: t,
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        }
+    }
+}
+
+/// One node of a [`Rig`], with its rest pose as translation, rotation,
+/// scale (matrix nodes already decomposed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigNode {
+    /// The node's name, if any.
+    pub name: Option<String>,
+    /// The parent node, `None` for a root.
+    pub parent: Option<u32>,
+    /// Rest translation.
+    pub translation: [f32; 3],
+    /// Rest rotation, x, y, z, w.
+    pub rotation: [f32; 4],
+    /// Rest scale.
+    pub scale: [f32; 3],
+    /// The mesh this node instantiates.
+    pub mesh: Option<u32>,
+    /// The skin its mesh uses.
+    pub skin: Option<u32>,
+}
+
+/// A skin: joint nodes and their inverse bind matrices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigSkin {
+    /// The skin's name, if any.
+    pub name: Option<String>,
+    /// Joint nodes, in the skin's order (the order of its joint matrices).
+    pub joints: Vec<u32>,
+    /// One column-major inverse bind matrix per joint.
+    pub inverse_bind_matrices: Vec<[f32; 16]>,
+    /// The skinned mesh node: the lowest-index node that uses this skin,
+    /// `None` if no node does (its joint matrices then omit the inverse of
+    /// the mesh node's global transform).
+    pub mesh_node: Option<u32>,
+}
+
+/// A mesh as far as animation is concerned: its morph targets.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RigMesh {
+    /// Number of morph targets (0 if none).
+    pub target_count: u32,
+    /// Default weights (`target_count` of them); zeros when the file gives
+    /// none.
+    pub default_weights: Vec<f32>,
+}
+
+/// The node hierarchy, rest pose, skins and meshes of a scene.
+///
+/// Build one in code with [`RigBuilder`], from parts with
+/// [`Rig::from_parts`], or from a glTF document with `Rig::from_gltf`
+/// (feature `gltf`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rig {
+    nodes: Vec<RigNode>,
+    skins: Vec<RigSkin>,
+    meshes: Vec<RigMesh>,
+    order: Vec<u32>,
+    depth: Vec<u32>,
+}
+
+fn finite(v: &[f32]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+/// Translation, rotation (x, y, z, w), scale.
+type Trs = ([f32; 3], [f32; 4], [f32; 3]);
+
+/// Decomposes a column-major TRS matrix (glam's decomposition; a negative
+/// determinant becomes a negative x scale).
+fn decompose(node: u32, m: &[f32; 16]) -> Result<Trs, RigError> {
+    if !finite(m) {
+        return Err(RigError::BadRestTransform {
+            node,
+            what: "matrix",
+        });
+    }
+    if m[3] != 0.0 || m[7] != 0.0 || m[11] != 0.0 || m[15] != 1.0 {
+        return Err(RigError::MatrixNotDecomposable { node });
+    }
+    let mat = Mat4::from_cols_array(m);
+    if mat.determinant() == 0.0 {
+        return Err(RigError::MatrixNotDecomposable { node });
+    }
+    let (s, r, t) = mat.to_scale_rotation_translation();
+    let (s, r, t) = (s.to_array(), r.to_array(), t.to_array());
+    if !finite(&s) || !finite(&r) || !finite(&t) {
+        return Err(RigError::MatrixNotDecomposable { node });
+    }
+    Ok((t, r, s))
+}
+
+/// Builds a [`Rig`] in code. Nodes are created with their parent, which must
+/// already exist, so the result is ordered parents first.
+#[derive(Debug, Clone, Default)]
+pub struct RigBuilder {
+    /// Per node: parent, rest transform, mesh, skin.
+    #[allow(clippy::type_complexity, reason = "private, documented here")]
+    nodes: Vec<(Option<u32>, NodeTransform, Option<u32>, Option<u32>)>,
+    skins: Vec<(Vec<u32>, Vec<[f32; 16]>)>,
+    meshes: Vec<RigMesh>,
+}
+
+impl RigBuilder {
+    /// An empty builder.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a node under `parent` (or a root) and returns its index.
+    pub fn node(&mut self, parent: Option<u32>, transform: NodeTransform) -> u32 {
+        self.nodes.push((parent, transform, None, None));
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Adds a mesh with `target_count` morph targets and its default
+    /// weights (empty for zeros) and returns its index.
+    pub fn mesh(&mut self, target_count: u32, default_weights: Vec<f32>) -> u32 {
+        self.meshes.push(RigMesh {
+            target_count,
+            default_weights,
+        });
+        (self.meshes.len() - 1) as u32
+    }
+
+    /// Adds a skin (joint nodes and one inverse bind matrix per joint) and
+    /// returns its index.
+    pub fn skin(&mut self, joints: Vec<u32>, inverse_bind_matrices: Vec<[f32; 16]>) -> u32 {
+        self.skins.push((joints, inverse_bind_matrices));
+        (self.skins.len() - 1) as u32
+    }
+
+    /// Makes `node` instantiate `mesh`, skinned by `skin` if given. Unknown
+    /// nodes are ignored here and meshes/skins are checked by
+    /// [`build`](Self::build).
+    pub fn attach(&mut self, node: u32, mesh: u32, skin: Option<u32>) {
+        if let Some(n) = self.nodes.get_mut(node as usize) {
+            n.2 = Some(mesh);
+            n.3 = skin;
+        }
+    }
+
+    /// Validates and builds the rig.
+    ///
+    /// # Errors
+    /// As [`Rig::from_parts`], plus [`RigError::MatrixNotDecomposable`] and
+    /// [`RigError::BadRestTransform`] for matrix nodes.
+    pub fn build(self) -> Result<Rig, RigError> {
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        for (i, (parent, transform, mesh, skin)) in self.nodes.into_iter().enumerate() {
+            let (translation, rotation, scale) = match transform {
+                NodeTransform::Trs {
+                    translation,
+                    rotation,
+                    scale,
+                } => (translation, rotation, scale),
+                NodeTransform::Matrix(m) => decompose(i as u32, &m)?,
+            };
+            nodes.push(RigNode {
+                name: None,
+                parent,
+                translation,
+                rotation,
+                scale,
+                mesh,
+                skin,
+            });
+        }
+        let skins = self
+            .skins
+            .into_iter()
+            .map(|(joints, inverse_bind_matrices)| RigSkin {
+                name: None,
+                joints,
+                inverse_bind_matrices,
+                mesh_node: None,
+            })
+            .collect();
+        Rig::from_parts(nodes, skins, self.meshes)
+    }
+}
+
+impl Rig {
+    /// A [`RigBuilder`].
+    #[must_use]
+    pub fn builder() -> RigBuilder {
+        RigBuilder::new()
+    }
+
+    /// Validates the parts and builds a rig. Nodes may come in any order
+    /// (a parent after its child is fine): [`order`](Self::order) is
+    /// computed. Each skin's `mesh_node` is recomputed as the lowest-index
+    /// node that uses it. Meshes with no default weights get zeros.
+    ///
+    /// # Errors
+    /// [`RigError::NoNodes`], a parent, mesh, skin or joint out of range, a
+    /// cycle, non-finite rest values or a zero rotation, inverse bind
+    /// matrices not matching the joints, default weights not matching the
+    /// target count.
+    pub fn from_parts(
+        nodes: Vec<RigNode>,
+        mut skins: Vec<RigSkin>,
+        mut meshes: Vec<RigMesh>,
+    ) -> Result<Rig, RigError> {
+        let n = nodes.len();
+        if n == 0 {
+            return Err(RigError::NoNodes);
+        }
+        for (i, node) in nodes.iter().enumerate() {
+            let i = i as u32;
+            if let Some(p) = node.parent {
+                if p as usize >= n {
+                    return Err(RigError::ParentOutOfRange {
+                        node: i,
+                        parent: p,
+                        node_count: n,
+                    });
+                }
+            }
+            let q = node.rotation;
+            if !finite(&node.translation) {
+                return Err(RigError::BadRestTransform {
+                    node: i,
+                    what: "translation",
+                });
+            }
+            if !finite(&q) || q.iter().map(|c| c * c).sum::<f32>() == 0.0 {
+                return Err(RigError::BadRestTransform {
+                    node: i,
+                    what: "rotation",
+                });
+            }
+            if !finite(&node.scale) {
+                return Err(RigError::BadRestTransform {
+                    node: i,
+                    what: "scale",
+                });
+            }
+            if let Some(m) = node.mesh {
+                if m as usize >= meshes.len() {
+                    return Err(RigError::MeshOutOfRange {
+                        node: i,
+                        mesh: m,
+                        mesh_count: meshes.len(),
+                    });
+                }
+            }
+            if let Some(s) = node.skin {
+                if s as usize >= skins.len() {
+                    return Err(RigError::SkinOutOfRange {
+                        node: i,
+                        skin: s,
+                        skin_count: skins.len(),
+                    });
+                }
+            }
+        }
+        // Depth of each node by walking up; a walk longer than n is a cycle.
+        let mut depth = vec![0u32; n];
+        for (i, d) in depth.iter_mut().enumerate() {
+            let mut steps = 0usize;
+            let mut p = nodes[i].parent;
+            while let Some(q) = p {
+                steps += 1;
+                if steps > n {
+                    return Err(RigError::Cycle { node: i as u32 });
+                }
+                p = nodes[q as usize].parent;
+            }
+            *d = steps as u32;
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&i| depth[i as usize]); // stable: ties keep file order
+        for (s, skin) in skins.iter_mut().enumerate() {
+            let s = s as u32;
+            if skin.joints.is_empty() {
+                return Err(RigError::NoJoints { skin: s });
+            }
+            for (j, &node) in skin.joints.iter().enumerate() {
+                if node as usize >= n {
+                    return Err(RigError::JointOutOfRange {
+                        skin: s,
+                        joint: j,
+                        node,
+                        node_count: n,
+                    });
+                }
+            }
+            if skin.inverse_bind_matrices.len() != skin.joints.len() {
+                return Err(RigError::InverseBindCount {
+                    skin: s,
+                    expected: skin.joints.len(),
+                    found: skin.inverse_bind_matrices.len(),
+                });
+            }
+            for (j, m) in skin.inverse_bind_matrices.iter().enumerate() {
+                if !finite(m) {
+                    return Err(RigError::InverseBindNotFinite { skin: s, joint: j });
+                }
+            }
+            skin.mesh_node = nodes
+                .iter()
+                .position(|node| node.skin == Some(s))
+                .map(|p| p as u32);
+        }
+        for (m, mesh) in meshes.iter_mut().enumerate() {
+            if mesh.default_weights.is_empty() {
+                mesh.default_weights = vec![0.0; mesh.target_count as usize];
+            }
+            if mesh.default_weights.len() != mesh.target_count as usize
+                || !finite(&mesh.default_weights)
+            {
+                return Err(RigError::DefaultWeightsCount {
+                    mesh: m as u32,
+                    expected: mesh.target_count,
+                    found: mesh.default_weights.len(),
+                });
+            }
+        }
+        Ok(Rig {
+            nodes,
+            skins,
+            meshes,
+            order,
+            depth,
+        })
+    }
+
+    /// The nodes, indexed as in the file (or as the builder returned them).
+    #[must_use]
+    pub fn nodes(&self) -> &[RigNode] {
+        &self.nodes
+    }
+
+    /// The skins.
+    #[must_use]
+    pub fn skins(&self) -> &[RigSkin] {
+        &self.skins
+    }
+
+    /// The meshes.
+    #[must_use]
+    pub fn meshes(&self) -> &[RigMesh] {
+        &self.meshes
+    }
+
+    /// Node indices ordered parents before children (by depth, ties in
+    /// index order).
+    #[must_use]
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Depth of each node (0 for a root).
+    #[must_use]
+    pub fn depth(&self) -> &[u32] {
+        &self.depth
+    }
+
+    /// The rest local matrix of `node` (`T * R * S`, computed with glam, for
+    /// tools; the passes use [`crate::cpu_skin::compose_trs`]). `None` if out
+    /// of range.
+    #[must_use]
+    pub fn rest_local(&self, node: u32) -> Option<Mat4> {
+        let n = self.nodes.get(node as usize)?;
+        Some(Mat4::from_scale_rotation_translation(
+            Vec3::from_array(n.scale),
+            Quat::from_array(n.rotation).normalize(),
+            Vec3::from_array(n.translation),
+        ))
+    }
+}
+
+#[cfg(feature = "gltf")]
+mod from_gltf;
+mod tables;
+
+pub use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
+pub use tables::{SkinJoints, SkinTables, REST};

@@ -1,0 +1,367 @@
+//! The flat form of a [`Rig`] and an [`AnimationLibrary`] that the morph
+//! and skin passes read ([`SkinTables`]), and the `#[repr(C)]` twins of the
+//! WGSL rig structs in `shaders/prelude.wgsl`.
+
+use super::{Rig, RigError};
+use crate::error::{Error, Result};
+use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
+use crate::library::AnimationLibrary;
+use crate::track::Property;
+
+/// "Not animated: use the rest value" in [`SkinTables::channels`].
+pub const REST: i32 = -1;
+
+/// One skin's joint matrices for one instance, in the skin's joint order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinJoints {
+    /// The skin's index.
+    pub skin: u32,
+    /// Its mesh node (lowest-index node using it), if any.
+    pub node: Option<u32>,
+    /// Column-major joint matrices.
+    pub joints: Vec<[f32; 16]>,
+}
+
+/// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
+/// passes: uploaded once by [`crate::gpu::skin::GpuSkinner`], read as is by
+/// [`crate::cpu_skin`].
+///
+/// Output layouts (stable), per instance `i`:
+/// - global matrices (and the CPU twin's local matrices, which the GPU
+///   keeps in registers): `i * node_count + node`;
+/// - joint matrices: `i * joint_count + skin_offsets[skin] + joint`, in the
+///   skin's joint order;
+/// - morph weights: `i * morph_stride + meshes[mesh].weights_offset + k`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinTables {
+    nodes: Vec<GpuNode>,
+    channels: Vec<[i32; 4]>,
+    meshes: Vec<GpuMesh>,
+    default_weights: Vec<f32>,
+    morph_channels: Vec<i32>,
+    joints: Vec<GpuJoint>,
+    inverse_binds: Vec<[f32; 16]>,
+    skin_offsets: Vec<u32>,
+    skin_nodes: Vec<Option<u32>>,
+    morph_stride: u32,
+    output_stride: u32,
+    clip_count: u32,
+}
+
+fn offset_i32(offset: u32) -> Result<i32> {
+    i32::try_from(offset).map_err(|_| Error::LimitExceeded {
+        what: "sampler output offset",
+        needed: u64::from(offset) * 4,
+        limit_name: "i32 indexing",
+        limit: i32::MAX as u64,
+    })
+}
+
+impl SkinTables {
+    /// Flattens `rig` and maps every track of every clip of `library` to
+    /// the node property (or mesh weights) it animates.
+    ///
+    /// For each (clip, node) the table holds the output offset of the
+    /// track animating translation, rotation, scale and weights, or
+    /// [`REST`]. A mesh's animated weights come from the weights track on
+    /// the lowest-index node that uses the mesh; meshes without one use
+    /// their default weights.
+    ///
+    /// # Errors
+    /// [`RigError::TrackNodeOutOfRange`], [`RigError::DuplicateChannel`],
+    /// [`RigError::WeightsWithoutMesh`], [`RigError::WeightsWidthMismatch`]
+    /// (naming clip and track), or [`Error::LimitExceeded`] when a count
+    /// does not fit the tables' 32-bit indexing.
+    pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
+        let node_count = rig.nodes.len();
+        let mesh_count = rig.meshes.len();
+        let clip_count = library.clips().len();
+        let nodes = rig
+            .nodes
+            .iter()
+            .map(|n| GpuNode {
+                translation: [n.translation[0], n.translation[1], n.translation[2], 0.0],
+                rotation: n.rotation,
+                scale: [n.scale[0], n.scale[1], n.scale[2], 0.0],
+                parent: n.parent.map_or(-1, |p| p as i32),
+                mesh: n.mesh.map_or(-1, |m| m as i32),
+                first_joint: -1,
+                _pad1: 0,
+            })
+            .collect::<Vec<_>>();
+        let too_big = |what: &'static str, n: usize| Error::LimitExceeded {
+            what,
+            needed: n as u64,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        };
+        let mut meshes = Vec::with_capacity(mesh_count);
+        let mut default_weights = Vec::new();
+        let mut morph_stride = 0u32;
+        for m in &rig.meshes {
+            meshes.push(GpuMesh {
+                weights_offset: morph_stride,
+                target_count: m.target_count,
+                defaults_offset: u32::try_from(default_weights.len())
+                    .map_err(|_| too_big("default weights", default_weights.len()))?,
+                _pad: 0,
+            });
+            default_weights.extend_from_slice(&m.default_weights);
+            morph_stride = morph_stride
+                .checked_add(m.target_count)
+                .ok_or_else(|| too_big("morph weights per instance", usize::MAX))?;
+        }
+        let table_len = clip_count
+            .checked_mul(node_count)
+            .ok_or_else(|| too_big("pose channel table", usize::MAX))?;
+        let mut channels = vec![[REST; 4]; table_len];
+        let mut channel_track = vec![[usize::MAX; 4]; table_len];
+        let mut morph_channels = vec![REST; clip_count * mesh_count];
+        let mut morph_node = vec![u32::MAX; clip_count * mesh_count];
+        for (c, clip) in library.clips().iter().enumerate() {
+            for (t, track) in clip.tracks.iter().enumerate() {
+                let node = track.node;
+                let Some(rn) = rig.nodes.get(node as usize) else {
+                    return Err(RigError::TrackNodeOutOfRange {
+                        clip: c,
+                        track: t,
+                        node,
+                        node_count,
+                    }
+                    .into());
+                };
+                let slot = c * node_count + node as usize;
+                let p = track.property as usize;
+                if channel_track[slot][p] != usize::MAX {
+                    return Err(RigError::DuplicateChannel {
+                        clip: c,
+                        track: t,
+                        first: channel_track[slot][p],
+                        node,
+                        property: track.property,
+                    }
+                    .into());
+                }
+                let (offset, width) = library
+                    .track_output(c, t)
+                    .ok_or_else(|| too_big("track table", t))?;
+                let offset = offset_i32(offset)?;
+                if track.property == Property::Weights {
+                    let Some(mesh) = rn.mesh else {
+                        return Err(RigError::WeightsWithoutMesh {
+                            clip: c,
+                            track: t,
+                            node,
+                        }
+                        .into());
+                    };
+                    let expected = rig.meshes[mesh as usize].target_count;
+                    if width != expected {
+                        return Err(RigError::WeightsWidthMismatch {
+                            clip: c,
+                            track: t,
+                            node,
+                            mesh,
+                            expected,
+                            found: width,
+                        }
+                        .into());
+                    }
+                    let ms = c * mesh_count + mesh as usize;
+                    if node < morph_node[ms] {
+                        morph_node[ms] = node;
+                        morph_channels[ms] = offset;
+                    }
+                }
+                channel_track[slot][p] = t;
+                channels[slot][p] = offset;
+            }
+        }
+        let mut joints = Vec::new();
+        let mut inverse_binds = Vec::new();
+        let mut skin_offsets = Vec::with_capacity(rig.skins.len());
+        let mut skin_nodes = Vec::with_capacity(rig.skins.len());
+        for (s, skin) in rig.skins.iter().enumerate() {
+            skin_offsets.push(
+                u32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?,
+            );
+            skin_nodes.push(skin.mesh_node);
+            for &node in &skin.joints {
+                joints.push(GpuJoint {
+                    node,
+                    mesh_node: skin.mesh_node.map_or(-1, |m| m as i32),
+                    skin: s as u32,
+                    next_joint: -1,
+                });
+            }
+            inverse_binds.extend_from_slice(&skin.inverse_bind_matrices);
+        }
+        let joint_count =
+            i32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
+        // Link each node to its slots, in slot order (back to front, so
+        // each slot's successor is already linked).
+        let mut nodes = nodes;
+        for j in (0..joint_count).rev() {
+            let joint = &mut joints[j as usize];
+            if let Some(node) = nodes.get_mut(joint.node as usize) {
+                joint.next_joint = node.first_joint;
+                node.first_joint = j;
+            }
+        }
+        u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
+        Ok(SkinTables {
+            nodes,
+            channels,
+            meshes,
+            default_weights,
+            morph_channels,
+            joints,
+            inverse_binds,
+            skin_offsets,
+            skin_nodes,
+            morph_stride,
+            output_stride: library.output_stride(),
+            clip_count: u32::try_from(clip_count).map_err(|_| too_big("clip table", clip_count))?,
+        })
+    }
+
+    /// The node table, in rig (glTF) index order.
+    #[must_use]
+    pub fn nodes(&self) -> &[GpuNode] {
+        &self.nodes
+    }
+
+    /// Per (clip, node), at `clip * node_count + node`: the sampler output
+    /// offsets of the tracks animating translation, rotation, scale and
+    /// weights ([`crate::Property`] order), or [`REST`].
+    #[must_use]
+    pub fn channels(&self) -> &[[i32; 4]] {
+        &self.channels
+    }
+
+    /// The mesh table.
+    #[must_use]
+    pub fn meshes(&self) -> &[GpuMesh] {
+        &self.meshes
+    }
+
+    /// All meshes' default weights, mesh after mesh.
+    #[must_use]
+    pub fn default_weights(&self) -> &[f32] {
+        &self.default_weights
+    }
+
+    /// Per (clip, mesh), at `clip * mesh_count + mesh`: the output offset of
+    /// the weights track that drives the mesh, or [`REST`] for the defaults.
+    #[must_use]
+    pub fn morph_channels(&self) -> &[i32] {
+        &self.morph_channels
+    }
+
+    /// The joint table: all skins' joints, skin after skin.
+    #[must_use]
+    pub fn joints(&self) -> &[GpuJoint] {
+        &self.joints
+    }
+
+    /// One inverse bind matrix per joint slot (column-major).
+    #[must_use]
+    pub fn inverse_binds(&self) -> &[[f32; 16]] {
+        &self.inverse_binds
+    }
+
+    /// First joint slot of each skin.
+    #[must_use]
+    pub fn skin_offsets(&self) -> &[u32] {
+        &self.skin_offsets
+    }
+
+    /// Each skin's mesh node (lowest-index node using it).
+    #[must_use]
+    pub fn skin_nodes(&self) -> &[Option<u32>] {
+        &self.skin_nodes
+    }
+
+    /// Nodes in the rig.
+    #[must_use]
+    pub fn node_count(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// Meshes in the rig.
+    #[must_use]
+    pub fn mesh_count(&self) -> u32 {
+        self.meshes.len() as u32
+    }
+
+    /// Joint slots per instance (all skins).
+    #[must_use]
+    pub fn joint_count(&self) -> u32 {
+        self.joints.len() as u32
+    }
+
+    /// Morph weights per instance (all meshes).
+    #[must_use]
+    pub fn morph_stride(&self) -> u32 {
+        self.morph_stride
+    }
+
+    /// The library's output stride.
+    #[must_use]
+    pub fn output_stride(&self) -> u32 {
+        self.output_stride
+    }
+
+    /// Clips in the library.
+    #[must_use]
+    pub fn clip_count(&self) -> u32 {
+        self.clip_count
+    }
+
+    /// The dispatch parameters for `instance_count` instances.
+    #[must_use]
+    pub fn params(&self, instance_count: u32) -> GpuSkinParams {
+        GpuSkinParams {
+            instance_count,
+            node_count: self.node_count(),
+            joint_count: self.joint_count(),
+            mesh_count: self.mesh_count(),
+            morph_stride: self.morph_stride,
+            output_stride: self.output_stride,
+            clip_count: self.clip_count,
+            skin_count: self.skin_nodes.len() as u32,
+            mesh_nodes: std::array::from_fn(|s| {
+                self.skin_nodes
+                    .get(s)
+                    .copied()
+                    .flatten()
+                    .map_or(-1, |m| m as i32)
+            }),
+        }
+    }
+
+    /// Splits one instance's block of joint matrices
+    /// (`joint_count` matrices) per skin. Missing matrices (a short block)
+    /// are left out.
+    #[must_use]
+    pub fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
+        let mut out = Vec::with_capacity(self.skin_offsets.len());
+        for (s, &start) in self.skin_offsets.iter().enumerate() {
+            let end = self
+                .skin_offsets
+                .get(s + 1)
+                .copied()
+                .unwrap_or(self.joints.len() as u32);
+            let joints = block
+                .get(start as usize..(end as usize).min(block.len()))
+                .unwrap_or(&[])
+                .to_vec();
+            out.push(SkinJoints {
+                skin: s as u32,
+                node: self.skin_nodes[s],
+                joints,
+            });
+        }
+        out
+    }
+}
