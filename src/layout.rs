@@ -9,6 +9,8 @@
 //! every binding with these, so a change on one side only fails
 //! `cargo test`, without an adapter.
 
+use std::mem::size_of;
+
 use bytemuck::{Pod, Zeroable};
 
 /// One track in the track table (WGSL `Track`).
@@ -203,57 +205,42 @@ pub struct Binding {
     pub name: &'static str,
     /// How it is accessed.
     pub kind: BindingKind,
+    /// The smallest buffer (or buffer range) the binding accepts, in bytes:
+    /// one element of an array, the whole of a uniform; 0 for textures.
+    pub min_size: u64,
+}
+
+const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: usize) -> Binding {
+    Binding {
+        binding,
+        name,
+        kind,
+        min_size: min_size as u64,
+    }
 }
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
 pub const SAMPLE_BINDINGS: [Binding; 9] = [
-    Binding {
-        binding: 0,
-        name: "times",
-        kind: BindingKind::TextureFloat,
-    },
-    Binding {
-        binding: 1,
-        name: "values",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 2,
-        name: "tracks",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 3,
-        name: "clips",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 4,
-        name: "instances",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 5,
-        name: "params",
-        kind: BindingKind::Uniform,
-    },
-    Binding {
-        binding: 6,
-        name: "output",
-        kind: BindingKind::StorageReadWrite,
-    },
-    Binding {
-        binding: 7,
-        name: "key_lookup",
-        kind: BindingKind::TextureUint,
-    },
-    Binding {
-        binding: 8,
-        name: "track_search",
-        kind: BindingKind::TextureUint,
-    },
+    binding(0, "times", BindingKind::TextureFloat, 0),
+    binding(1, "values", BindingKind::StorageRead, 4),
+    binding(2, "tracks", BindingKind::StorageRead, size_of::<GpuTrack>()),
+    binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
+    binding(
+        4,
+        "instances",
+        BindingKind::StorageRead,
+        size_of::<GpuInstance>(),
+    ),
+    binding(5, "params", BindingKind::Uniform, size_of::<GpuParams>()),
+    binding(6, "output", BindingKind::StorageReadWrite, 4),
+    binding(7, "key_lookup", BindingKind::TextureUint, 0),
+    binding(8, "track_search", BindingKind::TextureUint, 0),
 ];
+
+/// The binding numbers of [`SAMPLE_BINDINGS`] (every one is used by
+/// `sample_main`).
+pub const SAMPLE_USES: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
@@ -351,6 +338,76 @@ const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
+
+/// Workgroup size of the morph and skin kernels (WGSL
+/// `SKIN_WORKGROUP_SIZE`).
+pub const SKIN_WORKGROUP_SIZE: u32 = 64;
+
+/// The most nodes a rig may have for the per-node skin strategy (WGSL
+/// `MAX_PARALLEL_NODES`: the workgroup holds one matrix per node, 8 KiB
+/// for 128).
+pub const MAX_PARALLEL_NODES: u32 = 128;
+
+/// Entries of the node, joint, inverse-bind and pose channel tables that
+/// the skin pass reads from uniform buffers (WGSL `UNIFORM_HEAD`): the
+/// first 256 of each (at most 16 KiB, within every adapter's
+/// `max_uniform_buffer_binding_size`), copied there besides the storage
+/// buffers that hold all of them. The fallback adapter reads a uniform
+/// once for all lanes, a storage buffer lane by lane.
+pub const UNIFORM_HEAD: u32 = 256;
+
+const HEAD: usize = UNIFORM_HEAD as usize;
+
+/// The bindings of the morph-weight module (`shaders/pose.wgsl`), group 0
+/// (checked against the shader by a naga test).
+pub const POSE_BINDINGS: [Binding; 7] = [
+    binding(
+        0,
+        "params",
+        BindingKind::Uniform,
+        size_of::<GpuSkinParams>(),
+    ),
+    binding(1, "samples", BindingKind::StorageRead, 4),
+    binding(2, "instance_clips", BindingKind::StorageRead, 4),
+    binding(3, "meshes", BindingKind::StorageRead, size_of::<GpuMesh>()),
+    binding(4, "default_weights", BindingKind::StorageRead, 4),
+    binding(5, "morph_channels", BindingKind::StorageRead, 4),
+    binding(6, "morph_weights", BindingKind::StorageReadWrite, 4),
+];
+
+/// The bindings of the skin module (`shaders/skin.wgsl`), group 0: five
+/// uniform and eight storage buffers (the WebGPU default of
+/// `max_storage_buffers_per_shader_stage`).
+pub const SKIN_BINDINGS: [Binding; 13] = [
+    binding(
+        0,
+        "params",
+        BindingKind::Uniform,
+        size_of::<GpuSkinParams>(),
+    ),
+    binding(1, "nodes", BindingKind::StorageRead, size_of::<GpuNode>()),
+    binding(2, "channels", BindingKind::StorageRead, 16),
+    binding(3, "samples", BindingKind::StorageRead, 4),
+    binding(4, "instance_clips", BindingKind::StorageRead, 4),
+    binding(5, "globals", BindingKind::StorageReadWrite, 64),
+    binding(6, "joints", BindingKind::StorageRead, size_of::<GpuJoint>()),
+    binding(7, "inverse_binds", BindingKind::StorageRead, 64),
+    binding(8, "joint_matrices", BindingKind::StorageReadWrite, 64),
+    binding(9, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
+    binding(
+        10,
+        "nodes_head",
+        BindingKind::Uniform,
+        HEAD * size_of::<GpuNode>(),
+    ),
+    binding(
+        11,
+        "joints_head",
+        BindingKind::Uniform,
+        HEAD * size_of::<GpuJoint>(),
+    ),
+    binding(12, "channels_head", BindingKind::Uniform, HEAD * 16),
+];
 
 /// WGSL of the prelude every kernel is built from: the structs twinned
 /// here and the constants both languages use (`shaders/prelude.wgsl`).

@@ -2,6 +2,7 @@
 //! blocking readback), [`ReadbackRing`] (readback that does not stall the
 //! next frame) and a [`headless`] device helper for tools and tests.
 
+mod bind;
 pub mod headless;
 mod key_textures;
 pub mod readback;
@@ -15,8 +16,8 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_GROUPS,
-    SAMPLE_WGSL, WORKGROUP_SIZE,
+    GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 
@@ -116,41 +117,6 @@ fn check_size(
         });
     }
     Ok(())
-}
-
-/// Bind group layout entry of a compute binding of kind `kind`
-/// ([`SAMPLE_BINDINGS`], the skinning tables); `min_size` applies to
-/// buffers.
-pub(crate) fn layout_entry(
-    kind: BindingKind,
-    binding: u32,
-    min_size: u64,
-) -> wgpu::BindGroupLayoutEntry {
-    let buffer = |ty| wgpu::BindingType::Buffer {
-        ty,
-        has_dynamic_offset: false,
-        min_binding_size: NonZeroU64::new(min_size),
-    };
-    let texture = |sample_type| wgpu::BindingType::Texture {
-        sample_type,
-        view_dimension: wgpu::TextureViewDimension::D2,
-        multisampled: false,
-    };
-    let ty = match kind {
-        BindingKind::Uniform => buffer(wgpu::BufferBindingType::Uniform),
-        BindingKind::StorageRead => buffer(wgpu::BufferBindingType::Storage { read_only: true }),
-        BindingKind::StorageReadWrite => {
-            buffer(wgpu::BufferBindingType::Storage { read_only: false })
-        }
-        BindingKind::TextureFloat => texture(wgpu::TextureSampleType::Float { filterable: false }),
-        BindingKind::TextureUint => texture(wgpu::TextureSampleType::Uint),
-    };
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty,
-        count: None,
-    }
 }
 
 /// Layout entry with which another pipeline can bind the sampler's output
@@ -312,30 +278,12 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            // In SAMPLE_BINDINGS order: one element of each array, the
-            // params uniform; 0 for the textures.
-            let size = |n: usize| n as u64;
-            let min_sizes = [
-                0,
-                4,
-                size(std::mem::size_of::<GpuTrack>()),
-                size(std::mem::size_of::<GpuClip>()),
-                size(std::mem::size_of::<GpuInstance>()),
-                size(std::mem::size_of::<GpuParams>()),
-                4,
-                0,
-                0,
-            ];
-            let entries: Vec<_> = SAMPLE_BINDINGS
-                .iter()
-                .zip(min_sizes)
-                .map(|(b, min)| layout_entry(b.kind, b.binding, min))
-                .collect();
-            let bind_group_layout =
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("keyframe-gpu.sample.layout"),
-                    entries: &entries,
-                });
+            let bind_group_layout = bind::layout(
+                device,
+                "keyframe-gpu.sample.layout",
+                &SAMPLE_BINDINGS,
+                &SAMPLE_USES,
+            )?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.sample.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
@@ -359,31 +307,25 @@ impl GpuSampler {
                     offset: (g * params_stride) as u64,
                     size: NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
                 };
-                // In SAMPLE_BINDINGS order; the one uniform is this group's params.
-                let resources = [
-                    wgpu::BindingResource::TextureView(keys.times()),
-                    values.as_entire_binding(),
-                    tracks.as_entire_binding(),
-                    clips.as_entire_binding(),
-                    instances.as_entire_binding(),
-                    wgpu::BindingResource::Buffer(params_binding),
-                    output.as_entire_binding(),
-                    wgpu::BindingResource::TextureView(keys.key_lookup()),
-                    wgpu::BindingResource::TextureView(keys.track_search()),
-                ];
-                let bind_entries: Vec<_> = SAMPLE_BINDINGS
-                    .iter()
-                    .zip(resources)
-                    .map(|(b, resource)| wgpu::BindGroupEntry {
-                        binding: b.binding,
-                        resource,
-                    })
-                    .collect();
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("keyframe-gpu.sample.bind_group"),
-                    layout: &bind_group_layout,
-                    entries: &bind_entries,
-                });
+                // Paired with SAMPLE_BINDINGS by number; the one uniform is
+                // this group's slot of the params buffer.
+                let bind_group = bind::group(
+                    device,
+                    "keyframe-gpu.sample.bind_group",
+                    &bind_group_layout,
+                    &SAMPLE_USES,
+                    &[
+                        (0, wgpu::BindingResource::TextureView(keys.times())),
+                        (1, values.as_entire_binding()),
+                        (2, tracks.as_entire_binding()),
+                        (3, clips.as_entire_binding()),
+                        (4, instances.as_entire_binding()),
+                        (5, wgpu::BindingResource::Buffer(params_binding)),
+                        (6, output.as_entire_binding()),
+                        (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                        (8, wgpu::BindingResource::TextureView(keys.track_search())),
+                    ],
+                )?;
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some("keyframe-gpu.sample"),
                     layout: Some(&pipeline_layout),

@@ -14,16 +14,11 @@ use std::num::NonZeroU64;
 use super::{read_mapped, scoped};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
-use crate::layout::{Binding, BindingKind};
-use crate::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, RigError, SkinJoints, SkinTables};
-
-/// Workgroup size of the morph and skin kernels (`SKIN_WORKGROUP_SIZE`).
-pub const SKIN_WORKGROUP_SIZE: u32 = 64;
-
-/// The most nodes a rig may have for [`SkinStrategy::PerNode`]
-/// (`MAX_PARALLEL_NODES` in `skin.wgsl`: the workgroup holds one matrix
-/// per node, 8 KiB for 128).
-pub const MAX_PARALLEL_NODES: u32 = 128;
+use crate::layout::Binding;
+pub use crate::layout::{
+    MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
+};
+use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, RigError, SkinJoints, SkinTables};
 
 /// How the skin pass spreads its work over the device. Both give the same
 /// results up to rounding (the hierarchy's products are associated
@@ -67,52 +62,6 @@ pub const SKIN_WGSL: &str = concat!(
     "\n",
     include_str!("../../shaders/skin.wgsl")
 );
-
-const fn b(binding: u32, name: &'static str, kind: BindingKind) -> Binding {
-    Binding {
-        binding,
-        name,
-        kind,
-    }
-}
-
-/// The bindings of [`POSE_WGSL`], group 0 (checked against the shader by a
-/// naga test).
-pub const POSE_BINDINGS: [Binding; 7] = [
-    b(0, "params", BindingKind::Uniform),
-    b(1, "samples", BindingKind::StorageRead),
-    b(2, "instance_clips", BindingKind::StorageRead),
-    b(3, "meshes", BindingKind::StorageRead),
-    b(4, "default_weights", BindingKind::StorageRead),
-    b(5, "morph_channels", BindingKind::StorageRead),
-    b(6, "morph_weights", BindingKind::StorageReadWrite),
-];
-
-/// Entries of the node, joint, inverse-bind and pose channel tables that the skin pass
-/// reads from uniform buffers (WGSL `UNIFORM_HEAD`): the first 256 of each
-/// (at most 16 KiB, within every adapter's
-/// `max_uniform_buffer_binding_size`), copied there besides the storage
-/// buffers that hold all of them. The fallback adapter reads a uniform once
-/// for all lanes, a storage buffer lane by lane.
-pub const UNIFORM_HEAD: u32 = 256;
-
-/// The bindings of [`SKIN_WGSL`], group 0: five uniform and eight storage
-/// buffers (the WebGPU default of `max_storage_buffers_per_shader_stage`).
-pub const SKIN_BINDINGS: [Binding; 13] = [
-    b(0, "params", BindingKind::Uniform),
-    b(1, "nodes", BindingKind::StorageRead),
-    b(2, "channels", BindingKind::StorageRead),
-    b(3, "samples", BindingKind::StorageRead),
-    b(4, "instance_clips", BindingKind::StorageRead),
-    b(5, "globals", BindingKind::StorageReadWrite),
-    b(6, "joints", BindingKind::StorageRead),
-    b(7, "inverse_binds", BindingKind::StorageRead),
-    b(8, "joint_matrices", BindingKind::StorageReadWrite),
-    b(9, "inverse_binds_head", BindingKind::Uniform),
-    b(10, "nodes_head", BindingKind::Uniform),
-    b(11, "joints_head", BindingKind::Uniform),
-    b(12, "channels_head", BindingKind::Uniform),
-];
 
 /// One compute pass: its entry point, which module it is in (`false`:
 /// [`POSE_WGSL`], `true`: [`SKIN_WGSL`]) and the bindings it uses; its bind
@@ -452,53 +401,31 @@ impl GpuSkinner {
             let joint_matrices = empty("keyframe-gpu.skin.joint_matrices", joint_bytes, out_usage);
             let morph_weights = empty("keyframe-gpu.skin.morph_weights", morph_bytes, out_usage);
 
-            let pose_buffers: [&wgpu::Buffer; 7] = [
-                &params,
-                sampler.output_buffer(),
-                &instance_clips,
-                &mesh_buf,
-                &defaults,
-                &morph_channels,
-                &morph_weights,
+            // (binding number, resource) of each module: paired with the
+            // binding tables by number (super::bind).
+            let pose_resources = [
+                (0, params.as_entire_binding()),
+                (1, sampler.output_buffer().as_entire_binding()),
+                (2, instance_clips.as_entire_binding()),
+                (3, mesh_buf.as_entire_binding()),
+                (4, defaults.as_entire_binding()),
+                (5, morph_channels.as_entire_binding()),
+                (6, morph_weights.as_entire_binding()),
             ];
-            let pose_min: [u64; 7] = [
-                std::mem::size_of::<GpuSkinParams>() as u64,
-                4,
-                4,
-                std::mem::size_of::<GpuMesh>() as u64,
-                4,
-                4,
-                4,
-            ];
-            let skin_buffers: [&wgpu::Buffer; 13] = [
-                &params,
-                &node_buf,
-                &channels,
-                sampler.output_buffer(),
-                &instance_clips,
-                &globals,
-                &joint_buf,
-                &inverse_binds,
-                &joint_matrices,
-                &inverse_binds_head,
-                &nodes_head,
-                &joints_head,
-                &channels_head,
-            ];
-            let skin_min: [u64; 13] = [
-                std::mem::size_of::<GpuSkinParams>() as u64,
-                std::mem::size_of::<GpuNode>() as u64,
-                16,
-                4,
-                4,
-                64,
-                std::mem::size_of::<GpuJoint>() as u64,
-                64,
-                64,
-                u64::from(UNIFORM_HEAD) * 64,
-                u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuNode>() as u64,
-                u64::from(UNIFORM_HEAD) * std::mem::size_of::<GpuJoint>() as u64,
-                u64::from(UNIFORM_HEAD) * 16,
+            let skin_resources = [
+                (0, params.as_entire_binding()),
+                (1, node_buf.as_entire_binding()),
+                (2, channels.as_entire_binding()),
+                (3, sampler.output_buffer().as_entire_binding()),
+                (4, instance_clips.as_entire_binding()),
+                (5, globals.as_entire_binding()),
+                (6, joint_buf.as_entire_binding()),
+                (7, inverse_binds.as_entire_binding()),
+                (8, joint_matrices.as_entire_binding()),
+                (9, inverse_binds_head.as_entire_binding()),
+                (10, nodes_head.as_entire_binding()),
+                (11, joints_head.as_entire_binding()),
+                (12, channels_head.as_entire_binding()),
             ];
             let pose_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.pose.wgsl (morph weights)"),
@@ -517,31 +444,20 @@ impl GpuSkinner {
             let mut layouts = Vec::new();
             let mut bind_groups = Vec::new();
             for pass in PASSES {
-                let (table, bufs, mins, module): (&[Binding], &[&wgpu::Buffer], &[u64], _) =
+                let (table, resources, module): (&[Binding], &[(u32, wgpu::BindingResource)], _) =
                     if pass.skin_module {
-                        (&SKIN_BINDINGS, &skin_buffers, &skin_min, &skin_module)
+                        (&SKIN_BINDINGS, &skin_resources, &skin_module)
                     } else {
-                        (&POSE_BINDINGS, &pose_buffers, &pose_min, &pose_module)
+                        (&POSE_BINDINGS, &pose_resources, &pose_module)
                     };
-                let mut entries = Vec::new();
-                let mut bind_entries = Vec::new();
-                for &n in pass.bindings {
-                    let i = n as usize;
-                    entries.push(super::layout_entry(table[i].kind, n, mins[i]));
-                    bind_entries.push(wgpu::BindGroupEntry {
-                        binding: n,
-                        resource: bufs[i].as_entire_binding(),
-                    });
-                }
-                let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some(pass.entry),
-                    entries: &entries,
-                });
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(pass.entry),
-                    layout: &layout,
-                    entries: &bind_entries,
-                });
+                let layout = super::bind::layout(device, pass.entry, table, pass.bindings)?;
+                let resources: Vec<_> = resources
+                    .iter()
+                    .filter(|(n, _)| pass.bindings.contains(n))
+                    .cloned()
+                    .collect();
+                let bind_group =
+                    super::bind::group(device, pass.entry, &layout, pass.bindings, &resources)?;
                 let pipeline_layout =
                     device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                         label: Some(pass.entry),
