@@ -39,17 +39,18 @@ mod error;
 pub mod gltf;
 pub mod gpu;
 mod instance;
+mod key_lookup;
 pub mod layout;
 mod library;
 pub mod rig;
 mod track;
 
-pub use error::{Error, ImportErrorKind, Result, TrackError};
+pub use error::{Error, ImportErrorKind, Result};
 pub use gpu::GpuSampler;
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
 pub use track::{
-    normalize_rotation_keys, Clip, Interpolation, Property, Track, WrapMode,
+    normalize_rotation_keys, Clip, Interpolation, Property, Track, TrackError, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
 };
 

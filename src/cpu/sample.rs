@@ -144,15 +144,7 @@ pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32)
     search_window(times, times_offset, key_count, 0, key_count, time)
 }
 
-/// The bucket of `time` in a key lookup table of `buckets` buckets that
-/// starts at `t0`, `scale` buckets per second: the shader's formula in the
-/// same `f32` operations. [`AnimationLibrary`] builds the tables with it.
-#[must_use]
-pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
-    let last = buckets - 1;
-    // WGSL: min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last)
-    (((time - t0) * scale).clamp(0.0, last as f32) as u32).min(last)
-}
+pub use crate::key_lookup::lookup_bucket;
 
 /// The loop of the shader's `find_segment_track`, from the window
 /// `[lo, lo + len)`: a binary search down to at most two keys, then
