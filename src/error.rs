@@ -70,6 +70,17 @@ pub enum Error {
         /// The limit's value.
         limit: u64,
     },
+    /// The device was created with a limit lower than the crate's passes
+    /// need; request it with [`crate::required_limits`].
+    #[error("the device's {limit_name} is {limit}, the crate needs at least {needed} (request the device with keyframe_gpu::required_limits)")]
+    DeviceLimit {
+        /// The limit's name in `wgpu::Limits`.
+        limit_name: &'static str,
+        /// The least value the crate needs.
+        needed: u64,
+        /// The device's value.
+        limit: u64,
+    },
     /// A table of the key search needs more texture rows than the device's
     /// `max_texture_dimension_2d` ([`crate::gpu::KeyTextures`]).
     #[error(

@@ -46,7 +46,7 @@ pub mod rig;
 mod track;
 
 pub use error::{Error, ImportErrorKind, Result};
-pub use gpu::GpuSampler;
+pub use gpu::{required_features, required_limits, GpuSampler};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
 pub use track::{

@@ -5,10 +5,13 @@
 mod bind;
 pub mod headless;
 mod key_textures;
+mod limits;
 pub mod readback;
 pub mod skin;
 
 pub use key_textures::{track_search_texel, KeyTextures};
+pub(crate) use limits::check_device;
+pub use limits::{required_features, required_limits};
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 
 use std::num::NonZeroU64;
@@ -162,13 +165,11 @@ pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
     /// Kept alive with the bind groups that name its views.
     _keys: KeyTextures,
-    bind_group_layout: wgpu::BindGroupLayout,
     instances: wgpu::Buffer,
     params: wgpu::Buffer,
     params_stride: usize,
     params_bytes: Vec<u8>,
     output: wgpu::Buffer,
-    staging: wgpu::Buffer,
     library: AnimationLibrary,
     capacity: u32,
     instance_count: u32,
@@ -205,6 +206,7 @@ impl GpuSampler {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
+        check_device(device)?;
         let limits = device.limits();
         let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
@@ -270,12 +272,6 @@ impl GpuSampler {
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("keyframe-gpu.readback"),
-                size: output_bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             let bind_group_layout = bind::layout(
@@ -353,13 +349,11 @@ impl GpuSampler {
             Ok(GpuSampler {
                 groups,
                 _keys: keys,
-                bind_group_layout,
                 instances,
                 params,
                 params_stride,
                 params_bytes: vec![0; params_stride * SAMPLE_GROUPS],
                 output,
-                staging,
                 library: library.clone(),
                 capacity,
                 instance_count: 0,
@@ -472,13 +466,6 @@ impl GpuSampler {
         &self.output
     }
 
-    /// The bind group layout of the sampling pass (group 0, from
-    /// [`SAMPLE_BINDINGS`]).
-    #[must_use]
-    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.bind_group_layout
-    }
-
     /// Copies the current instances' outputs back to the host: submits a
     /// copy, waits for it, and returns `instance_count * output_stride`
     /// floats. Call it after the encoder holding [`record`](Self::record)
@@ -495,14 +482,7 @@ impl GpuSampler {
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        scoped(device, "GpuSampler::read_back (copy)", || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keyframe-gpu.readback"),
-            });
-            encoder.copy_buffer_to_buffer(&self.output, 0, &self.staging, 0, bytes);
-            queue.submit([encoder.finish()]);
-        })?;
-        read_mapped(device, &self.staging, bytes)
+        read_buffer(device, queue, &self.output, bytes)
     }
 
     /// Convenience for tools and tests: sets the instances, records and
@@ -527,6 +507,33 @@ impl GpuSampler {
         })?;
         self.read_back(device, queue)
     }
+}
+
+/// Copies `buffer[..bytes]` into a staging buffer made for this one read
+/// (a sampler or skinner that is never read back holds none), waits, and
+/// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
+/// and the skinner's. Per-frame readback goes through [`ReadbackRing`].
+pub(crate) fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<f32>> {
+    let staging = scoped(device, "blocking readback (copy)", || {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("keyframe-gpu.readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keyframe-gpu.readback"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        queue.submit([encoder.finish()]);
+        staging
+    })?;
+    read_mapped(device, &staging, bytes)
 }
 
 /// Maps `buffer[..bytes]`, waits, copies it out as `f32`s, unmaps.
