@@ -42,6 +42,7 @@ mod instance;
 mod key_lookup;
 pub mod layout;
 mod library;
+pub mod plan;
 pub mod rig;
 mod track;
 
@@ -49,6 +50,7 @@ pub use error::{Error, ImportErrorKind, Result};
 pub use gpu::{required_features, required_limits, GpuSampler};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
+pub use plan::SamplerPlan;
 pub use track::{
     normalize_rotation_keys, Clip, Interpolation, Property, Track, TrackError, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,

@@ -19,10 +19,11 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    GpuInstance, GpuParams, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    GpuInstance, GpuParams, GROUP_ALL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
     WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
+use crate::plan::SamplerPlan;
 
 /// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
 /// in workgroups of `workgroup_size`: one row while the count fits in
@@ -156,10 +157,10 @@ pub fn output_layout_entry(
 ///
 /// The sampler never creates a device: it uses the caller's.
 ///
-/// One dispatch per track group that has tracks ([`SAMPLE_GROUPS`]: LINEAR
-/// rotations, CUBICSPLINE tracks other than rotations, other LINEAR
-/// tracks, CUBICSPLINE rotations, STEP tracks), each with a pipeline
-/// compiled for that group only, all in the same compute pass.
+/// How the work is laid out is its [`SamplerPlan`]: one dispatch over
+/// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
+/// ([`SamplerPlan::CpuAdapter`], the CPU fallback adapters), all in the
+/// same compute pass.
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
@@ -169,6 +170,7 @@ pub struct GpuSampler {
     params: wgpu::Buffer,
     params_stride: usize,
     params_bytes: Vec<u8>,
+    plan: SamplerPlan,
     output: wgpu::Buffer,
     library: AnimationLibrary,
     capacity: u32,
@@ -206,7 +208,32 @@ impl GpuSampler {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
+        Self::with_plan(device, queue, library, max_instances, SamplerPlan::Auto)
+    }
+
+    /// [`new`](Self::new) with the [`SamplerPlan`] chosen by the caller
+    /// ([`plan`](Self::plan) tells which one `Auto` picked). Every plan
+    /// gives the same results.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_plan(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        max_instances: u32,
+        plan: SamplerPlan,
+    ) -> Result<Self> {
         check_device(device)?;
+        let plan = plan.resolve(&device.adapter_info());
+        // (group, invocations per instance) of each dispatch.
+        let dispatches: Vec<(u32, u32)> = match plan {
+            SamplerPlan::CpuAdapter => (0..SAMPLE_GROUPS)
+                .map(|g| (g as u32, library.group_tracks_per_instance(g)))
+                .filter(|&(_, per)| per > 0)
+                .collect(),
+            _ => vec![(GROUP_ALL, library.tracks_per_instance())],
+        };
         let limits = device.limits();
         let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
@@ -220,8 +247,8 @@ impl GpuSampler {
         check_size(&limits, "clip table", clips_bytes, false)?;
         check_size(&limits, "instance table", instances_bytes, false)?;
         check_size(&limits, "output buffer", output_bytes, false)?;
-        let per_group = (0..SAMPLE_GROUPS).map(|g| library.group_tracks_per_instance(g));
-        let invocations = u64::from(capacity) * u64::from(per_group.max().unwrap_or(0));
+        let most = dispatches.iter().map(|&(_, per)| per).max().unwrap_or(0);
+        let invocations = u64::from(capacity) * u64::from(most);
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
         if invocations > max_invocations.min(u64::from(u32::MAX)) {
@@ -262,7 +289,7 @@ impl GpuSampler {
             });
             let params = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("keyframe-gpu.params"),
-                size: (params_stride * SAMPLE_GROUPS) as u64,
+                size: (params_stride * dispatches.len().max(1)) as u64,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
@@ -289,18 +316,17 @@ impl GpuSampler {
                 bind_group_layouts: &[Some(&bind_group_layout)],
                 immediate_size: 0,
             });
-            let has_table = library.tracks().iter().any(|t| t.lookup_scale > 0.0);
-            let has_direct = library.tracks().iter().any(|t| t.lookup_scale < 0.0);
+            // The reference plan searches every key; the CPU-adapter plan
+            // compiles in the lookup paths the library's tracks take.
+            let tuned = plan == SamplerPlan::CpuAdapter;
+            let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
+            let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
-            let mut groups = Vec::with_capacity(SAMPLE_GROUPS);
-            for g in 0..SAMPLE_GROUPS {
-                let per_instance = library.group_tracks_per_instance(g);
-                if per_instance == 0 {
-                    continue;
-                }
+            let mut groups = Vec::with_capacity(dispatches.len());
+            for (slot, &(g, per_instance)) in dispatches.iter().enumerate() {
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
-                    offset: (g * params_stride) as u64,
+                    offset: (slot * params_stride) as u64,
                     size: NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
                 };
                 // Paired with SAMPLE_BINDINGS by number; the one uniform is
@@ -329,7 +355,7 @@ impl GpuSampler {
                     entry_point: Some("sample_main"),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &[
-                            ("GROUP", f64::from(g as u32)),
+                            ("GROUP", f64::from(g)),
                             ("ROW_SHIFT", f64::from(keys.row_shift())),
                             ("HAS_TABLE", flag(has_table)),
                             ("HAS_DIRECT", flag(has_direct)),
@@ -339,7 +365,7 @@ impl GpuSampler {
                     cache: None,
                 });
                 groups.push(GroupDispatch {
-                    group: g as u32,
+                    group: g,
                     per_instance,
                     pipeline,
                     bind_group,
@@ -352,7 +378,8 @@ impl GpuSampler {
                 instances,
                 params,
                 params_stride,
-                params_bytes: vec![0; params_stride * SAMPLE_GROUPS],
+                params_bytes: vec![0; params_stride * dispatches.len().max(1)],
+                plan,
                 output,
                 library: library.clone(),
                 capacity,
@@ -361,6 +388,12 @@ impl GpuSampler {
                 scratch: Vec::with_capacity(capacity as usize),
             })
         })?
+    }
+
+    /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
+    #[must_use]
+    pub fn plan(&self) -> SamplerPlan {
+        self.plan
     }
 
     /// The library this sampler was built from.
@@ -403,7 +436,7 @@ impl GpuSampler {
 
     fn write_table(&mut self, queue: &wgpu::Queue) {
         let n = self.scratch.len() as u32;
-        for d in &mut self.groups {
+        for (slot, d) in self.groups.iter_mut().enumerate() {
             let invocations = n * d.per_instance; // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
             let params = GpuParams {
@@ -412,7 +445,7 @@ impl GpuSampler {
                 output_stride: self.library.output_stride(),
                 row_invocations: x * WORKGROUP_SIZE,
             };
-            let at = d.group as usize * self.params_stride;
+            let at = slot * self.params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
             d.workgroups = (x, y);
@@ -449,9 +482,10 @@ impl GpuSampler {
         }
     }
 
-    /// The dispatches of the next frame: for each track group with tracks
-    /// ([`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`, `GROUP_BLEND`,
-    /// `GROUP_CUBIC_ROTATION`, `GROUP_STEP`), its
+    /// The dispatches of the next frame: for each one its track group
+    /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
+    /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
+    /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
     /// workgroup counts `(x, y)` (a 2D grid once the count passes
     /// `max_compute_workgroups_per_dimension`).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
@@ -544,9 +578,13 @@ pub(crate) fn read_mapped(
 ) -> Result<Vec<f32>> {
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
+    // In an error scope: on a lost device the buffer is invalid, and wgpu
+    // reports the failed map as an error rather than through the callback.
+    scoped(device, "readback (map)", || {
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+    })?;
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| Error::Readback(e.to_string()))?;
