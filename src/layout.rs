@@ -73,8 +73,7 @@ pub struct GpuClip {
     pub group_first: [u32; SAMPLE_GROUPS],
     /// Track group `g`'s number of tracks; they add up to `track_count`.
     /// With `group_first`, a group's dispatch reads two words of the clip
-    /// where it would add three counts up (each a storage read per lane
-    /// on the fallback adapter: crowd_mixed 1.34 -> 1.2x).
+    /// where it would add three counts up.
     pub group_count: [u32; SAMPLE_GROUPS],
 }
 

@@ -40,6 +40,7 @@ pub mod gltf;
 pub mod gpu;
 mod instance;
 mod key_lookup;
+#[doc(hidden)]
 pub mod layout;
 mod library;
 pub mod plan;

@@ -232,12 +232,24 @@ impl AnimationLibrary {
         &self.data.clips
     }
 
+    /// The index of the first clip named `name` (an [`Instance`]'s clip),
+    /// or `None` when no clip has that name.
+    ///
+    /// [`Instance`]: crate::Instance
+    #[must_use]
+    pub fn clip_by_name(&self, name: &str) -> Option<u32> {
+        let index = self.data.clips.iter().position(|c| c.name == name)?;
+        u32::try_from(index).ok()
+    }
+
+    #[doc(hidden)]
     /// All key times, shared inputs stored once.
     #[must_use]
     pub fn times(&self) -> &[f32] {
         &self.data.times
     }
 
+    #[doc(hidden)]
     /// The key lookup tables, two `u32`s per key time at twice the offsets
     /// of [`times`](Self::times): for a track with `lookup_scale > 0`, the
     /// entries of its `2 (key_count - 1)` buckets and two zeros (see
@@ -247,12 +259,14 @@ impl AnimationLibrary {
         &self.data.key_lookup
     }
 
+    #[doc(hidden)]
     /// All key values, track after track.
     #[must_use]
     pub fn values(&self) -> &[f32] {
         &self.data.values
     }
 
+    #[doc(hidden)]
     /// The track table, clip after clip; within a clip, its tracks grouped
     /// by the shader block that samples them (LINEAR rotations, then
     /// CUBICSPLINE tracks other than rotations, other LINEAR tracks,
@@ -265,6 +279,7 @@ impl AnimationLibrary {
         &self.data.tracks
     }
 
+    #[doc(hidden)]
     /// The clip table.
     #[must_use]
     pub fn clip_table(&self) -> &[GpuClip] {
@@ -277,6 +292,7 @@ impl AnimationLibrary {
         self.data.output_stride
     }
 
+    #[doc(hidden)]
     /// The row in [`tracks`](Self::tracks) of track `track` of clip
     /// `clip`, or `None` if either index is out of range.
     #[must_use]
@@ -291,6 +307,7 @@ impl AnimationLibrary {
             .map(|&r| r as usize)
     }
 
+    #[doc(hidden)]
     /// The largest number of tracks of group `group` (a
     /// [`crate::layout::SAMPLE_GROUPS`] index) in any clip: invocations per
     /// instance of that group's dispatch; 0 for a group out of range.

@@ -136,6 +136,7 @@ pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
     }
 }
 
+#[doc(hidden)]
 /// Finds the key interval of `time` among `times[times_offset..][..key_count]`
 /// by a search over all keys: [`find_segment_track`] for a track without a
 /// key lookup table, and the reference that the table is tested against.
@@ -196,6 +197,7 @@ fn search_window(
     seg
 }
 
+#[doc(hidden)]
 /// As [`find_segment`], for a track: a track with a key lookup table
 /// (`lookup_scale > 0`, see [`GpuTrack::lookup_scale`]) starts from the
 /// window of keys of its time's bucket, a track of uniformly spaced keys
@@ -257,6 +259,7 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
     h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1
 }
 
+#[doc(hidden)]
 /// Samples one track at clip time `time` into `out[..width]`.
 pub fn sample_track(
     times: &[f32],
@@ -327,6 +330,7 @@ pub fn sample_track(
     }
 }
 
+#[doc(hidden)]
 /// Samples every track of every resolved instance: the body of
 /// `sample_main`, looped over all invocations. `output` must hold
 /// `instances.len() * library.output_stride()` floats.

@@ -9,6 +9,7 @@ mod limits;
 pub mod readback;
 pub mod skin;
 
+#[doc(hidden)]
 pub use key_textures::{track_search_texel, KeyTextures};
 pub(crate) use limits::check_device;
 pub use limits::{required_features, required_limits};

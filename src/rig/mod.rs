@@ -371,6 +371,8 @@ pub struct RigBuilder {
     nodes: Vec<(Option<u32>, NodeTransform, Option<u32>, Option<u32>)>,
     skins: Vec<(Vec<u32>, Vec<[f32; 16]>)>,
     meshes: Vec<RigMesh>,
+    /// Names given with [`RigBuilder::name`], by node.
+    names: Vec<(u32, String)>,
 }
 
 impl RigBuilder {
@@ -384,6 +386,13 @@ impl RigBuilder {
     pub fn node(&mut self, parent: Option<u32>, transform: NodeTransform) -> u32 {
         self.nodes.push((parent, transform, None, None));
         (self.nodes.len() - 1) as u32
+    }
+
+    /// Names `node` (for [`Rig::node_by_name`]); a later name replaces an
+    /// earlier one.
+    pub fn name(&mut self, node: u32, name: impl Into<String>) {
+        self.names.retain(|(n, _)| *n != node);
+        self.names.push((node, name.into()));
     }
 
     /// Adds a mesh with `target_count` morph targets and its default
@@ -429,8 +438,13 @@ impl RigBuilder {
                 } => (translation, rotation, scale),
                 NodeTransform::Matrix(m) => decompose(i as u32, &m)?,
             };
+            let name = self
+                .names
+                .iter()
+                .find(|(n, _)| *n as usize == i)
+                .map(|(_, name)| name.clone());
             nodes.push(RigNode {
-                name: None,
+                name,
                 parent,
                 translation,
                 rotation,
@@ -597,6 +611,17 @@ impl Rig {
             order,
             depth,
         })
+    }
+
+    /// The index of the first node named `name`, or `None` when no node
+    /// has that name.
+    #[must_use]
+    pub fn node_by_name(&self, name: &str) -> Option<u32> {
+        let index = self
+            .nodes
+            .iter()
+            .position(|n| n.name.as_deref() == Some(name))?;
+        u32::try_from(index).ok()
     }
 
     /// The nodes, indexed as in the file (or as the builder returned them).
