@@ -59,15 +59,13 @@ const WORKGROUP_SIZE: u32 = 64u;
 const LOOKUP_COUNT_BITS: u32 = 8u;
 const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
-// Track groups (src/layout.rs): each clip's tracks are grouped in the
-// track table as [LINEAR rotations | CUBICSPLINE but rotations | other
-// LINEAR tracks | CUBICSPLINE rotations | STEP], and the host
-// dispatches each non-empty group with a pipeline whose override GROUP
-// names it. The blocks of sample_track that a group never reaches are
-// compiled out: SIMD-on-CPU adapters such as lavapipe step through both
-// sides of a divergent branch, so that is much faster there, and the
-// results are the same. GROUP_ALL (the default) samples every track of the
-// clip in one dispatch with every block compiled in.
+// Track groups: each clip's tracks are grouped in the track table as
+// [LINEAR rotations | CUBICSPLINE but rotations | other LINEAR tracks |
+// CUBICSPLINE rotations | STEP], in GROUP_* order; the clip table holds
+// each group's first row and count. The reference plan samples every track
+// in one dispatch (override GROUP = GROUP_ALL); the CPU-adapter plan
+// dispatches each non-empty group with a pipeline compiled for it alone
+// (src/plan.rs).
 const GROUP_SLERP: u32 = 0u;
 const GROUP_CUBIC: u32 = 1u;
 const GROUP_BLEND: u32 = 2u;

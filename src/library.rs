@@ -14,7 +14,7 @@ use crate::track::{normalize_rotation_keys, Clip};
 /// Output layout (stable): every instance owns a block of
 /// [`output_stride`](Self::output_stride) `f32`s. Track `j` of the
 /// instance's clip writes its `width` components at
-/// `instance * output_stride + track_output_offset(clip, j)`, in track
+/// `instance * output_stride + track_output(clip, j).0`, in track
 /// order, with no padding between tracks. Components past the clip's
 /// `output_width` are never written.
 ///
@@ -271,8 +271,9 @@ impl AnimationLibrary {
     /// by the shader block that samples them (LINEAR rotations, then
     /// CUBICSPLINE tracks other than rotations, other LINEAR tracks,
     /// CUBICSPLINE rotations, STEP tracks; see [`GpuClip`] and
-    /// [`crate::layout::SAMPLE_GROUPS`]), then by interpolation and
-    /// property within a group, in clip order otherwise.
+    /// [`crate::layout::SAMPLE_GROUPS`]; the group fixes the
+    /// interpolation), then by property within a group, in clip order
+    /// otherwise (a stable sort).
     /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
     pub fn tracks(&self) -> &[GpuTrack] {

@@ -5,7 +5,7 @@
 //! same flat arrays ([`AnimationLibrary`]) and producing the same output
 //! layout. It is the reference every GPU result is compared with; the tests
 //! check it in turn against values computed by hand from the formulas in
-//! DESIGN.md, and against glam's independent slerp.
+//! `docs/ARCHITECTURE.md` ("The contract"), and against glam's independent slerp.
 //!
 //! # Panics
 //! The per-function twins (`find_segment`, `sample_track`, ...) index the
