@@ -472,6 +472,13 @@ impl GpuSampler {
         &self.output
     }
 
+    /// The instance table (WGSL `array<Instance>`, [`GpuInstance`] rows:
+    /// clip and clip-local time), which the skinner's passes read too.
+    #[must_use]
+    pub(crate) fn instance_buffer(&self) -> &wgpu::Buffer {
+        &self.instances
+    }
+
     /// The bind group layout of the sampling pass (group 0, from
     /// [`SAMPLE_BINDINGS`]).
     #[must_use]
