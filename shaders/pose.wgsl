@@ -7,7 +7,7 @@
 
 @group(0) @binding(0) var<uniform> params: SkinParams;
 @group(0) @binding(1) var<storage, read> samples: array<f32>;
-@group(0) @binding(2) var<storage, read> instance_clips: array<u32>;
+@group(0) @binding(2) var<storage, read> instances: array<Instance>;
 @group(0) @binding(3) var<storage, read> meshes: array<Mesh>;
 @group(0) @binding(4) var<storage, read> default_weights: array<f32>;
 @group(0) @binding(5) var<storage, read> morph_channels: array<i32>;
@@ -17,7 +17,7 @@
 fn write_morph_weights(i: u32, m: u32) {
     let mesh = meshes[m];
     let out = i * params.morph_stride + mesh.weights_offset;
-    let clip = instance_clips[i];
+    let clip = instances[i].clip;
     var src = -1;
     if (clip < params.clip_count) {
         src = morph_channels[clip * params.mesh_count + m];

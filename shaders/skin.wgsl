@@ -71,7 +71,7 @@
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> channels: array<vec4<i32>>;
 @group(0) @binding(3) var<storage, read> samples: array<f32>;
-@group(0) @binding(4) var<storage, read> instance_clips: array<u32>;
+@group(0) @binding(4) var<storage, read> instances: array<Instance>;
 @group(0) @binding(5) var<storage, read_write> globals: array<mat4x4<f32>>;
 @group(0) @binding(6) var<storage, read> joints: array<Joint>;
 @group(0) @binding(7) var<storage, read> inverse_binds: array<mat4x4<f32>>;
@@ -154,7 +154,7 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
 }
 
 // The local matrix of node n for instance i, whose clip is `clip`
-// (instance_clips[i], read once per instance by the caller).
+// (instances[i].clip, read once per instance by the caller).
 fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
     let node = node_at(n);
     var t = node.translation.xyz;
@@ -272,7 +272,7 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     }
     let base = i * params.node_count;
     let out = i * params.joint_count;
-    let clip = instance_clips[i];
+    let clip = instances[i].clip;
     let fused = params.skin_count <= MAX_FUSED_SKINS;
     // Step 1: mesh-node inverses (no iteration unless fused).
     var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
@@ -343,7 +343,7 @@ fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
         return;
     }
     let count = min(params.node_count, MAX_PARALLEL_NODES);
-    let clip = instance_clips[i];
+    let clip = instances[i].clip;
     for (var s = 0u; s < NODES_PER_LANE; s++) {
         let n = lane + s * SKIN_WORKGROUP_SIZE;
         if (n < count) {

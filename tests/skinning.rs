@@ -102,7 +102,7 @@ fn run_gpu(
     let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
     assert_eq!(skinner.strategy(), strategy);
     sampler.set_instances(&h.queue, inst).unwrap();
-    skinner.set_instances(&h.queue, inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     skinner.record(&mut encoder);
@@ -434,7 +434,7 @@ fn gpu_skin_joints_match_the_cpu_api() {
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
     let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
-    skinner.set_instances(&h.queue, &inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     skinner.record(&mut encoder);
@@ -616,6 +616,50 @@ fn hierarchy_rest_pose_and_instances_at_different_times() {
         l[0] * l[1] * l[2],
         HAND_TOL,
     );
+}
+
+#[test]
+fn skinner_reads_the_samplers_instance_table() {
+    // The skinner has no instance table of its own: after the sampler's
+    // table changes (clips swapped), prepare() alone makes the skinner pose
+    // each instance with its new clip. A skinner given another sampler is
+    // refused.
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let Some(h) = common::gpu("skinner_reads_the_samplers_instance_table") else {
+        return;
+    };
+    let first = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
+    let swapped = [Instance::new(1, 0.7), Instance::new(0, 0.25)];
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    for strategy in strategies(&tables) {
+        let mut skinner =
+            GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
+        let mut globals = Vec::new();
+        for inst in [&first, &swapped] {
+            sampler.set_instances(&h.queue, inst).unwrap();
+            skinner.prepare(&h.queue, &sampler).unwrap();
+            assert_eq!(skinner.instance_count(), 2);
+            let mut encoder = h.device.create_command_encoder(&Default::default());
+            sampler.record(&mut encoder);
+            skinner.record(&mut encoder);
+            h.queue.submit([encoder.finish()]);
+            let gpu = skinner.read_back_globals(&h.device, &h.queue).unwrap();
+            let cpu = cpu_skin::skin(&tables, &lib, inst).unwrap();
+            let d = max_diff(&gpu, &flat(&cpu.globals));
+            assert!(d <= GPU_TOL, "{strategy:?}: {d}");
+            globals.push(gpu);
+        }
+        // The two instances' poses differ, and swapped places.
+        let per = 16 * rig.nodes().len();
+        assert!(max_diff(&globals[0][..per], &globals[0][per..]) > 0.1);
+        assert!(max_diff(&globals[0][..per], &globals[1][per..]) <= GPU_TOL);
+        let other = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+        assert!(matches!(
+            skinner.prepare(&h.queue, &other),
+            Err(Error::Rig(RigError::OtherSampler))
+        ));
+    }
 }
 
 #[test]

@@ -501,6 +501,13 @@ impl GpuSampler {
         &self.output
     }
 
+    /// The instance table (WGSL `array<Instance>`, [`GpuInstance`] rows:
+    /// clip and clip-local time), which the skinner's passes read too.
+    #[must_use]
+    pub(crate) fn instance_buffer(&self) -> &wgpu::Buffer {
+        &self.instances
+    }
+
     /// Copies the current instances' outputs back to the host: submits a
     /// copy, waits for it, and returns `instance_count * output_stride`
     /// floats. Call it after the encoder holding [`record`](Self::record)

@@ -13,7 +13,6 @@ use std::num::NonZeroU64;
 
 use super::{read_mapped, scoped};
 use crate::error::{Error, Result};
-use crate::instance::Instance;
 use crate::layout::Binding;
 pub use crate::layout::{
     MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
@@ -141,10 +140,10 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 ///
 /// Tables ([`SkinTables`]: rest pose, track-to-node map, skins, inverse
 /// binds) are uploaded once by [`new`](Self::new). Per frame:
-/// [`GpuSampler::set_instances`] and [`set_instances`](Self::set_instances)
-/// with the same instances, then [`GpuSampler::record`] and
-/// [`record`](Self::record) into the same encoder. The skinner keeps its
-/// own small instance table (one clip index per instance).
+/// [`GpuSampler::set_instances`], [`prepare`](Self::prepare) with that
+/// sampler, then [`GpuSampler::record`] and [`record`](Self::record) into
+/// the same encoder. The passes read each instance's clip from the
+/// sampler's instance table: instances are given once.
 ///
 /// Output layouts are those of [`SkinTables`]. Two dispatches: morph
 /// weights (one invocation per instance and mesh) and the skin pass, one
@@ -180,7 +179,9 @@ pub struct GpuSkinner {
     layouts: Vec<wgpu::BindGroupLayout>,
     bind_groups: Vec<wgpu::BindGroup>,
     params: wgpu::Buffer,
-    instance_clips: wgpu::Buffer,
+    /// The sampler's instance table, bound by the passes: identifies the
+    /// sampler that [`prepare`](Self::prepare) must be given.
+    sampler_instances: wgpu::Buffer,
     globals: wgpu::Buffer,
     joint_matrices: wgpu::Buffer,
     morph_weights: wgpu::Buffer,
@@ -191,7 +192,6 @@ pub struct GpuSkinner {
     instance_count: u32,
     groups: [(u32, u32); 2],
     max_dim: u32,
-    scratch: Vec<u32>,
     strategy: SkinStrategy,
 }
 
@@ -392,11 +392,6 @@ impl GpuSkinner {
                 std::mem::size_of::<GpuSkinParams>() as u64,
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             );
-            let instance_clips = empty(
-                "keyframe-gpu.skin.instance_clips",
-                cap * 4,
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            );
             let globals = empty("keyframe-gpu.skin.globals", matrices_bytes, out_usage);
             let joint_matrices = empty("keyframe-gpu.skin.joint_matrices", joint_bytes, out_usage);
             let morph_weights = empty("keyframe-gpu.skin.morph_weights", morph_bytes, out_usage);
@@ -406,7 +401,7 @@ impl GpuSkinner {
             let pose_resources = [
                 (0, params.as_entire_binding()),
                 (1, sampler.output_buffer().as_entire_binding()),
-                (2, instance_clips.as_entire_binding()),
+                (2, sampler.instance_buffer().as_entire_binding()),
                 (3, mesh_buf.as_entire_binding()),
                 (4, defaults.as_entire_binding()),
                 (5, morph_channels.as_entire_binding()),
@@ -417,7 +412,7 @@ impl GpuSkinner {
                 (1, node_buf.as_entire_binding()),
                 (2, channels.as_entire_binding()),
                 (3, sampler.output_buffer().as_entire_binding()),
-                (4, instance_clips.as_entire_binding()),
+                (4, sampler.instance_buffer().as_entire_binding()),
                 (5, globals.as_entire_binding()),
                 (6, joint_buf.as_entire_binding()),
                 (7, inverse_binds.as_entire_binding()),
@@ -525,7 +520,7 @@ impl GpuSkinner {
                 layouts,
                 bind_groups,
                 params,
-                instance_clips,
+                sampler_instances: sampler.instance_buffer().clone(),
                 globals,
                 joint_matrices,
                 morph_weights,
@@ -536,7 +531,6 @@ impl GpuSkinner {
                 instance_count: 0,
                 groups: [(0, 0); 2],
                 max_dim,
-                scratch: Vec::with_capacity(capacity as usize),
                 strategy,
             })
         })?
@@ -576,34 +570,24 @@ impl GpuSkinner {
         self.instance_count
     }
 
-    /// Writes the skinner's instance table (the clip of each instance; pass
-    /// the instances given to the sampler) and the dispatch parameters.
+    /// Prepares the next dispatches for the instances of `sampler`'s
+    /// current table (set by [`GpuSampler::set_instances`]): writes the
+    /// dispatch parameters only. The passes read the clip of each instance
+    /// from the sampler's own instance table, so instances are given once.
+    /// Call it after each `set_instances`, before [`record`](Self::record).
     ///
     /// # Errors
-    /// [`Error::TooManyInstances`] or [`Error::ClipOutOfRange`]; on error
-    /// nothing is written.
-    pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
-        if instances.len() > self.capacity as usize {
-            return Err(Error::TooManyInstances {
-                requested: instances.len(),
-                capacity: self.capacity,
-            });
+    /// [`RigError::OtherSampler`] when `sampler` is not the one this
+    /// skinner was built from (its buffers are the ones bound); nothing is
+    /// written then.
+    ///
+    /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
+    pub fn prepare(&mut self, queue: &wgpu::Queue, sampler: &crate::GpuSampler) -> Result<()> {
+        if sampler.instance_buffer() != &self.sampler_instances {
+            return Err(RigError::OtherSampler.into());
         }
-        self.scratch.clear();
-        for (i, inst) in instances.iter().enumerate() {
-            if inst.clip >= self.tables.clip_count() {
-                return Err(Error::ClipOutOfRange {
-                    instance: i,
-                    clip: inst.clip,
-                    clip_count: self.tables.clip_count() as usize,
-                });
-            }
-            self.scratch.push(inst.clip);
-        }
-        let n = instances.len() as u32;
-        if n > 0 {
-            queue.write_buffer(&self.instance_clips, 0, bytemuck::cast_slice(&self.scratch));
-        }
+        // At most the sampler's capacity, which is this skinner's.
+        let n = sampler.instance_count().min(self.capacity);
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&self.tables.params(n)));
         let t = &self.tables;
         // The morph pass runs one invocation per (instance, mesh), none when

@@ -171,6 +171,10 @@ pub enum RigError {
         /// The sampler library's clip count.
         sampler_clips: usize,
     },
+    /// A skinner was given another sampler than the one it was built
+    /// from (it reads that sampler's buffers).
+    #[error("the skinner was given another sampler than the one it was built from")]
+    OtherSampler,
     /// A track animates a node that the rig does not have.
     #[error(
         "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
