@@ -48,10 +48,12 @@ pub mod rig;
 mod track;
 
 pub use error::{Error, ImportErrorKind, Result};
-pub use gpu::{required_features, required_limits, GpuSampler};
+pub use gpu::skin::{GpuSkinner, SkinStrategy};
+pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
 pub use plan::SamplerPlan;
+pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{
     normalize_rotation_keys, Clip, Interpolation, Property, Track, TrackError, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,

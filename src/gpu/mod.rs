@@ -2,6 +2,7 @@
 //! blocking readback), [`ReadbackRing`] (readback that does not stall the
 //! next frame) and a [`headless`] device helper for tools and tests.
 
+mod animator;
 mod bind;
 pub mod headless;
 mod key_textures;
@@ -9,6 +10,7 @@ mod limits;
 pub mod readback;
 pub mod skin;
 
+pub use animator::{Animator, Poses};
 #[doc(hidden)]
 pub use key_textures::{track_search_texel, KeyTextures};
 pub(crate) use limits::check_device;
