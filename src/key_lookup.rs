@@ -8,8 +8,8 @@ use crate::layout::{LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS};
 
 /// The bucket of `time` in a key lookup table of `buckets` buckets that
 /// starts at `t0`, `scale` buckets per second: the shader's formula in the
-/// same `f32` operations. [`key_lookup`] builds the tables with it, the CPU twin
-/// ([`crate::cpu::sample`]) searches with it.
+/// same `f32` operations. The library builds its tables with it, the CPU twin
+/// ([`crate::cpu::sample()`]) searches with it.
 #[must_use]
 pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
     let last = buckets - 1;

@@ -1,6 +1,6 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
 //! a scene, and [`SkinTables`], the flat form of a rig plus an
-//! [`AnimationLibrary`] that the morph and skin passes (GPU and CPU twin)
+//! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin passes (GPU and CPU twin)
 //! read.
 //!
 //! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
