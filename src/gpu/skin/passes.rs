@@ -1,7 +1,7 @@
 //! The skinner's compute passes: which kernel, in which module, binding
 //! what ([`Pass`]), which passes each [`SkinStrategy`] records, and their
 //! pipelines and bind groups (built from the binding tables of
-//! `src/layout.rs`, paired by number: [`super::super::bind`]).
+//! `src/layout.rs`, paired by number: `src/gpu/bind.rs`).
 
 use crate::error::Result;
 use crate::layout::{Binding, POSE_BINDINGS, SKIN_MODULE_BINDINGS};
