@@ -307,6 +307,43 @@ fn cpu_chain_matches_hand_built_joint_matrices() {
 }
 
 #[test]
+fn cpu_pose_stage_matches_hand_values() {
+    // The pose stage alone (cpu::pose, the twin of pose.wgsl): node 1 of
+    // the three-bone chain at t = 0.5 is its rest translation (0, 1, 0)
+    // and scale 1, rotated 45 degrees about +Z (the slerp halfway); the
+    // other nodes keep their rest pose. The staged output reports these
+    // locals, and the per-instance twin (which keeps them in registers)
+    // none.
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let out = cpu_skin::skin(&tables, &lib, &[Instance::new(0, 0.5)]).unwrap();
+    assert_eq!(out.locals.len(), 4);
+    let q = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    let want = GpuLocalPose {
+        translation: [0.0, 1.0, 0.0, 0.0],
+        rotation: q.to_array(),
+        scale: [1.0, 1.0, 1.0, 0.0],
+    };
+    let got = out.locals[1];
+    let d = max_diff(&flat_poses(&[got]), &flat_poses(&[want]));
+    assert!(d <= HAND_TOL, "{got:?} != {want:?}");
+    let rest = GpuLocalPose {
+        translation: [2.0, 0.0, 0.0, 0.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0, 1.0, 1.0, 0.0],
+    };
+    assert_eq!(out.locals[3], rest, "mesh node: rest pose, bit for bit");
+    // local_pose itself, for the same node and time, from the samples.
+    let resolved = keyframe_gpu::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
+    let mut samples = vec![0.0; lib.output_stride() as usize];
+    keyframe_gpu::cpu::sample_resolved(&lib, &resolved, &mut samples);
+    assert_eq!(
+        keyframe_gpu::cpu::pose::local_pose(&tables, &samples, 0, 0, 1),
+        got
+    );
+}
+
+#[test]
 fn gpu_skin_joints_match_the_cpu_api() {
     let (rig, lib) = three_bone_chain();
     let tables = SkinTables::new(&rig, &lib).unwrap();
@@ -544,6 +581,67 @@ fn skinner_reads_the_samplers_instance_table() {
             Err(Error::Rig(RigError::OtherSampler))
         ));
     }
+}
+
+#[test]
+fn a_mixer_can_rewrite_the_local_poses_between_the_stages() {
+    // Staged: the pose pass's output is the locals buffer, and the
+    // hierarchy pass reads it. Record the pose stage, rewrite node a's
+    // local rotation in the buffer (as a mixer would), then record the
+    // hierarchy: the globals are the CPU twin's hierarchy_main of the
+    // rewritten locals, and differ from those of the sampled pose.
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let Some(h) = common::gpu("a_mixer_can_rewrite_the_local_poses_between_the_stages") else {
+        return;
+    };
+    let inst = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let mut skinner =
+        GpuSkinner::with_strategy(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
+    sampler.set_instances(&h.queue, &inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
+    let run = |record: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
+        let mut encoder = h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            record(&mut pass);
+        }
+        h.queue.submit([encoder.finish()]);
+    };
+    run(&|pass| {
+        sampler.record_pass(pass);
+        skinner.record_pose_pass(pass);
+    });
+    let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
+    let locals = skinner.read_back_locals(&h.device, &h.queue).unwrap();
+    assert!(max_diff(&flat_poses(&locals), &flat_poses(&cpu.locals)) <= GPU_TOL);
+    // The mixer: node 1 (a) of both instances turned 1 radian about +X.
+    let n = rig.nodes().len();
+    let mut mixed = locals.clone();
+    for i in 0..inst.len() {
+        mixed[i * n + 1].rotation = Quat::from_rotation_x(1.0).to_array();
+    }
+    h.queue.write_buffer(
+        skinner.locals_buffer().unwrap(),
+        0,
+        bytemuck::cast_slice(&mixed),
+    );
+    run(&|pass| skinner.record_hierarchy_pass(pass));
+    let gpu = skinner.read_back_globals(&h.device, &h.queue).unwrap();
+    let mut globals = vec![Mat4::IDENTITY; inst.len() * n];
+    let mut joints = vec![Mat4::IDENTITY; inst.len() * tables.joint_count() as usize];
+    for i in 0..inst.len() as u32 {
+        cpu_skin::hierarchy_main(&tables, &mixed, i, &mut globals, &mut joints);
+    }
+    let d = max_diff(&gpu, &flat(&globals));
+    assert!(d <= GPU_TOL, "globals of the rewritten locals: {d}");
+    let joint_gpu = skinner.read_back_joints(&h.device, &h.queue).unwrap();
+    assert!(max_diff(&joint_gpu, &flat(&joints)) <= GPU_TOL);
+    assert!(
+        max_diff(&gpu, &flat(&cpu.globals)) > 0.1,
+        "the rewrite changed the pose"
+    );
 }
 
 #[test]

@@ -242,7 +242,11 @@ impl Buffers {
             globals: empty("keyframe-gpu.skin.globals", sizes.globals, out_usage),
             joint_matrices: empty("keyframe-gpu.skin.joint_matrices", sizes.joints, out_usage),
             morph_weights: empty("keyframe-gpu.skin.morph_weights", sizes.morph, out_usage),
-            locals: staged.then(|| empty("keyframe-gpu.skin.locals", sizes.locals, out_usage)),
+            // Also written by the host or another pass (a mixer).
+            locals: staged.then(|| {
+                let usage = out_usage | wgpu::BufferUsages::COPY_DST;
+                empty("keyframe-gpu.skin.locals", sizes.locals, usage)
+            }),
         })
     }
 

@@ -364,10 +364,37 @@ impl GpuSkinner {
     }
 
     /// Records the dispatches ([`passes`](Self::passes)) into a compute
-    /// pass the caller owns, after the sampler's dispatch.
+    /// pass the caller owns, after the sampler's dispatch: the same as
+    /// [`record_pose_pass`](Self::record_pose_pass) then
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, None);
+    }
+
+    /// Records the pose stage's dispatches (those of [`RigModule::Pose`]:
+    /// with [`SkinStrategy::Staged`] the local poses into
+    /// [`locals_buffer`](Self::locals_buffer) and the morph weights; with
+    /// the fused strategies the morph weights only), after the sampler's
+    /// dispatch. A pass of the caller's (a mixer) may then read and
+    /// rewrite the local poses before
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
+    pub fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Pose));
+    }
+
+    /// Records the hierarchy and joint-matrix dispatch (that of
+    /// [`RigModule::Skin`]: with [`SkinStrategy::Staged`] it reads the
+    /// local poses from [`locals_buffer`](Self::locals_buffer); the fused
+    /// strategies compute them from the sampler's output), after
+    /// [`record_pose_pass`](Self::record_pose_pass).
+    pub fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Skin));
+    }
+
+    /// Records the dispatches of `module`'s passes (all for `None`).
+    fn record_module(&self, pass: &mut wgpu::ComputePass<'_>, module: Option<RigModule>) {
         for (built, &(x, y)) in self.passes.iter().zip(&self.groups) {
-            if x == 0 || y == 0 {
+            if x == 0 || y == 0 || module.is_some_and(|m| m != built.pass.module) {
                 continue;
             }
             pass.set_pipeline(&built.pipeline);
@@ -400,6 +427,11 @@ impl GpuSkinner {
     /// `i * node_count + node`, written by the pose pass and read by the
     /// hierarchy pass of [`SkinStrategy::Staged`]; `None` with the fused
     /// strategies, which keep them in registers or workgroup memory.
+    /// Usages `STORAGE | COPY_SRC | COPY_DST`: a pass of the caller's may
+    /// read and rewrite it between
+    /// [`record_pose_pass`](Self::record_pose_pass) and
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass) (rotations
+    /// must stay unit: the hierarchy stage does not normalize them).
     #[must_use]
     pub fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.locals.as_ref()
