@@ -105,6 +105,16 @@ struct Joint {
     next_joint: i32,         // next slot with the same joint node, -1: none
 }
 
+// The local pose of one node of one instance: the pose stage's output
+// (pose.wgsl, `locals`, at instance * node_count + node) and the hierarchy
+// stage's input. Rotation is a unit quaternion (the pose stage normalizes
+// it; the hierarchy stage does not).
+struct LocalPose {
+    translation: vec4<f32>,  // xyz used, w = 0
+    rotation: vec4<f32>,     // x, y, z, w
+    scale: vec4<f32>,        // xyz used, w = 0
+}
+
 struct SkinParams {
     instance_count: u32,
     node_count: u32,
@@ -130,7 +140,8 @@ fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
 }
 
 // Entries of the node, joint, inverse-bind and pose-channel tables that the
-// skin pass reads from uniform copies (the first UNIFORM_HEAD of each).
+// pose and skin passes read from uniform copies (the first UNIFORM_HEAD of
+// each).
 const UNIFORM_HEAD: u32 = 256u;
 
 // The most nodes a rig may have for the per-node skin strategy (one

@@ -300,6 +300,21 @@ pub struct GpuJoint {
     pub next_joint: i32,
 }
 
+/// The local pose of one node of one instance (WGSL `LocalPose`): what the
+/// pose stage writes (`locals`, at `instance * node_count + node`) and the
+/// hierarchy stage reads.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuLocalPose {
+    /// Translation (x, y, z, 0).
+    pub translation: [f32; 4],
+    /// Unit rotation (x, y, z, w); the hierarchy stage does not normalize
+    /// it again.
+    pub rotation: [f32; 4],
+    /// Scale (x, y, z, 0).
+    pub scale: [f32; 4],
+}
+
 /// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
 /// uniform).
 #[repr(C)]
@@ -337,6 +352,7 @@ const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuLocalPose>() == 48);
 
 /// Workgroup size of the morph and skin kernels (WGSL
 /// `SKIN_WORKGROUP_SIZE`).
@@ -357,32 +373,10 @@ pub const UNIFORM_HEAD: u32 = 256;
 
 const HEAD: usize = UNIFORM_HEAD as usize;
 
-/// The bindings of the morph-weight module (`shaders/pose.wgsl`), group 0
-/// (checked against the shader by a naga test).
-pub const POSE_BINDINGS: [Binding; 7] = [
-    binding(
-        0,
-        "params",
-        BindingKind::Uniform,
-        size_of::<GpuSkinParams>(),
-    ),
-    binding(1, "samples", BindingKind::StorageRead, 4),
-    binding(
-        2,
-        "instances",
-        BindingKind::StorageRead,
-        size_of::<GpuInstance>(),
-    ),
-    binding(3, "meshes", BindingKind::StorageRead, size_of::<GpuMesh>()),
-    binding(4, "default_weights", BindingKind::StorageRead, 4),
-    binding(5, "morph_channels", BindingKind::StorageRead, 4),
-    binding(6, "morph_weights", BindingKind::StorageReadWrite, 4),
-];
-
-/// The bindings of the skin module (`shaders/skin.wgsl`), group 0: five
-/// uniform and eight storage buffers (the WebGPU default of
-/// `max_storage_buffers_per_shader_stage`).
-pub const SKIN_BINDINGS: [Binding; 13] = [
+/// The bindings declared by `shaders/pose.wgsl`, group 0 (checked against
+/// the shader by a naga test). The skin module, which is built on
+/// pose.wgsl, has these and [`SKIN_BINDINGS`]: [`SKIN_MODULE_BINDINGS`].
+pub const POSE_BINDINGS: [Binding; 12] = [
     binding(
         0,
         "params",
@@ -398,25 +392,61 @@ pub const SKIN_BINDINGS: [Binding; 13] = [
         BindingKind::StorageRead,
         size_of::<GpuInstance>(),
     ),
-    binding(5, "globals", BindingKind::StorageReadWrite, 64),
-    binding(6, "joints", BindingKind::StorageRead, size_of::<GpuJoint>()),
-    binding(7, "inverse_binds", BindingKind::StorageRead, 64),
-    binding(8, "joint_matrices", BindingKind::StorageReadWrite, 64),
-    binding(9, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
+    binding(
+        5,
+        "locals",
+        BindingKind::StorageReadWrite,
+        size_of::<GpuLocalPose>(),
+    ),
+    binding(6, "meshes", BindingKind::StorageRead, size_of::<GpuMesh>()),
+    binding(7, "default_weights", BindingKind::StorageRead, 4),
+    binding(8, "morph_channels", BindingKind::StorageRead, 4),
+    binding(9, "morph_weights", BindingKind::StorageReadWrite, 4),
     binding(
         10,
         "nodes_head",
         BindingKind::Uniform,
         HEAD * size_of::<GpuNode>(),
     ),
+    binding(11, "channels_head", BindingKind::Uniform, HEAD * 16),
+];
+
+/// The bindings declared by `shaders/skin.wgsl`, group 0, numbered after
+/// [`POSE_BINDINGS`].
+pub const SKIN_BINDINGS: [Binding; 6] = [
+    binding(12, "globals", BindingKind::StorageReadWrite, 64),
     binding(
-        11,
+        13,
+        "joints",
+        BindingKind::StorageRead,
+        size_of::<GpuJoint>(),
+    ),
+    binding(14, "inverse_binds", BindingKind::StorageRead, 64),
+    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 64),
+    binding(16, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
+    binding(
+        17,
         "joints_head",
         BindingKind::Uniform,
         HEAD * size_of::<GpuJoint>(),
     ),
-    binding(12, "channels_head", BindingKind::Uniform, HEAD * 16),
 ];
+
+/// Every binding of the skin module (pose.wgsl's, then skin.wgsl's): the
+/// table its passes' layouts are built from.
+pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.len()] = {
+    let mut out = [POSE_BINDINGS[0]; POSE_BINDINGS.len() + SKIN_BINDINGS.len()];
+    let mut k = 0;
+    while k < POSE_BINDINGS.len() {
+        out[k] = POSE_BINDINGS[k];
+        k += 1;
+    }
+    while k < out.len() {
+        out[k] = SKIN_BINDINGS[k - POSE_BINDINGS.len()];
+        k += 1;
+    }
+    out
+};
 
 /// WGSL of the prelude every kernel is built from: the structs twinned
 /// here and the constants both languages use (`shaders/prelude.wgsl`).

@@ -703,7 +703,7 @@ fn output_buffer_binds_in_a_callers_pipeline() {
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: None,
         entries: &[
-            keyframe_gpu::gpu::output_layout_entry(0, wgpu::ShaderStages::COMPUTE),
+            keyframe_gpu::gpu::output_layout_entry(0, wgpu::ShaderStages::COMPUTE, 4),
             wgpu::BindGroupLayoutEntry {
                 binding: 1,
                 visibility: wgpu::ShaderStages::COMPUTE,

@@ -509,10 +509,12 @@ fn binding_check_detects_drift() {
 }
 
 // --------------------------------------------------------------------------
-// The rig shaders (pose.wgsl and skin.wgsl, both after rig.wgsl).
+// The rig shaders: pose.wgsl (after the prelude and quat.wgsl) and
+// skin.wgsl (after those and pose.wgsl, whose bindings it shares).
 // --------------------------------------------------------------------------
 
 fn rig_twins() -> Vec<Twin> {
+    use keyframe_gpu::layout::GpuLocalPose;
     vec![
         twin!(
             "Node",
@@ -533,6 +535,7 @@ fn rig_twins() -> Vec<Twin> {
             [weights_offset, target_count, defaults_offset, _pad]
         ),
         twin!("Joint", GpuJoint, [node, mesh_node, skin, next_joint]),
+        twin!("LocalPose", GpuLocalPose, [translation, rotation, scale]),
         twin!(
             "SkinParams",
             GpuSkinParams,
@@ -551,20 +554,30 @@ fn rig_twins() -> Vec<Twin> {
     ]
 }
 
+/// The rig modules with the binding table each is bound from.
+fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 2] {
+    use keyframe_gpu::layout::SKIN_MODULE_BINDINGS;
+    [
+        ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS),
+        ("skin.wgsl", SKIN_WGSL, &SKIN_MODULE_BINDINGS),
+    ]
+}
+
 #[test]
 fn rig_shaders_match_rust_twins() {
-    for (label, source, table) in [
-        ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS[..]),
-        ("skin.wgsl", SKIN_WGSL, &SKIN_BINDINGS[..]),
-    ] {
+    use keyframe_gpu::layout::{MAX_FUSED_SKINS, MAX_PARALLEL_NODES, UNIFORM_HEAD};
+    for (label, source, table) in rig_modules() {
         check_layout(label, source, &rig_twins());
         check_bindings(label, source, table);
         let (module, _) = parse_and_validate(label, source);
-        assert_eq!(
-            u32_constant(&module, "SKIN_WORKGROUP_SIZE"),
-            Some(SKIN_WORKGROUP_SIZE),
-            "{label}"
-        );
+        for (name, value) in [
+            ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
+            ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
+            ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
+            ("UNIFORM_HEAD", UNIFORM_HEAD),
+        ] {
+            assert_eq!(u32_constant(&module, name), Some(value), "{label}: {name}");
+        }
         for ep in &module.entry_points {
             assert_eq!(
                 ep.workgroup_size,
@@ -574,4 +587,103 @@ fn rig_shaders_match_rust_twins() {
             );
         }
     }
+    // The skin module's table is pose.wgsl's and skin.wgsl's, in order.
+    let both: Vec<Binding> = POSE_BINDINGS
+        .iter()
+        .chain(&SKIN_BINDINGS)
+        .copied()
+        .collect();
+    assert_eq!(rig_modules()[1].2, &both[..]);
+}
+
+#[test]
+fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
+    // A binding's min_size (the layout's min_binding_size) is naga's size
+    // of one element of a runtime-sized array, or of the whole type.
+    for (label, source, table) in rig_modules() {
+        let (module, _) = parse_and_validate(label, source);
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).unwrap();
+        for (_, var) in module.global_variables.iter() {
+            let Some(rb) = &var.binding else { continue };
+            let want = match module.types[var.ty].inner {
+                naga::TypeInner::Array {
+                    base,
+                    size: naga::ArraySize::Dynamic,
+                    ..
+                } => layouter[base].size,
+                _ => layouter[var.ty].size,
+            };
+            let entry = table.iter().find(|b| b.binding == rb.binding).unwrap();
+            assert_eq!(
+                entry.min_size,
+                u64::from(want),
+                "{label}: binding {} ({})",
+                rb.binding,
+                entry.name
+            );
+        }
+    }
+}
+
+#[test]
+fn rig_passes_exist_and_use_only_their_bindings() {
+    use keyframe_gpu::gpu::skin::{SkinStrategy, PASSES};
+    // Each pass's entry point is in its module, and its layout holds
+    // exactly the globals the entry point uses (wgpu refuses a pipeline
+    // whose layout lacks one; an extra one would need a resource for
+    // nothing), at most 8 of them storage buffers (the WebGPU default of
+    // max_storage_buffers_per_shader_stage).
+    for pass in PASSES {
+        let label = pass.entry;
+        let (module, info) = parse_and_validate(label, pass.module.wgsl());
+        let Some(index) = module.entry_points.iter().position(|ep| ep.name == label) else {
+            panic!("{label}: no such entry point in {:?}", pass.module);
+        };
+        let ep_info = info.get_entry_point(index);
+        let mut used: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter(|(h, _)| !ep_info[*h].is_empty())
+            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+            .collect();
+        used.sort_unstable();
+        assert_eq!(used, pass.bindings, "{label}: bindings used");
+        let storage = pass
+            .module
+            .bindings()
+            .iter()
+            .filter(|b| used.contains(&b.binding) && b.kind != BindingKind::Uniform)
+            .count();
+        assert!(storage <= 8, "{label}: {storage} storage buffers");
+    }
+    // Every pass belongs to a strategy and every strategy's passes are
+    // listed; the staged pose pass is the only writer of `locals`.
+    for strategy in [
+        SkinStrategy::Staged,
+        SkinStrategy::PerInstance,
+        SkinStrategy::PerNode,
+    ] {
+        assert!(strategy.passes().iter().all(|p| PASSES.contains(p)));
+    }
+    for pass in PASSES {
+        assert!(
+            [
+                SkinStrategy::Staged,
+                SkinStrategy::PerInstance,
+                SkinStrategy::PerNode
+            ]
+            .iter()
+            .any(|s| s.passes().contains(&pass)),
+            "{}: in no strategy",
+            pass.entry
+        );
+    }
+    let locals = POSE_BINDINGS.iter().find(|b| b.name == "locals").unwrap();
+    let readers: Vec<&str> = PASSES
+        .iter()
+        .filter(|p| p.bindings.contains(&locals.binding))
+        .map(|p| p.entry)
+        .collect();
+    assert_eq!(readers, ["pose_main", "hierarchy_main"]);
 }

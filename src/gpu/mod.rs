@@ -126,13 +126,18 @@ fn check_size(
     Ok(())
 }
 
-/// Layout entry with which another pipeline can bind the sampler's output
-/// buffer read-only (`var<storage, read> ...: array<f32>`), for example a
-/// skinning vertex shader.
+/// Layout entry with which another pipeline binds an output buffer
+/// read-only, `min_size` bytes at least: the sampler's
+/// ([`GpuSampler::output_buffer`], `var<storage, read> ...: array<f32>`,
+/// `min_size` 4, for example in a skinning vertex shader) or a skinner's
+/// ([`skin::GpuSkinner::joint_matrix_buffer`] and
+/// [`skin::GpuSkinner::global_buffer`]: `array<mat4x4<f32>>`, 64;
+/// [`skin::GpuSkinner::morph_weight_buffer`]: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
+    min_size: u64,
 ) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
@@ -140,7 +145,7 @@ pub fn output_layout_entry(
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Storage { read_only: true },
             has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(4),
+            min_binding_size: NonZeroU64::new(min_size),
         },
         count: None,
     }
