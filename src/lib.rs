@@ -44,7 +44,9 @@ mod library;
 pub mod rig;
 mod track;
 
-pub use error::{Error, ImportErrorKind, Result, TrackError};
+pub use error::{Error, Result, TrackError};
+#[cfg(feature = "gltf")]
+pub use gltf::ImportErrorKind;
 pub use gpu::GpuSampler;
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
