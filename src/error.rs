@@ -188,14 +188,17 @@ pub enum Error {
     #[error("rig: {0}")]
     Rig(crate::rig::RigError),
     /// A glTF file could not be imported: what is wrong, and where (the
-    /// animation, channel and accessor, as far as they are known).
+    /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]
-    #[error("glTF import{}: {kind}", crate::gltf::import_location(*.animation, *.channel, *.accessor))]
+    #[error("glTF import{}: {kind}", crate::gltf::import_location(*.animation, *.channel, *.skin, *.accessor))]
     Import {
         /// Index of the glTF animation, when the problem is inside one.
         animation: Option<usize>,
         /// Index of the channel inside that animation.
         channel: Option<usize>,
+        /// Index of the skin, when the problem is in one (its inverse bind
+        /// matrices).
+        skin: Option<usize>,
         /// Index of the accessor being read.
         accessor: Option<usize>,
         /// What is wrong.

@@ -135,31 +135,52 @@ impl Document {
     /// # Errors
     /// [`Error::Import`] with `accessor` set.
     pub fn read_accessor(&self, index: usize) -> Result<AccessorData> {
-        self.read_accessor_kind(index)
-            .map_err(|kind| Error::Import {
-                animation: None,
-                channel: None,
-                accessor: Some(index),
-                kind,
-            })
+        self.source().read(index).map_err(|kind| Error::Import {
+            animation: None,
+            channel: None,
+            skin: None,
+            accessor: Some(index),
+            kind,
+        })
     }
 
+    /// The reader over this document's JSON and buffers.
+    pub(super) fn source(&self) -> Source<'_, Vec<u8>> {
+        Source {
+            root: &self.root,
+            buffers: &self.buffers,
+        }
+    }
+}
+
+/// What accessors are read from: a glTF JSON and the bytes of each of its
+/// buffers (a [`Document`]'s, or a `gltf` crate document's with the
+/// caller's buffers). Every accessor the crate reads, animation inputs and
+/// outputs as well as inverse bind matrices, goes through [`Source::read`].
+pub(super) struct Source<'a, B> {
+    /// The JSON; indices in it are unchecked.
+    pub(super) root: &'a json::Root,
+    /// The bytes of buffer `i`.
+    pub(super) buffers: &'a [B],
+}
+
+impl<'a, B: AsRef<[u8]>> Source<'a, B> {
     /// The accessor's JSON, or an out-of-range error.
     pub(super) fn accessor(
         &self,
         index: usize,
-    ) -> std::result::Result<&json::Accessor, ImportErrorKind> {
+    ) -> std::result::Result<&'a json::Accessor, ImportErrorKind> {
         self.root
             .accessors
             .get(index)
             .ok_or_else(|| out_of_range("accessor", index, self.root.accessors.len()))
     }
 
-    /// A buffer view's bytes, checked against its buffer.
+    /// A buffer view's bytes, checked against its buffer, and its stride.
     fn view_bytes(
         &self,
         view: usize,
-    ) -> std::result::Result<(&[u8], Option<u64>), ImportErrorKind> {
+    ) -> std::result::Result<(&'a [u8], Option<u64>), ImportErrorKind> {
         let v = self
             .root
             .buffer_views
@@ -169,15 +190,16 @@ impl Document {
         let data = self
             .buffers
             .get(b)
-            .ok_or_else(|| out_of_range("buffer", b, self.buffers.len()))?;
+            .ok_or_else(|| out_of_range("buffer", b, self.buffers.len()))?
+            .as_ref();
         let offset = v.byte_offset.map_or(0, |o| o.0);
         let end = offset.checked_add(v.byte_length.0);
-        match end {
-            Some(end) if end <= data.len() as u64 => Ok((
-                &data[offset as usize..end as usize],
-                v.byte_stride.map(|s| s.0 as u64),
-            )),
-            _ => Err(ImportErrorKind::ViewOutOfRange {
+        let bytes = end
+            .filter(|&end| end <= data.len() as u64)
+            .and_then(|end| data.get(offset as usize..end as usize));
+        match bytes {
+            Some(bytes) => Ok((bytes, v.byte_stride.map(|s| s.0 as u64))),
+            None => Err(ImportErrorKind::ViewOutOfRange {
                 view,
                 buffer: b,
                 end: end.unwrap_or(u64::MAX),
@@ -186,10 +208,8 @@ impl Document {
         }
     }
 
-    pub(super) fn read_accessor_kind(
-        &self,
-        index: usize,
-    ) -> std::result::Result<AccessorData, ImportErrorKind> {
+    /// Decodes accessor `index` to `f32` (see [`Document::read_accessor`]).
+    pub(super) fn read(&self, index: usize) -> std::result::Result<AccessorData, ImportErrorKind> {
         let acc = self.accessor(index)?;
         let Checked::Valid(GenericComponentType(ct)) = acc.component_type else {
             return Err(ImportErrorKind::BadComponentType {

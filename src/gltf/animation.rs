@@ -66,22 +66,7 @@ impl Document {
             .meshes
             .get(mesh)
             .ok_or_else(|| out_of_range("mesh", mesh, self.root.meshes.len()))?;
-        let mut targets: Option<usize> = None;
-        for (p, prim) in m.primitives.iter().enumerate() {
-            let n = prim.targets.as_ref().map_or(0, Vec::len);
-            match targets {
-                Some(t) if t != n => {
-                    return Err(ImportErrorKind::MorphTargets {
-                        mesh,
-                        reason: format!(
-                            "primitive {p} has {n} morph targets, the ones before it {t}"
-                        ),
-                    })
-                }
-                _ => targets = Some(n),
-            }
-        }
-        let targets = targets.unwrap_or(0);
+        let targets = primitive_target_count(mesh, m)?;
         let weights = m.weights.as_ref().map(Vec::len);
         let count = match weights {
             Some(w) if targets > 0 && w != targets => {
@@ -131,6 +116,7 @@ impl Document {
                         .map_err(|(accessor, kind)| Error::Import {
                             animation: Some(a),
                             channel: Some(c),
+                            skin: None,
                             accessor,
                             kind,
                         })?;
@@ -199,7 +185,10 @@ impl Document {
         };
 
         // Input: SCALAR FLOAT key times, shared between channels.
-        let in_acc = self.accessor(input).map_err(|k| (Some(input), k))?;
+        let in_acc = self
+            .source()
+            .accessor(input)
+            .map_err(|k| (Some(input), k))?;
         check_type(in_acc, Type::Scalar).map_err(|k| (Some(input), k))?;
         if !matches!(
             in_acc.component_type,
@@ -213,9 +202,7 @@ impl Document {
         let times = match inputs.get(&input) {
             Some(t) => t.clone(),
             None => {
-                let data = self
-                    .read_accessor_kind(input)
-                    .map_err(|k| (Some(input), k))?;
+                let data = self.source().read(input).map_err(|k| (Some(input), k))?;
                 let t: Arc<[f32]> = data.values.into();
                 inputs.insert(input, t.clone());
                 t
@@ -223,7 +210,10 @@ impl Document {
         };
 
         // Output: type and component type per path, count per interpolation.
-        let out_acc = self.accessor(output).map_err(|k| (Some(output), k))?;
+        let out_acc = self
+            .source()
+            .accessor(output)
+            .map_err(|k| (Some(output), k))?;
         let (ty, usage, ints_allowed) = match property {
             Property::Translation => (Type::Vec3, "translation output", false),
             Property::Scale => (Type::Vec3, "scale output", false),
@@ -276,7 +266,8 @@ impl Document {
         }
         *budget -= floats;
         let values = self
-            .read_accessor_kind(output)
+            .source()
+            .read(output)
             .map_err(|k| (Some(output), k))?
             .values;
         let track = Track {
@@ -313,4 +304,29 @@ impl Document {
             },
         ))
     }
+}
+
+/// The morph-target count that every primitive of mesh `mesh` has (0 for a
+/// mesh without primitives), shared by the animation and rig imports.
+///
+/// # Errors
+/// [`ImportErrorKind::MorphTargets`] when two primitives disagree.
+pub(super) fn primitive_target_count(
+    mesh: usize,
+    m: &json::Mesh,
+) -> std::result::Result<usize, ImportErrorKind> {
+    let mut targets: Option<usize> = None;
+    for (p, prim) in m.primitives.iter().enumerate() {
+        let n = prim.targets.as_ref().map_or(0, Vec::len);
+        match targets {
+            Some(t) if t != n => {
+                return Err(ImportErrorKind::MorphTargets {
+                    mesh,
+                    reason: format!("primitive {p} has {n} morph targets, the ones before it {t}"),
+                })
+            }
+            _ => targets = Some(n),
+        }
+    }
+    Ok(targets.unwrap_or(0))
 }

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::TrackError;
 
 /// What is wrong with a glTF file. Wrapped in [`Error::Import`], which adds
-/// the animation, channel and accessor.
+/// the animation, channel, skin and accessor.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportErrorKind {
@@ -170,6 +170,17 @@ pub enum ImportErrorKind {
     /// The file has no animation.
     #[error("the file has no animations")]
     NoAnimations,
+    /// A node is listed among the children of two nodes, or twice among one
+    /// node's (glTF: nodes form trees).
+    #[error("node {node} is a child of both node {first} and node {second}")]
+    MultipleParents {
+        /// The node.
+        node: usize,
+        /// The first parent found.
+        first: usize,
+        /// The second parent found.
+        second: usize,
+    },
     /// A key time is negative (glTF: `time[0] >= 0`).
     #[error("key {key}: time {time} is negative")]
     NegativeTime {
@@ -181,10 +192,11 @@ pub enum ImportErrorKind {
 }
 
 /// The location suffix of [`Error::Import`]'s message: `" (animation 1,
-/// channel 2, accessor 3)"`, or nothing when no location is known.
+/// channel 2, accessor 3)"`, `" (skin 0, accessor 5)"`, or nothing when no location is known.
 pub(crate) fn import_location(
     animation: Option<usize>,
     channel: Option<usize>,
+    skin: Option<usize>,
     accessor: Option<usize>,
 ) -> String {
     let mut parts = Vec::new();
@@ -193,6 +205,9 @@ pub(crate) fn import_location(
     }
     if let Some(c) = channel {
         parts.push(format!("channel {c}"));
+    }
+    if let Some(s) = skin {
+        parts.push(format!("skin {s}"));
     }
     if let Some(a) = accessor {
         parts.push(format!("accessor {a}"));
@@ -209,6 +224,7 @@ pub(super) fn import_err(kind: ImportErrorKind) -> Error {
     Error::Import {
         animation: None,
         channel: None,
+        skin: None,
         accessor: None,
         kind,
     }

@@ -29,7 +29,8 @@
 //!
 //! One concern per file: `container.rs` (files, GLB, buffer URIs,
 //! [`Document`]), `accessor.rs` (the one accessor reader), `animation.rs`
-//! (channels to tracks, morph-target counts), `error.rs`
+//! (channels to tracks, morph-target counts), `rig.rs` (the rig of a
+//! file: [`Rig::from_document`](crate::rig::Rig::from_document)), `error.rs`
 //! ([`ImportErrorKind`]).
 
 use std::path::Path;
@@ -41,6 +42,7 @@ mod accessor;
 mod animation;
 mod container;
 mod error;
+mod rig;
 
 pub use accessor::{AccessorData, MAX_UNBACKED_COMPONENTS};
 pub use animation::{AnimationInfo, ChannelInfo, MAX_IMPORTED_VALUES};
