@@ -1544,32 +1544,67 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     );
 }
 
-/// `Rig::from_document` reads the JSON as parsed, without the `gltf`
-/// crate's validation: every index the rig uses is checked by the import or
-/// by `Rig::from_parts`, and what the rig does not read is not looked at.
+/// `Rig::from_document` runs the `gltf` crate's validation first (but lets
+/// vertex-data faults through); `Rig::from_gltf` on an unvalidated document
+/// shows the import's own checks: every index the rig reads is checked by
+/// the import or by `Rig::from_parts`.
 #[cfg(feature = "gltf")]
 #[test]
-fn rig_from_document_checks_the_indices_it_reads() {
+fn rig_import_checks_the_indices_it_reads() {
     let buf = ibm_buffer();
-    let document = |json: &str| keyframe_gpu::gltf::Document {
-        root: gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses"),
-        buffers: vec![buf.clone()],
+    let root =
+        |json: &str| gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses");
+    let from_document = |json: &str| {
+        Rig::from_document(&keyframe_gpu::gltf::Document {
+            root: root(json),
+            buffers: vec![buf.clone()],
+        })
+    };
+    let unvalidated = |json: &str| {
+        Rig::from_gltf(
+            &gltf::Document::from_json_without_validation(root(json)),
+            &[buf.as_slice()],
+        )
+    };
+    let invalid = |r: Result<Rig, Error>, words: &[&str]| match r {
+        Err(Error::Import {
+            animation: None,
+            channel: None,
+            skin: None,
+            accessor: None,
+            kind: ImportErrorKind::InvalidDocument { reason },
+        }) => assert!(words.iter().all(|w| reason.contains(w)), "{reason}"),
+        other => panic!("expected InvalidDocument naming {words:?}, got {other:?}"),
     };
     let good = gltf_json(GOOD_IBM, GOOD_VIEW, "");
+    let rig = gltf_rig(&good, &buf).unwrap();
+    assert_eq!(from_document(&good).unwrap(), rig, "both entries agree");
     assert_eq!(
-        Rig::from_document(&document(&good)).unwrap(),
-        gltf_rig(&good, &buf).unwrap(),
-        "both entries read the same rig"
+        unvalidated(&good).unwrap(),
+        rig,
+        "validation changes nothing"
     );
-    // Vertex data is not the rig's: a POSITION accessor out of range does
-    // not stop it.
-    let r = Rig::from_document(&document(&good.replace(
+
+    // Vertex data is not the rig's: POSITION without min/max passes, a
+    // POSITION index out of range is refused by the validation only.
+    let no_bounds = good.replace(
+        r#",
+      "min": [0,0,0], "max": [0,0,0]"#,
+        "",
+    );
+    assert_ne!(no_bounds, good);
+    assert_eq!(from_document(&no_bounds).unwrap(), rig);
+    let bad_position = good.replace(
         r#""attributes": {"POSITION": 0}"#,
         r#""attributes": {"POSITION": 9}"#,
-    )));
-    assert!(r.is_ok(), "{r:?}");
+    );
+    invalid(from_document(&bad_position), &["POSITION", "accessor 9"]);
+    assert_eq!(unvalidated(&bad_position).unwrap(), rig);
+
     // A child index out of range.
-    let r = Rig::from_document(&document(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 7")));
+    let bad_child = gltf_json(GOOD_IBM, GOOD_VIEW, ", 7");
+    invalid(from_document(&bad_child), &["children"]);
+    let r = unvalidated(&bad_child);
     assert!(
         matches!(
             r,
@@ -1588,9 +1623,9 @@ fn rig_from_document_checks_the_indices_it_reads() {
         "{r:?}"
     );
     // An inverse bind matrices accessor out of range.
-    let r = Rig::from_document(&document(
-        &good.replace(r#""inverseBindMatrices": 1"#, r#""inverseBindMatrices": 5"#),
-    ));
+    let bad_ibm = good.replace(r#""inverseBindMatrices": 1"#, r#""inverseBindMatrices": 5"#);
+    invalid(from_document(&bad_ibm), &["inverseBindMatrices"]);
+    let r = unvalidated(&bad_ibm);
     assert!(
         matches!(
             r,
@@ -1608,11 +1643,28 @@ fn rig_from_document_checks_the_indices_it_reads() {
         ),
         "{r:?}"
     );
-    // Primitives of one mesh with different morph-target counts.
-    let r = Rig::from_document(&document(&good.replace(
+    // A joint out of range: the rig model's check.
+    let bad_joint = good.replace(r#""joints": [1, 0]"#, r#""joints": [1, 4]"#);
+    invalid(from_document(&bad_joint), &["joints"]);
+    let r = unvalidated(&bad_joint);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Rig(RigError::JointOutOfRange {
+                skin: 0,
+                joint: 1,
+                node: 4,
+                node_count: 3
+            }))
+        ),
+        "{r:?}"
+    );
+    // Primitives of one mesh with different morph-target counts (valid for
+    // the validation).
+    let r = from_document(&good.replace(
         r#""weights": [0.25, 0.5]}]"#,
         r#""weights": [0.25, 0.5]}, {"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 0}]}, {"attributes": {"POSITION": 0}}]}]"#,
-    )));
+    ));
     assert!(
         matches!(
             &r,
@@ -1623,22 +1675,6 @@ fn rig_from_document_checks_the_indices_it_reads() {
                 accessor: None,
                 kind: ImportErrorKind::MorphTargets { mesh: 1, reason },
             }) if reason.contains("primitive 1 has 0 morph targets")
-        ),
-        "{r:?}"
-    );
-    // A joint out of range: the rig model's check.
-    let r = Rig::from_document(&document(
-        &good.replace(r#""joints": [1, 0]"#, r#""joints": [1, 4]"#),
-    ));
-    assert!(
-        matches!(
-            r,
-            Err(Error::Rig(RigError::JointOutOfRange {
-                skin: 0,
-                joint: 1,
-                node: 4,
-                node_count: 3
-            }))
         ),
         "{r:?}"
     );

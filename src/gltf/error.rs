@@ -23,6 +23,14 @@ pub enum ImportErrorKind {
     /// The JSON is not valid glTF.
     #[error("invalid glTF JSON: {0}")]
     Json(String),
+    /// The JSON does not pass the `gltf` crate's validation (indices out of
+    /// range, missing required properties, ...), which
+    /// [`Rig::from_document`](crate::rig::Rig::from_document) runs first.
+    #[error("invalid glTF document: {reason}")]
+    InvalidDocument {
+        /// The validator's message.
+        reason: String,
+    },
     /// The file requires an extension this importer does not support.
     #[error("required extension {0:?} is not supported")]
     UnsupportedExtension(String),

@@ -1,7 +1,8 @@
-//! The rig of a glTF file: [`Rig::from_document`] (a file loaded here) and
-//! [`Rig::from_gltf`] (a `gltf` crate document and its buffers) read the
-//! nodes, skins and meshes from the JSON with every index checked, and each
-//! skin's inverse bind matrices with the importer's one accessor reader.
+//! The rig of a glTF file: [`Rig::from_document`] (a file loaded here,
+//! validated first) and [`Rig::from_gltf`] (a `gltf` crate document and its
+//! buffers) read the nodes, skins and meshes from the JSON with every index
+//! checked, and each skin's inverse bind matrices with the importer's one
+//! accessor reader.
 
 use ::gltf::json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
@@ -21,8 +22,26 @@ impl Rig {
     /// checks, identity when absent), every mesh's morph-target count and
     /// default weights.
     ///
-    /// Only what the rig reads is looked at: vertex data, materials and the
-    /// rest of the file may be broken without stopping it.
+    /// The JSON must first pass the `gltf` crate's validation (every index
+    /// in range, required properties present). Faults that concern only
+    /// vertex data the rig never reads (a primitive without POSITION, or a
+    /// POSITION accessor without `min`/`max`, which that validation
+    /// requires) do not stop it; a POSITION index out of range does.
+    ///
+    /// # Errors
+    /// [`Error::Import`]: [`ImportErrorKind::InvalidDocument`] for a file
+    /// that fails the validation, and those of [`Rig::from_gltf`].
+    pub fn from_document(document: &Document) -> Result<Rig> {
+        validate(&document.root).map_err(import_err)?;
+        rig_from(&document.source())
+    }
+
+    /// Builds the rig of a `gltf` crate document (from `gltf::Gltf` or
+    /// `gltf::Document::from_json`, validated or not), `buffers[i]` holding
+    /// the bytes of buffer `i`: the same reading as [`Rig::from_document`],
+    /// on the document's JSON, without the validation. Every index the rig
+    /// reads is checked here or by [`Rig::from_parts`], and byte ranges
+    /// against the buffers actually given.
     ///
     /// # Errors
     /// [`Error::Import`] for what the file's structure gets wrong, with
@@ -35,23 +54,55 @@ impl Rig {
     /// [`Error::Rig`] for a rig [`Rig::from_parts`] refuses (mesh, skin or
     /// joint out of range, cycles, rest transforms, inverse bind matrix
     /// count, default weights).
-    pub fn from_document(document: &Document) -> Result<Rig> {
-        rig_from(&document.source())
-    }
-
-    /// Builds the rig of a `gltf` crate document (from `gltf::Gltf` or
-    /// `gltf::Document::from_json`, validated or not), `buffers[i]` holding
-    /// the bytes of buffer `i`: the same reading and checks as
-    /// [`Rig::from_document`], on the document's JSON. Byte ranges are
-    /// checked against the buffers actually given.
-    ///
-    /// # Errors
-    /// As [`Rig::from_document`].
     pub fn from_gltf<B: AsRef<[u8]>>(document: &::gltf::Document, buffers: &[B]) -> Result<Rig> {
         rig_from(&Source {
             root: document.as_json(),
             buffers,
         })
+    }
+}
+
+/// Runs the `gltf` crate's validation over `root`, letting through the
+/// faults that concern only vertex data the rig never reads.
+fn validate(root: &json::Root) -> std::result::Result<(), ImportErrorKind> {
+    // The validation indexes `accessors` with each primitive's POSITION
+    // index before checking it (a panic when out of range): check those
+    // indices first.
+    let accessor_count = root.accessors.len();
+    let key = Checked::Valid(json::mesh::Semantic::Positions);
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if let Some(a) = prim.attributes.get(&key).map(|i| i.value()) {
+                if a >= accessor_count {
+                    return Err(ImportErrorKind::InvalidDocument {
+                        reason: format!(
+                            "meshes[{m}].primitives[{p}].attributes.POSITION: accessor {a} is out of range ({accessor_count} accessors)"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    // It also requires a POSITION attribute with `min` and `max`: a
+    // document whose only faults are those is used as is.
+    let position_only = |path: &str| {
+        path.starts_with("meshes[")
+            && ["\"POSITION\"]", "\"POSITION\"].min", "\"POSITION\"].max"]
+                .iter()
+                .any(|end| path.ends_with(&format!(".attributes[{end}")))
+    };
+    match ::gltf::Document::from_json(root.clone()) {
+        Ok(_) => Ok(()),
+        Err(::gltf::Error::Validation(errors))
+            if errors
+                .iter()
+                .all(|(path, _)| position_only(&path.to_string())) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(ImportErrorKind::InvalidDocument {
+            reason: e.to_string(),
+        }),
     }
 }
 
