@@ -1400,8 +1400,16 @@ fn rig_from_gltf_reads_hierarchy_matrices_skins_and_morph_defaults() {
 fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     let buf = ibm_buffer();
     // Every accessor fault is the importer's, located at skin 0, accessor 1.
-    let accessor_error =
-        |ibm: &str, view: &str, buffer: &[u8]| match gltf_rig(&gltf_json(ibm, view, ""), buffer) {
+    let accessor_error = |ibm: &str, view: &str, buffer: &[u8]| {
+        let r = gltf_rig(&gltf_json(ibm, view, ""), buffer);
+        if let Err(e) = &r {
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with("glTF import (skin 0, accessor 1): "),
+                "{msg}"
+            );
+        }
+        match r {
             Err(Error::Import {
                 animation: None,
                 channel: None,
@@ -1410,7 +1418,8 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
                 kind,
             }) => kind,
             other => panic!("expected an import error at skin 0, accessor 1, got {other:?}"),
-        };
+        }
+    };
     // The view runs past the bytes actually loaded.
     assert_eq!(
         accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]),

@@ -1,6 +1,8 @@
 //! Accessors: [`Document::read_accessor`] decodes any accessor to `f32`
 //! (dense, strided, sparse, without a buffer view; normalized integers with
-//! the glTF formulas), every index, range and stride checked.
+//! the glTF formulas), every index, range and stride checked. The reader
+//! itself (`Source::read`) is the only one in the crate: the animation
+//! import and the rig import (inverse bind matrices) call it too.
 
 use ::gltf::json;
 use json::accessor::{ComponentType, GenericComponentType, IndexComponentType, Type};

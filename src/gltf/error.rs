@@ -200,7 +200,8 @@ pub enum ImportErrorKind {
 }
 
 /// The location suffix of [`Error::Import`]'s message: `" (animation 1,
-/// channel 2, accessor 3)"`, `" (skin 0, accessor 5)"`, or nothing when no location is known.
+/// channel 2, accessor 3)"`, `" (skin 0, accessor 5)"`, or nothing when no
+/// location is known.
 pub(crate) fn import_location(
     animation: Option<usize>,
     channel: Option<usize>,
