@@ -1,7 +1,7 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
 //! a scene, and [`SkinTables`], the flat form of a rig plus an
-//! [`AnimationLibrary`] that the morph and skin passes (GPU and CPU twin)
-//! read.
+//! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin
+//! passes (GPU and CPU twin) read.
 //!
 //! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
 //! them). [`Rig::order`] lists them parents before children, whatever order
