@@ -84,7 +84,9 @@ pub mod plan;
 pub mod rig;
 mod track;
 
-pub use error::{Error, ImportErrorKind, Result};
+pub use error::{Error, Result};
+#[cfg(feature = "gltf")]
+pub use gltf::ImportErrorKind;
 pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};

@@ -40,6 +40,8 @@ use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::rig::{
     NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
 };
+#[cfg(feature = "gltf")]
+use keyframe_gpu::ImportErrorKind;
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track, WrapMode,
 };
@@ -1385,7 +1387,7 @@ fn gltf_json(ibm: &str, view: &str, extra_children: &str) -> String {
 }
 
 #[cfg(feature = "gltf")]
-fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, RigError> {
+fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, Error> {
     let gltf = gltf::Gltf::from_slice(json.as_bytes()).expect("test JSON is valid glTF");
     Rig::from_gltf(&gltf.document, &[buffer.to_vec()])
 }
@@ -1435,39 +1437,89 @@ fn rig_from_gltf_reads_hierarchy_matrices_skins_and_morph_defaults() {
 #[test]
 fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     let buf = ibm_buffer();
-    let accessor_error =
-        |ibm: &str, view: &str, buffer: &[u8]| match gltf_rig(&gltf_json(ibm, view, ""), buffer) {
-            Err(RigError::Accessor {
-                skin: 0,
-                accessor: 1,
-                reason,
-            }) => reason,
-            other => panic!("expected an accessor error, got {other:?}"),
-        };
+    // Every accessor fault is the importer's, located at skin 0, accessor 1.
+    let accessor_error = |ibm: &str, view: &str, buffer: &[u8]| {
+        let r = gltf_rig(&gltf_json(ibm, view, ""), buffer);
+        if let Err(e) = &r {
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with("glTF import (skin 0, accessor 1): "),
+                "{msg}"
+            );
+        }
+        match r {
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: Some(0),
+                accessor: Some(1),
+                kind,
+            }) => kind,
+            other => panic!("expected an import error at skin 0, accessor 1, got {other:?}"),
+        }
+    };
     // The view runs past the bytes actually loaded.
-    let r = accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]);
-    assert!(r.contains("past the end of buffer 0"), "{r}");
+    assert_eq!(
+        accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]),
+        ImportErrorKind::ViewOutOfRange {
+            view: 1,
+            buffer: 0,
+            end: 160,
+            length: 100
+        }
+    );
     // The accessor runs past its view (count 3 with stride 80 needs 224 bytes).
-    let r = accessor_error(
-        r#"{"bufferView": 1, "componentType": 5126, "count": 3, "type": "MAT4"}"#,
-        GOOD_VIEW,
-        &buf,
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 3, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::AccessorOutOfRange {
+            part: "accessor",
+            view: 1,
+            end: 224,
+            length: 144
+        }
     );
-    assert!(r.contains("element 2 runs past"), "{r}");
-    // Not MAT4 of FLOAT.
-    let r = accessor_error(
-        r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}"#,
-        GOOD_VIEW,
-        &buf,
+    // Not MAT4.
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::BadAccessorType {
+            expected: "MAT4",
+            found: "VEC4".into()
+        }
     );
-    assert!(r.contains("expected MAT4"), "{r}");
+    // Not FLOAT.
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5123, "count": 2, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::BadComponentType {
+            usage: "inverse bind matrices",
+            found: "UNSIGNED_SHORT".into(),
+            normalized: false
+        }
+    );
     // A stride smaller than a matrix.
-    let r = accessor_error(
-        GOOD_IBM,
-        r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 32}"#,
-        &buf,
+    assert_eq!(
+        accessor_error(
+            GOOD_IBM,
+            r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 32}"#,
+            &buf,
+        ),
+        ImportErrorKind::BadStride {
+            view: 1,
+            stride: 32,
+            element_size: 64
+        }
     );
-    assert!(r.contains("stride"), "{r}");
     // Sparse: index 7 of a 2-element accessor (indices: one u8 at byte 300,
     // values: one matrix at byte 304).
     let mut sparse_buf = buf.clone();
@@ -1478,8 +1530,11 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     let views = r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 80},
         {"buffer": 0, "byteOffset": 300, "byteLength": 1},
         {"buffer": 0, "byteOffset": 304, "byteLength": 64}"#;
-    let r = accessor_error(sparse, views, &sparse_buf);
-    assert!(r.contains("sparse index 0 = 7 is out of range"), "{r}");
+    let kind = accessor_error(sparse, views, &sparse_buf);
+    assert!(
+        matches!(&kind, ImportErrorKind::Sparse(m) if m.contains("index 7 (entry 0)")),
+        "{kind:?}"
+    );
     // The same sparse accessor with index 1 replaces matrix 1.
     sparse_buf[300] = 1;
     for (c, v) in Mat4::from_scale(Vec3::splat(3.0))
@@ -1494,31 +1549,181 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
         rig.skins()[0].inverse_bind_matrices[1],
         Mat4::from_scale(Vec3::splat(3.0)).to_cols_array()
     );
-    // One matrix for two joints.
-    assert_eq!(
-        gltf_rig(
-            &gltf_json(
-                r#"{"bufferView": 1, "componentType": 5126, "count": 1, "type": "MAT4"}"#,
-                GOOD_VIEW,
-                ""
-            ),
-            &buf
+    // One matrix for two joints: the rig model's check.
+    let r = gltf_rig(
+        &gltf_json(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 1, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            "",
         ),
-        Err(RigError::InverseBindCount {
-            skin: 0,
-            expected: 2,
-            found: 1
-        })
+        &buf,
+    );
+    assert!(
+        matches!(
+            r,
+            Err(Error::Rig(RigError::InverseBindCount {
+                skin: 0,
+                expected: 2,
+                found: 1
+            }))
+        ),
+        "{r:?}"
     );
     // Node 0 listed twice among node 1's children: two parent links (the
     // gltf crate's validation lets this through).
-    assert_eq!(
-        gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf),
-        Err(RigError::MultipleParents {
-            node: 0,
-            first: 1,
-            second: 1
+    let r = gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::MultipleParents {
+                    node: 0,
+                    first: 1,
+                    second: 1
+                }
+            })
+        ),
+        "{r:?}"
+    );
+}
+
+/// `Rig::from_document` runs the `gltf` crate's validation first (but lets
+/// vertex-data faults through); `Rig::from_gltf` on an unvalidated document
+/// shows the import's own checks: every index the rig reads is checked by
+/// the import or by `Rig::from_parts`.
+#[cfg(feature = "gltf")]
+#[test]
+fn rig_import_checks_the_indices_it_reads() {
+    let buf = ibm_buffer();
+    let root =
+        |json: &str| gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses");
+    let from_document = |json: &str| {
+        Rig::from_document(&keyframe_gpu::gltf::Document {
+            root: root(json),
+            buffers: vec![buf.clone()],
         })
+    };
+    let unvalidated = |json: &str| {
+        Rig::from_gltf(
+            &gltf::Document::from_json_without_validation(root(json)),
+            &[buf.as_slice()],
+        )
+    };
+    let invalid = |r: Result<Rig, Error>, words: &[&str]| match r {
+        Err(Error::Import {
+            animation: None,
+            channel: None,
+            skin: None,
+            accessor: None,
+            kind: ImportErrorKind::InvalidDocument { reason },
+        }) => assert!(words.iter().all(|w| reason.contains(w)), "{reason}"),
+        other => panic!("expected InvalidDocument naming {words:?}, got {other:?}"),
+    };
+    let good = gltf_json(GOOD_IBM, GOOD_VIEW, "");
+    let rig = gltf_rig(&good, &buf).unwrap();
+    assert_eq!(from_document(&good).unwrap(), rig, "both entries agree");
+    assert_eq!(
+        unvalidated(&good).unwrap(),
+        rig,
+        "validation changes nothing"
+    );
+
+    // Vertex data is not the rig's: POSITION without min/max passes, a
+    // POSITION index out of range is refused by the validation only.
+    let no_bounds = good.replace(
+        r#",
+      "min": [0,0,0], "max": [0,0,0]"#,
+        "",
+    );
+    assert_ne!(no_bounds, good);
+    assert_eq!(from_document(&no_bounds).unwrap(), rig);
+    let bad_position = good.replace(
+        r#""attributes": {"POSITION": 0}"#,
+        r#""attributes": {"POSITION": 9}"#,
+    );
+    invalid(from_document(&bad_position), &["POSITION", "accessor 9"]);
+    assert_eq!(unvalidated(&bad_position).unwrap(), rig);
+
+    // A child index out of range.
+    let bad_child = gltf_json(GOOD_IBM, GOOD_VIEW, ", 7");
+    invalid(from_document(&bad_child), &["children"]);
+    let r = unvalidated(&bad_child);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::IndexOutOfRange {
+                    what: "child node",
+                    index: 7,
+                    count: 3
+                }
+            })
+        ),
+        "{r:?}"
+    );
+    // An inverse bind matrices accessor out of range.
+    let bad_ibm = good.replace(r#""inverseBindMatrices": 1"#, r#""inverseBindMatrices": 5"#);
+    invalid(from_document(&bad_ibm), &["inverseBindMatrices"]);
+    let r = unvalidated(&bad_ibm);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: Some(0),
+                accessor: Some(5),
+                kind: ImportErrorKind::IndexOutOfRange {
+                    what: "accessor",
+                    index: 5,
+                    count: 2
+                }
+            })
+        ),
+        "{r:?}"
+    );
+    // A joint out of range: the rig model's check.
+    let bad_joint = good.replace(r#""joints": [1, 0]"#, r#""joints": [1, 4]"#);
+    invalid(from_document(&bad_joint), &["joints"]);
+    let r = unvalidated(&bad_joint);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Rig(RigError::JointOutOfRange {
+                skin: 0,
+                joint: 1,
+                node: 4,
+                node_count: 3
+            }))
+        ),
+        "{r:?}"
+    );
+    // Primitives of one mesh with different morph-target counts (valid for
+    // the validation).
+    let r = from_document(&good.replace(
+        r#""weights": [0.25, 0.5]}]"#,
+        r#""weights": [0.25, 0.5]}, {"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 0}]}, {"attributes": {"POSITION": 0}}]}]"#,
+    ));
+    assert!(
+        matches!(
+            &r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::MorphTargets { mesh: 1, reason },
+            }) if reason.contains("primitive 1 has 0 morph targets")
+        ),
+        "{r:?}"
     );
 }
 

@@ -1,7 +1,7 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
 //! a scene, and [`SkinTables`], the flat form of a rig plus an
-//! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin passes (GPU and CPU twin)
-//! read.
+//! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin
+//! passes (GPU and CPU twin) read.
 //!
 //! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
 //! them). [`Rig::order`] lists them parents before children, whatever order
@@ -29,16 +29,6 @@ pub enum RigError {
         parent: u32,
         /// Number of nodes.
         node_count: usize,
-    },
-    /// A node is listed as the child of two nodes (glTF: nodes form trees).
-    #[error("node {node} is a child of both node {first} and node {second}")]
-    MultipleParents {
-        /// The node.
-        node: u32,
-        /// The first parent found.
-        first: u32,
-        /// The second parent found.
-        second: u32,
     },
     /// Following parents from this node comes back to it.
     #[error("node {node} is its own ancestor (the hierarchy has a cycle)")]
@@ -118,23 +108,6 @@ pub enum RigError {
         /// Index of the joint.
         joint: usize,
     },
-    /// The inverse bind matrices accessor of a skin cannot be read.
-    #[error("skin {skin}: inverse bind matrices accessor {accessor}: {reason}")]
-    Accessor {
-        /// The skin.
-        skin: u32,
-        /// The accessor index.
-        accessor: usize,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The glTF document does not pass the `gltf` crate's validation
-    /// (indices out of range, missing required properties, ...).
-    #[error("invalid glTF document: {reason}")]
-    InvalidDocument {
-        /// The validator's message.
-        reason: String,
-    },
     /// A mesh's default weights do not match its morph-target count.
     #[error("mesh {mesh}: {found} default weights for {expected} morph targets")]
     DefaultWeightsCount {
@@ -144,20 +117,6 @@ pub enum RigError {
         expected: u32,
         /// Number of default weights.
         found: usize,
-    },
-    /// The primitives of a mesh have different morph-target counts.
-    #[error(
-        "mesh {mesh}: primitive {primitive} has {found} morph targets, primitive 0 has {expected}"
-    )]
-    TargetCountMismatch {
-        /// The mesh.
-        mesh: u32,
-        /// The primitive.
-        primitive: usize,
-        /// Targets of primitive 0.
-        expected: u32,
-        /// Targets of this primitive.
-        found: u32,
     },
     /// Skin tables built for one library were given a sampler of another.
     #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
@@ -324,8 +283,8 @@ pub struct RigMesh {
 /// The node hierarchy, rest pose, skins and meshes of a scene.
 ///
 /// Build one in code with [`RigBuilder`], from parts with
-/// [`Rig::from_parts`], or from a glTF document with `Rig::from_gltf`
-/// (feature `gltf`).
+/// [`Rig::from_parts`], or from a glTF file with `Rig::from_document`
+/// (feature `gltf`, in [`crate::gltf`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rig {
     nodes: Vec<RigNode>,
@@ -344,7 +303,7 @@ type Trs = ([f32; 3], [f32; 4], [f32; 3]);
 
 /// Decomposes a column-major TRS matrix (glam's decomposition; a negative
 /// determinant becomes a negative x scale).
-fn decompose(node: u32, m: &[f32; 16]) -> Result<Trs, RigError> {
+pub(crate) fn decompose(node: u32, m: &[f32; 16]) -> Result<Trs, RigError> {
     if !finite(m) {
         return Err(RigError::BadRestTransform {
             node,
@@ -673,8 +632,6 @@ impl Rig {
     }
 }
 
-#[cfg(feature = "gltf")]
-mod from_gltf;
 mod tables;
 
 pub use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
