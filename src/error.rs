@@ -114,9 +114,13 @@ pub enum Error {
     /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.
     #[error("readback ring: {0}")]
     Ring(crate::gpu::RingError),
-    /// A rig is invalid, or an animation library does not fit it.
+    /// A rig is invalid.
     #[error("rig: {0}")]
     Rig(crate::rig::RigError),
+    /// An animation library, or the sampler built from it, does not fit
+    /// the rig it is played on.
+    #[error("library on rig: {0}")]
+    Fit(crate::rig::FitError),
     /// A glTF file could not be imported: what is wrong, and where (the
     /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]

@@ -38,7 +38,7 @@ use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::rig::{
-    NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
+    FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
 };
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
@@ -580,7 +580,7 @@ fn skinner_reads_the_samplers_instance_table() {
         let other = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
         assert!(matches!(
             skinner.prepare(&h.queue, &other),
-            Err(Error::Rig(RigError::OtherSampler))
+            Err(Error::Fit(FitError::OtherSampler))
         ));
     }
 }
@@ -1240,7 +1240,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     };
     assert!(matches!(
         tables(vec![tr(7)]),
-        Err(Error::Rig(RigError::TrackNodeOutOfRange {
+        Err(Error::Fit(FitError::TrackNodeOutOfRange {
             clip: 0,
             track: 0,
             node: 7,
@@ -1249,7 +1249,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![tr(0), tr(1), tr(0)]),
-        Err(Error::Rig(RigError::DuplicateChannel {
+        Err(Error::Fit(FitError::DuplicateChannel {
             track: 2,
             first: 0,
             node: 0,
@@ -1258,7 +1258,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![w(n0, 2)]),
-        Err(Error::Rig(RigError::WeightsWithoutMesh {
+        Err(Error::Fit(FitError::WeightsWithoutMesh {
             track: 0,
             node: 0,
             ..
@@ -1266,7 +1266,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![w(n1, 3)]),
-        Err(Error::Rig(RigError::WeightsWidthMismatch {
+        Err(Error::Fit(FitError::WeightsWidthMismatch {
             expected: 2,
             found: 3,
             ..
@@ -1283,7 +1283,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     let sampler = GpuSampler::new(&h.device, &h.queue, &other, 1).unwrap();
     assert!(matches!(
         GpuSkinner::new(&h.device, &sampler, &t),
-        Err(Error::Rig(RigError::LibraryMismatch {
+        Err(Error::Fit(FitError::LibraryMismatch {
             tables_stride: 3,
             sampler_stride: 6,
             ..

@@ -4,15 +4,19 @@
 //! device that falls short is refused with [`Error::LimitExceeded`] naming
 //! the limit, not with a wgpu validation message.
 
+use super::skin::PASSES;
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BindingKind, MAX_PARALLEL_NODES, POSE_BINDINGS, SAMPLE_BINDINGS, SKIN_BINDINGS,
+    Binding, BindingKind, MAX_PARALLEL_NODES, SAMPLE_BINDINGS, SAMPLE_USES, SKIN_MODULE_BINDINGS,
     SKIN_WORKGROUP_SIZE, UNIFORM_HEAD, WORKGROUP_SIZE,
 };
 
-/// Bindings of `table` of the kinds `kinds`.
-fn count(table: &[Binding], kinds: &[BindingKind]) -> u32 {
-    table.iter().filter(|b| kinds.contains(&b.kind)).count() as u32
+/// Bindings of `table` numbered in `uses` and of the kinds `kinds`.
+fn count(table: &[Binding], uses: &[u32], kinds: &[BindingKind]) -> u32 {
+    table
+        .iter()
+        .filter(|b| uses.contains(&b.binding) && kinds.contains(&b.kind))
+        .count() as u32
 }
 
 const STORAGE: [BindingKind; 2] = [BindingKind::StorageRead, BindingKind::StorageReadWrite];
@@ -33,12 +37,24 @@ struct Need {
 }
 
 /// Every limit the passes need more of than nothing, derived from the
-/// binding tables (the most bindings of a kind in any one table), the
+/// binding tables (the most bindings of a kind in any one pipeline), the
 /// kernels' workgroup size and the skin pass's uniform heads and
 /// workgroup memory.
 fn needs() -> [Need; 7] {
-    let tables: [&[Binding]; 3] = [&SAMPLE_BINDINGS, &POSE_BINDINGS, &SKIN_BINDINGS];
-    let most = |kinds: &[BindingKind]| tables.iter().map(|t| count(t, kinds)).max().unwrap_or(0);
+    // Every pipeline's bindings: the sampler's, and each skin pass's.
+    let mut passes: Vec<(&[Binding], &[u32])> = vec![(&SAMPLE_BINDINGS, &SAMPLE_USES)];
+    passes.extend(
+        PASSES
+            .iter()
+            .map(|p| (&SKIN_MODULE_BINDINGS[..], p.bindings)),
+    );
+    let most = |kinds: &[BindingKind]| {
+        passes
+            .iter()
+            .map(|(table, uses)| count(table, uses, kinds))
+            .max()
+            .unwrap_or(0)
+    };
     let workgroup = WORKGROUP_SIZE.max(SKIN_WORKGROUP_SIZE);
     [
         Need {

@@ -11,7 +11,6 @@
 use glam::{Mat4, Quat, Vec3};
 
 use crate::error::{Error, Result};
-use crate::track::Property;
 
 /// What is wrong with a rig, or with an animation library played on it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -117,79 +116,6 @@ pub enum RigError {
         expected: u32,
         /// Number of default weights.
         found: usize,
-    },
-    /// Skin tables built for one library were given a sampler of another.
-    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
-    LibraryMismatch {
-        /// The tables' output stride.
-        tables_stride: u32,
-        /// The tables' clip count.
-        tables_clips: usize,
-        /// The sampler library's output stride.
-        sampler_stride: u32,
-        /// The sampler library's clip count.
-        sampler_clips: usize,
-    },
-    /// A skinner was given another sampler than the one it was built
-    /// from (it reads that sampler's buffers).
-    #[error("the skinner was given another sampler than the one it was built from")]
-    OtherSampler,
-    /// A track animates a node that the rig does not have.
-    #[error(
-        "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
-    )]
-    TrackNodeOutOfRange {
-        /// The clip.
-        clip: usize,
-        /// The track in the clip.
-        track: usize,
-        /// The node it names.
-        node: u32,
-        /// Number of nodes in the rig.
-        node_count: usize,
-    },
-    /// Two tracks of one clip animate the same property of the same node
-    /// (glTF: each target is used at most once per animation).
-    #[error(
-        "clip {clip}, track {track}: node {node} {property:?} is already animated by track {first}"
-    )]
-    DuplicateChannel {
-        /// The clip.
-        clip: usize,
-        /// The second track.
-        track: usize,
-        /// The track found first.
-        first: usize,
-        /// The node.
-        node: u32,
-        /// The property.
-        property: Property,
-    },
-    /// A weights track targets a node without a mesh.
-    #[error("clip {clip}, track {track}: weights on node {node}, which has no mesh")]
-    WeightsWithoutMesh {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-    },
-    /// A weights track's width is not the mesh's morph-target count.
-    #[error("clip {clip}, track {track}: {found} weights for node {node}, whose mesh {mesh} has {expected} morph targets")]
-    WeightsWidthMismatch {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-        /// The node's mesh.
-        mesh: u32,
-        /// The mesh's morph-target count.
-        expected: u32,
-        /// The track's width.
-        found: u32,
     },
 }
 
@@ -635,4 +561,4 @@ impl Rig {
 mod tables;
 
 pub use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
-pub use tables::{SkinJoints, SkinTables, REST};
+pub use tables::{FitError, SkinJoints, SkinTables, REST};

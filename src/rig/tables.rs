@@ -2,11 +2,98 @@
 //! morph and skin passes read ([`SkinTables`]; the `#[repr(C)]` twins of
 //! the WGSL rig structs are in [`crate::layout`]).
 
-use super::{Rig, RigError};
+use super::Rig;
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
 use crate::library::AnimationLibrary;
 use crate::track::Property;
+
+/// An animation library (or a sampler built from one) that does not fit a
+/// rig: raised when they are put together ([`SkinTables::new`], the
+/// skinner), never by the rig or the library alone.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FitError {
+    /// Skin tables built for one library were given a sampler of another.
+    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
+    LibraryMismatch {
+        /// The tables' output stride.
+        tables_stride: u32,
+        /// The tables' clip count.
+        tables_clips: usize,
+        /// The sampler library's output stride.
+        sampler_stride: u32,
+        /// The sampler library's clip count.
+        sampler_clips: usize,
+    },
+    /// A skinner was given another sampler than the one it was built
+    /// from (it reads that sampler's buffers).
+    #[error("the skinner was given another sampler than the one it was built from")]
+    OtherSampler,
+    /// A track animates a node that the rig does not have.
+    #[error(
+        "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
+    )]
+    TrackNodeOutOfRange {
+        /// The clip.
+        clip: usize,
+        /// The track in the clip.
+        track: usize,
+        /// The node it names.
+        node: u32,
+        /// Number of nodes in the rig.
+        node_count: usize,
+    },
+    /// Two tracks of one clip animate the same property of the same node
+    /// (glTF: each target is used at most once per animation).
+    #[error(
+        "clip {clip}, track {track}: node {node} {property:?} is already animated by track {first}"
+    )]
+    DuplicateChannel {
+        /// The clip.
+        clip: usize,
+        /// The second track.
+        track: usize,
+        /// The track found first.
+        first: usize,
+        /// The node.
+        node: u32,
+        /// The property.
+        property: Property,
+    },
+    /// A weights track targets a node without a mesh.
+    #[error("clip {clip}, track {track}: weights on node {node}, which has no mesh")]
+    WeightsWithoutMesh {
+        /// The clip.
+        clip: usize,
+        /// The track.
+        track: usize,
+        /// The node.
+        node: u32,
+    },
+    /// A weights track's width is not the mesh's morph-target count.
+    #[error("clip {clip}, track {track}: {found} weights for node {node}, whose mesh {mesh} has {expected} morph targets")]
+    WeightsWidthMismatch {
+        /// The clip.
+        clip: usize,
+        /// The track.
+        track: usize,
+        /// The node.
+        node: u32,
+        /// The node's mesh.
+        mesh: u32,
+        /// The mesh's morph-target count.
+        expected: u32,
+        /// The track's width.
+        found: u32,
+    },
+}
+
+impl From<FitError> for Error {
+    fn from(e: FitError) -> Self {
+        Error::Fit(e)
+    }
+}
 
 /// "Not animated: use the rest value" in [`SkinTables::channels`].
 pub const REST: i32 = -1;
@@ -69,8 +156,8 @@ impl SkinTables {
     /// their default weights.
     ///
     /// # Errors
-    /// [`RigError::TrackNodeOutOfRange`], [`RigError::DuplicateChannel`],
-    /// [`RigError::WeightsWithoutMesh`], [`RigError::WeightsWidthMismatch`]
+    /// [`FitError::TrackNodeOutOfRange`], [`FitError::DuplicateChannel`],
+    /// [`FitError::WeightsWithoutMesh`], [`FitError::WeightsWidthMismatch`]
     /// (naming clip and track), or [`Error::LimitExceeded`] when a count
     /// does not fit the tables' 32-bit indexing.
     pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
@@ -123,7 +210,7 @@ impl SkinTables {
             for (t, track) in clip.tracks.iter().enumerate() {
                 let node = track.node;
                 let Some(rn) = rig.nodes.get(node as usize) else {
-                    return Err(RigError::TrackNodeOutOfRange {
+                    return Err(FitError::TrackNodeOutOfRange {
                         clip: c,
                         track: t,
                         node,
@@ -134,7 +221,7 @@ impl SkinTables {
                 let slot = c * node_count + node as usize;
                 let p = track.property as usize;
                 if channel_track[slot][p] != usize::MAX {
-                    return Err(RigError::DuplicateChannel {
+                    return Err(FitError::DuplicateChannel {
                         clip: c,
                         track: t,
                         first: channel_track[slot][p],
@@ -149,7 +236,7 @@ impl SkinTables {
                 let offset = offset_i32(offset)?;
                 if track.property == Property::Weights {
                     let Some(mesh) = rn.mesh else {
-                        return Err(RigError::WeightsWithoutMesh {
+                        return Err(FitError::WeightsWithoutMesh {
                             clip: c,
                             track: t,
                             node,
@@ -158,7 +245,7 @@ impl SkinTables {
                     };
                     let expected = rig.meshes[mesh as usize].target_count;
                     if width != expected {
-                        return Err(RigError::WeightsWidthMismatch {
+                        return Err(FitError::WeightsWidthMismatch {
                             clip: c,
                             track: t,
                             node,

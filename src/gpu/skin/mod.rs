@@ -15,6 +15,7 @@
 //! number).
 
 mod buffers;
+#[doc(hidden)]
 pub mod passes;
 
 use super::{read_mapped, scoped};
@@ -24,8 +25,9 @@ pub use crate::layout::{
     MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
     UNIFORM_HEAD,
 };
-use crate::rig::{RigError, SkinJoints, SkinTables};
+use crate::rig::{FitError, SkinJoints, SkinTables};
 use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers};
+#[doc(hidden)]
 pub use passes::{Pass, RigModule, PASSES};
 
 /// How the skinner spreads the pose, hierarchy and joint-matrix work over
@@ -154,7 +156,7 @@ impl GpuSkinner {
     /// and instance table.
     ///
     /// # Errors
-    /// [`RigError::LibraryMismatch`] when the tables were built for a
+    /// [`FitError::LibraryMismatch`] when the tables were built for a
     /// library with another output stride or clip count than the
     /// sampler's; [`Error::LimitExceeded`] when a buffer passes the
     /// device's storage limits or a dispatch its workgroup-count limit;
@@ -184,7 +186,7 @@ impl GpuSkinner {
         if lib.output_stride() != tables.output_stride()
             || lib.clips().len() != tables.clip_count() as usize
         {
-            return Err(RigError::LibraryMismatch {
+            return Err(FitError::LibraryMismatch {
                 tables_stride: tables.output_stride(),
                 tables_clips: tables.clip_count() as usize,
                 sampler_stride: lib.output_stride(),
@@ -325,14 +327,14 @@ impl GpuSkinner {
     /// Call it after each `set_instances`, before [`record`](Self::record).
     ///
     /// # Errors
-    /// [`RigError::OtherSampler`] when `sampler` is not the one this
+    /// [`FitError::OtherSampler`] when `sampler` is not the one this
     /// skinner was built from (its buffers are the ones bound); nothing is
     /// written then.
     ///
     /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
     pub fn prepare(&mut self, queue: &wgpu::Queue, sampler: &crate::GpuSampler) -> Result<()> {
         if sampler.instance_buffer() != &self.sampler_instances {
-            return Err(RigError::OtherSampler.into());
+            return Err(FitError::OtherSampler.into());
         }
         // At most the sampler's capacity, which is this skinner's.
         let n = sampler.instance_count().min(self.capacity);
