@@ -32,11 +32,8 @@
 //! With `--json`, stdout holds one JSON object per workload per line and
 //! nothing else; the table goes to stderr.
 
-#[path = "bench/data.rs"]
 mod data;
-#[path = "bench/plot.rs"]
 mod plot;
-#[path = "bench/roofline.rs"]
 mod roofline;
 
 use std::alloc::{GlobalAlloc, Layout, System};

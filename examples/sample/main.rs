@@ -50,7 +50,7 @@ use keyframe_gpu::{
     Track, WrapMode,
 };
 
-#[path = "common/canvas.rs"]
+#[path = "../common/canvas.rs"]
 mod canvas;
 
 use canvas::{Canvas, FRAME, GRID, PALETTE, TEXT, WHITE};
