@@ -91,13 +91,13 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
     }
     vec![
         plot::Panel {
-            title: format!("NS PER SAMPLE VS KEYS ({sweep_instances} INST x 4 ROT TRACKS)"),
+            title: format!("NS PER SAMPLE VS KEYS ({sweep_instances} INST × 4 ROT TRACKS)"),
             x_label: "KEYS PER TRACK",
             y_label: "NS PER SAMPLE",
             series: series(&by_keys),
         },
         plot::Panel {
-            title: "NS PER SAMPLE VS INSTANCES (64 ROT TRACKS x 64 KEYS)".into(),
+            title: "NS PER SAMPLE VS INSTANCES (64 ROT TRACKS × 64 KEYS)".into(),
             x_label: "INSTANCES",
             y_label: "NS PER SAMPLE",
             series: series(&by_instances),
