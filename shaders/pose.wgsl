@@ -1,23 +1,96 @@
-// Morph weights. Needs prelude.wgsl (prepended by the host). CPU twin:
-// src/cpu/skin.rs. (The local pose, TRS per node, is computed inside the
-// skin pass, shaders/skin.wgsl, where it is used.)
+// The pose stage: each instance's local pose, per node (translation,
+// rotation, scale: the sampled value where a track of the instance's clip
+// animates it, the rest value otherwise) and per mesh (morph weights, also
+// part of the pose). Needs prelude.wgsl and quat.wgsl (prepended by the
+// host). CPU twin: src/cpu/pose.rs.
 //
+// pose_main: one invocation per (instance, node): local_pose() into
+//   `locals` (SkinStrategy::Staged; the hierarchy stage, hierarchy_main in
+//   skin.wgsl, reads them back).
 // morph_main: one invocation per (instance, mesh): the mesh's weights, from
-// the weights track that drives it in the instance's clip, or its defaults.
+//   the weights track that drives it in the instance's clip, or its
+//   defaults (every strategy).
+//
+// The fused skin kernels (skin_main, skin_nodes_main in skin.wgsl) call
+// local_pose() themselves where they use a local, instead of reading
+// `locals`: the same function, so the same values.
 
 @group(0) @binding(0) var<uniform> params: SkinParams;
-@group(0) @binding(1) var<storage, read> samples: array<f32>;
-@group(0) @binding(2) var<storage, read> instance_clips: array<u32>;
-@group(0) @binding(3) var<storage, read> meshes: array<Mesh>;
-@group(0) @binding(4) var<storage, read> default_weights: array<f32>;
-@group(0) @binding(5) var<storage, read> morph_channels: array<i32>;
-@group(0) @binding(6) var<storage, read_write> morph_weights: array<f32>;
+@group(0) @binding(1) var<storage, read> nodes: array<Node>;
+@group(0) @binding(2) var<storage, read> channels: array<vec4<i32>>;
+@group(0) @binding(3) var<storage, read> samples: array<f32>;
+@group(0) @binding(4) var<storage, read> instances: array<Instance>;
+@group(0) @binding(5) var<storage, read_write> locals: array<LocalPose>;
+@group(0) @binding(6) var<storage, read> meshes: array<Mesh>;
+@group(0) @binding(7) var<storage, read> default_weights: array<f32>;
+@group(0) @binding(8) var<storage, read> morph_channels: array<i32>;
+@group(0) @binding(9) var<storage, read_write> morph_weights: array<f32>;
+// The first UNIFORM_HEAD entries of `nodes` and `channels` again, in
+// uniform buffers (the host zero-pads them). On lavapipe (Mesa 22.3) a
+// storage read costs per lane even at an index that is the same for every
+// lane, a uniform read apparently once (see skin.wgsl).
+@group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
+@group(0) @binding(11) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
+
+// Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
+// storage beyond.
+fn node_at(n: u32) -> Node {
+    var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
+    if (n >= UNIFORM_HEAD) {
+        v = nodes[n];
+    }
+    return v;
+}
+
+// Pose channel c (clip * node_count + node), like node_at().
+fn channel_at(c: u32) -> vec4<i32> {
+    var v = channels_head[min(c, UNIFORM_HEAD - 1u)];
+    if (c >= UNIFORM_HEAD) {
+        v = channels[c];
+    }
+    return v;
+}
+
+fn sample_vec3(at: u32) -> vec3<f32> {
+    return vec3<f32>(samples[at], samples[at + 1u], samples[at + 2u]);
+}
+
+fn sample_vec4(at: u32) -> vec4<f32> {
+    return vec4<f32>(samples[at], samples[at + 1u], samples[at + 2u], samples[at + 3u]);
+}
+
+// The local pose of node n for instance i, whose clip is `clip`
+// (instances[i].clip, read once per instance by the caller): translation,
+// rotation and scale are the sampler's output where a track of the clip
+// animates them (channels[clip * node_count + node] holds the output
+// offset, -1 for rest), the node's rest value otherwise; the rotation is
+// normalized.
+fn local_pose(i: u32, clip: u32, n: u32) -> LocalPose {
+    let node = node_at(n);
+    var t = node.translation.xyz;
+    var r = node.rotation;
+    var s = node.scale.xyz;
+    if (clip < params.clip_count) {
+        let ch = channel_at(clip * params.node_count + n);
+        let base = i * params.output_stride;
+        if (ch.x >= 0) {
+            t = sample_vec3(base + u32(ch.x));
+        }
+        if (ch.y >= 0) {
+            r = sample_vec4(base + u32(ch.y));
+        }
+        if (ch.z >= 0) {
+            s = sample_vec3(base + u32(ch.z));
+        }
+    }
+    return LocalPose(vec4<f32>(t, 0.0), quat_normalize(r), vec4<f32>(s, 0.0));
+}
 
 // Writes mesh m's weights for instance i.
 fn write_morph_weights(i: u32, m: u32) {
     let mesh = meshes[m];
     let out = i * params.morph_stride + mesh.weights_offset;
-    let clip = instance_clips[i];
+    let clip = instances[i].clip;
     var src = -1;
     if (clip < params.clip_count) {
         src = morph_channels[clip * params.mesh_count + m];
@@ -29,6 +102,17 @@ fn write_morph_weights(i: u32, m: u32) {
             morph_weights[out + k] = default_weights[mesh.defaults_offset + k];
         }
     }
+}
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn pose_main(@builtin(global_invocation_id) gid: vec3<u32>,
+             @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = flat_index(gid, groups);
+    if (params.node_count == 0u || index >= params.instance_count * params.node_count) {
+        return;
+    }
+    let i = index / params.node_count;
+    locals[index] = local_pose(i, instances[i].clip, index % params.node_count);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)

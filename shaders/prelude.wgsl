@@ -59,15 +59,13 @@ const WORKGROUP_SIZE: u32 = 64u;
 const LOOKUP_COUNT_BITS: u32 = 8u;
 const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
-// Track groups (src/layout.rs): each clip's tracks are grouped in the
-// track table as [LINEAR rotations | CUBICSPLINE but rotations | other
-// LINEAR tracks | CUBICSPLINE rotations | STEP], and the host
-// dispatches each non-empty group with a pipeline whose override GROUP
-// names it. The blocks of sample_track that a group never reaches are
-// compiled out: SIMD-on-CPU adapters such as lavapipe step through both
-// sides of a divergent branch, so that is much faster there, and the
-// results are the same. GROUP_ALL (the default) samples every track of the
-// clip in one dispatch with every block compiled in.
+// Track groups: each clip's tracks are grouped in the track table as
+// [LINEAR rotations | CUBICSPLINE but rotations | other LINEAR tracks |
+// CUBICSPLINE rotations | STEP], in GROUP_* order; the clip table holds
+// each group's first row and count. The reference plan samples every track
+// in one dispatch (override GROUP = GROUP_ALL); the CPU-adapter plan
+// dispatches each non-empty group with a pipeline compiled for it alone
+// (src/plan.rs).
 const GROUP_SLERP: u32 = 0u;
 const GROUP_CUBIC: u32 = 1u;
 const GROUP_BLEND: u32 = 2u;
@@ -107,6 +105,16 @@ struct Joint {
     next_joint: i32,         // next slot with the same joint node, -1: none
 }
 
+// The local pose of one node of one instance: the pose stage's output
+// (pose.wgsl, `locals`, at instance * node_count + node) and the hierarchy
+// stage's input. Rotation is a unit quaternion (the pose stage normalizes
+// it; the hierarchy stage does not).
+struct LocalPose {
+    translation: vec4<f32>,  // xyz used, w = 0
+    rotation: vec4<f32>,     // x, y, z, w
+    scale: vec4<f32>,        // xyz used, w = 0
+}
+
 struct SkinParams {
     instance_count: u32,
     node_count: u32,
@@ -132,7 +140,8 @@ fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
 }
 
 // Entries of the node, joint, inverse-bind and pose-channel tables that the
-// skin pass reads from uniform copies (the first UNIFORM_HEAD of each).
+// pose and skin passes read from uniform copies (the first UNIFORM_HEAD of
+// each).
 const UNIFORM_HEAD: u32 = 256u;
 
 // The most nodes a rig may have for the per-node skin strategy (one

@@ -1,12 +1,14 @@
-// Quaternion helpers shared by the sampling (and later pose) stages.
-// Mirrored line by line by src/cpu.rs: same operations, same order, same
+// Quaternion helpers of the sample stage (slerp) and the pose and skin stages
+// (normalize).
+// Mirrored line by line by src/cpu/sample.rs: same operations, same order, same
 // constants, so GPU and CPU differ only by the driver's rounding.
 //
 // sin and acos are polynomials here rather than WGSL builtins: WGSL only
 // requires builtin sin within 2^-11 and acos within ~7e-5, too coarse for a
 // 2e-5 bound, and a polynomial evaluates the same on every adapter.
 
-// Above this dot product slerp falls back to normalized lerp (DESIGN.md).
+// Above this dot product slerp falls back to normalized lerp (the contract:
+// docs/ARCHITECTURE.md).
 const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
 
 // sin(x) for x in [0, pi/2]: Taylor series to x^11, |error| < 6e-8 there in

@@ -1,8 +1,20 @@
-// Local pose, global transforms and joint matrices, in one pass. Needs
-// prelude.wgsl and quat.wgsl (prepended by the host). CPU twin:
-// src/cpu/skin.rs.
+// The hierarchy and joint-matrix stage: global transforms from the local
+// poses, then joint matrices. Needs prelude.wgsl, quat.wgsl and pose.wgsl
+// (prepended by the host: the fused kernels call its local_pose(), and its
+// bindings are this module's too). CPU twin: src/cpu/skin.rs.
 //
-// skin_main: one invocation per instance, in three steps.
+// Three kernels, one per SkinStrategy, the same results up to rounding:
+//
+// hierarchy_main (Staged, the reference): one invocation per instance,
+//   reading the local poses that pose_main (pose.wgsl) stored in `locals`:
+//   the walk of step 2 below without the joint matrices, then step 3 for
+//   every joint slot.
+// skin_main (PerInstance): the pose stage fused in: one invocation per
+//   instance computes each local where it uses it, from local_pose(), in
+//   registers (no locals buffer written and read back, one dispatch fewer;
+//   the fastest on the CPU fallback adapters), in the three steps below.
+// skin_nodes_main (PerNode): one workgroup per instance, for GPUs; see
+//   its own comment at the end.
 //
 // 1. Mesh-node inverses (mesh_node_inverse), when the rig has at most
 //    MAX_FUSED_SKINS skins: for each skin, the inverse of its mesh node's
@@ -11,15 +23,9 @@
 //    locals (mesh_global: one local for a root mesh node, the usual case).
 //    Kept in a private array for step 2.
 //
-// 2. Local pose, hierarchy and (up to MAX_FUSED_SKINS skins) joint
-//    matrices, the nodes in index order.
-//    Local pose (local_matrix): translation, rotation and scale are the
-//    sampler's output where a track of the instance's clip animates them
-//    (channels[clip * node_count + node] holds the output offset, -1 for
-//    rest), the node's rest value otherwise. The local matrix is T * R * S,
-//    with the rotation normalized first. Locals are never stored: each is
-//    computed in registers where it is needed (more than once only for an
-//    ancestor listed after a descendant, or a mesh node's ancestors).
+// 2. Hierarchy and (up to MAX_FUSED_SKINS skins) joint matrices, the
+//    nodes in index order.
+//    Local matrix (local_matrix): T * R * S of the node's local pose.
 //    Hierarchy (global_matrix): global[n] = global[p] * L(a_k) * ... *
 //    L(a_1) * L(n), where a_1.. are n's ancestors up to the first one, p,
 //    with a smaller index (already done by this invocation). When the node
@@ -28,7 +34,7 @@
 //    matrix product: O(nodes) per instance, so a 64-deep chain costs 64
 //    products, not 64 * 65 / 2 as when every node walked up to the root on
 //    its own. A child listed before its parent walks up until such an
-//    ancestor (or the root), recomputing those ancestors' locals, so any
+//    ancestor (or the root), using those ancestors' locals again, so any
 //    order is right. The host refuses cyclic rigs; the node_count bound
 //    only keeps a corrupt table from looping forever. The previous node's
 //    global stays in registers, so a node listed right after its parent
@@ -40,12 +46,13 @@
 //    joint node), joint = mesh_inverse[skin] * global(n) * inverse_bind[j],
 //    from the global still in registers: no global is read back.
 //
-// 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins, over the
-//    joint slots after the walk: the same product, reading back the
-//    globals that step 2 wrote, the mesh node's inverse computed once per
-//    run of slots with the same mesh node (once per skin). Its loop runs
-//    no iteration for rigs that step 2 handles, and step 2's slot loop
-//    none for the others.
+// 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins (and
+//    every rig in hierarchy_main), over the joint slots after the walk
+//    (joints_from_globals): the same product, reading back the globals
+//    that step 2 wrote, the mesh node's inverse computed once per run of
+//    slots with the same mesh node (once per skin). In skin_main its loop
+//    runs no iteration for rigs that step 2 handles, and step 2's slot
+//    loop none for the others.
 //
 // Tables: node n, joint slot j and inverse bind j are read through
 // node_at(), joint_at() and inverse_bind(): from uniform copies of the
@@ -55,34 +62,27 @@
 // apparently once: skin_chain (64 joints) measured whole chain / sampling
 // 3.2-3.3 with the joint matrices in the walk, 2.7-2.9 with the uniform
 // copies. (Replacing `if`s whose bodies no lane takes by zero-trip loops,
-// here and in local_matrix and global_matrix, measured no faster.)
+// here and in local_pose and global_matrix, measured no faster.)
 //
-// One invocation per instance, one dispatch: on the fallback adapter
-// (lavapipe) that measured faster than separate pose, hierarchy and joint
-// passes (no locals buffer written and read back, two dispatches and
-// barriers fewer) and faster than one invocation per (instance, node or
-// joint). Joint matrices from the global in registers (step 2) rather than
-// from globals read back after the walk (16 gathered floats per joint)
-// measured faster there too (3.5 -> 3.2-3.3). On a GPU with many more
-// lanes than instances it leaves most of the chip idle; see GpuSkinner's
-// documentation.
+// skin_main, one invocation per instance, one dispatch: on the fallback
+// adapter (lavapipe) that measured faster than separate pose, hierarchy
+// and joint passes (no locals buffer written and read back, two
+// dispatches and barriers fewer) and faster than one invocation per
+// (instance, node or joint). Joint matrices from the global in registers
+// (step 2) rather than from globals read back after the walk (16 gathered
+// floats per joint) measured faster there too (3.5 -> 3.2-3.3). On a GPU
+// with many more lanes than instances it leaves most of the chip idle;
+// see GpuSkinner's documentation.
 
-@group(0) @binding(0) var<uniform> params: SkinParams;
-@group(0) @binding(1) var<storage, read> nodes: array<Node>;
-@group(0) @binding(2) var<storage, read> channels: array<vec4<i32>>;
-@group(0) @binding(3) var<storage, read> samples: array<f32>;
-@group(0) @binding(4) var<storage, read> instance_clips: array<u32>;
-@group(0) @binding(5) var<storage, read_write> globals: array<mat4x4<f32>>;
-@group(0) @binding(6) var<storage, read> joints: array<Joint>;
-@group(0) @binding(7) var<storage, read> inverse_binds: array<mat4x4<f32>>;
-@group(0) @binding(8) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
-// The first UNIFORM_HEAD entries of `nodes`, `joints` and `inverse_binds`
-// again, in uniform buffers (see "Tables" above; the host zero-pads them).
-@group(0) @binding(9) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
-@group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
-@group(0) @binding(11) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
-@group(0) @binding(12) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
-
+// Bindings 0..11 are pose.wgsl's.
+@group(0) @binding(12) var<storage, read_write> globals: array<mat4x4<f32>>;
+@group(0) @binding(13) var<storage, read> joints: array<Joint>;
+@group(0) @binding(14) var<storage, read> inverse_binds: array<mat4x4<f32>>;
+@group(0) @binding(15) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
+// The first UNIFORM_HEAD entries of `joints` and `inverse_binds` again, in
+// uniform buffers (see "Tables" above; the host zero-pads them).
+@group(0) @binding(16) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
+@group(0) @binding(17) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
 
 // True when every node's parent has a smaller index (set by the host from
 // the node table): global_matrix() then never recomputes an ancestor, and
@@ -96,16 +96,6 @@ const IDENTITY = mat4x4<f32>(
     vec4<f32>(0.0, 0.0, 1.0, 0.0),
     vec4<f32>(0.0, 0.0, 0.0, 1.0));
 
-// Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
-// storage beyond.
-fn node_at(n: u32) -> Node {
-    var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
-    if (n >= UNIFORM_HEAD) {
-        v = nodes[n];
-    }
-    return v;
-}
-
 // Joint slot j, like node_at().
 fn joint_at(j: u32) -> Joint {
     var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
@@ -113,23 +103,6 @@ fn joint_at(j: u32) -> Joint {
         v = joints[j];
     }
     return v;
-}
-
-// Pose channel c (clip * node_count + node), like node_at().
-fn channel_at(c: u32) -> vec4<i32> {
-    var v = channels_head[min(c, UNIFORM_HEAD - 1u)];
-    if (c >= UNIFORM_HEAD) {
-        v = channels[c];
-    }
-    return v;
-}
-
-fn sample_vec3(at: u32) -> vec3<f32> {
-    return vec3<f32>(samples[at], samples[at + 1u], samples[at + 2u]);
-}
-
-fn sample_vec4(at: u32) -> vec4<f32> {
-    return vec4<f32>(samples[at], samples[at + 1u], samples[at + 2u], samples[at + 3u]);
 }
 
 // T * R * S for translation t, unit quaternion q (x, y, z, w) and scale s.
@@ -153,41 +126,55 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
         vec4<f32>(t, 1.0));
 }
 
+// The local matrix of a local pose: T * R * S (the rotation is already
+// unit).
+fn local_matrix(pose: LocalPose) -> mat4x4<f32> {
+    return compose_trs(pose.translation.xyz, pose.rotation, pose.scale.xyz);
+}
+
 // The local matrix of node n for instance i, whose clip is `clip`
-// (instance_clips[i], read once per instance by the caller).
-fn local_matrix(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
-    let node = node_at(n);
-    var t = node.translation.xyz;
-    var r = node.rotation;
-    var s = node.scale.xyz;
-    if (clip < params.clip_count) {
-        let ch = channel_at(clip * params.node_count + n);
-        let base = i * params.output_stride;
-        if (ch.x >= 0) {
-            t = sample_vec3(base + u32(ch.x));
-        }
-        if (ch.y >= 0) {
-            r = sample_vec4(base + u32(ch.y));
-        }
-        if (ch.z >= 0) {
-            s = sample_vec3(base + u32(ch.z));
-        }
-    }
-    return compose_trs(t, quat_normalize(r), s);
+// (instances[i].clip), from the pose stage's local_pose() (the fused
+// kernels: no locals buffer).
+fn posed_local(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
+    return local_matrix(local_pose(i, clip, n));
+}
+
+// The local matrix of node n for instance i from the locals the pose
+// stage stored (hierarchy_main).
+fn stored_local(i: u32, n: u32) -> mat4x4<f32> {
+    return local_matrix(locals[i * params.node_count + n]);
 }
 
 // The global matrix of node n for instance i, given its local matrix
 // `local`, the globals of this instance's nodes 0..n-1 in `globals` and
 // node n-1's in `previous` (kept in registers so that a node right after
 // its parent does not read it back). Ancestors with an index >= n (a child
-// listed before its parent) have their locals recomputed.
+// listed before its parent) have their locals recomputed (posed_local).
 fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
                  previous: mat4x4<f32>) -> mat4x4<f32> {
     let base = i * params.node_count;
     var m = local;
     var p = node_at(n).parent;
     for (var step = 0u; !PARENTS_FIRST && step < params.node_count && p >= i32(n); step++) {
-        m = local_matrix(i, clip, u32(p)) * m;
+        m = posed_local(i, clip, u32(p)) * m;
+        p = node_at(u32(p)).parent;
+    }
+    if (p >= 0 && p + 1 == i32(n)) {
+        m = previous * m;
+    } else if (p >= 0 && p < i32(n)) {
+        m = globals[base + u32(p)] * m;
+    }
+    return m;
+}
+
+// global_matrix() for hierarchy_main: node n's and its ancestors' locals
+// read from `locals` (stored_local) instead of computed.
+fn stored_global(i: u32, n: u32, previous: mat4x4<f32>) -> mat4x4<f32> {
+    let base = i * params.node_count;
+    var m = stored_local(i, n);
+    var p = node_at(n).parent;
+    for (var step = 0u; !PARENTS_FIRST && step < params.node_count && p >= i32(n); step++) {
+        m = stored_local(i, u32(p)) * m;
         p = node_at(u32(p)).parent;
     }
     if (p >= 0 && p + 1 == i32(n)) {
@@ -230,10 +217,10 @@ fn affine_inverse(m: mat4x4<f32>) -> mat4x4<f32> {
 // the locals of n and its ancestors, root first (used for mesh nodes before
 // the walk; the node_count bound only keeps a corrupt table from looping).
 fn mesh_global(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
-    var m = local_matrix(i, clip, n);
+    var m = posed_local(i, clip, n);
     var p = node_at(n).parent;
     for (var step = 0u; step < params.node_count && p >= 0; step++) {
-        m = local_matrix(i, clip, u32(p)) * m;
+        m = posed_local(i, clip, u32(p)) * m;
         p = node_at(u32(p)).parent;
     }
     return m;
@@ -263,40 +250,15 @@ fn joint_matrix(j: u32, mesh_inverse: mat4x4<f32>, global: mat4x4<f32>) -> mat4x
     return mesh_inverse * global * inverse_bind(j);
 }
 
-@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
-fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
-             @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.instance_count) {
-        return;
-    }
+// Step 3: joint matrices of instance i's slots first.. from the globals
+// written by the walk, the mesh node's inverse computed once per run of
+// slots with the same mesh node.
+fn joints_from_globals(i: u32, first: u32) {
     let base = i * params.node_count;
     let out = i * params.joint_count;
-    let clip = instance_clips[i];
-    let fused = params.skin_count <= MAX_FUSED_SKINS;
-    // Step 1: mesh-node inverses (no iteration unless fused).
-    var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
-    for (var s = 0u; s < select(0u, params.skin_count, fused); s++) {
-        mesh_inverse[s] = mesh_node_inverse(i, clip, params.mesh_nodes[s]);
-    }
-    // Step 2: locals, globals and (fused) joint matrices.
-    var previous = IDENTITY;
-    for (var n = 0u; n < params.node_count; n++) {
-        previous = global_matrix(i, clip, n, local_matrix(i, clip, n), previous);
-        globals[base + n] = previous;
-        var j = select(-1, node_at(n).first_joint, fused);
-        for (var step = 0u; step < params.joint_count && j >= 0; step++) {
-            let joint = joint_at(u32(j));
-            joint_matrices[out + u32(j)] =
-                joint_matrix(u32(j), mesh_inverse[joint.skin], previous);
-            j = joint.next_joint;
-        }
-    }
-    // Step 3: joint matrices of rigs with more skins (no iteration when
-    // fused).
     var mesh_node = -1;
     var inverse = IDENTITY;
-    for (var j = select(0u, params.joint_count, fused); j < params.joint_count; j++) {
+    for (var j = first; j < params.joint_count; j++) {
         let joint = joint_at(j);
         if (joint.mesh_node != mesh_node) {
             mesh_node = joint.mesh_node;
@@ -309,6 +271,58 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     }
 }
 
+// Staged: the hierarchy from the stored locals, then every joint matrix
+// from the globals.
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
+                  @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= params.instance_count) {
+        return;
+    }
+    let base = i * params.node_count;
+    var previous = IDENTITY;
+    for (var n = 0u; n < params.node_count; n++) {
+        previous = stored_global(i, n, previous);
+        globals[base + n] = previous;
+    }
+    joints_from_globals(i, 0u);
+}
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
+             @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= params.instance_count) {
+        return;
+    }
+    let base = i * params.node_count;
+    let out = i * params.joint_count;
+    let clip = instances[i].clip;
+    let fused = params.skin_count <= MAX_FUSED_SKINS;
+    // Step 1: mesh-node inverses (no iteration unless fused).
+    var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
+    for (var s = 0u; s < select(0u, params.skin_count, fused); s++) {
+        mesh_inverse[s] = mesh_node_inverse(i, clip, params.mesh_nodes[s]);
+    }
+    // Step 2: locals, globals and (fused) joint matrices.
+    var previous = IDENTITY;
+    for (var n = 0u; n < params.node_count; n++) {
+        previous = global_matrix(i, clip, n, posed_local(i, clip, n), previous);
+        globals[base + n] = previous;
+        var j = select(-1, node_at(n).first_joint, fused);
+        for (var step = 0u; step < params.joint_count && j >= 0; step++) {
+            let joint = joint_at(u32(j));
+            joint_matrices[out + u32(j)] =
+                joint_matrix(u32(j), mesh_inverse[joint.skin], previous);
+            j = joint.next_joint;
+        }
+    }
+    // Step 3: joint matrices of rigs with more skins (no iteration when
+    // fused).
+    joints_from_globals(i, select(0u, params.joint_count, fused));
+}
+
 // skin_nodes_main: the same results as skin_main, one workgroup per
 // instance, for GPUs (GpuSkinner picks it on adapters that are not CPUs,
 // for rigs of at most MAX_PARALLEL_NODES nodes; see SkinStrategy).
@@ -316,7 +330,8 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
 // GPU idle: a thousand instances are a thousand lanes.
 //
 // 1. Each lane computes the local matrices of nodes lane, lane + 64, ...
-//    into workgroup memory, with each node's parent.
+//    (posed_local: the pose stage fused in) into workgroup memory, with
+//    each node's parent.
 // 2. Pointer jumping: every round, node n's matrix becomes
 //    matrix[up[n]] * matrix[n] and up[n] becomes up[up[n]], so after r
 //    rounds matrix[n] is the product of the locals of n and its 2^r - 1
@@ -343,11 +358,11 @@ fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
         return;
     }
     let count = min(params.node_count, MAX_PARALLEL_NODES);
-    let clip = instance_clips[i];
+    let clip = instances[i].clip;
     for (var s = 0u; s < NODES_PER_LANE; s++) {
         let n = lane + s * SKIN_WORKGROUP_SIZE;
         if (n < count) {
-            wg_matrix[n] = local_matrix(i, clip, n);
+            wg_matrix[n] = posed_local(i, clip, n);
             wg_up[n] = node_at(n).parent;
         }
     }

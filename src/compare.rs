@@ -5,7 +5,7 @@ use crate::track::Property;
 
 /// The largest error of one track of one clip, over all compared instances.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TrackError {
+pub struct TrackDiff {
     /// Clip index.
     pub clip: usize,
     /// Track index inside the clip.
@@ -20,7 +20,7 @@ pub struct TrackError {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
     /// One entry per (clip, track) that at least one instance played.
-    pub tracks: Vec<TrackError>,
+    pub tracks: Vec<TrackDiff>,
 }
 
 impl Report {
@@ -95,7 +95,7 @@ pub fn compare(library: &AnimationLibrary, clips: &[u32], a: &[f32], b: &[f32]) 
                 max_abs_diff(x, y)
             };
             let slot = *index.entry((clip as usize, j)).or_insert_with(|| {
-                report.tracks.push(TrackError {
+                report.tracks.push(TrackDiff {
                     clip: clip as usize,
                     track: j,
                     property: track.property,

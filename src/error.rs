@@ -1,90 +1,9 @@
-//! Typed errors: every refusal names what is wrong and where.
+//! The umbrella [`Error`]: every refusal names what is wrong and where.
+//! Each domain's own error type lives with its domain ([`TrackError`] in
+//! `track.rs`, `RigError` in `rig/`, `RingError` in `gpu/readback.rs`, the
+//! import's kinds in `gltf/`); `Error` wraps them with the location.
 
-use crate::track::Property;
-
-/// What is wrong with one track. Wrapped in [`Error::InvalidTrack`], which
-/// adds the clip and track that it belongs to.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum TrackError {
-    /// The track has no keys at all.
-    #[error("track has no keys")]
-    NoKeys,
-    /// A key time is NaN or infinite.
-    #[error("key {key}: time {time} is not finite")]
-    TimeNotFinite {
-        /// Index of the key.
-        key: usize,
-        /// The offending time.
-        time: f32,
-    },
-    /// Key times are not strictly increasing.
-    #[error("key {key}: time {time} is not greater than the previous key's time {previous}")]
-    TimesNotIncreasing {
-        /// Index of the key whose time is not greater than the one before.
-        key: usize,
-        /// Time of key `key - 1`.
-        previous: f32,
-        /// Time of key `key`.
-        time: f32,
-    },
-    /// The number of values does not match the key count (x3 for CUBICSPLINE)
-    /// times the width.
-    #[error("expected {expected} values ({keys} keys x {per_key} elements x width {width}), found {found}")]
-    ValueCountMismatch {
-        /// Number of keys.
-        keys: usize,
-        /// Value elements per key: 1, or 3 for CUBICSPLINE.
-        per_key: usize,
-        /// Components per element.
-        width: u32,
-        /// Expected number of `f32`s.
-        expected: usize,
-        /// Number of `f32`s found.
-        found: usize,
-    },
-    /// CUBICSPLINE needs at least two keys (glTF 2.0, 3.11).
-    #[error("CUBICSPLINE needs at least 2 keys, found {keys}")]
-    CubicSplineTooFewKeys {
-        /// Number of keys found.
-        keys: usize,
-    },
-    /// A value component is NaN or infinite.
-    #[error("key {key}: value component {component} is not finite ({value})")]
-    ValueNotFinite {
-        /// Index of the key.
-        key: usize,
-        /// Index of the component inside the key's values.
-        component: usize,
-        /// The offending value.
-        value: f32,
-    },
-    /// A rotation key (or CUBICSPLINE rotation value element) has zero length.
-    #[error("key {key}: rotation quaternion has zero length")]
-    ZeroQuaternion {
-        /// Index of the key.
-        key: usize,
-    },
-    /// A rotation key's length is further than
-    /// [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) from 1 (keys closer
-    /// than that are normalized when the library is built).
-    #[error("key {key}: rotation quaternion has length {length}, not within {tolerance} of 1", tolerance = crate::QUAT_UNIT_TOLERANCE)]
-    QuaternionNotUnit {
-        /// Index of the key.
-        key: usize,
-        /// Its length.
-        length: f32,
-    },
-    /// The width does not fit the property (3 for translation and scale, 4
-    /// for rotation, at least 1 for weights).
-    #[error("{property:?} cannot have width {width}")]
-    BadWidth {
-        /// The track's property.
-        property: Property,
-        /// The width given.
-        width: u32,
-    },
-}
+use crate::track::TrackError;
 
 /// Every error the crate returns.
 #[derive(Debug, thiserror::Error)]
@@ -151,6 +70,17 @@ pub enum Error {
         /// The limit's value.
         limit: u64,
     },
+    /// The device was created with a limit lower than the crate's passes
+    /// need; request it with [`crate::required_limits`].
+    #[error("the device's {limit_name} is {limit}, the crate needs at least {needed} (request the device with keyframe_gpu::required_limits)")]
+    DeviceLimit {
+        /// The limit's name in `wgpu::Limits`.
+        limit_name: &'static str,
+        /// The least value the crate needs.
+        needed: u64,
+        /// The device's value.
+        limit: u64,
+    },
     /// A table of the key search needs more texture rows than the device's
     /// `max_texture_dimension_2d` ([`crate::gpu::KeyTextures`]).
     #[error(
@@ -188,215 +118,21 @@ pub enum Error {
     #[error("rig: {0}")]
     Rig(crate::rig::RigError),
     /// A glTF file could not be imported: what is wrong, and where (the
-    /// animation, channel and accessor, as far as they are known).
-    #[error("glTF import{}: {kind}", import_location(*.animation, *.channel, *.accessor))]
+    /// animation, channel, skin and accessor, as far as they are known).
+    #[cfg(feature = "gltf")]
+    #[error("glTF import{}: {kind}", crate::gltf::import_location(*.animation, *.channel, *.skin, *.accessor))]
     Import {
         /// Index of the glTF animation, when the problem is inside one.
         animation: Option<usize>,
         /// Index of the channel inside that animation.
         channel: Option<usize>,
+        /// Index of the skin, when the problem is in one (its inverse bind
+        /// matrices).
+        skin: Option<usize>,
         /// Index of the accessor being read.
         accessor: Option<usize>,
         /// What is wrong.
-        kind: ImportErrorKind,
-    },
-}
-
-fn import_location(
-    animation: Option<usize>,
-    channel: Option<usize>,
-    accessor: Option<usize>,
-) -> String {
-    let mut parts = Vec::new();
-    if let Some(a) = animation {
-        parts.push(format!("animation {a}"));
-    }
-    if let Some(c) = channel {
-        parts.push(format!("channel {c}"));
-    }
-    if let Some(a) = accessor {
-        parts.push(format!("accessor {a}"));
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join(", "))
-    }
-}
-
-/// What is wrong with a glTF file. Wrapped in [`Error::Import`], which adds
-/// the animation, channel and accessor.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ImportErrorKind {
-    /// A file could not be read.
-    #[error("cannot read {path}: {message}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The operating system's message.
-        message: String,
-    },
-    /// The binary container (.glb) is malformed.
-    #[error("malformed GLB: {0}")]
-    Glb(String),
-    /// The JSON is not valid glTF.
-    #[error("invalid glTF JSON: {0}")]
-    Json(String),
-    /// The file requires an extension this importer does not support.
-    #[error("required extension {0:?} is not supported")]
-    UnsupportedExtension(String),
-    /// An index names an object the file does not have.
-    #[error("{what} index {index} is out of range (the file has {count})")]
-    IndexOutOfRange {
-        /// The kind of object (`"accessor"`, `"bufferView"`, ...).
-        what: &'static str,
-        /// The index given.
-        index: u64,
-        /// How many such objects exist.
-        count: usize,
-    },
-    /// A buffer's URI cannot be used (not base64, unsupported scheme, ...).
-    #[error("buffer {buffer}: bad uri: {reason}")]
-    BadUri {
-        /// Index of the buffer.
-        buffer: usize,
-        /// Why.
-        reason: String,
-    },
-    /// A buffer has no URI and there is no GLB binary chunk for it.
-    #[error("buffer {buffer} has no uri and no GLB binary chunk")]
-    MissingBuffer {
-        /// Index of the buffer.
-        buffer: usize,
-    },
-    /// A buffer holds fewer bytes than its `byteLength` declares.
-    #[error("buffer {buffer} declares {declared} bytes but holds {actual}")]
-    BufferTooShort {
-        /// Index of the buffer.
-        buffer: usize,
-        /// Its `byteLength`.
-        declared: u64,
-        /// Bytes available.
-        actual: u64,
-    },
-    /// A buffer view reaches past the end of its buffer.
-    #[error(
-        "bufferView {view} ends at byte {end}, past the end of buffer {buffer} ({length} bytes)"
-    )]
-    ViewOutOfRange {
-        /// Index of the buffer view.
-        view: usize,
-        /// Index of its buffer.
-        buffer: usize,
-        /// One past its last byte.
-        end: u64,
-        /// The buffer's length.
-        length: u64,
-    },
-    /// An accessor (or a sparse part of it) reaches past the end of its
-    /// buffer view.
-    #[error("{part} ends at byte {end}, past the end of bufferView {view} ({length} bytes)")]
-    AccessorOutOfRange {
-        /// `"accessor"`, `"sparse indices"` or `"sparse values"`.
-        part: &'static str,
-        /// Index of the buffer view.
-        view: usize,
-        /// One past the last byte read.
-        end: u64,
-        /// The view's length.
-        length: u64,
-    },
-    /// A buffer view's `byteStride` is smaller than one element, or out of
-    /// the range glTF allows (4 to 252, a multiple of 4).
-    #[error(
-        "byteStride {stride} of bufferView {view} does not fit elements of {element_size} bytes"
-    )]
-    BadStride {
-        /// Index of the buffer view.
-        view: usize,
-        /// The stride given.
-        stride: u64,
-        /// Bytes per element of the accessor.
-        element_size: u64,
-    },
-    /// A size computed from counts overflows, or passes the importer's limit
-    /// on elements an accessor without buffer view may declare.
-    #[error("{what} is too large ({count} elements, limit {limit})")]
-    TooLarge {
-        /// What.
-        what: &'static str,
-        /// Elements declared.
-        count: u64,
-        /// The limit.
-        limit: u64,
-    },
-    /// An accessor has a type (SCALAR, VEC3, ...) the channel cannot use.
-    #[error("accessor type is {found}, expected {expected}")]
-    BadAccessorType {
-        /// What the channel needs.
-        expected: &'static str,
-        /// What the accessor declares.
-        found: String,
-    },
-    /// An accessor's component type is not allowed for its use.
-    #[error("component type {found} (normalized: {normalized}) is not allowed for {usage}")]
-    BadComponentType {
-        /// Where the accessor is used (`"input"`, `"rotation output"`, ...).
-        usage: &'static str,
-        /// The component type, in glTF spelling (`"FLOAT"`, `"BYTE"`, ...).
-        found: String,
-        /// The accessor's `normalized` flag.
-        normalized: bool,
-    },
-    /// A sparse accessor is inconsistent: more sparse entries than elements,
-    /// indices not strictly increasing or out of range.
-    #[error("sparse: {0}")]
-    Sparse(String),
-    /// A sampler's interpolation is not STEP, LINEAR or CUBICSPLINE.
-    #[error("unknown interpolation")]
-    UnknownInterpolation,
-    /// A channel's target path is not translation, rotation, scale or weights.
-    #[error("unknown target path")]
-    UnknownPath,
-    /// The output accessor's count does not match the input's.
-    #[error("output has {output} elements, expected {expected} ({input} keys)")]
-    CountMismatch {
-        /// Input (key) count.
-        input: u64,
-        /// Output element count.
-        output: u64,
-        /// Expected output element count.
-        expected: u64,
-    },
-    /// A weights channel targets a node without a mesh.
-    #[error("weights channel targets node {node}, which has no mesh")]
-    NodeWithoutMesh {
-        /// The node.
-        node: usize,
-    },
-    /// A weights channel's mesh has no morph targets, or its primitives and
-    /// default weights disagree on their count.
-    #[error("mesh {mesh}: {reason}")]
-    MorphTargets {
-        /// The mesh.
-        mesh: usize,
-        /// What is inconsistent.
-        reason: String,
-    },
-    /// The decoded track breaks a glTF rule (times, values, counts).
-    #[error("{0}")]
-    InvalidTrack(TrackError),
-    /// The file has no animation.
-    #[error("the file has no animations")]
-    NoAnimations,
-    /// A key time is negative (glTF: `time[0] >= 0`).
-    #[error("key {key}: time {time} is negative")]
-    NegativeTime {
-        /// Index of the key.
-        key: usize,
-        /// The time.
-        time: f32,
+        kind: crate::gltf::ImportErrorKind,
     },
 }
 

@@ -9,6 +9,8 @@
 //! every binding with these, so a change on one side only fails
 //! `cargo test`, without an adapter.
 
+use std::mem::size_of;
+
 use bytemuck::{Pod, Zeroable};
 
 /// One track in the track table (WGSL `Track`).
@@ -71,8 +73,7 @@ pub struct GpuClip {
     pub group_first: [u32; SAMPLE_GROUPS],
     /// Track group `g`'s number of tracks; they add up to `track_count`.
     /// With `group_first`, a group's dispatch reads two words of the clip
-    /// where it would add three counts up (each a storage read per lane
-    /// on the fallback adapter: crowd_mixed 1.34 -> 1.2x).
+    /// where it would add three counts up.
     pub group_count: [u32; SAMPLE_GROUPS],
 }
 
@@ -203,57 +204,42 @@ pub struct Binding {
     pub name: &'static str,
     /// How it is accessed.
     pub kind: BindingKind,
+    /// The smallest buffer (or buffer range) the binding accepts, in bytes:
+    /// one element of an array, the whole of a uniform; 0 for textures.
+    pub min_size: u64,
+}
+
+const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: usize) -> Binding {
+    Binding {
+        binding,
+        name,
+        kind,
+        min_size: min_size as u64,
+    }
 }
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
 pub const SAMPLE_BINDINGS: [Binding; 9] = [
-    Binding {
-        binding: 0,
-        name: "times",
-        kind: BindingKind::TextureFloat,
-    },
-    Binding {
-        binding: 1,
-        name: "values",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 2,
-        name: "tracks",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 3,
-        name: "clips",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 4,
-        name: "instances",
-        kind: BindingKind::StorageRead,
-    },
-    Binding {
-        binding: 5,
-        name: "params",
-        kind: BindingKind::Uniform,
-    },
-    Binding {
-        binding: 6,
-        name: "output",
-        kind: BindingKind::StorageReadWrite,
-    },
-    Binding {
-        binding: 7,
-        name: "key_lookup",
-        kind: BindingKind::TextureUint,
-    },
-    Binding {
-        binding: 8,
-        name: "track_search",
-        kind: BindingKind::TextureUint,
-    },
+    binding(0, "times", BindingKind::TextureFloat, 0),
+    binding(1, "values", BindingKind::StorageRead, 4),
+    binding(2, "tracks", BindingKind::StorageRead, size_of::<GpuTrack>()),
+    binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
+    binding(
+        4,
+        "instances",
+        BindingKind::StorageRead,
+        size_of::<GpuInstance>(),
+    ),
+    binding(5, "params", BindingKind::Uniform, size_of::<GpuParams>()),
+    binding(6, "output", BindingKind::StorageReadWrite, 4),
+    binding(7, "key_lookup", BindingKind::TextureUint, 0),
+    binding(8, "track_search", BindingKind::TextureUint, 0),
 ];
+
+/// The binding numbers of [`SAMPLE_BINDINGS`] (every one is used by
+/// `sample_main`).
+pub const SAMPLE_USES: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
@@ -314,6 +300,21 @@ pub struct GpuJoint {
     pub next_joint: i32,
 }
 
+/// The local pose of one node of one instance (WGSL `LocalPose`): what the
+/// pose stage writes (`locals`, at `instance * node_count + node`) and the
+/// hierarchy stage reads.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuLocalPose {
+    /// Translation (x, y, z, 0).
+    pub translation: [f32; 4],
+    /// Unit rotation (x, y, z, w); the hierarchy stage does not normalize
+    /// it again.
+    pub rotation: [f32; 4],
+    /// Scale (x, y, z, 0).
+    pub scale: [f32; 4],
+}
+
 /// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
 /// uniform).
 #[repr(C)]
@@ -351,6 +352,101 @@ const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuLocalPose>() == 48);
+
+/// Workgroup size of the morph and skin kernels (WGSL
+/// `SKIN_WORKGROUP_SIZE`).
+pub const SKIN_WORKGROUP_SIZE: u32 = 64;
+
+/// The most nodes a rig may have for the per-node skin strategy (WGSL
+/// `MAX_PARALLEL_NODES`: the workgroup holds one matrix per node, 8 KiB
+/// for 128).
+pub const MAX_PARALLEL_NODES: u32 = 128;
+
+/// Entries of the node, joint, inverse-bind and pose channel tables that
+/// the skin pass reads from uniform buffers (WGSL `UNIFORM_HEAD`): the
+/// first 256 of each (at most 16 KiB, within every adapter's
+/// `max_uniform_buffer_binding_size`), copied there besides the storage
+/// buffers that hold all of them. The fallback adapter reads a uniform
+/// once for all lanes, a storage buffer lane by lane.
+pub const UNIFORM_HEAD: u32 = 256;
+
+const HEAD: usize = UNIFORM_HEAD as usize;
+
+/// The bindings declared by `shaders/pose.wgsl`, group 0 (checked against
+/// the shader by a naga test). The skin module, which is built on
+/// pose.wgsl, has these and [`SKIN_BINDINGS`]: [`SKIN_MODULE_BINDINGS`].
+pub const POSE_BINDINGS: [Binding; 12] = [
+    binding(
+        0,
+        "params",
+        BindingKind::Uniform,
+        size_of::<GpuSkinParams>(),
+    ),
+    binding(1, "nodes", BindingKind::StorageRead, size_of::<GpuNode>()),
+    binding(2, "channels", BindingKind::StorageRead, 16),
+    binding(3, "samples", BindingKind::StorageRead, 4),
+    binding(
+        4,
+        "instances",
+        BindingKind::StorageRead,
+        size_of::<GpuInstance>(),
+    ),
+    binding(
+        5,
+        "locals",
+        BindingKind::StorageReadWrite,
+        size_of::<GpuLocalPose>(),
+    ),
+    binding(6, "meshes", BindingKind::StorageRead, size_of::<GpuMesh>()),
+    binding(7, "default_weights", BindingKind::StorageRead, 4),
+    binding(8, "morph_channels", BindingKind::StorageRead, 4),
+    binding(9, "morph_weights", BindingKind::StorageReadWrite, 4),
+    binding(
+        10,
+        "nodes_head",
+        BindingKind::Uniform,
+        HEAD * size_of::<GpuNode>(),
+    ),
+    binding(11, "channels_head", BindingKind::Uniform, HEAD * 16),
+];
+
+/// The bindings declared by `shaders/skin.wgsl`, group 0, numbered after
+/// [`POSE_BINDINGS`].
+pub const SKIN_BINDINGS: [Binding; 6] = [
+    binding(12, "globals", BindingKind::StorageReadWrite, 64),
+    binding(
+        13,
+        "joints",
+        BindingKind::StorageRead,
+        size_of::<GpuJoint>(),
+    ),
+    binding(14, "inverse_binds", BindingKind::StorageRead, 64),
+    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 64),
+    binding(16, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
+    binding(
+        17,
+        "joints_head",
+        BindingKind::Uniform,
+        HEAD * size_of::<GpuJoint>(),
+    ),
+];
+
+/// Every binding of the skin module (pose.wgsl's, then skin.wgsl's): the
+/// table its passes' layouts are built from.
+pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.len()] = {
+    let mut out = [POSE_BINDINGS[0]; POSE_BINDINGS.len() + SKIN_BINDINGS.len()];
+    let mut k = 0;
+    while k < POSE_BINDINGS.len() {
+        out[k] = POSE_BINDINGS[k];
+        k += 1;
+    }
+    while k < out.len() {
+        out[k] = SKIN_BINDINGS[k - POSE_BINDINGS.len()];
+        k += 1;
+    }
+    out
+};
 
 /// WGSL of the prelude every kernel is built from: the structs twinned
 /// here and the constants both languages use (`shaders/prelude.wgsl`).

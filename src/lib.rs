@@ -1,33 +1,70 @@
 //! # keyframe-gpu
 //!
-//! Samples glTF 2.0 animations on the GPU. Key times and values are
-//! uploaded once ([`AnimationLibrary`], [`GpuSampler::new`]); per frame only
-//! a small instance table changes, and one compute dispatch samples every
-//! track of every instance, each at its own time, with STEP, LINEAR (lerp,
-//! shortest-path slerp with an nlerp fallback for rotations) or CUBICSPLINE.
-//! The results stay in a storage buffer that a skinning pass can bind
-//! directly; reading them back is optional.
+//! Samples glTF 2.0 animations on the GPU and poses skinned models with
+//! them. Key times and values are uploaded once; per frame only a small
+//! instance table (a clip and a time per instance) changes, and compute
+//! passes sample every track of every instance with STEP, LINEAR (lerp;
+//! shortest-path slerp with an nlerp fallback for rotations) or
+//! CUBICSPLINE, then compute each instance's local pose, global transforms,
+//! joint matrices and morph weights. The results stay in storage buffers
+//! that your skinning pipeline binds directly; reading them back is
+//! optional. A CPU twin of every shader ([`cpu`]) gives the same results, so
+//! any GPU result can be checked element by element.
 //!
-//! [`cpu`] is the CPU twin of the shader: the same functions, the same `f32`
-//! arithmetic, the same output layout, so every GPU result can be checked
-//! element by element ([`compare`]).
+//! ## What to call, in order
+//!
+//! 1. **Data.** Load a file with [`gltf::load`] (feature `gltf`, default):
+//!    its animations become an [`AnimationLibrary`] of [`Clip`]s, its
+//!    nodes, skins and meshes a [`Rig`] (`Rig::from_document`). Or build
+//!    them in code: [`Track::new`], [`Clip::new`], [`AnimationLibrary::new`]
+//!    (which validates every track), [`Rig::builder`].
+//! 2. **Device.** Request your device with [`required_limits`] and
+//!    [`required_features`] (wgpu's defaults for downlevel devices allow too
+//!    few storage buffers per stage).
+//! 3. **Once.** [`Animator::with_rig`] (or [`Animator::new`] to sample
+//!    without a rig) uploads everything and builds the pipelines.
+//! 4. **Every frame.** [`Animator::set_instances`] with one [`Instance`]
+//!    per character (clip, playback time, [`WrapMode`]), then
+//!    [`Animator::record`] into your command encoder, before your render
+//!    pass.
+//! 5. **Draw.** Bind [`Animator::joint_matrix_buffer`] (or the bind group of
+//!    [`Animator::output_bind_group`]: joint matrices, morph weights,
+//!    globals) in your vertex shader. Optionally read a frame back with
+//!    [`Animator::read_back`] ([`Poses::global`] for attaching an object to
+//!    a bone) or every frame without stalling with [`ReadbackRing`].
 //!
 //! ```no_run
-//! use keyframe_gpu::{AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track};
+//! use keyframe_gpu::{Animator, Instance, WrapMode};
 //! # fn main() -> Result<(), keyframe_gpu::Error> {
 //! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
 //! # let (device, queue) = (&h.device, &h.queue);
-//! let track = Track::new(0, Property::Translation, Interpolation::Linear,
-//!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
-//! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
-//! let mut sampler = GpuSampler::new(device, queue, &library, 1024)?;
-//! sampler.set_instances(queue, &[Instance::new(0, 0.25)])?;
+//! let file = keyframe_gpu::gltf::load("Fox.glb")?;
+//! let rig = keyframe_gpu::Rig::from_document(&file.document)?;
+//! let mut animator = Animator::with_rig(device, queue, &file.library, &rig, 1_000)?;
+//! let run = file.library.clip_by_name("Run").unwrap_or(0);
+//!
+//! // Every frame:
+//! let instances: Vec<Instance> = (0..1_000)
+//!     .map(|i| Instance::new(run, 0.016 * i as f64).with_wrap(WrapMode::Repeat))
+//!     .collect();
+//! animator.set_instances(queue, &instances)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
-//! sampler.record(&mut encoder);
+//! animator.record(&mut encoder);
+//! // ... your render pass binds animator.joint_matrix_buffer() ...
 //! queue.submit([encoder.finish()]);
-//! let out = sampler.read_back(device, queue)?; // [0.5, 1.0, 1.5]
 //! # Ok(()) }
 //! ```
+//!
+//! ## The lower-level pieces
+//!
+//! [`GpuSampler`] alone samples tracks into an output buffer (layout on
+//! [`AnimationLibrary`]); [`GpuSkinner`] runs the pose and skin passes on a
+//! sampler's output. How each is laid out on the device is chosen in one
+//! place, [`plan`]: the reference plan on GPUs, a plan tuned for the CPU
+//! fallback adapters (lavapipe, llvmpipe) on those. Every refusal is an
+//! [`Error`] naming what is wrong and where. The repository's
+//! `docs/ARCHITECTURE.md` describes the stages, the data each reads and
+//! writes, and how the Rust/WGSL contract is enforced.
 #![deny(missing_docs)]
 
 pub mod compare;
@@ -39,17 +76,25 @@ mod error;
 pub mod gltf;
 pub mod gpu;
 mod instance;
+mod key_lookup;
+#[doc(hidden)]
 pub mod layout;
 mod library;
+pub mod plan;
 pub mod rig;
 mod track;
 
-pub use error::{Error, ImportErrorKind, Result, TrackError};
-pub use gpu::GpuSampler;
+pub use error::{Error, Result};
+#[cfg(feature = "gltf")]
+pub use gltf::ImportErrorKind;
+pub use gpu::skin::{GpuSkinner, SkinStrategy};
+pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
+pub use plan::SamplerPlan;
+pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{
-    normalize_rotation_keys, Clip, Interpolation, Property, Track, WrapMode,
+    normalize_rotation_keys, Clip, Interpolation, Property, Track, TrackError, WrapMode,
     QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
 };
 

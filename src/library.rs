@@ -4,11 +4,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::cpu::lookup_bucket;
 use crate::error::{Error, Result};
-use crate::layout::{
-    GpuClip, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS, SAMPLE_GROUPS,
-};
+use crate::key_lookup::{key_lookup, uniform_key_scale};
+use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
 use crate::track::{normalize_rotation_keys, Clip};
 
 /// Many clips, validated and flattened into GPU-ready arrays.
@@ -16,7 +14,7 @@ use crate::track::{normalize_rotation_keys, Clip};
 /// Output layout (stable): every instance owns a block of
 /// [`output_stride`](Self::output_stride) `f32`s. Track `j` of the
 /// instance's clip writes its `width` components at
-/// `instance * output_stride + track_output_offset(clip, j)`, in track
+/// `instance * output_stride + track_output(clip, j).0`, in track
 /// order, with no padding between tracks. Components past the clip's
 /// `output_width` are never written.
 ///
@@ -50,110 +48,6 @@ fn to_u32(n: usize, what: &'static str) -> Result<u32> {
         limit_name: "u32 indexing",
         limit: u64::from(u32::MAX),
     })
-}
-
-/// The largest key count indexed directly: the guess `(T - t_0) * s`
-/// stays within 1/8 of a key of the exact value in `f32` up to here.
-const MAX_DIRECT_KEYS: usize = 1 << 20;
-
-/// Keys per second for direct key indexing of uniformly spaced keys
-/// (`GpuTrack::lookup_scale < 0`), or 0 when they are not uniform enough.
-///
-/// Direct indexing guesses the key of time `T` as
-/// `c = u32(clamp((T - t_0) * s, 0, last))` and starts from the window
-/// `[c - 1, c + 1]`: no table to read, and the keys it needs share a cache
-/// line. The window holds the right key `k` (the largest with
-/// `t_k <= T`) when every key's own guess is `k` or `k - 1`: the guess is
-/// monotonic in `T` (a correctly rounded subtraction and multiplication),
-/// so for `t_k <= T < t_(k+1)` it lies between the guesses of `t_k` and
-/// `t_(k+1)`, that is in `[k - 1, k + 1]`. This checks, in `f64` from the
-/// `f32` inputs, that `(t_k - t_0) s` is within 0.75 of `k` for every key,
-/// which leaves more than the `f32` rounding of the product (under 0.2 for
-/// up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys baked at a fixed rate
-/// (`k / 30` rounded to `f32`) pass; irregular keys get a lookup table.
-/// As with the table, the sampler checks the key it finds and searches all
-/// keys if a device rounded differently.
-fn uniform_key_scale(times: &[f32]) -> f32 {
-    let n = times.len();
-    if !(3..=MAX_DIRECT_KEYS).contains(&n) {
-        return 0.0;
-    }
-    let t0 = f64::from(times[0]);
-    let span = f64::from(times[n - 1]) - t0;
-    if span <= 0.0 || !span.is_finite() {
-        return 0.0;
-    }
-    let s = ((n - 1) as f64 / span) as f32;
-    if !s.is_finite() || s <= 0.0 || s > 1e30 {
-        return 0.0;
-    }
-    let uniform = times.iter().enumerate().all(|(k, &t)| {
-        let guess = (f64::from(t) - t0) * f64::from(s);
-        (guess - k as f64).abs() <= 0.75
-    });
-    if uniform {
-        s
-    } else {
-        0.0
-    }
-}
-
-/// The key lookup table of one track's key times (`GpuTrack::lookup_scale`
-/// and `lookup_origin`, and the `key_lookup` entries at twice the times'
-/// offset), or `None` when the keys are searched in full (fewer than 3
-/// keys, more than [`MAX_LOOKUP_KEYS`], or a span whose scale is not a
-/// finite `f32`).
-///
-/// The `B = 2 (n - 1)` buckets split `[t_0, t_last]` evenly: time `T`
-/// falls in bucket `g(T) = min(u32(clamp((T - t_0) * s, 0, B - 1)), B - 1)`
-/// with `s = B / (t_last - t_0)`, computed in `f32` exactly as the shader
-/// does ([`lookup_bucket`]). Entry `b` holds `A_b`, the last key whose
-/// bucket is before `b` (0 when none), and the number of keys in bucket
-/// `b`, `A_(b+1) - A_b`, saturated at [`LOOKUP_COUNT_SATURATED`]. Because
-/// `g` is monotonic in `T` (a correctly rounded subtraction and
-/// multiplication), the key of any time in bucket `b`, the last `k` with
-/// `t_k <= T`, lies in `[A_b, A_(b+1)]`: keys of earlier buckets are before
-/// `T`, keys of later buckets after it. With twice as many buckets as key
-/// intervals, a window holds one or two keys unless keys come closer than
-/// half their average spacing. The sampler searches only that window and
-/// then checks the result against the key times it reads anyway; a device
-/// that rounds `g` differently falls back to the full search instead of
-/// returning a wrong key.
-///
-/// A saturated window runs to the last key (the binary search narrows it).
-/// Two zeros pad the table to `2 n` entries.
-fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
-    let n = times.len();
-    if !(3..=MAX_LOOKUP_KEYS).contains(&n) {
-        return None;
-    }
-    let t0 = times[0];
-    let span = f64::from(times[n - 1]) - f64::from(t0);
-    let buckets = 2 * (n - 1);
-    let s = (buckets as f64 / span) as f32;
-    if !(s.is_finite() && s > 0.0) {
-        return None;
-    }
-    // Keys are sorted and g is monotonic, so the keys of buckets before b
-    // are a prefix of the keys: `before` counts them.
-    let b_count = buckets as u32;
-    let mut first = Vec::with_capacity(buckets + 1);
-    let mut before = 0usize;
-    for b in 0..b_count {
-        while before < n && lookup_bucket(times[before], t0, s, b_count) < b {
-            before += 1;
-        }
-        first.push(before.saturating_sub(1) as u32);
-    }
-    first.push((n - 1) as u32);
-    let mut entries: Vec<u32> = (0..buckets)
-        .map(|b| {
-            let count = (first[b + 1] - first[b]).min(LOOKUP_COUNT_SATURATED);
-            (first[b] << LOOKUP_COUNT_BITS) | count
-        })
-        .collect();
-    entries.extend([0, 0]);
-    Some((s, entries))
 }
 
 /// A hash of the bits of a key time array and its length.
@@ -338,12 +232,24 @@ impl AnimationLibrary {
         &self.data.clips
     }
 
+    /// The index of the first clip named `name` (an [`Instance`]'s clip),
+    /// or `None` when no clip has that name.
+    ///
+    /// [`Instance`]: crate::Instance
+    #[must_use]
+    pub fn clip_by_name(&self, name: &str) -> Option<u32> {
+        let index = self.data.clips.iter().position(|c| c.name == name)?;
+        u32::try_from(index).ok()
+    }
+
+    #[doc(hidden)]
     /// All key times, shared inputs stored once.
     #[must_use]
     pub fn times(&self) -> &[f32] {
         &self.data.times
     }
 
+    #[doc(hidden)]
     /// The key lookup tables, two `u32`s per key time at twice the offsets
     /// of [`times`](Self::times): for a track with `lookup_scale > 0`, the
     /// entries of its `2 (key_count - 1)` buckets and two zeros (see
@@ -353,24 +259,28 @@ impl AnimationLibrary {
         &self.data.key_lookup
     }
 
+    #[doc(hidden)]
     /// All key values, track after track.
     #[must_use]
     pub fn values(&self) -> &[f32] {
         &self.data.values
     }
 
+    #[doc(hidden)]
     /// The track table, clip after clip; within a clip, its tracks grouped
     /// by the shader block that samples them (LINEAR rotations, then
     /// CUBICSPLINE tracks other than rotations, other LINEAR tracks,
     /// CUBICSPLINE rotations, STEP tracks; see [`GpuClip`] and
-    /// [`crate::layout::SAMPLE_GROUPS`]), then by interpolation and
-    /// property within a group, in clip order otherwise.
+    /// [`crate::layout::SAMPLE_GROUPS`]; the group fixes the
+    /// interpolation), then by property within a group, in clip order
+    /// otherwise (a stable sort).
     /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
     pub fn tracks(&self) -> &[GpuTrack] {
         &self.data.tracks
     }
 
+    #[doc(hidden)]
     /// The clip table.
     #[must_use]
     pub fn clip_table(&self) -> &[GpuClip] {
@@ -383,6 +293,7 @@ impl AnimationLibrary {
         self.data.output_stride
     }
 
+    #[doc(hidden)]
     /// The row in [`tracks`](Self::tracks) of track `track` of clip
     /// `clip`, or `None` if either index is out of range.
     #[must_use]
@@ -397,6 +308,7 @@ impl AnimationLibrary {
             .map(|&r| r as usize)
     }
 
+    #[doc(hidden)]
     /// The largest number of tracks of group `group` (a
     /// [`crate::layout::SAMPLE_GROUPS`] index) in any clip: invocations per
     /// instance of that group's dispatch; 0 for a group out of range.

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::error::{Error, TrackError};
+use crate::error::Error;
 
 /// How far from 1 a rotation key's length may be. glTF requires unit
 /// quaternions; exporters and quantized (normalized-integer) accessors
@@ -403,4 +403,88 @@ impl Clip {
         }
         Ok(())
     }
+}
+
+/// What is wrong with one track. Wrapped in [`Error::InvalidTrack`], which
+/// adds the clip and track that it belongs to.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrackError {
+    /// The track has no keys at all.
+    #[error("track has no keys")]
+    NoKeys,
+    /// A key time is NaN or infinite.
+    #[error("key {key}: time {time} is not finite")]
+    TimeNotFinite {
+        /// Index of the key.
+        key: usize,
+        /// The offending time.
+        time: f32,
+    },
+    /// Key times are not strictly increasing.
+    #[error("key {key}: time {time} is not greater than the previous key's time {previous}")]
+    TimesNotIncreasing {
+        /// Index of the key whose time is not greater than the one before.
+        key: usize,
+        /// Time of key `key - 1`.
+        previous: f32,
+        /// Time of key `key`.
+        time: f32,
+    },
+    /// The number of values does not match the key count (x3 for CUBICSPLINE)
+    /// times the width.
+    #[error("expected {expected} values ({keys} keys x {per_key} elements x width {width}), found {found}")]
+    ValueCountMismatch {
+        /// Number of keys.
+        keys: usize,
+        /// Value elements per key: 1, or 3 for CUBICSPLINE.
+        per_key: usize,
+        /// Components per element.
+        width: u32,
+        /// Expected number of `f32`s.
+        expected: usize,
+        /// Number of `f32`s found.
+        found: usize,
+    },
+    /// CUBICSPLINE needs at least two keys (glTF 2.0, 3.11).
+    #[error("CUBICSPLINE needs at least 2 keys, found {keys}")]
+    CubicSplineTooFewKeys {
+        /// Number of keys found.
+        keys: usize,
+    },
+    /// A value component is NaN or infinite.
+    #[error("key {key}: value component {component} is not finite ({value})")]
+    ValueNotFinite {
+        /// Index of the key.
+        key: usize,
+        /// Index of the component inside the key's values.
+        component: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// A rotation key (or CUBICSPLINE rotation value element) has zero length.
+    #[error("key {key}: rotation quaternion has zero length")]
+    ZeroQuaternion {
+        /// Index of the key.
+        key: usize,
+    },
+    /// A rotation key's length is further than
+    /// [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) from 1 (keys closer
+    /// than that are normalized when the library is built).
+    #[error("key {key}: rotation quaternion has length {length}, not within {tolerance} of 1", tolerance = crate::QUAT_UNIT_TOLERANCE)]
+    QuaternionNotUnit {
+        /// Index of the key.
+        key: usize,
+        /// Its length.
+        length: f32,
+    },
+    /// The width does not fit the property (3 for translation and scale, 4
+    /// for rotation, at least 1 for weights).
+    #[error("{property:?} cannot have width {width}")]
+    BadWidth {
+        /// The track's property.
+        property: Property,
+        /// The width given.
+        width: u32,
+    },
 }

@@ -1,7 +1,7 @@
 //! The CPU reference (`keyframe_gpu::cpu`) against values computed by hand
-//! from the formulas in DESIGN.md ("Semantics").
+//! from the formulas of the contract (docs/ARCHITECTURE.md, "The contract").
 //!
-//! The oracle here is written from DESIGN.md, not from `src/cpu.rs`: it
+//! The oracle here is written from the contract, not from `src/cpu/`: it
 //! works in `f64` with the standard library's `sin`/`acos`, finds the key
 //! interval by a linear scan (the crate does a binary search), and never
 //! calls a function of the crate under test. A few results are also written
@@ -33,7 +33,7 @@ use keyframe_gpu::{
 };
 
 // ---------------------------------------------------------------------------
-// The f64 oracle, from DESIGN.md.
+// The f64 oracle, from the contract.
 // ---------------------------------------------------------------------------
 
 /// What a sample must be.
@@ -91,7 +91,7 @@ fn nlerp64(q0: &[f64], q1: &[f64], t: f64) -> Vec<f64> {
     normalize64(&q)
 }
 
-/// DESIGN.md's LINEAR rotation rule: flip to the shortest path, nlerp above
+/// The contract's LINEAR rotation rule: flip to the shortest path, nlerp above
 /// a dot of 0.9995, slerp otherwise.
 fn slerp64(q0: &[f64], q1: &[f64], t: f64) -> Vec<f64> {
     let mut q1 = q1.to_vec();
@@ -118,7 +118,7 @@ fn hermite64(v0: f64, b0: f64, v1: f64, a1: f64, t: f64, dt: f64) -> (f64, f64) 
     (p, v0.abs() + dt * b0.abs() + v1.abs() + dt * a1.abs())
 }
 
-/// The expected sample of `track` at clip time `time`, from DESIGN.md.
+/// The expected sample of `track` at clip time `time`, from the contract.
 fn oracle(track: &Track, time: f32) -> Expect {
     let times = &track.times;
     let n = times.len();

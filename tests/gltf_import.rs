@@ -47,13 +47,17 @@ fn import_error(
         Err(Error::Import {
             animation,
             channel,
+            skin,
             accessor,
             kind,
         }) => {
+            // Animation imports never point into a skin.
+            assert_eq!(skin, None, "{kind:?}");
             // The message is one line and names what it has.
             let msg = Error::Import {
                 animation,
                 channel,
+                skin,
                 accessor,
                 kind: kind.clone(),
             }

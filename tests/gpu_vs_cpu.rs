@@ -12,8 +12,8 @@ mod common;
 
 use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice};
 use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
-    WrapMode,
+    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, SamplerPlan,
+    Track, WrapMode,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -167,10 +167,47 @@ fn every_interpolation_and_property_matches_cpu() {
             instances.push(Instance::new(clip, t));
         }
     }
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
-    let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(&lib, &instances).unwrap();
-    assert_matches(&lib, &instances, &gpu, &cpu);
+    // Both plans, whatever the adapter would pick: the same results.
+    for plan in PLANS {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+        assert_eq!(sampler.plan(), plan);
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(&lib, &instances, &gpu, &cpu);
+    }
+}
+
+/// The sampler's plans ([`SamplerPlan::Auto`] picks one of them).
+const PLANS: [SamplerPlan; 2] = [SamplerPlan::Reference, SamplerPlan::CpuAdapter];
+
+/// The reference plan is one dispatch over every track; the CPU-adapter
+/// plan one per track group with tracks; Auto picks by the adapter's kind.
+#[test]
+fn plans_dispatch_as_documented() {
+    let Some(h) = common::gpu("plans_dispatch_as_documented") else {
+        return;
+    };
+    let lib = every_mode_library();
+    let instances = [Instance::new(0, 0.25), Instance::new(1, 0.5)];
+    let mut reference =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::Reference).unwrap();
+    reference.set_instances(&h.queue, &instances).unwrap();
+    let groups: Vec<u32> = reference.workgroups().map(|(g, _)| g).collect();
+    assert_eq!(groups, [keyframe_gpu::layout::GROUP_ALL]);
+    let mut tuned =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::CpuAdapter).unwrap();
+    tuned.set_instances(&h.queue, &instances).unwrap();
+    let groups: Vec<u32> = tuned.workgroups().map(|(g, _)| g).collect();
+    // every_mode_library has tracks of all five groups.
+    assert_eq!(groups, [0, 1, 2, 3, 4]);
+    let auto = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let want = if h.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+        SamplerPlan::CpuAdapter
+    } else {
+        SamplerPlan::Reference
+    };
+    assert_eq!(auto.plan(), want);
 }
 
 #[test]
@@ -412,11 +449,14 @@ fn random_libraries_match_cpu() {
                     Instance::new(c % n, t).with_wrap(wrap)
                 })
                 .collect();
-            let mut sampler =
-                GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
-            let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
             let cpu = cpu::sample(&lib, &instances).unwrap();
-            assert_matches(&lib, &instances, &gpu, &cpu);
+            for plan in PLANS {
+                let mut sampler =
+                    GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan)
+                        .unwrap();
+                let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+                assert_matches(&lib, &instances, &gpu, &cpu);
+            }
             Ok(())
         })
         .unwrap();
@@ -663,7 +703,7 @@ fn output_buffer_binds_in_a_callers_pipeline() {
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: None,
         entries: &[
-            keyframe_gpu::gpu::output_layout_entry(0, wgpu::ShaderStages::COMPUTE),
+            keyframe_gpu::gpu::output_layout_entry(0, wgpu::ShaderStages::COMPUTE, 4),
             wgpu::BindGroupLayoutEntry {
                 binding: 1,
                 visibility: wgpu::ShaderStages::COMPUTE,

@@ -12,11 +12,14 @@ use std::mem::{offset_of, size_of};
 use keyframe_gpu::gpu::skin::{
     POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
 };
+
 use keyframe_gpu::layout::{
-    Binding, BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, LOOKUP_COUNT_BITS,
-    LOOKUP_COUNT_SATURATED, SAMPLE_BINDINGS, SAMPLE_WGSL, WORKGROUP_SIZE,
+    Binding, BindingKind, GpuClip, GpuInstance, GpuJoint, GpuMesh, GpuNode, GpuParams,
+    GpuSkinParams, GpuTrack, GROUP_ALL, GROUP_BLEND, GROUP_CUBIC, GROUP_CUBIC_ROTATION,
+    GROUP_SLERP, GROUP_STEP, KEY_TEXTURE_ROW_SHIFT, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED,
+    MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_WGSL,
+    UNIFORM_HEAD, WORKGROUP_SIZE,
 };
-use keyframe_gpu::rig::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
 use keyframe_gpu::{Interpolation, Property};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -251,10 +254,10 @@ fn layout_check_detects_swapped_members() {
     );
 }
 
-#[test]
-fn sample_constants_match_rust_enums() {
-    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
-    let expected: [(&str, u32); 10] = [
+/// Every constant that the prelude shares with Rust, with the Rust value:
+/// the enums' discriminants and the constants of `src/layout.rs`.
+fn shared_constants() -> Vec<(&'static str, u32)> {
+    vec![
         ("INTERP_STEP", Interpolation::Step as u32),
         ("INTERP_LINEAR", Interpolation::Linear as u32),
         ("INTERP_CUBICSPLINE", Interpolation::CubicSpline as u32),
@@ -265,27 +268,142 @@ fn sample_constants_match_rust_enums() {
         ("WORKGROUP_SIZE", WORKGROUP_SIZE),
         ("LOOKUP_COUNT_BITS", LOOKUP_COUNT_BITS),
         ("LOOKUP_COUNT_SATURATED", LOOKUP_COUNT_SATURATED),
-    ];
-    for (name, value) in expected {
-        assert_eq!(
-            u32_constant(&module, name),
-            Some(value),
-            "WGSL const {name} vs Rust"
-        );
-    }
-    // No INTERP_* / PROP_* constant that the Rust enums do not know.
-    for (_, c) in module.constants.iter() {
-        let Some(name) = c.name.as_deref() else {
-            continue;
-        };
-        if name.starts_with("INTERP_") || name.starts_with("PROP_") {
-            assert!(
-                expected.iter().any(|(n, _)| *n == name),
-                "WGSL const {name} has no Rust counterpart"
-            );
+        ("GROUP_SLERP", GROUP_SLERP),
+        ("GROUP_CUBIC", GROUP_CUBIC),
+        ("GROUP_BLEND", GROUP_BLEND),
+        ("GROUP_CUBIC_ROTATION", GROUP_CUBIC_ROTATION),
+        ("GROUP_STEP", GROUP_STEP),
+        ("GROUP_ALL", GROUP_ALL),
+        ("SAMPLE_GROUPS", SAMPLE_GROUPS as u32),
+        ("KEY_TEXTURE_ROW_SHIFT", KEY_TEXTURE_ROW_SHIFT),
+        ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
+        ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
+        ("UNIFORM_HEAD", UNIFORM_HEAD),
+        ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
+    ]
+}
+
+/// Constants that a stage's WGSL defines for itself, derived from the
+/// prelude or private to the kernel: no Rust twin. Any other `const`
+/// outside the prelude fails [`stages_define_no_shared_constant_of_their_own`].
+const STAGE_LOCAL_CONSTANTS: [&str; 2] = ["IDENTITY", "NODES_PER_LANE"];
+
+/// Every `const` of `source` that is a `u32` literal, by name. Constants
+/// written as expressions are evaluated by naga's front end already.
+fn u32_constants(module: &naga::Module) -> Vec<(String, Option<u32>)> {
+    module
+        .constants
+        .iter()
+        .filter_map(|(_, c)| {
+            let name = c.name.clone()?;
+            let value = match module.global_expressions[c.init] {
+                naga::Expression::Literal(naga::Literal::U32(v)) => Some(v),
+                _ => None,
+            };
+            Some((name, value))
+        })
+        .collect()
+}
+
+/// Differences between the prelude's constants and [`shared_constants`]:
+/// a WGSL constant with no Rust twin, a twin with no WGSL constant, or a
+/// value that differs.
+fn constant_mismatches(prelude: &str) -> Vec<String> {
+    let (module, _) = parse_and_validate("prelude.wgsl", prelude);
+    let wgsl = u32_constants(&module);
+    let rust = shared_constants();
+    let mut problems = Vec::new();
+    for (name, value) in &wgsl {
+        match rust.iter().find(|(n, _)| n == name) {
+            None => problems.push(format!("WGSL const {name} has no Rust twin")),
+            Some((_, r)) if Some(*r) != *value => {
+                problems.push(format!("const {name}: WGSL {value:?}, Rust {r}"))
+            }
+            Some(_) => {}
         }
     }
-    // The entry point really uses WORKGROUP_SIZE.
+    for (name, _) in &rust {
+        if !wgsl.iter().any(|(n, _)| n == name) {
+            problems.push(format!("Rust constant {name} is not in the prelude"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn prelude_constants_match_their_rust_twins() {
+    let problems = constant_mismatches(PRELUDE_WGSL);
+    assert!(
+        problems.is_empty(),
+        "constant drift:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+/// The check notices a constant changed on the WGSL side only, a constant
+/// added to the prelude without a twin, and one removed from it.
+#[test]
+fn constant_check_detects_one_sided_changes() {
+    let original = "const UNIFORM_HEAD: u32 = 256u;";
+    assert!(PRELUDE_WGSL.contains(original), "test fixture out of date");
+    let changed = PRELUDE_WGSL.replacen(original, "const UNIFORM_HEAD: u32 = 128u;", 1);
+    let problems = constant_mismatches(&changed);
+    assert_eq!(
+        problems,
+        ["const UNIFORM_HEAD: WGSL Some(128), Rust 256"],
+        "{problems:?}"
+    );
+    let added = format!("{PRELUDE_WGSL}\nconst NEW_LIMIT: u32 = 3u;\n");
+    let problems = constant_mismatches(&added);
+    assert_eq!(problems, ["WGSL const NEW_LIMIT has no Rust twin"]);
+    let removed = PRELUDE_WGSL.replacen("const GROUP_STEP: u32 = 4u;", "", 1);
+    let problems = constant_mismatches(&removed);
+    assert_eq!(problems, ["Rust constant GROUP_STEP is not in the prelude"]);
+}
+
+/// A constant both languages need lives in the prelude: the stages may
+/// only define the derived or private ones listed in
+/// [`STAGE_LOCAL_CONSTANTS`], besides the slerp threshold of `quat.wgsl`,
+/// which is compared with the CPU twin's here.
+#[test]
+fn stages_define_no_shared_constant_of_their_own() {
+    let (prelude, _) = parse_and_validate("prelude.wgsl", PRELUDE_WGSL);
+    let in_prelude: Vec<String> = u32_constants(&prelude)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    for (label, source) in [
+        ("sample", SAMPLE_WGSL),
+        ("pose", POSE_WGSL),
+        ("skin", SKIN_WGSL),
+    ] {
+        let (module, _) = parse_and_validate(label, source);
+        for (_, c) in module.constants.iter() {
+            let Some(name) = c.name.as_deref() else {
+                continue;
+            };
+            if in_prelude.iter().any(|n| n == name) || STAGE_LOCAL_CONSTANTS.contains(&name) {
+                continue;
+            }
+            assert_eq!(
+                name, "SLERP_NLERP_THRESHOLD",
+                "{label}: const {name} outside the prelude"
+            );
+            match module.global_expressions[c.init] {
+                naga::Expression::Literal(naga::Literal::F32(v)) => assert_eq!(
+                    v.to_bits(),
+                    keyframe_gpu::cpu::SLERP_NLERP_THRESHOLD.to_bits(),
+                    "{label}: SLERP_NLERP_THRESHOLD vs the CPU twin"
+                ),
+                ref other => panic!("{label}: SLERP_NLERP_THRESHOLD is {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn sample_entry_point_uses_the_shared_workgroup_size() {
+    let (module, _) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
     let ep = &module.entry_points[0];
     assert_eq!(ep.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
 }
@@ -391,10 +509,12 @@ fn binding_check_detects_drift() {
 }
 
 // --------------------------------------------------------------------------
-// The rig shaders (pose.wgsl and skin.wgsl, both after rig.wgsl).
+// The rig shaders: pose.wgsl (after the prelude and quat.wgsl) and
+// skin.wgsl (after those and pose.wgsl, whose bindings it shares).
 // --------------------------------------------------------------------------
 
 fn rig_twins() -> Vec<Twin> {
+    use keyframe_gpu::layout::GpuLocalPose;
     vec![
         twin!(
             "Node",
@@ -415,6 +535,7 @@ fn rig_twins() -> Vec<Twin> {
             [weights_offset, target_count, defaults_offset, _pad]
         ),
         twin!("Joint", GpuJoint, [node, mesh_node, skin, next_joint]),
+        twin!("LocalPose", GpuLocalPose, [translation, rotation, scale]),
         twin!(
             "SkinParams",
             GpuSkinParams,
@@ -433,20 +554,30 @@ fn rig_twins() -> Vec<Twin> {
     ]
 }
 
+/// The rig modules with the binding table each is bound from.
+fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 2] {
+    use keyframe_gpu::layout::SKIN_MODULE_BINDINGS;
+    [
+        ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS),
+        ("skin.wgsl", SKIN_WGSL, &SKIN_MODULE_BINDINGS),
+    ]
+}
+
 #[test]
 fn rig_shaders_match_rust_twins() {
-    for (label, source, table) in [
-        ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS[..]),
-        ("skin.wgsl", SKIN_WGSL, &SKIN_BINDINGS[..]),
-    ] {
+    use keyframe_gpu::layout::{MAX_FUSED_SKINS, MAX_PARALLEL_NODES, UNIFORM_HEAD};
+    for (label, source, table) in rig_modules() {
         check_layout(label, source, &rig_twins());
         check_bindings(label, source, table);
         let (module, _) = parse_and_validate(label, source);
-        assert_eq!(
-            u32_constant(&module, "SKIN_WORKGROUP_SIZE"),
-            Some(SKIN_WORKGROUP_SIZE),
-            "{label}"
-        );
+        for (name, value) in [
+            ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
+            ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
+            ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
+            ("UNIFORM_HEAD", UNIFORM_HEAD),
+        ] {
+            assert_eq!(u32_constant(&module, name), Some(value), "{label}: {name}");
+        }
         for ep in &module.entry_points {
             assert_eq!(
                 ep.workgroup_size,
@@ -456,4 +587,103 @@ fn rig_shaders_match_rust_twins() {
             );
         }
     }
+    // The skin module's table is pose.wgsl's and skin.wgsl's, in order.
+    let both: Vec<Binding> = POSE_BINDINGS
+        .iter()
+        .chain(&SKIN_BINDINGS)
+        .copied()
+        .collect();
+    assert_eq!(rig_modules()[1].2, &both[..]);
+}
+
+#[test]
+fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
+    // A binding's min_size (the layout's min_binding_size) is naga's size
+    // of one element of a runtime-sized array, or of the whole type.
+    for (label, source, table) in rig_modules() {
+        let (module, _) = parse_and_validate(label, source);
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).unwrap();
+        for (_, var) in module.global_variables.iter() {
+            let Some(rb) = &var.binding else { continue };
+            let want = match module.types[var.ty].inner {
+                naga::TypeInner::Array {
+                    base,
+                    size: naga::ArraySize::Dynamic,
+                    ..
+                } => layouter[base].size,
+                _ => layouter[var.ty].size,
+            };
+            let entry = table.iter().find(|b| b.binding == rb.binding).unwrap();
+            assert_eq!(
+                entry.min_size,
+                u64::from(want),
+                "{label}: binding {} ({})",
+                rb.binding,
+                entry.name
+            );
+        }
+    }
+}
+
+#[test]
+fn rig_passes_exist_and_use_only_their_bindings() {
+    use keyframe_gpu::gpu::skin::{SkinStrategy, PASSES};
+    // Each pass's entry point is in its module, and its layout holds
+    // exactly the globals the entry point uses (wgpu refuses a pipeline
+    // whose layout lacks one; an extra one would need a resource for
+    // nothing), at most 8 of them storage buffers (the WebGPU default of
+    // max_storage_buffers_per_shader_stage).
+    for pass in PASSES {
+        let label = pass.entry;
+        let (module, info) = parse_and_validate(label, pass.module.wgsl());
+        let Some(index) = module.entry_points.iter().position(|ep| ep.name == label) else {
+            panic!("{label}: no such entry point in {:?}", pass.module);
+        };
+        let ep_info = info.get_entry_point(index);
+        let mut used: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter(|(h, _)| !ep_info[*h].is_empty())
+            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+            .collect();
+        used.sort_unstable();
+        assert_eq!(used, pass.bindings, "{label}: bindings used");
+        let storage = pass
+            .module
+            .bindings()
+            .iter()
+            .filter(|b| used.contains(&b.binding) && b.kind != BindingKind::Uniform)
+            .count();
+        assert!(storage <= 8, "{label}: {storage} storage buffers");
+    }
+    // Every pass belongs to a strategy and every strategy's passes are
+    // listed; the staged pose pass is the only writer of `locals`.
+    for strategy in [
+        SkinStrategy::Staged,
+        SkinStrategy::PerInstance,
+        SkinStrategy::PerNode,
+    ] {
+        assert!(strategy.passes().iter().all(|p| PASSES.contains(p)));
+    }
+    for pass in PASSES {
+        assert!(
+            [
+                SkinStrategy::Staged,
+                SkinStrategy::PerInstance,
+                SkinStrategy::PerNode
+            ]
+            .iter()
+            .any(|s| s.passes().contains(&pass)),
+            "{}: in no strategy",
+            pass.entry
+        );
+    }
+    let locals = POSE_BINDINGS.iter().find(|b| b.name == "locals").unwrap();
+    let readers: Vec<&str> = PASSES
+        .iter()
+        .filter(|p| p.bindings.contains(&locals.binding))
+        .map(|p| p.entry)
+        .collect();
+    assert_eq!(readers, ["pose_main", "hierarchy_main"]);
 }

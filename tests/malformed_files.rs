@@ -1080,12 +1080,15 @@ fn check_error(case: &Case, err: &Error) {
     let Error::Import {
         animation,
         channel,
+        skin,
         accessor,
         kind,
     } = err
     else {
         panic!("{}: expected Error::Import, got {err:?}", case.name);
     };
+    // Animation imports never point into a skin.
+    assert_eq!(*skin, None, "{}: {msg}", case.name);
     assert!(
         (case.kind)(kind),
         "{}: unexpected kind {kind:?} ({msg})",

@@ -516,7 +516,7 @@ fn skinner_joint_matrices_through_the_ring() {
             .map(|i| Instance::new(0, f64::from(f) * 0.23 + f64::from(i) * 0.1))
             .collect();
         ok("sampler set", sampler.set_instances(&h.queue, &insts));
-        ok("skinner set", skinner.set_instances(&h.queue, &insts));
+        ok("skinner prepare", skinner.prepare(&h.queue, &sampler));
         let mut encoder = h.device.create_command_encoder(&Default::default());
         sampler.record(&mut encoder);
         skinner.record(&mut encoder);

@@ -2,6 +2,14 @@
 //! against transforms built by hand with glam (an independent code path),
 //! and the GPU against the CPU twin within 1e-4 per element.
 //!
+//! Strategies: every GPU check runs each `SkinStrategy` the rig can take
+//! (`strategies`: Staged, PerInstance, and PerNode up to
+//! MAX_PARALLEL_NODES nodes) against the CPU twin of the staged chain, the
+//! reference; the staged GPU run's local poses are compared too. The CPU
+//! twin of PerInstance (`cpu_skin::skin_main`) is compared with the staged
+//! one in every `gpu_vs_cpu` call, without an adapter. (The shaders'
+//! naga checks, passes and bindings are in tests/layout.rs.)
+//!
 //! Tolerance (GPU vs CPU): 1e-4 absolute per matrix element, the bound the
 //! issue sets. Both sides run the same f32 operations in the same order;
 //! the differences come from the driver contracting multiply-adds (FMA) and
@@ -27,15 +35,13 @@ use std::sync::Arc;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu_skin::{self, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
-use keyframe_gpu::gpu::skin::{
-    GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, PASSES, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS,
-    SKIN_WGSL, UNIFORM_HEAD,
-};
-use keyframe_gpu::layout::{Binding, BindingKind};
+use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, UNIFORM_HEAD};
+use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::rig::{
-    GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NodeTransform, Rig, RigError, RigMesh, RigNode,
-    RigSkin, SkinTables, MAX_FUSED_SKINS,
+    NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
 };
+#[cfg(feature = "gltf")]
+use keyframe_gpu::ImportErrorKind;
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track, WrapMode,
 };
@@ -81,12 +87,30 @@ fn assert_mat_close(label: &str, got: Mat4, want: Mat4, tol: f32) {
     );
 }
 
-/// What the GPU stores (the skin pass keeps local matrices in registers,
-/// so they are checked through the globals built from them).
+/// What the GPU stores (the local poses only with `SkinStrategy::Staged`;
+/// the fused strategies keep them in registers, so they are checked
+/// through the globals built from them).
 struct GpuOut {
+    locals: Vec<GpuLocalPose>,
     globals: Vec<f32>,
     joints: Vec<f32>,
     morph: Vec<f32>,
+}
+
+/// The local matrix of every local pose (the CPU twin's `local_matrix`).
+fn local_mats(cpu: &SkinOutput) -> Vec<Mat4> {
+    cpu.locals
+        .iter()
+        .map(|&p| cpu_skin::local_matrix(p))
+        .collect()
+}
+
+fn flat_poses(poses: &[GpuLocalPose]) -> Vec<f32> {
+    poses
+        .iter()
+        .flat_map(|p| [p.translation, p.rotation, p.scale])
+        .flatten()
+        .collect()
 }
 
 /// Samples and skins `instances` on the GPU in one encoder (no readback in
@@ -102,12 +126,17 @@ fn run_gpu(
     let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
     assert_eq!(skinner.strategy(), strategy);
     sampler.set_instances(&h.queue, inst).unwrap();
-    skinner.set_instances(&h.queue, inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     skinner.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
+    assert_eq!(
+        skinner.locals_buffer().is_some(),
+        strategy == SkinStrategy::Staged
+    );
     GpuOut {
+        locals: skinner.read_back_locals(&h.device, &h.queue).unwrap(),
         globals: skinner.read_back_globals(&h.device, &h.queue).unwrap(),
         joints: skinner.read_back_joints(&h.device, &h.queue).unwrap(),
         morph: skinner
@@ -116,19 +145,48 @@ fn run_gpu(
     }
 }
 
-/// The skin strategies a rig can take: both, or `PerInstance` for rigs of
-/// more than `MAX_PARALLEL_NODES` nodes.
+/// The skin strategies a rig can take: all three, or `Staged` and
+/// `PerInstance` for rigs of more than `MAX_PARALLEL_NODES` nodes.
 fn strategies(tables: &SkinTables) -> Vec<SkinStrategy> {
-    let mut all = vec![SkinStrategy::PerInstance];
+    let mut all = vec![SkinStrategy::Staged, SkinStrategy::PerInstance];
     if tables.node_count() <= MAX_PARALLEL_NODES {
         all.push(SkinStrategy::PerNode);
     }
     all
 }
 
-/// GPU vs CPU for every output, with both skin strategies (rigs of more
-/// than `MAX_PARALLEL_NODES` nodes: `PerInstance` only); returns the CPU
-/// output for further checks.
+/// The CPU twin of `skin_main` (`PerInstance`) against the staged
+/// reference on the same samples: globals equal bit for bit (the same
+/// operations, locals from the same function), joint matrices within 1e-5
+/// (a nested mesh node's inverse comes from another association of the
+/// same products), morph weights equal.
+fn check_per_instance_twin(
+    name: &str,
+    tables: &SkinTables,
+    lib: &AnimationLibrary,
+    inst: &[Instance],
+    staged: &SkinOutput,
+) {
+    let resolved = keyframe_gpu::resolve_instances(lib, inst).unwrap();
+    let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
+    keyframe_gpu::cpu::sample_resolved(lib, &resolved, &mut samples);
+    let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
+    let fused = cpu_skin::per_instance_resolved(tables, &samples, &clips);
+    assert!(fused.locals.is_empty());
+    assert_eq!(
+        fused.globals, staged.globals,
+        "{name}: per-instance globals"
+    );
+    assert_eq!(fused.morph_weights, staged.morph_weights, "{name}: morph");
+    let d = max_diff(&flat(&fused.joints), &flat(&staged.joints));
+    assert!(d <= 1e-5, "{name}: per-instance joints differ by {d}");
+}
+
+/// GPU vs the staged CPU reference for every output, with every strategy
+/// the rig can take ([`strategies`]): the local poses too with `Staged`.
+/// Also the CPU twin of `PerInstance` against the staged one: the same
+/// globals bit for bit, joint matrices within 1e-5. Returns the staged
+/// CPU output for further checks.
 fn gpu_vs_cpu(
     name: &str,
     rig: &Rig,
@@ -137,14 +195,28 @@ fn gpu_vs_cpu(
 ) -> Option<SkinOutput> {
     let tables = SkinTables::new(rig, lib).unwrap();
     let cpu = cpu_skin::skin(&tables, lib, inst).unwrap();
+    check_per_instance_twin(name, &tables, lib, inst, &cpu);
     let h = common::gpu(name)?;
     for strategy in strategies(&tables) {
         let gpu = run_gpu(&h, &tables, lib, inst, strategy);
+        if strategy == SkinStrategy::Staged {
+            assert_eq!(gpu.locals.len(), cpu.locals.len(), "{name}: locals");
+        } else {
+            assert!(gpu.locals.is_empty());
+        }
         for (what, g, c) in [
+            (
+                "local poses",
+                &flat_poses(&gpu.locals),
+                flat_poses(&cpu.locals),
+            ),
             ("globals", &gpu.globals, flat(&cpu.globals)),
             ("joint matrices", &gpu.joints, flat(&cpu.joints)),
             ("morph weights", &gpu.morph, cpu.morph_weights.clone()),
         ] {
+            if what == "local poses" && strategy != SkinStrategy::Staged {
+                continue;
+            }
             let d = max_diff(g, &c);
             eprintln!(
                 "{name} ({strategy:?}): {what}: {} floats, max |gpu - cpu| = {d:e}",
@@ -161,192 +233,6 @@ fn gpu_vs_cpu(
         }
     }
     Some(cpu)
-}
-
-// ------------------------------------------------------- naga, no adapter
-
-fn parse(label: &str, src: &str) -> naga::Module {
-    let module = naga::front::wgsl::parse_str(src)
-        .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(src)));
-    module
-}
-
-fn struct_layout(module: &naga::Module, name: &str) -> (u32, Vec<(String, u32)>) {
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).unwrap();
-    for (handle, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name) {
-            if let naga::TypeInner::Struct { members, span } = &ty.inner {
-                assert_eq!(layouter[handle].size, *span);
-                return (
-                    *span,
-                    members
-                        .iter()
-                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-                        .collect(),
-                );
-            }
-        }
-    }
-    panic!("struct {name} not found");
-}
-
-#[test]
-fn shaders_validate_and_structs_match_their_rust_twins() {
-    use std::mem::{offset_of, size_of};
-    for (label, src) in [("pose", POSE_WGSL), ("skin", SKIN_WGSL)] {
-        let module = parse(label, src);
-        type Twin = (&'static str, usize, Vec<(&'static str, usize)>);
-        let twins: [Twin; 4] = [
-            (
-                "Node",
-                size_of::<GpuNode>(),
-                vec![
-                    ("translation", offset_of!(GpuNode, translation)),
-                    ("rotation", offset_of!(GpuNode, rotation)),
-                    ("scale", offset_of!(GpuNode, scale)),
-                    ("parent", offset_of!(GpuNode, parent)),
-                    ("mesh", offset_of!(GpuNode, mesh)),
-                    ("first_joint", offset_of!(GpuNode, first_joint)),
-                    ("_pad1", offset_of!(GpuNode, _pad1)),
-                ],
-            ),
-            (
-                "Mesh",
-                size_of::<GpuMesh>(),
-                vec![
-                    ("weights_offset", offset_of!(GpuMesh, weights_offset)),
-                    ("target_count", offset_of!(GpuMesh, target_count)),
-                    ("defaults_offset", offset_of!(GpuMesh, defaults_offset)),
-                    ("_pad", offset_of!(GpuMesh, _pad)),
-                ],
-            ),
-            (
-                "Joint",
-                size_of::<GpuJoint>(),
-                vec![
-                    ("node", offset_of!(GpuJoint, node)),
-                    ("mesh_node", offset_of!(GpuJoint, mesh_node)),
-                    ("skin", offset_of!(GpuJoint, skin)),
-                    ("next_joint", offset_of!(GpuJoint, next_joint)),
-                ],
-            ),
-            (
-                "SkinParams",
-                size_of::<GpuSkinParams>(),
-                vec![
-                    ("instance_count", offset_of!(GpuSkinParams, instance_count)),
-                    ("node_count", offset_of!(GpuSkinParams, node_count)),
-                    ("joint_count", offset_of!(GpuSkinParams, joint_count)),
-                    ("mesh_count", offset_of!(GpuSkinParams, mesh_count)),
-                    ("morph_stride", offset_of!(GpuSkinParams, morph_stride)),
-                    ("output_stride", offset_of!(GpuSkinParams, output_stride)),
-                    ("clip_count", offset_of!(GpuSkinParams, clip_count)),
-                    ("skin_count", offset_of!(GpuSkinParams, skin_count)),
-                    ("mesh_nodes", offset_of!(GpuSkinParams, mesh_nodes)),
-                ],
-            ),
-        ];
-        for (name, size, members) in twins {
-            let (span, found) = struct_layout(&module, name);
-            assert_eq!(span as usize, size, "{label}: {name} size");
-            let found: Vec<(&str, usize)> = found
-                .iter()
-                .map(|(n, o)| (n.as_str(), *o as usize))
-                .collect();
-            assert_eq!(found, members, "{label}: {name} members");
-        }
-    }
-}
-
-fn check_bindings(label: &str, src: &str, table: &[Binding]) {
-    let module = parse(label, src);
-    let mut found = Vec::new();
-    for (_, var) in module.global_variables.iter() {
-        let Some(rb) = &var.binding else { continue };
-        assert_eq!(rb.group, 0, "{label}: {:?}", var.name);
-        let kind = match var.space {
-            naga::AddressSpace::Uniform => BindingKind::Uniform,
-            naga::AddressSpace::Storage { access } => {
-                if access.contains(naga::StorageAccess::STORE) {
-                    BindingKind::StorageReadWrite
-                } else {
-                    BindingKind::StorageRead
-                }
-            }
-            other => panic!("{label}: unexpected space {other:?}"),
-        };
-        found.push((rb.binding, var.name.clone().unwrap_or_default(), kind));
-    }
-    found.sort_by_key(|f| f.0);
-    let want: Vec<_> = table
-        .iter()
-        .map(|b| (b.binding, b.name.to_string(), b.kind))
-        .collect();
-    assert_eq!(found, want, "{label}: bindings");
-}
-
-#[test]
-fn binding_tables_match_the_shaders_and_passes_use_only_their_bindings() {
-    check_bindings("pose", POSE_WGSL, &POSE_BINDINGS);
-    check_bindings("skin", SKIN_WGSL, &SKIN_BINDINGS);
-    // Each pass's layout holds exactly the globals its entry point uses;
-    // the skin pass's layout also serves skin_nodes_main
-    // (SkinStrategy::PerNode).
-    let per_node = PASSES
-        .iter()
-        .find(|p| p.skin_module)
-        .map(|p| keyframe_gpu::gpu::skin::Pass {
-            entry: "skin_nodes_main",
-            ..*p
-        })
-        .unwrap();
-    for pass in PASSES.iter().copied().chain([per_node]) {
-        let src = if pass.skin_module {
-            SKIN_WGSL
-        } else {
-            POSE_WGSL
-        };
-        let module = parse(pass.entry, src);
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap();
-        let (ep_index, _) = module
-            .entry_points
-            .iter()
-            .enumerate()
-            .find(|(_, ep)| ep.name == pass.entry)
-            .unwrap_or_else(|| panic!("no entry point {}", pass.entry));
-        let ep_info = info.get_entry_point(ep_index);
-        let mut used: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter(|(h, _)| !ep_info[*h].is_empty())
-            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-            .collect();
-        used.sort_unstable();
-        assert_eq!(used, pass.bindings, "{}: bindings used", pass.entry);
-        // The WebGPU default of max_storage_buffers_per_shader_stage.
-        let table = if pass.skin_module {
-            &SKIN_BINDINGS[..]
-        } else {
-            &POSE_BINDINGS[..]
-        };
-        let storage = table
-            .iter()
-            .filter(|b| used.contains(&b.binding) && b.kind != BindingKind::Uniform)
-            .count();
-        assert!(storage <= 8, "{}: more than 8 storage buffers", pass.entry);
-    }
 }
 
 // ------------------------------------------------- CPU chain against glam
@@ -423,6 +309,43 @@ fn cpu_chain_matches_hand_built_joint_matrices() {
 }
 
 #[test]
+fn cpu_pose_stage_matches_hand_values() {
+    // The pose stage alone (cpu::pose, the twin of pose.wgsl): node 1 of
+    // the three-bone chain at t = 0.5 is its rest translation (0, 1, 0)
+    // and scale 1, rotated 45 degrees about +Z (the slerp halfway); the
+    // other nodes keep their rest pose. The staged output reports these
+    // locals, and the per-instance twin (which keeps them in registers)
+    // none.
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let out = cpu_skin::skin(&tables, &lib, &[Instance::new(0, 0.5)]).unwrap();
+    assert_eq!(out.locals.len(), 4);
+    let q = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    let want = GpuLocalPose {
+        translation: [0.0, 1.0, 0.0, 0.0],
+        rotation: q.to_array(),
+        scale: [1.0, 1.0, 1.0, 0.0],
+    };
+    let got = out.locals[1];
+    let d = max_diff(&flat_poses(&[got]), &flat_poses(&[want]));
+    assert!(d <= HAND_TOL, "{got:?} != {want:?}");
+    let rest = GpuLocalPose {
+        translation: [2.0, 0.0, 0.0, 0.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0, 1.0, 1.0, 0.0],
+    };
+    assert_eq!(out.locals[3], rest, "mesh node: rest pose, bit for bit");
+    // local_pose itself, for the same node and time, from the samples.
+    let resolved = keyframe_gpu::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
+    let mut samples = vec![0.0; lib.output_stride() as usize];
+    keyframe_gpu::cpu::sample_resolved(&lib, &resolved, &mut samples);
+    assert_eq!(
+        keyframe_gpu::cpu::pose::local_pose(&tables, &samples, 0, 0, 1),
+        got
+    );
+}
+
+#[test]
 fn gpu_skin_joints_match_the_cpu_api() {
     let (rig, lib) = three_bone_chain();
     let tables = SkinTables::new(&rig, &lib).unwrap();
@@ -434,7 +357,7 @@ fn gpu_skin_joints_match_the_cpu_api() {
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
     let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
-    skinner.set_instances(&h.queue, &inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     skinner.record(&mut encoder);
@@ -594,7 +517,7 @@ fn hierarchy_rest_pose_and_instances_at_different_times() {
     for node in [0u32, 1, 2, 4] {
         assert_mat_close(
             &format!("rest local {node}"),
-            cpu.locals[6 * n + node as usize],
+            cpu_skin::local_matrix(cpu.locals[6 * n + node as usize]),
             rig.rest_local(node).unwrap(),
             HAND_TOL,
         );
@@ -609,12 +532,117 @@ fn hierarchy_rest_pose_and_instances_at_different_times() {
         );
     }
     // Hierarchy: global(b) = L(root) L(a) L(b) for an animated instance.
-    let l = &cpu.locals[2 * n..3 * n];
+    let l = &local_mats(&cpu)[2 * n..3 * n];
     assert_mat_close(
         "global b",
         cpu.globals[2 * n + 2],
         l[0] * l[1] * l[2],
         HAND_TOL,
+    );
+}
+
+#[test]
+fn skinner_reads_the_samplers_instance_table() {
+    // The skinner has no instance table of its own: after the sampler's
+    // table changes (clips swapped), prepare() alone makes the skinner pose
+    // each instance with its new clip. A skinner given another sampler is
+    // refused.
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let Some(h) = common::gpu("skinner_reads_the_samplers_instance_table") else {
+        return;
+    };
+    let first = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
+    let swapped = [Instance::new(1, 0.7), Instance::new(0, 0.25)];
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    for strategy in strategies(&tables) {
+        let mut skinner =
+            GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
+        let mut globals = Vec::new();
+        for inst in [&first, &swapped] {
+            sampler.set_instances(&h.queue, inst).unwrap();
+            skinner.prepare(&h.queue, &sampler).unwrap();
+            assert_eq!(skinner.instance_count(), 2);
+            let mut encoder = h.device.create_command_encoder(&Default::default());
+            sampler.record(&mut encoder);
+            skinner.record(&mut encoder);
+            h.queue.submit([encoder.finish()]);
+            let gpu = skinner.read_back_globals(&h.device, &h.queue).unwrap();
+            let cpu = cpu_skin::skin(&tables, &lib, inst).unwrap();
+            let d = max_diff(&gpu, &flat(&cpu.globals));
+            assert!(d <= GPU_TOL, "{strategy:?}: {d}");
+            globals.push(gpu);
+        }
+        // The two instances' poses differ, and swapped places.
+        let per = 16 * rig.nodes().len();
+        assert!(max_diff(&globals[0][..per], &globals[0][per..]) > 0.1);
+        assert!(max_diff(&globals[0][..per], &globals[1][per..]) <= GPU_TOL);
+        let other = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+        assert!(matches!(
+            skinner.prepare(&h.queue, &other),
+            Err(Error::Rig(RigError::OtherSampler))
+        ));
+    }
+}
+
+#[test]
+fn a_mixer_can_rewrite_the_local_poses_between_the_stages() {
+    // Staged: the pose pass's output is the locals buffer, and the
+    // hierarchy pass reads it. Record the pose stage, rewrite node a's
+    // local rotation in the buffer (as a mixer would), then record the
+    // hierarchy: the globals are the CPU twin's hierarchy_main of the
+    // rewritten locals, and differ from those of the sampled pose.
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let Some(h) = common::gpu("a_mixer_can_rewrite_the_local_poses_between_the_stages") else {
+        return;
+    };
+    let inst = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
+    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let mut skinner =
+        GpuSkinner::with_strategy(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
+    sampler.set_instances(&h.queue, &inst).unwrap();
+    skinner.prepare(&h.queue, &sampler).unwrap();
+    let run = |record: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
+        let mut encoder = h.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            record(&mut pass);
+        }
+        h.queue.submit([encoder.finish()]);
+    };
+    run(&|pass| {
+        sampler.record_pass(pass);
+        skinner.record_pose_pass(pass);
+    });
+    let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
+    let locals = skinner.read_back_locals(&h.device, &h.queue).unwrap();
+    assert!(max_diff(&flat_poses(&locals), &flat_poses(&cpu.locals)) <= GPU_TOL);
+    // The mixer: node 1 (a) of both instances turned 1 radian about +X.
+    let n = rig.nodes().len();
+    let mut mixed = locals.clone();
+    for i in 0..inst.len() {
+        mixed[i * n + 1].rotation = Quat::from_rotation_x(1.0).to_array();
+    }
+    h.queue.write_buffer(
+        skinner.locals_buffer().unwrap(),
+        0,
+        bytemuck::cast_slice(&mixed),
+    );
+    run(&|pass| skinner.record_hierarchy_pass(pass));
+    let gpu = skinner.read_back_globals(&h.device, &h.queue).unwrap();
+    let mut globals = vec![Mat4::IDENTITY; inst.len() * n];
+    let mut joints = vec![Mat4::IDENTITY; inst.len() * tables.joint_count() as usize];
+    for i in 0..inst.len() as u32 {
+        cpu_skin::hierarchy_main(&tables, &mixed, i, &mut globals, &mut joints);
+    }
+    let d = max_diff(&gpu, &flat(&globals));
+    assert!(d <= GPU_TOL, "globals of the rewritten locals: {d}");
+    let joint_gpu = skinner.read_back_joints(&h.device, &h.queue).unwrap();
+    assert!(max_diff(&joint_gpu, &flat(&joints)) <= GPU_TOL);
+    assert!(
+        max_diff(&gpu, &flat(&cpu.globals)) > 0.1,
+        "the rewrite changed the pose"
     );
 }
 
@@ -772,7 +800,7 @@ fn deep_chain_of_64() {
     // order from the root with glam.
     let n = rig.nodes().len();
     for i in [0usize, 3] {
-        let product = cpu.locals[i * n..i * n + DEPTH]
+        let product = local_mats(&cpu)[i * n..i * n + DEPTH]
             .iter()
             .fold(Mat4::IDENTITY, |acc, l| acc * *l);
         assert_mat_close(
@@ -893,11 +921,12 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
     // of the separately computed locals), also for nodes listed before
     // their parents, whose ancestors' locals the walk recomputes.
     let n = 8;
+    let locals = local_mats(&cpu);
     for i in 0..inst.len() {
         for node in 0..n {
             let want = match rig.nodes()[node].parent {
-                Some(p) => cpu.globals[i * n + p as usize] * cpu.locals[i * n + node],
-                None => cpu.locals[i * n + node],
+                Some(p) => cpu.globals[i * n + p as usize] * locals[i * n + node],
+                None => locals[i * n + node],
             };
             assert_mat_close(
                 &format!("instance {i} node {node}"),
@@ -1018,9 +1047,13 @@ fn two_dimensional_dispatch_and_its_limit() {
     let few: Vec<Instance> = (0..4)
         .map(|i| Instance::new(0, f64::from(i) * 0.3))
         .collect();
+    // Staged: the pose pass runs one invocation per instance and node (5
+    // nodes), so 50 instances take 250 invocations on the 2 x 2 grid.
+    let fifty = &inst[..50];
     for (strategy, inst) in [
-        (SkinStrategy::PerInstance, &inst),
-        (SkinStrategy::PerNode, &few),
+        (SkinStrategy::PerInstance, &inst[..]),
+        (SkinStrategy::PerNode, &few[..]),
+        (SkinStrategy::Staged, fifty),
     ] {
         let cpu = cpu_skin::skin(&tables, &lib, inst).unwrap();
         let gpu = run_gpu(&h, &tables, &lib, inst, strategy);
@@ -1041,8 +1074,10 @@ fn two_dimensional_dispatch_and_its_limit() {
     let mut b = Rig::builder();
     let n0 = b.node(None, NodeTransform::IDENTITY);
     let n1 = b.node(Some(n0), NodeTransform::translation([0.0, 1.0, 0.0]));
-    let m0 = b.mesh(0, vec![]);
-    let m1 = b.mesh(0, vec![]);
+    // (One morph target each: the morph pass runs only for meshes with
+    // targets.)
+    let m0 = b.mesh(1, vec![0.5]);
+    let m1 = b.mesh(1, vec![0.5]);
     b.attach(n0, m0, None);
     b.attach(n1, m1, None);
     let rig2 = b.build().unwrap();
@@ -1096,6 +1131,11 @@ fn skin_strategy_auto_and_the_per_node_limit() {
     let long_tables = SkinTables::new(&long, &lib).unwrap();
     let auto = GpuSkinner::new(&h.device, &sampler, &long_tables).unwrap();
     assert_eq!(auto.strategy(), SkinStrategy::PerInstance);
+    // Staged takes rigs of any size.
+    let staged =
+        GpuSkinner::with_strategy(&h.device, &sampler, &long_tables, SkinStrategy::Staged).unwrap();
+    assert_eq!(staged.strategy(), SkinStrategy::Staged);
+    assert!(staged.locals_buffer().is_some());
     let err = GpuSkinner::with_strategy(&h.device, &sampler, &long_tables, SkinStrategy::PerNode)
         .unwrap_err();
     assert!(
@@ -1347,7 +1387,7 @@ fn gltf_json(ibm: &str, view: &str, extra_children: &str) -> String {
 }
 
 #[cfg(feature = "gltf")]
-fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, RigError> {
+fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, Error> {
     let gltf = gltf::Gltf::from_slice(json.as_bytes()).expect("test JSON is valid glTF");
     Rig::from_gltf(&gltf.document, &[buffer.to_vec()])
 }
@@ -1397,39 +1437,89 @@ fn rig_from_gltf_reads_hierarchy_matrices_skins_and_morph_defaults() {
 #[test]
 fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     let buf = ibm_buffer();
-    let accessor_error =
-        |ibm: &str, view: &str, buffer: &[u8]| match gltf_rig(&gltf_json(ibm, view, ""), buffer) {
-            Err(RigError::Accessor {
-                skin: 0,
-                accessor: 1,
-                reason,
-            }) => reason,
-            other => panic!("expected an accessor error, got {other:?}"),
-        };
+    // Every accessor fault is the importer's, located at skin 0, accessor 1.
+    let accessor_error = |ibm: &str, view: &str, buffer: &[u8]| {
+        let r = gltf_rig(&gltf_json(ibm, view, ""), buffer);
+        if let Err(e) = &r {
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with("glTF import (skin 0, accessor 1): "),
+                "{msg}"
+            );
+        }
+        match r {
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: Some(0),
+                accessor: Some(1),
+                kind,
+            }) => kind,
+            other => panic!("expected an import error at skin 0, accessor 1, got {other:?}"),
+        }
+    };
     // The view runs past the bytes actually loaded.
-    let r = accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]);
-    assert!(r.contains("past the end of buffer 0"), "{r}");
+    assert_eq!(
+        accessor_error(GOOD_IBM, GOOD_VIEW, &buf[..100]),
+        ImportErrorKind::ViewOutOfRange {
+            view: 1,
+            buffer: 0,
+            end: 160,
+            length: 100
+        }
+    );
     // The accessor runs past its view (count 3 with stride 80 needs 224 bytes).
-    let r = accessor_error(
-        r#"{"bufferView": 1, "componentType": 5126, "count": 3, "type": "MAT4"}"#,
-        GOOD_VIEW,
-        &buf,
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 3, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::AccessorOutOfRange {
+            part: "accessor",
+            view: 1,
+            end: 224,
+            length: 144
+        }
     );
-    assert!(r.contains("element 2 runs past"), "{r}");
-    // Not MAT4 of FLOAT.
-    let r = accessor_error(
-        r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}"#,
-        GOOD_VIEW,
-        &buf,
+    // Not MAT4.
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::BadAccessorType {
+            expected: "MAT4",
+            found: "VEC4".into()
+        }
     );
-    assert!(r.contains("expected MAT4"), "{r}");
+    // Not FLOAT.
+    assert_eq!(
+        accessor_error(
+            r#"{"bufferView": 1, "componentType": 5123, "count": 2, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            &buf,
+        ),
+        ImportErrorKind::BadComponentType {
+            usage: "inverse bind matrices",
+            found: "UNSIGNED_SHORT".into(),
+            normalized: false
+        }
+    );
     // A stride smaller than a matrix.
-    let r = accessor_error(
-        GOOD_IBM,
-        r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 32}"#,
-        &buf,
+    assert_eq!(
+        accessor_error(
+            GOOD_IBM,
+            r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 32}"#,
+            &buf,
+        ),
+        ImportErrorKind::BadStride {
+            view: 1,
+            stride: 32,
+            element_size: 64
+        }
     );
-    assert!(r.contains("stride"), "{r}");
     // Sparse: index 7 of a 2-element accessor (indices: one u8 at byte 300,
     // values: one matrix at byte 304).
     let mut sparse_buf = buf.clone();
@@ -1440,8 +1530,11 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     let views = r#"{"buffer": 0, "byteOffset": 16, "byteLength": 144, "byteStride": 80},
         {"buffer": 0, "byteOffset": 300, "byteLength": 1},
         {"buffer": 0, "byteOffset": 304, "byteLength": 64}"#;
-    let r = accessor_error(sparse, views, &sparse_buf);
-    assert!(r.contains("sparse index 0 = 7 is out of range"), "{r}");
+    let kind = accessor_error(sparse, views, &sparse_buf);
+    assert!(
+        matches!(&kind, ImportErrorKind::Sparse(m) if m.contains("index 7 (entry 0)")),
+        "{kind:?}"
+    );
     // The same sparse accessor with index 1 replaces matrix 1.
     sparse_buf[300] = 1;
     for (c, v) in Mat4::from_scale(Vec3::splat(3.0))
@@ -1456,31 +1549,181 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
         rig.skins()[0].inverse_bind_matrices[1],
         Mat4::from_scale(Vec3::splat(3.0)).to_cols_array()
     );
-    // One matrix for two joints.
-    assert_eq!(
-        gltf_rig(
-            &gltf_json(
-                r#"{"bufferView": 1, "componentType": 5126, "count": 1, "type": "MAT4"}"#,
-                GOOD_VIEW,
-                ""
-            ),
-            &buf
+    // One matrix for two joints: the rig model's check.
+    let r = gltf_rig(
+        &gltf_json(
+            r#"{"bufferView": 1, "componentType": 5126, "count": 1, "type": "MAT4"}"#,
+            GOOD_VIEW,
+            "",
         ),
-        Err(RigError::InverseBindCount {
-            skin: 0,
-            expected: 2,
-            found: 1
-        })
+        &buf,
+    );
+    assert!(
+        matches!(
+            r,
+            Err(Error::Rig(RigError::InverseBindCount {
+                skin: 0,
+                expected: 2,
+                found: 1
+            }))
+        ),
+        "{r:?}"
     );
     // Node 0 listed twice among node 1's children: two parent links (the
     // gltf crate's validation lets this through).
-    assert_eq!(
-        gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf),
-        Err(RigError::MultipleParents {
-            node: 0,
-            first: 1,
-            second: 1
+    let r = gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::MultipleParents {
+                    node: 0,
+                    first: 1,
+                    second: 1
+                }
+            })
+        ),
+        "{r:?}"
+    );
+}
+
+/// `Rig::from_document` runs the `gltf` crate's validation first (but lets
+/// vertex-data faults through); `Rig::from_gltf` on an unvalidated document
+/// shows the import's own checks: every index the rig reads is checked by
+/// the import or by `Rig::from_parts`.
+#[cfg(feature = "gltf")]
+#[test]
+fn rig_import_checks_the_indices_it_reads() {
+    let buf = ibm_buffer();
+    let root =
+        |json: &str| gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses");
+    let from_document = |json: &str| {
+        Rig::from_document(&keyframe_gpu::gltf::Document {
+            root: root(json),
+            buffers: vec![buf.clone()],
         })
+    };
+    let unvalidated = |json: &str| {
+        Rig::from_gltf(
+            &gltf::Document::from_json_without_validation(root(json)),
+            &[buf.as_slice()],
+        )
+    };
+    let invalid = |r: Result<Rig, Error>, words: &[&str]| match r {
+        Err(Error::Import {
+            animation: None,
+            channel: None,
+            skin: None,
+            accessor: None,
+            kind: ImportErrorKind::InvalidDocument { reason },
+        }) => assert!(words.iter().all(|w| reason.contains(w)), "{reason}"),
+        other => panic!("expected InvalidDocument naming {words:?}, got {other:?}"),
+    };
+    let good = gltf_json(GOOD_IBM, GOOD_VIEW, "");
+    let rig = gltf_rig(&good, &buf).unwrap();
+    assert_eq!(from_document(&good).unwrap(), rig, "both entries agree");
+    assert_eq!(
+        unvalidated(&good).unwrap(),
+        rig,
+        "validation changes nothing"
+    );
+
+    // Vertex data is not the rig's: POSITION without min/max passes, a
+    // POSITION index out of range is refused by the validation only.
+    let no_bounds = good.replace(
+        r#",
+      "min": [0,0,0], "max": [0,0,0]"#,
+        "",
+    );
+    assert_ne!(no_bounds, good);
+    assert_eq!(from_document(&no_bounds).unwrap(), rig);
+    let bad_position = good.replace(
+        r#""attributes": {"POSITION": 0}"#,
+        r#""attributes": {"POSITION": 9}"#,
+    );
+    invalid(from_document(&bad_position), &["POSITION", "accessor 9"]);
+    assert_eq!(unvalidated(&bad_position).unwrap(), rig);
+
+    // A child index out of range.
+    let bad_child = gltf_json(GOOD_IBM, GOOD_VIEW, ", 7");
+    invalid(from_document(&bad_child), &["children"]);
+    let r = unvalidated(&bad_child);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::IndexOutOfRange {
+                    what: "child node",
+                    index: 7,
+                    count: 3
+                }
+            })
+        ),
+        "{r:?}"
+    );
+    // An inverse bind matrices accessor out of range.
+    let bad_ibm = good.replace(r#""inverseBindMatrices": 1"#, r#""inverseBindMatrices": 5"#);
+    invalid(from_document(&bad_ibm), &["inverseBindMatrices"]);
+    let r = unvalidated(&bad_ibm);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: Some(0),
+                accessor: Some(5),
+                kind: ImportErrorKind::IndexOutOfRange {
+                    what: "accessor",
+                    index: 5,
+                    count: 2
+                }
+            })
+        ),
+        "{r:?}"
+    );
+    // A joint out of range: the rig model's check.
+    let bad_joint = good.replace(r#""joints": [1, 0]"#, r#""joints": [1, 4]"#);
+    invalid(from_document(&bad_joint), &["joints"]);
+    let r = unvalidated(&bad_joint);
+    assert!(
+        matches!(
+            r,
+            Err(Error::Rig(RigError::JointOutOfRange {
+                skin: 0,
+                joint: 1,
+                node: 4,
+                node_count: 3
+            }))
+        ),
+        "{r:?}"
+    );
+    // Primitives of one mesh with different morph-target counts (valid for
+    // the validation).
+    let r = from_document(&good.replace(
+        r#""weights": [0.25, 0.5]}]"#,
+        r#""weights": [0.25, 0.5]}, {"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 0}]}, {"attributes": {"POSITION": 0}}]}]"#,
+    ));
+    assert!(
+        matches!(
+            &r,
+            Err(Error::Import {
+                animation: None,
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::MorphTargets { mesh: 1, reason },
+            }) if reason.contains("primitive 1 has 0 morph targets")
+        ),
+        "{r:?}"
     );
 }
 
@@ -1806,11 +2049,12 @@ fn check_chain_with_skins(
     let cpu = gpu_vs_cpu(name, &rig, &lib, &inst)?;
     let n = rig.nodes().len();
     let jc = tables.joint_count() as usize;
+    let locals = local_mats(&cpu);
     for i in 0..inst.len() {
         for node in 0..n {
             let want = match rig.nodes()[node].parent {
-                Some(p) => cpu.globals[i * n + p as usize] * cpu.locals[i * n + node],
-                None => cpu.locals[i * n + node],
+                Some(p) => cpu.globals[i * n + p as usize] * locals[i * n + node],
+                None => locals[i * n + node],
             };
             assert_mat_close(
                 &format!("{name}: instance {i} global {node}"),

@@ -86,6 +86,7 @@ struct Args {
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum StrategyArg {
     Auto,
+    Staged,
     PerInstance,
     PerNode,
 }
@@ -94,6 +95,7 @@ impl From<StrategyArg> for SkinStrategy {
     fn from(s: StrategyArg) -> Self {
         match s {
             StrategyArg::Auto => SkinStrategy::Auto,
+            StrategyArg::Staged => SkinStrategy::Staged,
             StrategyArg::PerInstance => SkinStrategy::PerInstance,
             StrategyArg::PerNode => SkinStrategy::PerNode,
         }

@@ -78,7 +78,7 @@ impl Kernel for Chain {
     fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
         self.sampler.set(queue, instances);
         if let (true, Some(s)) = (self.with_skin, &mut self.skinner) {
-            fail("skinner set_instances", s.set_instances(queue, instances));
+            fail("skinner prepare", s.prepare(queue, &self.sampler));
         }
     }
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {

@@ -130,7 +130,7 @@ impl<'a> Engine<'a> {
                 let mut out = Vec::with_capacity(instances.len());
                 for chunk in instances.chunks(capacity) {
                     sampler.set_instances(&h.queue, chunk)?;
-                    skinner.set_instances(&h.queue, chunk)?;
+                    skinner.prepare(&h.queue, sampler)?;
                     let mut encoder =
                         h.device
                             .create_command_encoder(&wgpu::CommandEncoderDescriptor {

@@ -26,7 +26,7 @@ pub fn run(
     let Some(document) = &source.document else {
         return Err(Failure::Message(format!("no skins in {shown}")));
     };
-    let rig = Rig::from_document(document).map_err(keyframe_gpu::Error::from)?;
+    let rig = Rig::from_document(document)?;
     if rig.skins().is_empty() {
         return Err(Failure::Message(format!("no skins in {shown}")));
     }

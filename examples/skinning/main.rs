@@ -73,7 +73,7 @@ fn time_compute(
         .set_instances(&h.queue, &inst)
         .map_err(|e| e.to_string())?;
     skinner
-        .set_instances(&h.queue, &inst)
+        .prepare(&h.queue, &sampler)
         .map_err(|e| e.to_string())?;
     let median = |skin: bool| -> Result<f64, String> {
         let mut samples = Vec::new();

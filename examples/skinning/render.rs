@@ -554,7 +554,7 @@ pub fn render(
         .set_instances(&h.queue, &inst)
         .map_err(|e| e.to_string())?;
     skinner
-        .set_instances(&h.queue, &inst)
+        .prepare(&h.queue, &sampler)
         .map_err(|e| e.to_string())?;
 
     use wgpu::util::DeviceExt;

@@ -5,7 +5,7 @@
 //! same flat arrays ([`AnimationLibrary`]) and producing the same output
 //! layout. It is the reference every GPU result is compared with; the tests
 //! check it in turn against values computed by hand from the formulas in
-//! DESIGN.md, and against glam's independent slerp.
+//! `docs/ARCHITECTURE.md` ("The contract"), and against glam's independent slerp.
 //!
 //! # Panics
 //! The per-function twins (`find_segment`, `sample_track`, ...) index the
@@ -136,6 +136,7 @@ pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
     }
 }
 
+#[doc(hidden)]
 /// Finds the key interval of `time` among `times[times_offset..][..key_count]`
 /// by a search over all keys: [`find_segment_track`] for a track without a
 /// key lookup table, and the reference that the table is tested against.
@@ -144,15 +145,7 @@ pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32)
     search_window(times, times_offset, key_count, 0, key_count, time)
 }
 
-/// The bucket of `time` in a key lookup table of `buckets` buckets that
-/// starts at `t0`, `scale` buckets per second: the shader's formula in the
-/// same `f32` operations. [`AnimationLibrary`] builds the tables with it.
-#[must_use]
-pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
-    let last = buckets - 1;
-    // WGSL: min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last)
-    (((time - t0) * scale).clamp(0.0, last as f32) as u32).min(last)
-}
+pub use crate::key_lookup::lookup_bucket;
 
 /// The loop of the shader's `find_segment_track`, from the window
 /// `[lo, lo + len)`: a binary search down to at most two keys, then
@@ -204,6 +197,7 @@ fn search_window(
     seg
 }
 
+#[doc(hidden)]
 /// As [`find_segment`], for a track: a track with a key lookup table
 /// (`lookup_scale > 0`, see [`GpuTrack::lookup_scale`]) starts from the
 /// window of keys of its time's bucket, a track of uniformly spaced keys
@@ -265,6 +259,7 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
     h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1
 }
 
+#[doc(hidden)]
 /// Samples one track at clip time `time` into `out[..width]`.
 pub fn sample_track(
     times: &[f32],
@@ -335,6 +330,7 @@ pub fn sample_track(
     }
 }
 
+#[doc(hidden)]
 /// Samples every track of every resolved instance: the body of
 /// `sample_main`, looped over all invocations. `output` must hold
 /// `instances.len() * library.output_stride()` floats.

@@ -1,14 +1,30 @@
-//! The CPU twin of `shaders/pose.wgsl` (morph weights) and
-//! `shaders/skin.wgsl` (local pose, global transforms and joint matrices,
-//! one `skin_main` invocation per instance: [`skin_instance`]).
+//! The CPU twin of `shaders/skin.wgsl`, the hierarchy and joint-matrix
+//! stage: global transforms and joint matrices from the local poses of the
+//! pose stage ([`crate::cpu::pose`]).
 //!
 //! One function per WGSL function, same names and argument order, the same
 //! `f32` operations in the same order, reading the same flat tables
-//! ([`SkinTables`]) and the sampler's output, and producing the same
-//! layouts. Matrix products are written out the way WGSL's `*` is defined
-//! (column `c` of `a * b` is `a[0] b[c].x + a[1] b[c].y + a[2] b[c].z +
-//! a[3] b[c].w`), not with glam's operators, so that the twin does not
-//! depend on how glam orders its sums.
+//! ([`SkinTables`]) and producing the same layouts. Matrix products are
+//! written out the way WGSL's `*` is defined (column `c` of `a * b` is
+//! `a[0] b[c].x + a[1] b[c].y + a[2] b[c].z + a[3] b[c].w`), not with
+//! glam's operators, so that the twin does not depend on how glam orders
+//! its sums.
+//!
+//! Kernels and their twins (one invocation each):
+//! - `hierarchy_main` ([`SkinStrategy::Staged`], the reference):
+//!   [`hierarchy_main`], after [`pose_main`] for every (instance, node);
+//!   [`pose_resolved`] runs the staged chain for every instance.
+//! - `skin_main` ([`SkinStrategy::PerInstance`], the pose stage fused in):
+//!   [`skin_main`]; [`per_instance_resolved`] runs it for every instance.
+//! - `skin_nodes_main` ([`SkinStrategy::PerNode`]) has no twin of its
+//!   scheduling (pointer jumping in workgroup memory): it computes the same
+//!   stages, mirrored here per stage ([`local_pose`] through
+//!   [`posed_local`], [`affine_inverse`], [`joint_matrix`]); the tests
+//!   compare it with the staged reference within 1e-4 per element.
+//!
+//! [`SkinStrategy::Staged`]: crate::gpu::skin::SkinStrategy::Staged
+//! [`SkinStrategy::PerInstance`]: crate::gpu::skin::SkinStrategy::PerInstance
+//! [`SkinStrategy::PerNode`]: crate::gpu::skin::SkinStrategy::PerNode
 //!
 //! # Panics
 //! Like the shader, the functions index the flat tables directly and panic on
@@ -19,22 +35,27 @@
     reason = "keeps the code easy to compare with the shader"
 )]
 
+use bytemuck::Zeroable;
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::cpu::sample::{quat_normalize, sample_resolved};
+pub use crate::cpu::pose::{local_pose, morph_main, node_at, pose_main, write_morph_weights};
+use crate::cpu::sample::sample_resolved;
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
+use crate::layout::GpuLocalPose;
 use crate::library::AnimationLibrary;
-use crate::rig::{GpuJoint, GpuNode, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
+use crate::rig::{GpuJoint, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
 
-/// Everything the morph and skin passes write, for a set of instances, in
-/// the GPU layouts described on [`SkinTables`], plus the local matrices.
+/// Everything the pose, morph and skin passes write, for a set of
+/// instances, in the GPU layouts described on [`SkinTables`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinOutput {
-    /// Local matrices, `instance * node_count + node` ([`local_matrix`] for
-    /// every node). Not a GPU output: the skin pass computes each local in
-    /// registers where it uses it; they are here for checks and tools.
-    pub locals: Vec<Mat4>,
+    /// Local poses, `instance * node_count + node` ([`local_pose`] for
+    /// every node): the staged pose pass's `locals` buffer
+    /// ([`GpuSkinner::locals_buffer`](crate::gpu::skin::GpuSkinner::locals_buffer)).
+    /// Empty from [`per_instance_resolved`], whose kernel keeps them in
+    /// registers.
+    pub locals: Vec<GpuLocalPose>,
     /// Global matrices, `instance * node_count + node`.
     pub globals: Vec<Mat4>,
     /// Joint matrices, `instance * joint_count + slot`.
@@ -66,31 +87,10 @@ fn dot3(a: Vec3, b: Vec3) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
 }
 
-/// Node `n` (WGSL `node_at`, which reads the first
-/// [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD) nodes from a uniform
-/// copy, the same values).
-#[must_use]
-pub fn node_at(tables: &SkinTables, n: u32) -> GpuNode {
-    tables.nodes()[n as usize]
-}
-
 /// Joint slot `j` (WGSL `joint_at`, like [`node_at`]).
 #[must_use]
 pub fn joint_at(tables: &SkinTables, j: u32) -> GpuJoint {
     tables.joints()[j as usize]
-}
-
-fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
-    Vec3::new(samples[at], samples[at + 1], samples[at + 2])
-}
-
-fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
-    Vec4::new(
-        samples[at],
-        samples[at + 1],
-        samples[at + 2],
-        samples[at + 3],
-    )
 }
 
 /// `T * R * S` for translation `t`, unit quaternion `q` (x, y, z, w) and
@@ -132,55 +132,30 @@ pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
     )
 }
 
-/// The local matrix of node `n` for instance `i`, whose clip is `clip`
-/// (WGSL `local_matrix`).
+/// The local matrix of a local pose (WGSL `local_matrix`): `T * R * S`,
+/// the rotation already unit.
 #[must_use]
-pub fn local_matrix(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
-    let node = node_at(tables, n);
-    let mut t = Vec3::from_slice(&node.translation[..3]);
-    let mut r = Vec4::from_array(node.rotation);
-    let mut s = Vec3::from_slice(&node.scale[..3]);
-    if clip < tables.clip_count() {
-        let ch = tables.channels()[(clip * tables.node_count() + n) as usize];
-        let base = (i * tables.output_stride()) as usize;
-        if ch[0] >= 0 {
-            t = sample_vec3(samples, base + ch[0] as usize);
-        }
-        if ch[1] >= 0 {
-            r = sample_vec4(samples, base + ch[1] as usize);
-        }
-        if ch[2] >= 0 {
-            s = sample_vec3(samples, base + ch[2] as usize);
-        }
-    }
-    compose_trs(t, quat_normalize(r), s)
+pub fn local_matrix(pose: GpuLocalPose) -> Mat4 {
+    compose_trs(
+        Vec3::from_slice(&pose.translation[..3]),
+        Vec4::from_array(pose.rotation),
+        Vec3::from_slice(&pose.scale[..3]),
+    )
 }
 
-/// Writes mesh `m`'s weights for instance `i` into `morph_weights` (WGSL
-/// `write_morph_weights`).
-pub fn write_morph_weights(
-    tables: &SkinTables,
-    samples: &[f32],
-    instance_clips: &[u32],
-    i: u32,
-    m: u32,
-    morph_weights: &mut [f32],
-) {
-    let mesh = tables.meshes()[m as usize];
-    let out = (i * tables.morph_stride() + mesh.weights_offset) as usize;
-    let clip = instance_clips[i as usize];
-    let mut src = -1;
-    if clip < tables.clip_count() {
-        src = tables.morph_channels()[(clip * tables.mesh_count() + m) as usize];
-    }
-    for k in 0..mesh.target_count as usize {
-        if src >= 0 {
-            morph_weights[out + k] =
-                samples[(i * tables.output_stride()) as usize + src as usize + k];
-        } else {
-            morph_weights[out + k] = tables.default_weights()[mesh.defaults_offset as usize + k];
-        }
-    }
+/// The local matrix of node `n` for instance `i`, whose clip is `clip`,
+/// from the pose stage's [`local_pose`] (WGSL `posed_local`, used by the
+/// fused kernels).
+#[must_use]
+pub fn posed_local(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    local_matrix(local_pose(tables, samples, i, clip, n))
+}
+
+/// The local matrix of node `n` for instance `i` from the stored local
+/// poses `locals` (WGSL `stored_local`, used by `hierarchy_main`).
+#[must_use]
+pub fn stored_local(tables: &SkinTables, locals: &[GpuLocalPose], i: u32, n: u32) -> Mat4 {
+    local_matrix(locals[(i * tables.node_count() + n) as usize])
 }
 
 /// The global matrix of node `n` for instance `i` (WGSL `global_matrix`),
@@ -189,7 +164,7 @@ pub fn write_morph_weights(
 /// in `previous`: `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where
 /// `a_1..` are `n`'s ancestors up to the first one, `p`, with a smaller
 /// index (the parent, when the table lists parents first). The locals of
-/// ancestors with an index `>= n` are recomputed ([`local_matrix`]).
+/// ancestors with an index `>= n` are recomputed ([`posed_local`]).
 #[allow(clippy::too_many_arguments, reason = "the WGSL function's arguments")]
 #[must_use]
 pub fn global_matrix(
@@ -207,7 +182,35 @@ pub fn global_matrix(
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
+        m = mat_mul(posed_local(tables, samples, i, clip, p as u32), m);
+        p = node_at(tables, p as u32).parent;
+        step += 1;
+    }
+    if p >= 0 && p + 1 == n as i32 {
+        m = mat_mul(previous, m);
+    } else if p >= 0 && p < n as i32 {
+        m = mat_mul(globals[base + p as usize], m);
+    }
+    m
+}
+
+/// [`global_matrix`] for `hierarchy_main` (WGSL `stored_global`): node
+/// `n`'s and its ancestors' locals read from `locals` ([`stored_local`]).
+#[must_use]
+pub fn stored_global(
+    tables: &SkinTables,
+    locals: &[GpuLocalPose],
+    globals: &[Mat4],
+    i: u32,
+    n: u32,
+    previous: Mat4,
+) -> Mat4 {
+    let base = (i * tables.node_count()) as usize;
+    let mut m = stored_local(tables, locals, i, n);
+    let mut p = node_at(tables, n).parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= n as i32 {
+        m = mat_mul(stored_local(tables, locals, i, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
@@ -257,11 +260,11 @@ pub fn affine_inverse(m: Mat4) -> Mat4 {
 /// root first, multiplied from `n` upwards.
 #[must_use]
 pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
-    let mut m = local_matrix(tables, samples, i, clip, n);
+    let mut m = posed_local(tables, samples, i, clip, n);
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= 0 {
-        m = mat_mul(local_matrix(tables, samples, i, clip, p as u32), m);
+        m = mat_mul(posed_local(tables, samples, i, clip, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
@@ -301,15 +304,63 @@ pub fn inverse_bind(tables: &SkinTables, j: u32) -> Mat4 {
     Mat4::from_cols_array(&tables.inverse_binds()[j as usize])
 }
 
-/// One instance of WGSL `skin_main`. With at most [`MAX_FUSED_SKINS`]
+/// Step 3 (WGSL `joints_from_globals`): the joint matrices of instance
+/// `i`'s slots `first..` from the globals written by the walk, the mesh
+/// node's inverse computed once per run of slots with the same mesh node.
+pub fn joints_from_globals(
+    tables: &SkinTables,
+    globals: &[Mat4],
+    i: u32,
+    first: u32,
+    joint_matrices: &mut [Mat4],
+) {
+    let base = (i * tables.node_count()) as usize;
+    let out = (i * tables.joint_count()) as usize;
+    let mut mesh_node = -1;
+    let mut inverse = IDENTITY;
+    for j in first..tables.joint_count() {
+        let joint = joint_at(tables, j);
+        if joint.mesh_node != mesh_node {
+            mesh_node = joint.mesh_node;
+            inverse = IDENTITY;
+            if mesh_node >= 0 {
+                inverse = affine_inverse(globals[base + mesh_node as usize]);
+            }
+        }
+        joint_matrices[out + j as usize] =
+            joint_matrix(tables, j, inverse, globals[base + joint.node as usize]);
+    }
+}
+
+/// One invocation of WGSL `hierarchy_main` (the staged strategy's second
+/// pass), for instance `i`: the nodes in index order, each global from the
+/// stored locals ([`stored_global`]) written to `globals`, then every
+/// joint matrix from the globals ([`joints_from_globals`]).
+pub fn hierarchy_main(
+    tables: &SkinTables,
+    locals: &[GpuLocalPose],
+    i: u32,
+    globals: &mut [Mat4],
+    joint_matrices: &mut [Mat4],
+) {
+    let base = (i * tables.node_count()) as usize;
+    let mut previous = IDENTITY;
+    for n in 0..tables.node_count() {
+        previous = stored_global(tables, locals, globals, i, n, previous);
+        globals[base + n as usize] = previous;
+    }
+    joints_from_globals(tables, globals, i, 0, joint_matrices);
+}
+
+/// One invocation of WGSL `skin_main` (the per-instance strategy, the pose
+/// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
 /// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
-/// the nodes in index order, each local computed where it is used, each
-/// global written to `globals` and, right after it, the joint matrices of
-/// the slots whose joint node it is (from the global in hand). With more
-/// skins: the walk writes the globals only, then a loop over the slots
-/// reads them back, inverting a mesh node's global once per run of slots
-/// that share it.
-pub fn skin_instance(
+/// the nodes in index order, each local computed where it is used
+/// ([`posed_local`]), each global written to `globals` and, right after
+/// it, the joint matrices of the slots whose joint node it is (from the
+/// global in hand). With more skins: the walk writes the globals only,
+/// then [`joints_from_globals`].
+pub fn skin_main(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],
@@ -331,7 +382,7 @@ pub fn skin_instance(
     // Step 2: locals, globals and (fused) joint matrices.
     let mut previous = IDENTITY;
     for n in 0..tables.node_count() {
-        let local = local_matrix(tables, samples, i, clip, n);
+        let local = posed_local(tables, samples, i, clip, n);
         previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
         globals[base + n as usize] = previous;
         let mut j = if fused {
@@ -354,70 +405,57 @@ pub fn skin_instance(
     }
     // Step 3: joint matrices of rigs with more skins (no iteration when
     // fused).
-    let mut mesh_node = -1;
-    let mut inverse = IDENTITY;
-    for j in if fused { tables.joint_count() } else { 0 }..tables.joint_count() {
-        let joint = joint_at(tables, j);
-        if joint.mesh_node != mesh_node {
-            mesh_node = joint.mesh_node;
-            inverse = IDENTITY;
-            if mesh_node >= 0 {
-                inverse = affine_inverse(globals[base + mesh_node as usize]);
-            }
-        }
-        joint_matrices[out + j as usize] =
-            joint_matrix(tables, j, inverse, globals[base + joint.node as usize]);
+    let first = if fused { tables.joint_count() } else { 0 };
+    joints_from_globals(tables, globals, i, first, joint_matrices);
+}
+
+/// `samples` padded with zeros to `instances * output_stride` floats.
+fn padded<'a>(
+    tables: &SkinTables,
+    samples: &'a [f32],
+    instances: usize,
+) -> std::borrow::Cow<'a, [f32]> {
+    let needed = instances * tables.output_stride() as usize;
+    if samples.len() < needed {
+        let mut v = samples.to_vec();
+        v.resize(needed, 0.0);
+        std::borrow::Cow::Owned(v)
+    } else {
+        std::borrow::Cow::Borrowed(samples)
     }
 }
 
-/// The two passes for every instance, from the sampler's output `samples`
+/// Every invocation of `morph_main` for `instance_clips.len()` instances.
+fn morph_weights(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -> Vec<f32> {
+    let count = instance_clips.len() as u32;
+    let mut morph_weights = vec![0.0; (count * tables.morph_stride()) as usize];
+    for index in 0..count * tables.mesh_count() {
+        morph_main(tables, samples, instance_clips, index, &mut morph_weights);
+    }
+    morph_weights
+}
+
+/// The staged chain, the reference every strategy is compared with, for
+/// every instance, from the sampler's output `samples`
 /// (`instance_clips.len() * output_stride` floats) and each instance's clip:
-/// `morph_main` and `skin_main` looped over all invocations, plus every
-/// local matrix ([`SkinOutput::locals`], which the GPU does not store).
-/// A short `samples` is read as if padded with zeros; an
-/// instance whose clip is out of range gets the rest pose and default
-/// weights (as on the GPU).
+/// [`pose_main`] and [`morph_main`] for every invocation, then
+/// [`hierarchy_main`] for every instance. A short `samples` is read as if
+/// padded with zeros; an instance whose clip is out of range gets the rest
+/// pose and default weights (as on the GPU).
 #[must_use]
 pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -> SkinOutput {
-    let needed = instance_clips.len() * tables.output_stride() as usize;
-    let padded;
-    let samples = if samples.len() < needed {
-        padded = [samples, &vec![0.0; needed - samples.len()]].concat();
-        &padded[..]
-    } else {
-        samples
-    };
+    let samples = padded(tables, samples, instance_clips.len());
     let count = instance_clips.len() as u32;
     let nodes = tables.node_count();
-    let mut locals = Vec::with_capacity((count * nodes) as usize);
-    for i in 0..count {
-        for n in 0..nodes {
-            locals.push(local_matrix(
-                tables,
-                samples,
-                i,
-                instance_clips[i as usize],
-                n,
-            ));
-        }
+    let mut locals = vec![GpuLocalPose::zeroed(); (count * nodes) as usize];
+    for index in 0..count * nodes {
+        pose_main(tables, &samples, instance_clips, index, &mut locals);
     }
-    let mut morph_weights = vec![0.0; (count * tables.morph_stride()) as usize];
-    for i in 0..count {
-        for m in 0..tables.mesh_count() {
-            write_morph_weights(tables, samples, instance_clips, i, m, &mut morph_weights);
-        }
-    }
+    let morph_weights = morph_weights(tables, &samples, instance_clips);
     let mut globals = vec![IDENTITY; locals.len()];
     let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
     for i in 0..count {
-        skin_instance(
-            tables,
-            samples,
-            instance_clips,
-            i,
-            &mut globals,
-            &mut joint_matrices,
-        );
+        hierarchy_main(tables, &locals, i, &mut globals, &mut joint_matrices);
     }
     SkinOutput {
         locals,
@@ -427,8 +465,43 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
     }
 }
 
-/// Samples `instances` on the CPU ([`crate::cpu`]) and runs the pose and
-/// skin passes on the result.
+/// [`pose_resolved`] with the per-instance strategy's kernels:
+/// [`morph_main`] and [`skin_main`] for every invocation (no locals:
+/// [`SkinOutput::locals`] is empty). Its globals equal the staged ones bit
+/// for bit (the same operations); its joint matrices differ by rounding
+/// where a mesh node is not a root (step 1 builds the mesh node's global on
+/// its own, another association of the same products).
+#[must_use]
+pub fn per_instance_resolved(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+) -> SkinOutput {
+    let samples = padded(tables, samples, instance_clips.len());
+    let count = instance_clips.len() as u32;
+    let morph_weights = morph_weights(tables, &samples, instance_clips);
+    let mut globals = vec![IDENTITY; (count * tables.node_count()) as usize];
+    let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
+    for i in 0..count {
+        skin_main(
+            tables,
+            &samples,
+            instance_clips,
+            i,
+            &mut globals,
+            &mut joint_matrices,
+        );
+    }
+    SkinOutput {
+        locals: Vec::new(),
+        globals,
+        joints: joint_matrices,
+        morph_weights,
+    }
+}
+
+/// Samples `instances` on the CPU ([`crate::cpu`]) and runs the staged
+/// pose and skin passes on the result ([`pose_resolved`]).
 ///
 /// # Errors
 /// The instance errors of the sampler (clip out of range, time not finite).
@@ -443,7 +516,6 @@ pub fn skin(
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     Ok(pose_resolved(tables, &samples, &clips))
 }
-
 /// Each skin's joint matrices (column-major, in the skin's joint order)
 /// with clip `clip` of `library` played on `rig` at `time` seconds,
 /// clamped to the clip (glTF rule): `inverse(global(node)) *

@@ -2,12 +2,19 @@
 //! blocking readback), [`ReadbackRing`] (readback that does not stall the
 //! next frame) and a [`headless`] device helper for tools and tests.
 
+mod animator;
+mod bind;
 pub mod headless;
 mod key_textures;
+mod limits;
 pub mod readback;
 pub mod skin;
 
+pub use animator::{Animator, Poses};
+#[doc(hidden)]
 pub use key_textures::{track_search_texel, KeyTextures};
+pub(crate) use limits::check_device;
+pub use limits::{required_features, required_limits};
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 
 use std::num::NonZeroU64;
@@ -15,10 +22,11 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    BindingKind, GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_BINDINGS, SAMPLE_GROUPS,
-    SAMPLE_WGSL, WORKGROUP_SIZE,
+    GpuInstance, GpuParams, GROUP_ALL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
+use crate::plan::SamplerPlan;
 
 /// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
 /// in workgroups of `workgroup_size`: one row while the count fits in
@@ -118,48 +126,18 @@ fn check_size(
     Ok(())
 }
 
-/// Bind group layout entry of a compute binding of kind `kind`
-/// ([`SAMPLE_BINDINGS`], the skinning tables); `min_size` applies to
-/// buffers.
-pub(crate) fn layout_entry(
-    kind: BindingKind,
-    binding: u32,
-    min_size: u64,
-) -> wgpu::BindGroupLayoutEntry {
-    let buffer = |ty| wgpu::BindingType::Buffer {
-        ty,
-        has_dynamic_offset: false,
-        min_binding_size: NonZeroU64::new(min_size),
-    };
-    let texture = |sample_type| wgpu::BindingType::Texture {
-        sample_type,
-        view_dimension: wgpu::TextureViewDimension::D2,
-        multisampled: false,
-    };
-    let ty = match kind {
-        BindingKind::Uniform => buffer(wgpu::BufferBindingType::Uniform),
-        BindingKind::StorageRead => buffer(wgpu::BufferBindingType::Storage { read_only: true }),
-        BindingKind::StorageReadWrite => {
-            buffer(wgpu::BufferBindingType::Storage { read_only: false })
-        }
-        BindingKind::TextureFloat => texture(wgpu::TextureSampleType::Float { filterable: false }),
-        BindingKind::TextureUint => texture(wgpu::TextureSampleType::Uint),
-    };
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty,
-        count: None,
-    }
-}
-
-/// Layout entry with which another pipeline can bind the sampler's output
-/// buffer read-only (`var<storage, read> ...: array<f32>`), for example a
-/// skinning vertex shader.
+/// Layout entry with which another pipeline binds an output buffer
+/// read-only, `min_size` bytes at least: the sampler's
+/// ([`GpuSampler::output_buffer`], `var<storage, read> ...: array<f32>`,
+/// `min_size` 4, for example in a skinning vertex shader) or a skinner's
+/// ([`skin::GpuSkinner::joint_matrix_buffer`] and
+/// [`skin::GpuSkinner::global_buffer`]: `array<mat4x4<f32>>`, 64;
+/// [`skin::GpuSkinner::morph_weight_buffer`]: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
+    min_size: u64,
 ) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
@@ -167,7 +145,7 @@ pub fn output_layout_entry(
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Storage { read_only: true },
             has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(4),
+            min_binding_size: NonZeroU64::new(min_size),
         },
         count: None,
     }
@@ -187,22 +165,21 @@ pub fn output_layout_entry(
 ///
 /// The sampler never creates a device: it uses the caller's.
 ///
-/// One dispatch per track group that has tracks ([`SAMPLE_GROUPS`]: LINEAR
-/// rotations, CUBICSPLINE tracks other than rotations, other LINEAR
-/// tracks, CUBICSPLINE rotations, STEP tracks), each with a pipeline
-/// compiled for that group only, all in the same compute pass.
+/// How the work is laid out is its [`SamplerPlan`]: one dispatch over
+/// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
+/// ([`SamplerPlan::CpuAdapter`], the CPU fallback adapters), all in the
+/// same compute pass.
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
     /// Kept alive with the bind groups that name its views.
     _keys: KeyTextures,
-    bind_group_layout: wgpu::BindGroupLayout,
     instances: wgpu::Buffer,
     params: wgpu::Buffer,
     params_stride: usize,
     params_bytes: Vec<u8>,
+    plan: SamplerPlan,
     output: wgpu::Buffer,
-    staging: wgpu::Buffer,
     library: AnimationLibrary,
     capacity: u32,
     instance_count: u32,
@@ -239,6 +216,32 @@ impl GpuSampler {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
+        Self::with_plan(device, queue, library, max_instances, SamplerPlan::Auto)
+    }
+
+    /// [`new`](Self::new) with the [`SamplerPlan`] chosen by the caller
+    /// ([`plan`](Self::plan) tells which one `Auto` picked). Every plan
+    /// gives the same results.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_plan(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        max_instances: u32,
+        plan: SamplerPlan,
+    ) -> Result<Self> {
+        check_device(device)?;
+        let plan = plan.resolve(&device.adapter_info());
+        // (group, invocations per instance) of each dispatch.
+        let dispatches: Vec<(u32, u32)> = match plan {
+            SamplerPlan::CpuAdapter => (0..SAMPLE_GROUPS)
+                .map(|g| (g as u32, library.group_tracks_per_instance(g)))
+                .filter(|&(_, per)| per > 0)
+                .collect(),
+            _ => vec![(GROUP_ALL, library.tracks_per_instance())],
+        };
         let limits = device.limits();
         let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
@@ -252,8 +255,8 @@ impl GpuSampler {
         check_size(&limits, "clip table", clips_bytes, false)?;
         check_size(&limits, "instance table", instances_bytes, false)?;
         check_size(&limits, "output buffer", output_bytes, false)?;
-        let per_group = (0..SAMPLE_GROUPS).map(|g| library.group_tracks_per_instance(g));
-        let invocations = u64::from(capacity) * u64::from(per_group.max().unwrap_or(0));
+        let most = dispatches.iter().map(|&(_, per)| per).max().unwrap_or(0);
+        let invocations = u64::from(capacity) * u64::from(most);
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
         if invocations > max_invocations.min(u64::from(u32::MAX)) {
@@ -294,7 +297,7 @@ impl GpuSampler {
             });
             let params = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("keyframe-gpu.params"),
-                size: (params_stride * SAMPLE_GROUPS) as u64,
+                size: (params_stride * dispatches.len().max(1)) as u64,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
@@ -306,36 +309,12 @@ impl GpuSampler {
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("keyframe-gpu.readback"),
-                size: output_bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            // In SAMPLE_BINDINGS order: one element of each array, the
-            // params uniform; 0 for the textures.
-            let size = |n: usize| n as u64;
-            let min_sizes = [
-                0,
-                4,
-                size(std::mem::size_of::<GpuTrack>()),
-                size(std::mem::size_of::<GpuClip>()),
-                size(std::mem::size_of::<GpuInstance>()),
-                size(std::mem::size_of::<GpuParams>()),
-                4,
-                0,
-                0,
-            ];
-            let entries: Vec<_> = SAMPLE_BINDINGS
-                .iter()
-                .zip(min_sizes)
-                .map(|(b, min)| layout_entry(b.kind, b.binding, min))
-                .collect();
-            let bind_group_layout =
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("keyframe-gpu.sample.layout"),
-                    entries: &entries,
-                });
+            let bind_group_layout = bind::layout(
+                device,
+                "keyframe-gpu.sample.layout",
+                &SAMPLE_BINDINGS,
+                &SAMPLE_USES,
+            )?;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.sample.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
@@ -345,45 +324,38 @@ impl GpuSampler {
                 bind_group_layouts: &[Some(&bind_group_layout)],
                 immediate_size: 0,
             });
-            let has_table = library.tracks().iter().any(|t| t.lookup_scale > 0.0);
-            let has_direct = library.tracks().iter().any(|t| t.lookup_scale < 0.0);
+            // The reference plan searches every key; the CPU-adapter plan
+            // compiles in the lookup paths the library's tracks take.
+            let tuned = plan == SamplerPlan::CpuAdapter;
+            let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
+            let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
-            let mut groups = Vec::with_capacity(SAMPLE_GROUPS);
-            for g in 0..SAMPLE_GROUPS {
-                let per_instance = library.group_tracks_per_instance(g);
-                if per_instance == 0 {
-                    continue;
-                }
+            let mut groups = Vec::with_capacity(dispatches.len());
+            for (slot, &(g, per_instance)) in dispatches.iter().enumerate() {
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
-                    offset: (g * params_stride) as u64,
+                    offset: (slot * params_stride) as u64,
                     size: NonZeroU64::new(std::mem::size_of::<GpuParams>() as u64),
                 };
-                // In SAMPLE_BINDINGS order; the one uniform is this group's params.
-                let resources = [
-                    wgpu::BindingResource::TextureView(keys.times()),
-                    values.as_entire_binding(),
-                    tracks.as_entire_binding(),
-                    clips.as_entire_binding(),
-                    instances.as_entire_binding(),
-                    wgpu::BindingResource::Buffer(params_binding),
-                    output.as_entire_binding(),
-                    wgpu::BindingResource::TextureView(keys.key_lookup()),
-                    wgpu::BindingResource::TextureView(keys.track_search()),
-                ];
-                let bind_entries: Vec<_> = SAMPLE_BINDINGS
-                    .iter()
-                    .zip(resources)
-                    .map(|(b, resource)| wgpu::BindGroupEntry {
-                        binding: b.binding,
-                        resource,
-                    })
-                    .collect();
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("keyframe-gpu.sample.bind_group"),
-                    layout: &bind_group_layout,
-                    entries: &bind_entries,
-                });
+                // Paired with SAMPLE_BINDINGS by number; the one uniform is
+                // this group's slot of the params buffer.
+                let bind_group = bind::group(
+                    device,
+                    "keyframe-gpu.sample.bind_group",
+                    &bind_group_layout,
+                    &SAMPLE_USES,
+                    &[
+                        (0, wgpu::BindingResource::TextureView(keys.times())),
+                        (1, values.as_entire_binding()),
+                        (2, tracks.as_entire_binding()),
+                        (3, clips.as_entire_binding()),
+                        (4, instances.as_entire_binding()),
+                        (5, wgpu::BindingResource::Buffer(params_binding)),
+                        (6, output.as_entire_binding()),
+                        (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                        (8, wgpu::BindingResource::TextureView(keys.track_search())),
+                    ],
+                )?;
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some("keyframe-gpu.sample"),
                     layout: Some(&pipeline_layout),
@@ -391,7 +363,7 @@ impl GpuSampler {
                     entry_point: Some("sample_main"),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &[
-                            ("GROUP", f64::from(g as u32)),
+                            ("GROUP", f64::from(g)),
                             ("ROW_SHIFT", f64::from(keys.row_shift())),
                             ("HAS_TABLE", flag(has_table)),
                             ("HAS_DIRECT", flag(has_direct)),
@@ -401,7 +373,7 @@ impl GpuSampler {
                     cache: None,
                 });
                 groups.push(GroupDispatch {
-                    group: g as u32,
+                    group: g,
                     per_instance,
                     pipeline,
                     bind_group,
@@ -411,13 +383,12 @@ impl GpuSampler {
             Ok(GpuSampler {
                 groups,
                 _keys: keys,
-                bind_group_layout,
                 instances,
                 params,
                 params_stride,
-                params_bytes: vec![0; params_stride * SAMPLE_GROUPS],
+                params_bytes: vec![0; params_stride * dispatches.len().max(1)],
+                plan,
                 output,
-                staging,
                 library: library.clone(),
                 capacity,
                 instance_count: 0,
@@ -425,6 +396,12 @@ impl GpuSampler {
                 scratch: Vec::with_capacity(capacity as usize),
             })
         })?
+    }
+
+    /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
+    #[must_use]
+    pub fn plan(&self) -> SamplerPlan {
+        self.plan
     }
 
     /// The library this sampler was built from.
@@ -467,7 +444,7 @@ impl GpuSampler {
 
     fn write_table(&mut self, queue: &wgpu::Queue) {
         let n = self.scratch.len() as u32;
-        for d in &mut self.groups {
+        for (slot, d) in self.groups.iter_mut().enumerate() {
             let invocations = n * d.per_instance; // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
             let params = GpuParams {
@@ -476,7 +453,7 @@ impl GpuSampler {
                 output_stride: self.library.output_stride(),
                 row_invocations: x * WORKGROUP_SIZE,
             };
-            let at = d.group as usize * self.params_stride;
+            let at = slot * self.params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
             d.workgroups = (x, y);
@@ -513,9 +490,10 @@ impl GpuSampler {
         }
     }
 
-    /// The dispatches of the next frame: for each track group with tracks
-    /// ([`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`, `GROUP_BLEND`,
-    /// `GROUP_CUBIC_ROTATION`, `GROUP_STEP`), its
+    /// The dispatches of the next frame: for each one its track group
+    /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
+    /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
+    /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
     /// workgroup counts `(x, y)` (a 2D grid once the count passes
     /// `max_compute_workgroups_per_dimension`).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
@@ -530,11 +508,11 @@ impl GpuSampler {
         &self.output
     }
 
-    /// The bind group layout of the sampling pass (group 0, from
-    /// [`SAMPLE_BINDINGS`]).
+    /// The instance table (WGSL `array<Instance>`, [`GpuInstance`] rows:
+    /// clip and clip-local time), which the skinner's passes read too.
     #[must_use]
-    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.bind_group_layout
+    pub(crate) fn instance_buffer(&self) -> &wgpu::Buffer {
+        &self.instances
     }
 
     /// Copies the current instances' outputs back to the host: submits a
@@ -553,14 +531,7 @@ impl GpuSampler {
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        scoped(device, "GpuSampler::read_back (copy)", || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keyframe-gpu.readback"),
-            });
-            encoder.copy_buffer_to_buffer(&self.output, 0, &self.staging, 0, bytes);
-            queue.submit([encoder.finish()]);
-        })?;
-        read_mapped(device, &self.staging, bytes)
+        read_buffer(device, queue, &self.output, bytes)
     }
 
     /// Convenience for tools and tests: sets the instances, records and
@@ -587,6 +558,33 @@ impl GpuSampler {
     }
 }
 
+/// Copies `buffer[..bytes]` into a staging buffer made for this one read
+/// (a sampler or skinner that is never read back holds none), waits, and
+/// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
+/// and the skinner's. Per-frame readback goes through [`ReadbackRing`].
+pub(crate) fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<f32>> {
+    let staging = scoped(device, "blocking readback (copy)", || {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("keyframe-gpu.readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keyframe-gpu.readback"),
+        });
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        queue.submit([encoder.finish()]);
+        staging
+    })?;
+    read_mapped(device, &staging, bytes)
+}
+
 /// Maps `buffer[..bytes]`, waits, copies it out as `f32`s, unmaps.
 pub(crate) fn read_mapped(
     device: &wgpu::Device,
@@ -595,9 +593,13 @@ pub(crate) fn read_mapped(
 ) -> Result<Vec<f32>> {
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
+    // In an error scope: on a lost device the buffer is invalid, and wgpu
+    // reports the failed map as an error rather than through the callback.
+    scoped(device, "readback (map)", || {
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+    })?;
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| Error::Readback(e.to_string()))?;

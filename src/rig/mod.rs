@@ -1,7 +1,7 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
 //! a scene, and [`SkinTables`], the flat form of a rig plus an
-//! [`AnimationLibrary`] that the morph and skin passes (GPU and CPU twin)
-//! read.
+//! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin
+//! passes (GPU and CPU twin) read.
 //!
 //! Nodes keep their glTF indices (a [`crate::Track`]'s `node` is one of
 //! them). [`Rig::order`] lists them parents before children, whatever order
@@ -29,16 +29,6 @@ pub enum RigError {
         parent: u32,
         /// Number of nodes.
         node_count: usize,
-    },
-    /// A node is listed as the child of two nodes (glTF: nodes form trees).
-    #[error("node {node} is a child of both node {first} and node {second}")]
-    MultipleParents {
-        /// The node.
-        node: u32,
-        /// The first parent found.
-        first: u32,
-        /// The second parent found.
-        second: u32,
     },
     /// Following parents from this node comes back to it.
     #[error("node {node} is its own ancestor (the hierarchy has a cycle)")]
@@ -118,23 +108,6 @@ pub enum RigError {
         /// Index of the joint.
         joint: usize,
     },
-    /// The inverse bind matrices accessor of a skin cannot be read.
-    #[error("skin {skin}: inverse bind matrices accessor {accessor}: {reason}")]
-    Accessor {
-        /// The skin.
-        skin: u32,
-        /// The accessor index.
-        accessor: usize,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The glTF document does not pass the `gltf` crate's validation
-    /// (indices out of range, missing required properties, ...).
-    #[error("invalid glTF document: {reason}")]
-    InvalidDocument {
-        /// The validator's message.
-        reason: String,
-    },
     /// A mesh's default weights do not match its morph-target count.
     #[error("mesh {mesh}: {found} default weights for {expected} morph targets")]
     DefaultWeightsCount {
@@ -144,20 +117,6 @@ pub enum RigError {
         expected: u32,
         /// Number of default weights.
         found: usize,
-    },
-    /// The primitives of a mesh have different morph-target counts.
-    #[error(
-        "mesh {mesh}: primitive {primitive} has {found} morph targets, primitive 0 has {expected}"
-    )]
-    TargetCountMismatch {
-        /// The mesh.
-        mesh: u32,
-        /// The primitive.
-        primitive: usize,
-        /// Targets of primitive 0.
-        expected: u32,
-        /// Targets of this primitive.
-        found: u32,
     },
     /// Skin tables built for one library were given a sampler of another.
     #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
@@ -171,6 +130,10 @@ pub enum RigError {
         /// The sampler library's clip count.
         sampler_clips: usize,
     },
+    /// A skinner was given another sampler than the one it was built
+    /// from (it reads that sampler's buffers).
+    #[error("the skinner was given another sampler than the one it was built from")]
+    OtherSampler,
     /// A track animates a node that the rig does not have.
     #[error(
         "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
@@ -320,8 +283,8 @@ pub struct RigMesh {
 /// The node hierarchy, rest pose, skins and meshes of a scene.
 ///
 /// Build one in code with [`RigBuilder`], from parts with
-/// [`Rig::from_parts`], or from a glTF document with `Rig::from_gltf`
-/// (feature `gltf`).
+/// [`Rig::from_parts`], or from a glTF file with `Rig::from_document`
+/// (feature `gltf`, in [`crate::gltf`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rig {
     nodes: Vec<RigNode>,
@@ -340,7 +303,7 @@ type Trs = ([f32; 3], [f32; 4], [f32; 3]);
 
 /// Decomposes a column-major TRS matrix (glam's decomposition; a negative
 /// determinant becomes a negative x scale).
-fn decompose(node: u32, m: &[f32; 16]) -> Result<Trs, RigError> {
+pub(crate) fn decompose(node: u32, m: &[f32; 16]) -> Result<Trs, RigError> {
     if !finite(m) {
         return Err(RigError::BadRestTransform {
             node,
@@ -371,6 +334,8 @@ pub struct RigBuilder {
     nodes: Vec<(Option<u32>, NodeTransform, Option<u32>, Option<u32>)>,
     skins: Vec<(Vec<u32>, Vec<[f32; 16]>)>,
     meshes: Vec<RigMesh>,
+    /// Names given with [`RigBuilder::name`], by node.
+    names: Vec<(u32, String)>,
 }
 
 impl RigBuilder {
@@ -384,6 +349,13 @@ impl RigBuilder {
     pub fn node(&mut self, parent: Option<u32>, transform: NodeTransform) -> u32 {
         self.nodes.push((parent, transform, None, None));
         (self.nodes.len() - 1) as u32
+    }
+
+    /// Names `node` (for [`Rig::node_by_name`]); a later name replaces an
+    /// earlier one.
+    pub fn name(&mut self, node: u32, name: impl Into<String>) {
+        self.names.retain(|(n, _)| *n != node);
+        self.names.push((node, name.into()));
     }
 
     /// Adds a mesh with `target_count` morph targets and its default
@@ -429,8 +401,13 @@ impl RigBuilder {
                 } => (translation, rotation, scale),
                 NodeTransform::Matrix(m) => decompose(i as u32, &m)?,
             };
+            let name = self
+                .names
+                .iter()
+                .find(|(n, _)| *n as usize == i)
+                .map(|(_, name)| name.clone());
             nodes.push(RigNode {
-                name: None,
+                name,
                 parent,
                 translation,
                 rotation,
@@ -599,6 +576,17 @@ impl Rig {
         })
     }
 
+    /// The index of the first node named `name`, or `None` when no node
+    /// has that name.
+    #[must_use]
+    pub fn node_by_name(&self, name: &str) -> Option<u32> {
+        let index = self
+            .nodes
+            .iter()
+            .position(|n| n.name.as_deref() == Some(name))?;
+        u32::try_from(index).ok()
+    }
+
     /// The nodes, indexed as in the file (or as the builder returned them).
     #[must_use]
     pub fn nodes(&self) -> &[RigNode] {
@@ -644,8 +632,6 @@ impl Rig {
     }
 }
 
-#[cfg(feature = "gltf")]
-mod from_gltf;
 mod tables;
 
 pub use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};

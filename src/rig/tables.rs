@@ -1,6 +1,6 @@
-//! The flat form of a [`Rig`] and an [`AnimationLibrary`] that the morph
-//! and skin passes read ([`SkinTables`]), and the `#[repr(C)]` twins of the
-//! WGSL rig structs in `shaders/prelude.wgsl`.
+//! The flat form of a [`Rig`] and an [`AnimationLibrary`] that the pose,
+//! morph and skin passes read ([`SkinTables`]; the `#[repr(C)]` twins of
+//! the WGSL rig structs are in [`crate::layout`]).
 
 use super::{Rig, RigError};
 use crate::error::{Error, Result};
@@ -27,8 +27,9 @@ pub struct SkinJoints {
 /// [`crate::cpu_skin`].
 ///
 /// Output layouts (stable), per instance `i`:
-/// - global matrices (and the CPU twin's local matrices, which the GPU
-///   keeps in registers): `i * node_count + node`;
+/// - local poses (the staged pose pass's `locals`, and the CPU twin's
+///   [`SkinOutput::locals`](crate::cpu_skin::SkinOutput::locals)) and
+///   global matrices: `i * node_count + node`;
 /// - joint matrices: `i * joint_count + skin_offsets[skin] + joint`, in the
 ///   skin's joint order;
 /// - morph weights: `i * morph_stride + meshes[mesh].weights_offset + k`.

@@ -1,0 +1,215 @@
+//! The rig of a glTF file: [`Rig::from_document`] (a file loaded here,
+//! validated first) and [`Rig::from_gltf`] (a `gltf` crate document and its
+//! buffers) read the nodes, skins and meshes from the JSON with every index
+//! checked, and each skin's inverse bind matrices with the importer's one
+//! accessor reader.
+
+use ::gltf::json;
+use json::accessor::{ComponentType, GenericComponentType, Type};
+use json::validation::Checked;
+
+use super::accessor::{bad_component, check_type, Source};
+use super::animation::primitive_target_count;
+use super::error::{import_err, out_of_range, ImportErrorKind};
+use super::Document;
+use crate::error::{Error, Result};
+use crate::rig::{decompose, Rig, RigMesh, RigNode, RigSkin};
+
+impl Rig {
+    /// Builds the rig of a file loaded by [`crate::gltf`]: every node
+    /// (hierarchy from `children`, rest TRS, matrices decomposed), every
+    /// skin (inverse bind matrices read with [`Document::read_accessor`]'s
+    /// checks, identity when absent), every mesh's morph-target count and
+    /// default weights.
+    ///
+    /// The JSON must first pass the `gltf` crate's validation (every index
+    /// in range, required properties present). Faults that concern only
+    /// vertex data the rig never reads (a primitive without POSITION, or a
+    /// POSITION accessor without `min`/`max`, which that validation
+    /// requires) do not stop it; a POSITION index out of range does.
+    ///
+    /// # Errors
+    /// [`Error::Import`]: [`ImportErrorKind::InvalidDocument`] for a file
+    /// that fails the validation, and those of [`Rig::from_gltf`].
+    pub fn from_document(document: &Document) -> Result<Rig> {
+        validate(&document.root).map_err(import_err)?;
+        rig_from(&document.source())
+    }
+
+    /// Builds the rig of a `gltf` crate document (from `gltf::Gltf` or
+    /// `gltf::Document::from_json`, validated or not), `buffers[i]` holding
+    /// the bytes of buffer `i`: the same reading as [`Rig::from_document`],
+    /// on the document's JSON, without the validation. Every index the rig
+    /// reads is checked here or by [`Rig::from_parts`], and byte ranges
+    /// against the buffers actually given.
+    ///
+    /// # Errors
+    /// [`Error::Import`] for what the file's structure gets wrong, with
+    /// `skin` and `accessor` set for an inverse bind matrices accessor that
+    /// cannot be read (out of range, not MAT4 of FLOAT, bad stride, sparse
+    /// indices, ...): a child index out of range
+    /// ([`ImportErrorKind::IndexOutOfRange`]), a node with two parents
+    /// ([`ImportErrorKind::MultipleParents`]), primitives of one mesh with
+    /// different morph-target counts ([`ImportErrorKind::MorphTargets`]).
+    /// [`Error::Rig`] for a rig [`Rig::from_parts`] refuses (mesh, skin or
+    /// joint out of range, cycles, rest transforms, inverse bind matrix
+    /// count, default weights).
+    pub fn from_gltf<B: AsRef<[u8]>>(document: &::gltf::Document, buffers: &[B]) -> Result<Rig> {
+        rig_from(&Source {
+            root: document.as_json(),
+            buffers,
+        })
+    }
+}
+
+/// Runs the `gltf` crate's validation over `root`, letting through the
+/// faults that concern only vertex data the rig never reads.
+fn validate(root: &json::Root) -> std::result::Result<(), ImportErrorKind> {
+    // The validation indexes `accessors` with each primitive's POSITION
+    // index before checking it (a panic when out of range): check those
+    // indices first.
+    let accessor_count = root.accessors.len();
+    let key = Checked::Valid(json::mesh::Semantic::Positions);
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if let Some(a) = prim.attributes.get(&key).map(|i| i.value()) {
+                if a >= accessor_count {
+                    return Err(ImportErrorKind::InvalidDocument {
+                        reason: format!(
+                            "meshes[{m}].primitives[{p}].attributes.POSITION: accessor {a} is out of range ({accessor_count} accessors)"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    // It also requires a POSITION attribute with `min` and `max`: a
+    // document whose only faults are those is used as is.
+    let position_only = |path: &str| {
+        path.starts_with("meshes[")
+            && ["\"POSITION\"]", "\"POSITION\"].min", "\"POSITION\"].max"]
+                .iter()
+                .any(|end| path.ends_with(&format!(".attributes[{end}")))
+    };
+    match ::gltf::Document::from_json(root.clone()) {
+        Ok(_) => Ok(()),
+        Err(::gltf::Error::Validation(errors))
+            if errors
+                .iter()
+                .all(|(path, _)| position_only(&path.to_string())) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(ImportErrorKind::InvalidDocument {
+            reason: e.to_string(),
+        }),
+    }
+}
+
+fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
+    let root = src.root;
+    let node_count = root.nodes.len();
+    let mut parents: Vec<Option<u32>> = vec![None; node_count];
+    for (p, node) in root.nodes.iter().enumerate() {
+        for child in node.children.iter().flatten() {
+            let c = child.value();
+            let parent = parents
+                .get_mut(c)
+                .ok_or_else(|| import_err(out_of_range("child node", c, node_count)))?;
+            if let Some(first) = *parent {
+                return Err(import_err(ImportErrorKind::MultipleParents {
+                    node: c,
+                    first: first as usize,
+                    second: p,
+                }));
+            }
+            *parent = Some(p as u32);
+        }
+    }
+    let mut nodes = Vec::with_capacity(node_count);
+    for (i, (node, parent)) in root.nodes.iter().zip(parents).enumerate() {
+        let (translation, rotation, scale) = match &node.matrix {
+            Some(m) => decompose(i as u32, m)?,
+            None => (
+                node.translation.unwrap_or([0.0; 3]),
+                node.rotation.unwrap_or_default().0,
+                node.scale.unwrap_or([1.0; 3]),
+            ),
+        };
+        nodes.push(RigNode {
+            name: node.name.clone(),
+            parent,
+            translation,
+            rotation,
+            scale,
+            mesh: node.mesh.map(|m| m.value() as u32),
+            skin: node.skin.map(|s| s.value() as u32),
+        });
+    }
+    let mut meshes = Vec::with_capacity(root.meshes.len());
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        let targets = primitive_target_count(m, mesh).map_err(import_err)?;
+        let target_count = u32::try_from(targets).map_err(|_| {
+            import_err(ImportErrorKind::MorphTargets {
+                mesh: m,
+                reason: format!("{targets} morph targets"),
+            })
+        })?;
+        meshes.push(RigMesh {
+            target_count,
+            default_weights: mesh.weights.clone().unwrap_or_default(),
+        });
+    }
+    let mut skins = Vec::with_capacity(root.skins.len());
+    for (s, skin) in root.skins.iter().enumerate() {
+        let joints: Vec<u32> = skin.joints.iter().map(|j| j.value() as u32).collect();
+        let inverse_bind_matrices = match skin.inverse_bind_matrices {
+            Some(accessor) => {
+                let a = accessor.value();
+                read_mat4(src, a).map_err(|kind| Error::Import {
+                    animation: None,
+                    channel: None,
+                    skin: Some(s),
+                    accessor: Some(a),
+                    kind,
+                })?
+            }
+            None => vec![glam::Mat4::IDENTITY.to_cols_array(); joints.len()],
+        };
+        skins.push(RigSkin {
+            name: skin.name.clone(),
+            joints,
+            inverse_bind_matrices,
+            mesh_node: None,
+        });
+    }
+    Ok(Rig::from_parts(nodes, skins, meshes)?)
+}
+
+/// Reads a MAT4 of FLOAT accessor (inverse bind matrices) with the
+/// importer's accessor reader: bounds, stride and sparse substitution are
+/// checked there.
+fn read_mat4<B: AsRef<[u8]>>(
+    src: &Source<'_, B>,
+    index: usize,
+) -> std::result::Result<Vec<[f32; 16]>, ImportErrorKind> {
+    let acc = src.accessor(index)?;
+    check_type(acc, Type::Mat4)?;
+    let float = matches!(
+        acc.component_type,
+        Checked::Valid(GenericComponentType(ComponentType::F32))
+    );
+    if !float || acc.normalized {
+        return Err(bad_component(acc, "inverse bind matrices"));
+    }
+    let data = src.read(index)?;
+    Ok(data
+        .values
+        .chunks_exact(16)
+        .map(|m| {
+            let mut out = [0.0f32; 16];
+            out.copy_from_slice(m);
+            out
+        })
+        .collect())
+}

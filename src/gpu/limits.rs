@@ -1,0 +1,166 @@
+//! What the crate needs of a device: [`required_limits`] and
+//! [`required_features`] to pass to `wgpu::Adapter::request_device`, and
+//! the check every constructor makes before building a pipeline, so that a
+//! device that falls short is refused with [`Error::LimitExceeded`] naming
+//! the limit, not with a wgpu validation message.
+
+use crate::error::{Error, Result};
+use crate::layout::{
+    Binding, BindingKind, MAX_PARALLEL_NODES, POSE_BINDINGS, SAMPLE_BINDINGS, SKIN_BINDINGS,
+    SKIN_WORKGROUP_SIZE, UNIFORM_HEAD, WORKGROUP_SIZE,
+};
+
+/// Bindings of `table` of the kinds `kinds`.
+fn count(table: &[Binding], kinds: &[BindingKind]) -> u32 {
+    table.iter().filter(|b| kinds.contains(&b.kind)).count() as u32
+}
+
+const STORAGE: [BindingKind; 2] = [BindingKind::StorageRead, BindingKind::StorageReadWrite];
+const UNIFORM: [BindingKind; 1] = [BindingKind::Uniform];
+const TEXTURES: [BindingKind; 2] = [BindingKind::TextureFloat, BindingKind::TextureUint];
+
+/// Workgroup memory of the per-node skin kernel: a matrix and a parent
+/// index per node.
+const PER_NODE_WORKGROUP_BYTES: u32 = MAX_PARALLEL_NODES * (64 + 4);
+
+/// One limit the crate's passes need: its name in `wgpu::Limits`, the
+/// least value, and how to read and raise it.
+struct Need {
+    name: &'static str,
+    needed: u32,
+    get: fn(&wgpu::Limits) -> u64,
+    raise: fn(&mut wgpu::Limits, u32),
+}
+
+/// Every limit the passes need more of than nothing, derived from the
+/// binding tables (the most bindings of a kind in any one table), the
+/// kernels' workgroup size and the skin pass's uniform heads and
+/// workgroup memory.
+fn needs() -> [Need; 7] {
+    let tables: [&[Binding]; 3] = [&SAMPLE_BINDINGS, &POSE_BINDINGS, &SKIN_BINDINGS];
+    let most = |kinds: &[BindingKind]| tables.iter().map(|t| count(t, kinds)).max().unwrap_or(0);
+    let workgroup = WORKGROUP_SIZE.max(SKIN_WORKGROUP_SIZE);
+    [
+        Need {
+            name: "max_storage_buffers_per_shader_stage",
+            needed: most(&STORAGE),
+            get: |l| l.max_storage_buffers_per_shader_stage.into(),
+            raise: |l, v| {
+                l.max_storage_buffers_per_shader_stage =
+                    l.max_storage_buffers_per_shader_stage.max(v)
+            },
+        },
+        Need {
+            name: "max_uniform_buffers_per_shader_stage",
+            needed: most(&UNIFORM),
+            get: |l| l.max_uniform_buffers_per_shader_stage.into(),
+            raise: |l, v| {
+                l.max_uniform_buffers_per_shader_stage =
+                    l.max_uniform_buffers_per_shader_stage.max(v)
+            },
+        },
+        Need {
+            name: "max_sampled_textures_per_shader_stage",
+            needed: most(&TEXTURES),
+            get: |l| l.max_sampled_textures_per_shader_stage.into(),
+            raise: |l, v| {
+                l.max_sampled_textures_per_shader_stage =
+                    l.max_sampled_textures_per_shader_stage.max(v)
+            },
+        },
+        Need {
+            name: "max_uniform_buffer_binding_size",
+            needed: UNIFORM_HEAD * 64,
+            get: |l| l.max_uniform_buffer_binding_size,
+            raise: |l, v| {
+                l.max_uniform_buffer_binding_size = l.max_uniform_buffer_binding_size.max(v.into())
+            },
+        },
+        Need {
+            name: "max_compute_workgroup_size_x",
+            needed: workgroup,
+            get: |l| l.max_compute_workgroup_size_x.into(),
+            raise: |l, v| l.max_compute_workgroup_size_x = l.max_compute_workgroup_size_x.max(v),
+        },
+        Need {
+            name: "max_compute_invocations_per_workgroup",
+            needed: workgroup,
+            get: |l| l.max_compute_invocations_per_workgroup.into(),
+            raise: |l, v| {
+                l.max_compute_invocations_per_workgroup =
+                    l.max_compute_invocations_per_workgroup.max(v)
+            },
+        },
+        Need {
+            name: "max_compute_workgroup_storage_size",
+            needed: PER_NODE_WORKGROUP_BYTES,
+            get: |l| l.max_compute_workgroup_storage_size.into(),
+            raise: |l, v| {
+                l.max_compute_workgroup_storage_size = l.max_compute_workgroup_storage_size.max(v)
+            },
+        },
+    ]
+}
+
+/// The limits to request a device with for this crate, given the
+/// adapter's (`adapter.limits()`): wgpu's downlevel defaults (which every
+/// adapter wgpu supports meets, WebGL2 aside), raised to what the crate's
+/// passes need (eight storage buffers in one stage, five uniform buffers,
+/// 64-lane workgroups, the per-node skin kernel's workgroup memory), with
+/// the size limits taken from the adapter so that large libraries and
+/// crowds fit (buffer and binding sizes, workgroups per dimension, 2D
+/// texture size).
+///
+/// ```no_run
+/// # async fn f(adapter: wgpu::Adapter) -> Result<(), wgpu::RequestDeviceError> {
+/// let (device, queue) = adapter
+///     .request_device(&wgpu::DeviceDescriptor {
+///         required_features: keyframe_gpu::required_features(),
+///         required_limits: keyframe_gpu::required_limits(&adapter.limits()),
+///         ..Default::default()
+///     })
+///     .await?;
+/// # Ok(()) }
+/// ```
+///
+/// A device whose limits are lower is refused by the constructors with
+/// [`Error::DeviceLimit`] naming the limit.
+#[must_use]
+pub fn required_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
+    let mut l = wgpu::Limits::downlevel_defaults();
+    for need in needs() {
+        (need.raise)(&mut l, need.needed);
+    }
+    l.max_storage_buffer_binding_size = adapter.max_storage_buffer_binding_size;
+    l.max_buffer_size = adapter.max_buffer_size;
+    l.max_compute_workgroups_per_dimension = adapter.max_compute_workgroups_per_dimension;
+    l.max_texture_dimension_2d = adapter.max_texture_dimension_2d;
+    l
+}
+
+/// The device features the crate needs: none. (Timestamp queries are used
+/// by the bench where the adapter has them, never by the library.)
+#[must_use]
+pub fn required_features() -> wgpu::Features {
+    wgpu::Features::empty()
+}
+
+/// Refuses a device whose limits fall short of what the passes need
+/// ([`required_limits`]).
+///
+/// # Errors
+/// [`Error::DeviceLimit`] naming the first limit that is too low.
+pub(crate) fn check_device(device: &wgpu::Device) -> Result<()> {
+    let limits = device.limits();
+    for need in needs() {
+        let limit = (need.get)(&limits);
+        if limit < u64::from(need.needed) {
+            return Err(Error::DeviceLimit {
+                limit_name: need.name,
+                needed: u64::from(need.needed),
+                limit,
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,285 @@
+//! The skinner's limits check and buffers: the tables uploaded once, the
+//! outputs, and the `(binding, resource)` pairs the passes are bound with.
+
+use crate::error::{Error, Result};
+use crate::layout::{GpuLocalPose, MAX_PARALLEL_NODES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
+use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
+use crate::GpuSampler;
+
+use super::passes::Lanes;
+use super::SkinStrategy;
+
+fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Result<()> {
+    let limit = limits.max_storage_buffer_binding_size;
+    if bytes > limit {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_storage_buffer_binding_size",
+            limit,
+        });
+    }
+    if bytes > limits.max_buffer_size {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_buffer_size",
+            limit: limits.max_buffer_size,
+        });
+    }
+    Ok(())
+}
+
+/// Output sizes in bytes for `capacity` instances (at least one element
+/// each, the bindings' minimum).
+pub(super) struct Sizes {
+    pub globals: u64,
+    pub joints: u64,
+    pub morph: u64,
+    pub locals: u64,
+}
+
+impl Sizes {
+    pub fn new(tables: &SkinTables, capacity: u32) -> Self {
+        let cap = u64::from(capacity);
+        let nodes = u64::from(tables.node_count());
+        let pose = std::mem::size_of::<GpuLocalPose>() as u64;
+        Sizes {
+            globals: (cap * nodes * 64).max(64),
+            joints: (cap * u64::from(tables.joint_count()) * 64).max(64),
+            morph: (cap * u64::from(tables.morph_stride()) * 4).max(4),
+            locals: (cap * nodes * pose).max(pose),
+        }
+    }
+}
+
+/// The strategy `Auto` stands for on `device`, or the one asked for;
+/// refuses `PerNode` for rigs of more than [`MAX_PARALLEL_NODES`] nodes.
+pub(super) fn resolve_strategy(
+    device: &wgpu::Device,
+    tables: &SkinTables,
+    strategy: SkinStrategy,
+) -> Result<SkinStrategy> {
+    match strategy {
+        SkinStrategy::Auto => {
+            if device.adapter_info().device_type == wgpu::DeviceType::Cpu
+                || tables.node_count() > MAX_PARALLEL_NODES
+            {
+                Ok(SkinStrategy::PerInstance)
+            } else {
+                Ok(SkinStrategy::PerNode)
+            }
+        }
+        SkinStrategy::PerNode if tables.node_count() > MAX_PARALLEL_NODES => {
+            Err(Error::LimitExceeded {
+                what: "rig nodes (SkinStrategy::PerNode)",
+                needed: u64::from(tables.node_count()),
+                limit_name: "MAX_PARALLEL_NODES",
+                limit: u64::from(MAX_PARALLEL_NODES),
+            })
+        }
+        chosen => Ok(chosen),
+    }
+}
+
+/// Invocations per instance of a pass with `lanes`.
+pub(super) fn lanes_per_instance(tables: &SkinTables, lanes: Lanes) -> u32 {
+    match lanes {
+        Lanes::Node => tables.node_count(),
+        // None when no mesh has morph targets (it would write nothing).
+        Lanes::Mesh if tables.morph_stride() > 0 => tables.mesh_count(),
+        Lanes::Mesh => 0,
+        Lanes::One => u32::from(tables.node_count() > 0),
+        Lanes::Workgroup => u32::from(tables.node_count() > 0) * SKIN_WORKGROUP_SIZE,
+    }
+}
+
+/// Checks every buffer of `strategy` against the storage and uniform
+/// limits and every pass's dispatch against the workgroup-count limit, for
+/// `capacity` instances, before anything is created.
+pub(super) fn check_limits(
+    limits: &wgpu::Limits,
+    tables: &SkinTables,
+    capacity: u32,
+    strategy: SkinStrategy,
+) -> Result<()> {
+    let sizes = Sizes::new(tables, capacity);
+    check_storage(limits, "global matrices", sizes.globals)?;
+    check_storage(limits, "joint matrices", sizes.joints)?;
+    check_storage(limits, "morph weights", sizes.morph)?;
+    if strategy == SkinStrategy::Staged {
+        check_storage(limits, "local poses", sizes.locals)?;
+    }
+    check_storage(
+        limits,
+        "pose channel table",
+        std::mem::size_of_val(tables.channels()) as u64,
+    )?;
+    let head_bytes = u64::from(UNIFORM_HEAD) * 64;
+    if head_bytes > limits.max_uniform_buffer_binding_size {
+        return Err(Error::LimitExceeded {
+            what: "node and inverse-bind tables (uniform copies)",
+            needed: head_bytes,
+            limit_name: "max_uniform_buffer_binding_size",
+            limit: limits.max_uniform_buffer_binding_size,
+        });
+    }
+    let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+    let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
+    for pass in strategy.passes() {
+        let what = match pass.lanes {
+            Lanes::Node => "dispatch (instances x nodes)",
+            Lanes::Mesh => "dispatch (instances x meshes)",
+            Lanes::One | Lanes::Workgroup => "dispatch (instances)",
+        };
+        let needed = u64::from(capacity) * u64::from(lanes_per_instance(tables, pass.lanes));
+        if needed > max_inv.min(u64::from(u32::MAX)) {
+            return Err(Error::LimitExceeded {
+                what,
+                needed,
+                limit_name: "max_compute_workgroups_per_dimension",
+                limit: u64::from(max_dim),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every buffer the passes bind, but the sampler's.
+#[derive(Debug)]
+pub(super) struct Buffers {
+    pub params: wgpu::Buffer,
+    nodes: wgpu::Buffer,
+    channels: wgpu::Buffer,
+    meshes: wgpu::Buffer,
+    default_weights: wgpu::Buffer,
+    morph_channels: wgpu::Buffer,
+    joints: wgpu::Buffer,
+    inverse_binds: wgpu::Buffer,
+    nodes_head: wgpu::Buffer,
+    channels_head: wgpu::Buffer,
+    joints_head: wgpu::Buffer,
+    inverse_binds_head: wgpu::Buffer,
+    pub globals: wgpu::Buffer,
+    pub joint_matrices: wgpu::Buffer,
+    pub morph_weights: wgpu::Buffer,
+    /// Staged only: the pose stage's output.
+    pub locals: Option<wgpu::Buffer>,
+}
+
+impl Buffers {
+    /// Uploads `tables` and creates the outputs for `capacity` instances
+    /// (the locals too when `staged`). Call inside an error scope.
+    pub fn new(
+        device: &wgpu::Device,
+        tables: &SkinTables,
+        capacity: u32,
+        staged: bool,
+    ) -> Result<Self> {
+        // A table's contents, at least `min` zero bytes when it is empty.
+        let init = |label: &'static str, contents: &[u8], min: usize| {
+            let zeros;
+            let contents = if contents.is_empty() {
+                zeros = vec![0u8; min];
+                &zeros[..]
+            } else {
+                contents
+            };
+            super::super::buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
+        };
+        // The first UNIFORM_HEAD entries of a table, zero-padded.
+        let head = |label: &'static str, table: &[u8], entry: usize| {
+            let mut bytes = vec![0u8; UNIFORM_HEAD as usize * entry];
+            let len = table.len().min(bytes.len());
+            bytes[..len].copy_from_slice(&table[..len]);
+            super::super::buffer_init(device, label, &bytes, wgpu::BufferUsages::UNIFORM)
+        };
+        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let out_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let sizes = Sizes::new(tables, capacity);
+        let node_size = std::mem::size_of::<GpuNode>();
+        let joint_size = std::mem::size_of::<GpuJoint>();
+        let nodes = bytemuck::cast_slice(tables.nodes());
+        let channels = bytemuck::cast_slice(tables.channels());
+        let joints = bytemuck::cast_slice(tables.joints());
+        let inverse_binds = bytemuck::cast_slice(tables.inverse_binds());
+        Ok(Buffers {
+            params: empty(
+                "keyframe-gpu.skin.params",
+                std::mem::size_of::<GpuSkinParams>() as u64,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            nodes: init("keyframe-gpu.skin.nodes", nodes, node_size)?,
+            channels: init("keyframe-gpu.skin.channels", channels, 16)?,
+            meshes: init(
+                "keyframe-gpu.skin.meshes",
+                bytemuck::cast_slice(tables.meshes()),
+                16,
+            )?,
+            default_weights: init(
+                "keyframe-gpu.skin.default_weights",
+                bytemuck::cast_slice(tables.default_weights()),
+                4,
+            )?,
+            morph_channels: init(
+                "keyframe-gpu.skin.morph_channels",
+                bytemuck::cast_slice(tables.morph_channels()),
+                4,
+            )?,
+            joints: init("keyframe-gpu.skin.joints", joints, joint_size)?,
+            inverse_binds: init("keyframe-gpu.skin.inverse_binds", inverse_binds, 64)?,
+            nodes_head: head("keyframe-gpu.skin.nodes_head", nodes, node_size)?,
+            channels_head: head("keyframe-gpu.skin.channels_head", channels, 16)?,
+            joints_head: head("keyframe-gpu.skin.joints_head", joints, joint_size)?,
+            inverse_binds_head: head("keyframe-gpu.skin.inverse_binds_head", inverse_binds, 64)?,
+            globals: empty("keyframe-gpu.skin.globals", sizes.globals, out_usage),
+            joint_matrices: empty("keyframe-gpu.skin.joint_matrices", sizes.joints, out_usage),
+            morph_weights: empty("keyframe-gpu.skin.morph_weights", sizes.morph, out_usage),
+            // Also written by the host or another pass (a mixer).
+            locals: staged.then(|| {
+                let usage = out_usage | wgpu::BufferUsages::COPY_DST;
+                empty("keyframe-gpu.skin.locals", sizes.locals, usage)
+            }),
+        })
+    }
+
+    /// `(binding number, resource)` of every binding of the skin module
+    /// (pose.wgsl's and skin.wgsl's: `src/layout.rs`,
+    /// `SKIN_MODULE_BINDINGS`), reading `sampler`'s output and instance
+    /// table; `locals` only when it exists.
+    pub fn resources<'a>(
+        &'a self,
+        sampler: &'a GpuSampler,
+    ) -> Vec<(u32, wgpu::BindingResource<'a>)> {
+        let mut all = vec![
+            (0, self.params.as_entire_binding()),
+            (1, self.nodes.as_entire_binding()),
+            (2, self.channels.as_entire_binding()),
+            (3, sampler.output_buffer().as_entire_binding()),
+            (4, sampler.instance_buffer().as_entire_binding()),
+            (6, self.meshes.as_entire_binding()),
+            (7, self.default_weights.as_entire_binding()),
+            (8, self.morph_channels.as_entire_binding()),
+            (9, self.morph_weights.as_entire_binding()),
+            (10, self.nodes_head.as_entire_binding()),
+            (11, self.channels_head.as_entire_binding()),
+            (12, self.globals.as_entire_binding()),
+            (13, self.joints.as_entire_binding()),
+            (14, self.inverse_binds.as_entire_binding()),
+            (15, self.joint_matrices.as_entire_binding()),
+            (16, self.inverse_binds_head.as_entire_binding()),
+            (17, self.joints_head.as_entire_binding()),
+        ];
+        if let Some(locals) = &self.locals {
+            all.push((5, locals.as_entire_binding()));
+        }
+        all
+    }
+}

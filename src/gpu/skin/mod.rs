@@ -1,0 +1,575 @@
+//! [`GpuSkinner`]: the pose stage (local pose per node, morph weights per
+//! mesh: `shaders/pose.wgsl`) and the hierarchy and joint-matrix stage
+//! (`shaders/skin.wgsl`), recorded after
+//! [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
+//! encoder. They read the sampler's output buffer and instance table
+//! directly (no readback, instances given once) and leave global
+//! matrices, joint matrices (`array<mat4x4<f32>>`) and morph weights
+//! (`array<f32>`) in storage buffers that a renderer binds in its own
+//! pipeline ([`GpuSkinner::output_bind_group_layout`]), and, with
+//! [`SkinStrategy::Staged`], the local poses
+//! ([`GpuSkinner::locals_buffer`]).
+//!
+//! Pieces: [`passes`] (which kernel each strategy records, their pipelines
+//! and bind groups), `buffers` (limits, table upload, resources by binding
+//! number).
+
+mod buffers;
+pub mod passes;
+
+use super::{read_mapped, scoped};
+use crate::error::{Error, Result};
+use crate::layout::GpuLocalPose;
+pub use crate::layout::{
+    MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
+    UNIFORM_HEAD,
+};
+use crate::rig::{RigError, SkinJoints, SkinTables};
+use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers};
+pub use passes::{Pass, RigModule, PASSES};
+
+/// How the skinner spreads the pose, hierarchy and joint-matrix work over
+/// the device. All give the same results up to rounding (the hierarchy's
+/// products are associated differently); the tests check each against the
+/// CPU twin of [`Staged`](Self::Staged), the reference.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SkinStrategy {
+    /// [`PerNode`](Self::PerNode) on adapters that are not CPUs, for rigs
+    /// of at most [`MAX_PARALLEL_NODES`] nodes;
+    /// [`PerInstance`](Self::PerInstance) otherwise.
+    #[default]
+    Auto,
+    /// The stages as separate passes, the reference: the pose pass
+    /// (`pose_main`, one invocation per instance and node) writes each
+    /// local pose to [`GpuSkinner::locals_buffer`], then the hierarchy
+    /// pass (`hierarchy_main`, one invocation per instance) reads them,
+    /// walks the nodes in order and writes the globals, then the joint
+    /// matrices from the globals. A later pass (a mixer) can read and
+    /// write the locals in between.
+    Staged,
+    /// One invocation per instance walks the instance's nodes in order
+    /// (`skin_main`), computing each local pose in registers with the pose
+    /// stage's function (no locals buffer): the fastest on the CPU
+    /// fallback adapters, where the SIMD lanes are few and a barrier is
+    /// expensive. On a GPU it keeps one lane per instance busy: 1,000
+    /// instances of a 64-joint chain took 24x their sampling on an H200.
+    PerInstance,
+    /// One workgroup per instance, one lane per node (`skin_nodes_main`):
+    /// locals (the pose stage's function) in workgroup memory, the
+    /// hierarchy by pointer jumping in `ceil(log2(nodes))` rounds, one
+    /// lane per joint slot. For GPUs; not yet timed on one. Refused for
+    /// rigs of more than [`MAX_PARALLEL_NODES`] nodes.
+    PerNode,
+}
+
+/// WGSL of the pose stage: `prelude.wgsl`, `quat.wgsl`, `pose.wgsl` (entry
+/// points `pose_main` and `morph_main`).
+pub const POSE_WGSL: &str = concat!(
+    include_str!("../../../shaders/prelude.wgsl"),
+    "\n",
+    include_str!("../../../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../../../shaders/pose.wgsl")
+);
+
+/// WGSL of the hierarchy and joint-matrix stage: `prelude.wgsl`,
+/// `quat.wgsl`, `pose.wgsl` (whose `local_pose` the fused kernels call,
+/// and whose bindings are this module's too), `skin.wgsl` (entry points
+/// `hierarchy_main`, `skin_main` and `skin_nodes_main`; see
+/// [`SkinStrategy`]).
+pub const SKIN_WGSL: &str = concat!(
+    include_str!("../../../shaders/prelude.wgsl"),
+    "\n",
+    include_str!("../../../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../../../shaders/pose.wgsl"),
+    "\n",
+    include_str!("../../../shaders/skin.wgsl")
+);
+
+/// Computes local poses, morph weights, global transforms and joint
+/// matrices on the GPU for many instances, from a [`GpuSampler`]'s output.
+///
+/// Tables ([`SkinTables`]: rest pose, track-to-node map, skins, inverse
+/// binds) are uploaded once by [`new`](Self::new). Per frame:
+/// [`GpuSampler::set_instances`], [`prepare`](Self::prepare) with that
+/// sampler, then [`GpuSampler::record`] and [`record`](Self::record) into
+/// the same encoder. The passes read each instance's clip from the
+/// sampler's instance table: instances are given once.
+///
+/// Output layouts are those of [`SkinTables`]; the passes are those of the
+/// [`SkinStrategy`] ([`SkinStrategy::passes`]): the morph pass (one
+/// invocation per instance and mesh), then either the pose and hierarchy
+/// passes ([`SkinStrategy::Staged`]) or one fused pass.
+///
+/// The fused per-instance pass ([`SkinStrategy::PerInstance`],
+/// `skin_main`) visits the nodes in index order, computes each node's
+/// local matrix from the sampler's output in registers and its global
+/// with one matrix product from its parent's when the table lists parents
+/// first (O(nodes) per instance, one dispatch for any depth; a child
+/// listed before its parent walks up to an ancestor already done) and
+/// writes the globals. With at most
+/// [`MAX_FUSED_SKINS`](crate::rig::MAX_FUSED_SKINS) skins it first
+/// inverts each skin's mesh node's global (computed on its own from the
+/// locals up to the root) and writes each joint matrix right after its
+/// joint node's global, from the global still in registers
+/// ([`GpuNode::first_joint`](crate::rig::GpuNode::first_joint) and
+/// [`GpuJoint::next_joint`](crate::rig::GpuJoint::next_joint) link a node
+/// to its slots); with more skins a loop after the walk computes the joint
+/// matrices from the globals it wrote. The node, joint, pose-channel and
+/// inverse-bind tables are also uploaded as uniform copies of their first
+/// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
+/// than storage buffers; see `shaders/skin.wgsl`.
+///
+/// That suits the CPU fallback adapters; on a large GPU with fewer
+/// instances than lanes it leaves most of the chip idle (the walk is
+/// serial per instance), so on GPUs [`new`](Self::new) picks
+/// [`SkinStrategy::PerNode`] (one workgroup per instance) for rigs of up
+/// to [`MAX_PARALLEL_NODES`] nodes.
+///
+/// [`GpuSampler`]: crate::GpuSampler
+/// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
+/// [`GpuSampler::record`]: crate::GpuSampler::record
+#[derive(Debug)]
+pub struct GpuSkinner {
+    passes: Vec<passes::BuiltPass>,
+    buffers: Buffers,
+    /// The sampler's instance table, bound by the passes: identifies the
+    /// sampler that [`prepare`](Self::prepare) must be given.
+    sampler_instances: wgpu::Buffer,
+    output_layout: wgpu::BindGroupLayout,
+    output_bind_group: wgpu::BindGroup,
+    tables: SkinTables,
+    capacity: u32,
+    instance_count: u32,
+    /// Per pass (in `passes` order), its grid for the current instances.
+    groups: Vec<(u32, u32)>,
+    max_dim: u32,
+    strategy: SkinStrategy,
+}
+
+impl GpuSkinner {
+    /// Uploads `tables` and builds the pipelines for up to
+    /// `sampler.capacity()` instances, reading `sampler`'s output buffer
+    /// and instance table.
+    ///
+    /// # Errors
+    /// [`RigError::LibraryMismatch`] when the tables were built for a
+    /// library with another output stride or clip count than the
+    /// sampler's; [`Error::LimitExceeded`] when a buffer passes the
+    /// device's storage limits or a dispatch its workgroup-count limit;
+    /// [`Error::Gpu`] when wgpu reports an error.
+    pub fn new(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+    ) -> Result<Self> {
+        Self::with_strategy(device, sampler, tables, SkinStrategy::Auto)
+    }
+
+    /// [`new`](Self::new) with the [`SkinStrategy`] chosen by the caller
+    /// ([`strategy`](Self::strategy) tells which one `Auto` picked).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new); [`Error::LimitExceeded`] also for
+    /// [`SkinStrategy::PerNode`] with a rig of more than
+    /// [`MAX_PARALLEL_NODES`] nodes.
+    pub fn with_strategy(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+        strategy: SkinStrategy,
+    ) -> Result<Self> {
+        let lib = sampler.library();
+        if lib.output_stride() != tables.output_stride()
+            || lib.clips().len() != tables.clip_count() as usize
+        {
+            return Err(RigError::LibraryMismatch {
+                tables_stride: tables.output_stride(),
+                tables_clips: tables.clip_count() as usize,
+                sampler_stride: lib.output_stride(),
+                sampler_clips: lib.clips().len(),
+            }
+            .into());
+        }
+        let limits = device.limits();
+        let capacity = sampler.capacity().max(1);
+        let strategy = resolve_strategy(device, tables, strategy)?;
+        check_limits(&limits, tables, capacity, strategy)?;
+        scoped(device, "GpuSkinner::new", || {
+            let buffers = Buffers::new(device, tables, capacity, strategy == SkinStrategy::Staged)?;
+            let passes = Self::build_passes(device, sampler, tables, strategy, &buffers)?;
+            let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
+            Ok(GpuSkinner {
+                groups: vec![(0, 0); passes.len()],
+                passes,
+                buffers,
+                sampler_instances: sampler.instance_buffer().clone(),
+                output_layout,
+                output_bind_group,
+                tables: tables.clone(),
+                capacity,
+                instance_count: 0,
+                max_dim: limits.max_compute_workgroups_per_dimension.max(1),
+                strategy,
+            })
+        })?
+    }
+
+    /// The pipelines and bind groups of `strategy`'s passes, one shader
+    /// module per [`RigModule`] they use.
+    fn build_passes(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+        strategy: SkinStrategy,
+        buffers: &Buffers,
+    ) -> Result<Vec<passes::BuiltPass>> {
+        let module = |m: RigModule| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(match m {
+                    RigModule::Pose => "keyframe-gpu.pose.wgsl",
+                    RigModule::Skin => "keyframe-gpu.skin.wgsl",
+                }),
+                source: wgpu::ShaderSource::Wgsl(m.wgsl().into()),
+            })
+        };
+        let uses = |m: RigModule| strategy.passes().iter().any(|p| p.module == m);
+        let pose_module = uses(RigModule::Pose).then(|| module(RigModule::Pose));
+        let skin_module = uses(RigModule::Skin).then(|| module(RigModule::Skin));
+        let parents_first = tables
+            .nodes()
+            .iter()
+            .enumerate()
+            .all(|(n, node)| node.parent < n as i32);
+        let resources = buffers.resources(sampler);
+        strategy
+            .passes()
+            .iter()
+            .map(|&pass| {
+                let module = match pass.module {
+                    RigModule::Pose => pose_module.as_ref(),
+                    RigModule::Skin => skin_module.as_ref(),
+                };
+                let module = module.ok_or_else(|| Error::Gpu {
+                    during: "GpuSkinner::new",
+                    message: format!("no shader module for {}", pass.entry),
+                })?;
+                passes::build(device, module, pass, &resources, parents_first)
+            })
+            .collect()
+    }
+
+    /// The read-only layout of the outputs for a renderer and its bind
+    /// group: binding 0 joint matrices, 1 morph weights, 2 globals.
+    fn output_binding(
+        device: &wgpu::Device,
+        buffers: &Buffers,
+    ) -> (wgpu::BindGroupLayout, wgpu::BindGroup) {
+        let vis = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
+        let entry = super::output_layout_entry;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("keyframe-gpu.skin.outputs"),
+            entries: &[entry(0, vis, 64), entry(1, vis, 4), entry(2, vis, 64)],
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("keyframe-gpu.skin.outputs"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buffers.joint_matrices.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: buffers.morph_weights.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: buffers.globals.as_entire_binding(),
+                },
+            ],
+        });
+        (layout, group)
+    }
+
+    /// The tables this skinner was built from.
+    #[must_use]
+    pub fn tables(&self) -> &SkinTables {
+        &self.tables
+    }
+
+    /// The skin pass's strategy: the one asked for, or the one
+    /// [`SkinStrategy::Auto`] picked.
+    #[must_use]
+    pub fn strategy(&self) -> SkinStrategy {
+        self.strategy
+    }
+
+    /// The most instances one dispatch handles (the sampler's capacity).
+    #[must_use]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Instances in the current table.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Prepares the next dispatches for the instances of `sampler`'s
+    /// current table (set by [`GpuSampler::set_instances`]): writes the
+    /// dispatch parameters only. The passes read the clip of each instance
+    /// from the sampler's own instance table, so instances are given once.
+    /// Call it after each `set_instances`, before [`record`](Self::record).
+    ///
+    /// # Errors
+    /// [`RigError::OtherSampler`] when `sampler` is not the one this
+    /// skinner was built from (its buffers are the ones bound); nothing is
+    /// written then.
+    ///
+    /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
+    pub fn prepare(&mut self, queue: &wgpu::Queue, sampler: &crate::GpuSampler) -> Result<()> {
+        if sampler.instance_buffer() != &self.sampler_instances {
+            return Err(RigError::OtherSampler.into());
+        }
+        // At most the sampler's capacity, which is this skinner's.
+        let n = sampler.instance_count().min(self.capacity);
+        let params = self.tables.params(n);
+        queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
+        for (g, built) in self.groups.iter_mut().zip(&self.passes) {
+            let per = lanes_per_instance(&self.tables, built.pass.lanes);
+            // Fits: checked against the capacity in new().
+            *g = super::dispatch_grid(n * per, SKIN_WORKGROUP_SIZE, self.max_dim);
+        }
+        self.instance_count = n;
+        Ok(())
+    }
+
+    /// The passes recorded, in order (those of [`strategy`](Self::strategy)).
+    #[must_use]
+    pub fn passes(&self) -> &'static [Pass] {
+        self.strategy.passes()
+    }
+
+    /// Records the dispatches into `encoder`, in one compute pass labelled
+    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch.
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.skin"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Records the dispatches ([`passes`](Self::passes)) into a compute
+    /// pass the caller owns, after the sampler's dispatch: the same as
+    /// [`record_pose_pass`](Self::record_pose_pass) then
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
+    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, None);
+    }
+
+    /// Records the pose stage's dispatches (those of [`RigModule::Pose`]:
+    /// with [`SkinStrategy::Staged`] the local poses into
+    /// [`locals_buffer`](Self::locals_buffer) and the morph weights; with
+    /// the fused strategies the morph weights only), after the sampler's
+    /// dispatch. A pass of the caller's (a mixer) may then read and
+    /// rewrite the local poses before
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
+    pub fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Pose));
+    }
+
+    /// Records the hierarchy and joint-matrix dispatch (that of
+    /// [`RigModule::Skin`]: with [`SkinStrategy::Staged`] it reads the
+    /// local poses from [`locals_buffer`](Self::locals_buffer); the fused
+    /// strategies compute them from the sampler's output), after
+    /// [`record_pose_pass`](Self::record_pose_pass).
+    pub fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Skin));
+    }
+
+    /// Records the dispatches of `module`'s passes (all for `None`).
+    fn record_module(&self, pass: &mut wgpu::ComputePass<'_>, module: Option<RigModule>) {
+        for (built, &(x, y)) in self.passes.iter().zip(&self.groups) {
+            if x == 0 || y == 0 || module.is_some_and(|m| m != built.pass.module) {
+                continue;
+            }
+            pass.set_pipeline(&built.pipeline);
+            pass.set_bind_group(0, &built.bind_group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    /// Joint matrices, `array<mat4x4<f32>>`: instance `i`, joint slot `j`
+    /// at `i * joint_count + j` (slots: see [`SkinTables::skin_offsets`]).
+    #[must_use]
+    pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.joint_matrices
+    }
+
+    /// Morph weights, `array<f32>`: `i * morph_stride + weights_offset + k`.
+    #[must_use]
+    pub fn morph_weight_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.morph_weights
+    }
+
+    /// Global node matrices, `array<mat4x4<f32>>`: `i * node_count + node`
+    /// (a renderer takes the mesh node's model matrix from here).
+    #[must_use]
+    pub fn global_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.globals
+    }
+
+    /// The local poses ([`GpuLocalPose`], `array<LocalPose>`):
+    /// `i * node_count + node`, written by the pose pass and read by the
+    /// hierarchy pass of [`SkinStrategy::Staged`]; `None` with the fused
+    /// strategies, which keep them in registers or workgroup memory.
+    /// Usages `STORAGE | COPY_SRC | COPY_DST`: a pass of the caller's may
+    /// read and rewrite it between
+    /// [`record_pose_pass`](Self::record_pose_pass) and
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass) (rotations
+    /// must stay unit: the hierarchy stage does not normalize them).
+    #[must_use]
+    pub fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.buffers.locals.as_ref()
+    }
+
+    /// A read-only layout of the outputs for a renderer, visible to vertex,
+    /// fragment and compute stages: binding 0 joint matrices, 1 morph
+    /// weights, 2 global matrices.
+    #[must_use]
+    pub fn output_bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.output_layout
+    }
+
+    /// The bind group for [`output_bind_group_layout`](Self::output_bind_group_layout).
+    #[must_use]
+    pub fn output_bind_group(&self) -> &wgpu::BindGroup {
+        &self.output_bind_group
+    }
+
+    fn read(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        buffer: &wgpu::Buffer,
+        per_instance: u64,
+    ) -> Result<Vec<f32>> {
+        let bytes = u64::from(self.instance_count) * per_instance;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = scoped(device, "GpuSkinner read back (copy)", || {
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("keyframe-gpu.skin.readback"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.skin.readback"),
+            });
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+            queue.submit([encoder.finish()]);
+            staging
+        })?;
+        read_mapped(device, &staging, bytes)
+    }
+
+    /// Optional readback of the joint matrices of the current instances:
+    /// `instance_count * joint_count * 16` floats, column-major.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_joints(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.joint_count()) * 64;
+        self.read(device, queue, &self.buffers.joint_matrices, per)
+    }
+
+    /// Optional readback of every current instance's joint matrices, split
+    /// per skin (column-major, in each skin's joint order, with the skin's
+    /// mesh node): entry `i` is instance `i`. The GPU twin of
+    /// [`crate::cpu_skin::joint_matrices`].
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_skin_joints(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<Vec<SkinJoints>>> {
+        let flat = self.read_back_joints(device, queue)?;
+        let mats: Vec<[f32; 16]> = flat
+            .chunks_exact(16)
+            .map(|c| {
+                let mut m = [0.0; 16];
+                m.copy_from_slice(c);
+                m
+            })
+            .collect();
+        let per = self.tables.joint_count() as usize;
+        Ok((0..self.instance_count as usize)
+            .map(|i| {
+                let block = mats.get(i * per..(i + 1) * per).unwrap_or(&[]);
+                self.tables.split_joints(block)
+            })
+            .collect())
+    }
+
+    /// Optional readback of the global matrices (`instance_count *
+    /// node_count * 16` floats).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_globals(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.node_count()) * 64;
+        self.read(device, queue, &self.buffers.globals, per)
+    }
+
+    /// Optional readback of the morph weights (`instance_count *
+    /// morph_stride` floats).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_morph_weights(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        let per = u64::from(self.tables.morph_stride()) * 4;
+        self.read(device, queue, &self.buffers.morph_weights, per)
+    }
+
+    /// Optional readback of the local poses of the current instances
+    /// (`instance_count * node_count`); empty unless the strategy is
+    /// [`SkinStrategy::Staged`] (the only one that stores them).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_locals(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<GpuLocalPose>> {
+        let Some(locals) = &self.buffers.locals else {
+            return Ok(Vec::new());
+        };
+        let per = u64::from(self.tables.node_count()) * std::mem::size_of::<GpuLocalPose>() as u64;
+        let flat = self.read(device, queue, locals, per)?;
+        Ok(flat
+            .chunks_exact(12)
+            .map(|c| GpuLocalPose {
+                translation: [c[0], c[1], c[2], c[3]],
+                rotation: [c[4], c[5], c[6], c[7]],
+                scale: [c[8], c[9], c[10], c[11]],
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,191 @@
+//! The skinner's compute passes: which kernel, in which module, binding
+//! what ([`Pass`]), which passes each [`SkinStrategy`] records, and their
+//! pipelines and bind groups (built from the binding tables of
+//! `src/layout.rs`, paired by number: `src/gpu/bind.rs`).
+
+use crate::error::Result;
+use crate::layout::{Binding, POSE_BINDINGS, SKIN_MODULE_BINDINGS};
+
+use super::{SkinStrategy, POSE_WGSL, SKIN_WGSL};
+
+/// The WGSL module a pass's entry point is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RigModule {
+    /// [`POSE_WGSL`]: the pose stage (`pose_main`, `morph_main`).
+    Pose,
+    /// [`SKIN_WGSL`]: pose.wgsl and skin.wgsl (`hierarchy_main`,
+    /// `skin_main`, `skin_nodes_main`).
+    Skin,
+}
+
+impl RigModule {
+    /// The module's WGSL source.
+    #[must_use]
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            RigModule::Pose => POSE_WGSL,
+            RigModule::Skin => SKIN_WGSL,
+        }
+    }
+
+    /// Every binding the module declares: [`POSE_BINDINGS`], or
+    /// [`SKIN_MODULE_BINDINGS`].
+    #[must_use]
+    pub fn bindings(self) -> &'static [Binding] {
+        match self {
+            RigModule::Pose => &POSE_BINDINGS,
+            RigModule::Skin => &SKIN_MODULE_BINDINGS,
+        }
+    }
+}
+
+/// How many invocations a pass runs per instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lanes {
+    /// One per node of the rig.
+    Node,
+    /// One per mesh (none when no mesh has morph targets).
+    Mesh,
+    /// One.
+    One,
+    /// One workgroup ([`super::SKIN_WORKGROUP_SIZE`] invocations).
+    Workgroup,
+}
+
+/// One compute pass: its entry point, its module, the bindings it uses
+/// (its bind group layout holds exactly these) and its invocations per
+/// instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    /// The entry point.
+    pub entry: &'static str,
+    /// The module it is in.
+    pub module: RigModule,
+    /// Binding numbers it uses.
+    pub bindings: &'static [u32],
+    /// Invocations per instance.
+    pub lanes: Lanes,
+}
+
+/// The pose stage's pass (`pose_main`): local poses into `locals`.
+pub const POSE_PASS: Pass = Pass {
+    entry: "pose_main",
+    module: RigModule::Pose,
+    bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
+    lanes: Lanes::Node,
+};
+
+/// Morph weights (`morph_main`), part of the pose; every strategy.
+pub const MORPH_PASS: Pass = Pass {
+    entry: "morph_main",
+    module: RigModule::Pose,
+    bindings: &[0, 3, 4, 6, 7, 8, 9],
+    lanes: Lanes::Mesh,
+};
+
+/// Hierarchy and joint matrices from the stored locals (`hierarchy_main`).
+pub const HIERARCHY_PASS: Pass = Pass {
+    entry: "hierarchy_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::One,
+};
+
+/// Pose, hierarchy and joint matrices fused, one invocation per instance
+/// (`skin_main`).
+pub const SKIN_PASS: Pass = Pass {
+    entry: "skin_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::One,
+};
+
+/// Pose, hierarchy and joint matrices fused, one workgroup per instance
+/// (`skin_nodes_main`).
+pub const SKIN_NODES_PASS: Pass = Pass {
+    entry: "skin_nodes_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::Workgroup,
+};
+
+/// Every pass of every strategy.
+pub const PASSES: [Pass; 5] = [
+    POSE_PASS,
+    MORPH_PASS,
+    HIERARCHY_PASS,
+    SKIN_PASS,
+    SKIN_NODES_PASS,
+];
+
+impl SkinStrategy {
+    /// The passes this strategy records, in order ([`SkinStrategy::Auto`]:
+    /// those of the strategy it picks on a CPU adapter,
+    /// [`SkinStrategy::PerInstance`]).
+    #[must_use]
+    pub fn passes(self) -> &'static [Pass] {
+        match self {
+            SkinStrategy::Staged => &[POSE_PASS, MORPH_PASS, HIERARCHY_PASS],
+            SkinStrategy::Auto | SkinStrategy::PerInstance => &[MORPH_PASS, SKIN_PASS],
+            SkinStrategy::PerNode => &[MORPH_PASS, SKIN_NODES_PASS],
+        }
+    }
+}
+
+/// A pass ready to record: its pipeline and bind group.
+#[derive(Debug)]
+pub(super) struct BuiltPass {
+    pub pass: Pass,
+    pub pipeline: wgpu::ComputePipeline,
+    pub bind_group: wgpu::BindGroup,
+}
+
+/// Builds `pass`'s bind group layout (from its module's binding table),
+/// bind group (from `resources`, the module's `(binding, resource)` pairs,
+/// of which it takes those it uses) and pipeline. `parents_first` sets the
+/// skin module's override `PARENTS_FIRST`.
+pub(super) fn build(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    pass: Pass,
+    resources: &[(u32, wgpu::BindingResource<'_>)],
+    parents_first: bool,
+) -> Result<BuiltPass> {
+    let layout =
+        super::super::bind::layout(device, pass.entry, pass.module.bindings(), pass.bindings)?;
+    let resources: Vec<_> = resources
+        .iter()
+        .filter(|(n, _)| pass.bindings.contains(n))
+        .cloned()
+        .collect();
+    let bind_group =
+        super::super::bind::group(device, pass.entry, &layout, pass.bindings, &resources)?;
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(pass.entry),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    // The skin module leaves out the recomputation of ancestors listed
+    // after their children when no node has one.
+    let skin_constants = [("PARENTS_FIRST", if parents_first { 1.0 } else { 0.0 })];
+    let constants: &[(&str, f64)] = match pass.module {
+        RigModule::Skin => &skin_constants,
+        RigModule::Pose => &[],
+    };
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(pass.entry),
+        layout: Some(&pipeline_layout),
+        module,
+        entry_point: Some(pass.entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    });
+    Ok(BuiltPass {
+        pass,
+        pipeline,
+        bind_group,
+    })
+}
