@@ -11,29 +11,25 @@
 //! size. What it does not do: search the keys, compute an interpolation
 //! factor, slerp or evaluate a spline. The sampler's time over this one is
 //! the price of the search and the interpolation.
+//!
+//! Its WGSL is the crate's prelude (`layout::PRELUDE_WGSL`: `Track`,
+//! `Clip`, `Instance`, `Params` and the shared constants, the same text
+//! every kernel of the crate is built from) followed by this kernel's own
+//! bindings and entry point, so no struct is declared twice; the buffers
+//! hold the crate's Rust twins (`GpuTrack`, `GpuClip`, `GpuInstance`,
+//! `GpuParams`).
+
+use std::mem::size_of;
 
 use keyframe_gpu::gpu::KeyTextures;
-use keyframe_gpu::layout::{GpuInstance, GpuParams, GpuTrack, WORKGROUP_SIZE};
+use keyframe_gpu::layout::{
+    GpuClip, GpuInstance, GpuParams, GpuTrack, PRELUDE_WGSL, WORKGROUP_SIZE,
+};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
-const ROOFLINE_WGSL: &str = r#"
-struct Track {
-    times_offset: u32,
-    key_count: u32,
-    values_offset: u32,
-    width: u32,
-    interpolation: u32,
-    property: u32,
-    output_offset: u32,
-    node: u32,
-    lookup_scale: f32,
-    lookup_origin: f32,
-}
-struct Clip { track_offset: u32, track_count: u32, output_width: u32, duration: f32, group_first: array<u32, 5>, group_count: array<u32, 5>, }
-struct Instance { clip: u32, time: f32, _pad0: u32, _pad1: u32, }
-struct Params { instance_count: u32, tracks_per_instance: u32, output_stride: u32, row_invocations: u32, }
-
+/// The kernel after the prelude: its bindings and its entry point.
+const ROOFLINE_KERNEL_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> values: array<f32>;
 @group(0) @binding(1) var<storage, read> tracks: array<Track>;
 @group(0) @binding(2) var<storage, read> clips: array<Clip>;
@@ -42,9 +38,9 @@ struct Params { instance_count: u32, tracks_per_instance: u32, output_stride: u3
 @group(0) @binding(5) var<storage, read_write> output: array<f32>;
 @group(0) @binding(6) var track_search: texture_2d<u32>;
 
-override ROW_SHIFT: u32 = 12u;
+override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
     let per_instance = params.tracks_per_instance;
@@ -65,7 +61,7 @@ fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let f = clamp(inst.time / max(clip.duration, 1e-30), 0.0, 1.0);
     let k = min(u32(f * f32(last)), max(last, 1u) - 1u);
     var elements = 1u;
-    if (track.interpolation == 2u) {
+    if (track.interpolation == INTERP_CUBICSPLINE) {
         elements = 3u;
     }
     let b0 = track.values_offset + k * elements * track.width;
@@ -76,6 +72,11 @@ fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 "#;
+
+/// The whole shader: the crate's prelude, then the kernel.
+pub fn roofline_wgsl() -> String {
+    format!("{PRELUDE_WGSL}\n{ROOFLINE_KERNEL_WGSL}")
+}
 
 pub struct Roofline {
     _keys: KeyTextures,
@@ -94,8 +95,6 @@ impl Roofline {
         capacity: u32,
     ) -> Result<Self, keyframe_gpu::Error> {
         let keys = KeyTextures::new(device, queue, library)?;
-        // The WGSL Track above is the library's track row (src/layout.rs).
-        const _: () = assert!(std::mem::size_of::<GpuTrack>() == 40);
         let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -109,37 +108,42 @@ impl Roofline {
             bytemuck::cast_slice(library.values()),
             none,
         );
+        let track_rows: &[GpuTrack] = library.tracks();
         let tracks = storage(
             "bench.roofline.tracks",
-            bytemuck::cast_slice(library.tracks()),
+            bytemuck::cast_slice(track_rows),
             none,
         );
+        let clip_rows: &[GpuClip] = library.clip_table();
         let clips = storage(
             "bench.roofline.clips",
-            bytemuck::cast_slice(library.clip_table()),
+            bytemuck::cast_slice(clip_rows),
             none,
         );
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.roofline.instances"),
-            size: u64::from(capacity.max(1)) * std::mem::size_of::<GpuInstance>() as u64,
+            size: u64::from(capacity.max(1)) * size_of::<GpuInstance>() as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.roofline.params"),
-            size: std::mem::size_of::<GpuParams>() as u64,
+            size: size_of::<GpuParams>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.roofline.output"),
-            size: (u64::from(capacity.max(1)) * u64::from(library.output_stride()) * 4).max(4),
+            size: (u64::from(capacity.max(1))
+                * u64::from(library.output_stride())
+                * size_of::<f32>() as u64)
+                .max(size_of::<f32>() as u64),
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("bench.roofline.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(ROOFLINE_WGSL.into()),
+            source: wgpu::ShaderSource::Wgsl(roofline_wgsl().into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("bench.roofline"),
@@ -153,19 +157,25 @@ impl Roofline {
             cache: None,
         });
         let layout = pipeline.get_bind_group_layout(0);
-        let buffers = [&values, &tracks, &clips, &instances, &params, &output];
-        let entries: Vec<_> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
+        // Each resource next to its @binding number in the WGSL above.
+        fn buffer(binding: u32, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
                 resource: b.as_entire_binding(),
-            })
-            .chain(std::iter::once(wgpu::BindGroupEntry {
+            }
+        }
+        let entries = [
+            buffer(0, &values),
+            buffer(1, &tracks),
+            buffer(2, &clips),
+            buffer(3, &instances),
+            buffer(4, &params),
+            buffer(5, &output),
+            wgpu::BindGroupEntry {
                 binding: 6,
                 resource: wgpu::BindingResource::TextureView(keys.track_search()),
-            }))
-            .collect();
+            },
+        ];
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("bench.roofline.bind_group"),
             layout: &layout,
@@ -211,5 +221,27 @@ impl Roofline {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The prelude and the kernel make one valid module: no struct or
+    /// constant is missing or declared twice (`cargo test --example bench`).
+    #[test]
+    fn roofline_wgsl_parses_and_validates() {
+        let source = super::roofline_wgsl();
+        let module = naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        assert!(module
+            .entry_points
+            .iter()
+            .any(|e| e.name == "roofline_main"));
     }
 }

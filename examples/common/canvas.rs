@@ -100,6 +100,42 @@ impl Canvas {
         self.line(x0, y1, x0, y0, c);
     }
 
+    /// A filled rectangle, corners included.
+    pub fn fill(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb) {
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                self.set(x, y, c);
+            }
+        }
+    }
+
+    /// A line `thick` pixels wide (Bresenham with a square brush).
+    pub fn thick_line(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb, thick: i64) {
+        if thick <= 1 {
+            self.line(x0, y0, x1, y1, c);
+            return;
+        }
+        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
+        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
+        let (mut x, mut y, mut err) = (x0, y0, dx + dy);
+        let r = thick / 2;
+        for _ in 0..=(dx - dy) {
+            self.fill(x - r, y - r, x - r + thick - 1, y - r + thick - 1, c);
+            if x == x1 && y == y1 {
+                break;
+            }
+            let e2 = 2 * err;
+            if e2 >= dy {
+                err += dy;
+                x += sx;
+            }
+            if e2 <= dx {
+                err += dx;
+                y += sy;
+            }
+        }
+    }
+
     /// A hollow square marker of half-size 2 centred on (x, y).
     pub fn marker(&mut self, x: f64, y: f64, c: Rgb) {
         if !(x.is_finite() && y.is_finite()) {
@@ -131,6 +167,25 @@ impl Canvas {
                 }
             }
             cx += 4 * scale;
+        }
+    }
+
+    /// Text turned 90 degrees counter-clockwise, read bottom to top, its
+    /// first glyph's bottom-left corner at (x, y).
+    pub fn text_up(&mut self, x: i64, y: i64, s: &str, scale: i64, c: Rgb) {
+        let mut cy = y;
+        for ch in s.chars() {
+            let g = glyph(ch.to_ascii_uppercase());
+            for (row, bits) in g.iter().enumerate() {
+                for col in 0..3 {
+                    if bits & (0b100 >> col) != 0 {
+                        let px = x + row as i64 * scale;
+                        let py = cy - col as i64 * scale;
+                        self.fill(px, py, px + scale - 1, py + scale - 1, c);
+                    }
+                }
+            }
+            cy -= 4 * scale;
         }
     }
 
@@ -209,6 +264,7 @@ fn glyph(c: char) -> [u8; 5] {
         ')' => [0b010, 0b001, 0b001, 0b001, 0b010],
         '_' => [0, 0, 0, 0, 0b111],
         '"' => [0b101, 0b101, 0, 0, 0],
+        '×' => [0, 0b101, 0b010, 0b101, 0],
         _ => [0b111, 0b001, 0b010, 0, 0b010],
     }
 }

@@ -85,9 +85,7 @@ fn time_compute(
                 skinner.record(&mut encoder);
             }
             h.queue.submit([encoder.finish()]);
-            h.device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| e.to_string())?;
+            h.wait().map_err(|e| e.to_string())?;
             if run >= 3 {
                 samples.push(start.elapsed().as_secs_f64() * 1e3);
             }

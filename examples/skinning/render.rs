@@ -814,26 +814,12 @@ pub fn render(
         extent,
     );
     h.queue.submit([encoder.finish()]);
-    let slice = readback.slice(..);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| e.to_string())?;
-    rx.recv()
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+    let bytes = h.read_buffer(&readback).map_err(|e| e.to_string())?;
     let mut rgba = Vec::with_capacity((width * height * 4) as usize);
-    {
-        let view = slice.get_mapped_range().map_err(|e| e.to_string())?;
-        for row in 0..height as usize {
-            let start = row * row_bytes as usize;
-            rgba.extend_from_slice(&view[start..start + (width * 4) as usize]);
-        }
+    for row in 0..height as usize {
+        let start = row * row_bytes as usize;
+        rgba.extend_from_slice(&bytes[start..start + (width * 4) as usize]);
     }
-    readback.unmap();
     Ok(Sheet {
         width,
         height,

@@ -1,5 +1,17 @@
 //! A headless device for tools, examples and tests. The sampler itself never
-//! creates a device; this is a convenience for code that has none.
+//! creates a device; this is a convenience for code that has none, so that
+//! the examples and the tests set a device up in one place:
+//!
+//! - the backend comes from the environment (`WGPU_BACKEND=vulkan`, `gl`,
+//!   ...), the adapter from an [`AdapterChoice`];
+//! - the device gets the adapter's own limits, optionally adjusted
+//!   ([`request_device_with_limits`]), and optional features the adapter
+//!   has, such as timestamp queries for a benchmark
+//!   ([`request_device_with`], [`DeviceOptions`]);
+//! - [`Headless`] names what it runs on ([`Headless::describe`],
+//!   [`Headless::adapter_name`], [`Headless::backend_name`]), waits for the
+//!   queue ([`Headless::wait`]) and reads a mappable buffer back
+//!   ([`Headless::read_buffer`]).
 
 use crate::error::{Error, Result};
 
@@ -14,23 +26,121 @@ pub enum AdapterChoice {
     PreferHardware,
 }
 
+/// What [`request_device_with`] asks of the adapter and the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceOptions {
+    /// Which adapter to look for.
+    pub adapter: AdapterChoice,
+    /// Features turned on when the adapter has them, left off otherwise
+    /// (never an error): check [`Headless::has`] afterwards.
+    pub optional_features: wgpu::Features,
+    /// The device's label.
+    pub label: &'static str,
+}
+
+impl DeviceOptions {
+    /// `adapter`, no optional features, the label `"keyframe-gpu.headless"`.
+    #[must_use]
+    pub fn new(adapter: AdapterChoice) -> Self {
+        DeviceOptions {
+            adapter,
+            optional_features: wgpu::Features::empty(),
+            label: "keyframe-gpu.headless",
+        }
+    }
+
+    /// Also asks for `wgpu::Features::TIMESTAMP_QUERY` when the adapter has
+    /// it (pass timestamps for timing).
+    #[must_use]
+    pub fn with_timestamps(mut self) -> Self {
+        self.optional_features |= wgpu::Features::TIMESTAMP_QUERY;
+        self
+    }
+
+    /// Sets the device's label.
+    #[must_use]
+    pub fn with_label(mut self, label: &'static str) -> Self {
+        self.label = label;
+        self
+    }
+}
+
 /// A device and what it runs on.
 #[derive(Debug)]
 pub struct Headless {
     /// The adapter.
     pub adapter: wgpu::Adapter,
-    /// The device, with the adapter's own limits.
+    /// The device, with the adapter's own limits (unless adjusted).
     pub device: wgpu::Device,
     /// Its queue.
     pub queue: wgpu::Queue,
 }
 
 impl Headless {
-    /// `"<adapter name> (<backend>)"`, for logs and reports.
+    /// `"<adapter name> (<backend>, <device type>)"`, for logs and reports,
+    /// e.g. `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)"`.
     #[must_use]
     pub fn describe(&self) -> String {
         let info = self.adapter.get_info();
         format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+    }
+
+    /// The adapter's name, e.g. `"llvmpipe (LLVM 15.0.6, 256 bits)"`.
+    #[must_use]
+    pub fn adapter_name(&self) -> String {
+        self.adapter.get_info().name
+    }
+
+    /// The backend in lower case, as `WGPU_BACKEND` spells it: `"vulkan"`,
+    /// `"gl"`, `"metal"`, `"dx12"`.
+    #[must_use]
+    pub fn backend_name(&self) -> String {
+        format!("{:?}", self.adapter.get_info().backend).to_lowercase()
+    }
+
+    /// Whether the device has every feature of `features` turned on (see
+    /// [`DeviceOptions::optional_features`]).
+    #[must_use]
+    pub fn has(&self, features: wgpu::Features) -> bool {
+        self.device.features().contains(features)
+    }
+
+    /// Blocks until the GPU has finished everything submitted so far.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] with wgpu's reason if the poll fails (a lost
+    /// device, a timeout).
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Readback(e.to_string()))
+    }
+
+    /// Maps the whole of `buffer` (created with `MAP_READ`) for reading,
+    /// waits for everything submitted so far, copies its bytes out and
+    /// unmaps it.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] if the poll or the mapping fails.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+        let slice = buffer.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(Error::Readback(e.to_string())),
+            Err(_) => return Err(Error::Readback("map callback was dropped".into())),
+        }
+        let bytes = slice
+            .get_mapped_range()
+            .map(|view| view.to_vec())
+            .map_err(|e| Error::Readback(e.to_string()));
+        buffer.unmap();
+        bytes
     }
 }
 
@@ -42,7 +152,7 @@ impl Headless {
 /// # Errors
 /// [`Error::NoAdapter`] with wgpu's reason.
 pub fn request_device(choice: AdapterChoice) -> Result<Headless> {
-    request_device_with_limits(choice, |l| l)
+    request_device_with(&DeviceOptions::new(choice), |l| l)
 }
 
 /// As [`request_device`], with the limits passed through `adjust` first
@@ -54,15 +164,46 @@ pub fn request_device_with_limits(
     choice: AdapterChoice,
     adjust: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
 ) -> Result<Headless> {
+    request_device_with(&DeviceOptions::new(choice), adjust)
+}
+
+/// As [`request_device`], with `options` (optional features, label) and
+/// the adapter's limits passed through `adjust` (`|l| l` keeps them).
+///
+/// # Errors
+/// [`Error::NoAdapter`] with wgpu's reason.
+pub fn request_device_with(
+    options: &DeviceOptions,
+    adjust: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
+) -> Result<Headless> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = request_adapter(&instance, options.adapter)?;
+    let limits = adjust(adapter.limits());
+    let features = options.optional_features & adapter.features();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some(options.label),
+        required_features: features,
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .map_err(|e| Error::NoAdapter(e.to_string()))?;
+    Ok(Headless {
+        adapter,
+        device,
+        queue,
+    })
+}
+
+/// The adapter `choice` names, from `instance`.
+fn request_adapter(instance: &wgpu::Instance, choice: AdapterChoice) -> Result<wgpu::Adapter> {
     let fallback = wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::None,
         force_fallback_adapter: true,
         compatible_surface: None,
         apply_limit_buckets: false,
     };
-    let adapter = match choice {
+    match choice {
         AdapterChoice::Fallback => pollster::block_on(instance.request_adapter(&fallback)),
         AdapterChoice::PreferHardware => {
             pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -74,18 +215,5 @@ pub fn request_device_with_limits(
             .or_else(|_| pollster::block_on(instance.request_adapter(&fallback)))
         }
     }
-    .map_err(|e| Error::NoAdapter(e.to_string()))?;
-    let limits = adjust(adapter.limits());
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("keyframe-gpu.headless"),
-        required_features: wgpu::Features::empty(),
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .map_err(|e| Error::NoAdapter(e.to_string()))?;
-    Ok(Headless {
-        adapter,
-        device,
-        queue,
-    })
+    .map_err(|e| Error::NoAdapter(e.to_string()))
 }

@@ -1,0 +1,202 @@
+//! The device (from the library's `gpu::headless` helper, with timestamp
+//! queries where the adapter has them), pass timestamps, and one timed
+//! frame of a kernel.
+
+use std::time::Instant;
+
+use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+use keyframe_gpu::gpu::skin::SkinStrategy;
+use keyframe_gpu::{GpuSampler, Instance};
+
+use crate::alloc::allocations;
+
+/// Pass timestamps: a two-entry query set, resolved and copied to a
+/// mappable buffer each frame. All created once.
+pub struct Timer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    read: wgpu::Buffer,
+    period_ns: f64,
+}
+
+/// Bytes of the two resolved timestamps.
+const TIMESTAMP_BYTES: u64 = 2 * std::mem::size_of::<u64>() as u64;
+
+impl Timer {
+    fn new(h: &Headless) -> Self {
+        Timer {
+            queries: h.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench.timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolve: h.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench.timestamps.resolve"),
+                size: TIMESTAMP_BYTES,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            read: h.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench.timestamps.read"),
+                size: TIMESTAMP_BYTES,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            period_ns: f64::from(h.queue.get_timestamp_period()),
+        }
+    }
+}
+
+/// The device, its timer and what the report says about it.
+pub struct Gpu {
+    pub h: Headless,
+    timer: Option<Timer>,
+    /// The adapter's name.
+    pub adapter: String,
+    /// The backend in lower case (`"vulkan"`, `"gl"`, ...).
+    pub backend: String,
+    pub max_workgroups_per_dim: u32,
+    pub skin_strategy: SkinStrategy,
+}
+
+impl Gpu {
+    /// A hardware adapter if there is one, else the fallback adapter, with
+    /// its own limits and, where it has them, timestamp queries.
+    pub fn new() -> Result<Self, String> {
+        let options = DeviceOptions::new(AdapterChoice::PreferHardware)
+            .with_timestamps()
+            .with_label("bench.device");
+        let h = request_device_with(&options, |l| l).map_err(|e| e.to_string())?;
+        let timer = h
+            .has(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| Timer::new(&h));
+        Ok(Gpu {
+            adapter: h.adapter_name(),
+            backend: h.backend_name(),
+            max_workgroups_per_dim: h.device.limits().max_compute_workgroups_per_dimension,
+            h,
+            timer,
+            skin_strategy: SkinStrategy::Auto,
+        })
+    }
+
+    /// How `gpu_ms` is timed, for the report.
+    pub fn timing(&self) -> &'static str {
+        if self.timer.is_some() {
+            "timestamp queries (compute pass begin..end)"
+        } else {
+            "wall clock (set_instances..poll wait); the adapter has no TIMESTAMP_QUERY"
+        }
+    }
+
+    /// Waits for the queue; a failure ends the bench.
+    pub fn wait(&self) {
+        if let Err(e) = self.h.wait() {
+            eprintln!("bench: device poll failed: {e}");
+            std::process::exit(2);
+        }
+    }
+
+    /// Reads the two timestamps of the last frame, in ms.
+    fn read_timestamps(&self, timer: &Timer) -> f64 {
+        match self.h.read_buffer(&timer.read) {
+            Ok(bytes) => {
+                let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&bytes);
+                ticks[1].saturating_sub(ticks[0]) as f64 * timer.period_ns / 1e6
+            }
+            Err(e) => {
+                eprintln!("bench: timestamp readback failed: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
+}
+
+/// Something that can be set up for a frame and recorded into a pass.
+pub trait Kernel {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]);
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>);
+}
+
+impl Kernel for GpuSampler {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        if let Err(e) = self.set_instances(queue, instances) {
+            eprintln!("bench: set_instances: {e}");
+            std::process::exit(2);
+        }
+    }
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        GpuSampler::record_pass(self, pass);
+    }
+}
+
+/// One measured frame.
+#[derive(Clone, Copy, Default)]
+pub struct FrameTime {
+    pub wall_ms: f64,
+    pub gpu_ms: f64,
+    pub allocs_set: u64,
+    pub allocs_record: u64,
+    pub allocs_submit: u64,
+}
+
+/// set + record + submit + wait; the time that counts is the timestamp
+/// difference if there is a timer, else the wall time.
+pub fn gpu_frame(gpu: &Gpu, kernel: &mut dyn Kernel, instances: &[Instance]) -> FrameTime {
+    let a0 = allocations();
+    let start = Instant::now();
+    kernel.set(&gpu.h.queue, instances);
+    let a1 = allocations();
+    let mut encoder = gpu
+        .h
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("bench.frame"),
+        });
+    {
+        let timestamp_writes = gpu
+            .timer
+            .as_ref()
+            .map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench.pass"),
+            timestamp_writes,
+        });
+        kernel.record_pass(&mut pass);
+    }
+    if let Some(t) = &gpu.timer {
+        encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, TIMESTAMP_BYTES);
+    }
+    let commands = encoder.finish();
+    let a2 = allocations();
+    gpu.h.queue.submit([commands]);
+    gpu.wait();
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let a3 = allocations();
+    let gpu_ms = match &gpu.timer {
+        Some(t) => gpu.read_timestamps(t),
+        None => wall_ms,
+    };
+    FrameTime {
+        wall_ms,
+        gpu_ms,
+        allocs_set: a1 - a0,
+        allocs_record: a2 - a1,
+        allocs_submit: a3 - a2,
+    }
+}
+
+pub fn fail<T>(what: &str, r: std::result::Result<T, keyframe_gpu::Error>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("bench: {what}: {e}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Benchmark of the GPU sampler against a trivial kernel of the same shape
+//! (the device's practical limit) and against the CPU reference.
+//!
+//! `cargo run --release --example bench -- [--json] [--quick] [--plot FILE.png]`
+//!
+//! Workloads (seeded random data built in code, see `bench/data.rs`):
+//! `crowd_rot`, `crowd_mixed`, `crowd_coherent`, `long_keys`,
+//! `long_keys_irregular`, `morph`, `skin_chain` (sampling followed by the
+//! morph and skin passes of `gpu::skin`), `tiny`. For each, on the same
+//! device in the same run, medians over frames after a warm-up:
+//! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
+//!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
+//!   pass's begin and end timestamps; otherwise wall time of the whole frame.
+//!   The wall time is printed in the table in both cases.
+//! - `gpu_readback_ms`: wall time of one steady-state frame that also reads
+//!   results back, pipelined through a two-slot `gpu::ReadbackRing`: set +
+//!   record + copy into a staging slot + submit frame N + `map_async`, then
+//!   wait for frame N-1 (its own submission only) and copy it into a reused
+//!   `Vec` (`skin_chain`: the joint matrices). Frame N runs while frame
+//!   N-1 is read; the blocking `read_back` would wait for frame N itself.
+//! - `roofline_ms`: the kernel in `bench/roofline.rs`, measured like `gpu_ms`.
+//! - `cpu_ms`: `resolve_instances_into` + `cpu::sample_resolved`, one thread
+//!   (`skin_chain`: then `cpu_skin::pose_resolved`).
+//! - `gpu_over_roofline`: the median over frames of `gpu_ms / roofline_ms`,
+//!   each sampler frame paired with the roofline frame right after it (the
+//!   same machine load), which is steadier on a shared machine than the
+//!   ratio of the two medians.
+//! - `skin_chain` also reports `sample_ms`, the sampling pass alone, timed
+//!   in the same frames; "whole chain / sampling" is the median of the
+//!   per-frame ratios; its roofline is that of the sampling shape.
+//!
+//! With `--json`, stdout holds one JSON object per workload per line and
+//! nothing else; the table goes to stderr.
+
+//!
+//! Modules: `gpu` (the device from `gpu::headless`, timestamps, one timed
+//! frame), `measure` (frame budgets, medians), `workloads` and `data` (what
+//! is measured), `run` (one workload: sampler, roofline, readback, CPU),
+//! `roofline` (the kernel), `report` (table, JSON), `sweep` and `plot`
+//! (`--plot`), `alloc` (the counting allocator).
+
+mod alloc;
+// The one module shared with another example (sample's plot): Cargo has no
+// library target for examples, so it is included by path, not copied.
+#[path = "../common/canvas.rs"]
+mod canvas;
+mod data;
+mod gpu;
+mod measure;
+mod plot;
+mod report;
+mod roofline;
+mod run;
+mod sweep;
+mod workloads;
+
+use std::time::Duration;
+
+use clap::Parser;
+use keyframe_gpu::gpu::skin::SkinStrategy;
+
+use gpu::Gpu;
+use measure::Frames;
+
+#[derive(Parser, Debug)]
+#[command(about = "Benchmark of the keyframe-gpu sampler")]
+struct Args {
+    /// One JSON object per workload per line on stdout (table on stderr).
+    #[arg(long)]
+    json: bool,
+    /// Reduced sizes and frame counts (under a minute on 2 CPU cores).
+    #[arg(long)]
+    quick: bool,
+    /// Also sweep key count and instance count and write a PNG chart.
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<std::path::PathBuf>,
+    /// Run only the workloads whose names contain one of these (comma list).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// The skin pass's strategy for `skin_chain` (`gpu::skin::SkinStrategy`):
+    /// auto picks per-instance on CPU adapters, per-node on GPUs.
+    #[arg(long, value_enum, default_value = "auto")]
+    skin_strategy: StrategyArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum StrategyArg {
+    Auto,
+    Staged,
+    PerInstance,
+    PerNode,
+}
+
+impl From<StrategyArg> for SkinStrategy {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Auto => SkinStrategy::Auto,
+            StrategyArg::Staged => SkinStrategy::Staged,
+            StrategyArg::PerInstance => SkinStrategy::PerInstance,
+            StrategyArg::PerNode => SkinStrategy::PerNode,
+        }
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    let mut gpu = match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("bench: no GPU adapter: {e}");
+            std::process::exit(2);
+        }
+    };
+    gpu.skin_strategy = args.skin_strategy.into();
+    let frames = if args.quick {
+        Frames {
+            warmup: 2,
+            min: 5,
+            max: 40,
+            min_time: Duration::from_millis(150),
+        }
+    } else {
+        Frames {
+            warmup: 3,
+            min: 21,
+            max: 200,
+            min_time: Duration::from_millis(1500),
+        }
+    };
+    eprintln!(
+        "bench: adapter {} ({}), timing: {}{}",
+        gpu.adapter,
+        gpu.backend,
+        gpu.timing(),
+        if args.quick { ", quick sizes" } else { "" }
+    );
+    let mut results = Vec::new();
+    for (name, build) in workloads::workloads(args.quick) {
+        if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
+            continue;
+        }
+        let w = build();
+        eprintln!("bench: {name}: {} instances; {}", w.instances.len(), w.note);
+        let r = run::run_workload(&gpu, w, frames);
+        if args.json {
+            println!("{}", r.json(&gpu));
+        }
+        results.push(r);
+    }
+    if args.json {
+        report::print_table(&mut std::io::stderr(), &gpu, &results);
+    } else {
+        report::print_table(&mut std::io::stdout(), &gpu, &results);
+    }
+    if let Some(path) = &args.plot {
+        let sweep_frames = Frames {
+            warmup: 2,
+            min: 5,
+            max: 30,
+            min_time: Duration::from_millis(if args.quick { 100 } else { 300 }),
+        };
+        let panels = sweep::sweep(&gpu, args.quick, sweep_frames);
+        match plot::write_png(path, &panels) {
+            Ok(()) => eprintln!("bench: wrote {}", path.display()),
+            Err(e) => {
+                eprintln!("bench: plot: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
+}

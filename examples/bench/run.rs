@@ -1,0 +1,328 @@
+//! One workload measured: sampler (and skin chain), roofline, readback
+//! and CPU, frame after frame, and the check of what was timed.
+
+use std::time::Instant;
+
+use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy};
+use keyframe_gpu::gpu::ReadbackRing;
+use keyframe_gpu::layout::{GpuInstance, WORKGROUP_SIZE};
+use keyframe_gpu::rig::SkinTables;
+use keyframe_gpu::{
+    compare, cpu, cpu_skin, resolve_instances_into, AnimationLibrary, GpuSampler, Instance,
+};
+
+use crate::alloc::allocations;
+use crate::gpu::{fail, gpu_frame, FrameTime, Gpu, Kernel};
+use crate::measure::{measure, median, median_u64, Advance, Frames};
+use crate::roofline::Roofline;
+use crate::workloads::Workload;
+
+/// The roofline kernel with what it needs to resolve instances like the
+/// sampler does (host wrap in f64) and to compute the same dispatch grid.
+struct RooflineKernel<'a> {
+    kernel: Roofline,
+    library: &'a AnimationLibrary,
+    scratch: Vec<GpuInstance>,
+    max_dim: u32,
+}
+
+impl Kernel for RooflineKernel<'_> {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        if let Err(e) = resolve_instances_into(self.library, instances, &mut self.scratch) {
+            eprintln!("bench: resolve: {e}");
+            std::process::exit(2);
+        }
+        // One dispatch over every (instance, track) of the widest clip: as
+        // many invocations as the sampler's group dispatches together when
+        // clips share one composition (every workload here).
+        let invocations = self.scratch.len() as u32 * self.library.tracks_per_instance();
+        let (x, y) = keyframe_gpu::gpu::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim);
+        self.kernel
+            .set_instances(queue, self.library, &self.scratch, (x, y));
+    }
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.kernel.record_pass(pass);
+    }
+}
+
+/// What one workload measured.
+pub struct Measured {
+    pub name: String,
+    pub samples: u64,
+    pub gpu_ms: f64,
+    /// `skin_chain`: the sampling pass alone.
+    pub sample_ms: Option<f64>,
+    /// `skin_chain`: the skin pass's strategy.
+    pub skin_strategy: Option<SkinStrategy>,
+    pub gpu_wall_ms: f64,
+    pub gpu_readback_ms: f64,
+    pub roofline_ms: f64,
+    /// Median over frames of gpu / roofline, each pair timed back to back.
+    pub gpu_over_roofline: f64,
+    /// `skin_chain`: median over frames of whole chain / sampling alone.
+    pub chain_over_sampling: Option<f64>,
+    pub cpu_ms: f64,
+    pub max_abs_err: f32,
+    pub allocs: [u64; 4],
+}
+
+/// The sampler, optionally followed by the skinning passes in the same
+/// compute pass.
+struct Chain {
+    sampler: GpuSampler,
+    skinner: Option<GpuSkinner>,
+    with_skin: bool,
+}
+
+impl Kernel for Chain {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        self.sampler.set(queue, instances);
+        if let (true, Some(s)) = (self.with_skin, &mut self.skinner) {
+            fail("skinner prepare", s.prepare(queue, &self.sampler));
+        }
+    }
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.sampler.record_pass(pass);
+        if let (true, Some(s)) = (self.with_skin, &self.skinner) {
+            s.record_pass(pass);
+        }
+    }
+}
+
+pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
+    let library = fail(w.name, AnimationLibrary::new(w.clips));
+    let n = w.instances.len() as u32;
+    let samples: u64 = w
+        .instances
+        .iter()
+        .map(|i| u64::from(library.clip_table()[i.clip as usize].track_count))
+        .sum();
+    let advance: Advance = if w.coherent {
+        Box::new(|insts: &mut [Instance]| {
+            for i in insts {
+                i.time += 1.0 / 60.0;
+            }
+        })
+    } else {
+        Box::new(|_: &mut [Instance]| {})
+    };
+    let sampler = fail(
+        w.name,
+        GpuSampler::new(&gpu.h.device, &gpu.h.queue, &library, n),
+    );
+    let tables = w
+        .rig
+        .as_ref()
+        .map(|rig| fail("skin tables", SkinTables::new(rig, &library)));
+    let skinner = tables.as_ref().map(|t| {
+        fail(
+            "skinner",
+            GpuSkinner::with_strategy(&gpu.h.device, &sampler, t, gpu.skin_strategy),
+        )
+    });
+    let skin = skinner.is_some();
+    let skin_strategy = skinner.as_ref().map(GpuSkinner::strategy);
+    let mut chain = Chain {
+        sampler,
+        skinner,
+        with_skin: skin,
+    };
+    let mut instances = w.instances;
+    let start_instances = instances.clone();
+
+    // GPU without readback, and the roofline kernel of the same shape,
+    // frame after frame in alternation, so that both see the same machine
+    // load (this machine is shared and noisy) and the same instances. With
+    // a rig, a third frame times the sampling pass alone.
+    let mut roof = RooflineKernel {
+        kernel: fail(
+            w.name,
+            Roofline::new(&gpu.h.device, &gpu.h.queue, &library, n),
+        ),
+        library: &library,
+        scratch: Vec::with_capacity(n as usize),
+        max_dim: gpu.max_workgroups_per_dim,
+    };
+    let triples = measure(frames, &mut instances, &*advance, |insts| {
+        chain.with_skin = skin;
+        let full = gpu_frame(gpu, &mut chain, insts);
+        let alone = skin.then(|| {
+            chain.with_skin = false;
+            let t = gpu_frame(gpu, &mut chain, insts);
+            chain.with_skin = skin;
+            t
+        });
+        (full, gpu_frame(gpu, &mut roof, insts), alone)
+    });
+    drop(roof);
+    let times: Vec<FrameTime> = triples.iter().map(|t| t.0).collect();
+    let roofline_ms = median(triples.iter().map(|t| t.1.gpu_ms).collect());
+    let sample_ms = skin.then(|| {
+        median(
+            triples
+                .iter()
+                .filter_map(|t| t.2)
+                .map(|t| t.gpu_ms)
+                .collect(),
+        )
+    });
+    // Ratios frame by frame: each sampler frame and the roofline (and
+    // sampling-alone) frame after it see the same machine load, so the
+    // median of the per-frame ratios is steadier than a ratio of medians on
+    // a shared machine.
+    let gpu_over_roofline = median(triples.iter().map(|t| t.0.gpu_ms / t.1.gpu_ms).collect());
+    let chain_over_sampling = skin.then(|| {
+        median(
+            triples
+                .iter()
+                .filter_map(|t| t.2.map(|alone| t.0.gpu_ms / alone.gpu_ms))
+                .collect(),
+        )
+    });
+    let gpu_ms = median(times.iter().map(|t| t.gpu_ms).collect());
+    let gpu_wall_ms = median(times.iter().map(|t| t.wall_ms).collect());
+    let allocs_set = median_u64(&times.iter().map(|t| t.allocs_set).collect::<Vec<_>>());
+    let allocs_record = median_u64(&times.iter().map(|t| t.allocs_record).collect::<Vec<_>>());
+    let allocs_submit = median_u64(&times.iter().map(|t| t.allocs_submit).collect::<Vec<_>>());
+
+    // GPU with readback (wall time: the data is in host memory at the end;
+    // with a rig, the joint matrices are read back).
+    instances.copy_from_slice(&start_instances);
+    let read = |chain: &mut Chain, insts: &[Instance]| -> Vec<f32> {
+        chain.set(&gpu.h.queue, insts);
+        let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
+        chain.sampler.record(&mut encoder);
+        if let Some(s) = &chain.skinner {
+            s.record(&mut encoder);
+        }
+        gpu.h.queue.submit([encoder.finish()]);
+        match &chain.skinner {
+            Some(s) => fail(
+                "joint readback",
+                s.read_back_joints(&gpu.h.device, &gpu.h.queue),
+            ),
+            None => fail(
+                "readback",
+                chain.sampler.read_back(&gpu.h.device, &gpu.h.queue),
+            ),
+        }
+    };
+    // Pipelined through a two-slot ReadbackRing: each frame records and
+    // submits frame N, then reads frame N-1 (mapped while frame N was
+    // recorded) into a reused Vec. The time is one steady-state frame.
+    let mut ring = fail(
+        "readback ring",
+        match &chain.skinner {
+            Some(s) => ReadbackRing::new(
+                &gpu.h.device,
+                u64::from(n) * u64::from(s.tables().joint_count()) * 64,
+                2,
+            ),
+            None => ReadbackRing::for_sampler(&gpu.h.device, &chain.sampler, 2),
+        },
+    );
+    let mut ring_out = Vec::with_capacity(ring.slot_bytes() as usize / 4);
+    let readback = measure(frames, &mut instances, &*advance, |insts| {
+        let start = Instant::now();
+        chain.set(&gpu.h.queue, insts);
+        let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
+        chain.sampler.record(&mut encoder);
+        let ticket = match &chain.skinner {
+            Some(s) => {
+                s.record(&mut encoder);
+                let bytes =
+                    u64::from(s.instance_count()) * u64::from(s.tables().joint_count()) * 64;
+                ring.record_buffer(
+                    &mut encoder,
+                    s.joint_matrix_buffer(),
+                    bytes,
+                    s.instance_count(),
+                )
+            }
+            None => ring.record(&mut encoder, &chain.sampler),
+        };
+        let submission = gpu.h.queue.submit([encoder.finish()]);
+        fail(
+            "ring map",
+            ring.map(fail("ring record", ticket), submission),
+        );
+        if ring.in_flight() == ring.slots() {
+            fail("ring wait", ring.wait(&gpu.h.device, &mut ring_out));
+        }
+        start.elapsed().as_secs_f64() * 1e3
+    });
+    while fail("ring drain", ring.wait(&gpu.h.device, &mut ring_out)).is_some() {}
+    drop(ring);
+    let gpu_readback_ms = median(readback);
+
+    // CPU reference, one thread, same frames (with a rig: sampling, then
+    // cpu_skin's pose, hierarchy and joint matrices).
+    instances.copy_from_slice(&start_instances);
+    let mut resolved = Vec::with_capacity(n as usize);
+    let mut out = vec![0.0f32; n as usize * library.output_stride() as usize];
+    let mut clips = Vec::with_capacity(n as usize);
+    let mut cpu_allocs = Vec::new();
+    let cpu_frames = Frames {
+        warmup: 1,
+        min: frames.min.min(5),
+        ..frames
+    };
+    let cpu_times = measure(cpu_frames, &mut instances, &*advance, |insts| {
+        let a0 = allocations();
+        let start = Instant::now();
+        fail(
+            "resolve",
+            resolve_instances_into(&library, insts, &mut resolved),
+        );
+        cpu::sample_resolved(&library, &resolved, &mut out);
+        if let Some(t) = &tables {
+            clips.clear();
+            clips.extend(resolved.iter().map(|r| r.clip));
+            drop(cpu_skin::pose_resolved(t, &out, &clips));
+        }
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        cpu_allocs.push(allocations() - a0);
+        ms
+    });
+    let cpu_ms = median(cpu_times);
+
+    // Correctness of what was timed: the GPU against the CPU reference for
+    // the workload's first frame (with a rig: the joint matrices).
+    let gpu_out = read(&mut chain, &start_instances);
+    let cpu_out = fail("cpu sample", cpu::sample(&library, &start_instances));
+    let max_abs_err = match &tables {
+        Some(t) => {
+            let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
+            let joints: Vec<f32> = cpu_skin::pose_resolved(t, &cpu_out, &clips)
+                .joints
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .collect();
+            compare::max_abs_diff(&gpu_out, &joints)
+        }
+        None => {
+            let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
+            compare::compare(&library, &clips, &gpu_out, &cpu_out).max_abs_err()
+        }
+    };
+    Measured {
+        name: w.name.to_string(),
+        samples,
+        gpu_ms,
+        sample_ms,
+        skin_strategy,
+        gpu_wall_ms,
+        gpu_readback_ms,
+        roofline_ms,
+        gpu_over_roofline,
+        chain_over_sampling,
+        cpu_ms,
+        max_abs_err,
+        allocs: [
+            allocs_set,
+            allocs_record,
+            allocs_submit,
+            median_u64(&cpu_allocs),
+        ],
+    }
+}

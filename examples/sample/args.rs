@@ -1,0 +1,78 @@
+//! The command line: what to sample, where, and how to print it.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// Where values are sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    Gpu,
+    Cpu,
+}
+
+impl Backend {
+    /// The name shown in output and JSON (`"gpu"`, `"cpu"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+}
+
+/// Samples glTF animations on the GPU (or the CPU reference) and prints
+/// the values, as a table or as JSON.
+#[derive(Debug, Parser)]
+#[command(name = "sample", version)]
+pub struct Cli {
+    /// A .gltf or .glb file; without it, a built-in demo.
+    pub file: Option<PathBuf>,
+    /// Index of the animation to sample.
+    #[arg(long, default_value_t = 0)]
+    pub animation: usize,
+    /// Sample every animation (with --json: one object per line).
+    #[arg(long)]
+    pub all_animations: bool,
+    /// Times in seconds, comma separated (default: every key time of the
+    /// clip plus the midpoints between them).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub times: Option<Vec<f64>>,
+    /// Where to sample.
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    pub backend: Backend,
+    /// Print JSON (one object per animation and line) and nothing else.
+    #[arg(long)]
+    pub json: bool,
+    /// Sample on the GPU and the CPU and print the largest error per
+    /// channel; exit 1 if any exceeds --tol.
+    #[arg(long)]
+    pub compare: bool,
+    /// Tolerance for --compare (absolute; rotations up to sign; default
+    /// 2e-5, or 1e-4 per matrix element with --joints).
+    #[arg(long)]
+    pub tol: Option<f32>,
+    /// Print each skin's joint matrices instead of the channels.
+    #[arg(long)]
+    pub joints: bool,
+    /// Write a chart of every channel over the clip to this PNG file
+    /// (with --all-animations: FILE-<i>.png per animation).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+}
+
+impl Cli {
+    /// The backend line's value: `"gpu and cpu"` with `--compare`.
+    pub fn backend_label(&self) -> &'static str {
+        if self.compare {
+            "gpu and cpu"
+        } else {
+            self.backend.name()
+        }
+    }
+
+    /// Whether the run uses the GPU, and so prints the adapter line.
+    pub fn uses_gpu(&self) -> bool {
+        self.compare || self.backend == Backend::Gpu
+    }
+}

@@ -1,0 +1,256 @@
+//! `sample`: look at what an animation does at given times.
+//!
+//! ```text
+//! cargo run --release --example sample                       # built-in demo
+//! cargo run --release --example sample -- FILE [options]     # a .gltf/.glb
+//! ```
+//!
+//! Without FILE it builds a demo library in code (one clip per
+//! interpolation mode x property), samples it on the GPU at a few times,
+//! prints the adapter, a table, and as its last line `max_abs_err=<value>`
+//! (the largest GPU-vs-CPU difference).
+//!
+//! With FILE: `--animation I` (default 0) or `--all-animations`,
+//! `--times T0,T1,...` (default: every key time of the clip plus the
+//! midpoints), `--backend gpu|cpu`, `--json`, `--compare` with `--tol`,
+//! `--plot FILE.png`. `--json` prints one object per animation, one per
+//! line, and nothing else:
+//! `{"file": "Fox.glb", "animation": 0, "backend": "gpu", "samples":
+//! [{"time": 0.5, "channels": [{"node": 3, "path": "rotation", "value":
+//! [x, y, z, w]}, ...]}, ...]}`, channels in the glTF `channels` order.
+//! Times outside the clip clamp per channel (no looping).
+//!
+//! `--joints` prints each skin's joint matrices instead of channels: with
+//! `--json`, one object per animation and line,
+//! `{"file": "Fox.glb", "animation": 0, "samples": [{"time": 0.5,
+//! "skins": [{"skin": 0, "node": 2, "joints": [[16 numbers], ...]}]}]}`,
+//! where `node` is the lowest-index node that uses the skin (`null` if
+//! none does) and each matrix, column-major and in the order of the skin's
+//! `joints`, is `inverse(global(node)) * global(joint) *
+//! inverseBindMatrix` with every node's local transform taken from the
+//! animation at that time (rest values where not animated). `--backend gpu`
+//! samples and skins on the GPU (`GpuSampler` + `GpuSkinner`, read back),
+//! `--backend cpu` uses `cpu_skin`; `--compare` runs both and prints the
+//! largest error per skin (default `--tol` 1e-4 with `--joints`). A file
+//! without skins is an error.
+//!
+//! Exit codes: 0 success, 1 `--compare` found an error above `--tol`,
+//! 2 any error (one line on stderr).
+
+//! Modules: `args` (the command line), `source` (file or demo, animations,
+//! times), `engine` (GPU or CPU; the device from `gpu::headless`), `demo`,
+//! `table` and `json` (output), `compare` (`--compare`), `joints`
+//! (`--joints`), `plot` (`--plot`).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use keyframe_gpu::{Instance, WrapMode};
+
+mod args;
+// The one module shared with another example (bench's plot): Cargo has no
+// library target for examples, so it is included by path, not copied.
+#[path = "../common/canvas.rs"]
+mod canvas;
+mod compare;
+mod demo;
+mod engine;
+mod joints;
+mod json;
+mod plot;
+mod source;
+mod table;
+
+use args::{Backend, Cli};
+use engine::Engine;
+
+/// One line, whatever the message held.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn main() -> ExitCode {
+    // Mesa's Vulkan and EGL drivers look for a Wayland display and print
+    // "XDG_RUNTIME_DIR is invalid or not set" on headless machines; point
+    // the variable at the temp folder (only when unset, while the process
+    // is still single-threaded) so that stderr carries this tool's own
+    // messages only.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error{at}: {}", one_line(&msg));
+        std::process::exit(2);
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                print!("{e}");
+                return ExitCode::SUCCESS;
+            }
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{}", one_line(first));
+            return ExitCode::from(2);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = run(&cli, &mut out);
+    let flushed = out.flush();
+    match result {
+        Ok(code) => match flushed {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("error: writing output: {}", one_line(&e.to_string()));
+                ExitCode::from(2)
+            }
+            _ => code,
+        },
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Message(m)) => {
+            eprintln!("error: {}", one_line(&m));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Why a run stopped: printed as one line on stderr, exit code 2.
+enum Failure {
+    /// stdout was closed (e.g. `| head`): stop quietly.
+    BrokenPipe,
+    Message(String),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::Message(s)
+    }
+}
+
+impl From<keyframe_gpu::Error> for Failure {
+    fn from(e: keyframe_gpu::Error) -> Self {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Message(format!("writing output: {e}"))
+        }
+    }
+}
+
+/// Checks the options, loads the source and samples the selected
+/// animations (or runs the demo, or `--joints`).
+fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
+    if let Some(t) = cli.times.iter().flatten().find(|t| !t.is_finite()) {
+        return Err(Failure::Message(format!(
+            "--times: {t} is not a finite number"
+        )));
+    }
+    let tol = cli.tol.unwrap_or(if cli.joints { 1e-4 } else { 2e-5 });
+    if tol.is_nan() || tol < 0.0 {
+        return Err(Failure::Message(format!(
+            "--tol: {tol} is not a valid tolerance"
+        )));
+    }
+    if cli.joints && cli.plot.is_some() {
+        return Err(Failure::Message(
+            "--plot cannot be combined with --joints".into(),
+        ));
+    }
+    let source = match &cli.file {
+        None if cli.joints => {
+            return Err(Failure::Message(
+                "--joints needs a FILE (the built-in demo has no skins)".into(),
+            ))
+        }
+        None => demo::source()?,
+        Some(path) => source::load(path)?,
+    };
+    if cli.joints {
+        return joints::run(cli, &source, tol, out);
+    }
+    let clip_count = source.library.clips().len();
+    let anims = source::selected(cli, clip_count)?;
+    let mut engine = Engine::new(&source.library);
+    let demo_table = cli.file.is_none() && !cli.json && !cli.compare && cli.plot.is_none();
+    if demo_table {
+        return demo::run(&source, &mut engine, cli.times.as_deref(), out);
+    }
+    let mut code = ExitCode::SUCCESS;
+    if !cli.json {
+        writeln!(out, "file: {}  ({clip_count} animation(s))", source.name)?;
+        if cli.uses_gpu() {
+            writeln!(out, "adapter: {}", engine.describe()?)?;
+        }
+        writeln!(out, "backend: {}", cli.backend_label())?;
+    }
+    for &a in &anims {
+        let times = source::times(cli, &source.library.clips()[a]);
+        let instances: Vec<Instance> = times
+            .iter()
+            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
+            .collect();
+        if cli.compare {
+            let gpu = engine.sample(Backend::Gpu, &instances)?;
+            let cpu = engine.sample(Backend::Cpu, &instances)?;
+            let verdict = compare::channels(&source.library, a, times.len(), &gpu, &cpu, tol);
+            if verdict.failed {
+                code = ExitCode::from(1);
+            }
+            verdict.print(cli.json, out)?;
+            if cli.json {
+                let values = if cli.backend == Backend::Gpu {
+                    &gpu
+                } else {
+                    &cpu
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    json::channels(&source, a, cli.backend, &times, values)
+                )?;
+            }
+        } else {
+            let values = engine.sample(cli.backend, &instances)?;
+            if cli.json {
+                writeln!(
+                    out,
+                    "{}",
+                    json::channels(&source, a, cli.backend, &times, &values)
+                )?;
+            } else {
+                table::channels(&source, a, &times, &values, out)?;
+            }
+        }
+        if let Some(plot_path) = &cli.plot {
+            let path = if anims.len() > 1 {
+                plot::numbered(plot_path, a)
+            } else {
+                plot_path.clone()
+            };
+            plot::plot(&source, a, cli.backend, &mut engine, &path)?;
+            if !cli.json {
+                writeln!(out, "plot: {}", path.display())?;
+            }
+        }
+    }
+    Ok(code)
+}

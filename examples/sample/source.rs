@@ -1,0 +1,74 @@
+//! What is sampled: a file's (or the demo's) animations, which of them,
+//! and at which times.
+
+use std::path::Path;
+
+use keyframe_gpu::{AnimationLibrary, Clip};
+
+use crate::args::Cli;
+use crate::Failure;
+
+/// A library and, for a file, the parsed document.
+pub struct Source {
+    /// Shown as `"file"` in JSON.
+    pub name: String,
+    pub library: AnimationLibrary,
+    /// The parsed file (None for the demo), for `--joints`.
+    pub document: Option<keyframe_gpu::gltf::Document>,
+}
+
+/// Reads a .gltf or .glb file.
+pub fn load(path: &Path) -> Result<Source, Failure> {
+    let imported = keyframe_gpu::gltf::load(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(Source {
+        name,
+        library: imported.library,
+        document: Some(imported.document),
+    })
+}
+
+/// The animations that `--animation` / `--all-animations` select.
+pub fn selected(cli: &Cli, clip_count: usize) -> Result<Vec<usize>, Failure> {
+    if cli.all_animations {
+        Ok((0..clip_count).collect())
+    } else if cli.animation < clip_count {
+        Ok(vec![cli.animation])
+    } else {
+        Err(Failure::Message(format!(
+            "--animation {} is out of range: the file has {clip_count} animation(s)",
+            cli.animation
+        )))
+    }
+}
+
+/// `--times`, or every key time of the clip's tracks, sorted, plus the
+/// midpoints.
+pub fn times(cli: &Cli, clip: &Clip) -> Vec<f64> {
+    match &cli.times {
+        Some(t) => t.clone(),
+        None => default_times(clip),
+    }
+}
+
+/// Every key time of the clip's tracks, sorted, plus the midpoints.
+fn default_times(clip: &Clip) -> Vec<f64> {
+    let mut keys: Vec<f32> = clip
+        .tracks
+        .iter()
+        .flat_map(|t| t.times.iter().copied())
+        .collect();
+    keys.sort_by(f32::total_cmp);
+    keys.dedup();
+    let mut times = Vec::with_capacity(keys.len() * 2);
+    for (i, &k) in keys.iter().enumerate() {
+        if i > 0 {
+            times.push((f64::from(keys[i - 1]) + f64::from(k)) / 2.0);
+        }
+        times.push(f64::from(k));
+    }
+    times
+}
