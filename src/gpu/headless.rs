@@ -124,23 +124,7 @@ impl Headless {
     /// # Errors
     /// [`Error::Readback`] if the poll or the mapping fails.
     pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        let slice = buffer.slice(..);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(Error::Readback(e.to_string())),
-            Err(_) => return Err(Error::Readback("map callback was dropped".into())),
-        }
-        let bytes = slice
-            .get_mapped_range()
-            .map(|view| view.to_vec())
-            .map_err(|e| Error::Readback(e.to_string()));
-        buffer.unmap();
-        bytes
+        super::map_read(&self.device, buffer, buffer.size(), <[u8]>::to_vec)
     }
 }
 

@@ -591,6 +591,20 @@ pub(crate) fn read_mapped(
     buffer: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Vec<f32>> {
+    map_read(device, buffer, bytes, |view| {
+        bytemuck::pod_collect_to_vec::<u8, f32>(view)
+    })
+}
+
+/// Maps `buffer[..bytes]` (a `MAP_READ` buffer), waits for it, passes the
+/// mapped bytes to `read`, unmaps: the one map-and-wait of the crate and
+/// its tools.
+pub(crate) fn map_read<T>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
     // In an error scope: on a lost device the buffer is invalid, and wgpu
@@ -612,7 +626,7 @@ pub(crate) fn read_mapped(
         let view = slice
             .get_mapped_range()
             .map_err(|e| Error::Readback(e.to_string()))?;
-        bytemuck::pod_collect_to_vec::<u8, f32>(&view)
+        read(&view)
     };
     buffer.unmap();
     Ok(out)
