@@ -90,7 +90,9 @@ pub(crate) fn buffer_init(
     Ok(buffer)
 }
 
-fn check_size(
+/// Refuses a storage (or uniform) buffer of `bytes` past the device's
+/// binding-size or buffer-size limit, naming the limit.
+pub(crate) fn check_size(
     limits: &wgpu::Limits,
     what: &'static str,
     bytes: u64,

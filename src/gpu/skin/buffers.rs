@@ -10,24 +10,7 @@ use super::passes::Lanes;
 use super::SkinStrategy;
 
 fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Result<()> {
-    let limit = limits.max_storage_buffer_binding_size;
-    if bytes > limit {
-        return Err(Error::LimitExceeded {
-            what,
-            needed: bytes,
-            limit_name: "max_storage_buffer_binding_size",
-            limit,
-        });
-    }
-    if bytes > limits.max_buffer_size {
-        return Err(Error::LimitExceeded {
-            what,
-            needed: bytes,
-            limit_name: "max_buffer_size",
-            limit: limits.max_buffer_size,
-        });
-    }
-    Ok(())
+    crate::gpu::check_size(limits, what, bytes, false)
 }
 
 /// Output sizes in bytes for `capacity` instances (at least one element

@@ -18,7 +18,7 @@ mod buffers;
 #[doc(hidden)]
 pub mod passes;
 
-use super::{read_mapped, scoped};
+use super::scoped;
 use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
 pub use crate::layout::{
@@ -464,21 +464,7 @@ impl GpuSkinner {
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        let staging = scoped(device, "GpuSkinner read back (copy)", || {
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("keyframe-gpu.skin.readback"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keyframe-gpu.skin.readback"),
-            });
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-            queue.submit([encoder.finish()]);
-            staging
-        })?;
-        read_mapped(device, &staging, bytes)
+        super::read_buffer(device, queue, buffer, bytes)
     }
 
     /// Optional readback of the joint matrices of the current instances:
