@@ -57,22 +57,16 @@
 // Tables: node n, joint slot j and inverse bind j are read through
 // node_at(), joint_at() and inverse_bind(): from uniform copies of the
 // first UNIFORM_HEAD entries (16 KiB each at most), from the storage
-// buffers beyond. On lavapipe (Mesa 22.3) a storage read costs per lane
-// even at an index that is the same for every lane, a uniform read
-// apparently once: skin_chain (64 joints) measured whole chain / sampling
-// 3.2-3.3 with the joint matrices in the walk, 2.7-2.9 with the uniform
-// copies. (Replacing `if`s whose bodies no lane takes by zero-trip loops,
-// here and in local_pose and global_matrix, measured no faster.)
+// buffers beyond: on the CPU fallback adapters a storage read costs per
+// lane even at an index every lane shares, a uniform read once.
 //
-// skin_main, one invocation per instance, one dispatch: on the fallback
-// adapter (lavapipe) that measured faster than separate pose, hierarchy
-// and joint passes (no locals buffer written and read back, two
-// dispatches and barriers fewer) and faster than one invocation per
-// (instance, node or joint). Joint matrices from the global in registers
-// (step 2) rather than from globals read back after the walk (16 gathered
-// floats per joint) measured faster there too (3.5 -> 3.2-3.3). On a GPU
-// with many more lanes than instances it leaves most of the chip idle;
-// see GpuSkinner's documentation.
+// skin_main, one invocation per instance, one dispatch (PerInstance):
+// locals in registers instead of a locals buffer written and read back,
+// two dispatches and barriers fewer than the staged passes, and joint
+// matrices from the global still in registers. That suits the CPU
+// fallback adapters; on a GPU with many more lanes than instances it
+// leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
+// What each choice measured is in the README's performance section.
 
 // Bindings 0..11 are pose.wgsl's.
 @group(0) @binding(12) var<storage, read_write> globals: array<mat4x4<f32>>;

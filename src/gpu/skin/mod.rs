@@ -53,8 +53,9 @@ pub enum SkinStrategy {
     /// (`skin_main`), computing each local pose in registers with the pose
     /// stage's function (no locals buffer): the fastest on the CPU
     /// fallback adapters, where the SIMD lanes are few and a barrier is
-    /// expensive. On a GPU it keeps one lane per instance busy: 1,000
-    /// instances of a 64-joint chain took 24x their sampling on an H200.
+    /// expensive. On a GPU it keeps one lane per instance busy, and most
+    /// of the chip idle (the README's performance section has the
+    /// measurement).
     PerInstance,
     /// One workgroup per instance, one lane per node (`skin_nodes_main`):
     /// locals (the pose stage's function) in workgroup memory, the
