@@ -58,6 +58,44 @@ pub enum Error {
         /// The sampler's capacity.
         capacity: u32,
     },
+    /// A crowd instance names a model that is not one of the crowd's (an
+    /// id of another [`Crowd`](crate::Crowd)).
+    #[error("crowd instance {instance}: model {model} is not a model of this crowd")]
+    UnknownModel {
+        /// Index of the instance in the crowd's table.
+        instance: usize,
+        /// The model index it names.
+        model: usize,
+    },
+    /// A crowd instance plays a clip of another model than its own.
+    #[error("crowd instance {instance}: an instance of model {instance_model} is given a clip of model {clip_model}")]
+    ClipOfOtherModel {
+        /// Index of the instance in the crowd's table.
+        instance: usize,
+        /// The instance's model (its index in the crowd).
+        instance_model: usize,
+        /// The model the clip belongs to.
+        clip_model: usize,
+    },
+    /// A crowd frame holds more instances of a model than the model was
+    /// added for.
+    #[error("{requested} instances of model {model} ({name:?}) requested, but it was added for at most {capacity}")]
+    ModelFull {
+        /// The model's index in the crowd.
+        model: usize,
+        /// The model's name.
+        name: String,
+        /// Instances of the model in the frame.
+        requested: usize,
+        /// The model's capacity.
+        capacity: u32,
+    },
+    /// A crowd already has a model of this name.
+    #[error("the crowd already has a model named {name:?}")]
+    DuplicateModel {
+        /// The name.
+        name: String,
+    },
     /// A size exceeds a limit of the device (or of 32-bit indexing).
     #[error("{what} needs {needed} bytes, past the device limit {limit_name} = {limit}")]
     LimitExceeded {

@@ -55,6 +55,16 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## Several kinds of character
+//!
+//! A [`Crowd`] holds several models, each a rig with the library of clips
+//! made for it and its own [`Animator`]: clips are named through their
+//! model ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`]
+//! names its model, and a clip of one model given to an instance of
+//! another is refused ([`Error::ClipOfOtherModel`]). One
+//! [`Crowd::set_instances`] per frame for every character, one
+//! [`Crowd::record`]; each model's buffers are drawn with its own mesh.
+//!
 //! ## The lower-level pieces
 //!
 //! [`GpuSampler`] alone samples tracks into an output buffer (layout on
@@ -89,6 +99,7 @@ pub use error::{Error, Result};
 pub use gltf::ImportErrorKind;
 pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
+pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
 pub use plan::SamplerPlan;

@@ -4,6 +4,7 @@
 
 mod animator;
 mod bind;
+mod crowd;
 pub mod headless;
 mod key_textures;
 mod limits;
@@ -11,6 +12,7 @@ pub mod readback;
 pub mod skin;
 
 pub use animator::{Animator, Poses};
+pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 #[doc(hidden)]
 pub use key_textures::{track_search_texel, KeyTextures};
 pub(crate) use limits::check_device;

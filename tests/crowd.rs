@@ -1,0 +1,560 @@
+//! `Crowd`: several models (rig + the clips made for it) in one object.
+//! Instances of two models with different rigs, interleaved in one table,
+//! checked per crowd instance against the CPU twin of their own model and
+//! against values computed by hand; a clip of one model given to an
+//! instance of another, an unknown model, a model past its capacity and a
+//! non-finite time are refused naming the crowd instance, with the previous
+//! frame left in place; and a steady-state frame allocates nothing of the
+//! crowd's own.
+
+mod common;
+
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+
+use counting_alloc::count;
+
+use glam::{Mat4, Quat, Vec3};
+use keyframe_gpu::rig::NodeTransform;
+use keyframe_gpu::{
+    cpu_skin, rig::SkinTables, AnimationLibrary, Animator, Clip, Crowd, CrowdInstance, CrowdPoses,
+    Error, Instance, Interpolation, ModelId, Property, Rig, Track, WrapMode,
+};
+
+/// Model A: a chain j0 -> j1 -> j2 (unit steps up y) skinned on a mesh
+/// node at the origin. Clips: "idle" (j0 stays at the origin), "bend" (j1
+/// from the identity to 90 degrees about z over 1 s), "lift" (j0 up by 3
+/// over 2 s).
+fn model_a() -> (Rig, AnimationLibrary) {
+    let mut b = Rig::builder();
+    let j0 = b.node(None, NodeTransform::IDENTITY);
+    let j1 = b.node(Some(j0), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let j2 = b.node(Some(j1), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let mesh_node = b.node(None, NodeTransform::IDENTITY);
+    b.name(j2, "tip");
+    let mesh = b.mesh(0, vec![]);
+    let ibm = |k: f32| Mat4::from_translation(Vec3::new(0.0, -k, 0.0)).to_cols_array();
+    let skin = b.skin(vec![j0, j1, j2], vec![ibm(0.0), ibm(1.0), ibm(2.0)]);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    let q = |r: Quat| r.to_array().to_vec();
+    let translate = |node, to: [f32; 3], end: f32| {
+        Track::new(
+            node,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, end],
+            vec![0.0, 0.0, 0.0, to[0], to[1], to[2]],
+        )
+    };
+    let idle = Clip::new("idle", vec![translate(j0, [0.0, 0.0, 0.0], 1.0)]);
+    let bend = Clip::new(
+        "bend",
+        vec![Track::new(
+            j1,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            [
+                q(Quat::IDENTITY),
+                q(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)),
+            ]
+            .concat(),
+        )],
+    );
+    let lift = Clip::new("lift", vec![translate(j0, [0.0, 3.0, 0.0], 2.0)]);
+    (rig, AnimationLibrary::new(vec![idle, bend, lift]).unwrap())
+}
+
+/// Model B: r0 at x = 5 with a child r1 one unit further along x, skinned
+/// (identity inverse binds) on a mesh node at the origin. Its node indices
+/// 0 and 1 are in range of model A too: exactly the mix-up a crowd must
+/// refuse. Clips: "slide" (r0 from (5, 0, 0) to (5, 0, 4) over 1 s),
+/// "turn" (r0 from the identity to 180 degrees about z over 2 s), "idle"
+/// (r1 stays where it is): the same name as A's first clip, another clip.
+fn model_b() -> (Rig, AnimationLibrary) {
+    let mut b = Rig::builder();
+    let r0 = b.node(None, NodeTransform::translation([5.0, 0.0, 0.0]));
+    let r1 = b.node(Some(r0), NodeTransform::translation([1.0, 0.0, 0.0]));
+    let mesh_node = b.node(None, NodeTransform::IDENTITY);
+    b.name(r1, "hand");
+    let mesh = b.mesh(0, vec![]);
+    let id = Mat4::IDENTITY.to_cols_array();
+    let skin = b.skin(vec![r0, r1], vec![id, id]);
+    b.attach(mesh_node, mesh, Some(skin));
+    let rig = b.build().unwrap();
+    let slide = Clip::new(
+        "slide",
+        vec![Track::new(
+            r0,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![5.0, 0.0, 0.0, 5.0, 0.0, 4.0],
+        )],
+    );
+    let turn = Clip::new(
+        "turn",
+        vec![Track::new(
+            r0,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 2.0],
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+        )],
+    );
+    let idle = Clip::new(
+        "idle",
+        vec![Track::new(
+            r1,
+            Property::Translation,
+            Interpolation::Step,
+            vec![0.0],
+            vec![1.0, 0.0, 0.0],
+        )],
+    );
+    (rig, AnimationLibrary::new(vec![slide, turn, idle]).unwrap())
+}
+
+fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
+}
+
+struct Scene {
+    crowd: Crowd,
+    a: ModelId,
+    b: ModelId,
+    rig_a: Rig,
+    lib_a: AnimationLibrary,
+    rig_b: Rig,
+    lib_b: AnimationLibrary,
+}
+
+fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
+    let (rig_a, lib_a) = model_a();
+    let (rig_b, lib_b) = model_b();
+    let mut crowd = Crowd::new();
+    let a = crowd
+        .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), cap_a)
+        .unwrap();
+    let b = crowd
+        .add_model(&h.device, &h.queue, "b", &lib_b, Some(&rig_b), cap_b)
+        .unwrap();
+    Scene {
+        crowd,
+        a,
+        b,
+        rig_a,
+        lib_a,
+        rig_b,
+        lib_b,
+    }
+}
+
+fn run(h: &keyframe_gpu::gpu::headless::Headless, crowd: &Crowd) -> CrowdPoses {
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    crowd.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    crowd.read_back(&h.device, &h.queue).unwrap()
+}
+
+/// Six interleaved instances: A bend 1 s, B slide 0.5 s, A lift 1 s, B turn
+/// 2 s, B slide 1.5 s ping-pong (= 0.5 s), A idle 0 s.
+fn frame(s: &Scene) -> Vec<CrowdInstance> {
+    let c = &s.crowd;
+    let (a, b) = (s.a, s.b);
+    vec![
+        CrowdInstance::new(a, c.clip(a, "bend").unwrap(), 1.0),
+        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 0.5),
+        CrowdInstance::new(a, c.clip(a, "lift").unwrap(), 1.0),
+        CrowdInstance::new(b, c.clip(b, "turn").unwrap(), 2.0),
+        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 1.5).with_wrap(WrapMode::PingPong),
+        CrowdInstance::new(a, c.clip(a, "idle").unwrap(), 0.0),
+    ]
+}
+
+/// Crowd instance -> the tip of A or the hand of B, by hand.
+fn position(p: &[f32; 16]) -> [f32; 3] {
+    [p[12], p[13], p[14]]
+}
+
+#[test]
+fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
+    let Some(h) =
+        common::gpu("interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values")
+    else {
+        return;
+    };
+    let mut s = scene(&h, 4, 4);
+    let insts = frame(&s);
+    s.crowd.set_instances(&h.queue, &insts).unwrap();
+    let poses = run(&h, &s.crowd);
+    assert_eq!(poses.instance_count(), 6);
+    assert_eq!(s.crowd.instance_count(), 6);
+
+    // Slots: each model's instances in crowd order.
+    let slots: Vec<_> = (0..6).map(|i| s.crowd.slot(i).unwrap()).collect();
+    let (a, b) = (s.a, s.b);
+    assert_eq!(
+        slots,
+        [(a, 0), (b, 0), (a, 1), (b, 1), (b, 2), (a, 2)],
+        "slot mapping"
+    );
+    assert_eq!(s.crowd.slot(6), None);
+    for id in [a, b] {
+        let count = s.crowd.model(id).unwrap().sampler().instance_count();
+        assert_eq!(count, 3, "model {}", s.crowd.model_name(id).unwrap());
+    }
+
+    // By hand (globals of A's tip and B's hand).
+    let tip = s.rig_a.node_by_name("tip").unwrap();
+    let hand = s.rig_b.node_by_name("hand").unwrap();
+    let want = [
+        (0, tip, [-1.0, 1.0, 0.0]), // j1 turned 90 degrees: tip one unit along -x
+        (1, hand, [6.0, 0.0, 2.0]), // r0 halfway to z = 4
+        (2, tip, [0.0, 3.5, 0.0]),  // j0 lifted by 1.5
+        (3, hand, [4.0, 0.0, 0.0]), // r0 turned 180 degrees: r1 at 5 - 1
+        (4, hand, [6.0, 0.0, 2.0]), // ping-pong 1.5 s of a 1 s clip = 0.5 s
+        (5, tip, [0.0, 2.0, 0.0]),  // rest pose
+    ];
+    for (i, node, p) in want {
+        let g = poses.global(i, node).unwrap();
+        assert!(close(&position(&g), &p, 1e-5), "instance {i}: {g:?}");
+    }
+    // B's joint matrix of r1 (identity inverse binds, mesh at the origin)
+    // is r1's global; A's of j0 for the lifted instance is T(0, 1.5, 0).
+    let jb = poses.skin_joints(1, 0).unwrap();
+    assert_eq!(jb.len(), 2, "B's skin has two joints");
+    let want_r1 = Mat4::from_translation(Vec3::new(6.0, 0.0, 2.0)).to_cols_array();
+    assert!(close(&jb[1], &want_r1, 1e-5), "{:?}", jb[1]);
+    let ja = poses.skin_joints(2, 0).unwrap();
+    assert_eq!(ja.len(), 3, "A's skin has three joints");
+    let want_j0 = Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0)).to_cols_array();
+    assert!(close(&ja[0], &want_j0, 1e-6), "{:?}", ja[0]);
+    // Node 2 is A's tip and does not exist in B (two nodes plus the mesh
+    // node: 3 nodes, so node 3 is past B's end).
+    assert!(poses.global(1, 3).is_none());
+    assert!(poses.global(0, 3).is_some());
+    assert!(poses.global(6, 0).is_none());
+
+    // Against the CPU twin of each model, fed the model's own instances.
+    for (id, rig, lib) in [(a, &s.rig_a, &s.lib_a), (b, &s.rig_b, &s.lib_b)] {
+        let own: Vec<Instance> = insts
+            .iter()
+            .filter(|c| c.model == id)
+            .map(|c| Instance::new(c.clip.clip(), c.time).with_wrap(c.wrap))
+            .collect();
+        let tables = SkinTables::new(rig, lib).unwrap();
+        let cpu = cpu_skin::skin(&tables, lib, &own).unwrap();
+        let nodes = rig.nodes().len();
+        let joints = tables.joint_count() as usize;
+        let mut checked = 0;
+        for (i, inst) in insts.iter().enumerate() {
+            let Some((m, slot)) = s.crowd.slot(i) else {
+                panic!("no slot for {i}")
+            };
+            assert_eq!(m, inst.model);
+            if m != id {
+                continue;
+            }
+            let slot = slot as usize;
+            for n in 0..nodes {
+                let want = cpu.globals[slot * nodes + n].to_cols_array();
+                let got = poses.global(i, n as u32).unwrap();
+                assert!(close(&got, &want, 1e-5), "instance {i} node {n}");
+            }
+            for (j, got) in poses.skin_joints(i, 0).unwrap().iter().enumerate() {
+                let want = cpu.joints[slot * joints + j].to_cols_array();
+                assert!(close(got, &want, 1e-5), "instance {i} joint {j}");
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 3);
+    }
+
+    // The same name in two models is two clips.
+    let idle_a = s.crowd.clip(a, "idle").unwrap();
+    let idle_b = s.crowd.clip(b, "idle").unwrap();
+    assert_ne!(idle_a, idle_b);
+    assert_eq!((idle_a.model(), idle_a.clip()), (a, 0));
+    assert_eq!((idle_b.model(), idle_b.clip()), (b, 2));
+    assert_eq!(s.crowd.clip_at(b, 2), Some(idle_b));
+    assert_eq!(s.crowd.clip_at(b, 3), None);
+    assert_eq!(s.crowd.clip(a, "slide"), None, "slide is B's, not A's");
+    assert_eq!(s.crowd.model_by_name("b"), Some(b));
+    assert_eq!(s.crowd.model_ids().collect::<Vec<_>>(), [a, b]);
+}
+
+#[test]
+fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
+    let Some(h) = common::gpu("refusals_name_the_crowd_instance_and_keep_the_previous_frame")
+    else {
+        return;
+    };
+    let mut s = scene(&h, 4, 3);
+    let (a, b) = (s.a, s.b);
+    let good = frame(&s);
+    s.crowd.set_instances(&h.queue, &good).unwrap();
+    let before = run(&h, &s.crowd);
+    let tip = s.rig_a.node_by_name("tip").unwrap();
+
+    let bend = s.crowd.clip(a, "bend").unwrap();
+    let slide = s.crowd.clip(b, "slide").unwrap();
+    // A clip of model B (index 0, in range of A's library, on nodes in
+    // range of A's rig) given to an instance of model A.
+    let wrong = [
+        CrowdInstance::new(a, bend, 0.0),
+        CrowdInstance::new(b, slide, 0.0),
+        CrowdInstance::new(a, slide, 0.0),
+    ];
+    match s.crowd.set_instances(&h.queue, &wrong) {
+        Err(Error::ClipOfOtherModel {
+            instance: 2,
+            instance_model: 0,
+            clip_model: 1,
+        }) => {}
+        other => panic!("expected ClipOfOtherModel for instance 2, got {other:?}"),
+    }
+    // A non-finite time: named by its crowd index (2), not by its index
+    // within model B (1).
+    let nan = [
+        CrowdInstance::new(a, bend, 0.0),
+        CrowdInstance::new(b, slide, 0.0),
+        CrowdInstance::new(b, slide, f64::INFINITY),
+    ];
+    assert!(matches!(
+        s.crowd.set_instances(&h.queue, &nan),
+        Err(Error::InstanceTimeNotFinite { instance: 2, .. })
+    ));
+    // Model B holds 3: four of B are refused although the crowd holds 7
+    // and model A has room.
+    let full = [CrowdInstance::new(b, slide, 0.0); 4];
+    match s.crowd.set_instances(&h.queue, &full) {
+        Err(Error::ModelFull {
+            model: 1,
+            requested: 4,
+            capacity: 3,
+            ref name,
+        }) if name == "b" => {}
+        other => panic!("expected ModelFull for b, got {other:?}"),
+    }
+    // Unknown models: ids of another crowd, whether or not their index is
+    // in range here.
+    let (rig_a, lib_a) = model_a();
+    let mut other = Crowd::new();
+    let o0 = other
+        .add_model(&h.device, &h.queue, "x", &lib_a, Some(&rig_a), 1)
+        .unwrap();
+    let o1 = other
+        .add_model(&h.device, &h.queue, "y", &lib_a, None, 1)
+        .unwrap();
+    let o2 = other
+        .add_model(&h.device, &h.queue, "z", &lib_a, None, 1)
+        .unwrap();
+    let foreign_bend = other.clip(o0, "bend").unwrap();
+    for (id, index) in [(o0, 0), (o2, 2)] {
+        let unknown = [
+            CrowdInstance::new(a, bend, 0.0),
+            CrowdInstance::new(id, foreign_bend, 0.0),
+        ];
+        match s.crowd.set_instances(&h.queue, &unknown) {
+            Err(Error::UnknownModel { instance: 1, model }) if model == index => {}
+            other => panic!("expected UnknownModel for instance 1, got {other:?}"),
+        }
+    }
+    assert!(s.crowd.model(o1).is_none());
+    assert!(s.crowd.clip(o0, "bend").is_none());
+    // A clip of another crowd's model given to a model of this one.
+    assert!(matches!(
+        s.crowd
+            .set_instances(&h.queue, &[CrowdInstance::new(a, foreign_bend, 0.0)]),
+        Err(Error::ClipOfOtherModel { instance: 0, .. })
+    ));
+    // A duplicate name builds nothing and changes nothing.
+    assert!(matches!(
+        s.crowd
+            .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), 1),
+        Err(Error::DuplicateModel { ref name }) if name == "a"
+    ));
+    assert_eq!(s.crowd.model_count(), 2);
+
+    // Nothing was written: same slots, same poses on a fresh dispatch.
+    assert_eq!(s.crowd.instance_count(), 6);
+    assert_eq!(s.crowd.slot(4), Some((b, 2)));
+    let after = run(&h, &s.crowd);
+    assert_eq!(after.instance_count(), 6);
+    for i in 0..6 {
+        let node = if s.crowd.slot(i).unwrap().0 == a {
+            tip
+        } else {
+            1
+        };
+        assert_eq!(
+            after.global(i, node),
+            before.global(i, node),
+            "instance {i}"
+        );
+    }
+    assert!(close(
+        &position(&after.global(0, tip).unwrap()),
+        &[-1.0, 1.0, 0.0],
+        1e-5
+    ));
+    for id in [a, b] {
+        assert_eq!(s.crowd.model(id).unwrap().sampler().instance_count(), 3);
+    }
+
+    // A model with no instance this frame records nothing and is empty.
+    s.crowd
+        .set_instances(&h.queue, &[CrowdInstance::new(b, slide, 1.0)])
+        .unwrap();
+    let poses = run(&h, &s.crowd);
+    assert_eq!(poses.model(a.index()).unwrap().instance_count(), 0);
+    assert_eq!(s.crowd.slot(0), Some((b, 0)));
+    assert!(close(
+        &position(&poses.global(0, 1).unwrap()),
+        &[6.0, 0.0, 4.0],
+        1e-5
+    ));
+}
+
+#[test]
+fn a_model_without_a_rig_samples_its_clips() {
+    let Some(h) = common::gpu("a_model_without_a_rig_samples_its_clips") else {
+        return;
+    };
+    let (rig_a, lib_a) = model_a();
+    let (_, lib_b) = model_b();
+    let mut crowd = Crowd::new();
+    let a = crowd
+        .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), 2)
+        .unwrap();
+    let b = crowd
+        .add_model(&h.device, &h.queue, "b", &lib_b, None, 2)
+        .unwrap();
+    let slide = crowd.clip(b, "slide").unwrap();
+    let lift = crowd.clip(a, "lift").unwrap();
+    crowd
+        .set_instances(
+            &h.queue,
+            &[
+                CrowdInstance::new(b, slide, 0.25),
+                CrowdInstance::new(a, lift, 2.0),
+            ],
+        )
+        .unwrap();
+    let poses = run(&h, &crowd);
+    // slide at 0.25 s: (5, 0, 1), the first three floats of its block.
+    assert!(close(
+        &poses.samples(0).unwrap()[..3],
+        &[5.0, 0.0, 1.0],
+        1e-6
+    ));
+    assert!(poses.global(0, 0).is_none(), "no rig, no globals");
+    assert!(crowd.model(b).unwrap().joint_matrix_buffer().is_none());
+    assert!(close(
+        &poses.samples(1).unwrap()[..3],
+        &[0.0, 3.0, 0.0],
+        1e-6
+    ));
+    assert!(poses.global(1, 0).is_some());
+}
+
+#[test]
+fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
+    let Some(h) = common::gpu("steady_state_frames_allocate_nothing_of_the_crowds_own") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let mut s = scene(&h, 80, 80);
+    let (a, b) = (s.a, s.b);
+    let clips_a: Vec<_> = (0..3).map(|c| s.crowd.clip_at(a, c).unwrap()).collect();
+    let clips_b: Vec<_> = (0..3).map(|c| s.crowd.clip_at(b, c).unwrap()).collect();
+    // 100 instances, a third of them B, interleaved; times change per frame.
+    let frames: Vec<Vec<CrowdInstance>> = (0..40)
+        .map(|f| {
+            (0..100u32)
+                .map(|i| {
+                    let t = f64::from(f) / 60.0 + f64::from(i) * 0.01;
+                    let c = (i % 3) as usize;
+                    if i % 3 == 1 {
+                        CrowdInstance::new(b, clips_b[c], t).with_wrap(WrapMode::Repeat)
+                    } else {
+                        CrowdInstance::new(a, clips_a[c], t)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    // The baseline: two plain animators of the same models, given the
+    // frame already split (what the crowd calls inside, without the split).
+    let mut plain_a = Animator::with_rig(device, queue, &s.lib_a, &s.rig_a, 80).unwrap();
+    let mut plain_b = Animator::with_rig(device, queue, &s.lib_b, &s.rig_b, 80).unwrap();
+    let split = |insts: &[CrowdInstance], id: ModelId| -> Vec<Instance> {
+        insts
+            .iter()
+            .filter(|c| c.model == id)
+            .map(|c| Instance::new(c.clip.clip(), c.time).with_wrap(c.wrap))
+            .collect()
+    };
+    let splits: Vec<(Vec<Instance>, Vec<Instance>)> =
+        frames.iter().map(|f| (split(f, a), split(f, b))).collect();
+    assert_eq!(splits[0].0.len(), 67);
+    assert_eq!(splits[0].1.len(), 33);
+
+    // The counter works: a first frame grows the vectors wgpu writes into.
+    let (first, r) = count(|| s.crowd.set_instances(queue, &frames[0]));
+    r.unwrap();
+    assert!(first > 0, "the counter saw no allocation at all");
+
+    // Measured alternately, each right after a submit (as in no_alloc.rs).
+    let mut ours = Vec::new();
+    let mut baseline = Vec::new();
+    for (f, insts) in frames.iter().enumerate() {
+        let mine = f % 2 == 0;
+        let n = if mine {
+            let (n, r) = count(|| s.crowd.set_instances(queue, insts));
+            r.unwrap();
+            n
+        } else {
+            let (sa, sb) = &splits[f];
+            let (n, (ra, rb)) = count(|| {
+                (
+                    plain_a.set_instances(queue, sa),
+                    plain_b.set_instances(queue, sb),
+                )
+            });
+            ra.unwrap();
+            rb.unwrap();
+            s.crowd.set_instances(queue, insts).unwrap();
+            n
+        };
+        let mut encoder = device.create_command_encoder(&Default::default());
+        s.crowd.record(&mut encoder);
+        queue.submit([encoder.finish()]);
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        if f >= 10 {
+            if mine {
+                ours.push(n);
+            } else {
+                baseline.push(n);
+            }
+        }
+    }
+    eprintln!("crowd set_instances allocations: {ours:?}; two animators': {baseline:?}");
+    let median = |v: &[u64]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    assert!(
+        median(&ours) <= median(&baseline),
+        "the crowd allocated {} (median frame), its two animators alone {}",
+        median(&ours),
+        median(&baseline)
+    );
+    // And the split really happened on the last frame.
+    assert_eq!(s.crowd.instance_count(), 100);
+    assert_eq!(s.crowd.slot(1), Some((b, 0)));
+    assert_eq!(s.crowd.slot(99), Some((a, 66)));
+}
