@@ -209,11 +209,13 @@ impl GpuSampler {
     /// for up to `max_instances` instances per dispatch.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] when a buffer would pass the device's
-    /// storage-binding or buffer size limit, or the dispatch its
-    /// workgroup-count limit; [`Error::TextureRowsExceeded`] when a key
-    /// texture would pass `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an error
-    /// (caught with error scopes).
+    /// [`Error::DeviceLimit`] when the device was created with lower limits
+    /// than [`crate::required_limits`]; [`Error::LimitExceeded`] when a
+    /// buffer would pass the device's storage-binding or buffer size limit,
+    /// or the dispatch its workgroup-count limit;
+    /// [`Error::TextureRowsExceeded`] when a key texture would pass
+    /// `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an
+    /// error (caught with error scopes).
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
