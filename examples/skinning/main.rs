@@ -59,30 +59,24 @@ fn time_compute(
     scene: &render::Scene,
     n: u32,
 ) -> Result<(f64, f64), String> {
-    use keyframe_gpu::gpu::skin::GpuSkinner;
-    use keyframe_gpu::rig::SkinTables;
-    use keyframe_gpu::{GpuSampler, Instance, WrapMode};
-    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let mut sampler =
-        GpuSampler::new(&h.device, &h.queue, &scene.library, n).map_err(|e| e.to_string())?;
-    let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).map_err(|e| e.to_string())?;
+    use keyframe_gpu::{Animator, Instance, WrapMode};
+    let mut animator = Animator::with_rig(&h.device, &h.queue, &scene.library, &scene.rig, n)
+        .map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = (0..n)
         .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
         .collect();
-    sampler
+    animator
         .set_instances(&h.queue, &inst)
-        .map_err(|e| e.to_string())?;
-    skinner
-        .prepare(&h.queue, &sampler)
         .map_err(|e| e.to_string())?;
     let median = |skin: bool| -> Result<f64, String> {
         let mut samples = Vec::new();
         for run in 0..23 {
             let start = std::time::Instant::now();
             let mut encoder = h.device.create_command_encoder(&Default::default());
-            sampler.record(&mut encoder);
             if skin {
-                skinner.record(&mut encoder);
+                animator.record(&mut encoder);
+            } else {
+                animator.sampler().record(&mut encoder);
             }
             h.queue.submit([encoder.finish()]);
             h.wait().map_err(|e| e.to_string())?;

@@ -1,6 +1,6 @@
 //! Headless skinned rendering for the `skinning` example and
 //! `tests/skin_render.rs`: a scene (rig, clip, mesh), the compute passes
-//! (sampler, then [`GpuSkinner`]) and a render pass whose vertex shader
+//! (an [`Animator`]: sampling, pose, skin) and a render pass whose vertex shader
 //! skins from the joint-matrix buffer the compute passes wrote, all in one
 //! command encoder; only the finished image is read back.
 //!
@@ -17,9 +17,8 @@ use std::path::Path;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu_skin;
 use keyframe_gpu::gpu::headless::Headless;
-use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
-use keyframe_gpu::{AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track};
+use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
 
 /// Mesh data the render needs (all primitives of one mesh merged).
 #[derive(Debug, Clone, Default)]
@@ -542,20 +541,24 @@ pub fn render(
     let rows = count.div_ceil(cols);
     let (width, height) = (cols * frame, rows * frame);
 
-    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let mut sampler =
-        GpuSampler::new(device, &h.queue, &scene.library, count).map_err(|e| e.to_string())?;
-    let mut skinner = GpuSkinner::new(device, &sampler, &tables).map_err(|e| e.to_string())?;
+    // The one object a renderer holds: sampling, pose and skin passes.
+    let mut animator = Animator::with_rig(device, &h.queue, &scene.library, &scene.rig, count)
+        .map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = times
         .iter()
         .map(|&t| Instance::new(scene.clip, t))
         .collect();
-    sampler
+    animator
         .set_instances(&h.queue, &inst)
         .map_err(|e| e.to_string())?;
-    skinner
-        .prepare(&h.queue, &sampler)
-        .map_err(|e| e.to_string())?;
+    let (outputs_layout, outputs) = animator
+        .output_bind_group()
+        .ok_or("the animator has no rig")?;
+    // The output layouts (joint slots per skin, strides) of the rig's tables.
+    let tables = animator
+        .skinner()
+        .ok_or("the animator has no rig")?
+        .tables();
 
     use wgpu::util::DeviceExt;
     let m = &scene.mesh;
@@ -678,7 +681,7 @@ pub fn render(
     });
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("skinning.render"),
-        bind_group_layouts: &[Some(skinner.output_bind_group_layout()), Some(&draw_layout)],
+        bind_group_layouts: &[Some(outputs_layout), Some(&draw_layout)],
         immediate_size: 0,
     });
     let color_format = wgpu::TextureFormat::Rgba8Unorm;
@@ -750,8 +753,7 @@ pub fn render(
     });
 
     let mut encoder = device.create_command_encoder(&Default::default());
-    sampler.record(&mut encoder);
-    skinner.record(&mut encoder);
+    animator.record(&mut encoder);
     {
         let color_view = target.create_view(&Default::default());
         let depth_view = depth.create_view(&Default::default());
@@ -785,7 +787,7 @@ pub fn render(
             multiview_mask: None,
         });
         pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, skinner.output_bind_group(), &[]);
+        pass.set_bind_group(0, outputs, &[]);
         pass.set_vertex_buffer(0, vbuf.slice(..));
         pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
         for f in 0..count {
