@@ -162,6 +162,7 @@ pub enum Error {
     /// A glTF file could not be imported: what is wrong, and where (the
     /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
     #[error("glTF import{}: {kind}", crate::gltf::import_location(*.animation, *.channel, *.skin, *.accessor))]
     Import {
         /// Index of the glTF animation, when the problem is inside one.

@@ -76,6 +76,7 @@
 //! `docs/ARCHITECTURE.md` describes the stages, the data each reads and
 //! writes, and how the Rust/WGSL contract is enforced.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod compare;
 pub mod cpu;
@@ -83,6 +84,7 @@ pub mod cpu;
 pub use cpu::skin as cpu_skin;
 mod error;
 #[cfg(feature = "gltf")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
 mod instance;
@@ -96,6 +98,7 @@ mod track;
 
 pub use error::{Error, Result};
 #[cfg(feature = "gltf")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
