@@ -239,3 +239,63 @@ fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
         median(&baseline_rec)
     );
 }
+
+/// `GpuSkinner::prepare` (the skinner's per-frame step, which takes the
+/// sampler's instance count) allocates no more than the one
+/// `queue.write_buffer` of its dispatch parameters it makes, measured on
+/// the same queue with a buffer of the same size. Like the sampler, it gets
+/// a queue and never a device, so it cannot create buffers or bind groups.
+#[test]
+fn skinner_prepare_allocates_no_more_than_its_params_write() {
+    use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
+    use keyframe_gpu::GpuSkinner;
+    let Some(h) = common::gpu("skinner_prepare_allocates_no_more_than_its_params_write") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let lib = library();
+    let mut b = Rig::builder();
+    let root = b.node(None, NodeTransform::IDENTITY);
+    let child = b.node(Some(root), NodeTransform::translation([0.0, 1.0, 0.0]));
+    let mesh = b.mesh(0, vec![]);
+    let identity = glam::Mat4::IDENTITY.to_cols_array();
+    let skin = b.skin(vec![root, child], vec![identity, identity]);
+    b.attach(root, mesh, Some(skin));
+    let rig = b.build().unwrap_or_else(|e| panic!("rig: {e}"));
+    let n = 300u32;
+    let mut sampler =
+        GpuSampler::new(device, queue, &lib, n).unwrap_or_else(|e| panic!("sampler: {e}"));
+    let tables = SkinTables::new(&rig, &lib).unwrap_or_else(|e| panic!("tables: {e}"));
+    let mut skinner =
+        GpuSkinner::new(device, &sampler, &tables).unwrap_or_else(|e| panic!("skinner: {e}"));
+    let params_bytes = vec![0u8; std::mem::size_of::<keyframe_gpu::layout::GpuSkinParams>()];
+    let baseline = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("baseline params"),
+        size: params_bytes.len() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for f in 0..40 {
+        let frame = instances(f, n - f % 7);
+        sampler
+            .set_instances(queue, &frame)
+            .unwrap_or_else(|e| panic!("set_instances: {e}"));
+        let (a, r) = count(|| skinner.prepare(queue, &sampler));
+        assert!(r.is_ok(), "{r:?}");
+        let (b, ()) = count(|| queue.write_buffer(&baseline, 0, &params_bytes));
+        if f >= 5 {
+            ours.push(a);
+            theirs.push(b);
+        }
+        assert_eq!(skinner.instance_count(), n - f % 7);
+    }
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    let (mo, mt) = (ours[ours.len() / 2], theirs[theirs.len() / 2]);
+    assert!(
+        mo <= mt,
+        "prepare allocated {mo} (median frame), its params write alone {mt}"
+    );
+}
