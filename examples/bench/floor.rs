@@ -189,9 +189,18 @@ impl FloorShape {
     }
 }
 
+/// Value `n` of the floor's dense value array: a cheap hash of the index,
+/// which the compiler cannot fold.
+fn value(n: u64) -> f32 {
+    ((n.wrapping_mul(2_654_435_761) >> 8) & 0xffff) as f32 / 65536.0
+}
+
 pub struct Floor {
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
+    /// The output (the bind group holds it too); read back by the test.
+    #[cfg_attr(not(test), expect(dead_code, reason = "read back by the test"))]
+    output: wgpu::Buffer,
     times: wgpu::Buffer,
     params: wgpu::Buffer,
     scratch: Vec<f32>,
@@ -203,10 +212,7 @@ impl Floor {
         let floats = u64::from(shape.blocks)
             * u64::from(shape.keys)
             * u64::from(shape.track_floats().max(1));
-        // Values that the compiler cannot fold: a cheap hash of the index.
-        let data: Vec<f32> = (0..floats)
-            .map(|n| ((n.wrapping_mul(2_654_435_761) >> 8) & 0xffff) as f32 / 65536.0)
-            .collect();
+        let data: Vec<f32> = (0..floats).map(value).collect();
         let values = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("bench.floor.values"),
             contents: bytemuck::cast_slice(&data),
@@ -231,7 +237,7 @@ impl Floor {
                 * u64::from(shape.output_stride)
                 * size_of::<f32>() as u64)
                 .max(16),
-            usage: wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -283,6 +289,7 @@ impl Floor {
         Floor {
             pipeline,
             bind_group,
+            output,
             times,
             params,
             scratch: Vec::with_capacity(capacity as usize),
@@ -372,6 +379,94 @@ mod shape_tests {
             }
             let expect_vec4 = !name.starts_with("crowd_mixed");
             assert_eq!(shape.vec4(), expect_vec4, "{name}: {shape:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod gpu_tests {
+    use super::{value, Floor, FloorShape};
+    use keyframe_gpu::layout::WORKGROUP_SIZE;
+    use keyframe_gpu::{resolve_instances_into, AnimationLibrary};
+
+    /// What the floor computes, on the CPU: for every (instance, track),
+    /// per component, the sum of keys k and k + 1 of the dense array.
+    fn expected(shape: &FloorShape, times: &[f32]) -> Vec<f32> {
+        let mut out = vec![0.0f32; times.len() * shape.output_stride as usize];
+        let tf = u64::from(shape.track_floats());
+        let keys = u64::from(shape.keys);
+        for (i, &t) in times.iter().enumerate() {
+            let k = u64::from(((t * shape.rate) as u32).min(shape.keys - 2));
+            let block = i as u64 % u64::from(shape.blocks);
+            for j in 0..shape.tracks {
+                let wide = j < shape.wide_tracks;
+                let w = if wide { shape.wide } else { shape.narrow };
+                let offset = if wide {
+                    j * shape.wide
+                } else {
+                    shape.wide_tracks * shape.wide + (j - shape.wide_tracks) * shape.narrow
+                };
+                let b0 = block * keys * tf + u64::from(offset) * keys + k * u64::from(w);
+                for c in 0..u64::from(w) {
+                    let o = i * shape.output_stride as usize + offset as usize + c as usize;
+                    out[o] = value(b0 + c) + value(b0 + u64::from(w) + c);
+                }
+            }
+        }
+        out
+    }
+
+    /// The floor writes exactly what its documentation says, in both entry
+    /// points (on the bench's adapter; skipped without one unless
+    /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1`).
+    #[test]
+    fn floor_writes_the_sum_of_two_keys() {
+        let gpu = match crate::gpu::Gpu::new() {
+            Ok(g) => g,
+            Err(e) => {
+                assert!(
+                    std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
+                    "no adapter: {e}"
+                );
+                eprintln!("skipped: no adapter: {e}");
+                return;
+            }
+        };
+        let (device, queue) = (&gpu.h.device, &gpu.h.queue);
+        for (name, build) in crate::workloads::workloads(true) {
+            if !["crowd_rot", "crowd_mixed", "morph"].contains(&name) {
+                continue;
+            }
+            let w = build();
+            let library = AnimationLibrary::new(w.clips).expect(name);
+            let shape = FloorShape::of(&library).expect(name);
+            let instances = &w.instances[..37];
+            let mut resolved = Vec::new();
+            resolve_instances_into(&library, instances, &mut resolved).expect(name);
+            let mut floor = Floor::new(device, shape, instances.len() as u32);
+            let grid = keyframe_gpu::gpu::dispatch_grid(
+                instances.len() as u32 * shape.tracks,
+                WORKGROUP_SIZE,
+                gpu.max_workgroups_per_dim,
+            );
+            floor.set_instances(queue, &shape, &resolved, grid);
+            let read = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench.floor.test.read"),
+                size: floor.output.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                floor.record_pass(&mut pass);
+            }
+            encoder.copy_buffer_to_buffer(&floor.output, 0, &read, 0, floor.output.size());
+            queue.submit([encoder.finish()]);
+            let bytes = gpu.h.read_buffer(&read).expect(name);
+            let got: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
+            let times: Vec<f32> = resolved.iter().map(|r| r.time).collect();
+            assert_eq!(got, expected(&shape, &times), "{name}");
         }
     }
 }
