@@ -1,5 +1,6 @@
-//! Benchmark of the GPU sampler against a trivial kernel of the same shape
-//! (the device's practical limit) and against the CPU reference.
+//! Benchmark of the GPU sampler against the least work of the same shape
+//! (the `floor` kernel: the device's practical limit) and against the CPU
+//! reference.
 //!
 //! `cargo run --release --example bench -- [--json] [--quick] [--plot FILE.png]`
 //!
@@ -18,16 +19,24 @@
 //!   wait for frame N-1 (its own submission only) and copy it into a reused
 //!   `Vec` (`skin_chain`: the joint matrices). Frame N runs while frame
 //!   N-1 is read; the blocking `read_back` would wait for frame N itself.
-//! - `roofline_ms`: the kernel in `bench/roofline.rs`, measured like `gpu_ms`.
+//! - `floor_ms`: the kernel in `bench/floor.rs`, measured like `gpu_ms`:
+//!   the same dispatch and output as the sampler's, reading per output the
+//!   instance's time and two key values from a dense array (key index from
+//!   the time arithmetically) and writing their sum; no clip, track or
+//!   search table.
+//! - `tables_ms`: the kernel in `bench/tables.rs`, measured like `gpu_ms`:
+//!   the sampler's table reads (instance, clip, track row, search texel)
+//!   and two value loads per output, without the search and the
+//!   interpolation.
 //! - `cpu_ms`: `resolve_instances_into` + `cpu::sample_resolved`, one thread
 //!   (`skin_chain`: then `cpu_skin::pose_resolved`).
-//! - `gpu_over_roofline`: the median over frames of `gpu_ms / roofline_ms`,
-//!   each sampler frame paired with the roofline frame right after it (the
-//!   same machine load), which is steadier on a shared machine than the
-//!   ratio of the two medians.
+//! - `gpu_over_floor`: the median over frames of `gpu_ms / floor_ms`, each
+//!   sampler frame paired with the floor frame right after it (the same
+//!   machine load), which is steadier on a shared machine than the ratio of
+//!   the two medians; `gpu_over_tables` likewise.
 //! - `skin_chain` also reports `sample_ms`, the sampling pass alone, timed
 //!   in the same frames; "whole chain / sampling" is the median of the
-//!   per-frame ratios; its roofline is that of the sampling shape.
+//!   per-frame ratios; its floor and tables are those of the sampling shape.
 //!
 //! With `--json`, stdout holds one JSON object per workload per line and
 //! nothing else; the table goes to stderr.
@@ -35,8 +44,8 @@
 //!
 //! Modules: `gpu` (the device from `gpu::headless`, timestamps, one timed
 //! frame), `measure` (frame budgets, medians), `workloads` and `data` (what
-//! is measured), `run` (one workload: sampler, roofline, readback, CPU),
-//! `roofline` (the kernel), `report` (table, JSON), `sweep` and `plot`
+//! is measured), `run` (one workload: sampler, floor, tables, readback,
+//! CPU), `floor` and `tables` (the kernels), `report` (table, JSON), `sweep` and `plot`
 //! (`--plot`), `alloc` (the counting allocator).
 
 mod alloc;
@@ -45,13 +54,14 @@ mod alloc;
 #[path = "../common/canvas.rs"]
 mod canvas;
 mod data;
+mod floor;
 mod gpu;
 mod measure;
 mod plot;
 mod report;
-mod roofline;
 mod run;
 mod sweep;
+mod tables;
 mod workloads;
 
 use std::time::Duration;

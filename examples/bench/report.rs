@@ -8,15 +8,17 @@ impl Measured {
     pub fn json(&self, gpu: &Gpu) -> String {
         format!(
             "{{\"workload\": {}, \"samples\": {}, \"gpu_ms\": {}, \"gpu_readback_ms\": {}, \
-             \"roofline_ms\": {}, \"cpu_ms\": {}, \"gpu_over_roofline\": {}, \"cpu_over_gpu\": {}, \
-             \"adapter\": {}, \"backend\": {}{}}}",
+             \"floor_ms\": {}, \"tables_ms\": {}, \"cpu_ms\": {}, \"gpu_over_floor\": {}, \
+             \"gpu_over_tables\": {}, \"cpu_over_gpu\": {}, \"adapter\": {}, \"backend\": {}{}}}",
             serde_json::Value::from(self.name.as_str()),
             self.samples,
             num(self.gpu_ms),
             num(self.gpu_readback_ms),
-            num(self.roofline_ms),
+            num(self.floor_ms),
+            num(self.tables_ms),
             num(self.cpu_ms),
-            num(self.gpu_over_roofline),
+            num(self.gpu_over_floor),
+            num(self.gpu_over_tables),
             num(self.cpu_ms / self.gpu_ms),
             serde_json::Value::from(gpu.adapter.as_str()),
             serde_json::Value::from(gpu.backend.as_str()),
@@ -44,15 +46,17 @@ fn num(x: f64) -> String {
 pub fn print_table(out: &mut dyn std::io::Write, gpu: &Gpu, results: &[Measured]) {
     let _ = writeln!(
         out,
-        "{:<20} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9}",
+        "{:<20} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>9} {:>9}",
         "workload",
         "samples",
         "gpu_ms",
         "wall_ms",
         "+readback",
-        "roof_ms",
+        "floor_ms",
+        "tbl_ms",
         "cpu_ms",
-        "gpu/rf",
+        "gpu/floor",
+        "gpu/tbl",
         "cpu/gpu",
         "ns/sample",
         "max|err|"
@@ -60,15 +64,17 @@ pub fn print_table(out: &mut dyn std::io::Write, gpu: &Gpu, results: &[Measured]
     for r in results {
         let _ = writeln!(
             out,
-            "{:<20} {:>9} {:>9.3} {:>9.3} {:>10.3} {:>9.3} {:>9.3} {:>7.2} {:>7.2} {:>9.2} {:>9.1e}",
+            "{:<20} {:>9} {:>9.3} {:>9.3} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>8.2} {:>7.2} {:>9.2} {:>9.1e}",
             r.name,
             r.samples,
             r.gpu_ms,
             r.gpu_wall_ms,
             r.gpu_readback_ms,
-            r.roofline_ms,
+            r.floor_ms,
+            r.tables_ms,
             r.cpu_ms,
-            r.gpu_over_roofline,
+            r.gpu_over_floor,
+            r.gpu_over_tables,
             r.cpu_ms / r.gpu_ms,
             r.gpu_ms * 1e6 / r.samples as f64,
             r.max_abs_err
@@ -77,7 +83,7 @@ pub fn print_table(out: &mut dyn std::io::Write, gpu: &Gpu, results: &[Measured]
             let _ = writeln!(
                 out,
                 "{:<20} sampling pass alone {:.3} ms; whole chain / sampling = {:.2}, skin pass {:?} \
-                 (roofline and ns/sample refer to the sampling shape; max|err| to joint matrices)",
+                 (floor, tables and ns/sample refer to the sampling shape; max|err| to joint matrices)",
                 "",
                 ms,
                 r.chain_over_sampling.unwrap_or(r.gpu_ms / ms),

@@ -1,5 +1,6 @@
-//! One workload measured: sampler (and skin chain), roofline, readback
-//! and CPU, frame after frame, and the check of what was timed.
+//! One workload measured: sampler (and skin chain), the floor and tables
+//! kernels, readback and CPU, frame after frame, and the check of what was
+//! timed.
 
 use std::time::Instant;
 
@@ -12,36 +13,56 @@ use keyframe_gpu::{
 };
 
 use crate::alloc::allocations;
+use crate::floor::{Floor, FloorShape};
 use crate::gpu::{fail, gpu_frame, FrameTime, Gpu, Kernel};
 use crate::measure::{measure, median, median_u64, Advance, Frames};
-use crate::roofline::Roofline;
+use crate::tables::Tables;
 use crate::workloads::Workload;
 
-/// The roofline kernel with what it needs to resolve instances like the
-/// sampler does (host wrap in f64) and to compute the same dispatch grid.
-struct RooflineKernel<'a> {
-    kernel: Roofline,
+/// A reference kernel (`floor` or `tables`) with what it needs to resolve
+/// instances like the sampler does (host wrap in f64) and to compute the
+/// same dispatch grid.
+struct Reference<'a, K> {
+    kernel: K,
     library: &'a AnimationLibrary,
     scratch: Vec<GpuInstance>,
     max_dim: u32,
 }
 
-impl Kernel for RooflineKernel<'_> {
-    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+impl<K> Reference<'_, K> {
+    /// Resolves the instances and returns the dispatch grid: one dispatch
+    /// over every (instance, track) of the widest clip, as many
+    /// invocations as the sampler's group dispatches together when clips
+    /// share one composition (every workload here).
+    fn resolve(&mut self, instances: &[Instance]) -> (u32, u32) {
         if let Err(e) = resolve_instances_into(self.library, instances, &mut self.scratch) {
             eprintln!("bench: resolve: {e}");
             std::process::exit(2);
         }
-        // One dispatch over every (instance, track) of the widest clip: as
-        // many invocations as the sampler's group dispatches together when
-        // clips share one composition (every workload here).
         let invocations = self.scratch.len() as u32 * self.library.tracks_per_instance();
-        let (x, y) = keyframe_gpu::gpu::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim);
+        keyframe_gpu::gpu::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim)
+    }
+}
+
+impl Kernel for Reference<'_, Tables> {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        let grid = self.resolve(instances);
         self.kernel
-            .set_instances(queue, self.library, &self.scratch, (x, y));
+            .set_instances(queue, self.library, &self.scratch, grid);
     }
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.kernel.record_pass(pass);
+    }
+}
+
+impl Kernel for Reference<'_, (Floor, FloorShape)> {
+    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
+        let grid = self.resolve(instances);
+        let (floor, shape) = &mut self.kernel;
+        floor.set_instances(queue, shape, &self.scratch, grid);
+    }
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.kernel.0.record_pass(pass);
     }
 }
 
@@ -56,9 +77,15 @@ pub struct Measured {
     pub skin_strategy: Option<SkinStrategy>,
     pub gpu_wall_ms: f64,
     pub gpu_readback_ms: f64,
-    pub roofline_ms: f64,
-    /// Median over frames of gpu / roofline, each pair timed back to back.
-    pub gpu_over_roofline: f64,
+    /// The floor kernel (`floor.rs`): the least work of the shape.
+    pub floor_ms: f64,
+    /// Median over frames of gpu / floor, each pair timed back to back.
+    pub gpu_over_floor: f64,
+    /// The tables kernel (`tables.rs`): the sampler's table reads, no
+    /// search, no interpolation.
+    pub tables_ms: f64,
+    /// Median over frames of gpu / tables, each pair timed back to back.
+    pub gpu_over_tables: f64,
     /// `skin_chain`: median over frames of whole chain / sampling alone.
     pub chain_over_sampling: Option<f64>,
     pub cpu_ms: f64,
@@ -130,20 +157,33 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let mut instances = w.instances;
     let start_instances = instances.clone();
 
-    // GPU without readback, and the roofline kernel of the same shape,
-    // frame after frame in alternation, so that both see the same machine
-    // load (this machine is shared and noisy) and the same instances. With
-    // a rig, a third frame times the sampling pass alone.
-    let mut roof = RooflineKernel {
+    // GPU without readback, then the floor and tables kernels of the same
+    // shape, frame after frame in alternation, so that all see the same
+    // machine load (this machine is shared and noisy) and the same
+    // instances. With a rig, a fourth frame times the sampling pass alone.
+    let shape = match FloorShape::of(&library) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bench: {}: floor: {e}", w.name);
+            std::process::exit(2);
+        }
+    };
+    let mut floor = Reference {
+        kernel: (Floor::new(&gpu.h.device, shape, n), shape),
+        library: &library,
+        scratch: Vec::with_capacity(n as usize),
+        max_dim: gpu.max_workgroups_per_dim,
+    };
+    let mut table_reads = Reference {
         kernel: fail(
             w.name,
-            Roofline::new(&gpu.h.device, &gpu.h.queue, &library, n),
+            Tables::new(&gpu.h.device, &gpu.h.queue, &library, n),
         ),
         library: &library,
         scratch: Vec::with_capacity(n as usize),
         max_dim: gpu.max_workgroups_per_dim,
     };
-    let triples = measure(frames, &mut instances, &*advance, |insts| {
+    let frames_measured = measure(frames, &mut instances, &*advance, |insts| {
         chain.with_skin = skin;
         let full = gpu_frame(gpu, &mut chain, insts);
         let alone = skin.then(|| {
@@ -152,30 +192,45 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
             chain.with_skin = skin;
             t
         });
-        (full, gpu_frame(gpu, &mut roof, insts), alone)
+        let f = gpu_frame(gpu, &mut floor, insts);
+        let t = gpu_frame(gpu, &mut table_reads, insts);
+        (full, f, t, alone)
     });
-    drop(roof);
-    let times: Vec<FrameTime> = triples.iter().map(|t| t.0).collect();
-    let roofline_ms = median(triples.iter().map(|t| t.1.gpu_ms).collect());
+    drop(floor);
+    drop(table_reads);
+    let times: Vec<FrameTime> = frames_measured.iter().map(|t| t.0).collect();
+    let floor_ms = median(frames_measured.iter().map(|t| t.1.gpu_ms).collect());
+    let tables_ms = median(frames_measured.iter().map(|t| t.2.gpu_ms).collect());
     let sample_ms = skin.then(|| {
         median(
-            triples
+            frames_measured
                 .iter()
-                .filter_map(|t| t.2)
+                .filter_map(|t| t.3)
                 .map(|t| t.gpu_ms)
                 .collect(),
         )
     });
-    // Ratios frame by frame: each sampler frame and the roofline (and
-    // sampling-alone) frame after it see the same machine load, so the
+    // Ratios frame by frame: each sampler frame and the floor, tables (and
+    // sampling-alone) frames after it see the same machine load, so the
     // median of the per-frame ratios is steadier than a ratio of medians on
     // a shared machine.
-    let gpu_over_roofline = median(triples.iter().map(|t| t.0.gpu_ms / t.1.gpu_ms).collect());
+    let gpu_over_floor = median(
+        frames_measured
+            .iter()
+            .map(|t| t.0.gpu_ms / t.1.gpu_ms)
+            .collect(),
+    );
+    let gpu_over_tables = median(
+        frames_measured
+            .iter()
+            .map(|t| t.0.gpu_ms / t.2.gpu_ms)
+            .collect(),
+    );
     let chain_over_sampling = skin.then(|| {
         median(
-            triples
+            frames_measured
                 .iter()
-                .filter_map(|t| t.2.map(|alone| t.0.gpu_ms / alone.gpu_ms))
+                .filter_map(|t| t.3.map(|alone| t.0.gpu_ms / alone.gpu_ms))
                 .collect(),
         )
     });
@@ -313,8 +368,10 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         skin_strategy,
         gpu_wall_ms,
         gpu_readback_ms,
-        roofline_ms,
-        gpu_over_roofline,
+        floor_ms,
+        gpu_over_floor,
+        tables_ms,
+        gpu_over_tables,
         chain_over_sampling,
         cpu_ms,
         max_abs_err,

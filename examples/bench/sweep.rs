@@ -24,9 +24,9 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
                 points: per(|r| r.gpu_ms),
             },
             plot::Series {
-                name: "ROOFLINE",
+                name: "FLOOR",
                 color: [40, 110, 200],
-                points: per(|r| r.roofline_ms),
+                points: per(|r| r.floor_ms),
             },
             plot::Series {
                 name: "CPU",
@@ -58,8 +58,8 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
         };
         let r = run_workload(gpu, w, frames);
         eprintln!(
-            "sweep keys={keys:>8}: gpu {:.3} ms, roofline {:.3} ms, cpu {:.3} ms",
-            r.gpu_ms, r.roofline_ms, r.cpu_ms
+            "sweep keys={keys:>8}: gpu {:.3} ms, floor {:.3} ms, cpu {:.3} ms",
+            r.gpu_ms, r.floor_ms, r.cpu_ms
         );
         by_keys.push((keys as f64, r));
     }
@@ -84,8 +84,8 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
         };
         let r = run_workload(gpu, w, frames);
         eprintln!(
-            "sweep instances={n:>6}: gpu {:.3} ms, roofline {:.3} ms, cpu {:.3} ms",
-            r.gpu_ms, r.roofline_ms, r.cpu_ms
+            "sweep instances={n:>6}: gpu {:.3} ms, floor {:.3} ms, cpu {:.3} ms",
+            r.gpu_ms, r.floor_ms, r.cpu_ms
         );
         by_instances.push((n as f64, r));
     }

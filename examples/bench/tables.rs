@@ -1,16 +1,18 @@
-//! The "roofline" kernel: the sampler's dispatch shape and output, without
-//! the key search and without interpolation.
+//! The `tables` kernel: the sampler's table reads and dispatch shape,
+//! without the key search and without interpolation. Not a floor (that is
+//! `floor.rs`): it shares the sampler's indirections, so the sampler's time
+//! over this one is the price of the search and the interpolation alone,
+//! and this one's time over the floor is the price of the tables.
 //!
-//! Each invocation does what the sampler must do in any case: read its
+//! Each invocation reads what the sampler reads in any case: its
 //! instance, clip and track rows (from the same buffers as the sampler, and
 //! the key count from the sampler's track search texture, where the
-//! sampler reads it), then for each output component read two
-//! values (keys k and k + 1, where k comes from the time by one
-//! multiplication: the memory traffic of a perfect key lookup) and write
-//! their sum. Same workgroup size, same (x, y) grid, same output layout and
-//! size. What it does not do: search the keys, compute an interpolation
-//! factor, slerp or evaluate a spline. The sampler's time over this one is
-//! the price of the search and the interpolation.
+//! sampler reads it), then for each output component two values (keys k
+//! and k + 1, where k comes from the time by one multiplication: the memory
+//! traffic of a perfect key lookup), and writes their sum. Same workgroup
+//! size, same (x, y) grid, same output layout and size. What it does not
+//! do: search the keys, compute an interpolation factor, slerp or evaluate
+//! a spline.
 //!
 //! Its WGSL is the crate's prelude (`layout::PRELUDE_WGSL`: `Track`,
 //! `Clip`, `Instance`, `Params` and the shared constants, the same text
@@ -29,7 +31,7 @@ use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
 /// The kernel after the prelude: its bindings and its entry point.
-const ROOFLINE_KERNEL_WGSL: &str = r#"
+const TABLES_KERNEL_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> values: array<f32>;
 @group(0) @binding(1) var<storage, read> tracks: array<Track>;
 @group(0) @binding(2) var<storage, read> clips: array<Clip>;
@@ -41,7 +43,7 @@ const ROOFLINE_KERNEL_WGSL: &str = r#"
 override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn tables_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
     let per_instance = params.tracks_per_instance;
     if (per_instance == 0u || index >= params.instance_count * per_instance) {
@@ -74,11 +76,11 @@ fn roofline_main(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
 
 /// The whole shader: the crate's prelude, then the kernel.
-pub fn roofline_wgsl() -> String {
-    format!("{PRELUDE_WGSL}\n{ROOFLINE_KERNEL_WGSL}")
+pub fn tables_wgsl() -> String {
+    format!("{PRELUDE_WGSL}\n{TABLES_KERNEL_WGSL}")
 }
 
-pub struct Roofline {
+pub struct Tables {
     _keys: KeyTextures,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
@@ -87,7 +89,7 @@ pub struct Roofline {
     workgroups: (u32, u32),
 }
 
-impl Roofline {
+impl Tables {
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -104,36 +106,32 @@ impl Roofline {
         };
         let none = wgpu::BufferUsages::empty();
         let values = storage(
-            "bench.roofline.values",
+            "bench.tables.values",
             bytemuck::cast_slice(library.values()),
             none,
         );
         let track_rows: &[GpuTrack] = library.tracks();
         let tracks = storage(
-            "bench.roofline.tracks",
+            "bench.tables.tracks",
             bytemuck::cast_slice(track_rows),
             none,
         );
         let clip_rows: &[GpuClip] = library.clip_table();
-        let clips = storage(
-            "bench.roofline.clips",
-            bytemuck::cast_slice(clip_rows),
-            none,
-        );
+        let clips = storage("bench.tables.clips", bytemuck::cast_slice(clip_rows), none);
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.roofline.instances"),
+            label: Some("bench.tables.instances"),
             size: u64::from(capacity.max(1)) * size_of::<GpuInstance>() as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.roofline.params"),
+            label: Some("bench.tables.params"),
             size: size_of::<GpuParams>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let output = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.roofline.output"),
+            label: Some("bench.tables.output"),
             size: (u64::from(capacity.max(1))
                 * u64::from(library.output_stride())
                 * size_of::<f32>() as u64)
@@ -142,14 +140,14 @@ impl Roofline {
             mapped_at_creation: false,
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bench.roofline.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(roofline_wgsl().into()),
+            label: Some("bench.tables.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(tables_wgsl().into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("bench.roofline"),
+            label: Some("bench.tables"),
             layout: None,
             module: &module,
-            entry_point: Some("roofline_main"),
+            entry_point: Some("tables_main"),
             compilation_options: wgpu::PipelineCompilationOptions {
                 constants: &[("ROW_SHIFT", f64::from(keys.row_shift()))],
                 ..Default::default()
@@ -177,11 +175,11 @@ impl Roofline {
             },
         ];
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bench.roofline.bind_group"),
+            label: Some("bench.tables.bind_group"),
             layout: &layout,
             entries: &entries,
         });
-        Ok(Roofline {
+        Ok(Tables {
             _keys: keys,
             pipeline,
             bind_group,
@@ -229,8 +227,8 @@ mod tests {
     /// The prelude and the kernel make one valid module: no struct or
     /// constant is missing or declared twice (`cargo test --example bench`).
     #[test]
-    fn roofline_wgsl_parses_and_validates() {
-        let source = super::roofline_wgsl();
+    fn tables_wgsl_parses_and_validates() {
+        let source = super::tables_wgsl();
         let module = naga::front::wgsl::parse_str(&source)
             .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
         naga::valid::Validator::new(
@@ -239,9 +237,6 @@ mod tests {
         )
         .validate(&module)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
-        assert!(module
-            .entry_points
-            .iter()
-            .any(|e| e.name == "roofline_main"));
+        assert!(module.entry_points.iter().any(|e| e.name == "tables_main"));
     }
 }
