@@ -1,9 +1,15 @@
 //! A small PNG chart writer: log-log line plots in panels side by side,
-//! drawn on the examples' shared canvas (`examples/common/canvas.rs`).
+//! drawn with plotters (font, colours and PNG encoding shared with sample's
+//! plot in `examples/common/canvas.rs`).
 
 use std::path::Path;
 
-use crate::canvas::{Canvas, Rgb, GRID, TEXT as INK, WHITE};
+use plotters::prelude::*;
+
+use crate::canvas::{register_font, save_png, FONT, FRAME, GRID, TEXT as INK};
+
+/// An RGB colour.
+pub type Rgb = [u8; 3];
 
 /// One line of a panel: a name, a colour and (x, y) points, x and y > 0.
 pub struct Series {
@@ -21,8 +27,17 @@ pub struct Panel {
 }
 
 /// "1", "10", "100", "1K", "10K", "100K", "1M", ... for powers of ten;
-/// "0.1", "0.01", ... below 1.
-fn decade_label(e: i32) -> String {
+/// "0.1", "0.01", ... below 1; other values (ticks between decades) with
+/// the same suffixes.
+fn axis_label(v: f64) -> String {
+    let e = v.log10().round() as i32;
+    if (v - 10f64.powi(e)).abs() > 1e-9 * v {
+        return match v {
+            v if v >= 1e6 => format!("{}M", v / 1e6),
+            v if v >= 1e3 => format!("{}K", v / 1e3),
+            v => format!("{}", (v * 1e3).round() / 1e3),
+        };
+    }
     match e {
         e if e < 0 => format!("{}", 10f64.powi(e)),
         0..=2 => format!("{}", 10i64.pow(e as u32)),
@@ -32,84 +47,96 @@ fn decade_label(e: i32) -> String {
     }
 }
 
-fn draw_panel(cv: &mut Canvas, p: &Panel, ox: i64, oy: i64, w: i64, h: i64) {
-    let s = 2;
-    let (left, right, top, bottom) = (70, 20, 40, 50);
-    let (x0, x1, y0, y1) = (ox + left, ox + w - right, oy + top, oy + h - bottom);
-    let pts = p.series.iter().flat_map(|s| s.points.iter());
+/// Whether a point can be drawn on log-log axes.
+fn drawable(&(x, y): &(f64, f64)) -> bool {
+    x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite()
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    p: &Panel,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing the chart: {e}");
+    let pts = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .filter(|p| drawable(p));
     let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in pts.filter(|(x, y)| *x > 0.0 && *y > 0.0 && y.is_finite()) {
+    for &(x, y) in pts {
         xmin = xmin.min(x);
         xmax = xmax.max(x);
         ymin = ymin.min(y);
         ymax = ymax.max(y);
     }
     if xmin > xmax {
-        return;
+        return Ok(());
     }
-    let (ex0, ex1) = (xmin.log10().floor() as i32, xmax.log10().ceil() as i32);
-    let (ey0, ey1) = (ymin.log10().floor() as i32, ymax.log10().ceil() as i32);
-    let (ex1, ey1) = (ex1.max(ex0 + 1), ey1.max(ey0 + 1));
-    let px = |x: f64| {
-        x0 + ((x.log10() - f64::from(ex0)) / f64::from(ex1 - ex0) * (x1 - x0) as f64) as i64
+    // Whole decades, at least one on each axis.
+    let decades = |lo: f64, hi: f64| {
+        let (e0, e1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        (10f64.powi(e0), 10f64.powi(e1.max(e0 + 1)))
     };
-    let py = |y: f64| {
-        y1 - ((y.log10() - f64::from(ey0)) / f64::from(ey1 - ey0) * (y1 - y0) as f64) as i64
-    };
-    for e in ex0..=ex1 {
-        let x = px(10f64.powi(e));
-        cv.line(x, y0, x, y1, GRID);
-        let label = decade_label(e);
-        cv.text(x - label.len() as i64 * 4, y1 + 8, &label, s, INK);
-    }
-    for e in ey0..=ey1 {
-        let y = py(10f64.powi(e));
-        cv.line(x0, y, x1, y, GRID);
-        let label = decade_label(e);
-        cv.text(x0 - 8 - label.len() as i64 * 8, y - 5, &label, s, INK);
-    }
-    cv.line(x0, y1, x1, y1, INK);
-    cv.line(x0, y0, x0, y1, INK);
-    cv.text(x0, oy + 10, &p.title, s, INK);
-    let xl = p.x_label.len() as i64 * 8;
-    cv.text((x0 + x1) / 2 - xl / 2, y1 + 28, p.x_label, s, INK);
-    cv.text_up(
-        ox + 8,
-        (y0 + y1) / 2 + p.y_label.len() as i64 * 4,
-        p.y_label,
-        s,
-        INK,
-    );
+    let ((x0, x1), (y0, y1)) = (decades(xmin, xmax), decades(ymin, ymax));
+    let mut chart = ChartBuilder::on(area)
+        .caption(&p.title, (FONT, 16).into_font().color(&INK))
+        .margin(12)
+        .margin_right(20)
+        .x_label_area_size(46)
+        .y_label_area_size(64)
+        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+        .map_err(err)?;
+    let label = |v: &f64| axis_label(*v);
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID)
+        .max_light_lines(0)
+        .axis_style(FRAME)
+        .label_style((FONT, 13).into_font().color(&INK))
+        .axis_desc_style((FONT, 14).into_font().color(&INK))
+        .x_desc(p.x_label)
+        .y_desc(p.y_label)
+        .x_label_formatter(&label)
+        .y_label_formatter(&label)
+        .draw()
+        .map_err(err)?;
     for series in &p.series {
-        let mut prev: Option<(i64, i64)> = None;
-        for &(x, y) in &series.points {
-            if !(x > 0.0 && y > 0.0 && y.is_finite()) {
-                prev = None;
-                continue;
-            }
-            let q = (px(x), py(y));
-            if let Some(p0) = prev {
-                cv.thick_line(p0.0, p0.1, q.0, q.1, series.color, 2);
-            }
-            cv.fill(q.0 - 3, q.1 - 3, q.0 + 3, q.1 + 3, series.color);
-            prev = Some(q);
-        }
+        let [r, g, b] = series.color;
+        let color = RGBColor(r, g, b);
+        let points = series.points.iter().copied().filter(drawable);
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)).point_size(3))
+            .map_err(err)?
+            .label(series.name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], color.filled()));
     }
-    for (k, series) in p.series.iter().enumerate() {
-        // legend, top right, on a white box so that lines do not cross it
-        let ly = y0 + 8 + k as i64 * 16;
-        cv.fill(x1 - 156, ly - 4, x1 - 2, ly + 13, WHITE);
-        cv.fill(x1 - 150, ly, x1 - 135, ly + 9, series.color);
-        cv.text(x1 - 128, ly, series.name, s, INK);
-    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE)
+        .border_style(FRAME)
+        .label_font((FONT, 13).into_font().color(&INK))
+        .draw()
+        .map_err(err)
 }
 
 /// Writes the panels side by side into an RGB PNG.
 pub fn write_png(path: &Path, panels: &[Panel]) -> Result<(), String> {
-    let (pw, ph) = (640i64, 480i64);
-    let mut cv = Canvas::new(pw as usize * panels.len().max(1), ph as usize, WHITE);
-    for (i, p) in panels.iter().enumerate() {
-        draw_panel(&mut cv, p, i as i64 * pw, 0, pw, ph);
+    register_font()?;
+    let (pw, ph) = (640u32, 480u32);
+    let (w, h) = (pw * panels.len().max(1) as u32, ph);
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let err = |e| format!("drawing the chart: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        for (p, area) in panels
+            .iter()
+            .zip(root.split_evenly((1, panels.len().max(1))))
+        {
+            draw_panel(&area, p)?;
+        }
+        root.present().map_err(err)?;
     }
-    cv.save_png(path)
+    save_png(path, w, h, &rgb)
 }

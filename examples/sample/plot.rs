@@ -1,12 +1,13 @@
 //! `--plot`: a PNG chart of every channel of an animation over the clip,
-//! densely sampled, with the keys marked.
+//! densely sampled, with the keys marked, drawn with plotters.
 
 use std::path::{Path, PathBuf};
 
 use keyframe_gpu::{Instance, WrapMode};
+use plotters::prelude::*;
 
 use crate::args::Backend;
-use crate::canvas::{Canvas, FRAME, GRID, PALETTE, TEXT, WHITE};
+use crate::canvas::{register_font, save_png, FONT, FRAME, GRID, PALETTE, TEXT};
 use crate::engine::Engine;
 use crate::source::Source;
 use crate::Failure;
@@ -25,10 +26,32 @@ pub fn numbered(path: &Path, a: usize) -> PathBuf {
 }
 
 /// One channel's panel.
-const PANEL_W: usize = 360;
-const PANEL_H: usize = 210;
+const PANEL_W: usize = 400;
+const PANEL_H: usize = 240;
+/// The heading above the panels.
+const HEADER_H: usize = 28;
 /// Samples over the clip.
 const DENSE: usize = 480;
+
+/// The y range of a channel's panel from its smallest and largest finite
+/// value: that range padded by 6 % each side. A constant channel (equal
+/// ends, or a span under 1e-5 of its magnitude: rounding noise such as 1 and
+/// 0.99999994) gets its value ± max(|value| / 10, 1e-3) instead, so its line
+/// is drawn flat across the middle with distinct tick labels. With no
+/// finite value (`lo > hi`) the range is -1 .. 1. Always finite, `lo < hi`.
+pub fn value_range(lo: f64, hi: f64) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+        return (-1.0, 1.0);
+    }
+    let magnitude = lo.abs().max(hi.abs());
+    if hi - lo <= magnitude * 1e-5 {
+        let mid = lo + (hi - lo) / 2.0;
+        let half = (mid.abs() * 0.1).max(1e-3);
+        return (mid - half, mid + half);
+    }
+    let pad = (hi - lo) * 0.06;
+    (lo - pad, hi + pad)
+}
 
 /// Samples animation `a` at `DENSE` times over its clip on `backend` and
 /// writes the chart to `path`.
@@ -39,6 +62,7 @@ pub fn plot(
     engine: &mut Engine<'_>,
     path: &Path,
 ) -> Result<(), Failure> {
+    register_font()?;
     let lib = &source.library;
     let clip = &lib.clips()[a];
     let n = clip.tracks.len();
@@ -66,135 +90,239 @@ pub fn plot(
     let cols = ((n as f64 * 1.5).sqrt().ceil() as usize)
         .clamp(1, 6)
         .min(n.max(1));
-    let rows = n.div_ceil(cols);
-    let header = 24usize;
+    let rows = n.div_ceil(cols).max(1);
     let heading = format!(
         "{}  animation {a} {:?}  {} channels  t = {} .. {} s  ({})",
         source.name,
         clip.name,
         n,
-        short(t0),
-        short(t1),
+        tick(t0, t1 - t0),
+        tick(t1, t1 - t0),
         backend.name()
     );
-    let heading_w = Canvas::text_width(&heading, 2) as usize + 12;
-    let mut canvas = Canvas::new(
+    // DejaVu Sans at 15 px averages under 9 px a character.
+    let heading_w = heading.chars().count() * 9 + 12;
+    let (w, h) = (
         (cols * PANEL_W).max(heading_w.min(4096)),
-        header + rows * PANEL_H,
-        WHITE,
+        HEADER_H + rows * PANEL_H,
     );
-    canvas.text(6, 6, &heading, 2, TEXT);
-    for (j, track) in clip.tracks.iter().enumerate() {
-        let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
-        let width = width as usize;
-        let series: Vec<&[f32]> = (0..DENSE)
-            .map(|i| {
-                let s = i * stride + offset as usize;
-                values.get(s..s + width).unwrap_or_default()
-            })
-            .collect();
-        // Keys: the value element of each key (never a tangent).
-        let per_key = track.interpolation.elements_per_key();
-        let value_el = if per_key == 3 { 1 } else { 0 };
-        let keys: Vec<(f32, &[f32])> = track
-            .times
-            .iter()
-            .enumerate()
-            .map(|(k, &t)| {
-                let s = (k * per_key + value_el) * width;
-                (t, track.values.get(s..s + width).unwrap_or_default())
-            })
-            .collect();
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        for v in series
-            .iter()
-            .flat_map(|s| s.iter())
-            .chain(keys.iter().flat_map(|k| k.1.iter()))
-        {
-            if v.is_finite() {
-                lo = lo.min(*v);
-                hi = hi.max(*v);
-            }
-        }
-        if !(lo.is_finite() && hi.is_finite()) {
-            (lo, hi) = (-1.0, 1.0);
-        }
-        if hi - lo < 1e-6 {
-            (lo, hi) = (lo - 0.5, hi + 0.5);
-        }
-        let pad = (hi - lo) * 0.06;
-        let (lo, hi) = (f64::from(lo - pad), f64::from(hi + pad));
-
-        let px = (j % cols) * PANEL_W;
-        let py = header + (j / cols) * PANEL_H;
-        let (left, right) = (px as f64 + 60.0, (px + PANEL_W) as f64 - 10.0);
-        let (top, bottom) = (py as f64 + 26.0, (py + PANEL_H) as f64 - 22.0);
-        let x_of = |t: f64| left + (t - t0) / (t1 - t0) * (right - left);
-        let y_of = |v: f64| bottom - (v - lo) / (hi - lo) * (bottom - top);
-        let title = format!(
-            "#{j} node {} {} {}",
-            track.node,
-            track.property.as_gltf_str(),
-            track.interpolation.as_gltf_str()
-        );
-        canvas.text(px as i64 + 6, py as i64 + 6, &title, 2, TEXT);
-        // Many keys (baked clips): thin ticks instead of grid lines and boxes.
-        let sparse_keys = keys.len() <= 40;
-        if lo < 0.0 && hi > 0.0 {
-            canvas.line_f(left, y_of(0.0), right, y_of(0.0), GRID);
-        }
-        for &(t, _) in &keys {
-            let x = x_of(f64::from(t));
-            if sparse_keys && x >= left && x <= right {
-                canvas.line_f(x, top, x, bottom, GRID);
-            } else if x >= left && x <= right {
-                canvas.line_f(x, bottom - 4.0, x, bottom, FRAME);
-            }
-        }
-        canvas.rect(left as i64, top as i64, right as i64, bottom as i64, FRAME);
-        canvas.text(px as i64 + 4, top as i64, &short(hi), 2, TEXT);
-        canvas.text(px as i64 + 4, bottom as i64 - 10, &short(lo), 2, TEXT);
-        canvas.text(left as i64, bottom as i64 + 6, &short(t0), 2, TEXT);
-        let t1s = short(t1);
-        canvas.text(
-            right as i64 - Canvas::text_width(&t1s, 2),
-            bottom as i64 + 6,
-            &t1s,
-            2,
-            TEXT,
-        );
-        for c in 0..width {
-            let color = PALETTE[c % PALETTE.len()];
-            for i in 1..DENSE {
-                let (Some(&v0), Some(&v1)) = (series[i - 1].get(c), series[i].get(c)) else {
-                    continue;
-                };
-                canvas.line_f(
-                    x_of(times[i - 1]),
-                    y_of(f64::from(v0)),
-                    x_of(times[i]),
-                    y_of(f64::from(v1)),
-                    color,
-                );
-            }
-            for &(t, v) in &keys {
-                if let Some(&v) = v.get(c).filter(|_| sparse_keys) {
-                    canvas.marker(x_of(f64::from(t)), y_of(f64::from(v)), color);
+    let mut rgb = vec![0u8; w * h * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w as u32, h as u32)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_error)?;
+        let (top, body) = root.split_vertically(HEADER_H as u32);
+        top.draw_text(&heading, &(FONT, 15).into_font().color(&TEXT), (8, 7))
+            .map_err(draw_error)?;
+        let panels = body.split_evenly((rows, cols));
+        for ((j, track), area) in clip.tracks.iter().enumerate().zip(&panels) {
+            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let width = width as usize;
+            let series: Vec<&[f32]> = (0..DENSE)
+                .map(|i| {
+                    let s = i * stride + offset as usize;
+                    values.get(s..s + width).unwrap_or_default()
+                })
+                .collect();
+            // Keys: the value element of each key (never a tangent).
+            let per_key = track.interpolation.elements_per_key();
+            let value_el = if per_key == 3 { 1 } else { 0 };
+            let keys: Vec<(f64, &[f32])> = track
+                .times
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| {
+                    let s = (k * per_key + value_el) * width;
+                    (
+                        f64::from(t),
+                        track.values.get(s..s + width).unwrap_or_default(),
+                    )
+                })
+                .collect();
+            let (lo, hi) = series
+                .iter()
+                .flat_map(|s| s.iter())
+                .chain(keys.iter().flat_map(|k| k.1.iter()))
+                .filter(|v| v.is_finite())
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(f64::from(v)), hi.max(f64::from(v)))
+                });
+            let (lo, hi) = value_range(lo, hi);
+            let title = format!(
+                "#{j} node {} {} {}",
+                track.node,
+                track.property.as_gltf_str(),
+                track.interpolation.as_gltf_str()
+            );
+            let mut chart = ChartBuilder::on(area)
+                .caption(&title, (FONT, 14).into_font().color(&TEXT))
+                .margin(6)
+                .margin_right(16)
+                .x_label_area_size(22)
+                .y_label_area_size(62)
+                .build_cartesian_2d(t0..t1, lo..hi)
+                .map_err(draw_error)?;
+            let x_label = |t: &f64| tick(*t, t1 - t0);
+            let y_label = |v: &f64| tick(*v, hi - lo);
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .bold_line_style(GRID)
+                .max_light_lines(0)
+                .axis_style(FRAME)
+                .x_labels(5)
+                .y_labels(5)
+                .label_style((FONT, 12).into_font().color(&TEXT))
+                .x_label_formatter(&x_label)
+                .y_label_formatter(&y_label)
+                .draw()
+                .map_err(draw_error)?;
+            // Keys: grid lines, or (many keys: baked clips) ticks on the
+            // time axis and no markers.
+            let sparse_keys = keys.len() <= 40;
+            let key_top = if sparse_keys {
+                hi
+            } else {
+                lo + (hi - lo) * 0.03
+            };
+            let key_style = if sparse_keys { GRID } else { FRAME };
+            chart
+                .draw_series(
+                    keys.iter()
+                        .map(|&(t, _)| PathElement::new(vec![(t, lo), (t, key_top)], key_style)),
+                )
+                .map_err(draw_error)?;
+            for c in 0..width {
+                let color = PALETTE[c % PALETTE.len()];
+                let line = times
+                    .iter()
+                    .zip(&series)
+                    .filter_map(|(&t, v)| v.get(c).map(|&v| (t, f64::from(v))));
+                chart
+                    .draw_series(LineSeries::new(line, color.stroke_width(2)))
+                    .map_err(draw_error)?;
+                if sparse_keys {
+                    let marks = keys
+                        .iter()
+                        .filter_map(|&(t, v)| v.get(c).map(|&v| (t, f64::from(v))));
+                    chart
+                        .draw_series(marks.map(|p| Circle::new(p, 3, color.filled())))
+                        .map_err(draw_error)?;
                 }
             }
         }
+        root.present().map_err(draw_error)?;
     }
-    canvas.save_png(path)?;
+    save_png(path, w as u32, h as u32, &rgb)?;
     Ok(())
 }
 
-/// A short label for an axis value.
-fn short(v: f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
+fn draw_error(e: impl std::fmt::Display) -> Failure {
+    Failure::Message(format!("drawing the chart: {e}"))
+}
+
+/// A tick label for `v` on an axis spanning `span`: enough decimals to tell
+/// neighbouring ticks apart, trailing zeros dropped.
+fn tick(v: f64, span: f64) -> String {
+    let decimals = if span > 0.0 && span.is_finite() {
+        (-(span / 10.0).log10()).ceil().clamp(0.0, 9.0) as usize
+    } else {
+        3
+    };
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
     if s == "-0" {
         "0".into()
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tick, value_range};
+
+    fn assert_sane((lo, hi): (f64, f64)) {
+        assert!(lo.is_finite() && hi.is_finite() && lo < hi, "{lo} .. {hi}");
+    }
+
+    #[test]
+    fn constant_channel_is_centred() {
+        let (lo, hi) = value_range(1.0, 1.0);
+        assert!(
+            (lo - 0.9).abs() < 1e-12 && (hi - 1.1).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = value_range(-5.0, -5.0);
+        assert!(
+            (lo + 5.5).abs() < 1e-12 && (hi + 4.5).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        // Zero: the absolute floor keeps the range open.
+        assert_eq!(value_range(0.0, 0.0), (-1e-3, 1e-3));
+        assert_eq!(value_range(1e-9, 1e-9), (1e-9 - 1e-3, 1e-9 + 1e-3));
+    }
+
+    #[test]
+    fn rounding_noise_is_constant() {
+        // RiggedFigure's node 17 scale: a constant 1 read back as f32 noise.
+        let (a, b) = (f64::from(0.99999994f32), 1.0);
+        let (lo, hi) = value_range(a, b);
+        assert_sane((lo, hi));
+        // The noise spans a millionth of the panel: drawn flat, in the middle.
+        assert!((b - a) / (hi - lo) < 1e-5);
+        assert!(((a + b) / 2.0 - (lo + hi) / 2.0).abs() < 1e-12);
+        assert!(hi - lo > 0.19, "{lo} {hi}");
+        // Tick labels along it are distinct.
+        let labels: Vec<String> = (0..5)
+            .map(|i| tick(lo + (hi - lo) * f64::from(i) / 4.0, hi - lo))
+            .collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(unique, labels);
+        let (lo, hi) = value_range(-f64::from(100.00001f32), -100.0);
+        assert!(hi - lo > 19.0, "{lo} {hi}");
+    }
+
+    #[test]
+    fn normal_ranges_are_padded() {
+        let (lo, hi) = value_range(0.0, 2.0);
+        assert!(
+            (lo + 0.12).abs() < 1e-12 && (hi - 2.12).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = value_range(-3.0, -1.0);
+        assert!(
+            (lo + 3.12).abs() < 1e-12 && (hi + 0.88).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        // A small but real motion is not taken for noise.
+        let (lo, hi) = value_range(1.0, 1.001);
+        assert!(lo > 0.999 && hi < 1.002, "{lo} {hi}");
+    }
+
+    #[test]
+    fn no_finite_values_give_a_default() {
+        assert_eq!(value_range(f64::INFINITY, f64::NEG_INFINITY), (-1.0, 1.0));
+        assert_eq!(value_range(f64::NAN, 1.0), (-1.0, 1.0));
+        for (lo, hi) in [
+            (0.0, 0.0),
+            (-1e30, 1e30),
+            (f64::MIN_POSITIVE, 1.0),
+            (-7.0, 7.0),
+        ] {
+            assert_sane(value_range(lo, hi));
+        }
+    }
+
+    #[test]
+    fn tick_labels() {
+        assert_eq!(tick(1.0, 0.2), "1");
+        assert_eq!(tick(0.95, 0.2), "0.95");
+        assert_eq!(tick(-0.0001, 2.0), "0");
+        assert_eq!(tick(250.0, 1000.0), "250");
     }
 }
