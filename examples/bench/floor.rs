@@ -340,14 +340,7 @@ mod tests {
     #[test]
     fn floor_wgsl_parses_and_validates() {
         let source = super::floor_wgsl();
-        let module = naga::front::wgsl::parse_str(&source)
-            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        let module = crate::validated_wgsl(&source);
         for name in ["floor_vec4", "floor_f32"] {
             assert!(module.entry_points.iter().any(|e| e.name == name), "{name}");
         }

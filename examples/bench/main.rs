@@ -64,6 +64,22 @@ mod sweep;
 mod tables;
 mod workloads;
 
+/// Parses and validates a bench kernel's WGSL (the prelude and the kernel)
+/// with naga, panicking with naga's report: the check the floor and tables
+/// kernels' tests share.
+#[cfg(test)]
+fn validated_wgsl(source: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+    module
+}
+
 use std::time::Duration;
 
 use clap::Parser;

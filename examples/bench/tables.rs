@@ -229,14 +229,7 @@ mod tests {
     #[test]
     fn tables_wgsl_parses_and_validates() {
         let source = super::tables_wgsl();
-        let module = naga::front::wgsl::parse_str(&source)
-            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        let module = crate::validated_wgsl(&source);
         assert!(module.entry_points.iter().any(|e| e.name == "tables_main"));
     }
 }
