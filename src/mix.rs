@@ -576,5 +576,8 @@ pub(crate) fn check_desc(rig: &Rig, desc: &MixerDesc) -> Result<(), MixError> {
 
 /// The masks' factors, mask after mask (`mask * node_count + node`).
 pub(crate) fn mask_table(masks: &[Mask]) -> Vec<f32> {
-    masks.iter().flat_map(|m| m.factors.iter().copied()).collect()
+    masks
+        .iter()
+        .flat_map(|m| m.factors.iter().copied())
+        .collect()
 }

@@ -48,7 +48,12 @@ fn rot_z(a: f32) -> Quat {
 }
 
 // Rest poses.
-const REST_T: [[f32; 3]; 4] = [[1.0, 2.0, 3.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [4.0, 0.0, 0.0]];
+const REST_T: [[f32; 3]; 4] = [
+    [1.0, 2.0, 3.0],
+    [0.0, 1.0, 0.0],
+    [0.0, 0.0, 1.0],
+    [4.0, 0.0, 0.0],
+];
 const REST_S: [[f32; 3]; 4] = [[1.0; 3], [2.0; 3], [1.0; 3], [1.0; 3]];
 fn rest_r(n: usize) -> Quat {
     [rot_x(0.3), Quat::IDENTITY, rot_y(0.2), Quat::IDENTITY][n]
@@ -121,7 +126,10 @@ fn model() -> (Rig, AnimationLibrary) {
     let n2 = b.node(Some(n1), trs(2));
     let n3 = b.node(None, trs(3));
     let mesh = b.mesh(2, DEFAULT_WEIGHTS.to_vec());
-    let skin = b.skin(vec![n0, n1, n2], vec![glam::Mat4::IDENTITY.to_cols_array(); 3]);
+    let skin = b.skin(
+        vec![n0, n1, n2],
+        vec![glam::Mat4::IDENTITY.to_cols_array(); 3],
+    );
     b.attach(n1, mesh, Some(skin));
     let _ = n3;
     let rig = b.build().unwrap();
@@ -137,7 +145,13 @@ fn model() -> (Rig, AnimationLibrary) {
                     if k.prop == Property::Weights {
                         Track::weights(k.node, 2, Interpolation::Linear, vec![0.0, 1.0], values)
                     } else {
-                        Track::new(k.node, k.prop, Interpolation::Linear, vec![0.0, 1.0], values)
+                        Track::new(
+                            k.node,
+                            k.prop,
+                            Interpolation::Linear,
+                            vec![0.0, 1.0],
+                            values,
+                        )
                     }
                 })
                 .collect();
@@ -393,25 +407,84 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
     let a = Action::new;
     vec![
         ("one action, weight 1", vec![a(0, 1.0)]),
-        ("two summing to 1", vec![a(0, 1.0).with_weight(0.6), a(1, 0.0).with_weight(0.4)]),
-        ("two summing below 1", vec![a(0, 1.0).with_weight(0.3), a(1, 1.0).with_weight(0.2)]),
-        ("two summing above 1", vec![a(0, 0.0), a(1, 1.0).with_weight(1.5)]),
-        ("three in order", vec![a(0, 1.0).with_weight(0.5), a(1, 0.0).with_weight(0.25), a(3, 0.0).with_weight(0.25)]),
-        ("a zero weight", vec![a(0, 1.0).with_weight(0.5), a(1, 1.0).with_weight(0.0)]),
+        (
+            "two summing to 1",
+            vec![a(0, 1.0).with_weight(0.6), a(1, 0.0).with_weight(0.4)],
+        ),
+        (
+            "two summing below 1",
+            vec![a(0, 1.0).with_weight(0.3), a(1, 1.0).with_weight(0.2)],
+        ),
+        (
+            "two summing above 1",
+            vec![a(0, 0.0), a(1, 1.0).with_weight(1.5)],
+        ),
+        (
+            "three in order",
+            vec![
+                a(0, 1.0).with_weight(0.5),
+                a(1, 0.0).with_weight(0.25),
+                a(3, 0.0).with_weight(0.25),
+            ],
+        ),
+        (
+            "a zero weight",
+            vec![a(0, 1.0).with_weight(0.5), a(1, 1.0).with_weight(0.0)],
+        ),
         ("only a zero weight", vec![a(0, 1.0).with_weight(0.0)]),
         ("mask 0/0.5/1", vec![a(0, 1.0), a(1, 1.0).with_mask(0)]),
-        ("mask 0 leaves nodes untouched", vec![a(1, 1.0).with_mask(1)]),
-        ("fractional mask on the mesh node", vec![a(0, 0.0), a(1, 1.0).with_mask(2)]),
-        ("opposite hemispheres", vec![a(0, 0.0).with_weight(0.7), a(3, 1.0).with_weight(0.3)]),
-        ("opposite hemispheres, below 1", vec![a(3, 1.0).with_weight(0.4)]),
+        (
+            "mask 0 leaves nodes untouched",
+            vec![a(1, 1.0).with_mask(1)],
+        ),
+        (
+            "fractional mask on the mesh node",
+            vec![a(0, 0.0), a(1, 1.0).with_mask(2)],
+        ),
+        (
+            "opposite hemispheres",
+            vec![a(0, 0.0).with_weight(0.7), a(3, 1.0).with_weight(0.3)],
+        ),
+        (
+            "opposite hemispheres, below 1",
+            vec![a(3, 1.0).with_weight(0.4)],
+        ),
         ("additive", vec![a(0, 1.0), a(2, 1.0).additive(0.0)]),
-        ("two additive", vec![a(0, 1.0), a(2, 1.0).additive(0.0).with_weight(0.5), a(4, 1.0).additive(0.0)]),
-        ("additive weight 2", vec![a(1, 0.0), a(2, 1.0).additive(0.0).with_weight(2.0)]),
-        ("additive against another reference", vec![a(0, 1.0), a(2, 0.0).additive(1.0)]),
-        ("additive only", vec![a(2, 1.0).additive(0.0).with_weight(0.8)]),
-        ("additive masked", vec![a(1, 1.0), a(2, 1.0).additive(0.0).with_mask(0)]),
-        ("repeat and ping-pong past the end", vec![a(0, 3.0).with_wrap(Repeat).with_weight(0.5), a(1, 3.0).with_wrap(PingPong).with_weight(0.5)]),
-        ("clamped past the end and before the start", vec![a(0, 7.5).with_weight(0.5), a(1, -2.0).with_weight(0.5)]),
+        (
+            "two additive",
+            vec![
+                a(0, 1.0),
+                a(2, 1.0).additive(0.0).with_weight(0.5),
+                a(4, 1.0).additive(0.0),
+            ],
+        ),
+        (
+            "additive weight 2",
+            vec![a(1, 0.0), a(2, 1.0).additive(0.0).with_weight(2.0)],
+        ),
+        (
+            "additive against another reference",
+            vec![a(0, 1.0), a(2, 0.0).additive(1.0)],
+        ),
+        (
+            "additive only",
+            vec![a(2, 1.0).additive(0.0).with_weight(0.8)],
+        ),
+        (
+            "additive masked",
+            vec![a(1, 1.0), a(2, 1.0).additive(0.0).with_mask(0)],
+        ),
+        (
+            "repeat and ping-pong past the end",
+            vec![
+                a(0, 3.0).with_wrap(Repeat).with_weight(0.5),
+                a(1, 3.0).with_wrap(PingPong).with_weight(0.5),
+            ],
+        ),
+        (
+            "clamped past the end and before the start",
+            vec![a(0, 7.5).with_weight(0.5), a(1, -2.0).with_weight(0.5)],
+        ),
         ("no actions", vec![]),
     ]
 }
@@ -437,7 +510,12 @@ fn cpu_mixer_follows_the_rules_computed_by_hand() {
             }
         }
         let w = oracle_weights(&masks, &actions);
-        close(&format!("{name}: weights"), &out.morph_weights, &w, HAND_TOL);
+        close(
+            &format!("{name}: weights"),
+            &out.morph_weights,
+            &w,
+            HAND_TOL,
+        );
     }
 }
 
@@ -471,7 +549,10 @@ fn the_oracle_agrees_with_paper() {
     // Weights: walk at 1 s (0, 1) weight 0.5 alone: W = 0.5 < 1, mixed with
     // the defaults (0.1, 0.2) at 0.5: (0.05, 0.6).
     let w = oracle_weights(&masks, &[Action::new(0, 1.0).with_weight(0.5)]);
-    assert!((w[0] - 0.05).abs() < 1e-6 && (w[1] - 0.6).abs() < 1e-6, "{w:?}");
+    assert!(
+        (w[0] - 0.05).abs() < 1e-6 && (w[1] - 0.6).abs() < 1e-6,
+        "{w:?}"
+    );
 }
 
 /// One action of weight 1 is today's pose, bit for bit, at any time (on
@@ -501,14 +582,29 @@ fn one_action_of_weight_one_is_the_unblended_pose_bit_for_bit() {
                         .flat_map(|p| local_parts(p).concat())
                         .collect::<Vec<_>>()
                 };
-                let mats = |m: &[glam::Mat4]| {
-                    m.iter().flat_map(|m| m.to_cols_array()).collect::<Vec<_>>()
-                };
+                let mats =
+                    |m: &[glam::Mat4]| m.iter().flat_map(|m| m.to_cols_array()).collect::<Vec<_>>();
                 let label = format!("clip {clip} t {time} {wrap:?}");
-                assert_eq!(bits(&locals(&mixed)), bits(&locals(&plain)), "{label}: locals");
-                assert_eq!(bits(&mats(&mixed.globals)), bits(&mats(&plain.globals)), "{label}");
-                assert_eq!(bits(&mats(&mixed.joints)), bits(&mats(&plain.joints)), "{label}");
-                assert_eq!(bits(&mixed.morph_weights), bits(&plain.morph_weights), "{label}");
+                assert_eq!(
+                    bits(&locals(&mixed)),
+                    bits(&locals(&plain)),
+                    "{label}: locals"
+                );
+                assert_eq!(
+                    bits(&mats(&mixed.globals)),
+                    bits(&mats(&plain.globals)),
+                    "{label}"
+                );
+                assert_eq!(
+                    bits(&mats(&mixed.joints)),
+                    bits(&mats(&plain.joints)),
+                    "{label}"
+                );
+                assert_eq!(
+                    bits(&mixed.morph_weights),
+                    bits(&plain.morph_weights),
+                    "{label}"
+                );
             }
         }
     }
@@ -538,10 +634,19 @@ fn characters_are_independent() {
 #[test]
 fn masks_are_built_from_nodes_subtrees_and_factors() {
     let (rig, _) = model();
-    assert_eq!(Mask::nodes(&rig, &[0, 2]).unwrap().factors(), [1.0, 0.0, 1.0, 0.0]);
+    assert_eq!(
+        Mask::nodes(&rig, &[0, 2]).unwrap().factors(),
+        [1.0, 0.0, 1.0, 0.0]
+    );
     // Node 1's subtree: 1 and its child 2.
-    assert_eq!(Mask::subtree(&rig, 1).unwrap().factors(), [0.0, 1.0, 1.0, 0.0]);
-    assert_eq!(Mask::subtree(&rig, 0).unwrap().factors(), [1.0, 1.0, 1.0, 0.0]);
+    assert_eq!(
+        Mask::subtree(&rig, 1).unwrap().factors(),
+        [0.0, 1.0, 1.0, 0.0]
+    );
+    assert_eq!(
+        Mask::subtree(&rig, 0).unwrap().factors(),
+        [1.0, 1.0, 1.0, 0.0]
+    );
     let m = Mask::from_factors(&rig, vec![0.0, 0.25, 0.5, 1.0]).unwrap();
     assert_eq!(m.factor(1), Some(0.25));
     assert_eq!(
@@ -665,9 +770,29 @@ fn bad_actions_are_refused_naming_character_and_action() {
     }
     // NaN weight and time (NaN != NaN: matched by shape).
     let r = cpu_mix(&tables, &lib, &masks, &[Action::new(0, f64::NAN)], &[1]);
-    assert!(matches!(r, Err(Error::Mix(MixError::TimeNotFinite { character: 0, action: 0, .. }))));
-    let r = cpu_mix(&tables, &lib, &masks, &[Action::new(0, 0.0).with_weight(f32::NAN)], &[1]);
-    assert!(matches!(r, Err(Error::Mix(MixError::BadWeight { character: 0, action: 0, .. }))));
+    assert!(matches!(
+        r,
+        Err(Error::Mix(MixError::TimeNotFinite {
+            character: 0,
+            action: 0,
+            ..
+        }))
+    ));
+    let r = cpu_mix(
+        &tables,
+        &lib,
+        &masks,
+        &[Action::new(0, 0.0).with_weight(f32::NAN)],
+        &[1],
+    );
+    assert!(matches!(
+        r,
+        Err(Error::Mix(MixError::BadWeight {
+            character: 0,
+            action: 0,
+            ..
+        }))
+    ));
     // More actions than the hard maximum.
     let many = vec![Action::new(0, 0.0); MAX_ACTIONS as usize + 1];
     let r = cpu_mix(&tables, &lib, &masks, &many, &[MAX_ACTIONS + 1]);
@@ -686,9 +811,16 @@ fn gpu_locals_close(label: &str, gpu: &[GpuLocalPose], cpu: &[GpuLocalPose]) {
         let (gr, cr) = (Vec4::from(g.rotation), Vec4::from(c.rotation));
         // Up to sign: a mix at a dot product within rounding of 0 may pick
         // the other hemisphere on one side.
-        let rot = (gr - cr).abs().max_element().min((gr + cr).abs().max_element());
-        let t = (Vec4::from(g.translation) - Vec4::from(c.translation)).abs().max_element();
-        let s = (Vec4::from(g.scale) - Vec4::from(c.scale)).abs().max_element();
+        let rot = (gr - cr)
+            .abs()
+            .max_element()
+            .min((gr + cr).abs().max_element());
+        let t = (Vec4::from(g.translation) - Vec4::from(c.translation))
+            .abs()
+            .max_element();
+        let s = (Vec4::from(g.scale) - Vec4::from(c.scale))
+            .abs()
+            .max_element();
         assert!(
             rot <= GPU_TOL && t <= GPU_TOL && s <= GPU_TOL,
             "{label}: local {k}: gpu {g:?} cpu {c:?}"
@@ -698,7 +830,10 @@ fn gpu_locals_close(label: &str, gpu: &[GpuLocalPose], cpu: &[GpuLocalPose]) {
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 /// Runs `actions` on the GPU mixer and compares every output with the CPU
@@ -770,7 +905,16 @@ fn gpu_mixer_matches_cpu_on_every_scenario() {
     let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
     let actions: Vec<Action> = all.iter().flat_map(|(_, a)| a.clone()).collect();
     let counts: Vec<u32> = all.iter().map(|(_, a)| a.len() as u32).collect();
-    gpu_matches_cpu("scenarios", &h, &mut animator, &tables, &lib, &masks, &actions, &counts);
+    gpu_matches_cpu(
+        "scenarios",
+        &h,
+        &mut animator,
+        &tables,
+        &lib,
+        &masks,
+        &actions,
+        &counts,
+    );
 
     // A refused frame writes nothing: the previous frame's results stay.
     let before = animator.read_back(&h.device, &h.queue).unwrap();
@@ -783,7 +927,11 @@ fn gpu_mixer_matches_cpu_on_every_scenario() {
     let too_many = vec![Action::new(0, 0.0); 5];
     assert!(matches!(
         animator.set_actions(&h.queue, &too_many, &[5]),
-        Err(Error::Mix(MixError::TooManyActions { character: 0, count: 5, capacity: 4 }))
+        Err(Error::Mix(MixError::TooManyActions {
+            character: 0,
+            count: 5,
+            capacity: 4
+        }))
     ));
     let many_chars = vec![1u32; all.len() + 1];
     let acts = vec![Action::new(0, 0.0); all.len() + 1];
@@ -842,7 +990,10 @@ fn gpu_one_action_per_character_matches_the_unmixed_animator() {
         for i in 0..40 {
             let a: Vec<f32> = got.skin_joints(i, 0).unwrap().concat();
             let b: Vec<f32> = want.skin_joints(i, 0).unwrap().concat();
-            assert!(max_diff(&a, &b) <= GPU_TOL, "instance {i} (by actions: {by_actions})");
+            assert!(
+                max_diff(&a, &b) <= GPU_TOL,
+                "instance {i} (by actions: {by_actions})"
+            );
             assert_eq!(got.morph_weights(i, 0), want.morph_weights(i, 0));
         }
     }

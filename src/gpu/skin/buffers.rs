@@ -117,7 +117,11 @@ pub(super) fn check_limits(
     }
     if let Some(mix) = mix {
         check_storage(limits, "mixer actions", mix.action_bytes(capacity))?;
-        check_storage(limits, "mixer masks", std::mem::size_of_val(mix.masks) as u64)?;
+        check_storage(
+            limits,
+            "mixer masks",
+            std::mem::size_of_val(mix.masks) as u64,
+        )?;
     }
     check_storage(
         limits,

@@ -21,12 +21,12 @@ pub mod passes;
 use super::scoped;
 use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
+use crate::layout::GpuMixAction;
 pub use crate::layout::{
     MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
     UNIFORM_HEAD,
 };
 use crate::rig::{FitError, SkinJoints, SkinTables};
-use crate::layout::GpuMixAction;
 use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers, MixSpec};
 #[doc(hidden)]
 pub use passes::{Pass, RigModule, PASSES};
