@@ -127,8 +127,8 @@ fn mix_json_matches_the_rules_by_hand_on_both_backends() {
         let samples = v["samples"].as_array().unwrap();
         assert_eq!(samples.len(), 3);
         let node = |s: usize, n: usize| &samples[s]["nodes"][n];
-        for s in 0..3 {
-            let nodes = samples[s]["nodes"].as_array().unwrap();
+        for sample in samples {
+            let nodes = sample["nodes"].as_array().unwrap();
             assert_eq!(nodes.len(), 3);
             for (n, nv) in nodes.iter().enumerate() {
                 assert_eq!(nv["node"], n);

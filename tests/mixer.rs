@@ -838,6 +838,10 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 
 /// Runs `actions` on the GPU mixer and compares every output with the CPU
 /// twin.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a test helper: the model's parts and one frame"
+)]
 fn gpu_matches_cpu(
     label: &str,
     h: &keyframe_gpu::gpu::headless::Headless,

@@ -299,3 +299,40 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
         "prepare allocated {mo} (median frame), its params write alone {mt}"
     );
 }
+
+/// The host half of `Animator::set_actions` (the mixer's packer: sampler
+/// rows, action records, character ranges, shared reference rows)
+/// allocates nothing once created for its capacity: 0 allocations over
+/// many frames of changing actions, counts, weights and reference times.
+#[test]
+fn mixer_packing_allocates_nothing() {
+    use keyframe_gpu::mix::Packer;
+    use keyframe_gpu::Action;
+    let lib = library();
+    let (characters, per) = (50u32, 4u32);
+    let mut packer = Packer::new(characters, per);
+    for frame in 0..40u32 {
+        let mut actions = Vec::new();
+        let mut counts = Vec::new();
+        for c in 0..characters - frame % 5 {
+            let n = (c + frame) % (per + 1);
+            for k in 0..n {
+                let t = f64::from(frame) * 0.016 + f64::from(c + k) * 0.1;
+                let mut a = Action::new((c + k) % 2, t)
+                    .with_weight(0.25 * (k + 1) as f32)
+                    .with_wrap(WrapMode::Repeat);
+                if k == 2 {
+                    // Reference times that differ per character: many rows.
+                    a = a.additive(f64::from(c % 7) * 0.3);
+                }
+                actions.push(a);
+            }
+            counts.push(n);
+        }
+        let (allocs, r) = count(|| packer.pack(&lib, 0, characters, per, &actions, &counts));
+        assert!(r.is_ok(), "frame {frame}: {r:?}");
+        assert_eq!(allocs, 0, "frame {frame}: {allocs} allocations");
+        assert_eq!(packer.characters.len(), counts.len());
+        assert!(packer.rows.len() >= actions.len());
+    }
+}

@@ -237,6 +237,10 @@ fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
 /// The blended local pose of node `n` for character `c` (WGSL
 /// `mixed_pose`).
 #[must_use]
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
+)]
 pub fn mixed_pose(
     tables: &SkinTables,
     mix: &MixTables<'_>,
@@ -300,6 +304,10 @@ pub fn mixed_pose(
 
 /// Writes mesh `m`'s blended weights for character `c` into
 /// `morph_weights` (WGSL `write_mixed_morph_weights`).
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
+)]
 pub fn write_mixed_morph_weights(
     tables: &SkinTables,
     mix: &MixTables<'_>,
