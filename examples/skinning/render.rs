@@ -112,7 +112,9 @@ fn tube_weights(y: f32) -> ([u32; 4], [f32; 4]) {
 /// chain (joints at y = 0, 1, 2, 3), with one "bulge" morph target. The
 /// clip (4 s) bends joints 1 to 3 about +Z to +35, 0, -35, 0 degrees at
 /// t = 1, 2, 3, 4 and drives the bulge 0, 1, 0, 1, 0. It starts at rest:
-/// at t = 0 the pose is the bind pose and the bulge weight is 0.
+/// at t = 0 the pose is the bind pose and the bulge weight is 0. A second
+/// clip, "sway" (2 s), bends joints 1 to 3 about +X to +20, 0, -20, 0
+/// degrees at t = 0.5, 1, 1.5, 2 (the viewer's key 2).
 pub fn tube_scene() -> Scene {
     let mut b = Rig::builder();
     let mut joints = Vec::new();
@@ -158,8 +160,25 @@ pub fn tube_scene() -> Scene {
         times,
         vec![0.0, 1.0, 0.0, 1.0, 0.0],
     ));
-    let library =
-        AnimationLibrary::new(vec![Clip::new("bend", tracks)]).expect("the tube clip is valid");
+    let sway_times: std::sync::Arc<[f32]> = vec![0.0, 0.5, 1.0, 1.5, 2.0].into();
+    let s = 20f32.to_radians();
+    let sway = joints[1..]
+        .iter()
+        .map(|&j| {
+            Track::new(
+                j,
+                Property::Rotation,
+                Interpolation::Linear,
+                sway_times.clone(),
+                [0.0, s, 0.0, -s, 0.0]
+                    .iter()
+                    .flat_map(|&x| Quat::from_rotation_x(x).to_array())
+                    .collect(),
+            )
+        })
+        .collect();
+    let library = AnimationLibrary::new(vec![Clip::new("bend", tracks), Clip::new("sway", sway)])
+        .expect("the tube clips are valid");
 
     const RINGS: u32 = 41;
     const SEGMENTS: u32 = 24;
@@ -230,6 +249,9 @@ pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
     let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
     let rig = Rig::from_document(&imported.document).map_err(|e| e.to_string())?;
     let library = imported.library;
+    if library.clips().is_empty() {
+        return Err("nothing animated: the file has no animations".into());
+    }
     if animation as usize >= library.clips().len() {
         return Err(format!(
             "animation {animation} does not exist ({} animations)",
