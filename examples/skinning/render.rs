@@ -249,17 +249,14 @@ pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
     let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
     let rig = Rig::from_document(&imported.document).map_err(|e| e.to_string())?;
     let library = imported.library;
-    if library.clips().is_empty() {
-        return Err("nothing animated: the file has no animations".into());
-    }
     if animation as usize >= library.clips().len() {
         return Err(format!(
             "animation {animation} does not exist ({} animations)",
             library.clips().len()
         ));
     }
-    let doc = gltf::Document::from_json(imported.document.root.clone())
-        .map_err(|e| format!("invalid glTF: {e}"))?;
+    let doc =
+        gltf::Document::from_json(imported.document.root.clone()).map_err(|e| e.to_string())?;
     let buffers = &imported.document.buffers;
     let nodes = rig.nodes();
     let skinned = nodes
