@@ -145,7 +145,13 @@ fn in_a_real_window_the_screenshot_shows_the_model_moving() {
             // The frames came from the window, not the offscreen path.
             assert!(so.starts_with("window "), "{test}: {so}");
             assert!(so.contains("of the window"), "{test}: {so}");
-            eprintln!("{test}: {}", so.lines().next().unwrap_or(""));
+            // Past libtest's capture, so that CI logs show the window's adapter.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{test}: {}",
+                so.lines().next().unwrap_or("")
+            );
             path
         })
         .collect();
