@@ -95,7 +95,8 @@ struct Mesh {
     weights_offset: u32,     // in an instance's morph-weight block
     target_count: u32,
     defaults_offset: u32,    // in default_weights
-    _pad: u32,
+    node: u32,               // the lowest-index node using the mesh (the
+                             // node a mask factor is read for), NO_NODE: none
 }
 
 struct Joint {
@@ -127,6 +128,26 @@ struct SkinParams {
     mesh_nodes: vec4<i32>,   // skins 0..3's mesh nodes (-1: none) when
                              // skin_count <= MAX_FUSED_SKINS
 }
+
+// ---------------------------------------------------------------- mixer
+
+// One action of a character in the mixer's action table (mix.wgsl): a
+// sampled row of the sampler's output blended into the character's pose.
+struct MixAction {
+    row: u32,                // the sampler row holding the action's values
+    reference_row: u32,      // additive: the row of its reference time;
+                             // NO_ROW: a normal action
+    clip: u32,               // the row's clip (its pose channels)
+    mask: u32,               // the mask (factors per node), NO_MASK: none
+    weight: f32,             // finite, >= 0
+}
+
+const NO_ROW: u32 = 0xffffffffu;
+const NO_MASK: u32 = 0xffffffffu;
+const NO_NODE: u32 = 0xffffffffu;
+
+// The hard maximum of actions per character (the mixer's loop bound).
+const MAX_ACTIONS: u32 = 16u;
 
 // Rigs with at most this many skins get their joint matrices inside the
 // hierarchy walk (skin.wgsl); more skins take a separate joint loop.

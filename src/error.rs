@@ -3,6 +3,7 @@
 //! `track.rs`, `RigError` in `rig/`, `RingError` in `gpu/readback.rs`, the
 //! import's kinds in `gltf/`); `Error` wraps them with the location.
 
+use crate::mix::MixError;
 use crate::track::TrackError;
 
 /// Every error the crate returns.
@@ -58,6 +59,10 @@ pub enum Error {
         /// The sampler's capacity.
         capacity: u32,
     },
+    /// The mixer refused its description or a frame's actions (naming the
+    /// character and the action).
+    #[error(transparent)]
+    Mix(#[from] MixError),
     /// A crowd instance names a model that is not one of the crowd's (an
     /// id of another [`Crowd`](crate::Crowd)).
     #[error("crowd instance {instance}: model {model} is not a model of this crowd")]

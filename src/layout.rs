@@ -281,9 +281,42 @@ pub struct GpuMesh {
     pub target_count: u32,
     /// Offset of its default weights in the default-weights array.
     pub defaults_offset: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// The lowest-index node using the mesh (the node whose mask factor
+    /// the mixer applies to its weights), [`NO_NODE`] for none.
+    pub node: u32,
 }
+
+/// One action of a character in the mixer's action table (WGSL
+/// `MixAction`, `shaders/mix.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuMixAction {
+    /// The sampler row (instance slot of the sampler's table) holding the
+    /// action's sampled values.
+    pub row: u32,
+    /// Additive actions: the row of the action's clip sampled at its
+    /// reference time; [`NO_ROW`] for a normal action.
+    pub reference_row: u32,
+    /// The row's clip.
+    pub clip: u32,
+    /// The action's mask, [`NO_MASK`] for none.
+    pub mask: u32,
+    /// The action's weight (finite, `>= 0`).
+    pub weight: f32,
+}
+
+/// [`GpuMixAction::reference_row`] of a normal (not additive) action
+/// (WGSL `NO_ROW`).
+pub const NO_ROW: u32 = u32::MAX;
+/// [`GpuMixAction::mask`] of an action without a mask (WGSL `NO_MASK`).
+pub const NO_MASK: u32 = u32::MAX;
+/// [`GpuMesh::node`] of a mesh no node uses (WGSL `NO_NODE`).
+pub const NO_NODE: u32 = u32::MAX;
+/// The hard maximum of actions per character (WGSL `MAX_ACTIONS`): the
+/// mixer's loop bound, and the most
+/// [`MixerDesc::actions_per_character`](crate::MixerDesc::actions_per_character)
+/// may ask for.
+pub const MAX_ACTIONS: u32 = 16;
 
 /// A joint slot in the joint table (WGSL `Joint`): slot `j` writes joint
 /// matrix `j` of an instance's block and uses inverse bind matrix `j`.
@@ -353,6 +386,7 @@ const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
 const _: () = assert!(std::mem::size_of::<GpuLocalPose>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 20);
 
 /// Workgroup size of the morph and skin kernels (WGSL
 /// `SKIN_WORKGROUP_SIZE`).
@@ -443,6 +477,35 @@ pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.le
     }
     while k < out.len() {
         out[k] = SKIN_BINDINGS[k - POSE_BINDINGS.len()];
+        k += 1;
+    }
+    out
+};
+
+/// The bindings declared by `shaders/mix.wgsl`, group 0, numbered after
+/// [`SKIN_BINDINGS`]. The mix module, built on pose.wgsl, has
+/// [`POSE_BINDINGS`] and these: [`MIX_MODULE_BINDINGS`].
+pub const MIX_BINDINGS: [Binding; 3] = [
+    binding(
+        18,
+        "mix_actions",
+        BindingKind::StorageRead,
+        size_of::<GpuMixAction>(),
+    ),
+    binding(19, "characters", BindingKind::StorageRead, 8),
+    binding(20, "masks", BindingKind::StorageRead, 4),
+];
+
+/// Every binding of the mix module (pose.wgsl's, then mix.wgsl's).
+pub const MIX_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + MIX_BINDINGS.len()] = {
+    let mut out = [POSE_BINDINGS[0]; POSE_BINDINGS.len() + MIX_BINDINGS.len()];
+    let mut k = 0;
+    while k < POSE_BINDINGS.len() {
+        out[k] = POSE_BINDINGS[k];
+        k += 1;
+    }
+    while k < out.len() {
+        out[k] = MIX_BINDINGS[k - POSE_BINDINGS.len()];
         k += 1;
     }
     out

@@ -92,6 +92,7 @@ mod key_lookup;
 #[doc(hidden)]
 pub mod layout;
 mod library;
+pub mod mix;
 pub mod plan;
 pub mod rig;
 mod track;
@@ -105,6 +106,7 @@ pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, R
 pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::AnimationLibrary;
+pub use mix::{Action, Mask, MixError, MixerDesc, MAX_ACTIONS};
 pub use plan::SamplerPlan;
 pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{

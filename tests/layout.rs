@@ -10,7 +10,7 @@
 use std::mem::{offset_of, size_of};
 
 use keyframe_gpu::gpu::skin::{
-    POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
+    MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
 };
 
 use keyframe_gpu::layout::{
@@ -280,13 +280,17 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
         ("UNIFORM_HEAD", UNIFORM_HEAD),
         ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
+        ("NO_ROW", keyframe_gpu::layout::NO_ROW),
+        ("NO_MASK", keyframe_gpu::layout::NO_MASK),
+        ("NO_NODE", keyframe_gpu::layout::NO_NODE),
+        ("MAX_ACTIONS", keyframe_gpu::MAX_ACTIONS),
     ]
 }
 
 /// Constants that a stage's WGSL defines for itself, derived from the
 /// prelude or private to the kernel: no Rust twin. Any other `const`
 /// outside the prelude fails [`stages_define_no_shared_constant_of_their_own`].
-const STAGE_LOCAL_CONSTANTS: [&str; 2] = ["IDENTITY", "NODES_PER_LANE"];
+const STAGE_LOCAL_CONSTANTS: [&str; 3] = ["IDENTITY", "NODES_PER_LANE", "PI"];
 
 /// Every `const` of `source` that is a `u32` literal, by name. Constants
 /// written as expressions are evaluated by naga's front end already.
@@ -376,6 +380,7 @@ fn stages_define_no_shared_constant_of_their_own() {
         ("sample", SAMPLE_WGSL),
         ("pose", POSE_WGSL),
         ("skin", SKIN_WGSL),
+        ("mix", MIX_WGSL),
     ] {
         let (module, _) = parse_and_validate(label, source);
         for (_, c) in module.constants.iter() {
@@ -532,7 +537,12 @@ fn rig_twins() -> Vec<Twin> {
         twin!(
             "Mesh",
             GpuMesh,
-            [weights_offset, target_count, defaults_offset, _pad]
+            [weights_offset, target_count, defaults_offset, node]
+        ),
+        twin!(
+            "MixAction",
+            keyframe_gpu::layout::GpuMixAction,
+            [row, reference_row, clip, mask, weight]
         ),
         twin!("Joint", GpuJoint, [node, mesh_node, skin, next_joint]),
         twin!("LocalPose", GpuLocalPose, [translation, rotation, scale]),
@@ -555,11 +565,12 @@ fn rig_twins() -> Vec<Twin> {
 }
 
 /// The rig modules with the binding table each is bound from.
-fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 2] {
-    use keyframe_gpu::layout::SKIN_MODULE_BINDINGS;
+fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 3] {
+    use keyframe_gpu::layout::{MIX_MODULE_BINDINGS, SKIN_MODULE_BINDINGS};
     [
         ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS),
         ("skin.wgsl", SKIN_WGSL, &SKIN_MODULE_BINDINGS),
+        ("mix.wgsl", MIX_WGSL, &MIX_MODULE_BINDINGS),
     ]
 }
 
@@ -594,6 +605,13 @@ fn rig_shaders_match_rust_twins() {
         .copied()
         .collect();
     assert_eq!(rig_modules()[1].2, &both[..]);
+    // The mix module's is pose.wgsl's and mix.wgsl's.
+    let mixed: Vec<Binding> = POSE_BINDINGS
+        .iter()
+        .chain(&keyframe_gpu::layout::MIX_BINDINGS)
+        .copied()
+        .collect();
+    assert_eq!(rig_modules()[2].2, &mixed[..]);
 }
 
 #[test]
@@ -666,6 +684,8 @@ fn rig_passes_exist_and_use_only_their_bindings() {
     ] {
         assert!(strategy.passes().iter().all(|p| PASSES.contains(p)));
     }
+    use keyframe_gpu::gpu::skin::passes::MIXED_PASSES;
+    assert!(MIXED_PASSES.iter().all(|p| PASSES.contains(p)));
     for pass in PASSES {
         assert!(
             [
@@ -674,7 +694,8 @@ fn rig_passes_exist_and_use_only_their_bindings() {
                 SkinStrategy::PerNode
             ]
             .iter()
-            .any(|s| s.passes().contains(&pass)),
+            .any(|s| s.passes().contains(&pass))
+                || MIXED_PASSES.contains(&pass),
             "{}: in no strategy",
             pass.entry
         );
@@ -685,5 +706,5 @@ fn rig_passes_exist_and_use_only_their_bindings() {
         .filter(|p| p.bindings.contains(&locals.binding))
         .map(|p| p.entry)
         .collect();
-    assert_eq!(readers, ["pose_main", "hierarchy_main"]);
+    assert_eq!(readers, ["pose_main", "hierarchy_main", "mix_main"]);
 }

@@ -7,7 +7,9 @@
 //! Workloads (seeded random data built in code, see `bench/data.rs`):
 //! `crowd_rot`, `crowd_mixed`, `crowd_coherent`, `long_keys`,
 //! `long_keys_irregular`, `morph`, `skin_chain` (sampling followed by the
-//! morph and skin passes of `gpu::skin`), `tiny`. For each, on the same
+//! morph and skin passes of `gpu::skin`), `tiny`, and `blend_chain` (the
+//! mixer's chain, measured against itself with one action per character:
+//! `bench/blend.rs`). For each, on the same
 //! device in the same run, medians over frames after a warm-up:
 //! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
 //!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
@@ -45,10 +47,11 @@
 //! Modules: `gpu` (the device from `gpu::headless`, timestamps, one timed
 //! frame), `measure` (frame budgets, medians), `workloads` and `data` (what
 //! is measured), `run` (one workload: sampler, floor, tables, readback,
-//! CPU), `floor` and `tables` (the kernels), `report` (table, JSON), `sweep` and `plot`
+//! CPU), `blend` (`blend_chain`), `floor` and `tables` (the kernels), `report` (table, JSON), `sweep` and `plot`
 //! (`--plot`), `alloc` (the counting allocator).
 
 mod alloc;
+mod blend;
 // The one module shared with another example (sample's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
 #[path = "../common/canvas.rs"]
@@ -173,11 +176,30 @@ fn main() {
         }
         results.push(r);
     }
-    if args.json {
-        report::print_table(&mut std::io::stderr(), &gpu, &results);
+    let blend_name = "blend_chain";
+    let blended = (args.only.is_empty() || args.only.iter().any(|o| blend_name.contains(o.as_str())))
+        .then(|| {
+            eprintln!(
+                "bench: {blend_name}: the mixer's chain (sampling every action, mixing, hierarchy, joints)"
+            );
+            let b = blend::run(&gpu, args.quick, frames);
+            if args.json {
+                println!("{}", b.json(&gpu));
+            }
+            b
+        });
+    let mut out: Box<dyn std::io::Write> = if args.json {
+        Box::new(std::io::stderr())
     } else {
-        report::print_table(&mut std::io::stdout(), &gpu, &results);
+        Box::new(std::io::stdout())
+    };
+    if !results.is_empty() {
+        report::print_table(&mut out, &gpu, &results);
     }
+    if let Some(b) = &blended {
+        b.print(&mut out);
+    }
+    drop(out);
     if let Some(path) = &args.plot {
         let sweep_frames = Frames {
             warmup: 2,

@@ -55,6 +55,12 @@ pub struct Cli {
     /// Print each skin's joint matrices instead of the channels.
     #[arg(long)]
     pub joints: bool,
+    /// Blend actions instead of sampling one animation: MIX.json lists
+    /// masks and, per sample, its actions (animation, time, weight,
+    /// optional mask, additive, reference_time, wrap); prints every node's
+    /// blended local pose (with --joints: the joint matrices).
+    #[arg(long, value_name = "MIX.json")]
+    pub mix: Option<PathBuf>,
     /// Write a chart of every channel over the clip to this PNG file
     /// (with --all-animations: FILE-<i>.png per animation).
     #[arg(long)]

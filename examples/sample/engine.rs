@@ -35,7 +35,8 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn device(&mut self) -> Result<&Headless, Failure> {
+    /// The device, requested on first use.
+    pub fn device(&mut self) -> Result<&Headless, Failure> {
         if self.headless.is_none() {
             self.headless = Some(request_device(AdapterChoice::PreferHardware)?);
         }

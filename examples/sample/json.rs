@@ -87,12 +87,21 @@ pub fn joints(source: &Source, a: usize, times: &[f64], values: &[Vec<SkinJoints
         if i > 0 {
             s.push_str(", ");
         }
-        s.push_str(&format!("{{\"time\": {}, \"skins\": [", time_str(t)));
+        s.push_str(&format!("{{\"time\": {}, \"skins\": ", time_str(t)));
         let skins = values.get(i).map_or(&[][..], Vec::as_slice);
-        for (k, skin) in skins.iter().enumerate() {
-            if k > 0 {
-                s.push_str(", ");
-            }
+        s.push_str(&skins_json(skins));
+        s.push('}');
+    }
+    s.push_str("]}");
+    s
+}
+
+/// One sample's skins: `[{"skin": 0, "node": 2, "joints": [[16 numbers],
+/// ...]}, ...]`.
+pub fn skins_json(skins: &[SkinJoints]) -> String {
+    let items: Vec<String> = skins
+        .iter()
+        .map(|skin| {
             let node = skin.node.map_or_else(|| "null".into(), |n| n.to_string());
             let mats: Vec<String> = skin
                 .joints
@@ -102,14 +111,12 @@ pub fn joints(source: &Source, a: usize, times: &[f64], values: &[Vec<SkinJoints
                     format!("[{}]", nums.join(", "))
                 })
                 .collect();
-            s.push_str(&format!(
+            format!(
                 "{{\"skin\": {}, \"node\": {node}, \"joints\": [{}]}}",
                 skin.skin,
                 mats.join(", ")
-            ));
-        }
-        s.push_str("]}");
-    }
-    s.push_str("]}");
-    s
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
 }

@@ -34,6 +34,16 @@
 //! largest error per skin (default `--tol` 1e-4 with `--joints`). A file
 //! without skins is an error.
 //!
+//! `--mix MIX.json` blends actions (crossfades, masks, additive clips)
+//! per sample instead: see `mix.rs` for the file's schema. `--json` prints
+//! `{"file": "Fox.glb", "backend": "gpu", "samples": [{"nodes": [{"node":
+//! 0, "translation": [x, y, z], "rotation": [x, y, z, w], "scale": [x, y,
+//! z]}, ...]}]}` (every node in index order, the blended local pose,
+//! `"weights"` for nodes whose mesh has morph targets); with `--joints`,
+//! `{"file": ..., "backend": ..., "samples": [{"skins": [...]}]}`, the
+//! skins as `--joints` prints them. `--compare` checks GPU against CPU
+//! (default `--tol` 1e-4).
+//!
 //! Exit codes: 0 success, 1 `--compare` found an error above `--tol`,
 //! 2 any error (one line on stderr).
 
@@ -58,6 +68,7 @@ mod demo;
 mod engine;
 mod joints;
 mod json;
+mod mix;
 mod plot;
 mod source;
 mod table;
@@ -170,12 +181,22 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--tol: {tol} is not a valid tolerance"
         )));
     }
+    if cli.mix.is_some() && cli.plot.is_some() {
+        return Err(Failure::Message(
+            "--plot cannot be combined with --mix".into(),
+        ));
+    }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
             "--plot cannot be combined with --joints".into(),
         ));
     }
     let source = match &cli.file {
+        None if cli.mix.is_some() => {
+            return Err(Failure::Message(
+                "--mix needs a FILE (a glTF file with nodes)".into(),
+            ))
+        }
         None if cli.joints => {
             return Err(Failure::Message(
                 "--joints needs a FILE (the built-in demo has no skins)".into(),
@@ -184,6 +205,9 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         None => demo::source()?,
         Some(path) => source::load(path)?,
     };
+    if let Some(path) = &cli.mix {
+        return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);
+    }
     if cli.joints {
         return joints::run(cli, &source, tol, out);
     }

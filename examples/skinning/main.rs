@@ -4,6 +4,9 @@
 //! ```text
 //! cargo run --release --example skinning                      # tube built in code
 //! cargo run --release --example skinning -- Fox.glb --out fox.png --animation 2
+//! cargo run --release --example skinning -- --crossfade bend,curl --out fade.png
+//! cargo run --release --example skinning -- --crossfade bend,curl --additive wiggle
+//! cargo run --release --example skinning -- Fox.glb --crossfade Walk,Run
 //! ```
 //!
 //! Sampling, local pose, hierarchy, joint matrices and morph weights run as
@@ -45,6 +48,16 @@ struct Cli {
     /// Use only the CPU fallback adapter (default: a hardware GPU if any).
     #[arg(long)]
     fallback: bool,
+    /// Crossfade from one clip to another over the sheet's frames (names
+    /// or indices, `FROM,TO`): frame k of n plays both at the same time
+    /// with weights 1 - k/(n-1) and k/(n-1) (the mixer). Without FILE the
+    /// tube's clips are `bend`, `curl` and `wiggle`.
+    #[arg(long, value_delimiter = ',', value_name = "FROM,TO")]
+    crossfade: Option<Vec<String>>,
+    /// Add a clip on top as an additive layer (name or index; relative to
+    /// its pose at 0 s, weight 1): alone, or over `--crossfade`.
+    #[arg(long, value_name = "CLIP")]
+    additive: Option<String>,
     /// Also time the compute passes (sampling + pose + hierarchy + joints)
     /// for this many instances at spread-out times, and print the median
     /// over 20 runs after 3 warm-up runs.
@@ -90,6 +103,112 @@ fn time_compute(
     Ok((median(false)?, median(true)?))
 }
 
+/// A clip by name or index.
+fn clip_named(scene: &render::Scene, name: &str) -> Result<u32, String> {
+    let lib = &scene.library;
+    if let Some(c) = lib.clip_by_name(name) {
+        return Ok(c);
+    }
+    match name.parse::<u32>() {
+        Ok(i) if (i as usize) < lib.clips().len() => Ok(i),
+        _ => Err(format!(
+            "no clip named {name:?} (clips: {})",
+            lib.clips()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{i} {:?}", c.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// What the sheet plays: `times` of the scene's clip, or with
+/// `--crossfade` / `--additive` a mix per frame (and a line describing it).
+fn play(
+    cli: &Cli,
+    scene: &render::Scene,
+    times: &[f64],
+) -> Result<(render::Play, Option<String>), String> {
+    use keyframe_gpu::{Action, WrapMode};
+    if cli.crossfade.is_none() && cli.additive.is_none() {
+        return Ok((render::Play::Times(times.to_vec()), None));
+    }
+    let fade = match &cli.crossfade {
+        Some(names) if names.len() == 2 => {
+            Some((clip_named(scene, &names[0])?, clip_named(scene, &names[1])?))
+        }
+        Some(names) => {
+            return Err(format!(
+                "--crossfade takes two clips, FROM,TO ({} given)",
+                names.len()
+            ))
+        }
+        None => None,
+    };
+    let add = match &cli.additive {
+        Some(name) => Some(clip_named(scene, name)?),
+        None => None,
+    };
+    let lib = &scene.library;
+    let d = [fade.map(|f| f.0), fade.map(|f| f.1), add]
+        .into_iter()
+        .flatten()
+        .map(|c| f64::from(lib.clips()[c as usize].duration()))
+        .fold(0.0, f64::max);
+    let n = times.len();
+    let mut actions = Vec::new();
+    let mut counts = Vec::new();
+    for k in 0..n {
+        let f = if n == 1 {
+            0.0
+        } else {
+            k as f64 / (n - 1) as f64
+        };
+        let t = d * f;
+        let mut count = 0;
+        let base = match fade {
+            Some((from, to)) => {
+                actions.push(Action::new(from, t).with_weight(1.0 - f as f32));
+                actions.push(Action::new(to, t).with_weight(f as f32));
+                count += 2;
+                None
+            }
+            None => Some(scene.clip),
+        };
+        if let Some(c) = base {
+            actions.push(Action::new(c, t));
+            count += 1;
+        }
+        if let Some(a) = add {
+            actions.push(Action::new(a, t).with_wrap(WrapMode::Repeat).additive(0.0));
+            count += 1;
+        }
+        counts.push(count);
+    }
+    let name = |c: u32| lib.clips()[c as usize].name.clone();
+    let mut line = String::from("mix: ");
+    match fade {
+        Some((a, b)) => line.push_str(&format!(
+            "crossfade {:?} -> {:?} over the {n} frames ({d:.3} s)",
+            name(a),
+            name(b)
+        )),
+        None => line.push_str(&format!("{:?}", name(scene.clip))),
+    }
+    if let Some(a) = add {
+        line.push_str(&format!(", {:?} added on top (reference 0 s)", name(a)));
+    }
+    Ok((
+        render::Play::Mix {
+            actions,
+            counts,
+            masks: Vec::new(),
+        },
+        Some(line),
+    ))
+}
+
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.frames == 0 || cli.size == 0 || cli.size > 2048 {
         return Err("--frames must be at least 1 and --size between 1 and 2048".into());
@@ -124,16 +243,20 @@ fn run(cli: &Cli) -> Result<(), String> {
             }
         })
         .collect();
-    let camera = render::fit_camera(&scene, &times)?;
-    let sheet = render::render(
+    let (play, mix_line) = play(cli, &scene, &times)?;
+    let camera = render::fit_camera_play(&scene, &play)?;
+    let sheet = render::render_play(
         &h,
         &scene,
-        &times,
+        &play,
         camera,
         cli.size,
         cli.cols,
         render::Pose::Animated,
     )?;
+    if let Some(line) = mix_line {
+        println!("{line}");
+    }
     sheet.write_png(&cli.out)?;
     let skin = scene
         .skin
@@ -181,6 +304,11 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Mesa's drivers warn about a missing XDG_RUNTIME_DIR on headless
+    // machines; point it at the temp folder while still single-threaded.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,7 +20,92 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu_skin;
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
-use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
+use keyframe_gpu::{
+    Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
+    Track,
+};
+
+/// What each frame of a sheet plays: the scene's clip at a time per frame,
+/// or a mix of actions per frame (the mixer: crossfades, additive layers).
+#[derive(Debug, Clone)]
+pub enum Play {
+    /// One frame per time (clip-local seconds, clamped).
+    Times(Vec<f64>),
+    /// One frame per character: `counts[f]` consecutive actions of
+    /// `actions` are frame `f`'s.
+    Mix {
+        actions: Vec<Action>,
+        counts: Vec<u32>,
+        masks: Vec<Mask>,
+    },
+}
+
+impl Play {
+    /// Frames of the sheet.
+    pub fn frames(&self) -> usize {
+        match self {
+            Play::Times(t) => t.len(),
+            Play::Mix { counts, .. } => counts.len(),
+        }
+    }
+
+    /// The animator for these frames, with its frames set.
+    fn animator(&self, h: &Headless, scene: &Scene) -> Result<Animator, String> {
+        let n = self.frames() as u32;
+        match self {
+            Play::Times(times) => {
+                let mut animator =
+                    Animator::with_rig(&h.device, &h.queue, &scene.library, &scene.rig, n)
+                        .map_err(|e| e.to_string())?;
+                let inst: Vec<Instance> = times
+                    .iter()
+                    .map(|&t| Instance::new(scene.clip, t))
+                    .collect();
+                animator
+                    .set_instances(&h.queue, &inst)
+                    .map_err(|e| e.to_string())?;
+                Ok(animator)
+            }
+            Play::Mix {
+                actions,
+                counts,
+                masks,
+            } => {
+                let desc = MixerDesc {
+                    characters: n,
+                    actions_per_character: counts.iter().copied().max().unwrap_or(1).max(1),
+                    masks: masks.clone(),
+                };
+                let mut animator =
+                    Animator::with_mixer(&h.device, &h.queue, &scene.library, &scene.rig, &desc)
+                        .map_err(|e| e.to_string())?;
+                animator
+                    .set_actions(&h.queue, actions, counts)
+                    .map_err(|e| e.to_string())?;
+                Ok(animator)
+            }
+        }
+    }
+
+    /// The same poses on the CPU twin.
+    fn cpu(&self, scene: &Scene, tables: &SkinTables) -> Result<cpu_skin::SkinOutput, String> {
+        match self {
+            Play::Times(times) => {
+                let inst: Vec<Instance> = times
+                    .iter()
+                    .map(|&t| Instance::new(scene.clip, t))
+                    .collect();
+                cpu_skin::skin(tables, &scene.library, &inst).map_err(|e| e.to_string())
+            }
+            Play::Mix {
+                actions,
+                counts,
+                masks,
+            } => keyframe_gpu::cpu::mix::mix(tables, &scene.library, masks, actions, counts)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
 
 /// A run of the mesh's vertices that one node instantiates (one glTF mesh,
 /// its triangle primitives merged).
@@ -112,9 +197,7 @@ fn tube_weights(y: f32) -> ([u32; 4], [f32; 4]) {
 /// chain (joints at y = 0, 1, 2, 3), with one "bulge" morph target. The
 /// clip (4 s) bends joints 1 to 3 about +Z to +35, 0, -35, 0 degrees at
 /// t = 1, 2, 3, 4 and drives the bulge 0, 1, 0, 1, 0. It starts at rest:
-/// at t = 0 the pose is the bind pose and the bulge weight is 0. A second
-/// clip, "sway" (2 s), bends joints 1 to 3 about +X to +20, 0, -20, 0
-/// degrees at t = 0.5, 1, 1.5, 2 (the viewer's key 2).
+/// at t = 0 the pose is the bind pose and the bulge weight is 0.
 pub fn tube_scene() -> Scene {
     let mut b = Rig::builder();
     let mut joints = Vec::new();
@@ -160,25 +243,57 @@ pub fn tube_scene() -> Scene {
         times,
         vec![0.0, 1.0, 0.0, 1.0, 0.0],
     ));
-    let sway_times: std::sync::Arc<[f32]> = vec![0.0, 0.5, 1.0, 1.5, 2.0].into();
-    let s = 20f32.to_radians();
-    let sway = joints[1..]
+    // "curl": every joint above the root turns the same way, 0 to 40 to 0
+    // degrees about +Z over 4 s (a C); with "bend", a crossfade target.
+    let c = 40f32.to_radians();
+    let curl: Vec<Track> = joints[1..]
         .iter()
         .map(|&j| {
             Track::new(
                 j,
                 Property::Rotation,
                 Interpolation::Linear,
-                sway_times.clone(),
-                [0.0, s, 0.0, -s, 0.0]
+                vec![0.0, 2.0, 4.0],
+                [0.0, c, 0.0]
                     .iter()
-                    .flat_map(|&x| Quat::from_rotation_x(x).to_array())
+                    .flat_map(|&x| Quat::from_rotation_z(x).to_array())
                     .collect(),
             )
         })
         .collect();
-    let library = AnimationLibrary::new(vec![Clip::new("bend", tracks), Clip::new("sway", sway)])
-        .expect("the tube clips are valid");
+    // "wiggle", meant as an additive layer (reference time 0, at rest): the
+    // top joint swings +-40 degrees about +Z once a second, and the bulge
+    // pulses by 0.6.
+    let steps = 17;
+    let wiggle_times: Vec<f32> = (0..steps).map(|k| k as f32 * 0.25).collect();
+    let swing = 40f32.to_radians();
+    let wiggle = vec![
+        Track::new(
+            joints[TUBE_BONES as usize - 1],
+            Property::Rotation,
+            Interpolation::Linear,
+            wiggle_times.clone(),
+            (0..steps)
+                .flat_map(|k| {
+                    let x = [0.0, swing, 0.0, -swing][k % 4];
+                    Quat::from_rotation_z(x).to_array()
+                })
+                .collect(),
+        ),
+        Track::weights(
+            mesh_node,
+            1,
+            Interpolation::Linear,
+            wiggle_times,
+            (0..steps).map(|k| [0.0, 0.6][k % 2]).collect(),
+        ),
+    ];
+    let library = AnimationLibrary::new(vec![
+        Clip::new("bend", tracks),
+        Clip::new("curl", curl),
+        Clip::new("wiggle", wiggle),
+    ])
+    .expect("the tube clips are valid");
 
     const RINGS: u32 = 41;
     const SEGMENTS: u32 = 24;
@@ -475,14 +590,24 @@ pub fn front_ortho(centre_y: f32, half: f32) -> Mat4 {
 pub fn pose_on_cpu(scene: &Scene, instances: &[Instance]) -> Result<Vec<Vec3>, String> {
     let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
     let out = cpu_skin::skin(&tables, &scene.library, instances).map_err(|e| e.to_string())?;
+    Ok(posed_points(scene, &tables, &out, instances.len()))
+}
+
+/// [`pose_on_cpu`] from the CPU twin's output for `frames` instances.
+fn posed_points(
+    scene: &Scene,
+    tables: &SkinTables,
+    out: &cpu_skin::SkinOutput,
+    frames: usize,
+) -> Vec<Vec3> {
     let n = tables.node_count() as usize;
     let stride = tables.morph_stride() as usize;
     let m = &scene.mesh;
     let skin_offset = scene
         .skin
         .map(|s| tables.skin_offsets()[s as usize] as usize);
-    let mut points = Vec::with_capacity(instances.len() * m.positions.len());
-    for i in 0..instances.len() {
+    let mut points = Vec::with_capacity(frames * m.positions.len());
+    for i in 0..frames {
         for part in &m.parts {
             let model = out.globals[i * n + part.node as usize];
             let morph = tables.meshes().get(part.rig_mesh as usize).copied();
@@ -516,17 +641,20 @@ pub fn pose_on_cpu(scene: &Scene, instances: &[Instance]) -> Result<Vec<Vec3>, S
             }
         }
     }
-    Ok(points)
+    points
 }
 
 /// A perspective camera that sees every frame of the animation: bounds of
 /// the mesh posed on the CPU twin at each time.
 pub fn fit_camera(scene: &Scene, times: &[f64]) -> Result<Mat4, String> {
-    let inst: Vec<Instance> = times
-        .iter()
-        .map(|&t| Instance::new(scene.clip, t))
-        .collect();
-    let points = pose_on_cpu(scene, &inst)?;
+    fit_camera_play(scene, &Play::Times(times.to_vec()))
+}
+
+/// [`fit_camera`] for any [`Play`].
+pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
+    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
+    let out = play.cpu(scene, &tables)?;
+    let points = posed_points(scene, &tables, &out, play.frames());
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     for p in &points {
         lo = lo.min(*p);
@@ -956,8 +1084,22 @@ pub fn render(
     cols: u32,
     pose: Pose,
 ) -> Result<Sheet, String> {
+    let play = Play::Times(times.to_vec());
+    render_play(h, scene, &play, view_proj, frame, cols, pose)
+}
+
+/// [`render`] for any [`Play`]: one frame per time, or per mix.
+pub fn render_play(
+    h: &Headless,
+    scene: &Scene,
+    play: &Play,
+    view_proj: Mat4,
+    frame: u32,
+    cols: u32,
+    pose: Pose,
+) -> Result<Sheet, String> {
     let device = &h.device;
-    let count = times.len() as u32;
+    let count = play.frames() as u32;
     if count == 0 {
         return Err("no frame to render".into());
     }
@@ -965,16 +1107,9 @@ pub fn render(
     let rows = count.div_ceil(cols);
     let (width, height) = (cols * frame, rows * frame);
 
-    // The one object a renderer holds: sampling, pose and skin passes.
-    let mut animator = Animator::with_rig(device, &h.queue, &scene.library, &scene.rig, count)
-        .map_err(|e| e.to_string())?;
-    let inst: Vec<Instance> = times
-        .iter()
-        .map(|&t| Instance::new(scene.clip, t))
-        .collect();
-    animator
-        .set_instances(&h.queue, &inst)
-        .map_err(|e| e.to_string())?;
+    // The one object a renderer holds: sampling, pose (or mixer) and skin
+    // passes.
+    let animator = play.animator(h, scene)?;
     let color_format = wgpu::TextureFormat::Rgba8Unorm;
     let renderer = MeshRenderer::new(
         device,

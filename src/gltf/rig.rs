@@ -155,9 +155,19 @@ fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
                 reason: format!("{targets} morph targets"),
             })
         })?;
+        // The rest weights: those of the lowest-index node using the mesh
+        // when it has its own (glTF: a node's `weights` override its
+        // mesh's), else the mesh's, else zeros (filled in by the rig).
+        let node_weights = root
+            .nodes
+            .iter()
+            .find(|n| n.mesh.is_some_and(|x| x.value() == m))
+            .and_then(|n| n.weights.clone());
         meshes.push(RigMesh {
             target_count,
-            default_weights: mesh.weights.clone().unwrap_or_default(),
+            default_weights: node_weights
+                .or_else(|| mesh.weights.clone())
+                .unwrap_or_default(),
         });
     }
     let mut skins = Vec::with_capacity(root.skins.len());

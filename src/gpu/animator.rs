@@ -8,7 +8,9 @@ use super::skin::GpuSkinner;
 use super::GpuSampler;
 use crate::error::Result;
 use crate::instance::Instance;
+use crate::layout::GpuLocalPose;
 use crate::library::AnimationLibrary;
+use crate::mix::{check_desc, mask_table, Action, MixError, MixerDesc, Packer};
 use crate::rig::{Rig, SkinTables};
 
 /// Animates many instances of a model on the GPU: sampling, then (with a
@@ -41,6 +43,17 @@ use crate::rig::{Rig, SkinTables};
 pub struct Animator {
     sampler: GpuSampler,
     skin: Option<(Rig, GpuSkinner)>,
+    mixer: Option<Mixer>,
+}
+
+/// The host side of an animator's mixer: its capacity, its masks' count
+/// and the packer it reuses every frame.
+#[derive(Debug)]
+struct Mixer {
+    characters: u32,
+    per_character: u32,
+    mask_count: usize,
+    packer: Packer,
 }
 
 impl Animator {
@@ -58,6 +71,7 @@ impl Animator {
         Ok(Animator {
             sampler: GpuSampler::new(device, queue, library, max_instances)?,
             skin: None,
+            mixer: None,
         })
     }
 
@@ -81,7 +95,131 @@ impl Animator {
         Ok(Animator {
             sampler,
             skin: Some((rig.clone(), skinner)),
+            mixer: None,
         })
+    }
+
+    /// An animator whose characters each blend several actions (a
+    /// crossfade, a masked layer, additive clips) into one pose of `rig`,
+    /// by the rules of three.js's `AnimationMixer` with masks (the README,
+    /// "Blending"): every action is sampled, the mix pass blends them per
+    /// node into the local poses, and the hierarchy and joint stages read
+    /// the blended pose. Up to `desc.characters` characters of up to
+    /// `desc.actions_per_character` actions; `desc.masks` are uploaded
+    /// once. Per frame: [`set_actions`](Self::set_actions), then
+    /// [`record`](Self::record). Outputs are indexed by character.
+    ///
+    /// The sampler holds two rows per action slot (the action's time and,
+    /// for an additive action, its reference time); its output buffer is
+    /// sized for that.
+    ///
+    /// # Errors
+    /// [`MixError::ActionCapacity`] (0 or more than
+    /// [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per character),
+    /// [`MixError::MaskLength`] (a mask built for another rig),
+    /// [`Error::LimitExceeded`](crate::Error::LimitExceeded) when the rows
+    /// do not fit a `u32`, and those of [`with_rig`](Self::with_rig).
+    pub fn with_mixer(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        rig: &Rig,
+        desc: &MixerDesc,
+    ) -> Result<Self> {
+        check_desc(rig, desc)?;
+        let rows = u64::from(desc.characters) * u64::from(desc.actions_per_character) * 2;
+        let rows = u32::try_from(rows).map_err(|_| crate::Error::LimitExceeded {
+            what: "mixer rows (characters x actions x 2)",
+            needed: rows,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        })?;
+        let sampler = GpuSampler::new(device, queue, library, rows)?;
+        let tables = SkinTables::new(rig, library)?;
+        let skinner = GpuSkinner::with_mixer(
+            device,
+            &sampler,
+            &tables,
+            desc.characters,
+            desc.actions_per_character,
+            &mask_table(&desc.masks),
+        )?;
+        Ok(Animator {
+            sampler,
+            skin: Some((rig.clone(), skinner)),
+            mixer: Some(Mixer {
+                characters: desc.characters,
+                per_character: desc.actions_per_character,
+                mask_count: desc.masks.len(),
+                packer: Packer::new(desc.characters, desc.actions_per_character),
+            }),
+        })
+    }
+
+    /// Writes this frame's actions: `counts[c]` consecutive actions of
+    /// `actions`, in list order, are character `c`'s (a flat table, no
+    /// allocation per character). Every action is checked first: on error
+    /// nothing is written and the previous frame's actions stay in effect.
+    ///
+    /// ```no_run
+    /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
+    /// #      library: &keyframe_gpu::AnimationLibrary, rig: &keyframe_gpu::Rig)
+    /// #      -> Result<(), keyframe_gpu::Error> {
+    /// use keyframe_gpu::{Action, Animator, MixerDesc, WrapMode};
+    /// let desc = MixerDesc { characters: 100, actions_per_character: 2, masks: vec![] };
+    /// let mut animator = Animator::with_mixer(device, queue, library, rig, &desc)?;
+    /// let (walk, run) = (0, 1);
+    /// // Character c started fading from walk to run at 2.0 s, over 0.25 s.
+    /// let now = 2.1;
+    /// let fade = ((now - 2.0) / 0.25_f64).clamp(0.0, 1.0) as f32;
+    /// let mut actions = Vec::new();
+    /// for c in 0..100 {
+    ///     let t = now + c as f64 * 0.1;
+    ///     actions.push(Action::new(walk, t).with_weight(1.0 - fade).with_wrap(WrapMode::Repeat));
+    ///     actions.push(Action::new(run, t).with_weight(fade).with_wrap(WrapMode::Repeat));
+    /// }
+    /// animator.set_actions(queue, &actions, &[2; 100])?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`MixError::NoMixer`] on an animator made without
+    /// [`with_mixer`](Self::with_mixer); the action errors of [`MixError`]
+    /// (naming the character and the action): unknown clip or mask,
+    /// negative or non-finite weight, non-finite time or reference time,
+    /// more actions than the capacity; [`MixError::TooManyCharacters`],
+    /// [`MixError::CountMismatch`].
+    pub fn set_actions(
+        &mut self,
+        queue: &wgpu::Queue,
+        actions: &[Action],
+        counts: &[u32],
+    ) -> Result<()> {
+        let (Some(mixer), Some((_, skinner))) = (&mut self.mixer, &mut self.skin) else {
+            return Err(MixError::NoMixer.into());
+        };
+        mixer.packer.pack(
+            self.sampler.library(),
+            mixer.mask_count,
+            mixer.characters,
+            mixer.per_character,
+            actions,
+            counts,
+        )?;
+        // Checked: every clip is in range, every time finite, and the rows
+        // fit (two per action slot).
+        self.sampler.set_instances(queue, &mixer.packer.rows)?;
+        skinner.write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+        Ok(())
+    }
+
+    /// Characters (with a mixer) or instances in the current frame.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        match &self.skin {
+            Some((_, skinner)) => skinner.instance_count(),
+            None => self.sampler.instance_count(),
+        }
     }
 
     /// Writes this frame's instance table: every pass reads it, so the
@@ -91,7 +229,23 @@ impl Animator {
     /// Those of [`GpuSampler::set_instances`] (too many instances, a clip
     /// out of range, a non-finite time); on error nothing is written and the
     /// previous frame's table stays in effect.
+    ///
+    /// With a mixer, each instance is a character playing one action of
+    /// weight 1 (the unblended pose, bit for bit).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        if let (Some(mixer), Some((_, skinner))) = (&mut self.mixer, &mut self.skin) {
+            if instances.len() > mixer.characters as usize {
+                return Err(MixError::TooManyCharacters {
+                    count: instances.len(),
+                    capacity: mixer.characters,
+                }
+                .into());
+            }
+            self.sampler.set_instances(queue, instances)?;
+            mixer.packer.pack_instances(instances);
+            skinner.write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+            return Ok(());
+        }
         self.sampler.set_instances(queue, instances)?;
         if let Some((_, skinner)) = &mut self.skin {
             skinner.prepare(queue, &self.sampler)?;
@@ -183,17 +337,19 @@ impl Animator {
     /// [`Error::Gpu`](crate::Error::Gpu).
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
         let samples = self.sampler.read_back(device, queue)?;
-        let (joints, globals, morph_weights, tables) = match &self.skin {
+        let (joints, globals, morph_weights, locals, tables) = match &self.skin {
             Some((_, skinner)) => (
                 skinner.read_back_joints(device, queue)?,
                 skinner.read_back_globals(device, queue)?,
                 skinner.read_back_morph_weights(device, queue)?,
+                skinner.read_back_locals(device, queue)?,
                 Some(skinner.tables().clone()),
             ),
-            None => (Vec::new(), Vec::new(), Vec::new(), None),
+            None => (Vec::new(), Vec::new(), Vec::new(), Vec::new(), None),
         };
         Ok(Poses {
-            instance_count: self.sampler.instance_count(),
+            instance_count: self.instance_count(),
+            locals,
             output_stride: self.sampler.library().output_stride(),
             samples,
             joints,
@@ -209,6 +365,7 @@ impl Animator {
 #[derive(Debug, Clone)]
 pub struct Poses {
     instance_count: u32,
+    locals: Vec<GpuLocalPose>,
     output_stride: u32,
     samples: Vec<f32>,
     joints: Vec<f32>,
@@ -232,8 +389,25 @@ impl Poses {
         self.instance_count
     }
 
-    /// Instance `i`'s block of sampled values (`output_stride` floats,
-    /// layout on [`AnimationLibrary`]), `None` past the last instance.
+    /// Instance `i`'s local pose of `node` (translation, unit rotation,
+    /// scale: with a mixer, the blended pose); `None` without a rig, out
+    /// of range, or when the skin strategy keeps the locals in registers
+    /// (only [`SkinStrategy::Staged`](crate::SkinStrategy::Staged) and the
+    /// mixer store them).
+    #[must_use]
+    pub fn local(&self, i: u32, node: u32) -> Option<GpuLocalPose> {
+        let t = self.tables.as_ref()?;
+        if i >= self.instance_count || node >= t.node_count() {
+            return None;
+        }
+        self.locals
+            .get(i as usize * t.node_count() as usize + node as usize)
+            .copied()
+    }
+
+    /// Row `i`'s block of sampled values (`output_stride` floats, layout
+    /// on [`AnimationLibrary`]: instance `i`, or with a mixer the `i`-th
+    /// action in the frame's flat order), `None` past the last row.
     #[must_use]
     pub fn samples(&self, i: u32) -> Option<&[f32]> {
         let stride = self.output_stride as usize;

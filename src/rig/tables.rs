@@ -4,7 +4,7 @@
 
 use super::Rig;
 use crate::error::{Error, Result};
-use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams};
+use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
 use crate::library::AnimationLibrary;
 use crate::track::Property;
 
@@ -192,7 +192,7 @@ impl SkinTables {
                 target_count: m.target_count,
                 defaults_offset: u32::try_from(default_weights.len())
                     .map_err(|_| too_big("default weights", default_weights.len()))?,
-                _pad: 0,
+                node: NO_NODE,
             });
             default_weights.extend_from_slice(&m.default_weights);
             morph_stride = morph_stride
@@ -297,6 +297,12 @@ impl SkinTables {
             }
         }
         u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
+        // Each mesh's node for the mixer's masks: the lowest index using it.
+        for (n, node) in rig.nodes.iter().enumerate().rev() {
+            if let Some(mesh) = node.mesh.and_then(|m| meshes.get_mut(m as usize)) {
+                mesh.node = n as u32;
+            }
+        }
         Ok(SkinTables {
             nodes,
             channels,

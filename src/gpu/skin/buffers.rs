@@ -6,8 +6,9 @@ use crate::layout::{GpuLocalPose, MAX_PARALLEL_NODES, SKIN_WORKGROUP_SIZE, UNIFO
 use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
 use crate::GpuSampler;
 
-use super::passes::Lanes;
+use super::passes::{Lanes, Pass};
 use super::SkinStrategy;
+use crate::layout::GpuMixAction;
 
 fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Result<()> {
     crate::gpu::check_size(limits, what, bytes, false)
@@ -77,21 +78,50 @@ pub(super) fn lanes_per_instance(tables: &SkinTables, lanes: Lanes) -> u32 {
     }
 }
 
-/// Checks every buffer of `strategy` against the storage and uniform
-/// limits and every pass's dispatch against the workgroup-count limit, for
-/// `capacity` instances, before anything is created.
+/// The mixer's capacity and masks, for the buffers of a skinner with a
+/// mixer.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MixSpec<'a> {
+    /// Actions per character.
+    pub per_character: u32,
+    /// Every mask's factors, mask after mask.
+    pub masks: &'a [f32],
+}
+
+impl MixSpec<'_> {
+    fn action_bytes(&self, capacity: u32) -> u64 {
+        u64::from(capacity)
+            * u64::from(self.per_character)
+            * std::mem::size_of::<GpuMixAction>() as u64
+    }
+}
+
+/// Checks every buffer of `passes` (locals when `staged`, the mixer's
+/// tables with `mix`) against the storage and uniform limits and every
+/// pass's dispatch against the workgroup-count limit, for `capacity`
+/// instances, before anything is created.
 pub(super) fn check_limits(
     limits: &wgpu::Limits,
     tables: &SkinTables,
     capacity: u32,
-    strategy: SkinStrategy,
+    passes: &[Pass],
+    staged: bool,
+    mix: Option<MixSpec<'_>>,
 ) -> Result<()> {
     let sizes = Sizes::new(tables, capacity);
     check_storage(limits, "global matrices", sizes.globals)?;
     check_storage(limits, "joint matrices", sizes.joints)?;
     check_storage(limits, "morph weights", sizes.morph)?;
-    if strategy == SkinStrategy::Staged {
+    if staged {
         check_storage(limits, "local poses", sizes.locals)?;
+    }
+    if let Some(mix) = mix {
+        check_storage(limits, "mixer actions", mix.action_bytes(capacity))?;
+        check_storage(
+            limits,
+            "mixer masks",
+            std::mem::size_of_val(mix.masks) as u64,
+        )?;
     }
     check_storage(
         limits,
@@ -109,7 +139,7 @@ pub(super) fn check_limits(
     }
     let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
     let max_inv = u64::from(max_dim) * u64::from(max_dim) * u64::from(SKIN_WORKGROUP_SIZE);
-    for pass in strategy.passes() {
+    for pass in passes {
         let what = match pass.lanes {
             Lanes::Node => "dispatch (instances x nodes)",
             Lanes::Mesh => "dispatch (instances x meshes)",
@@ -148,6 +178,17 @@ pub(super) struct Buffers {
     pub morph_weights: wgpu::Buffer,
     /// Staged only: the pose stage's output.
     pub locals: Option<wgpu::Buffer>,
+    /// With a mixer: its tables.
+    pub mix: Option<MixBuffers>,
+}
+
+/// The mixer's tables: actions and character ranges (written per frame)
+/// and masks (uploaded once).
+#[derive(Debug)]
+pub(super) struct MixBuffers {
+    pub actions: wgpu::Buffer,
+    pub characters: wgpu::Buffer,
+    masks: wgpu::Buffer,
 }
 
 impl Buffers {
@@ -158,6 +199,7 @@ impl Buffers {
         tables: &SkinTables,
         capacity: u32,
         staged: bool,
+        mix: Option<MixSpec<'_>>,
     ) -> Result<Self> {
         // A table's contents, at least `min` zero bytes when it is empty.
         let init = |label: &'static str, contents: &[u8], min: usize| {
@@ -230,6 +272,30 @@ impl Buffers {
                 let usage = out_usage | wgpu::BufferUsages::COPY_DST;
                 empty("keyframe-gpu.skin.locals", sizes.locals, usage)
             }),
+            mix: match mix {
+                None => None,
+                Some(spec) => {
+                    let table = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+                    Some(MixBuffers {
+                        actions: empty(
+                            "keyframe-gpu.mix.actions",
+                            spec.action_bytes(capacity)
+                                .max(std::mem::size_of::<GpuMixAction>() as u64),
+                            table,
+                        ),
+                        characters: empty(
+                            "keyframe-gpu.mix.characters",
+                            (u64::from(capacity) * 8).max(8),
+                            table,
+                        ),
+                        masks: init(
+                            "keyframe-gpu.mix.masks",
+                            bytemuck::cast_slice(spec.masks),
+                            4,
+                        )?,
+                    })
+                }
+            },
         })
     }
 
@@ -262,6 +328,11 @@ impl Buffers {
         ];
         if let Some(locals) = &self.locals {
             all.push((5, locals.as_entire_binding()));
+        }
+        if let Some(mix) = &self.mix {
+            all.push((18, mix.actions.as_entire_binding()));
+            all.push((19, mix.characters.as_entire_binding()));
+            all.push((20, mix.masks.as_entire_binding()));
         }
         all
     }

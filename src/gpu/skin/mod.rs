@@ -21,12 +21,13 @@ pub mod passes;
 use super::scoped;
 use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
+use crate::layout::GpuMixAction;
 pub use crate::layout::{
     MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
     UNIFORM_HEAD,
 };
 use crate::rig::{FitError, SkinJoints, SkinTables};
-use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers};
+use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers, MixSpec};
 #[doc(hidden)]
 pub use passes::{Pass, RigModule, PASSES};
 
@@ -90,6 +91,19 @@ pub const SKIN_WGSL: &str = concat!(
     include_str!("../../../shaders/skin.wgsl")
 );
 
+/// WGSL of the mixer's pose stage: `prelude.wgsl`, `quat.wgsl`,
+/// `pose.wgsl` (its bindings and table readers), `mix.wgsl` (entry points
+/// `mix_main` and `mix_morph_main`).
+pub const MIX_WGSL: &str = concat!(
+    include_str!("../../../shaders/prelude.wgsl"),
+    "\n",
+    include_str!("../../../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../../../shaders/pose.wgsl"),
+    "\n",
+    include_str!("../../../shaders/mix.wgsl")
+);
+
 /// Computes local poses, morph weights, global transforms and joint
 /// matrices on the GPU for many instances, from a [`GpuSampler`]'s output.
 ///
@@ -136,6 +150,8 @@ pub const SKIN_WGSL: &str = concat!(
 #[derive(Debug)]
 pub struct GpuSkinner {
     passes: Vec<passes::BuiltPass>,
+    /// The passes recorded: the strategy's, or the mixer's.
+    pass_list: &'static [Pass],
     buffers: Buffers,
     /// The sampler's instance table, bound by the passes: identifies the
     /// sampler that [`prepare`](Self::prepare) must be given.
@@ -183,6 +199,42 @@ impl GpuSkinner {
         tables: &SkinTables,
         strategy: SkinStrategy,
     ) -> Result<Self> {
+        Self::build(device, sampler, tables, strategy, None)
+    }
+
+    /// A skinner whose pose stage is the mixer ([`passes::MIXED_PASSES`]:
+    /// `mix_main`, `mix_morph_main`, then the staged hierarchy pass) for
+    /// up to `characters` characters of up to `per_character` actions,
+    /// with `masks` (every mask's factors, mask after mask). Its outputs
+    /// are indexed by character; the sampler's rows are the actions.
+    pub(crate) fn with_mixer(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+        characters: u32,
+        per_character: u32,
+        masks: &[f32],
+    ) -> Result<Self> {
+        let spec = MixSpec {
+            per_character,
+            masks,
+        };
+        Self::build(
+            device,
+            sampler,
+            tables,
+            SkinStrategy::Staged,
+            Some((characters, spec)),
+        )
+    }
+
+    fn build(
+        device: &wgpu::Device,
+        sampler: &crate::GpuSampler,
+        tables: &SkinTables,
+        strategy: SkinStrategy,
+        mix: Option<(u32, MixSpec<'_>)>,
+    ) -> Result<Self> {
         let lib = sampler.library();
         if lib.output_stride() != tables.output_stride()
             || lib.clips().len() != tables.clip_count() as usize
@@ -196,16 +248,21 @@ impl GpuSkinner {
             .into());
         }
         let limits = device.limits();
-        let capacity = sampler.capacity().max(1);
         let strategy = resolve_strategy(device, tables, strategy)?;
-        check_limits(&limits, tables, capacity, strategy)?;
+        let (capacity, pass_list, spec) = match mix {
+            Some((characters, spec)) => (characters.max(1), &passes::MIXED_PASSES[..], Some(spec)),
+            None => (sampler.capacity().max(1), strategy.passes(), None),
+        };
+        let staged = strategy == SkinStrategy::Staged;
+        check_limits(&limits, tables, capacity, pass_list, staged, spec)?;
         scoped(device, "GpuSkinner::new", || {
-            let buffers = Buffers::new(device, tables, capacity, strategy == SkinStrategy::Staged)?;
-            let passes = Self::build_passes(device, sampler, tables, strategy, &buffers)?;
+            let buffers = Buffers::new(device, tables, capacity, staged, spec)?;
+            let passes = Self::build_passes(device, sampler, tables, pass_list, &buffers)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
                 groups: vec![(0, 0); passes.len()],
                 passes,
+                pass_list,
                 buffers,
                 sampler_instances: sampler.instance_buffer().clone(),
                 output_layout,
@@ -225,7 +282,7 @@ impl GpuSkinner {
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
         tables: &SkinTables,
-        strategy: SkinStrategy,
+        pass_list: &[Pass],
         buffers: &Buffers,
     ) -> Result<Vec<passes::BuiltPass>> {
         let module = |m: RigModule| {
@@ -233,26 +290,28 @@ impl GpuSkinner {
                 label: Some(match m {
                     RigModule::Pose => "keyframe-gpu.pose.wgsl",
                     RigModule::Skin => "keyframe-gpu.skin.wgsl",
+                    RigModule::Mix => "keyframe-gpu.mix.wgsl",
                 }),
                 source: wgpu::ShaderSource::Wgsl(m.wgsl().into()),
             })
         };
-        let uses = |m: RigModule| strategy.passes().iter().any(|p| p.module == m);
+        let uses = |m: RigModule| pass_list.iter().any(|p| p.module == m);
         let pose_module = uses(RigModule::Pose).then(|| module(RigModule::Pose));
         let skin_module = uses(RigModule::Skin).then(|| module(RigModule::Skin));
+        let mix_module = uses(RigModule::Mix).then(|| module(RigModule::Mix));
         let parents_first = tables
             .nodes()
             .iter()
             .enumerate()
             .all(|(n, node)| node.parent < n as i32);
         let resources = buffers.resources(sampler);
-        strategy
-            .passes()
+        pass_list
             .iter()
             .map(|&pass| {
                 let module = match pass.module {
                     RigModule::Pose => pose_module.as_ref(),
                     RigModule::Skin => skin_module.as_ref(),
+                    RigModule::Mix => mix_module.as_ref(),
                 };
                 let module = module.ok_or_else(|| Error::Gpu {
                     during: "GpuSkinner::new",
@@ -339,6 +398,35 @@ impl GpuSkinner {
         }
         // At most the sampler's capacity, which is this skinner's.
         let n = sampler.instance_count().min(self.capacity);
+        self.write_params(queue, n);
+        Ok(())
+    }
+
+    /// Writes the mixer's tables for this frame (packed by
+    /// [`crate::mix::Packer`], already checked) and the parameters for
+    /// `characters.len()` characters. Nothing happens without a mixer.
+    pub(crate) fn write_mix(
+        &mut self,
+        queue: &wgpu::Queue,
+        actions: &[GpuMixAction],
+        characters: &[[u32; 2]],
+    ) {
+        let Some(mix) = &self.buffers.mix else {
+            return;
+        };
+        if !actions.is_empty() {
+            queue.write_buffer(&mix.actions, 0, bytemuck::cast_slice(actions));
+        }
+        if !characters.is_empty() {
+            queue.write_buffer(&mix.characters, 0, bytemuck::cast_slice(characters));
+        }
+        let n = (characters.len() as u32).min(self.capacity);
+        self.write_params(queue, n);
+    }
+
+    /// Writes the dispatch parameters and grids for `n` instances (or
+    /// characters).
+    fn write_params(&mut self, queue: &wgpu::Queue, n: u32) {
         let params = self.tables.params(n);
         queue.write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
         for (g, built) in self.groups.iter_mut().zip(&self.passes) {
@@ -347,13 +435,19 @@ impl GpuSkinner {
             *g = super::dispatch_grid(n * per, SKIN_WORKGROUP_SIZE, self.max_dim);
         }
         self.instance_count = n;
-        Ok(())
     }
 
-    /// The passes recorded, in order (those of [`strategy`](Self::strategy)).
+    /// The passes recorded, in order (those of [`strategy`](Self::strategy),
+    /// or, with a mixer, [`passes::MIXED_PASSES`]).
     #[must_use]
     pub fn passes(&self) -> &'static [Pass] {
-        self.strategy.passes()
+        self.pass_list
+    }
+
+    /// Whether the pose stage is the mixer's.
+    #[must_use]
+    pub fn has_mixer(&self) -> bool {
+        self.buffers.mix.is_some()
     }
 
     /// Records the dispatches into `encoder`, in one compute pass labelled
@@ -395,9 +489,14 @@ impl GpuSkinner {
     }
 
     /// Records the dispatches of `module`'s passes (all for `None`).
+    /// (The mixer's passes are the pose stage's.)
     fn record_module(&self, pass: &mut wgpu::ComputePass<'_>, module: Option<RigModule>) {
+        let stage = |m: RigModule| match m {
+            RigModule::Mix => RigModule::Pose,
+            other => other,
+        };
         for (built, &(x, y)) in self.passes.iter().zip(&self.groups) {
-            if x == 0 || y == 0 || module.is_some_and(|m| m != built.pass.module) {
+            if x == 0 || y == 0 || module.is_some_and(|m| m != stage(built.pass.module)) {
                 continue;
             }
             pass.set_pipeline(&built.pipeline);

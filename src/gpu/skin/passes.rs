@@ -4,9 +4,9 @@
 //! `src/layout.rs`, paired by number: `src/gpu/bind.rs`).
 
 use crate::error::Result;
-use crate::layout::{Binding, POSE_BINDINGS, SKIN_MODULE_BINDINGS};
+use crate::layout::{Binding, MIX_MODULE_BINDINGS, POSE_BINDINGS, SKIN_MODULE_BINDINGS};
 
-use super::{SkinStrategy, POSE_WGSL, SKIN_WGSL};
+use super::{SkinStrategy, MIX_WGSL, POSE_WGSL, SKIN_WGSL};
 
 /// The WGSL module a pass's entry point is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +16,9 @@ pub enum RigModule {
     /// [`SKIN_WGSL`]: pose.wgsl and skin.wgsl (`hierarchy_main`,
     /// `skin_main`, `skin_nodes_main`).
     Skin,
+    /// [`MIX_WGSL`]: pose.wgsl and mix.wgsl (`mix_main`,
+    /// `mix_morph_main`), the mixer's pose stage.
+    Mix,
 }
 
 impl RigModule {
@@ -25,16 +28,18 @@ impl RigModule {
         match self {
             RigModule::Pose => POSE_WGSL,
             RigModule::Skin => SKIN_WGSL,
+            RigModule::Mix => MIX_WGSL,
         }
     }
 
-    /// Every binding the module declares: [`POSE_BINDINGS`], or
-    /// [`SKIN_MODULE_BINDINGS`].
+    /// Every binding the module declares: [`POSE_BINDINGS`],
+    /// [`SKIN_MODULE_BINDINGS`] or [`MIX_MODULE_BINDINGS`].
     #[must_use]
     pub fn bindings(self) -> &'static [Binding] {
         match self {
             RigModule::Pose => &POSE_BINDINGS,
             RigModule::Skin => &SKIN_MODULE_BINDINGS,
+            RigModule::Mix => &MIX_MODULE_BINDINGS,
         }
     }
 }
@@ -109,13 +114,36 @@ pub const SKIN_NODES_PASS: Pass = Pass {
     lanes: Lanes::Workgroup,
 };
 
-/// Every pass of every strategy.
-pub const PASSES: [Pass; 5] = [
+/// The mixer's pose stage (`mix_main`): each character's blended local
+/// poses into `locals`.
+pub const MIX_PASS: Pass = Pass {
+    entry: "mix_main",
+    module: RigModule::Mix,
+    bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
+    lanes: Lanes::Node,
+};
+
+/// The mixer's morph weights (`mix_morph_main`).
+pub const MIX_MORPH_PASS: Pass = Pass {
+    entry: "mix_morph_main",
+    module: RigModule::Mix,
+    bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
+    lanes: Lanes::Mesh,
+};
+
+/// The passes of a skinner with a mixer, in order: the mixer's pose and
+/// morph passes, then the staged hierarchy pass on the blended locals.
+pub const MIXED_PASSES: [Pass; 3] = [MIX_PASS, MIX_MORPH_PASS, HIERARCHY_PASS];
+
+/// Every pass of every strategy, and the mixer's.
+pub const PASSES: [Pass; 7] = [
     POSE_PASS,
     MORPH_PASS,
     HIERARCHY_PASS,
     SKIN_PASS,
     SKIN_NODES_PASS,
+    MIX_PASS,
+    MIX_MORPH_PASS,
 ];
 
 impl SkinStrategy {
@@ -170,7 +198,7 @@ pub(super) fn build(
     let skin_constants = [("PARENTS_FIRST", if parents_first { 1.0 } else { 0.0 })];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &skin_constants,
-        RigModule::Pose => &[],
+        RigModule::Pose | RigModule::Mix => &[],
     };
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(pass.entry),

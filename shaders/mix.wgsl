@@ -1,0 +1,297 @@
+// The mixer, a pose stage of its own: each character's local pose per node
+// and morph weights per mesh, blended from its actions (sampled rows of the
+// sampler's output) by the rules of three.js's AnimationMixer, with masks.
+// Needs prelude.wgsl, quat.wgsl and pose.wgsl (whose bindings, node and
+// channel readers it uses; the host prepends them). CPU twin:
+// src/cpu/mix.rs. The contract (README, "Blending"), for node n, property
+// p, and each action a whose clip has a track for (n, p), with
+// w = weight(a) * mask(a)(n):
+//   1. normal actions with w > 0, in order: the first sets acc = v, W = w;
+//      each next: W += w, acc = mix(acc, v, w / W);
+//   2. W < 1: acc = mix(acc, rest, 1 - W); no normal action: acc = rest;
+//   3. additive actions with w > 0, in order: delta = conj(r) * v (rotation)
+//      or v - r, r the action's clip at its reference time; add starts at
+//      the identity; rotation: add = mix(add, add * delta, w), others:
+//      add += w * delta;
+//   4. any additive: rotation acc = acc * add, others acc += add.
+//
+// mix_main: one invocation per (character, node): mixed_pose() into
+//   `locals`, which hierarchy_main (skin.wgsl) reads.
+// mix_morph_main: one invocation per (character, mesh): the mesh's
+//   weights, each blended like a vector component.
+//
+// A character here is what the other stages call an instance: `params`
+// counts characters, and `locals`, `morph_weights` and everything after
+// them are indexed by character. The sampler's rows are actions.
+
+@group(0) @binding(18) var<storage, read> mix_actions: array<MixAction>;
+// Per character: its first action in `mix_actions` and its action count.
+@group(0) @binding(19) var<storage, read> characters: array<vec2<u32>>;
+// Mask k's factor for node n at k * node_count + n.
+@group(0) @binding(20) var<storage, read> masks: array<f32>;
+
+const PI: f32 = 3.14159265;
+
+// The factor of `mask` for node `n`: 1 without a mask (or for NO_NODE).
+fn mask_factor(mask: u32, n: u32) -> f32 {
+    if (mask == NO_MASK || n >= params.node_count) {
+        return 1.0;
+    }
+    return masks[mask * params.node_count + n];
+}
+
+// mix(a, b, t) for vectors: a * (1 - t) + b * t per component.
+fn vec_mix(a: vec4<f32>, b: vec4<f32>, t: f32) -> vec4<f32> {
+    return a * (1.0 - t) + b * t;
+}
+
+fn scalar_mix(a: f32, b: f32, t: f32) -> f32 {
+    return a * (1.0 - t) + b * t;
+}
+
+// sin(x) for any x: x = k pi + r with r in [-pi/2, pi/2], sin(x) = +-sin(r)
+// by the parity of k; r = x exactly when |x| < pi/2 (k = 0), so for
+// t in [0, 1] the weights below equal quat_slerp's.
+fn kf_sin_wide(x: f32) -> f32 {
+    let k = round(x / PI);
+    let s = kf_sin(x - k * PI);
+    return select(s, -s, (i32(k) & 1) != 0);
+}
+
+// mix(a, b, t) for unit quaternions: bit-identical inputs return `a`;
+// otherwise quat_slerp's shortest-path slerp (nlerp above
+// SLERP_NLERP_THRESHOLD), for any t (not clamped: t > 1 extrapolates).
+fn quat_mix(a: vec4<f32>, b_in: vec4<f32>, t: f32) -> vec4<f32> {
+    if (all(a == b_in)) {
+        return a;
+    }
+    let d_in = dot(a, b_in);
+    let b = select(b_in, -b_in, d_in < 0.0);
+    let d = abs(d_in);
+    let theta = kf_acos(d);
+    let near = d > SLERP_NLERP_THRESHOLD;
+    let w0 = select(kf_sin_wide((1.0 - t) * theta), 1.0 - t, near);
+    let w1 = select(kf_sin_wide(t * theta), t, near);
+    return quat_normalize(w0 * a + w1 * b);
+}
+
+// The Hamilton product a * b of quaternions (x, y, z, w).
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    );
+}
+
+fn quat_conj(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-q.xyz, q.w);
+}
+
+// One property's blend in progress: the normal actions' accumulator and
+// total weight (rules 1-2) and the additive layer (rule 3).
+struct Blend {
+    acc: vec4<f32>,
+    total: f32,
+    add: vec4<f32>,
+    added: bool,
+}
+
+fn blend_start(identity: vec4<f32>) -> Blend {
+    return Blend(vec4<f32>(0.0), 0.0, identity, false);
+}
+
+// Rule 1 for a vector property (translation, scale).
+fn blend_vec(b: Blend, v: vec4<f32>, w: f32) -> Blend {
+    var out = b;
+    if (b.total == 0.0) {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        out.acc = vec_mix(b.acc, v, w / out.total);
+    }
+    return out;
+}
+
+// Rule 1 for a rotation.
+fn blend_quat(b: Blend, v: vec4<f32>, w: f32) -> Blend {
+    var out = b;
+    if (b.total == 0.0) {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        out.acc = quat_mix(b.acc, v, w / out.total);
+    }
+    return out;
+}
+
+// Rule 3 for a vector property: v sampled, r at the reference time.
+fn add_vec(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
+    var out = b;
+    out.add = b.add + w * (v - r);
+    out.added = true;
+    return out;
+}
+
+// Rule 3 for a rotation.
+fn add_quat(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
+    var out = b;
+    let delta = quat_mul(quat_conj(r), v);
+    out.add = quat_mix(b.add, quat_mul(b.add, delta), w);
+    out.added = true;
+    return out;
+}
+
+// Rules 2 and 4 for a vector property with rest value `rest`.
+fn finish_vec(b: Blend, rest: vec4<f32>) -> vec4<f32> {
+    var acc = rest;
+    if (b.total > 0.0) {
+        acc = b.acc;
+        if (b.total < 1.0) {
+            acc = vec_mix(acc, rest, 1.0 - b.total);
+        }
+    }
+    if (b.added) {
+        acc = acc + b.add;
+    }
+    return acc;
+}
+
+// Rules 2 and 4 for a rotation, then normalized (as the pose stage's).
+fn finish_quat(b: Blend, rest: vec4<f32>) -> vec4<f32> {
+    var acc = rest;
+    if (b.total > 0.0) {
+        acc = b.acc;
+        if (b.total < 1.0) {
+            acc = quat_mix(acc, rest, 1.0 - b.total);
+        }
+    }
+    if (b.added) {
+        acc = quat_mul(acc, b.add);
+    }
+    return quat_normalize(acc);
+}
+
+// The blended local pose of node n for character c.
+fn mixed_pose(c: u32, n: u32) -> LocalPose {
+    let node = node_at(n);
+    let range = characters[c];
+    var t = blend_start(vec4<f32>(0.0));
+    var r = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
+    var s = blend_start(vec4<f32>(0.0));
+    for (var k = 0u; k < min(range.y, MAX_ACTIONS); k++) {
+        let a = mix_actions[range.x + k];
+        let w = a.weight * mask_factor(a.mask, n);
+        if (!(w > 0.0) || a.clip >= params.clip_count) {
+            continue;
+        }
+        let ch = channel_at(a.clip * params.node_count + n);
+        let base = a.row * params.output_stride;
+        if (a.reference_row == NO_ROW) {
+            if (ch.x >= 0) {
+                t = blend_vec(t, vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0), w);
+            }
+            if (ch.y >= 0) {
+                r = blend_quat(r, sample_vec4(base + u32(ch.y)), w);
+            }
+            if (ch.z >= 0) {
+                s = blend_vec(s, vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0), w);
+            }
+        } else {
+            let ref_base = a.reference_row * params.output_stride;
+            if (ch.x >= 0) {
+                let v = vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0);
+                let at_ref = vec4<f32>(sample_vec3(ref_base + u32(ch.x)), 0.0);
+                t = add_vec(t, v, at_ref, w);
+            }
+            if (ch.y >= 0) {
+                r = add_quat(r, sample_vec4(base + u32(ch.y)), sample_vec4(ref_base + u32(ch.y)), w);
+            }
+            if (ch.z >= 0) {
+                let v = vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0);
+                let at_ref = vec4<f32>(sample_vec3(ref_base + u32(ch.z)), 0.0);
+                s = add_vec(s, v, at_ref, w);
+            }
+        }
+    }
+    return LocalPose(
+        vec4<f32>(finish_vec(t, vec4<f32>(node.translation.xyz, 0.0)).xyz, 0.0),
+        finish_quat(r, node.rotation),
+        vec4<f32>(finish_vec(s, vec4<f32>(node.scale.xyz, 0.0)).xyz, 0.0),
+    );
+}
+
+// Writes mesh m's blended weights for character c: each weight k is blended
+// like one vector component, rest = the mesh's default weight.
+fn write_mixed_morph_weights(c: u32, m: u32) {
+    let mesh = meshes[m];
+    let out = c * params.morph_stride + mesh.weights_offset;
+    let range = characters[c];
+    let count = min(range.y, MAX_ACTIONS);
+    for (var k = 0u; k < mesh.target_count; k++) {
+        var acc = 0.0;
+        var total = 0.0;
+        var add = 0.0;
+        var added = false;
+        for (var j = 0u; j < count; j++) {
+            let a = mix_actions[range.x + j];
+            let w = a.weight * mask_factor(a.mask, mesh.node);
+            if (!(w > 0.0) || a.clip >= params.clip_count) {
+                continue;
+            }
+            let src = morph_channels[a.clip * params.mesh_count + m];
+            if (src < 0) {
+                continue;
+            }
+            let v = samples[a.row * params.output_stride + u32(src) + k];
+            if (a.reference_row == NO_ROW) {
+                if (total == 0.0) {
+                    acc = v;
+                    total = w;
+                } else {
+                    total = total + w;
+                    acc = scalar_mix(acc, v, w / total);
+                }
+            } else {
+                let at_ref = samples[a.reference_row * params.output_stride + u32(src) + k];
+                add = add + w * (v - at_ref);
+                added = true;
+            }
+        }
+        let rest = default_weights[mesh.defaults_offset + k];
+        var value = rest;
+        if (total > 0.0) {
+            value = acc;
+            if (total < 1.0) {
+                value = scalar_mix(value, rest, 1.0 - total);
+            }
+        }
+        if (added) {
+            value = value + add;
+        }
+        morph_weights[out + k] = value;
+    }
+}
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn mix_main(@builtin(global_invocation_id) gid: vec3<u32>,
+            @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = flat_index(gid, groups);
+    if (params.node_count == 0u || index >= params.instance_count * params.node_count) {
+        return;
+    }
+    locals[index] = mixed_pose(index / params.node_count, index % params.node_count);
+}
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn mix_morph_main(@builtin(global_invocation_id) gid: vec3<u32>,
+                  @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = flat_index(gid, groups);
+    if (params.mesh_count == 0u || index >= params.instance_count * params.mesh_count) {
+        return;
+    }
+    write_mixed_morph_weights(index / params.mesh_count, index % params.mesh_count);
+}

@@ -1,0 +1,474 @@
+//! The CPU twin of `shaders/mix.wgsl`, the mixer's pose stage: each
+//! character's local pose per node ([`mixed_pose`]) and morph weights per
+//! mesh ([`write_mixed_morph_weights`]), blended from its actions' sampled
+//! rows by the contract's rules (the README, "Blending").
+//!
+//! One function per WGSL function, same names, the same `f32` operations in
+//! the same order, reading the same flat tables ([`SkinTables`] and
+//! [`MixTables`], the twin of the mix pass's bindings) and the sampler's
+//! output. [`mix_resolved`] runs the mixer's whole chain (mix passes, then
+//! the staged hierarchy pass) for every character; [`mix`] also samples.
+//!
+//! # Panics
+//! Like the shader, the functions index the flat tables directly and panic
+//! on offsets outside them; tables packed by the mixer's packer with the
+//! sampler output of the same library are always in range.
+
+use glam::{Vec3, Vec4};
+
+use crate::cpu::pose::{channel_at, node_at};
+use crate::cpu::sample::{kf_acos, kf_sin, quat_normalize, sample_resolved, SLERP_NLERP_THRESHOLD};
+use crate::cpu::skin::{hierarchy_main, SkinOutput, IDENTITY};
+use crate::error::Result;
+use crate::instance::resolve_instances;
+use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
+use crate::library::AnimationLibrary;
+use crate::mix::{Action, Mask, Packer};
+use crate::rig::SkinTables;
+
+/// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
+#[derive(Debug, Clone, Copy)]
+pub struct MixTables<'a> {
+    /// The action records.
+    pub actions: &'a [GpuMixAction],
+    /// Per character: first action and count.
+    pub characters: &'a [[u32; 2]],
+    /// Mask `k`'s factor of node `n` at `k * node_count + n`.
+    pub masks: &'a [f32],
+}
+
+/// WGSL `PI`.
+pub const PI: f32 = std::f32::consts::PI;
+
+/// The factor of `mask` for node `n` (WGSL `mask_factor`).
+#[must_use]
+pub fn mask_factor(tables: &SkinTables, mix: &MixTables<'_>, mask: u32, n: u32) -> f32 {
+    if mask == NO_MASK || n >= tables.node_count() {
+        return 1.0;
+    }
+    mix.masks[(mask * tables.node_count() + n) as usize]
+}
+
+/// WGSL `vec_mix`: `a * (1 - t) + b * t` per component.
+#[must_use]
+pub fn vec_mix(a: Vec4, b: Vec4, t: f32) -> Vec4 {
+    a * (1.0 - t) + b * t
+}
+
+/// WGSL `scalar_mix`.
+#[must_use]
+pub fn scalar_mix(a: f32, b: f32, t: f32) -> f32 {
+    a * (1.0 - t) + b * t
+}
+
+/// WGSL `kf_sin_wide`: `sin(x)` for any `x`, folded to `[-pi/2, pi/2]`.
+#[must_use]
+pub fn kf_sin_wide(x: f32) -> f32 {
+    // WGSL round() rounds halfway cases to even.
+    let k = (x / PI).round_ties_even();
+    let s = kf_sin(x - k * PI);
+    if (k as i32) & 1 != 0 {
+        -s
+    } else {
+        s
+    }
+}
+
+// WGSL's dot: ((x*x' + y*y') + z*z') + w*w'.
+fn dot(a: Vec4, b: Vec4) -> f32 {
+    a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w
+}
+
+/// WGSL `quat_mix`: `a` when both are bit-identical; otherwise the
+/// shortest-path slerp (nlerp above the threshold) at any `t`.
+#[must_use]
+pub fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
+    // WGSL all(a == b_in).
+    if a.cmpeq(b_in).all() {
+        return a;
+    }
+    let d_in = dot(a, b_in);
+    let b = if d_in < 0.0 { -b_in } else { b_in };
+    let d = d_in.abs();
+    let theta = kf_acos(d);
+    let near = d > SLERP_NLERP_THRESHOLD;
+    let w0 = if near {
+        1.0 - t
+    } else {
+        kf_sin_wide((1.0 - t) * theta)
+    };
+    let w1 = if near { t } else { kf_sin_wide(t * theta) };
+    quat_normalize(w0 * a + w1 * b)
+}
+
+/// WGSL `quat_mul`: the Hamilton product `a * b` (x, y, z, w).
+#[must_use]
+pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::new(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    )
+}
+
+/// WGSL `quat_conj`.
+#[must_use]
+pub fn quat_conj(q: Vec4) -> Vec4 {
+    Vec4::new(-q.x, -q.y, -q.z, q.w)
+}
+
+/// One property's blend in progress (WGSL `Blend`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Blend {
+    /// The normal actions' accumulator.
+    pub acc: Vec4,
+    /// Their total weight (0: none yet).
+    pub total: f32,
+    /// The additive layer.
+    pub add: Vec4,
+    /// Whether an additive action contributed.
+    pub added: bool,
+}
+
+/// WGSL `blend_start`.
+#[must_use]
+pub fn blend_start(identity: Vec4) -> Blend {
+    Blend {
+        acc: Vec4::ZERO,
+        total: 0.0,
+        add: identity,
+        added: false,
+    }
+}
+
+/// WGSL `blend_vec` (rule 1, vectors).
+#[must_use]
+pub fn blend_vec(b: Blend, v: Vec4, w: f32) -> Blend {
+    let mut out = b;
+    if b.total == 0.0 {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        out.acc = vec_mix(b.acc, v, w / out.total);
+    }
+    out
+}
+
+/// WGSL `blend_quat` (rule 1, rotations).
+#[must_use]
+pub fn blend_quat(b: Blend, v: Vec4, w: f32) -> Blend {
+    let mut out = b;
+    if b.total == 0.0 {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        out.acc = quat_mix(b.acc, v, w / out.total);
+    }
+    out
+}
+
+/// WGSL `add_vec` (rule 3, vectors).
+#[must_use]
+pub fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
+    let mut out = b;
+    out.add = b.add + w * (v - r);
+    out.added = true;
+    out
+}
+
+/// WGSL `add_quat` (rule 3, rotations).
+#[must_use]
+pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
+    let mut out = b;
+    let delta = quat_mul(quat_conj(r), v);
+    out.add = quat_mix(b.add, quat_mul(b.add, delta), w);
+    out.added = true;
+    out
+}
+
+/// WGSL `finish_vec` (rules 2 and 4, vectors).
+#[must_use]
+pub fn finish_vec(b: Blend, rest: Vec4) -> Vec4 {
+    let mut acc = rest;
+    if b.total > 0.0 {
+        acc = b.acc;
+        if b.total < 1.0 {
+            acc = vec_mix(acc, rest, 1.0 - b.total);
+        }
+    }
+    if b.added {
+        acc += b.add;
+    }
+    acc
+}
+
+/// WGSL `finish_quat` (rules 2 and 4, rotations, then normalized).
+#[must_use]
+pub fn finish_quat(b: Blend, rest: Vec4) -> Vec4 {
+    let mut acc = rest;
+    if b.total > 0.0 {
+        acc = b.acc;
+        if b.total < 1.0 {
+            acc = quat_mix(acc, rest, 1.0 - b.total);
+        }
+    }
+    if b.added {
+        acc = quat_mul(acc, b.add);
+    }
+    quat_normalize(acc)
+}
+
+fn sample_vec3(samples: &[f32], at: usize) -> Vec4 {
+    Vec3::new(samples[at], samples[at + 1], samples[at + 2]).extend(0.0)
+}
+
+fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
+    Vec4::new(
+        samples[at],
+        samples[at + 1],
+        samples[at + 2],
+        samples[at + 3],
+    )
+}
+
+/// The blended local pose of node `n` for character `c` (WGSL
+/// `mixed_pose`).
+#[must_use]
+pub fn mixed_pose(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    c: u32,
+    n: u32,
+) -> GpuLocalPose {
+    let node = node_at(tables, n);
+    let [first, count] = mix.characters[c as usize];
+    let stride = tables.output_stride();
+    let mut t = blend_start(Vec4::ZERO);
+    let mut r = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
+    let mut s = blend_start(Vec4::ZERO);
+    for k in 0..count.min(MAX_ACTIONS) {
+        let a = mix.actions[(first + k) as usize];
+        let w = a.weight * mask_factor(tables, mix, a.mask, n);
+        if !(w > 0.0) || a.clip >= tables.clip_count() {
+            continue;
+        }
+        let ch = channel_at(tables, a.clip * tables.node_count() + n);
+        let base = (a.row * stride) as usize;
+        if a.reference_row == NO_ROW {
+            if ch[0] >= 0 {
+                t = blend_vec(t, sample_vec3(samples, base + ch[0] as usize), w);
+            }
+            if ch[1] >= 0 {
+                r = blend_quat(r, sample_vec4(samples, base + ch[1] as usize), w);
+            }
+            if ch[2] >= 0 {
+                s = blend_vec(s, sample_vec3(samples, base + ch[2] as usize), w);
+            }
+        } else {
+            let ref_base = (a.reference_row * stride) as usize;
+            if ch[0] >= 0 {
+                let v = sample_vec3(samples, base + ch[0] as usize);
+                let at_ref = sample_vec3(samples, ref_base + ch[0] as usize);
+                t = add_vec(t, v, at_ref, w);
+            }
+            if ch[1] >= 0 {
+                let v = sample_vec4(samples, base + ch[1] as usize);
+                let at_ref = sample_vec4(samples, ref_base + ch[1] as usize);
+                r = add_quat(r, v, at_ref, w);
+            }
+            if ch[2] >= 0 {
+                let v = sample_vec3(samples, base + ch[2] as usize);
+                let at_ref = sample_vec3(samples, ref_base + ch[2] as usize);
+                s = add_vec(s, v, at_ref, w);
+            }
+        }
+    }
+    let rest_t = Vec3::from_slice(&node.translation[..3]).extend(0.0);
+    let rest_s = Vec3::from_slice(&node.scale[..3]).extend(0.0);
+    let tr = finish_vec(t, rest_t);
+    let sc = finish_vec(s, rest_s);
+    GpuLocalPose {
+        translation: [tr.x, tr.y, tr.z, 0.0],
+        rotation: finish_quat(r, Vec4::from_array(node.rotation)).to_array(),
+        scale: [sc.x, sc.y, sc.z, 0.0],
+    }
+}
+
+/// Writes mesh `m`'s blended weights for character `c` into
+/// `morph_weights` (WGSL `write_mixed_morph_weights`).
+pub fn write_mixed_morph_weights(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    c: u32,
+    m: u32,
+    morph_weights: &mut [f32],
+) {
+    let mesh = tables.meshes()[m as usize];
+    let out = (c * tables.morph_stride() + mesh.weights_offset) as usize;
+    let [first, count] = mix.characters[c as usize];
+    let count = count.min(MAX_ACTIONS);
+    let stride = tables.output_stride();
+    for k in 0..mesh.target_count {
+        let mut acc = 0.0f32;
+        let mut total = 0.0f32;
+        let mut add = 0.0f32;
+        let mut added = false;
+        for j in 0..count {
+            let a = mix.actions[(first + j) as usize];
+            let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
+            if !(w > 0.0) || a.clip >= tables.clip_count() {
+                continue;
+            }
+            let src = tables.morph_channels()[(a.clip * tables.mesh_count() + m) as usize];
+            if src < 0 {
+                continue;
+            }
+            let v = samples[(a.row * stride + src as u32 + k) as usize];
+            if a.reference_row == NO_ROW {
+                if total == 0.0 {
+                    acc = v;
+                    total = w;
+                } else {
+                    total += w;
+                    acc = scalar_mix(acc, v, w / total);
+                }
+            } else {
+                let at_ref = samples[(a.reference_row * stride + src as u32 + k) as usize];
+                add += w * (v - at_ref);
+                added = true;
+            }
+        }
+        let rest = tables.default_weights()[(mesh.defaults_offset + k) as usize];
+        let mut value = rest;
+        if total > 0.0 {
+            value = acc;
+            if total < 1.0 {
+                value = scalar_mix(value, rest, 1.0 - total);
+            }
+        }
+        if added {
+            value += add;
+        }
+        morph_weights[out + k as usize] = value;
+    }
+}
+
+/// Invocation `index` of WGSL `mix_main`: node `index % node_count` of
+/// character `index / node_count`, into `locals[index]`.
+pub fn mix_main(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    index: u32,
+    locals: &mut [GpuLocalPose],
+) {
+    let nodes = tables.node_count();
+    if nodes == 0 || index >= mix.characters.len() as u32 * nodes {
+        return;
+    }
+    locals[index as usize] = mixed_pose(tables, mix, samples, index / nodes, index % nodes);
+}
+
+/// Invocation `index` of WGSL `mix_morph_main`: mesh `index % mesh_count`
+/// of character `index / mesh_count`.
+pub fn mix_morph_main(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    index: u32,
+    morph_weights: &mut [f32],
+) {
+    let meshes = tables.mesh_count();
+    if meshes == 0 || index >= mix.characters.len() as u32 * meshes {
+        return;
+    }
+    write_mixed_morph_weights(
+        tables,
+        mix,
+        samples,
+        index / meshes,
+        index % meshes,
+        morph_weights,
+    );
+}
+
+/// The mixer's chain for every character, from the sampler's output
+/// `samples` (every row the packer laid out): [`mix_main`] and
+/// [`mix_morph_main`] for every invocation, then [`hierarchy_main`] for
+/// every character. Locals, globals, joints and morph weights are indexed
+/// by character.
+#[must_use]
+pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -> SkinOutput {
+    let count = mix.characters.len() as u32;
+    let nodes = tables.node_count();
+    let mut locals = vec![bytemuck::Zeroable::zeroed(); (count * nodes) as usize];
+    for index in 0..count * nodes {
+        mix_main(tables, mix, samples, index, &mut locals);
+    }
+    let mut morph_weights = vec![0.0; (count * tables.morph_stride()) as usize];
+    for index in 0..count * tables.mesh_count() {
+        mix_morph_main(tables, mix, samples, index, &mut morph_weights);
+    }
+    let mut globals = vec![IDENTITY; locals.len()];
+    let mut joints = vec![IDENTITY; (count * tables.joint_count()) as usize];
+    for c in 0..count {
+        hierarchy_main(tables, &locals, c, &mut globals, &mut joints);
+    }
+    SkinOutput {
+        locals,
+        globals,
+        joints,
+        morph_weights,
+    }
+}
+
+/// Packs `actions` (`counts[c]` of them, consecutive, are character
+/// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
+/// [`mix_resolved`]: the CPU reference of
+/// [`Animator::set_actions`](crate::Animator::set_actions).
+///
+/// # Errors
+/// [`Error::Mix`](crate::Error::Mix) for a refused action (as the GPU
+/// mixer refuses it, with at most [`MAX_ACTIONS`] per character and no
+/// limit on characters).
+pub fn mix(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    masks: &[Mask],
+    actions: &[Action],
+    counts: &[u32],
+) -> Result<SkinOutput> {
+    for mask in masks {
+        if mask.factors().len() != tables.node_count() as usize {
+            return Err(crate::mix::MixError::MaskLength {
+                len: mask.factors().len(),
+                node_count: tables.node_count() as usize,
+            }
+            .into());
+        }
+    }
+    let mut packer = Packer::new(counts.len() as u32, MAX_ACTIONS);
+    packer.pack(
+        library,
+        masks.len(),
+        u32::try_from(counts.len()).unwrap_or(u32::MAX),
+        MAX_ACTIONS,
+        actions,
+        counts,
+    )?;
+    let resolved = resolve_instances(library, &packer.rows)?;
+    let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
+    sample_resolved(library, &resolved, &mut samples);
+    let mask_table = crate::mix::mask_table(masks);
+    let tables_view = MixTables {
+        actions: &packer.actions,
+        characters: &packer.characters,
+        masks: &mask_table,
+    };
+    Ok(mix_resolved(tables, &tables_view, &samples))
+}

@@ -1,0 +1,583 @@
+//! The mixer's model: [`Action`]s (what a character plays, how strongly,
+//! through which [`Mask`], normal or additive), masks, their errors
+//! ([`MixError`]), and the packing of one frame's actions into the tables
+//! the mix pass reads (sampler rows, action records, per-character
+//! ranges), shared by the GPU path ([`Animator::with_mixer`]) and the CPU
+//! twin ([`crate::cpu::mix`]).
+//!
+//! The blending rules are those of three.js's `AnimationMixer`, with masks
+//! added; the README's "Blending" section states them and
+//! `shaders/mix.wgsl` implements them.
+//!
+//! [`Animator::with_mixer`]: crate::Animator::with_mixer
+
+use std::collections::HashMap;
+
+use crate::instance::Instance;
+pub use crate::layout::MAX_ACTIONS;
+use crate::layout::{GpuMixAction, NO_MASK, NO_ROW};
+use crate::library::AnimationLibrary;
+use crate::rig::Rig;
+use crate::track::WrapMode;
+
+/// One action of a character for one frame: a clip played at a time,
+/// blended with a weight, optionally through a mask, optionally additive.
+///
+/// ```
+/// use keyframe_gpu::{Action, WrapMode};
+/// // A walk fading out (weight 0.25) under a run fading in (0.75), and a
+/// // breathing clip added on top, relative to its first frame.
+/// let actions = [
+///     Action::new(0, 1.30).with_weight(0.25).with_wrap(WrapMode::Repeat),
+///     Action::new(1, 0.42).with_weight(0.75).with_wrap(WrapMode::Repeat),
+///     Action::new(2, 3.0).additive(0.0).with_wrap(WrapMode::Repeat),
+/// ];
+/// assert_eq!(actions[2].reference_time, Some(0.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Action {
+    /// The clip (index in the library).
+    pub clip: u32,
+    /// Playback time in seconds, mapped by `wrap` (as an [`Instance`]'s).
+    pub time: f64,
+    /// How `time` (and the reference time) map into the clip.
+    pub wrap: WrapMode,
+    /// The weight: finite and `>= 0` (0 leaves the action out).
+    pub weight: f32,
+    /// The mask (index among the mixer's masks), `None` for every node at
+    /// factor 1.
+    pub mask: Option<u32>,
+    /// `Some(reference time)`: an additive action, which adds the
+    /// difference between its clip at `time` and at the reference time
+    /// (mapped by `wrap`) on top of the normal actions; `None`: a normal
+    /// action.
+    pub reference_time: Option<f64>,
+}
+
+impl Action {
+    /// A normal action of `clip` at `time`, weight 1, no mask, clamped.
+    #[must_use]
+    pub fn new(clip: u32, time: f64) -> Self {
+        Action {
+            clip,
+            time,
+            wrap: WrapMode::Clamp,
+            weight: 1.0,
+            mask: None,
+            reference_time: None,
+        }
+    }
+
+    /// The same action with weight `weight`.
+    #[must_use]
+    pub fn with_weight(self, weight: f32) -> Self {
+        Action { weight, ..self }
+    }
+
+    /// The same action with wrap mode `wrap`.
+    #[must_use]
+    pub fn with_wrap(self, wrap: WrapMode) -> Self {
+        Action { wrap, ..self }
+    }
+
+    /// The same action through mask `mask`.
+    #[must_use]
+    pub fn with_mask(self, mask: u32) -> Self {
+        Action {
+            mask: Some(mask),
+            ..self
+        }
+    }
+
+    /// The same action, additive, relative to its clip at
+    /// `reference_time` (three.js's `makeClipAdditive` reference; 0 is the
+    /// usual choice).
+    #[must_use]
+    pub fn additive(self, reference_time: f64) -> Self {
+        Action {
+            reference_time: Some(reference_time),
+            ..self
+        }
+    }
+}
+
+/// A factor in `[0, 1]` per node of a rig: how much of an action reaches
+/// each node (0: the action does not touch the node, exactly as if its
+/// clip had no track for it). Built once, given to the mixer at creation
+/// ([`MixerDesc::masks`]) and named by index from [`Action::mask`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mask {
+    factors: Vec<f32>,
+}
+
+impl Mask {
+    /// Factor 1 on `nodes`, 0 elsewhere.
+    ///
+    /// # Errors
+    /// [`MixError::MaskNodeOutOfRange`].
+    pub fn nodes(rig: &Rig, nodes: &[u32]) -> Result<Self, MixError> {
+        let mut mask = Mask::filled(rig, 0.0)?;
+        for &n in nodes {
+            mask.set(n, 1.0)?;
+        }
+        Ok(mask)
+    }
+
+    /// Factor 1 on `root` and every node below it, 0 elsewhere.
+    ///
+    /// # Errors
+    /// [`MixError::MaskNodeOutOfRange`].
+    pub fn subtree(rig: &Rig, root: u32) -> Result<Self, MixError> {
+        let count = rig.nodes().len();
+        if root as usize >= count {
+            return Err(MixError::MaskNodeOutOfRange {
+                node: root,
+                node_count: count,
+            });
+        }
+        // A node is in the subtree when walking up its parents reaches
+        // `root` (a rig's parents form a forest: the walk ends).
+        let factors = (0..count)
+            .map(|n| {
+                let mut at = Some(n as u32);
+                let mut steps = 0;
+                while let Some(a) = at {
+                    if a == root {
+                        return 1.0;
+                    }
+                    steps += 1;
+                    if steps > count {
+                        break;
+                    }
+                    at = rig.nodes().get(a as usize).and_then(|node| node.parent);
+                }
+                0.0
+            })
+            .collect();
+        Ok(Mask { factors })
+    }
+
+    /// Every node at `factor`; [`set`](Self::set) changes single nodes.
+    ///
+    /// # Errors
+    /// [`MixError::MaskFactor`] (node `u32::MAX` in the error) when
+    /// `factor` is not in `[0, 1]`.
+    pub fn filled(rig: &Rig, factor: f32) -> Result<Self, MixError> {
+        check_factor(u32::MAX, factor)?;
+        Ok(Mask {
+            factors: vec![factor; rig.nodes().len()],
+        })
+    }
+
+    /// One factor per node of `rig`, in node order.
+    ///
+    /// # Errors
+    /// [`MixError::MaskLength`] or [`MixError::MaskFactor`].
+    pub fn from_factors(rig: &Rig, factors: Vec<f32>) -> Result<Self, MixError> {
+        if factors.len() != rig.nodes().len() {
+            return Err(MixError::MaskLength {
+                len: factors.len(),
+                node_count: rig.nodes().len(),
+            });
+        }
+        for (n, &f) in factors.iter().enumerate() {
+            check_factor(n as u32, f)?;
+        }
+        Ok(Mask { factors })
+    }
+
+    /// Sets `node`'s factor.
+    ///
+    /// # Errors
+    /// [`MixError::MaskNodeOutOfRange`] or [`MixError::MaskFactor`].
+    pub fn set(&mut self, node: u32, factor: f32) -> Result<(), MixError> {
+        let node_count = self.factors.len();
+        let slot = self
+            .factors
+            .get_mut(node as usize)
+            .ok_or(MixError::MaskNodeOutOfRange { node, node_count })?;
+        check_factor(node, factor)?;
+        *slot = factor;
+        Ok(())
+    }
+
+    /// The factor of `node` (`None` out of range).
+    #[must_use]
+    pub fn factor(&self, node: u32) -> Option<f32> {
+        self.factors.get(node as usize).copied()
+    }
+
+    /// Every factor, in node order.
+    #[must_use]
+    pub fn factors(&self) -> &[f32] {
+        &self.factors
+    }
+}
+
+fn check_factor(node: u32, factor: f32) -> Result<(), MixError> {
+    if (0.0..=1.0).contains(&factor) {
+        Ok(())
+    } else {
+        Err(MixError::MaskFactor { node, factor })
+    }
+}
+
+/// How a mixer is created ([`Animator::with_mixer`]): its capacity and
+/// its masks (uploaded once, like clips).
+///
+/// [`Animator::with_mixer`]: crate::Animator::with_mixer
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixerDesc {
+    /// The most characters per frame.
+    pub characters: u32,
+    /// The most actions per character (1 to [`MAX_ACTIONS`]).
+    pub actions_per_character: u32,
+    /// The masks that [`Action::mask`] names by index.
+    pub masks: Vec<Mask>,
+}
+
+/// Why a mixer or one frame of actions was refused. Action errors name
+/// the character and the action (its index among the character's).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MixError {
+    /// An action names a clip the library does not have.
+    #[error("character {character}, action {action}: clip {clip} is out of range (the library has {clip_count} clips)")]
+    UnknownClip {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The clip it names.
+        clip: u32,
+        /// Clips in the library.
+        clip_count: usize,
+    },
+    /// An action names a mask the mixer does not have.
+    #[error("character {character}, action {action}: mask {mask} is out of range (the mixer has {mask_count} masks)")]
+    UnknownMask {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The mask it names.
+        mask: u32,
+        /// Masks of the mixer.
+        mask_count: usize,
+    },
+    /// An action's weight is negative, NaN or infinite.
+    #[error("character {character}, action {action}: weight {weight} is not a finite number >= 0")]
+    BadWeight {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The weight.
+        weight: f32,
+    },
+    /// An action's time (or additive reference time) is NaN or infinite.
+    #[error("character {character}, action {action}: {field} {time} is not finite")]
+    TimeNotFinite {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// `"time"` or `"reference time"`.
+        field: &'static str,
+        /// The time.
+        time: f64,
+    },
+    /// A character has more actions than the mixer was created for.
+    #[error("character {character}: {count} actions, but the mixer was created for at most {capacity} per character")]
+    TooManyActions {
+        /// The character.
+        character: usize,
+        /// Its action count.
+        count: u32,
+        /// The mixer's actions per character.
+        capacity: u32,
+    },
+    /// More characters than the mixer was created for.
+    #[error("{count} characters, but the mixer was created for at most {capacity}")]
+    TooManyCharacters {
+        /// Characters given.
+        count: usize,
+        /// The mixer's capacity.
+        capacity: u32,
+    },
+    /// The per-character counts do not add up to the number of actions.
+    #[error("the action counts add up to {counted}, but {actions} actions were given")]
+    CountMismatch {
+        /// The sum of the counts.
+        counted: u64,
+        /// `actions.len()`.
+        actions: usize,
+    },
+    /// A mixer asked for 0 or more than [`MAX_ACTIONS`] actions per
+    /// character.
+    #[error("{asked} actions per character: a mixer takes 1 to {max}")]
+    ActionCapacity {
+        /// The capacity asked for.
+        asked: u32,
+        /// [`MAX_ACTIONS`].
+        max: u32,
+    },
+    /// A mask names a node the rig does not have.
+    #[error("mask: node {node} is out of range (the rig has {node_count} nodes)")]
+    MaskNodeOutOfRange {
+        /// The node.
+        node: u32,
+        /// Nodes in the rig.
+        node_count: usize,
+    },
+    /// A mask factor is not in `[0, 1]`.
+    #[error("mask: factor {factor} of node {node} is not in [0, 1]")]
+    MaskFactor {
+        /// The node (`u32::MAX` for a fill value).
+        node: u32,
+        /// The factor.
+        factor: f32,
+    },
+    /// A mask has another length than the rig has nodes.
+    #[error("mask: {len} factors for a rig of {node_count} nodes")]
+    MaskLength {
+        /// Factors given.
+        len: usize,
+        /// Nodes in the rig.
+        node_count: usize,
+    },
+    /// Actions were given to an animator created without a mixer.
+    #[error("this animator has no mixer: create it with Animator::with_mixer to set actions")]
+    NoMixer,
+}
+
+/// One frame's actions packed for the mix pass: the sampler rows (every
+/// action's time, then each distinct reference time of the additive
+/// actions, shared between actions of the same clip and reference), the
+/// action records and each character's range. Allocated once for a
+/// capacity; packing a frame allocates nothing.
+#[derive(Debug, Clone)]
+#[doc(hidden)]
+pub struct Packer {
+    /// Sampler rows: row `a` is action `a` (flat index), the reference rows
+    /// follow.
+    pub rows: Vec<Instance>,
+    /// The action records, in flat order.
+    pub actions: Vec<GpuMixAction>,
+    /// Per character: first action and count.
+    pub characters: Vec<[u32; 2]>,
+    references: HashMap<(u32, u32), u32>,
+    reference_rows: Vec<Instance>,
+}
+
+impl Packer {
+    /// A packer for `characters * per_character` actions.
+    #[must_use]
+    pub fn new(characters: u32, per_character: u32) -> Self {
+        let actions = characters as usize * per_character as usize;
+        Packer {
+            rows: Vec::with_capacity(2 * actions),
+            actions: Vec::with_capacity(actions),
+            characters: Vec::with_capacity(characters as usize),
+            references: HashMap::with_capacity(actions),
+            reference_rows: Vec::with_capacity(actions),
+        }
+    }
+
+    /// Checks every action, then packs them; on error nothing is changed.
+    /// `counts[c]` actions of `actions` (consecutive, in list order) are
+    /// character `c`'s.
+    ///
+    /// # Errors
+    /// The action errors of [`MixError`], [`MixError::TooManyCharacters`]
+    /// and [`MixError::CountMismatch`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn pack(
+        &mut self,
+        library: &AnimationLibrary,
+        mask_count: usize,
+        character_capacity: u32,
+        per_character: u32,
+        actions: &[Action],
+        counts: &[u32],
+    ) -> Result<(), MixError> {
+        check(
+            library,
+            mask_count,
+            character_capacity,
+            per_character,
+            actions,
+            counts,
+        )?;
+        self.rows.clear();
+        self.actions.clear();
+        self.characters.clear();
+        self.references.clear();
+        self.reference_rows.clear();
+        let clips = library.clip_table();
+        let first_reference = actions.len() as u32;
+        let mut first = 0u32;
+        for &count in counts {
+            self.characters.push([first, count]);
+            for a in &actions[first as usize..(first + count) as usize] {
+                let row = self.rows.len() as u32;
+                self.rows.push(Instance {
+                    clip: a.clip,
+                    time: a.time,
+                    wrap: a.wrap,
+                });
+                let reference_row = match a.reference_time {
+                    None => NO_ROW,
+                    Some(reference) => {
+                        // Checked: the clip is in range.
+                        let duration = clips.get(a.clip as usize).map_or(0.0, |c| c.duration);
+                        let at = a.wrap.clip_time(reference, duration);
+                        let next = first_reference + self.reference_rows.len() as u32;
+                        *self
+                            .references
+                            .entry((a.clip, at.to_bits()))
+                            .or_insert_with(|| {
+                                self.reference_rows.push(Instance {
+                                    clip: a.clip,
+                                    time: f64::from(at),
+                                    wrap: WrapMode::Clamp,
+                                });
+                                next
+                            })
+                    }
+                };
+                self.actions.push(GpuMixAction {
+                    row,
+                    reference_row,
+                    clip: a.clip,
+                    mask: a.mask.unwrap_or(NO_MASK),
+                    weight: a.weight,
+                });
+            }
+            first += count;
+        }
+        self.rows.extend_from_slice(&self.reference_rows);
+        Ok(())
+    }
+
+    /// Packs one normal action of weight 1 per instance (an animator with
+    /// a mixer given plain instances).
+    pub fn pack_instances(&mut self, instances: &[Instance]) {
+        self.rows.clear();
+        self.actions.clear();
+        self.characters.clear();
+        for (i, inst) in instances.iter().enumerate() {
+            self.rows.push(*inst);
+            self.characters.push([i as u32, 1]);
+            self.actions.push(GpuMixAction {
+                row: i as u32,
+                reference_row: NO_ROW,
+                clip: inst.clip,
+                mask: NO_MASK,
+                weight: 1.0,
+            });
+        }
+    }
+}
+
+/// Every check of [`Packer::pack`], before anything is written.
+fn check(
+    library: &AnimationLibrary,
+    mask_count: usize,
+    character_capacity: u32,
+    per_character: u32,
+    actions: &[Action],
+    counts: &[u32],
+) -> Result<(), MixError> {
+    if counts.len() > character_capacity as usize {
+        return Err(MixError::TooManyCharacters {
+            count: counts.len(),
+            capacity: character_capacity,
+        });
+    }
+    let counted: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if counted != actions.len() as u64 {
+        return Err(MixError::CountMismatch {
+            counted,
+            actions: actions.len(),
+        });
+    }
+    let clip_count = library.clips().len();
+    let mut first = 0usize;
+    for (character, &count) in counts.iter().enumerate() {
+        if count > per_character {
+            return Err(MixError::TooManyActions {
+                character,
+                count,
+                capacity: per_character,
+            });
+        }
+        for (action, a) in actions[first..first + count as usize].iter().enumerate() {
+            if a.clip as usize >= clip_count {
+                return Err(MixError::UnknownClip {
+                    character,
+                    action,
+                    clip: a.clip,
+                    clip_count,
+                });
+            }
+            if let Some(mask) = a.mask {
+                if mask as usize >= mask_count {
+                    return Err(MixError::UnknownMask {
+                        character,
+                        action,
+                        mask,
+                        mask_count,
+                    });
+                }
+            }
+            if !(a.weight.is_finite() && a.weight >= 0.0) {
+                return Err(MixError::BadWeight {
+                    character,
+                    action,
+                    weight: a.weight,
+                });
+            }
+            let times = [("time", Some(a.time)), ("reference time", a.reference_time)];
+            for (field, time) in times {
+                if let Some(time) = time.filter(|t| !t.is_finite()) {
+                    return Err(MixError::TimeNotFinite {
+                        character,
+                        action,
+                        field,
+                        time,
+                    });
+                }
+            }
+        }
+        first += count as usize;
+    }
+    Ok(())
+}
+
+/// Checks a mixer's capacity and masks against the rig.
+pub(crate) fn check_desc(rig: &Rig, desc: &MixerDesc) -> Result<(), MixError> {
+    if desc.actions_per_character == 0 || desc.actions_per_character > MAX_ACTIONS {
+        return Err(MixError::ActionCapacity {
+            asked: desc.actions_per_character,
+            max: MAX_ACTIONS,
+        });
+    }
+    for mask in &desc.masks {
+        if mask.factors.len() != rig.nodes().len() {
+            return Err(MixError::MaskLength {
+                len: mask.factors.len(),
+                node_count: rig.nodes().len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The masks' factors, mask after mask (`mask * node_count + node`).
+pub(crate) fn mask_table(masks: &[Mask]) -> Vec<f32> {
+    masks
+        .iter()
+        .flat_map(|m| m.factors.iter().copied())
+        .collect()
+}
