@@ -1,15 +1,17 @@
-//! Headless skinned rendering for the `skinning` example and
-//! `tests/skin_render.rs`: a scene (rig, clip, mesh), the compute passes
-//! (an [`Animator`]: sampling, pose, skin) and a render pass whose vertex shader
-//! skins from the joint-matrix buffer the compute passes wrote, all in one
-//! command encoder; only the finished image is read back.
+//! Skinned rendering shared by the `skinning` example (a headless contact
+//! sheet), the `viewer` example (a window) and `tests/skin_render.rs`: a
+//! scene (rig, clips, mesh), and a [`MeshRenderer`] whose vertex shader
+//! skins from the joint-matrix buffer an [`Animator`]'s compute passes
+//! wrote, recorded in the same command encoder, with no readback.
 //!
-//! Every frame of the contact sheet is one animated instance: the compute
-//! passes run once for all frames, and each draw picks its instance's block
-//! of joint matrices.
+//! Each draw shows one or more animated instances: instance `k` of a draw
+//! reads the joint matrices, globals and morph weights of animated instance
+//! `first + k` and stands on a grid ([`Grid`]). The contact sheet draws one
+//! instance per frame; the viewer draws all its instances in one instanced
+//! draw.
 #![allow(
     dead_code,
-    reason = "shared with tests/skin_render.rs; each uses part of it"
+    reason = "shared with the viewer and tests/skin_render.rs; each uses part of it"
 )]
 
 use std::path::Path;
@@ -105,7 +107,22 @@ impl Play {
     }
 }
 
-/// Mesh data the render needs (all primitives of one mesh merged).
+/// A run of the mesh's vertices that one node instantiates (one glTF mesh,
+/// its triangle primitives merged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The node: its global transform places the part (rigid), or it is the
+    /// skinned mesh's node.
+    pub node: u32,
+    /// Its mesh in the rig (where its morph weights are).
+    pub rig_mesh: u32,
+    /// First vertex.
+    pub first_vertex: u32,
+    /// Number of vertices.
+    pub vertex_count: u32,
+}
+
+/// Mesh data the render needs: every part's vertices in one array.
 #[derive(Debug, Clone, Default)]
 pub struct MeshData {
     /// Bind-pose positions.
@@ -116,8 +133,11 @@ pub struct MeshData {
     pub weights: Vec<[f32; 4]>,
     /// Triangle list.
     pub indices: Vec<u32>,
-    /// Per morph target, one position delta per vertex.
+    /// Per morph target, one position delta per vertex (zero for the
+    /// vertices of a part whose mesh has fewer targets).
     pub morph_deltas: Vec<Vec<[f32; 3]>>,
+    /// The parts, in vertex order, covering every vertex.
+    pub parts: Vec<Part>,
 }
 
 /// What to render.
@@ -129,15 +149,15 @@ pub struct Scene {
     pub rig: Rig,
     /// The clips.
     pub library: AnimationLibrary,
-    /// The clip played.
+    /// The clip played first.
     pub clip: u32,
     /// The mesh drawn.
     pub mesh: MeshData,
-    /// The node that instantiates it.
+    /// The node of the first part (the skinned mesh's node when skinned).
     pub mesh_node: u32,
-    /// Its mesh index in the rig (for morph weights).
+    /// The first part's mesh index in the rig.
     pub rig_mesh: u32,
-    /// Its skin, if skinned.
+    /// The skin, if skinned (then the mesh is one part).
     pub skin: Option<u32>,
 }
 
@@ -317,6 +337,12 @@ pub fn tube_scene() -> Scene {
         }
     }
     mesh.morph_deltas.push(bulge);
+    mesh.parts.push(Part {
+        node: mesh_node,
+        rig_mesh,
+        first_vertex: 0,
+        vertex_count: mesh.positions.len() as u32,
+    });
     Scene {
         name: "tube (built in code)".into(),
         rig,
@@ -329,9 +355,10 @@ pub fn tube_scene() -> Scene {
     }
 }
 
-/// The first skinned mesh of a glTF file (the lowest-index node with a mesh
-/// and a skin; without skins, the first node with a mesh), animated by
-/// animation `animation`.
+/// A scene from a glTF file, animated by animation `animation`: the first
+/// skinned mesh (the lowest-index node with a mesh and a skin) or, when no
+/// node is skinned, every node with a mesh, each placed rigidly by its
+/// global transform.
 #[cfg(feature = "gltf")]
 pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
     let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
@@ -343,23 +370,67 @@ pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
             library.clips().len()
         ));
     }
-    let doc = gltf::Document::from_json(imported.document.root.clone())
-        .map_err(|e| format!("invalid glTF: {e}"))?;
+    let doc =
+        gltf::Document::from_json(imported.document.root.clone()).map_err(|e| e.to_string())?;
     let buffers = &imported.document.buffers;
     let nodes = rig.nodes();
-    let mesh_node = nodes
+    let skinned = nodes
         .iter()
-        .position(|n| n.mesh.is_some() && n.skin.is_some())
-        .or_else(|| nodes.iter().position(|n| n.mesh.is_some()))
-        .ok_or("the file has no mesh")? as u32;
-    let node = &nodes[mesh_node as usize];
-    let rig_mesh = node.mesh.ok_or("no mesh")?;
-    let gmesh = doc.meshes().nth(rig_mesh as usize).ok_or("mesh missing")?;
-    let targets = rig.meshes()[rig_mesh as usize].target_count as usize;
+        .position(|n| n.mesh.is_some() && n.skin.is_some());
+    let drawn: Vec<(u32, u32)> = nodes
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| skinned.is_none_or(|s| s == i))
+        .filter_map(|(i, n)| Some((i as u32, n.mesh?)))
+        .collect();
+    let &(mesh_node, rig_mesh) = drawn.first().ok_or("the file has no mesh")?;
+    let targets = drawn
+        .iter()
+        .map(|&(_, m)| rig.meshes()[m as usize].target_count as usize)
+        .max()
+        .unwrap_or(0);
     let mut mesh = MeshData {
         morph_deltas: vec![Vec::new(); targets],
         ..MeshData::default()
     };
+    for &(node, rig_mesh) in &drawn {
+        let gmesh = doc.meshes().nth(rig_mesh as usize).ok_or("mesh missing")?;
+        let first_vertex = mesh.positions.len() as u32;
+        append_primitives(&mut mesh, &gmesh, buffers);
+        mesh.parts.push(Part {
+            node,
+            rig_mesh,
+            first_vertex,
+            vertex_count: mesh.positions.len() as u32 - first_vertex,
+        });
+    }
+    if mesh.indices.is_empty() {
+        return Err("the mesh has no triangles".into());
+    }
+    let vertex_count = mesh.positions.len() as u32;
+    if let Some(i) = mesh.indices.iter().find(|&&i| i >= vertex_count) {
+        return Err(format!(
+            "index {i} is out of range ({vertex_count} vertices)"
+        ));
+    }
+    Ok(Scene {
+        name: path.display().to_string(),
+        skin: skinned.and_then(|n| nodes[n].skin),
+        rig,
+        library,
+        clip: animation,
+        mesh,
+        mesh_node,
+        rig_mesh,
+    })
+}
+
+/// Appends the triangle primitives of `gmesh` to `mesh`: positions,
+/// joints and weights (defaults where absent), indices, and one delta per
+/// vertex for each of `mesh`'s morph targets (zero where the primitive has
+/// fewer).
+#[cfg(feature = "gltf")]
+fn append_primitives(mesh: &mut MeshData, gmesh: &gltf::Mesh<'_>, buffers: &[Vec<u8>]) {
     for prim in gmesh.primitives() {
         if prim.mode() != gltf::mesh::Mode::Triangles {
             continue;
@@ -405,25 +476,6 @@ pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
             deltas.extend(d.into_iter().chain(std::iter::repeat([0.0; 3])).take(n));
         }
     }
-    if mesh.indices.is_empty() {
-        return Err("the mesh has no triangles".into());
-    }
-    let vertex_count = mesh.positions.len() as u32;
-    if let Some(i) = mesh.indices.iter().find(|&&i| i >= vertex_count) {
-        return Err(format!(
-            "index {i} is out of range ({vertex_count} vertices)"
-        ));
-    }
-    Ok(Scene {
-        name: path.display().to_string(),
-        skin: node.skin,
-        rig,
-        library,
-        clip: animation,
-        mesh,
-        mesh_node,
-        rig_mesh,
-    })
 }
 
 /// An RGBA8 contact sheet: `cols` columns of `frame` x `frame` pixels.
@@ -532,6 +584,66 @@ pub fn front_ortho(centre_y: f32, half: f32) -> Mat4 {
         )
 }
 
+/// World positions of every vertex at each instance (clip and time), posed
+/// on the CPU twin as the vertex shader poses them (morph targets, then the
+/// skin or the part's node): instance 0's vertices, then instance 1's, ...
+pub fn pose_on_cpu(scene: &Scene, instances: &[Instance]) -> Result<Vec<Vec3>, String> {
+    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
+    let out = cpu_skin::skin(&tables, &scene.library, instances).map_err(|e| e.to_string())?;
+    Ok(posed_points(scene, &tables, &out, instances.len()))
+}
+
+/// [`pose_on_cpu`] from the CPU twin's output for `frames` instances.
+fn posed_points(
+    scene: &Scene,
+    tables: &SkinTables,
+    out: &cpu_skin::SkinOutput,
+    frames: usize,
+) -> Vec<Vec3> {
+    let n = tables.node_count() as usize;
+    let stride = tables.morph_stride() as usize;
+    let m = &scene.mesh;
+    let skin_offset = scene
+        .skin
+        .map(|s| tables.skin_offsets()[s as usize] as usize);
+    let mut points = Vec::with_capacity(frames * m.positions.len());
+    for i in 0..frames {
+        for part in &m.parts {
+            let model = out.globals[i * n + part.node as usize];
+            let morph = tables.meshes().get(part.rig_mesh as usize).copied();
+            for v in part.first_vertex..part.first_vertex + part.vertex_count {
+                let v = v as usize;
+                let mut p = Vec3::from(m.positions[v]);
+                if let Some(mm) = morph {
+                    let targets = (mm.target_count as usize).min(m.morph_deltas.len());
+                    for (k, deltas) in m.morph_deltas[..targets].iter().enumerate() {
+                        let w = out.morph_weights[i * stride + mm.weights_offset as usize + k];
+                        p += w * Vec3::from(deltas[v]);
+                    }
+                }
+                let world = match skin_offset {
+                    Some(off) => {
+                        let mut skin = Mat4::ZERO;
+                        for c in 0..4 {
+                            let j = m.joints[v][c] as usize;
+                            let jm = out
+                                .joints
+                                .get(i * tables.joint_count() as usize + off + j)
+                                .copied()
+                                .unwrap_or(Mat4::IDENTITY);
+                            skin += jm * m.weights[v][c];
+                        }
+                        model * skin * p.extend(1.0)
+                    }
+                    None => model * p.extend(1.0),
+                };
+                points.push(world.truncate());
+            }
+        }
+    }
+    points
+}
+
 /// A perspective camera that sees every frame of the animation: bounds of
 /// the mesh posed on the CPU twin at each time.
 pub fn fit_camera(scene: &Scene, times: &[f64]) -> Result<Mat4, String> {
@@ -542,43 +654,11 @@ pub fn fit_camera(scene: &Scene, times: &[f64]) -> Result<Mat4, String> {
 pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
     let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
     let out = play.cpu(scene, &tables)?;
-    let frames = play.frames();
-    let n = tables.node_count() as usize;
+    let points = posed_points(scene, &tables, &out, play.frames());
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-    let mut points = Vec::new();
-    let mesh = tables.meshes().get(scene.rig_mesh as usize).copied();
-    for i in 0..frames {
-        let model = out.globals[i * n + scene.mesh_node as usize];
-        for (v, p) in scene.mesh.positions.iter().enumerate() {
-            let mut p = Vec3::from(*p);
-            if let Some(m) = mesh {
-                for (k, d) in scene.mesh.morph_deltas.iter().enumerate() {
-                    let w = out.morph_weights
-                        [i * tables.morph_stride() as usize + m.weights_offset as usize + k];
-                    p += w * Vec3::from(d[v]);
-                }
-            }
-            let world = match scene.skin {
-                Some(s) => {
-                    let off = tables.skin_offsets()[s as usize] as usize;
-                    let mut skin = Mat4::ZERO;
-                    for c in 0..4 {
-                        let j = scene.mesh.joints[v][c] as usize;
-                        let jm = out
-                            .joints
-                            .get(i * tables.joint_count() as usize + off + j)
-                            .copied()
-                            .unwrap_or(Mat4::IDENTITY);
-                        skin += jm * scene.mesh.weights[v][c];
-                    }
-                    model * skin * p.extend(1.0)
-                }
-                None => model * p.extend(1.0),
-            };
-            lo = lo.min(world.truncate());
-            hi = hi.max(world.truncate());
-            points.push(world);
-        }
+    for p in &points {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
     }
     if !lo.is_finite() || !hi.is_finite() {
         return Err("the posed mesh has no finite bounds".into());
@@ -597,7 +677,7 @@ pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
         glam::Vec2::splat(-f32::INFINITY),
     );
     for p in &points {
-        let c = proj * *p;
+        let c = proj * p.extend(1.0);
         let ndc = glam::Vec2::new(c.x, c.y) / c.w;
         nlo = nlo.min(ndc);
         nhi = nhi.max(ndc);
@@ -617,36 +697,384 @@ pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
     Ok(zoom * proj)
 }
 
+/// Where the instances of one draw stand: a grid in the XZ plane centred on
+/// the origin, instance `k` of the draw in column `k % cols`, row
+/// `k / cols` (the vertex shader computes the same offset).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grid {
+    /// Distance between columns (along X) and rows (along Z).
+    pub spacing: [f32; 2],
+    /// Columns.
+    pub cols: u32,
+    /// Rows.
+    pub rows: u32,
+}
+
+impl Grid {
+    /// One instance at the origin.
+    pub const SINGLE: Grid = Grid {
+        spacing: [0.0; 2],
+        cols: 1,
+        rows: 1,
+    };
+
+    /// A near-square grid for `n` instances (at least one).
+    pub fn for_instances(n: u32, spacing: [f32; 2]) -> Grid {
+        let n = n.max(1);
+        let cols = (f64::from(n).sqrt().ceil() as u32).max(1);
+        Grid {
+            spacing,
+            cols,
+            rows: n.div_ceil(cols),
+        }
+    }
+
+    /// Offset of instance `k` of the draw.
+    pub fn offset(&self, k: u32) -> Vec3 {
+        let (col, row) = ((k % self.cols) as f32, (k / self.cols) as f32);
+        Vec3::new(
+            (col - 0.5 * (self.cols as f32 - 1.0)) * self.spacing[0],
+            0.0,
+            (row - 0.5 * (self.rows as f32 - 1.0)) * self.spacing[1],
+        )
+    }
+
+    /// Half the grid's extent along X and Z (the offsets' largest size).
+    pub fn half_extent(&self) -> Vec3 {
+        Vec3::new(
+            0.5 * (self.cols as f32 - 1.0) * self.spacing[0],
+            0.0,
+            0.5 * (self.rows as f32 - 1.0) * self.spacing[1],
+        )
+    }
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Vertex {
     position: [f32; 3],
     joints: [u32; 4],
     weights: [f32; 4],
+    /// The part's node, its mesh's first morph weight, its target count, 0.
+    part: [u32; 4],
 }
 
+/// `render.wgsl`'s `Draw`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Draw {
     view_proj: [f32; 16],
     light_dir: [f32; 4],
+    grid: [f32; 4],
     instance: u32,
     joint_stride: u32,
     joint_offset: u32,
     skin_joint_count: u32,
     node_count: u32,
-    mesh_node: u32,
     morph_stride: u32,
-    weights_offset: u32,
-    target_count: u32,
     vertex_count: u32,
     mode: u32,
-    _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<Draw>() == 128);
+
+/// The depth attachment's format in the passes a [`MeshRenderer`] draws in.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Errors unless the adapter lets a vertex shader read the four storage
+/// buffers the skinning draw binds.
+pub fn check_vertex_storage(adapter: &wgpu::Adapter, device: &wgpu::Device) -> Result<(), String> {
+    let flags = adapter.get_downlevel_capabilities().flags;
+    let limits = device.limits();
+    if !flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+        || limits.max_storage_buffers_per_shader_stage < 4
+    {
+        return Err(format!(
+            "this adapter cannot read storage buffers in a vertex shader \
+             (VERTEX_STORAGE: {}, max_storage_buffers_per_shader_stage: {})",
+            flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
+            limits.max_storage_buffers_per_shader_stage
+        ));
+    }
+    Ok(())
+}
+
+/// Draws a scene's mesh skinned by an [`Animator`]'s outputs: the mesh's
+/// buffers, the pipeline (`render.wgsl`), and `slots` draw-parameter blocks
+/// (camera, first instance, grid), each written with
+/// [`write_draw`](Self::write_draw) and used by [`draw`](Self::draw).
+#[derive(Debug)]
+pub struct MeshRenderer {
+    pipeline: wgpu::RenderPipeline,
+    draw_buf: wgpu::Buffer,
+    draw_group: wgpu::BindGroup,
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    align: u64,
+    slots: u32,
+    base: Draw,
+}
+
+impl MeshRenderer {
+    /// Uploads `scene`'s mesh and builds the pipeline for colour targets of
+    /// `color_format` (depth [`DEPTH_FORMAT`]), binding `animator`'s output
+    /// layout as group 0.
+    pub fn new(
+        device: &wgpu::Device,
+        adapter: &wgpu::Adapter,
+        scene: &Scene,
+        animator: &Animator,
+        color_format: wgpu::TextureFormat,
+        slots: u32,
+        pose: Pose,
+    ) -> Result<Self, String> {
+        use wgpu::util::DeviceExt;
+        check_vertex_storage(adapter, device)?;
+        let (outputs_layout, _) = animator
+            .output_bind_group()
+            .ok_or("the animator has no rig")?;
+        // The output layouts (joint slots per skin, strides) of the rig's tables.
+        let tables = animator
+            .skinner()
+            .ok_or("the animator has no rig")?
+            .tables();
+        let m = &scene.mesh;
+        let mut vertices = Vec::with_capacity(m.positions.len());
+        for part in &m.parts {
+            let morph = tables.meshes().get(part.rig_mesh as usize).copied();
+            let targets = morph.map_or(0, |mm| mm.target_count.min(m.morph_deltas.len() as u32));
+            let part_word = [
+                part.node,
+                morph.map_or(0, |mm| mm.weights_offset),
+                targets,
+                0,
+            ];
+            for v in part.first_vertex..part.first_vertex + part.vertex_count {
+                let v = v as usize;
+                vertices.push(Vertex {
+                    position: m.positions[v],
+                    joints: m.joints[v],
+                    weights: m.weights[v],
+                    part: part_word,
+                });
+            }
+        }
+        if vertices.len() != m.positions.len() {
+            return Err("the mesh's parts do not cover its vertices".into());
+        }
+        let vertex_count = vertices.len() as u32;
+        let vbuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skinning.vertices"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let ibuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skinning.indices"),
+            contents: bytemuck::cast_slice(&m.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let mut deltas: Vec<[f32; 4]> = m
+            .morph_deltas
+            .iter()
+            .flat_map(|t| t.iter().map(|d| [d[0], d[1], d[2], 0.0]))
+            .collect();
+        if deltas.is_empty() {
+            deltas.push([0.0; 4]);
+        }
+        let morph_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skinning.morph_deltas"),
+            contents: bytemuck::cast_slice(&deltas),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let (joint_offset, skin_joint_count) = match scene.skin {
+            Some(s) => {
+                let start = tables.skin_offsets()[s as usize];
+                (start, scene.rig.skins()[s as usize].joints.len() as u32)
+            }
+            None => (0, 0),
+        };
+        let base = Draw {
+            view_proj: Mat4::IDENTITY.to_cols_array(),
+            light_dir: Vec4::new(0.4, 0.7, 0.6, 0.0).to_array(),
+            grid: [0.0, 0.0, 1.0, 1.0],
+            instance: 0,
+            joint_stride: tables.joint_count(),
+            joint_offset,
+            skin_joint_count,
+            node_count: tables.node_count(),
+            morph_stride: tables.morph_stride(),
+            vertex_count,
+            mode: match (pose, scene.skin) {
+                (Pose::Bind, _) => 2,
+                (Pose::Animated, Some(_)) => 0,
+                (Pose::Animated, None) => 1,
+            },
+        };
+        let slots = slots.max(1);
+        let align = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(256);
+        let draw_size = std::mem::size_of::<Draw>() as u64;
+        let draw_buf = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinning.draws"),
+            size: align * u64::from(slots),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("skinning.draw"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: std::num::NonZeroU64::new(draw_size),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: std::num::NonZeroU64::new(16),
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("skinning.draw"),
+            layout: &draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &draw_buf,
+                        offset: 0,
+                        size: std::num::NonZeroU64::new(draw_size),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: morph_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("skinning.render.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("render.wgsl").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skinning.render"),
+            bind_group_layouts: &[Some(outputs_layout), Some(&draw_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("skinning.render"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<Vertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![
+                        0 => Float32x3, 1 => Uint32x4, 2 => Float32x4, 3 => Uint32x4
+                    ],
+                })],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(color_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Ok(MeshRenderer {
+            pipeline,
+            draw_buf,
+            draw_group,
+            vertices: vbuf,
+            indices: ibuf,
+            index_count: m.indices.len() as u32,
+            align,
+            slots,
+            base,
+        })
+    }
+
+    /// Writes draw block `slot` (below the `slots` given to
+    /// [`new`](Self::new)): the camera, the first animated instance it
+    /// shows and where its instances stand.
+    pub fn write_draw(
+        &self,
+        queue: &wgpu::Queue,
+        slot: u32,
+        view_proj: Mat4,
+        first_instance: u32,
+        grid: Grid,
+    ) {
+        assert!(slot < self.slots, "draw slot {slot} of {}", self.slots);
+        let d = Draw {
+            view_proj: view_proj.to_cols_array(),
+            grid: [
+                grid.spacing[0],
+                grid.spacing[1],
+                grid.cols as f32,
+                grid.rows as f32,
+            ],
+            instance: first_instance,
+            ..self.base
+        };
+        queue.write_buffer(
+            &self.draw_buf,
+            self.align * u64::from(slot),
+            bytemuck::bytes_of(&d),
+        );
+    }
+
+    /// Draws `instances` instances with draw block `slot`, skinned from
+    /// `animator`'s outputs (its bind group as group 0).
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        animator: &Animator,
+        slot: u32,
+        instances: u32,
+    ) {
+        let Some((_, outputs)) = animator.output_bind_group() else {
+            return;
+        };
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, outputs, &[]);
+        pass.set_bind_group(
+            1,
+            &self.draw_group,
+            &[(self.align * u64::from(slot)) as u32],
+        );
+        pass.set_vertex_buffer(0, self.vertices.slice(..));
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..self.index_count, 0, 0..instances);
+    }
 }
 
 /// Renders one frame per time (clip-local seconds, clamped) into a contact
 /// sheet of `cols` columns of `frame` x `frame` pixels. Sampling, pose,
-/// hierarchy, joint matrices and the draw are recorded into one encoder.
+/// hierarchy, joint matrices and the draws are recorded into one encoder.
 pub fn render(
     h: &Headless,
     scene: &Scene,
@@ -671,18 +1099,6 @@ pub fn render_play(
     pose: Pose,
 ) -> Result<Sheet, String> {
     let device = &h.device;
-    let flags = h.adapter.get_downlevel_capabilities().flags;
-    let limits = device.limits();
-    if !flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
-        || limits.max_storage_buffers_per_shader_stage < 4
-    {
-        return Err(format!(
-            "this adapter cannot read storage buffers in a vertex shader \
-             (VERTEX_STORAGE: {}, max_storage_buffers_per_shader_stage: {})",
-            flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
-            limits.max_storage_buffers_per_shader_stage
-        ));
-    }
     let count = play.frames() as u32;
     if count == 0 {
         return Err("no frame to render".into());
@@ -694,174 +1110,19 @@ pub fn render_play(
     // The one object a renderer holds: sampling, pose (or mixer) and skin
     // passes.
     let animator = play.animator(h, scene)?;
-    let (outputs_layout, outputs) = animator
-        .output_bind_group()
-        .ok_or("the animator has no rig")?;
-    // The output layouts (joint slots per skin, strides) of the rig's tables.
-    let tables = animator
-        .skinner()
-        .ok_or("the animator has no rig")?
-        .tables();
-
-    use wgpu::util::DeviceExt;
-    let m = &scene.mesh;
-    let vertices: Vec<Vertex> = (0..m.positions.len())
-        .map(|v| Vertex {
-            position: m.positions[v],
-            joints: m.joints[v],
-            weights: m.weights[v],
-        })
-        .collect();
-    let vertex_count = vertices.len() as u32;
-    let vbuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("skinning.vertices"),
-        contents: bytemuck::cast_slice(&vertices),
-        usage: wgpu::BufferUsages::VERTEX,
-    });
-    let ibuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("skinning.indices"),
-        contents: bytemuck::cast_slice(&m.indices),
-        usage: wgpu::BufferUsages::INDEX,
-    });
-    let mut deltas: Vec<[f32; 4]> = m
-        .morph_deltas
-        .iter()
-        .flat_map(|t| t.iter().map(|d| [d[0], d[1], d[2], 0.0]))
-        .collect();
-    if deltas.is_empty() {
-        deltas.push([0.0; 4]);
-    }
-    let morph_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("skinning.morph_deltas"),
-        contents: bytemuck::cast_slice(&deltas),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let mesh = tables.meshes().get(scene.rig_mesh as usize).copied();
-    let (joint_offset, skin_joint_count) = match scene.skin {
-        Some(s) => {
-            let start = tables.skin_offsets()[s as usize];
-            (start, scene.rig.skins()[s as usize].joints.len() as u32)
-        }
-        None => (0, 0),
-    };
-    let align = u64::from(limits.min_uniform_buffer_offset_alignment).max(256);
-    let mut draws = vec![0u8; (align * u64::from(count)) as usize];
-    for f in 0..count {
-        let d = Draw {
-            view_proj: view_proj.to_cols_array(),
-            light_dir: Vec4::new(0.4, 0.7, 0.6, 0.0).to_array(),
-            instance: f,
-            joint_stride: tables.joint_count(),
-            joint_offset,
-            skin_joint_count,
-            node_count: tables.node_count(),
-            mesh_node: scene.mesh_node,
-            morph_stride: tables.morph_stride(),
-            weights_offset: mesh.map_or(0, |m| m.weights_offset),
-            target_count: (m.morph_deltas.len() as u32).min(mesh.map_or(0, |m| m.target_count)),
-            vertex_count,
-            mode: match (pose, scene.skin) {
-                (Pose::Bind, _) => 2,
-                (Pose::Animated, Some(_)) => 0,
-                (Pose::Animated, None) => 1,
-            },
-            _pad: 0,
-        };
-        let at = (align * u64::from(f)) as usize;
-        draws[at..at + std::mem::size_of::<Draw>()].copy_from_slice(bytemuck::bytes_of(&d));
-    }
-    let draw_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("skinning.draws"),
-        contents: &draws,
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("skinning.draw"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: std::num::NonZeroU64::new(std::mem::size_of::<Draw>() as u64),
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: std::num::NonZeroU64::new(16),
-                },
-                count: None,
-            },
-        ],
-    });
-    let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("skinning.draw"),
-        layout: &draw_layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &draw_buf,
-                    offset: 0,
-                    size: std::num::NonZeroU64::new(std::mem::size_of::<Draw>() as u64),
-                }),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: morph_buf.as_entire_binding(),
-            },
-        ],
-    });
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("skinning.render.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(include_str!("render.wgsl").into()),
-    });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("skinning.render"),
-        bind_group_layouts: &[Some(outputs_layout), Some(&draw_layout)],
-        immediate_size: 0,
-    });
     let color_format = wgpu::TextureFormat::Rgba8Unorm;
-    let depth_format = wgpu::TextureFormat::Depth32Float;
-    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("skinning.render"),
-        layout: Some(&layout),
-        vertex: wgpu::VertexState {
-            module: &module,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<Vertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![
-                    0 => Float32x3, 1 => Uint32x4, 2 => Float32x4
-                ],
-            })],
-        },
-        primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: depth_format,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: &module,
-            entry_point: Some("fs_main"),
-            compilation_options: Default::default(),
-            targets: &[Some(color_format.into())],
-        }),
-        multiview_mask: None,
-        cache: None,
-    });
+    let renderer = MeshRenderer::new(
+        device,
+        &h.adapter,
+        scene,
+        &animator,
+        color_format,
+        count,
+        pose,
+    )?;
+    for f in 0..count {
+        renderer.write_draw(&h.queue, f, view_proj, f, Grid::SINGLE);
+    }
     let extent = wgpu::Extent3d {
         width,
         height,
@@ -883,7 +1144,7 @@ pub fn render_play(
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: depth_format,
+        format: DEPTH_FORMAT,
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
         view_formats: &[],
     });
@@ -900,45 +1161,12 @@ pub fn render_play(
     {
         let color_view = target.create_view(&Default::default());
         let depth_view = depth.create_view(&Default::default());
-        let bg = BACKGROUND.map(|c| f64::from(c) / 255.0);
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("skinning.render"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &color_view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: bg[0],
-                        g: bg[1],
-                        b: bg[2],
-                        a: 1.0,
-                    }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, outputs, &[]);
-        pass.set_vertex_buffer(0, vbuf.slice(..));
-        pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
+        let mut pass = begin_pass(&mut encoder, &color_view, &depth_view, "skinning.render");
         for f in 0..count {
             let (x, y) = ((f % cols) * frame, (f / cols) * frame);
             pass.set_viewport(x as f32, y as f32, frame as f32, frame as f32, 0.0, 1.0);
             pass.set_scissor_rect(x, y, frame, frame);
-            pass.set_bind_group(1, &draw_group, &[(align * u64::from(f)) as u32]);
-            pass.draw_indexed(0..m.indices.len() as u32, 0, 0..1);
+            renderer.draw(&mut pass, &animator, f, 1);
         }
     }
     encoder.copy_texture_to_buffer(
@@ -972,5 +1200,44 @@ pub fn render_play(
         cols,
         frames: count,
         rgba,
+    })
+}
+
+/// Begins a render pass that clears `color` to [`BACKGROUND`] and `depth`
+/// to 1.
+pub fn begin_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    color: &wgpu::TextureView,
+    depth: &wgpu::TextureView,
+    label: &str,
+) -> wgpu::RenderPass<'e> {
+    let bg = BACKGROUND.map(|c| f64::from(c) / 255.0);
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: color,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color {
+                    r: bg[0],
+                    g: bg[1],
+                    b: bg[2],
+                    a: 1.0,
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
     })
 }

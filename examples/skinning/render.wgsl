@@ -1,23 +1,23 @@
 // Skinning in the vertex shader, from the buffers the compute passes wrote:
 // joint matrices, morph weights and global node matrices (group 0, the
-// skinner's output bind group), plus this draw's parameters and the morph
+// animator's output bind group), plus this draw's parameters and the morph
 // targets' position deltas (group 1).
+//
+// Instance k of a draw shows animated instance draw.instance + k and
+// stands at its place on the draw's grid (x, z spacing, columns, rows).
 
 struct Draw {
     view_proj: mat4x4<f32>,
     light_dir: vec4<f32>,
-    instance: u32,          // which animated instance this frame shows
+    grid: vec4<f32>,        // column spacing (x), row spacing (z), columns, rows
+    instance: u32,          // the animated instance the draw's instance 0 shows
     joint_stride: u32,      // joint matrices per instance (all skins)
     joint_offset: u32,      // the skin's first slot
     skin_joint_count: u32,
     node_count: u32,
-    mesh_node: u32,
     morph_stride: u32,
-    weights_offset: u32,
-    target_count: u32,
     vertex_count: u32,
-    mode: u32,              // 0: skinned, 1: rigid (mesh node's global), 2: bind pose
-    _pad: u32,
+    mode: u32,              // 0: skinned, 1: rigid (each part's node's global), 2: bind pose
 }
 
 @group(0) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
@@ -39,35 +39,48 @@ fn joint_color(j: u32) -> vec3<f32> {
     return palette[j % 6u];
 }
 
-fn joint(j: u32) -> mat4x4<f32> {
+fn joint(instance: u32, j: u32) -> mat4x4<f32> {
     let k = min(j, max(draw.skin_joint_count, 1u) - 1u);
-    return joint_matrices[draw.instance * draw.joint_stride + draw.joint_offset + k];
+    return joint_matrices[instance * draw.joint_stride + draw.joint_offset + k];
 }
 
+fn grid_offset(k: u32) -> vec3<f32> {
+    let cols = max(u32(draw.grid.z), 1u);
+    let col = f32(k % cols) - 0.5 * (draw.grid.z - 1.0);
+    let row = f32(k / cols) - 0.5 * (draw.grid.w - 1.0);
+    return vec3<f32>(col * draw.grid.x, 0.0, row * draw.grid.y);
+}
+
+// part: the part's node, its mesh's first morph weight, its target count.
 @vertex
 fn vs_main(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>,
-           @location(2) weights: vec4<f32>, @builtin(vertex_index) v: u32) -> VertexOut {
+           @location(2) weights: vec4<f32>, @location(3) part: vec4<u32>,
+           @builtin(vertex_index) v: u32, @builtin(instance_index) k: u32) -> VertexOut {
+    let instance = draw.instance + k;
     var p = position;
     if (draw.mode != 2u) {
-        for (var k = 0u; k < draw.target_count; k++) {
-            let w = morph_weights[draw.instance * draw.morph_stride + draw.weights_offset + k];
-            p += w * morph_deltas[k * draw.vertex_count + v].xyz;
+        for (var t = 0u; t < part.z; t++) {
+            let w = morph_weights[instance * draw.morph_stride + part.y + t];
+            p += w * morph_deltas[t * draw.vertex_count + v].xyz;
         }
     }
-    let model = globals[draw.instance * draw.node_count + draw.mesh_node];
+    let model = globals[instance * draw.node_count + part.x];
     var world = vec4<f32>(p, 1.0);
+    var color = weights.x * joint_color(joints.x) + weights.y * joint_color(joints.y)
+        + weights.z * joint_color(joints.z) + weights.w * joint_color(joints.w);
     if (draw.mode == 0u) {
-        let skin = weights.x * joint(joints.x) + weights.y * joint(joints.y)
-            + weights.z * joint(joints.z) + weights.w * joint(joints.w);
+        let skin = weights.x * joint(instance, joints.x) + weights.y * joint(instance, joints.y)
+            + weights.z * joint(instance, joints.z) + weights.w * joint(instance, joints.w);
         world = model * skin * world;
     } else if (draw.mode == 1u) {
         world = model * world;
+        color = joint_color(part.x);
     }
+    world += vec4<f32>(grid_offset(k), 0.0);
     var out: VertexOut;
     out.clip = draw.view_proj * world;
     out.world = world.xyz;
-    out.color = weights.x * joint_color(joints.x) + weights.y * joint_color(joints.y)
-        + weights.z * joint_color(joints.z) + weights.w * joint_color(joints.w);
+    out.color = color;
     return out;
 }
 

@@ -1,37 +1,42 @@
-//! Runs the `sample` example as a separate process, as a user would: built
-//! once per test binary with the test's own profile (cargo's own output is
-//! discarded), so that tests see only the tool's stdout and stderr.
+//! Runs the `sample` example (or another, [`example_binary`]) as a separate
+//! process, as a user would: built once per test binary with the test's own
+//! profile (cargo's own output is discarded), so that tests see only the
+//! tool's stdout and stderr.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// Builds the example and returns the binary's path.
+/// Builds the `sample` example and returns the binary's path.
 pub fn sample_binary() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        // target/<profile>/deps/<test>-<hash>
-        let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "--example", "sample"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "building the sample example failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let bin = profile_dir
-            .join("examples")
-            .join(format!("sample{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.exists(), "{} not found", bin.display());
-        bin
-    })
+    BIN.get_or_init(|| example_binary("sample"))
+}
+
+/// Builds example `name` with the test's own profile and returns the
+/// binary's path.
+pub fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/<test>-<hash>
+    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["build", "--quiet", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        cmd.arg("--release");
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "building the {name} example failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bin = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.exists(), "{} not found", bin.display());
+    bin
 }
 
 /// Runs `sample ARGS` to completion.

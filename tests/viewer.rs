@@ -1,0 +1,297 @@
+//! The `viewer` example as a user runs it: in a real X window (under
+//! `xvfb-run`, on whatever adapter the window gets) with `--screenshot`,
+//! the PNG shows the model and two screenshots at different times differ
+//! where it moves; without a display it renders offscreen with
+//! `--screenshot` and refuses in one line without; broken input, a model
+//! with nothing animated and a missing adapter end in one line on stderr
+//! and exit code 2.
+//!
+//! The window test needs `xvfb-run` (Debian's `xvfb`): without it, it prints
+//! a SKIP line, unless `KEYFRAME_GPU_REQUIRE_ADAPTER=1` (as in CI), where it
+//! fails.
+#![cfg(feature = "gltf")]
+
+#[path = "common/gltf_builder.rs"]
+mod gltf_builder;
+#[path = "common/sample_cli.rs"]
+mod sample_cli;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use gltf_builder::{temp_dir, Builder};
+use sample_cli::{example_binary, gpu_ran, stderr, stdout};
+
+/// Small frames keep the CPU adapter quick.
+const SIZE: &str = "192x160";
+
+fn viewer() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| example_binary("viewer"))
+}
+
+/// `viewer ARGS` with no display at all.
+fn run_headless(args: &[&str]) -> Output {
+    Command::new(viewer())
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .unwrap()
+}
+
+fn require_adapter() -> bool {
+    std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() == Ok("1")
+}
+
+/// RGBA8 pixels of a PNG, and its size.
+fn read_png(path: &Path) -> (Vec<[u8; 4]>, u32, u32) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
+    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
+    let px = buf[..info.buffer_size()]
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
+    (px, info.width, info.height)
+}
+
+/// Pixels that are not the background (the top-left pixel's colour: the
+/// model is framed away from the corners).
+fn model_pixels(px: &[[u8; 4]]) -> Vec<bool> {
+    px.iter().map(|p| *p != px[0]).collect()
+}
+
+/// Checks a screenshot: the size asked for and at least 1% of its pixels
+/// on the model; returns which pixels are.
+fn check_shows_model(path: &Path) -> Vec<bool> {
+    let (px, w, h) = read_png(path);
+    assert_eq!(format!("{w}x{h}"), SIZE, "{}", path.display());
+    let model = model_pixels(&px);
+    let n = model.iter().filter(|&&m| m).count();
+    assert!(
+        n * 100 >= px.len(),
+        "{}: only {n} of {} pixels differ from the background",
+        path.display(),
+        px.len()
+    );
+    model
+}
+
+/// Checks that screenshots `a` and `b` of one model at different times
+/// differ in at least 0.5% of the pixels, and only where the model is in one
+/// of them (nothing else changes).
+fn check_moved(a: &Path, b: &Path) {
+    let (pa, _, _) = read_png(a);
+    let (pb, _, _) = read_png(b);
+    let (ma, mb) = (model_pixels(&pa), model_pixels(&pb));
+    let mut differ = 0;
+    for i in 0..pa.len() {
+        if pa[i] != pb[i] {
+            differ += 1;
+            assert!(
+                ma[i] || mb[i],
+                "pixel {i} differs but is background in both screenshots"
+            );
+        }
+    }
+    assert!(
+        differ * 200 >= pa.len(),
+        "only {differ} of {} pixels differ between {} and {}",
+        pa.len(),
+        a.display(),
+        b.display()
+    );
+}
+
+#[test]
+fn in_a_real_window_the_screenshot_shows_the_model_moving() {
+    let test = "viewer in an X window";
+    let has_xvfb = Command::new("xvfb-run").arg("--help").output().is_ok();
+    if !has_xvfb {
+        assert!(
+            !require_adapter(),
+            "{test}: KEYFRAME_GPU_REQUIRE_ADAPTER=1 but xvfb-run is not installed"
+        );
+        println!("SKIP {test}: xvfb-run is not installed (Debian: apt-get install xvfb)");
+        return;
+    }
+    let dir = temp_dir("viewer_window");
+    let shots: Vec<PathBuf> = ["0", "1"]
+        .iter()
+        .map(|time| {
+            let path = dir.join(format!("t{time}.png"));
+            let out = Command::new("xvfb-run")
+                .args(["-a", "-s", "-screen 0 640x480x24"])
+                .arg(viewer())
+                .args(["--screenshot"])
+                .arg(&path)
+                .args(["--frames", "3", "--size", SIZE, "--time", time])
+                .output()
+                .unwrap();
+            let (so, se) = (stdout(&out), stderr(&out));
+            assert!(
+                out.status.success(),
+                "{test}: viewer failed ({:?}):\n{so}\n{se}",
+                out.status.code()
+            );
+            // The frames came from the window, not the offscreen path.
+            assert!(so.starts_with("window "), "{test}: {so}");
+            assert!(so.contains("of the window"), "{test}: {so}");
+            // Past libtest's capture, so that CI logs show the window's adapter.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{test}: {}",
+                so.lines().next().unwrap_or("")
+            );
+            path
+        })
+        .collect();
+    check_shows_model(&shots[0]);
+    check_shows_model(&shots[1]);
+    // The tube is straight at t = 0 (plus 2/30 s) and bent by 3 x 35
+    // degrees at t = 1.
+    check_moved(&shots[0], &shots[1]);
+}
+
+#[test]
+fn without_a_display_screenshot_renders_offscreen() {
+    let dir = temp_dir("viewer_offscreen");
+    let a = dir.join("a.png");
+    let b = dir.join("b.png");
+    for (path, time) in [(&a, "0"), (&b, "1")] {
+        let out = run_headless(&[
+            "--screenshot",
+            path.to_str().unwrap(),
+            "--frames",
+            "2",
+            "--size",
+            SIZE,
+            "--time",
+            time,
+            "--instances",
+            "4",
+        ]);
+        if !gpu_ran("viewer offscreen", &out) {
+            return;
+        }
+        let so = stdout(&out);
+        assert!(so.contains("rendered offscreen"), "{so}");
+        assert!(so.contains("4 instances"), "{so}");
+        assert!(so.contains("no display"), "{so}");
+    }
+    check_shows_model(&a);
+    check_moved(&a, &b);
+}
+
+#[test]
+fn without_a_display_and_without_screenshot_one_line_and_exit_2() {
+    let out = run_headless(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: cannot open a window"), "{err}");
+    assert!(err.contains("--screenshot"), "{err}");
+}
+
+#[test]
+fn broken_file_nothing_animated_and_no_adapter_are_one_line_and_exit_2() {
+    let dir = temp_dir("viewer_errors");
+    let broken = dir.join("broken.glb");
+    std::fs::write(&broken, b"glTF\x02\x00\x00\x00 not really").unwrap();
+    let mut still = Builder::new();
+    let mesh = still.mesh_with_targets(0);
+    still.node(Some(mesh));
+    let still_path = dir.join("still.glb");
+    std::fs::write(&still_path, still.to_glb()).unwrap();
+    let shot = dir.join("never.png");
+    let shot = shot.to_str().unwrap();
+    for (args, env, expect) in [
+        (vec![broken.to_str().unwrap()], None, "broken.glb"),
+        (vec![still_path.to_str().unwrap()], None, "no animations"),
+        (
+            vec![dir.join("absent.glb").to_str().unwrap()],
+            None,
+            "absent.glb",
+        ),
+        (vec!["--instances", "0"], None, "--instances"),
+        // No Metal on these machines: no adapter at all.
+        (
+            vec!["--screenshot", shot, "--frames", "1"],
+            Some(("WGPU_BACKEND", "metal")),
+            "no GPU adapter",
+        ),
+    ] {
+        let mut cmd = Command::new(viewer());
+        cmd.args(&args)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("WAYLAND_SOCKET");
+        if let Some((k, v)) = env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains(expect),
+            "{args:?}: expected {expect:?} in {err}"
+        );
+        assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+    }
+    assert!(!Path::new(shot).exists());
+}
+
+#[test]
+fn a_file_without_skins_shows_its_animated_nodes() {
+    // One triangle on node 0, turned a quarter about Z over a second; an
+    // unmoving triangle on node 1, two units along X.
+    let mut b = Builder::new();
+    let mesh = b.mesh_with_targets(0);
+    let n0 = b.node(Some(mesh));
+    b.node(Some(mesh));
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let times = b.accessor_f32(&[0.0, 1.0], "SCALAR");
+    let rot = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h], "VEC4");
+    b.animation("turn", &[(times, rot, "LINEAR")], &[(0, n0, "rotation")]);
+    let dir = temp_dir("viewer_rigid");
+    // The gltf crate's validation (which the viewer's mesh reader runs)
+    // wants POSITION's bounds.
+    let mut json: serde_json::Value = serde_json::from_slice(&b.to_gltf_embedded()).unwrap();
+    let pos = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"].clone();
+    let pos = pos.as_u64().unwrap() as usize;
+    json["accessors"][pos]["min"] = serde_json::json!([0.0, 0.0, 0.0]);
+    json["accessors"][pos]["max"] = serde_json::json!([1.0, 1.0, 0.0]);
+    let path = dir.join("rigid.gltf");
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    let a = dir.join("a.png");
+    let c = dir.join("c.png");
+    for (shot, time) in [(&a, "0"), (&c, "0.9")] {
+        let out = run_headless(&[
+            path.to_str().unwrap(),
+            "--screenshot",
+            shot.to_str().unwrap(),
+            "--frames",
+            "1",
+            "--size",
+            SIZE,
+            "--time",
+            time,
+        ]);
+        if !gpu_ran("viewer rigid", &out) {
+            return;
+        }
+        assert!(stdout(&out).contains("\"turn\""), "{}", stdout(&out));
+    }
+    check_shows_model(&a);
+    check_moved(&a, &c);
+}
