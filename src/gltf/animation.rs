@@ -218,7 +218,7 @@ impl Document {
             Property::Translation => (Type::Vec3, "translation output", false),
             Property::Scale => (Type::Vec3, "scale output", false),
             Property::Rotation => (Type::Vec4, "rotation output", true),
-            Property::Weights => (Type::Scalar, "weights output", true),
+            Property::Weights | Property::Pointer => (Type::Scalar, "weights output", true),
         };
         check_type(out_acc, ty).map_err(|k| (Some(output), k))?;
         let ct_ok = match out_acc.component_type {
@@ -277,6 +277,7 @@ impl Document {
             width,
             times,
             values,
+            pointer: None,
         };
         track.validate().map_err(|kind| {
             let accessor = match kind {
