@@ -78,6 +78,10 @@ pub struct PointerOutput {
     pub rest: Vec<f32>,
 }
 
+/// The most rest-value tracks (clips times pointer targets) a library
+/// adds; see [`AnimationLibrary::new`].
+const MAX_REST_TRACKS: u64 = 1 << 20;
+
 fn to_u32(n: usize, what: &'static str) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::LimitExceeded {
         what,
@@ -184,6 +188,18 @@ impl AnimationLibrary {
                 .and_then(|&i| pointer_targets.get(i))
                 .map_or(0, |o| o.offset)
         };
+        // One rest-value track per clip and target it does not animate:
+        // bounded, so that a small file of many animations and many
+        // targets cannot make the library allocate without limit.
+        let rest_tracks = (clips.len() as u64).saturating_mul(targets.len() as u64);
+        if rest_tracks > MAX_REST_TRACKS {
+            return Err(Error::LimitExceeded {
+                what: "pointer rest-value tracks (clips x pointer targets)",
+                needed: rest_tracks,
+                limit_name: "MAX_REST_TRACKS",
+                limit: MAX_REST_TRACKS,
+            });
+        }
         // The rest-value tracks: one key at time 0 (which leaves every
         // clip's duration as it is), sharing one key time array.
         let rest_times: Arc<[f32]> = Arc::from([0.0f32]);
