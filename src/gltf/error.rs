@@ -21,10 +21,10 @@ pub enum PointerProblem {
     Unresolved(String),
     /// The pointer names one component of a vector property (the Object
     /// Model resolves vectors only as a whole).
-    #[error("names a single component of a vector property; animate the whole vector")]
+    #[error("names a single component of a vector property (animate the whole vector)")]
     VectorComponent,
     /// The pointer names something this crate does not animate (yet).
-    #[error("is not a property this importer supports")]
+    #[error("not a property this importer supports")]
     Unsupported,
     /// The output accessor does not fit the property's type.
     #[error("a {} target needs {expected}, the output accessor is {found}", ty.as_str())]
@@ -246,7 +246,7 @@ pub enum ImportErrorKind {
         second: usize,
     },
     /// A `KHR_animation_pointer` channel's pointer is refused.
-    #[error("pointer {pointer:?} {problem}")]
+    #[error("pointer {pointer:?}: {problem}")]
     Pointer {
         /// The pointer, as written.
         pointer: String,
