@@ -12,7 +12,7 @@ struct Track {
     values_offset: u32,
     width: u32,
     interpolation: u32,
-    property: u32,
+    kind: u32,               // KIND_*: how to interpolate, never what is targeted
     output_offset: u32,
     node: u32,
     lookup_scale: f32,
@@ -48,6 +48,12 @@ const INTERP_STEP: u32 = 0u;
 const INTERP_LINEAR: u32 = 1u;
 const INTERP_CUBICSPLINE: u32 = 2u;
 
+// How the sampler interpolates a track's values (Track.kind).
+const KIND_VECTOR: u32 = 0u;
+const KIND_ROTATION: u32 = 1u;
+const KIND_DISCRETE: u32 = 2u;
+
+// Node properties: the slots of the pose stage's channel table.
 const PROP_TRANSLATION: u32 = 0u;
 const PROP_ROTATION: u32 = 1u;
 const PROP_SCALE: u32 = 2u;

@@ -182,13 +182,13 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 fn sample_track(track: Track, time: f32, out: u32) {
     let seg = find_segment_track(track, time);
     // Every group but GROUP_ALL has one interpolation (and GROUP_SLERP,
-    // GROUP_CUBIC and GROUP_CUBIC_ROTATION one kind of property): their
+    // GROUP_CUBIC and GROUP_CUBIC_ROTATION one value kind): their
     // dispatches read neither from the track row.
     let spline_group = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION;
     let cubic = spline_group || (GROUP == GROUP_ALL && track.interpolation == INTERP_CUBICSPLINE);
     let stepped = GROUP == GROUP_STEP || (GROUP == GROUP_ALL && track.interpolation == INTERP_STEP);
     let moving = !(seg.exact || stepped);
-    var rotation = track.property == PROP_ROTATION;
+    var rotation = track.kind == KIND_ROTATION;
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
         rotation = true;
     } else if (GROUP == GROUP_CUBIC) {

@@ -27,13 +27,16 @@ pub struct GpuTrack {
     pub width: u32,
     /// [`crate::Interpolation`] as `u32`.
     pub interpolation: u32,
-    /// [`crate::Property`] as `u32`.
-    pub property: u32,
+    /// [`crate::ValueKind`] as `u32` ([`KIND_VECTOR`], [`KIND_ROTATION`],
+    /// [`KIND_DISCRETE`]): how the sampler interpolates the values. What
+    /// the track targets is host data ([`crate::Track`]).
+    pub kind: u32,
     /// Offset of the track's first output component inside an instance's
     /// output block.
     pub output_offset: u32,
-    /// The target node (informational for the sampler; used by the skin
-    /// pass's local pose).
+    /// The target node for node-property tracks, 0 for pointer tracks
+    /// (informational: the sampler does not read it; the pose stage finds
+    /// its channels in [`crate::rig::SkinTables`]).
     pub node: u32,
     /// Buckets per second of the track's key lookup table; or, negated,
     /// keys per second of uniformly spaced keys, indexed directly without a
@@ -119,6 +122,16 @@ pub const LOOKUP_COUNT_BITS: u32 = 8;
 /// `LOOKUP_COUNT_SATURATED`): the window then runs to the last key.
 pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
 
+/// A vector of `width` floats, each component interpolated on its own
+/// (WGSL `KIND_VECTOR`, [`crate::ValueKind::Vector`]).
+pub const KIND_VECTOR: u32 = crate::ValueKind::Vector as u32;
+/// A unit quaternion, slerped or normalized after the spline (WGSL
+/// `KIND_ROTATION`, [`crate::ValueKind::Rotation`]).
+pub const KIND_ROTATION: u32 = crate::ValueKind::Rotation as u32;
+/// A STEP-only value written as stored (WGSL `KIND_DISCRETE`,
+/// [`crate::ValueKind::Discrete`]).
+pub const KIND_DISCRETE: u32 = crate::ValueKind::Discrete as u32;
+
 /// Group of LINEAR rotation tracks (WGSL `GROUP_SLERP`): sampled by slerp.
 pub const GROUP_SLERP: u32 = 0;
 /// Group of CUBICSPLINE tracks other than rotations (WGSL `GROUP_CUBIC`).
@@ -149,16 +162,16 @@ impl GpuTrack {
     /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]
     pub fn group(&self) -> u32 {
-        use crate::track::{Interpolation, Property};
+        use crate::track::Interpolation;
         if self.interpolation == Interpolation::CubicSpline as u32 {
-            if self.property == Property::Rotation as u32 {
+            if self.kind == KIND_ROTATION {
                 GROUP_CUBIC_ROTATION
             } else {
                 GROUP_CUBIC
             }
         } else if self.interpolation == Interpolation::Step as u32 {
             GROUP_STEP
-        } else if self.property == Property::Rotation as u32 {
+        } else if self.kind == KIND_ROTATION {
             GROUP_SLERP
         } else {
             GROUP_BLEND

@@ -105,13 +105,13 @@ pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
 pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
-pub use library::AnimationLibrary;
+pub use library::{AnimationLibrary, PointerOutput};
 pub use mix::{Action, Mask, MixError, MixerDesc, MAX_ACTIONS};
 pub use plan::SamplerPlan;
 pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{
-    normalize_rotation_keys, Clip, Interpolation, Property, Track, TrackError, WrapMode,
-    QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
+    normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
+    TrackError, ValueKind, WrapMode, MAX_EXACT_INT, QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
 };
 
 /// The README's Rust examples, compiled as doctests so that they cannot drift.

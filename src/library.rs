@@ -7,16 +7,30 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::key_lookup::{key_lookup, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::track::{normalize_rotation_keys, Clip};
+use crate::track::{
+    normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
+    TrackError, ValueKind,
+};
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
 /// Output layout (stable): every instance owns a block of
 /// [`output_stride`](Self::output_stride) `f32`s. Track `j` of the
 /// instance's clip writes its `width` components at
-/// `instance * output_stride + track_output(clip, j).0`, in track
-/// order, with no padding between tracks. Components past the clip's
-/// `output_width` are never written.
+/// `instance * output_stride + track_output(clip, j).0`:
+/// - node-property tracks first, in track order, with no padding between
+///   them (pointer tracks skipped), from offset 0; components past the
+///   clip's node tracks and before the pointer slots are never written;
+/// - then one slot per pointer target of the whole library
+///   ([`pointer_targets`](Self::pointer_targets)), the same offset in
+///   every clip, in the order the targets first appear (clip order, then
+///   track order). Every instance writes every slot: the animated value
+///   where its clip animates the target, the target's rest value
+///   otherwise (a constant STEP track the library adds to the clip). A
+///   renderer binds or copies a slot without knowing the clip.
+///
+/// A library without pointer tracks has no slots: its layout is the node
+/// tracks' alone.
 ///
 /// Cloning is cheap: the arrays are shared behind an [`Arc`], so a
 /// [`GpuSampler`](crate::gpu::GpuSampler) keeps a handle to the library it
@@ -39,7 +53,34 @@ struct LibraryData {
     tracks_per_instance: u32,
     group_tracks: [u32; SAMPLE_GROUPS],
     track_rows: Vec<u32>,
+    pointer_targets: Vec<PointerOutput>,
 }
+
+/// Where a pointer target's value lands in every instance's output block:
+/// an entry of [`AnimationLibrary::pointer_targets`]. A renderer binds the
+/// output buffer at `instance * output_stride + offset` (in `f32`s) and
+/// reads `width` numbers there, whatever clip the instance plays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointerOutput {
+    /// The JSON pointer, e.g. `/materials/0/pbrMetallicRoughness/baseColorFactor`.
+    pub pointer: String,
+    /// Its Object Model type.
+    pub ty: PointerType,
+    /// How the sampler treats it, and how a mixer blends it: vectors
+    /// component-wise, [`ValueKind::Discrete`] (`int`, `bool`) by taking
+    /// the incoming value when its factor is at least 0.5.
+    pub kind: ValueKind,
+    /// Offset of its first component in an instance's output block.
+    pub offset: u32,
+    /// Its components: `ty.width()`.
+    pub width: u32,
+    /// What instances whose clip does not animate it read there.
+    pub rest: Vec<f32>,
+}
+
+/// The most rest-value tracks (clips times pointer targets) a library
+/// adds; see [`AnimationLibrary::new`].
+const MAX_REST_TRACKS: u64 = 1 << 20;
 
 fn to_u32(n: usize, what: &'static str) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::LimitExceeded {
@@ -72,10 +113,18 @@ impl AnimationLibrary {
     /// length are stored normalized ([`normalize_rotation_keys`]); the
     /// clips returned by [`clips`](Self::clips) keep the values as given.
     ///
+    /// Pointer tracks write to their target's slot
+    /// ([`pointer_targets`](Self::pointer_targets)); each clip that does
+    /// not animate a target of the library gets a constant STEP track of
+    /// the target's rest value after its own tracks, so that every slot is
+    /// written whatever the clip (these tracks are not in
+    /// [`clips`](Self::clips)).
+    ///
     /// # Errors
     /// [`Error::EmptyLibrary`], [`Error::EmptyClip`], [`Error::InvalidTrack`]
-    /// (naming clip, track and key), or [`Error::LimitExceeded`] when an
-    /// index does not fit in `u32`. Nothing is built on error.
+    /// (naming clip, track and key; [`TrackError::PointerTypeConflict`] for
+    /// a pointer animated with two types), or [`Error::LimitExceeded`] when
+    /// an index does not fit in `u32`. Nothing is built on error.
     pub fn new(clips: Vec<Clip>) -> Result<Self> {
         if clips.is_empty() {
             return Err(Error::EmptyLibrary);
@@ -83,6 +132,99 @@ impl AnimationLibrary {
         for (i, clip) in clips.iter().enumerate() {
             clip.validate(i)?;
         }
+        // Pointer targets in order of first appearance, each with the clip
+        // that introduced it; node tracks' widest block.
+        let mut targets: Vec<(Arc<PointerTarget>, usize)> = Vec::new();
+        let mut target_index: HashMap<&str, usize> = HashMap::new();
+        let mut node_stride = 0u32;
+        for (c, clip) in clips.iter().enumerate() {
+            let mut width = 0u64;
+            for (t, track) in clip.tracks.iter().enumerate() {
+                let Some(target) = track.pointer.as_ref() else {
+                    width += u64::from(track.width);
+                    continue;
+                };
+                match target_index.get(target.pointer.as_str()) {
+                    Some(&i) if targets[i].0.ty != target.ty => {
+                        return Err(Error::InvalidTrack {
+                            clip: c,
+                            clip_name: clip.name.clone(),
+                            track: t,
+                            kind: TrackError::PointerTypeConflict {
+                                pointer: target.pointer.clone(),
+                                ty: target.ty,
+                                first: targets[i].0.ty,
+                                clip: targets[i].1,
+                            },
+                        })
+                    }
+                    Some(_) => {}
+                    None => {
+                        target_index.insert(&target.pointer, targets.len());
+                        targets.push((target.clone(), c));
+                    }
+                }
+            }
+            node_stride = node_stride.max(to_u32(width as usize, "output block of one instance")?);
+        }
+        let mut pointer_targets = Vec::with_capacity(targets.len());
+        let mut slot_end = u64::from(node_stride);
+        for (target, _) in &targets {
+            let width = target.ty.width();
+            pointer_targets.push(PointerOutput {
+                pointer: target.pointer.clone(),
+                ty: target.ty,
+                kind: target.ty.value_kind(),
+                offset: to_u32(slot_end as usize, "output block of one instance")?,
+                width,
+                rest: target.rest.clone(),
+            });
+            slot_end += u64::from(width);
+        }
+        to_u32(slot_end as usize, "output block of one instance")?;
+        let slot_of = |p: &str| -> u32 {
+            target_index
+                .get(p)
+                .and_then(|&i| pointer_targets.get(i))
+                .map_or(0, |o| o.offset)
+        };
+        // One rest-value track per clip and target it does not animate:
+        // bounded, so that a small file of many animations and many
+        // targets cannot make the library allocate without limit.
+        let rest_tracks = (clips.len() as u64).saturating_mul(targets.len() as u64);
+        if rest_tracks > MAX_REST_TRACKS {
+            return Err(Error::LimitExceeded {
+                what: "pointer rest-value tracks (clips x pointer targets)",
+                needed: rest_tracks,
+                limit_name: "MAX_REST_TRACKS",
+                limit: MAX_REST_TRACKS,
+            });
+        }
+        // The rest-value tracks: one key at time 0 (which leaves every
+        // clip's duration as it is), sharing one key time array.
+        let rest_times: Arc<[f32]> = Arc::from([0.0f32]);
+        let fillers: Vec<Vec<Track>> = clips
+            .iter()
+            .map(|clip| {
+                let animated: std::collections::HashSet<&str> = clip
+                    .tracks
+                    .iter()
+                    .filter_map(|t| t.pointer.as_ref().map(|p| p.pointer.as_str()))
+                    .collect();
+                targets
+                    .iter()
+                    .filter(|(t, _)| !animated.contains(t.pointer.as_str()))
+                    .map(|(t, _)| {
+                        Track::for_pointer(
+                            t.clone(),
+                            Interpolation::Step,
+                            rest_times.clone(),
+                            t.rest.clone(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
         let mut times: Vec<f32> = Vec::new();
         let mut values = Vec::new();
         let mut tracks = Vec::new();
@@ -97,10 +239,12 @@ impl AnimationLibrary {
         let mut tracks_per_instance = 0u32;
         let mut group_tracks = [0u32; SAMPLE_GROUPS];
         let mut track_rows = Vec::new();
-        for clip in &clips {
+        for (clip, rest_tracks) in clips.iter().zip(&fillers) {
             let track_offset = to_u32(tracks.len(), "track table")?;
             let mut output_offset = 0u32;
-            for track in &clip.tracks {
+            let mut output_width = 0u32;
+            let mut properties = Vec::new();
+            for track in clip.tracks.iter().chain(rest_tracks) {
                 let key = (track.times.as_ptr() as usize, track.times.len());
                 let bits = times_hash(&track.times);
                 let same = |&&(o, _): &&(u32, f32)| {
@@ -146,15 +290,21 @@ impl AnimationLibrary {
                 let start = values.len();
                 values.extend_from_slice(&track.values);
                 normalize_rotation_keys(track.property, track.interpolation, &mut values[start..]);
+                let pointer = track.property == Property::Pointer;
+                let track_output = match &track.pointer {
+                    Some(target) if pointer => slot_of(&target.pointer),
+                    _ => output_offset,
+                };
+                properties.push(track.property);
                 tracks.push(GpuTrack {
                     times_offset,
                     key_count: to_u32(track.times.len(), "key times")?,
                     values_offset,
                     width: track.width,
                     interpolation: track.interpolation as u32,
-                    property: track.property as u32,
-                    output_offset,
-                    node: track.node,
+                    kind: track.value_kind() as u32,
+                    output_offset: track_output,
+                    node: if pointer { 0 } else { track.node },
                     lookup_scale,
                     lookup_origin: if lookup_scale != 0.0 {
                         track.times[0]
@@ -162,15 +312,18 @@ impl AnimationLibrary {
                         0.0
                     },
                 });
-                output_offset =
-                    output_offset
-                        .checked_add(track.width)
-                        .ok_or(Error::LimitExceeded {
-                            what: "output block of one instance",
-                            needed: u64::from(output_offset) * 4 + u64::from(track.width) * 4,
-                            limit_name: "u32 indexing",
-                            limit: u64::from(u32::MAX),
-                        })?;
+                let end = track_output
+                    .checked_add(track.width)
+                    .ok_or(Error::LimitExceeded {
+                        what: "output block of one instance",
+                        needed: u64::from(track_output) * 4 + u64::from(track.width) * 4,
+                        limit_name: "u32 indexing",
+                        limit: u64::from(u32::MAX),
+                    })?;
+                output_width = output_width.max(end);
+                if !pointer {
+                    output_offset = end;
+                }
             }
             // The clip's rows, grouped by shader block, then by property
             // within a group (so that SIMD lanes and GPU warps side by side
@@ -178,7 +331,7 @@ impl AnimationLibrary {
             // clip's track j to its row.
             let rows = &mut tracks[track_offset as usize..];
             let mut order: Vec<usize> = (0..rows.len()).collect();
-            order.sort_by_key(|&j| (rows[j].group(), rows[j].property));
+            order.sort_by_key(|&j| (rows[j].group(), properties[j] as u32));
             let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
             rows.copy_from_slice(&grouped);
             let mut row_of = vec![0u32; order.len()];
@@ -193,18 +346,18 @@ impl AnimationLibrary {
             for (most, count) in group_tracks.iter_mut().zip(counts) {
                 *most = (*most).max(count);
             }
-            let track_count = to_u32(clip.tracks.len(), "track table")?;
+            let track_count = to_u32(clip.tracks.len() + rest_tracks.len(), "track table")?;
             clip_table.push(GpuClip {
                 track_offset,
                 track_count,
-                output_width: output_offset,
+                output_width,
                 duration: clip.duration(),
                 group_first: std::array::from_fn(|g| {
                     track_offset + counts[..g].iter().sum::<u32>()
                 }),
                 group_count: counts,
             });
-            output_stride = output_stride.max(output_offset);
+            output_stride = output_stride.max(output_width);
             tracks_per_instance = tracks_per_instance.max(track_count);
         }
         to_u32(values.len(), "key values")?;
@@ -222,8 +375,29 @@ impl AnimationLibrary {
                 tracks_per_instance,
                 group_tracks,
                 track_rows,
+                pointer_targets,
             }),
         })
+    }
+
+    /// Every pointer target of the library's clips, in the order they
+    /// first appear (clip order, then track order), each with its slot in
+    /// every instance's output block. Empty for a library without pointer
+    /// tracks.
+    #[must_use]
+    pub fn pointer_targets(&self) -> &[PointerOutput] {
+        &self.data.pointer_targets
+    }
+
+    /// The slot of the pointer target `pointer` (compared as written,
+    /// e.g. `/materials/0/emissiveFactor`), or `None` when no clip
+    /// animates it.
+    #[must_use]
+    pub fn pointer_target(&self, pointer: &str) -> Option<&PointerOutput> {
+        self.data
+            .pointer_targets
+            .iter()
+            .find(|p| p.pointer == pointer)
     }
 
     /// The clips, as given.
@@ -324,9 +498,13 @@ impl AnimationLibrary {
     }
 
     /// Where track `track` of clip `clip` writes inside an instance's output
-    /// block: `(offset, width)`, or `None` if either index is out of range.
+    /// block: `(offset, width)` (a pointer track: its target's slot), or
+    /// `None` if either index is out of range.
     #[must_use]
     pub fn track_output(&self, clip: usize, track: usize) -> Option<(u32, u32)> {
+        if track >= self.data.clips.get(clip)?.tracks.len() {
+            return None;
+        }
         let t = self.data.tracks.get(self.track_row(clip, track)?)?;
         Some((t.output_offset, t.width))
     }

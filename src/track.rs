@@ -15,6 +15,10 @@ use crate::error::Error;
 /// quaternions and are left alone.
 pub const QUAT_UNIT_TOLERANCE: f32 = 0.01;
 
+/// The largest magnitude of an `int` pointer value: integers up to 2^24
+/// are exact in `f32`, the sampler's storage.
+pub const MAX_EXACT_INT: f32 = 16_777_216.0;
+
 /// Rotation keys whose length is within this of 1 are already unit as far
 /// as `f32` goes and are kept bit for bit, so that a time on such a key
 /// returns exactly the stored value.
@@ -90,9 +94,13 @@ impl Interpolation {
     }
 }
 
-/// The node property a track animates (glTF `channel.target.path`).
+/// What a track animates (glTF `channel.target.path`): a property of a
+/// node, which the pose stage reads, or [`Property::Pointer`], a property
+/// elsewhere in the document named by the track's [`PointerTarget`].
 ///
-/// The discriminants are the `PROP_*` constants of `shaders/sample.wgsl`.
+/// The node properties' discriminants are the `PROP_*` constants of
+/// `shaders/prelude.wgsl`: the slots of the pose stage's channel table.
+/// The sampler never sees a property, only the [`ValueKind`] it implies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum Property {
@@ -104,10 +112,17 @@ pub enum Property {
     Scale = 2,
     /// `weights`: one component per morph target.
     Weights = 3,
+    /// `pointer` (`KHR_animation_pointer`): a property outside the node
+    /// hierarchy (a material factor, a light, a camera, a node's
+    /// visibility), named by [`Track::pointer`]. Such tracks do not feed
+    /// the pose stage and their `node` is not used; they write to the
+    /// library's slot of their target ([`AnimationLibrary::pointer_targets`](crate::AnimationLibrary::pointer_targets)).
+    Pointer = 4,
 }
 
 impl Property {
-    /// The glTF spelling: `"translation"`, `"rotation"`, `"scale"`, `"weights"`.
+    /// The glTF spelling: `"translation"`, `"rotation"`, `"scale"`,
+    /// `"weights"`, `"pointer"`.
     #[must_use]
     pub fn as_gltf_str(self) -> &'static str {
         match self {
@@ -115,17 +130,123 @@ impl Property {
             Property::Rotation => "rotation",
             Property::Scale => "scale",
             Property::Weights => "weights",
+            Property::Pointer => "pointer",
         }
     }
 
     /// The width this property must have: `Some(3)`, `Some(4)`, `Some(3)`,
-    /// or `None` for weights (any count of morph targets >= 1).
+    /// or `None` for weights (any count of morph targets >= 1) and pointers
+    /// (the width of the target's [`PointerType`]).
     #[must_use]
     pub fn fixed_width(self) -> Option<u32> {
         match self {
             Property::Translation | Property::Scale => Some(3),
             Property::Rotation => Some(4),
-            Property::Weights => None,
+            Property::Weights | Property::Pointer => None,
+        }
+    }
+}
+
+/// How the sampler interpolates a track's values: all it sees of a track
+/// besides its keys, its interpolation, its width and where it writes. A
+/// new kind of target needs no shader change as long as its values are one
+/// of these.
+///
+/// The discriminants are the `KIND_*` constants of `shaders/prelude.wgsl`
+/// (the track table's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ValueKind {
+    /// A vector of `width` floats, each component interpolated on its own
+    /// (translation, scale, morph weights, every `float*` pointer target).
+    Vector = 0,
+    /// A unit quaternion x, y, z, w: slerped (LINEAR) or normalized after
+    /// the spline (CUBICSPLINE).
+    Rotation = 1,
+    /// A value that is not interpolated (`int` and `bool` pointer targets):
+    /// STEP only, written as stored (integers exact up to 2^24, booleans 0
+    /// or 1). A mixer replaces such a value rather than blending it.
+    Discrete = 2,
+}
+
+/// The type of a pointer target, by the glTF Object Model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PointerType {
+    /// `bool`: one component, 0 (false) or 1 (true); STEP only.
+    Bool,
+    /// `int`: one integer component; STEP only.
+    Int,
+    /// `float`: one component.
+    Float,
+    /// `float2`.
+    Float2,
+    /// `float3`.
+    Float3,
+    /// `float4`.
+    Float4,
+}
+
+impl PointerType {
+    /// Components per value: 1, 1, 1, 2, 3 or 4.
+    #[must_use]
+    pub fn width(self) -> u32 {
+        match self {
+            PointerType::Bool | PointerType::Int | PointerType::Float => 1,
+            PointerType::Float2 => 2,
+            PointerType::Float3 => 3,
+            PointerType::Float4 => 4,
+        }
+    }
+
+    /// How the sampler treats it: [`ValueKind::Discrete`] for `bool` and
+    /// `int`, [`ValueKind::Vector`] otherwise.
+    #[must_use]
+    pub fn value_kind(self) -> ValueKind {
+        match self {
+            PointerType::Bool | PointerType::Int => ValueKind::Discrete,
+            _ => ValueKind::Vector,
+        }
+    }
+
+    /// The Object Model's spelling: `"bool"`, `"int"`, `"float"`,
+    /// `"float2"`, `"float3"`, `"float4"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PointerType::Bool => "bool",
+            PointerType::Int => "int",
+            PointerType::Float => "float",
+            PointerType::Float2 => "float2",
+            PointerType::Float3 => "float3",
+            PointerType::Float4 => "float4",
+        }
+    }
+}
+
+/// A property outside the node hierarchy that [`Property::Pointer`]
+/// tracks animate: host data only (the sampler sees its width and
+/// [`ValueKind`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointerTarget {
+    /// The JSON pointer (RFC 6901) into the glTF document, e.g.
+    /// `/materials/0/pbrMetallicRoughness/baseColorFactor`; the library
+    /// gives each distinct pointer one output slot.
+    pub pointer: String,
+    /// Its type.
+    pub ty: PointerType,
+    /// Its value where an instance's clip does not animate it (the
+    /// document's value, or the spec's default): `ty.width()` numbers.
+    pub rest: Vec<f32>,
+}
+
+impl PointerTarget {
+    /// A target from its pointer, type and rest value.
+    #[must_use]
+    pub fn new(pointer: impl Into<String>, ty: PointerType, rest: Vec<f32>) -> Self {
+        PointerTarget {
+            pointer: pointer.into(),
+            ty,
+            rest,
         }
     }
 }
@@ -187,7 +308,8 @@ impl WrapMode {
     }
 }
 
-/// One animated property of one node: key times and values.
+/// One animated property: of one node, or (with [`Property::Pointer`]) the
+/// [`PointerTarget`] in `pointer`; key times and values.
 ///
 /// `values` is flat: for key `k` and component `c`, the value is
 /// `values[k * width + c]`; for CUBICSPLINE each key holds three elements
@@ -210,6 +332,9 @@ pub struct Track {
     pub times: Arc<[f32]>,
     /// Key values, flat (see the type's documentation).
     pub values: Vec<f32>,
+    /// The target of a [`Property::Pointer`] track; `None` for node
+    /// properties.
+    pub pointer: Option<Arc<PointerTarget>>,
 }
 
 impl Track {
@@ -231,6 +356,7 @@ impl Track {
             width: property.fixed_width().unwrap_or(1),
             times: times.into(),
             values,
+            pointer: None,
         }
     }
 
@@ -250,6 +376,39 @@ impl Track {
             width: targets,
             times: times.into(),
             values,
+            pointer: None,
+        }
+    }
+
+    /// A track animating a [`PointerTarget`] ([`Property::Pointer`]), of
+    /// the target type's width. `node` is set to 0 and not used.
+    #[must_use]
+    pub fn for_pointer(
+        target: impl Into<Arc<PointerTarget>>,
+        interpolation: Interpolation,
+        times: impl Into<Arc<[f32]>>,
+        values: Vec<f32>,
+    ) -> Self {
+        let target = target.into();
+        Track {
+            node: 0,
+            property: Property::Pointer,
+            interpolation,
+            width: target.ty.width(),
+            times: times.into(),
+            values,
+            pointer: Some(target),
+        }
+    }
+
+    /// How the sampler interpolates this track's values: a rotation,
+    /// the pointer type's kind, or a vector.
+    #[must_use]
+    pub fn value_kind(&self) -> ValueKind {
+        match (self.property, &self.pointer) {
+            (Property::Rotation, _) => ValueKind::Rotation,
+            (Property::Pointer, Some(p)) => p.ty.value_kind(),
+            _ => ValueKind::Vector,
         }
     }
 
@@ -273,6 +432,42 @@ impl Track {
     /// # Errors
     /// The first rule broken, with the key it was found at.
     pub fn validate(&self) -> Result<(), TrackError> {
+        match (self.property, &self.pointer) {
+            (Property::Pointer, None) => return Err(TrackError::PointerMissing),
+            (Property::Pointer, Some(target)) => {
+                if self.width != target.ty.width() {
+                    return Err(TrackError::BadWidth {
+                        property: self.property,
+                        width: self.width,
+                    });
+                }
+                if target.rest.len() != self.width as usize
+                    || target.rest.iter().any(|v| !v.is_finite())
+                {
+                    return Err(TrackError::BadPointerRest {
+                        pointer: target.pointer.clone(),
+                        found: target.rest.len(),
+                        width: self.width,
+                    });
+                }
+                if target.ty.value_kind() == ValueKind::Discrete
+                    && self.interpolation != Interpolation::Step
+                {
+                    return Err(TrackError::DiscreteNotStep {
+                        pointer: target.pointer.clone(),
+                        ty: target.ty,
+                        interpolation: self.interpolation,
+                    });
+                }
+            }
+            (property, Some(target)) => {
+                return Err(TrackError::PointerOnNodeProperty {
+                    property,
+                    pointer: target.pointer.clone(),
+                })
+            }
+            (_, None) => {}
+        }
         match self.property.fixed_width() {
             Some(w) if w != self.width => {
                 return Err(TrackError::BadWidth {
@@ -332,6 +527,25 @@ impl Track {
                 });
             }
         }
+        if let Some(target) = self
+            .pointer
+            .as_ref()
+            .filter(|_| self.property == Property::Pointer)
+        {
+            let allowed = |v: f32| match target.ty {
+                PointerType::Bool => v == 0.0 || v == 1.0,
+                PointerType::Int => v.fract() == 0.0 && v.abs() <= MAX_EXACT_INT,
+                _ => true,
+            };
+            if let Some((key, &value)) = self.values.iter().enumerate().find(|(_, &v)| !allowed(v))
+            {
+                return Err(TrackError::BadDiscreteValue {
+                    key,
+                    ty: target.ty,
+                    value,
+                });
+            }
+        }
         if self.property == Property::Rotation {
             for (e, q) in self.values.chunks_exact(4).enumerate() {
                 // Tangents of a CUBICSPLINE rotation may legitimately be zero.
@@ -382,7 +596,8 @@ impl Clip {
             .fold(0.0, f32::max)
     }
 
-    /// Validates every track; `index` is the clip's index, used in errors.
+    /// Validates every track, and that no two tracks animate the same
+    /// pointer; `index` is the clip's index, used in errors.
     ///
     /// # Errors
     /// [`Error::EmptyClip`] or the first [`Error::InvalidTrack`].
@@ -393,13 +608,24 @@ impl Clip {
                 clip_name: self.name.clone(),
             });
         }
+        let mut pointers: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for (t, track) in self.tracks.iter().enumerate() {
-            track.validate().map_err(|kind| Error::InvalidTrack {
+            let invalid = |kind| Error::InvalidTrack {
                 clip: index,
                 clip_name: self.name.clone(),
                 track: t,
                 kind,
-            })?;
+            };
+            track.validate().map_err(invalid)?;
+            if let Some(target) = &track.pointer {
+                if let Some(&first) = pointers.get(target.pointer.as_str()) {
+                    return Err(invalid(TrackError::DuplicatePointer {
+                        pointer: target.pointer.clone(),
+                        first,
+                    }));
+                }
+                pointers.insert(&target.pointer, t);
+            }
         }
         Ok(())
     }
@@ -478,8 +704,75 @@ pub enum TrackError {
         /// Its length.
         length: f32,
     },
+    /// A [`Property::Pointer`] track without a [`PointerTarget`].
+    #[error("a pointer track has no pointer target")]
+    PointerMissing,
+    /// A node-property track carries a [`PointerTarget`].
+    #[error("a {property:?} track carries the pointer target {pointer:?}")]
+    PointerOnNodeProperty {
+        /// The track's property.
+        property: Property,
+        /// The pointer it carries.
+        pointer: String,
+    },
+    /// A pointer target's rest value does not have the target's width, or
+    /// is not finite.
+    #[error("pointer {pointer:?}: rest value has {found} numbers, expected {width} finite ones")]
+    BadPointerRest {
+        /// The pointer.
+        pointer: String,
+        /// Numbers given.
+        found: usize,
+        /// The target's width.
+        width: u32,
+    },
+    /// An `int` or `bool` target is interpolated with something else than
+    /// STEP.
+    #[error("pointer {pointer:?}: {} targets need STEP interpolation, not {}", ty.as_str(), interpolation.as_gltf_str())]
+    DiscreteNotStep {
+        /// The pointer.
+        pointer: String,
+        /// Its type.
+        ty: PointerType,
+        /// The interpolation given.
+        interpolation: Interpolation,
+    },
+    /// A key value of a `bool` target is not 0 or 1, or of an `int` target
+    /// not an integer of magnitude at most 2^24.
+    #[error("value {key}: {value} is not a valid {}", ty.as_str())]
+    BadDiscreteValue {
+        /// Index of the value in `values`.
+        key: usize,
+        /// The target's type.
+        ty: PointerType,
+        /// The value.
+        value: f32,
+    },
+    /// Two tracks of one clip animate the same pointer (glTF: a property is
+    /// targeted at most once per animation).
+    #[error("pointer {pointer:?} is already animated by track {first}")]
+    DuplicatePointer {
+        /// The pointer.
+        pointer: String,
+        /// The track that animates it first.
+        first: usize,
+    },
+    /// A pointer is animated with a different type in another clip of the
+    /// library (each pointer has one output slot, of one type; its rest
+    /// value is the first track's).
+    #[error("pointer {pointer:?} is a {} here but a {} in clip {clip}", ty.as_str(), first.as_str())]
+    PointerTypeConflict {
+        /// The pointer.
+        pointer: String,
+        /// Its type in this track.
+        ty: PointerType,
+        /// Its type where the library met it first.
+        first: PointerType,
+        /// The clip where the library met it first.
+        clip: usize,
+    },
     /// The width does not fit the property (3 for translation and scale, 4
-    /// for rotation, at least 1 for weights).
+    /// for rotation, at least 1 for weights, the target type's for pointers).
     #[error("{property:?} cannot have width {width}")]
     BadWidth {
         /// The track's property.

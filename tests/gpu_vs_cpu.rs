@@ -260,7 +260,7 @@ fn clip_groups_partition_each_clips_rows() {
         for g in 0..5 {
             let first = clip.group_first[g] as usize;
             for row in &lib.tracks()[first..first + clip.group_count[g] as usize] {
-                let rotation = row.property == Property::Rotation as u32;
+                let rotation = row.kind == keyframe_gpu::ValueKind::Rotation as u32;
                 let want = if row.interpolation == Interpolation::CubicSpline as u32 {
                     if rotation {
                         3

@@ -20,7 +20,7 @@ use keyframe_gpu::layout::{
     MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_WGSL,
     UNIFORM_HEAD, WORKGROUP_SIZE,
 };
-use keyframe_gpu::{Interpolation, Property};
+use keyframe_gpu::{Interpolation, Property, ValueKind};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 /// A Rust struct that must match a WGSL struct byte for byte.
@@ -157,7 +157,7 @@ fn sample_twins() -> Vec<Twin> {
                 values_offset,
                 width,
                 interpolation,
-                property,
+                kind,
                 output_offset,
                 node,
                 lookup_scale,
@@ -261,6 +261,9 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("INTERP_STEP", Interpolation::Step as u32),
         ("INTERP_LINEAR", Interpolation::Linear as u32),
         ("INTERP_CUBICSPLINE", Interpolation::CubicSpline as u32),
+        ("KIND_VECTOR", ValueKind::Vector as u32),
+        ("KIND_ROTATION", ValueKind::Rotation as u32),
+        ("KIND_DISCRETE", ValueKind::Discrete as u32),
         ("PROP_TRANSLATION", Property::Translation as u32),
         ("PROP_ROTATION", Property::Rotation as u32),
         ("PROP_SCALE", Property::Scale as u32),

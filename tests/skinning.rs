@@ -1605,6 +1605,7 @@ fn rig_import_checks_the_indices_it_reads() {
         Rig::from_document(&keyframe_gpu::gltf::Document {
             root: root(json),
             buffers: vec![buf.clone()],
+            pointers: Default::default(),
         })
     };
     let unvalidated = |json: &str| {

@@ -131,7 +131,9 @@ pub fn track(
     let values = match property {
         Property::Rotation => rotation_values(rng, keys, elements),
         Property::Translation | Property::Scale => vector_values(rng, keys, 3, elements),
-        Property::Weights => unreachable!("weights tracks are built by morph_clips"),
+        Property::Weights | Property::Pointer => {
+            unreachable!("weights tracks are built by morph_clips; the bench has no pointer tracks")
+        }
     };
     Track::new(node, property, interpolation, times, values)
 }

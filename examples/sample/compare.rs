@@ -70,10 +70,15 @@ pub fn channels(
         } else {
             ""
         };
+        let node = if track.property == keyframe_gpu::Property::Pointer {
+            "-".to_string()
+        } else {
+            track.node.to_string()
+        };
         text.push_str(&format!(
             "  {:<4} {:<5} {:<12} {:<12} {:.3e}{flag}\n",
             t.track,
-            track.node,
+            node,
             track.property.as_gltf_str(),
             track.interpolation.as_gltf_str(),
             t.max_abs_err

@@ -18,6 +18,7 @@ pub fn source() -> Result<Source, Failure> {
         name: "demo".into(),
         library: library()?,
         document: None,
+        animations: None,
     })
 }
 

@@ -64,12 +64,21 @@ pub fn channels(
                 .get(start..start + width as usize)
                 .unwrap_or_default();
             let nums: Vec<String> = v.iter().map(|&x| num32(x)).collect();
-            s.push_str(&format!(
-                "{{\"node\": {}, \"path\": \"{}\", \"value\": [{}]}}",
-                track.node,
-                track.property.as_gltf_str(),
-                nums.join(", ")
-            ));
+            match source.pointer(a, j) {
+                // A KHR_animation_pointer channel: its pointer as written;
+                // a bool as [0] or [1], an int as [n], floats as read.
+                Some(p) => s.push_str(&format!(
+                    "{{\"pointer\": {}, \"value\": [{}]}}",
+                    serde_json::to_string(p).unwrap_or_else(|_| "\"?\"".into()),
+                    nums.join(", ")
+                )),
+                None => s.push_str(&format!(
+                    "{{\"node\": {}, \"path\": \"{}\", \"value\": [{}]}}",
+                    track.node,
+                    track.property.as_gltf_str(),
+                    nums.join(", ")
+                )),
+            }
         }
         s.push_str("]}");
     }

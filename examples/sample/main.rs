@@ -18,7 +18,10 @@
 //! `{"file": "Fox.glb", "animation": 0, "backend": "gpu", "samples":
 //! [{"time": 0.5, "channels": [{"node": 3, "path": "rotation", "value":
 //! [x, y, z, w]}, ...]}, ...]}`, channels in the glTF `channels` order.
-//! Times outside the clip clamp per channel (no looping).
+//! Times outside the clip clamp per channel (no looping). A
+//! `KHR_animation_pointer` channel is `{"pointer": "/materials/0/emissiveFactor",
+//! "value": [r, g, b]}` instead (a bool `[0]` or `[1]`, an int `[n]`, a
+//! float `[x]`), in its place in the channel order.
 //!
 //! `--joints` prints each skin's joint matrices instead of channels: with
 //! `--json`, one object per animation and line,

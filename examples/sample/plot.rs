@@ -148,9 +148,8 @@ pub fn plot(
                 });
             let (lo, hi) = value_range(lo, hi);
             let title = format!(
-                "#{j} node {} {} {}",
-                track.node,
-                track.property.as_gltf_str(),
+                "#{j} {} {}",
+                source.label(a, j),
                 track.interpolation.as_gltf_str()
             );
             let mut chart = ChartBuilder::on(area)

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use keyframe_gpu::gltf::AnimationInfo;
 use keyframe_gpu::{AnimationLibrary, Clip};
 
 use crate::args::Cli;
@@ -15,6 +16,34 @@ pub struct Source {
     pub library: AnimationLibrary,
     /// The parsed file (None for the demo), for `--joints`.
     pub document: Option<keyframe_gpu::gltf::Document>,
+    /// Where each channel points (None for the demo): a
+    /// `KHR_animation_pointer` channel is reported by its pointer.
+    pub animations: Option<Vec<AnimationInfo>>,
+}
+
+impl Source {
+    /// The pointer of channel `j` of animation `a`, if it is a
+    /// `KHR_animation_pointer` channel.
+    pub fn pointer(&self, a: usize, j: usize) -> Option<&str> {
+        self.animations
+            .as_ref()?
+            .get(a)?
+            .channels
+            .get(j)?
+            .pointer
+            .as_deref()
+    }
+
+    /// `node 3 rotation`, or a pointer channel's pointer.
+    pub fn label(&self, a: usize, j: usize) -> String {
+        match self.pointer(a, j) {
+            Some(p) => p.to_string(),
+            None => {
+                let t = &self.library.clips()[a].tracks[j];
+                format!("node {} {}", t.node, t.property.as_gltf_str())
+            }
+        }
+    }
 }
 
 /// Reads a .gltf or .glb file.
@@ -28,6 +57,7 @@ pub fn load(path: &Path) -> Result<Source, Failure> {
         name,
         library: imported.library,
         document: Some(imported.document),
+        animations: Some(imported.animations),
     })
 }
 

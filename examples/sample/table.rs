@@ -46,15 +46,26 @@ pub fn channels(
             let v = values
                 .get(start..start + width as usize)
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "  {:<4} {:<5} {:<12} {:<12} {}",
-                j,
-                track.node,
-                track.property.as_gltf_str(),
-                track.interpolation.as_gltf_str(),
-                fmt_values(v)
-            )?;
+            match source.pointer(a, j) {
+                Some(p) => writeln!(
+                    out,
+                    "  {:<4} {:<5} {:<12} {:<12} {}  {p}",
+                    j,
+                    "-",
+                    "pointer",
+                    track.interpolation.as_gltf_str(),
+                    fmt_values(v)
+                )?,
+                None => writeln!(
+                    out,
+                    "  {:<4} {:<5} {:<12} {:<12} {}",
+                    j,
+                    track.node,
+                    track.property.as_gltf_str(),
+                    track.interpolation.as_gltf_str(),
+                    fmt_values(v)
+                )?,
+            }
         }
     }
     Ok(())

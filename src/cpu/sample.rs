@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
 use crate::layout::{GpuInstance, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED};
 use crate::library::AnimationLibrary;
-use crate::track::{Interpolation, Property};
+use crate::track::{Interpolation, ValueKind};
 
 /// Above this dot product slerp falls back to normalized lerp.
 pub const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
@@ -31,7 +31,7 @@ pub const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
 const INTERP_STEP: u32 = Interpolation::Step as u32;
 const INTERP_LINEAR: u32 = Interpolation::Linear as u32;
 const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
-const PROP_ROTATION: u32 = Property::Rotation as u32;
+const KIND_ROTATION: u32 = ValueKind::Rotation as u32;
 
 /// `sin(x)` for `x` in `[0, pi/2]`: Taylor series to `x^11` (error < 6e-8 in
 /// exact arithmetic; evaluated in `f32`, about 2.0e-7 measured, see `tests/cpu_reference.rs`).
@@ -272,7 +272,7 @@ pub fn sample_track(
     let seg = find_segment_track(times, key_lookup, track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let moving = !(seg.exact || track.interpolation == INTERP_STEP);
-    let rotation = track.property == PROP_ROTATION;
+    let rotation = track.kind == KIND_ROTATION;
     let k = seg.k;
     // The shader's HAS_* specialization only removes blocks no track
     // reaches, so the twin has every block.

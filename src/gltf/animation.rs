@@ -10,11 +10,12 @@ use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::validation::Checked;
 
 use super::accessor::{bad_component, check_type};
-use super::error::{import_err, out_of_range, ImportErrorKind};
+use super::error::{import_err, out_of_range, ImportErrorKind, PointerProblem};
+use super::pointer::{self, ChannelSlot};
 use super::Document;
 use crate::error::{Error, Result};
 use crate::library::AnimationLibrary;
-use crate::track::{Clip, Interpolation, Property, Track};
+use crate::track::{Clip, Interpolation, PointerTarget, PointerType, Property, Track, ValueKind};
 
 /// The most key values (`f32`s, all channels of all animations together)
 /// one import decodes: 2^24, 64 MiB (far above any real clip: Fox.glb has
@@ -29,7 +30,8 @@ pub const MAX_IMPORTED_VALUES: u64 = 1 << 24;
 /// Where a channel of an imported animation came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChannelInfo {
-    /// The glTF node index of the channel's target.
+    /// The glTF node index of the channel's target (`usize::MAX` for a
+    /// pointer channel whose target is not a node).
     pub node: usize,
     /// The target path.
     pub property: Property,
@@ -41,6 +43,12 @@ pub struct ChannelInfo {
     pub input: usize,
     /// The sampler's output (key values) accessor.
     pub output: usize,
+    /// A `KHR_animation_pointer` channel's pointer, as written; `None` for
+    /// a core channel. A pointer to a node property (`/nodes/0/rotation`)
+    /// gives a node track, with `node` and `property` set as for a core
+    /// channel; any other gives a [`Property::Pointer`] track and `node`
+    /// is `usize::MAX`.
+    pub pointer: Option<String>,
 }
 
 /// Where an imported clip came from: one entry per glTF animation.
@@ -93,12 +101,14 @@ impl Document {
     }
 
     /// Imports every animation: one [`Clip`] per animation, one [`Track`]
-    /// per channel in `channels` order, validated into an
-    /// [`AnimationLibrary`].
+    /// per channel in `channels` order (core and `KHR_animation_pointer`
+    /// channels alike), validated into an [`AnimationLibrary`].
     ///
     /// # Errors
     /// [`Error::Import`] naming the animation, channel and accessor;
-    /// [`ImportErrorKind::NoAnimations`] when there is none.
+    /// [`ImportErrorKind::NoAnimations`] when there is none;
+    /// [`ImportErrorKind::Pointer`] naming the pointer of a pointer channel
+    /// that is refused.
     pub fn animations(&self) -> Result<(AnimationLibrary, Vec<AnimationInfo>)> {
         if self.root.animations.is_empty() {
             return Err(import_err(ImportErrorKind::NoAnimations));
@@ -108,18 +118,57 @@ impl Document {
         let mut clips = Vec::with_capacity(self.root.animations.len());
         let mut infos = Vec::with_capacity(self.root.animations.len());
         for (a, anim) in self.root.animations.iter().enumerate() {
-            let mut tracks = Vec::with_capacity(anim.channels.len());
-            let mut channels = Vec::with_capacity(anim.channels.len());
-            for c in 0..anim.channels.len() {
-                let (track, info) =
-                    self.channel(a, c, &mut inputs, &mut budget)
-                        .map_err(|(accessor, kind)| Error::Import {
-                            animation: Some(a),
-                            channel: Some(c),
-                            skin: None,
-                            accessor,
-                            kind,
-                        })?;
+            let order = self.pointers.channels(a);
+            let count = order.map_or(anim.channels.len(), <[ChannelSlot]>::len);
+            let mut tracks = Vec::with_capacity(count);
+            let mut channels = Vec::with_capacity(count);
+            // With pointer channels: each target's first channel, to refuse
+            // a property targeted twice when a pointer is involved.
+            let mut seen: HashMap<Target, (usize, Option<String>)> = HashMap::new();
+            for c in 0..count {
+                let located = |(accessor, kind)| Error::Import {
+                    animation: Some(a),
+                    channel: Some(c),
+                    skin: None,
+                    accessor,
+                    kind,
+                };
+                let (track, info) = match order.and_then(|o| o.get(c)) {
+                    None => self.channel(a, c, &mut inputs, &mut budget),
+                    Some(ChannelSlot::Core(i)) => self.channel(a, *i, &mut inputs, &mut budget),
+                    Some(ChannelSlot::Pointer(raw)) => {
+                        self.pointer_channel(a, raw, &mut inputs, &mut budget)
+                    }
+                }
+                .map_err(located)?;
+                if order.is_some() {
+                    let key = match &track.pointer {
+                        Some(target) => Target::Pointer(target.pointer.clone()),
+                        None => Target::Node(info.node, info.property),
+                    };
+                    match seen.get(&key) {
+                        Some((first, first_pointer))
+                            if info.pointer.is_some() || first_pointer.is_some() =>
+                        {
+                            let pointer = info
+                                .pointer
+                                .clone()
+                                .or_else(|| first_pointer.clone())
+                                .unwrap_or_default();
+                            return Err(located((
+                                None,
+                                ImportErrorKind::Pointer {
+                                    pointer,
+                                    problem: Box::new(PointerProblem::Duplicate { first: *first }),
+                                },
+                            )));
+                        }
+                        Some(_) => {}
+                        None => {
+                            seen.insert(key, (c, info.pointer.clone()));
+                        }
+                    }
+                }
                 tracks.push(track);
                 channels.push(info);
             }
@@ -134,20 +183,138 @@ impl Document {
         Ok((library, infos))
     }
 
-    /// Imports channel `c` of animation `a`. Errors carry the accessor
-    /// involved, if any.
+    /// The interpolation, input and output accessors and key times of
+    /// sampler `s` of animation `a`; key times are shared between channels.
+    fn sampler_keys(
+        &self,
+        a: usize,
+        s: usize,
+        inputs: &mut HashMap<usize, Arc<[f32]>>,
+    ) -> ChannelResult<(Interpolation, usize, usize, Arc<[f32]>)> {
+        let anim = &self.root.animations[a];
+        let sampler = anim
+            .samplers
+            .get(s)
+            .ok_or_else(|| (None, out_of_range("sampler", s, anim.samplers.len())))?;
+        let interpolation = match sampler.interpolation {
+            Checked::Valid(json::animation::Interpolation::Step) => Interpolation::Step,
+            Checked::Valid(json::animation::Interpolation::Linear) => Interpolation::Linear,
+            Checked::Valid(json::animation::Interpolation::CubicSpline) => {
+                Interpolation::CubicSpline
+            }
+            Checked::Invalid => return Err((None, ImportErrorKind::UnknownInterpolation)),
+        };
+        let input = sampler.input.value();
+        let output = sampler.output.value();
+        Ok((interpolation, input, output, self.key_times(input, inputs)?))
+    }
+
+    /// Input accessor `input`: SCALAR FLOAT key times, read once.
+    fn key_times(
+        &self,
+        input: usize,
+        inputs: &mut HashMap<usize, Arc<[f32]>>,
+    ) -> ChannelResult<Arc<[f32]>> {
+        let in_acc = self
+            .source()
+            .accessor(input)
+            .map_err(|k| (Some(input), k))?;
+        check_type(in_acc, Type::Scalar).map_err(|k| (Some(input), k))?;
+        if !matches!(
+            in_acc.component_type,
+            Checked::Valid(GenericComponentType(ComponentType::F32))
+        ) {
+            return Err((
+                Some(input),
+                bad_component(in_acc, "animation input (key times)"),
+            ));
+        }
+        Ok(match inputs.get(&input) {
+            Some(t) => t.clone(),
+            None => {
+                let data = self.source().read(input).map_err(|k| (Some(input), k))?;
+                let t: Arc<[f32]> = data.values.into();
+                inputs.insert(input, t.clone());
+                t
+            }
+        })
+    }
+
+    /// Reads output accessor `output` (type already checked): `elements`
+    /// elements of `floats` numbers in all, counted against the budget.
+    fn output_values(
+        &self,
+        output: usize,
+        keys: u64,
+        expected: u64,
+        floats: u64,
+        budget: &mut u64,
+    ) -> ChannelResult<Vec<f32>> {
+        let out_acc = self
+            .source()
+            .accessor(output)
+            .map_err(|k| (Some(output), k))?;
+        if out_acc.count.0 != expected {
+            return Err((
+                Some(output),
+                ImportErrorKind::CountMismatch {
+                    input: keys,
+                    output: out_acc.count.0,
+                    expected,
+                },
+            ));
+        }
+        if floats > *budget {
+            return Err((
+                Some(output),
+                ImportErrorKind::TooLarge {
+                    what: "key values of all channels",
+                    count: (MAX_IMPORTED_VALUES - *budget).saturating_add(floats),
+                    limit: MAX_IMPORTED_VALUES,
+                },
+            ));
+        }
+        *budget -= floats;
+        Ok(self
+            .source()
+            .read(output)
+            .map_err(|k| (Some(output), k))?
+            .values)
+    }
+
+    /// Validates a decoded track (errors name the input or the output
+    /// accessor) and refuses a negative first key time.
+    fn checked(track: Track, input: usize, output: usize) -> ChannelResult<Track> {
+        track.validate().map_err(|kind| {
+            let accessor = match kind {
+                crate::TrackError::NoKeys
+                | crate::TrackError::TimeNotFinite { .. }
+                | crate::TrackError::TimesNotIncreasing { .. }
+                | crate::TrackError::CubicSplineTooFewKeys { .. } => input,
+                _ => output,
+            };
+            (Some(accessor), ImportErrorKind::InvalidTrack(kind))
+        })?;
+        // Strictly increasing, so only the first key can be the negative one.
+        if let Some(&time) = track.times.first().filter(|t| **t < 0.0) {
+            return Err((Some(input), ImportErrorKind::NegativeTime { key: 0, time }));
+        }
+        Ok(track)
+    }
+
+    /// Imports core channel `c` of `root.animations[a]`. Errors carry the
+    /// accessor involved, if any.
     fn channel(
         &self,
         a: usize,
         c: usize,
         inputs: &mut HashMap<usize, Arc<[f32]>>,
         budget: &mut u64,
-    ) -> std::result::Result<(Track, ChannelInfo), (Option<usize>, ImportErrorKind)> {
+    ) -> ChannelResult<(Track, ChannelInfo)> {
         let anim = &self.root.animations[a];
         let channel = &anim.channels[c];
         let s = channel.sampler.value();
-        let sampler = anim
-            .samplers
+        anim.samplers
             .get(s)
             .ok_or_else(|| (None, out_of_range("sampler", s, anim.samplers.len())))?;
         let node = channel.target.node.value();
@@ -163,16 +330,10 @@ impl Document {
             Checked::Valid(json::animation::Property::MorphTargetWeights) => Property::Weights,
             Checked::Invalid => return Err((None, ImportErrorKind::UnknownPath)),
         };
-        let interpolation = match sampler.interpolation {
-            Checked::Valid(json::animation::Interpolation::Step) => Interpolation::Step,
-            Checked::Valid(json::animation::Interpolation::Linear) => Interpolation::Linear,
-            Checked::Valid(json::animation::Interpolation::CubicSpline) => {
-                Interpolation::CubicSpline
-            }
-            Checked::Invalid => return Err((None, ImportErrorKind::UnknownInterpolation)),
-        };
-        let input = sampler.input.value();
-        let output = sampler.output.value();
+        let sampler = &anim.samplers[s];
+        if matches!(sampler.interpolation, Checked::Invalid) {
+            return Err((None, ImportErrorKind::UnknownInterpolation));
+        }
         let width = match property.fixed_width() {
             Some(w) => w,
             None => {
@@ -183,31 +344,7 @@ impl Document {
                     .map_err(|k| (None, k))?
             }
         };
-
-        // Input: SCALAR FLOAT key times, shared between channels.
-        let in_acc = self
-            .source()
-            .accessor(input)
-            .map_err(|k| (Some(input), k))?;
-        check_type(in_acc, Type::Scalar).map_err(|k| (Some(input), k))?;
-        if !matches!(
-            in_acc.component_type,
-            Checked::Valid(GenericComponentType(ComponentType::F32))
-        ) {
-            return Err((
-                Some(input),
-                bad_component(in_acc, "animation input (key times)"),
-            ));
-        }
-        let times = match inputs.get(&input) {
-            Some(t) => t.clone(),
-            None => {
-                let data = self.source().read(input).map_err(|k| (Some(input), k))?;
-                let t: Arc<[f32]> = data.values.into();
-                inputs.insert(input, t.clone());
-                t
-            }
-        };
+        let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
 
         // Output: type and component type per path, count per interpolation.
         let out_acc = self
@@ -218,7 +355,7 @@ impl Document {
             Property::Translation => (Type::Vec3, "translation output", false),
             Property::Scale => (Type::Vec3, "scale output", false),
             Property::Rotation => (Type::Vec4, "rotation output", true),
-            Property::Weights => (Type::Scalar, "weights output", true),
+            Property::Weights | Property::Pointer => (Type::Scalar, "weights output", true),
         };
         check_type(out_acc, ty).map_err(|k| (Some(output), k))?;
         let ct_ok = match out_acc.component_type {
@@ -231,67 +368,21 @@ impl Document {
         if !ct_ok {
             return Err((Some(output), bad_component(out_acc, usage)));
         }
-        let keys = times.len() as u64;
-        let per_key = interpolation.elements_per_key() as u64;
-        let per_element = if property == Property::Weights {
-            u64::from(width)
-        } else {
-            1
-        };
-        let expected = keys.saturating_mul(per_key).saturating_mul(per_element);
-        if out_acc.count.0 != expected {
-            return Err((
-                Some(output),
-                ImportErrorKind::CountMismatch {
-                    input: keys,
-                    output: out_acc.count.0,
-                    expected,
-                },
-            ));
-        }
-        let floats = expected.saturating_mul(if property == Property::Weights {
-            1
-        } else {
-            u64::from(width)
-        });
-        if floats > *budget {
-            return Err((
-                Some(output),
-                ImportErrorKind::TooLarge {
-                    what: "key values of all channels",
-                    count: (MAX_IMPORTED_VALUES - *budget).saturating_add(floats),
-                    limit: MAX_IMPORTED_VALUES,
-                },
-            ));
-        }
-        *budget -= floats;
-        let values = self
-            .source()
-            .read(output)
-            .map_err(|k| (Some(output), k))?
-            .values;
-        let track = Track {
-            node: node as u32,
-            property,
-            interpolation,
-            width,
-            times,
-            values,
-        };
-        track.validate().map_err(|kind| {
-            let accessor = match kind {
-                crate::TrackError::NoKeys
-                | crate::TrackError::TimeNotFinite { .. }
-                | crate::TrackError::TimesNotIncreasing { .. }
-                | crate::TrackError::CubicSplineTooFewKeys { .. } => input,
-                _ => output,
-            };
-            (Some(accessor), ImportErrorKind::InvalidTrack(kind))
-        })?;
-        // Strictly increasing, so only the first key can be the negative one.
-        if let Some(&time) = track.times.first().filter(|t| **t < 0.0) {
-            return Err((Some(input), ImportErrorKind::NegativeTime { key: 0, time }));
-        }
+        let (expected, floats) = counts(times.len(), interpolation, property, width);
+        let values = self.output_values(output, times.len() as u64, expected, floats, budget)?;
+        let track = Self::checked(
+            Track {
+                node: node as u32,
+                property,
+                interpolation,
+                width,
+                times,
+                values,
+                pointer: None,
+            },
+            input,
+            output,
+        )?;
         Ok((
             track,
             ChannelInfo {
@@ -301,9 +392,223 @@ impl Document {
                 sampler: s,
                 input,
                 output,
+                pointer: None,
             },
         ))
     }
+
+    /// Imports a `KHR_animation_pointer` channel of animation `a` from its
+    /// JSON object: the pointer resolved against the document, the output
+    /// read by the extension's rules (any component type for `float*`
+    /// targets, normalized integers decoded; non-normalized integers for
+    /// `int`; unsigned bytes for `bool`, 0 false and anything else true).
+    fn pointer_channel(
+        &self,
+        a: usize,
+        raw: &::gltf::json::Value,
+        inputs: &mut HashMap<usize, Arc<[f32]>>,
+        budget: &mut u64,
+    ) -> ChannelResult<(Track, ChannelInfo)> {
+        use ::gltf::json::Value;
+        let target = raw.get("target");
+        let pointer = target
+            .and_then(|t| t.get("extensions"))
+            .and_then(|e| e.get(pointer::EXTENSION))
+            .and_then(|p| p.get("pointer"))
+            .and_then(Value::as_str)
+            .ok_or((None, ImportErrorKind::PointerExtensionMissing))?;
+        let refuse = |problem| {
+            (
+                None,
+                ImportErrorKind::Pointer {
+                    pointer: pointer.to_string(),
+                    problem: Box::new(problem),
+                },
+            )
+        };
+        if let Some(node) = target.and_then(|t| t.get("node")) {
+            return Err(refuse(PointerProblem::NodeSet {
+                node: node.to_string(),
+            }));
+        }
+        let s = raw
+            .get("sampler")
+            .and_then(Value::as_u64)
+            .and_then(|s| usize::try_from(s).ok())
+            .ok_or_else(|| {
+                (
+                    None,
+                    ImportErrorKind::Json(
+                        "animation channel: \"sampler\" is missing or not an index".into(),
+                    ),
+                )
+            })?;
+        let tokens = pointer::tokens(pointer).map_err(refuse)?;
+        let json = self.pointers.json().ok_or_else(|| {
+            refuse(PointerProblem::Unresolved(
+                "the document was not read for pointers".into(),
+            ))
+        })?;
+        let resolved = pointer::resolve(json, &tokens).map_err(refuse)?;
+        let anim = &self.root.animations[a];
+        anim.samplers
+            .get(s)
+            .ok_or_else(|| (None, out_of_range("sampler", s, anim.samplers.len())))?;
+        // Discrete targets must be STEP: known before any accessor is read.
+        if let pointer::Resolved::Other { ty, .. } = &resolved {
+            let interpolation = match anim.samplers[s].interpolation {
+                Checked::Valid(json::animation::Interpolation::Linear) => Interpolation::Linear,
+                Checked::Valid(json::animation::Interpolation::CubicSpline) => {
+                    Interpolation::CubicSpline
+                }
+                _ => Interpolation::Step,
+            };
+            if ty.value_kind() == ValueKind::Discrete && interpolation != Interpolation::Step {
+                return Err(refuse(PointerProblem::NotStep {
+                    ty: *ty,
+                    interpolation,
+                }));
+            }
+        }
+        let (property, node, width, pointer_ty) = match &resolved {
+            pointer::Resolved::Node { node, property } => {
+                let width = match property.fixed_width() {
+                    Some(w) => w,
+                    None => {
+                        let mesh = self
+                            .root
+                            .nodes
+                            .get(*node)
+                            .and_then(|n| n.mesh)
+                            .ok_or((None, ImportErrorKind::NodeWithoutMesh { node: *node }))?;
+                        self.morph_target_count(mesh.value())
+                            .map_err(|k| (None, k))?
+                    }
+                };
+                let ty = match property {
+                    Property::Translation | Property::Scale => PointerType::Float3,
+                    Property::Rotation => PointerType::Float4,
+                    _ => PointerType::Float,
+                };
+                (*property, *node, width, ty)
+            }
+            pointer::Resolved::Other { ty, .. } => (Property::Pointer, usize::MAX, ty.width(), *ty),
+        };
+        let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
+        let out_acc = self
+            .source()
+            .accessor(output)
+            .map_err(|k| (Some(output), k))?;
+        let (ty_ok, expected_ty) = match pointer_ty {
+            PointerType::Float2 => (Type::Vec2, "VEC2"),
+            PointerType::Float3 => (Type::Vec3, "VEC3"),
+            PointerType::Float4 => (Type::Vec4, "VEC4"),
+            _ => (Type::Scalar, "SCALAR"),
+        };
+        let ct = match out_acc.component_type {
+            Checked::Valid(GenericComponentType(ct)) => Some(ct),
+            Checked::Invalid => None,
+        };
+        let (ct_ok, expected_ct) = match pointer_ty {
+            PointerType::Bool => (ct == Some(ComponentType::U8), "UNSIGNED_BYTE"),
+            PointerType::Int => (
+                ct.is_some_and(|c| c != ComponentType::F32) && !out_acc.normalized,
+                "a non-normalized integer component type",
+            ),
+            _ => (
+                ct.is_some_and(|c| c != ComponentType::U32 || !out_acc.normalized),
+                "FLOAT or an integer component type",
+            ),
+        };
+        let type_fits = matches!(out_acc.type_, Checked::Valid(t) if t == ty_ok);
+        if !(type_fits && ct_ok) {
+            let err = PointerProblem::OutputType {
+                ty: pointer_ty,
+                expected: if type_fits { expected_ct } else { expected_ty },
+                found: describe_accessor(out_acc),
+            };
+            return Err((Some(output), refuse(err).1));
+        }
+        let (expected, floats) = counts(times.len(), interpolation, property, width);
+        let mut values =
+            self.output_values(output, times.len() as u64, expected, floats, budget)?;
+        if pointer_ty == PointerType::Bool {
+            // glTF: 0 is false, any other value true (normalized or not,
+            // a non-zero byte decodes to a non-zero number).
+            for v in &mut values {
+                *v = if *v != 0.0 { 1.0 } else { 0.0 };
+            }
+        }
+        let track = match resolved {
+            pointer::Resolved::Node { node, property } => Track {
+                node: node as u32,
+                property,
+                interpolation,
+                width,
+                times,
+                values,
+                pointer: None,
+            },
+            pointer::Resolved::Other { ty, rest } => Track::for_pointer(
+                PointerTarget::new(pointer::canonical(&tokens), ty, rest),
+                interpolation,
+                times,
+                values,
+            ),
+        };
+        let track = Self::checked(track, input, output)?;
+        Ok((
+            track,
+            ChannelInfo {
+                node,
+                property,
+                interpolation,
+                sampler: s,
+                input,
+                output,
+                pointer: Some(pointer.to_string()),
+            },
+        ))
+    }
+}
+
+/// What a channel can fail with: the accessor involved, if any, and why.
+type ChannelResult<T> = std::result::Result<T, (Option<usize>, ImportErrorKind)>;
+
+/// What a channel targets, for finding a property targeted twice.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Target {
+    Node(usize, Property),
+    Pointer(String),
+}
+
+/// Output elements and `f32`s a channel of `keys` keys needs: weights
+/// count `width` elements per key element, other properties one element
+/// of `width` numbers.
+fn counts(keys: usize, interpolation: Interpolation, property: Property, width: u32) -> (u64, u64) {
+    let elements = (keys as u64).saturating_mul(interpolation.elements_per_key() as u64);
+    if property == Property::Weights {
+        let e = elements.saturating_mul(u64::from(width));
+        (e, e)
+    } else {
+        (elements, elements.saturating_mul(u64::from(width)))
+    }
+}
+
+/// `"VEC2 of FLOAT"`, `"SCALAR of normalized UNSIGNED_BYTE"`, ...
+fn describe_accessor(acc: &json::Accessor) -> String {
+    let ty = match acc.type_ {
+        Checked::Valid(t) => format!("{t:?}").to_uppercase(),
+        Checked::Invalid => "an unknown type".into(),
+    };
+    let ct = match bad_component(acc, "") {
+        ImportErrorKind::BadComponentType { found, .. } => found,
+        _ => String::new(),
+    };
+    format!(
+        "{ty} of {}{ct}",
+        if acc.normalized { "normalized " } else { "" }
+    )
 }
 
 /// The morph-target count that every primitive of mesh `mesh` has (0 for a

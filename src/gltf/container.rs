@@ -8,14 +8,19 @@ use std::path::Path;
 use ::gltf::json;
 
 use super::error::{import_err, ImportErrorKind};
+use super::pointer::PointerChannels;
 use crate::error::Result;
 
 /// Required extensions this importer accepts. None of them changes how
 /// animation samplers, accessors, nodes or morph-target counts are read
 /// (`KHR_mesh_quantization` only widens the component types of mesh
-/// attributes). Any other entry of `extensionsRequired` is refused.
+/// attributes), except `KHR_animation_pointer`, whose channels the importer
+/// reads (see [`PointerChannels`]). Any other entry of `extensionsRequired`
+/// is refused.
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_mesh_quantization",
+    "KHR_animation_pointer",
+    "KHR_node_visibility",
     "KHR_texture_transform",
     "KHR_texture_basisu",
     "KHR_materials_unlit",
@@ -51,6 +56,10 @@ pub struct Document {
     pub root: json::Root,
     /// The bytes of buffer `i`, exactly its `byteLength` long.
     pub buffers: Vec<Vec<u8>>,
+    /// The `KHR_animation_pointer` channels, which `root` cannot hold:
+    /// where a file has any, `root.animations[a].channels` holds only the
+    /// core channels of animation `a`. Empty (the default) otherwise.
+    pub pointers: PointerChannels,
 }
 
 impl Document {
@@ -79,8 +88,7 @@ impl Document {
         } else {
             (bytes, None)
         };
-        let root = json::Root::from_slice(json_bytes)
-            .map_err(|e| import_err(ImportErrorKind::Json(e.to_string())))?;
+        let (root, pointers) = parse_root(json_bytes)?;
         if root.asset.version.split('.').next() != Some("2") {
             return Err(import_err(ImportErrorKind::Json(format!(
                 "asset.version {:?} is not a glTF 2.x version",
@@ -114,8 +122,31 @@ impl Document {
             data.truncate(declared as usize);
             buffers.push(data);
         }
-        Ok(Document { root, buffers })
+        Ok(Document {
+            root,
+            buffers,
+            pointers,
+        })
     }
+}
+
+/// Parses the JSON into the `gltf` crate's model. A file with
+/// `KHR_animation_pointer` channels (which that model refuses: they have no
+/// `target.node`) is read as a JSON value first, its pointer channels taken
+/// out, and the rest parsed with every check of the model; any other file
+/// is parsed from the bytes exactly as it always was.
+fn parse_root(bytes: &[u8]) -> Result<(json::Root, PointerChannels)> {
+    let json_err = |e: json::Error| import_err(ImportErrorKind::Json(e.to_string()));
+    if bytes.windows(7).any(|w| w == b"pointer") {
+        if let Ok(mut value) = json::deserialize::from_slice::<json::Value>(bytes) {
+            if let Some(pointers) = PointerChannels::take(&mut value) {
+                let root = json::deserialize::from_value(value).map_err(json_err)?;
+                return Ok((root, pointers));
+            }
+        }
+    }
+    let root = json::Root::from_slice(bytes).map_err(json_err)?;
+    Ok((root, PointerChannels::default()))
 }
 
 pub(super) fn read_file(path: &Path, limit: Option<u64>) -> Result<Vec<u8>> {

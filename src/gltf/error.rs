@@ -2,7 +2,63 @@
 //! wrap it in [`Error::Import`] with its location.
 
 use crate::error::Error;
-use crate::TrackError;
+use crate::{Interpolation, PointerType, TrackError};
+
+/// Why a `KHR_animation_pointer` channel's pointer is refused: wrapped in
+/// [`ImportErrorKind::Pointer`], which names the pointer, and
+/// [`Error::Import`], which names the animation and channel.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PointerProblem {
+    /// Not a JSON pointer (RFC 6901): no leading `/`, a `~` not followed
+    /// by `0` or `1`, an array index with a leading zero.
+    #[error("malformed JSON pointer: {0}")]
+    Malformed(String),
+    /// The pointer does not name a defined property of this document: an
+    /// object that does not exist, or a property that is absent and has no
+    /// default, or whose enclosing object is absent.
+    #[error("does not resolve to a defined property: {0}")]
+    Unresolved(String),
+    /// The pointer names one component of a vector property (the Object
+    /// Model resolves vectors only as a whole).
+    #[error("names a single component of a vector property (animate the whole vector)")]
+    VectorComponent,
+    /// The pointer names something this crate does not animate (yet).
+    #[error("not a property this importer supports")]
+    Unsupported,
+    /// The output accessor does not fit the property's type.
+    #[error("a {} target needs {expected}, the output accessor is {found}", ty.as_str())]
+    OutputType {
+        /// The property's type.
+        ty: PointerType,
+        /// What it needs.
+        expected: &'static str,
+        /// What the accessor is.
+        found: String,
+    },
+    /// An `int` or `bool` property with LINEAR or CUBICSPLINE interpolation.
+    #[error("a {} target needs STEP interpolation, not {}", ty.as_str(), interpolation.as_gltf_str())]
+    NotStep {
+        /// The property's type.
+        ty: PointerType,
+        /// The sampler's interpolation.
+        interpolation: Interpolation,
+    },
+    /// The same property is targeted by an earlier channel of the
+    /// animation (with the same pointer, or a core channel on the same node
+    /// property).
+    #[error("the same property is already targeted by channel {first}")]
+    Duplicate {
+        /// The earlier channel.
+        first: usize,
+    },
+    /// The channel sets `target.node`, which a pointer channel must not.
+    #[error("a pointer channel must not set target.node (it sets {node})")]
+    NodeSet {
+        /// The node it names, as written.
+        node: String,
+    },
+}
 
 /// What is wrong with a glTF file. Wrapped in [`Error::Import`], which adds
 /// the animation, channel, skin and accessor.
@@ -189,6 +245,18 @@ pub enum ImportErrorKind {
         /// The second parent found.
         second: usize,
     },
+    /// A `KHR_animation_pointer` channel's pointer is refused.
+    #[error("pointer {pointer:?}: {problem}")]
+    Pointer {
+        /// The pointer, as written.
+        pointer: String,
+        /// Why (boxed: keeps [`Error`] small).
+        problem: Box<PointerProblem>,
+    },
+    /// A channel's `target.path` is `"pointer"` but it has no
+    /// `target.extensions.KHR_animation_pointer.pointer` string.
+    #[error("target.path is \"pointer\" but target.extensions.KHR_animation_pointer.pointer is missing or not a string")]
+    PointerExtensionMissing,
     /// A key time is negative (glTF: `time[0] >= 0`).
     #[error("key {key}: time {time} is negative")]
     NegativeTime {

@@ -42,13 +42,15 @@ mod accessor;
 mod animation;
 mod container;
 mod error;
+mod pointer;
 mod rig;
 
 pub use accessor::{AccessorData, MAX_UNBACKED_COMPONENTS};
 pub use animation::{AnimationInfo, ChannelInfo, MAX_IMPORTED_VALUES};
 pub use container::{Document, SUPPORTED_EXTENSIONS};
 pub(crate) use error::import_location;
-pub use error::ImportErrorKind;
+pub use error::{ImportErrorKind, PointerProblem};
+pub use pointer::PointerChannels;
 
 /// The result of [`load`] / [`from_slice`].
 #[derive(Debug, Clone)]

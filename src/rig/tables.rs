@@ -208,6 +208,10 @@ impl SkinTables {
         let mut morph_node = vec![u32::MAX; clip_count * mesh_count];
         for (c, clip) in library.clips().iter().enumerate() {
             for (t, track) in clip.tracks.iter().enumerate() {
+                if track.property == Property::Pointer {
+                    // Pointer targets are not node properties: no pose channel.
+                    continue;
+                }
                 let node = track.node;
                 let Some(rn) = rig.nodes.get(node as usize) else {
                     return Err(FitError::TrackNodeOutOfRange {
