@@ -19,6 +19,11 @@
 //   `locals`, which hierarchy_main (skin.wgsl) reads.
 // mix_morph_main: one invocation per (character, mesh): the mesh's
 //   weights, each blended like a vector component.
+// mix_props_main: one invocation per (character, pointer target): the
+//   target's blended value into `properties` (vectors like vectors;
+//   int and bool targets, KIND_DISCRETE, take the incoming value when its
+//   mix factor is at least 0.5, three.js's rule for non-numeric values).
+//   Masks do not apply: a pointer target is not a node.
 //
 // A character here is what the other stages call an instance: `params`
 // counts characters, and `locals`, `morph_weights` and everything after
@@ -29,6 +34,17 @@
 @group(0) @binding(19) var<storage, read> characters: array<vec2<u32>>;
 // Mask k's factor for node n at k * node_count + n.
 @group(0) @binding(20) var<storage, read> masks: array<f32>;
+
+// The library's pointer targets (KHR_animation_pointer), per (clip,
+// target): the slot offset where the clip animates the target, -1 where it
+// does not.
+@group(0) @binding(21) var<storage, read> pointer_channels: array<i32>;
+// Per target: slot offset, width, KIND_*, offset in a character's block of
+// `properties` (and in `pointer_rest`).
+@group(0) @binding(22) var<storage, read> pointer_targets: array<vec4<u32>>;
+@group(0) @binding(23) var<storage, read> pointer_rest: array<f32>;
+// Character c's blended pointer properties at c * property_stride.
+@group(0) @binding(24) var<storage, read_write> properties: array<f32>;
 
 const PI: f32 = 3.14159265;
 
@@ -274,6 +290,110 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
         }
         morph_weights[out + k] = value;
     }
+}
+
+// Writes pointer target k's blended value for character c. Vectors and
+// rotations follow rules 1-4 (rotations with quat_mix); a discrete value
+// (int, bool) is replaced by an action's when its mix factor (w / W in rule
+// 1, 1 - W for the rest in rule 2, w for an additive action) is >= 0.5.
+fn write_mixed_property(c: u32, k: u32) {
+    let tgt = pointer_targets[k];
+    let out = c * params.property_stride + tgt.w;
+    let range = characters[c];
+    let count = min(range.y, MAX_ACTIONS);
+    if (tgt.z == KIND_ROTATION) {
+        var b = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
+        for (var j = 0u; j < count; j++) {
+            let a = mix_actions[range.x + j];
+            if (!(a.weight > 0.0) || a.clip >= params.clip_count) {
+                continue;
+            }
+            let src = pointer_channels[a.clip * params.pointer_count + k];
+            if (src < 0) {
+                continue;
+            }
+            let v = sample_vec4(a.row * params.output_stride + u32(src));
+            if (a.reference_row == NO_ROW) {
+                b = blend_quat(b, v, a.weight);
+            } else {
+                b = add_quat(b, v, sample_vec4(a.reference_row * params.output_stride + u32(src)), a.weight);
+            }
+        }
+        let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
+                             pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);
+        let q = finish_quat(b, rest);
+        for (var i = 0u; i < 4u; i++) {
+            properties[out + i] = q[i];
+        }
+        return;
+    }
+    let discrete = tgt.z == KIND_DISCRETE;
+    for (var i = 0u; i < tgt.y; i++) {
+        var acc = 0.0;
+        var total = 0.0;
+        var add = 0.0;
+        var added = false;
+        for (var j = 0u; j < count; j++) {
+            let a = mix_actions[range.x + j];
+            let w = a.weight;
+            if (!(w > 0.0) || a.clip >= params.clip_count) {
+                continue;
+            }
+            let src = pointer_channels[a.clip * params.pointer_count + k];
+            if (src < 0) {
+                continue;
+            }
+            let v = samples[a.row * params.output_stride + u32(src) + i];
+            if (a.reference_row == NO_ROW) {
+                if (total == 0.0) {
+                    acc = v;
+                    total = w;
+                } else {
+                    total = total + w;
+                    if (discrete) {
+                        acc = select(acc, v, w / total >= 0.5);
+                    } else {
+                        acc = scalar_mix(acc, v, w / total);
+                    }
+                }
+            } else if (discrete) {
+                if (w >= 0.5) {
+                    add = v;
+                    added = true;
+                }
+            } else {
+                let at_ref = samples[a.reference_row * params.output_stride + u32(src) + i];
+                add = add + w * (v - at_ref);
+                added = true;
+            }
+        }
+        let rest = pointer_rest[tgt.w + i];
+        var value = rest;
+        if (total > 0.0) {
+            value = acc;
+            if (total < 1.0) {
+                if (discrete) {
+                    value = select(value, rest, 1.0 - total >= 0.5);
+                } else {
+                    value = scalar_mix(value, rest, 1.0 - total);
+                }
+            }
+        }
+        if (added) {
+            value = select(value + add, add, discrete);
+        }
+        properties[out + i] = value;
+    }
+}
+
+@compute @workgroup_size(SKIN_WORKGROUP_SIZE)
+fn mix_props_main(@builtin(global_invocation_id) gid: vec3<u32>,
+                  @builtin(num_workgroups) groups: vec3<u32>) {
+    let index = flat_index(gid, groups);
+    if (params.pointer_count == 0u || index >= params.instance_count * params.pointer_count) {
+        return;
+    }
+    write_mixed_property(index / params.pointer_count, index % params.pointer_count);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)

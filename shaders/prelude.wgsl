@@ -133,6 +133,12 @@ struct SkinParams {
     skin_count: u32,
     mesh_nodes: vec4<i32>,   // skins 0..3's mesh nodes (-1: none) when
                              // skin_count <= MAX_FUSED_SKINS
+    pointer_count: u32,      // pointer targets of the library (the mixer's
+                             // property pass: one invocation per target)
+    property_stride: u32,    // floats of blended pointer properties per
+                             // character (mix.wgsl's `properties`)
+    _pad0: u32,
+    _pad1: u32,
 }
 
 // ---------------------------------------------------------------- mixer

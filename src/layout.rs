@@ -385,6 +385,14 @@ pub struct GpuSkinParams {
     /// Skins `0..4`'s mesh nodes (-1 for none or beyond `skin_count`);
     /// read only when `skin_count <= MAX_FUSED_SKINS`.
     pub mesh_nodes: [i32; MAX_FUSED_SKINS as usize],
+    /// Pointer targets of the library (the mixer's property pass).
+    pub pointer_count: u32,
+    /// Floats of blended pointer properties per character.
+    pub property_stride: u32,
+    /// Padding (16-byte rows).
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
 }
 
 /// Rigs with at most this many skins get their joint matrices inside the
@@ -397,7 +405,7 @@ const _: () = assert!(std::mem::size_of::<GpuNode>() == 64);
 const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuJoint>() == 16);
-const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 48);
+const _: () = assert!(std::mem::size_of::<GpuSkinParams>() == 64);
 const _: () = assert!(std::mem::size_of::<GpuLocalPose>() == 48);
 const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 20);
 
@@ -498,7 +506,7 @@ pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.le
 /// The bindings declared by `shaders/mix.wgsl`, group 0, numbered after
 /// [`SKIN_BINDINGS`]. The mix module, built on pose.wgsl, has
 /// [`POSE_BINDINGS`] and these: [`MIX_MODULE_BINDINGS`].
-pub const MIX_BINDINGS: [Binding; 3] = [
+pub const MIX_BINDINGS: [Binding; 7] = [
     binding(
         18,
         "mix_actions",
@@ -507,6 +515,10 @@ pub const MIX_BINDINGS: [Binding; 3] = [
     ),
     binding(19, "characters", BindingKind::StorageRead, 8),
     binding(20, "masks", BindingKind::StorageRead, 4),
+    binding(21, "pointer_channels", BindingKind::StorageRead, 4),
+    binding(22, "pointer_targets", BindingKind::StorageRead, 16),
+    binding(23, "pointer_rest", BindingKind::StorageRead, 4),
+    binding(24, "properties", BindingKind::StorageReadWrite, 4),
 ];
 
 /// Every binding of the mix module (pose.wgsl's, then mix.wgsl's).

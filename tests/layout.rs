@@ -562,6 +562,10 @@ fn rig_twins() -> Vec<Twin> {
                 clip_count,
                 skin_count,
                 mesh_nodes,
+                pointer_count,
+                property_stride,
+                _pad0,
+                _pad1,
             ]
         ),
     ]

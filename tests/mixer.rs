@@ -1065,3 +1065,231 @@ mod random {
         }
     }
 }
+
+// ---------------------------------------------------------------- pointer targets
+
+/// One node and three pointer targets (`KHR_animation_pointer`): a colour
+/// (float4, rest white), a visibility (bool, rest true) and an emissive
+/// strength (float, rest 1). Clips: 0 red turns blue over 1 s and hides at
+/// 1 s; 1 green, hidden; 2 glow, emissive 0 to 2; 3 moves the node only
+/// (no pointer track: its rest-value filler must not count as animating).
+fn pointer_model() -> (Rig, AnimationLibrary) {
+    use keyframe_gpu::{PointerTarget, PointerType};
+    use std::sync::Arc;
+    let mut b = Rig::builder();
+    b.node(None, NodeTransform::IDENTITY);
+    let rig = b.build().unwrap();
+    let colour = Arc::new(PointerTarget::new(
+        "/materials/0/pbrMetallicRoughness/baseColorFactor",
+        PointerType::Float4,
+        vec![1.0; 4],
+    ));
+    let visible = Arc::new(PointerTarget::new(
+        "/nodes/0/extensions/KHR_node_visibility/visible",
+        PointerType::Bool,
+        vec![1.0],
+    ));
+    let glow = Arc::new(PointerTarget::new(
+        "/materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength",
+        PointerType::Float,
+        vec![1.0],
+    ));
+    let lin = Interpolation::Linear;
+    let clips = vec![
+        Clip::new(
+            "red",
+            vec![
+                Track::for_pointer(
+                    colour.clone(),
+                    lin,
+                    vec![0.0, 1.0],
+                    vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+                ),
+                Track::for_pointer(
+                    visible.clone(),
+                    Interpolation::Step,
+                    vec![0.0, 1.0],
+                    vec![1.0, 0.0],
+                ),
+            ],
+        ),
+        Clip::new(
+            "green",
+            vec![
+                Track::for_pointer(colour, lin, vec![0.0], vec![0.0, 1.0, 0.0, 1.0]),
+                Track::for_pointer(visible, Interpolation::Step, vec![0.0], vec![0.0]),
+            ],
+        ),
+        Clip::new(
+            "glow",
+            vec![Track::for_pointer(
+                glow,
+                lin,
+                vec![0.0, 1.0],
+                vec![0.0, 2.0],
+            )],
+        ),
+        Clip::new(
+            "move",
+            vec![Track::new(
+                0,
+                Property::Translation,
+                lin,
+                vec![0.0, 1.0],
+                vec![0.0; 6],
+            )],
+        ),
+    ];
+    (rig, AnimationLibrary::new(clips).unwrap())
+}
+
+/// Mixes of the pointer model with their properties worked out by hand:
+/// (colour, visible, emissive strength).
+fn pointer_cases() -> Vec<(&'static str, Vec<Action>, [f32; 4], f32, f32)> {
+    let a = Action::new;
+    vec![
+        // Colour: blue (W 0.3), then green at 0.2 / 0.5 = 0.4:
+        // (0, 0.4, 0.6, 1); W = 0.5, mixed with white at 0.5:
+        // (0.5, 0.7, 0.8, 1). Visible: both hidden, but 1 - W = 0.5 >= 0.5
+        // brings back the rest (true). Glow: not animated, rest 1.
+        (
+            "below 1",
+            vec![a(0, 1.0).with_weight(0.3), a(1, 0.0).with_weight(0.2)],
+            [0.5, 0.7, 0.8, 1.0],
+            1.0,
+            1.0,
+        ),
+        // Visible: red at 0 s shows (1); green's factor 1.5 / 2.5 = 0.6
+        // >= 0.5 replaces it (0). Colour: red (1, 0, 0, 1) mixed with green
+        // at 0.6: (0.4, 0.6, 0, 1).
+        (
+            "discrete replaced",
+            vec![a(0, 0.0), a(1, 0.0).with_weight(1.5)],
+            [0.4, 0.6, 0.0, 1.0],
+            0.0,
+            1.0,
+        ),
+        // Green's factor 0.6 / 1.6 = 0.375 < 0.5: red's visible (1) stays.
+        (
+            "discrete kept",
+            vec![a(0, 0.0), a(1, 0.0).with_weight(0.6)],
+            [0.625, 0.375, 0.0, 1.0],
+            1.0,
+            1.0,
+        ),
+        // "move" has no pointer track: red alone at W = 0.25, mixed with
+        // white at 0.75: (0.75, 0.75, 1, 1); visible back to the rest.
+        (
+            "filler does not count",
+            vec![a(3, 0.5), a(0, 1.0).with_weight(0.25)],
+            [0.75, 0.75, 1.0, 1.0],
+            1.0,
+            1.0,
+        ),
+        // Additive glow at 1 s against 0 s, weight 0.5, over the rest 1:
+        // 1 + 0.5 * (2 - 0) = 2.
+        (
+            "additive float",
+            vec![a(2, 1.0).additive(0.0).with_weight(0.5)],
+            [1.0; 4],
+            1.0,
+            2.0,
+        ),
+        // An additive discrete value replaces at w >= 0.5: hidden.
+        (
+            "additive discrete",
+            vec![a(0, 0.0), a(1, 0.0).additive(0.0)],
+            [1.0, 0.0, 0.0, 1.0],
+            0.0,
+            1.0,
+        ),
+    ]
+}
+
+#[test]
+fn pointer_properties_follow_the_rules_by_hand() {
+    let (rig, lib) = pointer_model();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    assert_eq!(tables.property_stride(), 6);
+    let colour = lib
+        .pointer_target("/materials/0/pbrMetallicRoughness/baseColorFactor")
+        .unwrap();
+    let k = lib
+        .pointer_targets()
+        .iter()
+        .position(|p| p.pointer == colour.pointer)
+        .unwrap();
+    // "move" (clip 3) does not animate the colour, whatever its filler.
+    assert_eq!(
+        tables.pointer_channels()[3 * 3 + k],
+        keyframe_gpu::rig::REST
+    );
+    let at = |name: &str| {
+        let k = lib
+            .pointer_targets()
+            .iter()
+            .position(|p| p.pointer.ends_with(name))
+            .unwrap();
+        tables.pointer_targets()[k][3] as usize
+    };
+    for (name, actions, want_colour, want_visible, want_glow) in pointer_cases() {
+        let out = cpu_mix(&tables, &lib, &[], &actions, &[actions.len() as u32]).unwrap();
+        let p = &out.properties;
+        let c = &p[at("baseColorFactor")..at("baseColorFactor") + 4];
+        for (g, w) in c.iter().zip(want_colour) {
+            assert!(
+                (g - w).abs() < 1e-6,
+                "{name}: colour {c:?} vs {want_colour:?}"
+            );
+        }
+        assert_eq!(p[at("visible")], want_visible, "{name}: visible");
+        assert!(
+            (p[at("emissiveStrength")] - want_glow).abs() < 1e-6,
+            "{name}: glow {p:?}"
+        );
+    }
+}
+
+#[test]
+fn gpu_pointer_properties_match_cpu() {
+    let Some(h) = common::gpu("gpu_pointer_properties_match_cpu") else {
+        return;
+    };
+    let (rig, lib) = pointer_model();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let cases = pointer_cases();
+    let desc = MixerDesc {
+        characters: cases.len() as u32,
+        actions_per_character: 2,
+        masks: vec![],
+    };
+    let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
+    assert!(animator.property_buffer().is_some());
+    let actions: Vec<Action> = cases.iter().flat_map(|c| c.1.clone()).collect();
+    let counts: Vec<u32> = cases.iter().map(|c| c.1.len() as u32).collect();
+    animator.set_actions(&h.queue, &actions, &counts).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut enc);
+    h.queue.submit([enc.finish()]);
+    let poses = animator.read_back(&h.device, &h.queue).unwrap();
+    let cpu = cpu_mix(&tables, &lib, &[], &actions, &counts).unwrap();
+    let stride = tables.property_stride() as usize;
+    for (c, (name, ..)) in cases.iter().enumerate() {
+        for p in lib.pointer_targets() {
+            let got = poses.property(c as u32, &p.pointer).unwrap();
+            let k = lib
+                .pointer_targets()
+                .iter()
+                .position(|q| q.pointer == p.pointer)
+                .unwrap();
+            let at = c * stride + tables.pointer_targets()[k][3] as usize;
+            let want = &cpu.properties[at..at + p.width as usize];
+            assert!(
+                max_diff(got, want) <= GPU_TOL,
+                "{name}: {} gpu {got:?} cpu {want:?}",
+                p.pointer
+            );
+        }
+    }
+    assert!(poses.property(0, "/nope").is_none());
+}

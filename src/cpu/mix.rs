@@ -6,7 +6,8 @@
 //! One function per WGSL function, same names, the same `f32` operations in
 //! the same order, reading the same flat tables ([`SkinTables`] and
 //! [`MixTables`], the twin of the mix pass's bindings) and the sampler's
-//! output. [`mix_resolved`] runs the mixer's whole chain (mix passes, then
+//! output. Pointer targets (`KHR_animation_pointer`) are blended by
+//! [`write_mixed_property`] into each character's block of properties. [`mix_resolved`] runs the mixer's whole chain (mix passes, then
 //! the staged hierarchy pass) for every character; [`mix`] also samples.
 //!
 //! # Panics
@@ -25,6 +26,7 @@ use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
 use crate::library::AnimationLibrary;
 use crate::mix::{Action, Mask, Packer};
 use crate::rig::SkinTables;
+use crate::track::ValueKind;
 
 /// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
 #[derive(Debug, Clone, Copy)]
@@ -366,6 +368,139 @@ pub fn write_mixed_morph_weights(
     }
 }
 
+/// Writes pointer target `k`'s blended value for character `c` into
+/// `properties` (WGSL `write_mixed_property`): vectors and rotations by
+/// rules 1-4; a discrete value (int, bool) replaced by an action's when its
+/// mix factor is at least 0.5.
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
+)]
+pub fn write_mixed_property(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    c: u32,
+    k: u32,
+    properties: &mut [f32],
+) {
+    let [_slot, width, kind, at] = tables.pointer_targets()[k as usize];
+    let out = (c * tables.property_stride() + at) as usize;
+    let [first, count] = mix.characters[c as usize];
+    let count = count.min(MAX_ACTIONS);
+    let stride = tables.output_stride();
+    let pointer_count = tables.pointer_targets().len() as u32;
+    let rest_of = |i: u32| tables.pointer_rest()[(at + i) as usize];
+    if kind == ValueKind::Rotation as u32 {
+        let mut b = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
+        for j in 0..count {
+            let a = mix.actions[(first + j) as usize];
+            if !(a.weight > 0.0) || a.clip >= tables.clip_count() {
+                continue;
+            }
+            let src = tables.pointer_channels()[(a.clip * pointer_count + k) as usize];
+            if src < 0 {
+                continue;
+            }
+            let v = sample_vec4(samples, (a.row * stride) as usize + src as usize);
+            if a.reference_row == NO_ROW {
+                b = blend_quat(b, v, a.weight);
+            } else {
+                let r = sample_vec4(samples, (a.reference_row * stride) as usize + src as usize);
+                b = add_quat(b, v, r, a.weight);
+            }
+        }
+        let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
+        let q = finish_quat(b, rest);
+        properties[out..out + 4].copy_from_slice(&q.to_array());
+        return;
+    }
+    let discrete = kind == ValueKind::Discrete as u32;
+    for i in 0..width {
+        let mut acc = 0.0f32;
+        let mut total = 0.0f32;
+        let mut add = 0.0f32;
+        let mut added = false;
+        for j in 0..count {
+            let a = mix.actions[(first + j) as usize];
+            let w = a.weight;
+            if !(w > 0.0) || a.clip >= tables.clip_count() {
+                continue;
+            }
+            let src = tables.pointer_channels()[(a.clip * pointer_count + k) as usize];
+            if src < 0 {
+                continue;
+            }
+            let v = samples[(a.row * stride + src as u32 + i) as usize];
+            if a.reference_row == NO_ROW {
+                if total == 0.0 {
+                    acc = v;
+                    total = w;
+                } else {
+                    total += w;
+                    if discrete {
+                        if w / total >= 0.5 {
+                            acc = v;
+                        }
+                    } else {
+                        acc = scalar_mix(acc, v, w / total);
+                    }
+                }
+            } else if discrete {
+                if w >= 0.5 {
+                    add = v;
+                    added = true;
+                }
+            } else {
+                let at_ref = samples[(a.reference_row * stride + src as u32 + i) as usize];
+                add += w * (v - at_ref);
+                added = true;
+            }
+        }
+        let rest = rest_of(i);
+        let mut value = rest;
+        if total > 0.0 {
+            value = acc;
+            if total < 1.0 {
+                if discrete {
+                    if 1.0 - total >= 0.5 {
+                        value = rest;
+                    }
+                } else {
+                    value = scalar_mix(value, rest, 1.0 - total);
+                }
+            }
+        }
+        if added {
+            value = if discrete { add } else { value + add };
+        }
+        properties[out + i as usize] = value;
+    }
+}
+
+/// Invocation `index` of WGSL `mix_props_main`: pointer target `index %
+/// pointer_count` of character `index / pointer_count`.
+pub fn mix_props_main(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    index: u32,
+    properties: &mut [f32],
+) {
+    let targets = tables.pointer_targets().len() as u32;
+    if targets == 0 || index >= mix.characters.len() as u32 * targets {
+        return;
+    }
+    write_mixed_property(
+        tables,
+        mix,
+        samples,
+        index / targets,
+        index % targets,
+        properties,
+    );
+}
+
 /// Invocation `index` of WGSL `mix_main`: node `index % node_count` of
 /// character `index / node_count`, into `locals[index]`.
 pub fn mix_main(
@@ -422,6 +557,10 @@ pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -
     for index in 0..count * tables.mesh_count() {
         mix_morph_main(tables, mix, samples, index, &mut morph_weights);
     }
+    let mut properties = vec![0.0; (count * tables.property_stride()) as usize];
+    for index in 0..count * tables.pointer_targets().len() as u32 {
+        mix_props_main(tables, mix, samples, index, &mut properties);
+    }
     let mut globals = vec![IDENTITY; locals.len()];
     let mut joints = vec![IDENTITY; (count * tables.joint_count()) as usize];
     for c in 0..count {
@@ -432,6 +571,7 @@ pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -
         globals,
         joints,
         morph_weights,
+        properties,
     }
 }
 

@@ -62,6 +62,10 @@ pub struct SkinOutput {
     pub joints: Vec<Mat4>,
     /// Morph weights, `instance * morph_stride + weights_offset + k`.
     pub morph_weights: Vec<f32>,
+    /// The mixer's blended pointer properties, `character *
+    /// property_stride + offset` ([`SkinTables::pointer_targets`]); empty
+    /// without a mixer (the sampler's output holds each instance's).
+    pub properties: Vec<f32>,
 }
 
 /// WGSL `IDENTITY`.
@@ -462,6 +466,7 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
         globals,
         joints: joint_matrices,
         morph_weights,
+        properties: Vec::new(),
     }
 }
 
@@ -497,6 +502,7 @@ pub fn per_instance_resolved(
         globals,
         joints: joint_matrices,
         morph_weights,
+        properties: Vec::new(),
     }
 }
 

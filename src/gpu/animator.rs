@@ -312,6 +312,17 @@ impl Animator {
         self.skinner().map(GpuSkinner::global_buffer)
     }
 
+    /// With a mixer: each character's blended pointer properties
+    /// (`KHR_animation_pointer` targets, `array<f32>`): character `c`'s
+    /// target `k` (in [`AnimationLibrary::pointer_targets`] order) at `c *
+    /// property_stride + pointer_targets[k][3]` of the rig's
+    /// [`SkinTables`]. Without a mixer each instance's values are in the
+    /// sampler's output at the target's slot.
+    #[must_use]
+    pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.skinner().and_then(GpuSkinner::property_buffer)
+    }
+
     /// Morph weights (`array<f32>`), when built with a rig.
     #[must_use]
     pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
@@ -337,19 +348,38 @@ impl Animator {
     /// [`Error::Gpu`](crate::Error::Gpu).
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
         let samples = self.sampler.read_back(device, queue)?;
-        let (joints, globals, morph_weights, locals, tables) = match &self.skin {
+        let (joints, globals, morph_weights, locals, properties, tables) = match &self.skin {
             Some((_, skinner)) => (
                 skinner.read_back_joints(device, queue)?,
                 skinner.read_back_globals(device, queue)?,
                 skinner.read_back_morph_weights(device, queue)?,
                 skinner.read_back_locals(device, queue)?,
+                skinner.read_back_properties(device, queue)?,
                 Some(skinner.tables().clone()),
             ),
-            None => (Vec::new(), Vec::new(), Vec::new(), Vec::new(), None),
+            None => (
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                Vec::new(),
+                None,
+            ),
         };
         Ok(Poses {
             instance_count: self.instance_count(),
+            pointers: if self.mixer.is_some() {
+                self.sampler
+                    .library()
+                    .pointer_targets()
+                    .iter()
+                    .map(|p| p.pointer.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            },
             locals,
+            properties,
             output_stride: self.sampler.library().output_stride(),
             samples,
             joints,
@@ -365,7 +395,9 @@ impl Animator {
 #[derive(Debug, Clone)]
 pub struct Poses {
     instance_count: u32,
+    pointers: Vec<String>,
     locals: Vec<GpuLocalPose>,
+    properties: Vec<f32>,
     output_stride: u32,
     samples: Vec<f32>,
     joints: Vec<f32>,
@@ -403,6 +435,26 @@ impl Poses {
         self.locals
             .get(i as usize * t.node_count() as usize + node as usize)
             .copied()
+    }
+
+    /// With a mixer: character `c`'s blended value of the pointer target
+    /// `pointer` (e.g. `/materials/0/pbrMetallicRoughness/baseColorFactor`);
+    /// `None` without a mixer, out of range, or for a pointer no clip
+    /// animates.
+    #[must_use]
+    pub fn property(&self, c: u32, pointer: &str) -> Option<&[f32]> {
+        let t = self.tables.as_ref()?;
+        if c >= self.instance_count {
+            return None;
+        }
+        let k = self.pointer_index(pointer)?;
+        let [_, width, _, at] = *t.pointer_targets().get(k)?;
+        let start = c as usize * t.property_stride() as usize + at as usize;
+        self.properties.get(start..start + width as usize)
+    }
+
+    fn pointer_index(&self, pointer: &str) -> Option<usize> {
+        self.pointers.iter().position(|p| p == pointer)
     }
 
     /// Row `i`'s block of sampled values (`output_stride` floats, layout

@@ -134,6 +134,9 @@ pub struct SkinTables {
     morph_stride: u32,
     output_stride: u32,
     clip_count: u32,
+    pointer_channels: Vec<i32>,
+    pointer_targets: Vec<[u32; 4]>,
+    pointer_rest: Vec<f32>,
 }
 
 fn offset_i32(offset: u32) -> Result<i32> {
@@ -301,6 +304,7 @@ impl SkinTables {
             }
         }
         u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
+        let (pointer_channels, pointer_targets, pointer_rest) = pointer_tables(library)?;
         // Each mesh's node for the mixer's masks: the lowest index using it.
         for (n, node) in rig.nodes.iter().enumerate().rev() {
             if let Some(mesh) = node.mesh.and_then(|m| meshes.get_mut(m as usize)) {
@@ -320,7 +324,43 @@ impl SkinTables {
             morph_stride,
             output_stride: library.output_stride(),
             clip_count: u32::try_from(clip_count).map_err(|_| too_big("clip table", clip_count))?,
+            pointer_channels,
+            pointer_targets,
+            pointer_rest,
         })
+    }
+
+    /// For the mixer, per (clip, pointer target) (`clip * pointer_count +
+    /// target`, targets in [`AnimationLibrary::pointer_targets`] order):
+    /// the offset of the target's slot in the clip's output block when the
+    /// clip has a track for it, [`REST`] when it has not (the library's
+    /// rest-value filler does not count: a mix treats the clip as not
+    /// animating the target).
+    #[must_use]
+    pub fn pointer_channels(&self) -> &[i32] {
+        &self.pointer_channels
+    }
+
+    /// Per pointer target: its slot offset in an instance's output block,
+    /// its width, its [`ValueKind`](crate::ValueKind) and the offset of
+    /// its values in a character's block of blended properties (and in
+    /// [`pointer_rest`](Self::pointer_rest)).
+    #[must_use]
+    pub fn pointer_targets(&self) -> &[[u32; 4]] {
+        &self.pointer_targets
+    }
+
+    /// Every pointer target's rest value, laid out as a character's block
+    /// of blended properties.
+    #[must_use]
+    pub fn pointer_rest(&self) -> &[f32] {
+        &self.pointer_rest
+    }
+
+    /// Floats of blended pointer properties per character.
+    #[must_use]
+    pub fn property_stride(&self) -> u32 {
+        self.pointer_rest.len() as u32
     }
 
     /// The node table, in rig (glTF) index order.
@@ -435,6 +475,10 @@ impl SkinTables {
                     .flatten()
                     .map_or(-1, |m| m as i32)
             }),
+            pointer_count: self.pointer_targets.len() as u32,
+            property_stride: self.property_stride(),
+            _pad0: 0,
+            _pad1: 0,
         }
     }
 
@@ -462,4 +506,34 @@ impl SkinTables {
         }
         out
     }
+}
+
+/// The mixer's pointer tables of `library`: per (clip, target) the slot
+/// offset where the clip really animates the target, else [`REST`]; per
+/// target (slot offset, width, kind, offset in a character's property
+/// block); and the rest values in that block's layout.
+#[allow(
+    clippy::type_complexity,
+    reason = "three tables built together, named at the call"
+)]
+fn pointer_tables(library: &AnimationLibrary) -> Result<(Vec<i32>, Vec<[u32; 4]>, Vec<f32>)> {
+    let targets = library.pointer_targets();
+    let mut table = Vec::with_capacity(targets.len());
+    let mut rest = Vec::new();
+    for t in targets {
+        let start = rest.len();
+        table.push([t.offset, t.width, t.kind as u32, start as u32]);
+        rest.extend(t.rest.iter().copied().take(t.width as usize));
+        rest.resize(start + t.width as usize, 0.0);
+    }
+    let mut channels = vec![REST; library.clips().len() * targets.len()];
+    for (c, clip) in library.clips().iter().enumerate() {
+        for track in &clip.tracks {
+            let Some(p) = &track.pointer else { continue };
+            if let Some(k) = targets.iter().position(|t| t.pointer == p.pointer) {
+                channels[c * targets.len() + k] = offset_i32(targets[k].offset)?;
+            }
+        }
+    }
+    Ok((channels, table, rest))
 }

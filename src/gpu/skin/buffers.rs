@@ -75,6 +75,7 @@ pub(super) fn lanes_per_instance(tables: &SkinTables, lanes: Lanes) -> u32 {
         Lanes::Mesh => 0,
         Lanes::One => u32::from(tables.node_count() > 0),
         Lanes::Workgroup => u32::from(tables.node_count() > 0) * SKIN_WORKGROUP_SIZE,
+        Lanes::Pointer => tables.pointer_targets().len() as u32,
     }
 }
 
@@ -144,6 +145,7 @@ pub(super) fn check_limits(
             Lanes::Node => "dispatch (instances x nodes)",
             Lanes::Mesh => "dispatch (instances x meshes)",
             Lanes::One | Lanes::Workgroup => "dispatch (instances)",
+            Lanes::Pointer => "dispatch (characters x pointer targets)",
         };
         let needed = u64::from(capacity) * u64::from(lanes_per_instance(tables, pass.lanes));
         if needed > max_inv.min(u64::from(u32::MAX)) {
@@ -189,6 +191,11 @@ pub(super) struct MixBuffers {
     pub actions: wgpu::Buffer,
     pub characters: wgpu::Buffer,
     masks: wgpu::Buffer,
+    pointer_channels: wgpu::Buffer,
+    pointer_targets: wgpu::Buffer,
+    pointer_rest: wgpu::Buffer,
+    /// The blended pointer properties (output).
+    pub properties: wgpu::Buffer,
 }
 
 impl Buffers {
@@ -293,6 +300,26 @@ impl Buffers {
                             bytemuck::cast_slice(spec.masks),
                             4,
                         )?,
+                        pointer_channels: init(
+                            "keyframe-gpu.mix.pointer_channels",
+                            bytemuck::cast_slice(tables.pointer_channels()),
+                            4,
+                        )?,
+                        pointer_targets: init(
+                            "keyframe-gpu.mix.pointer_targets",
+                            bytemuck::cast_slice(tables.pointer_targets()),
+                            16,
+                        )?,
+                        pointer_rest: init(
+                            "keyframe-gpu.mix.pointer_rest",
+                            bytemuck::cast_slice(tables.pointer_rest()),
+                            4,
+                        )?,
+                        properties: empty(
+                            "keyframe-gpu.mix.properties",
+                            (u64::from(capacity) * u64::from(tables.property_stride()) * 4).max(4),
+                            out_usage,
+                        ),
                     })
                 }
             },
@@ -333,6 +360,10 @@ impl Buffers {
             all.push((18, mix.actions.as_entire_binding()));
             all.push((19, mix.characters.as_entire_binding()));
             all.push((20, mix.masks.as_entire_binding()));
+            all.push((21, mix.pointer_channels.as_entire_binding()));
+            all.push((22, mix.pointer_targets.as_entire_binding()));
+            all.push((23, mix.pointer_rest.as_entire_binding()));
+            all.push((24, mix.properties.as_entire_binding()));
         }
         all
     }

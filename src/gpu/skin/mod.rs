@@ -450,6 +450,38 @@ impl GpuSkinner {
         self.pass_list
     }
 
+    /// With a mixer: the blended pointer properties (`array<f32>`),
+    /// character `c`'s target `k` at `c * property_stride +
+    /// pointer_targets[k][3]` ([`SkinTables::pointer_targets`]); `None`
+    /// without a mixer (each instance's values are in the sampler's
+    /// output, at the target's slot).
+    #[must_use]
+    pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.buffers.mix.as_ref().map(|m| &m.properties)
+    }
+
+    /// Optional readback of the blended pointer properties of the current
+    /// characters (`instance_count * property_stride` floats); empty
+    /// without a mixer.
+    ///
+    /// # Errors
+    /// [`Error::Readback`] or [`Error::Gpu`].
+    pub fn read_back_properties(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        match &self.buffers.mix {
+            Some(m) => self.read(
+                device,
+                queue,
+                &m.properties,
+                u64::from(self.tables.property_stride()) * 4,
+            ),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Whether the pose stage is the mixer's.
     #[must_use]
     pub fn has_mixer(&self) -> bool {

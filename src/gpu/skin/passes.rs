@@ -55,6 +55,8 @@ pub enum Lanes {
     One,
     /// One workgroup ([`super::SKIN_WORKGROUP_SIZE`] invocations).
     Workgroup,
+    /// One per pointer target of the library.
+    Pointer,
 }
 
 /// One compute pass: its entry point, its module, the bindings it uses
@@ -131,12 +133,21 @@ pub const MIX_MORPH_PASS: Pass = Pass {
     lanes: Lanes::Mesh,
 };
 
-/// The passes of a skinner with a mixer, in order: the mixer's pose and
-/// morph passes, then the staged hierarchy pass on the blended locals.
-pub const MIXED_PASSES: [Pass; 3] = [MIX_PASS, MIX_MORPH_PASS, HIERARCHY_PASS];
+/// The mixer's pointer properties (`mix_props_main`).
+pub const MIX_PROPS_PASS: Pass = Pass {
+    entry: "mix_props_main",
+    module: RigModule::Mix,
+    bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
+    lanes: Lanes::Pointer,
+};
+
+/// The passes of a skinner with a mixer, in order: the mixer's pose,
+/// morph and pointer-property passes, then the staged hierarchy pass on
+/// the blended locals.
+pub const MIXED_PASSES: [Pass; 4] = [MIX_PASS, MIX_MORPH_PASS, MIX_PROPS_PASS, HIERARCHY_PASS];
 
 /// Every pass of every strategy, and the mixer's.
-pub const PASSES: [Pass; 7] = [
+pub const PASSES: [Pass; 8] = [
     POSE_PASS,
     MORPH_PASS,
     HIERARCHY_PASS,
@@ -144,6 +155,7 @@ pub const PASSES: [Pass; 7] = [
     SKIN_NODES_PASS,
     MIX_PASS,
     MIX_MORPH_PASS,
+    MIX_PROPS_PASS,
 ];
 
 impl SkinStrategy {
