@@ -1145,7 +1145,10 @@ fn pointer_model() -> (Rig, AnimationLibrary) {
 
 /// Mixes of the pointer model with their properties worked out by hand:
 /// (colour, visible, emissive strength).
-fn pointer_cases() -> Vec<(&'static str, Vec<Action>, [f32; 4], f32, f32)> {
+/// A named mix and its expected (colour, visible, emissive strength).
+type PointerCase = (&'static str, Vec<Action>, [f32; 4], f32, f32);
+
+fn pointer_cases() -> Vec<PointerCase> {
     let a = Action::new;
     vec![
         // Colour: blue (W 0.3), then green at 0.2 / 0.5 = 0.4:
