@@ -230,7 +230,10 @@ enum Route {
 }
 
 /// The tube, 2 instances (at 0 s and 2 s past the clock), from `--time
-/// 2.5`: `--frames N` shows clock time 2.5 + (N - 1) / 30 s.
+/// 2.5`: `--frames N` shows clock time 2.5 + (N - 1) / 30 s. The viewer
+/// spreads the instances' times over the first clip's duration; the tube's
+/// clips all last 4 s, so a run that starts on another clip gives them the
+/// same times and its frames compare pixel for pixel.
 const FADE_FROM: &str = "2.5";
 
 /// `viewer` by `route` writing frame `frames` to `dir/name.png` with
