@@ -2,9 +2,11 @@
 //! `xvfb-run`, on whatever adapter the window gets) with `--screenshot`,
 //! the PNG shows the model and two screenshots at different times differ
 //! where it moves; without a display it renders offscreen with
-//! `--screenshot` and refuses in one line without; broken input, a model
-//! with nothing animated and a missing adapter end in one line on stderr
-//! and exit code 2.
+//! `--screenshot` and refuses in one line without; a clip change
+//! (`--switch-at`, as keys 1-9) is a crossfade, mid-way unlike either clip
+//! and at its end the new clip exactly, in both paths; broken input, a
+//! model with nothing animated and a missing adapter end in one line on
+//! stderr and exit code 2.
 //!
 //! The window test needs `xvfb-run` (Debian's `xvfb`): without it, it prints
 //! a SKIP line, unless `KEYFRAME_GPU_REQUIRE_ADAPTER=1` (as in CI), where it
@@ -111,16 +113,42 @@ fn check_moved(a: &Path, b: &Path) {
     );
 }
 
+/// Pixels that differ between two screenshots of the same size.
+fn differing(a: &Path, b: &Path) -> usize {
+    let (pa, wa, ha) = read_png(a);
+    let (pb, wb, hb) = read_png(b);
+    assert_eq!((wa, ha), (wb, hb), "{} and {}", a.display(), b.display());
+    pa.iter().zip(&pb).filter(|(x, y)| x != y).count()
+}
+
+/// True if `xvfb-run` exists; else a SKIP line for `test` (a failure with
+/// KEYFRAME_GPU_REQUIRE_ADAPTER=1).
+fn has_xvfb(test: &str) -> bool {
+    if Command::new("xvfb-run").arg("--help").output().is_ok() {
+        return true;
+    }
+    assert!(
+        !require_adapter(),
+        "{test}: KEYFRAME_GPU_REQUIRE_ADAPTER=1 but xvfb-run is not installed"
+    );
+    println!("SKIP {test}: xvfb-run is not installed (Debian: apt-get install xvfb)");
+    false
+}
+
+/// `viewer ARGS` in an X window under `xvfb-run`.
+fn run_in_window(args: &[&str]) -> Output {
+    Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 640x480x24"])
+        .arg(viewer())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn in_a_real_window_the_screenshot_shows_the_model_moving() {
     let test = "viewer in an X window";
-    let has_xvfb = Command::new("xvfb-run").arg("--help").output().is_ok();
-    if !has_xvfb {
-        assert!(
-            !require_adapter(),
-            "{test}: KEYFRAME_GPU_REQUIRE_ADAPTER=1 but xvfb-run is not installed"
-        );
-        println!("SKIP {test}: xvfb-run is not installed (Debian: apt-get install xvfb)");
+    if !has_xvfb(test) {
         return;
     }
     let dir = temp_dir("viewer_window");
@@ -128,14 +156,16 @@ fn in_a_real_window_the_screenshot_shows_the_model_moving() {
         .iter()
         .map(|time| {
             let path = dir.join(format!("t{time}.png"));
-            let out = Command::new("xvfb-run")
-                .args(["-a", "-s", "-screen 0 640x480x24"])
-                .arg(viewer())
-                .args(["--screenshot"])
-                .arg(&path)
-                .args(["--frames", "3", "--size", SIZE, "--time", time])
-                .output()
-                .unwrap();
+            let out = run_in_window(&[
+                "--screenshot",
+                path.to_str().unwrap(),
+                "--frames",
+                "3",
+                "--size",
+                SIZE,
+                "--time",
+                time,
+            ]);
             let (so, se) = (stdout(&out), stderr(&out));
             assert!(
                 out.status.success(),
@@ -192,6 +222,180 @@ fn without_a_display_screenshot_renders_offscreen() {
     check_moved(&a, &b);
 }
 
+/// Where the crossfade tests render: in an X window or offscreen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Route {
+    Window,
+    Offscreen,
+}
+
+/// The tube, 2 instances (at 0 s and 2 s past the clock), from `--time
+/// 2.5`: `--frames N` shows clock time 2.5 + (N - 1) / 30 s. The viewer
+/// spreads the instances' times over the first clip's duration; the tube's
+/// clips all last 4 s, so a run that starts on another clip gives them the
+/// same times and its frames compare pixel for pixel.
+const FADE_FROM: &str = "2.5";
+
+/// `viewer` by `route` writing frame `frames` to `dir/name.png` with
+/// `extra` arguments; the PNG and the title line (stdout's, as the window
+/// would show it), or `None` after a SKIP line when there is no adapter.
+fn fade_shot(
+    route: Route,
+    dir: &Path,
+    name: &str,
+    frames: u32,
+    extra: &[&str],
+) -> Option<(PathBuf, String)> {
+    let test = format!("viewer crossfade ({route:?}) {name}");
+    let png = dir.join(format!("{name}.png"));
+    let frames = frames.to_string();
+    let mut args = vec![
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--frames",
+        &frames,
+        "--size",
+        SIZE,
+        "--time",
+        FADE_FROM,
+        "--instances",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let out = match route {
+        Route::Window => run_in_window(&args),
+        Route::Offscreen => run_headless(&args),
+    };
+    if !gpu_ran(&test, &out) {
+        return None;
+    }
+    let so = stdout(&out);
+    assert!(out.status.success(), "{test}: {so}\n{}", stderr(&out));
+    let from_window = so.contains("of the window");
+    assert_eq!(from_window, route == Route::Window, "{test}: {so}");
+    let title = so
+        .lines()
+        .find(|l| l.starts_with("keyframe-gpu viewer |"))
+        .unwrap_or_else(|| panic!("{test}: no title line in {so}"))
+        .to_string();
+    Some((png, title))
+}
+
+/// Clip 0 ("bend", key 1) fades to clip 1 ("curl", key 2) from 2.6 s to
+/// 2.9 s (`--switch-at 2.6:1`). Frame 8
+/// (2.733 s, the new clip's weight 0.44) differs from both clips alone at
+/// that time in at least 0.2% of the pixels and its title says
+/// `"bend" -> "curl"`; frame 14 (2.933 s, the fade over) equals "curl"
+/// alone pixel for pixel: after the fade each instance plays one action of
+/// weight 1, the same action table as a run that never switched, so the
+/// GPU computes the same thing (no tolerance is needed, and none is given).
+fn check_crossfade(route: Route, dir: &Path) {
+    let shot = |name: &str, frames, extra: &[&str]| fade_shot(route, dir, name, frames, extra);
+    let Some((old_mid, _)) = shot("old_mid", 8, &["--animation", "0"]) else {
+        return;
+    };
+    let (new_mid, _) = shot("new_mid", 8, &["--animation", "1"]).unwrap();
+    let (fade_mid, title) = shot("fade_mid", 8, &["--switch-at", "2.6:1"]).unwrap();
+    let (new_end, _) = shot("new_end", 14, &["--animation", "1"]).unwrap();
+    let (fade_end, end_title) = shot("fade_end", 14, &["--switch-at", "2.6:1"]).unwrap();
+    check_shows_model(&fade_mid);
+    assert!(
+        title.contains("clip 1/3 \"bend\" -> 2/3 \"curl\" |"),
+        "{route:?}: {title}"
+    );
+    assert!(
+        end_title.contains("clip 2/3 \"curl\" |"),
+        "{route:?}: {end_title}"
+    );
+    let total = SIZE
+        .split('x')
+        .map(|v| v.parse::<usize>().unwrap())
+        .product::<usize>();
+    for (other, clip) in [(&old_mid, "bend"), (&new_mid, "curl")] {
+        let n = differing(&fade_mid, other);
+        println!("{route:?}: mid-fade, {n} of {total} pixels differ from {clip} alone");
+        assert!(
+            n * 500 >= total,
+            "{route:?}: mid-fade, only {n} of {total} pixels differ from {clip} alone"
+        );
+    }
+    let n = differing(&fade_end, &new_end);
+    assert_eq!(
+        n, 0,
+        "{route:?}: after the fade, {n} pixels differ from curl alone"
+    );
+}
+
+#[test]
+fn a_clip_change_crossfades_offscreen() {
+    check_crossfade(Route::Offscreen, &temp_dir("viewer_fade_offscreen"));
+}
+
+#[test]
+fn a_clip_change_crossfades_in_a_real_window() {
+    if has_xvfb("viewer crossfade in an X window") {
+        check_crossfade(Route::Window, &temp_dir("viewer_fade_window"));
+    }
+}
+
+/// A change during a fade fades from the clip that weighs more at that
+/// moment, and the other clip goes (two actions per instance): "bend" ->
+/// "curl" from 2.6 s, then at 2.7 s ("curl" at 0.33) a change to "wiggle"
+/// fades from "bend", at 2.78 s ("curl" at 0.6) from "curl"; a change back
+/// to "bend" at 2.65 s drops the fade ("bend" alone); and a fade that
+/// replaced another ends on its new clip exactly.
+#[test]
+fn a_change_during_a_fade_starts_from_the_dominant_clip() {
+    let dir = temp_dir("viewer_fade_interrupted");
+    let shot =
+        |name: &str, frames, extra: &[&str]| fade_shot(Route::Offscreen, &dir, name, frames, extra);
+    let Some((_, title)) = shot(
+        "to_wiggle_early",
+        8,
+        &["--switch-at", "2.6:1", "--switch-at", "2.7:2"],
+    ) else {
+        return;
+    };
+    assert!(
+        title.contains("clip 1/3 \"bend\" -> 3/3 \"wiggle\" |"),
+        "{title}"
+    );
+    let (_, title) = shot(
+        "to_wiggle_late",
+        10,
+        &["--switch-at", "2.6:1", "--switch-at", "2.78:2"],
+    )
+    .unwrap();
+    assert!(
+        title.contains("clip 2/3 \"curl\" -> 3/3 \"wiggle\" |"),
+        "{title}"
+    );
+    // Given in reverse: the changes run in time order.
+    let (back, title) = shot(
+        "back",
+        8,
+        &["--switch-at", "2.65:0", "--switch-at", "2.6:1"],
+    )
+    .unwrap();
+    assert!(title.contains("clip 1/3 \"bend\" |"), "{title}");
+    let (bend, _) = shot("bend", 8, &[]).unwrap();
+    assert_eq!(differing(&back, &bend), 0, "back to bend: not bend alone");
+    // bend -> wiggle from 2.62 s ends at 2.92 s, before frame 14 (2.933 s).
+    let (ended, title) = shot(
+        "ended",
+        14,
+        &["--switch-at", "2.6:1", "--switch-at", "2.62:2"],
+    )
+    .unwrap();
+    assert!(title.contains("clip 3/3 \"wiggle\" |"), "{title}");
+    let (wiggle, _) = shot("wiggle", 14, &["--animation", "2"]).unwrap();
+    assert_eq!(
+        differing(&ended, &wiggle),
+        0,
+        "after the second fade: not wiggle alone"
+    );
+}
+
 #[test]
 fn without_a_display_and_without_screenshot_one_line_and_exit_2() {
     let out = run_headless(&[]);
@@ -223,6 +427,9 @@ fn broken_file_nothing_animated_and_no_adapter_are_one_line_and_exit_2() {
             "absent.glb",
         ),
         (vec!["--instances", "0"], None, "--instances"),
+        (vec!["--switch-at", "1:7"], None, "--switch-at: clip 7"),
+        (vec!["--switch-at", "1.5"], None, "--switch-at"),
+        (vec!["--switch-at", "inf:1"], None, "--switch-at"),
         // No Metal on these machines: no adapter at all.
         (
             vec!["--screenshot", shot, "--frames", "1"],

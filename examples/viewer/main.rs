@@ -15,10 +15,12 @@
 //! skinned, every node with a mesh, each moved by its node's animation;
 //! morph targets apply. Instances stand on a grid, each at its own time.
 //!
-//! Keys: 1-9 clip, space pause, + and - speed, R random times, Esc quit.
-//! Mouse: drag to turn the camera, wheel to zoom. The title shows the clip,
-//! the instance count, the frame time and the GPU time of the animation
-//! passes (timestamp queries; "n/a" where the adapter has none).
+//! Keys: 1-9 crossfade to clip k over 0.3 s (the mixer: `player.rs`),
+//! space pause, + and - speed, R random times, Esc quit. Mouse: drag to
+//! turn the camera, wheel to zoom. The title shows the clip ("A -> B"
+//! during a fade), the instance count, the frame time and the GPU time of
+//! the animation passes (timestamp queries; "n/a" where the adapter has
+//! none).
 //!
 //! `--screenshot PATH --frames N` renders N frames, writes the last to PATH
 //! as PNG and exits; its clock steps 1/30 s per frame from `--time`, so
@@ -26,6 +28,9 @@
 //! With a display the frames are the window's own (the surface texture is
 //! copied); without one (no `DISPLAY`) they are rendered offscreen, the same
 //! way, into a texture of `--size`, and the last line says so.
+//! `--switch-at SECONDS:CLIP` (repeatable) changes clip at a playback time
+//! as a key would, so a screenshot can show a crossfade, reproducibly: the
+//! fade starts at SECONDS itself, not at the first frame after it.
 //!
 //! Exit codes: 0 success, 2 any error (one line on stderr): a file that
 //! fails to import, a model with nothing animated, no adapter, no display
@@ -78,6 +83,10 @@ struct Cli {
     /// Use only a CPU fallback adapter (default: a hardware GPU if any).
     #[arg(long)]
     fallback: bool,
+    /// Crossfade to clip CLIP (0-based, as --animation) at playback time
+    /// SECONDS, as keys 1-9 do; may be repeated.
+    #[arg(long, value_name = "SECONDS:CLIP", value_parser = parse_switch)]
+    switch_at: Vec<(f64, u32)>,
 }
 
 /// What the window, the offscreen path and the player need of the command line.
@@ -97,6 +106,8 @@ pub struct Options {
     pub size: (u32, u32),
     /// CPU fallback adapter only.
     pub fallback: bool,
+    /// Clip changes (playback time, clip), as `--switch-at` gave them.
+    pub switches: Vec<(f64, u32)>,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -111,6 +122,19 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
             .ok_or_else(|| format!("{s}: each side must be 1 to 8192 pixels"))
     };
     Ok((parse(w)?, parse(h)?))
+}
+
+fn parse_switch(s: &str) -> Result<(f64, u32), String> {
+    let usage = || format!("{s}: expected SECONDS:CLIP, e.g. 1.5:2");
+    let (t, c) = s.split_once(':').ok_or_else(usage)?;
+    let t = t
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite())
+        .ok_or_else(usage)?;
+    let c = c.trim().parse::<u32>().map_err(|_| usage())?;
+    Ok((t, c))
 }
 
 /// The scene to show: the file's, or the tube.
@@ -138,6 +162,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         return Err("--time must be a finite number of seconds".into());
     }
     let scene = load(cli)?;
+    let clip_count = scene.library.clips().len();
+    if let Some((_, clip)) = cli.switch_at.iter().find(|s| s.1 as usize >= clip_count) {
+        return Err(format!(
+            "--switch-at: clip {clip} does not exist ({clip_count} animations)"
+        ));
+    }
     let options = Options {
         instances: cli.instances,
         time: cli.time,
@@ -146,6 +176,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         frames: cli.frames,
         size: cli.size,
         fallback: cli.fallback,
+        switches: cli.switch_at.clone(),
     };
     match winit::event_loop::EventLoop::new() {
         Ok(event_loop) => window::run(event_loop, scene, &options),

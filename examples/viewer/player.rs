@@ -1,18 +1,30 @@
 //! What the viewer does each frame, without a window: the clock, the
-//! instance table, the animation passes (one [`Animator`] for every
-//! instance, timed with timestamp queries where the device has them) and
-//! the instanced draw. The window ([`crate::window`]) and the offscreen
+//! action table, the animation passes (one [`Animator`] with a mixer for
+//! every instance, timed with timestamp queries where the device has them)
+//! and the instanced draw. The window ([`crate::window`]) and the offscreen
 //! path ([`crate::offscreen`]) drive it the same way:
 //!
 //! ```text
-//! record(encoder, colour view)   // instance table, compute passes, render pass
+//! record(encoder, colour view)   // action table, compute passes, render pass
 //! queue.submit(encoder)
 //! after_submit(device)           // timestamps on their way back
 //! advance(seconds)               // the clock
 //! ```
+//!
+//! A clip change (keys 1-9, `--switch-at`) is a crossfade of
+//! [`FADE_SECONDS`] of playback time: each instance is a mixer character
+//! playing the old clip at weight `1 - f` and the new one at weight `f`,
+//! both at the instance's own time, `f` going from 0 to 1; outside a fade
+//! it plays its one clip at weight 1. A change during a fade starts a new
+//! fade from the clip that weighs more at that moment (the new one from
+//! `f = 0.5` on) and drops the other at once: the mixer holds two actions
+//! per character, and the dominant clip is the one the eye follows, so the
+//! jump is at most half a weight. Pressing the key of the clip fading in
+//! changes nothing; pressing the key of the dominant clip fading out
+//! drops the fade and plays that clip alone.
 
 use glam::Vec3;
-use keyframe_gpu::{Animator, Instance, WrapMode};
+use keyframe_gpu::{Action, Animator, Instance, MixerDesc, WrapMode};
 
 use crate::camera::Orbit;
 use crate::render::{self, Grid, MeshRenderer, Pose, Scene, DEPTH_FORMAT};
@@ -23,6 +35,11 @@ use crate::Options;
 const BOUNDS_SAMPLES: u32 = 9;
 /// Speed factor of one `+` or `-`.
 const SPEED_STEP: f64 = 1.25;
+/// Playback seconds a clip change takes to fade from the old clip to the
+/// new one.
+pub const FADE_SECONDS: f64 = 0.3;
+/// Actions per character: the clip fading out and the one fading in.
+const ACTIONS_PER_INSTANCE: u32 = 2;
 
 /// An adapter (compatible with `surface` when there is one, only a CPU
 /// fallback adapter with `fallback`) and a device with the limits the crate
@@ -62,12 +79,21 @@ pub struct Player {
     /// The camera (the window turns and zooms it).
     pub camera: Orbit,
     grid: Grid,
-    /// The clip every instance plays.
+    /// The clip every instance plays (during a fade, the one fading in).
     clip: u32,
+    /// The fade in progress, if any.
+    fade: Option<Fade>,
+    /// Clip changes due at given playback times (`--switch-at`), in time
+    /// order; `switches[next_switch..]` are still to come.
+    switches: Vec<(f64, u32)>,
+    next_switch: usize,
     /// Instance `i` plays at `time + phases[i]`.
     phases: Vec<f64>,
-    /// This frame's instance table (rewritten in place).
-    instances: Vec<Instance>,
+    /// This frame's action table and actions per instance, refilled in
+    /// place within the capacity allocated up front (no allocation per
+    /// frame).
+    actions: Vec<Action>,
+    counts: Vec<u32>,
     time: f64,
     speed: f64,
     paused: bool,
@@ -75,10 +101,27 @@ pub struct Player {
     rng: u64,
 }
 
+/// A clip change in progress: `from` fades out while the player's clip
+/// fades in, from playback time `start` to `start + FADE_SECONDS`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Fade {
+    from: u32,
+    start: f64,
+}
+
+impl Fade {
+    /// The new clip's weight at playback time `time`: 0 at the start, 1
+    /// from `FADE_SECONDS` later on.
+    fn weight(self, time: f64) -> f64 {
+        ((time - self.start) / FADE_SECONDS).clamp(0.0, 1.0)
+    }
+}
+
 impl Player {
-    /// Uploads the scene, builds the animator for `options.instances`
-    /// instances and the pipeline for `color_format`, and frames the
-    /// camera on the instance grid for a view of `aspect`.
+    /// Uploads the scene, builds the animator (a mixer of
+    /// `options.instances` characters of two actions each, no masks) and
+    /// the pipeline for `color_format`, and frames the camera on the
+    /// instance grid for a view of `aspect`.
     pub fn new(
         adapter: &wgpu::Adapter,
         device: &wgpu::Device,
@@ -89,7 +132,12 @@ impl Player {
         aspect: f32,
     ) -> Result<Player, String> {
         let n = options.instances.max(1);
-        let animator = Animator::with_rig(device, queue, &scene.library, &scene.rig, n)
+        let desc = MixerDesc {
+            characters: n,
+            actions_per_character: ACTIONS_PER_INSTANCE,
+            masks: Vec::new(),
+        };
+        let animator = Animator::with_mixer(device, queue, &scene.library, &scene.rig, &desc)
             .map_err(|e| e.to_string())?;
         let renderer = MeshRenderer::new(
             device,
@@ -106,8 +154,14 @@ impl Player {
         let grid = Grid::for_instances(n, [extent.x + gap, extent.z + gap]);
         let camera = Orbit::framing(lo - grid.half_extent(), hi + grid.half_extent(), aspect);
         let duration = f64::from(scene.library.clips()[scene.clip as usize].duration());
-        let mut player = Player {
+        let mut switches = options.switches.clone();
+        // Stable: changes due at the same time keep their order.
+        switches.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(Player {
             clip: scene.clip,
+            fade: None,
+            switches,
+            next_switch: 0,
             scene,
             animator,
             renderer,
@@ -117,23 +171,51 @@ impl Player {
             phases: (0..n)
                 .map(|i| duration * f64::from(i) / f64::from(n))
                 .collect(),
-            instances: vec![Instance::new(0, 0.0); n as usize],
+            actions: Vec::with_capacity((n * ACTIONS_PER_INSTANCE) as usize),
+            counts: Vec::with_capacity(n as usize),
             time: options.time,
             speed: 1.0,
             paused: false,
             depth: None,
             rng: 0x9e37_79b9_7f4a_7c15,
-        };
-        player.switch_clip(player.clip);
-        Ok(player)
+        })
     }
 
-    /// Switches every instance to clip `clip` (0-based); clips that do not
-    /// exist are ignored. Each instance keeps its time. A cut for now; a
-    /// crossfade goes here when the crate has a mixer.
+    /// Fades every instance over to clip `clip` (0-based) in
+    /// [`FADE_SECONDS`] of playback time from now; clips that do not exist
+    /// are ignored. Each instance keeps its time. During a fade, see the
+    /// module's documentation.
     pub fn switch_clip(&mut self, clip: u32) {
-        if (clip as usize) < self.scene.library.clips().len() {
-            self.clip = clip;
+        self.fade_to(clip, self.time);
+    }
+
+    /// Starts a fade to `clip` at playback time `at` (now, or a
+    /// `--switch-at` time that the clock has reached).
+    fn fade_to(&mut self, clip: u32, at: f64) {
+        if clip as usize >= self.scene.library.clips().len() || clip == self.clip {
+            return;
+        }
+        // The clip that weighs more at `at` (the new one from 0.5 on).
+        let from = match self.fade {
+            Some(fade) if fade.weight(at) < 0.5 => fade.from,
+            _ => self.clip,
+        };
+        self.fade = (from != clip).then_some(Fade { from, start: at });
+        self.clip = clip;
+    }
+
+    /// Starts the `--switch-at` changes that the clock has reached, each
+    /// at its own time, and ends a fade that is over.
+    fn update_fade(&mut self) {
+        while let Some(&(at, clip)) = self.switches.get(self.next_switch) {
+            if at > self.time {
+                break;
+            }
+            self.next_switch += 1;
+            self.fade_to(clip, at);
+        }
+        if self.fade.is_some_and(|f| f.weight(self.time) >= 1.0) {
+            self.fade = None;
         }
     }
 
@@ -185,18 +267,34 @@ impl Player {
         Ok(())
     }
 
-    /// The instance table and the animation passes (sampling, pose, skin)
-    /// in one compute pass, between timestamps when they are measured.
+    /// The action table and the animation passes (sampling, mix, pose,
+    /// skin) in one compute pass, between timestamps when they are
+    /// measured.
     pub fn record_animation(
         &mut self,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(), String> {
-        for (inst, phase) in self.instances.iter_mut().zip(&self.phases) {
-            *inst = Instance::new(self.clip, self.time + phase).with_wrap(WrapMode::Repeat);
+        self.update_fade();
+        self.actions.clear();
+        self.counts.clear();
+        let fade = self.fade.map(|f| (f.from, f.weight(self.time) as f32));
+        for phase in &self.phases {
+            let action = |clip| Action::new(clip, self.time + phase).with_wrap(WrapMode::Repeat);
+            match fade {
+                Some((from, f)) => {
+                    self.actions.push(action(from).with_weight(1.0 - f));
+                    self.actions.push(action(self.clip).with_weight(f));
+                    self.counts.push(2);
+                }
+                None => {
+                    self.actions.push(action(self.clip));
+                    self.counts.push(1);
+                }
+            }
         }
         self.animator
-            .set_instances(queue, &self.instances)
+            .set_actions(queue, &self.actions, &self.counts)
             .map_err(|e| e.to_string())?;
         {
             let timestamp_writes = self.timer.as_mut().and_then(GpuTimer::pass_writes);
@@ -232,7 +330,7 @@ impl Player {
         };
         let mut pass = render::begin_pass(encoder, color, depth, "viewer.draw");
         self.renderer
-            .draw(&mut pass, &self.animator, 0, self.instances.len() as u32);
+            .draw(&mut pass, &self.animator, 0, self.phases.len() as u32);
     }
 
     /// After the frame's submit: starts reading its timestamps back and
@@ -245,10 +343,16 @@ impl Player {
         }
     }
 
-    /// The window title: clip, instances, frame time, the animation
-    /// passes' GPU time ("n/a" without timestamp queries), speed.
+    /// The window title: clip (`A -> B` during a fade), instances, frame
+    /// time, the animation passes' GPU time ("n/a" without timestamp
+    /// queries), speed.
     pub fn title(&self, frame_ms: Option<f64>) -> String {
         let clips = self.scene.library.clips();
+        let name = |c: u32| format!("{}/{} \"{}\"", c + 1, clips.len(), clips[c as usize].name);
+        let clip = match self.fade {
+            Some(fade) => format!("{} -> {}", name(fade.from), name(self.clip)),
+            None => name(self.clip),
+        };
         let gpu = match &self.timer {
             None => "n/a".to_string(),
             Some(t) => t
@@ -257,12 +361,9 @@ impl Player {
         };
         let frame = frame_ms.map_or("...".to_string(), |ms| format!("{ms:.1} ms"));
         format!(
-            "keyframe-gpu viewer | clip {}/{} \"{}\" | {} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
-            self.clip + 1,
-            clips.len(),
-            clips[self.clip as usize].name,
-            self.instances.len(),
-            if self.instances.len() == 1 { "" } else { "s" },
+            "keyframe-gpu viewer | clip {clip} | {} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
+            self.phases.len(),
+            if self.phases.len() == 1 { "" } else { "s" },
             self.speed,
             if self.paused { " (paused)" } else { "" },
         )

@@ -257,7 +257,7 @@ impl App<'_> {
         Ok(())
     }
 
-    /// Keys: 1-9 clip, space pause, + and - speed, R random times, Esc quit.
+    /// Keys: 1-9 crossfade to clip k, space pause, + and - speed, R random times, Esc quit.
     fn key(&mut self, event_loop: &ActiveEventLoop, key: &Key) {
         let Some(win) = &mut self.win else {
             return;
