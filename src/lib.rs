@@ -55,6 +55,17 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## Blending: crossfades, layers, masks, additive clips
+//!
+//! [`Animator::with_mixer`] gives each character an ordered list of
+//! [`Action`]s per frame instead of one clip: a clip, a time, a weight,
+//! optionally a [`Mask`] (a factor per node) and optionally additive with
+//! a reference time. [`Animator::set_actions`] takes one flat table and a
+//! count per character; the mixer blends per node on the GPU by the rules
+//! of three.js's `AnimationMixer` (the README's "Blending" section states
+//! them), and the hierarchy and joint stages read the blended pose. Its
+//! CPU twin is [`cpu::mix`].
+//!
 //! ## Several kinds of character
 //!
 //! A [`Crowd`] holds several models, each a rig with the library of clips

@@ -267,6 +267,18 @@ fn hostile_mix_files_exit_2_with_one_line() {
             assert!(stdout(&o).is_empty(), "{name}: printed {}", stdout(&o));
         }
     }
+    // Options that MIX.json overrides are refused, not ignored.
+    let good = dir.join("good.json");
+    std::fs::write(&good, the_mix().to_string()).unwrap();
+    for extra in [["--times", "0.5"], ["--animation", "1"]] {
+        let o = run(&[f, "--mix", good.to_str().unwrap(), extra[0], extra[1]]);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&o).contains("cannot be combined with --mix"),
+            "{}",
+            stderr(&o)
+        );
+    }
     // A missing file and --mix without FILE.
     let o = run(&[f, "--mix", dir.join("absent.json").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

@@ -184,10 +184,19 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--tol: {tol} is not a valid tolerance"
         )));
     }
-    if cli.mix.is_some() && cli.plot.is_some() {
-        return Err(Failure::Message(
-            "--plot cannot be combined with --mix".into(),
-        ));
+    if cli.mix.is_some() {
+        // MIX.json names the animations and times of every sample.
+        let clash = [
+            (cli.plot.is_some(), "--plot"),
+            (cli.times.is_some(), "--times"),
+            (cli.all_animations, "--all-animations"),
+            (cli.animation != 0, "--animation"),
+        ];
+        if let Some((_, flag)) = clash.iter().find(|(on, _)| *on) {
+            return Err(Failure::Message(format!(
+                "{flag} cannot be combined with --mix (MIX.json gives each sample's animations and times)"
+            )));
+        }
     }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
