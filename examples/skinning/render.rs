@@ -1003,7 +1003,13 @@ pub struct MeshRenderer {
 impl MeshRenderer {
     /// Uploads `scene`'s mesh and builds the pipeline for colour targets of
     /// `color_format` (depth [`DEPTH_FORMAT`]), binding `animator`'s output
-    /// layout as group 0.
+    /// layout as group 0 and its sampler's output buffer to the fragment
+    /// stage (group 1, binding 2: [`Scene::material`]'s animated factors).
+    ///
+    /// # Errors
+    /// When the adapter cannot read storage buffers in both stages
+    /// ([`check_vertex_storage`]), the animator has no rig, or the scene's
+    /// material has no slot in the library ([`Material::slots`]).
     pub fn new(
         device: &wgpu::Device,
         adapter: &wgpu::Adapter,
