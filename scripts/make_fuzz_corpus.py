@@ -6,12 +6,15 @@
 
 Valid seeds cover every interpolation x target path, normalized integer
 rotations and weights, a sparse output, a shared input, a single-key
-sampler and a morph mesh, in both containers (.gltf with a base64 data URI,
-.glb). Broken seeds each break one rule (truncated or inconsistent GLB,
+sampler, a morph mesh and KHR_animation_pointer channels (material factors,
+texture transforms, node properties, a light and a camera, next to core
+channels), in both containers (.gltf with a base64 data URI, .glb). Broken seeds each break one rule (truncated or inconsistent GLB,
 JSON that is not glTF, ranges past their buffer, bad strides, overflowing
 counts, out-of-range indices, bad times and values, bad CUBICSPLINE counts,
 weights counts, unknown strings, required extensions, bad URIs, absurd
-declared sizes), so that the fuzzer starts next to every error path.
+declared sizes, a pointer that does not resolve, a pointer channel without
+its extension object, one property animated twice), so that the fuzzer
+starts next to every error path.
 The output folder is gitignored; the script is deterministic.
 """
 
@@ -64,7 +67,7 @@ class Asset:
         return len(self.doc["accessors"]) - 1
 
     def floats(self, values, type_):
-        n = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[type_]
+        n = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[type_]
         extra = {}
         if type_ == "SCALAR":
             extra = {"min": [min(values)], "max": [max(values)]}
@@ -153,6 +156,91 @@ def base_asset():
     return a
 
 
+def pointer_channel(sampler, pointer):
+    return {"sampler": sampler, "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}}
+
+
+def pointer_asset():
+    """KHR_animation_pointer: material 0's base colour (LINEAR), emissive
+    strength (CUBICSPLINE) and base colour texture offset (STEP), next to a
+    core translation channel on node 0, in one animation."""
+    a = Asset()
+    n = a.node()
+    t = a.floats([0.0, 1.0, 2.0], "SCALAR")
+    tr = a.floats([0, 0, 0, 0, 1, 0, 0, 0, 0], "VEC3")
+    color = a.floats([0.1, 0.55, 0.9, 1, 0.95, 0.8, 0.1, 1, 0.85, 0.15, 0.35, 1], "VEC4")
+    strength = a.floats([0, 0, 0, 0, 2, 0, 0, 0.5, 0], "SCALAR")  # 3 keys x (a, v, b)
+    offset = a.floats([0, 0, 0.25, 0.5, 0.5, 1], "VEC2")
+    doc = a.doc
+    doc["materials"] = [
+        {
+            "pbrMetallicRoughness": {
+                "baseColorFactor": [1, 1, 1, 1],
+                "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform": {"offset": [0, 0]}}},
+            },
+            "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 1.0}},
+        }
+    ]
+    doc["textures"] = [{"source": 0}]
+    doc["images"] = [{"uri": "unused.png"}]
+    doc["extensionsUsed"] = ["KHR_animation_pointer", "KHR_texture_transform", "KHR_materials_emissive_strength"]
+    doc["animations"].append(
+        {
+            "name": "material",
+            "samplers": [
+                {"input": t, "output": tr, "interpolation": "LINEAR"},
+                {"input": t, "output": color, "interpolation": "LINEAR"},
+                {"input": t, "output": strength, "interpolation": "CUBICSPLINE"},
+                {"input": t, "output": offset, "interpolation": "STEP"},
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": n, "path": "translation"}},
+                pointer_channel(1, "/materials/0/pbrMetallicRoughness/baseColorFactor"),
+                pointer_channel(2, "/materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength"),
+                pointer_channel(3, "/materials/0/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset"),
+            ],
+        }
+    )
+    return a
+
+
+def pointer_nodes_asset():
+    """KHR_animation_pointer on nodes and beyond: a normalized SHORT
+    rotation, morph weights, a KHR_node_visibility bool (UNSIGNED_BYTE,
+    STEP), a spot light's intensity and a camera's yfov."""
+    a = Asset()
+    mesh = a.morph_mesh(2)
+    n0 = a.node(mesh)
+    n1 = a.node()
+    doc = a.doc
+    doc["nodes"][n1]["extensions"] = {"KHR_node_visibility": {"visible": True}}
+    doc["nodes"][n1]["camera"] = 0
+    doc["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.1}}]
+    doc["extensions"] = {"KHR_lights_punctual": {"lights": [{"type": "spot", "spot": {}}]}}
+    doc["extensionsUsed"] = ["KHR_animation_pointer", "KHR_node_visibility", "KHR_lights_punctual"]
+    t = a.floats([0.0, 0.5, 1.0], "SCALAR")
+    q = [0, 0, 0, 1, 0, 0, 0.7071, 0.7071, 0, 0, 1, 0]
+    rot = a.accessor(b"".join(struct.pack("<h", round(c * 32767)) for c in q), SHORT, 3, "VEC4", normalized=True)
+    w = a.floats([0, 1, 0.5, 0.5, 1, 0], "SCALAR")
+    vis = a.accessor(bytes([1, 0, 1, 0]), UBYTE, 3, "SCALAR")
+    one = a.floats([0, 10, 2], "SCALAR")
+    samplers = [(t, rot, "LINEAR"), (t, w, "LINEAR"), (t, vis, "STEP"), (t, one, "LINEAR"), (t, one, "STEP")]
+    doc["animations"].append(
+        {
+            "name": "nodes",
+            "samplers": [{"input": i, "output": o, "interpolation": m} for i, o, m in samplers],
+            "channels": [
+                pointer_channel(0, f"/nodes/{n0}/rotation"),
+                pointer_channel(1, f"/nodes/{n0}/weights"),
+                pointer_channel(2, f"/nodes/{n1}/extensions/KHR_node_visibility/visible"),
+                pointer_channel(3, "/extensions/KHR_lights_punctual/lights/0/intensity"),
+                pointer_channel(4, "/cameras/0/perspective/yfov"),
+            ],
+        }
+    )
+    return a
+
+
 def valid_seeds():
     out = {}
     a = base_asset()
@@ -220,6 +308,11 @@ def valid_seeds():
     na = len(d.doc["accessors"])
     d.animation([(t, na - 2, "STEP"), (t, na - 1, "LINEAR")], [(0, n, "translation"), (1, n, "scale")])
     out["valid_strided.glb"] = d.glb()
+
+    p = pointer_asset()
+    out["valid_pointer_material.gltf"] = p.gltf()
+    out["valid_pointer_material.glb"] = p.glb()
+    out["valid_pointer_nodes.glb"] = pointer_nodes_asset().glb()
     return out
 
 
@@ -328,6 +421,25 @@ def broken_seeds():
     v = c.floats([0, 0, 0, 1, 1, 1, 0, 0, 0], "VEC3")
     c.animation([(one, v, "CUBICSPLINE")], [(0, n, "translation")])
     out["cubic_one_key.glb"] = c.glb()
+
+    # KHR_animation_pointer, each seed breaking one rule of the material
+    # seed: a pointer past the materials, a pointer channel without its
+    # extension object, the same property twice (a pointer and a core
+    # channel on node 0's translation).
+    p = pointer_asset()
+    pdoc = p.json_doc(None)
+
+    def pointer_mutated(name, fn):
+        d = copy.deepcopy(pdoc)
+        fn(d["animations"][0]["channels"])
+        out[name + ".glb"] = p.glb(d)
+
+    pointer_mutated(
+        "pointer_unresolved",
+        lambda ch: ch[1]["target"]["extensions"]["KHR_animation_pointer"].update(pointer="/materials/7/pbrMetallicRoughness/baseColorFactor"),
+    )
+    pointer_mutated("pointer_extension_missing", lambda ch: ch[2]["target"].pop("extensions"))
+    pointer_mutated("pointer_twice", lambda ch: ch.append(pointer_channel(0, "/nodes/0/translation")))
     return out
 
 

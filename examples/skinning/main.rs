@@ -7,6 +7,7 @@
 //! cargo run --release --example skinning -- --crossfade bend,curl --out fade.png
 //! cargo run --release --example skinning -- --crossfade bend,curl --additive wiggle
 //! cargo run --release --example skinning -- Fox.glb --crossfade Walk,Run
+//! cargo run --release --example skinning -- --material-demo --out material.png
 //! ```
 //!
 //! Sampling, local pose, hierarchy, joint matrices and morph weights run as
@@ -15,6 +16,11 @@
 //! (`render.wgsl`) skins from the joint-matrix storage buffer they wrote,
 //! in the same command encoder, with no readback: only the finished image
 //! comes back. Each frame of the sheet is one animated instance.
+//!
+//! `--material-demo` shades the tube by a material whose base colour,
+//! emissive strength and texture offset `KHR_animation_pointer` tracks
+//! (built in code) animate: the fragment shader reads them from the
+//! sampler's output buffer at the library's pointer slots.
 
 mod render;
 
@@ -63,6 +69,11 @@ struct Cli {
     /// over 20 runs after 3 warm-up runs.
     #[arg(long)]
     time_instances: Option<u32>,
+    /// Render the tube with a material animated by pointer channels built
+    /// in code (base colour, emissive strength, texture offset), read by
+    /// the fragment shader from the sampler's output.
+    #[arg(long, conflicts_with_all = ["file", "crossfade", "additive", "animation"])]
+    material_demo: bool,
 }
 
 /// Median wall times of sampling alone and of sampling + skinning `n`
@@ -223,6 +234,7 @@ fn run(cli: &Cli) -> Result<(), String> {
                 path.display()
             ))
         }
+        None if cli.material_demo => render::material_scene(),
         None => render::tube_scene(),
     };
     let choice = if cli.fallback {
@@ -256,6 +268,14 @@ fn run(cli: &Cli) -> Result<(), String> {
     )?;
     if let Some(line) = mix_line {
         println!("{line}");
+    }
+    if let Some(m) = &scene.material {
+        let slots = m.slots(&scene.library)?;
+        println!(
+            "material {}: base colour, emissive strength and texture offset read by the \
+             fragment shader at floats {}, {} and {} of each instance's {}-float block",
+            m.index, slots[0], slots[1], slots[2], slots[3]
+        );
     }
     sheet.write_png(&cli.out)?;
     let skin = scene

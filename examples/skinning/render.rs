@@ -159,6 +159,78 @@ pub struct Scene {
     pub rig_mesh: u32,
     /// The skin, if skinned (then the mesh is one part).
     pub skin: Option<u32>,
+    /// Shade by this material's animated factors instead of by joint
+    /// weights (the tube's material demo, [`material_scene`]).
+    pub material: Option<Material>,
+}
+
+/// A material whose factors `KHR_animation_pointer` tracks drive: the
+/// fragment shader reads its base colour, emissive strength and base colour
+/// texture offset for its instance from the sampler's output buffer, at the
+/// slots [`AnimationLibrary::pointer_target`] gives (no readback). The
+/// texture is procedural: a checker over the tube's cylindrical UVs
+/// (`render.wgsl`, `tube_uv`), so only the tube scene uses it. Sheets of
+/// [`Play::Times`] only: the mixer's sampler rows are per action, not per
+/// frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Its index in the document (`/materials/{index}/...`).
+    pub index: u32,
+    /// Its `emissiveFactor` (not animated), scaled by the animated
+    /// strength.
+    pub emissive_factor: [f32; 3],
+}
+
+impl Material {
+    /// `/materials/{index}/pbrMetallicRoughness/baseColorFactor` (float4).
+    pub fn base_color_pointer(&self) -> String {
+        format!(
+            "/materials/{}/pbrMetallicRoughness/baseColorFactor",
+            self.index
+        )
+    }
+
+    /// `/materials/{index}/extensions/KHR_materials_emissive_strength/emissiveStrength`
+    /// (float).
+    pub fn emissive_strength_pointer(&self) -> String {
+        format!(
+            "/materials/{}/extensions/KHR_materials_emissive_strength/emissiveStrength",
+            self.index
+        )
+    }
+
+    /// `/materials/{index}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset`
+    /// (float2).
+    pub fn texture_offset_pointer(&self) -> String {
+        format!(
+            "/materials/{}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/offset",
+            self.index
+        )
+    }
+
+    /// `[base colour, emissive strength, texture offset, stride]`: where
+    /// each factor's first float lies in an instance's block of `library`'s
+    /// output, and the block's size (`render.wgsl`'s `Draw.material`).
+    ///
+    /// # Errors
+    /// When `library` has no slot for one of them, or one of another width.
+    pub fn slots(&self, library: &AnimationLibrary) -> Result<[u32; 4], String> {
+        let slot = |pointer: String, width: u32| {
+            let t = library
+                .pointer_target(&pointer)
+                .ok_or_else(|| format!("no clip animates {pointer}"))?;
+            if t.width != width {
+                return Err(format!("{pointer}: {} floats, expected {width}", t.width));
+            }
+            Ok(t.offset)
+        };
+        Ok([
+            slot(self.base_color_pointer(), 4)?,
+            slot(self.emissive_strength_pointer(), 1)?,
+            slot(self.texture_offset_pointer(), 2)?,
+            library.output_stride(),
+        ])
+    }
 }
 
 impl Scene {
@@ -352,6 +424,86 @@ pub fn tube_scene() -> Scene {
         mesh_node,
         rig_mesh,
         skin: Some(skin),
+        material: None,
+    }
+}
+
+/// The tube of [`tube_scene`] with a material animated by pointer
+/// channels built in code, shaded by them ([`Material`], index 0, emissive
+/// factor (0.25, 0.1, 0.02)). Its one clip, "material" (4 s), bends the
+/// tube like "bend" (joints 1 to 3 to +35, 0, -35, 0 degrees at t = 1, 2,
+/// 3, 4; no bulge) and animates, all LINEAR:
+///
+/// | pointer | keys |
+/// |---|---|
+/// | `/materials/0/pbrMetallicRoughness/baseColorFactor` | t = 0: (0.1, 0.55, 0.9, 1); 2: (0.95, 0.8, 0.1, 1); 4: (0.85, 0.15, 0.35, 1) |
+/// | `.../KHR_materials_emissive_strength/emissiveStrength` | t = 0: 0; 2: 2; 4: 0 |
+/// | `.../baseColorTexture/extensions/KHR_texture_transform/offset` | t = 0: (0, 0); 4: (2/3, 1/4) |
+///
+/// The checker (6 cells around, 8 up the tube, looked up at UV + offset)
+/// thus turns a third of the way round and slides down two cells (one
+/// world unit) over the clip, while the colour goes from blue through
+/// yellow to red and glows at t = 2.
+pub fn material_scene() -> Scene {
+    use keyframe_gpu::{PointerTarget, PointerType};
+    let tube = tube_scene();
+    let material = Material {
+        index: 0,
+        emissive_factor: [0.25, 0.1, 0.02],
+    };
+    // The bend's rotations without its bulge: below y = 0.75 the tube then
+    // stays in its bind pose at every time (tests/material_render.rs).
+    let mut tracks: Vec<Track> = tube.library.clips()[0]
+        .tracks
+        .iter()
+        .filter(|t| t.property == Property::Rotation)
+        .cloned()
+        .collect();
+    let target = |pointer: String, ty, rest: Vec<f32>| {
+        std::sync::Arc::new(PointerTarget::new(pointer, ty, rest))
+    };
+    tracks.push(Track::for_pointer(
+        target(
+            material.base_color_pointer(),
+            PointerType::Float4,
+            vec![1.0; 4],
+        ),
+        Interpolation::Linear,
+        vec![0.0, 2.0, 4.0],
+        vec![
+            0.1, 0.55, 0.9, 1.0, //
+            0.95, 0.8, 0.1, 1.0, //
+            0.85, 0.15, 0.35, 1.0,
+        ],
+    ));
+    tracks.push(Track::for_pointer(
+        target(
+            material.emissive_strength_pointer(),
+            PointerType::Float,
+            vec![1.0],
+        ),
+        Interpolation::Linear,
+        vec![0.0, 2.0, 4.0],
+        vec![0.0, 2.0, 0.0],
+    ));
+    tracks.push(Track::for_pointer(
+        target(
+            material.texture_offset_pointer(),
+            PointerType::Float2,
+            vec![0.0; 2],
+        ),
+        Interpolation::Linear,
+        vec![0.0, 4.0],
+        vec![0.0, 0.0, 2.0 / 3.0, 0.25],
+    ));
+    let library = AnimationLibrary::new(vec![Clip::new("material", tracks)])
+        .expect("the material clip is valid");
+    Scene {
+        name: "tube with an animated material (built in code)".into(),
+        library,
+        clip: 0,
+        material: Some(material),
+        ..tube
     }
 }
 
@@ -422,6 +574,7 @@ pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
         mesh,
         mesh_node,
         rig_mesh,
+        material: None,
     })
 }
 
@@ -774,24 +927,56 @@ struct Draw {
     morph_stride: u32,
     vertex_count: u32,
     mode: u32,
+    /// [`Material::slots`]: base colour, emissive strength and texture
+    /// offset slots, output stride.
+    material: [u32; 4],
+    emissive: [f32; 3],
+    /// 0: colour by joint weights; 1: by [`Scene::material`].
+    shade: u32,
 }
-const _: () = assert!(std::mem::size_of::<Draw>() == 128);
+const _: () = assert!(std::mem::size_of::<Draw>() == 160);
+
+/// Byte offsets of [`Draw`]'s members by name, and its size: for the test
+/// that compares them with `render.wgsl`'s `Draw` (naga's layouter).
+pub fn draw_layout() -> (Vec<(&'static str, usize)>, usize) {
+    use std::mem::offset_of;
+    (
+        vec![
+            ("view_proj", offset_of!(Draw, view_proj)),
+            ("light_dir", offset_of!(Draw, light_dir)),
+            ("grid", offset_of!(Draw, grid)),
+            ("instance", offset_of!(Draw, instance)),
+            ("joint_stride", offset_of!(Draw, joint_stride)),
+            ("joint_offset", offset_of!(Draw, joint_offset)),
+            ("skin_joint_count", offset_of!(Draw, skin_joint_count)),
+            ("node_count", offset_of!(Draw, node_count)),
+            ("morph_stride", offset_of!(Draw, morph_stride)),
+            ("vertex_count", offset_of!(Draw, vertex_count)),
+            ("mode", offset_of!(Draw, mode)),
+            ("material", offset_of!(Draw, material)),
+            ("emissive", offset_of!(Draw, emissive)),
+            ("shade", offset_of!(Draw, shade)),
+        ],
+        std::mem::size_of::<Draw>(),
+    )
+}
 
 /// The depth attachment's format in the passes a [`MeshRenderer`] draws in.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Errors unless the adapter lets a vertex shader read the four storage
-/// buffers the skinning draw binds.
+/// buffers the skinning draw binds, and a fragment shader the sampler's
+/// output (the animated material).
 pub fn check_vertex_storage(adapter: &wgpu::Adapter, device: &wgpu::Device) -> Result<(), String> {
     let flags = adapter.get_downlevel_capabilities().flags;
     let limits = device.limits();
-    if !flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
-        || limits.max_storage_buffers_per_shader_stage < 4
-    {
+    let stages = wgpu::DownlevelFlags::VERTEX_STORAGE | wgpu::DownlevelFlags::FRAGMENT_STORAGE;
+    if !flags.contains(stages) || limits.max_storage_buffers_per_shader_stage < 4 {
         return Err(format!(
-            "this adapter cannot read storage buffers in a vertex shader \
-             (VERTEX_STORAGE: {}, max_storage_buffers_per_shader_stage: {})",
+            "this adapter cannot read storage buffers in a vertex and a fragment shader \
+             (VERTEX_STORAGE: {}, FRAGMENT_STORAGE: {}, max_storage_buffers_per_shader_stage: {})",
             flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE),
+            flags.contains(wgpu::DownlevelFlags::FRAGMENT_STORAGE),
             limits.max_storage_buffers_per_shader_stage
         ));
     }
@@ -818,7 +1003,13 @@ pub struct MeshRenderer {
 impl MeshRenderer {
     /// Uploads `scene`'s mesh and builds the pipeline for colour targets of
     /// `color_format` (depth [`DEPTH_FORMAT`]), binding `animator`'s output
-    /// layout as group 0.
+    /// layout as group 0 and its sampler's output buffer to the fragment
+    /// stage (group 1, binding 2: [`Scene::material`]'s animated factors).
+    ///
+    /// # Errors
+    /// When the adapter cannot read storage buffers in both stages
+    /// ([`check_vertex_storage`]), the animator has no rig, or the scene's
+    /// material has no slot in the library ([`Material::slots`]).
     pub fn new(
         device: &wgpu::Device,
         adapter: &wgpu::Adapter,
@@ -886,6 +1077,10 @@ impl MeshRenderer {
             contents: bytemuck::cast_slice(&deltas),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let (material, emissive) = match &scene.material {
+            Some(m) => (m.slots(animator.library())?, m.emissive_factor),
+            None => ([0; 4], [0.0; 3]),
+        };
         let (joint_offset, skin_joint_count) = match scene.skin {
             Some(s) => {
                 let start = tables.skin_offsets()[s as usize];
@@ -909,6 +1104,9 @@ impl MeshRenderer {
                 (Pose::Animated, Some(_)) => 0,
                 (Pose::Animated, None) => 1,
             },
+            material,
+            emissive,
+            shade: u32::from(scene.material.is_some()),
         };
         let slots = slots.max(1);
         let align = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(256);
@@ -942,6 +1140,8 @@ impl MeshRenderer {
                     },
                     count: None,
                 },
+                // The sampler's output (animated material factors).
+                keyframe_gpu::gpu::output_layout_entry(2, wgpu::ShaderStages::FRAGMENT, 4),
             ],
         });
         let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -959,6 +1159,10 @@ impl MeshRenderer {
                 wgpu::BindGroupEntry {
                     binding: 1,
                     resource: morph_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: animator.sampler().output_buffer().as_entire_binding(),
                 },
             ],
         });

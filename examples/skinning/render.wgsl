@@ -3,6 +3,14 @@
 // animator's output bind group), plus this draw's parameters and the morph
 // targets' position deltas (group 1).
 //
+// With draw.shade = 1 the fragment shader colours by a material whose
+// factors KHR_animation_pointer tracks animate: it reads the base colour,
+// emissive strength and texture offset of its instance from the sampler's
+// output (group 1, binding 2) at the slots the library gives them
+// (draw.material), and a procedural checker stands in for the base colour
+// texture, looked up at the tube's cylindrical UVs plus the offset. The
+// output is written as is (an Rgba8Unorm target: no sRGB encoding).
+//
 // Instance k of a draw shows animated instance draw.instance + k and
 // stands at its place on the draw's grid (x, z spacing, columns, rows).
 
@@ -18,6 +26,10 @@ struct Draw {
     morph_stride: u32,
     vertex_count: u32,
     mode: u32,              // 0: skinned, 1: rigid (each part's node's global), 2: bind pose
+    material: vec4<u32>,    // slots in an instance's sampled block: base colour (4 floats),
+                            // emissive strength (1), texture offset (2); w: the block's stride
+    emissive: vec3<f32>,    // the material's emissiveFactor (not animated)
+    shade: u32,             // 0: colour by joint weights, 1: by the animated material
 }
 
 @group(0) @binding(0) var<storage, read> joint_matrices: array<mat4x4<f32>>;
@@ -25,11 +37,14 @@ struct Draw {
 @group(0) @binding(2) var<storage, read> globals: array<mat4x4<f32>>;
 @group(1) @binding(0) var<uniform> draw: Draw;
 @group(1) @binding(1) var<storage, read> morph_deltas: array<vec4<f32>>;
+@group(1) @binding(2) var<storage, read> samples: array<f32>;
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) color: vec3<f32>,
+    @location(2) stored: vec3<f32>,                     // the stored position (for UVs)
+    @location(3) @interpolate(flat) instance: u32,      // the animated instance
 }
 
 fn joint_color(j: u32) -> vec3<f32> {
@@ -81,7 +96,35 @@ fn vs_main(@location(0) position: vec3<f32>, @location(1) joints: vec4<u32>,
     out.clip = draw.view_proj * world;
     out.world = world.xyz;
     out.color = color;
+    out.stored = position;
+    out.instance = instance;
     return out;
+}
+
+// The tube's texture coordinates: u around +Y (0 at +X, 1/4 at +Z), v up
+// its height of 4.
+fn tube_uv(p: vec3<f32>) -> vec2<f32> {
+    return vec2<f32>(fract(atan2(p.z, p.x) / 6.2831853), p.y / 4.0);
+}
+
+// The base colour texture: a checker of 6 x 8 cells, 1 on even cells and
+// 0.35 on odd ones.
+fn checker(uv: vec2<f32>) -> f32 {
+    let cell = floor(uv * vec2<f32>(6.0, 8.0));
+    return select(0.35, 1.0, fract(0.5 * (cell.x + cell.y)) < 0.25);
+}
+
+// The material's colour: base colour x texture, lit, plus emissive.
+fn material_color(instance: u32, stored: vec3<f32>, light: f32) -> vec3<f32> {
+    let at = instance * draw.material.w;
+    let c = at + draw.material.x;
+    let base = vec3<f32>(samples[c], samples[c + 1u], samples[c + 2u]);
+    let strength = samples[at + draw.material.y];
+    let o = at + draw.material.z;
+    let offset = vec2<f32>(samples[o], samples[o + 1u]);
+    // KHR_texture_transform with scale 1 and rotation 0: uv + offset.
+    let albedo = base * checker(tube_uv(stored) + offset);
+    return albedo * light + draw.emissive * strength;
 }
 
 @fragment
@@ -89,5 +132,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     // Flat shading from screen-space derivatives: no normals needed.
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
     let light = 0.25 + 0.75 * abs(dot(n, normalize(draw.light_dir.xyz)));
+    if (draw.shade == 1u) {
+        return vec4<f32>(material_color(in.instance, in.stored, light), 1.0);
+    }
     return vec4<f32>(in.color * light, 1.0);
 }
