@@ -58,7 +58,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use keyframe_gpu::{Instance, WrapMode};
 
 mod args;
@@ -66,6 +65,9 @@ mod args;
 // library target for examples, so it is included by path, not copied.
 #[path = "../common/canvas.rs"]
 mod canvas;
+#[path = "../common/cli.rs"]
+mod cli;
+use cli::one_line;
 mod compare;
 mod demo;
 mod engine;
@@ -79,47 +81,12 @@ mod table;
 use args::{Backend, Cli};
 use engine::Engine;
 
-/// One line, whatever the message held.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn main() -> ExitCode {
-    // Mesa's Vulkan and EGL drivers look for a Wayland display and print
-    // "XDG_RUNTIME_DIR is invalid or not set" on headless machines; point
-    // the variable at the temp folder (only when unset, while the process
-    // is still single-threaded) so that stderr carries this tool's own
-    // messages only.
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
-    }
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        eprintln!("error: internal error{at}: {}", one_line(&msg));
-        std::process::exit(2);
-    }));
-    let cli = match Cli::try_parse() {
+    cli::quiet_mesa();
+    cli::one_line_panics();
+    let cli: Cli = match cli::parse() {
         Ok(c) => c,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                print!("{e}");
-                return ExitCode::SUCCESS;
-            }
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("{}", one_line(first));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

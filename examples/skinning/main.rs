@@ -22,6 +22,8 @@
 //! (built in code) animate: the fragment shader reads them from the
 //! sampler's output buffer at the library's pointer slots.
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod render;
 
 use std::path::PathBuf;
@@ -324,11 +326,7 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    // Mesa's drivers warn about a missing XDG_RUNTIME_DIR on headless
-    // machines; point it at the temp folder while still single-threaded.
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
-    }
+    cli::quiet_mesa();
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,6 +43,8 @@
 
 mod camera;
 mod capture;
+#[path = "../common/cli.rs"]
+mod cli;
 mod offscreen;
 mod player;
 #[path = "../skinning/render.rs"]
@@ -185,7 +187,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             let msg = e.to_string();
             let why = format!(
                 "no display ({})",
-                one_line(msg.rsplit(": ").next().unwrap_or(&msg))
+                cli::one_line(msg.rsplit(": ").next().unwrap_or(&msg))
             );
             match &options.screenshot {
                 Some(path) => offscreen::run(scene, &options, path, &why),
@@ -197,52 +199,17 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
 }
 
-/// `s` on one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn main() -> ExitCode {
-    // Mesa's drivers print "XDG_RUNTIME_DIR is invalid or not set" on
-    // headless machines; point it at the temp folder when unset (the
-    // process is still single-threaded).
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
-    }
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        eprintln!("error: internal error{at}: {}", one_line(&msg));
-        std::process::exit(2);
-    }));
-    let cli = match Cli::try_parse() {
+    cli::quiet_mesa();
+    cli::one_line_panics();
+    let cli: Cli = match cli::parse() {
         Ok(c) => c,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                print!("{e}");
-                return ExitCode::SUCCESS;
-            }
-            let text = e.to_string();
-            eprintln!(
-                "{}",
-                one_line(text.lines().next().unwrap_or("invalid arguments"))
-            );
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", cli::one_line(&e));
             ExitCode::from(2)
         }
     }
