@@ -161,6 +161,70 @@ fn add_quat(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
     return out;
 }
 
+// One scalar's blend in progress: a morph weight, or one component of a
+// pointer target. A `discrete` value (int, bool) is replaced, not mixed:
+// by an action whose mix factor is at least 0.5 (three.js's rule for
+// values that cannot be interpolated).
+struct Scalar {
+    acc: f32,
+    total: f32,
+    add: f32,
+    added: bool,
+}
+
+// Rule 1 for a scalar.
+fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
+    var out = b;
+    if (b.total == 0.0) {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        let t = w / out.total;
+        if (discrete) {
+            out.acc = select(b.acc, v, t >= 0.5);
+        } else {
+            out.acc = scalar_mix(b.acc, v, t);
+        }
+    }
+    return out;
+}
+
+// Rule 3 for a scalar: v sampled, r at the reference time (a discrete
+// value replaces the layer at w >= 0.5 instead).
+fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
+    var out = b;
+    if (discrete) {
+        if (w >= 0.5) {
+            out.add = v;
+            out.added = true;
+        }
+    } else {
+        out.add = b.add + w * (v - r);
+        out.added = true;
+    }
+    return out;
+}
+
+// Rules 2 and 4 for a scalar with rest value `rest`.
+fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
+    var value = rest;
+    if (b.total > 0.0) {
+        value = b.acc;
+        if (b.total < 1.0) {
+            if (discrete) {
+                value = select(value, rest, 1.0 - b.total >= 0.5);
+            } else {
+                value = scalar_mix(value, rest, 1.0 - b.total);
+            }
+        }
+    }
+    if (b.added) {
+        value = select(value + b.add, b.add, discrete);
+    }
+    return value;
+}
+
 // Rules 2 and 4 for a vector property with rest value `rest`.
 fn finish_vec(b: Blend, rest: vec4<f32>) -> vec4<f32> {
     var acc = rest;
@@ -248,10 +312,7 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
     let range = characters[c];
     let count = min(range.y, MAX_ACTIONS);
     for (var k = 0u; k < mesh.target_count; k++) {
-        var acc = 0.0;
-        var total = 0.0;
-        var add = 0.0;
-        var added = false;
+        var b = Scalar(0.0, 0.0, 0.0, false);
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
             let w = a.weight * mask_factor(a.mask, mesh.node);
@@ -264,31 +325,13 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
             }
             let v = samples[a.row * params.output_stride + u32(src) + k];
             if (a.reference_row == NO_ROW) {
-                if (total == 0.0) {
-                    acc = v;
-                    total = w;
-                } else {
-                    total = total + w;
-                    acc = scalar_mix(acc, v, w / total);
-                }
+                b = scalar_normal(b, v, w, false);
             } else {
                 let at_ref = samples[a.reference_row * params.output_stride + u32(src) + k];
-                add = add + w * (v - at_ref);
-                added = true;
+                b = scalar_additive(b, v, at_ref, w, false);
             }
         }
-        let rest = default_weights[mesh.defaults_offset + k];
-        var value = rest;
-        if (total > 0.0) {
-            value = acc;
-            if (total < 1.0) {
-                value = scalar_mix(value, rest, 1.0 - total);
-            }
-        }
-        if (added) {
-            value = value + add;
-        }
-        morph_weights[out + k] = value;
+        morph_weights[out + k] = scalar_finish(b, default_weights[mesh.defaults_offset + k], false);
     }
 }
 
@@ -329,14 +372,10 @@ fn write_mixed_property(c: u32, k: u32) {
     }
     let discrete = tgt.z == KIND_DISCRETE;
     for (var i = 0u; i < tgt.y; i++) {
-        var acc = 0.0;
-        var total = 0.0;
-        var add = 0.0;
-        var added = false;
+        var b = Scalar(0.0, 0.0, 0.0, false);
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
-            let w = a.weight;
-            if (!(w > 0.0) || a.clip >= params.clip_count) {
+            if (!(a.weight > 0.0) || a.clip >= params.clip_count) {
                 continue;
             }
             let src = pointer_channels[a.clip * params.pointer_count + k];
@@ -345,44 +384,13 @@ fn write_mixed_property(c: u32, k: u32) {
             }
             let v = samples[a.row * params.output_stride + u32(src) + i];
             if (a.reference_row == NO_ROW) {
-                if (total == 0.0) {
-                    acc = v;
-                    total = w;
-                } else {
-                    total = total + w;
-                    if (discrete) {
-                        acc = select(acc, v, w / total >= 0.5);
-                    } else {
-                        acc = scalar_mix(acc, v, w / total);
-                    }
-                }
-            } else if (discrete) {
-                if (w >= 0.5) {
-                    add = v;
-                    added = true;
-                }
+                b = scalar_normal(b, v, a.weight, discrete);
             } else {
                 let at_ref = samples[a.reference_row * params.output_stride + u32(src) + i];
-                add = add + w * (v - at_ref);
-                added = true;
+                b = scalar_additive(b, v, at_ref, a.weight, discrete);
             }
         }
-        let rest = pointer_rest[tgt.w + i];
-        var value = rest;
-        if (total > 0.0) {
-            value = acc;
-            if (total < 1.0) {
-                if (discrete) {
-                    value = select(value, rest, 1.0 - total >= 0.5);
-                } else {
-                    value = scalar_mix(value, rest, 1.0 - total);
-                }
-            }
-        }
-        if (added) {
-            value = select(value + add, add, discrete);
-        }
-        properties[out + i] = value;
+        properties[out + i] = scalar_finish(b, pointer_rest[tgt.w + i], discrete);
     }
 }
 

@@ -191,6 +191,83 @@ pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     out
 }
 
+/// One scalar's blend in progress (WGSL `Scalar`): a morph weight or one
+/// component of a pointer target.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Scalar {
+    /// The normal actions' accumulator.
+    pub acc: f32,
+    /// Their total weight (0: none yet).
+    pub total: f32,
+    /// The additive layer (a discrete value: the replacing value).
+    pub add: f32,
+    /// Whether an additive action contributed.
+    pub added: bool,
+}
+
+/// WGSL `scalar_normal` (rule 1; a discrete value replaced at a factor
+/// `>= 0.5`).
+#[must_use]
+pub fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
+    let mut out = b;
+    if b.total == 0.0 {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.total = b.total + w;
+        let t = w / out.total;
+        out.acc = if discrete {
+            if t >= 0.5 {
+                v
+            } else {
+                b.acc
+            }
+        } else {
+            scalar_mix(b.acc, v, t)
+        };
+    }
+    out
+}
+
+/// WGSL `scalar_additive` (rule 3; a discrete value replaces the layer at
+/// `w >= 0.5`).
+#[must_use]
+pub fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
+    let mut out = b;
+    if discrete {
+        if w >= 0.5 {
+            out.add = v;
+            out.added = true;
+        }
+    } else {
+        out.add = b.add + w * (v - r);
+        out.added = true;
+    }
+    out
+}
+
+/// WGSL `scalar_finish` (rules 2 and 4 for a scalar).
+#[must_use]
+pub fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
+    let mut value = rest;
+    if b.total > 0.0 {
+        value = b.acc;
+        if b.total < 1.0 {
+            if discrete {
+                if 1.0 - b.total >= 0.5 {
+                    value = rest;
+                }
+            } else {
+                value = scalar_mix(value, rest, 1.0 - b.total);
+            }
+        }
+    }
+    if b.added {
+        value = if discrete { b.add } else { value + b.add };
+    }
+    value
+}
+
 /// WGSL `finish_vec` (rules 2 and 4, vectors).
 #[must_use]
 pub fn finish_vec(b: Blend, rest: Vec4) -> Vec4 {
@@ -324,10 +401,7 @@ pub fn write_mixed_morph_weights(
     let count = count.min(MAX_ACTIONS);
     let stride = tables.output_stride();
     for k in 0..mesh.target_count {
-        let mut acc = 0.0f32;
-        let mut total = 0.0f32;
-        let mut add = 0.0f32;
-        let mut added = false;
+        let mut b = Scalar::default();
         for j in 0..count {
             let a = mix.actions[(first + j) as usize];
             let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
@@ -340,31 +414,14 @@ pub fn write_mixed_morph_weights(
             }
             let v = samples[(a.row * stride + src as u32 + k) as usize];
             if a.reference_row == NO_ROW {
-                if total == 0.0 {
-                    acc = v;
-                    total = w;
-                } else {
-                    total += w;
-                    acc = scalar_mix(acc, v, w / total);
-                }
+                b = scalar_normal(b, v, w, false);
             } else {
                 let at_ref = samples[(a.reference_row * stride + src as u32 + k) as usize];
-                add += w * (v - at_ref);
-                added = true;
+                b = scalar_additive(b, v, at_ref, w, false);
             }
         }
         let rest = tables.default_weights()[(mesh.defaults_offset + k) as usize];
-        let mut value = rest;
-        if total > 0.0 {
-            value = acc;
-            if total < 1.0 {
-                value = scalar_mix(value, rest, 1.0 - total);
-            }
-        }
-        if added {
-            value += add;
-        }
-        morph_weights[out + k as usize] = value;
+        morph_weights[out + k as usize] = scalar_finish(b, rest, false);
     }
 }
 
@@ -417,14 +474,10 @@ pub fn write_mixed_property(
     }
     let discrete = kind == ValueKind::Discrete as u32;
     for i in 0..width {
-        let mut acc = 0.0f32;
-        let mut total = 0.0f32;
-        let mut add = 0.0f32;
-        let mut added = false;
+        let mut b = Scalar::default();
         for j in 0..count {
             let a = mix.actions[(first + j) as usize];
-            let w = a.weight;
-            if !(w > 0.0) || a.clip >= tables.clip_count() {
+            if !(a.weight > 0.0) || a.clip >= tables.clip_count() {
                 continue;
             }
             let src = tables.pointer_channels()[(a.clip * pointer_count + k) as usize];
@@ -433,48 +486,13 @@ pub fn write_mixed_property(
             }
             let v = samples[(a.row * stride + src as u32 + i) as usize];
             if a.reference_row == NO_ROW {
-                if total == 0.0 {
-                    acc = v;
-                    total = w;
-                } else {
-                    total += w;
-                    if discrete {
-                        if w / total >= 0.5 {
-                            acc = v;
-                        }
-                    } else {
-                        acc = scalar_mix(acc, v, w / total);
-                    }
-                }
-            } else if discrete {
-                if w >= 0.5 {
-                    add = v;
-                    added = true;
-                }
+                b = scalar_normal(b, v, a.weight, discrete);
             } else {
                 let at_ref = samples[(a.reference_row * stride + src as u32 + i) as usize];
-                add += w * (v - at_ref);
-                added = true;
+                b = scalar_additive(b, v, at_ref, a.weight, discrete);
             }
         }
-        let rest = rest_of(i);
-        let mut value = rest;
-        if total > 0.0 {
-            value = acc;
-            if total < 1.0 {
-                if discrete {
-                    if 1.0 - total >= 0.5 {
-                        value = rest;
-                    }
-                } else {
-                    value = scalar_mix(value, rest, 1.0 - total);
-                }
-            }
-        }
-        if added {
-            value = if discrete { add } else { value + add };
-        }
-        properties[out + i as usize] = value;
+        properties[out + i as usize] = scalar_finish(b, rest_of(i), discrete);
     }
 }
 
