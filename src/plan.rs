@@ -33,6 +33,14 @@ pub enum SamplerPlan {
     /// the library's key lookup tables and direct indices (falling back to
     /// the binary search when a guess does not hold).
     CpuAdapter,
+    /// The track groups and key search of [`CpuAdapter`](Self::CpuAdapter),
+    /// with the instances sorted by clip on the host each frame (a
+    /// counting sort) and one workgroup per block of up to 64 instances of
+    /// one clip and one track row: the block and the row are read at
+    /// workgroup-uniform indices, from uniform buffers, and each lane
+    /// reads only its instance's time, the key search's texels and its
+    /// values. Outputs stay where the instance table puts them.
+    ClipBlocks,
 }
 
 impl SamplerPlan {

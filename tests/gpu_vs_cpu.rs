@@ -179,7 +179,11 @@ fn every_interpolation_and_property_matches_cpu() {
 }
 
 /// The sampler's plans ([`SamplerPlan::Auto`] picks one of them).
-const PLANS: [SamplerPlan; 2] = [SamplerPlan::Reference, SamplerPlan::CpuAdapter];
+const PLANS: [SamplerPlan; 3] = [
+    SamplerPlan::Reference,
+    SamplerPlan::CpuAdapter,
+    SamplerPlan::ClipBlocks,
+];
 
 /// The reference plan is one dispatch over every track; the CPU-adapter
 /// plan one per track group with tracks; Auto picks by the adapter's kind.
@@ -485,7 +489,8 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     // tracks per instance in workgroups of 64, at most 4 wide.
     let grids: Vec<_> = sampler.workgroups().collect();
     assert!(!grids.is_empty());
-    for &(g, (x, y)) in &grids {
+    for &(g, (x, y, z)) in &grids {
+        assert_eq!(z, 1);
         let invocations = 150 * lib.group_tracks_per_instance(g as usize);
         let workgroups = invocations.div_ceil(64);
         assert_eq!(
@@ -499,7 +504,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
         );
     }
     assert!(
-        grids.iter().any(|&(_, (_, y))| y > 1),
+        grids.iter().any(|&(_, (_, y, _))| y > 1),
         "a second grid dimension is used: {grids:?}"
     );
     let cpu = cpu::sample(&lib, &instances).unwrap();
@@ -774,5 +779,55 @@ fn output_buffer_binds_in_a_callers_pipeline() {
             (d - 2.0 * c).abs() <= 1e-5 * c.abs().max(1.0),
             "element {i}: {d} vs 2 x {c}"
         );
+    }
+}
+
+/// A library whose every track is 4 or 8 floats wide (rotations, 8 morph
+/// weights), in every interpolation: every track group's values and
+/// outputs start at multiples of 4, so the tuned plans read and write them
+/// as vec4s (`ALIGNED4`). Enough instances per clip for several blocks of
+/// the clip-blocks plan, a partial one included, with the clips
+/// interleaved in the instance table.
+#[test]
+fn vec4_aligned_libraries_match_cpu_in_every_plan() {
+    let Some(h) = common::gpu("vec4_aligned_libraries_match_cpu_in_every_plan") else {
+        return;
+    };
+    let times: Vec<f32> = vec![0.25, 0.5, 1.5, 1.75, 3.0];
+    let mut clips = Vec::new();
+    for interp in [
+        Interpolation::Step,
+        Interpolation::Linear,
+        Interpolation::CubicSpline,
+    ] {
+        let mut tracks = Vec::new();
+        for (node, (property, width)) in [(Property::Rotation, 4), (Property::Weights, 8)]
+            .into_iter()
+            .enumerate()
+        {
+            let values = values_for(property, width, interp, times.len());
+            let mut t = Track::new(node as u32, property, interp, times.clone(), values);
+            t.width = width;
+            tracks.push(t);
+        }
+        clips.push(Clip::new(format!("{interp:?}"), tracks));
+    }
+    let lib = AnimationLibrary::new(clips).unwrap();
+    assert!(lib.output_stride().is_multiple_of(4));
+    let probes = probe_times();
+    let instances: Vec<Instance> = (0..300u32)
+        .map(|i| Instance::new(i % 3, probes[(i / 3) as usize % probes.len()]))
+        .collect();
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    for plan in PLANS {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(&lib, &instances, &gpu, &cpu);
+        // A second frame with fewer instances, all of one clip, reuses
+        // the tables.
+        let fewer: Vec<Instance> = instances.iter().filter(|i| i.clip == 1).copied().collect();
+        let gpu = sampler.sample(&h.device, &h.queue, &fewer).unwrap();
+        assert_matches(&lib, &fewer, &gpu, &cpu::sample(&lib, &fewer).unwrap());
     }
 }

@@ -4,6 +4,7 @@
 
 mod animator;
 mod bind;
+mod blocks;
 mod crowd;
 pub mod headless;
 mod key_textures;
@@ -24,11 +25,13 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    GpuInstance, GpuParams, GROUP_ALL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, GROUP_ALL,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
     WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 use crate::plan::SamplerPlan;
+use blocks::{max_blocks, ClipSort};
 
 /// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
 /// in workgroups of `workgroup_size`: one row while the count fits in
@@ -40,6 +43,20 @@ pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) ->
     let x = workgroups.min(max_per_dim);
     let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
     (x, y)
+}
+
+/// Whether every track row of group `g` starts its values and its output
+/// at a multiple of 4 floats and is a multiple of 4 wide, in a library
+/// whose output stride is one too: the shader's `ALIGNED4`. Never for
+/// `GROUP_ALL` (the reference plan reads and writes floats).
+fn aligned4(library: &AnimationLibrary, g: u32) -> bool {
+    g != GROUP_ALL
+        && library.output_stride().is_multiple_of(4)
+        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
+            t.values_offset.is_multiple_of(4)
+                && t.width.is_multiple_of(4)
+                && t.output_offset.is_multiple_of(4)
+        })
 }
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
@@ -73,7 +90,18 @@ pub(crate) fn buffer_init(
     contents: &[u8],
     usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer> {
-    let align = wgpu::COPY_BUFFER_ALIGNMENT;
+    buffer_init_aligned(device, label, contents, usage, wgpu::COPY_BUFFER_ALIGNMENT)
+}
+
+/// [`buffer_init`] with the size rounded up to a multiple of `align`
+/// (itself a multiple of `wgpu::COPY_BUFFER_ALIGNMENT`), zero-padded.
+pub(crate) fn buffer_init_aligned(
+    device: &wgpu::Device,
+    label: &'static str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+    align: u64,
+) -> Result<wgpu::Buffer> {
     let size = (contents.len() as u64).div_ceil(align).max(1) * align;
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -189,6 +217,20 @@ pub struct GpuSampler {
     instance_count: u32,
     max_workgroups_per_dim: u32,
     scratch: Vec<GpuInstance>,
+    /// [`SamplerPlan::ClipBlocks`]: the sort and its tables.
+    blocks: Option<BlockTables>,
+}
+
+/// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
+/// instance and block tables it writes each frame, and the dispatches'
+/// parameters (one uniform slot per group, at `params_stride`).
+#[derive(Debug)]
+struct BlockTables {
+    sort: ClipSort,
+    sorted: wgpu::Buffer,
+    blocks: wgpu::Buffer,
+    params: wgpu::Buffer,
+    params_bytes: Vec<u8>,
 }
 
 /// The dispatch of one track group: its pipeline (WGSL override `GROUP`),
@@ -200,7 +242,7 @@ struct GroupDispatch {
     per_instance: u32,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
-    workgroups: (u32, u32),
+    workgroups: (u32, u32, u32),
 }
 
 impl GpuSampler {
@@ -242,7 +284,7 @@ impl GpuSampler {
         let plan = plan.resolve(&device.adapter_info());
         // (group, invocations per instance) of each dispatch.
         let dispatches: Vec<(u32, u32)> = match plan {
-            SamplerPlan::CpuAdapter => (0..SAMPLE_GROUPS)
+            SamplerPlan::CpuAdapter | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
                 .map(|g| (g as u32, library.group_tracks_per_instance(g)))
                 .filter(|&(_, per)| per > 0)
                 .collect(),
@@ -255,7 +297,8 @@ impl GpuSampler {
         let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
-        let output_bytes = (u64::from(capacity) * stride * 4).max(4);
+        // Whole vec4s: also bound as `output4`.
+        let output_bytes = (u64::from(capacity) * stride * 4).div_ceil(16).max(1) * 16;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "track table", tracks_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
@@ -274,6 +317,37 @@ impl GpuSampler {
             });
         }
 
+        let clip_blocks = plan == SamplerPlan::ClipBlocks;
+        // The clip-blocks plan: per group up to max_blocks blocks over x
+        // (and z past the per-dimension limit), the group's rows over y.
+        let group_blocks = max_blocks(capacity, library.clip_table().len());
+        let block_entries = u64::from(group_blocks) * dispatches.len() as u64;
+        let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
+            .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
+        let rows_bytes = (library.tracks().len() as u64
+            * std::mem::size_of::<GpuSampleRow>() as u64)
+            .max(u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64);
+        if clip_blocks {
+            check_size(&limits, "clip-blocks block table", block_bytes, false)?;
+            check_size(&limits, "clip-blocks row table", rows_bytes, false)?;
+            check_size(
+                &limits,
+                "sorted instance table",
+                u64::from(capacity) * 8,
+                false,
+            )?;
+            let rows_dim = u64::from(most);
+            let z = u64::from(group_blocks.div_ceil(max_dim));
+            if rows_dim > u64::from(max_dim) || z > u64::from(max_dim) {
+                return Err(Error::LimitExceeded {
+                    what: "clip-blocks dispatch (blocks, tracks per instance)",
+                    needed: rows_dim.max(z),
+                    limit_name: "max_compute_workgroups_per_dimension",
+                    limit: u64::from(max_dim),
+                });
+            }
+        }
+
         // One params slot per group, at the uniform offset alignment.
         let params_stride = (limits.min_uniform_buffer_offset_alignment as usize)
             .max(std::mem::size_of::<GpuParams>());
@@ -283,9 +357,13 @@ impl GpuSampler {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
-            let values = storage(
+            // Whole vec4s: also bound as `values4`.
+            let values = buffer_init_aligned(
+                device,
                 "keyframe-gpu.values",
                 bytemuck::cast_slice(library.values()),
+                wgpu::BufferUsages::STORAGE,
+                16,
             )?;
             let tracks = storage(
                 "keyframe-gpu.tracks",
@@ -315,12 +393,54 @@ impl GpuSampler {
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let bind_group_layout = bind::layout(
-                device,
-                "keyframe-gpu.sample.layout",
-                &SAMPLE_BINDINGS,
-                &SAMPLE_USES,
-            )?;
+            let uses: &[u32] = if clip_blocks {
+                &SAMPLE_BLOCKS_USES
+            } else {
+                &SAMPLE_USES
+            };
+            let bind_group_layout =
+                bind::layout(device, "keyframe-gpu.sample.layout", &SAMPLE_BINDINGS, uses)?;
+            // The clip-blocks plan's tables: the sorted instances and the
+            // blocks (written per frame), the rows (once), each bound as
+            // storage and, for its head, as a uniform.
+            let block_tables = if clip_blocks {
+                let rows: Vec<GpuSampleRow> =
+                    library.tracks().iter().map(GpuSampleRow::of).collect();
+                let mut row_bytes = vec![0u8; rows_bytes as usize];
+                let used = std::mem::size_of_val(rows.as_slice());
+                row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
+                let rows = buffer_init(
+                    device,
+                    "keyframe-gpu.sample.rows",
+                    &row_bytes,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
+                )?;
+                let sorted = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.sorted_instances"),
+                    size: u64::from(capacity) * 8,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let blocks = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.blocks"),
+                    size: block_bytes,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::UNIFORM
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let params = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.block_params"),
+                    size: (params_stride * dispatches.len().max(1)) as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                Some((rows, sorted, blocks, params))
+            } else {
+                None
+            };
+            let blocks_in_uniform = block_entries <= u64::from(BLOCK_HEAD);
+            let rows_in_uniform = library.tracks().len() as u64 <= u64::from(ROW_HEAD);
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.sample.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
@@ -332,7 +452,7 @@ impl GpuSampler {
             });
             // The reference plan searches every key; the CPU-adapter plan
             // compiles in the lookup paths the library's tracks take.
-            let tuned = plan == SamplerPlan::CpuAdapter;
+            let tuned = plan != SamplerPlan::Reference;
             let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
             let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
@@ -345,34 +465,83 @@ impl GpuSampler {
                 };
                 // Paired with SAMPLE_BINDINGS by number; the one uniform is
                 // this group's slot of the params buffer.
-                let bind_group = bind::group(
-                    device,
-                    "keyframe-gpu.sample.bind_group",
-                    &bind_group_layout,
-                    &SAMPLE_USES,
-                    &[
-                        (0, wgpu::BindingResource::TextureView(keys.times())),
-                        (1, values.as_entire_binding()),
-                        (2, tracks.as_entire_binding()),
-                        (3, clips.as_entire_binding()),
-                        (4, instances.as_entire_binding()),
-                        (5, wgpu::BindingResource::Buffer(params_binding)),
-                        (6, output.as_entire_binding()),
-                        (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
-                        (8, wgpu::BindingResource::TextureView(keys.track_search())),
-                    ],
-                )?;
+                let bind_group = match &block_tables {
+                    None => bind::group(
+                        device,
+                        "keyframe-gpu.sample.bind_group",
+                        &bind_group_layout,
+                        &SAMPLE_USES,
+                        &[
+                            (0, wgpu::BindingResource::TextureView(keys.times())),
+                            (1, values.as_entire_binding()),
+                            (2, tracks.as_entire_binding()),
+                            (3, clips.as_entire_binding()),
+                            (4, instances.as_entire_binding()),
+                            (5, wgpu::BindingResource::Buffer(params_binding)),
+                            (6, output.as_entire_binding()),
+                            (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                            (8, wgpu::BindingResource::TextureView(keys.track_search())),
+                            (15, values.as_entire_binding()),
+                            (16, output.as_entire_binding()),
+                        ],
+                    )?,
+                    Some((rows, sorted, blocks, block_params)) => {
+                        let head = |buffer, bytes: u64| {
+                            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer,
+                                offset: 0,
+                                size: NonZeroU64::new(bytes),
+                            })
+                        };
+                        let block_head =
+                            u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64;
+                        let row_head =
+                            u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64;
+                        let slot_binding = wgpu::BufferBinding {
+                            buffer: block_params,
+                            offset: (slot * params_stride) as u64,
+                            size: NonZeroU64::new(std::mem::size_of::<GpuBlockParams>() as u64),
+                        };
+                        bind::group(
+                            device,
+                            "keyframe-gpu.sample.blocks_bind_group",
+                            &bind_group_layout,
+                            &SAMPLE_BLOCKS_USES,
+                            &[
+                                (0, wgpu::BindingResource::TextureView(keys.times())),
+                                (1, values.as_entire_binding()),
+                                (6, output.as_entire_binding()),
+                                (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                                (9, sorted.as_entire_binding()),
+                                (10, head(blocks, block_head)),
+                                (11, blocks.as_entire_binding()),
+                                (12, head(rows, row_head)),
+                                (13, rows.as_entire_binding()),
+                                (14, wgpu::BindingResource::Buffer(slot_binding)),
+                                (15, values.as_entire_binding()),
+                                (16, output.as_entire_binding()),
+                            ],
+                        )?
+                    }
+                };
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some("keyframe-gpu.sample"),
                     layout: Some(&pipeline_layout),
                     module: &module,
-                    entry_point: Some("sample_main"),
+                    entry_point: Some(if clip_blocks {
+                        "sample_blocks_main"
+                    } else {
+                        "sample_main"
+                    }),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &[
                             ("GROUP", f64::from(g)),
                             ("ROW_SHIFT", f64::from(keys.row_shift())),
                             ("HAS_TABLE", flag(has_table)),
                             ("HAS_DIRECT", flag(has_direct)),
+                            ("BLOCKS_IN_UNIFORM", flag(blocks_in_uniform)),
+                            ("ROWS_IN_UNIFORM", flag(rows_in_uniform)),
+                            ("ALIGNED4", flag(tuned && aligned4(library, g))),
                         ],
                         ..Default::default()
                     },
@@ -383,9 +552,17 @@ impl GpuSampler {
                     per_instance,
                     pipeline,
                     bind_group,
-                    workgroups: (0, 0),
+                    workgroups: (0, 0, 0),
                 });
             }
+            let groups_of: Vec<u32> = dispatches.iter().map(|&(g, _)| g).collect();
+            let blocks = block_tables.map(|(_rows, sorted, blocks, params)| BlockTables {
+                sort: ClipSort::new(capacity, library.clip_table().len(), groups_of.len()),
+                sorted,
+                blocks,
+                params,
+                params_bytes: vec![0; params_stride * groups_of.len().max(1)],
+            });
             Ok(GpuSampler {
                 groups,
                 _keys: keys,
@@ -400,6 +577,7 @@ impl GpuSampler {
                 instance_count: 0,
                 max_workgroups_per_dim: max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
+                blocks,
             })
         })?
     }
@@ -450,6 +628,21 @@ impl GpuSampler {
 
     fn write_table(&mut self, queue: &wgpu::Queue) {
         let n = self.scratch.len() as u32;
+        if let Some(b) = &mut self.blocks {
+            b.write(
+                queue,
+                &self.scratch,
+                &self.library,
+                &mut self.groups,
+                self.params_stride,
+                self.max_workgroups_per_dim,
+            );
+            if n > 0 {
+                queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+            }
+            self.instance_count = n;
+            return;
+        }
         for (slot, d) in self.groups.iter_mut().enumerate() {
             let invocations = n * d.per_instance; // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
@@ -462,7 +655,7 @@ impl GpuSampler {
             let at = slot * self.params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
-            d.workgroups = (x, y);
+            d.workgroups = (x, y, 1);
         }
         if n > 0 {
             queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
@@ -486,13 +679,13 @@ impl GpuSampler {
     /// table is empty.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         for d in &self.groups {
-            let (x, y) = d.workgroups;
-            if x == 0 || y == 0 {
+            let (x, y, z) = d.workgroups;
+            if x == 0 || y == 0 || z == 0 {
                 continue;
             }
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
+            pass.dispatch_workgroups(x, y, z);
         }
     }
 
@@ -500,9 +693,12 @@ impl GpuSampler {
     /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
     /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
     /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
-    /// workgroup counts `(x, y)` (a 2D grid once the count passes
-    /// `max_compute_workgroups_per_dimension`).
-    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
+    /// workgroup counts `(x, y, z)`: in the reference and CPU-adapter
+    /// plans `z` is 1 and `y` more than 1 once the count passes
+    /// `max_compute_workgroups_per_dimension`; in the clip-blocks plan `x`
+    /// counts blocks (and `z` rows of them past that limit), `y` the
+    /// group's most rows in a clip.
+    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
     }
 
@@ -636,4 +832,52 @@ pub(crate) fn map_read<T>(
     };
     buffer.unmap();
     Ok(out)
+}
+
+impl BlockTables {
+    /// Sorts the resolved instances by clip, writes the sorted and block
+    /// tables and each group's parameters, and sets each group's grid.
+    fn write(
+        &mut self,
+        queue: &wgpu::Queue,
+        resolved: &[GpuInstance],
+        library: &AnimationLibrary,
+        groups: &mut [GroupDispatch],
+        params_stride: usize,
+        max_dim: u32,
+    ) {
+        let sort = &mut self.sort;
+        // The group of each dispatch slot, without collecting them.
+        let mut slots = [0u32; SAMPLE_GROUPS];
+        for (s, d) in slots.iter_mut().zip(groups.iter()) {
+            *s = d.group;
+        }
+        sort.sort(
+            resolved,
+            library.clip_table(),
+            &slots[..groups.len().min(SAMPLE_GROUPS)],
+        );
+        for (slot, d) in groups.iter_mut().enumerate() {
+            let (base, count) = sort.range(slot);
+            let x = count.min(max_dim);
+            let z = if x == 0 { 0 } else { count.div_ceil(x) };
+            let params = GpuBlockParams {
+                block_base: base,
+                block_count: count,
+                output_stride: library.output_stride(),
+                blocks_per_row: x,
+            };
+            let at = slot * params_stride;
+            self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+            d.workgroups = (x, d.per_instance, z);
+        }
+        if !sort.sorted().is_empty() {
+            queue.write_buffer(&self.sorted, 0, bytemuck::cast_slice(sort.sorted()));
+        }
+        if !sort.blocks().is_empty() {
+            queue.write_buffer(&self.blocks, 0, bytemuck::cast_slice(sort.blocks()));
+        }
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
+    }
 }
