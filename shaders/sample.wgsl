@@ -333,9 +333,13 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
 }
 
-// The clip-blocks plan: workgroup (x + z * blocks_per_row, y) samples
-// track row y of the dispatch's group for the block's instances, one lane
-// per instance. The block and the row are the same for every lane: on
+// The clip-blocks plan: workgroup (x, y + z * blocks_per_row) samples
+// track row x of the dispatch's group for the block's instances, one lane
+// per instance. Rows vary fastest: the workgroups that run one after the
+// other write the same instances' output blocks (64 of them, 64 KiB for
+// crowd_rot), which a cache then holds until they are whole; blocks
+// fastest had each cache line of the output written a quarter at a time,
+// a whole pass over the blocks apart. The block and the row are the same for every lane: on
 // the CPU adapters a uniform read at such an index is one load where a
 // storage read is one per lane, and on a GPU every lane of a warp reads
 // the same keys' neighbourhood. What each lane reads for itself is its
@@ -345,7 +349,7 @@ fn sample_blocks_main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let b = wg.z * block_params.blocks_per_row + wg.x;
+    let b = wg.z * block_params.blocks_per_row + wg.y;
     if (b >= block_params.block_count) {
         return;
     }
@@ -356,10 +360,10 @@ fn sample_blocks_main(
     } else {
         block = blocks[at];
     }
-    if (wg.y >= block.row_count || lane >= block.count) {
+    if (wg.x >= block.row_count || lane >= block.count) {
         return;
     }
-    let r = block.row_first + wg.y;
+    let r = block.row_first + wg.x;
     var row: SampleRow;
     if (ROWS_IN_UNIFORM) {
         row = rows_head[min(r, ROW_HEAD - 1u)];

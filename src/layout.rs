@@ -181,7 +181,7 @@ pub struct GpuBlockParams {
     pub block_count: u32,
     /// `f32`s per instance in the output buffer.
     pub output_stride: u32,
-    /// Workgroups in x of the dispatch's grid (block `x + z * this`).
+    /// Workgroups in y of the dispatch's grid (block `y + z * this`).
     pub blocks_per_row: u32,
 }
 

@@ -318,8 +318,8 @@ impl GpuSampler {
         }
 
         let clip_blocks = plan == SamplerPlan::ClipBlocks;
-        // The clip-blocks plan: per group up to max_blocks blocks over x
-        // (and z past the per-dimension limit), the group's rows over y.
+        // The clip-blocks plan: per group the group's rows over x, up to
+        // max_blocks blocks over y (and z past the per-dimension limit).
         let group_blocks = max_blocks(capacity, library.clip_table().len());
         let block_entries = u64::from(group_blocks) * dispatches.len() as u64;
         let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
@@ -696,8 +696,8 @@ impl GpuSampler {
     /// workgroup counts `(x, y, z)`: in the reference and CPU-adapter
     /// plans `z` is 1 and `y` more than 1 once the count passes
     /// `max_compute_workgroups_per_dimension`; in the clip-blocks plan `x`
-    /// counts blocks (and `z` rows of them past that limit), `y` the
-    /// group's most rows in a clip.
+    /// counts the group's most rows in a clip, `y` blocks (and `z` rows
+    /// of them past that limit).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
     }
@@ -870,7 +870,7 @@ impl BlockTables {
             let at = slot * params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
-            d.workgroups = (x, d.per_instance, z);
+            d.workgroups = (d.per_instance, x, z);
         }
         if !sort.sorted().is_empty() {
             queue.write_buffer(&self.sorted, 0, bytemuck::cast_slice(sort.sorted()));
