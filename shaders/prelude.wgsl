@@ -75,7 +75,7 @@ struct BlockParams {
     block_base: u32,         // the group's first block in the block table
     block_count: u32,        // the group's blocks
     output_stride: u32,
-    blocks_per_row: u32,     // workgroups.y of the (x, y, z) grid
+    grid_width: u32,         // workgroups.x of the (x, y) grid
 }
 
 // Entries of the block and row tables that the clip-blocks plan reads

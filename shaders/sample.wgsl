@@ -63,6 +63,9 @@ override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 // the sampler can hold fits in the uniform heads; the host decides from
 // the capacity and the library, so no lane tests an index per frame.
 override BLOCKS_IN_UNIFORM: bool = true;
+// The clip-blocks plan: the dispatch group's most rows in a clip, the
+// number of workgroups per block.
+override GROUP_ROWS: u32 = 1u;
 override ROWS_IN_UNIFORM: bool = true;
 
 // Whether the library has tracks with a key lookup table (lookup_scale >
@@ -333,10 +336,11 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
 }
 
-// The clip-blocks plan: workgroup (x, y + z * blocks_per_row) samples
-// track row x of the dispatch's group for the block's instances, one lane
-// per instance. Rows vary fastest: the workgroups that run one after the
-// other write the same instances' output blocks (64 of them, 64 KiB for
+// The clip-blocks plan: workgroup number w = y * grid_width + x samples
+// track row w % GROUP_ROWS of the dispatch's group for the instances of
+// block w / GROUP_ROWS, one lane per instance. Rows vary fastest: the
+// workgroups that run one after the other write the same instances'
+// output blocks (64 of them, 64 KiB for
 // crowd_rot), which a cache then holds until they are whole; blocks
 // fastest had each cache line of the output written a quarter at a time,
 // a whole pass over the blocks apart. The block and the row are the same for every lane: on
@@ -349,7 +353,9 @@ fn sample_blocks_main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let b = wg.z * block_params.blocks_per_row + wg.y;
+    let w = wg.y * block_params.grid_width + wg.x;
+    let b = w / GROUP_ROWS;
+    let j = w % GROUP_ROWS;
     if (b >= block_params.block_count) {
         return;
     }
@@ -360,10 +366,10 @@ fn sample_blocks_main(
     } else {
         block = blocks[at];
     }
-    if (wg.x >= block.row_count || lane >= block.count) {
+    if (j >= block.row_count || lane >= block.count) {
         return;
     }
-    let r = block.row_first + wg.x;
+    let r = block.row_first + j;
     var row: SampleRow;
     if (ROWS_IN_UNIFORM) {
         row = rows_head[min(r, ROW_HEAD - 1u)];

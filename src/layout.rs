@@ -181,8 +181,11 @@ pub struct GpuBlockParams {
     pub block_count: u32,
     /// `f32`s per instance in the output buffer.
     pub output_stride: u32,
-    /// Workgroups in y of the dispatch's grid (block `y + z * this`).
-    pub blocks_per_row: u32,
+    /// Workgroups in x of the dispatch's grid: workgroup `(x, y)` is
+    /// number `w = y * grid_width + x`, which samples row `w % rows` of
+    /// block `w / rows`, `rows` being the group's most rows in a clip (the
+    /// WGSL override `GROUP_ROWS`).
+    pub grid_width: u32,
 }
 
 /// Entries of the clip-blocks plan's block table read from a uniform

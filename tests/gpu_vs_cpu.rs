@@ -186,7 +186,8 @@ const PLANS: [SamplerPlan; 3] = [
 ];
 
 /// The reference plan is one dispatch over every track; the CPU-adapter
-/// plan one per track group with tracks; Auto picks by the adapter's kind.
+/// and clip-blocks plans one per track group with tracks; Auto picks by
+/// the adapter's kind and, on CPU adapters, the library's alignment.
 #[test]
 fn plans_dispatch_as_documented() {
     let Some(h) = common::gpu("plans_dispatch_as_documented") else {
@@ -206,8 +207,36 @@ fn plans_dispatch_as_documented() {
     // every_mode_library has tracks of all five groups.
     assert_eq!(groups, [0, 1, 2, 3, 4]);
     let auto = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
-    let want = if h.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+    let cpu_adapter = h.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let want = if cpu_adapter {
         SamplerPlan::CpuAdapter
+    } else {
+        SamplerPlan::Reference
+    };
+    assert_eq!(auto.plan(), want);
+    // The clip-blocks plan: the same groups; Auto picks it on CPU adapters
+    // for a library whose every group is vec4-aligned (rotations only).
+    let mut blocks =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::ClipBlocks).unwrap();
+    blocks.set_instances(&h.queue, &instances).unwrap();
+    let groups: Vec<u32> = blocks.workgroups().map(|(g, _)| g).collect();
+    assert_eq!(groups, [0, 1, 2, 3, 4]);
+    assert!(!keyframe_gpu::plan::vec4_library(&lib));
+    let rotations = AnimationLibrary::new(vec![Clip::new(
+        "r",
+        vec![Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0],
+        )],
+    )])
+    .unwrap();
+    assert!(keyframe_gpu::plan::vec4_library(&rotations));
+    let auto = GpuSampler::new(&h.device, &h.queue, &rotations, 2).unwrap();
+    let want = if cpu_adapter {
+        SamplerPlan::ClipBlocks
     } else {
         SamplerPlan::Reference
     };
@@ -509,6 +538,38 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     );
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
+    // The clip-blocks plan: a workgroup per (block, row), in x then y; 20
+    // instances of each clip are one block per clip with rows in a group,
+    // and the grid of the blocks a capacity of 150 could need (5 per
+    // group, by 5 rows) would not fit 4 x 4: refused; 60 fit (3 by 5).
+    let few = &instances[..60];
+    let refused = GpuSampler::with_plan(&h.device, &h.queue, &lib, 150, SamplerPlan::ClipBlocks);
+    assert!(
+        matches!(refused, Err(Error::LimitExceeded { .. })),
+        "{refused:?}"
+    );
+    let mut blocks =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 60, SamplerPlan::ClipBlocks).unwrap();
+    let gpu = blocks.sample(&h.device, &h.queue, few).unwrap();
+    assert_matches(&lib, few, &gpu, &cpu::sample(&lib, few).unwrap());
+    let grids: Vec<_> = blocks.workgroups().collect();
+    for &(g, (x, y, z)) in &grids {
+        let clips_with_rows = lib
+            .clip_table()
+            .iter()
+            .filter(|c| c.group_rows(g).1 > 0)
+            .count() as u32;
+        let workgroups = clips_with_rows * lib.group_tracks_per_instance(g as usize);
+        assert_eq!((x, z), (workgroups.min(4), 1), "group {g}");
+        assert!(
+            x * y >= workgroups && x * (y - 1) < workgroups,
+            "group {g}: {x} x {y}"
+        );
+    }
+    assert!(
+        grids.iter().any(|&(_, (_, y, _))| y > 1),
+        "a second grid dimension is used: {grids:?}"
+    );
 
     // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
     let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();

@@ -200,7 +200,7 @@ fn sample_twins() -> Vec<Twin> {
         twin!(
             "BlockParams",
             GpuBlockParams,
-            [block_base, block_count, output_stride, blocks_per_row]
+            [block_base, block_count, output_stride, grid_width]
         ),
         twin!(
             "Params",

@@ -100,12 +100,15 @@ impl ClipSort {
     }
 }
 
-/// The most blocks one group can have: every clip's instances in blocks
-/// of `WORKGROUP_SIZE`, at most one of them partial per clip with
-/// instances.
+/// The most blocks one group can have: clip c's `n_c` instances take
+/// `ceil(n_c / W)` blocks (`W = WORKGROUP_SIZE`), and summed over the at
+/// most `min(clips, capacity)` clips with instances that is at most
+/// `floor((capacity + (W - 1) min(clips, capacity)) / W)`.
 pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
-    let partial = (clip_count as u64).min(u64::from(capacity)) as u32;
-    capacity.div_ceil(WORKGROUP_SIZE).saturating_add(partial)
+    let w = u64::from(WORKGROUP_SIZE);
+    let clips = (clip_count as u64).min(u64::from(capacity));
+    let blocks = (u64::from(capacity) + (w - 1) * clips) / w;
+    u32::try_from(blocks).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
@@ -190,9 +193,23 @@ mod tests {
     #[test]
     fn max_blocks_bounds_every_split() {
         assert_eq!(max_blocks(0, 5), 0);
-        assert_eq!(max_blocks(1, 5), 2);
-        assert_eq!(max_blocks(128, 2), 4);
-        // 2 clips of 64 + 1 and 63 instances: 3 blocks.
-        assert!(max_blocks(128, 2) >= 3);
+        assert_eq!(max_blocks(1, 5), 1);
+        assert_eq!(max_blocks(200, 1), 4);
+        // The worst splits of n instances over c clips fit the bound.
+        for n in 0..300u32 {
+            for c in 1..6usize {
+                let bound = max_blocks(n, c);
+                let mut worst = 0;
+                // k clips of one instance each (or 65 where that fits),
+                // the rest on the last clip.
+                for ones in [1u32, 65] {
+                    let k = (c as u32 - 1).min(n / ones);
+                    let rest = n - k * ones;
+                    let blocks = k * ones.div_ceil(WORKGROUP_SIZE) + rest.div_ceil(WORKGROUP_SIZE);
+                    worst = worst.max(blocks);
+                }
+                assert!(worst <= bound, "n {n} c {c}: {worst} > {bound}");
+            }
+        }
     }
 }

@@ -45,20 +45,6 @@ pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) ->
     (x, y)
 }
 
-/// Whether every track row of group `g` starts its values and its output
-/// at a multiple of 4 floats and is a multiple of 4 wide, in a library
-/// whose output stride is one too: the shader's `ALIGNED4`. Never for
-/// `GROUP_ALL` (the reference plan reads and writes floats).
-fn aligned4(library: &AnimationLibrary, g: u32) -> bool {
-    g != GROUP_ALL
-        && library.output_stride().is_multiple_of(4)
-        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
-            t.values_offset.is_multiple_of(4)
-                && t.width.is_multiple_of(4)
-                && t.output_offset.is_multiple_of(4)
-        })
-}
-
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
 /// they catch into [`Error::Gpu`].
 pub(crate) fn scoped<T>(
@@ -281,7 +267,22 @@ impl GpuSampler {
         plan: SamplerPlan,
     ) -> Result<Self> {
         check_device(device)?;
-        let plan = plan.resolve(&device.adapter_info());
+        let requested = plan;
+        let mut plan = plan.resolve_for(&device.adapter_info(), library);
+        let limits = device.limits();
+        let capacity = max_instances.max(1);
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        // The clip-blocks plan: per group up to max_blocks blocks, a
+        // workgroup per block and row of the group, over x and then y.
+        let group_blocks = max_blocks(capacity, library.clip_table().len());
+        let block_workgroups = u64::from(group_blocks) * u64::from(library.tracks_per_instance());
+        let block_grid_fits =
+            block_workgroups <= (u64::from(max_dim) * u64::from(max_dim)).min(u64::from(u32::MAX));
+        if requested == SamplerPlan::Auto && plan == SamplerPlan::ClipBlocks && !block_grid_fits {
+            // A device with few workgroups per dimension: the CPU-adapter
+            // plan needs fewer (64 invocations of one instance each).
+            plan = SamplerPlan::CpuAdapter;
+        }
         // (group, invocations per instance) of each dispatch.
         let dispatches: Vec<(u32, u32)> = match plan {
             SamplerPlan::CpuAdapter | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
@@ -290,8 +291,6 @@ impl GpuSampler {
                 .collect(),
             _ => vec![(GROUP_ALL, library.tracks_per_instance())],
         };
-        let limits = device.limits();
-        let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
         let values_bytes = library.values().len() as u64 * 4;
         let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
@@ -306,7 +305,6 @@ impl GpuSampler {
         check_size(&limits, "output buffer", output_bytes, false)?;
         let most = dispatches.iter().map(|&(_, per)| per).max().unwrap_or(0);
         let invocations = u64::from(capacity) * u64::from(most);
-        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
         if invocations > max_invocations.min(u64::from(u32::MAX)) {
             return Err(Error::LimitExceeded {
@@ -318,9 +316,6 @@ impl GpuSampler {
         }
 
         let clip_blocks = plan == SamplerPlan::ClipBlocks;
-        // The clip-blocks plan: per group the group's rows over x, up to
-        // max_blocks blocks over y (and z past the per-dimension limit).
-        let group_blocks = max_blocks(capacity, library.clip_table().len());
         let block_entries = u64::from(group_blocks) * dispatches.len() as u64;
         let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
             .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
@@ -336,12 +331,10 @@ impl GpuSampler {
                 u64::from(capacity) * 8,
                 false,
             )?;
-            let rows_dim = u64::from(most);
-            let z = u64::from(group_blocks.div_ceil(max_dim));
-            if rows_dim > u64::from(max_dim) || z > u64::from(max_dim) {
+            if !block_grid_fits {
                 return Err(Error::LimitExceeded {
-                    what: "clip-blocks dispatch (blocks, tracks per instance)",
-                    needed: rows_dim.max(z),
+                    what: "clip-blocks dispatch (blocks x tracks per instance)",
+                    needed: block_workgroups,
                     limit_name: "max_compute_workgroups_per_dimension",
                     limit: u64::from(max_dim),
                 });
@@ -541,7 +534,11 @@ impl GpuSampler {
                             ("HAS_DIRECT", flag(has_direct)),
                             ("BLOCKS_IN_UNIFORM", flag(blocks_in_uniform)),
                             ("ROWS_IN_UNIFORM", flag(rows_in_uniform)),
-                            ("ALIGNED4", flag(tuned && aligned4(library, g))),
+                            ("GROUP_ROWS", f64::from(per_instance.max(1))),
+                            (
+                                "ALIGNED4",
+                                flag(tuned && crate::plan::vec4_group(library, g)),
+                            ),
                         ],
                         ..Default::default()
                     },
@@ -693,11 +690,10 @@ impl GpuSampler {
     /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
     /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
     /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
-    /// workgroup counts `(x, y, z)`: in the reference and CPU-adapter
-    /// plans `z` is 1 and `y` more than 1 once the count passes
-    /// `max_compute_workgroups_per_dimension`; in the clip-blocks plan `x`
-    /// counts the group's most rows in a clip, `y` blocks (and `z` rows
-    /// of them past that limit).
+    /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
+    /// the count passes `max_compute_workgroups_per_dimension` (in the
+    /// clip-blocks plan the count is blocks x the group's most rows in a
+    /// clip, rows varying fastest).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
     }
@@ -859,18 +855,20 @@ impl BlockTables {
         );
         for (slot, d) in groups.iter_mut().enumerate() {
             let (base, count) = sort.range(slot);
-            let x = count.min(max_dim);
-            let z = if x == 0 { 0 } else { count.div_ceil(x) };
+            // Fits: checked against max_blocks in new().
+            let workgroups = count * d.per_instance;
+            let x = workgroups.min(max_dim);
+            let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
             let params = GpuBlockParams {
                 block_base: base,
                 block_count: count,
                 output_stride: library.output_stride(),
-                blocks_per_row: x,
+                grid_width: x,
             };
             let at = slot * params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
-            d.workgroups = (d.per_instance, x, z);
+            d.workgroups = (x, y, 1);
         }
         if !sort.sorted().is_empty() {
             queue.write_buffer(&self.sorted, 0, bytemuck::cast_slice(sort.sorted()));
