@@ -185,8 +185,9 @@ pub fn output_layout_entry(
 ///
 /// How the work is laid out is its [`SamplerPlan`]: one dispatch over
 /// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
-/// ([`SamplerPlan::CpuAdapter`], the CPU fallback adapters), all in the
-/// same compute pass.
+/// ([`SamplerPlan::CpuAdapter`] and [`SamplerPlan::ClipBlocks`], the CPU
+/// fallback adapters), all in the same compute pass. Whatever the plan,
+/// instance `i`'s outputs are at `i * output_stride`.
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
@@ -605,7 +606,10 @@ impl GpuSampler {
 
     /// Writes the instance table for the next dispatches (one
     /// `queue.write_buffer` of 16 bytes per instance, plus one of the
-    /// dispatch parameters of every track group). Playback times are wrapped on the host in `f64`.
+    /// dispatch parameters of every track group; the clip-blocks plan also
+    /// sorts the instances by clip and writes the sorted table, 8 bytes per
+    /// instance, and the block table, 16 bytes per block). Playback times
+    /// are wrapped on the host in `f64`.
     ///
     /// # Errors
     /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
