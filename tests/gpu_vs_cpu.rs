@@ -892,3 +892,59 @@ fn vec4_aligned_libraries_match_cpu_in_every_plan() {
         assert_matches(&lib, &fewer, &gpu, &cpu::sample(&lib, &fewer).unwrap());
     }
 }
+
+/// The clip-blocks plan past its uniform heads: a library of more track
+/// rows than `ROW_HEAD` reads its rows from storage, and a capacity with
+/// more possible blocks than `BLOCK_HEAD` its blocks (both decided when the
+/// sampler is made, from the library and the capacity).
+#[test]
+fn clip_blocks_past_the_uniform_heads_match_cpu() {
+    use keyframe_gpu::layout::{BLOCK_HEAD, ROW_HEAD};
+    let Some(h) = common::gpu("clip_blocks_past_the_uniform_heads_match_cpu") else {
+        return;
+    };
+    let rotation = |node: u32| {
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 0.5, 1.0 + node as f32 * 0.001],
+            [
+                quat([1.0, 0.0, 0.0], 0.1),
+                quat([0.0, 1.0, 0.0], 1.0),
+                quat([0.0, 0.0, 1.0], 2.0),
+            ]
+            .concat(),
+        )
+    };
+    let instances: Vec<Instance> = (0..150)
+        .map(|i| Instance::new(i % 2, f64::from(i) * 0.0071))
+        .collect();
+    // Rows: two clips of 600 tracks.
+    let many_rows = AnimationLibrary::new(
+        (0..2)
+            .map(|c| Clip::new(format!("c{c}"), (0..600).map(rotation).collect()))
+            .collect(),
+    )
+    .unwrap();
+    assert!(many_rows.tracks().len() > ROW_HEAD as usize);
+    // Blocks: a capacity of more than BLOCK_HEAD blocks of 64.
+    let many_blocks = AnimationLibrary::new(vec![
+        Clip::new("a", vec![rotation(0)]),
+        Clip::new("b", vec![rotation(1)]),
+    ])
+    .unwrap();
+    let capacity = 64 * (BLOCK_HEAD + 10);
+    for (lib, capacity) in [(&many_rows, 150), (&many_blocks, capacity)] {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, lib, capacity, SamplerPlan::ClipBlocks)
+                .unwrap();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(
+            lib,
+            &instances,
+            &gpu,
+            &cpu::sample(lib, &instances).unwrap(),
+        );
+    }
+}
