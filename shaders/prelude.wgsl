@@ -44,6 +44,45 @@ struct Params {
     row_invocations: u32,
 }
 
+// The clip-blocks plan (src/plan.rs, `SamplerPlan::ClipBlocks`): instances
+// sorted by clip on the host, one workgroup per block of at most
+// WORKGROUP_SIZE instances of one clip and one track row of the dispatch's
+// group, so that the block and the row are read at workgroup-uniform
+// indices (from uniform copies of their tables' first BLOCK_HEAD and
+// ROW_HEAD entries).
+struct SampleBlock {
+    first: u32,              // its first entry in the sorted instance table
+    count: u32,              // its instances, 1 ..= WORKGROUP_SIZE
+    row_first: u32,          // the dispatch group's first track row of the clip
+    row_count: u32,          // the group's track rows in the clip
+}
+
+// The fields of track row r that the clip-blocks plan reads, at row r of
+// its row table (the track table's order).
+struct SampleRow {
+    values_offset: u32,
+    output_offset: u32,
+    times_offset: u32,
+    key_count: u32,
+    lookup_scale: f32,
+    lookup_origin: f32,
+    width: u32,
+    interpolation: u32,
+}
+
+// A clip-blocks dispatch's parameters (a uniform, one slot per group).
+struct BlockParams {
+    block_base: u32,         // the group's first block in the block table
+    block_count: u32,        // the group's blocks
+    output_stride: u32,
+    grid_width: u32,         // workgroups.x of the (x, y) grid
+}
+
+// Entries of the block and row tables that the clip-blocks plan reads
+// from uniform buffers (32 KiB each).
+const BLOCK_HEAD: u32 = 2048u;
+const ROW_HEAD: u32 = 1024u;
+
 const INTERP_STEP: u32 = 0u;
 const INTERP_LINEAR: u32 = 1u;
 const INTERP_CUBICSPLINE: u32 = 2u;

@@ -31,7 +31,42 @@ override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP 
 // lookup_origin] of track row r, the fields only the search reads.
 @group(0) @binding(8) var track_search: texture_2d<u32>;
 
+// The clip-blocks plan's bindings (sample_blocks_main; it reads neither
+// `tracks`, `clips`, `instances`, `params` nor `track_search`).
+// Per instance, in clip order: [its index in the instance table (where its
+// output block is), the bits of its clip-local time].
+@group(0) @binding(9) var<storage, read> sorted_instances: array<vec2<u32>>;
+// The block table, its first BLOCK_HEAD entries as a uniform too (the
+// same buffer, bound twice), and the row table likewise.
+@group(0) @binding(10) var<uniform> blocks_head: array<SampleBlock, BLOCK_HEAD>;
+@group(0) @binding(11) var<storage, read> blocks: array<SampleBlock>;
+@group(0) @binding(12) var<uniform> rows_head: array<SampleRow, ROW_HEAD>;
+@group(0) @binding(13) var<storage, read> rows: array<SampleRow>;
+@group(0) @binding(14) var<uniform> block_params: BlockParams;
+
+// The values and the output again, as vec4s (the same buffers, bound a
+// second time): read and written four floats at a time where ALIGNED4.
+@group(0) @binding(15) var<storage, read> values4: array<vec4<f32>>;
+@group(0) @binding(16) var<storage, read_write> output4: array<vec4<f32>>;
+
+// Whether every track of the dispatch's group starts its values and its
+// output at a multiple of 4 floats and is a multiple of 4 wide, with an
+// output stride that is one too (rotations always are 4 wide; morph
+// weights often are): values are then loaded and stored as vec4s, one
+// storage access where there were four (each a loop over the lanes on the
+// CPU adapters). The host decides per group.
+override ALIGNED4: bool = false;
+
 override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
+
+// Whether every block (BLOCKS_IN_UNIFORM) and every row (ROWS_IN_UNIFORM)
+// the sampler can hold fits in the uniform heads; the host decides from
+// the capacity and the library, so no lane tests an index per frame.
+override BLOCKS_IN_UNIFORM: bool = true;
+// The clip-blocks plan: the dispatch group's most rows in a clip, the
+// number of workgroups per block.
+override GROUP_ROWS: u32 = 1u;
+override ROWS_IN_UNIFORM: bool = true;
 
 // Whether the library has tracks with a key lookup table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
@@ -150,11 +185,18 @@ fn value_at(track: Track, e: u32, c: u32) -> f32 {
 }
 
 fn quat_at(track: Track, e: u32) -> vec4<f32> {
+    if (ALIGNED4) {
+        return values4[(track.values_offset >> 2u) + e];
+    }
     let b = track.values_offset + e * 4u;
     return vec4<f32>(values[b], values[b + 1u], values[b + 2u], values[b + 3u]);
 }
 
 fn store_quat(out: u32, q: vec4<f32>) {
+    if (ALIGNED4) {
+        output4[out >> 2u] = q;
+        return;
+    }
     output[out] = q.x;
     output[out + 1u] = q.y;
     output[out + 2u] = q.z;
@@ -232,6 +274,20 @@ fn sample_track(track: Track, time: f32, out: u32) {
         }
         return;
     }
+    if (HAS_BLEND && ALIGNED4) {
+        // Four components at a time, as below.
+        let t = seg.t;
+        let v0 = (track.values_offset >> 2u) + k * (width >> 2u);
+        let o = out >> 2u;
+        for (var c = 0u; c < (width >> 2u); c++) {
+            var v = values4[v0 + c];
+            if (moving) {
+                v = (1.0 - t) * v + t * values4[v0 + (width >> 2u) + c];
+            }
+            output4[o + c] = v;
+        }
+        return;
+    }
     if (HAS_BLEND) {
         let t = seg.t;
         for (var c = 0u; c < width; c++) {
@@ -278,4 +334,56 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let track = track_row(first + j);
     sample_track(track, inst.time, i * params.output_stride + track.output_offset);
+}
+
+// The clip-blocks plan: workgroup number w = y * grid_width + x samples
+// track row w % GROUP_ROWS of the dispatch's group for the instances of
+// block w / GROUP_ROWS, one lane per instance. Rows vary fastest: the
+// workgroups that run one after the other write the same instances'
+// output blocks (64 of them, 64 KiB for
+// crowd_rot), which a cache then holds until they are whole; blocks
+// fastest had each cache line of the output written a quarter at a time,
+// a whole pass over the blocks apart. The block and the row are the same for every lane: on
+// the CPU adapters a uniform read at such an index is one load where a
+// storage read is one per lane, and on a GPU every lane of a warp reads
+// the same keys' neighbourhood. What each lane reads for itself is its
+// sorted entry (index, time), the key search's texels and its values.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn sample_blocks_main(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let w = wg.y * block_params.grid_width + wg.x;
+    let b = w / GROUP_ROWS;
+    let j = w % GROUP_ROWS;
+    if (b >= block_params.block_count) {
+        return;
+    }
+    let at = block_params.block_base + b;
+    var block: SampleBlock;
+    if (BLOCKS_IN_UNIFORM) {
+        block = blocks_head[min(at, BLOCK_HEAD - 1u)];
+    } else {
+        block = blocks[at];
+    }
+    if (j >= block.row_count || lane >= block.count) {
+        return;
+    }
+    let r = block.row_first + j;
+    var row: SampleRow;
+    if (ROWS_IN_UNIFORM) {
+        row = rows_head[min(r, ROW_HEAD - 1u)];
+    } else {
+        row = rows[r];
+    }
+    let entry = sorted_instances[block.first + lane];
+    // Every group fixes the value kind the interpolation needs (STEP and
+    // the blend read none).
+    var kind = KIND_VECTOR;
+    if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
+        kind = KIND_ROTATION;
+    }
+    let track = Track(row.times_offset, row.key_count, row.values_offset, row.width,
+        row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin);
+    sample_track(track, bitcast<f32>(entry.y), entry.x * block_params.output_stride + row.output_offset);
 }

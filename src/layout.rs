@@ -110,6 +110,91 @@ pub struct GpuParams {
     pub row_invocations: u32,
 }
 
+/// One block of the clip-blocks plan (WGSL `SampleBlock`): up to
+/// [`WORKGROUP_SIZE`] instances of one clip, consecutive in the sorted
+/// instance table, and the rows of one track group of that clip. Written
+/// per frame by [`GpuSampler`](crate::GpuSampler) under
+/// [`SamplerPlan::ClipBlocks`](crate::SamplerPlan::ClipBlocks).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuSampleBlock {
+    /// The block's first entry in the sorted instance table.
+    pub first: u32,
+    /// Its instances, `1..=WORKGROUP_SIZE`.
+    pub count: u32,
+    /// The dispatch group's first row of the clip in the track table.
+    pub row_first: u32,
+    /// The group's rows in the clip.
+    pub row_count: u32,
+}
+
+/// The fields of one track row that the clip-blocks plan reads (WGSL
+/// `SampleRow`), row `r` of its row table for row `r` of the track table:
+/// 32 bytes where a [`GpuTrack`] is 40, in a uniform buffer's 16-byte
+/// rows.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuSampleRow {
+    /// [`GpuTrack::values_offset`].
+    pub values_offset: u32,
+    /// [`GpuTrack::output_offset`].
+    pub output_offset: u32,
+    /// [`GpuTrack::times_offset`].
+    pub times_offset: u32,
+    /// [`GpuTrack::key_count`].
+    pub key_count: u32,
+    /// [`GpuTrack::lookup_scale`].
+    pub lookup_scale: f32,
+    /// [`GpuTrack::lookup_origin`].
+    pub lookup_origin: f32,
+    /// [`GpuTrack::width`].
+    pub width: u32,
+    /// [`GpuTrack::interpolation`].
+    pub interpolation: u32,
+}
+
+impl GpuSampleRow {
+    /// The row of `track`.
+    #[must_use]
+    pub fn of(track: &GpuTrack) -> Self {
+        GpuSampleRow {
+            values_offset: track.values_offset,
+            output_offset: track.output_offset,
+            times_offset: track.times_offset,
+            key_count: track.key_count,
+            lookup_scale: track.lookup_scale,
+            lookup_origin: track.lookup_origin,
+            width: track.width,
+            interpolation: track.interpolation,
+        }
+    }
+}
+
+/// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one
+/// slot per track group).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuBlockParams {
+    /// The group's first block in the block table.
+    pub block_base: u32,
+    /// The group's blocks this frame.
+    pub block_count: u32,
+    /// `f32`s per instance in the output buffer.
+    pub output_stride: u32,
+    /// Workgroups in x of the dispatch's grid: workgroup `(x, y)` is
+    /// number `w = y * grid_width + x`, which samples row `w % rows` of
+    /// block `w / rows`, `rows` being the group's most rows in a clip (the
+    /// WGSL override `GROUP_ROWS`).
+    pub grid_width: u32,
+}
+
+/// Entries of the clip-blocks plan's block table read from a uniform
+/// binding of the same buffer (WGSL `BLOCK_HEAD`; 32 KiB).
+pub const BLOCK_HEAD: u32 = 2048;
+/// Entries of its row table read from a uniform binding (WGSL
+/// `ROW_HEAD`; 32 KiB).
+pub const ROW_HEAD: u32 = 1024;
+
 /// The largest key count that gets a key lookup table: an entry packs its
 /// window's first key in 24 bits.
 pub const MAX_LOOKUP_KEYS: usize = 1 << 24;
@@ -179,6 +264,19 @@ impl GpuTrack {
     }
 }
 
+impl GpuClip {
+    /// Track group `g`'s (first row, row count) in the track table; (0, 0)
+    /// for a group number past the table.
+    #[must_use]
+    pub fn group_rows(&self, g: u32) -> (u32, u32) {
+        let g = g as usize;
+        match (self.group_first.get(g), self.group_count.get(g)) {
+            (Some(&f), Some(&n)) => (f, n),
+            _ => (0, 0),
+        }
+    }
+}
+
 /// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
 pub const WORKGROUP_SIZE: u32 = 64;
 
@@ -191,6 +289,9 @@ const _: () = assert!(std::mem::size_of::<GpuClip>() == 56);
 const _: () = assert!(std::mem::offset_of!(GpuClip, duration) == 12);
 const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuSampleBlock>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuSampleRow>() == 32);
+const _: () = assert!(std::mem::size_of::<GpuBlockParams>() == 16);
 
 /// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +334,7 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 9] = [
+pub const SAMPLE_BINDINGS: [Binding; 17] = [
     binding(0, "times", BindingKind::TextureFloat, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
     binding(2, "tracks", BindingKind::StorageRead, size_of::<GpuTrack>()),
@@ -248,11 +349,48 @@ pub const SAMPLE_BINDINGS: [Binding; 9] = [
     binding(6, "output", BindingKind::StorageReadWrite, 4),
     binding(7, "key_lookup", BindingKind::TextureUint, 0),
     binding(8, "track_search", BindingKind::TextureUint, 0),
+    binding(9, "sorted_instances", BindingKind::StorageRead, 8),
+    binding(
+        10,
+        "blocks_head",
+        BindingKind::Uniform,
+        BLOCK_HEAD as usize * size_of::<GpuSampleBlock>(),
+    ),
+    binding(
+        11,
+        "blocks",
+        BindingKind::StorageRead,
+        size_of::<GpuSampleBlock>(),
+    ),
+    binding(
+        12,
+        "rows_head",
+        BindingKind::Uniform,
+        ROW_HEAD as usize * size_of::<GpuSampleRow>(),
+    ),
+    binding(
+        13,
+        "rows",
+        BindingKind::StorageRead,
+        size_of::<GpuSampleRow>(),
+    ),
+    binding(
+        14,
+        "block_params",
+        BindingKind::Uniform,
+        size_of::<GpuBlockParams>(),
+    ),
+    binding(15, "values4", BindingKind::StorageRead, 16),
+    binding(16, "output4", BindingKind::StorageReadWrite, 16),
 ];
 
-/// The binding numbers of [`SAMPLE_BINDINGS`] (every one is used by
-/// `sample_main`).
-pub const SAMPLE_USES: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
+/// reference and CPU-adapter plans' layout).
+pub const SAMPLE_USES: [u32; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16];
+
+/// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
+/// clip-blocks plan's layout).
+pub const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16];
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture

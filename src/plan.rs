@@ -2,26 +2,39 @@
 //! laid out on a device. Every choice here changes speed only, never a
 //! result: each plan is tested against the same CPU twin.
 //!
-//! The sampler has two plans. [`SamplerPlan::Reference`] is the plain
+//! The sampler has three plans. [`SamplerPlan::Reference`] is the plain
 //! one, and what a reader should read first: one dispatch samples every
 //! track of every instance (`GROUP_ALL`), and the key search is a binary
 //! search over the track's key times. [`SamplerPlan::CpuAdapter`] is tuned
 //! for the CPU fallback adapters (lavapipe, llvmpipe), where a divergent
 //! branch costs both sides and a storage read costs a loop over the SIMD
 //! lanes: one dispatch per track group, each compiled without the other
-//! groups' code, and a key search that starts from a lookup table or from
-//! the direct index of uniformly spaced keys. The README's performance
-//! section has the measurements behind it. A real GPU runs the reference
-//! plan until a measurement on one says otherwise.
+//! groups' code, a key search that starts from a lookup table or from
+//! the direct index of uniformly spaced keys, and values read and written
+//! as vec4s where a group's tracks are aligned to 4 floats
+//! ([`vec4_group`]). [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan
+//! with the instances sorted by clip each frame and a workgroup per block
+//! of 64 instances of one clip and one track row, so that the clip and
+//! row reads are uniform; it is faster where every group is aligned
+//! (rotations, morph weights) and slower on scattered 3-float tracks,
+//! which is how [`SamplerPlan::Auto`] chooses between the two. The
+//! README's performance section has the measurements behind it. A real
+//! GPU runs the reference plan until a measurement on one says otherwise.
 //!
 //! The skin pass's strategy ([`SkinStrategy`](crate::gpu::skin::SkinStrategy))
 //! is chosen the same way, by `SkinStrategy::Auto`.
 
+use crate::layout::{GROUP_ALL, SAMPLE_GROUPS};
+use crate::library::AnimationLibrary;
+
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SamplerPlan {
-    /// [`CpuAdapter`](Self::CpuAdapter) on CPU adapters,
-    /// [`Reference`](Self::Reference) on every other device.
+    /// On CPU adapters [`ClipBlocks`](Self::ClipBlocks) for libraries
+    /// whose every track is read and written as vec4s (rotations, morph
+    /// weights of multiples of 4 targets), [`CpuAdapter`](Self::CpuAdapter)
+    /// for the others; [`Reference`](Self::Reference) on every other
+    /// device ([`for_library`](Self::for_library)).
     #[default]
     Auto,
     /// One dispatch over every track of every instance, with every
@@ -33,10 +46,21 @@ pub enum SamplerPlan {
     /// the library's key lookup tables and direct indices (falling back to
     /// the binary search when a guess does not hold).
     CpuAdapter,
+    /// The track groups and key search of [`CpuAdapter`](Self::CpuAdapter),
+    /// with the instances sorted by clip on the host each frame (a
+    /// counting sort) and one workgroup per block of up to 64 instances of
+    /// one clip and one track row: the block and the row are read at
+    /// workgroup-uniform indices, from uniform buffers, and each lane
+    /// reads only its instance's time, the key search's texels and its
+    /// values. Outputs stay where the instance table puts them.
+    ClipBlocks,
 }
 
 impl SamplerPlan {
-    /// The plan [`Auto`](Self::Auto) picks on an adapter of this kind.
+    /// The plan for an adapter of this kind, whatever the library:
+    /// [`CpuAdapter`](Self::CpuAdapter) on CPU adapters,
+    /// [`Reference`](Self::Reference) elsewhere. [`Auto`](Self::Auto)
+    /// refines it by the library: [`for_library`](Self::for_library).
     #[must_use]
     pub fn for_adapter(info: &wgpu::AdapterInfo) -> SamplerPlan {
         if info.device_type == wgpu::DeviceType::Cpu {
@@ -46,7 +70,8 @@ impl SamplerPlan {
         }
     }
 
-    /// This plan, with [`Auto`](Self::Auto) resolved for `info`.
+    /// This plan, with [`Auto`](Self::Auto) resolved for `info`
+    /// ([`for_adapter`](Self::for_adapter), whatever the library).
     #[must_use]
     pub fn resolve(self, info: &wgpu::AdapterInfo) -> SamplerPlan {
         match self {
@@ -54,4 +79,51 @@ impl SamplerPlan {
             chosen => chosen,
         }
     }
+
+    /// The plan [`Auto`](Self::Auto) picks for `library` on an adapter of
+    /// this kind: on CPU adapters [`ClipBlocks`](Self::ClipBlocks) when
+    /// every track of the library is read and written as vec4s (see
+    /// [`vec4_library`]), [`CpuAdapter`](Self::CpuAdapter) otherwise;
+    /// [`Reference`](Self::Reference) on every other device. What
+    /// [`GpuSampler`](crate::GpuSampler) runs.
+    #[must_use]
+    pub fn for_library(info: &wgpu::AdapterInfo, library: &AnimationLibrary) -> SamplerPlan {
+        match SamplerPlan::for_adapter(info) {
+            SamplerPlan::CpuAdapter if vec4_library(library) => SamplerPlan::ClipBlocks,
+            plan => plan,
+        }
+    }
+
+    /// This plan, with [`Auto`](Self::Auto) resolved for `library` on
+    /// `info` ([`for_library`](Self::for_library)).
+    #[must_use]
+    pub fn resolve_for(self, info: &wgpu::AdapterInfo, library: &AnimationLibrary) -> SamplerPlan {
+        match self {
+            SamplerPlan::Auto => SamplerPlan::for_library(info, library),
+            chosen => chosen,
+        }
+    }
+}
+
+/// Whether every track row of track group `g` starts its values and its
+/// output at a multiple of 4 floats and is a multiple of 4 wide, in a
+/// library whose output stride is one too: the tuned plans then read and
+/// write the group's values as vec4s (the shader's override `ALIGNED4`).
+/// Never for `GROUP_ALL` (the reference plan reads and writes floats).
+#[must_use]
+pub fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
+    g != GROUP_ALL
+        && library.output_stride().is_multiple_of(4)
+        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
+            t.values_offset.is_multiple_of(4)
+                && t.width.is_multiple_of(4)
+                && t.output_offset.is_multiple_of(4)
+        })
+}
+
+/// Whether every track group of `library` is [`vec4_group`]: rotations
+/// and morph weights of multiples of 4 targets, no translation or scale.
+#[must_use]
+pub fn vec4_library(library: &AnimationLibrary) -> bool {
+    (0..SAMPLE_GROUPS as u32).all(|g| vec4_group(library, g))
 }

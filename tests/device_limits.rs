@@ -46,6 +46,14 @@ fn required_limits_raise_the_downlevel_defaults_only_where_needed() {
     // sampler output, instance table, globals, joints, inverse binds, joint
     // matrices); the downlevel defaults allow four.
     assert_eq!(l.max_storage_buffers_per_shader_stage, 8);
+    // The clip-blocks plan's uniform heads (block and row tables) are 32
+    // KiB each: above the downlevel defaults' 16 KiB, within WebGPU's
+    // default 64 KiB.
+    assert_eq!(l.max_uniform_buffer_binding_size, 32 * 1024);
+    assert!(
+        l.max_uniform_buffer_binding_size
+            <= wgpu::Limits::default().max_uniform_buffer_binding_size
+    );
     // Sizes come from the adapter, so that large inputs fit.
     assert_eq!(l.max_storage_buffer_binding_size, 12_345_678);
     assert_eq!(l.max_buffer_size, 87_654_321);
@@ -54,6 +62,7 @@ fn required_limits_raise_the_downlevel_defaults_only_where_needed() {
     // Everything else the passes need is within the downlevel defaults.
     let rest = wgpu::Limits {
         max_storage_buffers_per_shader_stage: down.max_storage_buffers_per_shader_stage,
+        max_uniform_buffer_binding_size: down.max_uniform_buffer_binding_size,
         max_storage_buffer_binding_size: down.max_storage_buffer_binding_size,
         max_buffer_size: down.max_buffer_size,
         max_compute_workgroups_per_dimension: down.max_compute_workgroups_per_dimension,

@@ -179,10 +179,15 @@ fn every_interpolation_and_property_matches_cpu() {
 }
 
 /// The sampler's plans ([`SamplerPlan::Auto`] picks one of them).
-const PLANS: [SamplerPlan; 2] = [SamplerPlan::Reference, SamplerPlan::CpuAdapter];
+const PLANS: [SamplerPlan; 3] = [
+    SamplerPlan::Reference,
+    SamplerPlan::CpuAdapter,
+    SamplerPlan::ClipBlocks,
+];
 
 /// The reference plan is one dispatch over every track; the CPU-adapter
-/// plan one per track group with tracks; Auto picks by the adapter's kind.
+/// and clip-blocks plans one per track group with tracks; Auto picks by
+/// the adapter's kind and, on CPU adapters, the library's alignment.
 #[test]
 fn plans_dispatch_as_documented() {
     let Some(h) = common::gpu("plans_dispatch_as_documented") else {
@@ -202,8 +207,36 @@ fn plans_dispatch_as_documented() {
     // every_mode_library has tracks of all five groups.
     assert_eq!(groups, [0, 1, 2, 3, 4]);
     let auto = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
-    let want = if h.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+    let cpu_adapter = h.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+    let want = if cpu_adapter {
         SamplerPlan::CpuAdapter
+    } else {
+        SamplerPlan::Reference
+    };
+    assert_eq!(auto.plan(), want);
+    // The clip-blocks plan: the same groups; Auto picks it on CPU adapters
+    // for a library whose every group is vec4-aligned (rotations only).
+    let mut blocks =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::ClipBlocks).unwrap();
+    blocks.set_instances(&h.queue, &instances).unwrap();
+    let groups: Vec<u32> = blocks.workgroups().map(|(g, _)| g).collect();
+    assert_eq!(groups, [0, 1, 2, 3, 4]);
+    assert!(!keyframe_gpu::plan::vec4_library(&lib));
+    let rotations = AnimationLibrary::new(vec![Clip::new(
+        "r",
+        vec![Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0],
+        )],
+    )])
+    .unwrap();
+    assert!(keyframe_gpu::plan::vec4_library(&rotations));
+    let auto = GpuSampler::new(&h.device, &h.queue, &rotations, 2).unwrap();
+    let want = if cpu_adapter {
+        SamplerPlan::ClipBlocks
     } else {
         SamplerPlan::Reference
     };
@@ -485,7 +518,8 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     // tracks per instance in workgroups of 64, at most 4 wide.
     let grids: Vec<_> = sampler.workgroups().collect();
     assert!(!grids.is_empty());
-    for &(g, (x, y)) in &grids {
+    for &(g, (x, y, z)) in &grids {
+        assert_eq!(z, 1);
         let invocations = 150 * lib.group_tracks_per_instance(g as usize);
         let workgroups = invocations.div_ceil(64);
         assert_eq!(
@@ -499,11 +533,43 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
         );
     }
     assert!(
-        grids.iter().any(|&(_, (_, y))| y > 1),
+        grids.iter().any(|&(_, (_, y, _))| y > 1),
         "a second grid dimension is used: {grids:?}"
     );
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
+    // The clip-blocks plan: a workgroup per (block, row), in x then y; 20
+    // instances of each clip are one block per clip with rows in a group,
+    // and the grid of the blocks a capacity of 150 could need (5 per
+    // group, by 5 rows) would not fit 4 x 4: refused; 60 fit (3 by 5).
+    let few = &instances[..60];
+    let refused = GpuSampler::with_plan(&h.device, &h.queue, &lib, 150, SamplerPlan::ClipBlocks);
+    assert!(
+        matches!(refused, Err(Error::LimitExceeded { .. })),
+        "{refused:?}"
+    );
+    let mut blocks =
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 60, SamplerPlan::ClipBlocks).unwrap();
+    let gpu = blocks.sample(&h.device, &h.queue, few).unwrap();
+    assert_matches(&lib, few, &gpu, &cpu::sample(&lib, few).unwrap());
+    let grids: Vec<_> = blocks.workgroups().collect();
+    for &(g, (x, y, z)) in &grids {
+        let clips_with_rows = lib
+            .clip_table()
+            .iter()
+            .filter(|c| c.group_rows(g).1 > 0)
+            .count() as u32;
+        let workgroups = clips_with_rows * lib.group_tracks_per_instance(g as usize);
+        assert_eq!((x, z), (workgroups.min(4), 1), "group {g}");
+        assert!(
+            x * y >= workgroups && x * (y - 1) < workgroups,
+            "group {g}: {x} x {y}"
+        );
+    }
+    assert!(
+        grids.iter().any(|&(_, (_, y, _))| y > 1),
+        "a second grid dimension is used: {grids:?}"
+    );
 
     // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
     let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
@@ -773,6 +839,112 @@ fn output_buffer_binds_in_a_callers_pipeline() {
         assert!(
             (d - 2.0 * c).abs() <= 1e-5 * c.abs().max(1.0),
             "element {i}: {d} vs 2 x {c}"
+        );
+    }
+}
+
+/// A library whose every track is 4 or 8 floats wide (rotations, 8 morph
+/// weights), in every interpolation: every track group's values and
+/// outputs start at multiples of 4, so the tuned plans read and write them
+/// as vec4s (`ALIGNED4`). Enough instances per clip for several blocks of
+/// the clip-blocks plan, a partial one included, with the clips
+/// interleaved in the instance table.
+#[test]
+fn vec4_aligned_libraries_match_cpu_in_every_plan() {
+    let Some(h) = common::gpu("vec4_aligned_libraries_match_cpu_in_every_plan") else {
+        return;
+    };
+    let times: Vec<f32> = vec![0.25, 0.5, 1.5, 1.75, 3.0];
+    let mut clips = Vec::new();
+    for interp in [
+        Interpolation::Step,
+        Interpolation::Linear,
+        Interpolation::CubicSpline,
+    ] {
+        let mut tracks = Vec::new();
+        for (node, (property, width)) in [(Property::Rotation, 4), (Property::Weights, 8)]
+            .into_iter()
+            .enumerate()
+        {
+            let values = values_for(property, width, interp, times.len());
+            let mut t = Track::new(node as u32, property, interp, times.clone(), values);
+            t.width = width;
+            tracks.push(t);
+        }
+        clips.push(Clip::new(format!("{interp:?}"), tracks));
+    }
+    let lib = AnimationLibrary::new(clips).unwrap();
+    assert!(lib.output_stride().is_multiple_of(4));
+    let probes = probe_times();
+    let instances: Vec<Instance> = (0..300u32)
+        .map(|i| Instance::new(i % 3, probes[(i / 3) as usize % probes.len()]))
+        .collect();
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    for plan in PLANS {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(&lib, &instances, &gpu, &cpu);
+        // A second frame with fewer instances, all of one clip, reuses
+        // the tables.
+        let fewer: Vec<Instance> = instances.iter().filter(|i| i.clip == 1).copied().collect();
+        let gpu = sampler.sample(&h.device, &h.queue, &fewer).unwrap();
+        assert_matches(&lib, &fewer, &gpu, &cpu::sample(&lib, &fewer).unwrap());
+    }
+}
+
+/// The clip-blocks plan past its uniform heads: a library of more track
+/// rows than `ROW_HEAD` reads its rows from storage, and a capacity with
+/// more possible blocks than `BLOCK_HEAD` its blocks (both decided when the
+/// sampler is made, from the library and the capacity).
+#[test]
+fn clip_blocks_past_the_uniform_heads_match_cpu() {
+    use keyframe_gpu::layout::{BLOCK_HEAD, ROW_HEAD};
+    let Some(h) = common::gpu("clip_blocks_past_the_uniform_heads_match_cpu") else {
+        return;
+    };
+    let rotation = |node: u32| {
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 0.5, 1.0 + node as f32 * 0.001],
+            [
+                quat([1.0, 0.0, 0.0], 0.1),
+                quat([0.0, 1.0, 0.0], 1.0),
+                quat([0.0, 0.0, 1.0], 2.0),
+            ]
+            .concat(),
+        )
+    };
+    let instances: Vec<Instance> = (0..150)
+        .map(|i| Instance::new(i % 2, f64::from(i) * 0.0071))
+        .collect();
+    // Rows: two clips of 600 tracks.
+    let many_rows = AnimationLibrary::new(
+        (0..2)
+            .map(|c| Clip::new(format!("c{c}"), (0..600).map(rotation).collect()))
+            .collect(),
+    )
+    .unwrap();
+    assert!(many_rows.tracks().len() > ROW_HEAD as usize);
+    // Blocks: a capacity of more than BLOCK_HEAD blocks of 64.
+    let many_blocks = AnimationLibrary::new(vec![
+        Clip::new("a", vec![rotation(0)]),
+        Clip::new("b", vec![rotation(1)]),
+    ])
+    .unwrap();
+    let capacity = 64 * (BLOCK_HEAD + 10);
+    for (lib, capacity) in [(&many_rows, 150), (&many_blocks, capacity)] {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, lib, capacity, SamplerPlan::ClipBlocks)
+                .unwrap();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(
+            lib,
+            &instances,
+            &gpu,
+            &cpu::sample(lib, &instances).unwrap(),
         );
     }
 }

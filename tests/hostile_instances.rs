@@ -647,7 +647,7 @@ fn shader_never_writes_outside_an_instance_block() {
         wgpu::BindingResource::TextureView(keys.key_lookup()),
         wgpu::BindingResource::TextureView(keys.track_search()),
     ];
-    let entries: Vec<_> = all
+    let mut entries: Vec<_> = all
         .into_iter()
         .enumerate()
         .map(|(b, resource)| wgpu::BindGroupEntry {
@@ -655,6 +655,16 @@ fn shader_never_writes_outside_an_instance_block() {
             resource,
         })
         .collect();
+    // The values and the output again, as vec4s (`values4`, `output4`;
+    // read and written only where the override ALIGNED4 is set).
+    entries.push(wgpu::BindGroupEntry {
+        binding: 15,
+        resource: values.as_entire_binding(),
+    });
+    entries.push(wgpu::BindGroupEntry {
+        binding: 16,
+        resource: output.as_entire_binding(),
+    });
     let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sample"),
         layout: &pipeline.get_bind_group_layout(0),

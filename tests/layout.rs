@@ -14,10 +14,11 @@ use keyframe_gpu::gpu::skin::{
 };
 
 use keyframe_gpu::layout::{
-    Binding, BindingKind, GpuClip, GpuInstance, GpuJoint, GpuMesh, GpuNode, GpuParams,
-    GpuSkinParams, GpuTrack, GROUP_ALL, GROUP_BLEND, GROUP_CUBIC, GROUP_CUBIC_ROTATION,
-    GROUP_SLERP, GROUP_STEP, KEY_TEXTURE_ROW_SHIFT, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED,
-    MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_WGSL,
+    Binding, BindingKind, GpuBlockParams, GpuClip, GpuInstance, GpuJoint, GpuMesh, GpuNode,
+    GpuParams, GpuSampleBlock, GpuSampleRow, GpuSkinParams, GpuTrack, BLOCK_HEAD, GROUP_ALL,
+    GROUP_BLEND, GROUP_CUBIC, GROUP_CUBIC_ROTATION, GROUP_SLERP, GROUP_STEP, KEY_TEXTURE_ROW_SHIFT,
+    LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
     UNIFORM_HEAD, WORKGROUP_SIZE,
 };
 use keyframe_gpu::{Interpolation, Property, ValueKind};
@@ -178,6 +179,30 @@ fn sample_twins() -> Vec<Twin> {
         ),
         twin!("Instance", GpuInstance, [clip, time, _pad0, _pad1]),
         twin!(
+            "SampleBlock",
+            GpuSampleBlock,
+            [first, count, row_first, row_count]
+        ),
+        twin!(
+            "SampleRow",
+            GpuSampleRow,
+            [
+                values_offset,
+                output_offset,
+                times_offset,
+                key_count,
+                lookup_scale,
+                lookup_origin,
+                width,
+                interpolation,
+            ]
+        ),
+        twin!(
+            "BlockParams",
+            GpuBlockParams,
+            [block_base, block_count, output_stride, grid_width]
+        ),
+        twin!(
             "Params",
             GpuParams,
             [
@@ -198,7 +223,74 @@ fn sample_shader_parses_and_validates() {
         .iter()
         .map(|e| e.name.as_str())
         .collect();
-    assert_eq!(names, ["sample_main"]);
+    assert_eq!(names, ["sample_main", "sample_blocks_main"]);
+}
+
+/// Each sampling entry point uses exactly the bindings its plan's layout
+/// holds (`SAMPLE_USES`, `SAMPLE_BLOCKS_USES`), at most 8 of them storage
+/// buffers, and every binding's min size is one element of a runtime-sized
+/// array or the whole uniform.
+#[test]
+fn sample_entry_points_use_only_their_bindings() {
+    let (module, info) = parse_and_validate("sample.wgsl", SAMPLE_WGSL);
+    for (entry, uses) in [
+        ("sample_main", &SAMPLE_USES[..]),
+        ("sample_blocks_main", &SAMPLE_BLOCKS_USES[..]),
+    ] {
+        let index = module
+            .entry_points
+            .iter()
+            .position(|ep| ep.name == entry)
+            .unwrap();
+        let ep_info = info.get_entry_point(index);
+        let mut used: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter(|(h, _)| !ep_info[*h].is_empty())
+            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+            .collect();
+        used.sort_unstable();
+        assert_eq!(used, uses, "{entry}: bindings used");
+        let storage = SAMPLE_BINDINGS
+            .iter()
+            .filter(|b| {
+                uses.contains(&b.binding)
+                    && matches!(
+                        b.kind,
+                        BindingKind::StorageRead | BindingKind::StorageReadWrite
+                    )
+            })
+            .count();
+        assert!(storage <= 8, "{entry}: {storage} storage buffers");
+    }
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    for (_, var) in module.global_variables.iter() {
+        let Some(rb) = &var.binding else { continue };
+        let want = match module.types[var.ty].inner {
+            naga::TypeInner::Array {
+                size: naga::ArraySize::Dynamic,
+                base,
+                ..
+            } => layouter[base].size,
+            naga::TypeInner::Image { .. } => 0,
+            _ => layouter[var.ty].size,
+        };
+        let entry = SAMPLE_BINDINGS
+            .iter()
+            .find(|b| b.binding == rb.binding)
+            .unwrap();
+        assert_eq!(
+            entry.min_size,
+            u64::from(want),
+            "binding {} ({})",
+            rb.binding,
+            entry.name
+        );
+    }
+    // The uniform heads stay within WebGPU's default 64 KiB binding.
+    assert!(u64::from(BLOCK_HEAD) * size_of::<GpuSampleBlock>() as u64 <= 65536);
+    assert!(u64::from(ROW_HEAD) * size_of::<GpuSampleRow>() as u64 <= 65536);
 }
 
 #[test]
@@ -282,6 +374,8 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
         ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
         ("UNIFORM_HEAD", UNIFORM_HEAD),
+        ("BLOCK_HEAD", BLOCK_HEAD),
+        ("ROW_HEAD", ROW_HEAD),
         ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
         ("NO_ROW", keyframe_gpu::layout::NO_ROW),
         ("NO_MASK", keyframe_gpu::layout::NO_MASK),

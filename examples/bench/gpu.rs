@@ -57,6 +57,8 @@ pub struct Gpu {
     pub backend: String,
     pub max_workgroups_per_dim: u32,
     pub skin_strategy: SkinStrategy,
+    /// The sampler's plan (`--plan`; `Auto` picks by adapter).
+    pub plan: keyframe_gpu::SamplerPlan,
 }
 
 impl Gpu {
@@ -77,6 +79,7 @@ impl Gpu {
             h,
             timer,
             skin_strategy: SkinStrategy::Auto,
+            plan: keyframe_gpu::SamplerPlan::Auto,
         })
     }
 

@@ -110,6 +110,29 @@ struct Args {
     /// auto picks per-instance on CPU adapters, per-node on GPUs.
     #[arg(long, value_enum, default_value = "auto")]
     skin_strategy: StrategyArg,
+    /// The sampler's plan (`SamplerPlan`): auto picks by adapter.
+    #[arg(long, value_enum, default_value = "auto")]
+    plan: PlanArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum PlanArg {
+    Auto,
+    Reference,
+    CpuAdapter,
+    ClipBlocks,
+}
+
+impl From<PlanArg> for keyframe_gpu::SamplerPlan {
+    fn from(p: PlanArg) -> Self {
+        use keyframe_gpu::SamplerPlan;
+        match p {
+            PlanArg::Auto => SamplerPlan::Auto,
+            PlanArg::Reference => SamplerPlan::Reference,
+            PlanArg::CpuAdapter => SamplerPlan::CpuAdapter,
+            PlanArg::ClipBlocks => SamplerPlan::ClipBlocks,
+        }
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -141,6 +164,7 @@ fn main() {
         }
     };
     gpu.skin_strategy = args.skin_strategy.into();
+    gpu.plan = args.plan.into();
     let frames = if args.quick {
         Frames {
             warmup: 2,

@@ -89,6 +89,8 @@ pub struct Measured {
     /// `skin_chain`: median over frames of whole chain / sampling alone.
     pub chain_over_sampling: Option<f64>,
     pub cpu_ms: f64,
+    /// The sampler's plan (`Auto` resolved).
+    pub plan: keyframe_gpu::SamplerPlan,
     pub max_abs_err: f32,
     pub allocs: [u64; 4],
 }
@@ -135,7 +137,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     };
     let sampler = fail(
         w.name,
-        GpuSampler::new(&gpu.h.device, &gpu.h.queue, &library, n),
+        GpuSampler::with_plan(&gpu.h.device, &gpu.h.queue, &library, n, gpu.plan),
     );
     let tables = w
         .rig
@@ -374,6 +376,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         gpu_over_tables,
         chain_over_sampling,
         cpu_ms,
+        plan: chain.sampler.plan(),
         max_abs_err,
         allocs: [
             allocs_set,

@@ -7,8 +7,8 @@
 use super::skin::PASSES;
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BindingKind, MAX_PARALLEL_NODES, SAMPLE_BINDINGS, SAMPLE_USES, SKIN_MODULE_BINDINGS,
-    SKIN_WORKGROUP_SIZE, UNIFORM_HEAD, WORKGROUP_SIZE,
+    Binding, BindingKind, MAX_PARALLEL_NODES, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES,
+    SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE, WORKGROUP_SIZE,
 };
 
 /// Bindings of `table` numbered in `uses` and of the kinds `kinds`.
@@ -42,7 +42,10 @@ struct Need {
 /// workgroup memory.
 fn needs() -> [Need; 7] {
     // Every pipeline's bindings: the sampler's, and each skin pass's.
-    let mut passes: Vec<(&[Binding], &[u32])> = vec![(&SAMPLE_BINDINGS, &SAMPLE_USES)];
+    let mut passes: Vec<(&[Binding], &[u32])> = vec![
+        (&SAMPLE_BINDINGS, &SAMPLE_USES),
+        (&SAMPLE_BINDINGS, &SAMPLE_BLOCKS_USES),
+    ];
     passes.extend(
         PASSES
             .iter()
@@ -56,6 +59,17 @@ fn needs() -> [Need; 7] {
             .unwrap_or(0)
     };
     let workgroup = WORKGROUP_SIZE.max(SKIN_WORKGROUP_SIZE);
+    // The largest uniform binding of any pass (the uniform heads).
+    let uniform_size = passes
+        .iter()
+        .flat_map(|(table, uses)| {
+            table
+                .iter()
+                .filter(|b| uses.contains(&b.binding) && b.kind == BindingKind::Uniform)
+        })
+        .map(|b| b.min_size as u32)
+        .max()
+        .unwrap_or(0);
     [
         Need {
             name: "max_storage_buffers_per_shader_stage",
@@ -86,7 +100,7 @@ fn needs() -> [Need; 7] {
         },
         Need {
             name: "max_uniform_buffer_binding_size",
-            needed: UNIFORM_HEAD * 64,
+            needed: uniform_size,
             get: |l| l.max_uniform_buffer_binding_size,
             raise: |l, v| {
                 l.max_uniform_buffer_binding_size = l.max_uniform_buffer_binding_size.max(v.into())

@@ -4,6 +4,7 @@
 
 mod animator;
 mod bind;
+mod blocks;
 mod crowd;
 pub mod headless;
 mod key_textures;
@@ -24,11 +25,13 @@ use std::num::NonZeroU64;
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    GpuInstance, GpuParams, GROUP_ALL, SAMPLE_BINDINGS, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, GROUP_ALL,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
     WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 use crate::plan::SamplerPlan;
+use blocks::{max_blocks, ClipSort};
 
 /// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
 /// in workgroups of `workgroup_size`: one row while the count fits in
@@ -73,7 +76,18 @@ pub(crate) fn buffer_init(
     contents: &[u8],
     usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer> {
-    let align = wgpu::COPY_BUFFER_ALIGNMENT;
+    buffer_init_aligned(device, label, contents, usage, wgpu::COPY_BUFFER_ALIGNMENT)
+}
+
+/// [`buffer_init`] with the size rounded up to a multiple of `align`
+/// (itself a multiple of `wgpu::COPY_BUFFER_ALIGNMENT`), zero-padded.
+pub(crate) fn buffer_init_aligned(
+    device: &wgpu::Device,
+    label: &'static str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+    align: u64,
+) -> Result<wgpu::Buffer> {
     let size = (contents.len() as u64).div_ceil(align).max(1) * align;
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -171,8 +185,9 @@ pub fn output_layout_entry(
 ///
 /// How the work is laid out is its [`SamplerPlan`]: one dispatch over
 /// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
-/// ([`SamplerPlan::CpuAdapter`], the CPU fallback adapters), all in the
-/// same compute pass.
+/// ([`SamplerPlan::CpuAdapter`] and [`SamplerPlan::ClipBlocks`], the CPU
+/// fallback adapters), all in the same compute pass. Whatever the plan,
+/// instance `i`'s outputs are at `i * output_stride`.
 #[derive(Debug)]
 pub struct GpuSampler {
     groups: Vec<GroupDispatch>,
@@ -189,6 +204,20 @@ pub struct GpuSampler {
     instance_count: u32,
     max_workgroups_per_dim: u32,
     scratch: Vec<GpuInstance>,
+    /// [`SamplerPlan::ClipBlocks`]: the sort and its tables.
+    blocks: Option<BlockTables>,
+}
+
+/// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
+/// instance and block tables it writes each frame, and the dispatches'
+/// parameters (one uniform slot per group, at `params_stride`).
+#[derive(Debug)]
+struct BlockTables {
+    sort: ClipSort,
+    sorted: wgpu::Buffer,
+    blocks: wgpu::Buffer,
+    params: wgpu::Buffer,
+    params_bytes: Vec<u8>,
 }
 
 /// The dispatch of one track group: its pipeline (WGSL override `GROUP`),
@@ -200,7 +229,7 @@ struct GroupDispatch {
     per_instance: u32,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
-    workgroups: (u32, u32),
+    workgroups: (u32, u32, u32),
 }
 
 impl GpuSampler {
@@ -239,23 +268,37 @@ impl GpuSampler {
         plan: SamplerPlan,
     ) -> Result<Self> {
         check_device(device)?;
-        let plan = plan.resolve(&device.adapter_info());
+        let requested = plan;
+        let mut plan = plan.resolve_for(&device.adapter_info(), library);
+        let limits = device.limits();
+        let capacity = max_instances.max(1);
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        // The clip-blocks plan: per group up to max_blocks blocks, a
+        // workgroup per block and row of the group, over x and then y.
+        let group_blocks = max_blocks(capacity, library.clip_table().len());
+        let block_workgroups = u64::from(group_blocks) * u64::from(library.tracks_per_instance());
+        let block_grid_fits =
+            block_workgroups <= (u64::from(max_dim) * u64::from(max_dim)).min(u64::from(u32::MAX));
+        if requested == SamplerPlan::Auto && plan == SamplerPlan::ClipBlocks && !block_grid_fits {
+            // A device with few workgroups per dimension: the CPU-adapter
+            // plan needs fewer (64 invocations of one instance each).
+            plan = SamplerPlan::CpuAdapter;
+        }
         // (group, invocations per instance) of each dispatch.
         let dispatches: Vec<(u32, u32)> = match plan {
-            SamplerPlan::CpuAdapter => (0..SAMPLE_GROUPS)
+            SamplerPlan::CpuAdapter | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
                 .map(|g| (g as u32, library.group_tracks_per_instance(g)))
                 .filter(|&(_, per)| per > 0)
                 .collect(),
             _ => vec![(GROUP_ALL, library.tracks_per_instance())],
         };
-        let limits = device.limits();
-        let capacity = max_instances.max(1);
         let stride = u64::from(library.output_stride());
         let values_bytes = library.values().len() as u64 * 4;
         let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
-        let output_bytes = (u64::from(capacity) * stride * 4).max(4);
+        // Whole vec4s: also bound as `output4`.
+        let output_bytes = (u64::from(capacity) * stride * 4).div_ceil(16).max(1) * 16;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "track table", tracks_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
@@ -263,7 +306,6 @@ impl GpuSampler {
         check_size(&limits, "output buffer", output_bytes, false)?;
         let most = dispatches.iter().map(|&(_, per)| per).max().unwrap_or(0);
         let invocations = u64::from(capacity) * u64::from(most);
-        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
         if invocations > max_invocations.min(u64::from(u32::MAX)) {
             return Err(Error::LimitExceeded {
@@ -272,6 +314,32 @@ impl GpuSampler {
                 limit_name: "max_compute_workgroups_per_dimension",
                 limit: u64::from(max_dim),
             });
+        }
+
+        let clip_blocks = plan == SamplerPlan::ClipBlocks;
+        let block_entries = u64::from(group_blocks) * dispatches.len() as u64;
+        let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
+            .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
+        let rows_bytes = (library.tracks().len() as u64
+            * std::mem::size_of::<GpuSampleRow>() as u64)
+            .max(u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64);
+        if clip_blocks {
+            check_size(&limits, "clip-blocks block table", block_bytes, false)?;
+            check_size(&limits, "clip-blocks row table", rows_bytes, false)?;
+            check_size(
+                &limits,
+                "sorted instance table",
+                u64::from(capacity) * 8,
+                false,
+            )?;
+            if !block_grid_fits {
+                return Err(Error::LimitExceeded {
+                    what: "clip-blocks dispatch (blocks x tracks per instance)",
+                    needed: block_workgroups,
+                    limit_name: "max_compute_workgroups_per_dimension",
+                    limit: u64::from(max_dim),
+                });
+            }
         }
 
         // One params slot per group, at the uniform offset alignment.
@@ -283,9 +351,13 @@ impl GpuSampler {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
-            let values = storage(
+            // Whole vec4s: also bound as `values4`.
+            let values = buffer_init_aligned(
+                device,
                 "keyframe-gpu.values",
                 bytemuck::cast_slice(library.values()),
+                wgpu::BufferUsages::STORAGE,
+                16,
             )?;
             let tracks = storage(
                 "keyframe-gpu.tracks",
@@ -315,12 +387,54 @@ impl GpuSampler {
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let bind_group_layout = bind::layout(
-                device,
-                "keyframe-gpu.sample.layout",
-                &SAMPLE_BINDINGS,
-                &SAMPLE_USES,
-            )?;
+            let uses: &[u32] = if clip_blocks {
+                &SAMPLE_BLOCKS_USES
+            } else {
+                &SAMPLE_USES
+            };
+            let bind_group_layout =
+                bind::layout(device, "keyframe-gpu.sample.layout", &SAMPLE_BINDINGS, uses)?;
+            // The clip-blocks plan's tables: the sorted instances and the
+            // blocks (written per frame), the rows (once), each bound as
+            // storage and, for its head, as a uniform.
+            let block_tables = if clip_blocks {
+                let rows: Vec<GpuSampleRow> =
+                    library.tracks().iter().map(GpuSampleRow::of).collect();
+                let mut row_bytes = vec![0u8; rows_bytes as usize];
+                let used = std::mem::size_of_val(rows.as_slice());
+                row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
+                let rows = buffer_init(
+                    device,
+                    "keyframe-gpu.sample.rows",
+                    &row_bytes,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
+                )?;
+                let sorted = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.sorted_instances"),
+                    size: u64::from(capacity) * 8,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let blocks = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.blocks"),
+                    size: block_bytes,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::UNIFORM
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let params = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("keyframe-gpu.sample.block_params"),
+                    size: (params_stride * dispatches.len().max(1)) as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                Some((rows, sorted, blocks, params))
+            } else {
+                None
+            };
+            let blocks_in_uniform = block_entries <= u64::from(BLOCK_HEAD);
+            let rows_in_uniform = library.tracks().len() as u64 <= u64::from(ROW_HEAD);
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("keyframe-gpu.sample.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
@@ -332,7 +446,7 @@ impl GpuSampler {
             });
             // The reference plan searches every key; the CPU-adapter plan
             // compiles in the lookup paths the library's tracks take.
-            let tuned = plan == SamplerPlan::CpuAdapter;
+            let tuned = plan != SamplerPlan::Reference;
             let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
             let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
@@ -345,34 +459,87 @@ impl GpuSampler {
                 };
                 // Paired with SAMPLE_BINDINGS by number; the one uniform is
                 // this group's slot of the params buffer.
-                let bind_group = bind::group(
-                    device,
-                    "keyframe-gpu.sample.bind_group",
-                    &bind_group_layout,
-                    &SAMPLE_USES,
-                    &[
-                        (0, wgpu::BindingResource::TextureView(keys.times())),
-                        (1, values.as_entire_binding()),
-                        (2, tracks.as_entire_binding()),
-                        (3, clips.as_entire_binding()),
-                        (4, instances.as_entire_binding()),
-                        (5, wgpu::BindingResource::Buffer(params_binding)),
-                        (6, output.as_entire_binding()),
-                        (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
-                        (8, wgpu::BindingResource::TextureView(keys.track_search())),
-                    ],
-                )?;
+                let bind_group = match &block_tables {
+                    None => bind::group(
+                        device,
+                        "keyframe-gpu.sample.bind_group",
+                        &bind_group_layout,
+                        &SAMPLE_USES,
+                        &[
+                            (0, wgpu::BindingResource::TextureView(keys.times())),
+                            (1, values.as_entire_binding()),
+                            (2, tracks.as_entire_binding()),
+                            (3, clips.as_entire_binding()),
+                            (4, instances.as_entire_binding()),
+                            (5, wgpu::BindingResource::Buffer(params_binding)),
+                            (6, output.as_entire_binding()),
+                            (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                            (8, wgpu::BindingResource::TextureView(keys.track_search())),
+                            (15, values.as_entire_binding()),
+                            (16, output.as_entire_binding()),
+                        ],
+                    )?,
+                    Some((rows, sorted, blocks, block_params)) => {
+                        let head = |buffer, bytes: u64| {
+                            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer,
+                                offset: 0,
+                                size: NonZeroU64::new(bytes),
+                            })
+                        };
+                        let block_head =
+                            u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64;
+                        let row_head =
+                            u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64;
+                        let slot_binding = wgpu::BufferBinding {
+                            buffer: block_params,
+                            offset: (slot * params_stride) as u64,
+                            size: NonZeroU64::new(std::mem::size_of::<GpuBlockParams>() as u64),
+                        };
+                        bind::group(
+                            device,
+                            "keyframe-gpu.sample.blocks_bind_group",
+                            &bind_group_layout,
+                            &SAMPLE_BLOCKS_USES,
+                            &[
+                                (0, wgpu::BindingResource::TextureView(keys.times())),
+                                (1, values.as_entire_binding()),
+                                (6, output.as_entire_binding()),
+                                (7, wgpu::BindingResource::TextureView(keys.key_lookup())),
+                                (9, sorted.as_entire_binding()),
+                                (10, head(blocks, block_head)),
+                                (11, blocks.as_entire_binding()),
+                                (12, head(rows, row_head)),
+                                (13, rows.as_entire_binding()),
+                                (14, wgpu::BindingResource::Buffer(slot_binding)),
+                                (15, values.as_entire_binding()),
+                                (16, output.as_entire_binding()),
+                            ],
+                        )?
+                    }
+                };
                 let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some("keyframe-gpu.sample"),
                     layout: Some(&pipeline_layout),
                     module: &module,
-                    entry_point: Some("sample_main"),
+                    entry_point: Some(if clip_blocks {
+                        "sample_blocks_main"
+                    } else {
+                        "sample_main"
+                    }),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &[
                             ("GROUP", f64::from(g)),
                             ("ROW_SHIFT", f64::from(keys.row_shift())),
                             ("HAS_TABLE", flag(has_table)),
                             ("HAS_DIRECT", flag(has_direct)),
+                            ("BLOCKS_IN_UNIFORM", flag(blocks_in_uniform)),
+                            ("ROWS_IN_UNIFORM", flag(rows_in_uniform)),
+                            ("GROUP_ROWS", f64::from(per_instance.max(1))),
+                            (
+                                "ALIGNED4",
+                                flag(tuned && crate::plan::vec4_group(library, g)),
+                            ),
                         ],
                         ..Default::default()
                     },
@@ -383,9 +550,17 @@ impl GpuSampler {
                     per_instance,
                     pipeline,
                     bind_group,
-                    workgroups: (0, 0),
+                    workgroups: (0, 0, 0),
                 });
             }
+            let groups_of: Vec<u32> = dispatches.iter().map(|&(g, _)| g).collect();
+            let blocks = block_tables.map(|(_rows, sorted, blocks, params)| BlockTables {
+                sort: ClipSort::new(capacity, library.clip_table().len(), groups_of.len()),
+                sorted,
+                blocks,
+                params,
+                params_bytes: vec![0; params_stride * groups_of.len().max(1)],
+            });
             Ok(GpuSampler {
                 groups,
                 _keys: keys,
@@ -400,6 +575,7 @@ impl GpuSampler {
                 instance_count: 0,
                 max_workgroups_per_dim: max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
+                blocks,
             })
         })?
     }
@@ -430,7 +606,10 @@ impl GpuSampler {
 
     /// Writes the instance table for the next dispatches (one
     /// `queue.write_buffer` of 16 bytes per instance, plus one of the
-    /// dispatch parameters of every track group). Playback times are wrapped on the host in `f64`.
+    /// dispatch parameters of every track group; the clip-blocks plan also
+    /// sorts the instances by clip and writes the sorted table, 8 bytes per
+    /// instance, and the block table, 16 bytes per block). Playback times
+    /// are wrapped on the host in `f64`.
     ///
     /// # Errors
     /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
@@ -450,6 +629,21 @@ impl GpuSampler {
 
     fn write_table(&mut self, queue: &wgpu::Queue) {
         let n = self.scratch.len() as u32;
+        if let Some(b) = &mut self.blocks {
+            b.write(
+                queue,
+                &self.scratch,
+                &self.library,
+                &mut self.groups,
+                self.params_stride,
+                self.max_workgroups_per_dim,
+            );
+            if n > 0 {
+                queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+            }
+            self.instance_count = n;
+            return;
+        }
         for (slot, d) in self.groups.iter_mut().enumerate() {
             let invocations = n * d.per_instance; // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
@@ -462,7 +656,7 @@ impl GpuSampler {
             let at = slot * self.params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&params));
-            d.workgroups = (x, y);
+            d.workgroups = (x, y, 1);
         }
         if n > 0 {
             queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
@@ -486,13 +680,13 @@ impl GpuSampler {
     /// table is empty.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         for d in &self.groups {
-            let (x, y) = d.workgroups;
-            if x == 0 || y == 0 {
+            let (x, y, z) = d.workgroups;
+            if x == 0 || y == 0 || z == 0 {
                 continue;
             }
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
+            pass.dispatch_workgroups(x, y, z);
         }
     }
 
@@ -500,9 +694,11 @@ impl GpuSampler {
     /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
     /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
     /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
-    /// workgroup counts `(x, y)` (a 2D grid once the count passes
-    /// `max_compute_workgroups_per_dimension`).
-    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
+    /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
+    /// the count passes `max_compute_workgroups_per_dimension` (in the
+    /// clip-blocks plan the count is blocks x the group's most rows in a
+    /// clip, rows varying fastest).
+    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
     }
 
@@ -636,4 +832,54 @@ pub(crate) fn map_read<T>(
     };
     buffer.unmap();
     Ok(out)
+}
+
+impl BlockTables {
+    /// Sorts the resolved instances by clip, writes the sorted and block
+    /// tables and each group's parameters, and sets each group's grid.
+    fn write(
+        &mut self,
+        queue: &wgpu::Queue,
+        resolved: &[GpuInstance],
+        library: &AnimationLibrary,
+        groups: &mut [GroupDispatch],
+        params_stride: usize,
+        max_dim: u32,
+    ) {
+        let sort = &mut self.sort;
+        // The group of each dispatch slot, without collecting them.
+        let mut slots = [0u32; SAMPLE_GROUPS];
+        for (s, d) in slots.iter_mut().zip(groups.iter()) {
+            *s = d.group;
+        }
+        sort.sort(
+            resolved,
+            library.clip_table(),
+            &slots[..groups.len().min(SAMPLE_GROUPS)],
+        );
+        for (slot, d) in groups.iter_mut().enumerate() {
+            let (base, count) = sort.range(slot);
+            // Fits: checked against max_blocks in new().
+            let workgroups = count * d.per_instance;
+            let x = workgroups.min(max_dim);
+            let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
+            let params = GpuBlockParams {
+                block_base: base,
+                block_count: count,
+                output_stride: library.output_stride(),
+                grid_width: x,
+            };
+            let at = slot * params_stride;
+            self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+            d.workgroups = (x, y, 1);
+        }
+        if !sort.sorted().is_empty() {
+            queue.write_buffer(&self.sorted, 0, bytemuck::cast_slice(sort.sorted()));
+        }
+        if !sort.blocks().is_empty() {
+            queue.write_buffer(&self.blocks, 0, bytemuck::cast_slice(sort.blocks()));
+        }
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
+    }
 }
