@@ -118,28 +118,21 @@ fn blend_start(identity: vec4<f32>) -> Blend {
     return Blend(vec4<f32>(0.0), 0.0, identity, false);
 }
 
-// Rule 1 for a vector property (translation, scale).
-fn blend_vec(b: Blend, v: vec4<f32>, w: f32) -> Blend {
+// Rule 1: a normal action's value v at effective weight w (rotations mixed
+// with quat_mix, vectors with vec_mix).
+fn blend_normal(b: Blend, v: vec4<f32>, w: f32, rotation: bool) -> Blend {
     var out = b;
     if (b.total == 0.0) {
         out.acc = v;
         out.total = w;
     } else {
         out.total = b.total + w;
-        out.acc = vec_mix(b.acc, v, w / out.total);
-    }
-    return out;
-}
-
-// Rule 1 for a rotation.
-fn blend_quat(b: Blend, v: vec4<f32>, w: f32) -> Blend {
-    var out = b;
-    if (b.total == 0.0) {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        out.acc = quat_mix(b.acc, v, w / out.total);
+        let t = w / out.total;
+        if (rotation) {
+            out.acc = quat_mix(b.acc, v, t);
+        } else {
+            out.acc = vec_mix(b.acc, v, t);
+        }
     }
     return out;
 }
@@ -225,29 +218,23 @@ fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
     return value;
 }
 
-// Rules 2 and 4 for a vector property with rest value `rest`.
-fn finish_vec(b: Blend, rest: vec4<f32>) -> vec4<f32> {
+// Rules 2 and 4 with rest value `rest`: rotations mixed with quat_mix,
+// the additive layer multiplied on the right, then normalized (as the pose
+// stage's); vectors mixed with vec_mix, the layer added.
+fn blend_finish(b: Blend, rest: vec4<f32>, rotation: bool) -> vec4<f32> {
     var acc = rest;
     if (b.total > 0.0) {
         acc = b.acc;
         if (b.total < 1.0) {
-            acc = vec_mix(acc, rest, 1.0 - b.total);
+            if (rotation) {
+                acc = quat_mix(acc, rest, 1.0 - b.total);
+            } else {
+                acc = vec_mix(acc, rest, 1.0 - b.total);
+            }
         }
     }
-    if (b.added) {
-        acc = acc + b.add;
-    }
-    return acc;
-}
-
-// Rules 2 and 4 for a rotation, then normalized (as the pose stage's).
-fn finish_quat(b: Blend, rest: vec4<f32>) -> vec4<f32> {
-    var acc = rest;
-    if (b.total > 0.0) {
-        acc = b.acc;
-        if (b.total < 1.0) {
-            acc = quat_mix(acc, rest, 1.0 - b.total);
-        }
+    if (!rotation) {
+        return select(acc, acc + b.add, b.added);
     }
     if (b.added) {
         acc = quat_mul(acc, b.add);
@@ -272,13 +259,13 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         let base = a.row * params.output_stride;
         if (a.reference_row == NO_ROW) {
             if (ch.x >= 0) {
-                t = blend_vec(t, vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0), w);
+                t = blend_normal(t, vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0), w, false);
             }
             if (ch.y >= 0) {
-                r = blend_quat(r, sample_vec4(base + u32(ch.y)), w);
+                r = blend_normal(r, sample_vec4(base + u32(ch.y)), w, true);
             }
             if (ch.z >= 0) {
-                s = blend_vec(s, vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0), w);
+                s = blend_normal(s, vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0), w, false);
             }
         } else {
             let ref_base = a.reference_row * params.output_stride;
@@ -298,9 +285,9 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         }
     }
     return LocalPose(
-        vec4<f32>(finish_vec(t, vec4<f32>(node.translation.xyz, 0.0)).xyz, 0.0),
-        finish_quat(r, node.rotation),
-        vec4<f32>(finish_vec(s, vec4<f32>(node.scale.xyz, 0.0)).xyz, 0.0),
+        vec4<f32>(blend_finish(t, vec4<f32>(node.translation.xyz, 0.0), false).xyz, 0.0),
+        blend_finish(r, node.rotation, true),
+        vec4<f32>(blend_finish(s, vec4<f32>(node.scale.xyz, 0.0), false).xyz, 0.0),
     );
 }
 
@@ -357,14 +344,14 @@ fn write_mixed_property(c: u32, k: u32) {
             }
             let v = sample_vec4(a.row * params.output_stride + u32(src));
             if (a.reference_row == NO_ROW) {
-                b = blend_quat(b, v, a.weight);
+                b = blend_normal(b, v, a.weight, true);
             } else {
                 b = add_quat(b, v, sample_vec4(a.reference_row * params.output_stride + u32(src)), a.weight);
             }
         }
         let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
                              pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);
-        let q = finish_quat(b, rest);
+        let q = blend_finish(b, rest, true);
         for (var i = 0u; i < 4u; i++) {
             properties[out + i] = q[i];
         }

@@ -144,30 +144,22 @@ pub fn blend_start(identity: Vec4) -> Blend {
     }
 }
 
-/// WGSL `blend_vec` (rule 1, vectors).
+/// WGSL `blend_normal` (rule 1: rotations mixed with [`quat_mix`], vectors
+/// with [`vec_mix`]).
 #[must_use]
-pub fn blend_vec(b: Blend, v: Vec4, w: f32) -> Blend {
+pub fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
     let mut out = b;
     if b.total == 0.0 {
         out.acc = v;
         out.total = w;
     } else {
         out.total = b.total + w;
-        out.acc = vec_mix(b.acc, v, w / out.total);
-    }
-    out
-}
-
-/// WGSL `blend_quat` (rule 1, rotations).
-#[must_use]
-pub fn blend_quat(b: Blend, v: Vec4, w: f32) -> Blend {
-    let mut out = b;
-    if b.total == 0.0 {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        out.acc = quat_mix(b.acc, v, w / out.total);
+        let t = w / out.total;
+        out.acc = if rotation {
+            quat_mix(b.acc, v, t)
+        } else {
+            vec_mix(b.acc, v, t)
+        };
     }
     out
 }
@@ -268,31 +260,22 @@ pub fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
     value
 }
 
-/// WGSL `finish_vec` (rules 2 and 4, vectors).
+/// WGSL `blend_finish` (rules 2 and 4; a rotation normalized at the end).
 #[must_use]
-pub fn finish_vec(b: Blend, rest: Vec4) -> Vec4 {
+pub fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
     let mut acc = rest;
     if b.total > 0.0 {
         acc = b.acc;
         if b.total < 1.0 {
-            acc = vec_mix(acc, rest, 1.0 - b.total);
+            acc = if rotation {
+                quat_mix(acc, rest, 1.0 - b.total)
+            } else {
+                vec_mix(acc, rest, 1.0 - b.total)
+            };
         }
     }
-    if b.added {
-        acc += b.add;
-    }
-    acc
-}
-
-/// WGSL `finish_quat` (rules 2 and 4, rotations, then normalized).
-#[must_use]
-pub fn finish_quat(b: Blend, rest: Vec4) -> Vec4 {
-    let mut acc = rest;
-    if b.total > 0.0 {
-        acc = b.acc;
-        if b.total < 1.0 {
-            acc = quat_mix(acc, rest, 1.0 - b.total);
-        }
+    if !rotation {
+        return if b.added { acc + b.add } else { acc };
     }
     if b.added {
         acc = quat_mul(acc, b.add);
@@ -343,13 +326,13 @@ pub fn mixed_pose(
         let base = (a.row * stride) as usize;
         if a.reference_row == NO_ROW {
             if ch[0] >= 0 {
-                t = blend_vec(t, sample_vec3(samples, base + ch[0] as usize), w);
+                t = blend_normal(t, sample_vec3(samples, base + ch[0] as usize), w, false);
             }
             if ch[1] >= 0 {
-                r = blend_quat(r, sample_vec4(samples, base + ch[1] as usize), w);
+                r = blend_normal(r, sample_vec4(samples, base + ch[1] as usize), w, true);
             }
             if ch[2] >= 0 {
-                s = blend_vec(s, sample_vec3(samples, base + ch[2] as usize), w);
+                s = blend_normal(s, sample_vec3(samples, base + ch[2] as usize), w, false);
             }
         } else {
             let ref_base = (a.reference_row * stride) as usize;
@@ -372,11 +355,11 @@ pub fn mixed_pose(
     }
     let rest_t = Vec3::from_slice(&node.translation[..3]).extend(0.0);
     let rest_s = Vec3::from_slice(&node.scale[..3]).extend(0.0);
-    let tr = finish_vec(t, rest_t);
-    let sc = finish_vec(s, rest_s);
+    let tr = blend_finish(t, rest_t, false);
+    let sc = blend_finish(s, rest_s, false);
     GpuLocalPose {
         translation: [tr.x, tr.y, tr.z, 0.0],
-        rotation: finish_quat(r, Vec4::from_array(node.rotation)).to_array(),
+        rotation: blend_finish(r, Vec4::from_array(node.rotation), true).to_array(),
         scale: [sc.x, sc.y, sc.z, 0.0],
     }
 }
@@ -461,14 +444,14 @@ pub fn write_mixed_property(
             }
             let v = sample_vec4(samples, (a.row * stride) as usize + src as usize);
             if a.reference_row == NO_ROW {
-                b = blend_quat(b, v, a.weight);
+                b = blend_normal(b, v, a.weight, true);
             } else {
                 let r = sample_vec4(samples, (a.reference_row * stride) as usize + src as usize);
                 b = add_quat(b, v, r, a.weight);
             }
         }
         let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
-        let q = finish_quat(b, rest);
+        let q = blend_finish(b, rest, true);
         properties[out..out + 4].copy_from_slice(&q.to_array());
         return;
     }
