@@ -17,6 +17,7 @@ struct Track {
     node: u32,
     lookup_scale: f32,
     lookup_origin: f32,
+    search_offset: u32,      // first texel in key_windows (layout.rs, GpuTrack)
 }
 
 struct Clip {
@@ -62,7 +63,7 @@ struct SampleBlock {
 struct SampleRow {
     values_offset: u32,
     output_offset: u32,
-    times_offset: u32,
+    search_offset: u32,
     key_count: u32,
     lookup_scale: f32,
     lookup_origin: f32,
@@ -99,10 +100,6 @@ const PROP_SCALE: u32 = 2u;
 const PROP_WEIGHTS: u32 = 3u;
 
 const WORKGROUP_SIZE: u32 = 64u;
-
-// Key lookup entries: window length minus one in the low bits, first key above.
-const LOOKUP_COUNT_BITS: u32 = 8u;
-const LOOKUP_COUNT_SATURATED: u32 = 255u;
 
 // Track groups: each clip's tracks are grouped in the track table as
 // [LINEAR rotations | CUBICSPLINE but rotations | other LINEAR tracks |

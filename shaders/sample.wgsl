@@ -19,15 +19,17 @@ override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP 
 // The key search's tables are textures (src/gpu/key_textures.rs): element
 // i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT). On CPU adapters a
 // textureLoad is one SIMD gather where a storage load loops over the lanes.
-@group(0) @binding(0) var times: texture_2d<f32>;
+// Search texels (AnimationLibrary::key_windows): [p, bits of t_p, of
+// t_(p+1), of t_(p+2)] per key p of each distinct key times, after the
+// track's bucket texels when it has a bucket table.
+@group(0) @binding(0) var key_windows: texture_2d<u32>;
 @group(0) @binding(1) var<storage, read> values: array<f32>;
 @group(0) @binding(2) var<storage, read> tracks: array<Track>;
 @group(0) @binding(3) var<storage, read> clips: array<Clip>;
 @group(0) @binding(4) var<storage, read> instances: array<Instance>;
 @group(0) @binding(5) var<uniform> params: Params;
 @group(0) @binding(6) var<storage, read_write> output: array<f32>;
-@group(0) @binding(7) var key_lookup: texture_2d<u32>;
-// Texel r: [times_offset, key_count, bits of lookup_scale, bits of
+// Texel r: [search_offset, key_count, bits of lookup_scale, bits of
 // lookup_origin] of track row r, the fields only the search reads.
 @group(0) @binding(8) var track_search: texture_2d<u32>;
 
@@ -79,16 +81,12 @@ fn texel(i: u32) -> vec2<u32> {
     return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
 }
 
-fn time_at(i: u32) -> f32 {
-    return textureLoad(times, texel(i), 0).x;
-}
-
 // Track row `row` with its search fields from `track_search`; the others
 // are read from `tracks` where they are used.
 fn track_row(row: u32) -> Track {
     var track = tracks[row];
     let s = textureLoad(track_search, texel(row), 0);
-    track.times_offset = s.x;
+    track.search_offset = s.x;
     track.key_count = s.y;
     track.lookup_scale = bitcast<f32>(s.z);
     track.lookup_origin = bitcast<f32>(s.w);
@@ -119,62 +117,64 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // Finds the key interval of time `time` in a track's keys: k, the largest
 // key index with times[k] <= time (0 when there is none), and its segment.
 //
-// A track with a key lookup table (lookup_scale > 0, built by the host:
-// src/library.rs) starts from the window of keys named by its time's
-// bucket (2 (n - 1) buckets over [t_0, t_last]); for keys no closer than
-// half the average spacing that window holds one or two keys. A track of
-// uniformly spaced keys (lookup_scale < 0) guesses c = (time - t_0) * |s|
-// and starts from [c - 1, c + 1] without reading a table. Other tracks
-// start from all keys. A binary search narrows the window to two keys at
-// most; then two loads finish: t_(lo+1), which decides between lo and
-// lo + 1 and is t_k or t_(k+1), and the segment's other key time.
-//
-// The host proved that the window holds k when this device rounds the
-// bucket as the host does; t_k <= time < t_(k+1) confirms it, and
-// otherwise the second round starts from all keys, so the result is the
-// full search's on any device.
+// Every step reads one search texel [p, t_p, t_(p+1), t_(p+2)] and
+// compares the time with its three key times: below t_p, k is before p;
+// at or after t_(p+2), k is after p + 1; otherwise k is p or p + 1 and the
+// texel holds both of the segment's key times. The first texel tried is
+// the one the track's bucket table names for the time's bucket (irregular
+// keys, lookup_scale > 0: with 2 (n - 1) buckets over [t_0, t_last] its
+// key is the answer or the one before it unless two keys share a bucket),
+// that of the direct guess c = (time - t_0) * |s| (uniform keys,
+// lookup_scale < 0), or the middle key's. A miss steps to the texel next
+// to the first, then bisects what the comparisons left [lo, hi]. The
+// comparisons are with the key times themselves, so the result is the
+// full search's on any device, whatever the first guess (a device that
+// rounds the bucket otherwise only takes longer). One texel read per step
+// and one loop: the fallback adapter runs both sides of a branch and
+// every loop body at least once, so a first try outside the loop would
+// cost a second read on every lane.
 fn find_segment_track(track: Track, time: f32) -> Segment {
-    let o = track.times_offset;
     let n = track.key_count;
     let last = n - 1u;
+    // The key texels follow the bucket texels of a track with a table
+    // (which a pipeline without HAS_TABLE still finds, and bisects).
+    let keys = track.search_offset + select(0u, 2u * last, track.lookup_scale > 0.0);
     var lo = 0u;
-    var len = n;
+    var hi = last;
+    var idx = keys + last / 2u;
     if (HAS_TABLE && track.lookup_scale > 0.0) {
-        let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
-        let entry = textureLoad(key_lookup, texel(2u * o + b), 0).x;
-        lo = min(entry >> LOOKUP_COUNT_BITS, last);
-        // A saturated window (hundreds of keys in one bucket: rare) runs to
-        // the last key; the binary search below narrows it in log2 steps.
-        let count = entry & LOOKUP_COUNT_SATURATED;
-        len = select(min(count, last - lo), last - lo, count == LOOKUP_COUNT_SATURATED) + 1u;
+        idx = track.search_offset + lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
     } else if (HAS_DIRECT && track.lookup_scale < 0.0) {
-        // Uniformly spaced keys: the guess c is within one key of k.
-        let c = min(u32(clamp((time - track.lookup_origin) * -track.lookup_scale, 0.0, f32(last))), last);
-        lo = max(c, 1u) - 1u;
-        len = min(c + 1u, last) - lo + 1u;
+        idx = keys + min(u32(clamp((time - track.lookup_origin) * -track.lookup_scale, 0.0, f32(last))), last);
     }
+    var first = true;
     var seg = Segment(0u, 0.0, 0.0, true);
-    for (var round = 0u; round < 2u; round++) {
-        // Binary search down to [lo, lo + len) with len <= 2; the trip
-        // count depends only on len.
-        while (len > 2u) {
-            let half = len / 2u;
-            lo = select(lo, lo + half, time_at(o + lo + half) <= time);
-            len -= half;
-        }
-        // k is lo or lo + 1: t_(lo+1) decides, and is t_k or t_(k+1).
-        let tb = time_at(o + min(lo + 1u, last));
-        let second = len == 2u && tb <= time;
-        let k = select(lo, lo + 1u, second);
-        let other = time_at(o + select(lo, min(lo + 2u, last), second));
-        let t0 = select(other, tb, second);
-        let t1 = select(tb, other, second);
-        seg = segment_of(k, last, t0, t1, time);
-        if ((k == 0u || t0 <= time) && (k == last || time < t1)) {
+    // Each bisecting step that does not end the search halves [lo, hi]
+    // (the first guess and its neighbour need not), so the search ends
+    // within 2 + 33 steps for any u32 key count; the bound only guards
+    // against a loop that never ends.
+    for (var step = 0u; step < 64u; step++) {
+        let w = textureLoad(key_windows, texel(idx), 0);
+        let p = w.x;
+        let tp = bitcast<f32>(w.y);
+        let ta = bitcast<f32>(w.z);
+        let tb = bitcast<f32>(w.w);
+        let below = time < tp && p > 0u;
+        let above = time >= tb && p + 2u <= last && !below;
+        if (!(below || above)) {
+            // k is p or p + 1 (p when before the first key or p is last).
+            let second = time >= ta && p < last;
+            let k = select(p, p + 1u, second);
+            seg = segment_of(k, last, select(tp, ta, second), select(ta, tb, second), time);
             break;
         }
-        lo = 0u;
-        len = n;
+        hi = select(hi, p - 1u, below);
+        lo = select(lo, p + 2u, above);
+        // After the first miss the neighbour (the guess was near), then
+        // the middle of [lo, hi].
+        let near = select(lo, max(hi, lo + 1u) - 1u, below);
+        idx = keys + select(lo + (hi - lo) / 2u, near, first);
+        first = false;
     }
     return seg;
 }
@@ -383,7 +383,8 @@ fn sample_blocks_main(
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
         kind = KIND_ROTATION;
     }
-    let track = Track(row.times_offset, row.key_count, row.values_offset, row.width,
-        row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin);
+    let track = Track(0u, row.key_count, row.values_offset, row.width,
+        row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin,
+        row.search_offset);
     sample_track(track, bitcast<f32>(entry.y), entry.x * block_params.output_stride + row.output_offset);
 }

@@ -1,10 +1,11 @@
-//! The key lookup tables of the sampler's key search: how a track's key
-//! times map to a direct key guess (uniformly spaced keys) or to a table of
-//! key windows (irregular keys). [`AnimationLibrary`](crate::AnimationLibrary)
-//! builds them, the shader (`sample.wgsl`) and its CPU twin read them; the
-//! bucket formula is shared by all three.
+//! The key search's tables: a track's key times as search texels
+//! ([`key_texel`]), and where the search starts, from a direct key guess
+//! (uniformly spaced keys) or from a table of buckets (irregular keys).
+//! [`AnimationLibrary`](crate::AnimationLibrary) builds them, the shader
+//! (`sample.wgsl`) and its CPU twin read them; the bucket formula is shared
+//! by all three.
 
-use crate::layout::{LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_LOOKUP_KEYS};
+use crate::layout::MAX_LOOKUP_KEYS;
 
 /// The bucket of `time` in a key lookup table of `buckets` buckets that
 /// starts at `t0`, `scale` buckets per second: the shader's formula in the
@@ -36,8 +37,9 @@ const MAX_DIRECT_KEYS: usize = 1 << 20;
 /// which leaves more than the `f32` rounding of the product (under 0.2 for
 /// up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys baked at a fixed rate
 /// (`k / 30` rounded to `f32`) pass; irregular keys get a lookup table.
-/// As with the table, the sampler checks the key it finds and searches all
-/// keys if a device rounded differently.
+/// The sampler tries key `c`'s texel first (the answer is `c` or `c + 1`
+/// unless the time is within a rounding of a key); as with the table, it
+/// goes on searching when the texel's key times say the guess missed.
 pub(crate) fn uniform_key_scale(times: &[f32]) -> f32 {
     let n = times.len();
     if !(3..=MAX_DIRECT_KEYS).contains(&n) {
@@ -63,30 +65,26 @@ pub(crate) fn uniform_key_scale(times: &[f32]) -> f32 {
     }
 }
 
-/// The key lookup table of one track's key times (`GpuTrack::lookup_scale`
-/// and `lookup_origin`, and the `key_lookup` entries at twice the times'
-/// offset), or `None` when the keys are searched in full (fewer than 3
-/// keys, more than [`MAX_LOOKUP_KEYS`], or a span whose scale is not a
-/// finite `f32`).
+/// The bucket table of one track's key times (`GpuTrack::lookup_scale`
+/// and `lookup_origin`, and per bucket the key to try first), or `None`
+/// when the keys get no table (fewer than 3 keys, more than
+/// [`MAX_LOOKUP_KEYS`], or a span whose scale is not a finite `f32`).
 ///
 /// The `B = 2 (n - 1)` buckets split `[t_0, t_last]` evenly: time `T`
 /// falls in bucket `g(T) = min(u32(clamp((T - t_0) * s, 0, B - 1)), B - 1)`
 /// with `s = B / (t_last - t_0)`, computed in `f32` exactly as the shader
-/// does ([`lookup_bucket`]). Entry `b` holds `A_b`, the last key whose
-/// bucket is before `b` (0 when none), and the number of keys in bucket
-/// `b`, `A_(b+1) - A_b`, saturated at [`LOOKUP_COUNT_SATURATED`]. Because
-/// `g` is monotonic in `T` (a correctly rounded subtraction and
-/// multiplication), the key of any time in bucket `b`, the last `k` with
-/// `t_k <= T`, lies in `[A_b, A_(b+1)]`: keys of earlier buckets are before
-/// `T`, keys of later buckets after it. With twice as many buckets as key
-/// intervals, a window holds one or two keys unless keys come closer than
-/// half their average spacing. The sampler searches only that window and
-/// then checks the result against the key times it reads anyway; a device
-/// that rounds `g` differently falls back to the full search instead of
-/// returning a wrong key.
-///
-/// A saturated window runs to the last key (the binary search narrows it).
-/// Two zeros pad the table to `2 n` entries.
+/// does ([`lookup_bucket`]). Bucket `b`'s entry is `A_b`, the last key
+/// whose bucket is before `b` (0 when none). Because `g` is monotonic in
+/// `T` (a correctly rounded subtraction and multiplication), the key of
+/// any time in bucket `b`, the last `k` with `t_k <= T`, lies in
+/// `[A_b, A_(b+1)]`: keys of earlier buckets are before `T`, keys of later
+/// buckets after it. With twice as many buckets as key intervals that
+/// window is `A_b` or `A_b + 1` unless two keys share a bucket (keys closer
+/// than half their average spacing), and one texel of the search table
+/// ([`key_texel`]) holds the three key times that decide between them and
+/// bound the segment. The sampler tries that texel first and goes on
+/// searching from what its comparisons told it when the guess misses, so
+/// a device that rounds `g` differently gets the same answer, later.
 pub(crate) fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     let n = times.len();
     if !(3..=MAX_LOOKUP_KEYS).contains(&n) {
@@ -102,7 +100,7 @@ pub(crate) fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     // Keys are sorted and g is monotonic, so the keys of buckets before b
     // are a prefix of the keys: `before` counts them.
     let b_count = buckets as u32;
-    let mut first = Vec::with_capacity(buckets + 1);
+    let mut first = Vec::with_capacity(buckets);
     let mut before = 0usize;
     for b in 0..b_count {
         while before < n && lookup_bucket(times[before], t0, s, b_count) < b {
@@ -110,13 +108,34 @@ pub(crate) fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
         }
         first.push(before.saturating_sub(1) as u32);
     }
-    first.push((n - 1) as u32);
-    let mut entries: Vec<u32> = (0..buckets)
-        .map(|b| {
-            let count = (first[b + 1] - first[b]).min(LOOKUP_COUNT_SATURATED);
-            (first[b] << LOOKUP_COUNT_BITS) | count
-        })
-        .collect();
-    entries.extend([0, 0]);
-    Some((s, entries))
+    Some((s, first))
+}
+
+/// The search texel of key `p` of `times` (a track's key times, `p` less
+/// than their count): `[p, t_p, t_(p+1), t_(p+2)]`, the times as their
+/// bits, the indices past the last key clamped to it. One `Rgba32Uint`
+/// texel of the sampler's `key_windows` texture: the key search reads one
+/// per step, and one is enough when the answer is `p` or `p + 1`.
+#[must_use]
+pub(crate) fn key_texel(times: &[f32], p: usize) -> [u32; 4] {
+    let last = times.len() - 1;
+    [
+        p as u32,
+        times[p].to_bits(),
+        times[(p + 1).min(last)].to_bits(),
+        times[(p + 2).min(last)].to_bits(),
+    ]
+}
+
+/// How many search texels a track's key times take from its
+/// `search_offset`: one per key, after `2 (n - 1)` bucket texels when it
+/// has a bucket table.
+#[must_use]
+pub(crate) fn search_texel_count(track: &crate::layout::GpuTrack) -> usize {
+    let n = track.key_count as usize;
+    n + if track.lookup_scale > 0.0 {
+        2 * n.saturating_sub(1)
+    } else {
+        0
+    }
 }

@@ -38,22 +38,25 @@ pub struct GpuTrack {
     /// (informational: the sampler does not read it; the pose stage finds
     /// its channels in [`crate::rig::SkinTables`]).
     pub node: u32,
-    /// Buckets per second of the track's key lookup table; or, negated,
-    /// keys per second of uniformly spaced keys, indexed directly without a
-    /// table (the sampler starts from the three keys around
-    /// `(time - t_0) * |lookup_scale|`); or 0 when the keys are searched in
-    /// full (fewer than 3 keys, more than [`MAX_LOOKUP_KEYS`]). The table has `2 (key_count - 1)` buckets
-    /// that split `[t_0, t_last]` evenly; bucket `b`'s entry, at
-    /// `key_lookup[2 times_offset + b]`, holds the window of keys that can
-    /// answer a time in that bucket: its first key in the upper bits and
-    /// its length minus one in the low [`LOOKUP_COUNT_BITS`]
-    /// ([`LOOKUP_COUNT_SATURATED`]: up to the last key). Set
-    /// by [`AnimationLibrary`](crate::AnimationLibrary), which explains why
-    /// the window always holds the answer.
+    /// Buckets per second of the track's bucket table; or, negated, keys
+    /// per second of uniformly spaced keys, indexed directly without a
+    /// table (the search tries key `c = (time - t_0) * |lookup_scale|`
+    /// first); or 0 when the search starts from the middle key (fewer
+    /// than 3 keys, more than [`MAX_LOOKUP_KEYS`]). The table has
+    /// `2 (key_count - 1)` buckets that split `[t_0, t_last]` evenly;
+    /// bucket `b`'s texel, `key_windows[search_offset + b]`, is the search
+    /// texel of the key that answers most times in that bucket. Set by
+    /// [`AnimationLibrary`](crate::AnimationLibrary), which explains why
+    /// that key is the answer or next to it.
     pub lookup_scale: f32,
     /// The first key time `t_0`, where bucket 0 or the direct guess starts
     /// (0 when `lookup_scale` is 0).
     pub lookup_origin: f32,
+    /// Index of the track's first texel in the key search table
+    /// ([`AnimationLibrary::key_windows`](crate::AnimationLibrary::key_windows),
+    /// the `key_windows` texture): its bucket texels when `lookup_scale >
+    /// 0`, then one texel `[p, t_p, t_(p+1), t_(p+2)]` per key `p`.
+    pub search_offset: u32,
 }
 
 /// One clip in the clip table (WGSL `Clip`).
@@ -139,8 +142,8 @@ pub struct GpuSampleRow {
     pub values_offset: u32,
     /// [`GpuTrack::output_offset`].
     pub output_offset: u32,
-    /// [`GpuTrack::times_offset`].
-    pub times_offset: u32,
+    /// [`GpuTrack::search_offset`].
+    pub search_offset: u32,
     /// [`GpuTrack::key_count`].
     pub key_count: u32,
     /// [`GpuTrack::lookup_scale`].
@@ -160,7 +163,7 @@ impl GpuSampleRow {
         GpuSampleRow {
             values_offset: track.values_offset,
             output_offset: track.output_offset,
-            times_offset: track.times_offset,
+            search_offset: track.search_offset,
             key_count: track.key_count,
             lookup_scale: track.lookup_scale,
             lookup_origin: track.lookup_origin,
@@ -195,17 +198,10 @@ pub const BLOCK_HEAD: u32 = 2048;
 /// `ROW_HEAD`; 32 KiB).
 pub const ROW_HEAD: u32 = 1024;
 
-/// The largest key count that gets a key lookup table: an entry packs its
-/// window's first key in 24 bits.
+/// The largest key count that gets a bucket table (`2 (n - 1)` texels of
+/// 16 bytes each besides the keys' own); longer irregular tracks are
+/// searched from their middle key.
 pub const MAX_LOOKUP_KEYS: usize = 1 << 24;
-
-/// Low bits of a key lookup entry that hold the window length minus one
-/// (WGSL `LOOKUP_COUNT_BITS`); the upper bits hold the window's first key.
-pub const LOOKUP_COUNT_BITS: u32 = 8;
-
-/// The window length field of a saturated entry (WGSL
-/// `LOOKUP_COUNT_SATURATED`): the window then runs to the last key.
-pub const LOOKUP_COUNT_SATURATED: u32 = (1 << LOOKUP_COUNT_BITS) - 1;
 
 /// A vector of `width` floats, each component interpolated on its own
 /// (WGSL `KIND_VECTOR`, [`crate::ValueKind::Vector`]).
@@ -280,7 +276,7 @@ impl GpuClip {
 /// Workgroup size of the sampling kernel (`@workgroup_size` in the shader).
 pub const WORKGROUP_SIZE: u32 = 64;
 
-const _: () = assert!(std::mem::size_of::<GpuTrack>() == 40);
+const _: () = assert!(std::mem::size_of::<GpuTrack>() == 44);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_origin) == 36);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, lookup_scale) == 32);
 const _: () = assert!(std::mem::offset_of!(GpuTrack, key_count) == 4);
@@ -334,8 +330,8 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 17] = [
-    binding(0, "times", BindingKind::TextureFloat, 0),
+pub const SAMPLE_BINDINGS: [Binding; 16] = [
+    binding(0, "key_windows", BindingKind::TextureUint, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
     binding(2, "tracks", BindingKind::StorageRead, size_of::<GpuTrack>()),
     binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
@@ -347,7 +343,6 @@ pub const SAMPLE_BINDINGS: [Binding; 17] = [
     ),
     binding(5, "params", BindingKind::Uniform, size_of::<GpuParams>()),
     binding(6, "output", BindingKind::StorageReadWrite, 4),
-    binding(7, "key_lookup", BindingKind::TextureUint, 0),
     binding(8, "track_search", BindingKind::TextureUint, 0),
     binding(9, "sorted_instances", BindingKind::StorageRead, 8),
     binding(
@@ -386,11 +381,11 @@ pub const SAMPLE_BINDINGS: [Binding; 17] = [
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
 /// reference and CPU-adapter plans' layout).
-pub const SAMPLE_USES: [u32; 11] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16];
+pub const SAMPLE_USES: [u32; 10] = [0, 1, 2, 3, 4, 5, 6, 8, 15, 16];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
 /// clip-blocks plan's layout).
-pub const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16];
+pub const SAMPLE_BLOCKS_USES: [u32; 11] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16];
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::key_lookup::{key_lookup, uniform_key_scale};
+use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
 use crate::track::{
     normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
     TrackError, ValueKind,
 };
+use std::collections::HashSet;
 
 /// Many clips, validated and flattened into GPU-ready arrays.
 ///
@@ -45,7 +46,7 @@ pub struct AnimationLibrary {
 struct LibraryData {
     clips: Vec<Clip>,
     times: Vec<f32>,
-    key_lookup: Vec<u32>,
+    search_keys: Vec<u32>,
     values: Vec<f32>,
     tracks: Vec<GpuTrack>,
     clip_table: Vec<GpuClip>,
@@ -232,9 +233,9 @@ impl AnimationLibrary {
         // Shared inputs, keyed by the address and length of their
         // allocation, then by their contents (a hash of the bits, confirmed
         // by comparing them).
-        let mut key_lookup_table = Vec::new();
-        let mut shared: HashMap<(usize, usize), (u32, f32)> = HashMap::new();
-        let mut by_contents: HashMap<u64, Vec<(u32, f32)>> = HashMap::new();
+        let mut search_keys: Vec<u32> = Vec::new();
+        let mut shared: HashMap<(usize, usize), (u32, f32, u32)> = HashMap::new();
+        let mut by_contents: HashMap<u64, Vec<(u32, f32, u32)>> = HashMap::new();
         let mut output_stride = 0u32;
         let mut tracks_per_instance = 0u32;
         let mut group_tracks = [0u32; SAMPLE_GROUPS];
@@ -247,7 +248,7 @@ impl AnimationLibrary {
             for track in clip.tracks.iter().chain(rest_tracks) {
                 let key = (track.times.as_ptr() as usize, track.times.len());
                 let bits = times_hash(&track.times);
-                let same = |&&(o, _): &&(u32, f32)| {
+                let same = |&&(o, _, _): &&(u32, f32, u32)| {
                     let stored = &times[o as usize..];
                     stored.len() >= track.times.len()
                         && stored[..track.times.len()]
@@ -260,30 +261,30 @@ impl AnimationLibrary {
                         .get(&bits)
                         .and_then(|c| c.iter().find(same).copied())
                 });
-                let (times_offset, lookup_scale) = match found {
+                let (times_offset, lookup_scale, search_offset) = match found {
                     Some(shared) => shared,
                     None => {
                         let o = to_u32(times.len(), "key times")?;
                         times.extend_from_slice(&track.times);
-                        // The lookup entries sit at twice the times' offset.
+                        // The search texels: the buckets' first (a track
+                        // with a table), then one per key.
+                        let search = to_u32(search_keys.len(), "key search table")?;
                         let direct = uniform_key_scale(&track.times);
                         let scale = match key_lookup(&track.times) {
-                            _ if direct > 0.0 => {
-                                key_lookup_table.resize(2 * times.len(), 0);
-                                -direct
-                            }
-                            Some((scale, entries)) => {
-                                key_lookup_table.extend_from_slice(&entries);
+                            _ if direct > 0.0 => -direct,
+                            Some((scale, first)) => {
+                                search_keys.extend_from_slice(&first);
                                 scale
                             }
-                            None => {
-                                key_lookup_table.resize(2 * times.len(), 0);
-                                0.0
-                            }
+                            None => 0.0,
                         };
-                        shared.insert(key, (o, scale));
-                        by_contents.entry(bits).or_default().push((o, scale));
-                        (o, scale)
+                        search_keys.extend(0..to_u32(track.times.len(), "key times")?);
+                        shared.insert(key, (o, scale, search));
+                        by_contents
+                            .entry(bits)
+                            .or_default()
+                            .push((o, scale, search));
+                        (o, scale, search)
                     }
                 };
                 let values_offset = to_u32(values.len(), "key values")?;
@@ -311,6 +312,7 @@ impl AnimationLibrary {
                     } else {
                         0.0
                     },
+                    search_offset,
                 });
                 let end = track_output
                     .checked_add(track.width)
@@ -361,13 +363,13 @@ impl AnimationLibrary {
             tracks_per_instance = tracks_per_instance.max(track_count);
         }
         to_u32(values.len(), "key values")?;
-        to_u32(key_lookup_table.len(), "key lookup table")?;
+        to_u32(search_keys.len(), "key search table")?;
         to_u32(tracks.len(), "track table")?;
         Ok(AnimationLibrary {
             data: Arc::new(LibraryData {
                 clips,
                 times,
-                key_lookup: key_lookup_table,
+                search_keys,
                 values,
                 tracks,
                 clip_table,
@@ -424,13 +426,44 @@ impl AnimationLibrary {
     }
 
     #[doc(hidden)]
-    /// The key lookup tables, two `u32`s per key time at twice the offsets
-    /// of [`times`](Self::times): for a track with `lookup_scale > 0`, the
-    /// entries of its `2 (key_count - 1)` buckets and two zeros (see
-    /// [`GpuTrack::lookup_scale`]); zeros for tracks searched in full.
+    /// The key of each search texel ([`GpuTrack::search_offset`]): per
+    /// distinct key times, from their `search_offset`, the key each of the
+    /// `2 (key_count - 1)` buckets tries first when they have a bucket
+    /// table (`lookup_scale > 0`), then `0..key_count`. Texel `j` of a
+    /// track is [`key_texel`] of that key: see [`key_windows`](Self::key_windows).
     #[must_use]
-    pub fn key_lookup(&self) -> &[u32] {
-        &self.data.key_lookup
+    pub fn search_keys(&self) -> &[u32] {
+        &self.data.search_keys
+    }
+
+    #[doc(hidden)]
+    /// The key search's texels, as the sampler's `key_windows` texture
+    /// holds them: texel `j` is `[p, t_p, t_(p+1), t_(p+2)]` (the times as
+    /// their bits, indices clamped to the last key) for
+    /// `p = search_keys()[j]` and the key times of the track whose texels
+    /// those are. Built for the upload, not stored.
+    #[must_use]
+    pub fn key_windows(&self) -> Vec<[u32; 4]> {
+        let keys = &self.data.search_keys;
+        let mut texels = vec![[0u32; 4]; keys.len()];
+        let mut done = HashSet::new();
+        for track in &self.data.tracks {
+            if !done.insert(track.search_offset) {
+                continue;
+            }
+            let times = self.track_times(track);
+            let start = track.search_offset as usize;
+            let end = start + search_texel_count(track);
+            for (texel, &p) in texels[start..end].iter_mut().zip(&keys[start..end]) {
+                *texel = key_texel(times, p as usize);
+            }
+        }
+        texels
+    }
+
+    /// The key times of `track`.
+    fn track_times(&self, track: &GpuTrack) -> &[f32] {
+        &self.data.times[track.times_offset as usize..][..track.key_count as usize]
     }
 
     #[doc(hidden)]

@@ -189,7 +189,7 @@ fn sample_raw(lib: &AnimationLibrary, time: f32) -> Vec<f32> {
     let mut out = vec![f32::NAN; track.width as usize];
     cpu::sample_track(
         lib.times(),
-        lib.key_lookup(),
+        lib.search_keys(),
         lib.values(),
         track,
         time,

@@ -622,12 +622,13 @@ fn storage_binding_limit_is_refused_with_numbers() {
     assert!(err.to_string().contains("3600"), "{err}");
 }
 
-/// A library whose key textures span several rows: 3 tracks of 300 keys,
-/// irregular (lookup table), uniform (direct index) and two keys (full
-/// search).
+/// A library whose key textures span several rows: tracks of 300 keys,
+/// irregular (odd keys 0.8 of an interval late: a bucket table)
+/// and uniform (direct index), and one of two keys (searched from the
+/// middle).
 fn multi_row_library() -> AnimationLibrary {
     let irregular: Vec<f32> = (0..300)
-        .map(|k| k as f32 * 0.01 + ((k * 7) % 5) as f32 * 0.001)
+        .map(|k| k as f32 * 0.01 + (k % 2) as f32 * 0.008)
         .collect();
     let uniform: Vec<f32> = (0..300).map(|k| k as f32 / 100.0).collect();
     let values = |n: usize| -> Vec<f32> { (0..n * 3).map(|i| (i as f32 * 0.37).sin()).collect() };
@@ -693,8 +694,21 @@ fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
         common::gpu("key_texture_rows_past_the_limit_are_refused_with_numbers");
         return;
     };
-    // 300 + 300 + 2 key times in rows of 16 texels: 38 rows > 16.
+    // Search texels: the irregular track's 2 * 299 buckets and 300 keys,
+    // the uniform track's 300 keys (indexed directly, no buckets), the
+    // 2-key track's 2: 1,200 texels in rows of 16, 75 rows > 16.
     let lib = multi_row_library();
+    let scales: Vec<f32> = lib.tracks().iter().map(|t| t.lookup_scale).collect();
+    let kinds = |f: fn(&f32) -> bool| scales.iter().filter(|s| f(s)).count();
+    assert_eq!(
+        (
+            kinds(|s| *s > 0.0),
+            kinds(|s| *s < 0.0),
+            kinds(|s| *s == 0.0)
+        ),
+        (1, 1, 1),
+        "a table, a direct index, a middle start: {scales:?}"
+    );
     let err = GpuSampler::new(&h.device, &h.queue, &lib, 1).unwrap_err();
     match &err {
         Error::TextureRowsExceeded {
@@ -703,8 +717,8 @@ fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
             width,
             limit,
         } => {
-            assert_eq!(*what, "key times");
-            assert_eq!(*rows, 602u64.div_ceil(16));
+            assert_eq!(*what, "key search table");
+            assert_eq!(*rows, (2 * 299 + 300 + 300 + 2u64).div_ceil(16));
             assert_eq!(*width, 16);
             assert_eq!(*limit, 16);
         }

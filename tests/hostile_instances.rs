@@ -635,25 +635,20 @@ fn shader_never_writes_outside_an_instance_block() {
             },
             cache: None,
         });
-    // In SAMPLE_BINDINGS order.
+    // Numbered as in SAMPLE_BINDINGS.
     let all = [
-        wgpu::BindingResource::TextureView(keys.times()),
-        values.as_entire_binding(),
-        tracks.as_entire_binding(),
-        clips.as_entire_binding(),
-        instances.as_entire_binding(),
-        params.as_entire_binding(),
-        output.as_entire_binding(),
-        wgpu::BindingResource::TextureView(keys.key_lookup()),
-        wgpu::BindingResource::TextureView(keys.track_search()),
+        (0, wgpu::BindingResource::TextureView(keys.key_windows())),
+        (1, values.as_entire_binding()),
+        (2, tracks.as_entire_binding()),
+        (3, clips.as_entire_binding()),
+        (4, instances.as_entire_binding()),
+        (5, params.as_entire_binding()),
+        (6, output.as_entire_binding()),
+        (8, wgpu::BindingResource::TextureView(keys.track_search())),
     ];
     let mut entries: Vec<_> = all
         .into_iter()
-        .enumerate()
-        .map(|(b, resource)| wgpu::BindGroupEntry {
-            binding: b as u32,
-            resource,
-        })
+        .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
         .collect();
     // The values and the output again, as vec4s (`values4`, `output4`;
     // read and written only where the override ALIGNED4 is set).

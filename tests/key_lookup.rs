@@ -1,10 +1,11 @@
-//! Key lookup tables (`GpuTrack::lookup_scale`, `AnimationLibrary::key_lookup`):
-//! which tracks get one, that every entry is what its definition says
-//! (computed here by brute force), and that the windowed search finds the
-//! same key as a plain linear scan, on the CPU twin and on the GPU, at times
-//! on keys, one ulp either side of keys, between keys, before and after;
-//! also with a corrupted table, where the check of the result must send
-//! the search back over all keys.
+//! The key search's tables (`GpuTrack::lookup_scale`, `search_offset`,
+//! `AnimationLibrary::search_keys`, `key_windows`): which tracks get a
+//! bucket table, that every bucket and every search texel is what its
+//! definition says (computed here by brute force), and that the search
+//! finds the same key as a plain linear scan, on the CPU twin and on the
+//! GPU, at times on keys, one ulp either side of keys, between keys, before
+//! and after; also with a corrupted table or a wrong direct guess, where
+//! the comparisons with the key times must still lead to the right key.
 //!
 //! The expected key comes from `oracle`, a linear scan written here from
 //! the definition (the largest k with t_k <= T, 0 before the first key),
@@ -67,7 +68,7 @@ fn step_track(times: Vec<f32>) -> Track {
 enum Kind {
     /// Uniformly spaced: direct guess, no table (`lookup_scale < 0`).
     Direct,
-    /// A key lookup table (`lookup_scale > 0`).
+    /// A bucket table (`lookup_scale > 0`).
     Table,
     /// All keys searched (`lookup_scale == 0`).
     Full,
@@ -91,8 +92,9 @@ fn cases() -> Vec<(&'static str, Vec<f32>, Kind)> {
         irregular.push(t);
         t += (1.0 + r) / 30.0;
     }
-    // 600 keys packed into the first millisecond and one far away: windows
-    // of hundreds of keys, past the entry's 8-bit count (saturated).
+    // 600 keys packed into the first millisecond and one far away: a bucket
+    // of hundreds of keys, where the first texel misses and the search
+    // bisects.
     let mut clustered: Vec<f32> = (0..600).map(|k| k as f32 * 1e-6).collect();
     clustered.push(1000.0);
     vec![
@@ -140,9 +142,16 @@ fn bucket(t: f32, times: &[f32], scale: f32) -> u32 {
     (((t - times[0]) * scale).clamp(0.0, last as f32) as u32).min(last)
 }
 
+/// Search texel of key `p`, from its definition: `[p, t_p, t_(p+1),
+/// t_(p+2)]`, indices clamped to the last key, times as bits.
+fn texel(times: &[f32], p: usize) -> [u32; 4] {
+    let at = |i: usize| times[i.min(times.len() - 1)].to_bits();
+    [p as u32, at(p), at(p + 1), at(p + 2)]
+}
+
 #[test]
 fn tables_hold_what_their_definition_says() {
-    let mut saturated = 0;
+    let mut crowded = 0;
     let mut direct = 0;
     for (name, times, kind) in cases() {
         let lib =
@@ -150,8 +159,20 @@ fn tables_hold_what_their_definition_says() {
         let track = lib.tracks()[0];
         let scale = track.lookup_scale;
         let n = times.len();
-        assert_eq!(lib.key_lookup().len(), 2 * lib.times().len(), "{name}");
         let span = f64::from(times[n - 1]) - f64::from(times[0]);
+        let keys = lib.search_keys();
+        let windows = lib.key_windows();
+        assert_eq!(windows.len(), keys.len(), "{name}");
+        let so = track.search_offset as usize;
+        // Every texel is its key's.
+        for (j, &p) in keys.iter().enumerate() {
+            assert_eq!(windows[j], texel(&times, p as usize), "{name}: texel {j}");
+        }
+        // The key texels: one per key, in order, after the buckets.
+        let buckets = if kind == Kind::Table { 2 * (n - 1) } else { 0 };
+        assert_eq!(keys.len(), so + buckets + n, "{name}");
+        let own: Vec<u32> = (0..n as u32).collect();
+        assert_eq!(&keys[so + buckets..], &own[..], "{name}: key texels");
         match kind {
             Kind::Full => {
                 assert_eq!(scale, 0.0, "{name}");
@@ -165,8 +186,7 @@ fn tables_hold_what_their_definition_says() {
                     "{name}: lookup_scale {scale}, want -{want}"
                 );
                 assert_eq!(track.lookup_origin, times[0], "{name}");
-                // Every key's own guess is its index or the one before,
-                // within the 0.75 the direct window allows.
+                // Every key's own guess is within 0.75 of its index.
                 for (k, &t) in times.iter().enumerate() {
                     let g = (f64::from(t) - f64::from(times[0])) * -f64::from(scale);
                     assert!((g - k as f64).abs() <= 0.75, "{name}: key {k} guessed {g}");
@@ -183,31 +203,22 @@ fn tables_hold_what_their_definition_says() {
             (f64::from(scale) - want).abs() <= want * 1e-6,
             "{name}: lookup_scale {scale}, want {want}"
         );
-        let buckets: Vec<u32> = times.iter().map(|&t| bucket(t, &times, scale)).collect();
+        let of_key: Vec<u32> = times.iter().map(|&t| bucket(t, &times, scale)).collect();
         // A_b: the last key whose bucket is before b (0 when none).
         let first = |b: u32| -> u32 {
             (0..n)
                 .rev()
-                .find(|&k| buckets[k] < b)
+                .find(|&k| of_key[k] < b)
                 .map_or(0, |k| k as u32)
         };
-        let b_count = 2 * (n - 1);
-        let entries = &lib.key_lookup()[2 * track.times_offset as usize..][..b_count];
-        for b in 0..b_count as u32 {
-            let (a, a_next) = (first(b), first(b + 1));
-            let e = entries[b as usize];
-            assert_eq!(e >> 8, a, "{name}: bucket {b} first key");
-            let count = (a_next - a).min(255);
-            saturated += usize::from(count == 255);
-            assert_eq!(e & 255, count, "{name}: bucket {b} count");
+        for b in 0..buckets as u32 {
+            assert_eq!(keys[so + b as usize], first(b), "{name}: bucket {b}");
+            // More than two keys can answer a time in the bucket: the
+            // first texel misses for some.
+            crowded += usize::from(first(b + 1) - first(b) >= 2);
         }
-        assert_eq!(
-            &lib.key_lookup()[2 * track.times_offset as usize + b_count..][..2],
-            &[0, 0],
-            "{name}: padding"
-        );
     }
-    assert!(saturated > 0, "no case saturates an entry's count");
+    assert!(crowded > 0, "no case has a bucket the first texel can miss");
     assert!(direct > 0, "no case is indexed directly");
 }
 
@@ -219,7 +230,7 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_cpu() {
         let track = lib.tracks()[0];
         for t in queries(&times) {
             let want = oracle(&times, t);
-            let seg = cpu::find_segment_track(lib.times(), lib.key_lookup(), &track, t);
+            let seg = cpu::find_segment_track(lib.times(), lib.search_keys(), &track, t);
             assert_eq!(seg.k, want, "{name}: time {t}");
             let on_key = t <= times[0] || t >= *times.last().unwrap() || times.contains(&t);
             assert_eq!(seg.exact, on_key, "{name}: time {t} exact");
@@ -232,41 +243,45 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_cpu() {
 }
 
 #[test]
-fn a_wrong_window_falls_back_to_the_full_search() {
-    // A device that rounded the bucket differently would search a window
-    // that misses the key; here every entry is replaced by wrong ones (a
-    // window far off, an empty one at key 0, a count past the end), and the
-    // result must still be the scan's.
+fn a_wrong_bucket_still_finds_the_key() {
+    // A device that rounded the bucket differently would start from a
+    // texel whose keys miss the time; here every bucket's key is replaced
+    // by wrong ones (far off, key 0, the last key, half the right one), and
+    // the result must still be the scan's.
     let times: Vec<f32> = (0..300).map(|k| (k as f32 * 1.37).sqrt()).collect();
     let lib =
         AnimationLibrary::new(vec![Clip::new("sqrt", vec![step_track(times.clone())])]).unwrap();
     let track = lib.tracks()[0];
     assert!(track.lookup_scale > 0.0);
     let n = times.len() as u32;
-    type Corrupt = Box<dyn Fn(u32) -> u32>;
+    type Corrupt = Box<dyn Fn(u32, u32) -> u32>;
     let corruptions: [(&str, Corrupt); 4] = [
-        ("shifted", Box::new(move |b| ((b + 37) % n) << 8)),
-        ("key 0, empty", Box::new(|_| 0)),
-        ("past the end", Box::new(move |_| ((n + 5) << 8) | 7)),
-        (
-            "saturated, next entry below",
-            Box::new(|b| ((b / 2) << 8) | 255),
-        ),
+        ("shifted", Box::new(move |_, b| (b + 37) % n)),
+        ("key 0", Box::new(|_, _| 0)),
+        ("last key", Box::new(move |_, _| n - 1)),
+        ("half", Box::new(|a, _| a / 2)),
     ];
     for (what, corrupt) in corruptions {
-        let mut table = lib.key_lookup().to_vec();
-        for b in 0..2 * n - 1 {
-            table[(2 * track.times_offset + b) as usize] = corrupt(b);
+        let mut table = lib.search_keys().to_vec();
+        for b in 0..2 * (n - 1) {
+            let at = (track.search_offset + b) as usize;
+            table[at] = corrupt(table[at], b);
         }
+        assert_ne!(table, lib.search_keys(), "{what}");
         for t in queries(&times) {
             let seg = cpu::find_segment_track(lib.times(), &table, &track, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
+            assert_eq!(
+                seg,
+                cpu::find_segment(lib.times(), track.times_offset, track.key_count, t),
+                "{what}: time {t}"
+            );
         }
     }
 }
 
 #[test]
-fn a_wrong_direct_guess_falls_back_to_the_full_search() {
+fn a_wrong_direct_guess_still_finds_the_key() {
     // Uniform keys indexed directly, with the scale a device would need to
     // round very differently to guess wrong: 3% too big or too small, and
     // a guess from a wrong origin. The result must still be the scan's.
@@ -294,7 +309,7 @@ fn a_wrong_direct_guess_falls_back_to_the_full_search() {
             ..track
         };
         for t in queries(&times) {
-            let seg = cpu::find_segment_track(lib.times(), lib.key_lookup(), &wrong, t);
+            let seg = cpu::find_segment_track(lib.times(), lib.search_keys(), &wrong, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
         }
     }
@@ -330,8 +345,8 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
     }
 }
 
-/// Key time arrays with the same bits are stored once, with one lookup
-/// table, whether they share an `Arc` or not; arrays that differ in one bit
+/// Key time arrays with the same bits are stored once, with one set of
+/// search texels, whether they share an `Arc` or not; arrays that differ in one bit
 /// (here the sign of a zero) are not. Sharing changes no result.
 #[test]
 fn equal_key_times_are_stored_once() {
@@ -346,7 +361,9 @@ fn equal_key_times_are_stored_once() {
     assert_eq!(offsets[0], offsets[1], "{offsets:?}");
     assert_ne!(offsets[0], offsets[2], "{offsets:?}");
     assert_eq!(lib.times().len(), 2 * irregular.len());
-    assert_eq!(lib.key_lookup().len(), 2 * lib.times().len());
+    let search: Vec<u32> = lib.tracks().iter().map(|t| t.search_offset).collect();
+    assert_eq!(search[0], search[1], "{search:?}");
+    assert_ne!(search[0], search[2], "{search:?}");
     let alone = AnimationLibrary::new(vec![Clip::new("alone", vec![b])]).unwrap();
     for t in queries(&irregular) {
         let shared = cpu::sample(&lib, &[Instance::new(0, f64::from(t))]).unwrap();

@@ -17,9 +17,8 @@ use keyframe_gpu::layout::{
     Binding, BindingKind, GpuBlockParams, GpuClip, GpuInstance, GpuJoint, GpuMesh, GpuNode,
     GpuParams, GpuSampleBlock, GpuSampleRow, GpuSkinParams, GpuTrack, BLOCK_HEAD, GROUP_ALL,
     GROUP_BLEND, GROUP_CUBIC, GROUP_CUBIC_ROTATION, GROUP_SLERP, GROUP_STEP, KEY_TEXTURE_ROW_SHIFT,
-    LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED, MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL,
-    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
-    UNIFORM_HEAD, WORKGROUP_SIZE,
+    MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, ROW_HEAD, SAMPLE_BINDINGS,
+    SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL, UNIFORM_HEAD, WORKGROUP_SIZE,
 };
 use keyframe_gpu::{Interpolation, Property, ValueKind};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
@@ -163,6 +162,7 @@ fn sample_twins() -> Vec<Twin> {
                 node,
                 lookup_scale,
                 lookup_origin,
+                search_offset,
             ]
         ),
         twin!(
@@ -189,7 +189,7 @@ fn sample_twins() -> Vec<Twin> {
             [
                 values_offset,
                 output_offset,
-                times_offset,
+                search_offset,
                 key_count,
                 lookup_scale,
                 lookup_origin,
@@ -361,8 +361,6 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("PROP_SCALE", Property::Scale as u32),
         ("PROP_WEIGHTS", Property::Weights as u32),
         ("WORKGROUP_SIZE", WORKGROUP_SIZE),
-        ("LOOKUP_COUNT_BITS", LOOKUP_COUNT_BITS),
-        ("LOOKUP_COUNT_SATURATED", LOOKUP_COUNT_SATURATED),
         ("GROUP_SLERP", GROUP_SLERP),
         ("GROUP_CUBIC", GROUP_CUBIC),
         ("GROUP_BLEND", GROUP_BLEND),

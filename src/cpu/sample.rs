@@ -21,7 +21,7 @@ use glam::Vec4;
 
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
-use crate::layout::{GpuInstance, GpuTrack, LOOKUP_COUNT_BITS, LOOKUP_COUNT_SATURATED};
+use crate::layout::{GpuInstance, GpuTrack};
 use crate::library::AnimationLibrary;
 use crate::track::{Interpolation, ValueKind};
 
@@ -138,103 +138,96 @@ pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
 
 #[doc(hidden)]
 /// Finds the key interval of `time` among `times[times_offset..][..key_count]`
-/// by a search over all keys: [`find_segment_track`] for a track without a
-/// key lookup table, and the reference that the table is tested against.
+/// by a search over all keys (the largest `k` with `t_k <= time`, 0 when
+/// there is none): the reference that [`find_segment_track`] is tested
+/// against.
 #[must_use]
 pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
-    search_window(times, times_offset, key_count, 0, key_count, time)
+    let times = &times[times_offset as usize..][..key_count as usize];
+    let last = key_count - 1;
+    let k = (times.partition_point(|&t| t <= time).max(1) - 1) as u32;
+    segment_of(
+        k,
+        last,
+        times[k as usize],
+        times[(k + 1).min(last) as usize],
+        time,
+    )
 }
 
+use crate::key_lookup::key_texel;
 pub use crate::key_lookup::lookup_bucket;
 
-/// The loop of the shader's `find_segment_track`, from the window
-/// `[lo, lo + len)`: a binary search down to at most two keys, then
-/// `t_(lo+1)`, which decides between them, and the other key time of the
-/// segment, then the check
-/// `t_k <= time < t_(k+1)`; a window that fails it is searched again from
-/// all keys.
-fn search_window(
+#[doc(hidden)]
+/// The shader's `find_segment_track`, step for step, over the library's
+/// search texels ([`AnimationLibrary::key_windows`](crate::AnimationLibrary::key_windows),
+/// each built here from its key, `search_keys[j]`, and the key times, as
+/// the upload builds them):
+/// the first texel from the track's bucket table (`lookup_scale > 0`),
+/// its direct guess (`lookup_scale < 0`) or its middle key; each step
+/// compares the time with the texel's three key times and either finds
+/// the segment or narrows `[lo, hi]`. The result is [`find_segment`]'s.
+#[must_use]
+pub fn find_segment_track(
     times: &[f32],
-    times_offset: u32,
-    key_count: u32,
-    lo_in: u32,
-    len_in: u32,
+    search_keys: &[u32],
+    track: &GpuTrack,
     time: f32,
 ) -> Segment {
-    let o = times_offset as usize;
-    let n = key_count;
+    let n = track.key_count;
+    let times = &times[track.times_offset as usize..][..n as usize];
     let last = n - 1;
-    let (mut lo, mut len) = (lo_in, len_in);
-    let mut seg = Segment {
+    let keys = track.search_offset
+        + if track.lookup_scale > 0.0 {
+            2 * last
+        } else {
+            0
+        };
+    let (mut lo, mut hi) = (0, last);
+    let mut idx = keys + last / 2;
+    if track.lookup_scale > 0.0 {
+        idx = track.search_offset
+            + lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2 * last);
+    } else if track.lookup_scale < 0.0 {
+        let c = (((time - track.lookup_origin) * -track.lookup_scale).clamp(0.0, last as f32)
+            as u32)
+            .min(last);
+        idx = keys + c;
+    }
+    let mut first = true;
+    // The shader's bound on the steps (see there).
+    for _ in 0..64 {
+        let w = key_texel(times, search_keys[idx as usize] as usize);
+        let p = w[0];
+        let (tp, ta, tb) = (
+            f32::from_bits(w[1]),
+            f32::from_bits(w[2]),
+            f32::from_bits(w[3]),
+        );
+        let below = time < tp && p > 0;
+        let above = time >= tb && p + 2 <= last && !below;
+        if !(below || above) {
+            let second = time >= ta && p < last;
+            let k = if second { p + 1 } else { p };
+            let (t0, t1) = if second { (ta, tb) } else { (tp, ta) };
+            return segment_of(k, last, t0, t1, time);
+        }
+        if below {
+            hi = p - 1;
+        }
+        if above {
+            lo = p + 2;
+        }
+        let near = if below { hi.max(lo + 1) - 1 } else { lo };
+        idx = keys + if first { near } else { lo + (hi - lo) / 2 };
+        first = false;
+    }
+    Segment {
         k: 0,
         t: 0.0,
         dt: 0.0,
         exact: true,
-    };
-    for _round in 0..2 {
-        while len > 2 {
-            let half = len / 2;
-            // WGSL: select(lo, lo + half, cond)
-            if times[o + (lo + half) as usize] <= time {
-                lo += half;
-            }
-            len -= half;
-        }
-        // k is lo or lo + 1: t_(lo+1) decides, and is t_k or t_(k+1).
-        let tb = times[o + (lo + 1).min(last) as usize];
-        let second = len == 2 && tb <= time;
-        let k = if second { lo + 1 } else { lo };
-        let other = times[o + if second { (lo + 2).min(last) } else { lo } as usize];
-        let t0 = if second { tb } else { other };
-        let t1 = if second { other } else { tb };
-        seg = segment_of(k, last, t0, t1, time);
-        if (k == 0 || t0 <= time) && (k == last || time < t1) {
-            break;
-        }
-        lo = 0;
-        len = n;
     }
-    seg
-}
-
-#[doc(hidden)]
-/// As [`find_segment`], for a track: a track with a key lookup table
-/// (`lookup_scale > 0`, see [`GpuTrack::lookup_scale`]) starts from the
-/// window of keys of its time's bucket, a track of uniformly spaced keys
-/// (`lookup_scale < 0`) from the three keys around its direct guess, and
-/// either falls back to all keys if the window fails the check. The result is [`find_segment`]'s.
-#[must_use]
-pub fn find_segment_track(
-    times: &[f32],
-    key_lookup: &[u32],
-    track: &GpuTrack,
-    time: f32,
-) -> Segment {
-    let o = track.times_offset;
-    let n = track.key_count;
-    let last = n - 1;
-    let mut lo = 0;
-    let mut len = n;
-    if track.lookup_scale > 0.0 {
-        let b = lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2 * last);
-        let entry = key_lookup[(2 * o + b) as usize];
-        lo = (entry >> LOOKUP_COUNT_BITS).min(last);
-        // A saturated window runs to the last key.
-        let count = entry & LOOKUP_COUNT_SATURATED;
-        len = if count == LOOKUP_COUNT_SATURATED {
-            last - lo
-        } else {
-            count.min(last - lo)
-        } + 1;
-    } else if track.lookup_scale < 0.0 {
-        // Uniformly spaced keys: the guess c is within one key of k.
-        let c = (((time - track.lookup_origin) * -track.lookup_scale).clamp(0.0, last as f32)
-            as u32)
-            .min(last);
-        lo = c.max(1) - 1;
-        len = (c + 1).min(last) - lo + 1;
-    }
-    search_window(times, o, n, lo, len, time)
 }
 
 fn value_at(values: &[f32], track: &GpuTrack, e: u32, c: u32) -> f32 {
@@ -263,13 +256,13 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 /// Samples one track at clip time `time` into `out[..width]`.
 pub fn sample_track(
     times: &[f32],
-    key_lookup: &[u32],
+    search_keys: &[u32],
     values: &[f32],
     track: &GpuTrack,
     time: f32,
     out: &mut [f32],
 ) {
-    let seg = find_segment_track(times, key_lookup, track, time);
+    let seg = find_segment_track(times, search_keys, track, time);
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let moving = !(seg.exact || track.interpolation == INTERP_STEP);
     let rotation = track.kind == KIND_ROTATION;
@@ -346,7 +339,7 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
             let out = i * stride + track.output_offset as usize;
             sample_track(
                 library.times(),
-                library.key_lookup(),
+                library.search_keys(),
                 library.values(),
                 track,
                 inst.time,

@@ -1,14 +1,21 @@
-//! The key search's data in 2D textures: key times, key lookup tables and
-//! one search descriptor per track row.
+//! The key search's data in 2D textures: the search texels (key times and
+//! bucket tables) and one search descriptor per track row.
 //!
 //! Why textures and not storage buffers: the search reads a few scattered
-//! words per invocation (a lookup entry, two key times, the track's search
-//! fields), each depending on the one before. On a real GPU either path
+//! words per invocation (the track's search fields, then a search texel or
+//! a few), each depending on the one before. On a real GPU either path
 //! goes through a cache. On the CPU adapters (lavapipe, llvmpipe) a
 //! storage-buffer load is a loop over the SIMD lanes with a branch and a
 //! store-to-stack per lane, while a `textureLoad` is one vector gather: the
 //! search's dependent loads went from most of its cost to a fraction
 //! (README, Performance). Values and outputs stay in storage buffers.
+//!
+//! The key times are stored as search texels `[p, t_p, t_(p+1), t_(p+2)]`,
+//! one `Rgba32Uint` texel per key (and per bucket of a bucket table): one
+//! read decides between two keys and holds the segment's key times, where
+//! separate lookup entries and key times took three dependent reads. It
+//! costs 16 bytes per key time (48 with a bucket table) where the two
+//! tables took 12.
 //!
 //! Element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
 //! `w = 2^s` texels wide ([`KEY_TEXTURE_ROW_SHIFT`], or less on a device
@@ -23,35 +30,34 @@ use super::scoped;
 
 /// The search descriptor of a track row, texel `row` of the
 /// `track_search` texture (`Rgba32Uint`): the fields of [`GpuTrack`] that
-/// only the key search reads, `[times_offset, key_count, lookup_scale,
+/// only the key search reads, `[search_offset, key_count, lookup_scale,
 /// lookup_origin]` (the two floats as their bits).
 #[must_use]
 pub fn track_search_texel(track: &GpuTrack) -> [u32; 4] {
     [
-        track.times_offset,
+        track.search_offset,
         track.key_count,
         track.lookup_scale.to_bits(),
         track.lookup_origin.to_bits(),
     ]
 }
 
-/// The three textures of the key search, uploaded once per library.
+/// The two textures of the key search, uploaded once per library.
 ///
 /// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
-/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
-/// and 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
+/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0 and
+/// 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
 /// `ROW_SHIFT` = [`row_shift`](Self::row_shift)).
 #[derive(Debug)]
 pub struct KeyTextures {
-    times: wgpu::TextureView,
-    key_lookup: wgpu::TextureView,
+    key_windows: wgpu::TextureView,
     track_search: wgpu::TextureView,
     row_shift: u32,
 }
 
 impl KeyTextures {
-    /// Creates and fills the textures of `library`'s key times
-    /// (`R32Float`), key lookup tables (`R32Uint`) and track search
+    /// Creates and fills the textures of `library`'s search texels
+    /// ([`AnimationLibrary::key_windows`], `Rgba32Uint`) and track search
     /// descriptors (`Rgba32Uint`, [`track_search_texel`]).
     ///
     /// # Errors
@@ -65,7 +71,8 @@ impl KeyTextures {
     ) -> Result<Self> {
         let max_dim = device.limits().max_texture_dimension_2d.max(1);
         let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
-        let times: Vec<u32> = library.times().iter().map(|t| t.to_bits()).collect();
+        let texels = library.key_windows();
+        let windows: &[u32] = bytemuck::cast_slice(&texels);
         let search: Vec<u32> = library
             .tracks()
             .iter()
@@ -85,8 +92,7 @@ impl KeyTextures {
             }
             Ok(rows as u32)
         };
-        let times_rows = plan("key times", &times, 1)?;
-        let lookup_rows = plan("key lookup table", library.key_lookup(), 1)?;
+        let windows_rows = plan("key search table", windows, 4)?;
         let search_rows = plan("track search table", &search, 4)?;
         scoped(device, "KeyTextures::new", || {
             let upload = |label, data: &[u32], rows: u32, format, texel_words: u32| {
@@ -149,19 +155,12 @@ impl KeyTextures {
                 texture.create_view(&wgpu::TextureViewDescriptor::default())
             };
             KeyTextures {
-                times: upload(
-                    "keyframe-gpu.times",
-                    &times,
-                    times_rows,
-                    wgpu::TextureFormat::R32Float,
-                    1,
-                ),
-                key_lookup: upload(
-                    "keyframe-gpu.key_lookup",
-                    library.key_lookup(),
-                    lookup_rows,
-                    wgpu::TextureFormat::R32Uint,
-                    1,
+                key_windows: upload(
+                    "keyframe-gpu.key_windows",
+                    windows,
+                    windows_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                    4,
                 ),
                 track_search: upload(
                     "keyframe-gpu.track_search",
@@ -175,16 +174,10 @@ impl KeyTextures {
         })
     }
 
-    /// Key times, binding 0 (`times`).
+    /// Search texels, binding 0 (`key_windows`).
     #[must_use]
-    pub fn times(&self) -> &wgpu::TextureView {
-        &self.times
-    }
-
-    /// Key lookup tables, binding 7 (`key_lookup`).
-    #[must_use]
-    pub fn key_lookup(&self) -> &wgpu::TextureView {
-        &self.key_lookup
+    pub fn key_windows(&self) -> &wgpu::TextureView {
+        &self.key_windows
     }
 
     /// Track search descriptors, binding 8 (`track_search`).
