@@ -32,11 +32,21 @@
 @group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
 @group(0) @binding(11) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
+// Whether every node (NODES_IN_HEAD) and every pose channel
+// (CHANNELS_IN_HEAD) fits in the uniform copies; the host sets them from
+// the rig's tables. Then node_at() and channel_at() leave out their
+// storage reads: the fallback adapters run a branch that no lane takes
+// all the same, a storage read as a loop over the lanes (measured: the
+// whole skin_chain about 10% faster on lavapipe with these and
+// JOINTS_IN_HEAD in skin.wgsl).
+override NODES_IN_HEAD: bool = false;
+override CHANNELS_IN_HEAD: bool = false;
+
 // Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
 // storage beyond.
 fn node_at(n: u32) -> Node {
     var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
-    if (n >= UNIFORM_HEAD) {
+    if (!NODES_IN_HEAD && n >= UNIFORM_HEAD) {
         v = nodes[n];
     }
     return v;
@@ -45,7 +55,7 @@ fn node_at(n: u32) -> Node {
 // Pose channel c (clip * node_count + node), like node_at().
 fn channel_at(c: u32) -> vec4<i32> {
     var v = channels_head[min(c, UNIFORM_HEAD - 1u)];
-    if (c >= UNIFORM_HEAD) {
+    if (!CHANNELS_IN_HEAD && c >= UNIFORM_HEAD) {
         v = channels[c];
     }
     return v;

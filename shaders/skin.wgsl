@@ -90,10 +90,14 @@ const IDENTITY = mat4x4<f32>(
     vec4<f32>(0.0, 0.0, 1.0, 0.0),
     vec4<f32>(0.0, 0.0, 0.0, 1.0));
 
+// Whether every joint slot and inverse bind matrix fits in the uniform
+// copies (set by the host, like NODES_IN_HEAD in pose.wgsl).
+override JOINTS_IN_HEAD: bool = false;
+
 // Joint slot j, like node_at().
 fn joint_at(j: u32) -> Joint {
     var v = joints_head[min(j, UNIFORM_HEAD - 1u)];
-    if (j >= UNIFORM_HEAD) {
+    if (!JOINTS_IN_HEAD && j >= UNIFORM_HEAD) {
         v = joints[j];
     }
     return v;
@@ -232,7 +236,7 @@ fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
 // Inverse bind matrix of joint slot j, like node_at().
 fn inverse_bind(j: u32) -> mat4x4<f32> {
     var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
-    if (j >= UNIFORM_HEAD) {
+    if (!JOINTS_IN_HEAD && j >= UNIFORM_HEAD) {
         m = inverse_binds[j];
     }
     return m;

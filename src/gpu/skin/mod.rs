@@ -299,11 +299,17 @@ impl GpuSkinner {
         let pose_module = uses(RigModule::Pose).then(|| module(RigModule::Pose));
         let skin_module = uses(RigModule::Skin).then(|| module(RigModule::Skin));
         let mix_module = uses(RigModule::Mix).then(|| module(RigModule::Mix));
-        let parents_first = tables
-            .nodes()
-            .iter()
-            .enumerate()
-            .all(|(n, node)| node.parent < n as i32);
+        let head = UNIFORM_HEAD as usize;
+        let overrides = passes::RigOverrides {
+            parents_first: tables
+                .nodes()
+                .iter()
+                .enumerate()
+                .all(|(n, node)| node.parent < n as i32),
+            nodes_in_head: tables.nodes().len() <= head,
+            channels_in_head: tables.channels().len() <= head,
+            joints_in_head: tables.joints().len() <= head,
+        };
         let resources = buffers.resources(sampler);
         pass_list
             .iter()
@@ -317,7 +323,7 @@ impl GpuSkinner {
                     during: "GpuSkinner::new",
                     message: format!("no shader module for {}", pass.entry),
                 })?;
-                passes::build(device, module, pass, &resources, parents_first)
+                passes::build(device, module, pass, &resources, overrides)
             })
             .collect()
     }

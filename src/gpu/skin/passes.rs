@@ -182,14 +182,31 @@ pub(super) struct BuiltPass {
 
 /// Builds `pass`'s bind group layout (from its module's binding table),
 /// bind group (from `resources`, the module's `(binding, resource)` pairs,
-/// of which it takes those it uses) and pipeline. `parents_first` sets the
-/// skin module's override `PARENTS_FIRST`.
+/// of which it takes those it uses) and pipeline, with the rig's
+/// `overrides`.
+/// What the host knows of a rig's tables, as the rig modules' overrides:
+/// code that no table needs is left out of the pipelines (the fallback
+/// adapters run every branch, taken or not).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RigOverrides {
+    /// Every node's parent has a smaller index (skin.wgsl `PARENTS_FIRST`):
+    /// no ancestor is recomputed.
+    pub parents_first: bool,
+    /// The node table fits in its uniform copy (`NODES_IN_HEAD`).
+    pub nodes_in_head: bool,
+    /// The pose channels fit in their uniform copy (`CHANNELS_IN_HEAD`).
+    pub channels_in_head: bool,
+    /// The joint slots and inverse binds fit in their uniform copies
+    /// (`JOINTS_IN_HEAD`).
+    pub joints_in_head: bool,
+}
+
 pub(super) fn build(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     pass: Pass,
     resources: &[(u32, wgpu::BindingResource<'_>)],
-    parents_first: bool,
+    overrides: RigOverrides,
 ) -> Result<BuiltPass> {
     let layout =
         super::super::bind::layout(device, pass.entry, pass.module.bindings(), pass.bindings)?;
@@ -205,12 +222,17 @@ pub(super) fn build(
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
-    // The skin module leaves out the recomputation of ancestors listed
-    // after their children when no node has one.
-    let skin_constants = [("PARENTS_FIRST", if parents_first { 1.0 } else { 0.0 })];
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    // Every module has pose.wgsl's; the skin module skin.wgsl's too.
+    let all = [
+        ("NODES_IN_HEAD", flag(overrides.nodes_in_head)),
+        ("CHANNELS_IN_HEAD", flag(overrides.channels_in_head)),
+        ("JOINTS_IN_HEAD", flag(overrides.joints_in_head)),
+        ("PARENTS_FIRST", flag(overrides.parents_first)),
+    ];
     let constants: &[(&str, f64)] = match pass.module {
-        RigModule::Skin => &skin_constants,
-        RigModule::Pose | RigModule::Mix => &[],
+        RigModule::Skin => &all,
+        RigModule::Pose | RigModule::Mix => &all[..2],
     };
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(pass.entry),
