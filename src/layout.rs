@@ -333,7 +333,6 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 pub const SAMPLE_BINDINGS: [Binding; 16] = [
     binding(0, "key_windows", BindingKind::TextureUint, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
-    binding(2, "tracks", BindingKind::StorageRead, size_of::<GpuTrack>()),
     binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
     binding(
         4,
@@ -343,6 +342,7 @@ pub const SAMPLE_BINDINGS: [Binding; 16] = [
     ),
     binding(5, "params", BindingKind::Uniform, size_of::<GpuParams>()),
     binding(6, "output", BindingKind::StorageReadWrite, 4),
+    binding(7, "clip_groups", BindingKind::TextureUint, 0),
     binding(8, "track_search", BindingKind::TextureUint, 0),
     binding(9, "sorted_instances", BindingKind::StorageRead, 8),
     binding(
@@ -381,7 +381,7 @@ pub const SAMPLE_BINDINGS: [Binding; 16] = [
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
 /// reference and CPU-adapter plans' layout).
-pub const SAMPLE_USES: [u32; 10] = [0, 1, 2, 3, 4, 5, 6, 8, 15, 16];
+pub const SAMPLE_USES: [u32; 10] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
 /// clip-blocks plan's layout).

@@ -15,7 +15,7 @@
 
 mod common;
 
-use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, GpuTrack, SAMPLE_WGSL};
+use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
     WrapMode,
@@ -583,11 +583,6 @@ fn shader_never_writes_outside_an_instance_block() {
     let storage = wgpu::BufferUsages::STORAGE;
     let keys = keyframe_gpu::gpu::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
-    let tracks = buf(
-        "tracks",
-        bytemuck::cast_slice::<GpuTrack, u8>(lib.tracks()),
-        storage,
-    );
     let clips = buf(
         "clips",
         bytemuck::cast_slice::<GpuClip, u8>(lib.clip_table()),
@@ -639,11 +634,11 @@ fn shader_never_writes_outside_an_instance_block() {
     let all = [
         (0, wgpu::BindingResource::TextureView(keys.key_windows())),
         (1, values.as_entire_binding()),
-        (2, tracks.as_entire_binding()),
         (3, clips.as_entire_binding()),
         (4, instances.as_entire_binding()),
         (5, params.as_entire_binding()),
         (6, output.as_entire_binding()),
+        (7, wgpu::BindingResource::TextureView(keys.clip_groups())),
         (8, wgpu::BindingResource::TextureView(keys.track_search())),
     ];
     let mut entries: Vec<_> = all

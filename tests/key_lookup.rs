@@ -372,3 +372,69 @@ fn equal_key_times_are_stored_once() {
         assert_eq!(&shared[o as usize..o as usize + 3], &single[..3], "t = {t}");
     }
 }
+
+/// The track-row and clip-group texels the sampler reads instead of the
+/// storage tables hold the fields of those tables, where the shader
+/// unpacks them.
+#[test]
+fn track_and_clip_texels_hold_their_rows() {
+    use keyframe_gpu::gpu::{clip_group_texels, track_search_texels};
+    use keyframe_gpu::layout::{GROUP_ALL, SAMPLE_GROUPS};
+    let rotation = Track::new(
+        1,
+        Property::Rotation,
+        Interpolation::CubicSpline,
+        vec![0.0, 0.4, 1.0],
+        // (in-tangent, value, out-tangent) per key; the values unit.
+        (0..9)
+            .flat_map(|e| {
+                if e % 3 == 1 {
+                    [0.0, 0.0, 0.0, 1.0]
+                } else {
+                    [0.0; 4]
+                }
+            })
+            .collect(),
+    );
+    let lib = AnimationLibrary::new(vec![
+        Clip::new("a", vec![step_track(vec![0.0, 0.5, 2.0, 2.1])]),
+        Clip::new("b", vec![rotation, step_track(vec![0.0, 1.0])]),
+    ])
+    .unwrap();
+    for t in lib.tracks() {
+        let [s, r] = track_search_texels(t);
+        assert_eq!(
+            s,
+            [
+                t.search_offset,
+                t.key_count,
+                t.lookup_scale.to_bits(),
+                t.lookup_origin.to_bits()
+            ]
+        );
+        // The shader's unpacking: values, output, width, interpolation in
+        // the low 16 bits and kind above.
+        assert_eq!(
+            (r[0], r[1], r[2], r[3] & 0xffff, r[3] >> 16),
+            (
+                t.values_offset,
+                t.output_offset,
+                t.width,
+                t.interpolation,
+                t.kind
+            )
+        );
+    }
+    for c in lib.clip_table() {
+        let texels = clip_group_texels(c);
+        assert_eq!(texels.len(), SAMPLE_GROUPS + 1);
+        for g in 0..SAMPLE_GROUPS {
+            assert_eq!(texels[g], [c.group_first[g], c.group_count[g]], "group {g}");
+        }
+        assert_eq!(
+            texels[GROUP_ALL as usize],
+            [c.track_offset, c.track_count],
+            "every row"
+        );
+    }
+}

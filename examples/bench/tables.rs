@@ -4,43 +4,44 @@
 //! over this one is the price of the search and the interpolation alone,
 //! and this one's time over the floor is the price of the tables.
 //!
-//! Each invocation reads what the sampler reads in any case: its
-//! instance, clip and track rows (from the same buffers as the sampler, and
-//! the key count from the sampler's track search texture, where the
-//! sampler reads it), then for each output component two values (keys k
-//! and k + 1, where k comes from the time by one multiplication: the memory
-//! traffic of a perfect key lookup), and writes their sum. Same workgroup
-//! size, same (x, y) grid, same output layout and size. What it does not
-//! do: search the keys, compute an interpolation factor, slerp or evaluate
-//! a spline.
+//! Each invocation reads what the sampler's `sample_main` (the reference
+//! and CPU-adapter plans) reads in any case, from the same textures: its
+//! instance, its clip's first row and row count (one `clip_groups` texel,
+//! all the clip's rows), the two texels of its track row
+//! (`track_search`), then for each output component two values (keys k
+//! and k + 1, where k comes from the time by one multiplication at 30 keys
+//! a second, the bench's rate: the memory traffic of a perfect key
+//! lookup), and writes their sum. Same workgroup size, same (x, y) grid,
+//! same output layout and size. What it does not do: search the keys,
+//! compute an interpolation factor, slerp or evaluate a spline. (The
+//! clip-blocks plan reads less per lane: its rows come from uniforms.)
 //!
-//! Its WGSL is the crate's prelude (`layout::PRELUDE_WGSL`: `Track`,
-//! `Clip`, `Instance`, `Params` and the shared constants, the same text
-//! every kernel of the crate is built from) followed by this kernel's own
-//! bindings and entry point, so no struct is declared twice; the buffers
-//! hold the crate's Rust twins (`GpuTrack`, `GpuClip`, `GpuInstance`,
-//! `GpuParams`).
+//! Its WGSL is the crate's prelude (`layout::PRELUDE_WGSL`: `Instance`,
+//! `Params` and the shared constants, the same text every kernel of the
+//! crate is built from) followed by this kernel's own bindings and entry
+//! point, so no struct is declared twice.
 
 use std::mem::size_of;
 
 use keyframe_gpu::gpu::KeyTextures;
-use keyframe_gpu::layout::{
-    GpuClip, GpuInstance, GpuParams, GpuTrack, PRELUDE_WGSL, WORKGROUP_SIZE,
-};
+use keyframe_gpu::layout::{GpuInstance, GpuParams, PRELUDE_WGSL, WORKGROUP_SIZE};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
 /// The kernel after the prelude: its bindings and its entry point.
 const TABLES_KERNEL_WGSL: &str = r#"
 @group(0) @binding(0) var<storage, read> values: array<f32>;
-@group(0) @binding(1) var<storage, read> tracks: array<Track>;
-@group(0) @binding(2) var<storage, read> clips: array<Clip>;
 @group(0) @binding(3) var<storage, read> instances: array<Instance>;
 @group(0) @binding(4) var<uniform> params: Params;
 @group(0) @binding(5) var<storage, read_write> output: array<f32>;
 @group(0) @binding(6) var track_search: texture_2d<u32>;
+@group(0) @binding(7) var clip_groups: texture_2d<u32>;
 
 override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
+
+fn texel(i: u32) -> vec2<u32> {
+    return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tables_main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -52,24 +53,27 @@ fn tables_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = index / per_instance;
     let j = index % per_instance;
     let inst = instances[i];
-    let clip = clips[inst.clip];
-    if (j >= clip.track_count) {
+    let group = textureLoad(clip_groups, texel(inst.clip * (SAMPLE_GROUPS + 1u) + GROUP_ALL), 0);
+    if (j >= group.y) {
         return;
     }
-    let row = clip.track_offset + j;
-    let track = tracks[row];
-    let key_count = textureLoad(track_search, vec2<u32>(row & ((1u << ROW_SHIFT) - 1u), row >> ROW_SHIFT), 0).y;
-    let last = key_count - 1u;
-    let f = clamp(inst.time / max(clip.duration, 1e-30), 0.0, 1.0);
-    let k = min(u32(f * f32(last)), max(last, 1u) - 1u);
+    let row = group.x + j;
+    let search = textureLoad(track_search, texel(2u * row), 0);
+    let track = textureLoad(track_search, texel(2u * row + 1u), 0);
+    let values_offset = track.x;
+    let output_offset = track.y;
+    let width = track.z;
+    let interpolation = track.w & 0xffffu;
+    let last = search.y - 1u;
+    let k = min(u32(max(inst.time, 0.0) * 30.0), max(last, 1u) - 1u);
     var elements = 1u;
-    if (track.interpolation == INTERP_CUBICSPLINE) {
+    if (interpolation == INTERP_CUBICSPLINE) {
         elements = 3u;
     }
-    let b0 = track.values_offset + k * elements * track.width;
-    let b1 = b0 + elements * track.width;
-    let out = i * params.output_stride + track.output_offset;
-    for (var c = 0u; c < track.width; c++) {
+    let b0 = values_offset + k * elements * width;
+    let b1 = b0 + elements * width;
+    let out = i * params.output_stride + output_offset;
+    for (var c = 0u; c < width; c++) {
         output[out + c] = values[b0 + c] + values[b1 + c];
     }
 }
@@ -110,14 +114,6 @@ impl Tables {
             bytemuck::cast_slice(library.values()),
             none,
         );
-        let track_rows: &[GpuTrack] = library.tracks();
-        let tracks = storage(
-            "bench.tables.tracks",
-            bytemuck::cast_slice(track_rows),
-            none,
-        );
-        let clip_rows: &[GpuClip] = library.clip_table();
-        let clips = storage("bench.tables.clips", bytemuck::cast_slice(clip_rows), none);
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.tables.instances"),
             size: u64::from(capacity.max(1)) * size_of::<GpuInstance>() as u64,
@@ -164,14 +160,16 @@ impl Tables {
         }
         let entries = [
             buffer(0, &values),
-            buffer(1, &tracks),
-            buffer(2, &clips),
             buffer(3, &instances),
             buffer(4, &params),
             buffer(5, &output),
             wgpu::BindGroupEntry {
                 binding: 6,
                 resource: wgpu::BindingResource::TextureView(keys.track_search()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 7,
+                resource: wgpu::BindingResource::TextureView(keys.clip_groups()),
             },
         ];
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {

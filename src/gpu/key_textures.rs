@@ -23,42 +23,71 @@
 //! padded with zeros and never read.
 
 use crate::error::{Error, Result};
-use crate::layout::{GpuTrack, KEY_TEXTURE_ROW_SHIFT};
+use crate::layout::{GpuClip, GpuTrack, GROUP_ALL, KEY_TEXTURE_ROW_SHIFT, SAMPLE_GROUPS};
+
+const _: () = assert!(GROUP_ALL as usize == SAMPLE_GROUPS);
 use crate::library::AnimationLibrary;
 
 use super::scoped;
 
-/// The search descriptor of a track row, texel `row` of the
-/// `track_search` texture (`Rgba32Uint`): the fields of [`GpuTrack`] that
-/// only the key search reads, `[search_offset, key_count, lookup_scale,
-/// lookup_origin]` (the two floats as their bits).
+/// The two texels of track row `row` in the `track_search` texture
+/// (`Rgba32Uint`), everything `sample_main` reads of a track:
+/// texel `2 row` the key search's fields, `[search_offset, key_count,
+/// lookup_scale, lookup_origin]` (the two floats as their bits), texel
+/// `2 row + 1` the rest, `[values_offset, output_offset, width,
+/// interpolation | kind << 16]`.
 #[must_use]
-pub fn track_search_texel(track: &GpuTrack) -> [u32; 4] {
+pub fn track_search_texels(track: &GpuTrack) -> [[u32; 4]; 2] {
     [
-        track.search_offset,
-        track.key_count,
-        track.lookup_scale.to_bits(),
-        track.lookup_origin.to_bits(),
+        [
+            track.search_offset,
+            track.key_count,
+            track.lookup_scale.to_bits(),
+            track.lookup_origin.to_bits(),
+        ],
+        [
+            track.values_offset,
+            track.output_offset,
+            track.width,
+            track.interpolation | (track.kind << 16),
+        ],
     ]
 }
 
-/// The two textures of the key search, uploaded once per library.
+/// The texels of clip `clip` in the `clip_groups` texture (`Rg32Uint`),
+/// `SAMPLE_GROUPS + 1` from texel `clip (SAMPLE_GROUPS + 1)`: for each
+/// track group `g` its first track row and row count (`GpuClip::group_first`
+/// and `group_count`), then the clip's first row and count of all its
+/// rows (the reference plan's `GROUP_ALL`, which is `SAMPLE_GROUPS`).
+#[must_use]
+pub fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
+    let mut texels = [[clip.track_offset, clip.track_count]; SAMPLE_GROUPS + 1];
+    for (g, texel) in texels.iter_mut().take(SAMPLE_GROUPS).enumerate() {
+        *texel = [clip.group_first[g], clip.group_count[g]];
+    }
+    texels
+}
+
+/// The sampler's three tables in textures, uploaded once per library: the
+/// key search's texels, the track rows and the clips' track groups.
 ///
 /// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
-/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0 and
-/// 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
+/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
+/// and 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
 /// `ROW_SHIFT` = [`row_shift`](Self::row_shift)).
 #[derive(Debug)]
 pub struct KeyTextures {
     key_windows: wgpu::TextureView,
     track_search: wgpu::TextureView,
+    clip_groups: wgpu::TextureView,
     row_shift: u32,
 }
 
 impl KeyTextures {
     /// Creates and fills the textures of `library`'s search texels
-    /// ([`AnimationLibrary::key_windows`], `Rgba32Uint`) and track search
-    /// descriptors (`Rgba32Uint`, [`track_search_texel`]).
+    /// ([`AnimationLibrary::key_windows`], `Rgba32Uint`), track rows
+    /// (`Rgba32Uint`, [`track_search_texels`]) and clip groups (`Rg32Uint`,
+    /// [`clip_group_texels`]).
     ///
     /// # Errors
     /// [`Error::TextureRowsExceeded`] when a table needs more rows than the
@@ -76,7 +105,12 @@ impl KeyTextures {
         let search: Vec<u32> = library
             .tracks()
             .iter()
-            .flat_map(track_search_texel)
+            .flat_map(|t| track_search_texels(t).into_iter().flatten())
+            .collect();
+        let groups: Vec<u32> = library
+            .clip_table()
+            .iter()
+            .flat_map(|c| clip_group_texels(c).into_iter().flatten())
             .collect();
         let plan = |what, data: &[u32], texel_words: u32| -> Result<u32> {
             let width = 1u64 << row_shift;
@@ -94,6 +128,7 @@ impl KeyTextures {
         };
         let windows_rows = plan("key search table", windows, 4)?;
         let search_rows = plan("track search table", &search, 4)?;
+        let group_rows = plan("clip group table", &groups, 2)?;
         scoped(device, "KeyTextures::new", || {
             let upload = |label, data: &[u32], rows: u32, format, texel_words: u32| {
                 let width = 1u32 << row_shift;
@@ -169,6 +204,13 @@ impl KeyTextures {
                     wgpu::TextureFormat::Rgba32Uint,
                     4,
                 ),
+                clip_groups: upload(
+                    "keyframe-gpu.clip_groups",
+                    &groups,
+                    group_rows,
+                    wgpu::TextureFormat::Rg32Uint,
+                    2,
+                ),
                 row_shift,
             }
         })
@@ -180,10 +222,16 @@ impl KeyTextures {
         &self.key_windows
     }
 
-    /// Track search descriptors, binding 8 (`track_search`).
+    /// Track rows, two texels each, binding 8 (`track_search`).
     #[must_use]
     pub fn track_search(&self) -> &wgpu::TextureView {
         &self.track_search
+    }
+
+    /// Clip track groups, binding 7 (`clip_groups`).
+    #[must_use]
+    pub fn clip_groups(&self) -> &wgpu::TextureView {
+        &self.clip_groups
     }
 
     /// `log2` of the textures' width: the value of the shader's override

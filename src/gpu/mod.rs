@@ -15,7 +15,7 @@ pub mod skin;
 pub use animator::{Animator, Poses};
 pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 #[doc(hidden)]
-pub use key_textures::{track_search_texel, KeyTextures};
+pub use key_textures::{clip_group_texels, track_search_texels, KeyTextures};
 pub(crate) use limits::check_device;
 pub use limits::{required_features, required_limits};
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
@@ -294,13 +294,11 @@ impl GpuSampler {
         };
         let stride = u64::from(library.output_stride());
         let values_bytes = library.values().len() as u64 * 4;
-        let tracks_bytes = std::mem::size_of_val(library.tracks()) as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         let instances_bytes = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
         // Whole vec4s: also bound as `output4`.
         let output_bytes = (u64::from(capacity) * stride * 4).div_ceil(16).max(1) * 16;
         check_size(&limits, "key values", values_bytes, false)?;
-        check_size(&limits, "track table", tracks_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
         check_size(&limits, "instance table", instances_bytes, false)?;
         check_size(&limits, "output buffer", output_bytes, false)?;
@@ -358,10 +356,6 @@ impl GpuSampler {
                 bytemuck::cast_slice(library.values()),
                 wgpu::BufferUsages::STORAGE,
                 16,
-            )?;
-            let tracks = storage(
-                "keyframe-gpu.tracks",
-                bytemuck::cast_slice(library.tracks()),
             )?;
             let clips = storage(
                 "keyframe-gpu.clips",
@@ -468,11 +462,11 @@ impl GpuSampler {
                         &[
                             (0, wgpu::BindingResource::TextureView(keys.key_windows())),
                             (1, values.as_entire_binding()),
-                            (2, tracks.as_entire_binding()),
                             (3, clips.as_entire_binding()),
                             (4, instances.as_entire_binding()),
                             (5, wgpu::BindingResource::Buffer(params_binding)),
                             (6, output.as_entire_binding()),
+                            (7, wgpu::BindingResource::TextureView(keys.clip_groups())),
                             (8, wgpu::BindingResource::TextureView(keys.track_search())),
                             (15, values.as_entire_binding()),
                             (16, output.as_entire_binding()),
