@@ -428,8 +428,8 @@ fn track_and_clip_texels_hold_their_rows() {
     for c in lib.clip_table() {
         let texels = clip_group_texels(c);
         assert_eq!(texels.len(), SAMPLE_GROUPS + 1);
-        for g in 0..SAMPLE_GROUPS {
-            assert_eq!(texels[g], [c.group_first[g], c.group_count[g]], "group {g}");
+        for (g, texel) in texels.iter().take(SAMPLE_GROUPS).enumerate() {
+            assert_eq!(*texel, [c.group_first[g], c.group_count[g]], "group {g}");
         }
         assert_eq!(
             texels[GROUP_ALL as usize],
