@@ -257,9 +257,17 @@ fn select_matrix(f: mat4x4<f32>, t: mat4x4<f32>, c: bool) -> mat4x4<f32> {
         select(f[3], t[3], c));
 }
 
+// Whether every skin's mesh-node inverse is the identity in every pose
+// (set by the host: SkinTables::mesh_inverses_are_identity); joint_matrix()
+// then leaves out the product with it, and skin_main the inverses.
+override MESH_INVERSES_IDENTITY: bool = false;
+
 // Joint matrix of joint slot j, given the global of its joint node and the
 // inverse of the global of its mesh node (the identity when it has none).
 fn joint_matrix(j: u32, mesh_inverse: mat4x4<f32>, global: mat4x4<f32>) -> mat4x4<f32> {
+    if (MESH_INVERSES_IDENTITY) {
+        return global * inverse_bind(j);
+    }
     return mesh_inverse * global * inverse_bind(j);
 }
 
@@ -315,7 +323,7 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     let fused = params.skin_count <= MAX_FUSED_SKINS;
     // Step 1: mesh-node inverses (no iteration unless fused).
     var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
-    for (var s = 0u; s < select(0u, params.skin_count, fused); s++) {
+    for (var s = 0u; s < select(0u, params.skin_count, fused && !MESH_INVERSES_IDENTITY); s++) {
         mesh_inverse[s] = mesh_node_inverse(i, clip, params.mesh_nodes[s]);
     }
     // Each joint takes its skin's inverse by selects, not by indexing the

@@ -2129,3 +2129,95 @@ fn tables_beyond_the_uniform_head() {
         ],
     );
 }
+
+/// `SkinTables::mesh_inverses_are_identity`, which lets the joint
+/// matrices leave out the product with the mesh node's inverse: true only
+/// when every skin's mesh node, with its ancestors, rests at the identity
+/// and no clip animates it. Each case changes one thing from the first.
+#[test]
+fn mesh_inverses_are_identity_only_for_still_identity_mesh_nodes() {
+    // (mesh node's parent transform, mesh node transform, does a clip
+    // animate the mesh node's translation, is the mesh attached)
+    let cases = [
+        (
+            "identity, still",
+            None,
+            NodeTransform::IDENTITY,
+            false,
+            true,
+            true,
+        ),
+        (
+            "no mesh node",
+            None,
+            NodeTransform::IDENTITY,
+            false,
+            false,
+            true,
+        ),
+        (
+            "translated",
+            None,
+            NodeTransform::translation([0.0, 0.0, 1.0]),
+            false,
+            true,
+            false,
+        ),
+        (
+            "scaled",
+            None,
+            trs([0.0; 3], Quat::IDENTITY, [2.0, 1.0, 1.0]),
+            false,
+            true,
+            false,
+        ),
+        ("animated", None, NodeTransform::IDENTITY, true, true, false),
+        (
+            "rotated parent",
+            Some(trs([0.0; 3], Quat::from_rotation_z(0.5), [1.0; 3])),
+            NodeTransform::IDENTITY,
+            false,
+            true,
+            false,
+        ),
+        (
+            "identity parent",
+            Some(NodeTransform::IDENTITY),
+            NodeTransform::IDENTITY,
+            false,
+            true,
+            true,
+        ),
+    ];
+    for (name, parent, transform, animated, attached, want) in cases {
+        let mut b = Rig::builder();
+        let joint = b.node(None, NodeTransform::translation([0.0, 1.0, 0.0]));
+        let up = parent.map(|p| b.node(None, p));
+        let mesh_node = b.node(up, transform);
+        let mesh = b.mesh(0, vec![]);
+        let skin = b.skin(vec![joint], vec![Mat4::IDENTITY.to_cols_array()]);
+        if attached {
+            b.attach(mesh_node, mesh, Some(skin));
+        }
+        let rig = b.build().unwrap();
+        let mut tracks = vec![Track::new(
+            joint,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+        )];
+        if animated {
+            tracks.push(Track::new(
+                mesh_node,
+                Property::Translation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                vec![0.0; 6],
+            ));
+        }
+        let lib = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
+        let tables = SkinTables::new(&rig, &lib).unwrap();
+        assert_eq!(tables.mesh_inverses_are_identity(), want, "{name}");
+    }
+}

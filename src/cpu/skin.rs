@@ -297,6 +297,10 @@ pub fn mesh_node_inverse(
 /// identity when it has none).
 #[must_use]
 pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
+    // The shader's override MESH_INVERSES_IDENTITY: no product with it.
+    if tables.mesh_inverses_are_identity() {
+        return mat_mul(global, inverse_bind(tables, j));
+    }
     mat_mul(mat_mul(mesh_inverse, global), inverse_bind(tables, j))
 }
 

@@ -137,6 +137,49 @@ pub struct SkinTables {
     pointer_channels: Vec<i32>,
     pointer_targets: Vec<[u32; 4]>,
     pointer_rest: Vec<f32>,
+    mesh_inverses_identity: bool,
+}
+
+/// Whether every skin's mesh-node inverse is the identity in every pose:
+/// each skin has no mesh node, or one that, with all its ancestors, rests
+/// at the identity (translation 0, rotation (0, 0, 0, 1), scale 1) and is
+/// animated by no track of any clip (`channels` holds [`REST`] for its
+/// translation, rotation and scale in every clip). A node table with a
+/// cycle (refused elsewhere) answers false.
+fn mesh_inverses_identity(
+    nodes: &[GpuNode],
+    channels: &[[i32; 4]],
+    skin_nodes: &[Option<u32>],
+) -> bool {
+    let node_count = nodes.len();
+    let still = |n: usize| {
+        let node = &nodes[n];
+        node.translation[..3] == [0.0; 3]
+            && node.rotation == [0.0, 0.0, 0.0, 1.0]
+            && node.scale[..3] == [1.0; 3]
+            && channels
+                .iter()
+                .skip(n)
+                .step_by(node_count.max(1))
+                .all(|c| c[..3] == [REST; 3])
+    };
+    skin_nodes.iter().all(|mesh| {
+        let mut at = mesh.map(|m| m as i64);
+        for _ in 0..=node_count {
+            match at {
+                None => return true,
+                Some(n) if n < 0 => return true,
+                Some(n) => {
+                    let n = n as usize;
+                    if n >= node_count || !still(n) {
+                        return false;
+                    }
+                    at = Some(i64::from(nodes[n].parent));
+                }
+            }
+        }
+        false
+    })
 }
 
 fn offset_i32(offset: u32) -> Result<i32> {
@@ -311,7 +354,9 @@ impl SkinTables {
                 mesh.node = n as u32;
             }
         }
+        let mesh_inverses_identity = mesh_inverses_identity(&nodes, &channels, &skin_nodes);
         Ok(SkinTables {
+            mesh_inverses_identity,
             nodes,
             channels,
             meshes,
@@ -418,6 +463,18 @@ impl SkinTables {
     #[must_use]
     pub fn skin_nodes(&self) -> &[Option<u32>] {
         &self.skin_nodes
+    }
+
+    /// Whether every skin's mesh-node inverse is the identity in every
+    /// pose (no mesh node, or a mesh node that with its ancestors rests at
+    /// the identity and is animated by no clip): the joint matrices are
+    /// then `global * inverse_bind`, one matrix product fewer (WGSL
+    /// override `MESH_INVERSES_IDENTITY`, and the CPU twin's
+    /// `joint_matrix`). The results are the same numbers; only the sign of
+    /// a zero can differ from the product with the identity.
+    #[must_use]
+    pub fn mesh_inverses_are_identity(&self) -> bool {
+        self.mesh_inverses_identity
     }
 
     /// Nodes in the rig.

@@ -309,6 +309,7 @@ impl GpuSkinner {
             nodes_in_head: tables.nodes().len() <= head,
             channels_in_head: tables.channels().len() <= head,
             joints_in_head: tables.joints().len() <= head,
+            mesh_inverses_identity: tables.mesh_inverses_are_identity(),
         };
         let resources = buffers.resources(sampler);
         pass_list

@@ -199,6 +199,9 @@ pub(super) struct RigOverrides {
     /// The joint slots and inverse binds fit in their uniform copies
     /// (`JOINTS_IN_HEAD`).
     pub joints_in_head: bool,
+    /// Every skin's mesh-node inverse is the identity
+    /// (`MESH_INVERSES_IDENTITY`, [`SkinTables::mesh_inverses_are_identity`](crate::rig::SkinTables::mesh_inverses_are_identity)).
+    pub mesh_inverses_identity: bool,
 }
 
 pub(super) fn build(
@@ -229,6 +232,10 @@ pub(super) fn build(
         ("CHANNELS_IN_HEAD", flag(overrides.channels_in_head)),
         ("JOINTS_IN_HEAD", flag(overrides.joints_in_head)),
         ("PARENTS_FIRST", flag(overrides.parents_first)),
+        (
+            "MESH_INVERSES_IDENTITY",
+            flag(overrides.mesh_inverses_identity),
+        ),
     ];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &all,
