@@ -74,7 +74,7 @@ override BLOCKS_IN_UNIFORM: bool = true;
 override GROUP_ROWS: u32 = 1u;
 override ROWS_IN_UNIFORM: bool = true;
 
-// Whether the library has tracks with a key lookup table (lookup_scale >
+// Whether the library has tracks with a bucket table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
 // and the search leaves out the path of a kind that no track has (the
 // fallback adapter runs both paths of a branch, whichever the lanes take).
@@ -108,7 +108,7 @@ fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
     return Segment(k, (time - t0) / dt, dt, false);
 }
 
-// The bucket of `time` in a key lookup table of `buckets` buckets from t0,
+// The bucket of `time` in a bucket table of `buckets` buckets from t0,
 // `scale` buckets per second. Mirrored, and used to build the tables, by
 // cpu::lookup_bucket.
 fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {

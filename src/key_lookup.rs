@@ -7,7 +7,7 @@
 
 use crate::layout::MAX_LOOKUP_KEYS;
 
-/// The bucket of `time` in a key lookup table of `buckets` buckets that
+/// The bucket of `time` in a bucket table of `buckets` buckets that
 /// starts at `t0`, `scale` buckets per second: the shader's formula in the
 /// same `f32` operations. The library builds its tables with it, the CPU twin
 /// ([`crate::cpu::sample()`]) searches with it.
@@ -36,7 +36,7 @@ const MAX_DIRECT_KEYS: usize = 1 << 20;
 /// `f32` inputs, that `(t_k - t_0) s` is within 0.75 of `k` for every key,
 /// which leaves more than the `f32` rounding of the product (under 0.2 for
 /// up to [`MAX_DIRECT_KEYS`] keys) to spare. Keys baked at a fixed rate
-/// (`k / 30` rounded to `f32`) pass; irregular keys get a lookup table.
+/// (`k / 30` rounded to `f32`) pass; irregular keys get a bucket table.
 /// The sampler tries key `c`'s texel first (the answer is `c` or `c + 1`
 /// unless the time is within a rounding of a key); as with the table, it
 /// goes on searching when the texel's key times say the guess missed.

@@ -105,7 +105,7 @@ fn times_hash(times: &[f32]) -> u64 {
 
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
-    /// tracks are stored once, with one lookup table: the same
+    /// tracks are stored once, with one set of search texels: the same
     /// [`std::sync::Arc`], or arrays with the same contents bit for bit
     /// (exporters often write one input accessor per channel, all baked at
     /// the same frames; sharing them keeps the search's working set in

@@ -4,12 +4,12 @@
 //!
 //! The sampler has three plans. [`SamplerPlan::Reference`] is the plain
 //! one, and what a reader should read first: one dispatch samples every
-//! track of every instance (`GROUP_ALL`), and the key search is a binary
-//! search over the track's key times. [`SamplerPlan::CpuAdapter`] is tuned
+//! track of every instance (`GROUP_ALL`), and the key search bisects the
+//! track's keys from the middle one. [`SamplerPlan::CpuAdapter`] is tuned
 //! for the CPU fallback adapters (lavapipe, llvmpipe), where a divergent
 //! branch costs both sides and a storage read costs a loop over the SIMD
 //! lanes: one dispatch per track group, each compiled without the other
-//! groups' code, a key search that starts from a lookup table or from
+//! groups' code, a key search that starts from a bucket table or from
 //! the direct index of uniformly spaced keys, and values read and written
 //! as vec4s where a group's tracks are aligned to 4 floats
 //! ([`vec4_group`]). [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan
@@ -38,13 +38,14 @@ pub enum SamplerPlan {
     #[default]
     Auto,
     /// One dispatch over every track of every instance, with every
-    /// interpolation compiled in, and a binary search over the key times.
+    /// interpolation compiled in, and a key search that bisects the keys
+    /// from the middle one.
     Reference,
     /// One dispatch per track group (LINEAR rotations, other LINEAR
     /// tracks, STEP, CUBICSPLINE rotations, other CUBICSPLINE), each
     /// compiled without the other groups' code; the key search starts from
-    /// the library's key lookup tables and direct indices (falling back to
-    /// the binary search when a guess does not hold).
+    /// the library's bucket tables and direct indices (and goes on
+    /// searching from there when a guess misses).
     CpuAdapter,
     /// The track groups and key search of [`CpuAdapter`](Self::CpuAdapter),
     /// with the instances sorted by clip on the host each frame (a
