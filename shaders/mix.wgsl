@@ -388,7 +388,7 @@ fn mix_props_main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (params.pointer_count == 0u || index >= params.instance_count * params.pointer_count) {
         return;
     }
-    write_mixed_property(index / params.pointer_count, index % params.pointer_count);
+    write_mixed_property(index / POINTER_COUNT, index % POINTER_COUNT);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
@@ -398,7 +398,7 @@ fn mix_main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (params.node_count == 0u || index >= params.instance_count * params.node_count) {
         return;
     }
-    locals[index] = mixed_pose(index / params.node_count, index % params.node_count);
+    locals[index] = mixed_pose(index / NODE_COUNT, index % NODE_COUNT);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
@@ -408,5 +408,5 @@ fn mix_morph_main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (params.mesh_count == 0u || index >= params.instance_count * params.mesh_count) {
         return;
     }
-    write_mixed_morph_weights(index / params.mesh_count, index % params.mesh_count);
+    write_mixed_morph_weights(index / MESH_COUNT, index % MESH_COUNT);
 }

@@ -42,6 +42,15 @@
 override NODES_IN_HEAD: bool = false;
 override CHANNELS_IN_HEAD: bool = false;
 
+// The rig's node, mesh and pointer-target counts as constants (the same
+// numbers as params.node_count, mesh_count and pointer_count), the
+// divisors of the passes with one invocation per (instance, node), mesh
+// or target: a division by a uniform is one scalar division per lane on
+// the CPU adapters, by a constant a multiplication.
+override NODE_COUNT: u32 = 1u;
+override MESH_COUNT: u32 = 1u;
+override POINTER_COUNT: u32 = 1u;
+
 // Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
 // storage beyond.
 fn node_at(n: u32) -> Node {
@@ -121,8 +130,8 @@ fn pose_main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (params.node_count == 0u || index >= params.instance_count * params.node_count) {
         return;
     }
-    let i = index / params.node_count;
-    locals[index] = local_pose(i, instances[i].clip, index % params.node_count);
+    let i = index / NODE_COUNT;
+    locals[index] = local_pose(i, instances[i].clip, index % NODE_COUNT);
 }
 
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
@@ -132,5 +141,5 @@ fn morph_main(@builtin(global_invocation_id) gid: vec3<u32>,
     if (params.mesh_count == 0u || index >= params.instance_count * params.mesh_count) {
         return;
     }
-    write_morph_weights(index / params.mesh_count, index % params.mesh_count);
+    write_morph_weights(index / MESH_COUNT, index % MESH_COUNT);
 }

@@ -69,8 +69,9 @@ override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 // the sampler can hold fits in the uniform heads; the host decides from
 // the capacity and the library, so no lane tests an index per frame.
 override BLOCKS_IN_UNIFORM: bool = true;
-// The clip-blocks plan: the dispatch group's most rows in a clip, the
-// number of workgroups per block.
+// The dispatch's tracks per instance, its group's most rows in a clip
+// (params.tracks_per_instance, as a constant): sample_main's invocations
+// per instance, the clip-blocks plan's workgroups per block.
 override GROUP_ROWS: u32 = 1u;
 override ROWS_IN_UNIFORM: bool = true;
 
@@ -307,8 +308,12 @@ fn sample_track(track: Track, time: f32, out: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
-    let per_instance = params.tracks_per_instance;
-    if (per_instance == 0u || index >= params.instance_count * per_instance) {
+    // The dispatch's tracks per instance as a constant (GROUP_ROWS, the
+    // same number as params.tracks_per_instance): dividing by it is a
+    // multiplication, where a uniform divisor costs one scalar division
+    // per lane on the CPU adapters (x86 has no vector integer division).
+    let per_instance = GROUP_ROWS;
+    if (index >= params.instance_count * per_instance) {
         return;
     }
     let i = index / per_instance;

@@ -625,7 +625,10 @@ fn shader_never_writes_outside_an_instance_block() {
             module: &module,
             entry_point: Some("sample_main"),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("ROW_SHIFT", f64::from(keys.row_shift()))],
+                constants: &[
+                    ("ROW_SHIFT", f64::from(keys.row_shift())),
+                    ("GROUP_ROWS", f64::from(per.max(1))),
+                ],
                 ..Default::default()
             },
             cache: None,

@@ -10,7 +10,12 @@
 //! - `times[i]`: the instance's clip-local time, one dense `f32` per
 //!   instance (resolved on the host like the sampler's, wrap applied);
 //! - `params` (the prelude's `Params`, a uniform: the instance count, the
-//!   tracks per instance, the output stride and the row width of the grid);
+//!   output stride and the row width of the grid); the tracks per instance,
+//!   which `index` is divided by, are a pipeline constant (`TRACKS`): a
+//!   division by a uniform is one scalar division per lane on the CPU
+//!   adapters, a division by a constant a multiplication (the floor took
+//!   15-20% longer on crowd_rot with the uniform; the sampler divides by a
+//!   constant too, `GROUP_ROWS`);
 //! - two key values of track j, keys k and k + 1 with
 //!   `k = min(u32(time * RATE), KEYS - 2)` (uniformly spaced keys: the
 //!   index comes from the time arithmetically), from a dense value array
@@ -63,12 +68,16 @@ override WIDE_TRACKS: u32 = 0u;
 override WIDE: u32 = 4u;
 override NARROW: u32 = 4u;
 override TRACK_FLOATS: u32 = 4u;
+// Tracks per instance, as a constant: the divisor of the instance-major
+// index (a division by a constant is a multiplication; by a uniform, one
+// scalar division per lane on the CPU adapters).
+override TRACKS: u32 = 1u;
 
 // Every width a multiple of 4: vec4 loads and stores.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
-    let per_instance = params.tracks_per_instance;
+    let per_instance = TRACKS;
     if (index >= params.instance_count * per_instance) {
         return;
     }
@@ -87,7 +96,7 @@ fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn floor_f32(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
-    let per_instance = params.tracks_per_instance;
+    let per_instance = TRACKS;
     if (index >= params.instance_count * per_instance) {
         return;
     }
@@ -253,6 +262,7 @@ impl Floor {
             ("WIDE", f64::from(shape.wide)),
             ("NARROW", f64::from(shape.narrow)),
             ("TRACK_FLOATS", f64::from(shape.track_floats())),
+            ("TRACKS", f64::from(shape.tracks.max(1))),
         ];
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("bench.floor"),

@@ -38,6 +38,8 @@ const TABLES_KERNEL_WGSL: &str = r#"
 @group(0) @binding(7) var clip_groups: texture_2d<u32>;
 
 override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
+// Tracks per instance as a constant, as the sampler divides by it.
+override TRACKS: u32 = 1u;
 
 fn texel(i: u32) -> vec2<u32> {
     return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
@@ -46,8 +48,8 @@ fn texel(i: u32) -> vec2<u32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tables_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
-    let per_instance = params.tracks_per_instance;
-    if (per_instance == 0u || index >= params.instance_count * per_instance) {
+    let per_instance = TRACKS;
+    if (index >= params.instance_count * per_instance) {
         return;
     }
     let i = index / per_instance;
@@ -145,7 +147,10 @@ impl Tables {
             module: &module,
             entry_point: Some("tables_main"),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("ROW_SHIFT", f64::from(keys.row_shift()))],
+                constants: &[
+                    ("ROW_SHIFT", f64::from(keys.row_shift())),
+                    ("TRACKS", f64::from(library.tracks_per_instance().max(1))),
+                ],
                 ..Default::default()
             },
             cache: None,

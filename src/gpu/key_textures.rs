@@ -74,7 +74,8 @@ pub fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
 /// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
 /// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
 /// and 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
-/// `ROW_SHIFT` = [`row_shift`](Self::row_shift)).
+/// `ROW_SHIFT` = [`row_shift`](Self::row_shift) and, for `sample_main`,
+/// `GROUP_ROWS` = the dispatch's tracks per instance).
 #[derive(Debug)]
 pub struct KeyTextures {
     key_windows: wgpu::TextureView,

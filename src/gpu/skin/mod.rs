@@ -310,6 +310,11 @@ impl GpuSkinner {
             channels_in_head: tables.channels().len() <= head,
             joints_in_head: tables.joints().len() <= head,
             mesh_inverses_identity: tables.mesh_inverses_are_identity(),
+            counts: [
+                tables.node_count(),
+                tables.mesh_count(),
+                tables.pointer_targets().len() as u32,
+            ],
         };
         let resources = buffers.resources(sampler);
         pass_list

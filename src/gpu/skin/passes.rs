@@ -199,6 +199,9 @@ pub(super) struct RigOverrides {
     /// The joint slots and inverse binds fit in their uniform copies
     /// (`JOINTS_IN_HEAD`).
     pub joints_in_head: bool,
+    /// The rig's node, mesh and pointer-target counts (`NODE_COUNT`,
+    /// `MESH_COUNT`, `POINTER_COUNT`), at least 1.
+    pub counts: [u32; 3],
     /// Every skin's mesh-node inverse is the identity
     /// (`MESH_INVERSES_IDENTITY`, [`SkinTables::mesh_inverses_are_identity`](crate::rig::SkinTables::mesh_inverses_are_identity)).
     pub mesh_inverses_identity: bool,
@@ -230,6 +233,9 @@ pub(super) fn build(
     let all = [
         ("NODES_IN_HEAD", flag(overrides.nodes_in_head)),
         ("CHANNELS_IN_HEAD", flag(overrides.channels_in_head)),
+        ("NODE_COUNT", f64::from(overrides.counts[0].max(1))),
+        ("MESH_COUNT", f64::from(overrides.counts[1].max(1))),
+        ("POINTER_COUNT", f64::from(overrides.counts[2].max(1))),
         ("JOINTS_IN_HEAD", flag(overrides.joints_in_head)),
         ("PARENTS_FIRST", flag(overrides.parents_first)),
         (
@@ -239,7 +245,7 @@ pub(super) fn build(
     ];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &all,
-        RigModule::Pose | RigModule::Mix => &all[..2],
+        RigModule::Pose | RigModule::Mix => &all[..5],
     };
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(pass.entry),
