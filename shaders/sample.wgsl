@@ -125,8 +125,8 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // at or after t_(p+2), k is after p + 1; otherwise k is p or p + 1 and the
 // texel holds both of the segment's key times. The first texel tried is
 // the one the track's bucket table names for the time's bucket (irregular
-// keys, lookup_scale > 0: with 2 (n - 1) buckets over [t_0, t_last] its
-// key is the answer or the one before it unless two keys share a bucket),
+// keys, lookup_scale > 0: with 2 (n - 1) buckets over [t_0, t_last] the
+// answer is its key or the next one unless two keys share a bucket),
 // that of the direct guess c = (time - t_0) * |s| (uniform keys,
 // lookup_scale < 0), or the middle key's. A miss steps to the texel next
 // to the first, then bisects what the comparisons left [lo, hi]. The
