@@ -71,9 +71,13 @@ override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
 override BLOCKS_IN_UNIFORM: bool = true;
 // The dispatch's tracks per instance, its group's most rows in a clip
 // (params.tracks_per_instance, as a constant): sample_main's invocations
-// per instance, the clip-blocks plan's workgroups per block.
+// per instance; the clip-blocks plan samples them in runs of ROW_RUN.
 override GROUP_ROWS: u32 = 1u;
 override ROWS_IN_UNIFORM: bool = true;
+// The clip-blocks plan's track rows per workgroup (plan::block_row_run):
+// each lane samples up to ROW_RUN consecutive rows of its instance, so
+// that its sorted entry is read once for them all.
+override ROW_RUN: u32 = 1u;
 
 // Whether the library has tracks with a bucket table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
@@ -335,25 +339,26 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // The clip-blocks plan: workgroup number w = y * grid_width + x samples
-// track row w % GROUP_ROWS of the dispatch's group for the instances of
-// block w / GROUP_ROWS, one lane per instance. Rows vary fastest: the
-// workgroups that run one after the other write the same instances'
-// output blocks (64 of them, 64 KiB for
-// crowd_rot), which a cache then holds until they are whole; blocks
-// fastest had each cache line of the output written a quarter at a time,
-// a whole pass over the blocks apart. The block and the row are the same for every lane: on
-// the CPU adapters a uniform read at such an index is one load where a
-// storage read is one per lane, and on a GPU every lane of a warp reads
-// the same keys' neighbourhood. What each lane reads for itself is its
-// sorted entry (index, time), the key search's texels and its values.
+// run w % RUNS (RUNS = ceil(GROUP_ROWS / ROW_RUN)) of the dispatch's
+// group's track rows for the instances of block w / RUNS, one lane per
+// instance: rows [run ROW_RUN, (run + 1) ROW_RUN) of the block's clip,
+// each lane sampling its instance's rows one after the other. Runs vary
+// fastest: the workgroups that run one after the other write the same
+// instances' output blocks. The block and the row are the same for every
+// lane: on the CPU adapters a uniform read at such an index is one load
+// where a storage read is one per lane, and on a GPU every lane of a warp
+// reads the same keys' neighbourhood. What each lane reads for itself is
+// its sorted entry (index, time), once per run, the key search's texels
+// and its values.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sample_blocks_main(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
     let w = wg.y * block_params.grid_width + wg.x;
-    let b = w / GROUP_ROWS;
-    let j = w % GROUP_ROWS;
+    let runs = (GROUP_ROWS + ROW_RUN - 1u) / ROW_RUN;
+    let b = w / runs;
+    let run = w % runs;
     if (b >= block_params.block_count) {
         return;
     }
@@ -364,25 +369,33 @@ fn sample_blocks_main(
     } else {
         block = blocks[at];
     }
-    if (j >= block.row_count || lane >= block.count) {
+    if (lane >= block.count) {
         return;
     }
-    let r = block.row_first + j;
-    var row: SampleRow;
-    if (ROWS_IN_UNIFORM) {
-        row = rows_head[min(r, ROW_HEAD - 1u)];
-    } else {
-        row = rows[r];
-    }
     let entry = sorted_instances[block.first + lane];
+    let time = bitcast<f32>(entry.y);
+    let out = entry.x * block_params.output_stride;
     // Every group fixes the value kind the interpolation needs (STEP and
     // the blend read none).
     var kind = KIND_VECTOR;
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
         kind = KIND_ROTATION;
     }
-    let track = Track(0u, row.key_count, row.values_offset, row.width,
-        row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin,
-        row.search_offset);
-    sample_track(track, bitcast<f32>(entry.y), entry.x * block_params.output_stride + row.output_offset);
+    for (var i = 0u; i < ROW_RUN; i++) {
+        let j = run * ROW_RUN + i;
+        if (j >= block.row_count) {
+            break;
+        }
+        let r = block.row_first + j;
+        var row: SampleRow;
+        if (ROWS_IN_UNIFORM) {
+            row = rows_head[min(r, ROW_HEAD - 1u)];
+        } else {
+            row = rows[r];
+        }
+        let track = Track(0u, row.key_count, row.values_offset, row.width,
+            row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin,
+            row.search_offset);
+        sample_track(track, time, out + row.output_offset);
+    }
 }

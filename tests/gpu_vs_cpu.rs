@@ -11,6 +11,7 @@
 mod common;
 
 use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice};
+use keyframe_gpu::plan::MAX_BLOCK_ROW_RUN;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, SamplerPlan,
     Track, WrapMode,
@@ -538,38 +539,51 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     );
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
-    // The clip-blocks plan: a workgroup per (block, row), in x then y; 20
-    // instances of each clip are one block per clip with rows in a group,
-    // and the grid of the blocks a capacity of 150 could need (5 per
-    // group, by 5 rows) would not fit 4 x 4: refused; 60 fit (3 by 5).
-    let few = &instances[..60];
-    let refused = GpuSampler::with_plan(&h.device, &h.queue, &lib, 150, SamplerPlan::ClipBlocks);
+    // The clip-blocks plan: a workgroup per (block, run of up to
+    // MAX_BLOCK_ROW_RUN rows), in x then y. Three clips of 70 rotation
+    // tracks: 70 rows in the LINEAR-rotation group, in runs of 32, 32 and
+    // 6, so three workgroups per block; 20 instances of each clip are one
+    // block per clip, 9 workgroups, over 4 x 3. A capacity of 150 could
+    // need 5 blocks (max_blocks), 15 workgroups: fits 4 x 4; 300, 7
+    // blocks, 21 workgroups: refused.
+    let rows = 70u32;
+    assert!(rows > 2 * MAX_BLOCK_ROW_RUN && rows < 3 * MAX_BLOCK_ROW_RUN);
+    let rotation = |j: u32| {
+        Track::new(
+            j,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 0.5, 1.0],
+            [
+                [0.0, 0.0, 0.0, 1.0],
+                [0.0, 0.6, 0.0, 0.8],
+                [0.8, 0.0, 0.0, 0.6],
+            ]
+            .concat(),
+        )
+    };
+    let wide = AnimationLibrary::new(
+        (0..3)
+            .map(|c| Clip::new(format!("c{c}"), (0..rows).map(rotation).collect()))
+            .collect(),
+    )
+    .unwrap();
+    let refused = GpuSampler::with_plan(&h.device, &h.queue, &wide, 300, SamplerPlan::ClipBlocks);
     assert!(
         matches!(refused, Err(Error::LimitExceeded { .. })),
         "{refused:?}"
     );
+    let few: Vec<Instance> = (0..60)
+        .map(|i| Instance::new(i % 3, f64::from(i) * 0.0171))
+        .collect();
     let mut blocks =
-        GpuSampler::with_plan(&h.device, &h.queue, &lib, 60, SamplerPlan::ClipBlocks).unwrap();
-    let gpu = blocks.sample(&h.device, &h.queue, few).unwrap();
-    assert_matches(&lib, few, &gpu, &cpu::sample(&lib, few).unwrap());
+        GpuSampler::with_plan(&h.device, &h.queue, &wide, 150, SamplerPlan::ClipBlocks).unwrap();
+    let gpu = blocks.sample(&h.device, &h.queue, &few).unwrap();
+    assert_matches(&wide, &few, &gpu, &cpu::sample(&wide, &few).unwrap());
     let grids: Vec<_> = blocks.workgroups().collect();
-    for &(g, (x, y, z)) in &grids {
-        let clips_with_rows = lib
-            .clip_table()
-            .iter()
-            .filter(|c| c.group_rows(g).1 > 0)
-            .count() as u32;
-        let workgroups = clips_with_rows * lib.group_tracks_per_instance(g as usize);
-        assert_eq!((x, z), (workgroups.min(4), 1), "group {g}");
-        assert!(
-            x * y >= workgroups && x * (y - 1) < workgroups,
-            "group {g}: {x} x {y}"
-        );
-    }
-    assert!(
-        grids.iter().any(|&(_, (_, y, _))| y > 1),
-        "a second grid dimension is used: {grids:?}"
-    );
+    assert_eq!(grids.len(), 1, "one group: {grids:?}");
+    let (_, (x, y, z)) = grids[0];
+    assert_eq!((x, y, z), (4, 3, 1), "3 blocks x 3 runs over 4 x 3");
 
     // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
     let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();

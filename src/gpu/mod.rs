@@ -227,6 +227,8 @@ struct BlockTables {
 struct GroupDispatch {
     group: u32,
     per_instance: u32,
+    /// The clip-blocks plan's rows per workgroup (`ROW_RUN`); 1 otherwise.
+    row_run: u32,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: (u32, u32, u32),
@@ -274,9 +276,16 @@ impl GpuSampler {
         let capacity = max_instances.max(1);
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         // The clip-blocks plan: per group up to max_blocks blocks, a
-        // workgroup per block and row of the group, over x and then y.
+        // workgroup per block and run of the group's rows
+        // (plan::block_row_run), over x and then y; the largest group's.
         let group_blocks = max_blocks(capacity, library.clip_table().len());
-        let block_workgroups = u64::from(group_blocks) * u64::from(library.tracks_per_instance());
+        let block_workgroups = (0..SAMPLE_GROUPS)
+            .map(|g| {
+                let rows = library.group_tracks_per_instance(g);
+                u64::from(group_blocks) * u64::from(rows.div_ceil(crate::plan::block_row_run(rows)))
+            })
+            .max()
+            .unwrap_or(0);
         let block_grid_fits =
             block_workgroups <= (u64::from(max_dim) * u64::from(max_dim)).min(u64::from(u32::MAX));
         if requested == SamplerPlan::Auto && plan == SamplerPlan::ClipBlocks && !block_grid_fits {
@@ -305,7 +314,9 @@ impl GpuSampler {
         let most = dispatches.iter().map(|&(_, per)| per).max().unwrap_or(0);
         let invocations = u64::from(capacity) * u64::from(most);
         let max_invocations = u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
-        if invocations > max_invocations.min(u64::from(u32::MAX)) {
+        // (The clip-blocks plan's grid is checked below, by its own shape.)
+        if plan != SamplerPlan::ClipBlocks && invocations > max_invocations.min(u64::from(u32::MAX))
+        {
             return Err(Error::LimitExceeded {
                 what: "dispatch (instances x tracks per instance)",
                 needed: invocations,
@@ -332,7 +343,7 @@ impl GpuSampler {
             )?;
             if !block_grid_fits {
                 return Err(Error::LimitExceeded {
-                    what: "clip-blocks dispatch (blocks x tracks per instance)",
+                    what: "clip-blocks dispatch (blocks x row runs per block)",
                     needed: block_workgroups,
                     limit_name: "max_compute_workgroups_per_dimension",
                     limit: u64::from(max_dim),
@@ -446,6 +457,11 @@ impl GpuSampler {
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
             let mut groups = Vec::with_capacity(dispatches.len());
             for (slot, &(g, per_instance)) in dispatches.iter().enumerate() {
+                let row_run = if clip_blocks {
+                    crate::plan::block_row_run(per_instance)
+                } else {
+                    1
+                };
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
                     offset: (slot * params_stride) as u64,
@@ -528,6 +544,7 @@ impl GpuSampler {
                             ("BLOCKS_IN_UNIFORM", flag(blocks_in_uniform)),
                             ("ROWS_IN_UNIFORM", flag(rows_in_uniform)),
                             ("GROUP_ROWS", f64::from(per_instance.max(1))),
+                            ("ROW_RUN", f64::from(row_run)),
                             (
                                 "ALIGNED4",
                                 flag(tuned && crate::plan::vec4_group(library, g)),
@@ -540,6 +557,7 @@ impl GpuSampler {
                 groups.push(GroupDispatch {
                     group: g,
                     per_instance,
+                    row_run,
                     pipeline,
                     bind_group,
                     workgroups: (0, 0, 0),
@@ -852,7 +870,7 @@ impl BlockTables {
         for (slot, d) in groups.iter_mut().enumerate() {
             let (base, count) = sort.range(slot);
             // Fits: checked against max_blocks in new().
-            let workgroups = count * d.per_instance;
+            let workgroups = count * d.per_instance.div_ceil(d.row_run);
             let x = workgroups.min(max_dim);
             let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
             let params = GpuBlockParams {
