@@ -221,6 +221,17 @@ fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
     return h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1;
 }
 
+// hermite for four components at once, the same operations on each.
+fn hermite4(v0: vec4<f32>, b0: vec4<f32>, v1: vec4<f32>, a1: vec4<f32>, t: f32, dt: f32) -> vec4<f32> {
+    let t2 = t * t;
+    let t3 = t2 * t;
+    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
+    let h10 = t3 - 2.0 * t2 + t;
+    let h01 = -2.0 * t3 + 3.0 * t2;
+    let h11 = t3 - t2;
+    return h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1;
+}
+
 // Samples one track at clip time `time` into output[out..out + width].
 //
 // Three blocks, each compiled in only when the library has such tracks
@@ -258,6 +269,28 @@ fn sample_track(track: Track, time: f32, out: u32) {
     var width = track.width;
     if (GROUP == GROUP_CUBIC_ROTATION) {
         width = 4u;
+    }
+    if (HAS_CUBIC && cubic && ALIGNED4) {
+        // Four components at a time: the four elements the spline reads
+        // (value, out-tangent of key k, in-tangent and value of key k + 1)
+        // as vec4s, the same operations per component as below; a
+        // rotation (width 4, one pass) is normalized when moving.
+        let e = 3u * k + 1u;
+        let w4 = width >> 2u;
+        let v0 = (track.values_offset >> 2u) + e * w4;
+        let o = out >> 2u;
+        for (var c = 0u; c < w4; c++) {
+            var v = values4[v0 + c];
+            if (moving) {
+                v = hermite4(v, values4[v0 + w4 + c], values4[v0 + 3u * w4 + c],
+                    values4[v0 + 2u * w4 + c], seg.t, seg.dt);
+                if (rotation) {
+                    v = quat_normalize(v);
+                }
+            }
+            output4[o + c] = v;
+        }
+        return;
     }
     if (HAS_CUBIC && cubic) {
         // One loop for every property: key k's value (element 3k + 1) as

@@ -903,6 +903,9 @@ fn vec4_aligned_libraries_match_cpu_in_every_plan() {
     }
     let lib = AnimationLibrary::new(clips).unwrap();
     assert!(lib.output_stride().is_multiple_of(4));
+    // Every group, CUBICSPLINE rotations and weights included, takes the
+    // vec4 paths.
+    assert!(keyframe_gpu::plan::vec4_library(&lib));
     let probes = probe_times();
     let instances: Vec<Instance> = (0..300u32)
         .map(|i| Instance::new(i % 3, probes[(i / 3) as usize % probes.len()]))
