@@ -185,9 +185,11 @@ pub struct GpuBlockParams {
     /// `f32`s per instance in the output buffer.
     pub output_stride: u32,
     /// Workgroups in x of the dispatch's grid: workgroup `(x, y)` is
-    /// number `w = y * grid_width + x`, which samples row `w % rows` of
-    /// block `w / rows`, `rows` being the group's most rows in a clip (the
-    /// WGSL override `GROUP_ROWS`).
+    /// number `w = y * grid_width + x`, which samples run `w % runs` of
+    /// the rows of block `w / runs`: `runs = ceil(GROUP_ROWS / ROW_RUN)`
+    /// (WGSL overrides: the group's most rows in a clip, and
+    /// [`crate::plan::block_row_run`] of it), rows `[run ROW_RUN, (run + 1)
+    /// ROW_RUN)` of the block's clip.
     pub grid_width: u32,
 }
 

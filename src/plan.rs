@@ -14,8 +14,10 @@
 //! as vec4s where a group's tracks are aligned to 4 floats
 //! ([`vec4_group`]). [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan
 //! with the instances sorted by clip each frame and a workgroup per block
-//! of 64 instances of one clip and one track row, so that the clip and
-//! row reads are uniform; it is faster where every group is aligned
+//! of 64 instances of one clip and a run of up to 32 of its track rows
+//! ([`block_row_run`]), so that the clip and row reads are uniform and
+//! each lane reads its instance once per run; it is faster where every
+//! group is aligned
 //! (rotations, morph weights) and slower on scattered 3-float tracks,
 //! which is how [`SamplerPlan::Auto`] chooses between the two. The
 //! README's performance section has the measurements behind it. A real
@@ -50,10 +52,12 @@ pub enum SamplerPlan {
     /// The track groups and key search of [`CpuAdapter`](Self::CpuAdapter),
     /// with the instances sorted by clip on the host each frame (a
     /// counting sort) and one workgroup per block of up to 64 instances of
-    /// one clip and one track row: the block and the row are read at
-    /// workgroup-uniform indices, from uniform buffers, and each lane
-    /// reads only its instance's time, the key search's texels and its
-    /// values. Outputs stay where the instance table puts them.
+    /// one clip and a run of up to [`MAX_BLOCK_ROW_RUN`] of its track rows
+    /// ([`block_row_run`]), each lane sampling its instance's rows in
+    /// turn: the block and the rows are read at workgroup-uniform indices,
+    /// from uniform buffers, and each lane reads only its instance's time
+    /// (once per run), the key search's texels and its values. Outputs
+    /// stay where the instance table puts them.
     ClipBlocks,
 }
 

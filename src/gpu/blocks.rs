@@ -4,8 +4,11 @@
 //!
 //! A block is up to [`WORKGROUP_SIZE`] instances of one clip, consecutive
 //! in the sorted table, with the rows of one track group of that clip:
-//! one workgroup samples one row for every instance of a block, so the
-//! block and the row are read at workgroup-uniform indices. Everything is
+//! one workgroup samples a run of up to
+//! [`MAX_BLOCK_ROW_RUN`](crate::plan::MAX_BLOCK_ROW_RUN) rows for every
+//! instance of a block (each lane its instance's rows one after the
+//! other), so the block and each row are read at workgroup-uniform
+//! indices. Everything is
 //! sized at creation; a frame allocates nothing.
 
 use crate::layout::{GpuClip, GpuInstance, GpuSampleBlock, WORKGROUP_SIZE};
