@@ -210,26 +210,23 @@ fn store_quat(out: u32, q: vec4<f32>) {
     output[out + 3u] = q.w;
 }
 
-// Cubic Hermite basis for the glTF spline: p = h00 v_k + h10 dt b_k + h01 v_k1 + h11 dt a_k1.
-fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
+// The cubic Hermite basis of the glTF spline at t: (h00, h10, h01, h11).
+fn hermite_basis(t: f32) -> vec4<f32> {
     let t2 = t * t;
     let t3 = t2 * t;
-    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
-    let h10 = t3 - 2.0 * t2 + t;
-    let h01 = -2.0 * t3 + 3.0 * t2;
-    let h11 = t3 - t2;
-    return h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1;
+    return vec4<f32>(2.0 * t3 - 3.0 * t2 + 1.0, t3 - 2.0 * t2 + t, -2.0 * t3 + 3.0 * t2, t3 - t2);
+}
+
+// The glTF spline for one component: p = h00 v_k + h10 dt b_k + h01 v_k1 + h11 dt a_k1.
+fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
+    let h = hermite_basis(t);
+    return h.x * v0 + dt * h.y * b0 + h.z * v1 + dt * h.w * a1;
 }
 
 // hermite for four components at once, the same operations on each.
 fn hermite4(v0: vec4<f32>, b0: vec4<f32>, v1: vec4<f32>, a1: vec4<f32>, t: f32, dt: f32) -> vec4<f32> {
-    let t2 = t * t;
-    let t3 = t2 * t;
-    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
-    let h10 = t3 - 2.0 * t2 + t;
-    let h01 = -2.0 * t3 + 3.0 * t2;
-    let h11 = t3 - t2;
-    return h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1;
+    let h = hermite_basis(t);
+    return h.x * v0 + dt * h.y * b0 + h.z * v1 + dt * h.w * a1;
 }
 
 // Samples one track at clip time `time` into output[out..out + width].
