@@ -121,6 +121,12 @@ const SAMPLE_GROUPS: u32 = 5u;
 // sampler's override ROW_SHIFT).
 const KEY_TEXTURE_ROW_SHIFT: u32 = 12u;
 
+// The key search's bound on its steps: each bisecting step that does not
+// end a search halves its key range (the first guess and its neighbour
+// need not), so a search ends within 2 + 33 steps for any u32 key count;
+// the bound only guards against a loop that never ends.
+const SEARCH_STEPS: u32 = 64u;
+
 // ---------------------------------------------------------------- rig
 
 struct Node {

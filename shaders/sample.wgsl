@@ -74,9 +74,11 @@ override BLOCKS_IN_UNIFORM: bool = true;
 // per instance; the clip-blocks plan samples them in runs of ROW_RUN.
 override GROUP_ROWS: u32 = 1u;
 override ROWS_IN_UNIFORM: bool = true;
-// The clip-blocks plan's track rows per workgroup (plan::block_row_run):
-// each lane samples up to ROW_RUN consecutive rows of its instance, so
-// that its sorted entry is read once for them all.
+// The track rows one invocation samples, consecutive rows of its
+// instance: sample_main's 1, or 2 (plan::invocation_rows: a row pair,
+// their searches side by side), the clip-blocks plan's run of up to 32
+// (plan::block_row_run: the sorted entry read once for them all, the
+// rows taken two at a time as in sample_main).
 override ROW_RUN: u32 = 1u;
 
 // Whether the library has tracks with a bucket table (lookup_scale >
@@ -121,8 +123,9 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
     return min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last);
 }
 
-// Finds the key interval of time `time` in a track's keys: k, the largest
-// key index with times[k] <= time (0 when there is none), and its segment.
+// The key search (find_segment_track): finds the key interval of time
+// `time` in a track's keys: k, the largest key index with times[k] <= time
+// (0 when there is none), and its segment.
 //
 // Every step reads one search texel [p, t_p, t_(p+1), t_(p+2)] and
 // compares the time with its three key times: below t_p, k is before p;
@@ -140,50 +143,109 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // and one loop: the fallback adapter runs both sides of a branch and
 // every loop body at least once, so a first try outside the loop would
 // cost a second read on every lane.
-fn find_segment_track(track: Track, time: f32) -> Segment {
-    let n = track.key_count;
-    let last = n - 1u;
-    // The key texels follow the bucket texels of a track with a table
-    // (which a pipeline without HAS_TABLE still finds, and bisects).
-    let keys = track.search_offset + select(0u, 2u * last, track.lookup_scale > 0.0);
-    var lo = 0u;
-    var hi = last;
+//
+// A search in progress: the key range [lo, hi] left, the texel to read
+// next, whether that is the first guess, and once done its segment.
+struct Search {
+    lo: u32,
+    hi: u32,
+    idx: u32,
+    first: bool,
+    done: bool,
+    seg: Segment,
+}
+
+// The first texel of a track's search texels that holds a key's window
+// (they follow the bucket texels of a track with a table, which a
+// pipeline without HAS_TABLE still finds, and bisects).
+fn key_texels(track: Track) -> u32 {
+    return track.search_offset + select(0u, 2u * (track.key_count - 1u), track.lookup_scale > 0.0);
+}
+
+// The search of `time` in `track`'s keys before its first step: the
+// whole key range, the first guess as the texel to read.
+fn search_start(track: Track, time: f32) -> Search {
+    let last = track.key_count - 1u;
+    let keys = key_texels(track);
     var idx = keys + last / 2u;
     if (HAS_TABLE && track.lookup_scale > 0.0) {
         idx = track.search_offset + lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
     } else if (HAS_DIRECT && track.lookup_scale < 0.0) {
         idx = keys + min(u32(clamp((time - track.lookup_origin) * -track.lookup_scale, 0.0, f32(last))), last);
     }
-    var first = true;
-    var seg = Segment(0u, 0.0, 0.0, true);
-    // Each bisecting step that does not end the search halves [lo, hi]
-    // (the first guess and its neighbour need not), so the search ends
-    // within 2 + 33 steps for any u32 key count; the bound only guards
-    // against a loop that never ends.
-    for (var step = 0u; step < 64u; step++) {
-        let w = textureLoad(key_windows, texel(idx), 0);
-        let p = w.x;
-        let tp = bitcast<f32>(w.y);
-        let ta = bitcast<f32>(w.z);
-        let tb = bitcast<f32>(w.w);
-        let below = time < tp && p > 0u;
-        let above = time >= tb && p + 2u <= last && !below;
-        if (!(below || above)) {
-            // k is p or p + 1 (p when before the first key or p is last).
-            let second = time >= ta && p < last;
-            let k = select(p, p + 1u, second);
-            seg = segment_of(k, last, select(tp, ta, second), select(ta, tb, second), time);
+    return Search(0u, last, idx, true, false, Segment(0u, 0.0, 0.0, true));
+}
+
+// One step of the search: the comparisons with texel `w` (the one at
+// `search.idx`), which either end it or narrow it and name the next texel.
+fn search_step(track: Track, time: f32, w: vec4<u32>, search: Search) -> Search {
+    var s = search;
+    let last = track.key_count - 1u;
+    let p = w.x;
+    let tp = bitcast<f32>(w.y);
+    let ta = bitcast<f32>(w.z);
+    let tb = bitcast<f32>(w.w);
+    let below = time < tp && p > 0u;
+    let above = time >= tb && p + 2u <= last && !below;
+    if (!(below || above)) {
+        // k is p or p + 1 (p when before the first key or p is last).
+        let second = time >= ta && p < last;
+        let k = select(p, p + 1u, second);
+        s.seg = segment_of(k, last, select(tp, ta, second), select(ta, tb, second), time);
+        s.done = true;
+        return s;
+    }
+    s.hi = select(s.hi, p - 1u, below);
+    s.lo = select(s.lo, p + 2u, above);
+    // After the first miss the neighbour (the guess was near), then the
+    // middle of [lo, hi].
+    let near = select(s.lo, max(s.hi, s.lo + 1u) - 1u, below);
+    s.idx = key_texels(track) + select(s.lo + (s.hi - s.lo) / 2u, near, s.first);
+    s.first = false;
+    return s;
+}
+
+fn find_segment_track(track: Track, time: f32) -> Segment {
+    var s = search_start(track, time);
+    for (var step = 0u; step < SEARCH_STEPS; step++) {
+        s = search_step(track, time, textureLoad(key_windows, texel(s.idx), 0), s);
+        if (s.done) {
             break;
         }
-        hi = select(hi, p - 1u, below);
-        lo = select(lo, p + 2u, above);
-        // After the first miss the neighbour (the guess was near), then
-        // the middle of [lo, hi].
-        let near = select(lo, max(hi, lo + 1u) - 1u, below);
-        idx = keys + select(lo + (hi - lo) / 2u, near, first);
-        first = false;
     }
-    return seg;
+    return s.seg;
+}
+
+// The segments of two tracks at one time (find_segment_track of each):
+// both searches in one loop, so that their texel reads, each a likely
+// cache miss, are made side by side and wait for memory together rather
+// than one after the other (on the CPU adapters everything between two
+// searches is hundreds of instructions, more than a core looks ahead).
+// A search that is done reads its last texel again until the other ends.
+// Each result is find_segment_track's (CPU twin:
+// cpu::sample::find_segment_track, the same steps).
+struct SegmentPair {
+    a: Segment,
+    b: Segment,
+}
+
+fn find_segment_pair(ta: Track, tb: Track, time: f32) -> SegmentPair {
+    var a = search_start(ta, time);
+    var b = search_start(tb, time);
+    for (var step = 0u; step < SEARCH_STEPS; step++) {
+        let wa = textureLoad(key_windows, texel(a.idx), 0);
+        let wb = textureLoad(key_windows, texel(b.idx), 0);
+        if (!a.done) {
+            a = search_step(ta, time, wa, a);
+        }
+        if (!b.done) {
+            b = search_step(tb, time, wb, b);
+        }
+        if (a.done && b.done) {
+            break;
+        }
+    }
+    return SegmentPair(a.seg, b.seg);
 }
 
 // Component c of value element e (CUBICSPLINE: e = 3k + {0: in, 1: value, 2: out}).
@@ -237,7 +299,11 @@ fn hermite4(v0: vec4<f32>, b0: vec4<f32>, v1: vec4<f32>, a1: vec4<f32>, t: f32, 
 // value as is, without loading key k + 1's, when the time is on a key or
 // clamped, and the blend for STEP tracks too.
 fn sample_track(track: Track, time: f32, out: u32) {
-    let seg = find_segment_track(track, time);
+    sample_segment(track, find_segment_track(track, time), out);
+}
+
+// sample_track's interpolation, for the segment `seg` of the time.
+fn sample_segment(track: Track, seg: Segment, out: u32) {
     // Every group but GROUP_ALL has one interpolation (and GROUP_SLERP,
     // GROUP_CUBIC and GROUP_CUBIC_ROTATION one value kind): their
     // dispatches read neither from the track row.
@@ -342,16 +408,17 @@ fn sample_track(track: Track, time: f32, out: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
-    // The dispatch's tracks per instance as a constant (GROUP_ROWS, the
-    // same number as params.tracks_per_instance): dividing by it is a
+    // The dispatch's invocations per instance as a constant (from
+    // GROUP_ROWS, the same number as params.tracks_per_instance, and
+    // ROW_RUN, its rows per invocation): dividing by it is a
     // multiplication, where a uniform divisor costs one scalar division
     // per lane on the CPU adapters (x86 has no vector integer division).
-    let per_instance = GROUP_ROWS;
+    let per_instance = (GROUP_ROWS + ROW_RUN - 1u) / ROW_RUN;
     if (index >= params.instance_count * per_instance) {
         return;
     }
     let i = index / per_instance;
-    let j = index % per_instance;
+    let j = (index % per_instance) * ROW_RUN;
     let inst = instances[i];
     if (inst.clip >= arrayLength(&clips)) {
         return;
@@ -364,8 +431,27 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (j >= count) {
         return;
     }
-    let track = track_row(first + j);
-    sample_track(track, inst.time, i * params.output_stride + track.output_offset);
+    let out = i * params.output_stride;
+    // One row (the reference plan, groups of one row), or rows j and
+    // j + 1 with their searches side by side; an odd last row pairs with
+    // itself and is stored once.
+    if (ROW_RUN == 1u) {
+        let track = track_row(first + j);
+        sample_track(track, inst.time, out + track.output_offset);
+        return;
+    }
+    let second = j + 1u < count;
+    let ta = track_row(first + j);
+    let tb = track_row(first + select(j, j + 1u, second));
+    let segs = find_segment_pair(ta, tb, inst.time);
+    if (GROUP == GROUP_SLERP) {
+        slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
+    } else {
+        sample_segment(ta, segs.a, out + ta.output_offset);
+        if (second) {
+            sample_segment(tb, segs.b, out + tb.output_offset);
+        }
+    }
 }
 
 // The clip-blocks plan: workgroup number w = y * grid_width + x samples
@@ -411,21 +497,69 @@ fn sample_blocks_main(
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
         kind = KIND_ROTATION;
     }
-    for (var i = 0u; i < ROW_RUN; i++) {
+    if (ROW_RUN == 1u) {
+        if (run < block.row_count) {
+            let track = block_track(block.row_first + run, kind);
+            sample_track(track, time, out + track.output_offset);
+        }
+        return;
+    }
+    // The rows two at a time: the pair's searches side by side
+    // (find_segment_pair). A run with an odd row left pairs it with
+    // itself and stores it once.
+    for (var i = 0u; i < ROW_RUN; i += 2u) {
         let j = run * ROW_RUN + i;
         if (j >= block.row_count) {
             break;
         }
-        let r = block.row_first + j;
-        var row: SampleRow;
-        if (ROWS_IN_UNIFORM) {
-            row = rows_head[min(r, ROW_HEAD - 1u)];
+        let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
+        let ta = block_track(block.row_first + j, kind);
+        let tb = block_track(block.row_first + select(j, j + 1u, second), kind);
+        let segs = find_segment_pair(ta, tb, time);
+        if (GROUP == GROUP_SLERP) {
+            slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
         } else {
-            row = rows[r];
+            sample_segment(ta, segs.a, out + ta.output_offset);
+            if (second) {
+                sample_segment(tb, segs.b, out + tb.output_offset);
+            }
         }
-        let track = Track(0u, row.key_count, row.values_offset, row.width,
-            row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin,
-            row.search_offset);
-        sample_track(track, time, out + row.output_offset);
     }
+}
+
+// sample_segment of two LINEAR rotation tracks (GROUP_SLERP) at once, the
+// second stored only if `store_b`: as with their searches, the four key
+// loads side by side, then the two slerps.
+fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b: bool) {
+    let qa0 = quat_at(ta, segs.a.k);
+    let qb0 = quat_at(tb, segs.b.k);
+    // Key k + 1 whether or not the time is between keys (a masked load
+    // costs its lane loop all the same here), clamped to the last key.
+    let qa1 = quat_at(ta, min(segs.a.k + 1u, ta.key_count - 1u));
+    let qb1 = quat_at(tb, min(segs.b.k + 1u, tb.key_count - 1u));
+    var qa = qa0;
+    var qb = qb0;
+    if (!segs.a.exact) {
+        qa = quat_slerp(qa0, qa1, segs.a.t);
+    }
+    if (!segs.b.exact) {
+        qb = quat_slerp(qb0, qb1, segs.b.t);
+    }
+    store_quat(oa, qa);
+    if (store_b) {
+        store_quat(ob, qb);
+    }
+}
+
+// Row r of the clip-blocks plan's row table as a Track of value kind
+// `kind`, from the uniform head where it fits.
+fn block_track(r: u32, kind: u32) -> Track {
+    var row: SampleRow;
+    if (ROWS_IN_UNIFORM) {
+        row = rows_head[min(r, ROW_HEAD - 1u)];
+    } else {
+        row = rows[r];
+    }
+    return Track(0u, row.key_count, row.values_offset, row.width, row.interpolation, kind,
+        row.output_offset, 0u, row.lookup_scale, row.lookup_origin, row.search_offset);
 }

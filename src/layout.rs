@@ -395,6 +395,11 @@ pub const SAMPLE_BLOCKS_USES: [u32; 11] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 1
 /// `max_texture_dimension_2d` is below 4096 (WGSL override `ROW_SHIFT`).
 pub const KEY_TEXTURE_ROW_SHIFT: u32 = 12;
 
+/// The key search's bound on its steps (WGSL `SEARCH_STEPS`, and the CPU
+/// twin's): a search ends within 2 + 33 steps for any `u32` key count, so
+/// the bound only guards against a loop that never ends.
+pub const SEARCH_STEPS: u32 = 64;
+
 // ---------------------------------------------------------------- rig
 
 /// A node in the node table (WGSL `Node`): rest TRS, parent and mesh.

@@ -516,12 +516,19 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     // One dispatch per track group; each grid covers 150 x that group's
-    // tracks per instance in workgroups of 64, at most 4 wide.
+    // invocations per instance (its tracks per instance, two to an
+    // invocation in the CPU-adapter plan) in workgroups of 64, at most 4
+    // wide.
     let grids: Vec<_> = sampler.workgroups().collect();
     assert!(!grids.is_empty());
     for &(g, (x, y, z)) in &grids {
         assert_eq!(z, 1);
-        let invocations = 150 * lib.group_tracks_per_instance(g as usize);
+        let rows = lib.group_tracks_per_instance(g as usize);
+        let per_invocation = match sampler.plan() {
+            SamplerPlan::Reference => 1,
+            _ => keyframe_gpu::plan::invocation_rows(rows),
+        };
+        let invocations = 150 * rows.div_ceil(per_invocation);
         let workgroups = invocations.div_ceil(64);
         assert_eq!(
             x,
@@ -977,5 +984,72 @@ fn clip_blocks_past_the_uniform_heads_match_cpu() {
             &gpu,
             &cpu::sample(lib, &instances).unwrap(),
         );
+    }
+}
+
+/// The clip-blocks plan samples a run's rows two at a time, the pair's key
+/// searches side by side (`find_segment_pair`, and `slerp_pair` for LINEAR
+/// rotations): clips of 1, 2, 3, 5 and 35 LINEAR rotation tracks with
+/// irregular keys different in every track, so that runs have an odd row
+/// left (paired with itself), clips have fewer rows than the group's
+/// largest, and a 35-row clip takes a second run of 3 rows. Every track's
+/// keys and values differ, so a pair whose results were swapped or
+/// shifted would not match the CPU twin.
+#[test]
+fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
+    let Some(h) = common::gpu("clip_blocks_row_pairs_with_odd_counts_match_cpu") else {
+        return;
+    };
+    let rotation = |clip: u32, node: u32| {
+        let offset = (clip * 40 + node) as f32 * 0.013;
+        let times: Vec<f32> = (0..6)
+            .map(|k| k as f32 * 0.2 + (k % 2) as f32 * 0.07 + offset)
+            .collect();
+        let values: Vec<f32> = (0..6)
+            .flat_map(|k| {
+                quat(
+                    [1.0, node as f32 * 0.1, clip as f32 * 0.2],
+                    0.3 * k as f32 + 0.01 * node as f32,
+                )
+            })
+            .collect();
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            times,
+            values,
+        )
+    };
+    let counts = [1u32, 2, 3, 5, 35];
+    let lib = AnimationLibrary::new(
+        counts
+            .iter()
+            .enumerate()
+            .map(|(c, &n)| {
+                Clip::new(
+                    format!("c{c}"),
+                    (0..n).map(|j| rotation(c as u32, j)).collect(),
+                )
+            })
+            .collect(),
+    )
+    .unwrap();
+    assert_eq!(lib.group_tracks_per_instance(0), 35);
+    let mut instances = Vec::new();
+    for c in 0..counts.len() as u32 {
+        for (i, &t) in probe_times().iter().enumerate() {
+            // Spread over [0, 1.5] as well as the probes, several blocks'
+            // worth per clip.
+            instances.push(Instance::new(c, t));
+            instances.push(Instance::new(c, (i as f64 * 0.0917) % 1.5));
+        }
+    }
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    for plan in PLANS {
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        assert_matches(&lib, &instances, &gpu, &cpu);
     }
 }

@@ -369,6 +369,7 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("GROUP_ALL", GROUP_ALL),
         ("SAMPLE_GROUPS", SAMPLE_GROUPS as u32),
         ("KEY_TEXTURE_ROW_SHIFT", KEY_TEXTURE_ROW_SHIFT),
+        ("SEARCH_STEPS", keyframe_gpu::layout::SEARCH_STEPS),
         ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
         ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
         ("UNIFORM_HEAD", UNIFORM_HEAD),

@@ -195,8 +195,8 @@ pub fn find_segment_track(
         idx = keys + c;
     }
     let mut first = true;
-    // The shader's bound on the steps (see there).
-    for _ in 0..64 {
+    // The shader's bound on the steps.
+    for _ in 0..crate::layout::SEARCH_STEPS {
         let w = key_texel(times, search_keys[idx as usize] as usize);
         let p = w[0];
         let (tp, ta, tb) = (

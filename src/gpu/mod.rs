@@ -227,7 +227,8 @@ struct BlockTables {
 struct GroupDispatch {
     group: u32,
     per_instance: u32,
-    /// The clip-blocks plan's rows per workgroup (`ROW_RUN`); 1 otherwise.
+    /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
+    /// run, the CPU-adapter plan's pair, 1 in the reference plan.
     row_run: u32,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
@@ -459,6 +460,8 @@ impl GpuSampler {
             for (slot, &(g, per_instance)) in dispatches.iter().enumerate() {
                 let row_run = if clip_blocks {
                     crate::plan::block_row_run(per_instance)
+                } else if tuned {
+                    crate::plan::invocation_rows(per_instance)
                 } else {
                     1
                 };
@@ -655,7 +658,7 @@ impl GpuSampler {
             return;
         }
         for (slot, d) in self.groups.iter_mut().enumerate() {
-            let invocations = n * d.per_instance; // fits: checked against capacity in new()
+            let invocations = n * d.per_instance.div_ceil(d.row_run); // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
             let params = GpuParams {
                 instance_count: n,
