@@ -155,20 +155,30 @@ pub fn block_row_run(group_rows: u32) -> u32 {
     group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
 }
 
-/// Track rows of a group one invocation of the
+/// Track rows of group `g` one invocation of the
 /// [`CpuAdapter`](SamplerPlan::CpuAdapter) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
-/// instance where the group has two or more in a clip, one otherwise.
+/// instance for STEP and CUBICSPLINE (non-rotation) groups of two or more
+/// rows in a clip, one otherwise.
 ///
-/// The two rows' key searches run side by side in one loop
-/// (`find_segment_pair`), and for LINEAR rotations their four key loads
-/// too: each search's texel read and each track's first key load is
-/// likely a cache miss, and side by side the two wait for memory together
-/// where one row after the other they waited in turn (everything between
-/// them is more than a CPU core looks ahead). The clip-blocks plan pairs
-/// the rows of its runs the same way. Measured in the README's
-/// performance section.
+/// Two rows' key searches then run side by side in one loop
+/// (`find_segment_pair`): each search's texel read is likely a cache
+/// miss, and side by side the two wait for memory together, where one
+/// row after the other they waited in turn. In `sample_main` each lane
+/// also holds both rows' track rows (read per lane, from textures), and
+/// on the CPU adapters that costs more than the overlap saves where a row
+/// has much arithmetic to do between its loads: measured per group on
+/// crowd_mixed (each group's dispatch alone, three rounds), pairs took
+/// STEP 3.05-3.61 -> 2.63-2.97 ms and CUBICSPLINE vectors 3.95-4.32 ->
+/// 3.71-4.15, but LINEAR vectors 2.49-2.71 -> 2.69-2.85, LINEAR rotations
+/// 1.06-1.31 -> 1.46-1.59 and CUBICSPLINE rotations 1.21-1.56 ->
+/// 1.41-2.00. The clip-blocks plan, whose rows are uniform, pairs every
+/// group's rows (its runs).
 #[must_use]
-pub fn invocation_rows(group_rows: u32) -> u32 {
-    group_rows.clamp(1, 2)
+pub fn invocation_rows(g: u32, group_rows: u32) -> u32 {
+    if g == crate::layout::GROUP_STEP || g == crate::layout::GROUP_CUBIC {
+        group_rows.clamp(1, 2)
+    } else {
+        1
+    }
 }

@@ -526,7 +526,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
         let rows = lib.group_tracks_per_instance(g as usize);
         let per_invocation = match sampler.plan() {
             SamplerPlan::Reference => 1,
-            _ => keyframe_gpu::plan::invocation_rows(rows),
+            _ => keyframe_gpu::plan::invocation_rows(g, rows),
         };
         let invocations = 150 * rows.div_ceil(per_invocation);
         let workgroups = invocations.div_ceil(64);

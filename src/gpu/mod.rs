@@ -461,7 +461,7 @@ impl GpuSampler {
                 let row_run = if clip_blocks {
                     crate::plan::block_row_run(per_instance)
                 } else if tuned {
-                    crate::plan::invocation_rows(per_instance)
+                    crate::plan::invocation_rows(g, per_instance)
                 } else {
                     1
                 };
