@@ -441,9 +441,16 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let second = j + 1u < count;
-    let ta = track_row(first + j);
-    let tb = track_row(first + select(j, j + 1u, second));
-    let segs = find_segment_pair(ta, tb, inst.time);
+    sample_pair(track_row(first + j), track_row(first + select(j, j + 1u, second)), inst.time,
+        out, second);
+}
+
+// Tracks ta and tb of one instance at clip time `time` into its output
+// block at `out`, tb's stored only if `second` (a row left over is paired
+// with itself): their searches side by side (find_segment_pair), and for
+// LINEAR rotations their key loads too (slerp_pair).
+fn sample_pair(ta: Track, tb: Track, time: f32, out: u32, second: bool) {
+    let segs = find_segment_pair(ta, tb, time);
     if (GROUP == GROUP_SLERP) {
         slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
     } else {
@@ -513,17 +520,8 @@ fn sample_blocks_main(
             break;
         }
         let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
-        let ta = block_track(block.row_first + j, kind);
-        let tb = block_track(block.row_first + select(j, j + 1u, second), kind);
-        let segs = find_segment_pair(ta, tb, time);
-        if (GROUP == GROUP_SLERP) {
-            slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
-        } else {
-            sample_segment(ta, segs.a, out + ta.output_offset);
-            if (second) {
-                sample_segment(tb, segs.b, out + tb.output_offset);
-            }
-        }
+        sample_pair(block_track(block.row_first + j, kind),
+            block_track(block.row_first + select(j, j + 1u, second), kind), time, out, second);
     }
 }
 

@@ -10,7 +10,7 @@
 
 mod common;
 
-use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice};
+use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice, Headless};
 use keyframe_gpu::plan::MAX_BLOCK_ROW_RUN;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, SamplerPlan,
@@ -168,14 +168,20 @@ fn every_interpolation_and_property_matches_cpu() {
             instances.push(Instance::new(clip, t));
         }
     }
-    let cpu = cpu::sample(&lib, &instances).unwrap();
-    // Both plans, whatever the adapter would pick: the same results.
+    // Every plan, whatever the adapter would pick: the same results.
+    every_plan_matches_cpu(&h, &lib, &instances);
+}
+
+/// Samples `instances` of `lib` with a sampler of each of [`PLANS`] and
+/// compares every output with the CPU twin's.
+fn every_plan_matches_cpu(h: &Headless, lib: &AnimationLibrary, instances: &[Instance]) {
+    let cpu = cpu::sample(lib, instances).unwrap();
     for plan in PLANS {
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+            GpuSampler::with_plan(&h.device, &h.queue, lib, instances.len() as u32, plan).unwrap();
         assert_eq!(sampler.plan(), plan);
-        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-        assert_matches(&lib, &instances, &gpu, &cpu);
+        let gpu = sampler.sample(&h.device, &h.queue, instances).unwrap();
+        assert_matches(lib, instances, &gpu, &cpu);
     }
 }
 
@@ -483,14 +489,7 @@ fn random_libraries_match_cpu() {
                     Instance::new(c % n, t).with_wrap(wrap)
                 })
                 .collect();
-            let cpu = cpu::sample(&lib, &instances).unwrap();
-            for plan in PLANS {
-                let mut sampler =
-                    GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan)
-                        .unwrap();
-                let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-                assert_matches(&lib, &instances, &gpu, &cpu);
-            }
+            every_plan_matches_cpu(&h, &lib, &instances);
             Ok(())
         })
         .unwrap();
@@ -1045,11 +1044,5 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
             instances.push(Instance::new(c, (i as f64 * 0.0917) % 1.5));
         }
     }
-    let cpu = cpu::sample(&lib, &instances).unwrap();
-    for plan in PLANS {
-        let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
-        let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-        assert_matches(&lib, &instances, &gpu, &cpu);
-    }
+    every_plan_matches_cpu(&h, &lib, &instances);
 }
