@@ -10,16 +10,18 @@
 //! branch costs both sides and a storage read costs a loop over the SIMD
 //! lanes: one dispatch per track group, each compiled without the other
 //! groups' code, a key search that starts from a bucket table or from
-//! the direct index of uniformly spaced keys, and values read and written
-//! as vec4s where a group's tracks are aligned to 4 floats
-//! ([`vec4_group`]). [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan
-//! with the instances sorted by clip each frame and a workgroup per block
-//! of 64 instances of one clip and a run of up to 32 of its track rows
-//! ([`block_row_run`]), so that the clip and row reads are uniform and
+//! the direct index of uniformly spaced keys, values read and written as
+//! vec4s where a group's tracks are aligned to 4 floats ([`vec4_group`]),
+//! and in the STEP and CUBICSPLINE-vector groups two rows per invocation
+//! whose key searches run side by side ([`invocation_rows`]).
+//! [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan with the instances
+//! sorted by clip each frame and a workgroup per block of 64 instances of
+//! one clip and a run of up to 32 of its track rows ([`block_row_run`]),
+//! taken two at a time, so that the clip and row reads are uniform and
 //! each lane reads its instance once per run; it is faster where every
-//! group is aligned
-//! (rotations, morph weights) and slower on scattered 3-float tracks,
-//! which is how [`SamplerPlan::Auto`] chooses between the two. The
+//! group is aligned (rotations, morph weights) and slower on scattered
+//! 3-float tracks, which is how [`SamplerPlan::Auto`] chooses between the
+//! two. The
 //! README's performance section has the measurements behind it. A real
 //! GPU runs the reference plan until a measurement on one says otherwise.
 //!
