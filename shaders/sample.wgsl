@@ -453,6 +453,10 @@ fn sample_pair(ta: Track, tb: Track, time: f32, out: u32, second: bool) {
     let segs = find_segment_pair(ta, tb, time);
     if (GROUP == GROUP_SLERP) {
         slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
+    } else if (GROUP == GROUP_BLEND && !ALIGNED4) {
+        blend_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
+    } else if (GROUP == GROUP_CUBIC && !ALIGNED4) {
+        spline_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
     } else {
         sample_segment(ta, segs.a, out + ta.output_offset);
         if (second) {
@@ -522,6 +526,82 @@ fn sample_blocks_main(
         let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
         sample_pair(block_track(block.row_first + j, kind),
             block_track(block.row_first + select(j, j + 1u, second), kind), time, out, second);
+    }
+}
+
+// sample_segment of two LINEAR vector tracks (GROUP_BLEND, floats: not
+// ALIGNED4) at once, the second stored only if `store_b`: component by
+// component, both tracks' key k and k + 1 loads side by side (key k + 1
+// clamped to the last key and loaded whether or not the time is between
+// keys, as in slerp_pair), then both blends. Tracks of different widths
+// load their last component again past their width and store nothing
+// there. The same operations per component as sample_segment.
+fn blend_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b: bool) {
+    let ma = !segs.a.exact;
+    let mb = !segs.b.exact;
+    let wa = ta.width;
+    let wb = tb.width;
+    let ka1 = min(segs.a.k + 1u, ta.key_count - 1u);
+    let kb1 = min(segs.b.k + 1u, tb.key_count - 1u);
+    for (var c = 0u; c < max(wa, wb); c++) {
+        let ca = min(c, max(wa, 1u) - 1u);
+        let cb = min(c, max(wb, 1u) - 1u);
+        var va = value_at(ta, segs.a.k, ca);
+        var vb = value_at(tb, segs.b.k, cb);
+        let na = value_at(ta, ka1, ca);
+        let nb = value_at(tb, kb1, cb);
+        if (ma) {
+            va = (1.0 - segs.a.t) * va + segs.a.t * na;
+        }
+        if (mb) {
+            vb = (1.0 - segs.b.t) * vb + segs.b.t * nb;
+        }
+        if (c < wa) {
+            output[oa + c] = va;
+        }
+        if (store_b && c < wb) {
+            output[ob + c] = vb;
+        }
+    }
+}
+
+// sample_segment of two CUBICSPLINE vector tracks (GROUP_CUBIC, floats:
+// not ALIGNED4) at once, as blend_pair: per component both tracks' four
+// spline elements (value and out-tangent of key k, in-tangent and value of
+// key k + 1, clamped to the track's last element) side by side, then both
+// splines.
+fn spline_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b: bool) {
+    let ma = !segs.a.exact;
+    let mb = !segs.b.exact;
+    let wa = ta.width;
+    let wb = tb.width;
+    let ea = 3u * segs.a.k + 1u;
+    let eb = 3u * segs.b.k + 1u;
+    let la = 3u * ta.key_count - 1u;
+    let lb = 3u * tb.key_count - 1u;
+    for (var c = 0u; c < max(wa, wb); c++) {
+        let ca = min(c, max(wa, 1u) - 1u);
+        let cb = min(c, max(wb, 1u) - 1u);
+        var va = value_at(ta, ea, ca);
+        var vb = value_at(tb, eb, cb);
+        let oa1 = value_at(ta, min(ea + 1u, la), ca);
+        let ob1 = value_at(tb, min(eb + 1u, lb), cb);
+        let ia1 = value_at(ta, min(ea + 2u, la), ca);
+        let ib1 = value_at(tb, min(eb + 2u, lb), cb);
+        let va1 = value_at(ta, min(ea + 3u, la), ca);
+        let vb1 = value_at(tb, min(eb + 3u, lb), cb);
+        if (ma) {
+            va = hermite(va, oa1, va1, ia1, segs.a.t, segs.a.dt);
+        }
+        if (mb) {
+            vb = hermite(vb, ob1, vb1, ib1, segs.b.t, segs.b.dt);
+        }
+        if (c < wa) {
+            output[oa + c] = va;
+        }
+        if (store_b && c < wb) {
+            output[ob + c] = vb;
+        }
     }
 }
 

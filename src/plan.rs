@@ -12,8 +12,8 @@
 //! groups' code, a key search that starts from a bucket table or from
 //! the direct index of uniformly spaced keys, values read and written as
 //! vec4s where a group's tracks are aligned to 4 floats ([`vec4_group`]),
-//! and in the STEP and CUBICSPLINE-vector groups two rows per invocation
-//! whose key searches run side by side ([`invocation_rows`]).
+//! and in the STEP and vector groups two rows per invocation whose key
+//! searches and loads run side by side ([`invocation_rows`]).
 //! [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan with the instances
 //! sorted by clip each frame and a workgroup per block of 64 instances of
 //! one clip and a run of up to 32 of its track rows ([`block_row_run`]),
@@ -160,25 +160,31 @@ pub fn block_row_run(group_rows: u32) -> u32 {
 /// Track rows of group `g` one invocation of the
 /// [`CpuAdapter`](SamplerPlan::CpuAdapter) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
-/// instance for STEP and CUBICSPLINE (non-rotation) groups of two or more
-/// rows in a clip, one otherwise.
+/// instance for the STEP, LINEAR-vector and CUBICSPLINE-vector groups of
+/// two or more rows in a clip, one otherwise.
 ///
 /// Two rows' key searches then run side by side in one loop
-/// (`find_segment_pair`): each search's texel read is likely a cache
-/// miss, and side by side the two wait for memory together, where one
-/// row after the other they waited in turn. In `sample_main` each lane
-/// also holds both rows' track rows (read per lane, from textures), and
-/// on the CPU adapters that costs more than the overlap saves where a row
-/// has much arithmetic to do between its loads: measured per group on
-/// crowd_mixed (each group's dispatch alone, three rounds), pairs took
-/// STEP 3.05-3.61 -> 2.63-2.97 ms and CUBICSPLINE vectors 3.95-4.32 ->
-/// 3.71-4.15, but LINEAR vectors 2.49-2.71 -> 2.69-2.85, LINEAR rotations
-/// 1.06-1.31 -> 1.46-1.59 and CUBICSPLINE rotations 1.21-1.56 ->
-/// 1.41-2.00. The clip-blocks plan, whose rows are uniform, pairs every
+/// (`find_segment_pair`), and for LINEAR and CUBICSPLINE vectors their
+/// key loads too, component by component (`blend_pair`, `spline_pair`):
+/// each search's texel read and each track's first key load is likely a
+/// cache miss, and side by side two wait for memory together, where one
+/// row after the other they waited in turn. Measured per group on
+/// crowd_mixed (each group's dispatch alone, three rounds): STEP 3.05-3.61
+/// -> 2.63-2.97 ms (searches paired); LINEAR vectors 2.07-2.30 ->
+/// 1.64-1.98 and CUBICSPLINE vectors 2.57-2.73 -> 2.31-2.48 (loads paired
+/// too; with only the searches paired both were level or worse). The
+/// rotation groups are left single: `sample_main` holds both rows' track
+/// rows per lane, and with the slerp's or the normalization's arithmetic
+/// between their loads pairs measured slower there (LINEAR rotations
+/// 1.06-1.31 -> 1.46-1.59 ms, CUBICSPLINE rotations 1.21-1.56 ->
+/// 1.41-2.00). The clip-blocks plan, whose rows are uniform, pairs every
 /// group's rows (its runs).
 #[must_use]
 pub fn invocation_rows(g: u32, group_rows: u32) -> u32 {
-    if g == crate::layout::GROUP_STEP || g == crate::layout::GROUP_CUBIC {
+    if g == crate::layout::GROUP_STEP
+        || g == crate::layout::GROUP_CUBIC
+        || g == crate::layout::GROUP_BLEND
+    {
         group_rows.clamp(1, 2)
     } else {
         1
