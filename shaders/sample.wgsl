@@ -291,18 +291,21 @@ fn hermite4(v0: vec4<f32>, b0: vec4<f32>, v1: vec4<f32>, a1: vec4<f32>, t: f32, 
     return h.x * v0 + dt * h.y * b0 + h.z * v1 + dt * h.w * a1;
 }
 
-// Samples one track at clip time `time` into output[out..out + width].
-//
-// Three blocks, each compiled in only when the library has such tracks
-// (HAS_*): LINEAR rotations (slerp); CUBICSPLINE (the spline); and the
-// blend (1 - t) v_k + t v_(k+1) for everything else. Each returns key k's
-// value as is, without loading key k + 1's, when the time is on a key or
-// clamped, and the blend for STEP tracks too.
+// Samples one track at clip time `time` into output[out..out + width]:
+// its key search, then sample_segment.
 fn sample_track(track: Track, time: f32, out: u32) {
     sample_segment(track, find_segment_track(track, time), out);
 }
 
-// sample_track's interpolation, for the segment `seg` of the time.
+// The interpolation of one track for the segment `seg` of the time, into
+// output[out..out + width]. Three blocks, each compiled in only when the
+// library has such tracks (HAS_*): LINEAR rotations (slerp); CUBICSPLINE
+// (the spline); and the blend (1 - t) v_k + t v_(k+1) for everything
+// else. Each returns key k's value as is, without loading key k + 1's,
+// when the time is on a key or clamped, and the blend for STEP tracks
+// too. (The pair versions, slerp_pair, blend_pair and spline_pair, load
+// key k + 1 in every case, clamped to the last key, and compute the same
+// values.)
 fn sample_segment(track: Track, seg: Segment, out: u32) {
     // Every group but GROUP_ALL has one interpolation (and GROUP_SLERP,
     // GROUP_CUBIC and GROUP_CUBIC_ROTATION one value kind): their
