@@ -43,8 +43,10 @@
 //    Joint matrices (joint_matrix), right after global n: for each joint
 //    slot j whose joint node is n (nodes[n].first_joint, then
 //    joints[j].next_joint: usually none or one, two when skins share a
-//    joint node), joint = mesh_inverse[skin] * global(n) * inverse_bind[j],
-//    from the global still in registers: no global is read back.
+//    joint node; straight code for up to NODE_SLOTS of them),
+//    joint = mesh_inverse[skin] * global(n) * inverse_bind[j], from the
+//    global still in registers: no global is read back. Every matrix
+//    product here has an affine left factor (affine_mul).
 //
 // 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins (and
 //    every rig in hierarchy_main), over the joint slots after the walk
@@ -124,6 +126,25 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
         vec4<f32>(t, 1.0));
 }
 
+// a * b for an affine a (last row 0, 0, 0, 1: every local, global and
+// mesh-node inverse here), any b: the product's last row is b's, and its
+// other rows leave out a's last row's zeros. The same sums in the same
+// order as the full product (a[0] b.x + a[1] b.y + a[2] b.z + a[3] b.w per
+// column), whose last-row terms are exact zeros and ones: the same values
+// on finite input (bit for bit unless a device fuses the multiply-adds
+// differently), with 48 multiplications instead of 64 and none for the
+// last row (the CPU twin keeps glam's full product). Measured: skin_chain's
+// skin pass 1.54 -> 1.50 ms on lavapipe.
+fn affine_mul(a: mat4x4<f32>, b: mat4x4<f32>) -> mat4x4<f32> {
+    return mat4x4<f32>(affine_apply(a, b[0]), affine_apply(a, b[1]), affine_apply(a, b[2]),
+        affine_apply(a, b[3]));
+}
+
+// a * v for an affine a: column v of affine_mul.
+fn affine_apply(a: mat4x4<f32>, v: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(a[0].xyz * v.x + a[1].xyz * v.y + a[2].xyz * v.z + a[3].xyz * v.w, v.w);
+}
+
 // The local matrix of a local pose: T * R * S (the rotation is already
 // unit).
 fn local_matrix(pose: LocalPose) -> mat4x4<f32> {
@@ -154,13 +175,13 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
     var m = local;
     var p = node_at(n).parent;
     for (var step = 0u; !PARENTS_FIRST && step < params.node_count && p >= i32(n); step++) {
-        m = posed_local(i, clip, u32(p)) * m;
+        m = affine_mul(posed_local(i, clip, u32(p)), m);
         p = node_at(u32(p)).parent;
     }
     if (p >= 0 && p + 1 == i32(n)) {
-        m = previous * m;
+        m = affine_mul(previous, m);
     } else if (p >= 0 && p < i32(n)) {
-        m = globals[base + u32(p)] * m;
+        m = affine_mul(globals[base + u32(p)], m);
     }
     return m;
 }
@@ -172,13 +193,13 @@ fn stored_global(i: u32, n: u32, previous: mat4x4<f32>) -> mat4x4<f32> {
     var m = stored_local(i, n);
     var p = node_at(n).parent;
     for (var step = 0u; !PARENTS_FIRST && step < params.node_count && p >= i32(n); step++) {
-        m = stored_local(i, u32(p)) * m;
+        m = affine_mul(stored_local(i, u32(p)), m);
         p = node_at(u32(p)).parent;
     }
     if (p >= 0 && p + 1 == i32(n)) {
-        m = previous * m;
+        m = affine_mul(previous, m);
     } else if (p >= 0 && p < i32(n)) {
-        m = globals[base + u32(p)] * m;
+        m = affine_mul(globals[base + u32(p)], m);
     }
     return m;
 }
@@ -218,7 +239,7 @@ fn mesh_global(i: u32, clip: u32, n: u32) -> mat4x4<f32> {
     var m = posed_local(i, clip, n);
     var p = node_at(n).parent;
     for (var step = 0u; step < params.node_count && p >= 0; step++) {
-        m = posed_local(i, clip, u32(p)) * m;
+        m = affine_mul(posed_local(i, clip, u32(p)), m);
         p = node_at(u32(p)).parent;
     }
     return m;
@@ -266,9 +287,9 @@ override MESH_INVERSES_IDENTITY: bool = false;
 // inverse of the global of its mesh node (the identity when it has none).
 fn joint_matrix(j: u32, mesh_inverse: mat4x4<f32>, global: mat4x4<f32>) -> mat4x4<f32> {
     if (MESH_INVERSES_IDENTITY) {
-        return global * inverse_bind(j);
+        return affine_mul(global, inverse_bind(j));
     }
-    return mesh_inverse * global * inverse_bind(j);
+    return affine_mul(affine_mul(mesh_inverse, global), inverse_bind(j));
 }
 
 // Step 3: joint matrices of instance i's slots first.. from the globals
@@ -310,6 +331,26 @@ fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
     joints_from_globals(i, 0u);
 }
 
+// The most joint slots of one node (SkinTables::max_slots_per_node: skins
+// that share a joint node give it a slot each; 1 for most rigs), set by
+// the host. Up to MAX_UNROLLED_SLOTS, skin_main writes a node's slots in
+// that many blocks of straight code instead of a loop: the fallback
+// adapters step through a loop's body at least once and pay its mask
+// bookkeeping on top, on every node of the walk (measured: skin_chain's
+// skin pass 1.41 -> 1.26 ms on lavapipe). More slots take the loop.
+override NODE_SLOTS: u32 = 0xffffffffu;
+const MAX_UNROLLED_SLOTS: u32 = 4u;
+const_assert MAX_UNROLLED_SLOTS == 4u; // skin_main's four blocks
+
+// Step 2's joint matrix of joint slot j (a fused skin's), from its joint
+// node's global `global`; returns the node's next slot.
+fn store_fused_joint(out: u32, j: u32, inverses: array<mat4x4<f32>, MAX_FUSED_SKINS>,
+                     global: mat4x4<f32>) -> i32 {
+    let joint = joint_at(j);
+    joint_matrices[out + j] = joint_matrix(j, fused_inverse(inverses, joint.skin), global);
+    return joint.next_joint;
+}
+
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
 fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
              @builtin(num_workgroups) groups: vec3<u32>) {
@@ -337,11 +378,23 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
         previous = global_matrix(i, clip, n, posed_local(i, clip, n), previous);
         globals[base + n] = previous;
         var j = select(-1, node_at(n).first_joint, fused);
-        for (var step = 0u; step < params.joint_count && j >= 0; step++) {
-            let joint = joint_at(u32(j));
-            joint_matrices[out + u32(j)] =
-                joint_matrix(u32(j), fused_inverse(inverses, joint.skin), previous);
-            j = joint.next_joint;
+        if (NODE_SLOTS <= MAX_UNROLLED_SLOTS) {
+            if (NODE_SLOTS >= 1u && j >= 0) {
+                j = store_fused_joint(out, u32(j), inverses, previous);
+            }
+            if (NODE_SLOTS >= 2u && j >= 0) {
+                j = store_fused_joint(out, u32(j), inverses, previous);
+            }
+            if (NODE_SLOTS >= 3u && j >= 0) {
+                j = store_fused_joint(out, u32(j), inverses, previous);
+            }
+            if (NODE_SLOTS >= 4u && j >= 0) {
+                j = store_fused_joint(out, u32(j), inverses, previous);
+            }
+        } else {
+            for (var step = 0u; step < params.joint_count && j >= 0; step++) {
+                j = store_fused_joint(out, u32(j), inverses, previous);
+            }
         }
     }
     // Step 3: joint matrices of rigs with more skins (no iteration when
@@ -403,7 +456,7 @@ fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
                 m[s] = wg_matrix[n];
                 up[s] = p;
                 if (p >= 0 && u32(p) < count) {
-                    m[s] = wg_matrix[p] * m[s];
+                    m[s] = affine_mul(wg_matrix[p], m[s]);
                     up[s] = wg_up[p];
                 }
             }

@@ -1968,10 +1968,18 @@ fn assets_joint_matrices_match_an_independent_glam_chain() {
 /// translation, and one skin per `(joints, mesh node parent)`: the skin's
 /// joints are the chain nodes `joints`, its mesh node a new node under the
 /// given chain node (`Some(None)`: a root; `None`: no mesh node at all).
-fn chain_with_skins(
-    len: u32,
-    skins: &[(std::ops::Range<u32>, Option<Option<u32>>)],
-) -> (Rig, AnimationLibrary) {
+/// A skin of [`chain_with_skins`]: its joint nodes (in slot order, a node
+/// listed more than once takes a slot each time) and where its mesh node
+/// hangs (`None`: no mesh node; `Some(None)`: a root; `Some(Some(p))`:
+/// under node p).
+type ChainSkin = (Vec<u32>, Option<Option<u32>>);
+
+/// A [`ChainSkin`] over the chain nodes `joints`.
+fn chain_skin(joints: std::ops::Range<u32>, mesh_parent: Option<Option<u32>>) -> ChainSkin {
+    (joints.collect(), mesh_parent)
+}
+
+fn chain_with_skins(len: u32, skins: &[ChainSkin]) -> (Rig, AnimationLibrary) {
     let mut b = Rig::builder();
     let mut parent = None;
     for k in 0..len {
@@ -1989,13 +1997,13 @@ fn chain_with_skins(
     let mesh = b.mesh(0, vec![]);
     for (s, (joints, mesh_parent)) in skins.iter().enumerate() {
         let ibms = joints
-            .clone()
-            .map(|k| {
+            .iter()
+            .map(|&k| {
                 Mat4::from_translation(Vec3::new(0.1 * s as f32, -0.05 * (k + 1) as f32, 0.0))
                     .to_cols_array()
             })
             .collect();
-        let skin = b.skin(joints.clone().collect(), ibms);
+        let skin = b.skin(joints.clone(), ibms);
         if let Some(mesh_parent) = *mesh_parent {
             let m = b.node(
                 mesh_parent,
@@ -2035,11 +2043,7 @@ fn chain_with_skins(
 /// GPU vs CPU twin, then every joint matrix of the CPU twin against glam:
 /// `inverse(global(mesh node)) * global(joint) * inverse bind`, with each
 /// global checked as its parent's global times its local.
-fn check_chain_with_skins(
-    name: &str,
-    len: u32,
-    skins: &[(std::ops::Range<u32>, Option<Option<u32>>)],
-) -> Option<SkinTables> {
+fn check_chain_with_skins(name: &str, len: u32, skins: &[ChainSkin]) -> Option<SkinTables> {
     let (rig, lib) = chain_with_skins(len, skins);
     let tables = SkinTables::new(&rig, &lib).unwrap();
     let inst = [
@@ -2094,21 +2098,56 @@ fn joint_matrices_in_the_walk_and_after_it() {
     // chain node, and none.
     assert_eq!(MAX_FUSED_SKINS, 4);
     let four = [
-        (0..10, Some(None)),
-        (5..20, Some(Some(3))),
-        (10..30, None),
-        (0..40, Some(Some(39))),
+        chain_skin(0..10, Some(None)),
+        chain_skin(5..20, Some(Some(3))),
+        chain_skin(10..30, None),
+        chain_skin(0..40, Some(Some(39))),
     ];
     if let Some(t) = check_chain_with_skins("four skins (fused)", 40, &four) {
         assert_eq!(t.params(1).skin_count, 4);
         assert_eq!(t.params(1).mesh_nodes, [40, 41, -1, 42]);
+        // Nodes 5..10 are joints of skins 0, 1 and 3.
+        assert_eq!(t.max_slots_per_node(), 3);
     }
     // One more skin: the joint loop after the walk.
     let mut five = four.to_vec();
-    five.push((20..25, Some(None)));
+    five.push(chain_skin(20..25, Some(None)));
     if let Some(t) = check_chain_with_skins("five skins (after the walk)", 40, &five) {
         assert_eq!(t.params(1).skin_count, 5);
     }
+}
+
+/// The walk's joint matrices of a node with several slots: skin.wgsl's
+/// `skin_main` handles up to `MAX_UNROLLED_SLOTS` (4) slots per node in
+/// straight code sized by `SkinTables::max_slots_per_node`, more in a
+/// loop. A skin that lists a node several times gives it a slot each
+/// time; every slot's matrix is checked against the CPU twin (GPU) and
+/// glam (CPU).
+#[test]
+fn nodes_with_many_joint_slots() {
+    for (slots, expect) in [(4u32, 4u32), (5, 5), (7, 7)] {
+        // Node 2 listed `slots` times, spread over two skins.
+        let mut a: Vec<u32> = vec![0, 1, 2];
+        let mut b: Vec<u32> = vec![3, 2];
+        for k in 0..slots - 2 {
+            if k % 2 == 0 {
+                a.push(2);
+            } else {
+                b.push(2);
+            }
+        }
+        a.push(4);
+        let name = format!("node 2 with {slots} slots");
+        let skins = [(a, Some(None)), (b, Some(Some(1)))];
+        if let Some(t) = check_chain_with_skins(&name, 6, &skins) {
+            assert_eq!(t.max_slots_per_node(), expect, "{name}");
+        }
+    }
+    // One slot per node, and a rig without skins.
+    let (rig, lib) = chain_with_skins(3, &[chain_skin(0..3, None)]);
+    assert_eq!(SkinTables::new(&rig, &lib).unwrap().max_slots_per_node(), 1);
+    let (rig, lib) = chain_with_skins(3, &[]);
+    assert_eq!(SkinTables::new(&rig, &lib).unwrap().max_slots_per_node(), 0);
 }
 
 #[test]
@@ -2116,16 +2155,16 @@ fn tables_beyond_the_uniform_head() {
     // More than UNIFORM_HEAD nodes and joint slots: those beyond are read
     // from the storage buffers, in the walk (one skin) and after it (five).
     assert_eq!(UNIFORM_HEAD, 256);
-    check_chain_with_skins("300 joints (fused)", 300, &[(0..300, Some(None))]);
+    check_chain_with_skins("300 joints (fused)", 300, &[chain_skin(0..300, Some(None))]);
     check_chain_with_skins(
         "5 skins, 400 slots (after the walk)",
         300,
         &[
-            (0..100, Some(None)),
-            (50..150, Some(Some(10))),
-            (100..200, None),
-            (250..300, Some(Some(299))),
-            (200..250, Some(None)),
+            chain_skin(0..100, Some(None)),
+            chain_skin(50..150, Some(Some(10))),
+            chain_skin(100..200, None),
+            chain_skin(250..300, Some(Some(299))),
+            chain_skin(200..250, Some(None)),
         ],
     );
 }

@@ -477,6 +477,30 @@ impl SkinTables {
         self.mesh_inverses_identity
     }
 
+    /// The most joint slots of any one node: skins that share a joint node
+    /// give it a slot each, so this is 1 for a rig whose skins share no
+    /// joint, 0 for a rig without skins. The skin pass unrolls its loop
+    /// over a node's slots to this many blocks (WGSL override
+    /// `NODE_SLOTS`).
+    #[must_use]
+    pub fn max_slots_per_node(&self) -> u32 {
+        let slots = |first: i32| {
+            let mut count = 0u32;
+            let mut j = first;
+            // Bounded by the slot count: a corrupt chain cannot loop.
+            while j >= 0 && (count as usize) < self.joints.len() {
+                count += 1;
+                j = self.joints.get(j as usize).map_or(-1, |s| s.next_joint);
+            }
+            count
+        };
+        self.nodes
+            .iter()
+            .map(|n| slots(n.first_joint))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Nodes in the rig.
     #[must_use]
     pub fn node_count(&self) -> u32 {

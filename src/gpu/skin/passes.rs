@@ -205,6 +205,9 @@ pub(super) struct RigOverrides {
     /// Every skin's mesh-node inverse is the identity
     /// (`MESH_INVERSES_IDENTITY`, [`SkinTables::mesh_inverses_are_identity`](crate::rig::SkinTables::mesh_inverses_are_identity)).
     pub mesh_inverses_identity: bool,
+    /// The most joint slots of one node (`NODE_SLOTS`,
+    /// [`SkinTables::max_slots_per_node`](crate::rig::SkinTables::max_slots_per_node)).
+    pub node_slots: u32,
 }
 
 pub(super) fn build(
@@ -242,6 +245,7 @@ pub(super) fn build(
             "MESH_INVERSES_IDENTITY",
             flag(overrides.mesh_inverses_identity),
         ),
+        ("NODE_SLOTS", f64::from(overrides.node_slots)),
     ];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &all,
