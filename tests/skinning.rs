@@ -410,6 +410,29 @@ fn cpu_pieces_match_glam() {
         [1.0, 2.0, 1.0],
     );
     assert_mat_close("mat_mul", cpu_skin::mat_mul(a, b), a * b, HAND_TOL);
+    // affine_mul (the shader's products) is mat_mul for an affine left
+    // factor, to the last bit, whatever the right factor; for a
+    // projective left factor it is not the product.
+    // Last row (0.5, 0, -1, 0): a perspective-like divide.
+    let projective = Mat4::from_cols_array(&[
+        1.0, 0.0, 0.0, 0.5, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, -1.0, -1.0, 0.0, 0.0, -0.2, 0.0,
+    ]);
+    for (name, l, r) in [
+        ("sheared * trs", a, b),
+        ("trs * sheared", b, a),
+        ("trs * projective", b, projective),
+    ] {
+        let (got, want) = (cpu_skin::affine_mul(l, r), cpu_skin::mat_mul(l, r));
+        assert_eq!(
+            got.to_cols_array().map(f32::to_bits),
+            want.to_cols_array().map(f32::to_bits),
+            "affine_mul {name}"
+        );
+    }
+    assert_ne!(
+        cpu_skin::affine_mul(projective, b),
+        cpu_skin::mat_mul(projective, b)
+    );
 }
 
 // ------------------------------------------------------------ GPU vs CPU

@@ -5,8 +5,9 @@
 //! One function per WGSL function, same names and argument order, the same
 //! `f32` operations in the same order, reading the same flat tables
 //! ([`SkinTables`]) and producing the same layouts. Matrix products are
-//! written out the way WGSL's `*` is defined (column `c` of `a * b` is
-//! `a[0] b[c].x + a[1] b[c].y + a[2] b[c].z + a[3] b[c].w`), not with
+//! written out as the shader computes them ([`affine_mul`]: every left
+//! factor is affine, and column `c` of `a * b` is `a[0] b[c].x + a[1]
+//! b[c].y + a[2] b[c].z + a[3] b[c].w` without `a`'s last row), not with
 //! glam's operators, so that the twin does not depend on how glam orders
 //! its sums.
 //!
@@ -75,6 +76,24 @@ pub const IDENTITY: Mat4 = Mat4::IDENTITY;
 #[must_use]
 pub fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
     let col = |v: Vec4| a.x_axis * v.x + a.y_axis * v.y + a.z_axis * v.z + a.w_axis * v.w;
+    Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
+}
+
+/// WGSL `affine_mul`: `a * b` for an affine `a` (last row 0, 0, 0, 1),
+/// any `b`. Column `c` is `a[0].xyz b[c].x + a[1].xyz b[c].y + a[2].xyz
+/// b[c].z + a[3].xyz b[c].w` with `b[c].w` as its last component: the sums
+/// of [`mat_mul`] without the terms of `a`'s last row, which for an
+/// affine `a` are exact zeros and `1 * b[c].w`, so the same values on
+/// finite input (for a non-affine `a` it is not the product).
+#[must_use]
+pub fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
+    let col = |v: Vec4| {
+        (a.x_axis.truncate() * v.x
+            + a.y_axis.truncate() * v.y
+            + a.z_axis.truncate() * v.z
+            + a.w_axis.truncate() * v.w)
+            .extend(v.w)
+    };
     Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
 }
 
@@ -186,14 +205,14 @@ pub fn global_matrix(
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = mat_mul(posed_local(tables, samples, i, clip, p as u32), m);
+        m = affine_mul(posed_local(tables, samples, i, clip, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
-        m = mat_mul(previous, m);
+        m = affine_mul(previous, m);
     } else if p >= 0 && p < n as i32 {
-        m = mat_mul(globals[base + p as usize], m);
+        m = affine_mul(globals[base + p as usize], m);
     }
     m
 }
@@ -214,14 +233,14 @@ pub fn stored_global(
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = mat_mul(stored_local(tables, locals, i, p as u32), m);
+        m = affine_mul(stored_local(tables, locals, i, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
-        m = mat_mul(previous, m);
+        m = affine_mul(previous, m);
     } else if p >= 0 && p < n as i32 {
-        m = mat_mul(globals[base + p as usize], m);
+        m = affine_mul(globals[base + p as usize], m);
     }
     m
 }
@@ -268,7 +287,7 @@ pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= 0 {
-        m = mat_mul(posed_local(tables, samples, i, clip, p as u32), m);
+        m = affine_mul(posed_local(tables, samples, i, clip, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
@@ -299,9 +318,9 @@ pub fn mesh_node_inverse(
 pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
     // The shader's override MESH_INVERSES_IDENTITY: no product with it.
     if tables.mesh_inverses_are_identity() {
-        return mat_mul(global, inverse_bind(tables, j));
+        return affine_mul(global, inverse_bind(tables, j));
     }
-    mat_mul(mat_mul(mesh_inverse, global), inverse_bind(tables, j))
+    affine_mul(affine_mul(mesh_inverse, global), inverse_bind(tables, j))
 }
 
 /// Inverse bind matrix of joint slot `j` (WGSL `inverse_bind`, which reads
