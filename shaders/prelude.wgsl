@@ -207,6 +207,10 @@ const MAX_ACTIONS: u32 = 16u;
 // hierarchy walk (skin.wgsl); more skins take a separate joint loop.
 const MAX_FUSED_SKINS: u32 = 4u;
 
+// skin_main writes a node's joint slots in straight code when no node has
+// more than this many (NODE_SLOTS in skin.wgsl), in a loop otherwise.
+const MAX_UNROLLED_SLOTS: u32 = 4u;
+
 const SKIN_WORKGROUP_SIZE: u32 = 64u;
 
 // Flat invocation index of a (possibly 2D) dispatch.

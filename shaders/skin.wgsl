@@ -339,7 +339,6 @@ fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
 // bookkeeping on top, on every node of the walk (measured: skin_chain's
 // skin pass 1.41 -> 1.26 ms on lavapipe). More slots take the loop.
 override NODE_SLOTS: u32 = 0xffffffffu;
-const MAX_UNROLLED_SLOTS: u32 = 4u;
 const_assert MAX_UNROLLED_SLOTS == 4u; // skin_main's four blocks
 
 // Step 2's joint matrix of joint slot j (a fused skin's), from its joint

@@ -541,6 +541,12 @@ pub struct GpuSkinParams {
 /// slots that reads the globals back.
 pub const MAX_FUSED_SKINS: u32 = 4;
 
+/// The skin pass writes a node's joint slots in straight code, not a
+/// loop, when no node has more than this many
+/// ([`SkinTables::max_slots_per_node`](crate::rig::SkinTables::max_slots_per_node);
+/// WGSL `MAX_UNROLLED_SLOTS`, and `NODE_SLOTS` in skin.wgsl).
+pub const MAX_UNROLLED_SLOTS: u32 = 4;
+
 const _: () = assert!(std::mem::size_of::<GpuNode>() == 64);
 const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
 const _: () = assert!(std::mem::size_of::<GpuMesh>() == 16);

@@ -371,6 +371,10 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("KEY_TEXTURE_ROW_SHIFT", KEY_TEXTURE_ROW_SHIFT),
         ("SEARCH_STEPS", keyframe_gpu::layout::SEARCH_STEPS),
         ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
+        (
+            "MAX_UNROLLED_SLOTS",
+            keyframe_gpu::layout::MAX_UNROLLED_SLOTS,
+        ),
         ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
         ("UNIFORM_HEAD", UNIFORM_HEAD),
         ("BLOCK_HEAD", BLOCK_HEAD),
@@ -684,6 +688,10 @@ fn rig_shaders_match_rust_twins() {
         for (name, value) in [
             ("SKIN_WORKGROUP_SIZE", SKIN_WORKGROUP_SIZE),
             ("MAX_FUSED_SKINS", MAX_FUSED_SKINS),
+            (
+                "MAX_UNROLLED_SLOTS",
+                keyframe_gpu::layout::MAX_UNROLLED_SLOTS,
+            ),
             ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
             ("UNIFORM_HEAD", UNIFORM_HEAD),
         ] {

@@ -39,6 +39,7 @@ use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, UNIF
 use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::rig::{
     FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
+    MAX_UNROLLED_SLOTS,
 };
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
@@ -2141,14 +2142,15 @@ fn joint_matrices_in_the_walk_and_after_it() {
 }
 
 /// The walk's joint matrices of a node with several slots: skin.wgsl's
-/// `skin_main` handles up to `MAX_UNROLLED_SLOTS` (4) slots per node in
+/// `skin_main` handles up to `MAX_UNROLLED_SLOTS` slots per node in
 /// straight code sized by `SkinTables::max_slots_per_node`, more in a
 /// loop. A skin that lists a node several times gives it a slot each
 /// time; every slot's matrix is checked against the CPU twin (GPU) and
 /// glam (CPU).
 #[test]
 fn nodes_with_many_joint_slots() {
-    for (slots, expect) in [(4u32, 4u32), (5, 5), (7, 7)] {
+    assert_eq!(MAX_UNROLLED_SLOTS, 4);
+    for slots in [3, MAX_UNROLLED_SLOTS, MAX_UNROLLED_SLOTS + 1, 7] {
         // Node 2 listed `slots` times, spread over two skins.
         let mut a: Vec<u32> = vec![0, 1, 2];
         let mut b: Vec<u32> = vec![3, 2];
@@ -2163,7 +2165,7 @@ fn nodes_with_many_joint_slots() {
         let name = format!("node 2 with {slots} slots");
         let skins = [(a, Some(None)), (b, Some(Some(1)))];
         if let Some(t) = check_chain_with_skins(&name, 6, &skins) {
-            assert_eq!(t.max_slots_per_node(), expect, "{name}");
+            assert_eq!(t.max_slots_per_node(), slots, "{name}");
         }
     }
     // One slot per node, and a rig without skins.

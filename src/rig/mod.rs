@@ -560,5 +560,7 @@ impl Rig {
 
 mod tables;
 
-pub use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
+pub use crate::layout::{
+    GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS,
+};
 pub use tables::{FitError, SkinJoints, SkinTables, REST};
