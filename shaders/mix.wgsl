@@ -257,30 +257,40 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         }
         let ch = channel_at(a.clip * params.node_count + n);
         let base = a.row * params.output_stride;
+        // The action's values, read once for either kind (the fallback
+        // adapters run both blocks below, and every read in each).
+        var vt = vec4<f32>(0.0);
+        var vr = vec4<f32>(0.0);
+        var vs = vec4<f32>(0.0);
+        if (ch.x >= 0) {
+            vt = vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0);
+        }
+        if (ch.y >= 0) {
+            vr = sample_vec4(base + u32(ch.y));
+        }
+        if (ch.z >= 0) {
+            vs = vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0);
+        }
         if (a.reference_row == NO_ROW) {
             if (ch.x >= 0) {
-                t = blend_normal(t, vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0), w, false);
+                t = blend_normal(t, vt, w, false);
             }
             if (ch.y >= 0) {
-                r = blend_normal(r, sample_vec4(base + u32(ch.y)), w, true);
+                r = blend_normal(r, vr, w, true);
             }
             if (ch.z >= 0) {
-                s = blend_normal(s, vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0), w, false);
+                s = blend_normal(s, vs, w, false);
             }
         } else {
             let ref_base = a.reference_row * params.output_stride;
             if (ch.x >= 0) {
-                let v = vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0);
-                let at_ref = vec4<f32>(sample_vec3(ref_base + u32(ch.x)), 0.0);
-                t = add_vec(t, v, at_ref, w);
+                t = add_vec(t, vt, vec4<f32>(sample_vec3(ref_base + u32(ch.x)), 0.0), w);
             }
             if (ch.y >= 0) {
-                r = add_quat(r, sample_vec4(base + u32(ch.y)), sample_vec4(ref_base + u32(ch.y)), w);
+                r = add_quat(r, vr, sample_vec4(ref_base + u32(ch.y)), w);
             }
             if (ch.z >= 0) {
-                let v = vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0);
-                let at_ref = vec4<f32>(sample_vec3(ref_base + u32(ch.z)), 0.0);
-                s = add_vec(s, v, at_ref, w);
+                s = add_vec(s, vs, vec4<f32>(sample_vec3(ref_base + u32(ch.z)), 0.0), w);
             }
         }
     }

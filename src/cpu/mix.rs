@@ -324,32 +324,39 @@ pub fn mixed_pose(
         }
         let ch = channel_at(tables, a.clip * tables.node_count() + n);
         let base = (a.row * stride) as usize;
+        // The action's values, read once for either kind (mix.wgsl).
+        let mut vt = Vec4::ZERO;
+        let mut vr = Vec4::ZERO;
+        let mut vs = Vec4::ZERO;
+        if ch[0] >= 0 {
+            vt = sample_vec3(samples, base + ch[0] as usize);
+        }
+        if ch[1] >= 0 {
+            vr = sample_vec4(samples, base + ch[1] as usize);
+        }
+        if ch[2] >= 0 {
+            vs = sample_vec3(samples, base + ch[2] as usize);
+        }
         if a.reference_row == NO_ROW {
             if ch[0] >= 0 {
-                t = blend_normal(t, sample_vec3(samples, base + ch[0] as usize), w, false);
+                t = blend_normal(t, vt, w, false);
             }
             if ch[1] >= 0 {
-                r = blend_normal(r, sample_vec4(samples, base + ch[1] as usize), w, true);
+                r = blend_normal(r, vr, w, true);
             }
             if ch[2] >= 0 {
-                s = blend_normal(s, sample_vec3(samples, base + ch[2] as usize), w, false);
+                s = blend_normal(s, vs, w, false);
             }
         } else {
             let ref_base = (a.reference_row * stride) as usize;
             if ch[0] >= 0 {
-                let v = sample_vec3(samples, base + ch[0] as usize);
-                let at_ref = sample_vec3(samples, ref_base + ch[0] as usize);
-                t = add_vec(t, v, at_ref, w);
+                t = add_vec(t, vt, sample_vec3(samples, ref_base + ch[0] as usize), w);
             }
             if ch[1] >= 0 {
-                let v = sample_vec4(samples, base + ch[1] as usize);
-                let at_ref = sample_vec4(samples, ref_base + ch[1] as usize);
-                r = add_quat(r, v, at_ref, w);
+                r = add_quat(r, vr, sample_vec4(samples, ref_base + ch[1] as usize), w);
             }
             if ch[2] >= 0 {
-                let v = sample_vec3(samples, base + ch[2] as usize);
-                let at_ref = sample_vec3(samples, ref_base + ch[2] as usize);
-                s = add_vec(s, v, at_ref, w);
+                s = add_vec(s, vs, sample_vec3(samples, ref_base + ch[2] as usize), w);
             }
         }
     }
