@@ -154,6 +154,31 @@ fn add_quat(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
     return out;
 }
 
+// A rotation's rule 1 or 3 for an action of either kind, with one quat_mix:
+// blend_normal(b, v, w, true) for a normal action, add_quat(b, v, r, w) for
+// an additive one (r: the action at its reference time), the same values.
+// The fallback adapters run both blocks of a branch, so the two functions
+// called from two blocks cost two slerps per action, whatever its kind;
+// here the slerp's ends and factor are selected and it runs once.
+fn blend_rotation(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32, additive: bool) -> Blend {
+    var out = b;
+    let total = b.total + w;
+    let start = select(b.acc, b.add, additive);
+    let end = select(v, quat_mul(b.add, quat_mul(quat_conj(r), v)), additive);
+    let mixed = quat_mix(start, end, select(w / total, w, additive));
+    if (additive) {
+        out.add = mixed;
+        out.added = true;
+    } else if (b.total == 0.0) {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.acc = mixed;
+        out.total = total;
+    }
+    return out;
+}
+
 // One scalar's blend in progress: a morph weight, or one component of a
 // pointer target. A `discrete` value (int, bool) is replaced, not mixed:
 // by an action whose mix factor is at least 0.5 (three.js's rule for
@@ -271,27 +296,31 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         if (ch.z >= 0) {
             vs = vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0);
         }
-        if (a.reference_row == NO_ROW) {
-            if (ch.x >= 0) {
-                t = blend_normal(t, vt, w, false);
-            }
-            if (ch.y >= 0) {
-                r = blend_normal(r, vr, w, true);
-            }
-            if (ch.z >= 0) {
-                s = blend_normal(s, vs, w, false);
-            }
-        } else {
+        // An additive action's values at its reference time (the
+        // rotation's for blend_rotation, which mixes either kind once).
+        let additive = a.reference_row != NO_ROW;
+        var ref_r = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+        if (additive) {
             let ref_base = a.reference_row * params.output_stride;
             if (ch.x >= 0) {
                 t = add_vec(t, vt, vec4<f32>(sample_vec3(ref_base + u32(ch.x)), 0.0), w);
             }
             if (ch.y >= 0) {
-                r = add_quat(r, vr, sample_vec4(ref_base + u32(ch.y)), w);
+                ref_r = sample_vec4(ref_base + u32(ch.y));
             }
             if (ch.z >= 0) {
                 s = add_vec(s, vs, vec4<f32>(sample_vec3(ref_base + u32(ch.z)), 0.0), w);
             }
+        } else {
+            if (ch.x >= 0) {
+                t = blend_normal(t, vt, w, false);
+            }
+            if (ch.z >= 0) {
+                s = blend_normal(s, vs, w, false);
+            }
+        }
+        if (ch.y >= 0) {
+            r = blend_rotation(r, vr, ref_r, w, additive);
         }
     }
     return LocalPose(
@@ -353,11 +382,12 @@ fn write_mixed_property(c: u32, k: u32) {
                 continue;
             }
             let v = sample_vec4(a.row * params.output_stride + u32(src));
-            if (a.reference_row == NO_ROW) {
-                b = blend_normal(b, v, a.weight, true);
-            } else {
-                b = add_quat(b, v, sample_vec4(a.reference_row * params.output_stride + u32(src)), a.weight);
+            let additive = a.reference_row != NO_ROW;
+            var at_ref = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+            if (additive) {
+                at_ref = sample_vec4(a.reference_row * params.output_stride + u32(src));
             }
+            b = blend_rotation(b, v, at_ref, a.weight, additive);
         }
         let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
                              pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);

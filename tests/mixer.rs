@@ -1296,3 +1296,45 @@ fn gpu_pointer_properties_match_cpu() {
     }
     assert!(poses.property(0, "/nope").is_none());
 }
+
+/// `cpu::mix::blend_rotation`, the one-slerp form the shader's mixed pose
+/// and pointer rotations use, against the two rules it merges: rule 1
+/// (`blend_normal`, rotation) for a normal action, the first and a later
+/// one, and rule 3 (`add_quat`) for an additive one, equal to the last bit.
+#[test]
+fn blend_rotation_is_rule_1_or_rule_3() {
+    use keyframe_gpu::cpu::mix::{add_quat, blend_normal, blend_rotation, blend_start};
+    let bits = |b: keyframe_gpu::cpu::mix::Blend| {
+        (
+            b.acc.to_array().map(f32::to_bits),
+            b.total.to_bits(),
+            b.add.to_array().map(f32::to_bits),
+            b.added,
+        )
+    };
+    let q = |r: Quat| Vec4::from(r);
+    let v = q(rot_x(0.7) * rot_y(-0.4));
+    let at_ref = q(rot_z(0.25));
+    let empty = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
+    let one = blend_normal(empty, q(rot_y(1.1)), 0.6, true);
+    let layered = add_quat(one, q(rot_x(-0.3)), q(rot_x(0.1)), 0.5);
+    for (name, b) in [("empty", empty), ("one action", one), ("layered", layered)] {
+        for w in [0.25, 1.0] {
+            assert_eq!(
+                bits(blend_rotation(b, v, at_ref, w, false)),
+                bits(blend_normal(b, v, w, true)),
+                "{name}, normal, w {w}"
+            );
+            assert_eq!(
+                bits(blend_rotation(b, v, at_ref, w, true)),
+                bits(add_quat(b, v, at_ref, w)),
+                "{name}, additive, w {w}"
+            );
+        }
+    }
+    // The two rules differ here, so the comparisons above can tell them apart.
+    assert_ne!(
+        bits(blend_rotation(one, v, at_ref, 0.25, true)),
+        bits(blend_normal(one, v, 0.25, true))
+    );
+}

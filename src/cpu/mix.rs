@@ -183,6 +183,33 @@ pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     out
 }
 
+/// WGSL `blend_rotation`: [`blend_normal`]`(b, v, w, true)` for a normal
+/// action, [`add_quat`]`(b, v, r, w)` for an additive one (`r`: the action
+/// at its reference time), with one [`quat_mix`] whose ends and factor
+/// depend on the kind; the same values.
+#[must_use]
+pub fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool) -> Blend {
+    let mut out = b;
+    let total = b.total + w;
+    let (from, to, f) = if additive {
+        (b.add, quat_mul(b.add, quat_mul(quat_conj(r), v)), w)
+    } else {
+        (b.acc, v, w / total)
+    };
+    let mixed = quat_mix(from, to, f);
+    if additive {
+        out.add = mixed;
+        out.added = true;
+    } else if b.total == 0.0 {
+        out.acc = v;
+        out.total = w;
+    } else {
+        out.acc = mixed;
+        out.total = total;
+    }
+    out
+}
+
 /// One scalar's blend in progress (WGSL `Scalar`): a morph weight or one
 /// component of a pointer target.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -337,27 +364,29 @@ pub fn mixed_pose(
         if ch[2] >= 0 {
             vs = sample_vec3(samples, base + ch[2] as usize);
         }
-        if a.reference_row == NO_ROW {
-            if ch[0] >= 0 {
-                t = blend_normal(t, vt, w, false);
-            }
-            if ch[1] >= 0 {
-                r = blend_normal(r, vr, w, true);
-            }
-            if ch[2] >= 0 {
-                s = blend_normal(s, vs, w, false);
-            }
-        } else {
+        let additive = a.reference_row != NO_ROW;
+        let mut ref_r = Vec4::new(0.0, 0.0, 0.0, 1.0);
+        if additive {
             let ref_base = (a.reference_row * stride) as usize;
             if ch[0] >= 0 {
                 t = add_vec(t, vt, sample_vec3(samples, ref_base + ch[0] as usize), w);
             }
             if ch[1] >= 0 {
-                r = add_quat(r, vr, sample_vec4(samples, ref_base + ch[1] as usize), w);
+                ref_r = sample_vec4(samples, ref_base + ch[1] as usize);
             }
             if ch[2] >= 0 {
                 s = add_vec(s, vs, sample_vec3(samples, ref_base + ch[2] as usize), w);
             }
+        } else {
+            if ch[0] >= 0 {
+                t = blend_normal(t, vt, w, false);
+            }
+            if ch[2] >= 0 {
+                s = blend_normal(s, vs, w, false);
+            }
+        }
+        if ch[1] >= 0 {
+            r = blend_rotation(r, vr, ref_r, w, additive);
         }
     }
     let rest_t = Vec3::from_slice(&node.translation[..3]).extend(0.0);
@@ -450,12 +479,12 @@ pub fn write_mixed_property(
                 continue;
             }
             let v = sample_vec4(samples, (a.row * stride) as usize + src as usize);
-            if a.reference_row == NO_ROW {
-                b = blend_normal(b, v, a.weight, true);
-            } else {
-                let r = sample_vec4(samples, (a.reference_row * stride) as usize + src as usize);
-                b = add_quat(b, v, r, a.weight);
+            let additive = a.reference_row != NO_ROW;
+            let mut at_ref = Vec4::new(0.0, 0.0, 0.0, 1.0);
+            if additive {
+                at_ref = sample_vec4(samples, (a.reference_row * stride) as usize + src as usize);
             }
+            b = blend_rotation(b, v, at_ref, a.weight, additive);
         }
         let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
         let q = blend_finish(b, rest, true);
