@@ -118,21 +118,16 @@ fn blend_start(identity: vec4<f32>) -> Blend {
     return Blend(vec4<f32>(0.0), 0.0, identity, false);
 }
 
-// Rule 1: a normal action's value v at effective weight w (rotations mixed
-// with quat_mix, vectors with vec_mix).
-fn blend_normal(b: Blend, v: vec4<f32>, w: f32, rotation: bool) -> Blend {
+// Rule 1 for a vector property: a normal action's value v at effective
+// weight w, mixed with vec_mix (rotations: blend_rotation).
+fn blend_normal(b: Blend, v: vec4<f32>, w: f32) -> Blend {
     var out = b;
     if (b.total == 0.0) {
         out.acc = v;
         out.total = w;
     } else {
         out.total = b.total + w;
-        let t = w / out.total;
-        if (rotation) {
-            out.acc = quat_mix(b.acc, v, t);
-        } else {
-            out.acc = vec_mix(b.acc, v, t);
-        }
+        out.acc = vec_mix(b.acc, v, w / out.total);
     }
     return out;
 }
@@ -145,18 +140,12 @@ fn add_vec(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
     return out;
 }
 
-// Rule 3 for a rotation.
-fn add_quat(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
-    var out = b;
-    let delta = quat_mul(quat_conj(r), v);
-    out.add = quat_mix(b.add, quat_mul(b.add, delta), w);
-    out.added = true;
-    return out;
-}
-
 // A rotation's rule 1 or 3 for an action of either kind, with one quat_mix:
-// blend_normal(b, v, w, true) for a normal action, add_quat(b, v, r, w) for
-// an additive one (r: the action at its reference time), the same values.
+// for a normal action, acc = v (the first) or quat_mix(acc, v, w / W); for
+// an additive one (r: the action at its reference time), add =
+// quat_mix(add, add * conj(r) * v, w). (The CPU twin's blend_normal and
+// add_quat state the two rules on their own; a test checks this against
+// them bit for bit.)
 // The fallback adapters run both blocks of a branch, so the two functions
 // called from two blocks cost two slerps per action, whatever its kind;
 // here the slerp's ends and factor are selected and it runs once.
@@ -313,10 +302,10 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
             }
         } else {
             if (ch.x >= 0) {
-                t = blend_normal(t, vt, w, false);
+                t = blend_normal(t, vt, w);
             }
             if (ch.z >= 0) {
-                s = blend_normal(s, vs, w, false);
+                s = blend_normal(s, vs, w);
             }
         }
         if (ch.y >= 0) {

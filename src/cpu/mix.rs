@@ -144,8 +144,10 @@ pub fn blend_start(identity: Vec4) -> Blend {
     }
 }
 
-/// WGSL `blend_normal` (rule 1: rotations mixed with [`quat_mix`], vectors
-/// with [`vec_mix`]).
+/// Rule 1: a normal action's value `v` at effective weight `w`, rotations
+/// mixed with [`quat_mix`], vectors with [`vec_mix`]. With `rotation`
+/// false it is WGSL `blend_normal`; the shader mixes rotations with
+/// [`blend_rotation`], which equals this with `rotation` true (tested).
 #[must_use]
 pub fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
     let mut out = b;
@@ -173,7 +175,9 @@ pub fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     out
 }
 
-/// WGSL `add_quat` (rule 3, rotations).
+/// Rule 3 for a rotation: `add = quat_mix(add, add * conj(r) * v, w)`.
+/// The shader has no function of its own for it: [`blend_rotation`], which
+/// it uses, equals this for an additive action (tested).
 #[must_use]
 pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     let mut out = b;
