@@ -434,6 +434,20 @@ fn cpu_pieces_match_glam() {
         cpu_skin::affine_mul(projective, b),
         cpu_skin::mat_mul(projective, b)
     );
+    // affine_mul_affine (the products whose right factor is affine too)
+    // is the same product when both factors are affine, equal as numbers
+    // (a zero's sign may differ); for a projective right factor it is not.
+    for (name, l, r) in [("sheared * trs", a, b), ("trs * sheared", b, a)] {
+        assert_eq!(
+            cpu_skin::affine_mul_affine(l, r).to_cols_array(),
+            cpu_skin::mat_mul(l, r).to_cols_array(),
+            "affine_mul_affine {name}"
+        );
+    }
+    assert_ne!(
+        cpu_skin::affine_mul_affine(b, projective),
+        cpu_skin::mat_mul(b, projective)
+    );
 }
 
 // ------------------------------------------------------------ GPU vs CPU
@@ -2198,6 +2212,61 @@ fn tables_beyond_the_uniform_head() {
 /// matrices leave out the product with the mesh node's inverse: true only
 /// when every skin's mesh node, with its ancestors, rests at the identity
 /// and no clip animates it. Each case changes one thing from the first.
+/// `SkinTables::inverse_binds_are_affine` answers whether every inverse
+/// bind's last row is 0, 0, 0, 1; a rig with one that is not takes the
+/// full product for its joint matrices on the GPU and in the twin, whose
+/// last row is then the inverse bind's (the affine product would write 0,
+/// 0, 0, 1 there).
+#[test]
+fn non_affine_inverse_binds() {
+    let projective = Mat4::from_cols_array(&[
+        1.0, 0.0, 0.0, 0.25, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, -0.5, 0.0, -1.0, 0.0, 1.0,
+    ]);
+    let shifted = Mat4::from_translation(Vec3::new(0.0, -1.0, 0.0));
+    for (name, ibm, affine) in [("affine", shifted, true), ("projective", projective, false)] {
+        let mut b = Rig::builder();
+        let root = b.node(None, NodeTransform::translation([0.0, 1.0, 0.0]));
+        let tip = b.node(Some(root), NodeTransform::translation([0.0, 1.0, 0.0]));
+        let mesh = b.mesh(0, vec![]);
+        let skin = b.skin(
+            vec![root, tip],
+            vec![shifted.to_cols_array(), ibm.to_cols_array()],
+        );
+        b.attach(root, mesh, Some(skin));
+        let rig = b.build().unwrap();
+        let rotations = [Quat::IDENTITY, Quat::from_rotation_z(0.8)];
+        let lib = AnimationLibrary::new(vec![Clip::new(
+            "bend",
+            vec![Track::new(
+                tip,
+                Property::Rotation,
+                Interpolation::Linear,
+                vec![0.0, 1.0],
+                quat_values(&rotations),
+            )],
+        )])
+        .unwrap();
+        let tables = SkinTables::new(&rig, &lib).unwrap();
+        assert_eq!(tables.inverse_binds_are_affine(), affine, "{name}");
+        let inst = [Instance::new(0, 0.0), Instance::new(0, 0.5)];
+        let cpu = cpu_skin::skin(&tables, &lib, &inst).unwrap();
+        for (i, inst) in inst.iter().enumerate() {
+            // glam: mesh node (the root) inverse * tip global * inverse bind.
+            let r = Quat::from_rotation_z((0.8 * inst.time) as f32);
+            let root_global = Mat4::from_translation(Vec3::Y);
+            let tip_global = root_global * glam_trs([0.0, 1.0, 0.0], r, [1.0; 3]);
+            let want = root_global.inverse() * tip_global * ibm;
+            assert_mat_close(&format!("{name} {i}"), cpu.joints[2 * i + 1], want, 1e-5);
+            assert_eq!(
+                cpu.joints[2 * i + 1].row(3),
+                ibm.row(3),
+                "{name} {i}: last row"
+            );
+        }
+        gpu_vs_cpu(name, &rig, &lib, &inst);
+    }
+}
+
 #[test]
 fn mesh_inverses_are_identity_only_for_still_identity_mesh_nodes() {
     // (mesh node's parent transform, mesh node transform, does a clip

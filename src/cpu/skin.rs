@@ -7,9 +7,10 @@
 //! ([`SkinTables`]) and producing the same layouts. Matrix products are
 //! written out as the shader computes them ([`affine_mul`]: every left
 //! factor is affine, and column `c` of `a * b` is `a[0] b[c].x + a[1]
-//! b[c].y + a[2] b[c].z + a[3] b[c].w` without `a`'s last row), not with
-//! glam's operators, so that the twin does not depend on how glam orders
-//! its sums.
+//! b[c].y + a[2] b[c].z + a[3] b[c].w` without `a`'s last row;
+//! [`affine_mul_affine`] where the right factor is affine too, as every
+//! one but a non-affine inverse bind is), not with glam's operators, so
+//! that the twin does not depend on how glam orders its sums.
 //!
 //! Kernels and their twins (one invocation each):
 //! - `hierarchy_main` ([`SkinStrategy::Staged`], the reference):
@@ -95,6 +96,24 @@ pub fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
             .extend(v.w)
     };
     Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
+}
+
+/// WGSL `affine_mul_affine`: `a * b` for affine `a` and `b` (last rows 0,
+/// 0, 0, 1). [`affine_mul`] without the terms of `b`'s last row (`a[3].xyz
+/// * 0` in columns 0 to 2, `a[3].xyz * 1` in column 3) and with the last
+/// row written as 0, 0, 0, 1: the same sums in the same order otherwise,
+/// so the same values on finite input but for the sign of a zero (for a
+/// non-affine `b` it is not the product).
+#[must_use]
+pub fn affine_mul_affine(a: Mat4, b: Mat4) -> Mat4 {
+    let linear =
+        |v: Vec4| a.x_axis.truncate() * v.x + a.y_axis.truncate() * v.y + a.z_axis.truncate() * v.z;
+    Mat4::from_cols(
+        linear(b.x_axis).extend(0.0),
+        linear(b.y_axis).extend(0.0),
+        linear(b.z_axis).extend(0.0),
+        (linear(b.w_axis) + a.w_axis.truncate()).extend(1.0),
+    )
 }
 
 // WGSL cross and dot, written out.
@@ -205,14 +224,14 @@ pub fn global_matrix(
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = affine_mul(posed_local(tables, samples, i, clip, p as u32), m);
+        m = affine_mul_affine(posed_local(tables, samples, i, clip, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
-        m = affine_mul(previous, m);
+        m = affine_mul_affine(previous, m);
     } else if p >= 0 && p < n as i32 {
-        m = affine_mul(globals[base + p as usize], m);
+        m = affine_mul_affine(globals[base + p as usize], m);
     }
     m
 }
@@ -233,14 +252,14 @@ pub fn stored_global(
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = affine_mul(stored_local(tables, locals, i, p as u32), m);
+        m = affine_mul_affine(stored_local(tables, locals, i, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
     if p >= 0 && p + 1 == n as i32 {
-        m = affine_mul(previous, m);
+        m = affine_mul_affine(previous, m);
     } else if p >= 0 && p < n as i32 {
-        m = affine_mul(globals[base + p as usize], m);
+        m = affine_mul_affine(globals[base + p as usize], m);
     }
     m
 }
@@ -287,7 +306,7 @@ pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= 0 {
-        m = affine_mul(posed_local(tables, samples, i, clip, p as u32), m);
+        m = affine_mul_affine(posed_local(tables, samples, i, clip, p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
@@ -316,11 +335,16 @@ pub fn mesh_node_inverse(
 /// identity when it has none).
 #[must_use]
 pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
-    // The shader's override MESH_INVERSES_IDENTITY: no product with it.
-    if tables.mesh_inverses_are_identity() {
-        return affine_mul(global, inverse_bind(tables, j));
+    // The shader's overrides MESH_INVERSES_IDENTITY (no product with it)
+    // and INVERSE_BINDS_AFFINE.
+    let mut m = global;
+    if !tables.mesh_inverses_are_identity() {
+        m = affine_mul_affine(mesh_inverse, global);
     }
-    affine_mul(affine_mul(mesh_inverse, global), inverse_bind(tables, j))
+    if tables.inverse_binds_are_affine() {
+        return affine_mul_affine(m, inverse_bind(tables, j));
+    }
+    affine_mul(m, inverse_bind(tables, j))
 }
 
 /// Inverse bind matrix of joint slot `j` (WGSL `inverse_bind`, which reads

@@ -138,6 +138,7 @@ pub struct SkinTables {
     pointer_targets: Vec<[u32; 4]>,
     pointer_rest: Vec<f32>,
     mesh_inverses_identity: bool,
+    inverse_binds_affine: bool,
 }
 
 /// Whether every skin's mesh-node inverse is the identity in every pose:
@@ -355,8 +356,13 @@ impl SkinTables {
             }
         }
         let mesh_inverses_identity = mesh_inverses_identity(&nodes, &channels, &skin_nodes);
+        // Column-major: the last row is elements 3, 7, 11 and 15.
+        let inverse_binds_affine = inverse_binds
+            .iter()
+            .all(|m| [m[3], m[7], m[11], m[15]] == [0.0, 0.0, 0.0, 1.0]);
         Ok(SkinTables {
             mesh_inverses_identity,
+            inverse_binds_affine,
             nodes,
             channels,
             meshes,
@@ -475,6 +481,18 @@ impl SkinTables {
     #[must_use]
     pub fn mesh_inverses_are_identity(&self) -> bool {
         self.mesh_inverses_identity
+    }
+
+    /// Whether every inverse bind matrix is affine, its last row 0, 0, 0, 1
+    /// (true of what exporters write; a rig without skins answers true):
+    /// the joint matrices then multiply by them with the product of two
+    /// affine matrices, which leaves out the terms of the last row (WGSL
+    /// override `INVERSE_BINDS_AFFINE`, and the CPU twin's
+    /// `joint_matrix`). The results are the same numbers; only the sign of
+    /// a zero can differ from the full product.
+    #[must_use]
+    pub fn inverse_binds_are_affine(&self) -> bool {
+        self.inverse_binds_affine
     }
 
     /// The most joint slots of any one node: skins that share a joint node

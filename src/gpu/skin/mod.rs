@@ -310,6 +310,7 @@ impl GpuSkinner {
             channels_in_head: tables.channels().len() <= head,
             joints_in_head: tables.joints().len() <= head,
             mesh_inverses_identity: tables.mesh_inverses_are_identity(),
+            inverse_binds_affine: tables.inverse_binds_are_affine(),
             node_slots: tables.max_slots_per_node(),
             counts: [
                 tables.node_count(),

@@ -205,6 +205,9 @@ pub(super) struct RigOverrides {
     /// Every skin's mesh-node inverse is the identity
     /// (`MESH_INVERSES_IDENTITY`, [`SkinTables::mesh_inverses_are_identity`](crate::rig::SkinTables::mesh_inverses_are_identity)).
     pub mesh_inverses_identity: bool,
+    /// Every inverse bind matrix is affine (`INVERSE_BINDS_AFFINE`,
+    /// [`SkinTables::inverse_binds_are_affine`](crate::rig::SkinTables::inverse_binds_are_affine)).
+    pub inverse_binds_affine: bool,
     /// The most joint slots of one node (`NODE_SLOTS`,
     /// [`SkinTables::max_slots_per_node`](crate::rig::SkinTables::max_slots_per_node)).
     pub node_slots: u32,
@@ -246,6 +249,7 @@ pub(super) fn build(
             flag(overrides.mesh_inverses_identity),
         ),
         ("NODE_SLOTS", f64::from(overrides.node_slots)),
+        ("INVERSE_BINDS_AFFINE", flag(overrides.inverse_binds_affine)),
     ];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &all,
