@@ -73,10 +73,19 @@
 // What each choice measured is in the README's performance section.
 
 // Bindings 0..11 are pose.wgsl's.
-@group(0) @binding(12) var<storage, read_write> globals: array<mat4x4<f32>>;
+// Global matrices, each as its four columns' first three rows (a vec3 has
+// a stride of 16 bytes: the buffer holds mat4x4s, column by column). Every
+// global is affine; its last row, 0, 0, 0, 1, is in the buffer from its
+// creation (the host fills it with identity matrices) and no kernel writes
+// it (store_global, global_at).
+@group(0) @binding(12) var<storage, read_write> globals: array<vec3<f32>>;
 @group(0) @binding(13) var<storage, read> joints: array<Joint>;
 @group(0) @binding(14) var<storage, read> inverse_binds: array<mat4x4<f32>>;
-@group(0) @binding(15) var<storage, read_write> joint_matrices: array<mat4x4<f32>>;
+// Joint matrices, like `globals`: the first three rows of each column. The
+// last row of joint slot j's matrix is its inverse bind's (every other
+// factor is affine), the same in every pose: the host writes it when it
+// creates the buffer (store_joint).
+@group(0) @binding(15) var<storage, read_write> joint_matrices: array<vec3<f32>>;
 // The first UNIFORM_HEAD entries of `joints` and `inverse_binds` again, in
 // uniform buffers (see "Tables" above; the host zero-pads them).
 @group(0) @binding(16) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
@@ -204,7 +213,7 @@ fn global_matrix(i: u32, clip: u32, n: u32, local: mat4x4<f32>,
     if (p >= 0 && p + 1 == i32(n)) {
         m = affine_mul_affine(previous, m);
     } else if (p >= 0 && p < i32(n)) {
-        m = affine_mul_affine(globals[base + u32(p)], m);
+        m = affine_mul_affine(global_at(base + u32(p)), m);
     }
     return m;
 }
@@ -222,7 +231,7 @@ fn stored_global(i: u32, n: u32, previous: mat4x4<f32>) -> mat4x4<f32> {
     if (p >= 0 && p + 1 == i32(n)) {
         m = affine_mul_affine(previous, m);
     } else if (p >= 0 && p < i32(n)) {
-        m = affine_mul_affine(globals[base + u32(p)], m);
+        m = affine_mul_affine(global_at(base + u32(p)), m);
     }
     return m;
 }
@@ -306,6 +315,36 @@ fn select_matrix(f: mat4x4<f32>, t: mat4x4<f32>, c: bool) -> mat4x4<f32> {
 // then leaves out the product with it, and skin_main the inverses.
 override MESH_INVERSES_IDENTITY: bool = false;
 
+// Global g (instance * node_count + node): its three stored rows and the
+// affine last row.
+fn global_at(g: u32) -> mat4x4<f32> {
+    return mat4x4<f32>(vec4<f32>(globals[4u * g], 0.0), vec4<f32>(globals[4u * g + 1u], 0.0),
+        vec4<f32>(globals[4u * g + 2u], 0.0), vec4<f32>(globals[4u * g + 3u], 1.0));
+}
+
+// Stores global g, an affine matrix: the first three rows of its columns,
+// one vec3 store each (its last row is in the buffer already). On the CPU
+// adapters a storage store is a loop over the lanes with a bounds check
+// per component: three components where a mat4x4 column writes four, the
+// fourth a constant. Measured: skin_chain's skin pass 1.44 -> 1.26 ms
+// (medians of six alternated rounds), and its kernel's share of perf's
+// samples over the bench's kernels 0.71 -> 0.66 (four runs each).
+fn store_global(g: u32, m: mat4x4<f32>) {
+    globals[4u * g] = m[0].xyz;
+    globals[4u * g + 1u] = m[1].xyz;
+    globals[4u * g + 2u] = m[2].xyz;
+    globals[4u * g + 3u] = m[3].xyz;
+}
+
+// Stores joint matrix j (instance * joint_count + slot) like store_global:
+// its last row, its inverse bind's, is in the buffer already.
+fn store_joint(j: u32, m: mat4x4<f32>) {
+    joint_matrices[4u * j] = m[0].xyz;
+    joint_matrices[4u * j + 1u] = m[1].xyz;
+    joint_matrices[4u * j + 2u] = m[2].xyz;
+    joint_matrices[4u * j + 3u] = m[3].xyz;
+}
+
 // Whether every inverse bind matrix is affine, last row exactly 0, 0, 0, 1
 // (set by the host: SkinTables::inverse_binds_are_affine; glTF exporters
 // write affine ones); joint_matrix() then multiplies by it with
@@ -339,10 +378,10 @@ fn joints_from_globals(i: u32, first: u32) {
             mesh_node = joint.mesh_node;
             inverse = IDENTITY;
             if (mesh_node >= 0) {
-                inverse = affine_inverse(globals[base + u32(mesh_node)]);
+                inverse = affine_inverse(global_at(base + u32(mesh_node)));
             }
         }
-        joint_matrices[out + j] = joint_matrix(j, inverse, globals[base + joint.node]);
+        store_joint(out + j, joint_matrix(j, inverse, global_at(base + joint.node)));
     }
 }
 
@@ -359,7 +398,7 @@ fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
     var previous = IDENTITY;
     for (var n = 0u; n < params.node_count; n++) {
         previous = stored_global(i, n, previous);
-        globals[base + n] = previous;
+        store_global(base + n, previous);
     }
     joints_from_globals(i, 0u);
 }
@@ -379,7 +418,7 @@ const_assert MAX_UNROLLED_SLOTS == 4u; // skin_main's four blocks
 fn store_fused_joint(out: u32, j: u32, inverses: array<mat4x4<f32>, MAX_FUSED_SKINS>,
                      global: mat4x4<f32>) -> i32 {
     let joint = joint_at(j);
-    joint_matrices[out + j] = joint_matrix(j, fused_inverse(inverses, joint.skin), global);
+    store_joint(out + j, joint_matrix(j, fused_inverse(inverses, joint.skin), global));
     return joint.next_joint;
 }
 
@@ -408,7 +447,7 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     var previous = IDENTITY;
     for (var n = 0u; n < params.node_count; n++) {
         previous = global_matrix(i, clip, n, posed_local(i, clip, n), previous);
-        globals[base + n] = previous;
+        store_global(base + n, previous);
         var j = select(-1, node_at(n).first_joint, fused);
         if (NODE_SLOTS <= MAX_UNROLLED_SLOTS) {
             if (NODE_SLOTS >= 1u && j >= 0) {
@@ -507,7 +546,7 @@ fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
     for (var s = 0u; s < NODES_PER_LANE; s++) {
         let n = lane + s * SKIN_WORKGROUP_SIZE;
         if (n < count) {
-            globals[base + n] = wg_matrix[n];
+            store_global(base + n, wg_matrix[n]);
         }
     }
     let out = i * params.joint_count;
@@ -517,6 +556,6 @@ fn skin_nodes_main(@builtin(workgroup_id) wid: vec3<u32>,
         if (joint.mesh_node >= 0) {
             inverse = affine_inverse(wg_matrix[min(u32(joint.mesh_node), count - 1u)]);
         }
-        joint_matrices[out + j] = joint_matrix(j, inverse, wg_matrix[min(joint.node, count - 1u)]);
+        store_joint(out + j, joint_matrix(j, inverse, wg_matrix[min(joint.node, count - 1u)]));
     }
 }

@@ -615,7 +615,10 @@ pub const POSE_BINDINGS: [Binding; 12] = [
 /// The bindings declared by `shaders/skin.wgsl`, group 0, numbered after
 /// [`POSE_BINDINGS`].
 pub const SKIN_BINDINGS: [Binding; 6] = [
-    binding(12, "globals", BindingKind::StorageReadWrite, 64),
+    // Written and read as the first three rows of each column (vec3s of
+    // stride 16): the matrices' affine last row is filled in when the
+    // buffer is created.
+    binding(12, "globals", BindingKind::StorageReadWrite, 16),
     binding(
         13,
         "joints",
@@ -623,7 +626,8 @@ pub const SKIN_BINDINGS: [Binding; 6] = [
         size_of::<GpuJoint>(),
     ),
     binding(14, "inverse_binds", BindingKind::StorageRead, 64),
-    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 64),
+    // Like `globals`; each matrix's last row is its inverse bind's.
+    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 16),
     binding(16, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
     binding(
         17,

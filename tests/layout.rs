@@ -724,8 +724,9 @@ fn rig_shaders_match_rust_twins() {
 
 #[test]
 fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
-    // A binding's min_size (the layout's min_binding_size) is naga's size
-    // of one element of a runtime-sized array, or of the whole type.
+    // A binding's min_size (the layout's min_binding_size) is naga's stride
+    // of a runtime-sized array (one element and its padding: wgpu's
+    // minimum), or the size of the whole type.
     for (label, source, table) in rig_modules() {
         let (module, _) = parse_and_validate(label, source);
         let mut layouter = naga::proc::Layouter::default();
@@ -734,10 +735,10 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
             let Some(rb) = &var.binding else { continue };
             let want = match module.types[var.ty].inner {
                 naga::TypeInner::Array {
-                    base,
                     size: naga::ArraySize::Dynamic,
+                    stride,
                     ..
-                } => layouter[base].size,
+                } => stride,
                 _ => layouter[var.ty].size,
             };
             let entry = table.iter().find(|b| b.binding == rb.binding).unwrap();

@@ -160,6 +160,57 @@ pub(super) fn check_limits(
     Ok(())
 }
 
+/// A buffer of `size` bytes (a multiple of 64) of 4x4 matrices, matrix
+/// `m` the identity with the last row of `last_rows[m % last_rows.len()]`
+/// (the identity's own, 0, 0, 0, 1, when `last_rows` is empty). The skin
+/// kernels write only the first three rows of the global and joint
+/// matrices (`store_global`, `store_joint`): a global's last row is always
+/// 0, 0, 0, 1, and a joint matrix's is its inverse bind's, the other
+/// factors being affine. The buffer holds those rows from the start.
+fn matrices_with_last_rows(
+    device: &wgpu::Device,
+    label: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    last_rows: &[[f32; 16]],
+) -> Result<wgpu::Buffer> {
+    let identity = glam::Mat4::IDENTITY.to_cols_array();
+    let pattern: Vec<f32> = if last_rows.is_empty() {
+        identity.to_vec()
+    } else {
+        last_rows
+            .iter()
+            .flat_map(|m| {
+                let mut out = identity;
+                for c in 0..4 {
+                    out[4 * c + 3] = m[4 * c + 3];
+                }
+                out
+            })
+            .collect()
+    };
+    let pattern: &[u8] = bytemuck::cast_slice(&pattern);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: true,
+    });
+    {
+        let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Gpu {
+            during: label,
+            message: e.to_string(),
+        })?;
+        let len = view.len();
+        for at in (0..len).step_by(pattern.len()) {
+            let n = pattern.len().min(len - at);
+            view.slice(at..at + n).copy_from_slice(&pattern[..n]);
+        }
+    }
+    buffer.unmap();
+    Ok(buffer)
+}
+
 /// Every buffer the passes bind, but the sampler's.
 #[derive(Debug)]
 pub(super) struct Buffers {
@@ -271,8 +322,21 @@ impl Buffers {
             channels_head: head("keyframe-gpu.skin.channels_head", channels, 16)?,
             joints_head: head("keyframe-gpu.skin.joints_head", joints, joint_size)?,
             inverse_binds_head: head("keyframe-gpu.skin.inverse_binds_head", inverse_binds, 64)?,
-            globals: empty("keyframe-gpu.skin.globals", sizes.globals, out_usage),
-            joint_matrices: empty("keyframe-gpu.skin.joint_matrices", sizes.joints, out_usage),
+            globals: matrices_with_last_rows(
+                device,
+                "keyframe-gpu.skin.globals",
+                sizes.globals,
+                out_usage,
+                &[],
+            )?,
+            // Joint slot j of every instance: inverse bind j's last row.
+            joint_matrices: matrices_with_last_rows(
+                device,
+                "keyframe-gpu.skin.joint_matrices",
+                sizes.joints,
+                out_usage,
+                tables.inverse_binds(),
+            )?,
             morph_weights: empty("keyframe-gpu.skin.morph_weights", sizes.morph, out_usage),
             // Also written by the host or another pass (a mixer).
             locals: staged.then(|| {

@@ -559,6 +559,11 @@ impl GpuSkinner {
 
     /// Joint matrices, `array<mat4x4<f32>>`: instance `i`, joint slot `j`
     /// at `i * joint_count + j` (slots: see [`SkinTables::skin_offsets`]).
+    ///
+    /// The passes write the first three rows of each matrix; its last row,
+    /// which is its inverse bind's in every pose, is written when the
+    /// buffer is created (the buffer's usages have no `COPY_DST`: it is
+    /// read-only to the caller).
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.joint_matrices
@@ -571,7 +576,9 @@ impl GpuSkinner {
     }
 
     /// Global node matrices, `array<mat4x4<f32>>`: `i * node_count + node`
-    /// (a renderer takes the mesh node's model matrix from here).
+    /// (a renderer takes the mesh node's model matrix from here). Like the
+    /// joint matrices, written by the passes but for their last row, 0, 0,
+    /// 0, 1, written when the buffer is created.
     #[must_use]
     pub fn global_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.globals
