@@ -25,8 +25,9 @@ impl Measured {
             self.plan,
             match (self.sample_ms, self.skin_strategy) {
                 (Some(ms), Some(st)) => format!(
-                    ", \"sample_ms\": {}, \"skin_strategy\": \"{st:?}\"",
-                    num(ms)
+                    ", \"sample_ms\": {}, \"chain_over_sampling\": {}, \"skin_strategy\": \"{st:?}\"",
+                    num(ms),
+                    num(self.chain_over_sampling.unwrap_or(self.gpu_ms / ms))
                 ),
                 (Some(ms), None) => format!(", \"sample_ms\": {}", num(ms)),
                 _ => String::new(),
