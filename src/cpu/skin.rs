@@ -99,9 +99,9 @@ pub fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
 }
 
 /// WGSL `affine_mul_affine`: `a * b` for affine `a` and `b` (last rows 0,
-/// 0, 0, 1). [`affine_mul`] without the terms of `b`'s last row (`a[3].xyz
-/// * 0` in columns 0 to 2, `a[3].xyz * 1` in column 3) and with the last
-/// row written as 0, 0, 0, 1: the same sums in the same order otherwise,
+/// 0, 0, 1). [`affine_mul`] without the terms of `b`'s last row
+/// (`a[3].xyz * 0` in columns 0 to 2, `a[3].xyz * 1` in column 3) and with
+/// the last row written as 0, 0, 0, 1: the same sums in the same order otherwise,
 /// so the same values on finite input but for the sign of a zero (for a
 /// non-affine `b` it is not the product).
 #[must_use]
