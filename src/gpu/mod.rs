@@ -89,6 +89,20 @@ pub(crate) fn buffer_init_aligned(
     align: u64,
 ) -> Result<wgpu::Buffer> {
     let size = (contents.len() as u64).div_ceil(align).max(1) * align;
+    buffer_filled(device, label, size, usage, |view| {
+        view.slice(..contents.len()).copy_from_slice(contents);
+    })
+}
+
+/// A buffer of `size` bytes, mapped at creation, written by `fill` (bytes
+/// it leaves are zero), then unmapped.
+pub(crate) fn buffer_filled(
+    device: &wgpu::Device,
+    label: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    fill: impl FnOnce(&mut wgpu::BufferViewMut),
+) -> Result<wgpu::Buffer> {
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
@@ -100,7 +114,7 @@ pub(crate) fn buffer_init_aligned(
             during: label,
             message: e.to_string(),
         })?;
-        view.slice(..contents.len()).copy_from_slice(contents);
+        fill(&mut view);
     }
     buffer.unmap();
     Ok(buffer)

@@ -190,25 +190,13 @@ fn matrices_with_last_rows(
             .collect()
     };
     let pattern: &[u8] = bytemuck::cast_slice(&pattern);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage,
-        mapped_at_creation: true,
-    });
-    {
-        let mut view = buffer.get_mapped_range_mut(..).map_err(|e| Error::Gpu {
-            during: label,
-            message: e.to_string(),
-        })?;
+    super::super::buffer_filled(device, label, size, usage, |view| {
         let len = view.len();
         for at in (0..len).step_by(pattern.len()) {
             let n = pattern.len().min(len - at);
             view.slice(at..at + n).copy_from_slice(&pattern[..n]);
         }
-    }
-    buffer.unmap();
-    Ok(buffer)
+    })
 }
 
 /// Every buffer the passes bind, but the sampler's.
