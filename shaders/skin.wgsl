@@ -70,7 +70,7 @@
 // matrices from the global still in registers. That suits the CPU
 // fallback adapters; on a GPU with many more lanes than instances it
 // leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
-// What each choice measured is in the README's performance section.
+// What each choice measured is in docs/PERFORMANCE.md.
 
 // Bindings 0..11 are pose.wgsl's.
 // Global matrices, each as its four columns' first three rows (a vec3 has

@@ -22,7 +22,7 @@
 //! group is aligned (rotations, morph weights) and slower on scattered
 //! 3-float tracks, which is how [`SamplerPlan::Auto`] chooses between the
 //! two. The
-//! README's performance section has the measurements behind it. A real
+//! measurements behind it are in `docs/PERFORMANCE.md`. A real
 //! GPU runs the reference plan until a measurement on one says otherwise.
 //!
 //! The skin pass's strategy ([`SkinStrategy`](crate::gpu::skin::SkinStrategy))
@@ -150,7 +150,7 @@ pub const MAX_BLOCK_ROW_RUN: u32 = 32;
 /// row, and a workgroup does 16 to 32 times the work, which the CPU
 /// adapters' per-workgroup cost pays for: on crowd_rot (64 rows) runs of
 /// 16, 32 and 64 rows took 13-18% less time than one row per workgroup,
-/// runs of 4 and 8 about as long (README, performance). The cap keeps
+/// runs of 4 and 8 about as long (`docs/PERFORMANCE.md`). The cap keeps
 /// some workgroups per block for devices with more cores.
 #[must_use]
 pub fn block_row_run(group_rows: u32) -> u32 {

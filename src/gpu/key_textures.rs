@@ -8,7 +8,7 @@
 //! storage-buffer load is a loop over the SIMD lanes with a branch and a
 //! store-to-stack per lane, while a `textureLoad` is one vector gather: the
 //! search's dependent loads went from most of its cost to a fraction
-//! (README, Performance). Values and outputs stay in storage buffers.
+//! (`docs/PERFORMANCE.md`). Values and outputs stay in storage buffers.
 //!
 //! The key times are stored as search texels `[p, t_p, t_(p+1), t_(p+2)]`,
 //! one `Rgba32Uint` texel per key (and per bucket of a bucket table): one

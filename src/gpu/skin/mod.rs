@@ -55,8 +55,7 @@ pub enum SkinStrategy {
     /// stage's function (no locals buffer): the fastest on the CPU
     /// fallback adapters, where the SIMD lanes are few and a barrier is
     /// expensive. On a GPU it keeps one lane per instance busy, and most
-    /// of the chip idle (the README's performance section has the
-    /// measurement).
+    /// of the chip idle (the README's GPU table has the measurement).
     PerInstance,
     /// One workgroup per instance, one lane per node (`skin_nodes_main`):
     /// locals (the pose stage's function) in workgroup memory, the
