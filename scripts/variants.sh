@@ -2,12 +2,14 @@
 # Where the sampler's time goes: builds the bench once as it is and once per
 # variant in scripts/variants/ (each a patch to a shader, for measurement
 # only: wrong results), then runs them alternated, ROUNDS times, and prints
-# each run's gpu/floor. The README's "Where the time goes on this adapter"
-# and docs/PERFORMANCE.md quote these variants.
+# each run's gpu/floor (for skin_chain its whole chain over its sampling).
+# The README's "Where the time goes on this adapter" and docs/PERFORMANCE.md
+# quote these variants.
 #
 #   scripts/variants.sh [ROUNDS] [WORKLOADS] [VARIANT...]
-#   scripts/variants.sh 3 crowd_rot                    # every variant, three rounds
-#   scripts/variants.sh 2 crowd_rot,crowd_coherent no_search nlerp
+#   scripts/variants.sh 3 crowd_rot no_search fetch_only bucket_texel first_step nlerp
+#   scripts/variants.sh 3 skin_chain no_global_store no_joint_store
+#   scripts/variants.sh 2 crowd_rot                    # every variant
 #
 # The builds happen in a detached worktree of HEAD under target/variants
 # (its own target directory: the first build takes a few minutes, each
@@ -75,11 +77,13 @@ for r in $(seq "$rounds"); do
         printf '%-14s' "$b"
         for w in "${names[@]}"; do
             line=$(grep "\"workload\": \"$w\"" <<<"$out" || true)
-            ratio=$(sed -n 's/.*"gpu_over_floor": \([0-9.]*\).*/\1/p' <<<"$line")
+            key=gpu_over_floor
+            if [ "$w" = skin_chain ]; then key=chain_over_sampling; fi
+            ratio=$(sed -n "s/.*\"$key\": \([0-9.]*\).*/\1/p" <<<"$line")
             floor=$(sed -n 's/.*"floor_ms": \([0-9.]*\).*/\1/p' <<<"$line")
             printf ' %8.2f (%6.2f ms)' "${ratio:-0}" "${floor:-0}"
         done
         echo
     done
 done
-echo "(gpu/floor per run, the floor's ms beside it: runs whose floor is far above the others' ran while the host took time from this machine)" >&2
+echo "(gpu/floor per run, skin_chain's chain/sampling, the floor's ms beside each: runs whose floor is far above the others' ran while the host took time from this machine)" >&2
