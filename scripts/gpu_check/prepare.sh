@@ -30,7 +30,7 @@ tests=(gpu_vs_cpu skinning mixer crowd animator readback_ring hostile_instances 
 cargo build --quiet --release --example bench --example sample
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done
-cargo test --quiet --release --no-run "${args[@]}" --message-format=json 2>/dev/null \
+cargo test --quiet --release --no-run "${args[@]}" --message-format=json \
   | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -43,6 +43,11 @@ for line in sys.stdin:
 ' | while read -r name exe; do
     cp "$exe" "$out/bin/test_$name"
 done
+found=$(find "$out/bin" -name 'test_*' | wc -l)
+if [ "$found" -ne "${#tests[@]}" ]; then
+  echo "gpu_check: built $found of the ${#tests[@]} test binaries (${tests[*]})" >&2
+  exit 1
+fi
 cp target/release/examples/bench target/release/examples/sample "$out/bin/"
 strip "$out"/bin/*
 
