@@ -81,6 +81,19 @@ override ROWS_IN_UNIFORM: bool = true;
 // rows taken two at a time as in sample_main).
 override ROW_RUN: u32 = 1u;
 
+// The clip-blocks plan's run keys (src/run_keys.rs): where a run's rows'
+// key searches start. 0: each row from its own bucket table or direct
+// guess; 1: every row of the run has its first row's key times, whose one
+// search is every row's; 2: from the run's bucket table, whose header texel
+// is RUN_BASE + (the run's first row): [table offset, buckets, bits of
+// lookup_scale, bits of lookup_origin]; per bucket TABLE_TEXELS texels of
+// TABLE_BITS-bit entries, entry i the key whose search texel row i of the
+// run starts from.
+override RUN_KEYS: u32 = 0u;
+override TABLE_BITS: u32 = 8u;
+override TABLE_TEXELS: u32 = 1u;
+override RUN_BASE: u32 = 0u;
+
 // Whether the library has tracks with a bucket table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
 // and the search leaves out the path of a kind that no track has (the
@@ -230,8 +243,22 @@ struct SegmentPair {
 }
 
 fn find_segment_pair(ta: Track, tb: Track, time: f32) -> SegmentPair {
-    var a = search_start(ta, time);
-    var b = search_start(tb, time);
+    return search_pair(ta, tb, search_start(ta, time), search_start(tb, time), time);
+}
+
+// find_segment_pair with the first texels given (the clip-blocks plan's
+// run keys: those of the keys the run's bucket table names, in the rows'
+// key texels).
+fn find_segment_pair_from(ta: Track, tb: Track, ia: u32, ib: u32, time: f32) -> SegmentPair {
+    let none = Segment(0u, 0.0, 0.0, true);
+    return search_pair(ta, tb, Search(0u, ta.key_count - 1u, ia, true, false, none),
+        Search(0u, tb.key_count - 1u, ib, true, false, none), time);
+}
+
+// The two searches of find_segment_pair from their first texels.
+fn search_pair(ta: Track, tb: Track, start_a: Search, start_b: Search, time: f32) -> SegmentPair {
+    var a = start_a;
+    var b = start_b;
     for (var step = 0u; step < SEARCH_STEPS; step++) {
         let wa = textureLoad(key_windows, texel(a.idx), 0);
         let wb = textureLoad(key_windows, texel(b.idx), 0);
@@ -453,7 +480,11 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
 // with itself): their searches side by side (find_segment_pair), and for
 // LINEAR rotations their key loads too (slerp_pair).
 fn sample_pair(ta: Track, tb: Track, time: f32, out: u32, second: bool) {
-    let segs = find_segment_pair(ta, tb, time);
+    interpolate_pair(ta, tb, find_segment_pair(ta, tb, time), out, second);
+}
+
+// The interpolation of sample_pair, given the rows' segments.
+fn interpolate_pair(ta: Track, tb: Track, segs: SegmentPair, out: u32, second: bool) {
     if (GROUP == GROUP_SLERP) {
         slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
     } else if (GROUP == GROUP_BLEND && !ALIGNED4) {
@@ -479,7 +510,8 @@ fn sample_pair(ta: Track, tb: Track, time: f32, out: u32, second: bool) {
 // where a storage read is one per lane, and on a GPU every lane of a warp
 // reads the same keys' neighbourhood. What each lane reads for itself is
 // its sorted entry (index, time), once per run, the key search's texels
-// and its values.
+// (with run keys, RUN_KEYS > 0: its run table's entries once per run, then
+// per row its key texels; sample_run) and its values.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn sample_blocks_main(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -518,6 +550,10 @@ fn sample_blocks_main(
         }
         return;
     }
+    if (RUN_KEYS != 0u) {
+        sample_run(block, run, kind, time, out);
+        return;
+    }
     // The rows two at a time: the pair's searches side by side
     // (find_segment_pair). A run with an odd row left pairs it with
     // itself and stores it once.
@@ -529,6 +565,68 @@ fn sample_blocks_main(
         let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
         sample_pair(block_track(block.row_first + j, kind),
             block_track(block.row_first + select(j, j + 1u, second), kind), time, out, second);
+    }
+}
+
+// Run `run` of `block` with run keys (RUN_KEYS 1 or 2), the rows two at a
+// time as in sample_blocks_main: with shared key times the first row's one
+// search for every row; with a run table, the time's bucket and its
+// entries once per run, then each pair's searches side by side, each
+// starting from its row's key texel of the key that the bucket names (the
+// same steps as find_segment_pair after its first guess, so the same
+// segments whatever the guess; src/run_keys.rs says why the guess is
+// nearly always right, and cpu::sample::find_segment_from mirrors it).
+fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
+    let first = block.row_first + run * ROW_RUN;
+    var one = Segment(0u, 0.0, 0.0, true);
+    var e0 = vec4<u32>(0u);
+    var e1 = vec4<u32>(0u);
+    var e2 = vec4<u32>(0u);
+    var e3 = vec4<u32>(0u);
+    if (RUN_KEYS == 1u) {
+        one = find_segment_track(block_track(first, kind), time);
+    } else {
+        // The run's bucket table (its header: [offset, buckets, scale,
+        // origin]) and the entries of the time's bucket.
+        let h = textureLoad(key_windows, texel(RUN_BASE + first), 0);
+        let table = h.x + lookup_bucket(time, bitcast<f32>(h.w), bitcast<f32>(h.z), h.y) * TABLE_TEXELS;
+        e0 = textureLoad(key_windows, texel(table), 0);
+        if (TABLE_TEXELS > 1u) {
+            e1 = textureLoad(key_windows, texel(table + 1u), 0);
+        }
+        if (TABLE_TEXELS > 2u) {
+            e2 = textureLoad(key_windows, texel(table + 2u), 0);
+        }
+        if (TABLE_TEXELS > 3u) {
+            e3 = textureLoad(key_windows, texel(table + 3u), 0);
+        }
+    }
+    for (var i = 0u; i < ROW_RUN; i += 2u) {
+        let j = run * ROW_RUN + i;
+        if (j >= block.row_count) {
+            break;
+        }
+        let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
+        let ta = block_track(block.row_first + j, kind);
+        let tb = block_track(block.row_first + select(j, j + 1u, second), kind);
+        var segs = SegmentPair(one, one);
+        if (RUN_KEYS == 2u) {
+            // Entries i and i + 1 (i even) share a word: word i / e of the
+            // bucket's entries, e = 32 / TABLE_BITS per word; the texel
+            // and its component by selects (constant indices: no
+            // run-time indexing of a private array, which the fallback
+            // adapters read lane by lane).
+            let w = i / (32u / TABLE_BITS);
+            let v = select(select(e0, e1, w >= 4u), select(e2, e3, w >= 12u), w >= 8u);
+            let c = w & 3u;
+            let word = select(select(v.x, v.y, c >= 1u), select(v.z, v.w, c >= 3u), c >= 2u);
+            let mask = (1u << TABLE_BITS) - 1u;
+            let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
+            let ka = (word >> shift) & mask;
+            let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
+            segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
+        }
+        interpolate_pair(ta, tb, segs, out, second);
     }
 }
 

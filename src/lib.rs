@@ -106,6 +106,7 @@ mod library;
 pub mod mix;
 pub mod plan;
 pub mod rig;
+mod run_keys;
 mod track;
 
 pub use error::{Error, Result};

@@ -1046,3 +1046,135 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
     }
     every_plan_matches_cpu(&h, &lib, &instances);
 }
+
+/// The clip-blocks plan's run keys (the first guess of each row's key
+/// search taken from one bucket table per run of rows; `src/run_keys.rs`)
+/// in each of their modes, against the CPU twin at every key time of every
+/// row, the floats next to them, between keys, before and after: tables of
+/// 8-bit entries (runs of 32 rows and a short run, rows that start late or
+/// end early, keys closer than a bucket, every property and
+/// interpolation), 16-bit entries (a row of 300 keys), and rows that all
+/// share their key times (one search per run). A guess after the answer or
+/// a misread table entry would give another key's values.
+#[test]
+fn clip_blocks_run_keys_match_cpu() {
+    let Some(h) = common::gpu("clip_blocks_run_keys_match_cpu") else {
+        return;
+    };
+    // Irregular key times: some gaps tiny, most 0.02-0.07 s.
+    let irregular = |seed: u32, start: f32, n: usize| -> Vec<f32> {
+        let mut t = start;
+        (0..n)
+            .map(|k| {
+                let at = t;
+                let r = ((k as u32).wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)) % 1000;
+                let r = r as f32 / 1000.0;
+                t += if r < 0.15 {
+                    1e-4 + r * 1e-3
+                } else {
+                    0.02 + 0.05 * r
+                };
+                at
+            })
+            .collect()
+    };
+    let track = |node: u32, property: Property, interp: Interpolation, times: Vec<f32>| {
+        let width = property.fixed_width().unwrap_or(4);
+        let values = values_for(property, width, interp, times.len());
+        let mut t = Track::new(node, property, interp, times, values);
+        t.width = width;
+        t
+    };
+    let mut eight = Vec::new();
+    // 40 LINEAR rotations: runs of 32 and 8 rows.
+    eight.push(Clip::new(
+        "rotations",
+        (0..40)
+            .map(|r| {
+                let start = 0.01 * (r % 5) as f32;
+                let n = 2 + (r as usize * 7) % 60;
+                track(
+                    r,
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    irregular(r, start, n),
+                )
+            })
+            .collect(),
+    ));
+    // Every property and interpolation, a few rows each, two sharing times.
+    let shared = irregular(99, 0.0, 12);
+    let mut mixed = Vec::new();
+    for (i, interp) in [
+        Interpolation::Step,
+        Interpolation::Linear,
+        Interpolation::CubicSpline,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (j, property) in [
+            Property::Translation,
+            Property::Rotation,
+            Property::Scale,
+            Property::Weights,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for copy in 0..3u32 {
+                let node = (i * 12 + j * 3) as u32 + copy;
+                let times = if copy == 2 {
+                    shared.clone()
+                } else {
+                    irregular(node + 7, 0.03 * copy as f32, 3 + node as usize % 20)
+                };
+                mixed.push(track(node, property, interp, times));
+            }
+        }
+    }
+    eight.push(Clip::new("mixed", mixed));
+    let eight = AnimationLibrary::new(eight).unwrap();
+    let sixteen = AnimationLibrary::new(vec![Clip::new(
+        "long",
+        (0..5)
+            .map(|r| {
+                let n = if r == 2 { 300 } else { 20 + r as usize };
+                track(
+                    r,
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    irregular(r + 50, 0.0, n),
+                )
+            })
+            .collect(),
+    )])
+    .unwrap();
+    let same = AnimationLibrary::new(vec![Clip::new(
+        "same",
+        (0..36)
+            .map(|r| track(r, Property::Rotation, Interpolation::Linear, shared.clone()))
+            .collect(),
+    )])
+    .unwrap();
+    for lib in [&eight, &sixteen, &same] {
+        let mut instances = Vec::new();
+        for (c, clip) in lib.clips().iter().enumerate() {
+            let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];
+            for t in &clip.tracks {
+                for w in t.times.windows(2) {
+                    times.push(0.5 * (w[0] + w[1]));
+                }
+                for &k in t.times.iter() {
+                    times.extend([k, k.next_up(), k.next_down()]);
+                }
+            }
+            instances.extend(
+                times
+                    .into_iter()
+                    .map(|t| Instance::new(c as u32, f64::from(t))),
+            );
+        }
+        every_plan_matches_cpu(&h, lib, &instances);
+    }
+}

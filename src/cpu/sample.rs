@@ -183,7 +183,6 @@ pub fn find_segment_track(
         } else {
             0
         };
-    let (mut lo, mut hi) = (0, last);
     let mut idx = keys + last / 2;
     if track.lookup_scale > 0.0 {
         idx = track.search_offset
@@ -194,6 +193,33 @@ pub fn find_segment_track(
             .min(last);
         idx = keys + c;
     }
+    find_segment_from(times, search_keys, track, idx, time)
+}
+
+#[doc(hidden)]
+/// [`find_segment_track`]'s steps from search texel `first_texel` instead
+/// of the track's own first guess: the shader's `search_pair` from given
+/// texels (the clip-blocks plan's run keys start each row's search at the
+/// key texel that its run's bucket table names). `times` are the track's
+/// own key times. The result is [`find_segment`]'s from any of the
+/// track's search texels.
+#[must_use]
+pub fn find_segment_from(
+    times: &[f32],
+    search_keys: &[u32],
+    track: &GpuTrack,
+    first_texel: u32,
+    time: f32,
+) -> Segment {
+    let last = track.key_count - 1;
+    let keys = track.search_offset
+        + if track.lookup_scale > 0.0 {
+            2 * last
+        } else {
+            0
+        };
+    let (mut lo, mut hi) = (0, last);
+    let mut idx = first_texel;
     let mut first = true;
     // The shader's bound on the steps.
     for _ in 0..crate::layout::SEARCH_STEPS {

@@ -370,7 +370,19 @@ impl GpuSampler {
         let params_stride = (limits.min_uniform_buffer_offset_alignment as usize)
             .max(std::mem::size_of::<GpuParams>());
 
-        let keys = KeyTextures::new(device, queue, library)?;
+        // The clip-blocks plan's run keys (crate::run_keys): per group how
+        // its rows find their keys, their texels after the library's.
+        let run_base = library.search_keys().len() as u64;
+        let run_keys = if plan == SamplerPlan::ClipBlocks {
+            let runs: Vec<(u32, u32)> = dispatches
+                .iter()
+                .map(|&(g, per)| (g, crate::plan::block_row_run(per)))
+                .collect();
+            crate::run_keys::build(library, &runs, run_base, KeyTextures::capacity(device))
+        } else {
+            crate::run_keys::RunKeyTexels::default()
+        };
+        let keys = KeyTextures::with_extra(device, queue, library, &run_keys.texels)?;
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
@@ -479,6 +491,11 @@ impl GpuSampler {
                 } else {
                     1
                 };
+                let run_mode = run_keys
+                    .groups
+                    .get(slot)
+                    .copied()
+                    .unwrap_or(crate::run_keys::GroupRunKeys::PER_ROW);
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
                     offset: (slot * params_stride) as u64,
@@ -562,6 +579,10 @@ impl GpuSampler {
                             ("ROWS_IN_UNIFORM", flag(rows_in_uniform)),
                             ("GROUP_ROWS", f64::from(per_instance.max(1))),
                             ("ROW_RUN", f64::from(row_run)),
+                            ("RUN_KEYS", f64::from(run_mode.mode as u32)),
+                            ("TABLE_BITS", f64::from(run_mode.bits.max(8))),
+                            ("TABLE_TEXELS", f64::from(run_mode.table_texels.max(1))),
+                            ("RUN_BASE", run_base as f64),
                             (
                                 "ALIGNED4",
                                 flag(tuned && crate::plan::vec4_group(library, g)),

@@ -1,0 +1,504 @@
+//! Run keys: the first guess of the clip-blocks plan's key search, taken
+//! once per run of track rows instead of once per row.
+//!
+//! A workgroup of the clip-blocks plan ([`SamplerPlan::ClipBlocks`])
+//! samples a run of up to 32 consecutive track rows of one clip for up to
+//! 64 instances, each lane its instance's rows one after the other, at one
+//! time per lane. Each row's key search used to start from the row's own
+//! bucket table: per row the bucket arithmetic and a bucket texel (a copy
+//! of a key's search texel, two per key interval). With run keys:
+//!
+//! - Each run has one bucket table of its own, `B` buckets over the span of
+//!   all its rows' keys, `[min t_0, max t_last]`, with `B = 2 (n - 1)` for
+//!   `n` keys in its longest row; bucket `b` holds, for every row `r` of the
+//!   run, `A_(r,b)`: the last key of row `r` whose bucket is before `b` (0
+//!   when none), as in a track's own table
+//!   ([`key_lookup`](crate::key_lookup)), in 8 or 16 bits.
+//! - A lane computes its time's bucket once per run and reads the bucket's
+//!   entries (one or two texels for 32 rows); each row's search then
+//!   starts from the row's own search texel of key `A_(r,b)`
+//!   (`[p, t_p, t_(p+1), t_(p+2)]`), which decides between `p` and `p + 1`
+//!   when at most one key of the row lies in the bucket, and goes on
+//!   searching otherwise. The search compares with the key times
+//!   themselves, so the result is the row's own search's, bit for bit,
+//!   whatever the guess.
+//! - So a row reads one texel of its key texels (16 bytes a key) where it
+//!   read one of its bucket texels (32 bytes a key), and the run's table
+//!   (32 bytes a bucket for 32 rows) stays in the cache for the whole
+//!   workgroup.
+//!
+//! When every row of every run of a group has its run's first row's key
+//! times (the library stores equal key times once: keys baked at a fixed
+//! rate), there is no table: the first row's one search is every row's
+//! ([`RunKeys::Shared`]).
+//!
+//! Texture memory: per run of 32 rows, `B` buckets of 32 bytes (64 with
+//! 16-bit entries, for rows of more than 256 keys), about 1/16 (1/8) of
+//! what the rows' own bucket texels take. Measured on crowd_rot (64
+//! LINEAR rotations of 64 irregular keys, different in every track) in
+//! `docs/PERFORMANCE.md`.
+//!
+//! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
+
+use crate::key_lookup::lookup_bucket;
+use crate::layout::GpuTrack;
+use crate::library::AnimationLibrary;
+
+/// How a clip-blocks group's rows find their keys: the shader's override
+/// `RUN_KEYS` (the discriminant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunKeys {
+    /// Each row's search starts from its own bucket table or direct guess.
+    PerRow = 0,
+    /// Every row of each run has its run's first row's key times: that
+    /// row's search is every row's.
+    Shared = 1,
+    /// Each row's search starts from the key that its run's bucket table
+    /// names.
+    Table = 2,
+}
+
+/// A group's run keys, as the shader's overrides take them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GroupRunKeys {
+    /// How the group's rows find their keys (`RUN_KEYS`).
+    pub mode: RunKeys,
+    /// Bits per table entry, 8 or 16 (`TABLE_BITS`; 0 without a table).
+    pub bits: u32,
+    /// Texels per bucket of a run's table, `ceil(run * bits / 128)`
+    /// (`TABLE_TEXELS`; 0 without a table).
+    pub table_texels: u32,
+}
+
+impl GroupRunKeys {
+    /// Each row searches from its own table.
+    pub(crate) const PER_ROW: GroupRunKeys = GroupRunKeys {
+        mode: RunKeys::PerRow,
+        bits: 0,
+        table_texels: 0,
+    };
+}
+
+/// The run keys of a clip-blocks sampler: per dispatch group its mode, and
+/// the texels that follow the library's search texels in the key search
+/// texture, from texel `base`:
+///
+/// - one header texel per track row, at `base + row`, for the first row of
+///   each run of a [`RunKeys::Table`] group: `[table offset, buckets,
+///   lookup scale, lookup origin]` (the floats as their bits), the bucket
+///   of time `T` being [`lookup_bucket`]`(T, origin, scale, buckets)`;
+/// - then each run's table: `table_texels` texels per bucket, entry `i`
+///   (the run's row `i`) in bits `[bits j, bits (j + 1))` of word
+///   `(i / e) % 4` of the bucket's texel `i / (4 e)`, with `e = 32 / bits`
+///   entries per word and `j = i % e`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RunKeyTexels {
+    /// Per dispatch group, in the order given.
+    pub groups: Vec<GroupRunKeys>,
+    /// The texels from `base` on (empty when no group has a table).
+    pub texels: Vec<[u32; 4]>,
+}
+
+/// The key times of `track`.
+fn times_of<'a>(library: &'a AnimationLibrary, track: &GpuTrack) -> &'a [f32] {
+    &library.times()[track.times_offset as usize..][..track.key_count as usize]
+}
+
+/// A run's bucket table: `(scale, origin, buckets, entries)`, `entries[b *
+/// rows + i]` being row `i`'s first key to try in bucket `b`: the last key
+/// whose bucket is before `b`, 0 when none.
+///
+/// `2 (n - 1)` buckets over `[min t_0, max t_last]` of the rows (`n` keys in
+/// the longest), computed in `f32` as the shader does; one bucket (scale 0,
+/// every time in it) when that span gives no finite scale.
+pub(crate) fn run_table(rows: &[&[f32]]) -> (f32, f32, u32, Vec<u32>) {
+    let origin = rows.iter().map(|t| t[0]).fold(f32::INFINITY, f32::min);
+    let end = rows
+        .iter()
+        .map(|t| t[t.len() - 1])
+        .fold(f32::NEG_INFINITY, f32::max);
+    let n = rows.iter().map(|t| t.len()).max().unwrap_or(1);
+    let mut buckets = (2 * n.saturating_sub(1)).max(1) as u32;
+    let mut scale = (f64::from(buckets) / (f64::from(end) - f64::from(origin))) as f32;
+    if !(scale.is_finite() && scale > 0.0) {
+        buckets = 1;
+        scale = 0.0;
+    }
+    let mut entries = Vec::with_capacity(buckets as usize * rows.len());
+    let mut before = vec![0usize; rows.len()];
+    for b in 0..buckets {
+        for (times, before) in rows.iter().zip(before.iter_mut()) {
+            while *before < times.len() && lookup_bucket(times[*before], origin, scale, buckets) < b
+            {
+                *before += 1;
+            }
+            entries.push(before.saturating_sub(1) as u32);
+        }
+    }
+    (scale, origin, buckets, entries)
+}
+
+/// The run keys of the clip-blocks groups `groups` (`(group, run)`: the
+/// track group and its rows per run, the shader's `ROW_RUN`) of `library`,
+/// their texels from texel `base` of the key search texture and within
+/// `max_texels` texels in all (the texture's capacity; a group whose tables
+/// would not fit searches per row).
+pub(crate) fn build(
+    library: &AnimationLibrary,
+    groups: &[(u32, u32)],
+    base: u64,
+    max_texels: u64,
+) -> RunKeyTexels {
+    let tracks = library.tracks();
+    let row_count = tracks.len() as u64;
+    let mut out = RunKeyTexels {
+        groups: Vec::with_capacity(groups.len()),
+        texels: Vec::new(),
+    };
+    // The header texels, one per row; filled for the tables' runs.
+    let mut headers = vec![[0u32; 4]; tracks.len()];
+    let mut tables: Vec<[u32; 4]> = Vec::new();
+    for &(g, run) in groups {
+        out.groups.push(GroupRunKeys::PER_ROW);
+        if run < 2 {
+            continue;
+        }
+        // (first row, rows) of each run of the group, clip by clip.
+        let runs: Vec<(usize, &[GpuTrack])> = library
+            .clip_table()
+            .iter()
+            .flat_map(|clip| {
+                let first = clip.group_first[g as usize] as usize;
+                let count = clip.group_count[g as usize] as usize;
+                tracks[first..first + count]
+                    .chunks(run as usize)
+                    .enumerate()
+                    .map(move |(i, rows)| (first + i * run as usize, rows))
+            })
+            .collect();
+        let shared = runs.iter().all(|(_, rows)| {
+            rows.iter()
+                .all(|t| t.search_offset == rows[0].search_offset)
+        });
+        if shared {
+            if let Some(last) = out.groups.last_mut() {
+                last.mode = RunKeys::Shared;
+            }
+            continue;
+        }
+        let most_keys = runs
+            .iter()
+            .flat_map(|(_, rows)| rows.iter().map(|t| t.key_count))
+            .max()
+            .unwrap_or(0);
+        let bits = match most_keys {
+            0..=0x100 => 8,
+            0x101..=0x1_0000 => 16,
+            _ => continue,
+        };
+        let table_texels = (run * bits).div_ceil(128);
+        let per_word = (32 / bits) as usize;
+        let start = tables.len();
+        let mut group_headers = Vec::with_capacity(runs.len());
+        let mut fits = true;
+        for (_, rows) in &runs {
+            let times: Vec<&[f32]> = rows.iter().map(|t| times_of(library, t)).collect();
+            let (scale, origin, buckets, entries) = run_table(&times);
+            let offset = base + row_count + tables.len() as u64;
+            let size = u64::from(buckets) * u64::from(table_texels);
+            let Ok(offset) = u32::try_from(offset) else {
+                fits = false;
+                break;
+            };
+            if offset as u64 + size > max_texels {
+                fits = false;
+                break;
+            }
+            group_headers.push([offset, buckets, scale.to_bits(), origin.to_bits()]);
+            for bucket in entries.chunks(rows.len()) {
+                let mut texels = vec![[0u32; 4]; table_texels as usize];
+                for (i, &k) in bucket.iter().enumerate() {
+                    let word = i / per_word;
+                    texels[word / 4][word % 4] |= k << (bits as usize * (i % per_word));
+                }
+                tables.extend_from_slice(&texels);
+            }
+        }
+        if !fits {
+            tables.truncate(start);
+            continue;
+        }
+        for (&(row, _), header) in runs.iter().zip(group_headers) {
+            headers[row] = header;
+        }
+        if let Some(last) = out.groups.last_mut() {
+            *last = GroupRunKeys {
+                mode: RunKeys::Table,
+                bits,
+                table_texels,
+            };
+        }
+    }
+    if !tables.is_empty() {
+        out.texels = headers;
+        out.texels.extend_from_slice(&tables);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::sample::{find_segment, find_segment_from, segment_of};
+    use crate::track::{Clip, Interpolation, Property, Track};
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// Key times from `start`: `n` gaps, some of them tiny (two keys in
+    /// one bucket), some long.
+    fn times(rng: &mut Rng, start: f32, n: usize) -> Vec<f32> {
+        let mut t = start;
+        (0..n)
+            .map(|_| {
+                let at = t;
+                let r = rng.next();
+                t += if r < 0.15 {
+                    1e-3 * rng.next() + 1e-6
+                } else {
+                    0.02 + 0.05 * r
+                };
+                at
+            })
+            .collect()
+    }
+
+    fn rotation(node: u32, times: Vec<f32>) -> Track {
+        let values = times.iter().flat_map(|_| [0.0, 0.0, 0.0, 1.0]).collect();
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            times,
+            values,
+        )
+    }
+
+    /// Every time worth probing for rows `rows`: every key time, the
+    /// floats next to it, times between keys, before the first and after
+    /// the last.
+    fn probes(rows: &[Vec<f32>]) -> Vec<f32> {
+        let mut out = vec![-1.0, 0.0, 1e9];
+        for times in rows {
+            for w in times.windows(2) {
+                out.push(0.5 * (w[0] + w[1]));
+            }
+            for &t in times {
+                out.extend([t, t.next_up(), t.next_down()]);
+            }
+        }
+        out
+    }
+
+    /// The table's entries are the definition's: for every bucket and row,
+    /// the last key whose bucket is before it, by brute force.
+    #[test]
+    fn run_table_entries_are_the_last_key_of_an_earlier_bucket() {
+        let mut rng = Rng(7);
+        for case in 0..20 {
+            let rows: Vec<Vec<f32>> = (0..1 + case % 7)
+                .map(|r| times(&mut rng, 0.1 * (r % 3) as f32, 2 + (r * 5 + case) % 40))
+                .collect();
+            let slices: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) = run_table(&slices);
+            assert!(scale > 0.0);
+            let longest = rows.iter().map(Vec::len).max().unwrap();
+            assert_eq!(buckets as usize, 2 * (longest - 1));
+            for b in 0..buckets {
+                for (i, times) in rows.iter().enumerate() {
+                    let want = times
+                        .iter()
+                        .rposition(|&t| lookup_bucket(t, origin, scale, buckets) < b)
+                        .unwrap_or(0) as u32;
+                    assert_eq!(
+                        entries[(b as usize) * rows.len() + i],
+                        want,
+                        "bucket {b} row {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Started from the key its run's table names for the time's bucket,
+    /// each row's search (the CPU twin of the shader's steps) finds the
+    /// full search's segment at every probe time, and the named key is
+    /// never after the answer (the search never has to go back).
+    #[test]
+    fn searches_from_the_run_table_find_every_segment() {
+        let mut rng = Rng(11);
+        for case in 0..12 {
+            let rows: Vec<Vec<f32>> = (0..2 + case % 9)
+                .map(|r| times(&mut rng, 0.05 * (r % 4) as f32, 1 + (r * 7 + case) % 50))
+                .collect();
+            let clip = Clip::new(
+                "c",
+                rows.iter()
+                    .enumerate()
+                    .map(|(r, t)| rotation(r as u32, t.clone()))
+                    .collect(),
+            );
+            let library = AnimationLibrary::new(vec![clip]).unwrap();
+            let slices: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) = run_table(&slices);
+            for &time in &probes(&rows) {
+                let b = lookup_bucket(time, origin, scale, buckets) as usize;
+                for (i, track) in library.tracks().iter().enumerate() {
+                    let own = times_of(&library, track);
+                    let k = entries[b * rows.len() + i];
+                    let want =
+                        find_segment(library.times(), track.times_offset, track.key_count, time);
+                    assert!(k <= want.k, "row {i} at {time}: guess {k} after {}", want.k);
+                    let keys = track.search_offset
+                        + if track.lookup_scale > 0.0 {
+                            2 * (track.key_count - 1)
+                        } else {
+                            0
+                        };
+                    let got = find_segment_from(own, library.search_keys(), track, keys + k, time);
+                    assert_eq!(got, want, "row {i} at {time}");
+                }
+            }
+        }
+    }
+
+    /// A run of one row with one key: one bucket, scale 0, the key.
+    #[test]
+    fn a_single_key_gets_one_bucket() {
+        let (scale, origin, buckets, entries) = run_table(&[&[0.5]]);
+        assert_eq!((scale, origin, buckets, entries), (0.0, 0.5, 1, vec![0]));
+        let s = segment_of(0, 0, 0.5, 0.5, 0.7);
+        assert!(s.exact);
+    }
+
+    fn library(clips: Vec<Vec<Vec<f32>>>) -> AnimationLibrary {
+        AnimationLibrary::new(
+            clips
+                .into_iter()
+                .enumerate()
+                .map(|(c, rows)| {
+                    Clip::new(
+                        format!("c{c}"),
+                        rows.into_iter()
+                            .enumerate()
+                            .map(|(r, t)| rotation(r as u32, t))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    /// Reads entry `i` of bucket `b` of the run whose header is `h`, as
+    /// the shader does.
+    fn entry(
+        texels: &[[u32; 4]],
+        base: u64,
+        h: [u32; 4],
+        bits: u32,
+        per_bucket: u32,
+        b: u32,
+        i: u32,
+    ) -> u32 {
+        let t = texels[(u64::from(h[0] + b * per_bucket) - base) as usize..].as_ref();
+        let e = 32 / bits;
+        let word = i / e;
+        let w = t[(word / 4) as usize][(word % 4) as usize];
+        (w >> (bits * (i % e))) & ((1u64 << bits) - 1) as u32
+    }
+
+    #[test]
+    fn build_picks_each_mode_and_packs_the_tables() {
+        let mut rng = Rng(3);
+        // Distinct key times, up to 256 keys: 8-bit tables; a clip of 35
+        // rows gives runs of 32 and 3.
+        let rows: Vec<Vec<f32>> = (0..35).map(|r| times(&mut rng, 0.0, 20 + r % 30)).collect();
+        let few = vec![times(&mut rng, 0.3, 256), times(&mut rng, 0.0, 3)];
+        let lib = library(vec![rows.clone(), few.clone()]);
+        let base = lib.search_keys().len() as u64;
+        let built = build(&lib, &[(0, 32)], base, u64::MAX);
+        assert_eq!(
+            built.groups,
+            [GroupRunKeys {
+                mode: RunKeys::Table,
+                bits: 8,
+                table_texels: 2
+            }]
+        );
+        // Headers for rows 0, 32 (clip 0) and 35 (clip 1), and the tables
+        // decode to run_table's entries.
+        let tracks = lib.tracks().len();
+        for (first, run_rows) in [(0usize, &rows[..32]), (32, &rows[32..]), (35, &few[..])] {
+            let h = built.texels[first];
+            let slices: Vec<&[f32]> = run_rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) = run_table(&slices);
+            assert_eq!(h[1..], [buckets, scale.to_bits(), origin.to_bits()]);
+            assert!(u64::from(h[0]) >= base + tracks as u64);
+            for b in 0..buckets {
+                for i in 0..run_rows.len() {
+                    let got = entry(&built.texels, base, h, 8, 2, b, i as u32);
+                    assert_eq!(got, entries[b as usize * run_rows.len() + i]);
+                }
+            }
+        }
+        for (row, h) in built.texels[..tracks].iter().enumerate() {
+            assert_eq!(h[1] > 0, [0, 32, 35].contains(&row), "header of row {row}");
+        }
+        // 257 keys: 16-bit entries, 32 rows in four texels.
+        let long = library(vec![vec![
+            times(&mut rng, 0.0, 257),
+            times(&mut rng, 0.0, 9),
+        ]]);
+        let built = build(&long, &[(0, 32)], 0, u64::MAX);
+        assert_eq!(
+            built.groups[0],
+            GroupRunKeys {
+                mode: RunKeys::Table,
+                bits: 16,
+                table_texels: 4
+            }
+        );
+        // Every row with the first row's key times: shared, no texels.
+        let t = times(&mut rng, 0.0, 30);
+        let shared = library(vec![vec![t.clone(); 5], vec![t.clone(); 3]]);
+        let built = build(&shared, &[(0, 32)], 0, u64::MAX);
+        assert_eq!(built.groups[0].mode, RunKeys::Shared);
+        assert!(built.texels.is_empty());
+        // One row per run (the shader's ROW_RUN 1), more than 65,536 keys,
+        // or tables past the texture: each row searches its own.
+        let built = build(&lib, &[(0, 1)], base, u64::MAX);
+        assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
+        assert!(built.texels.is_empty());
+        let huge = library(vec![vec![
+            (0..65_537).map(|k| k as f32 * 0.01).collect(),
+            vec![0.0, 0.5],
+        ]]);
+        assert_eq!(
+            build(&huge, &[(0, 32)], 0, u64::MAX).groups[0],
+            GroupRunKeys::PER_ROW
+        );
+        let small = build(&lib, &[(0, 32)], base, base + tracks as u64 + 10);
+        assert_eq!(small.groups[0], GroupRunKeys::PER_ROW);
+        assert!(small.texels.is_empty());
+    }
+}
