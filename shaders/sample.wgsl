@@ -577,6 +577,11 @@ fn sample_blocks_main(
 // segments whatever the guess; src/run_keys.rs says why the guess is
 // nearly always right, and cpu::sample::find_segment_from mirrors it).
 fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
+    // A clip with fewer rows than the group's most has runs without rows:
+    // no search (nor header) of theirs to read.
+    if (run * ROW_RUN >= block.row_count) {
+        return;
+    }
     let first = block.row_first + run * ROW_RUN;
     var one = Segment(0u, 0.0, 0.0, true);
     var e0 = vec4<u32>(0u);

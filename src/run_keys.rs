@@ -34,7 +34,10 @@
 //!
 //! Texture memory: per run of 32 rows, `B` buckets of 32 bytes (64 with
 //! 16-bit entries, for rows of more than 256 keys), about 1/16 (1/8) of
-//! what the rows' own bucket texels take. Measured on crowd_rot (64
+//! what the rows' own bucket texels take when the rows have similar key
+//! counts. A group whose run tables would take more texels than its rows'
+//! own bucket tables (rows of very different lengths, or rows indexed
+//! directly, which have none) searches per row. Measured on crowd_rot (64
 //! LINEAR rotations of 64 irregular keys, different in every track) in
 //! `docs/PERFORMANCE.md`.
 //!
@@ -197,6 +200,16 @@ pub(crate) fn build(
             _ => continue,
         };
         let table_texels = (run * bits).div_ceil(128);
+        // The budget: no more texels than the bucket tables of the
+        // group's rows take (each distinct key times once), which the
+        // run tables stand in for. Rows indexed directly have none.
+        let mut seen = std::collections::HashSet::new();
+        let budget: u64 = runs
+            .iter()
+            .flat_map(|(_, rows)| rows.iter())
+            .filter(|t| t.lookup_scale > 0.0 && seen.insert(t.search_offset))
+            .map(|t| 2 * u64::from(t.key_count - 1))
+            .sum();
         let per_word = (32 / bits) as usize;
         let start = tables.len();
         let mut group_headers = Vec::with_capacity(runs.len());
@@ -210,7 +223,7 @@ pub(crate) fn build(
                 fits = false;
                 break;
             };
-            if offset as u64 + size > max_texels {
+            if offset as u64 + size > max_texels || (tables.len() - start) as u64 + size > budget {
                 fits = false;
                 break;
             }
@@ -464,11 +477,11 @@ mod tests {
         for (row, h) in built.texels[..tracks].iter().enumerate() {
             assert_eq!(h[1] > 0, [0, 32, 35].contains(&row), "header of row {row}");
         }
-        // 257 keys: 16-bit entries, 32 rows in four texels.
-        let long = library(vec![vec![
-            times(&mut rng, 0.0, 257),
-            times(&mut rng, 0.0, 9),
-        ]]);
+        // Rows of 257 keys and more: 16-bit entries, 32 rows in four
+        // texels.
+        let long = library(vec![(0..32)
+            .map(|r| times(&mut rng, 0.0, 257 + r))
+            .collect()]);
         let built = build(&long, &[(0, 32)], 0, u64::MAX);
         assert_eq!(
             built.groups[0],
@@ -478,6 +491,21 @@ mod tests {
                 table_texels: 4
             }
         );
+        // One long row among short ones: its buckets times 32 rows'
+        // entries would pass the rows' own bucket texels. Rows indexed
+        // directly (uniform keys) have no bucket texels to stand in for.
+        let uneven = library(vec![vec![
+            times(&mut rng, 0.0, 300),
+            times(&mut rng, 0.0, 9),
+        ]]);
+        let built = build(&uneven, &[(0, 32)], 0, u64::MAX);
+        assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
+        let baked = library(vec![(1..5)
+            .map(|r| (0..10 * r).map(|k| k as f32 / 30.0).collect())
+            .collect()]);
+        assert!(baked.tracks().iter().all(|t| t.lookup_scale < 0.0));
+        let built = build(&baked, &[(0, 32)], 0, u64::MAX);
+        assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
         // Every row with the first row's key times: shared, no texels.
         let t = times(&mut rng, 0.0, 30);
         let shared = library(vec![vec![t.clone(); 5], vec![t.clone(); 3]]);

@@ -1053,7 +1053,7 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
 /// row, the floats next to them, between keys, before and after: tables of
 /// 8-bit entries (runs of 32 rows and a short run, rows that start late or
 /// end early, keys closer than a bucket, every property and
-/// interpolation), 16-bit entries (a row of 300 keys), and rows that all
+/// interpolation), 16-bit entries (rows of 257 to 316 keys), and rows that all
 /// share their key times (one search per run). A guess after the answer or
 /// a misread table entry would give another key's values.
 #[test]
@@ -1137,9 +1137,9 @@ fn clip_blocks_run_keys_match_cpu() {
     let eight = AnimationLibrary::new(eight).unwrap();
     let sixteen = AnimationLibrary::new(vec![Clip::new(
         "long",
-        (0..5)
+        (0..36)
             .map(|r| {
-                let n = if r == 2 { 300 } else { 20 + r as usize };
+                let n = 257 + (r as usize * 13) % 60;
                 track(
                     r,
                     Property::Rotation,
@@ -1157,7 +1157,13 @@ fn clip_blocks_run_keys_match_cpu() {
             .collect(),
     )])
     .unwrap();
-    for lib in [&eight, &sixteen, &same] {
+    // (library, the run-keys modes its LINEAR rotations (group 0) must
+    // take: mode 2 with 8- or 16-bit entries, mode 1 shared.)
+    for (lib, want) in [(&eight, (2, 8)), (&sixteen, (2, 16)), (&same, (1, 0))] {
+        let blocks =
+            GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
+        let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
+        assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
         let mut instances = Vec::new();
         for (c, clip) in lib.clips().iter().enumerate() {
             let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];

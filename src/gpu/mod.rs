@@ -244,6 +244,8 @@ struct GroupDispatch {
     /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
     /// run, the CPU-adapter plan's pair, 1 in the reference plan.
     row_run: u32,
+    /// The clip-blocks plan's run keys for this group.
+    run_keys: crate::run_keys::GroupRunKeys,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: (u32, u32, u32),
@@ -596,6 +598,7 @@ impl GpuSampler {
                     group: g,
                     per_instance,
                     row_run,
+                    run_keys: run_mode,
                     pipeline,
                     bind_group,
                     workgroups: (0, 0, 0),
@@ -748,6 +751,19 @@ impl GpuSampler {
     /// clip, rows varying fastest).
     pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
+    }
+
+    #[doc(hidden)]
+    /// For each dispatch, its track group and how the clip-blocks plan's
+    /// run keys find its rows' keys: `(group, mode, bits)`, mode 0 each row
+    /// from its own table (every other plan), 1 one search per run of rows
+    /// sharing their key times, 2 from the run's bucket table of `bits`-bit
+    /// entries (`src/run_keys.rs`). For tests that must know which path
+    /// they exercised.
+    pub fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.groups
+            .iter()
+            .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
     }
 
     /// The output storage buffer: `capacity * output_stride` `f32`s, layout
