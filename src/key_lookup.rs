@@ -97,18 +97,29 @@ pub(crate) fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
     if !(s.is_finite() && s > 0.0) {
         return None;
     }
-    // Keys are sorted and g is monotonic, so the keys of buckets before b
-    // are a prefix of the keys: `before` counts them.
-    let b_count = buckets as u32;
-    let mut first = Vec::with_capacity(buckets);
+    Some((s, bucket_firsts(times, t0, s, buckets as u32).collect()))
+}
+
+/// For each of the `buckets` buckets from `t0`, `scale` buckets per second
+/// ([`lookup_bucket`]), the last key of `times` whose bucket is before it
+/// (0 when none): a track's bucket table ([`key_lookup`]), and a row's
+/// entries in its run's table (`crate::run_keys`, which shares one origin
+/// and scale among the run's rows).
+pub(crate) fn bucket_firsts(
+    times: &[f32],
+    t0: f32,
+    scale: f32,
+    buckets: u32,
+) -> impl Iterator<Item = u32> + '_ {
+    // Keys are sorted and the bucket is monotonic in the time, so the keys
+    // of buckets before b are a prefix of the keys: `before` counts them.
     let mut before = 0usize;
-    for b in 0..b_count {
-        while before < n && lookup_bucket(times[before], t0, s, b_count) < b {
+    (0..buckets).map(move |b| {
+        while before < times.len() && lookup_bucket(times[before], t0, scale, buckets) < b {
             before += 1;
         }
-        first.push(before.saturating_sub(1) as u32);
-    }
-    Some((s, first))
+        before.saturating_sub(1) as u32
+    })
 }
 
 /// The search texel of key `p` of `times` (a track's key times, `p` less

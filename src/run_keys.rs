@@ -43,7 +43,7 @@
 //!
 //! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
 
-use crate::key_lookup::lookup_bucket;
+use crate::key_lookup::bucket_firsts;
 use crate::layout::GpuTrack;
 use crate::library::AnimationLibrary;
 
@@ -89,7 +89,7 @@ impl GroupRunKeys {
 /// - one header texel per track row, at `base + row`, for the first row of
 ///   each run of a [`RunKeys::Table`] group: `[table offset, buckets,
 ///   lookup scale, lookup origin]` (the floats as their bits), the bucket
-///   of time `T` being [`lookup_bucket`]`(T, origin, scale, buckets)`;
+///   of time `T` being [`lookup_bucket`](crate::key_lookup::lookup_bucket)`(T, origin, scale, buckets)`;
 /// - then each run's table: `table_texels` texels per bucket, entry `i`
 ///   (the run's row `i`) in bits `[bits j, bits (j + 1))` of word
 ///   `(i / e) % 4` of the bucket's texel `i / (4 e)`, with `e = 32 / bits`
@@ -127,15 +127,10 @@ pub(crate) fn run_table(rows: &[&[f32]]) -> (f32, f32, u32, Vec<u32>) {
         buckets = 1;
         scale = 0.0;
     }
-    let mut entries = Vec::with_capacity(buckets as usize * rows.len());
-    let mut before = vec![0usize; rows.len()];
-    for b in 0..buckets {
-        for (times, before) in rows.iter().zip(before.iter_mut()) {
-            while *before < times.len() && lookup_bucket(times[*before], origin, scale, buckets) < b
-            {
-                *before += 1;
-            }
-            entries.push(before.saturating_sub(1) as u32);
+    let mut entries = vec![0u32; buckets as usize * rows.len()];
+    for (i, times) in rows.iter().enumerate() {
+        for (b, first) in bucket_firsts(times, origin, scale, buckets).enumerate() {
+            entries[b * rows.len() + i] = first;
         }
     }
     (scale, origin, buckets, entries)
@@ -263,6 +258,7 @@ pub(crate) fn build(
 mod tests {
     use super::*;
     use crate::cpu::sample::{find_segment, find_segment_from, segment_of};
+    use crate::key_lookup::lookup_bucket;
     use crate::track::{Clip, Interpolation, Property, Track};
 
     /// A small deterministic generator (xorshift).
