@@ -107,6 +107,22 @@ fn values_for(property: Property, width: u32, interp: Interpolation, keys: usize
     v
 }
 
+/// A track of `property` on `node` with values_for's values, `width`
+/// floats per key for morph weights (the other properties' own width).
+fn track_of(
+    node: u32,
+    property: Property,
+    interp: Interpolation,
+    times: Vec<f32>,
+    weights: u32,
+) -> Track {
+    let width = property.fixed_width().unwrap_or(weights);
+    let values = values_for(property, width, interp, times.len());
+    let mut t = Track::new(node, property, interp, times, values);
+    t.width = width;
+    t
+}
+
 /// One clip per interpolation x property; keys with unequal intervals
 /// starting after 0.
 fn every_mode_library() -> AnimationLibrary {
@@ -127,11 +143,7 @@ fn every_mode_library() -> AnimationLibrary {
         .into_iter()
         .enumerate()
         {
-            let width = property.fixed_width().unwrap_or(5);
-            let values = values_for(property, width, interp, times.len());
-            let mut t = Track::new(node as u32, property, interp, times.clone(), values);
-            t.width = width;
-            tracks.push(t);
+            tracks.push(track_of(node as u32, property, interp, times.clone(), 5));
         }
         // A single-key track (constant) where the interpolation allows it.
         if interp != Interpolation::CubicSpline {
@@ -1079,11 +1091,7 @@ fn clip_blocks_run_keys_match_cpu() {
             .collect()
     };
     let track = |node: u32, property: Property, interp: Interpolation, times: Vec<f32>| {
-        let width = property.fixed_width().unwrap_or(4);
-        let values = values_for(property, width, interp, times.len());
-        let mut t = Track::new(node, property, interp, times, values);
-        t.width = width;
-        t
+        track_of(node, property, interp, times, 4)
     };
     let mut eight = Vec::new();
     // 40 LINEAR rotations: runs of 32 and 8 rows.
