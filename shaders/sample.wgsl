@@ -88,7 +88,10 @@ override ROW_RUN: u32 = 1u;
 // is RUN_BASE + (the run's first row): [table offset, buckets, bits of
 // lookup_scale, bits of lookup_origin]; per bucket TABLE_TEXELS texels of
 // TABLE_BITS-bit entries, entry i the key whose search texel row i of the
-// run starts from.
+// run starts from; 3: the same tables, with at most one key of any row in
+// any bucket (the host doubles a run's buckets until that holds), so that
+// the key the entry names or the next one is the answer: one step, no
+// search loop (first_segment).
 override RUN_KEYS: u32 = 0u;
 override TABLE_BITS: u32 = 8u;
 override TABLE_TEXELS: u32 = 1u;
@@ -218,6 +221,21 @@ fn search_step(track: Track, time: f32, w: vec4<u32>, search: Search) -> Search 
     return s;
 }
 
+// The segment of `time` in `track` from search texel `w` of key `p`
+// (w = [p, t_p, t_(p+1), t_(p+2)]), when the answer is known to be p or
+// p + 1: the search step's decision without its miss arithmetic (run keys
+// of mode 3; the host proves the precondition for every time of every
+// bucket). CPU twin: cpu::sample::first_segment.
+fn first_segment(track: Track, p: u32, w: vec4<u32>, time: f32) -> Segment {
+    let last = track.key_count - 1u;
+    let tp = bitcast<f32>(w.y);
+    let ta = bitcast<f32>(w.z);
+    let tb = bitcast<f32>(w.w);
+    let second = time >= ta && p < last;
+    let k = select(p, p + 1u, second);
+    return segment_of(k, last, select(tp, ta, second), select(ta, tb, second), time);
+}
+
 fn find_segment_track(track: Track, time: f32) -> Segment {
     var s = search_start(track, time);
     for (var step = 0u; step < SEARCH_STEPS; step++) {
@@ -253,6 +271,16 @@ fn find_segment_pair_from(ta: Track, tb: Track, ia: u32, ib: u32, time: f32) -> 
     let none = Segment(0u, 0.0, 0.0, true);
     return search_pair(ta, tb, Search(0u, ta.key_count - 1u, ia, true, false, none),
         Search(0u, tb.key_count - 1u, ib, true, false, none), time);
+}
+
+// The segments of two rows from keys ka and kb that their run's exact
+// table names (RUN_KEYS 3: at most one key of a row in a bucket, so the
+// answer is that key or the next): one texel each, one decision
+// (first_segment), no search loop.
+fn first_pair(ta: Track, tb: Track, ka: u32, kb: u32, time: f32) -> SegmentPair {
+    let wa = textureLoad(key_windows, texel(key_texels(ta) + ka), 0);
+    let wb = textureLoad(key_windows, texel(key_texels(tb) + kb), 0);
+    return SegmentPair(first_segment(ta, ka, wa, time), first_segment(tb, kb, wb, time));
 }
 
 // The two searches of find_segment_pair from their first texels.
@@ -568,14 +596,16 @@ fn sample_blocks_main(
     }
 }
 
-// Run `run` of `block` with run keys (RUN_KEYS 1 or 2), the rows two at a
+// Run `run` of `block` with run keys (RUN_KEYS 1, 2 or 3), the rows two at a
 // time as in sample_blocks_main: with shared key times the first row's one
 // search for every row; with a run table, the time's bucket and its
 // entries once per run, then each pair's searches side by side, each
 // starting from its row's key texel of the key that the bucket names (the
 // same steps as find_segment_pair after its first guess, so the same
 // segments whatever the guess; src/run_keys.rs says why the guess is
-// nearly always right, and cpu::sample::find_segment_from mirrors it).
+// nearly always right, and cpu::sample::find_segment_from mirrors it), or
+// with exact tables (mode 3) that key's texel's one decision
+// (first_segment).
 fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
     // A clip with fewer rows than the group's most has runs without rows:
     // no search (nor header) of theirs to read.
@@ -615,7 +645,7 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
         let ta = block_track(block.row_first + j, kind);
         let tb = block_track(block.row_first + select(j, j + 1u, second), kind);
         var segs = SegmentPair(one, one);
-        if (RUN_KEYS == 2u) {
+        if (RUN_KEYS >= 2u) {
             // Entries i and i + 1 (i even) share a word: word i / e of the
             // bucket's entries, e = 32 / TABLE_BITS per word; the texel
             // and its component by selects (constant indices: no
@@ -629,7 +659,11 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
             let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
             let ka = (word >> shift) & mask;
             let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
-            segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
+            if (RUN_KEYS == 3u) {
+                segs = first_pair(ta, tb, ka, kb, time);
+            } else {
+                segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
+            }
         }
         interpolate_pair(ta, tb, segs, out, second);
     }

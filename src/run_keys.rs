@@ -27,6 +27,19 @@
 //!   (32 bytes a bucket for 32 rows) stays in the cache for the whole
 //!   workgroup.
 //!
+//! - When no row of any run has two keys in one bucket, the search is one
+//!   step: the named key's texel decides between it and the next key, the
+//!   only candidates, and the search loop is left out ([`RunKeys::Exact`],
+//!   [`exact_run_table`]). Where `2 (n - 1)` buckets leave two keys of a
+//!   row in one bucket (irregular keys closer than about half their
+//!   average interval), a run's buckets are doubled, up to three times,
+//!   until none does; a group with a run that no doubling separates (or
+//!   whose doubled tables pass the budget below) keeps the plain tables
+//!   and the loop. The loop's first pass costs even when every lane's
+//!   first step succeeds (a SIMD adapter runs the body with its lanes
+//!   masked): measured on crowd_rot, leaving it out took its gpu/floor
+//!   from about 1.60 to 1.54 (`docs/PERFORMANCE.md`).
+//!
 //! When every row of every run of a group has its run's first row's key
 //! times (the library stores equal key times once: keys baked at a fixed
 //! rate), there is no table: the first row's one search is every row's
@@ -35,7 +48,8 @@
 //! Texture memory: per run of 32 rows, `B` buckets of 32 bytes (64 with
 //! 16-bit entries, for rows of more than 256 keys), about 1/16 (1/8) of
 //! what the rows' own bucket texels take when the rows have similar key
-//! counts. A group whose run tables would take more texels than its rows'
+//! counts, up to 8 times that for exact tables whose buckets were
+//! doubled. A group whose run tables would take more texels than its rows'
 //! own bucket tables (rows of very different lengths, or rows indexed
 //! directly, which have none) searches per row. Measured on crowd_rot (64
 //! LINEAR rotations of 64 irregular keys, different in every track) in
@@ -43,7 +57,7 @@
 //!
 //! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
 
-use crate::key_lookup::bucket_firsts;
+use crate::key_lookup::{bucket_firsts, lookup_bucket};
 use crate::layout::GpuTrack;
 use crate::library::AnimationLibrary;
 
@@ -59,6 +73,10 @@ pub(crate) enum RunKeys {
     /// Each row's search starts from the key that its run's bucket table
     /// names.
     Table = 2,
+    /// As `Table`, with at most one key of any row in any bucket: the key
+    /// the table names or the next one is the answer, one step without a
+    /// search loop.
+    Exact = 3,
 }
 
 /// A group's run keys, as the shader's overrides take them.
@@ -115,13 +133,53 @@ fn times_of<'a>(library: &'a AnimationLibrary, track: &GpuTrack) -> &'a [f32] {
 /// the longest), computed in `f32` as the shader does; one bucket (scale 0,
 /// every time in it) when that span gives no finite scale.
 pub(crate) fn run_table(rows: &[&[f32]]) -> (f32, f32, u32, Vec<u32>) {
+    let n = rows.iter().map(|t| t.len()).max().unwrap_or(1);
+    run_table_of(rows, (2 * n.saturating_sub(1)).max(1) as u32)
+}
+
+/// The most times [`exact_run_table`] doubles a run's buckets: up to 8
+/// times [`run_table`]'s, `16 (n - 1)`, whose 32-byte buckets for 32 rows
+/// are still half the rows' own bucket texels (32 bytes a key each).
+const MAX_DOUBLINGS: u32 = 3;
+
+/// [`run_table`] with at most one key of any row in any bucket, when
+/// [`run_table`]'s buckets doubled at most [`MAX_DOUBLINGS`] times give
+/// that (the fewest such); `None` otherwise (keys of a row closer than
+/// about a sixteenth of the run's average key interval).
+///
+/// With one key at most per bucket, the table's entry for a time's bucket
+/// `b`, key `p` (the last of the row whose bucket is before `b`), and the
+/// next key are the only candidates: key `p + 2` has a bucket after `b`, so
+/// it is after the time (the bucket is monotonic in the time, and the host
+/// and the shader compute it alike, `lookup_bucket`), and key `p`, when `p`
+/// is not the 0 of a row without keys before `b`, has a bucket before `b`,
+/// so it is before the time. One search step on key `p`'s search texel
+/// decides ([`first_segment`](crate::cpu::sample::first_segment)).
+pub(crate) fn exact_run_table(rows: &[&[f32]]) -> Option<(f32, f32, u32, Vec<u32>)> {
+    let n = rows.iter().map(|t| t.len()).max().unwrap_or(1);
+    let first = (2 * n.saturating_sub(1)).max(1) as u32;
+    (0..=MAX_DOUBLINGS).find_map(|d| {
+        let table = run_table_of(rows, first << d);
+        let (scale, origin, buckets, _) = table;
+        let apart = rows.iter().all(|times| {
+            times.windows(2).all(|w| {
+                lookup_bucket(w[0], origin, scale, buckets)
+                    < lookup_bucket(w[1], origin, scale, buckets)
+            })
+        });
+        apart.then_some(table)
+    })
+}
+
+/// A run's bucket table of `buckets` buckets over its rows' span
+/// ([`run_table`]).
+fn run_table_of(rows: &[&[f32]], buckets: u32) -> (f32, f32, u32, Vec<u32>) {
     let origin = rows.iter().map(|t| t[0]).fold(f32::INFINITY, f32::min);
     let end = rows
         .iter()
         .map(|t| t[t.len() - 1])
         .fold(f32::NEG_INFINITY, f32::max);
-    let n = rows.iter().map(|t| t.len()).max().unwrap_or(1);
-    let mut buckets = (2 * n.saturating_sub(1)).max(1) as u32;
+    let mut buckets = buckets;
     let mut scale = (f64::from(buckets) / (f64::from(end) - f64::from(origin))) as f32;
     if !(scale.is_finite() && scale > 0.0) {
         buckets = 1;
@@ -207,41 +265,58 @@ pub(crate) fn build(
             .sum();
         let per_word = (32 / bits) as usize;
         let start = tables.len();
-        let mut group_headers = Vec::with_capacity(runs.len());
-        let mut fits = true;
-        for (_, rows) in &runs {
-            let times: Vec<&[f32]> = rows.iter().map(|t| times_of(library, t)).collect();
-            let (scale, origin, buckets, entries) = run_table(&times);
-            let offset = base + row_count + tables.len() as u64;
-            let size = u64::from(buckets) * u64::from(table_texels);
-            let Ok(offset) = u32::try_from(offset) else {
-                fits = false;
-                break;
-            };
-            if offset as u64 + size > max_texels || (tables.len() - start) as u64 + size > budget {
-                fits = false;
-                break;
-            }
-            group_headers.push([offset, buckets, scale.to_bits(), origin.to_bits()]);
-            for bucket in entries.chunks(rows.len()) {
-                let mut texels = vec![[0u32; 4]; table_texels as usize];
-                for (i, &k) in bucket.iter().enumerate() {
-                    let word = i / per_word;
-                    texels[word / 4][word % 4] |= k << (bits as usize * (i % per_word));
+        // Exact tables when every run has one, else the plain ones.
+        let mut chosen = None;
+        for mode in [RunKeys::Exact, RunKeys::Table] {
+            let mut group_headers = Vec::with_capacity(runs.len());
+            let mut fits = true;
+            for (_, rows) in &runs {
+                let times: Vec<&[f32]> = rows.iter().map(|t| times_of(library, t)).collect();
+                let table = match mode {
+                    RunKeys::Exact => exact_run_table(&times),
+                    _ => Some(run_table(&times)),
+                };
+                let Some((scale, origin, buckets, entries)) = table else {
+                    fits = false;
+                    break;
+                };
+                let offset = base + row_count + tables.len() as u64;
+                let size = u64::from(buckets) * u64::from(table_texels);
+                let Ok(offset) = u32::try_from(offset) else {
+                    fits = false;
+                    break;
+                };
+                if offset as u64 + size > max_texels
+                    || (tables.len() - start) as u64 + size > budget
+                {
+                    fits = false;
+                    break;
                 }
-                tables.extend_from_slice(&texels);
+                group_headers.push([offset, buckets, scale.to_bits(), origin.to_bits()]);
+                for bucket in entries.chunks(rows.len()) {
+                    let mut texels = vec![[0u32; 4]; table_texels as usize];
+                    for (i, &k) in bucket.iter().enumerate() {
+                        let word = i / per_word;
+                        texels[word / 4][word % 4] |= k << (bits as usize * (i % per_word));
+                    }
+                    tables.extend_from_slice(&texels);
+                }
             }
-        }
-        if !fits {
+            if fits {
+                chosen = Some((mode, group_headers));
+                break;
+            }
             tables.truncate(start);
-            continue;
         }
+        let Some((mode, group_headers)) = chosen else {
+            continue;
+        };
         for (&(row, _), header) in runs.iter().zip(group_headers) {
             headers[row] = header;
         }
         if let Some(last) = out.groups.last_mut() {
             *last = GroupRunKeys {
-                mode: RunKeys::Table,
+                mode,
                 bits,
                 table_texels,
             };
@@ -257,8 +332,7 @@ pub(crate) fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::sample::{find_segment, find_segment_from, segment_of};
-    use crate::key_lookup::lookup_bucket;
+    use crate::cpu::sample::{find_segment, find_segment_from, first_segment, segment_of};
     use crate::track::{Clip, Interpolation, Property, Track};
 
     /// A small deterministic generator (xorshift).
@@ -286,6 +360,20 @@ mod tests {
                 } else {
                     0.02 + 0.05 * r
                 };
+                at
+            })
+            .collect()
+    }
+
+    /// Key times from `start`: `n` gaps of 0.02 to 0.07 s (no two keys
+    /// closer than about half their average interval, as in irregular
+    /// exports).
+    fn spread(rng: &mut Rng, start: f32, n: usize) -> Vec<f32> {
+        let mut t = start;
+        (0..n)
+            .map(|_| {
+                let at = t;
+                t += 0.02 + 0.05 * rng.next();
                 at
             })
             .collect()
@@ -390,6 +478,65 @@ mod tests {
         }
     }
 
+    /// Exact tables: the fewest doublings of `run_table`'s buckets that
+    /// put every row's keys in distinct buckets (brute force), and from the
+    /// entry of any time's bucket the one-step decision
+    /// (`first_segment`, the shader's mode 3) is the full search's segment
+    /// at every probe time. Keys closer than the doublings can separate
+    /// get none.
+    #[test]
+    fn exact_tables_decide_every_segment_in_one_step() {
+        let mut rng = Rng(5);
+        let mut doubled = 0;
+        for case in 0..24 {
+            let rows: Vec<Vec<f32>> = (0..1 + case % 9)
+                .map(|r| spread(&mut rng, 0.03 * (r % 4) as f32, 1 + (r * 11 + case) % 70))
+                .collect();
+            let slices: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) =
+                exact_run_table(&slices).expect("keys 0.02 s apart separate");
+            let apart = |buckets: u32, scale: f32| {
+                rows.iter().all(|t| {
+                    t.windows(2).all(|w| {
+                        lookup_bucket(w[0], origin, scale, buckets)
+                            != lookup_bucket(w[1], origin, scale, buckets)
+                    })
+                })
+            };
+            assert!(apart(buckets, scale), "case {case}");
+            let plain = run_table(&slices);
+            assert_eq!(
+                (plain.0 * (buckets / plain.2) as f32, plain.1),
+                (scale, origin)
+            );
+            if buckets > plain.2 {
+                doubled += 1;
+                let half = run_table_of(&slices, buckets / 2);
+                assert!(!apart(half.2, half.0), "case {case}: not the fewest");
+            }
+            for &time in &probes(&rows) {
+                let b = lookup_bucket(time, origin, scale, buckets) as usize;
+                for (i, times) in rows.iter().enumerate() {
+                    let p = entries[b * rows.len() + i];
+                    let want = find_segment(times, 0, times.len() as u32, time);
+                    assert_eq!(
+                        first_segment(times, p, time),
+                        want,
+                        "case {case} row {i} at {time}"
+                    );
+                }
+            }
+        }
+        // Both kinds occur: runs separated by run_table's own buckets and
+        // runs that needed more.
+        assert!(doubled > 0 && doubled < 24, "{doubled}");
+        // Two keys 1e-4 s apart among keys 0.02-0.07 s apart: 16 (n - 1)
+        // buckets do not separate them.
+        let mut close = spread(&mut rng, 0.0, 30);
+        close.insert(10, close[9] + 1e-4);
+        assert!(exact_run_table(&[&close, &spread(&mut rng, 0.0, 30)]).is_none());
+    }
+
     /// A run of one row with one key: one bucket, scale 0, the key.
     #[test]
     fn a_single_key_gets_one_bucket() {
@@ -473,6 +620,51 @@ mod tests {
         for (row, h) in built.texels[..tracks].iter().enumerate() {
             assert_eq!(h[1] > 0, [0, 32, 35].contains(&row), "header of row {row}");
         }
+        // Keys 0.02 s apart at least: exact tables, each run's
+        // exact_run_table.
+        let wide_rows: Vec<Vec<f32>> = (0..35)
+            .map(|r| spread(&mut rng, 0.0, 20 + r % 30))
+            .collect();
+        let wide = library(vec![wide_rows.clone()]);
+        let wide_base = wide.search_keys().len() as u64;
+        let built = build(&wide, &[(0, 32)], wide_base, u64::MAX);
+        assert_eq!(
+            built.groups,
+            [GroupRunKeys {
+                mode: RunKeys::Exact,
+                bits: 8,
+                table_texels: 2
+            }]
+        );
+        for (first, run_rows) in [(0usize, &wide_rows[..32]), (32, &wide_rows[32..])] {
+            let h = built.texels[first];
+            let slices: Vec<&[f32]> = run_rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) = exact_run_table(&slices).unwrap();
+            assert_eq!(h[1..], [buckets, scale.to_bits(), origin.to_bits()]);
+            for b in 0..buckets {
+                for i in 0..run_rows.len() {
+                    let got = entry(&built.texels, wide_base, h, 8, 2, b, i as u32);
+                    assert_eq!(got, entries[b as usize * run_rows.len() + i]);
+                }
+            }
+        }
+        // Three rows of 18 irregular keys, two of them 0.008 s apart: the
+        // exact table's buckets (at least twice run_table's 34, two texels
+        // each) pass the rows' own 3 x 34 bucket texels; the plain table's
+        // do not.
+        let pairs: Vec<Vec<f32>> = (0..3)
+            .map(|_| {
+                let mut t = spread(&mut rng, 0.0, 17);
+                t.insert(9, t[8] + 0.008);
+                t
+            })
+            .collect();
+        let slices: Vec<&[f32]> = pairs.iter().map(Vec::as_slice).collect();
+        assert!(exact_run_table(&slices).is_some_and(|t| t.2 > 34));
+        let close = library(vec![pairs]);
+        assert!(close.tracks().iter().all(|t| t.lookup_scale > 0.0));
+        let built = build(&close, &[(0, 32)], 0, u64::MAX);
+        assert_eq!(built.groups[0].mode, RunKeys::Table);
         // Rows of 257 keys and more: 16-bit entries, 32 rows in four
         // texels.
         let long = library(vec![(0..32)

@@ -1059,59 +1059,46 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
     every_plan_matches_cpu(&h, &lib, &instances);
 }
 
-/// The clip-blocks plan's run keys (the first guess of each row's key
-/// search taken from one bucket table per run of rows; `src/run_keys.rs`)
-/// in each of their modes, against the CPU twin at every key time of every
-/// row, the floats next to them, between keys, before and after: tables of
-/// 8-bit entries (runs of 32 rows and a short run, rows that start late or
-/// end early, keys closer than a bucket, every property and
-/// interpolation), 16-bit entries (rows of 257 to 316 keys), and rows that all
-/// share their key times (one search per run). A guess after the answer or
-/// a misread table entry would give another key's values.
-#[test]
-fn clip_blocks_run_keys_match_cpu() {
-    let Some(h) = common::gpu("clip_blocks_run_keys_match_cpu") else {
-        return;
-    };
-    // Irregular key times: some gaps tiny, most 0.02-0.07 s.
-    let irregular = |seed: u32, start: f32, n: usize| -> Vec<f32> {
-        let mut t = start;
-        (0..n)
-            .map(|k| {
-                let at = t;
-                let r = ((k as u32).wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)) % 1000;
-                let r = r as f32 / 1000.0;
-                t += if r < 0.15 {
-                    1e-4 + r * 1e-3
-                } else {
-                    0.02 + 0.05 * r
-                };
-                at
-            })
-            .collect()
-    };
+/// Irregular key times for the run-keys test: `n` keys from `start`, gaps
+/// of 0.02-0.07 s, some of them tiny (keys that no run table separates:
+/// run keys of mode 2) unless `apart` (no keys closer than 0.02 s: exact
+/// tables, mode 3).
+fn run_key_times(seed: u32, start: f32, n: usize, apart: bool) -> Vec<f32> {
+    let mut t = start;
+    (0..n)
+        .map(|k| {
+            let at = t;
+            let r = ((k as u32).wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)) % 1000;
+            let r = r as f32 / 1000.0;
+            t += if r < 0.15 && !apart {
+                1e-4 + r * 1e-3
+            } else {
+                0.02 + 0.05 * r
+            };
+            at
+        })
+        .collect()
+}
+
+/// The run-keys test's library of 8-bit entries: 40 LINEAR rotations (runs
+/// of 32 and 8 rows, starting late and ending early), then every property
+/// and interpolation, a few rows each, two sharing their key times.
+fn run_keys_library(apart: bool) -> AnimationLibrary {
     let track = |node: u32, property: Property, interp: Interpolation, times: Vec<f32>| {
         track_of(node, property, interp, times, 4)
     };
-    let mut eight = Vec::new();
-    // 40 LINEAR rotations: runs of 32 and 8 rows.
-    eight.push(Clip::new(
+    let mut clips = vec![Clip::new(
         "rotations",
         (0..40)
             .map(|r| {
                 let start = 0.01 * (r % 5) as f32;
                 let n = 2 + (r as usize * 7) % 60;
-                track(
-                    r,
-                    Property::Rotation,
-                    Interpolation::Linear,
-                    irregular(r, start, n),
-                )
+                let times = run_key_times(r, start, n, apart);
+                track(r, Property::Rotation, Interpolation::Linear, times)
             })
             .collect(),
-    ));
-    // Every property and interpolation, a few rows each, two sharing times.
-    let shared = irregular(99, 0.0, 12);
+    )];
+    let shared = run_key_times(99, 0.0, 12, apart);
     let mut mixed = Vec::new();
     for (i, interp) in [
         Interpolation::Step,
@@ -1135,39 +1122,66 @@ fn clip_blocks_run_keys_match_cpu() {
                 let times = if copy == 2 {
                     shared.clone()
                 } else {
-                    irregular(node + 7, 0.03 * copy as f32, 3 + node as usize % 20)
+                    run_key_times(node + 7, 0.03 * copy as f32, 3 + node as usize % 20, apart)
                 };
                 mixed.push(track(node, property, interp, times));
             }
         }
     }
-    eight.push(Clip::new("mixed", mixed));
-    let eight = AnimationLibrary::new(eight).unwrap();
-    let sixteen = AnimationLibrary::new(vec![Clip::new(
+    clips.push(Clip::new("mixed", mixed));
+    AnimationLibrary::new(clips).unwrap()
+}
+
+/// The run-keys test's library of 16-bit entries: 36 LINEAR rotations of
+/// 257 to 316 keys.
+fn long_run_keys_library(apart: bool) -> AnimationLibrary {
+    AnimationLibrary::new(vec![Clip::new(
         "long",
         (0..36)
             .map(|r| {
-                let n = 257 + (r as usize * 13) % 60;
-                track(
-                    r,
-                    Property::Rotation,
-                    Interpolation::Linear,
-                    irregular(r + 50, 0.0, n),
-                )
+                let times = run_key_times(r + 50, 0.0, 257 + (r as usize * 13) % 60, apart);
+                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+            })
+            .collect(),
+    )])
+    .unwrap()
+}
+
+/// The clip-blocks plan's run keys (the first guess of each row's key
+/// search taken from one bucket table per run of rows; `src/run_keys.rs`)
+/// in each of their modes, against the CPU twin at every key time of every
+/// row, the floats next to them, between keys, before and after: tables of
+/// 8-bit entries (runs of 32 rows and a short run, rows that start late or
+/// end early, keys closer than a bucket, every property and
+/// interpolation), 16-bit entries (rows of 257 to 316 keys), the same two
+/// with no keys closer than 0.02 s (exact tables: one step, no search
+/// loop), and rows that all share their key times (one search per run). A
+/// guess after the answer or a misread table entry would give another
+/// key's values.
+#[test]
+fn clip_blocks_run_keys_match_cpu() {
+    let Some(h) = common::gpu("clip_blocks_run_keys_match_cpu") else {
+        return;
+    };
+    let same = AnimationLibrary::new(vec![Clip::new(
+        "same",
+        (0..36)
+            .map(|r| {
+                let times = run_key_times(99, 0.0, 12, false);
+                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
             })
             .collect(),
     )])
     .unwrap();
-    let same = AnimationLibrary::new(vec![Clip::new(
-        "same",
-        (0..36)
-            .map(|r| track(r, Property::Rotation, Interpolation::Linear, shared.clone()))
-            .collect(),
-    )])
-    .unwrap();
-    // (library, the run-keys modes its LINEAR rotations (group 0) must
-    // take: mode 2 with 8- or 16-bit entries, mode 1 shared.)
-    for (lib, want) in [(&eight, (2, 8)), (&sixteen, (2, 16)), (&same, (1, 0))] {
+    // (library, the run-keys mode its LINEAR rotations (group 0) must
+    // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared.)
+    for (lib, want) in [
+        (&run_keys_library(false), (2, 8)),
+        (&long_run_keys_library(false), (2, 16)),
+        (&run_keys_library(true), (3, 8)),
+        (&long_run_keys_library(true), (3, 16)),
+        (&same, (1, 0)),
+    ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
         let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();

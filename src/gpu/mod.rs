@@ -758,8 +758,9 @@ impl GpuSampler {
     /// run keys find its rows' keys: `(group, mode, bits)`, mode 0 each row
     /// from its own table (every other plan), 1 one search per run of rows
     /// sharing their key times, 2 from the run's bucket table of `bits`-bit
-    /// entries (`src/run_keys.rs`). For tests that must know which path
-    /// they exercised.
+    /// entries, 3 from an exact one (one step, no search loop;
+    /// `src/run_keys.rs`). For tests that must know which path they
+    /// exercised.
     pub fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         self.groups
             .iter()
