@@ -583,6 +583,32 @@ mod tests {
         (w >> (bits * (i % e))) & ((1u64 << bits) - 1) as u32
     }
 
+    /// The header of each run `(first row, its rows' key times)` of
+    /// `built` (8-bit entries, two texels a bucket; `tracks` header texels
+    /// from `base`) names `table`'s buckets, scale and origin, and its
+    /// table's texels decode to `table`'s entries.
+    fn assert_tables(
+        built: &RunKeyTexels,
+        base: u64,
+        tracks: usize,
+        runs: &[(usize, &[Vec<f32>])],
+        table: impl Fn(&[&[f32]]) -> (f32, f32, u32, Vec<u32>),
+    ) {
+        for &(first, run_rows) in runs {
+            let h = built.texels[first];
+            let slices: Vec<&[f32]> = run_rows.iter().map(Vec::as_slice).collect();
+            let (scale, origin, buckets, entries) = table(&slices);
+            assert_eq!(h[1..], [buckets, scale.to_bits(), origin.to_bits()]);
+            assert!(u64::from(h[0]) >= base + tracks as u64);
+            for b in 0..buckets {
+                for i in 0..run_rows.len() {
+                    let got = entry(&built.texels, base, h, 8, 2, b, i as u32);
+                    assert_eq!(got, entries[b as usize * run_rows.len() + i]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn build_picks_each_mode_and_packs_the_tables() {
         let mut rng = Rng(3);
@@ -604,19 +630,8 @@ mod tests {
         // Headers for rows 0, 32 (clip 0) and 35 (clip 1), and the tables
         // decode to run_table's entries.
         let tracks = lib.tracks().len();
-        for (first, run_rows) in [(0usize, &rows[..32]), (32, &rows[32..]), (35, &few[..])] {
-            let h = built.texels[first];
-            let slices: Vec<&[f32]> = run_rows.iter().map(Vec::as_slice).collect();
-            let (scale, origin, buckets, entries) = run_table(&slices);
-            assert_eq!(h[1..], [buckets, scale.to_bits(), origin.to_bits()]);
-            assert!(u64::from(h[0]) >= base + tracks as u64);
-            for b in 0..buckets {
-                for i in 0..run_rows.len() {
-                    let got = entry(&built.texels, base, h, 8, 2, b, i as u32);
-                    assert_eq!(got, entries[b as usize * run_rows.len() + i]);
-                }
-            }
-        }
+        let runs = [(0usize, &rows[..32]), (32, &rows[32..]), (35, &few[..])];
+        assert_tables(&built, base, tracks, &runs, run_table);
         for (row, h) in built.texels[..tracks].iter().enumerate() {
             assert_eq!(h[1] > 0, [0, 32, 35].contains(&row), "header of row {row}");
         }
@@ -636,18 +651,10 @@ mod tests {
                 table_texels: 2
             }]
         );
-        for (first, run_rows) in [(0usize, &wide_rows[..32]), (32, &wide_rows[32..])] {
-            let h = built.texels[first];
-            let slices: Vec<&[f32]> = run_rows.iter().map(Vec::as_slice).collect();
-            let (scale, origin, buckets, entries) = exact_run_table(&slices).unwrap();
-            assert_eq!(h[1..], [buckets, scale.to_bits(), origin.to_bits()]);
-            for b in 0..buckets {
-                for i in 0..run_rows.len() {
-                    let got = entry(&built.texels, wide_base, h, 8, 2, b, i as u32);
-                    assert_eq!(got, entries[b as usize * run_rows.len() + i]);
-                }
-            }
-        }
+        let runs = [(0usize, &wide_rows[..32]), (32, &wide_rows[32..])];
+        assert_tables(&built, wide_base, 35, &runs, |s| {
+            exact_run_table(s).unwrap()
+        });
         // Three rows of 18 irregular keys, two of them 0.008 s apart: the
         // exact table's buckets (at least twice run_table's 34, two texels
         // each) pass the rows' own 3 x 34 bucket texels; the plain table's
