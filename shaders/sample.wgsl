@@ -778,6 +778,13 @@ fn block_track(r: u32, kind: u32) -> Track {
     } else {
         row = rows[r];
     }
+    if (RUN_KEYS >= 2u) {
+        // Run tables: the row's search offset is its first key texel and
+        // it has no bucket table (GpuSampleRow::of_key_texels), so that
+        // key_texels() reads no lookup scale.
+        return Track(0u, row.key_count, row.values_offset, row.width, row.interpolation, kind,
+            row.output_offset, 0u, 0.0, 0.0, row.search_offset);
+    }
     return Track(0u, row.key_count, row.values_offset, row.width, row.interpolation, kind,
         row.output_offset, 0u, row.lookup_scale, row.lookup_origin, row.search_offset);
 }

@@ -171,6 +171,23 @@ impl GpuSampleRow {
             interpolation: track.interpolation,
         }
     }
+
+    /// The row of `track` in a group whose run keys start every row's
+    /// search at one of its key texels (run tables): the first key texel
+    /// ([`GpuTrack::key_texels`]) as its search offset and no bucket table
+    /// (lookup scale and origin 0), which those searches never read. The
+    /// shader then finds the key texels without reading the lookup scale
+    /// (one uniform read fewer per row; measured in
+    /// `docs/PERFORMANCE.md`, eleventh round).
+    #[must_use]
+    pub fn of_key_texels(track: &GpuTrack) -> Self {
+        GpuSampleRow {
+            search_offset: track.key_texels(),
+            lookup_scale: 0.0,
+            lookup_origin: 0.0,
+            ..GpuSampleRow::of(track)
+        }
+    }
 }
 
 /// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one
@@ -241,6 +258,20 @@ pub const GROUP_ALL: u32 = 5;
 pub const SAMPLE_GROUPS: usize = 5;
 
 impl GpuTrack {
+    /// The first of the track's key texels in the search texture: its
+    /// search texels start with its bucket texels, `2 (key_count - 1)` of
+    /// them, when it has a bucket table (`lookup_scale > 0`), with its key
+    /// texels otherwise (WGSL `key_texels`).
+    #[must_use]
+    pub fn key_texels(&self) -> u32 {
+        self.search_offset
+            + if self.lookup_scale > 0.0 {
+                2 * (self.key_count - 1)
+            } else {
+                0
+            }
+    }
+
     /// The track's group: [`GROUP_SLERP`], [`GROUP_CUBIC`],
     /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]

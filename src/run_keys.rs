@@ -465,12 +465,7 @@ mod tests {
                     let want =
                         find_segment(library.times(), track.times_offset, track.key_count, time);
                     assert!(k <= want.k, "row {i} at {time}: guess {k} after {}", want.k);
-                    let keys = track.search_offset
-                        + if track.lookup_scale > 0.0 {
-                            2 * (track.key_count - 1)
-                        } else {
-                            0
-                        };
+                    let keys = track.key_texels();
                     let got = find_segment_from(own, library.search_keys(), track, keys + k, time);
                     assert_eq!(got, want, "row {i} at {time}");
                 }

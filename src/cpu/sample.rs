@@ -177,12 +177,7 @@ pub fn find_segment_track(
     let n = track.key_count;
     let times = &times[track.times_offset as usize..][..n as usize];
     let last = n - 1;
-    let keys = track.search_offset
-        + if track.lookup_scale > 0.0 {
-            2 * last
-        } else {
-            0
-        };
+    let keys = track.key_texels();
     let mut idx = keys + last / 2;
     if track.lookup_scale > 0.0 {
         idx = track.search_offset
@@ -212,12 +207,7 @@ pub fn find_segment_from(
     time: f32,
 ) -> Segment {
     let last = track.key_count - 1;
-    let keys = track.search_offset
-        + if track.lookup_scale > 0.0 {
-            2 * last
-        } else {
-            0
-        };
+    let keys = track.key_texels();
     let (mut lo, mut hi) = (0, last);
     let mut idx = first_texel;
     let mut first = true;

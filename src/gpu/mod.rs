@@ -432,8 +432,25 @@ impl GpuSampler {
             // blocks (written per frame), the rows (once), each bound as
             // storage and, for its head, as a uniform.
             let block_tables = if clip_blocks {
-                let rows: Vec<GpuSampleRow> =
-                    library.tracks().iter().map(GpuSampleRow::of).collect();
+                // Rows of groups with run tables (run keys 2 and 3) name
+                // their key texels directly (GpuSampleRow::of_key_texels).
+                let key_groups: Vec<u32> = dispatches
+                    .iter()
+                    .zip(&run_keys.groups)
+                    .filter(|(_, k)| k.mode as u32 >= crate::run_keys::RunKeys::Table as u32)
+                    .map(|(&(g, _), _)| g)
+                    .collect();
+                let rows: Vec<GpuSampleRow> = library
+                    .tracks()
+                    .iter()
+                    .map(|t| {
+                        if key_groups.contains(&t.group()) {
+                            GpuSampleRow::of_key_texels(t)
+                        } else {
+                            GpuSampleRow::of(t)
+                        }
+                    })
+                    .collect();
                 let mut row_bytes = vec![0u8; rows_bytes as usize];
                 let used = std::mem::size_of_val(rows.as_slice());
                 row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
