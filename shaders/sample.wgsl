@@ -221,19 +221,26 @@ fn search_step(track: Track, time: f32, w: vec4<u32>, search: Search) -> Search 
     return s;
 }
 
-// The segment of `time` in `track` from search texel `w` of key `p`
-// (w = [p, t_p, t_(p+1), t_(p+2)]), when the answer is known to be p or
-// p + 1: the search step's decision without its miss arithmetic (run keys
-// of mode 3; the host proves the precondition for every time of every
-// bucket). CPU twin: cpu::sample::first_segment.
-fn first_segment(track: Track, p: u32, w: vec4<u32>, time: f32) -> Segment {
-    let last = track.key_count - 1u;
+// The segment of `time` from search texel `w` of key `p` (w = [p, t_p,
+// t_(p+1), t_(p+2)], indices clamped to the last key), when the answer is
+// known to be p or p + 1 and p is before the last key: the search step's
+// decision without its miss arithmetic and without the key count (run
+// keys of mode 3; the host proves the precondition for every time of every
+// bucket and keeps p before the last key). Past the last key the texel's
+// two last times are equal, so a zero interval marks the exact end where
+// segment_of tests k >= last. CPU twin: cpu::sample::first_segment.
+fn first_segment(p: u32, w: vec4<u32>, time: f32) -> Segment {
     let tp = bitcast<f32>(w.y);
     let ta = bitcast<f32>(w.z);
     let tb = bitcast<f32>(w.w);
-    let second = time >= ta && p < last;
+    let second = time >= ta;
     let k = select(p, p + 1u, second);
-    return segment_of(k, last, select(tp, ta, second), select(ta, tb, second), time);
+    let t0 = select(tp, ta, second);
+    let dt = select(ta, tb, second) - t0;
+    if (time <= t0 || dt <= 0.0) {
+        return Segment(k, 0.0, dt, true);
+    }
+    return Segment(k, (time - t0) / dt, dt, false);
 }
 
 fn find_segment_track(track: Track, time: f32) -> Segment {
@@ -280,7 +287,7 @@ fn find_segment_pair_from(ta: Track, tb: Track, ia: u32, ib: u32, time: f32) -> 
 fn first_pair(ta: Track, tb: Track, ka: u32, kb: u32, time: f32) -> SegmentPair {
     let wa = textureLoad(key_windows, texel(key_texels(ta) + ka), 0);
     let wb = textureLoad(key_windows, texel(key_texels(tb) + kb), 0);
-    return SegmentPair(first_segment(ta, ka, wa, time), first_segment(tb, kb, wb, time));
+    return SegmentPair(first_segment(ka, wa, time), first_segment(kb, wb, time));
 }
 
 // The two searches of find_segment_pair from their first texels.
@@ -752,9 +759,19 @@ fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b
     let qa0 = quat_at(ta, segs.a.k);
     let qb0 = quat_at(tb, segs.b.k);
     // Key k + 1 whether or not the time is between keys (a masked load
-    // costs its lane loop all the same here), clamped to the last key.
-    let qa1 = quat_at(ta, min(segs.a.k + 1u, ta.key_count - 1u));
-    let qb1 = quat_at(tb, min(segs.b.k + 1u, tb.key_count - 1u));
+    // costs its lane loop all the same here), clamped to the last key;
+    // with exact run tables (RUN_KEYS 3) not clamped, so that the key count
+    // is not read: k is at most the last key, and key last + 1, unused
+    // (the segment is exact there), is another track's first or the
+    // values buffer's padding.
+    var ka1 = segs.a.k + 1u;
+    var kb1 = segs.b.k + 1u;
+    if (RUN_KEYS != 3u) {
+        ka1 = min(ka1, ta.key_count - 1u);
+        kb1 = min(kb1, tb.key_count - 1u);
+    }
+    let qa1 = quat_at(ta, ka1);
+    let qb1 = quat_at(tb, kb1);
     var qa = qa0;
     var qb = qb0;
     if (!segs.a.exact) {

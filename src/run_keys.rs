@@ -155,19 +155,32 @@ const MAX_DOUBLINGS: u32 = 3;
 /// is not the 0 of a row without keys before `b`, has a bucket before `b`,
 /// so it is before the time. One search step on key `p`'s search texel
 /// decides ([`first_segment`](crate::cpu::sample::first_segment)).
+///
+/// Every row needs two keys at least, and each entry is at most the row's
+/// last key but one: past the row's last key, key `last - 1` names the
+/// same answer (the time is after key `last`, so the step takes the next
+/// key), and the step then needs no key count to stay within the row
+/// (the shader's `first_segment` reads none).
 pub(crate) fn exact_run_table(rows: &[&[f32]]) -> Option<(f32, f32, u32, Vec<u32>)> {
-    let n = rows.iter().map(|t| t.len()).max().unwrap_or(1);
-    let first = (2 * n.saturating_sub(1)).max(1) as u32;
+    if rows.iter().any(|t| t.len() < 2) {
+        return None;
+    }
+    let n = rows.iter().map(|t| t.len()).max().unwrap_or(2);
+    let first = 2 * (n as u32 - 1);
     (0..=MAX_DOUBLINGS).find_map(|d| {
-        let table = run_table_of(rows, first << d);
-        let (scale, origin, buckets, _) = table;
+        let (scale, origin, buckets, mut entries) = run_table_of(rows, first << d);
         let apart = rows.iter().all(|times| {
             times.windows(2).all(|w| {
                 lookup_bucket(w[0], origin, scale, buckets)
                     < lookup_bucket(w[1], origin, scale, buckets)
             })
         });
-        apart.then_some(table)
+        for bucket in entries.chunks_mut(rows.len()) {
+            for (k, times) in bucket.iter_mut().zip(rows) {
+                *k = (*k).min(times.len() as u32 - 2);
+            }
+        }
+        apart.then_some((scale, origin, buckets, entries))
     })
 }
 
@@ -474,18 +487,18 @@ mod tests {
     }
 
     /// Exact tables: the fewest doublings of `run_table`'s buckets that
-    /// put every row's keys in distinct buckets (brute force), and from the
-    /// entry of any time's bucket the one-step decision
-    /// (`first_segment`, the shader's mode 3) is the full search's segment
-    /// at every probe time. Keys closer than the doublings can separate
-    /// get none.
+    /// put every row's keys in distinct buckets (brute force), entries
+    /// before each row's last key, and from the entry of any time's bucket
+    /// the one-step decision (`first_segment`, the shader's mode 3) is the
+    /// full search's segment at every probe time. Keys closer than the
+    /// doublings can separate, and rows of one key, get none.
     #[test]
     fn exact_tables_decide_every_segment_in_one_step() {
         let mut rng = Rng(5);
         let mut doubled = 0;
         for case in 0..24 {
             let rows: Vec<Vec<f32>> = (0..1 + case % 9)
-                .map(|r| spread(&mut rng, 0.03 * (r % 4) as f32, 1 + (r * 11 + case) % 70))
+                .map(|r| spread(&mut rng, 0.03 * (r % 4) as f32, 2 + (r * 11 + case) % 70))
                 .collect();
             let slices: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
             let (scale, origin, buckets, entries) =
@@ -509,6 +522,14 @@ mod tests {
                 let half = run_table_of(&slices, buckets / 2);
                 assert!(!apart(half.2, half.0), "case {case}: not the fewest");
             }
+            for bucket in entries.chunks(rows.len()) {
+                for (&p, times) in bucket.iter().zip(&rows) {
+                    assert!(
+                        p as usize <= times.len() - 2,
+                        "case {case}: {p} not before the last key"
+                    );
+                }
+            }
             for &time in &probes(&rows) {
                 let b = lookup_bucket(time, origin, scale, buckets) as usize;
                 for (i, times) in rows.iter().enumerate() {
@@ -530,6 +551,8 @@ mod tests {
         let mut close = spread(&mut rng, 0.0, 30);
         close.insert(10, close[9] + 1e-4);
         assert!(exact_run_table(&[&close, &spread(&mut rng, 0.0, 30)]).is_none());
+        // A row of one key has no key before its last: no exact table.
+        assert!(exact_run_table(&[&[0.5], &spread(&mut rng, 0.0, 30)]).is_none());
     }
 
     /// A run of one row with one key: one bucket, scale 0, the key.

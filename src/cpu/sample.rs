@@ -247,26 +247,42 @@ pub fn find_segment_from(
 }
 
 #[doc(hidden)]
-/// The segment of `time` among `times` (a track's key times) when it is
-/// known to be key `p`'s or key `p + 1`'s: the decision of one search step
-/// on key `p`'s search texel, without its miss arithmetic. The shader's
-/// `first_segment`, which the clip-blocks plan's exact run tables
-/// (`crate::run_keys`, mode 3) take as the whole search. Equal to
-/// [`find_segment`]'s result whenever `times[p] <= time` (or `p` is 0)
+/// The segment of `time` among `times` (a track's key times, two at
+/// least) when it is known to be key `p`'s or key `p + 1`'s, `p` before
+/// the last key: the decision of one search step on key `p`'s search
+/// texel, without its miss arithmetic and without the key count. The
+/// shader's `first_segment`, which the clip-blocks plan's exact run tables
+/// (`crate::run_keys`, mode 3) take as the whole search. Past the last key
+/// the texel's two last times are equal (indices clamp to the last key),
+/// so a zero interval marks the exact end instead of `k >= last`. Equal
+/// to [`find_segment`]'s result whenever `times[p] <= time` (or `p` is 0)
 /// and `time < times[p + 2]` (or `p + 2` is past the last key).
 #[must_use]
 pub fn first_segment(times: &[f32], p: u32, time: f32) -> Segment {
-    let last = times.len() as u32 - 1;
     let w = key_texel(times, p as usize);
     let (tp, ta, tb) = (
         f32::from_bits(w[1]),
         f32::from_bits(w[2]),
         f32::from_bits(w[3]),
     );
-    let second = time >= ta && p < last;
+    let second = time >= ta;
     let k = if second { p + 1 } else { p };
     let (t0, t1) = if second { (ta, tb) } else { (tp, ta) };
-    segment_of(k, last, t0, t1, time)
+    let dt = t1 - t0;
+    if time <= t0 || dt <= 0.0 {
+        return Segment {
+            k,
+            t: 0.0,
+            dt,
+            exact: true,
+        };
+    }
+    Segment {
+        k,
+        t: (time - t0) / dt,
+        dt,
+        exact: false,
+    }
 }
 
 fn value_at(values: &[f32], track: &GpuTrack, e: u32, c: u32) -> f32 {

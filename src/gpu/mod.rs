@@ -389,13 +389,17 @@ impl GpuSampler {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
             };
-            // Whole vec4s: also bound as `values4`.
-            let values = buffer_init_aligned(
+            // Whole vec4s: also bound as `values4`; and one vec4 of zeros
+            // after the last value, which the clip-blocks plan's exact run
+            // tables read (unused) past a last key instead of reading the
+            // key count to clamp (slerp_pair).
+            let value_bytes: &[u8] = bytemuck::cast_slice(library.values());
+            let values = buffer_filled(
                 device,
                 "keyframe-gpu.values",
-                bytemuck::cast_slice(library.values()),
+                (value_bytes.len() as u64).div_ceil(16) * 16 + 16,
                 wgpu::BufferUsages::STORAGE,
-                16,
+                |view| view.slice(..value_bytes.len()).copy_from_slice(value_bytes),
             )?;
             let clips = storage(
                 "keyframe-gpu.clips",
