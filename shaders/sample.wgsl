@@ -124,8 +124,14 @@ fn track_row(row: u32) -> Track {
 // before the first key or exactly on key k; k == last means at or after
 // the last key; otherwise time is strictly inside (t0, t1).
 fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
+    return segment_at(k, t0, t1, time, k >= last);
+}
+
+// segment_of with `end` standing for k >= last: exact when time <= t0 or
+// at the end. CPU twin: cpu::sample::segment_at.
+fn segment_at(k: u32, t0: f32, t1: f32, time: f32, end: bool) -> Segment {
     let dt = t1 - t0;
-    if (time <= t0 || k >= last) {
+    if (time <= t0 || end) {
         return Segment(k, 0.0, dt, true);
     }
     return Segment(k, (time - t0) / dt, dt, false);
@@ -236,11 +242,8 @@ fn first_segment(p: u32, w: vec4<u32>, time: f32) -> Segment {
     let second = time >= ta;
     let k = select(p, p + 1u, second);
     let t0 = select(tp, ta, second);
-    let dt = select(ta, tb, second) - t0;
-    if (time <= t0 || dt <= 0.0) {
-        return Segment(k, 0.0, dt, true);
-    }
-    return Segment(k, (time - t0) / dt, dt, false);
+    let t1 = select(ta, tb, second);
+    return segment_at(k, t0, t1, time, t1 - t0 <= 0.0);
 }
 
 fn find_segment_track(track: Track, time: f32) -> Segment {

@@ -119,8 +119,14 @@ pub struct Segment {
 /// `(t0, t1)`.
 #[must_use]
 pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
+    segment_at(k, t0, t1, time, k >= last)
+}
+
+/// [`segment_of`] with `end` standing for `k >= last` (the shader's
+/// `segment_at`): exact when `time <= t0` or at the end.
+fn segment_at(k: u32, t0: f32, t1: f32, time: f32, end: bool) -> Segment {
     let dt = t1 - t0;
-    if time <= t0 || k >= last {
+    if time <= t0 || end {
         return Segment {
             k,
             t: 0.0,
@@ -268,21 +274,7 @@ pub fn first_segment(times: &[f32], p: u32, time: f32) -> Segment {
     let second = time >= ta;
     let k = if second { p + 1 } else { p };
     let (t0, t1) = if second { (ta, tb) } else { (tp, ta) };
-    let dt = t1 - t0;
-    if time <= t0 || dt <= 0.0 {
-        return Segment {
-            k,
-            t: 0.0,
-            dt,
-            exact: true,
-        };
-    }
-    Segment {
-        k,
-        t: (time - t0) / dt,
-        dt,
-        exact: false,
-    }
+    segment_at(k, t0, t1, time, t1 - t0 <= 0.0)
 }
 
 fn value_at(values: &[f32], track: &GpuTrack, e: u32, c: u32) -> f32 {
