@@ -123,26 +123,29 @@ fn track_of(
     t
 }
 
+/// Every interpolation, for the libraries that take each.
+const INTERPOLATIONS: [Interpolation; 3] = [
+    Interpolation::Step,
+    Interpolation::Linear,
+    Interpolation::CubicSpline,
+];
+
+/// Every property of a node or mesh.
+const PROPERTIES: [Property; 4] = [
+    Property::Translation,
+    Property::Rotation,
+    Property::Scale,
+    Property::Weights,
+];
+
 /// One clip per interpolation x property; keys with unequal intervals
 /// starting after 0.
 fn every_mode_library() -> AnimationLibrary {
     let times: Vec<f32> = vec![0.25, 0.5, 1.5, 1.75, 3.0];
     let mut clips = Vec::new();
-    for interp in [
-        Interpolation::Step,
-        Interpolation::Linear,
-        Interpolation::CubicSpline,
-    ] {
+    for interp in INTERPOLATIONS {
         let mut tracks = Vec::new();
-        for (node, property) in [
-            Property::Translation,
-            Property::Rotation,
-            Property::Scale,
-            Property::Weights,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (node, property) in PROPERTIES.into_iter().enumerate() {
             tracks.push(track_of(node as u32, property, interp, times.clone(), 5));
         }
         // A single-key track (constant) where the interpolation allows it.
@@ -902,11 +905,7 @@ fn vec4_aligned_libraries_match_cpu_in_every_plan() {
     };
     let times: Vec<f32> = vec![0.25, 0.5, 1.5, 1.75, 3.0];
     let mut clips = Vec::new();
-    for interp in [
-        Interpolation::Step,
-        Interpolation::Linear,
-        Interpolation::CubicSpline,
-    ] {
+    for interp in INTERPOLATIONS {
         let mut tracks = Vec::new();
         for (node, (property, width)) in [(Property::Rotation, 4), (Property::Weights, 8)]
             .into_iter()
@@ -1100,23 +1099,8 @@ fn run_keys_library(apart: bool) -> AnimationLibrary {
     )];
     let shared = run_key_times(99, 0.0, 12, apart);
     let mut mixed = Vec::new();
-    for (i, interp) in [
-        Interpolation::Step,
-        Interpolation::Linear,
-        Interpolation::CubicSpline,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for (j, property) in [
-            Property::Translation,
-            Property::Rotation,
-            Property::Scale,
-            Property::Weights,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+    for (i, interp) in INTERPOLATIONS.into_iter().enumerate() {
+        for (j, property) in PROPERTIES.into_iter().enumerate() {
             for copy in 0..3u32 {
                 let node = (i * 12 + j * 3) as u32 + copy;
                 let times = if copy == 2 {
