@@ -59,7 +59,9 @@ struct SampleBlock {
 }
 
 // The fields of track row r that the clip-blocks plan reads, at row r of
-// its row table (the track table's order).
+// its row table (the track table's order). In a group with run tables
+// (RUN_KEYS 2, 3) search_offset is the row's first key texel and the
+// lookup scale and origin are 0 (GpuSampleRow::of_key_texels).
 struct SampleRow {
     values_offset: u32,
     output_offset: u32,

@@ -142,13 +142,14 @@ pub struct GpuSampleRow {
     pub values_offset: u32,
     /// [`GpuTrack::output_offset`].
     pub output_offset: u32,
-    /// [`GpuTrack::search_offset`].
+    /// [`GpuTrack::search_offset`]; in a group with run tables, the
+    /// track's first key texel ([`GpuSampleRow::of_key_texels`]).
     pub search_offset: u32,
     /// [`GpuTrack::key_count`].
     pub key_count: u32,
-    /// [`GpuTrack::lookup_scale`].
+    /// [`GpuTrack::lookup_scale`]; 0 in a group with run tables.
     pub lookup_scale: f32,
-    /// [`GpuTrack::lookup_origin`].
+    /// [`GpuTrack::lookup_origin`]; 0 in a group with run tables.
     pub lookup_origin: f32,
     /// [`GpuTrack::width`].
     pub width: u32,
