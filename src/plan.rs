@@ -18,17 +18,19 @@
 //! sorted by clip each frame and a workgroup per block of 64 instances of
 //! one clip and a run of up to 32 of its track rows ([`block_row_run`]),
 //! taken two at a time, so that the clip and row reads are uniform and
-//! each lane reads its instance once per run; it is faster where every
-//! group is aligned (rotations, morph weights) and slower on scattered
-//! 3-float tracks, which is how [`SamplerPlan::Auto`] chooses between the
-//! two. The
-//! measurements behind it are in `docs/PERFORMANCE.md`. A real
-//! GPU runs the reference plan until a measurement on one says otherwise.
+//! each lane reads its instance once per run. It is faster where every
+//! group is aligned (rotations, morph weights), and on libraries with
+//! 3-float tracks where the blocks are full ([`full_blocks`]: at least
+//! 64 instances per clip); on those with fewer instances per clip the
+//! CPU-adapter plan is faster. That is how [`SamplerPlan::Auto`] chooses
+//! between the two. The measurements behind it are in
+//! `docs/PERFORMANCE.md`. A real GPU runs the reference plan until a
+//! measurement on one says otherwise.
 //!
 //! The skin pass's strategy ([`SkinStrategy`](crate::gpu::skin::SkinStrategy))
 //! is chosen the same way, by `SkinStrategy::Auto`.
 
-use crate::layout::{GROUP_ALL, SAMPLE_GROUPS};
+use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
 use crate::library::AnimationLibrary;
 
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
@@ -36,7 +38,8 @@ use crate::library::AnimationLibrary;
 pub enum SamplerPlan {
     /// On CPU adapters [`ClipBlocks`](Self::ClipBlocks) for libraries
     /// whose every track is read and written as vec4s (rotations, morph
-    /// weights of multiples of 4 targets), [`CpuAdapter`](Self::CpuAdapter)
+    /// weights of multiples of 4 targets) and for samplers of at least 64
+    /// instances per clip ([`full_blocks`]), [`CpuAdapter`](Self::CpuAdapter)
     /// for the others; [`Reference`](Self::Reference) on every other
     /// device ([`for_library`](Self::for_library)).
     #[default]
@@ -92,26 +95,42 @@ impl SamplerPlan {
         }
     }
 
-    /// The plan [`Auto`](Self::Auto) picks for `library` on an adapter of
-    /// this kind: on CPU adapters [`ClipBlocks`](Self::ClipBlocks) when
-    /// every track of the library is read and written as vec4s (see
-    /// [`vec4_library`]), [`CpuAdapter`](Self::CpuAdapter) otherwise;
+    /// The plan [`Auto`](Self::Auto) picks for `library` and a sampler
+    /// of up to `max_instances` instances on an adapter of this kind: on
+    /// CPU adapters [`ClipBlocks`](Self::ClipBlocks) when every track of
+    /// the library is read and written as vec4s (see [`vec4_library`]) or
+    /// when the sampler's blocks are full (see [`full_blocks`]),
+    /// [`CpuAdapter`](Self::CpuAdapter) otherwise;
     /// [`Reference`](Self::Reference) on every other device. What
     /// [`GpuSampler`](crate::GpuSampler) runs.
     #[must_use]
-    pub fn for_library(info: &wgpu::AdapterInfo, library: &AnimationLibrary) -> SamplerPlan {
+    pub fn for_library(
+        info: &wgpu::AdapterInfo,
+        library: &AnimationLibrary,
+        max_instances: u32,
+    ) -> SamplerPlan {
         match SamplerPlan::for_adapter(info) {
-            SamplerPlan::CpuAdapter if vec4_library(library) => SamplerPlan::ClipBlocks,
+            SamplerPlan::CpuAdapter
+                if vec4_library(library) || full_blocks(library, max_instances) =>
+            {
+                SamplerPlan::ClipBlocks
+            }
             plan => plan,
         }
     }
 
-    /// This plan, with [`Auto`](Self::Auto) resolved for `library` on
-    /// `info` ([`for_library`](Self::for_library)).
+    /// This plan, with [`Auto`](Self::Auto) resolved for `library` and up
+    /// to `max_instances` instances on `info`
+    /// ([`for_library`](Self::for_library)).
     #[must_use]
-    pub fn resolve_for(self, info: &wgpu::AdapterInfo, library: &AnimationLibrary) -> SamplerPlan {
+    pub fn resolve_for(
+        self,
+        info: &wgpu::AdapterInfo,
+        library: &AnimationLibrary,
+        max_instances: u32,
+    ) -> SamplerPlan {
         match self {
-            SamplerPlan::Auto => SamplerPlan::for_library(info, library),
+            SamplerPlan::Auto => SamplerPlan::for_library(info, library, max_instances),
             chosen => chosen,
         }
     }
@@ -138,6 +157,22 @@ pub fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
 #[must_use]
 pub fn vec4_library(library: &AnimationLibrary) -> bool {
     (0..SAMPLE_GROUPS as u32).all(|g| vec4_group(library, g))
+}
+
+/// Whether a sampler of `max_instances` instances of `library` has at
+/// least [`WORKGROUP_SIZE`] (64) of them per clip on average, so that the
+/// clip-blocks plan's blocks would be full: where the library has 3-float
+/// tracks, the clip-blocks plan is then faster than the CPU-adapter plan,
+/// and slower below it. Measured on lavapipe with `crowd_mixed`'s tracks,
+/// gpu/floor of the clip-blocks plan against the CPU-adapter plan's
+/// (`docs/PERFORMANCE.md`, the twelfth round): 10,000 instances of 16
+/// clips 1.57 against 1.75; 2,000 of 16, 1.78 against 1.93; 1,000 of 16
+/// (62 a clip), 2.06 against 1.95; 300 of 16, 2.42 against 2.08; 3,000 of
+/// 256, 2.03 against 1.79.
+#[must_use]
+pub fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
+    let clips = library.clip_table().len() as u64;
+    clips > 0 && u64::from(max_instances) >= u64::from(WORKGROUP_SIZE) * clips
 }
 
 /// The most track rows one workgroup of the clip-blocks plan samples

@@ -209,7 +209,8 @@ const PLANS: [SamplerPlan; 3] = [
 
 /// The reference plan is one dispatch over every track; the CPU-adapter
 /// and clip-blocks plans one per track group with tracks; Auto picks by
-/// the adapter's kind and, on CPU adapters, the library's alignment.
+/// the adapter's kind and, on CPU adapters, the library's alignment and
+/// the instances per clip.
 #[test]
 fn plans_dispatch_as_documented() {
     let Some(h) = common::gpu("plans_dispatch_as_documented") else {
@@ -236,6 +237,20 @@ fn plans_dispatch_as_documented() {
         SamplerPlan::Reference
     };
     assert_eq!(auto.plan(), want);
+    // With 64 instances per clip (full blocks) Auto takes the clip-blocks
+    // plan on CPU adapters whatever the library; one instance fewer, not.
+    let clips = lib.clip_table().len() as u32;
+    assert!(!keyframe_gpu::plan::full_blocks(&lib, 64 * clips - 1));
+    assert!(keyframe_gpu::plan::full_blocks(&lib, 64 * clips));
+    let below = GpuSampler::new(&h.device, &h.queue, &lib, 64 * clips - 1).unwrap();
+    assert_eq!(below.plan(), want);
+    let full = GpuSampler::new(&h.device, &h.queue, &lib, 64 * clips).unwrap();
+    let want_full = if cpu_adapter {
+        SamplerPlan::ClipBlocks
+    } else {
+        SamplerPlan::Reference
+    };
+    assert_eq!(full.plan(), want_full);
     // The clip-blocks plan: the same groups; Auto picks it on CPU adapters
     // for a library whose every group is vec4-aligned (rotations only).
     let mut blocks =

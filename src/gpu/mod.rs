@@ -288,9 +288,9 @@ impl GpuSampler {
     ) -> Result<Self> {
         check_device(device)?;
         let requested = plan;
-        let mut plan = plan.resolve_for(&device.adapter_info(), library);
-        let limits = device.limits();
         let capacity = max_instances.max(1);
+        let mut plan = plan.resolve_for(&device.adapter_info(), library, capacity);
+        let limits = device.limits();
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         // The clip-blocks plan: per group up to max_blocks blocks, a
         // workgroup per block and run of the group's rows
