@@ -318,11 +318,22 @@ fn value_at(track: Track, e: u32, c: u32) -> f32 {
     return values[track.values_offset + e * track.width + c];
 }
 
+// Whether some LINEAR rotation rows of the clip-blocks plan have their
+// run's values stored key by key (src/run_values.rs): a row's width is then
+// its key stride in floats (4 for the others), which quat_at() steps by.
+// Set by the host for the GROUP_SLERP dispatch only.
+override INTERLEAVED: bool = false;
+
+// Key (element) e of a rotation track.
 fn quat_at(track: Track, e: u32) -> vec4<f32> {
-    if (ALIGNED4) {
-        return values4[(track.values_offset >> 2u) + e];
+    var stride = 4u;
+    if (INTERLEAVED) {
+        stride = track.width;
     }
-    let b = track.values_offset + e * 4u;
+    if (ALIGNED4) {
+        return values4[(track.values_offset >> 2u) + e * (stride >> 2u)];
+    }
+    let b = track.values_offset + e * stride;
     return vec4<f32>(values[b], values[b + 1u], values[b + 2u], values[b + 3u]);
 }
 

@@ -107,6 +107,7 @@ pub mod mix;
 pub mod plan;
 pub mod rig;
 mod run_keys;
+mod run_values;
 mod track;
 
 pub use error::{Error, Result};

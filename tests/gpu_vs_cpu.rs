@@ -1154,8 +1154,9 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 /// end early, keys closer than a bucket, every property and
 /// interpolation), 16-bit entries (rows of 257 to 316 keys), the same two
 /// with no keys closer than 0.02 s (exact tables: one step, no search
-/// loop), and rows that all share their key times (one search per run). A
-/// guess after the answer or a misread table entry would give another
+/// loop), and rows that all share their key times (one search per run,
+/// their values stored key by key: `src/run_values.rs`). A guess after the
+/// answer, a misread table entry or a misplaced value would give another
 /// key's values.
 #[test]
 fn clip_blocks_run_keys_match_cpu() {
@@ -1173,18 +1174,21 @@ fn clip_blocks_run_keys_match_cpu() {
     )])
     .unwrap();
     // (library, the run-keys mode its LINEAR rotations (group 0) must
-    // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared.)
-    for (lib, want) in [
-        (&run_keys_library(false), (2, 8)),
-        (&long_run_keys_library(false), (2, 16)),
-        (&run_keys_library(true), (3, 8)),
-        (&long_run_keys_library(true), (3, 16)),
-        (&same, (1, 0)),
+    // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; and
+    // how many of their runs are stored key by key: the shared ones, a
+    // run of 32 rows and one of 4.)
+    for (lib, want, interleaved) in [
+        (&run_keys_library(false), (2, 8), 0),
+        (&long_run_keys_library(false), (2, 16), 0),
+        (&run_keys_library(true), (3, 8), 0),
+        (&long_run_keys_library(true), (3, 16), 0),
+        (&same, (1, 0), 2),
     ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
         let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
         assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
+        assert_eq!(blocks.interleaved_runs(), interleaved);
         let mut instances = Vec::new();
         for (c, clip) in lib.clips().iter().enumerate() {
             let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];

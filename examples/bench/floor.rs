@@ -22,7 +22,11 @@
 //!   indexed by (block, track, key, component): one block per clip of the
 //!   library (so that a frame touches as many distinct values as the
 //!   sampler's), instance i reading block `i % BLOCKS`, from its index, not
-//!   from a table;
+//!   from a table; where every clip's tracks share their key times
+//!   (`KEY_MAJOR`: long_keys), by (block, key, track, component) instead,
+//!   so that an instance's tracks read neighbouring values, as the
+//!   sampler's clip-blocks plan stores such tracks (the least work of that
+//!   shape: `src/run_values.rs`);
 //!
 //! and writes, per component, the sum of the two values. Where every
 //! track's width and the output stride are multiples of 4 (rotations,
@@ -72,6 +76,10 @@ override TRACK_FLOATS: u32 = 4u;
 // index (a division by a constant is a multiplication; by a uniform, one
 // scalar division per lane on the CPU adapters).
 override TRACKS: u32 = 1u;
+// Values key by key (every track of a clip at key k, then at k + 1)
+// instead of track by track: for libraries whose tracks share their key
+// times.
+override KEY_MAJOR: bool = false;
 
 // Every width a multiple of 4: vec4 loads and stores.
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -85,10 +93,16 @@ fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = index % per_instance;
     let k = min(u32(times[i] * RATE), KEYS - 2u);
     let w4 = WIDE / 4u;
-    let b0 = (i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u) + (j * KEYS + k) * w4;
+    let block = (i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u);
+    var b0 = block + (j * KEYS + k) * w4;
+    var next = w4;
+    if (KEY_MAJOR) {
+        b0 = block + k * (TRACK_FLOATS / 4u) + j * w4;
+        next = TRACK_FLOATS / 4u;
+    }
     let out = i * (params.output_stride / 4u) + j * w4;
     for (var c = 0u; c < w4; c++) {
-        output4[out + c] = values4[b0 + c] + values4[b0 + w4 + c];
+        output4[out + c] = values4[b0 + c] + values4[b0 + next + c];
     }
 }
 
@@ -106,10 +120,16 @@ fn floor_f32(@builtin(global_invocation_id) gid: vec3<u32>) {
     let wide = j < WIDE_TRACKS;
     let w = select(NARROW, WIDE, wide);
     let offset = select(WIDE_TRACKS * WIDE + (j - WIDE_TRACKS) * NARROW, j * WIDE, wide);
-    let b0 = (i % BLOCKS) * KEYS * TRACK_FLOATS + offset * KEYS + k * w;
+    let block = (i % BLOCKS) * KEYS * TRACK_FLOATS;
+    var b0 = block + offset * KEYS + k * w;
+    var next = w;
+    if (KEY_MAJOR) {
+        b0 = block + k * TRACK_FLOATS + offset;
+        next = TRACK_FLOATS;
+    }
     let out = i * params.output_stride + offset;
     for (var c = 0u; c < w; c++) {
-        output[out + c] = values[b0 + c] + values[b0 + w + c];
+        output[out + c] = values[b0 + c] + values[b0 + next + c];
     }
 }
 "#;
@@ -136,6 +156,8 @@ pub struct FloorShape {
     pub narrow: u32,
     /// `f32`s per instance in the output (the sampler's).
     pub output_stride: u32,
+    /// Every clip's tracks share their key times: values key by key.
+    pub key_major: bool,
 }
 
 impl FloorShape {
@@ -146,8 +168,13 @@ impl FloorShape {
         let mut composition: Option<Vec<u32>> = None;
         let mut keys = 2u32;
         let mut duration = 0.0f32;
+        let mut key_major = true;
         for (c, clip) in library.clip_table().iter().enumerate() {
             let rows = &tracks[clip.track_offset as usize..][..clip.track_count as usize];
+            // The library stores equal key times once: one search offset.
+            key_major &= rows
+                .iter()
+                .all(|t| t.search_offset == rows[0].search_offset);
             let mut widths: Vec<u32> = rows.iter().map(|t| t.width).collect();
             widths.sort_unstable_by(|a, b| b.cmp(a));
             keys = rows.iter().map(|t| t.key_count).fold(keys, u32::max);
@@ -181,6 +208,7 @@ impl FloorShape {
             wide,
             narrow,
             output_stride: library.output_stride(),
+            key_major,
         })
     }
 
@@ -263,6 +291,7 @@ impl Floor {
             ("NARROW", f64::from(shape.narrow)),
             ("TRACK_FLOATS", f64::from(shape.track_floats())),
             ("TRACKS", f64::from(shape.tracks.max(1))),
+            ("KEY_MAJOR", if shape.key_major { 1.0 } else { 0.0 }),
         ];
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("bench.floor"),
@@ -354,11 +383,21 @@ mod tests {
         for name in ["floor_vec4", "floor_f32"] {
             assert!(module.entry_points.iter().any(|e| e.name == name), "{name}");
         }
-        for table in ["Track", "Clip", "Instance", "texture"] {
+        // Its bindings: no struct of the sampler's tables, no texture.
+        for (_, var) in module.global_variables.iter() {
+            let mut ty = &module.types[var.ty];
+            if let naga::TypeInner::Array { base, .. } = ty.inner {
+                ty = &module.types[base];
+            }
             assert!(
-                !super::FLOOR_KERNEL_WGSL.contains(table),
-                "the floor reads no {table}"
+                !matches!(ty.inner, naga::TypeInner::Image { .. }),
+                "the floor reads no texture: {:?}",
+                var.name
             );
+            let name = ty.name.as_deref().unwrap_or("");
+            for table in ["Track", "Clip", "Instance", "SampleRow", "SampleBlock"] {
+                assert_ne!(name, table, "the floor reads no {table}: {:?}", var.name);
+            }
         }
     }
 }
@@ -382,6 +421,10 @@ mod shape_tests {
             }
             let expect_vec4 = !name.starts_with("crowd_mixed");
             assert_eq!(shape.vec4(), expect_vec4, "{name}: {shape:?}");
+            // Key by key where every clip's tracks share their key times:
+            // long_keys's 30 fps keys, and clips of one track.
+            let shared = name == "long_keys" || name == "morph" || name == "tiny";
+            assert_eq!(shape.key_major, shared, "{name}: {shape:?}");
         }
     }
 }
@@ -409,10 +452,17 @@ mod gpu_tests {
                 } else {
                     shape.wide_tracks * shape.wide + (j - shape.wide_tracks) * shape.narrow
                 };
-                let b0 = block * keys * tf + u64::from(offset) * keys + k * u64::from(w);
+                let (b0, next) = if shape.key_major {
+                    (block * keys * tf + k * tf + u64::from(offset), tf)
+                } else {
+                    (
+                        block * keys * tf + u64::from(offset) * keys + k * u64::from(w),
+                        u64::from(w),
+                    )
+                };
                 for c in 0..u64::from(w) {
                     let o = i * shape.output_stride as usize + offset as usize + c as usize;
-                    out[o] = value(b0 + c) + value(b0 + u64::from(w) + c);
+                    out[o] = value(b0 + c) + value(b0 + next + c);
                 }
             }
         }
@@ -437,7 +487,7 @@ mod gpu_tests {
         };
         let (device, queue) = (&gpu.h.device, &gpu.h.queue);
         for (name, build) in crate::workloads::workloads(true) {
-            if !["crowd_rot", "crowd_mixed", "morph"].contains(&name) {
+            if !["crowd_rot", "crowd_mixed", "morph", "long_keys"].contains(&name) {
                 continue;
             }
             let w = build();

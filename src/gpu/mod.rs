@@ -26,8 +26,8 @@ use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
     GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, GROUP_ALL,
-    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
-    WORKGROUP_SIZE,
+    GROUP_SLERP, ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES,
+    SAMPLE_WGSL, WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 use crate::plan::SamplerPlan;
@@ -220,6 +220,9 @@ pub struct GpuSampler {
     scratch: Vec<GpuInstance>,
     /// [`SamplerPlan::ClipBlocks`]: the sort and its tables.
     blocks: Option<BlockTables>,
+    /// [`SamplerPlan::ClipBlocks`]: the runs of LINEAR rotations whose
+    /// values are stored key by key (`src/run_values.rs`).
+    interleaved_runs: usize,
 }
 
 /// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
@@ -385,6 +388,22 @@ impl GpuSampler {
             crate::run_keys::RunKeyTexels::default()
         };
         let keys = KeyTextures::with_extra(device, queue, library, &run_keys.texels)?;
+        // The clip-blocks plan's LINEAR rotation runs with shared key
+        // times, stored key by key (crate::run_values), where every run of
+        // the group shares them (run keys 1: key k + 1 is clamped to the
+        // last key, never read past a run's region).
+        let slerp = dispatches.iter().position(|&(g, _)| g == GROUP_SLERP);
+        let interleaved = match slerp {
+            Some(slot)
+                if plan == SamplerPlan::ClipBlocks
+                    && run_keys.groups.get(slot).map(|k| k.mode)
+                        == Some(crate::run_keys::RunKeys::Shared) =>
+            {
+                let run = crate::plan::block_row_run(dispatches[slot].1);
+                crate::run_values::interleaved_runs(library, run)
+            }
+            _ => Vec::new(),
+        };
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
@@ -399,7 +418,14 @@ impl GpuSampler {
                 "keyframe-gpu.values",
                 (value_bytes.len() as u64).div_ceil(16) * 16 + 16,
                 wgpu::BufferUsages::STORAGE,
-                |view| view.slice(..value_bytes.len()).copy_from_slice(value_bytes),
+                |view| {
+                    view.slice(..value_bytes.len()).copy_from_slice(value_bytes);
+                    for run in &interleaved {
+                        run.write(value_bytes, |at, bytes| {
+                            view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+                        });
+                    }
+                },
             )?;
             let clips = storage(
                 "keyframe-gpu.clips",
@@ -444,7 +470,7 @@ impl GpuSampler {
                     .filter(|(_, k)| k.mode as u32 >= crate::run_keys::RunKeys::Table as u32)
                     .map(|(&(g, _), _)| g)
                     .collect();
-                let rows: Vec<GpuSampleRow> = library
+                let mut rows: Vec<GpuSampleRow> = library
                     .tracks()
                     .iter()
                     .map(|t| {
@@ -455,6 +481,9 @@ impl GpuSampler {
                         }
                     })
                     .collect();
+                for run in &interleaved {
+                    run.point_rows(&mut rows);
+                }
                 let mut row_bytes = vec![0u8; rows_bytes as usize];
                 let used = std::mem::size_of_val(rows.as_slice());
                 row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
@@ -610,6 +639,10 @@ impl GpuSampler {
                                 "ALIGNED4",
                                 flag(tuned && crate::plan::vec4_group(library, g)),
                             ),
+                            (
+                                "INTERLEAVED",
+                                flag(g == GROUP_SLERP && !interleaved.is_empty()),
+                            ),
                         ],
                         ..Default::default()
                     },
@@ -648,6 +681,7 @@ impl GpuSampler {
                 max_workgroups_per_dim: max_dim,
                 scratch: Vec::with_capacity(capacity as usize),
                 blocks,
+                interleaved_runs: interleaved.len(),
             })
         })?
     }
@@ -786,6 +820,15 @@ impl GpuSampler {
         self.groups
             .iter()
             .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
+    }
+
+    #[doc(hidden)]
+    /// How many runs of LINEAR rotation rows the clip-blocks plan stores
+    /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
+    /// every other plan. For tests that must know which path they
+    /// exercised.
+    pub fn interleaved_runs(&self) -> usize {
+        self.interleaved_runs
     }
 
     /// The output storage buffer: `capacity * output_stride` `f32`s, layout

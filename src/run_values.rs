@@ -1,0 +1,226 @@
+//! Interleaved key values: the clip-blocks plan's layout of the LINEAR
+//! rotations of a run whose rows share their key times.
+//!
+//! A workgroup of the clip-blocks plan ([`SamplerPlan::ClipBlocks`])
+//! samples a run of up to 32 consecutive track rows of one clip, each lane
+//! its instance's rows one after the other. When every row of the run has
+//! the same key times (keys baked at a fixed rate, which the library
+//! stores once; [`run_keys`](crate::run_keys) then searches once per run),
+//! a lane reads keys `k` and `k + 1` of every row at the same `k`. The
+//! library stores each row's keys one after the other, so those reads are
+//! one or two cache lines per row, far apart; with the run's values stored
+//! key by key instead, row `i`'s key `k` at `base + 4 (k m + i)` for the
+//! `m` rows of the run, they are `m` neighbouring values, `2 m` of them
+//! together (16 bytes each: 512 bytes for a run of 32 rows, 8 cache lines
+//! where the rows' own layout touches 32 to 64). On long_keys (64 rows of
+//! 100,000 keys, 100 MB of values read from memory) the sampler's time
+//! fell by about half (`docs/PERFORMANCE.md`, the twelfth round).
+//!
+//! The sampler does this where every run of its LINEAR rotation group
+//! shares its key times (run keys [`RunKeys::Shared`]: key `k + 1` is then
+//! clamped to the last key, never read past a run's region). Its values
+//! buffer holds the library's values with each such run's region rewritten
+//! in place (a run qualifies when its rows' values
+//! are contiguous, as the library stores a clip's rows of one group), the
+//! same bytes in another order. Each row of the plan's row table then
+//! names its first value (`base + 4 i`) and, in its width, the distance
+//! from one key to the next (`4 m` floats; 4 for every other LINEAR
+//! rotation, whose width it is): the shader's override `INTERLEAVED` has
+//! `quat_at` step by the width. Only the LINEAR rotation group
+//! ([`GROUP_SLERP`]) takes it; its rows are 4 floats wide whatever their
+//! node, and its kernel reads no width otherwise. The CPU twin and the
+//! other plans read the library's own layout.
+//!
+//! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
+//! [`RunKeys::Shared`]: crate::run_keys::RunKeys::Shared
+
+use crate::layout::{GpuSampleRow, GROUP_SLERP};
+use crate::library::AnimationLibrary;
+
+/// A run of LINEAR rotation rows whose values the clip-blocks plan stores
+/// key by key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InterleavedRun {
+    /// The run's first row (its track index in the library).
+    pub first: usize,
+    /// Its rows, at least 2.
+    pub rows: u32,
+    /// The first row's values offset (floats): where the run's region
+    /// starts.
+    pub base: u32,
+    /// Keys per row (every row has the same key times).
+    pub keys: u32,
+}
+
+impl InterleavedRun {
+    /// Bytes in the run's region: `rows * keys * 16`.
+    fn bytes(&self) -> usize {
+        self.rows as usize * self.keys as usize * 16
+    }
+
+    /// The run's region of `values` (the library's values as bytes, each
+    /// row's keys one after the other) key by key, as `put(at, bytes)`
+    /// calls, `at` a byte offset into the same buffer: row `i`'s key `k`
+    /// at float `base + 4 (k rows + i)`, one call per key (the `rows` rows'
+    /// 16 bytes each). Puts nothing if the region is not inside `values`.
+    pub(crate) fn write(&self, values: &[u8], mut put: impl FnMut(usize, &[u8])) {
+        let base = self.base as usize * 4;
+        let (m, n) = (self.rows as usize, self.keys as usize);
+        let Some(src) = values.get(base..base + self.bytes()) else {
+            return;
+        };
+        let mut key = vec![0u8; 16 * m];
+        for k in 0..n {
+            for (i, slot) in key.chunks_exact_mut(16).enumerate() {
+                let from = 16 * (i * n + k);
+                slot.copy_from_slice(&src[from..from + 16]);
+            }
+            put(base + 16 * k * m, &key);
+        }
+    }
+
+    /// Points the run's rows of the plan's row table (indexed like the
+    /// library's tracks) at the interleaved values: row `i`'s values
+    /// offset `base + 4 i`, its width `4 rows` (the key stride).
+    pub(crate) fn point_rows(&self, rows: &mut [GpuSampleRow]) {
+        for i in 0..self.rows {
+            if let Some(row) = rows.get_mut(self.first + i as usize) {
+                row.values_offset = self.base + 4 * i;
+                row.width = 4 * self.rows;
+            }
+        }
+    }
+}
+
+/// The runs of `run` rows (the clip-blocks dispatch's `ROW_RUN`) of each
+/// clip's LINEAR rotations that the plan stores key by key: runs of at
+/// least two rows, every row with the run's first row's key times
+/// (the same search texels), 4 floats wide, their values contiguous and in
+/// row order.
+pub(crate) fn interleaved_runs(library: &AnimationLibrary, run: u32) -> Vec<InterleavedRun> {
+    let tracks = library.tracks();
+    let g = GROUP_SLERP as usize;
+    let mut out = Vec::new();
+    if run < 2 {
+        return out;
+    }
+    for clip in library.clip_table() {
+        let first = clip.group_first[g] as usize;
+        let count = clip.group_count[g] as usize;
+        let Some(rows) = tracks.get(first..first + count) else {
+            continue;
+        };
+        for (r, chunk) in rows.chunks(run as usize).enumerate() {
+            let Some(head) = chunk.first() else {
+                continue;
+            };
+            let keys = head.key_count;
+            let contiguous = chunk.iter().enumerate().all(|(i, t)| {
+                t.search_offset == head.search_offset
+                    && t.key_count == keys
+                    && t.width == 4
+                    && u64::from(t.values_offset)
+                        == u64::from(head.values_offset) + 4 * i as u64 * u64::from(keys)
+            });
+            if chunk.len() >= 2 && keys > 0 && contiguous {
+                out.push(InterleavedRun {
+                    first: first + r * run as usize,
+                    rows: chunk.len() as u32,
+                    base: head.values_offset,
+                    keys,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AnimationLibrary, Clip, Interpolation, Property, Track};
+
+    /// Row r's key k: a unit quaternion of its own, about x.
+    fn q(r: usize, k: usize) -> [f32; 4] {
+        let a = 0.001 * (100 * r + k) as f32;
+        [a.sin(), 0.0, 0.0, a.cos()]
+    }
+
+    /// A clip of `rows` LINEAR rotations of `times`, row r's key k
+    /// `q(r, k)`.
+    fn rotations(rows: u32, times: &[f32]) -> Clip {
+        let tracks = (0..rows)
+            .map(|r| {
+                let values = (0..times.len()).flat_map(|k| q(r as usize, k)).collect();
+                Track::new(
+                    r,
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    times.to_vec(),
+                    values,
+                )
+            })
+            .collect();
+        Clip::new("r", tracks)
+    }
+
+    #[test]
+    fn runs_of_shared_times_are_written_key_by_key() {
+        let times = [0.0, 0.5, 1.0];
+        let library = AnimationLibrary::new(vec![rotations(5, &times)]).unwrap();
+        // Runs of 2: rows (0, 1), (2, 3); row 4 alone stays as it is.
+        let runs = interleaved_runs(&library, 2);
+        assert_eq!(runs.len(), 2);
+        assert_eq!((runs[0].rows, runs[0].keys), (2, 3));
+        assert_eq!((runs[1].rows, runs[1].keys), (2, 3));
+        let values: &[u8] = bytemuck::cast_slice(library.values());
+        let mut bytes = values.to_vec();
+        for run in &runs {
+            run.write(values, |at, b| bytes[at..at + b.len()].copy_from_slice(b));
+        }
+        let dst: &[f32] = bytemuck::cast_slice(&bytes);
+        // The second run (rows 2 and 3) key by key: row 2's key 0, row
+        // 3's key 0, row 2's key 1, ..., row 3's key 2 at base + 4 (2 * 2
+        // + 1).
+        let base = runs[1].base as usize;
+        assert_eq!(dst[base..base + 4], q(2, 0));
+        assert_eq!(dst[base + 4..base + 8], q(3, 0));
+        assert_eq!(dst[base + 8..base + 12], q(2, 1));
+        assert_eq!(dst[base + 20..base + 24], q(3, 2));
+        // Every row's key k is found at its row's new offset plus k times
+        // its new width, and the row left alone is where it was.
+        let mut rows: Vec<GpuSampleRow> = library.tracks().iter().map(GpuSampleRow::of).collect();
+        for run in &runs {
+            run.point_rows(&mut rows);
+        }
+        for (r, row) in rows.iter().enumerate() {
+            for k in 0..times.len() {
+                let at = row.values_offset as usize + k * row.width as usize;
+                assert_eq!(dst[at..at + 4], q(r, k), "row {r} key {k}");
+            }
+        }
+        assert_eq!(rows[4].width, 4);
+        assert_eq!(rows[4].values_offset, library.tracks()[4].values_offset);
+    }
+
+    #[test]
+    fn rows_with_their_own_times_are_left_alone() {
+        let mut clip = rotations(2, &[0.0, 0.5, 1.0]);
+        clip.tracks.push(Track::new(
+            2,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, 0.25, 1.0],
+            [q(2, 0), q(2, 1), q(2, 2)].concat(),
+        ));
+        let library = AnimationLibrary::new(vec![clip]).unwrap();
+        // One run of three rows, the third with other key times: none.
+        assert!(interleaved_runs(&library, 3).is_empty());
+        // Runs of two: the first two rows share theirs.
+        let runs = interleaved_runs(&library, 2);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].rows, 2);
+        // A run of one row is never interleaved.
+        assert!(interleaved_runs(&library, 1).is_empty());
+    }
+}
