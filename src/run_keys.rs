@@ -120,6 +120,28 @@ pub(crate) struct RunKeyTexels {
     pub texels: Vec<[u32; 4]>,
 }
 
+/// The runs of `run` consecutive track rows of group `g`, clip by clip, as
+/// the clip-blocks plan's workgroups take them: each run's first row (its
+/// track index) and its rows (the last run of a clip may be shorter).
+pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usize, &[GpuTrack])> {
+    let tracks = library.tracks();
+    let run = run.max(1) as usize;
+    library
+        .clip_table()
+        .iter()
+        .flat_map(|clip| {
+            let first = clip.group_first[g as usize] as usize;
+            let count = clip.group_count[g as usize] as usize;
+            tracks
+                .get(first..first + count)
+                .unwrap_or(&[])
+                .chunks(run)
+                .enumerate()
+                .map(move |(i, rows)| (first + i * run, rows))
+        })
+        .collect()
+}
+
 /// The key times of `track`.
 fn times_of<'a>(library: &'a AnimationLibrary, track: &GpuTrack) -> &'a [f32] {
     &library.times()[track.times_offset as usize..][..track.key_count as usize]
@@ -232,19 +254,7 @@ pub(crate) fn build(
         if run < 2 {
             continue;
         }
-        // (first row, rows) of each run of the group, clip by clip.
-        let runs: Vec<(usize, &[GpuTrack])> = library
-            .clip_table()
-            .iter()
-            .flat_map(|clip| {
-                let first = clip.group_first[g as usize] as usize;
-                let count = clip.group_count[g as usize] as usize;
-                tracks[first..first + count]
-                    .chunks(run as usize)
-                    .enumerate()
-                    .map(move |(i, rows)| (first + i * run as usize, rows))
-            })
-            .collect();
+        let runs = runs_of(library, g, run);
         let shared = runs.iter().all(|(_, rows)| {
             rows.iter()
                 .all(|t| t.search_offset == rows[0].search_offset)

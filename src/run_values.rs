@@ -36,6 +36,7 @@
 
 use crate::layout::{GpuSampleRow, GROUP_SLERP};
 use crate::library::AnimationLibrary;
+use crate::run_keys::runs_of;
 
 /// A run of LINEAR rotation rows whose values the clip-blocks plan stores
 /// key by key.
@@ -98,41 +99,29 @@ impl InterleavedRun {
 /// (the same search texels), 4 floats wide, their values contiguous and in
 /// row order.
 pub(crate) fn interleaved_runs(library: &AnimationLibrary, run: u32) -> Vec<InterleavedRun> {
-    let tracks = library.tracks();
-    let g = GROUP_SLERP as usize;
-    let mut out = Vec::new();
     if run < 2 {
-        return out;
+        return Vec::new();
     }
-    for clip in library.clip_table() {
-        let first = clip.group_first[g] as usize;
-        let count = clip.group_count[g] as usize;
-        let Some(rows) = tracks.get(first..first + count) else {
-            continue;
-        };
-        for (r, chunk) in rows.chunks(run as usize).enumerate() {
-            let Some(head) = chunk.first() else {
-                continue;
-            };
+    runs_of(library, GROUP_SLERP, run)
+        .into_iter()
+        .filter_map(|(first, rows)| {
+            let head = rows.first()?;
             let keys = head.key_count;
-            let contiguous = chunk.iter().enumerate().all(|(i, t)| {
+            let contiguous = rows.iter().enumerate().all(|(i, t)| {
                 t.search_offset == head.search_offset
                     && t.key_count == keys
                     && t.width == 4
                     && u64::from(t.values_offset)
                         == u64::from(head.values_offset) + 4 * i as u64 * u64::from(keys)
             });
-            if chunk.len() >= 2 && keys > 0 && contiguous {
-                out.push(InterleavedRun {
-                    first: first + r * run as usize,
-                    rows: chunk.len() as u32,
-                    base: head.values_offset,
-                    keys,
-                });
-            }
-        }
-    }
-    out
+            (rows.len() >= 2 && keys > 0 && contiguous).then_some(InterleavedRun {
+                first,
+                rows: rows.len() as u32,
+                base: head.values_offset,
+                keys,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
