@@ -93,6 +93,14 @@ override ROW_RUN: u32 = 1u;
 // the key the entry names or the next one is the answer: one step, no
 // search loop (first_segment).
 override RUN_KEYS: u32 = 0u;
+// Whether every run of the dispatch's rows follows from its first two
+// rows (set by the host per group: GpuSampleRow::is_regular_run): row i's
+// values, output and search offsets are the first row's plus i times the
+// second's minus the first's, its other fields the first row's.
+// sample_run then reads those two rows once per run and computes each
+// row (regular_row), where it read every row: on the CPU adapters each
+// row read is a gather per field, though every lane reads the same row.
+override REGULAR_ROWS: bool = false;
 override TABLE_BITS: u32 = 8u;
 override TABLE_TEXELS: u32 = 1u;
 override RUN_BASE: u32 = 0u;
@@ -634,13 +642,17 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
         return;
     }
     let first = block.row_first + run * ROW_RUN;
+    // The run's first two rows (the first again in a run of one row): with
+    // REGULAR_ROWS every row of the run follows from them.
+    let r0 = block_track(first, kind);
+    let r1 = block_track(select(first, first + 1u, run * ROW_RUN + 1u < block.row_count), kind);
     var one = Segment(0u, 0.0, 0.0, true);
     var e0 = vec4<u32>(0u);
     var e1 = vec4<u32>(0u);
     var e2 = vec4<u32>(0u);
     var e3 = vec4<u32>(0u);
     if (RUN_KEYS == 1u) {
-        one = find_segment_track(block_track(first, kind), time);
+        one = find_segment_track(r0, time);
     } else {
         // The run's bucket table (its header: [offset, buckets, scale,
         // origin]) and the entries of the time's bucket.
@@ -663,8 +675,12 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
             break;
         }
         let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
-        let ta = block_track(block.row_first + j, kind);
-        let tb = block_track(block.row_first + select(j, j + 1u, second), kind);
+        var ta = regular_row(r0, r1, i);
+        var tb = regular_row(r0, r1, select(i, i + 1u, second));
+        if (!REGULAR_ROWS) {
+            ta = block_track(block.row_first + j, kind);
+            tb = block_track(block.row_first + select(j, j + 1u, second), kind);
+        }
         var segs = SegmentPair(one, one);
         if (RUN_KEYS >= 2u) {
             // Entries i and i + 1 (i even) share a word: word i / e of the
@@ -688,6 +704,17 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
         }
         interpolate_pair(ta, tb, segs, out, second);
     }
+}
+
+// Row i of a regular run (REGULAR_ROWS) from its rows 0 and 1: the
+// offsets stepped i times (wrapping u32 arithmetic, as the host checked
+// them), the rest row 0's.
+fn regular_row(r0: Track, r1: Track, i: u32) -> Track {
+    var t = r0;
+    t.values_offset = r0.values_offset + i * (r1.values_offset - r0.values_offset);
+    t.output_offset = r0.output_offset + i * (r1.output_offset - r0.output_offset);
+    t.search_offset = r0.search_offset + i * (r1.search_offset - r0.search_offset);
+    return t;
 }
 
 // sample_segment of two LINEAR vector tracks (GROUP_BLEND, floats: not

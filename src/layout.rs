@@ -189,6 +189,34 @@ impl GpuSampleRow {
             ..GpuSampleRow::of(track)
         }
     }
+
+    /// Whether the rows of one run of the clip-blocks plan follow from its
+    /// first two: row `i`'s values, output and search offsets are the first
+    /// row's plus `i` times the second's minus the first's (in wrapping
+    /// `u32` arithmetic, as the shader computes them), and its key count,
+    /// lookup, width and interpolation are the first row's. True for runs
+    /// of fewer than three rows. Where every run of a group is regular, the
+    /// shader (override `REGULAR_ROWS`) reads two rows per run and computes
+    /// the others, instead of reading each row: libraries whose tracks
+    /// have equal key counts (keys baked at one rate, crowd_rot's 64 keys a
+    /// track) are laid out so.
+    #[must_use]
+    pub fn is_regular_run(rows: &[GpuSampleRow]) -> bool {
+        let (Some(r0), Some(r1)) = (rows.first(), rows.get(1)) else {
+            return true;
+        };
+        let step = |a: u32, b: u32, i: u32| a.wrapping_add(i.wrapping_mul(b.wrapping_sub(a)));
+        rows.iter().zip(0u32..).all(|(r, i)| {
+            r.values_offset == step(r0.values_offset, r1.values_offset, i)
+                && r.output_offset == step(r0.output_offset, r1.output_offset, i)
+                && r.search_offset == step(r0.search_offset, r1.search_offset, i)
+                && r.key_count == r0.key_count
+                && r.lookup_scale.to_bits() == r0.lookup_scale.to_bits()
+                && r.lookup_origin.to_bits() == r0.lookup_origin.to_bits()
+                && r.width == r0.width
+                && r.interpolation == r0.interpolation
+        })
+    }
 }
 
 /// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one

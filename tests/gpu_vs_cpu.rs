@@ -1154,10 +1154,12 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 /// end early, keys closer than a bucket, every property and
 /// interpolation), 16-bit entries (rows of 257 to 316 keys), the same two
 /// with no keys closer than 0.02 s (exact tables: one step, no search
-/// loop), and rows that all share their key times (one search per run,
-/// their values stored key by key: `src/run_values.rs`). A guess after the
-/// answer, a misread table entry or a misplaced value would give another
-/// key's values.
+/// loop), rows of equal key counts (each run's rows computed from its
+/// first two, with either table), and rows that all share their key times
+/// (one search per run, their values stored key by key:
+/// `src/run_values.rs`). A guess after the answer, a misread table entry,
+/// a miscomputed row or a misplaced value would give another key's
+/// values.
 #[test]
 fn clip_blocks_run_keys_match_cpu() {
     let Some(h) = common::gpu("clip_blocks_run_keys_match_cpu") else {
@@ -1173,22 +1175,50 @@ fn clip_blocks_run_keys_match_cpu() {
             .collect(),
     )])
     .unwrap();
+    // Rows of equal key counts, laid out one after the other: every run
+    // regular, its rows computed from its first two. (A gap of 0.6 s after
+    // the first key keeps every row from direct indexing, whose rows have
+    // no bucket texels and would break the layout's regular steps.)
+    let regular = |apart: bool| {
+        AnimationLibrary::new(vec![Clip::new(
+            "regular",
+            (0..40)
+                .map(|r| {
+                    let mut times = run_key_times(r + 200, 0.002 * r as f32, 30, apart);
+                    for t in &mut times[1..] {
+                        *t += 0.6;
+                    }
+                    track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+                })
+                .collect(),
+        )])
+        .unwrap()
+    };
     // (library, the run-keys mode its LINEAR rotations (group 0) must
-    // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; and
-    // how many of their runs are stored key by key: the shared ones, a
-    // run of 32 rows and one of 4.)
-    for (lib, want, interleaved) in [
-        (&run_keys_library(false), (2, 8), 0),
-        (&long_run_keys_library(false), (2, 16), 0),
-        (&run_keys_library(true), (3, 8), 0),
-        (&long_run_keys_library(true), (3, 16), 0),
-        (&same, (1, 0), 2),
+    // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; how
+    // many of their runs are stored key by key: the shared ones, a run of
+    // 32 rows and one of 4; and whether their rows are computed (regular
+    // runs: equal key counts, laid out in order), not read.)
+    for (lib, want, interleaved, computed) in [
+        (&run_keys_library(false), (2, 8), 0, false),
+        (&long_run_keys_library(false), (2, 16), 0, false),
+        (&run_keys_library(true), (3, 8), 0, false),
+        (&long_run_keys_library(true), (3, 16), 0, false),
+        (&regular(false), (2, 8), 0, true),
+        (&regular(true), (3, 8), 0, true),
+        (&same, (1, 0), 2, true),
     ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
         let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
         assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
         assert_eq!(blocks.interleaved_runs(), interleaved);
+        assert_eq!(
+            blocks.regular_row_groups().any(|g| g == 0),
+            computed,
+            "{modes:?} {:?}",
+            blocks.regular_row_groups().collect::<Vec<_>>()
+        );
         let mut instances = Vec::new();
         for (c, clip) in lib.clips().iter().enumerate() {
             let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];

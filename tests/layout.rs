@@ -817,3 +817,57 @@ fn rig_passes_exist_and_use_only_their_bindings() {
         .collect();
     assert_eq!(readers, ["pose_main", "hierarchy_main", "mix_main"]);
 }
+
+/// `GpuSampleRow::is_regular_run`, which lets the clip-blocks shader compute
+/// a run's rows from its first two: true for rows in arithmetic progression
+/// (increasing, decreasing in wrapping arithmetic, or a step of zero) and
+/// for runs of fewer than three rows; false when any one field of any one
+/// row departs from it.
+#[test]
+fn regular_runs_are_exactly_the_arithmetic_ones() {
+    let row = |i: u32| GpuSampleRow {
+        values_offset: 1000 + 256 * i,
+        output_offset: 4 * i,
+        search_offset: 7 + 190 * i,
+        key_count: 64,
+        lookup_scale: 0.0,
+        lookup_origin: 0.0,
+        width: 4,
+        interpolation: 1,
+    };
+    let run: Vec<GpuSampleRow> = (0..32).map(row).collect();
+    assert!(GpuSampleRow::is_regular_run(&run));
+    assert!(GpuSampleRow::is_regular_run(&[]));
+    assert!(GpuSampleRow::is_regular_run(&run[..1]));
+    assert!(GpuSampleRow::is_regular_run(&[row(0), row(5)]));
+    let mut reversed = run.clone();
+    reversed.reverse();
+    assert!(GpuSampleRow::is_regular_run(&reversed));
+    let shared: Vec<GpuSampleRow> = (0..8)
+        .map(|i| GpuSampleRow {
+            search_offset: 7,
+            ..row(i)
+        })
+        .collect();
+    assert!(GpuSampleRow::is_regular_run(&shared));
+    let breaks: [fn(&mut GpuSampleRow); 8] = [
+        |r| r.values_offset += 4,
+        |r| r.output_offset += 4,
+        |r| r.search_offset += 1,
+        |r| r.key_count += 1,
+        |r| r.lookup_scale = 0.5,
+        |r| r.lookup_origin = -0.0,
+        |r| r.width = 3,
+        |r| r.interpolation = 0,
+    ];
+    for (b, f) in breaks.iter().enumerate() {
+        for at in [2, 17, 31] {
+            let mut bad = run.clone();
+            f(&mut bad[at]);
+            assert!(
+                !GpuSampleRow::is_regular_run(&bad),
+                "break {b} at row {at} not seen"
+            );
+        }
+    }
+}

@@ -249,6 +249,9 @@ struct GroupDispatch {
     row_run: u32,
     /// The clip-blocks plan's run keys for this group.
     run_keys: crate::run_keys::GroupRunKeys,
+    /// Whether its runs' rows are computed from their first two
+    /// (`REGULAR_ROWS`, [`GpuSampleRow::is_regular_run`]).
+    regular_rows: bool,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: (u32, u32, u32),
@@ -484,6 +487,20 @@ impl GpuSampler {
                 for run in &interleaved {
                     run.point_rows(&mut rows);
                 }
+                // Per dispatch, whether every run of its rows follows from
+                // the run's first two (the shader's REGULAR_ROWS).
+                let regular: Vec<bool> = dispatches
+                    .iter()
+                    .map(|&(g, per)| {
+                        let run = crate::plan::block_row_run(per);
+                        crate::run_keys::runs_of(library, g, run)
+                            .iter()
+                            .all(|&(first, r)| {
+                                rows.get(first..first + r.len())
+                                    .is_some_and(GpuSampleRow::is_regular_run)
+                            })
+                    })
+                    .collect();
                 let mut row_bytes = vec![0u8; rows_bytes as usize];
                 let used = std::mem::size_of_val(rows.as_slice());
                 row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
@@ -513,7 +530,7 @@ impl GpuSampler {
                     usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                Some((rows, sorted, blocks, params))
+                Some((rows, sorted, blocks, params, regular))
             } else {
                 None
             };
@@ -548,6 +565,12 @@ impl GpuSampler {
                     .get(slot)
                     .copied()
                     .unwrap_or(crate::run_keys::GroupRunKeys::PER_ROW);
+                // Only sample_run (run keys) computes rows.
+                let regular_rows = run_mode.mode != crate::run_keys::RunKeys::PerRow
+                    && block_tables
+                        .as_ref()
+                        .and_then(|t| t.4.get(slot).copied())
+                        .unwrap_or(false);
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
                     offset: (slot * params_stride) as u64,
@@ -574,7 +597,7 @@ impl GpuSampler {
                             (16, output.as_entire_binding()),
                         ],
                     )?,
-                    Some((rows, sorted, blocks, block_params)) => {
+                    Some((rows, sorted, blocks, block_params, _)) => {
                         let head = |buffer, bytes: u64| {
                             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                                 buffer,
@@ -643,6 +666,7 @@ impl GpuSampler {
                                 "INTERLEAVED",
                                 flag(g == GROUP_SLERP && !interleaved.is_empty()),
                             ),
+                            ("REGULAR_ROWS", flag(regular_rows)),
                         ],
                         ..Default::default()
                     },
@@ -653,13 +677,14 @@ impl GpuSampler {
                     per_instance,
                     row_run,
                     run_keys: run_mode,
+                    regular_rows,
                     pipeline,
                     bind_group,
                     workgroups: (0, 0, 0),
                 });
             }
             let groups_of: Vec<u32> = dispatches.iter().map(|&(g, _)| g).collect();
-            let blocks = block_tables.map(|(_rows, sorted, blocks, params)| BlockTables {
+            let blocks = block_tables.map(|(_rows, sorted, blocks, params, _)| BlockTables {
                 sort: ClipSort::new(capacity, library.clip_table().len(), groups_of.len()),
                 sorted,
                 blocks,
@@ -820,6 +845,18 @@ impl GpuSampler {
         self.groups
             .iter()
             .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
+    }
+
+    #[doc(hidden)]
+    /// The track groups whose clip-blocks dispatch computes each run's
+    /// rows from its first two (every run regular:
+    /// [`GpuSampleRow::is_regular_run`]); none in the other plans. For
+    /// tests that must know which path they exercised.
+    pub fn regular_row_groups(&self) -> impl Iterator<Item = u32> + '_ {
+        self.groups
+            .iter()
+            .filter(|d| d.regular_rows)
+            .map(|d| d.group)
     }
 
     #[doc(hidden)]
