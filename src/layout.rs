@@ -194,8 +194,9 @@ impl GpuSampleRow {
     /// first two: row `i`'s values, output and search offsets are the first
     /// row's plus `i` times the second's minus the first's (in wrapping
     /// `u32` arithmetic, as the shader computes them), and its key count,
-    /// lookup, width and interpolation are the first row's. True for runs
-    /// of fewer than three rows. Where every run of a group is regular, the
+    /// lookup, width and interpolation are the first row's (so a run of one
+    /// row is regular, and a run of two whose other fields agree). Where
+    /// every run of a group is regular, the
     /// shader (override `REGULAR_ROWS`) reads two rows per run and computes
     /// the others, instead of reading each row: libraries whose tracks
     /// have equal key counts (keys baked at one rate, crowd_rot's 64 keys a

@@ -1194,6 +1194,24 @@ fn clip_blocks_run_keys_match_cpu() {
         )])
         .unwrap()
     };
+    // The same clip and one whose two rows differ in key count: one run
+    // not regular, so the group reads every row.
+    let regular_but_one = || {
+        let mut clips = regular(true).clips().to_vec();
+        clips.push(Clip::new(
+            "uneven",
+            (0..2)
+                .map(|r| {
+                    let mut times = run_key_times(r + 300, 0.0, 30 + r as usize, true);
+                    for t in &mut times[1..] {
+                        *t += 0.6;
+                    }
+                    track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+                })
+                .collect(),
+        ));
+        AnimationLibrary::new(clips).unwrap()
+    };
     // (library, the run-keys mode its LINEAR rotations (group 0) must
     // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; how
     // many of their runs are stored key by key: the shared ones, a run of
@@ -1206,6 +1224,7 @@ fn clip_blocks_run_keys_match_cpu() {
         (&long_run_keys_library(true), (3, 16), 0, false),
         (&regular(false), (2, 8), 0, true),
         (&regular(true), (3, 8), 0, true),
+        (&regular_but_one(), (3, 8), 0, false),
         (&same, (1, 0), 2, true),
     ] {
         let blocks =

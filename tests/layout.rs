@@ -820,9 +820,10 @@ fn rig_passes_exist_and_use_only_their_bindings() {
 
 /// `GpuSampleRow::is_regular_run`, which lets the clip-blocks shader compute
 /// a run's rows from its first two: true for rows in arithmetic progression
-/// (increasing, decreasing in wrapping arithmetic, or a step of zero) and
-/// for runs of fewer than three rows; false when any one field of any one
-/// row departs from it.
+/// (increasing, decreasing in wrapping arithmetic, or a step of zero), for
+/// a run of one row and for two rows whose other fields agree; false when
+/// any one field of any one row departs from it, the second row's key
+/// count included.
 #[test]
 fn regular_runs_are_exactly_the_arithmetic_ones() {
     let row = |i: u32| GpuSampleRow {
@@ -840,6 +841,11 @@ fn regular_runs_are_exactly_the_arithmetic_ones() {
     assert!(GpuSampleRow::is_regular_run(&[]));
     assert!(GpuSampleRow::is_regular_run(&run[..1]));
     assert!(GpuSampleRow::is_regular_run(&[row(0), row(5)]));
+    let longer = GpuSampleRow {
+        key_count: 65,
+        ..row(1)
+    };
+    assert!(!GpuSampleRow::is_regular_run(&[row(0), longer]));
     let mut reversed = run.clone();
     reversed.reverse();
     assert!(GpuSampleRow::is_regular_run(&reversed));
