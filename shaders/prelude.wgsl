@@ -138,7 +138,7 @@ struct Node {
     parent: i32,             // -1: root
     mesh: i32,               // -1: none
     first_joint: i32,        // first joint slot whose joint node this is, -1: none
-    _pad1: u32,
+    chain: u32,              // nodes from this one on, each the child of the one before (>= 1)
 }
 
 struct Mesh {

@@ -6,9 +6,9 @@
 // Three kernels, one per SkinStrategy, the same results up to rounding:
 //
 // hierarchy_main (Staged, the reference): one invocation per instance,
-//   reading the local poses that pose_main (pose.wgsl) stored in `locals`:
-//   the walk of step 2 below without the joint matrices, then step 3 for
-//   every joint slot.
+//   reading the local poses that pose_main (pose.wgsl) stored in `locals`
+//   (or the mixer, mix.wgsl): the walk of step 2 below without the joint
+//   matrices, then step 3 for every joint slot.
 // skin_main (PerInstance): the pose stage fused in: one invocation per
 //   instance computes each local where it uses it, from local_pose(), in
 //   registers (no locals buffer written and read back, one dispatch fewer;
@@ -40,6 +40,12 @@
 //    global stays in registers, so a node listed right after its parent
 //    (every node of a chain) reads no global back. Every global is written
 //    to `globals` (a renderer takes mesh nodes' model matrices from there).
+//    skin_main walks a parents-first rig chain by chain instead
+//    (Node.chain, set by the host: the nodes from a chain's first on, each
+//    the child of the one before): the same products, with no parent read
+//    and no branch for the nodes after each chain's first. (The same walk
+//    in hierarchy_main measured level on blend_chain, whose hierarchy is a
+//    small part of the mixer's chain, and was not kept.)
 //    Joint matrices (joint_matrix), right after global n: for each joint
 //    slot j whose joint node is n (nodes[n].first_joint, then
 //    joints[j].next_joint: usually none or one, two when skins share a
@@ -443,34 +449,68 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     // is read lane by lane, 16 floats per lane, once per joint (measured:
     // skin_chain's whole chain 2.74 -> 2.51 ms on lavapipe).
     let inverses = mesh_inverse;
-    // Step 2: locals, globals and (fused) joint matrices.
-    var previous = IDENTITY;
-    for (var n = 0u; n < params.node_count; n++) {
-        previous = global_matrix(i, clip, n, posed_local(i, clip, n), previous);
-        store_global(base + n, previous);
-        var j = select(-1, node_at(n).first_joint, fused);
-        if (NODE_SLOTS <= MAX_UNROLLED_SLOTS) {
-            if (NODE_SLOTS >= 1u && j >= 0) {
-                j = store_fused_joint(out, u32(j), inverses, previous);
+    // Step 2: locals, globals and (fused) joint matrices. With parents
+    // first, chain by chain (Node.chain: the nodes from a chain's first on,
+    // each the child of the one before): the chain's first node multiplies
+    // its parent's global, read back from `globals` (none for a root), and
+    // each node after it the global before it, in registers, with no
+    // parent read and no branch per node (on the fallback adapters every
+    // node paid both sides of global_matrix's branch and its parent's
+    // read). The same products in the same order as global_matrix.
+    if (PARENTS_FIRST) {
+        var n = 0u;
+        for (var step = 0u; step < params.node_count && n < params.node_count; step++) {
+            let head = node_at(n);
+            var global = posed_local(i, clip, n);
+            if (head.parent >= 0) {
+                global = affine_mul_affine(global_at(base + u32(head.parent)), global);
             }
-            if (NODE_SLOTS >= 2u && j >= 0) {
-                j = store_fused_joint(out, u32(j), inverses, previous);
+            let end = min(n + max(head.chain, 1u), params.node_count);
+            loop {
+                store_global(base + n, global);
+                store_node_joints(out, n, inverses, global, fused);
+                n++;
+                if (n >= end) {
+                    break;
+                }
+                global = affine_mul_affine(global, posed_local(i, clip, n));
             }
-            if (NODE_SLOTS >= 3u && j >= 0) {
-                j = store_fused_joint(out, u32(j), inverses, previous);
-            }
-            if (NODE_SLOTS >= 4u && j >= 0) {
-                j = store_fused_joint(out, u32(j), inverses, previous);
-            }
-        } else {
-            for (var step = 0u; step < params.joint_count && j >= 0; step++) {
-                j = store_fused_joint(out, u32(j), inverses, previous);
-            }
+        }
+    } else {
+        var previous = IDENTITY;
+        for (var n = 0u; n < params.node_count; n++) {
+            previous = global_matrix(i, clip, n, posed_local(i, clip, n), previous);
+            store_global(base + n, previous);
+            store_node_joints(out, n, inverses, previous, fused);
         }
     }
     // Step 3: joint matrices of rigs with more skins (no iteration when
     // fused).
     joints_from_globals(i, select(0u, params.joint_count, fused));
+}
+
+// Step 2's joint matrices of node n (fused skins only), from its global.
+fn store_node_joints(out: u32, n: u32, inverses: array<mat4x4<f32>, MAX_FUSED_SKINS>,
+                     global: mat4x4<f32>, fused: bool) {
+    var j = select(-1, node_at(n).first_joint, fused);
+    if (NODE_SLOTS <= MAX_UNROLLED_SLOTS) {
+        if (NODE_SLOTS >= 1u && j >= 0) {
+            j = store_fused_joint(out, u32(j), inverses, global);
+        }
+        if (NODE_SLOTS >= 2u && j >= 0) {
+            j = store_fused_joint(out, u32(j), inverses, global);
+        }
+        if (NODE_SLOTS >= 3u && j >= 0) {
+            j = store_fused_joint(out, u32(j), inverses, global);
+        }
+        if (NODE_SLOTS >= 4u && j >= 0) {
+            j = store_fused_joint(out, u32(j), inverses, global);
+        }
+    } else {
+        for (var step = 0u; step < params.joint_count && j >= 0; step++) {
+            j = store_fused_joint(out, u32(j), inverses, global);
+        }
+    }
 }
 
 // skin_nodes_main: the same results as skin_main, one workgroup per

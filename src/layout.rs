@@ -480,8 +480,11 @@ pub struct GpuNode {
     /// The first joint slot whose joint node this is, -1 for none; the
     /// others follow through [`GpuJoint::next_joint`].
     pub first_joint: i32,
-    /// Padding (16-byte rows).
-    pub _pad1: u32,
+    /// The nodes from this one on that form a chain, each the child of the
+    /// one before it (at least 1: the node itself): the skin pass walks a
+    /// rig whose parents come first chain by chain (`skin_main`), with no
+    /// parent read for the nodes after a chain's first.
+    pub chain: u32,
 }
 
 /// A mesh in the mesh table (WGSL `Mesh`).

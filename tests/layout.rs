@@ -631,7 +631,7 @@ fn rig_twins() -> Vec<Twin> {
                 parent,
                 mesh,
                 first_joint,
-                _pad1
+                chain
             ]
         ),
         twin!(

@@ -534,6 +534,16 @@ fn small_hierarchy() -> (Rig, AnimationLibrary) {
 #[test]
 fn hierarchy_rest_pose_and_instances_at_different_times() {
     let (rig, lib) = small_hierarchy();
+    // The node table's chains, which skin_main walks (root, a, b; then c, a
+    // root; then m, whose parent is the root, not the node before it): by
+    // hand from the hierarchy above.
+    let chains: Vec<u32> = SkinTables::new(&rig, &lib)
+        .unwrap()
+        .nodes()
+        .iter()
+        .map(|n| n.chain)
+        .collect();
+    assert_eq!(chains, [3, 2, 1, 1, 1]);
     let inst = [
         Instance::new(0, -0.5),
         Instance::new(0, 0.0),

@@ -406,7 +406,9 @@ pub fn hierarchy_main(
 /// One invocation of WGSL `skin_main` (the per-instance strategy, the pose
 /// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
 /// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
-/// the nodes in index order, each local computed where it is used
+/// the nodes in index order (chain by chain when every parent comes before
+/// its children: [`GpuNode::chain`](crate::rig::GpuNode::chain), else
+/// through [`global_matrix`]), each local computed where it is used
 /// ([`posed_local`]), each global written to `globals` and, right after
 /// it, the joint matrices of the slots whose joint node it is (from the
 /// global in hand). With more skins: the walk writes the globals only,
@@ -430,12 +432,17 @@ pub fn skin_main(
         mesh_inverse[s as usize] =
             mesh_node_inverse(tables, samples, i, clip, params.mesh_nodes[s as usize]);
     }
-    // Step 2: locals, globals and (fused) joint matrices.
-    let mut previous = IDENTITY;
-    for n in 0..tables.node_count() {
-        let local = posed_local(tables, samples, i, clip, n);
-        previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
-        globals[base + n as usize] = previous;
+    // Step 2: locals, globals and (fused) joint matrices. With parents
+    // first, chain by chain (`GpuNode::chain`): a chain's first node
+    // multiplies its parent's global (none for a root), each node after it
+    // the global before it; the same products as global_matrix.
+    let node_count = tables.node_count();
+    let parents_first = tables
+        .nodes()
+        .iter()
+        .enumerate()
+        .all(|(n, node)| node.parent < n as i32);
+    let joints = |n: u32, global: Mat4, joint_matrices: &mut [Mat4]| {
         let mut j = if fused {
             node_at(tables, n).first_joint
         } else {
@@ -444,14 +451,40 @@ pub fn skin_main(
         let mut step = 0u32;
         while step < tables.joint_count() && j >= 0 {
             let joint = joint_at(tables, j as u32);
-            joint_matrices[out + j as usize] = joint_matrix(
-                tables,
-                j as u32,
-                mesh_inverse[joint.skin as usize],
-                previous,
-            );
+            joint_matrices[out + j as usize] =
+                joint_matrix(tables, j as u32, mesh_inverse[joint.skin as usize], global);
             j = joint.next_joint;
             step += 1;
+        }
+    };
+    if parents_first {
+        let mut n = 0u32;
+        let mut step = 0u32;
+        while step < node_count && n < node_count {
+            let head = node_at(tables, n);
+            let mut global = posed_local(tables, samples, i, clip, n);
+            if head.parent >= 0 {
+                global = affine_mul_affine(globals[base + head.parent as usize], global);
+            }
+            let end = (n + head.chain.max(1)).min(node_count);
+            loop {
+                globals[base + n as usize] = global;
+                joints(n, global, joint_matrices);
+                n += 1;
+                if n >= end {
+                    break;
+                }
+                global = affine_mul_affine(global, posed_local(tables, samples, i, clip, n));
+            }
+            step += 1;
+        }
+    } else {
+        let mut previous = IDENTITY;
+        for n in 0..node_count {
+            let local = posed_local(tables, samples, i, clip, n);
+            previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
+            globals[base + n as usize] = previous;
+            joints(n, previous, joint_matrices);
         }
     }
     // Step 3: joint matrices of rigs with more skins (no iteration when

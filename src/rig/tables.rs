@@ -221,9 +221,17 @@ impl SkinTables {
                 parent: n.parent.map_or(-1, |p| p as i32),
                 mesh: n.mesh.map_or(-1, |m| m as i32),
                 first_joint: -1,
-                _pad1: 0,
+                chain: 1,
             })
             .collect::<Vec<_>>();
+        // Back to front: a node whose next node is its child heads one
+        // node more than that child does.
+        let mut nodes = nodes;
+        for n in (0..nodes.len().saturating_sub(1)).rev() {
+            if nodes[n + 1].parent == n as i32 {
+                nodes[n].chain = nodes[n + 1].chain.saturating_add(1);
+            }
+        }
         let too_big = |what: &'static str, n: usize| Error::LimitExceeded {
             what,
             needed: n as u64,
@@ -339,7 +347,6 @@ impl SkinTables {
             i32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
         // Link each node to its slots, in slot order (back to front, so
         // each slot's successor is already linked).
-        let mut nodes = nodes;
         for j in (0..joint_count).rev() {
             let joint = &mut joints[j as usize];
             if let Some(node) = nodes.get_mut(joint.node as usize) {
