@@ -196,11 +196,11 @@ impl GpuSampleRow {
     /// `u32` arithmetic, as the shader computes them), and its key count,
     /// lookup, width and interpolation are the first row's (so a run of one
     /// row is regular, and a run of two whose other fields agree). Where
-    /// every run of a group is regular, the
-    /// shader (override `REGULAR_ROWS`) reads two rows per run and computes
-    /// the others, instead of reading each row: libraries whose tracks
-    /// have equal key counts (keys baked at one rate, crowd_rot's 64 keys a
-    /// track) are laid out so.
+    /// every run of a group is regular, the shader (override
+    /// `REGULAR_ROWS`) reads two rows per run and computes the others,
+    /// instead of reading each row: libraries whose tracks have equal key
+    /// counts (keys baked at one rate, crowd_rot's 64 keys a track) are
+    /// laid out so.
     #[must_use]
     pub fn is_regular_run(rows: &[GpuSampleRow]) -> bool {
         let (Some(r0), Some(r1)) = (rows.first(), rows.get(1)) else {

@@ -211,7 +211,7 @@ impl SkinTables {
         let node_count = rig.nodes.len();
         let mesh_count = rig.meshes.len();
         let clip_count = library.clips().len();
-        let nodes = rig
+        let mut nodes = rig
             .nodes
             .iter()
             .map(|n| GpuNode {
@@ -226,7 +226,6 @@ impl SkinTables {
             .collect::<Vec<_>>();
         // Back to front: a node whose next node is its child heads one
         // node more than that child does.
-        let mut nodes = nodes;
         for n in (0..nodes.len().saturating_sub(1)).rev() {
             if nodes[n + 1].parent == n as i32 {
                 nodes[n].chain = nodes[n + 1].chain.saturating_add(1);
