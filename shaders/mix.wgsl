@@ -276,13 +276,13 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         var vt = vec4<f32>(0.0);
         var vr = vec4<f32>(0.0);
         var vs = vec4<f32>(0.0);
-        if (ch.x >= 0) {
+        if (ANIMATED_TRANSLATIONS && ch.x >= 0) {
             vt = vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0);
         }
         if (ch.y >= 0) {
-            vr = sample_vec4(base + u32(ch.y));
+            vr = sample_rotation(base + u32(ch.y));
         }
-        if (ch.z >= 0) {
+        if (ANIMATED_SCALES && ch.z >= 0) {
             vs = vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0);
         }
         // An additive action's values at its reference time (the
@@ -291,20 +291,20 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         var ref_r = vec4<f32>(0.0, 0.0, 0.0, 1.0);
         if (additive) {
             let ref_base = a.reference_row * params.output_stride;
-            if (ch.x >= 0) {
+            if (ANIMATED_TRANSLATIONS && ch.x >= 0) {
                 t = add_vec(t, vt, vec4<f32>(sample_vec3(ref_base + u32(ch.x)), 0.0), w);
             }
             if (ch.y >= 0) {
-                ref_r = sample_vec4(ref_base + u32(ch.y));
+                ref_r = sample_rotation(ref_base + u32(ch.y));
             }
-            if (ch.z >= 0) {
+            if (ANIMATED_SCALES && ch.z >= 0) {
                 s = add_vec(s, vs, vec4<f32>(sample_vec3(ref_base + u32(ch.z)), 0.0), w);
             }
         } else {
-            if (ch.x >= 0) {
+            if (ANIMATED_TRANSLATIONS && ch.x >= 0) {
                 t = blend_normal(t, vt, w);
             }
-            if (ch.z >= 0) {
+            if (ANIMATED_SCALES && ch.z >= 0) {
                 s = blend_normal(s, vs, w);
             }
         }
@@ -338,11 +338,11 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
             if (src < 0) {
                 continue;
             }
-            let v = samples[a.row * params.output_stride + u32(src) + k];
+            let v = sample_at(a.row * params.output_stride + u32(src) + k);
             if (a.reference_row == NO_ROW) {
                 b = scalar_normal(b, v, w, false);
             } else {
-                let at_ref = samples[a.reference_row * params.output_stride + u32(src) + k];
+                let at_ref = sample_at(a.reference_row * params.output_stride + u32(src) + k);
                 b = scalar_additive(b, v, at_ref, w, false);
             }
         }
@@ -398,11 +398,11 @@ fn write_mixed_property(c: u32, k: u32) {
             if (src < 0) {
                 continue;
             }
-            let v = samples[a.row * params.output_stride + u32(src) + i];
+            let v = sample_at(a.row * params.output_stride + u32(src) + i);
             if (a.reference_row == NO_ROW) {
                 b = scalar_normal(b, v, a.weight, discrete);
             } else {
-                let at_ref = samples[a.reference_row * params.output_stride + u32(src) + i];
+                let at_ref = sample_at(a.reference_row * params.output_stride + u32(src) + i);
                 b = scalar_additive(b, v, at_ref, a.weight, discrete);
             }
         }

@@ -18,7 +18,10 @@
 @group(0) @binding(0) var<uniform> params: SkinParams;
 @group(0) @binding(1) var<storage, read> nodes: array<Node>;
 @group(0) @binding(2) var<storage, read> channels: array<vec4<i32>>;
-@group(0) @binding(3) var<storage, read> samples: array<f32>;
+// The sampler's output, as vec4s (its buffer is a whole number of them):
+// read a float at a time (sample_at), or a vec4 where a rotation is
+// 4-float aligned (sample_rotation).
+@group(0) @binding(3) var<storage, read> samples: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> instances: array<Instance>;
 @group(0) @binding(5) var<storage, read_write> locals: array<LocalPose>;
 @group(0) @binding(6) var<storage, read> meshes: array<Mesh>;
@@ -70,12 +73,42 @@ fn channel_at(c: u32) -> vec4<i32> {
     return v;
 }
 
+// Float `at` of the sampler's output.
+fn sample_at(at: u32) -> f32 {
+    return samples[at >> 2u][at & 3u];
+}
+
 fn sample_vec3(at: u32) -> vec3<f32> {
-    return vec3<f32>(samples[at], samples[at + 1u], samples[at + 2u]);
+    return vec3<f32>(sample_at(at), sample_at(at + 1u), sample_at(at + 2u));
 }
 
 fn sample_vec4(at: u32) -> vec4<f32> {
-    return vec4<f32>(samples[at], samples[at + 1u], samples[at + 2u], samples[at + 3u]);
+    return vec4<f32>(sample_at(at), sample_at(at + 1u), sample_at(at + 2u), sample_at(at + 3u));
+}
+
+// Whether every sampled rotation the pose channels name starts at a
+// multiple of 4 floats in an instance's output block, whose stride is a
+// multiple of 4 too (set by the host: SkinTables::rotations_aligned4; a
+// library of rotations only, or with each clip's rotations first).
+// sample_rotation() then reads one vec4: on the CPU adapters one storage
+// access, a loop over the lanes, where four floats take four.
+override ROTATIONS_ALIGNED4: bool = false;
+
+// Whether some pose channel of the library animates a translation
+// (ANIMATED_TRANSLATIONS) or a scale (ANIMATED_SCALES), set by the host
+// (SkinTables::animates_translations, animates_scales): where none does,
+// the pose and the mixer leave out those reads, which the fallback
+// adapters make on every node with the lanes masked (measured: skin_chain,
+// which animates rotations only, 3.252 -> 3.067).
+override ANIMATED_TRANSLATIONS: bool = true;
+override ANIMATED_SCALES: bool = true;
+
+// The sampled rotation at output float `at` (a pose channel's rotation).
+fn sample_rotation(at: u32) -> vec4<f32> {
+    if (ROTATIONS_ALIGNED4) {
+        return samples[at >> 2u];
+    }
+    return sample_vec4(at);
 }
 
 // The local pose of node n for instance i, whose clip is `clip`
@@ -92,13 +125,13 @@ fn local_pose(i: u32, clip: u32, n: u32) -> LocalPose {
     if (clip < params.clip_count) {
         let ch = channel_at(clip * params.node_count + n);
         let base = i * params.output_stride;
-        if (ch.x >= 0) {
+        if (ANIMATED_TRANSLATIONS && ch.x >= 0) {
             t = sample_vec3(base + u32(ch.x));
         }
         if (ch.y >= 0) {
-            r = sample_vec4(base + u32(ch.y));
+            r = sample_rotation(base + u32(ch.y));
         }
-        if (ch.z >= 0) {
+        if (ANIMATED_SCALES && ch.z >= 0) {
             s = sample_vec3(base + u32(ch.z));
         }
     }
@@ -116,7 +149,7 @@ fn write_morph_weights(i: u32, m: u32) {
     }
     for (var k = 0u; k < mesh.target_count; k++) {
         if (src >= 0) {
-            morph_weights[out + k] = samples[i * params.output_stride + u32(src) + k];
+            morph_weights[out + k] = sample_at(i * params.output_stride + u32(src) + k);
         } else {
             morph_weights[out + k] = default_weights[mesh.defaults_offset + k];
         }

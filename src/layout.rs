@@ -650,7 +650,8 @@ pub const POSE_BINDINGS: [Binding; 12] = [
     ),
     binding(1, "nodes", BindingKind::StorageRead, size_of::<GpuNode>()),
     binding(2, "channels", BindingKind::StorageRead, 16),
-    binding(3, "samples", BindingKind::StorageRead, 4),
+    // The sampler's output, as vec4s (whole ones: `GpuSampler` pads it).
+    binding(3, "samples", BindingKind::StorageRead, 16),
     binding(
         4,
         "instances",

@@ -838,6 +838,20 @@ fn deep_chain_of_64() {
     };
     let lib =
         AnimationLibrary::new(vec![Clip::new("coil", vec![bend(0), bend(31), bend(63)])]).unwrap();
+    // Rotations only, each 4 floats from the start of the output block:
+    // the pose reads them as vec4s (ROTATIONS_ALIGNED4), and the GPU
+    // against the CPU below covers that path; small_hierarchy's rotations,
+    // in a block of 10 floats, take the float reads.
+    // It animates neither translations nor scales, so those reads are left
+    // out (ANIMATED_TRANSLATIONS, ANIMATED_SCALES); small_hierarchy animates
+    // both.
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    assert!(tables.rotations_aligned4());
+    assert!(!tables.animates_translations() && !tables.animates_scales());
+    let (small_rig, small_lib) = small_hierarchy();
+    let small = SkinTables::new(&small_rig, &small_lib).unwrap();
+    assert!(!small.rotations_aligned4());
+    assert!(small.animates_translations() && small.animates_scales());
     let inst: Vec<Instance> = (0..5)
         .map(|i| Instance::new(0, f64::from(i) * 0.25))
         .collect();

@@ -489,6 +489,36 @@ impl SkinTables {
         self.mesh_inverses_identity
     }
 
+    /// Whether every sampled rotation that the pose channels name starts at
+    /// a multiple of 4 floats of an instance's output block, and the
+    /// sampler's output stride is a multiple of 4 (a library of rotations
+    /// only, or whose clips hold their rotations at such offsets): the
+    /// pose and mixer stages then read each rotation as one `vec4` (WGSL
+    /// override `ROTATIONS_ALIGNED4`), the same floats.
+    #[must_use]
+    pub fn rotations_aligned4(&self) -> bool {
+        self.output_stride.is_multiple_of(4)
+            && self
+                .channels
+                .iter()
+                .all(|c| c[1] < 0 || c[1].unsigned_abs().is_multiple_of(4))
+    }
+
+    /// Whether some pose channel animates a node's translation: where none
+    /// does, the pose and mixer stages leave out the translation reads
+    /// (WGSL override `ANIMATED_TRANSLATIONS`).
+    #[must_use]
+    pub fn animates_translations(&self) -> bool {
+        self.channels.iter().any(|c| c[0] >= 0)
+    }
+
+    /// Whether some pose channel animates a node's scale (WGSL override
+    /// `ANIMATED_SCALES`, like [`SkinTables::animates_translations`]).
+    #[must_use]
+    pub fn animates_scales(&self) -> bool {
+        self.channels.iter().any(|c| c[2] >= 0)
+    }
+
     /// Whether every inverse bind matrix is affine, its last row 0, 0, 0, 1
     /// (true of what exporters write; a rig without skins answers true):
     /// the joint matrices then multiply by them with the product of two

@@ -309,6 +309,8 @@ impl GpuSkinner {
             channels_in_head: tables.channels().len() <= head,
             joints_in_head: tables.joints().len() <= head,
             mesh_inverses_identity: tables.mesh_inverses_are_identity(),
+            rotations_aligned4: tables.rotations_aligned4(),
+            animated: [tables.animates_translations(), tables.animates_scales()],
             inverse_binds_affine: tables.inverse_binds_are_affine(),
             node_slots: tables.max_slots_per_node(),
             counts: [

@@ -208,6 +208,13 @@ pub(super) struct RigOverrides {
     /// Every inverse bind matrix is affine (`INVERSE_BINDS_AFFINE`,
     /// [`SkinTables::inverse_binds_are_affine`](crate::rig::SkinTables::inverse_binds_are_affine)).
     pub inverse_binds_affine: bool,
+    /// Every sampled rotation the pose channels name is 4-float aligned
+    /// (`ROTATIONS_ALIGNED4`, [`SkinTables::rotations_aligned4`](crate::rig::SkinTables::rotations_aligned4)).
+    pub rotations_aligned4: bool,
+    /// Some pose channel animates a translation (`ANIMATED_TRANSLATIONS`)
+    /// and a scale (`ANIMATED_SCALES`): [`SkinTables::animates_translations`](crate::rig::SkinTables::animates_translations),
+    /// [`SkinTables::animates_scales`](crate::rig::SkinTables::animates_scales).
+    pub animated: [bool; 2],
     /// The most joint slots of one node (`NODE_SLOTS`,
     /// [`SkinTables::max_slots_per_node`](crate::rig::SkinTables::max_slots_per_node)).
     pub node_slots: u32,
@@ -242,6 +249,9 @@ pub(super) fn build(
         ("NODE_COUNT", f64::from(overrides.counts[0].max(1))),
         ("MESH_COUNT", f64::from(overrides.counts[1].max(1))),
         ("POINTER_COUNT", f64::from(overrides.counts[2].max(1))),
+        ("ROTATIONS_ALIGNED4", flag(overrides.rotations_aligned4)),
+        ("ANIMATED_TRANSLATIONS", flag(overrides.animated[0])),
+        ("ANIMATED_SCALES", flag(overrides.animated[1])),
         ("JOINTS_IN_HEAD", flag(overrides.joints_in_head)),
         ("PARENTS_FIRST", flag(overrides.parents_first)),
         (
@@ -253,7 +263,7 @@ pub(super) fn build(
     ];
     let constants: &[(&str, f64)] = match pass.module {
         RigModule::Skin => &all,
-        RigModule::Pose | RigModule::Mix => &all[..5],
+        RigModule::Pose | RigModule::Mix => &all[..8],
     };
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(pass.entry),
