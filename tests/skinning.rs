@@ -537,12 +537,9 @@ fn hierarchy_rest_pose_and_instances_at_different_times() {
     // The node table's chains, which skin_main walks (root, a, b; then c, a
     // root; then m, whose parent is the root, not the node before it): by
     // hand from the hierarchy above.
-    let chains: Vec<u32> = SkinTables::new(&rig, &lib)
-        .unwrap()
-        .nodes()
-        .iter()
-        .map(|n| n.chain)
-        .collect();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    assert!(tables.parents_first());
+    let chains: Vec<u32> = tables.nodes().iter().map(|n| n.chain).collect();
     assert_eq!(chains, [3, 2, 1, 1, 1]);
     let inst = [
         Instance::new(0, -0.5),
@@ -965,6 +962,9 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
     )])
     .unwrap();
     let tables = SkinTables::new(&rig, &lib).unwrap();
+    // Children listed before their parents: the walk through
+    // global_matrix, not chain by chain.
+    assert!(!tables.parents_first());
     assert_eq!(tables.skin_offsets(), &[0, 3]);
     assert_eq!(tables.skin_nodes(), &[Some(5), Some(6)]);
     // Node -> slot links: node 2 is slot 1 (skin 0) and slot 3 (skin 1),

@@ -437,11 +437,6 @@ pub fn skin_main(
     // multiplies its parent's global (none for a root), each node after it
     // the global before it; the same products as global_matrix.
     let node_count = tables.node_count();
-    let parents_first = tables
-        .nodes()
-        .iter()
-        .enumerate()
-        .all(|(n, node)| node.parent < n as i32);
     let joints = |n: u32, global: Mat4, joint_matrices: &mut [Mat4]| {
         let mut j = if fused {
             node_at(tables, n).first_joint
@@ -457,7 +452,7 @@ pub fn skin_main(
             step += 1;
         }
     };
-    if parents_first {
+    if tables.parents_first() {
         let mut n = 0u32;
         let mut step = 0u32;
         while step < node_count && n < node_count {

@@ -139,6 +139,7 @@ pub struct SkinTables {
     pointer_rest: Vec<f32>,
     mesh_inverses_identity: bool,
     inverse_binds_affine: bool,
+    parents_first: bool,
 }
 
 /// Whether every skin's mesh-node inverse is the identity in every pose:
@@ -366,9 +367,14 @@ impl SkinTables {
         let inverse_binds_affine = inverse_binds
             .iter()
             .all(|m| [m[3], m[7], m[11], m[15]] == [0.0, 0.0, 0.0, 1.0]);
+        let parents_first = nodes
+            .iter()
+            .enumerate()
+            .all(|(n, node)| node.parent < n as i32);
         Ok(SkinTables {
             mesh_inverses_identity,
             inverse_binds_affine,
+            parents_first,
             nodes,
             channels,
             meshes,
@@ -502,6 +508,15 @@ impl SkinTables {
                 .channels
                 .iter()
                 .all(|c| c[1] < 0 || c[1].unsigned_abs().is_multiple_of(4))
+    }
+
+    /// Whether every node's parent comes before it in the node table (what
+    /// `RigBuilder` always writes): the skin walk then goes chain by chain
+    /// ([`GpuNode::chain`]; WGSL override `PARENTS_FIRST`, and the CPU
+    /// twin's `skin_main`).
+    #[must_use]
+    pub fn parents_first(&self) -> bool {
+        self.parents_first
     }
 
     /// Whether some pose channel animates a node's translation: where none

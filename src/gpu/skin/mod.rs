@@ -300,11 +300,7 @@ impl GpuSkinner {
         let mix_module = uses(RigModule::Mix).then(|| module(RigModule::Mix));
         let head = UNIFORM_HEAD as usize;
         let overrides = passes::RigOverrides {
-            parents_first: tables
-                .nodes()
-                .iter()
-                .enumerate()
-                .all(|(n, node)| node.parent < n as i32),
+            parents_first: tables.parents_first(),
             nodes_in_head: tables.nodes().len() <= head,
             channels_in_head: tables.channels().len() <= head,
             joints_in_head: tables.joints().len() <= head,
