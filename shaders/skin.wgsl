@@ -78,20 +78,12 @@
 // leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
 // What each choice measured is in docs/PERFORMANCE.md.
 
-// Bindings 0..11 are pose.wgsl's.
-// Global matrices, each as its four columns' first three rows (a vec3 has
-// a stride of 16 bytes: the buffer holds mat4x4s, column by column). Every
-// global is affine; its last row, 0, 0, 0, 1, is in the buffer from its
-// creation (the host fills it with identity matrices) and no kernel writes
-// it (store_global, global_at).
-@group(0) @binding(12) var<storage, read_write> globals: array<vec3<f32>>;
+// Bindings 0..11 are pose.wgsl's. Bindings 12 (`globals`) and 15
+// (`joint_matrices`) are declared, with global_at(), store_global() and
+// store_joint(), by skin_store.wgsl or skin_store_wide.wgsl, one of which
+// the host puts before this file.
 @group(0) @binding(13) var<storage, read> joints: array<Joint>;
 @group(0) @binding(14) var<storage, read> inverse_binds: array<mat4x4<f32>>;
-// Joint matrices, like `globals`: the first three rows of each column. The
-// last row of joint slot j's matrix is its inverse bind's (every other
-// factor is affine), the same in every pose: the host writes it when it
-// creates the buffer (store_joint).
-@group(0) @binding(15) var<storage, read_write> joint_matrices: array<vec3<f32>>;
 // The first UNIFORM_HEAD entries of `joints` and `inverse_binds` again, in
 // uniform buffers (see "Tables" above; the host zero-pads them).
 @group(0) @binding(16) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
@@ -320,36 +312,6 @@ fn select_matrix(f: mat4x4<f32>, t: mat4x4<f32>, c: bool) -> mat4x4<f32> {
 // (set by the host: SkinTables::mesh_inverses_are_identity); joint_matrix()
 // then leaves out the product with it, and skin_main the inverses.
 override MESH_INVERSES_IDENTITY: bool = false;
-
-// Global g (instance * node_count + node): its three stored rows and the
-// affine last row.
-fn global_at(g: u32) -> mat4x4<f32> {
-    return mat4x4<f32>(vec4<f32>(globals[4u * g], 0.0), vec4<f32>(globals[4u * g + 1u], 0.0),
-        vec4<f32>(globals[4u * g + 2u], 0.0), vec4<f32>(globals[4u * g + 3u], 1.0));
-}
-
-// Stores global g, an affine matrix: the first three rows of its columns,
-// one vec3 store each (its last row is in the buffer already). On the CPU
-// adapters a storage store is a loop over the lanes with a bounds check
-// per component: three components where a mat4x4 column writes four, the
-// fourth a constant. Measured: skin_chain's skin pass 1.44 -> 1.26 ms
-// (medians of six alternated rounds), and its kernel's share of perf's
-// samples over the bench's kernels 0.71 -> 0.66 (four runs each).
-fn store_global(g: u32, m: mat4x4<f32>) {
-    globals[4u * g] = m[0].xyz;
-    globals[4u * g + 1u] = m[1].xyz;
-    globals[4u * g + 2u] = m[2].xyz;
-    globals[4u * g + 3u] = m[3].xyz;
-}
-
-// Stores joint matrix j (instance * joint_count + slot) like store_global:
-// its last row, its inverse bind's, is in the buffer already.
-fn store_joint(j: u32, m: mat4x4<f32>) {
-    joint_matrices[4u * j] = m[0].xyz;
-    joint_matrices[4u * j + 1u] = m[1].xyz;
-    joint_matrices[4u * j + 2u] = m[2].xyz;
-    joint_matrices[4u * j + 3u] = m[3].xyz;
-}
 
 // Whether every inverse bind matrix is affine, last row exactly 0, 0, 0, 1
 // (set by the host: SkinTables::inverse_binds_are_affine; glTF exporters

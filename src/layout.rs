@@ -677,13 +677,15 @@ pub const POSE_BINDINGS: [Binding; 12] = [
     binding(11, "channels_head", BindingKind::Uniform, HEAD * 16),
 ];
 
-/// The bindings declared by `shaders/skin.wgsl`, group 0, numbered after
-/// [`POSE_BINDINGS`].
+/// The bindings declared by `shaders/skin.wgsl` and the store file before
+/// it (`skin_store.wgsl` or `skin_store_wide.wgsl`: 12 and 15), group 0,
+/// numbered after [`POSE_BINDINGS`].
 pub const SKIN_BINDINGS: [Binding; 6] = [
-    // Written and read as the first three rows of each column (vec3s of
-    // stride 16): the matrices' affine last row is filled in when the
-    // buffer is created.
-    binding(12, "globals", BindingKind::StorageReadWrite, 16),
+    // Matrices, column by column: written and read as the first three rows
+    // of each column (vec3s of stride 16; the affine last row is filled in
+    // when the buffer is created), or two columns per vec4<u64> (32 bytes:
+    // the minimum size of both).
+    binding(12, "globals", BindingKind::StorageReadWrite, 32),
     binding(
         13,
         "joints",
@@ -692,7 +694,7 @@ pub const SKIN_BINDINGS: [Binding; 6] = [
     ),
     binding(14, "inverse_binds", BindingKind::StorageRead, 64),
     // Like `globals`; each matrix's last row is its inverse bind's.
-    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 16),
+    binding(15, "joint_matrices", BindingKind::StorageReadWrite, 32),
     binding(16, "inverse_binds_head", BindingKind::Uniform, HEAD * 64),
     binding(
         17,

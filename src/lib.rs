@@ -115,7 +115,10 @@ pub use error::{Error, Result};
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::skin::{GpuSkinner, SkinStrategy};
-pub use gpu::{required_features, required_limits, Animator, GpuSampler, Poses, ReadbackRing};
+pub use gpu::{
+    optional_features, required_features, required_limits, Animator, GpuSampler, Poses,
+    ReadbackRing,
+};
 pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::{AnimationLibrary, PointerOutput};

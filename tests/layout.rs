@@ -10,7 +10,8 @@
 use std::mem::{offset_of, size_of};
 
 use keyframe_gpu::gpu::skin::{
-    MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WORKGROUP_SIZE,
+    MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
+    SKIN_WORKGROUP_SIZE,
 };
 
 use keyframe_gpu::layout::{
@@ -46,6 +47,17 @@ macro_rules! twin {
     };
 }
 
+/// The optional capabilities `source` may need: `SHADER_INT64` for the
+/// skin module with wide matrix stores (used only on devices that have
+/// it), none for every other module.
+fn optional_capabilities(source: &str) -> Capabilities {
+    if source == SKIN_WIDE_WGSL {
+        Capabilities::SHADER_INT64
+    } else {
+        Capabilities::empty()
+    }
+}
+
 /// Parses and validates `source`; panics with naga's report on failure.
 fn parse_and_validate(label: &str, source: &str) -> (naga::Module, naga::valid::ModuleInfo) {
     let module = match naga::front::wgsl::parse_str(source) {
@@ -62,10 +74,11 @@ fn parse_and_validate(label: &str, source: &str) -> (naga::Module, naga::valid::
                 e.emit_to_string(source)
             )
         });
-    // And with no optional capability at all: the sampler runs on any
-    // adapter, including the downlevel GL one.
-    if let Err(e) = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(&module)
-    {
+    // And with no optional capability at all (the sampler runs on any
+    // adapter, including the downlevel GL one), but for those its host
+    // asks for before it picks the module.
+    let optional = optional_capabilities(source);
+    if let Err(e) = Validator::new(ValidationFlags::all(), optional).validate(&module) {
         panic!(
             "{label}: shader needs an optional capability:\n{}",
             e.emit_to_string(source)
@@ -669,12 +682,17 @@ fn rig_twins() -> Vec<Twin> {
 }
 
 /// The rig modules with the binding table each is bound from.
-fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 3] {
+fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 4] {
     use keyframe_gpu::layout::{MIX_MODULE_BINDINGS, SKIN_MODULE_BINDINGS};
     [
         ("pose.wgsl", POSE_WGSL, &POSE_BINDINGS),
         ("skin.wgsl", SKIN_WGSL, &SKIN_MODULE_BINDINGS),
         ("mix.wgsl", MIX_WGSL, &MIX_MODULE_BINDINGS),
+        (
+            "skin.wgsl (wide stores)",
+            SKIN_WIDE_WGSL,
+            &SKIN_MODULE_BINDINGS,
+        ),
     ]
 }
 
@@ -726,7 +744,10 @@ fn rig_shaders_match_rust_twins() {
 fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
     // A binding's min_size (the layout's min_binding_size) is naga's stride
     // of a runtime-sized array (one element and its padding: wgpu's
-    // minimum), or the size of the whole type.
+    // minimum), or the size of the whole type; for the skin module's
+    // matrices, the larger of the two store files' (16 for a vec3<f32>,
+    // 32 for a vec4<u64>), which both modules then meet.
+    let mut wants: Vec<(&str, u32, u32)> = Vec::new();
     for (label, source, table) in rig_modules() {
         let (module, _) = parse_and_validate(label, source);
         let mut layouter = naga::proc::Layouter::default();
@@ -742,15 +763,46 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
                 _ => layouter[var.ty].size,
             };
             let entry = table.iter().find(|b| b.binding == rb.binding).unwrap();
+            assert!(
+                entry.min_size >= u64::from(want),
+                "{label}: binding {} ({}) under one element",
+                rb.binding,
+                entry.name
+            );
+            let module_name = label.split(' ').next().unwrap_or(label);
+            wants.push((module_name, rb.binding, want));
+        }
+    }
+    for (label, _, table) in rig_modules() {
+        for entry in table.iter() {
+            let largest = wants
+                .iter()
+                .filter(|(m, b, _)| label.starts_with(m) && *b == entry.binding)
+                .map(|(_, _, w)| *w)
+                .max()
+                .unwrap_or(0);
             assert_eq!(
                 entry.min_size,
-                u64::from(want),
-                "{label}: binding {} ({})",
-                rb.binding,
+                u64::from(largest),
+                "{label}: binding {} ({}): the largest element over the module's variants",
+                entry.binding,
                 entry.name
             );
         }
     }
+    // The matrices are the only bindings whose element the variants make
+    // differently.
+    let skin = |b: u32| {
+        let sizes: Vec<u32> = wants
+            .iter()
+            .filter(|(m, n, _)| *m == "skin.wgsl" && *n == b)
+            .map(|(_, _, w)| *w)
+            .collect();
+        sizes
+    };
+    assert_eq!(skin(12), [16, 32]);
+    assert_eq!(skin(15), [16, 32]);
+    assert_eq!(skin(13), [16, 16]);
 }
 
 #[test]
@@ -761,9 +813,9 @@ fn rig_passes_exist_and_use_only_their_bindings() {
     // whose layout lacks one; an extra one would need a resource for
     // nothing), at most 8 of them storage buffers (the WebGPU default of
     // max_storage_buffers_per_shader_stage).
-    for pass in PASSES {
+    for (pass, wide) in PASSES.iter().flat_map(|&p| [(p, false), (p, true)]) {
         let label = pass.entry;
-        let (module, info) = parse_and_validate(label, pass.module.wgsl());
+        let (module, info) = parse_and_validate(label, pass.module.wgsl_with(wide));
         let Some(index) = module.entry_points.iter().position(|ep| ep.name == label) else {
             panic!("{label}: no such entry point in {:?}", pass.module);
         };

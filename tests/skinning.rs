@@ -126,6 +126,13 @@ fn run_gpu(
     let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
     let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
     assert_eq!(skinner.strategy(), strategy);
+    // Wide matrix stores exactly on CPU adapters of devices with 64-bit
+    // integers.
+    assert_eq!(
+        skinner.wide_matrix_stores(),
+        h.device.features().contains(wgpu::Features::SHADER_INT64)
+            && h.adapter.get_info().device_type == wgpu::DeviceType::Cpu
+    );
     sampler.set_instances(&h.queue, inst).unwrap();
     skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
@@ -198,8 +205,28 @@ fn gpu_vs_cpu(
     let cpu = cpu_skin::skin(&tables, lib, inst).unwrap();
     check_per_instance_twin(name, &tables, lib, inst, &cpu);
     let h = common::gpu(name)?;
+    // The same passes on a device without the optional features (no wide
+    // matrix stores): the same bits in every output.
+    let plain = common::gpu_plain(name)?;
     for strategy in strategies(&tables) {
         let gpu = run_gpu(&h, &tables, lib, inst, strategy);
+        let narrow = run_gpu(&plain, &tables, lib, inst, strategy);
+        for (what, a, b) in [
+            (
+                "local poses",
+                flat_poses(&gpu.locals),
+                flat_poses(&narrow.locals),
+            ),
+            ("globals", gpu.globals.clone(), narrow.globals.clone()),
+            ("joint matrices", gpu.joints.clone(), narrow.joints.clone()),
+            ("morph weights", gpu.morph.clone(), narrow.morph.clone()),
+        ] {
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+            assert!(
+                bits(&a) == bits(&b),
+                "{name} ({strategy:?}): {what}: wide and plain stores differ"
+            );
+        }
         if strategy == SkinStrategy::Staged {
             assert_eq!(gpu.locals.len(), cpu.locals.len(), "{name}: locals");
         } else {
@@ -343,6 +370,53 @@ fn cpu_pose_stage_matches_hand_values() {
     assert_eq!(
         keyframe_gpu::cpu::pose::local_pose(&tables, &samples, 0, 0, 1),
         got
+    );
+}
+
+/// The wide matrix stores (`skin_store_wide.wgsl`) are taken on a CPU
+/// adapter whose device has `SHADER_INT64` (lavapipe on Vulkan has it, so
+/// that `gpu_vs_cpu`'s comparison of wide and plain stores there compares
+/// two paths), never on a device without it (llvmpipe on GL, or a device
+/// created without the crate's optional features).
+#[test]
+fn wide_matrix_stores_where_the_device_has_int64() {
+    let (rig, lib) = three_bone_chain();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let name = "wide matrix stores";
+    let (Some(h), Some(plain)) = (common::gpu(name), common::gpu_plain(name)) else {
+        return;
+    };
+    let info = h.adapter.get_info();
+    let has = h.device.features().contains(wgpu::Features::SHADER_INT64);
+    assert_eq!(
+        has,
+        h.adapter.features().contains(wgpu::Features::SHADER_INT64),
+        "the headless device asks for the crate's optional features"
+    );
+    if info.backend == wgpu::Backend::Vulkan && info.device_type == wgpu::DeviceType::Cpu {
+        assert!(
+            has,
+            "lavapipe offers shaderInt64: the wide stores must run here"
+        );
+    }
+    for strategy in strategies(&tables) {
+        let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+        let skinner = GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
+        assert_eq!(
+            skinner.wide_matrix_stores(),
+            has && info.device_type == wgpu::DeviceType::Cpu,
+            "{strategy:?}"
+        );
+        let sampler = GpuSampler::new(&plain.device, &plain.queue, &lib, 4).unwrap();
+        let skinner =
+            GpuSkinner::with_strategy(&plain.device, &sampler, &tables, strategy).unwrap();
+        assert!(!skinner.wide_matrix_stores(), "{strategy:?}: plain device");
+    }
+    eprintln!(
+        "{name}: {} on {:?} ({})",
+        if has { "wide" } else { "plain" },
+        info.backend,
+        info.name
     );
 }
 

@@ -57,8 +57,9 @@ pub fn request_device(
         apply_limit_buckets: false,
     }))
     .map_err(|e| format!("no GPU adapter: {e}"))?;
-    let features =
-        keyframe_gpu::required_features() | (adapter.features() & wgpu::Features::TIMESTAMP_QUERY);
+    let features = keyframe_gpu::required_features()
+        | (adapter.features()
+            & (wgpu::Features::TIMESTAMP_QUERY | keyframe_gpu::optional_features()));
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("viewer"),
         required_features: features,

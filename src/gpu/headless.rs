@@ -39,12 +39,13 @@ pub struct DeviceOptions {
 }
 
 impl DeviceOptions {
-    /// `adapter`, no optional features, the label `"keyframe-gpu.headless"`.
+    /// `adapter`, the crate's [`optional_features`](crate::optional_features)
+    /// as optional features, the label `"keyframe-gpu.headless"`.
     #[must_use]
     pub fn new(adapter: AdapterChoice) -> Self {
         DeviceOptions {
             adapter,
-            optional_features: wgpu::Features::empty(),
+            optional_features: crate::optional_features(),
             label: "keyframe-gpu.headless",
         }
     }

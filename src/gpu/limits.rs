@@ -175,6 +175,20 @@ pub fn required_features() -> wgpu::Features {
     wgpu::Features::empty()
 }
 
+/// Device features the crate uses when the device has them, and does
+/// without otherwise: request `adapter.features() & optional_features()`
+/// along with [`required_features`] ([`headless`](super::headless) does).
+///
+/// - `SHADER_INT64`: on CPU adapters, [`GpuSkinner`](super::skin::GpuSkinner)
+///   writes its matrices two columns per 64-bit store
+///   ([`GpuSkinner::wide_matrix_stores`](super::skin::GpuSkinner::wide_matrix_stores));
+///   the same bytes, fewer store instructions, which is what a store costs
+///   on those adapters.
+#[must_use]
+pub fn optional_features() -> wgpu::Features {
+    wgpu::Features::SHADER_INT64
+}
+
 /// Refuses a device whose limits fall short of what the passes need
 /// ([`required_limits`]).
 ///

@@ -17,7 +17,7 @@ pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 #[doc(hidden)]
 pub use key_textures::{clip_group_texels, track_search_texels, KeyTextures};
 pub(crate) use limits::check_device;
-pub use limits::{required_features, required_limits};
+pub use limits::{optional_features, required_features, required_limits};
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 
 use std::num::NonZeroU64;

@@ -1,13 +1,29 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
-use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 
-/// The fallback adapter's device (or the backend `WGPU_BACKEND` selects).
+/// The fallback adapter's device (or the backend `WGPU_BACKEND` selects),
+/// with the crate's optional features where the adapter has them.
 /// Without an adapter: prints a skip line and returns `None`, unless
 /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1`, where it panics (fails the test).
 pub fn gpu(test: &str) -> Option<Headless> {
-    match request_device(AdapterChoice::Fallback) {
+    gpu_with(test, &DeviceOptions::new(AdapterChoice::Fallback))
+}
+
+/// As [`gpu`], with no optional feature: the paths the crate takes on a
+/// device without them.
+pub fn gpu_plain(test: &str) -> Option<Headless> {
+    let options = DeviceOptions {
+        optional_features: wgpu::Features::empty(),
+        ..DeviceOptions::new(AdapterChoice::Fallback)
+    };
+    gpu_with(test, &options)
+}
+
+/// As [`gpu`], with `options`.
+pub fn gpu_with(test: &str, options: &DeviceOptions) -> Option<Headless> {
+    match request_device_with(options, |l| l) {
         Ok(h) => {
             // Written past libtest's output capture so that CI logs show
             // which adapter and backend every GPU test really ran on.

@@ -164,9 +164,13 @@ pub(super) fn check_limits(
 /// `m` the identity with the last row of `last_rows[m % last_rows.len()]`
 /// (the identity's own, 0, 0, 0, 1, when `last_rows` is empty). The skin
 /// kernels write only the first three rows of the global and joint
-/// matrices (`store_global`, `store_joint`): a global's last row is always
+/// matrices (`skin_store.wgsl`), or whole columns with the last row the
+/// products give (`skin_store_wide.wgsl`): a global's last row is always
 /// 0, 0, 0, 1, and a joint matrix's is its inverse bind's, the other
-/// factors being affine. The buffer holds those rows from the start.
+/// factors being affine (exactly 0, 0, 0, 1 where every inverse bind is
+/// affine: the product writes those, +0 where an inverse bind stores -0).
+/// The buffer holds those rows from the start, so both store files leave
+/// the same bits.
 fn matrices_with_last_rows(
     device: &wgpu::Device,
     label: &'static str,
@@ -317,13 +321,18 @@ impl Buffers {
                 out_usage,
                 &[],
             )?,
-            // Joint slot j of every instance: inverse bind j's last row.
+            // Joint slot j of every instance: inverse bind j's last row
+            // (0, 0, 0, 1 where they are all affine).
             joint_matrices: matrices_with_last_rows(
                 device,
                 "keyframe-gpu.skin.joint_matrices",
                 sizes.joints,
                 out_usage,
-                tables.inverse_binds(),
+                if tables.inverse_binds_are_affine() {
+                    &[]
+                } else {
+                    tables.inverse_binds()
+                },
             )?,
             morph_weights: empty("keyframe-gpu.skin.morph_weights", sizes.morph, out_usage),
             // Also written by the host or another pass (a mixer).

@@ -87,6 +87,24 @@ pub const SKIN_WGSL: &str = concat!(
     "\n",
     include_str!("../../../shaders/pose.wgsl"),
     "\n",
+    include_str!("../../../shaders/skin_store.wgsl"),
+    "\n",
+    include_str!("../../../shaders/skin.wgsl")
+);
+
+/// [`SKIN_WGSL`] with `skin_store_wide.wgsl` in place of `skin_store.wgsl`:
+/// the matrices written and read two columns per `vec4<u64>`. Needs
+/// `SHADER_INT64`; used on CPU adapters that have it
+/// ([`GpuSkinner::wide_matrix_stores`]).
+pub const SKIN_WIDE_WGSL: &str = concat!(
+    include_str!("../../../shaders/prelude.wgsl"),
+    "\n",
+    include_str!("../../../shaders/quat.wgsl"),
+    "\n",
+    include_str!("../../../shaders/pose.wgsl"),
+    "\n",
+    include_str!("../../../shaders/skin_store_wide.wgsl"),
+    "\n",
     include_str!("../../../shaders/skin.wgsl")
 );
 
@@ -164,6 +182,7 @@ pub struct GpuSkinner {
     groups: Vec<(u32, u32)>,
     max_dim: u32,
     strategy: SkinStrategy,
+    wide_stores: bool,
 }
 
 impl GpuSkinner {
@@ -253,10 +272,13 @@ impl GpuSkinner {
             None => (sampler.capacity().max(1), strategy.passes(), None),
         };
         let staged = strategy == SkinStrategy::Staged;
+        let wide_stores = device.features().contains(wgpu::Features::SHADER_INT64)
+            && device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         check_limits(&limits, tables, capacity, pass_list, staged, spec)?;
         scoped(device, "GpuSkinner::new", || {
             let buffers = Buffers::new(device, tables, capacity, staged, spec)?;
-            let passes = Self::build_passes(device, sampler, tables, pass_list, &buffers)?;
+            let passes =
+                Self::build_passes(device, sampler, tables, pass_list, &buffers, wide_stores)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
                 groups: vec![(0, 0); passes.len()],
@@ -271,6 +293,7 @@ impl GpuSkinner {
                 instance_count: 0,
                 max_dim: limits.max_compute_workgroups_per_dimension.max(1),
                 strategy,
+                wide_stores,
             })
         })?
     }
@@ -283,6 +306,7 @@ impl GpuSkinner {
         tables: &SkinTables,
         pass_list: &[Pass],
         buffers: &Buffers,
+        wide_stores: bool,
     ) -> Result<Vec<passes::BuiltPass>> {
         let module = |m: RigModule| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -291,7 +315,7 @@ impl GpuSkinner {
                     RigModule::Skin => "keyframe-gpu.skin.wgsl",
                     RigModule::Mix => "keyframe-gpu.mix.wgsl",
                 }),
-                source: wgpu::ShaderSource::Wgsl(m.wgsl().into()),
+                source: wgpu::ShaderSource::Wgsl(m.wgsl_with(wide_stores).into()),
             })
         };
         let uses = |m: RigModule| pass_list.iter().any(|p| p.module == m);
@@ -364,6 +388,17 @@ impl GpuSkinner {
             ],
         });
         (layout, group)
+    }
+
+    /// Whether the skin stage writes its matrices with 64-bit stores
+    /// ([`SKIN_WIDE_WGSL`]): on CPU adapters of devices with
+    /// `SHADER_INT64` ([`optional_features`](crate::optional_features)).
+    /// The buffers hold the same values either way; on those adapters a
+    /// storage store costs per instruction, and a `vec4<u64>` writes two
+    /// columns where a `vec3<f32>` writes one.
+    #[must_use]
+    pub fn wide_matrix_stores(&self) -> bool {
+        self.wide_stores
     }
 
     /// The tables this skinner was built from.
@@ -557,10 +592,12 @@ impl GpuSkinner {
     /// Joint matrices, `array<mat4x4<f32>>`: instance `i`, joint slot `j`
     /// at `i * joint_count + j` (slots: see [`SkinTables::skin_offsets`]).
     ///
-    /// The passes write the first three rows of each matrix; its last row,
-    /// which is its inverse bind's in every pose, is written when the
-    /// buffer is created (the buffer's usages have no `COPY_DST`: it is
-    /// read-only to the caller).
+    /// Each matrix's last row is its inverse bind's in every pose (exactly
+    /// 0, 0, 0, 1 when every inverse bind is affine): it is written when
+    /// the buffer is created, and the passes write the first three rows of
+    /// each matrix, or whole columns with that same last row
+    /// ([`wide_matrix_stores`](Self::wide_matrix_stores)). The buffer's
+    /// usages have no `COPY_DST`: it is read-only to the caller.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.joint_matrices
@@ -574,8 +611,8 @@ impl GpuSkinner {
 
     /// Global node matrices, `array<mat4x4<f32>>`: `i * node_count + node`
     /// (a renderer takes the mesh node's model matrix from here). Like the
-    /// joint matrices, written by the passes but for their last row, 0, 0,
-    /// 0, 1, written when the buffer is created.
+    /// joint matrices: their last row, 0, 0, 0, 1, is written when the
+    /// buffer is created, the rest by the passes.
     #[must_use]
     pub fn global_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.globals

@@ -6,7 +6,7 @@
 use crate::error::Result;
 use crate::layout::{Binding, MIX_MODULE_BINDINGS, POSE_BINDINGS, SKIN_MODULE_BINDINGS};
 
-use super::{SkinStrategy, MIX_WGSL, POSE_WGSL, SKIN_WGSL};
+use super::{SkinStrategy, MIX_WGSL, POSE_WGSL, SKIN_WGSL, SKIN_WIDE_WGSL};
 
 /// The WGSL module a pass's entry point is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,17 @@ impl RigModule {
             RigModule::Pose => POSE_WGSL,
             RigModule::Skin => SKIN_WGSL,
             RigModule::Mix => MIX_WGSL,
+        }
+    }
+
+    /// The module's WGSL source with wide matrix stores or without
+    /// ([`SKIN_WIDE_WGSL`] for [`RigModule::Skin`] when `wide_stores`; the
+    /// other modules write no matrix).
+    #[must_use]
+    pub fn wgsl_with(self, wide_stores: bool) -> &'static str {
+        match self {
+            RigModule::Skin if wide_stores => SKIN_WIDE_WGSL,
+            other => other.wgsl(),
         }
     }
 

@@ -1,0 +1,47 @@
+// The skin stage's matrix outputs, written a column's first three rows at
+// a time: global_at(), store_global() and store_joint(), with the bindings
+// they use. The host puts this file (or skin_store_wide.wgsl, the same
+// functions with 64-bit stores, on CPU adapters with SHADER_INT64) between
+// pose.wgsl and skin.wgsl.
+
+// Global matrices, each as its four columns' first three rows (a vec3 has
+// a stride of 16 bytes: the buffer holds mat4x4s, column by column). Every
+// global is affine; its last row, 0, 0, 0, 1, is in the buffer from its
+// creation (the host fills it with identity matrices) and no kernel here
+// writes it.
+@group(0) @binding(12) var<storage, read_write> globals: array<vec3<f32>>;
+// Joint matrices, like `globals`: the first three rows of each column. The
+// last row of joint slot j's matrix is its inverse bind's (every other
+// factor is affine), the same in every pose: the host writes it when it
+// creates the buffer.
+@group(0) @binding(15) var<storage, read_write> joint_matrices: array<vec3<f32>>;
+
+// Global g (instance * node_count + node): its three stored rows and the
+// affine last row.
+fn global_at(g: u32) -> mat4x4<f32> {
+    return mat4x4<f32>(vec4<f32>(globals[4u * g], 0.0), vec4<f32>(globals[4u * g + 1u], 0.0),
+        vec4<f32>(globals[4u * g + 2u], 0.0), vec4<f32>(globals[4u * g + 3u], 1.0));
+}
+
+// Stores global g, an affine matrix: the first three rows of its columns,
+// one vec3 store each (its last row is in the buffer already). On the CPU
+// adapters a storage store is a loop over the lanes with a bounds check
+// per component: three components where a mat4x4 column writes four, the
+// fourth a constant. Measured: skin_chain's skin pass 1.44 -> 1.26 ms
+// (medians of six alternated rounds), and its kernel's share of perf's
+// samples over the bench's kernels 0.71 -> 0.66 (four runs each).
+fn store_global(g: u32, m: mat4x4<f32>) {
+    globals[4u * g] = m[0].xyz;
+    globals[4u * g + 1u] = m[1].xyz;
+    globals[4u * g + 2u] = m[2].xyz;
+    globals[4u * g + 3u] = m[3].xyz;
+}
+
+// Stores joint matrix j (instance * joint_count + slot) like store_global:
+// its last row, its inverse bind's, is in the buffer already.
+fn store_joint(j: u32, m: mat4x4<f32>) {
+    joint_matrices[4u * j] = m[0].xyz;
+    joint_matrices[4u * j + 1u] = m[1].xyz;
+    joint_matrices[4u * j + 2u] = m[2].xyz;
+    joint_matrices[4u * j + 3u] = m[3].xyz;
+}
