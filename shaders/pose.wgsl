@@ -28,11 +28,13 @@
 @group(0) @binding(7) var<storage, read> default_weights: array<f32>;
 @group(0) @binding(8) var<storage, read> morph_channels: array<i32>;
 @group(0) @binding(9) var<storage, read_write> morph_weights: array<f32>;
-// The first UNIFORM_HEAD entries of `nodes` and `channels` again, in
-// uniform buffers (the host zero-pads them). On lavapipe (Mesa 22.3) a
-// storage read costs per lane even at an index that is the same for every
-// lane, a uniform read apparently once (see skin.wgsl).
-@group(0) @binding(10) var<uniform> nodes_head: array<Node, UNIFORM_HEAD>;
+// The first UNIFORM_HEAD entries of `channels` again, in a uniform buffer
+// (the host zero-pads it), and likewise `nodes` (binding 10, declared
+// with node_at() by pose_nodes.wgsl, or by skin_io_wide.wgsl in the skin
+// module with wide reads). On lavapipe (Mesa 22.3) a storage read is a
+// loop over the lanes, a uniform read one gather per component (one load
+// only at an index the compiler proves uniform, a constant: a table index
+// from a loop counter is not).
 @group(0) @binding(11) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
 // Whether every node (NODES_IN_HEAD) and every pose channel
@@ -54,17 +56,8 @@ override NODE_COUNT: u32 = 1u;
 override MESH_COUNT: u32 = 1u;
 override POINTER_COUNT: u32 = 1u;
 
-// Node n: from the uniform copy for the first UNIFORM_HEAD nodes, from
-// storage beyond.
-fn node_at(n: u32) -> Node {
-    var v = nodes_head[min(n, UNIFORM_HEAD - 1u)];
-    if (!NODES_IN_HEAD && n >= UNIFORM_HEAD) {
-        v = nodes[n];
-    }
-    return v;
-}
-
-// Pose channel c (clip * node_count + node), like node_at().
+// Pose channel c (clip * node_count + node): from the uniform copy for
+// the first UNIFORM_HEAD channels, from storage beyond.
 fn channel_at(c: u32) -> vec4<i32> {
     var v = channels_head[min(c, UNIFORM_HEAD - 1u)];
     if (!CHANNELS_IN_HEAD && c >= UNIFORM_HEAD) {

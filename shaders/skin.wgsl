@@ -67,8 +67,10 @@
 // Tables: node n, joint slot j and inverse bind j are read through
 // node_at(), joint_at() and inverse_bind(): from uniform copies of the
 // first UNIFORM_HEAD entries (16 KiB each at most), from the storage
-// buffers beyond: on the CPU fallback adapters a storage read costs per
-// lane even at an index every lane shares, a uniform read once.
+// buffers beyond: on the CPU fallback adapters a storage read is a loop
+// over the lanes, a uniform read a gather per component (see pose.wgsl).
+// With wide reads (skin_io_wide.wgsl) node_at() and inverse_bind() read
+// their uniform copies 64 bits per component, half as many gathers.
 //
 // skin_main, one invocation per instance, one dispatch (PerInstance):
 // locals in registers instead of a locals buffer written and read back,
@@ -78,15 +80,16 @@
 // leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
 // What each choice measured is in docs/PERFORMANCE.md.
 
-// Bindings 0..11 are pose.wgsl's. Bindings 12 (`globals`) and 15
-// (`joint_matrices`) are declared, with global_at(), store_global() and
-// store_joint(), by skin_store.wgsl or skin_store_wide.wgsl, one of which
-// the host puts before this file.
+// Bindings 0..11 are pose.wgsl's (10 declared with node_at()). Bindings
+// 12 (`globals`), 15 (`joint_matrices`) and 16 (`inverse_binds_head`)
+// are declared, with global_at(), store_global(), store_joint() and
+// inverse_bind(), by skin_io.wgsl or skin_io_wide.wgsl, one of which the
+// host puts before this file.
 @group(0) @binding(13) var<storage, read> joints: array<Joint>;
 @group(0) @binding(14) var<storage, read> inverse_binds: array<mat4x4<f32>>;
-// The first UNIFORM_HEAD entries of `joints` and `inverse_binds` again, in
-// uniform buffers (see "Tables" above; the host zero-pads them).
-@group(0) @binding(16) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
+// The first UNIFORM_HEAD entries of `joints` again, in a uniform buffer
+// (see "Tables" above; the host zero-pads it), and likewise
+// `inverse_binds` (binding 16, in skin_io.wgsl).
 @group(0) @binding(17) var<uniform> joints_head: array<Joint, UNIFORM_HEAD>;
 
 // True when every node's parent has a smaller index (set by the host from
@@ -282,15 +285,6 @@ fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
         return IDENTITY;
     }
     return affine_inverse(mesh_global(i, clip, u32(node)));
-}
-
-// Inverse bind matrix of joint slot j, like node_at().
-fn inverse_bind(j: u32) -> mat4x4<f32> {
-    var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
-    if (!JOINTS_IN_HEAD && j >= UNIFORM_HEAD) {
-        m = inverse_binds[j];
-    }
-    return m;
 }
 
 // Element `skin` of the mesh-node inverses of the fused kernels, by selects

@@ -638,7 +638,8 @@ pub const UNIFORM_HEAD: u32 = 256;
 
 const HEAD: usize = UNIFORM_HEAD as usize;
 
-/// The bindings declared by `shaders/pose.wgsl`, group 0 (checked against
+/// The bindings declared by `shaders/pose.wgsl` and `pose_nodes.wgsl` (10;
+/// `skin_io_wide.wgsl` in the wide skin module), group 0 (checked against
 /// the shader by a naga test). The skin module, which is built on
 /// pose.wgsl, has these and [`SKIN_BINDINGS`]: [`SKIN_MODULE_BINDINGS`].
 pub const POSE_BINDINGS: [Binding; 12] = [
@@ -677,8 +678,8 @@ pub const POSE_BINDINGS: [Binding; 12] = [
     binding(11, "channels_head", BindingKind::Uniform, HEAD * 16),
 ];
 
-/// The bindings declared by `shaders/skin.wgsl` and the store file before
-/// it (`skin_store.wgsl` or `skin_store_wide.wgsl`: 12 and 15), group 0,
+/// The bindings declared by `shaders/skin.wgsl` and the file before it
+/// (`skin_io.wgsl` or `skin_io_wide.wgsl`: 12, 15 and 16), group 0,
 /// numbered after [`POSE_BINDINGS`].
 pub const SKIN_BINDINGS: [Binding; 6] = [
     // Matrices, column by column: written and read as the first three rows

@@ -373,7 +373,7 @@ fn cpu_pose_stage_matches_hand_values() {
     );
 }
 
-/// The wide matrix stores (`skin_store_wide.wgsl`) are taken on a CPU
+/// The wide matrix stores (`skin_io_wide.wgsl`) are taken on a CPU
 /// adapter whose device has `SHADER_INT64` (lavapipe on Vulkan has it, so
 /// that `gpu_vs_cpu`'s comparison of wide and plain stores there compares
 /// two paths), never on a device without it (llvmpipe on GL, or a device

@@ -164,8 +164,8 @@ pub(super) fn check_limits(
 /// `m` the identity with the last row of `last_rows[m % last_rows.len()]`
 /// (the identity's own, 0, 0, 0, 1, when `last_rows` is empty). The skin
 /// kernels write only the first three rows of the global and joint
-/// matrices (`skin_store.wgsl`), or whole columns with the last row the
-/// products give (`skin_store_wide.wgsl`): a global's last row is always
+/// matrices (`skin_io.wgsl`), or whole columns with the last row the
+/// products give (`skin_io_wide.wgsl`): a global's last row is always
 /// 0, 0, 0, 1, and a joint matrix's is its inverse bind's, the other
 /// factors being affine (exactly 0, 0, 0, 1 where every inverse bind is
 /// affine: the product writes those, +0 where an inverse bind stores -0).

@@ -1,8 +1,9 @@
-// The skin stage's matrix outputs, written a column's first three rows at
-// a time: global_at(), store_global() and store_joint(), with the bindings
-// they use. The host puts this file (or skin_store_wide.wgsl, the same
-// functions with 64-bit stores, on CPU adapters with SHADER_INT64) between
-// pose.wgsl and skin.wgsl.
+// The skin stage's matrix outputs and inverse-bind reads, 32 bits a
+// component: global_at(), store_global(), store_joint() and
+// inverse_bind(), with the bindings they use. The host puts this file
+// between pose.wgsl and skin.wgsl, or skin_io_wide.wgsl instead (the same
+// functions and node_at() with 64-bit stores and reads, on CPU adapters
+// with SHADER_INT64).
 
 // Global matrices, each as its four columns' first three rows (a vec3 has
 // a stride of 16 bytes: the buffer holds mat4x4s, column by column). Every
@@ -15,6 +16,18 @@
 // factor is affine), the same in every pose: the host writes it when it
 // creates the buffer.
 @group(0) @binding(15) var<storage, read_write> joint_matrices: array<vec3<f32>>;
+// The first UNIFORM_HEAD entries of `inverse_binds` again (see "Tables" in
+// skin.wgsl; the host zero-pads them).
+@group(0) @binding(16) var<uniform> inverse_binds_head: array<mat4x4<f32>, UNIFORM_HEAD>;
+
+// Inverse bind matrix of joint slot j, like node_at().
+fn inverse_bind(j: u32) -> mat4x4<f32> {
+    var m = inverse_binds_head[min(j, UNIFORM_HEAD - 1u)];
+    if (!JOINTS_IN_HEAD && j >= UNIFORM_HEAD) {
+        m = inverse_binds[j];
+    }
+    return m;
+}
 
 // Global g (instance * node_count + node): its three stored rows and the
 // affine last row.
