@@ -20,7 +20,8 @@
 //!    (which validates every track), [`Rig::builder`].
 //! 2. **Device.** Request your device with [`required_limits`] and
 //!    [`required_features`] (wgpu's defaults for downlevel devices allow too
-//!    few storage buffers per stage).
+//!    few storage buffers per stage), and those of [`optional_features`]
+//!    the adapter has (faster paths where the device has them).
 //! 3. **Once.** [`Animator::with_rig`] (or [`Animator::new`] to sample
 //!    without a rig) uploads everything and builds the pipelines.
 //! 4. **Every frame.** [`Animator::set_instances`] with one [`Instance`]
