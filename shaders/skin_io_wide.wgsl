@@ -3,7 +3,7 @@
 // the bits of two floats (or ints), the first in its low half
 // (little-endian, as every wgpu backend is). Needs SHADER_INT64; the host
 // uses it in the skin module on CPU adapters that have it
-// (GpuSkinner::wide_matrix_stores).
+// (GpuSkinner::wide_accesses).
 //
 // Why, on the CPU adapters (lavapipe, Mesa 22.3):
 // - Every storage store or load is a loop over the lanes, one per store

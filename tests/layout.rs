@@ -48,7 +48,7 @@ macro_rules! twin {
 }
 
 /// The optional capabilities `source` may need: `SHADER_INT64` for the
-/// skin module with wide matrix stores (used only on devices that have
+/// skin module with wide accesses (used only on devices that have
 /// it), none for every other module.
 fn optional_capabilities(source: &str) -> Capabilities {
     if source == SKIN_WIDE_WGSL {
@@ -689,7 +689,7 @@ fn rig_modules() -> [(&'static str, &'static str, &'static [Binding]); 4] {
         ("skin.wgsl", SKIN_WGSL, &SKIN_MODULE_BINDINGS),
         ("mix.wgsl", MIX_WGSL, &MIX_MODULE_BINDINGS),
         (
-            "skin.wgsl (wide stores)",
+            "skin.wgsl (wide accesses)",
             SKIN_WIDE_WGSL,
             &SKIN_MODULE_BINDINGS,
         ),

@@ -126,10 +126,10 @@ fn run_gpu(
     let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
     let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
     assert_eq!(skinner.strategy(), strategy);
-    // Wide matrix stores exactly on CPU adapters of devices with 64-bit
+    // Wide accesses exactly on CPU adapters of devices with 64-bit
     // integers.
     assert_eq!(
-        skinner.wide_matrix_stores(),
+        skinner.wide_accesses(),
         h.device.features().contains(wgpu::Features::SHADER_INT64)
             && h.adapter.get_info().device_type == wgpu::DeviceType::Cpu
     );
@@ -206,7 +206,7 @@ fn gpu_vs_cpu(
     check_per_instance_twin(name, &tables, lib, inst, &cpu);
     let h = common::gpu(name)?;
     // The same passes on a device without the optional features (no wide
-    // matrix stores): the same bits in every output.
+    // accesses): the same bits in every output.
     let plain = common::gpu_plain(name)?;
     for strategy in strategies(&tables) {
         let gpu = run_gpu(&h, &tables, lib, inst, strategy);
@@ -373,16 +373,16 @@ fn cpu_pose_stage_matches_hand_values() {
     );
 }
 
-/// The wide matrix stores (`skin_io_wide.wgsl`) are taken on a CPU
+/// The wide accesses (`skin_io_wide.wgsl`) are taken on a CPU
 /// adapter whose device has `SHADER_INT64` (lavapipe on Vulkan has it, so
 /// that `gpu_vs_cpu`'s comparison of wide and plain stores there compares
 /// two paths), never on a device without it (llvmpipe on GL, or a device
 /// created without the crate's optional features).
 #[test]
-fn wide_matrix_stores_where_the_device_has_int64() {
+fn wide_accesses_where_the_device_has_int64() {
     let (rig, lib) = three_bone_chain();
     let tables = SkinTables::new(&rig, &lib).unwrap();
-    let name = "wide matrix stores";
+    let name = "wide accesses";
     let (Some(h), Some(plain)) = (common::gpu(name), common::gpu_plain(name)) else {
         return;
     };
@@ -396,21 +396,21 @@ fn wide_matrix_stores_where_the_device_has_int64() {
     if info.backend == wgpu::Backend::Vulkan && info.device_type == wgpu::DeviceType::Cpu {
         assert!(
             has,
-            "lavapipe offers shaderInt64: the wide stores must run here"
+            "lavapipe offers shaderInt64: the wide accesses must run here"
         );
     }
     for strategy in strategies(&tables) {
         let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
         let skinner = GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
         assert_eq!(
-            skinner.wide_matrix_stores(),
+            skinner.wide_accesses(),
             has && info.device_type == wgpu::DeviceType::Cpu,
             "{strategy:?}"
         );
         let sampler = GpuSampler::new(&plain.device, &plain.queue, &lib, 4).unwrap();
         let skinner =
             GpuSkinner::with_strategy(&plain.device, &sampler, &tables, strategy).unwrap();
-        assert!(!skinner.wide_matrix_stores(), "{strategy:?}: plain device");
+        assert!(!skinner.wide_accesses(), "{strategy:?}: plain device");
     }
     eprintln!(
         "{name}: {} on {:?} ({})",

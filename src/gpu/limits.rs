@@ -180,10 +180,11 @@ pub fn required_features() -> wgpu::Features {
 /// along with [`required_features`] ([`headless`](super::headless) does).
 ///
 /// - `SHADER_INT64`: on CPU adapters, [`GpuSkinner`](super::skin::GpuSkinner)
-///   writes its matrices two columns per 64-bit store
-///   ([`GpuSkinner::wide_matrix_stores`](super::skin::GpuSkinner::wide_matrix_stores));
-///   the same bytes, fewer store instructions, which is what a store costs
-///   on those adapters.
+///   writes its matrices two columns per 64-bit store and reads its
+///   node and inverse-bind tables 64 bits a component
+///   ([`GpuSkinner::wide_accesses`](super::skin::GpuSkinner::wide_accesses)):
+///   the same bytes, fewer store instructions and gathers, which is what
+///   memory costs on those adapters.
 #[must_use]
 pub fn optional_features() -> wgpu::Features {
     wgpu::Features::SHADER_INT64

@@ -101,7 +101,7 @@ pub const SKIN_WGSL: &str = concat!(
 /// `skin_io.wgsl`: the matrices written and read two columns per
 /// `vec4<u64>`, the node and inverse-bind tables' uniform copies read 64
 /// bits a component. Needs `SHADER_INT64`; used on CPU adapters that have
-/// it ([`GpuSkinner::wide_matrix_stores`]).
+/// it ([`GpuSkinner::wide_accesses`]).
 pub const SKIN_WIDE_WGSL: &str = concat!(
     include_str!("../../../shaders/prelude.wgsl"),
     "\n",
@@ -190,7 +190,7 @@ pub struct GpuSkinner {
     groups: Vec<(u32, u32)>,
     max_dim: u32,
     strategy: SkinStrategy,
-    wide_stores: bool,
+    wide: bool,
 }
 
 impl GpuSkinner {
@@ -280,13 +280,12 @@ impl GpuSkinner {
             None => (sampler.capacity().max(1), strategy.passes(), None),
         };
         let staged = strategy == SkinStrategy::Staged;
-        let wide_stores = device.features().contains(wgpu::Features::SHADER_INT64)
+        let wide = device.features().contains(wgpu::Features::SHADER_INT64)
             && device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         check_limits(&limits, tables, capacity, pass_list, staged, spec)?;
         scoped(device, "GpuSkinner::new", || {
             let buffers = Buffers::new(device, tables, capacity, staged, spec)?;
-            let passes =
-                Self::build_passes(device, sampler, tables, pass_list, &buffers, wide_stores)?;
+            let passes = Self::build_passes(device, sampler, tables, pass_list, &buffers, wide)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
                 groups: vec![(0, 0); passes.len()],
@@ -301,7 +300,7 @@ impl GpuSkinner {
                 instance_count: 0,
                 max_dim: limits.max_compute_workgroups_per_dimension.max(1),
                 strategy,
-                wide_stores,
+                wide,
             })
         })?
     }
@@ -314,7 +313,7 @@ impl GpuSkinner {
         tables: &SkinTables,
         pass_list: &[Pass],
         buffers: &Buffers,
-        wide_stores: bool,
+        wide: bool,
     ) -> Result<Vec<passes::BuiltPass>> {
         let module = |m: RigModule| {
             device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -323,7 +322,7 @@ impl GpuSkinner {
                     RigModule::Skin => "keyframe-gpu.skin.wgsl",
                     RigModule::Mix => "keyframe-gpu.mix.wgsl",
                 }),
-                source: wgpu::ShaderSource::Wgsl(m.wgsl_with(wide_stores).into()),
+                source: wgpu::ShaderSource::Wgsl(m.wgsl_with(wide).into()),
             })
         };
         let uses = |m: RigModule| pass_list.iter().any(|p| p.module == m);
@@ -398,15 +397,18 @@ impl GpuSkinner {
         (layout, group)
     }
 
-    /// Whether the skin stage writes its matrices with 64-bit stores
-    /// ([`SKIN_WIDE_WGSL`]): on CPU adapters of devices with
-    /// `SHADER_INT64` ([`optional_features`](crate::optional_features)).
-    /// The buffers hold the same values either way; on those adapters a
-    /// storage store costs per instruction, and a `vec4<u64>` writes two
-    /// columns where a `vec3<f32>` writes one.
+    /// Whether the skin stage's module accesses memory 64 bits a component
+    /// ([`SKIN_WIDE_WGSL`]: its matrices written and read as `vec4<u64>`s,
+    /// the node and inverse-bind tables' uniform copies read as such): on
+    /// CPU adapters of devices with `SHADER_INT64`
+    /// ([`optional_features`](crate::optional_features)). The buffers hold
+    /// the same values either way. On those adapters a storage store costs
+    /// per instruction, and a `vec4<u64>` writes two columns where a
+    /// `vec3<f32>` writes one; a uniform read at a loop index costs per
+    /// component, and a 64-bit component holds two floats.
     #[must_use]
-    pub fn wide_matrix_stores(&self) -> bool {
-        self.wide_stores
+    pub fn wide_accesses(&self) -> bool {
+        self.wide
     }
 
     /// The tables this skinner was built from.
@@ -604,7 +606,7 @@ impl GpuSkinner {
     /// 0, 0, 0, 1 when every inverse bind is affine): it is written when
     /// the buffer is created, and the passes write the first three rows of
     /// each matrix, or whole columns with that same last row
-    /// ([`wide_matrix_stores`](Self::wide_matrix_stores)). The buffer's
+    /// ([`wide_accesses`](Self::wide_accesses)). The buffer's
     /// usages have no `COPY_DST`: it is read-only to the caller.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {

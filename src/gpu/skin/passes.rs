@@ -32,13 +32,13 @@ impl RigModule {
         }
     }
 
-    /// The module's WGSL source with wide matrix stores or without
-    /// ([`SKIN_WIDE_WGSL`] for [`RigModule::Skin`] when `wide_stores`; the
-    /// other modules write no matrix).
+    /// The module's WGSL source with wide accesses or without
+    /// ([`SKIN_WIDE_WGSL`] for [`RigModule::Skin`] when `wide`; the
+    /// other modules have one source).
     #[must_use]
-    pub fn wgsl_with(self, wide_stores: bool) -> &'static str {
+    pub fn wgsl_with(self, wide: bool) -> &'static str {
         match self {
-            RigModule::Skin if wide_stores => SKIN_WIDE_WGSL,
+            RigModule::Skin if wide => SKIN_WIDE_WGSL,
             other => other.wgsl(),
         }
     }
