@@ -1,7 +1,9 @@
 // The hierarchy and joint-matrix stage: global transforms from the local
-// poses, then joint matrices. Needs prelude.wgsl, quat.wgsl and pose.wgsl
-// (prepended by the host: the fused kernels call its local_pose(), and its
-// bindings are this module's too). CPU twin: src/cpu/skin.rs.
+// poses, then joint matrices. Needs prelude.wgsl, quat.wgsl, pose.wgsl
+// (the fused kernels call its local_pose(), and its bindings are this
+// module's too) and either pose_nodes.wgsl and skin_io.wgsl or
+// skin_io_wide.wgsl (node_at(), inverse_bind() and the matrix stores),
+// prepended by the host. CPU twin: src/cpu/skin.rs.
 //
 // Three kernels, one per SkinStrategy, the same results up to rounding:
 //

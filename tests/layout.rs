@@ -745,8 +745,8 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
     // A binding's min_size (the layout's min_binding_size) is naga's stride
     // of a runtime-sized array (one element and its padding: wgpu's
     // minimum), or the size of the whole type; for the skin module's
-    // matrices, the larger of the two store files' (16 for a vec3<f32>,
-    // 32 for a vec4<u64>), which both modules then meet.
+    // matrices, the larger of the two io files' (16 for a vec3<f32>, 32
+    // for a vec4<u64>), which both modules then meet.
     let mut wants: Vec<(&str, u32, u32)> = Vec::new();
     for (label, source, table) in rig_modules() {
         let (module, _) = parse_and_validate(label, source);
@@ -790,8 +790,8 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
             );
         }
     }
-    // The matrices are the only bindings whose element the variants make
-    // differently.
+    // The matrices are the only bindings whose element size the variants
+    // make different (the uniform copies change type, not size).
     let skin = |b: u32| {
         let sizes: Vec<u32> = wants
             .iter()
