@@ -93,14 +93,23 @@ override ROW_RUN: u32 = 1u;
 // the key the entry names or the next one is the answer: one step, no
 // search loop (first_segment).
 override RUN_KEYS: u32 = 0u;
-// Whether every run of the dispatch's rows follows from its first two
-// rows (set by the host per group: GpuSampleRow::is_regular_run): row i's
-// values, output and search offsets are the first row's plus i times the
-// second's minus the first's, its other fields the first row's.
-// sample_run then reads those two rows once per run and computes each
-// row (regular_row), where it read every row: on the CPU adapters each
-// row read is a gather per field, though every lane reads the same row.
-override REGULAR_ROWS: bool = false;
+// Whether the dispatch's runs are regular in segments (set by the host
+// per group from GpuSampleRow::is_regular_run of every segment): each run
+// is segments of REGULAR_SEGMENT consecutive rows from its first (0: the
+// rows are read), row i of a segment having the values and output offsets
+// (and where REGULAR_SEARCH the search offset) of the segment's first row
+// plus i times its second's minus its first's, its other fields the first
+// row's. sample_run then reads two rows per segment and computes the
+// others (regular_row), where it read every row: on the CPU adapters each
+// row read is a gather per field, though every lane reads the same row. A
+// group's rows are sorted by property, so a run holding rows of two
+// properties (crowd_mixed's STEP group: translations, rotations, scales)
+// is regular by segments where it is not as a whole. Without
+// REGULAR_SEARCH each row's search offset is read, one gather (tracks
+// indexed directly among tracks with bucket tables: their search texels
+// take different space, so their offsets do not step evenly).
+override REGULAR_SEGMENT: u32 = 0u;
+override REGULAR_SEARCH: bool = true;
 override TABLE_BITS: u32 = 8u;
 override TABLE_TEXELS: u32 = 1u;
 override RUN_BASE: u32 = 0u;
@@ -642,17 +651,14 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
         return;
     }
     let first = block.row_first + run * ROW_RUN;
-    // The run's first two rows (the first again in a run of one row): with
-    // REGULAR_ROWS every row of the run follows from them.
-    let r0 = block_track(first, kind);
-    let r1 = block_track(select(first, first + 1u, run * ROW_RUN + 1u < block.row_count), kind);
     var one = Segment(0u, 0.0, 0.0, true);
     var e0 = vec4<u32>(0u);
     var e1 = vec4<u32>(0u);
     var e2 = vec4<u32>(0u);
     var e3 = vec4<u32>(0u);
     if (RUN_KEYS == 1u) {
-        one = find_segment_track(r0, time);
+        // Every row of the run has the first row's key times.
+        one = find_segment_track(block_track(first, kind), time);
     } else {
         // The run's bucket table (its header: [offset, buckets, scale,
         // origin]) and the entries of the time's bucket.
@@ -669,46 +675,66 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
             e3 = textureLoad(key_windows, texel(table + 3u), 0);
         }
     }
-    for (var i = 0u; i < ROW_RUN; i += 2u) {
-        let j = run * ROW_RUN + i;
-        if (j >= block.row_count) {
+    // The run's segments (one of ROW_RUN rows when they are read), and in
+    // each its rows two at a time.
+    var seg_rows = ROW_RUN;
+    if (REGULAR_SEGMENT > 0u) {
+        seg_rows = REGULAR_SEGMENT;
+    }
+    for (var s = 0u; s < ROW_RUN; s += seg_rows) {
+        let sj = run * ROW_RUN + s;
+        if (sj >= block.row_count) {
             break;
         }
-        let second = i + 1u < ROW_RUN && j + 1u < block.row_count;
-        var ta = regular_row(r0, r1, i);
-        var tb = regular_row(r0, r1, select(i, i + 1u, second));
-        if (!REGULAR_ROWS) {
-            ta = block_track(block.row_first + j, kind);
-            tb = block_track(block.row_first + select(j, j + 1u, second), kind);
-        }
-        var segs = SegmentPair(one, one);
-        if (RUN_KEYS >= 2u) {
-            // Entries i and i + 1 (i even) share a word: word i / e of the
-            // bucket's entries, e = 32 / TABLE_BITS per word; the texel
-            // and its component by selects (constant indices: no
-            // run-time indexing of a private array, which the fallback
-            // adapters read lane by lane).
-            let w = i / (32u / TABLE_BITS);
-            let v = select(select(e0, e1, w >= 4u), select(e2, e3, w >= 12u), w >= 8u);
-            let c = w & 3u;
-            let word = select(select(v.x, v.y, c >= 1u), select(v.z, v.w, c >= 3u), c >= 2u);
-            let mask = (1u << TABLE_BITS) - 1u;
-            let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
-            let ka = (word >> shift) & mask;
-            let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
-            if (RUN_KEYS == 3u) {
-                segs = first_pair(ta, tb, ka, kb, time);
-            } else {
-                segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
+        // The segment's first two rows (the first again in a segment of
+        // one row): with REGULAR_SEGMENT the others follow from them.
+        let r0 = block_track(block.row_first + sj, kind);
+        let r1 = block_track(block.row_first + select(sj, sj + 1u, sj + 1u < block.row_count), kind);
+        for (var p = 0u; p < seg_rows; p += 2u) {
+            let i = s + p;
+            let j = sj + p;
+            if (j >= block.row_count) {
+                break;
             }
+            let second = p + 1u < seg_rows && j + 1u < block.row_count;
+            var ta = regular_row(r0, r1, p);
+            var tb = regular_row(r0, r1, select(p, p + 1u, second));
+            if (REGULAR_SEGMENT == 0u) {
+                ta = block_track(block.row_first + j, kind);
+                tb = block_track(block.row_first + select(j, j + 1u, second), kind);
+            } else if (!REGULAR_SEARCH) {
+                ta.search_offset = block_track(block.row_first + j, kind).search_offset;
+                tb.search_offset = block_track(block.row_first + select(j, j + 1u, second), kind).search_offset;
+            }
+            var segs = SegmentPair(one, one);
+            if (RUN_KEYS >= 2u) {
+                // Entries i and i + 1 (i even) share a word: word i / e of
+                // the bucket's entries, e = 32 / TABLE_BITS per word; the
+                // texel and its component by selects (constant indices: no
+                // run-time indexing of a private array, which the fallback
+                // adapters read lane by lane).
+                let w = i / (32u / TABLE_BITS);
+                let v = select(select(e0, e1, w >= 4u), select(e2, e3, w >= 12u), w >= 8u);
+                let c = w & 3u;
+                let word = select(select(v.x, v.y, c >= 1u), select(v.z, v.w, c >= 3u), c >= 2u);
+                let mask = (1u << TABLE_BITS) - 1u;
+                let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
+                let ka = (word >> shift) & mask;
+                let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
+                if (RUN_KEYS == 3u) {
+                    segs = first_pair(ta, tb, ka, kb, time);
+                } else {
+                    segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
+                }
+            }
+            interpolate_pair(ta, tb, segs, out, second);
         }
-        interpolate_pair(ta, tb, segs, out, second);
     }
 }
 
-// Row i of a regular run (REGULAR_ROWS) from its rows 0 and 1: the
-// offsets stepped i times (wrapping u32 arithmetic, as the host checked
-// them), the rest row 0's.
+// Row i of a regular segment (REGULAR_SEGMENT) from its rows 0 and 1:
+// the offsets stepped i times (wrapping u32 arithmetic, as the host
+// checked them), the rest row 0's.
 fn regular_row(r0: Track, r1: Track, i: u32) -> Track {
     var t = r0;
     t.values_offset = r0.values_offset + i * (r1.values_offset - r0.values_offset);

@@ -196,27 +196,50 @@ impl GpuSampleRow {
     /// `u32` arithmetic, as the shader computes them), and its key count,
     /// lookup, width and interpolation are the first row's (so a run of one
     /// row is regular, and a run of two whose other fields agree). Where
-    /// every run of a group is regular, the shader (override
-    /// `REGULAR_ROWS`) reads two rows per run and computes the others,
-    /// instead of reading each row: libraries whose tracks have equal key
-    /// counts (keys baked at one rate, crowd_rot's 64 keys a track) are
-    /// laid out so.
+    /// every run of a group is regular, or every segment of its runs (see
+    /// [`crate::plan::regular_segments`]), the shader (override
+    /// `REGULAR_SEGMENT`) reads two rows per segment and computes the
+    /// others, instead of reading each row: libraries whose tracks have
+    /// equal key counts (keys baked at one rate, crowd_rot's 64 keys a
+    /// track) are laid out so.
     #[must_use]
     pub fn is_regular_run(rows: &[GpuSampleRow]) -> bool {
+        Self::is_regular_but_search(rows) && Self::steps_evenly(rows, |r| r.search_offset)
+    }
+
+    /// [`is_regular_run`](Self::is_regular_run) but for the search offsets,
+    /// which may step unevenly: the shader (without override
+    /// `REGULAR_SEARCH`) then computes the rest of each row and reads its
+    /// search offset. Tracks indexed directly among tracks with bucket
+    /// tables are so: a bucket table's texels come before a track's key
+    /// texels.
+    #[must_use]
+    pub fn is_regular_but_search(rows: &[GpuSampleRow]) -> bool {
+        let Some(r0) = rows.first() else {
+            return true;
+        };
+        Self::steps_evenly(rows, |r| r.values_offset)
+            && Self::steps_evenly(rows, |r| r.output_offset)
+            && rows.iter().all(|r| {
+                r.key_count == r0.key_count
+                    && r.lookup_scale.to_bits() == r0.lookup_scale.to_bits()
+                    && r.lookup_origin.to_bits() == r0.lookup_origin.to_bits()
+                    && r.width == r0.width
+                    && r.interpolation == r0.interpolation
+            })
+    }
+
+    /// Whether `field` of row `i` is the first row's plus `i` times the
+    /// second's minus the first's, in wrapping `u32` arithmetic.
+    fn steps_evenly(rows: &[GpuSampleRow], field: impl Fn(&GpuSampleRow) -> u32) -> bool {
         let (Some(r0), Some(r1)) = (rows.first(), rows.get(1)) else {
             return true;
         };
-        let step = |a: u32, b: u32, i: u32| a.wrapping_add(i.wrapping_mul(b.wrapping_sub(a)));
-        rows.iter().zip(0u32..).all(|(r, i)| {
-            r.values_offset == step(r0.values_offset, r1.values_offset, i)
-                && r.output_offset == step(r0.output_offset, r1.output_offset, i)
-                && r.search_offset == step(r0.search_offset, r1.search_offset, i)
-                && r.key_count == r0.key_count
-                && r.lookup_scale.to_bits() == r0.lookup_scale.to_bits()
-                && r.lookup_origin.to_bits() == r0.lookup_origin.to_bits()
-                && r.width == r0.width
-                && r.interpolation == r0.interpolation
-        })
+        let (a, b) = (field(r0), field(r1));
+        let step = b.wrapping_sub(a);
+        rows.iter()
+            .zip(0u32..)
+            .all(|(r, i)| field(r) == a.wrapping_add(i.wrapping_mul(step)))
     }
 }
 

@@ -30,7 +30,7 @@
 //! The skin pass's strategy ([`SkinStrategy`](crate::gpu::skin::SkinStrategy))
 //! is chosen the same way, by `SkinStrategy::Auto`.
 
-use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
+use crate::layout::{GpuSampleRow, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
 use crate::library::AnimationLibrary;
 
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
@@ -195,6 +195,51 @@ pub const MAX_BLOCK_ROW_RUN: u32 = 32;
 #[must_use]
 pub fn block_row_run(group_rows: u32) -> u32 {
     group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
+}
+
+/// The shortest segment worth computing (see [`regular_segments`]): below
+/// it the two rows a segment reads are all its rows.
+pub const MIN_REGULAR_SEGMENT: u32 = 4;
+
+/// How a clip-blocks group's runs of `run` rows (each run's rows as
+/// `runs` gives them, in the row table's order) are computed rather than
+/// read (the shader's overrides `REGULAR_SEGMENT` and `REGULAR_SEARCH`):
+/// `(segment, search)`, every run being segments of `segment` consecutive
+/// rows from its first, each regular as
+/// [`GpuSampleRow::is_regular_run`] says (`search`) or but for its search
+/// offsets ([`GpuSampleRow::is_regular_but_search`]: each row's is then
+/// read); `(0, true)` when no such segments exist and every row is read.
+///
+/// The longest segment that divides the run (or the run itself) and is
+/// even, so that the two rows sampled side by side share one; segments
+/// with regular search offsets first. A group's rows are sorted by
+/// property, so a run holding two properties' rows (translations then
+/// scales) is regular in segments of one property where the whole run is
+/// not. Per segment the shader reads two rows (a gather per field on the
+/// CPU adapters, though every lane reads the same row) where it read one
+/// per row: on crowd_mixed, whose runs hold 8 rows of each property, its
+/// gpu/floor went from about 1.70 to 1.3 (`docs/PERFORMANCE.md`).
+#[must_use]
+pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
+    let run = run.max(1);
+    let lengths = (MIN_REGULAR_SEGMENT.min(run)..=run)
+        .rev()
+        .filter(|&l| l == run || (l.is_multiple_of(2) && run.is_multiple_of(l)));
+    for search in [true, false] {
+        for l in lengths.clone() {
+            let regular = |segment: &[GpuSampleRow]| {
+                if search {
+                    GpuSampleRow::is_regular_run(segment)
+                } else {
+                    GpuSampleRow::is_regular_but_search(segment)
+                }
+            };
+            if runs.iter().all(|rows| rows.chunks(l as usize).all(regular)) {
+                return (l, search);
+            }
+        }
+    }
+    (0, true)
 }
 
 /// Track rows of group `g` one invocation of the

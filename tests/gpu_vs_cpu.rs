@@ -1155,7 +1155,9 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 /// interpolation), 16-bit entries (rows of 257 to 316 keys), the same two
 /// with no keys closer than 0.02 s (exact tables: one step, no search
 /// loop), rows of equal key counts (each run's rows computed from its
-/// first two, with either table), and rows that all share their key times
+/// first two, with either table; in every group, in segments of one
+/// property's rows, their search offsets computed or read), and rows that
+/// all share their key times
 /// (one search per run, their values stored key by key:
 /// `src/run_values.rs`). A guess after the answer, a misread table entry,
 /// a miscomputed row or a misplaced value would give another key's
@@ -1212,32 +1214,71 @@ fn clip_blocks_run_keys_match_cpu() {
         ));
         AnimationLibrary::new(clips).unwrap()
     };
+    // Every property (but weights) and interpolation, 8 nodes each, of 30
+    // keys: each group's rows are sorted by property, so its runs (24 rows
+    // of STEP translations, rotations and scales; 16 of LINEAR or
+    // CUBICSPLINE translations and scales; 8 of rotations) are regular in
+    // segments of 8, one property's rows, though not as a whole. With
+    // every third node's keys uniform (`direct`: indexed directly, no
+    // bucket texels before its key texels) the rows' search offsets step
+    // unevenly, so each is read.
+    let segments = |direct: bool| {
+        let mut tracks = Vec::new();
+        for property in &PROPERTIES[..3] {
+            for interp in INTERPOLATIONS {
+                for n in 0..8u32 {
+                    let node = tracks.len() as u32;
+                    let times = if direct && n % 3 == 0 {
+                        (0..30).map(|k| k as f32 / 30.0).collect()
+                    } else {
+                        let mut t = run_key_times(node + 400, 0.001 * n as f32, 30, true);
+                        for t in &mut t[1..] {
+                            *t += 0.6;
+                        }
+                        t
+                    };
+                    tracks.push(track_of(node, *property, interp, times, 4));
+                }
+            }
+        }
+        AnimationLibrary::new(vec![Clip::new("segments", tracks)]).unwrap()
+    };
     // (library, the run-keys mode its LINEAR rotations (group 0) must
     // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; how
     // many of their runs are stored key by key: the shared ones, a run of
-    // 32 rows and one of 4; and whether their rows are computed (regular
-    // runs: equal key counts, laid out in order), not read.)
-    for (lib, want, interleaved, computed) in [
-        (&run_keys_library(false), (2, 8), 0, false),
-        (&long_run_keys_library(false), (2, 16), 0, false),
-        (&run_keys_library(true), (3, 8), 0, false),
-        (&long_run_keys_library(true), (3, 16), 0, false),
-        (&regular(false), (2, 8), 0, true),
-        (&regular(true), (3, 8), 0, true),
-        (&regular_but_one(), (3, 8), 0, false),
-        (&same, (1, 0), 2, true),
+    // 32 rows and one of 4; how their rows are computed, (rows per
+    // segment, search offsets computed too), none when they are read (not
+    // regular: unequal key counts); and whether every group's are so.)
+    for (lib, want, interleaved, computed, every_group) in [
+        (&run_keys_library(false), (2, 8), 0, None, false),
+        (&long_run_keys_library(false), (2, 16), 0, None, false),
+        (&run_keys_library(true), (3, 8), 0, None, false),
+        (&long_run_keys_library(true), (3, 16), 0, None, false),
+        (&regular(false), (2, 8), 0, Some((32, true)), true),
+        (&regular(true), (3, 8), 0, Some((32, true)), true),
+        (&regular_but_one(), (3, 8), 0, None, true),
+        (&same, (1, 0), 2, Some((32, true)), true),
+        (&segments(false), (3, 8), 0, Some((8, true)), true),
+        (&segments(true), (3, 8), 0, Some((8, false)), true),
     ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
         let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
         assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
         assert_eq!(blocks.interleaved_runs(), interleaved);
-        assert_eq!(
-            blocks.regular_row_groups().any(|g| g == 0),
-            computed,
-            "{modes:?} {:?}",
-            blocks.regular_row_groups().collect::<Vec<_>>()
-        );
+        let regular: Vec<(u32, u32, bool)> = blocks.regular_segments().collect();
+        let of = |g: u32| {
+            regular
+                .iter()
+                .find(|r| r.0 == g)
+                .map(|&(_, rows, search)| (rows, search))
+        };
+        assert_eq!(of(0), computed, "{modes:?} {regular:?}");
+        if every_group {
+            for &(g, _, _) in &modes {
+                assert_eq!(of(g), computed, "group {g}: {modes:?} {regular:?}");
+            }
+        }
         let mut instances = Vec::new();
         for (c, clip) in lib.clips().iter().enumerate() {
             let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];

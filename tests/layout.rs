@@ -21,7 +21,7 @@ use keyframe_gpu::layout::{
     MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, ROW_HEAD, SAMPLE_BINDINGS,
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL, UNIFORM_HEAD, WORKGROUP_SIZE,
 };
-use keyframe_gpu::{Interpolation, Property, ValueKind};
+use keyframe_gpu::{plan, Interpolation, Property, ValueKind};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 /// A Rust struct that must match a WGSL struct byte for byte.
@@ -926,6 +926,76 @@ fn regular_runs_are_exactly_the_arithmetic_ones() {
                 !GpuSampleRow::is_regular_run(&bad),
                 "break {b} at row {at} not seen"
             );
+            // Every field but the search offset counts for
+            // is_regular_but_search too.
+            assert_eq!(
+                GpuSampleRow::is_regular_but_search(&bad),
+                b == 2,
+                "break {b} at row {at}"
+            );
         }
     }
+}
+
+/// `plan::regular_segments`, which picks the segments of a clip-blocks
+/// group's runs whose rows the shader computes from their first two: the
+/// whole run when it is regular; else the longest even length dividing the
+/// run at which every segment is, down to `MIN_REGULAR_SEGMENT`; segments
+/// with their search offsets in progression before those without; none
+/// (`(0, true)`) when no length serves every run.
+#[test]
+fn regular_segments_are_the_longest_that_serve_every_run() {
+    // Run r's segment of property p: rows of their own progression.
+    let row = |p: u32, i: u32| GpuSampleRow {
+        values_offset: 5000 * p + 900 * i,
+        output_offset: 100 * p + 3 * i,
+        search_offset: 3000 * p + 178 * i,
+        key_count: 60,
+        lookup_scale: 0.0,
+        lookup_origin: 0.0,
+        width: 3 + p % 2,
+        interpolation: 1,
+    };
+    // A run of `per` rows of each of `properties` properties.
+    let run = |properties: u32, per: u32| -> Vec<GpuSampleRow> {
+        (0..properties)
+            .flat_map(|p| (0..per).map(move |i| row(p, i)))
+            .collect()
+    };
+    let segments = |runs: &[Vec<GpuSampleRow>], rows: u32| {
+        let runs: Vec<&[GpuSampleRow]> = runs.iter().map(Vec::as_slice).collect();
+        plan::regular_segments(&runs, rows)
+    };
+    assert_eq!(segments(&[run(1, 32), run(1, 8)], 32), (32, true));
+    assert_eq!(segments(&[run(3, 8)], 24), (8, true));
+    assert_eq!(segments(&[run(2, 8), run(2, 8)], 16), (8, true));
+    assert_eq!(segments(&[run(2, 16)], 32), (16, true));
+    // A run of 12 + 12 rows: of 24's even divisors 12, 8, 6 and 4, 12 and
+    // 4 keep each segment to one property, and 12 is the longer.
+    assert_eq!(segments(&[run(2, 12)], 24), (12, true));
+    // Segments of 6 serve runs of 6 + 6 rows, not runs of 4 + 4 + 4, and 4
+    // the other way round: no length serves both.
+    assert_eq!(segments(&[run(2, 6)], 12), (6, true));
+    assert_eq!(segments(&[run(2, 6), run(3, 4)], 12), (0, true));
+    // Properties of 3 rows: no even length of 4 or more keeps to one.
+    assert_eq!(segments(&[run(4, 3)], 12), (0, true));
+    // A run shorter than MIN_REGULAR_SEGMENT is one segment.
+    assert_eq!(plan::MIN_REGULAR_SEGMENT, 4);
+    assert_eq!(segments(&[run(1, 3)], 3), (3, true));
+    // One row's search offset out of step: its segment's rows still
+    // follow but for it, so the search offsets are read.
+    let mut uneven = run(3, 8);
+    uneven[10].search_offset += 118;
+    assert_eq!(segments(std::slice::from_ref(&uneven), 24), (8, false));
+    // Rows 12-15 shifted together: in step in segments of 4, out of step
+    // in those of 8; computed search offsets come first.
+    let mut shifted = run(3, 8);
+    for r in &mut shifted[12..16] {
+        r.search_offset += 118;
+    }
+    assert_eq!(segments(std::slice::from_ref(&shifted), 24), (4, true));
+    // A width that changes inside a property's rows: nothing serves.
+    let mut wide = run(3, 8);
+    wide[5].width = 4;
+    assert_eq!(segments(std::slice::from_ref(&wide), 24), (0, true));
 }

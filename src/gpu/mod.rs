@@ -249,9 +249,11 @@ struct GroupDispatch {
     row_run: u32,
     /// The clip-blocks plan's run keys for this group.
     run_keys: crate::run_keys::GroupRunKeys,
-    /// Whether its runs' rows are computed from their first two
-    /// (`REGULAR_ROWS`, [`GpuSampleRow::is_regular_run`]).
-    regular_rows: bool,
+    /// The clip-blocks plan's regular segments of its runs, whose rows
+    /// are computed from their first two (`REGULAR_SEGMENT`, 0 where the
+    /// rows are read), and whether their search offsets are too
+    /// (`REGULAR_SEARCH`): [`crate::plan::regular_segments`].
+    regular: (u32, bool),
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: (u32, u32, u32),
@@ -487,18 +489,19 @@ impl GpuSampler {
                 for run in &interleaved {
                     run.point_rows(&mut rows);
                 }
-                // Per dispatch, whether every run of its rows follows from
-                // the run's first two (the shader's REGULAR_ROWS).
-                let regular: Vec<bool> = dispatches
+                // Per dispatch, the segments of its runs whose rows follow
+                // from their first two (the shader's REGULAR_SEGMENT and
+                // REGULAR_SEARCH; none when a run is out of the table).
+                let regular: Vec<(u32, bool)> = dispatches
                     .iter()
                     .map(|&(g, per)| {
                         let run = crate::plan::block_row_run(per);
-                        crate::run_keys::runs_of(library, g, run)
-                            .iter()
-                            .all(|&(first, r)| {
-                                rows.get(first..first + r.len())
-                                    .is_some_and(GpuSampleRow::is_regular_run)
-                            })
+                        let runs: Option<Vec<&[GpuSampleRow]>> =
+                            crate::run_keys::runs_of(library, g, run)
+                                .iter()
+                                .map(|&(first, r)| rows.get(first..first + r.len()))
+                                .collect();
+                        runs.map_or((0, true), |runs| crate::plan::regular_segments(&runs, run))
                     })
                     .collect();
                 let mut row_bytes = vec![0u8; rows_bytes as usize];
@@ -566,11 +569,11 @@ impl GpuSampler {
                     .copied()
                     .unwrap_or(crate::run_keys::GroupRunKeys::PER_ROW);
                 // Only sample_run (run keys) computes rows.
-                let regular_rows = run_mode.mode != crate::run_keys::RunKeys::PerRow
-                    && block_tables
-                        .as_ref()
-                        .and_then(|t| t.4.get(slot).copied())
-                        .unwrap_or(false);
+                let regular = block_tables
+                    .as_ref()
+                    .and_then(|t| t.4.get(slot).copied())
+                    .filter(|_| run_mode.mode != crate::run_keys::RunKeys::PerRow)
+                    .unwrap_or((0, true));
                 let params_binding = wgpu::BufferBinding {
                     buffer: &params,
                     offset: (slot * params_stride) as u64,
@@ -666,7 +669,8 @@ impl GpuSampler {
                                 "INTERLEAVED",
                                 flag(g == GROUP_SLERP && !interleaved.is_empty()),
                             ),
-                            ("REGULAR_ROWS", flag(regular_rows)),
+                            ("REGULAR_SEGMENT", f64::from(regular.0)),
+                            ("REGULAR_SEARCH", flag(regular.1)),
                         ],
                         ..Default::default()
                     },
@@ -677,7 +681,7 @@ impl GpuSampler {
                     per_instance,
                     row_run,
                     run_keys: run_mode,
-                    regular_rows,
+                    regular,
                     pipeline,
                     bind_group,
                     workgroups: (0, 0, 0),
@@ -848,15 +852,17 @@ impl GpuSampler {
     }
 
     #[doc(hidden)]
-    /// The track groups whose clip-blocks dispatch computes each run's
-    /// rows from its first two (every run regular:
-    /// [`GpuSampleRow::is_regular_run`]); none in the other plans. For
-    /// tests that must know which path they exercised.
-    pub fn regular_row_groups(&self) -> impl Iterator<Item = u32> + '_ {
+    /// For each dispatch whose clip-blocks runs compute their rows from
+    /// the first two of each segment ([`crate::plan::regular_segments`]),
+    /// `(group, segment, search)`: its track group, the rows per segment
+    /// and whether the search offsets are computed too (else read per
+    /// row); none in the other plans. For tests that must know which path
+    /// they exercised.
+    pub fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
         self.groups
             .iter()
-            .filter(|d| d.regular_rows)
-            .map(|d| d.group)
+            .filter(|d| d.regular.0 > 0)
+            .map(|d| (d.group, d.regular.0, d.regular.1))
     }
 
     #[doc(hidden)]
