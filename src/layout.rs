@@ -208,11 +208,13 @@ impl GpuSampleRow {
     }
 
     /// [`is_regular_run`](Self::is_regular_run) but for the search offsets,
-    /// which may step unevenly: the shader (without override
-    /// `REGULAR_SEARCH`) then computes the rest of each row and reads its
-    /// search offset. Tracks indexed directly among tracks with bucket
-    /// tables are so: a bucket table's texels come before a track's key
-    /// texels.
+    /// which may step unevenly: tracks indexed directly among tracks with
+    /// bucket tables are so (a bucket table's texels come before a track's
+    /// key texels). In a group with run tables the sampler then copies the
+    /// rows' key texels in step where its budget allows
+    /// (`src/run_keys.rs`, `key_copies`); otherwise the shader (without
+    /// override `REGULAR_SEARCH`) computes the rest of each row and reads
+    /// its search offset.
     #[must_use]
     pub fn is_regular_but_search(rows: &[GpuSampleRow]) -> bool {
         let Some(r0) = rows.first() else {

@@ -218,7 +218,9 @@ pub const MIN_REGULAR_SEGMENT: u32 = 4;
 /// not. Per segment the shader reads two rows (a gather per field on the
 /// CPU adapters, though every lane reads the same row) where it read one
 /// per row: on crowd_mixed, whose runs hold 8 rows of each property, its
-/// gpu/floor went from about 1.70 to 1.3 (`docs/PERFORMANCE.md`).
+/// gpu/floor went from about 1.70 to 1.49, and to 1.39 with its search
+/// offsets computed from copies of its rows' key texels
+/// (`docs/PERFORMANCE.md`, the fifteenth round).
 #[must_use]
 pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
     let run = run.max(1);

@@ -55,10 +55,17 @@
 //! LINEAR rotations of 64 irregular keys, different in every track) in
 //! `docs/PERFORMANCE.md`.
 //!
+//! Where a group's runs are regular but for their rows' key texels, which
+//! step unevenly when some rows are indexed directly (no bucket texels
+//! before their key texels), the sampler appends copies of the rows' key
+//! texels in row order after the run tables ([`key_copies`]: 16 bytes per
+//! key of each row, within the bucket texels of the group's rows), so that
+//! the shader computes every row's search offset too (`REGULAR_SEARCH`).
+//!
 //! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
 
 use crate::key_lookup::{bucket_firsts, lookup_bucket};
-use crate::layout::GpuTrack;
+use crate::layout::{GpuSampleRow, GpuTrack};
 use crate::library::AnimationLibrary;
 
 /// How a clip-blocks group's rows find their keys: the shader's override
@@ -140,6 +147,69 @@ pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usiz
                 .map(move |(i, rows)| (first + i * run, rows))
         })
         .collect()
+}
+
+/// Copies of the key texels of group `g`'s rows (runs of `run` rows, each
+/// row of a run table's group naming its first key texel:
+/// `GpuSampleRow::of_key_texels`), laid out run by run and row by row
+/// from texel `base` on, with `rows` pointed at them: the texels the
+/// sampler appends after its run tables, or `None` (nothing changed)
+/// where they would pass `max_texels` or the budget.
+///
+/// The library stores each distinct key times' bucket texels before its
+/// key texels, and tracks indexed directly have none, so among tracks of
+/// equal key counts the key texels of consecutive rows step unevenly when
+/// some are indexed directly (irregular keys that stay within 0.75 of an
+/// interval of even spacing). The rows' other fields can still step
+/// evenly, and the shader then reads each row's search offset where it
+/// could compute it (`REGULAR_SEARCH`). In the copies, a run's rows of
+/// equal key counts step by their key count.
+///
+/// The budget: no more texels than the bucket texels of the group's rows
+/// (each distinct key times once), which a group with run tables never
+/// reads. `windows` is the library's [`AnimationLibrary::key_windows`].
+pub(crate) fn key_copies(
+    library: &AnimationLibrary,
+    windows: &[[u32; 4]],
+    rows: &mut [GpuSampleRow],
+    g: u32,
+    run: u32,
+    base: u64,
+    max_texels: u64,
+) -> Option<Vec<[u32; 4]>> {
+    let runs = runs_of(library, g, run);
+    let mut seen = std::collections::HashSet::new();
+    let budget: u64 = runs
+        .iter()
+        .flat_map(|(_, tracks)| tracks.iter())
+        .filter(|t| t.lookup_scale > 0.0 && seen.insert(t.search_offset))
+        .map(|t| 2 * u64::from(t.key_count - 1))
+        .sum();
+    let copied: u64 = runs
+        .iter()
+        .flat_map(|(_, tracks)| tracks.iter())
+        .map(|t| u64::from(t.key_count))
+        .sum();
+    if copied > budget || base + copied > max_texels {
+        return None;
+    }
+    let mut texels = Vec::with_capacity(copied as usize);
+    let mut offsets = Vec::with_capacity(rows.len());
+    for (first, tracks) in &runs {
+        for (r, t) in (*first..).zip(tracks.iter()) {
+            if r >= rows.len() {
+                return None;
+            }
+            let start = t.key_texels() as usize;
+            let keys = windows.get(start..start + t.key_count as usize)?;
+            offsets.push((r, u32::try_from(base + texels.len() as u64).ok()?));
+            texels.extend_from_slice(keys);
+        }
+    }
+    for (r, offset) in offsets {
+        rows[r].search_offset = offset;
+    }
+    Some(texels)
 }
 
 /// The key times of `track`.
@@ -427,6 +497,87 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The key texel copies: each row's texels are its own key texels in
+    /// the library's texture, copied in row order from `base`, so that rows
+    /// of equal key counts step by their key count, with the rows pointed
+    /// at them; past the budget (the group's bucket texels) or the
+    /// texture's capacity, none, and the rows as they were.
+    #[test]
+    fn key_copies_are_each_rows_key_texels_in_step() {
+        let mut rng = Rng(5);
+        // Rows of 20 keys, every third uniform (indexed directly: no
+        // bucket texels), so their key texels step unevenly.
+        let tracks: Vec<Track> = (0..12u32)
+            .map(|r| {
+                let times = if r % 3 == 0 {
+                    (0..20).map(|k| k as f32 / 30.0).collect()
+                } else {
+                    let mut t = spread(&mut rng, 0.0, 20);
+                    t[1..].iter_mut().for_each(|t| *t += 0.6);
+                    t
+                };
+                rotation(r, times)
+            })
+            .collect();
+        let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
+        let own: Vec<GpuSampleRow> = library
+            .tracks()
+            .iter()
+            .map(GpuSampleRow::of_key_texels)
+            .collect();
+        assert!(!GpuSampleRow::is_regular_run(&own));
+        let windows = library.key_windows();
+        let base = windows.len() as u64 + 100;
+        let mut rows = own.clone();
+        let copies = key_copies(&library, &windows, &mut rows, 0, 8, base, u64::MAX).unwrap();
+        assert_eq!(copies.len(), 12 * 20);
+        for (r, row) in rows.iter().enumerate() {
+            assert_eq!(u64::from(row.search_offset), base + 20 * r as u64);
+            let at = own[r].search_offset as usize;
+            let start = (u64::from(row.search_offset) - base) as usize;
+            assert_eq!(copies[start..start + 20], windows[at..at + 20], "row {r}");
+            assert_eq!(
+                GpuSampleRow {
+                    search_offset: own[r].search_offset,
+                    ..*row
+                },
+                own[r]
+            );
+        }
+        assert!(rows.chunks(8).all(GpuSampleRow::is_regular_run));
+        // 240 texels of copies; the eight rows with tables have 38 bucket
+        // texels each (304). Capacity one texel short: none.
+        let mut rows = own.clone();
+        let room = base + 240;
+        assert!(key_copies(&library, &windows, &mut rows, 0, 8, base, room - 1).is_none());
+        assert_eq!(rows, own);
+        assert!(key_copies(&library, &windows, &mut rows, 0, 8, base, room).is_some());
+        // Two of every three indexed directly: 4 rows with tables, 152
+        // bucket texels, fewer than the 240 copies.
+        let tracks: Vec<Track> = (0..12u32)
+            .map(|r| {
+                let times = if r % 3 != 2 {
+                    (0..20).map(|k| k as f32 / 30.0).collect()
+                } else {
+                    let mut t = spread(&mut rng, 0.0, 20);
+                    t[1..].iter_mut().for_each(|t| *t += 0.6);
+                    t
+                };
+                rotation(r, times)
+            })
+            .collect();
+        let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
+        let own: Vec<GpuSampleRow> = library
+            .tracks()
+            .iter()
+            .map(GpuSampleRow::of_key_texels)
+            .collect();
+        let mut rows = own.clone();
+        let windows = library.key_windows();
+        assert!(key_copies(&library, &windows, &mut rows, 0, 8, 0, u64::MAX).is_none());
+        assert_eq!(rows, own);
     }
 
     /// The table's entries are the definition's: for every bucket and row,

@@ -1156,7 +1156,8 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 /// with no keys closer than 0.02 s (exact tables: one step, no search
 /// loop), rows of equal key counts (each run's rows computed from its
 /// first two, with either table; in every group, in segments of one
-/// property's rows, their search offsets computed or read), and rows that
+/// property's rows, their search offsets computed, from copies of their
+/// key texels, or read), and rows that
 /// all share their key times
 /// (one search per run, their values stored key by key:
 /// `src/run_values.rs`). A guess after the answer, a misread table entry,
@@ -1219,16 +1220,18 @@ fn clip_blocks_run_keys_match_cpu() {
     // of STEP translations, rotations and scales; 16 of LINEAR or
     // CUBICSPLINE translations and scales; 8 of rotations) are regular in
     // segments of 8, one property's rows, though not as a whole. With
-    // every third node's keys uniform (`direct`: indexed directly, no
-    // bucket texels before its key texels) the rows' search offsets step
-    // unevenly, so each is read.
-    let segments = |direct: bool| {
+    // `direct` of every three nodes' keys uniform (indexed directly: no
+    // bucket texels before their key texels) the rows' key texels step
+    // unevenly: with one, the sampler copies them in step (within the
+    // bucket texels the run tables left unread); with two, the copies
+    // would take more than those, and each row's search offset is read.
+    let segments = |direct: u32| {
         let mut tracks = Vec::new();
         for property in &PROPERTIES[..3] {
             for interp in INTERPOLATIONS {
                 for n in 0..8u32 {
                     let node = tracks.len() as u32;
-                    let times = if direct && n % 3 == 0 {
+                    let times = if n % 3 < direct {
                         (0..30).map(|k| k as f32 / 30.0).collect()
                     } else {
                         let mut t = run_key_times(node + 400, 0.001 * n as f32, 30, true);
@@ -1258,8 +1261,9 @@ fn clip_blocks_run_keys_match_cpu() {
         (&regular(true), (3, 8), 0, Some((32, true)), true),
         (&regular_but_one(), (3, 8), 0, None, true),
         (&same, (1, 0), 2, Some((32, true)), true),
-        (&segments(false), (3, 8), 0, Some((8, true)), true),
-        (&segments(true), (3, 8), 0, Some((8, false)), true),
+        (&segments(0), (3, 8), 0, Some((8, true)), true),
+        (&segments(1), (3, 8), 0, Some((8, true)), true),
+        (&segments(2), (3, 8), 0, Some((8, false)), true),
     ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();

@@ -392,7 +392,6 @@ impl GpuSampler {
         } else {
             crate::run_keys::RunKeyTexels::default()
         };
-        let keys = KeyTextures::with_extra(device, queue, library, &run_keys.texels)?;
         // The clip-blocks plan's LINEAR rotation runs with shared key
         // times, stored key by key (crate::run_values), where every run of
         // the group shares them (run keys 1: key k + 1 is clamped to the
@@ -409,6 +408,70 @@ impl GpuSampler {
             }
             _ => Vec::new(),
         };
+        // The clip-blocks plan's row table, and per dispatch the segments
+        // of its runs whose rows the shader computes from their first two
+        // (crate::plan::regular_segments): rows of groups with run tables
+        // (run keys 2 and 3) name their key texels directly
+        // (GpuSampleRow::of_key_texels), and where those step unevenly in
+        // such a segment, copies of them do, after the run tables
+        // (crate::run_keys::key_copies).
+        let mut extra = run_keys.texels;
+        let (rows, regular) = if plan == SamplerPlan::ClipBlocks {
+            let key_groups: Vec<u32> = dispatches
+                .iter()
+                .zip(&run_keys.groups)
+                .filter(|(_, k)| k.mode as u32 >= crate::run_keys::RunKeys::Table as u32)
+                .map(|(&(g, _), _)| g)
+                .collect();
+            let mut rows: Vec<GpuSampleRow> = library
+                .tracks()
+                .iter()
+                .map(|t| {
+                    if key_groups.contains(&t.group()) {
+                        GpuSampleRow::of_key_texels(t)
+                    } else {
+                        GpuSampleRow::of(t)
+                    }
+                })
+                .collect();
+            for run in &interleaved {
+                run.point_rows(&mut rows);
+            }
+            let segments = |rows: &[GpuSampleRow], g: u32, run: u32| {
+                let runs: Option<Vec<&[GpuSampleRow]>> = crate::run_keys::runs_of(library, g, run)
+                    .iter()
+                    .map(|&(first, r)| rows.get(first..first + r.len()))
+                    .collect();
+                runs.map_or((0, true), |runs| crate::plan::regular_segments(&runs, run))
+            };
+            let mut windows = None;
+            let mut regular = Vec::with_capacity(dispatches.len());
+            for &(g, per) in &dispatches {
+                let run = crate::plan::block_row_run(per);
+                let mut found = segments(&rows, g, run);
+                if found.0 > 0 && !found.1 && key_groups.contains(&g) {
+                    let windows = windows.get_or_insert_with(|| library.key_windows());
+                    let base = run_base + extra.len() as u64;
+                    if let Some(copies) = crate::run_keys::key_copies(
+                        library,
+                        windows,
+                        &mut rows,
+                        g,
+                        run,
+                        base,
+                        KeyTextures::capacity(device),
+                    ) {
+                        extra.extend_from_slice(&copies);
+                        found = segments(&rows, g, run);
+                    }
+                }
+                regular.push(found);
+            }
+            (rows, regular)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let keys = KeyTextures::with_extra(device, queue, library, &extra)?;
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
@@ -467,43 +530,6 @@ impl GpuSampler {
             // blocks (written per frame), the rows (once), each bound as
             // storage and, for its head, as a uniform.
             let block_tables = if clip_blocks {
-                // Rows of groups with run tables (run keys 2 and 3) name
-                // their key texels directly (GpuSampleRow::of_key_texels).
-                let key_groups: Vec<u32> = dispatches
-                    .iter()
-                    .zip(&run_keys.groups)
-                    .filter(|(_, k)| k.mode as u32 >= crate::run_keys::RunKeys::Table as u32)
-                    .map(|(&(g, _), _)| g)
-                    .collect();
-                let mut rows: Vec<GpuSampleRow> = library
-                    .tracks()
-                    .iter()
-                    .map(|t| {
-                        if key_groups.contains(&t.group()) {
-                            GpuSampleRow::of_key_texels(t)
-                        } else {
-                            GpuSampleRow::of(t)
-                        }
-                    })
-                    .collect();
-                for run in &interleaved {
-                    run.point_rows(&mut rows);
-                }
-                // Per dispatch, the segments of its runs whose rows follow
-                // from their first two (the shader's REGULAR_SEGMENT and
-                // REGULAR_SEARCH; none when a run is out of the table).
-                let regular: Vec<(u32, bool)> = dispatches
-                    .iter()
-                    .map(|&(g, per)| {
-                        let run = crate::plan::block_row_run(per);
-                        let runs: Option<Vec<&[GpuSampleRow]>> =
-                            crate::run_keys::runs_of(library, g, run)
-                                .iter()
-                                .map(|&(first, r)| rows.get(first..first + r.len()))
-                                .collect();
-                        runs.map_or((0, true), |runs| crate::plan::regular_segments(&runs, run))
-                    })
-                    .collect();
                 let mut row_bytes = vec![0u8; rows_bytes as usize];
                 let used = std::mem::size_of_val(rows.as_slice());
                 row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&rows));
