@@ -178,13 +178,7 @@ pub(crate) fn key_copies(
     max_texels: u64,
 ) -> Option<Vec<[u32; 4]>> {
     let runs = runs_of(library, g, run);
-    let mut seen = std::collections::HashSet::new();
-    let budget: u64 = runs
-        .iter()
-        .flat_map(|(_, tracks)| tracks.iter())
-        .filter(|t| t.lookup_scale > 0.0 && seen.insert(t.search_offset))
-        .map(|t| 2 * u64::from(t.key_count - 1))
-        .sum();
+    let budget = bucket_texels(&runs);
     let copied: u64 = runs
         .iter()
         .flat_map(|(_, tracks)| tracks.iter())
@@ -210,6 +204,19 @@ pub(crate) fn key_copies(
         rows[r].search_offset = offset;
     }
     Some(texels)
+}
+
+/// The bucket texels of the rows of `runs` (each distinct key times
+/// once; rows indexed directly have none): what a group with run tables
+/// no longer reads, the budget of its run tables and of its key texel
+/// copies.
+fn bucket_texels(runs: &[(usize, &[GpuTrack])]) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    runs.iter()
+        .flat_map(|(_, rows)| rows.iter())
+        .filter(|t| t.lookup_scale > 0.0 && seen.insert(t.search_offset))
+        .map(|t| 2 * u64::from(t.key_count - 1))
+        .sum()
 }
 
 /// The key times of `track`.
@@ -347,15 +354,8 @@ pub(crate) fn build(
         };
         let table_texels = (run * bits).div_ceil(128);
         // The budget: no more texels than the bucket tables of the
-        // group's rows take (each distinct key times once), which the
-        // run tables stand in for. Rows indexed directly have none.
-        let mut seen = std::collections::HashSet::new();
-        let budget: u64 = runs
-            .iter()
-            .flat_map(|(_, rows)| rows.iter())
-            .filter(|t| t.lookup_scale > 0.0 && seen.insert(t.search_offset))
-            .map(|t| 2 * u64::from(t.key_count - 1))
-            .sum();
+        // group's rows take, which the run tables stand in for.
+        let budget = bucket_texels(&runs);
         let per_word = (32 / bits) as usize;
         let start = tables.len();
         // Exact tables when every run has one, else the plain ones.

@@ -99,7 +99,7 @@ impl KeyTextures {
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
     ) -> Result<Self> {
-        Self::with_extra(device, queue, library, &[])
+        Self::with_texels(device, queue, library, library.key_windows())
     }
 
     /// The texels the key search texture can hold on `device`.
@@ -108,19 +108,18 @@ impl KeyTextures {
         (1u64 << KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2())) * u64::from(max_dim)
     }
 
-    /// [`new`](Self::new), with `extra` texels after the library's in the
-    /// key search texture (the clip-blocks plan's run keys,
-    /// `crate::run_keys`).
-    pub(crate) fn with_extra(
+    /// [`new`](Self::new), with `texels` as the key search texture's
+    /// contents: the library's ([`AnimationLibrary::key_windows`]) and
+    /// after them the clip-blocks plan's run keys and key texel copies
+    /// (`crate::run_keys`).
+    pub(crate) fn with_texels(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
-        extra: &[[u32; 4]],
+        texels: Vec<[u32; 4]>,
     ) -> Result<Self> {
         let max_dim = device.limits().max_texture_dimension_2d.max(1);
         let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
-        let mut texels = library.key_windows();
-        texels.extend_from_slice(extra);
         let windows: &[u32] = bytemuck::cast_slice(&texels);
         let search: Vec<u32> = library
             .tracks()

@@ -416,6 +416,9 @@ impl GpuSampler {
         // such a segment, copies of them do, after the run tables
         // (crate::run_keys::key_copies).
         let mut extra = run_keys.texels;
+        // The library's search texels, built here once where copies need
+        // them.
+        let mut windows: Option<Vec<[u32; 4]>> = None;
         let (rows, regular) = if plan == SamplerPlan::ClipBlocks {
             let key_groups: Vec<u32> = dispatches
                 .iter()
@@ -444,7 +447,6 @@ impl GpuSampler {
                     .collect();
                 runs.map_or((0, true), |runs| crate::plan::regular_segments(&runs, run))
             };
-            let mut windows = None;
             let mut regular = Vec::with_capacity(dispatches.len());
             for &(g, per) in &dispatches {
                 let run = crate::plan::block_row_run(per);
@@ -471,7 +473,9 @@ impl GpuSampler {
         } else {
             (Vec::new(), Vec::new())
         };
-        let keys = KeyTextures::with_extra(device, queue, library, &extra)?;
+        let mut texels = windows.unwrap_or_else(|| library.key_windows());
+        texels.extend_from_slice(&extra);
+        let keys = KeyTextures::with_texels(device, queue, library, texels)?;
         scoped(device, "GpuSampler::new", || {
             let storage = |label: &'static str, contents: &[u8]| {
                 buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
