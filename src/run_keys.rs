@@ -507,26 +507,32 @@ mod tests {
     #[test]
     fn key_copies_are_each_rows_key_texels_in_step() {
         let mut rng = Rng(5);
-        // Rows of 20 keys, every third uniform (indexed directly: no
-        // bucket texels), so their key texels step unevenly.
-        let tracks: Vec<Track> = (0..12u32)
-            .map(|r| {
-                let times = if r % 3 == 0 {
-                    (0..20).map(|k| k as f32 / 30.0).collect()
-                } else {
-                    let mut t = spread(&mut rng, 0.0, 20);
-                    t[1..].iter_mut().for_each(|t| *t += 0.6);
-                    t
-                };
-                rotation(r, times)
-            })
-            .collect();
-        let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
-        let own: Vec<GpuSampleRow> = library
-            .tracks()
-            .iter()
-            .map(GpuSampleRow::of_key_texels)
-            .collect();
+        // Twelve rows of 20 keys, those where `direct` holds uniform
+        // (indexed directly: no bucket texels), the others irregular; and
+        // the rows of a group with run tables.
+        let mut library_of = |direct: fn(u32) -> bool| {
+            let tracks: Vec<Track> = (0..12u32)
+                .map(|r| {
+                    let times = if direct(r) {
+                        (0..20).map(|k| k as f32 / 30.0).collect()
+                    } else {
+                        let mut t = spread(&mut rng, 0.0, 20);
+                        t[1..].iter_mut().for_each(|t| *t += 0.6);
+                        t
+                    };
+                    rotation(r, times)
+                })
+                .collect();
+            let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
+            let rows: Vec<GpuSampleRow> = library
+                .tracks()
+                .iter()
+                .map(GpuSampleRow::of_key_texels)
+                .collect();
+            (library, rows)
+        };
+        // Every third row indexed directly: the key texels step unevenly.
+        let (library, own) = library_of(|r| r % 3 == 0);
         assert!(!GpuSampleRow::is_regular_run(&own));
         let windows = library.key_windows();
         let base = windows.len() as u64 + 100;
@@ -556,24 +562,7 @@ mod tests {
         assert!(key_copies(&library, &windows, &mut rows, 0, 8, base, room).is_some());
         // Two of every three indexed directly: 4 rows with tables, 152
         // bucket texels, fewer than the 240 copies.
-        let tracks: Vec<Track> = (0..12u32)
-            .map(|r| {
-                let times = if r % 3 != 2 {
-                    (0..20).map(|k| k as f32 / 30.0).collect()
-                } else {
-                    let mut t = spread(&mut rng, 0.0, 20);
-                    t[1..].iter_mut().for_each(|t| *t += 0.6);
-                    t
-                };
-                rotation(r, times)
-            })
-            .collect();
-        let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
-        let own: Vec<GpuSampleRow> = library
-            .tracks()
-            .iter()
-            .map(GpuSampleRow::of_key_texels)
-            .collect();
+        let (library, own) = library_of(|r| r % 3 != 2);
         let mut rows = own.clone();
         let windows = library.key_windows();
         assert!(key_copies(&library, &windows, &mut rows, 0, 8, 0, u64::MAX).is_none());
