@@ -114,7 +114,7 @@ impl GroupRunKeys {
 /// - one header texel per track row, at `base + row`, for the first row of
 ///   each run of a [`RunKeys::Table`] group: `[table offset, buckets,
 ///   lookup scale, lookup origin]` (the floats as their bits), the bucket
-///   of time `T` being [`lookup_bucket`](crate::key_lookup::lookup_bucket)`(T, origin, scale, buckets)`;
+///   of time `T` being [`lookup_bucket`]`(T, origin, scale, buckets)`;
 /// - then each run's table: `table_texels` texels per bucket, entry `i`
 ///   (the run's row `i`) in bits `[bits j, bits (j + 1))` of word
 ///   `(i / e) % 4` of the bucket's texel `i / (4 e)`, with `e = 32 / bits`

@@ -695,7 +695,7 @@ pub enum TrackError {
         key: usize,
     },
     /// A rotation key's length is further than
-    /// [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) from 1 (keys closer
+    /// [`QUAT_UNIT_TOLERANCE`] from 1 (keys closer
     /// than that are normalized when the library is built).
     #[error("key {key}: rotation quaternion has length {length}, not within {tolerance} of 1", tolerance = crate::QUAT_UNIT_TOLERANCE)]
     QuaternionNotUnit {
