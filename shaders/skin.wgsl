@@ -9,8 +9,9 @@
 //
 // hierarchy_main (Staged, the reference): one invocation per instance,
 //   reading the local poses that pose_main (pose.wgsl) stored in `locals`
-//   (or the mixer, mix.wgsl): the walk of step 2 below without the joint
-//   matrices, then step 3 for every joint slot.
+//   (or the mixer, mix.wgsl): the three steps below, each local read
+//   (stored_local, stored_global, stored_mesh_inverse) where skin_main
+//   computes it.
 // skin_main (PerInstance): the pose stage fused in: one invocation per
 //   instance computes each local where it uses it, from local_pose(), in
 //   registers (no locals buffer written and read back, one dispatch fewer;
@@ -23,7 +24,8 @@
 //    global (the identity when it has none), the global computed on its
 //    own by walking up the mesh node's ancestors and multiplying their
 //    locals (mesh_global: one local for a root mesh node, the usual case).
-//    Kept in a private array for step 2.
+//    Kept in a private array for step 2. (hierarchy_main:
+//    stored_mesh_inverse, the same from the stored locals.)
 //
 // 2. Hierarchy and (up to MAX_FUSED_SKINS skins) joint matrices, the
 //    nodes in index order.
@@ -45,9 +47,12 @@
 //    skin_main walks a parents-first rig chain by chain instead
 //    (Node.chain, set by the host: the nodes from a chain's first on, each
 //    the child of the one before): the same products, with no parent read
-//    and no branch for the nodes after each chain's first. (The same walk
-//    in hierarchy_main measured level on blend_chain, whose hierarchy is a
-//    small part of the mixer's chain, and was not kept.)
+//    and no branch for the nodes after each chain's first; so does
+//    hierarchy_main. (That walk alone measured level in hierarchy_main;
+//    with the joint matrices of step 2 written during it, which spares
+//    reading every global back, the staged skin_chain's median went from
+//    15.8 to 14.4 ms on lavapipe and blend_chain's from 33.1 to 31.0, six
+//    alternated rounds.)
 //    Joint matrices (joint_matrix), right after global n: for each joint
 //    slot j whose joint node is n (nodes[n].first_joint, then
 //    joints[j].next_joint: usually none or one, two when skins share a
@@ -58,13 +63,13 @@
 //    the one with a non-affine inverse bind an affine right factor too
 //    (affine_mul_affine).
 //
-// 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins (and
-//    every rig in hierarchy_main), over the joint slots after the walk
+// 3. Joint matrices of rigs with more than MAX_FUSED_SKINS skins, over
+//    the joint slots after the walk
 //    (joints_from_globals): the same product, reading back the globals
 //    that step 2 wrote, the mesh node's inverse computed once per run of
-//    slots with the same mesh node (once per skin). In skin_main its loop
-//    runs no iteration for rigs that step 2 handles, and step 2's slot
-//    loop none for the others.
+//    slots with the same mesh node (once per skin). Its loop runs no
+//    iteration for rigs that step 2 handles, and step 2's slot loop none
+//    for the others.
 //
 // Tables: node n, joint slot j and inverse bind j are read through
 // node_at(), joint_at() and inverse_bind(): from uniform copies of the
@@ -289,6 +294,21 @@ fn mesh_node_inverse(i: u32, clip: u32, node: i32) -> mat4x4<f32> {
     return affine_inverse(mesh_global(i, clip, u32(node)));
 }
 
+// mesh_node_inverse() for hierarchy_main: the locals read from `locals`
+// (stored_local) instead of computed.
+fn stored_mesh_inverse(i: u32, node: i32) -> mat4x4<f32> {
+    if (node < 0) {
+        return IDENTITY;
+    }
+    var m = stored_local(i, u32(node));
+    var p = node_at(u32(node)).parent;
+    for (var step = 0u; step < params.node_count && p >= 0; step++) {
+        m = affine_mul_affine(stored_local(i, u32(p)), m);
+        p = node_at(u32(p)).parent;
+    }
+    return affine_inverse(m);
+}
+
 // Element `skin` of the mesh-node inverses of the fused kernels, by selects
 // over constant indices (skin < MAX_FUSED_SKINS, which this unrolls).
 const_assert MAX_FUSED_SKINS == 4u;
@@ -349,8 +369,8 @@ fn joints_from_globals(i: u32, first: u32) {
     }
 }
 
-// Staged: the hierarchy from the stored locals, then every joint matrix
-// from the globals.
+// Staged (and the mixer's chain): the hierarchy and joint matrices from the
+// stored locals.
 @compute @workgroup_size(SKIN_WORKGROUP_SIZE)
 fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
                   @builtin(num_workgroups) groups: vec3<u32>) {
@@ -359,12 +379,48 @@ fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
         return;
     }
     let base = i * params.node_count;
-    var previous = IDENTITY;
-    for (var n = 0u; n < params.node_count; n++) {
-        previous = stored_global(i, n, previous);
-        store_global(base + n, previous);
+    let out = i * params.joint_count;
+    let fused = params.skin_count <= MAX_FUSED_SKINS;
+    // skin_main's three steps, each local read from `locals` instead of
+    // computed (the header: step 2's joint matrices spare reading every
+    // global back).
+    var mesh_inverse: array<mat4x4<f32>, MAX_FUSED_SKINS>;
+    for (var s = 0u; s < select(0u, params.skin_count, fused && !MESH_INVERSES_IDENTITY); s++) {
+        mesh_inverse[s] = stored_mesh_inverse(i, params.mesh_nodes[s]);
     }
-    joints_from_globals(i, 0u);
+    let inverses = mesh_inverse;
+    if (PARENTS_FIRST) {
+        // Chain by chain, as in skin_main. (Written twice: one function
+        // for both kernels would reference the sampler's output and the
+        // instance table, which this pass does not bind, even on the side
+        // of a branch it never takes.)
+        var n = 0u;
+        for (var step = 0u; step < params.node_count && n < params.node_count; step++) {
+            let head = node_at(n);
+            var global = stored_local(i, n);
+            if (head.parent >= 0) {
+                global = affine_mul_affine(global_at(base + u32(head.parent)), global);
+            }
+            let end = min(n + max(head.chain, 1u), params.node_count);
+            loop {
+                store_global(base + n, global);
+                store_node_joints(out, n, inverses, global, fused);
+                n++;
+                if (n >= end) {
+                    break;
+                }
+                global = affine_mul_affine(global, stored_local(i, n));
+            }
+        }
+    } else {
+        var previous = IDENTITY;
+        for (var n = 0u; n < params.node_count; n++) {
+            previous = stored_global(i, n, previous);
+            store_global(base + n, previous);
+            store_node_joints(out, n, inverses, previous, fused);
+        }
+    }
+    joints_from_globals(i, select(0u, params.joint_count, fused));
 }
 
 // The most joint slots of one node (SkinTables::max_slots_per_node: skins

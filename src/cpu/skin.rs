@@ -329,6 +329,30 @@ pub fn mesh_node_inverse(
     affine_inverse(mesh_global(tables, samples, i, clip, node as u32))
 }
 
+/// [`mesh_node_inverse`] for `hierarchy_main` (WGSL
+/// `stored_mesh_inverse`): the locals read from `locals`
+/// ([`stored_local`]).
+#[must_use]
+pub fn stored_mesh_inverse(
+    tables: &SkinTables,
+    locals: &[GpuLocalPose],
+    i: u32,
+    node: i32,
+) -> Mat4 {
+    if node < 0 {
+        return IDENTITY;
+    }
+    let mut m = stored_local(tables, locals, i, node as u32);
+    let mut p = node_at(tables, node as u32).parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= 0 {
+        m = affine_mul_affine(stored_local(tables, locals, i, p as u32), m);
+        p = node_at(tables, p as u32).parent;
+        step += 1;
+    }
+    affine_inverse(m)
+}
+
 /// Joint matrix of joint slot `j` (WGSL `joint_matrix`): `mesh_inverse *
 /// global * inverse_bind`, where `global` is the joint node's global and
 /// `mesh_inverse` the inverse of the global of the joint's mesh node (the
@@ -384,9 +408,10 @@ pub fn joints_from_globals(
 }
 
 /// One invocation of WGSL `hierarchy_main` (the staged strategy's second
-/// pass), for instance `i`: the nodes in index order, each global from the
-/// stored locals ([`stored_global`]) written to `globals`, then every
-/// joint matrix from the globals ([`joints_from_globals`]).
+/// pass, and the mixer's), for instance `i`: [`skin_main`]'s three steps
+/// with every local read from the stored local poses `locals` where
+/// `skin_main` computes it ([`stored_mesh_inverse`], [`stored_local`],
+/// [`stored_global`]).
 pub fn hierarchy_main(
     tables: &SkinTables,
     locals: &[GpuLocalPose],
@@ -394,13 +419,15 @@ pub fn hierarchy_main(
     globals: &mut [Mat4],
     joint_matrices: &mut [Mat4],
 ) {
-    let base = (i * tables.node_count()) as usize;
-    let mut previous = IDENTITY;
-    for n in 0..tables.node_count() {
-        previous = stored_global(tables, locals, globals, i, n, previous);
-        globals[base + n as usize] = previous;
-    }
-    joints_from_globals(tables, globals, i, 0, joint_matrices);
+    walk(
+        tables,
+        i,
+        |node| stored_mesh_inverse(tables, locals, i, node),
+        |n| stored_local(tables, locals, i, n),
+        |globals, n, previous| stored_global(tables, locals, globals, i, n, previous),
+        globals,
+        joint_matrices,
+    );
 }
 
 /// One invocation of WGSL `skin_main` (the per-instance strategy, the pose
@@ -421,16 +448,42 @@ pub fn skin_main(
     globals: &mut [Mat4],
     joint_matrices: &mut [Mat4],
 ) {
+    let clip = instance_clips[i as usize];
+    walk(
+        tables,
+        i,
+        |node| mesh_node_inverse(tables, samples, i, clip, node),
+        |n| posed_local(tables, samples, i, clip, n),
+        |globals, n, previous| {
+            let local = posed_local(tables, samples, i, clip, n);
+            global_matrix(tables, samples, globals, i, clip, n, local, previous)
+        },
+        globals,
+        joint_matrices,
+    );
+}
+
+/// The three steps of `skin_main` and `hierarchy_main` for instance `i`,
+/// given where the locals come from: `mesh_inverse(node)` (step 1),
+/// `local(n)` (a chain's nodes, parents first) and `global(globals, n,
+/// previous)` (any node order: [`global_matrix`] or [`stored_global`]).
+fn walk(
+    tables: &SkinTables,
+    i: u32,
+    mesh_inverse: impl Fn(i32) -> Mat4,
+    local: impl Fn(u32) -> Mat4,
+    global: impl Fn(&[Mat4], u32, Mat4) -> Mat4,
+    globals: &mut [Mat4],
+    joint_matrices: &mut [Mat4],
+) {
     let params = tables.params(0);
     let base = (i * tables.node_count()) as usize;
     let out = (i * tables.joint_count()) as usize;
-    let clip = instance_clips[i as usize];
     let fused = params.skin_count <= MAX_FUSED_SKINS;
     // Step 1: mesh-node inverses (no iteration unless fused).
-    let mut mesh_inverse = [IDENTITY; MAX_FUSED_SKINS as usize];
+    let mut inverses = [IDENTITY; MAX_FUSED_SKINS as usize];
     for s in 0..if fused { params.skin_count } else { 0 } {
-        mesh_inverse[s as usize] =
-            mesh_node_inverse(tables, samples, i, clip, params.mesh_nodes[s as usize]);
+        inverses[s as usize] = mesh_inverse(params.mesh_nodes[s as usize]);
     }
     // Step 2: locals, globals and (fused) joint matrices. With parents
     // first, chain by chain (`GpuNode::chain`): a chain's first node
@@ -447,7 +500,7 @@ pub fn skin_main(
         while step < tables.joint_count() && j >= 0 {
             let joint = joint_at(tables, j as u32);
             joint_matrices[out + j as usize] =
-                joint_matrix(tables, j as u32, mesh_inverse[joint.skin as usize], global);
+                joint_matrix(tables, j as u32, inverses[joint.skin as usize], global);
             j = joint.next_joint;
             step += 1;
         }
@@ -457,27 +510,26 @@ pub fn skin_main(
         let mut step = 0u32;
         while step < node_count && n < node_count {
             let head = node_at(tables, n);
-            let mut global = posed_local(tables, samples, i, clip, n);
+            let mut g = local(n);
             if head.parent >= 0 {
-                global = affine_mul_affine(globals[base + head.parent as usize], global);
+                g = affine_mul_affine(globals[base + head.parent as usize], g);
             }
             let end = (n + head.chain.max(1)).min(node_count);
             loop {
-                globals[base + n as usize] = global;
-                joints(n, global, joint_matrices);
+                globals[base + n as usize] = g;
+                joints(n, g, joint_matrices);
                 n += 1;
                 if n >= end {
                     break;
                 }
-                global = affine_mul_affine(global, posed_local(tables, samples, i, clip, n));
+                g = affine_mul_affine(g, local(n));
             }
             step += 1;
         }
     } else {
         let mut previous = IDENTITY;
         for n in 0..node_count {
-            let local = posed_local(tables, samples, i, clip, n);
-            previous = global_matrix(tables, samples, globals, i, clip, n, local, previous);
+            previous = global(globals, n, previous);
             globals[base + n as usize] = previous;
             joints(n, previous, joint_matrices);
         }
