@@ -45,9 +45,9 @@ pub enum SkinStrategy {
     /// The stages as separate passes, the reference: the pose pass
     /// (`pose_main`, one invocation per instance and node) writes each
     /// local pose to [`GpuSkinner::locals_buffer`], then the hierarchy
-    /// pass (`hierarchy_main`, one invocation per instance) reads them,
-    /// walks the nodes in order and writes the globals, then the joint
-    /// matrices from the globals. A later pass (a mixer) can read and
+    /// pass (`hierarchy_main`, one invocation per instance) reads them and
+    /// walks the nodes as [`PerInstance`](Self::PerInstance) does, writing
+    /// the globals and joint matrices. A later pass (a mixer) can read and
     /// write the locals in between.
     Staged,
     /// One invocation per instance walks the instance's nodes in order
@@ -161,7 +161,9 @@ pub const MIX_WGSL: &str = concat!(
 /// matrices from the globals it wrote. The node, joint, pose-channel and
 /// inverse-bind tables are also uploaded as uniform copies of their first
 /// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
-/// than storage buffers; see `shaders/skin.wgsl`.
+/// than storage buffers; see `shaders/skin.wgsl`. The staged hierarchy
+/// pass (`hierarchy_main`) walks the same way, reading each local from the
+/// locals buffer instead of computing it.
 ///
 /// That suits the CPU fallback adapters; on a large GPU with fewer
 /// instances than lanes it leaves most of the chip idle (the walk is
