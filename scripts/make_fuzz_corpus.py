@@ -325,11 +325,13 @@ def broken_seeds():
 
     def mutated(name, fn, container="glb"):
         d = copy.deepcopy(doc)
+        if container != "glb":
+            # The buffer as a data URI, unless the mutation sets its own.
+            d["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()
         fn(d)
         if container == "glb":
             out[name + ".glb"] = a.glb(d)
         else:
-            d["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()
             out[name + ".gltf"] = a.gltf(d)
 
     # The container.
@@ -413,6 +415,20 @@ def broken_seeds():
     mutated("uri_not_base64_header", lambda d: d["buffers"][0].update(uri="data:text/plain,hello"), "gltf")
     mutated("uri_missing_file", lambda d: d["buffers"][0].update(uri="missing.bin"), "gltf")
     mutated("uri_http", lambda d: d["buffers"][0].update(uri="https://example.com/a.bin"), "gltf")
+    # Escapes from the asset root (the fuzz target's base folder holds a
+    # buffer.bin), and URIs that stay inside it.
+    for name, uri in [
+        ("uri_parent", "../buffer.bin"),
+        ("uri_parent_encoded", "%2e%2e/buffer.bin"),
+        ("uri_parent_nested", "sub/../../buffer.bin"),
+        ("uri_backslash", "..\\buffer.bin"),
+        ("uri_absolute", "/etc/hostname"),
+        ("uri_file_scheme", "file:///etc/hostname"),
+        ("uri_nul", "buffer.bin%00"),
+        ("uri_inside", "buffer.bin"),
+        ("uri_inside_dotted", "sub/../buffer.bin"),
+    ]:
+        mutated(name, lambda d, uri=uri: d["buffers"][0].update(uri=uri), "gltf")
 
     # CUBICSPLINE with one key.
     c = Asset()

@@ -1030,7 +1030,7 @@ fn corpus() -> Vec<Case> {
         "a.gltf",
         gltf_with(|v| v["buffers"][0]["uri"] = json!("/etc/hostname")),
         NOWHERE,
-        |k| matches!(k, K::BadUri { buffer: 0, .. }),
+        |k| matches!(k, K::UnsafeUri { buffer: 0, .. }),
         &["buffer 0"],
     );
     add(

@@ -416,9 +416,33 @@ fn broken_file_nothing_animated_and_no_adapter_are_one_line_and_exit_2() {
     still.node(Some(mesh));
     let still_path = dir.join("still.glb");
     std::fs::write(&still_path, still.to_glb()).unwrap();
+    // A buffer URI that leaves the model's folder (the file it names is
+    // valid, so only the asset-root check stops it).
+    let mut moving = Builder::new();
+    let n = moving.node(None);
+    let k = moving.accessor_f32(&[0.0, 1.0], "SCALAR");
+    let v = moving.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 1.0, 1.0], "VEC3");
+    moving.animation("move", &[(k, v, "LINEAR")], &[(0, n, "translation")]);
+    std::fs::create_dir_all(dir.join("model")).unwrap();
+    std::fs::write(dir.join("outside.bin"), &moving.bin).unwrap();
+    let escape = dir.join("model/escape.gltf");
+    let json = moving.json(Some("../outside.bin".into()));
+    std::fs::write(&escape, serde_json::to_vec(&json).unwrap()).unwrap();
     let shot = dir.join("never.png");
     let shot = shot.to_str().unwrap();
     for (args, env, expect) in [
+        (vec![escape.to_str().unwrap()], None, "refused"),
+        // With the common folder as the root it loads, and stops later:
+        // the file has nothing to draw.
+        (
+            vec![
+                escape.to_str().unwrap(),
+                "--asset-root",
+                dir.to_str().unwrap(),
+            ],
+            None,
+            "no mesh",
+        ),
         (vec![broken.to_str().unwrap()], None, "broken.glb"),
         (vec![still_path.to_str().unwrap()], None, "no animations"),
         (

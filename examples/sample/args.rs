@@ -28,6 +28,11 @@ impl Backend {
 pub struct Cli {
     /// A .gltf or .glb file; without it, a built-in demo.
     pub file: Option<PathBuf>,
+    /// The folder external buffer URIs may resolve inside (default: the
+    /// file's own folder). A glTF file is data anyone can write: its URIs
+    /// may not leave this folder, through `..` or a symlink.
+    #[arg(long, value_name = "DIR")]
+    pub asset_root: Option<PathBuf>,
     /// Index of the animation to sample.
     #[arg(long, default_value_t = 0)]
     pub animation: usize,

@@ -182,7 +182,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             ))
         }
         None => demo::source()?,
-        Some(path) => source::load(path)?,
+        Some(path) => source::load(path, cli.asset_root.as_deref())?,
     };
     if let Some(path) = &cli.mix {
         return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);

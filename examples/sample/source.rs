@@ -47,8 +47,12 @@ impl Source {
 }
 
 /// Reads a .gltf or .glb file.
-pub fn load(path: &Path) -> Result<Source, Failure> {
-    let imported = keyframe_gpu::gltf::load(path)?;
+pub fn load(path: &Path, asset_root: Option<&Path>) -> Result<Source, Failure> {
+    let mut options = keyframe_gpu::gltf::LoadOptions::default();
+    if let Some(root) = asset_root {
+        options = options.with_asset_root(root);
+    }
+    let imported = keyframe_gpu::gltf::load_with(path, &options)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

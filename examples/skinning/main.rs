@@ -228,7 +228,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     let scene = match &cli.file {
         #[cfg(feature = "gltf")]
-        Some(path) => render::gltf_scene(path, cli.animation)?,
+        Some(path) => render::gltf_scene(path, cli.animation, None)?,
         #[cfg(not(feature = "gltf"))]
         Some(path) => {
             return Err(format!(

@@ -512,8 +512,12 @@ pub fn material_scene() -> Scene {
 /// node is skinned, every node with a mesh, each placed rigidly by its
 /// global transform.
 #[cfg(feature = "gltf")]
-pub fn gltf_scene(path: &Path, animation: u32) -> Result<Scene, String> {
-    let imported = keyframe_gpu::gltf::load(path).map_err(|e| e.to_string())?;
+pub fn gltf_scene(path: &Path, animation: u32, asset_root: Option<&Path>) -> Result<Scene, String> {
+    let mut options = keyframe_gpu::gltf::LoadOptions::default();
+    if let Some(root) = asset_root {
+        options = options.with_asset_root(root);
+    }
+    let imported = keyframe_gpu::gltf::load_with(path, &options).map_err(|e| e.to_string())?;
     let rig = Rig::from_document(&imported.document).map_err(|e| e.to_string())?;
     let library = imported.library;
     if animation as usize >= library.clips().len() {

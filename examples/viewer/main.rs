@@ -64,6 +64,10 @@ use clap::Parser;
 struct Cli {
     /// A .gltf or .glb file (default: a bending tube built in code).
     file: Option<PathBuf>,
+    /// The folder external buffer URIs may resolve inside (default: the
+    /// file's own folder; a glTF file's URIs may not leave it).
+    #[arg(long, value_name = "DIR")]
+    asset_root: Option<PathBuf>,
     /// Copies of the model, on a grid, each at its own time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     instances: u32,
@@ -142,7 +146,7 @@ fn parse_switch(s: &str) -> Result<(f64, u32), String> {
 /// The scene to show: the file's, or the tube.
 fn load(cli: &Cli) -> Result<render::Scene, String> {
     let scene = match &cli.file {
-        Some(path) => render::gltf_scene(path, cli.animation)
+        Some(path) => render::gltf_scene(path, cli.animation, cli.asset_root.as_deref())
             .map_err(|e| format!("{}: {e}", path.display()))?,
         None => render::tube_scene(),
     };

@@ -1,5 +1,5 @@
 //! The container: reading files, GLB chunks, buffer URIs (base64 `data:`
-//! and relative files, percent-decoded), and [`Document::load`] /
+//! and relative files inside the asset root, percent-decoded), and [`Document::load`] /
 //! [`Document::from_slice`], which parse the JSON and load every buffer.
 
 use std::io::Read;
@@ -9,6 +9,7 @@ use ::gltf::json;
 
 use super::error::{import_err, ImportErrorKind};
 use super::pointer::PointerChannels;
+use super::uri::{self, LoadOptions, UriEscape};
 use crate::error::Result;
 
 /// Required extensions this importer accepts. None of them changes how
@@ -63,26 +64,53 @@ pub struct Document {
 }
 
 impl Document {
-    /// Reads a `.gltf` or `.glb` file and its buffers (external buffers
-    /// relative to the file's folder).
+    /// Reads a `.gltf` or `.glb` file and its buffers. External buffers
+    /// resolve relative to the file's folder and must stay inside it (see
+    /// [`LoadOptions`] for a wider root).
     ///
     /// # Errors
     /// [`Error::Import`](crate::Error::Import) for an unreadable file, broken
     /// JSON or GLB, an unsupported required extension, or a buffer that
-    /// cannot be loaded.
+    /// cannot be loaded ([`ImportErrorKind::UnsafeUri`] for one outside the
+    /// asset root).
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        Document::load_with(path, &LoadOptions::default())
+    }
+
+    /// [`Document::load`] with options: external buffers may come from
+    /// anywhere inside `options.asset_root`.
+    ///
+    /// # Errors
+    /// As [`Document::load`].
+    pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Self> {
         let path = path.as_ref();
         let bytes = read_file(path, None)?;
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
-        Document::from_slice(&bytes, Some(dir))
+        Document::from_slice_with(&bytes, Some(dir), options)
     }
 
     /// Parses a glTF file held in memory (JSON, or GLB when it starts with
-    /// `glTF`) and loads its buffers; `base_dir` resolves external URIs.
+    /// `glTF`) and loads its buffers; `base_dir` resolves external URIs,
+    /// which must stay inside it. With `None` only GLB and `data:` buffers
+    /// can be used.
     ///
     /// # Errors
     /// As [`Document::load`].
     pub fn from_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<Self> {
+        Document::from_slice_with(bytes, base_dir, &LoadOptions::default())
+    }
+
+    /// [`Document::from_slice`] with options: external URIs resolve from
+    /// `base_dir` and must stay inside `options.asset_root` (default:
+    /// `base_dir` itself).
+    ///
+    /// # Errors
+    /// As [`Document::load`].
+    pub fn from_slice_with(
+        bytes: &[u8],
+        base_dir: Option<&Path>,
+        options: &LoadOptions,
+    ) -> Result<Self> {
         let (json_bytes, bin) = if bytes.starts_with(GLB_MAGIC) {
             parse_glb(bytes).map_err(import_err)?
         } else {
@@ -110,7 +138,7 @@ impl Document {
                     (0, Some(bin)) => bin.to_vec(),
                     _ => return Err(import_err(ImportErrorKind::MissingBuffer { buffer: i })),
                 },
-                Some(uri) => load_uri(uri, i, declared, base_dir)?,
+                Some(uri) => load_uri(uri, i, declared, base_dir, options)?,
             };
             if (data.len() as u64) < declared {
                 return Err(import_err(ImportErrorKind::BufferTooShort {
@@ -288,8 +316,14 @@ fn percent_decode(uri: &str) -> std::result::Result<String, String> {
 }
 
 /// Loads the bytes behind a buffer URI: base64 `data:` or a relative file
-/// (at most `declared` bytes are read).
-fn load_uri(uri: &str, buffer: usize, declared: u64, base_dir: Option<&Path>) -> Result<Vec<u8>> {
+/// inside the asset root (at most `declared` bytes are read).
+fn load_uri(
+    uri: &str,
+    buffer: usize,
+    declared: u64,
+    base_dir: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<Vec<u8>> {
     let bad = |reason: String| import_err(ImportErrorKind::BadUri { buffer, reason });
     if let Some(rest) = uri.strip_prefix("data:") {
         let (header, data) = rest
@@ -300,6 +334,15 @@ fn load_uri(uri: &str, buffer: usize, declared: u64, base_dir: Option<&Path>) ->
         }
         return base64_decode(data).map_err(|e| bad(format!("data URI: {e}")));
     }
+    let root = options.asset_root.as_deref().or(base_dir);
+    let unsafe_uri = |why: UriEscape| {
+        import_err(ImportErrorKind::UnsafeUri {
+            buffer,
+            uri: uri.to_string(),
+            why,
+        })
+    };
+    uri::check_raw(uri).map_err(unsafe_uri)?;
     let scheme = uri
         .split_once(':')
         .is_some_and(|(s, _)| !s.is_empty() && !s.contains('/'));
@@ -307,11 +350,21 @@ fn load_uri(uri: &str, buffer: usize, declared: u64, base_dir: Option<&Path>) ->
         return Err(bad(format!("unsupported URI scheme in {uri:?}")));
     }
     let path = percent_decode(uri).map_err(bad)?;
-    if path.starts_with('/') || path.starts_with('\\') || path.is_empty() {
+    if path.is_empty() {
         return Err(bad(format!("{uri:?} is not a relative path")));
     }
-    let dir = base_dir.ok_or_else(|| bad(format!("external {uri:?} without a base folder")))?;
-    read_file(&dir.join(path), Some(declared))
+    uri::check_text(&path).map_err(unsafe_uri)?;
+    let (Some(dir), Some(root)) = (base_dir, root) else {
+        return Err(bad(format!("external {uri:?} without a base folder")));
+    };
+    match uri::resolve(&path, dir, root) {
+        Ok(file) => read_file(&file, Some(declared)),
+        Err(uri::Resolve::Refused(why)) => Err(unsafe_uri(why)),
+        Err(uri::Resolve::Io { path, message }) => Err(import_err(ImportErrorKind::Io {
+            path: path.display().to_string(),
+            message,
+        })),
+    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,18 @@ pub enum ImportErrorKind {
         /// Why.
         reason: String,
     },
+    /// A buffer's URI names a file outside the asset root (see
+    /// [`LoadOptions`](super::LoadOptions)): refused before anything is
+    /// read.
+    #[error("buffer {buffer}: uri {uri:?} refused: {why}")]
+    UnsafeUri {
+        /// Index of the buffer.
+        buffer: usize,
+        /// The URI as the file writes it.
+        uri: String,
+        /// Why it is refused.
+        why: super::UriEscape,
+    },
     /// A buffer has no URI and there is no GLB binary chunk for it.
     #[error("buffer {buffer} has no uri and no GLB binary chunk")]
     MissingBuffer {

@@ -10,7 +10,9 @@
 //! animation, channel and accessor, never in a panic or a huge allocation.
 //!
 //! - Buffers: the GLB binary chunk, base64 `data:` URIs, or files relative
-//!   to the glTF file's folder (no absolute paths, no other schemes).
+//!   to the glTF file's folder that stay inside it, or inside a wider root
+//!   the caller names ([`LoadOptions`]; why the default is strict, and what
+//!   is refused: [`UriEscape`]). No other schemes.
 //! - Accessors: dense, sparse (for inputs and outputs), and without a buffer
 //!   view (zeros, then the sparse substitution). Output component types:
 //!   `FLOAT` for every path; for rotations and weights also the normalized
@@ -44,6 +46,7 @@ mod container;
 mod error;
 mod pointer;
 mod rig;
+mod uri;
 
 pub use accessor::{AccessorData, MAX_UNBACKED_COMPONENTS};
 pub use animation::{AnimationInfo, ChannelInfo, MAX_IMPORTED_VALUES};
@@ -51,6 +54,7 @@ pub use container::{Document, SUPPORTED_EXTENSIONS};
 pub(crate) use error::import_location;
 pub use error::{ImportErrorKind, PointerProblem};
 pub use pointer::PointerChannels;
+pub use uri::{LoadOptions, UriEscape};
 
 /// The result of [`load`] / [`from_slice`].
 #[derive(Debug, Clone)]
@@ -67,29 +71,38 @@ pub struct Imported {
 
 /// Loads a `.gltf` (external or data-URI buffers) or `.glb` file and imports
 /// every animation. External buffers are resolved relative to the file's
-/// folder.
+/// folder and must stay inside it ([`load_with`] names a wider root).
 ///
 /// # Errors
 /// [`Error::Import`](crate::Error::Import) naming the animation, channel
 /// and accessor where the problem is (unreadable file, broken JSON or GLB,
-/// unsupported required extension, out-of-range indices or byte ranges, bad
-/// component types, counts that do not match, invalid key times or values,
-/// ...).
+/// unsupported required extension, a buffer URI outside the asset root,
+/// out-of-range indices or byte ranges, bad component types, counts that
+/// do not match, invalid key times or values, ...).
 pub fn load(path: impl AsRef<Path>) -> Result<Imported> {
-    let path = path.as_ref();
-    let bytes = container::read_file(path, None)?;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    from_slice(&bytes, Some(dir))
+    load_with(path, &LoadOptions::default())
+}
+
+/// [`load`] with options: external buffers may come from anywhere inside
+/// `options.asset_root`.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Imported> {
+    imported(Document::load_with(path, options)?)
 }
 
 /// Imports every animation of a glTF file held in memory (JSON or GLB).
-/// `base_dir` resolves external buffer URIs; with `None` only GLB and
-/// `data:` buffers can be used.
+/// `base_dir` resolves external buffer URIs, which must stay inside it;
+/// with `None` only GLB and `data:` buffers can be used.
 ///
 /// # Errors
 /// As [`load`].
 pub fn from_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<Imported> {
-    let document = Document::from_slice(bytes, base_dir)?;
+    imported(Document::from_slice(bytes, base_dir)?)
+}
+
+fn imported(document: Document) -> Result<Imported> {
     let (library, animations) = document.animations()?;
     Ok(Imported {
         library,
