@@ -99,17 +99,16 @@ mod error;
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
-mod instance;
 mod key_lookup;
 #[doc(hidden)]
 pub mod layout;
-mod library;
-pub mod mix;
+pub mod model;
 pub mod plan;
-pub mod rig;
 mod run_keys;
 mod run_values;
-mod track;
+
+pub(crate) use model::{instance, library, track};
+pub use model::{mix, rig};
 
 pub use error::{Error, Result};
 #[cfg(feature = "gltf")]

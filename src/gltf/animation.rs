@@ -379,6 +379,7 @@ impl Document {
                 times,
                 values,
                 pointer: None,
+                target: None,
             },
             input,
             output,
@@ -548,6 +549,7 @@ impl Document {
                 times,
                 values,
                 pointer: None,
+                target: None,
             },
             pointer::Resolved::Other { ty, rest } => Track::for_pointer(
                 PointerTarget::new(pointer::canonical(&tokens), ty, rest),

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::model::target::{NodeName, SourceId};
 
 /// How far from 1 a rotation key's length may be. glTF requires unit
 /// quaternions; exporters and quantized (normalized-integer) accessors
@@ -335,6 +336,11 @@ pub struct Track {
     /// The target of a [`Property::Pointer`] track; `None` for node
     /// properties.
     pub pointer: Option<Arc<PointerTarget>>,
+    /// The target node by name, for binding to a rig of another file
+    /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)): set by
+    /// the glTF importer for every named node, `None` for an unnamed node
+    /// and for tracks built in code (see [`Track::with_target`]).
+    pub target: Option<Arc<NodeName>>,
 }
 
 impl Track {
@@ -357,6 +363,7 @@ impl Track {
             times: times.into(),
             values,
             pointer: None,
+            target: None,
         }
     }
 
@@ -377,6 +384,7 @@ impl Track {
             times: times.into(),
             values,
             pointer: None,
+            target: None,
         }
     }
 
@@ -398,6 +406,17 @@ impl Track {
             times: times.into(),
             values,
             pointer: Some(target),
+            target: None,
+        }
+    }
+
+    /// The same track naming its target node, so that it binds by name
+    /// to rigs of other files.
+    #[must_use]
+    pub fn with_target(self, target: impl Into<Arc<NodeName>>) -> Self {
+        Track {
+            target: Some(target.into()),
+            ..self
         }
     }
 
@@ -574,6 +593,10 @@ pub struct Clip {
     pub name: String,
     /// Its tracks; their order is the order of their outputs.
     pub tracks: Vec<Track>,
+    /// The file the clip was read from (set by the glTF importer; `None`
+    /// for clips built in code). On the rig of the same file its tracks
+    /// bind by node index, exactly as the file says.
+    pub source: Option<SourceId>,
 }
 
 impl Clip {
@@ -583,6 +606,16 @@ impl Clip {
         Clip {
             name: name.into(),
             tracks,
+            source: None,
+        }
+    }
+
+    /// The same clip, marked as read from `source`.
+    #[must_use]
+    pub fn with_source(self, source: SourceId) -> Self {
+        Clip {
+            source: Some(source),
+            ..self
         }
     }
 
