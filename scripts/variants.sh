@@ -3,8 +3,8 @@
 # variant in scripts/variants/ (each a patch to a shader, for measurement
 # only: wrong results), then runs them alternated, ROUNDS times, and prints
 # each run's gpu/floor (for skin_chain its whole chain over its sampling).
-# The README's "Where the time goes on this adapter" and docs/PERFORMANCE.md
-# quote these variants.
+# docs/PERFORMANCE.md ("Where the time goes on the CPU adapters") quotes
+# these variants.
 #
 #   scripts/variants.sh [ROUNDS] [WORKLOADS] [VARIANT...]
 #   scripts/variants.sh 3 crowd_rot no_search fetch_only bucket_texel first_step nlerp
@@ -16,7 +16,7 @@
 # variant then rebuilds only the crate), so the working tree is not touched.
 # A patch that no longer applies to HEAD is reported and skipped. Alternate
 # builds in one session only: this machine's sharing moves every ratio
-# from one session to the next (see the README). `git worktree remove --force
+# from one session to the next (see docs/PERFORMANCE.md). `git worktree remove --force
 # target/variants/tree` removes the worktree.
 set -euo pipefail
 

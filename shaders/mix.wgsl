@@ -3,8 +3,8 @@
 // sampler's output) by the rules of three.js's AnimationMixer, with masks.
 // Needs prelude.wgsl, quat.wgsl and pose.wgsl (whose bindings, node and
 // channel readers it uses; the host prepends them). CPU twin:
-// src/cpu/mix.rs. The contract (README, "Blending"), for node n, property
-// p, and each action a whose clip has a track for (n, p), with
+// src/cpu/mix.rs. The contract (docs/USAGE.md, "Blending"), for node n,
+// property p, and each action a whose clip has a track for (n, p), with
 // w = weight(a) * mask(a)(n):
 //   1. normal actions with w > 0, in order: the first sets acc = v, W = w;
 //      each next: W += w, acc = mix(acc, v, w / W);

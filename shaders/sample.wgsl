@@ -127,7 +127,7 @@ fn texel(i: u32) -> vec2<u32> {
 
 // Track row `row`, from its two texels of `track_search`: two gathers on
 // the CPU adapters where the storage table's struct took a loop over the
-// lanes per member read (crowd_mixed about 0.1 of the floor faster).
+// lanes per member read.
 fn track_row(row: u32) -> Track {
     let s = textureLoad(track_search, texel(2u * row), 0);
     let r = textureLoad(track_search, texel(2u * row + 1u), 0);

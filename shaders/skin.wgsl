@@ -48,11 +48,8 @@
 //    (Node.chain, set by the host: the nodes from a chain's first on, each
 //    the child of the one before): the same products, with no parent read
 //    and no branch for the nodes after each chain's first; so does
-//    hierarchy_main. (That walk alone measured level in hierarchy_main;
-//    with the joint matrices of step 2 written during it, which spares
-//    reading every global back, the staged skin_chain's median went from
-//    15.8 to 14.4 ms on lavapipe and blend_chain's from 33.1 to 31.0, six
-//    alternated rounds.)
+//    hierarchy_main, which writes step 2's joint matrices during the walk
+//    as skin_main does, so that it reads no global back.
 //    Joint matrices (joint_matrix), right after global n: for each joint
 //    slot j whose joint node is n (nodes[n].first_joint, then
 //    joints[j].next_joint: usually none or one, two when skins share a
@@ -85,7 +82,6 @@
 // matrices from the global still in registers. That suits the CPU
 // fallback adapters; on a GPU with many more lanes than instances it
 // leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
-// What each choice measured is in docs/PERFORMANCE.md.
 
 // Bindings 0..11 are pose.wgsl's (10 declared with node_at()). Bindings
 // 12 (`globals`), 15 (`joint_matrices`) and 16 (`inverse_binds_head`)
@@ -152,8 +148,7 @@ fn compose_trs(t: vec3<f32>, q: vec4<f32>, s: vec3<f32>) -> mat4x4<f32> {
 // column), whose last-row terms are exact zeros and ones: the same values
 // on finite input (bit for bit unless a device fuses the multiply-adds
 // differently), with 48 multiplications instead of 64 and none for the
-// last row. CPU twin: cpu::skin::affine_mul. Measured: skin_chain's skin
-// pass 1.54 -> 1.50 ms on lavapipe.
+// last row. CPU twin: cpu::skin::affine_mul.
 fn affine_mul(a: mat4x4<f32>, b: mat4x4<f32>) -> mat4x4<f32> {
     return mat4x4<f32>(affine_apply(a, b[0]), affine_apply(a, b[1]), affine_apply(a, b[2]),
         affine_apply(a, b[3]));
@@ -172,8 +167,6 @@ fn affine_apply(a: mat4x4<f32>, v: vec4<f32>) -> vec4<f32> {
 // input but for the sign of a zero (x + a * 0 turns a -0 sum into +0
 // when a >= 0), with 36 multiplications where affine_mul makes 48, and 27
 // additions where it makes 36. CPU twin: cpu::skin::affine_mul_affine.
-// Measured: skin_chain's skin pass 1.32 -> 1.26 ms on lavapipe (medians
-// of six alternated rounds).
 fn affine_mul_affine(a: mat4x4<f32>, b: mat4x4<f32>) -> mat4x4<f32> {
     return mat4x4<f32>(vec4<f32>(linear_apply(a, b[0].xyz), 0.0),
         vec4<f32>(linear_apply(a, b[1].xyz), 0.0), vec4<f32>(linear_apply(a, b[2].xyz), 0.0),
@@ -428,8 +421,8 @@ fn hierarchy_main(@builtin(global_invocation_id) gid: vec3<u32>,
 // the host. Up to MAX_UNROLLED_SLOTS, skin_main writes a node's slots in
 // that many blocks of straight code instead of a loop: the fallback
 // adapters step through a loop's body at least once and pay its mask
-// bookkeeping on top, on every node of the walk (measured: skin_chain's
-// skin pass 1.41 -> 1.26 ms on lavapipe). More slots take the loop.
+// bookkeeping on top, on every node of the walk. More slots take the
+// loop.
 override NODE_SLOTS: u32 = 0xffffffffu;
 const_assert MAX_UNROLLED_SLOTS == 4u; // skin_main's four blocks
 
@@ -460,8 +453,7 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
     }
     // Each joint takes its skin's inverse by selects, not by indexing the
     // array: on the fallback adapters a private array indexed at run time
-    // is read lane by lane, 16 floats per lane, once per joint (measured:
-    // skin_chain's whole chain 2.74 -> 2.51 ms on lavapipe).
+    // is read lane by lane, 16 floats per lane, once per joint.
     let inverses = mesh_inverse;
     // Step 2: locals, globals and (fused) joint matrices. With parents
     // first, chain by chain (Node.chain: the nodes from a chain's first on,

@@ -40,9 +40,7 @@ fn global_at(g: u32) -> mat4x4<f32> {
 // one vec3 store each (its last row is in the buffer already). On the CPU
 // adapters a storage store is a loop over the lanes with a bounds check
 // per component: three components where a mat4x4 column writes four, the
-// fourth a constant. Measured: skin_chain's skin pass 1.44 -> 1.26 ms
-// (medians of six alternated rounds), and its kernel's share of perf's
-// samples over the bench's kernels 0.71 -> 0.66 (four runs each).
+// fourth a constant.
 fn store_global(g: u32, m: mat4x4<f32>) {
     globals[4u * g] = m[0].xyz;
     globals[4u * g + 1u] = m[1].xyz;

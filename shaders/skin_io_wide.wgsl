@@ -9,21 +9,21 @@
 // - Every storage store or load is a loop over the lanes, one per store
 //   instruction whatever its width, and an instruction moves at most four
 //   components: a vec4<u64> moves two matrix columns where a vec3<f32>
-//   moves one column's three rows. Measured: skin_chain's whole chain /
-//   sampling 3.25 -> 3.02 (medians of eight alternated rounds), where
-//   64-bit stores of the same count (a vec2<u64> a column) measured level.
+//   moves one column's three rows. The count of store instructions is
+//   the cost, not their bytes: a vec2<u64> a column (as many stores as
+//   vec3<f32> columns) gains nothing.
 // - A uniform read at an index the compiler cannot prove uniform (a node
 //   or joint index from a loop counter) is a gather per component, eight
 //   scalar loads: read 64 bits a component, a node's rest translation,
 //   rotation and scale take 6 gathers instead of 10, an affine inverse
-//   bind 8 instead of 12. Measured: 2.99 -> 2.85 (six alternated rounds).
+//   bind 8 instead of 12.
 //
 // Every column is written whole, its last row included, with the values
 // the host put there: 0, 0, 0, 1 in a global, and in a joint matrix where
 // every inverse bind is affine (INVERSE_BINDS_AFFINE), as literals (the
-// products' own last rows are the same values, but storing them measured
-// 0.15-0.25 slower: 3.15-3.24 against 3.00-3.05); the product's last row,
-// its inverse bind's, in a joint matrix otherwise.
+// products' own last rows are the same values, but storing them is
+// slower on the CPU adapters than storing constants); the product's last
+// row, its inverse bind's, in a joint matrix otherwise.
 
 // The first UNIFORM_HEAD entries of `nodes` (pose.wgsl's binding 10): a
 // Node (64 bytes) as two vec4<u64>s.

@@ -178,8 +178,8 @@ impl GpuSampleRow {
     /// ([`GpuTrack::key_texels`]) as its search offset and no bucket table
     /// (lookup scale and origin 0), which those searches never read. The
     /// shader then finds the key texels without reading the lookup scale
-    /// (one uniform read fewer per row; measured in
-    /// `docs/PERFORMANCE.md`, eleventh round).
+    /// (one uniform read fewer per row, a gather per lane on the CPU
+    /// adapters).
     #[must_use]
     pub fn of_key_texels(track: &GpuTrack) -> Self {
         GpuSampleRow {

@@ -4,9 +4,10 @@
 //! A workgroup of the clip-blocks plan ([`SamplerPlan::ClipBlocks`])
 //! samples a run of up to 32 consecutive track rows of one clip for up to
 //! 64 instances, each lane its instance's rows one after the other, at one
-//! time per lane. Each row's key search used to start from the row's own
-//! bucket table: per row the bucket arithmetic and a bucket texel (a copy
-//! of a key's search texel, two per key interval). With run keys:
+//! time per lane. Without run keys, each row's key search starts from the
+//! row's own bucket table: per row the bucket arithmetic and a bucket
+//! texel (a copy of a key's search texel, two per key interval). With run
+//! keys:
 //!
 //! - Each run has one bucket table of its own, `B` buckets over the span of
 //!   all its rows' keys, `[min t_0, max t_last]`, with `B = 2 (n - 1)` for
@@ -37,8 +38,8 @@
 //!   whose doubled tables pass the budget below) keeps the plain tables
 //!   and the loop. The loop's first pass costs even when every lane's
 //!   first step succeeds (a SIMD adapter runs the body with its lanes
-//!   masked): measured on crowd_rot, leaving it out took its gpu/floor
-//!   from about 1.60 to 1.54 (`docs/PERFORMANCE.md`).
+//!   masked), so leaving the loop out pays where every row's keys are
+//!   apart.
 //!
 //! When every row of every run of a group has its run's first row's key
 //! times (the library stores equal key times once: keys baked at a fixed
@@ -51,9 +52,7 @@
 //! counts, up to 8 times that for exact tables whose buckets were
 //! doubled. A group whose run tables would take more texels than its rows'
 //! own bucket tables (rows of very different lengths, or rows indexed
-//! directly, which have none) searches per row. Measured on crowd_rot (64
-//! LINEAR rotations of 64 irregular keys, different in every track) in
-//! `docs/PERFORMANCE.md`.
+//! directly, which have none) searches per row.
 //!
 //! Where a group's runs are regular but for their rows' key texels, which
 //! step unevenly when some rows are indexed directly (no bucket texels

@@ -12,9 +12,9 @@
 //! key by key instead, row `i`'s key `k` at `base + 4 (k m + i)` for the
 //! `m` rows of the run, they are `m` neighbouring values, `2 m` of them
 //! together (16 bytes each: 512 bytes for a run of 32 rows, 8 cache lines
-//! where the rows' own layout touches 32 to 64). On long_keys (64 rows of
-//! 100,000 keys, 100 MB of values read from memory) the sampler's time
-//! fell by about half (`docs/PERFORMANCE.md`, the twelfth round).
+//! where the rows' own layout touches 32 to 64). That matters most when
+//! the values come from memory rather than the cache (long tracks: the
+//! bench's long_keys reads 100 MB of values).
 //!
 //! The sampler does this where every run of its LINEAR rotation group
 //! shares its key times (run keys [`RunKeys::Shared`]: key `k + 1` is then

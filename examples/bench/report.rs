@@ -1,5 +1,5 @@
-//! The table and the JSON lines: their format and keys are what the
-//! README and scripts read; keep them.
+//! The table and the JSON lines: their format and keys are what
+//! docs/PERFORMANCE.md and the scripts read; keep them.
 
 use crate::gpu::Gpu;
 use crate::run::Measured;

@@ -1,5 +1,5 @@
 //! `--json`: one object per animation and line, channels (or skins) in the
-//! file's order. The schemas are in main.rs's doc comment and the README;
+//! file's order. The schemas are in main.rs's doc comment and docs/USAGE.md;
 //! tests/cli.rs and tests/cli_joints.rs check them.
 
 use keyframe_gpu::rig::SkinJoints;

@@ -9,7 +9,7 @@
 #   carry: [".gpu"]   command: bash scripts/gpu_check/run.sh   timeout_s: 420
 #
 # and copy what comes back (gpu.txt, bench.json, bench_per_instance.json,
-# bench_plans.json, sample.txt, tests.log, gl.txt) into the README's "On a GPU" section with the
+# bench_plans.json, sample.txt, tests.log, gl.txt) into docs/PERFORMANCE.md's "On a GPU" section with the
 # GPU's name and the commit (`.gpu/commit`).
 #
 #   scripts/gpu_check/prepare.sh   # a few minutes on 2 cores (the release

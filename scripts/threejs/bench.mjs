@@ -1,7 +1,6 @@
 // three.js on one thread, on the same work as keyframe-gpu's bench
 // workloads `skin_chain` and `blend_chain` (examples/bench/data.rs,
-// workloads.rs, blend.rs), for README.md's "Against three.js on the same
-// work".
+// workloads.rs, blend.rs), for docs/PERFORMANCE.md's "Against three.js".
 //
 // Run: cd scripts/threejs && npm ci && node bench.mjs [--frames N] [--warmup N]
 //

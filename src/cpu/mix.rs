@@ -1,7 +1,7 @@
 //! The CPU twin of `shaders/mix.wgsl`, the mixer's pose stage: each
 //! character's local pose per node ([`mixed_pose`]) and morph weights per
 //! mesh ([`write_mixed_morph_weights`]), blended from its actions' sampled
-//! rows by the contract's rules (the README, "Blending").
+//! rows by the contract's rules (`docs/USAGE.md`, "Blending").
 //!
 //! One function per WGSL function, same names, the same `f32` operations in
 //! the same order, reading the same flat tables ([`SkinTables`] and

@@ -6,9 +6,9 @@
 //! a few), each depending on the one before. On a real GPU either path
 //! goes through a cache. On the CPU adapters (lavapipe, llvmpipe) a
 //! storage-buffer load is a loop over the SIMD lanes with a branch and a
-//! store-to-stack per lane, while a `textureLoad` is one vector gather: the
-//! search's dependent loads went from most of its cost to a fraction
-//! (`docs/PERFORMANCE.md`). Values and outputs stay in storage buffers.
+//! store-to-stack per lane, while a `textureLoad` is one vector gather, so
+//! the search's chain of dependent loads costs a fraction of what it costs
+//! from storage. Values and outputs stay in storage buffers.
 //!
 //! The key times are stored as search texels `[p, t_p, t_(p+1), t_(p+2)]`,
 //! one `Rgba32Uint` texel per key (and per bucket of a bucket table): one

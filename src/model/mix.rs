@@ -6,7 +6,7 @@
 //! twin ([`crate::cpu::mix`]).
 //!
 //! The blending rules are those of three.js's `AnimationMixer`, with masks
-//! added; the README's "Blending" section states them and
+//! added; `docs/USAGE.md` ("Blending") states them and
 //! `shaders/mix.wgsl` implements them.
 //!
 //! [`Animator::with_mixer`]: crate::Animator::with_mixer

@@ -55,7 +55,7 @@ pub enum SkinStrategy {
     /// stage's function (no locals buffer): the fastest on the CPU
     /// fallback adapters, where the SIMD lanes are few and a barrier is
     /// expensive. On a GPU it keeps one lane per instance busy, and most
-    /// of the chip idle (the README's GPU table has the measurement).
+    /// of the chip idle.
     PerInstance,
     /// One workgroup per instance, one lane per node (`skin_nodes_main`):
     /// locals (the pose stage's function) in workgroup memory, the
@@ -485,10 +485,10 @@ impl GpuSkinner {
     /// Writes the dispatch parameters and grids for `n` instances (or
     /// characters).
     ///
-    /// Inlined: as a call of its own, `prepare` was measured making one
-    /// more heap allocation per frame than its one `write_buffer`
-    /// (tests/no_alloc.rs, wgpu 30 on lavapipe); inlined, none. The cause
-    /// inside wgpu was not found; the test keeps it honest.
+    /// Inlined: as a call of its own, `prepare` makes one more heap
+    /// allocation per frame than its one `write_buffer` (tests/no_alloc.rs
+    /// counts them; wgpu 30 on lavapipe); inlined, none. The cause inside
+    /// wgpu is not known; the test keeps it honest.
     #[inline(always)]
     fn write_params(&mut self, queue: &wgpu::Queue, n: u32) {
         let params = self.tables.params(n);
