@@ -160,8 +160,11 @@ pub enum Error {
     /// A rig is invalid.
     #[error("rig: {0}")]
     Rig(crate::rig::RigError),
-    /// An animation library, or the sampler built from it, does not fit
-    /// the rig it is played on.
+    /// A library cannot be bound to a rig
+    /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)).
+    #[error("binding: {0}")]
+    Bind(crate::model::BindError),
+    /// The skin stage was given a sampler it was not built for.
     #[error("library on rig: {0}")]
     Fit(crate::rig::FitError),
     /// A glTF file could not be imported: what is wrong, and where (the

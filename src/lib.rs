@@ -5,34 +5,41 @@
 //! instance table (a clip and a time per instance) changes, and compute
 //! passes sample every track of every instance with STEP, LINEAR (lerp;
 //! shortest-path slerp with an nlerp fallback for rotations) or
-//! CUBICSPLINE, then compute each instance's local pose, global transforms,
+//! CUBICSPLINE, then compute each instance's local pose, world transforms,
 //! joint matrices and morph weights. The results stay in storage buffers
-//! that your skinning pipeline binds directly; reading them back is
-//! optional. A CPU twin of every shader ([`cpu`]) gives the same results, so
-//! any GPU result can be checked element by element.
+//! that your renderer binds directly; reading them back is optional. A CPU
+//! twin of every shader ([`cpu`]) gives the same results, so any GPU
+//! result can be checked element by element.
 //!
 //! ## What to call, in order
 //!
-//! 1. **Data.** Load a file with [`gltf::load`] (feature `gltf`, default):
-//!    its animations become an [`AnimationLibrary`] of [`Clip`]s, its
-//!    nodes, skins and meshes a [`Rig`] (`Rig::from_document`). Or build
-//!    them in code: [`Track::new`], [`Clip::new`], [`AnimationLibrary::new`]
-//!    (which validates every track), [`Rig::builder`].
-//! 2. **Device.** Request your device with [`required_limits`] and
+//! 1. **The model** ([`model`], no device). Load a character with
+//!    [`Rig::from_document`] (any glTF file with nodes, feature `gltf`)
+//!    and clips with [`gltf::load`] (an [`AnimationLibrary`]), from the
+//!    same file or another; or build them in code ([`Track::new`],
+//!    [`Clip::new`], [`AnimationLibrary::new`], [`Rig::builder`]).
+//! 2. **Binding.** [`AnimationLibrary::bind`] resolves every track to a
+//!    node of the rig: by index for the rig's own file, by node name (and
+//!    name path where names repeat) for another, with a [`BindReport`] of
+//!    what bound and what did not. Everything that poses takes the
+//!    [`BoundLibrary`].
+//! 3. **Device.** Request your device with [`required_limits`] and
 //!    [`required_features`] (wgpu's defaults for downlevel devices allow too
 //!    few storage buffers per stage), and those of [`optional_features`]
 //!    the adapter has (faster paths where the device has them).
-//! 3. **Once.** [`Animator::with_rig`] (or [`Animator::new`] to sample
-//!    without a rig) uploads everything and builds the pipelines.
-//! 4. **Every frame.** [`Animator::set_instances`] with one [`Instance`]
+//! 4. **Once.** [`Animator::new`] uploads the bound library and builds the
+//!    passes ([`Animator::with_mixer`] to blend actions).
+//! 5. **Every frame.** [`Animator::set_instances`] with one [`Instance`]
 //!    per character (clip, playback time, [`WrapMode`]), then
 //!    [`Animator::record`] into your command encoder, before your render
 //!    pass.
-//! 5. **Draw.** Bind [`Animator::joint_matrix_buffer`] (or the bind group of
-//!    [`Animator::output_bind_group`]: joint matrices, morph weights,
-//!    globals) in your vertex shader. Optionally read a frame back with
-//!    [`Animator::read_back`] ([`Poses::global`] for attaching an object to
-//!    a bone) or every frame without stalling with [`ReadbackRing`].
+//! 6. **Draw.** Each of [`Animator::parts`] (every mesh node: its mesh,
+//!    its skin or none, where its matrices and morph weights sit) from
+//!    [`Animator::joint_matrix_buffer`], [`Animator::world_matrix_buffer`]
+//!    and [`Animator::morph_weight_buffer`]. Optionally read a frame back
+//!    as [`Poses`] ([`Animator::read_back`]; [`cpu::poses`] gives the same
+//!    from the CPU twin), or every frame without stalling with
+//!    [`ReadbackRing`]; time the passes with [`PassTimer`].
 //!
 //! ```no_run
 //! use keyframe_gpu::{Animator, Instance, WrapMode};
@@ -41,7 +48,8 @@
 //! # let (device, queue) = (&h.device, &h.queue);
 //! let file = keyframe_gpu::gltf::load("Fox.glb")?;
 //! let rig = keyframe_gpu::Rig::from_document(&file.document)?;
-//! let mut animator = Animator::with_rig(device, queue, &file.library, &rig, 1_000)?;
+//! let bound = file.library.bind(&rig)?;
+//! let mut animator = Animator::new(device, queue, &bound, 1_000)?;
 //! let run = file.library.clip_by_name("Run").unwrap_or(0);
 //!
 //! // Every frame:
@@ -51,7 +59,7 @@
 //! animator.set_instances(queue, &instances)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! animator.record(&mut encoder);
-//! // ... your render pass binds animator.joint_matrix_buffer() ...
+//! // ... your render pass draws animator.parts() from the animator's buffers ...
 //! queue.submit([encoder.finish()]);
 //! # Ok(()) }
 //! ```
@@ -60,22 +68,24 @@
 //!
 //! [`Animator::with_mixer`] gives each character an ordered list of
 //! [`Action`]s per frame instead of one clip: a clip, a time, a weight,
-//! optionally a [`Mask`] (a factor per node) and optionally additive with
-//! a reference time. [`Animator::set_actions`] takes one flat table and a
-//! count per character; the mixer blends per node on the GPU by the rules
-//! of three.js's `AnimationMixer` (the README's "Blending" section states
-//! them), and the hierarchy and joint stages read the blended pose. Its
-//! CPU twin is [`cpu::mix`].
+//! optionally a [`Mask`] (a factor per node; [`Mask::inverted`] for the
+//! base under an override layer) and optionally additive with a reference
+//! time. [`Animator::set_actions`] takes one flat table and a count per
+//! character; the mixer blends per node on the GPU by the rules of
+//! three.js's `AnimationMixer` (`docs/USAGE.md`, "Blending"), and the
+//! hierarchy and joint stages read the blended pose. Its CPU twin is
+//! [`cpu::mixed_poses`].
 //!
 //! ## Several kinds of character
 //!
-//! A [`Crowd`] holds several models, each a rig with the library of clips
-//! made for it and its own [`Animator`]: clips are named through their
-//! model ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`]
-//! names its model, and a clip of one model given to an instance of
-//! another is refused ([`Error::ClipOfOtherModel`]). One
-//! [`Crowd::set_instances`] per frame for every character, one
-//! [`Crowd::record`]; each model's buffers are drawn with its own mesh.
+//! A [`Crowd`] holds several models, each a library bound to a rig with
+//! its own [`Animator`]: clips are named through their model
+//! ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`] names its
+//! model, and a clip of one model given to an instance of another is
+//! refused ([`Error::ClipOfOtherModel`]). Models bound to one library
+//! share its upload. One [`Crowd::set_instances`] per frame for every
+//! character, one [`Crowd::record`]; each model's buffers are drawn with
+//! its own meshes.
 //!
 //! ## The lower-level pieces
 //!
@@ -116,13 +126,17 @@ pub use error::{Error, Result};
 pub use gltf::ImportErrorKind;
 pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, GpuSampler, Poses,
+    optional_features, required_features, required_limits, Animator, GpuSampler, PassTimer,
     ReadbackRing,
 };
 pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::{AnimationLibrary, PointerOutput};
-pub use mix::{Action, Mask, MixError, MixerDesc, MAX_ACTIONS};
+pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
+pub use model::{
+    BindError, BindOptions, BindReport, BoundLibrary, NodeName, OutputLayout, Part, Poses,
+    SourceId, Transform,
+};
 pub use plan::SamplerPlan;
 pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{

@@ -277,3 +277,147 @@ pub fn invocation_rows(g: u32, group_rows: u32) -> u32 {
         1
     }
 }
+
+/// What a sampler uploads for a library under a resolved plan, computed
+/// without a device: its dispatches (one per track group with tracks, or
+/// one over every track), how each group's rows find their keys, the
+/// clip-blocks plan's row table, the runs whose values are stored key by
+/// key, and the key search texture's texels.
+#[derive(Debug, Clone)]
+pub(crate) struct SampleTables {
+    /// The plan (never [`SamplerPlan::Auto`]).
+    pub plan: SamplerPlan,
+    /// Per dispatch: its track group and its rows per instance.
+    pub dispatches: Vec<(u32, u32)>,
+    /// Per dispatch: the clip-blocks plan's run keys (`PER_ROW` elsewhere).
+    pub run_keys: Vec<crate::run_keys::GroupRunKeys>,
+    /// Per dispatch: the rows per regular segment (0: rows are read) and
+    /// whether their search offsets are computed ([`regular_segments`]).
+    pub regular: Vec<(u32, bool)>,
+    /// The clip-blocks plan's LINEAR rotation runs stored key by key.
+    pub interleaved: Vec<crate::run_values::InterleavedRun>,
+    /// The clip-blocks plan's row table (empty in the other plans).
+    pub rows: Vec<GpuSampleRow>,
+    /// The key search texture: the library's search texels, then the run
+    /// keys' tables and key copies from texel `run_base`.
+    pub texels: Vec<[u32; 4]>,
+    /// Where the run keys' texels start.
+    pub run_base: u64,
+}
+
+impl SampleTables {
+    /// The tables of `library` under `plan` (resolved), within a key
+    /// search texture of `texture_texels` texels.
+    pub(crate) fn build(
+        library: &AnimationLibrary,
+        plan: SamplerPlan,
+        texture_texels: u64,
+    ) -> SampleTables {
+        let dispatches: Vec<(u32, u32)> = match plan {
+            SamplerPlan::CpuAdapter | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
+                .map(|g| (g as u32, library.group_tracks_per_instance(g)))
+                .filter(|&(_, per)| per > 0)
+                .collect(),
+            _ => vec![(GROUP_ALL, library.tracks_per_instance())],
+        };
+        let run_base = library.search_keys().len() as u64;
+        let mut tables = SampleTables {
+            plan,
+            run_keys: vec![crate::run_keys::GroupRunKeys::PER_ROW; dispatches.len()],
+            regular: vec![(0, true); dispatches.len()],
+            dispatches,
+            interleaved: Vec::new(),
+            rows: Vec::new(),
+            texels: Vec::new(),
+            run_base,
+        };
+        if plan == SamplerPlan::ClipBlocks {
+            tables.add_clip_blocks(library, texture_texels);
+        } else {
+            tables.texels = library.key_windows();
+        }
+        tables
+    }
+
+    /// The clip-blocks plan's part: run keys (`crate::run_keys`), the
+    /// LINEAR rotation runs stored key by key where every run of the group
+    /// shares its key times (`crate::run_values`), the row table, and per
+    /// dispatch the segments of its runs whose rows the shader computes
+    /// from their first two; where only the search offsets step unevenly,
+    /// copies of the rows' key texels after the run tables make them step
+    /// evenly too (`crate::run_keys::key_copies`).
+    fn add_clip_blocks(&mut self, library: &AnimationLibrary, texture_texels: u64) {
+        use crate::run_keys::{self, RunKeys};
+        let runs: Vec<(u32, u32)> = self
+            .dispatches
+            .iter()
+            .map(|&(g, per)| (g, block_row_run(per)))
+            .collect();
+        let keys = run_keys::build(library, &runs, self.run_base, texture_texels);
+        self.run_keys = keys.groups;
+        let mut extra = keys.texels;
+        let slerp = self
+            .dispatches
+            .iter()
+            .position(|&(g, _)| g == crate::layout::GROUP_SLERP);
+        if let Some(slot) = slerp {
+            if self.run_keys[slot].mode == RunKeys::Shared {
+                let run = block_row_run(self.dispatches[slot].1);
+                self.interleaved = crate::run_values::interleaved_runs(library, run);
+            }
+        }
+        // Rows of groups with run tables name their key texels directly.
+        let key_groups: Vec<u32> = self
+            .dispatches
+            .iter()
+            .zip(&self.run_keys)
+            .filter(|(_, k)| k.mode as u32 >= RunKeys::Table as u32)
+            .map(|(&(g, _), _)| g)
+            .collect();
+        let mut rows: Vec<GpuSampleRow> = library
+            .tracks()
+            .iter()
+            .map(|t| {
+                if key_groups.contains(&t.group()) {
+                    GpuSampleRow::of_key_texels(t)
+                } else {
+                    GpuSampleRow::of(t)
+                }
+            })
+            .collect();
+        for run in &self.interleaved {
+            run.point_rows(&mut rows);
+        }
+        let segments = |rows: &[GpuSampleRow], g: u32, run: u32| {
+            let runs: Option<Vec<&[GpuSampleRow]>> = run_keys::runs_of(library, g, run)
+                .iter()
+                .map(|&(first, r)| rows.get(first..first + r.len()))
+                .collect();
+            runs.map_or((0, true), |runs| regular_segments(&runs, run))
+        };
+        // The library's search texels, built once where copies need them.
+        let mut windows: Option<Vec<[u32; 4]>> = None;
+        for (slot, &(g, per)) in self.dispatches.iter().enumerate() {
+            let run = block_row_run(per);
+            let mut found = segments(&rows, g, run);
+            if found.0 > 0 && !found.1 && key_groups.contains(&g) {
+                let windows = windows.get_or_insert_with(|| library.key_windows());
+                let base = self.run_base + extra.len() as u64;
+                if let Some(copies) =
+                    run_keys::key_copies(library, windows, &mut rows, g, run, base, texture_texels)
+                {
+                    extra.extend_from_slice(&copies);
+                    found = segments(&rows, g, run);
+                }
+            }
+            // Only sample_run (run keys) computes rows.
+            if self.run_keys[slot].mode != RunKeys::PerRow {
+                self.regular[slot] = found;
+            }
+        }
+        let mut texels = windows.unwrap_or_else(|| library.key_windows());
+        texels.extend_from_slice(&extra);
+        self.texels = texels;
+        self.rows = rows;
+    }
+}

@@ -76,7 +76,7 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
         return;
     };
     let (rig, lib) = model();
-    let mut animator = Animator::with_rig(&h.device, &h.queue, &lib, &rig, 8).unwrap();
+    let mut animator = Animator::new(&h.device, &h.queue, &lib.bind(&rig).unwrap(), 8).unwrap();
     let bend = lib.clip_by_name("bend").unwrap();
     let lift = lib.clip_by_name("lift").unwrap();
     let tip = rig.node_by_name("tip").unwrap();
@@ -94,23 +94,30 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
 
     // By hand: instance 0 has j1 turned 90 degrees about z, so the tip
     // (one unit up j1's y axis) sits at (-1, 1, 0).
-    let tip0 = poses.global(0, tip).unwrap();
+    let tip0 = poses.world(0, tip).unwrap().to_cols_array();
     let want = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0))
         * Mat4::from_quat(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2))
         * Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
     assert!(close(&tip0, &want.to_cols_array(), 1e-5), "{tip0:?}");
     // Instance 1 lifts j0 by 1.5 (half of 3 at half the clip): the tip is
     // at y = 3.5, and the joint matrix of j0 is mesh_inverse * T(0, 1.5, 0).
-    let tip1 = poses.global(1, tip).unwrap();
+    let tip1 = poses.world(1, tip).unwrap().to_cols_array();
     assert!(close(&tip1[12..15], &[0.0, 3.5, 0.0], 1e-6), "{tip1:?}");
-    let joints1 = poses.skin_joints(1, 0).unwrap();
+    let joints1 = poses.joints(1, 0).unwrap();
     assert_eq!(joints1.len(), 3);
     let want_j0 = Mat4::from_translation(Vec3::new(-2.0, 1.5, 0.0));
-    assert!(close(&joints1[0], &want_j0.to_cols_array(), 1e-6));
-    // Morph weights: bend at 0.5 is halfway between (0, 1) and (1, 0);
-    // lift does not animate them, so the mesh's defaults hold.
-    assert_eq!(poses.morph_weights(2, 0).unwrap(), [0.5, 0.5]);
-    assert_eq!(poses.morph_weights(1, 0).unwrap(), [0.25, 0.75]);
+    assert!(close(
+        &joints1[0].to_cols_array(),
+        &want_j0.to_cols_array(),
+        1e-6
+    ));
+    // Morph weights, by mesh node: bend at 0.5 is halfway between (0, 1)
+    // and (1, 0); lift does not animate them, so the mesh's defaults hold.
+    let mesh_node = rig.parts()[0].node;
+    assert_eq!(poses.morph_weights(2, mesh_node).unwrap(), [0.5, 0.5]);
+    assert_eq!(poses.morph_weights(1, mesh_node).unwrap(), [0.25, 0.75]);
+    // A node without a mesh has no weights.
+    assert!(poses.morph_weights(1, tip).is_none());
 
     // Everything against the CPU twin.
     let tables = animator.skinner().unwrap().tables().clone();
@@ -118,11 +125,12 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
     for i in 0..3u32 {
         for n in 0..rig.nodes().len() as u32 {
             let want = cpu.globals[i as usize * rig.nodes().len() + n as usize].to_cols_array();
-            assert!(close(&poses.global(i, n).unwrap(), &want, 1e-4), "{i} {n}");
+            let got = poses.world(i, n).unwrap().to_cols_array();
+            assert!(close(&got, &want, 1e-4), "{i} {n}");
         }
-        for (j, m) in poses.skin_joints(i, 0).unwrap().iter().enumerate() {
+        for (j, m) in poses.joints(i, 0).unwrap().iter().enumerate() {
             let want = cpu.joints[i as usize * 3 + j].to_cols_array();
-            assert!(close(m, &want, 1e-4), "{i} {j}");
+            assert!(close(&m.to_cols_array(), &want, 1e-4), "{i} {j}");
         }
     }
     let sampled = keyframe_gpu::cpu::sample(&lib, &instances).unwrap();
@@ -136,10 +144,10 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
     }
 
     // Out of range: None, never a panic.
-    assert!(poses.global(3, 0).is_none());
-    assert!(poses.global(0, 99).is_none());
-    assert!(poses.skin_joints(0, 1).is_none());
-    assert!(poses.morph_weights(0, 1).is_none());
+    assert!(poses.world(3, 0).is_none());
+    assert!(poses.world(0, 99).is_none());
+    assert!(poses.joints(0, 1).is_none());
+    assert!(poses.morph_weights(3, 0).is_none());
     assert!(poses.samples(3).is_none());
 
     // A new table alone re-poses every pass: instance 0 now plays lift at
@@ -153,7 +161,7 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
     let poses = animator.read_back(&h.device, &h.queue).unwrap();
     assert_eq!(poses.instance_count(), 1);
     assert!(close(
-        &poses.global(0, tip).unwrap()[12..15],
+        &poses.world(0, tip).unwrap().w_axis.truncate().to_array(),
         &[0.0, 5.0, 0.0],
         1e-6
     ));
@@ -165,7 +173,7 @@ fn refused_instances_leave_the_previous_frame_in_place() {
         return;
     };
     let (rig, lib) = model();
-    let mut animator = Animator::with_rig(&h.device, &h.queue, &lib, &rig, 2).unwrap();
+    let mut animator = Animator::new(&h.device, &h.queue, &lib.bind(&rig).unwrap(), 2).unwrap();
     animator
         .set_instances(&h.queue, &[Instance::new(1, 2.0)])
         .unwrap();
@@ -196,7 +204,7 @@ fn refused_instances_leave_the_previous_frame_in_place() {
     assert_eq!(poses.instance_count(), 1);
     let tip = rig.node_by_name("tip").unwrap();
     assert!(close(
-        &poses.global(0, tip).unwrap()[12..15],
+        &poses.world(0, tip).unwrap().w_axis.truncate().to_array(),
         &[0.0, 5.0, 0.0],
         1e-6
     ));
@@ -208,7 +216,7 @@ fn without_a_rig_the_animator_samples_only() {
         return;
     };
     let (_, lib) = model();
-    let mut animator = Animator::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let mut animator = Animator::sampler_only(&h.device, &h.queue, &lib, 4).unwrap();
     assert!(animator.skinner().is_none() && animator.rig().is_none());
     assert!(animator.joint_matrix_buffer().is_none());
     assert!(animator.output_bind_group().is_none());
@@ -221,6 +229,6 @@ fn without_a_rig_the_animator_samples_only() {
     let poses = animator.read_back(&h.device, &h.queue).unwrap();
     // lift at 1 s: j0's translation halfway to (0, 3, 0).
     assert_eq!(&poses.samples(0).unwrap()[..3], &[0.0, 1.5, 0.0]);
-    assert!(poses.global(0, 0).is_none());
-    assert!(poses.skin_joints(0, 0).is_none());
+    assert!(poses.world(0, 0).is_none());
+    assert!(poses.joints(0, 0).is_none());
 }

@@ -135,10 +135,22 @@ fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> S
     let (rig_b, lib_b) = model_b();
     let mut crowd = Crowd::new();
     let a = crowd
-        .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), cap_a)
+        .add_model(
+            &h.device,
+            &h.queue,
+            "a",
+            &lib_a.bind(&rig_a).unwrap(),
+            cap_a,
+        )
         .unwrap();
     let b = crowd
-        .add_model(&h.device, &h.queue, "b", &lib_b, Some(&rig_b), cap_b)
+        .add_model(
+            &h.device,
+            &h.queue,
+            "b",
+            &lib_b.bind(&rig_b).unwrap(),
+            cap_b,
+        )
         .unwrap();
     Scene {
         crowd,
@@ -218,24 +230,24 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
         (5, tip, [0.0, 2.0, 0.0]),  // rest pose
     ];
     for (i, node, p) in want {
-        let g = poses.global(i, node).unwrap();
+        let g = world_of(&poses, i, node).unwrap();
         assert!(close(&position(&g), &p, 1e-5), "instance {i}: {g:?}");
     }
     // B's joint matrix of r1 (identity inverse binds, mesh at the origin)
     // is r1's global; A's of j0 for the lifted instance is T(0, 1.5, 0).
-    let jb = poses.skin_joints(1, 0).unwrap();
+    let jb = joints_of(&poses, 1, 0).unwrap();
     assert_eq!(jb.len(), 2, "B's skin has two joints");
     let want_r1 = Mat4::from_translation(Vec3::new(6.0, 0.0, 2.0)).to_cols_array();
     assert!(close(&jb[1], &want_r1, 1e-5), "{:?}", jb[1]);
-    let ja = poses.skin_joints(2, 0).unwrap();
+    let ja = joints_of(&poses, 2, 0).unwrap();
     assert_eq!(ja.len(), 3, "A's skin has three joints");
     let want_j0 = Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0)).to_cols_array();
     assert!(close(&ja[0], &want_j0, 1e-6), "{:?}", ja[0]);
     // Node 2 is A's tip and does not exist in B (two nodes plus the mesh
     // node: 3 nodes, so node 3 is past B's end).
-    assert!(poses.global(1, 3).is_none());
-    assert!(poses.global(0, 3).is_some());
-    assert!(poses.global(6, 0).is_none());
+    assert!(world_of(&poses, 1, 3).is_none());
+    assert!(world_of(&poses, 0, 3).is_some());
+    assert!(world_of(&poses, 6, 0).is_none());
 
     // Against the CPU twin of each model, fed the model's own instances.
     for (id, rig, lib) in [(a, &s.rig_a, &s.lib_a), (b, &s.rig_b, &s.lib_b)] {
@@ -260,10 +272,10 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
             let slot = slot as usize;
             for n in 0..nodes {
                 let want = cpu.globals[slot * nodes + n].to_cols_array();
-                let got = poses.global(i, n as u32).unwrap();
+                let got = world_of(&poses, i, n as u32).unwrap();
                 assert!(close(&got, &want, 1e-5), "instance {i} node {n}");
             }
-            for (j, got) in poses.skin_joints(i, 0).unwrap().iter().enumerate() {
+            for (j, got) in joints_of(&poses, i, 0).unwrap().iter().enumerate() {
                 let want = cpu.joints[slot * joints + j].to_cols_array();
                 assert!(close(got, &want, 1e-5), "instance {i} joint {j}");
             }
@@ -343,13 +355,13 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let (rig_a, lib_a) = model_a();
     let mut other = Crowd::new();
     let o0 = other
-        .add_model(&h.device, &h.queue, "x", &lib_a, Some(&rig_a), 1)
+        .add_model(&h.device, &h.queue, "x", &lib_a.bind(&rig_a).unwrap(), 1)
         .unwrap();
     let o1 = other
-        .add_model(&h.device, &h.queue, "y", &lib_a, None, 1)
+        .add_sampled_model(&h.device, &h.queue, "y", &lib_a, 1)
         .unwrap();
     let o2 = other
-        .add_model(&h.device, &h.queue, "z", &lib_a, None, 1)
+        .add_sampled_model(&h.device, &h.queue, "z", &lib_a, 1)
         .unwrap();
     let foreign_bend = other.clip(o0, "bend").unwrap();
     for (id, index) in [(o0, 0), (o2, 2)] {
@@ -373,7 +385,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     // A duplicate name builds nothing and changes nothing.
     assert!(matches!(
         s.crowd
-            .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), 1),
+            .add_model(&h.device, &h.queue, "a", &lib_a.bind(&rig_a).unwrap(), 1),
         Err(Error::DuplicateModel { ref name }) if name == "a"
     ));
     assert_eq!(s.crowd.model_count(), 2);
@@ -390,13 +402,13 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             1
         };
         assert_eq!(
-            after.global(i, node),
-            before.global(i, node),
+            world_of(&after, i, node),
+            world_of(&before, i, node),
             "instance {i}"
         );
     }
     assert!(close(
-        &position(&after.global(0, tip).unwrap()),
+        &position(&world_of(&after, 0, tip).unwrap()),
         &[-1.0, 1.0, 0.0],
         1e-5
     ));
@@ -412,7 +424,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     assert_eq!(poses.model(a.index()).unwrap().instance_count(), 0);
     assert_eq!(s.crowd.slot(0), Some((b, 0)));
     assert!(close(
-        &position(&poses.global(0, 1).unwrap()),
+        &position(&world_of(&poses, 0, 1).unwrap()),
         &[6.0, 0.0, 4.0],
         1e-5
     ));
@@ -427,10 +439,10 @@ fn a_model_without_a_rig_samples_its_clips() {
     let (_, lib_b) = model_b();
     let mut crowd = Crowd::new();
     let a = crowd
-        .add_model(&h.device, &h.queue, "a", &lib_a, Some(&rig_a), 2)
+        .add_model(&h.device, &h.queue, "a", &lib_a.bind(&rig_a).unwrap(), 2)
         .unwrap();
     let b = crowd
-        .add_model(&h.device, &h.queue, "b", &lib_b, None, 2)
+        .add_sampled_model(&h.device, &h.queue, "b", &lib_b, 2)
         .unwrap();
     let slide = crowd.clip(b, "slide").unwrap();
     let lift = crowd.clip(a, "lift").unwrap();
@@ -450,14 +462,14 @@ fn a_model_without_a_rig_samples_its_clips() {
         &[5.0, 0.0, 1.0],
         1e-6
     ));
-    assert!(poses.global(0, 0).is_none(), "no rig, no globals");
+    assert!(world_of(&poses, 0, 0).is_none(), "no rig, no globals");
     assert!(crowd.model(b).unwrap().joint_matrix_buffer().is_none());
     assert!(close(
         &poses.samples(1).unwrap()[..3],
         &[0.0, 3.0, 0.0],
         1e-6
     ));
-    assert!(poses.global(1, 0).is_some());
+    assert!(world_of(&poses, 1, 0).is_some());
 }
 
 #[test]
@@ -488,8 +500,8 @@ fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
         .collect();
     // The baseline: two plain animators of the same models, given the
     // frame already split (what the crowd calls inside, without the split).
-    let mut plain_a = Animator::with_rig(device, queue, &s.lib_a, &s.rig_a, 80).unwrap();
-    let mut plain_b = Animator::with_rig(device, queue, &s.lib_b, &s.rig_b, 80).unwrap();
+    let mut plain_a = Animator::new(device, queue, &s.lib_a.bind(&s.rig_a).unwrap(), 80).unwrap();
+    let mut plain_b = Animator::new(device, queue, &s.lib_b.bind(&s.rig_b).unwrap(), 80).unwrap();
     let split = |insts: &[CrowdInstance], id: ModelId| -> Vec<Instance> {
         insts
             .iter()
@@ -557,4 +569,16 @@ fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
     assert_eq!(s.crowd.instance_count(), 100);
     assert_eq!(s.crowd.slot(1), Some((b, 0)));
     assert_eq!(s.crowd.slot(99), Some((a, 66)));
+}
+
+/// Crowd instance `i`'s world matrix of `node`, column-major.
+fn world_of(poses: &CrowdPoses, i: usize, node: u32) -> Option<[f32; 16]> {
+    poses.world(i, node).map(|m| m.to_cols_array())
+}
+
+/// Crowd instance `i`'s joint matrices of skin `skin`, column-major.
+fn joints_of(poses: &CrowdPoses, i: usize, skin: u32) -> Option<Vec<[f32; 16]>> {
+    poses
+        .joints(i, skin)
+        .map(|m| m.iter().map(|m| m.to_cols_array()).collect())
 }

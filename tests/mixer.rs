@@ -358,7 +358,7 @@ fn inputs_for(
         .map(|a| {
             let m = a
                 .mask
-                .map_or(1.0, |m| rig_masks[m as usize].factor(node).unwrap());
+                .map_or(1.0, |m| rig_masks[m.index() as usize].factor(node).unwrap());
             let pick = |v: Option<Q>| {
                 v.map(|v| {
                     if prop == Property::Weights {
@@ -432,14 +432,17 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
             vec![a(0, 1.0).with_weight(0.5), a(1, 1.0).with_weight(0.0)],
         ),
         ("only a zero weight", vec![a(0, 1.0).with_weight(0.0)]),
-        ("mask 0/0.5/1", vec![a(0, 1.0), a(1, 1.0).with_mask(0)]),
+        (
+            "mask 0/0.5/1",
+            vec![a(0, 1.0), a(1, 1.0).with_mask(keyframe_gpu::MaskId::new(0))],
+        ),
         (
             "mask 0 leaves nodes untouched",
-            vec![a(1, 1.0).with_mask(1)],
+            vec![a(1, 1.0).with_mask(keyframe_gpu::MaskId::new(1))],
         ),
         (
             "fractional mask on the mesh node",
-            vec![a(0, 0.0), a(1, 1.0).with_mask(2)],
+            vec![a(0, 0.0), a(1, 1.0).with_mask(keyframe_gpu::MaskId::new(2))],
         ),
         (
             "opposite hemispheres",
@@ -472,7 +475,12 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
         ),
         (
             "additive masked",
-            vec![a(1, 1.0), a(2, 1.0).additive(0.0).with_mask(0)],
+            vec![
+                a(1, 1.0),
+                a(2, 1.0)
+                    .additive(0.0)
+                    .with_mask(keyframe_gpu::MaskId::new(0)),
+            ],
         ),
         (
             "repeat and ping-pong past the end",
@@ -699,7 +707,7 @@ fn refusals() -> Vec<(Vec<Action>, Vec<u32>, MixError)> {
             },
         ),
         (
-            vec![ok.with_mask(3)],
+            vec![ok.with_mask(keyframe_gpu::MaskId::new(3))],
             vec![1],
             MixError::UnknownMask {
                 character: 0,
@@ -862,14 +870,19 @@ fn gpu_matches_cpu(
     let mut locals = Vec::new();
     for c in 0..counts.len() as u32 {
         for n in 0..tables.node_count() {
-            locals.push(poses.local(c, n).unwrap());
+            let t = poses.local(c, n).unwrap();
+            locals.push(GpuLocalPose {
+                translation: t.translation.extend(0.0).to_array(),
+                rotation: t.rotation.to_array(),
+                scale: t.scale.extend(0.0).to_array(),
+            });
         }
     }
     gpu_locals_close(label, &locals, &cpu.locals);
     let mut globals = Vec::new();
     for c in 0..counts.len() as u32 {
         for n in 0..tables.node_count() {
-            globals.extend(poses.global(c, n).unwrap());
+            globals.extend(poses.world(c, n).unwrap().to_cols_array());
         }
     }
     let cpu_globals: Vec<f32> = cpu.globals.iter().flat_map(|m| m.to_cols_array()).collect();
@@ -877,8 +890,8 @@ fn gpu_matches_cpu(
     assert!(d <= GPU_TOL, "{label}: globals differ by {d}");
     let mut joints = Vec::new();
     for c in 0..counts.len() as u32 {
-        for m in poses.skin_joints(c, 0).unwrap() {
-            joints.extend(m);
+        for m in poses.joints(c, 0).unwrap() {
+            joints.extend(m.to_cols_array());
         }
     }
     let cpu_joints: Vec<f32> = cpu.joints.iter().flat_map(|m| m.to_cols_array()).collect();
@@ -886,7 +899,8 @@ fn gpu_matches_cpu(
     assert!(d <= GPU_TOL, "{label}: joints differ by {d}");
     let mut weights = Vec::new();
     for c in 0..counts.len() as u32 {
-        weights.extend_from_slice(poses.morph_weights(c, 0).unwrap());
+        let mesh_node = tables.meshes()[0].node;
+        weights.extend_from_slice(poses.morph_weights(c, mesh_node).unwrap());
     }
     let d = max_diff(&weights, &cpu.morph_weights);
     assert!(d <= GPU_TOL, "{label}: morph weights differ by {d}");
@@ -906,7 +920,8 @@ fn gpu_mixer_matches_cpu_on_every_scenario() {
         actions_per_character: 4,
         masks: masks.clone(),
     };
-    let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
+    let mut animator =
+        Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
     let actions: Vec<Action> = all.iter().flat_map(|(_, a)| a.clone()).collect();
     let counts: Vec<u32> = all.iter().map(|(_, a)| a.len() as u32).collect();
     gpu_matches_cpu(
@@ -975,7 +990,7 @@ fn gpu_one_action_per_character_matches_the_unmixed_animator() {
         h.queue.submit([enc.finish()]);
         animator.read_back(&h.device, &h.queue).unwrap()
     };
-    let mut plain = Animator::with_rig(&h.device, &h.queue, &lib, &rig, 40).unwrap();
+    let mut plain = Animator::new(&h.device, &h.queue, &lib.bind(&rig).unwrap(), 40).unwrap();
     plain.set_instances(&h.queue, &instances).unwrap();
     let want = run(&plain);
     let desc = MixerDesc {
@@ -983,7 +998,8 @@ fn gpu_one_action_per_character_matches_the_unmixed_animator() {
         actions_per_character: 1,
         masks: vec![],
     };
-    let mut mixed = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
+    let mut mixed =
+        Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
     for by_actions in [false, true] {
         if by_actions {
             mixed.set_actions(&h.queue, &actions, &[1; 40]).unwrap();
@@ -992,13 +1008,23 @@ fn gpu_one_action_per_character_matches_the_unmixed_animator() {
         }
         let got = run(&mixed);
         for i in 0..40 {
-            let a: Vec<f32> = got.skin_joints(i, 0).unwrap().concat();
-            let b: Vec<f32> = want.skin_joints(i, 0).unwrap().concat();
+            let flat = |p: &keyframe_gpu::Poses| -> Vec<f32> {
+                p.joints(i, 0)
+                    .unwrap()
+                    .iter()
+                    .flat_map(|m| m.to_cols_array())
+                    .collect()
+            };
+            let (a, b) = (flat(&got), flat(&want));
             assert!(
                 max_diff(&a, &b) <= GPU_TOL,
                 "instance {i} (by actions: {by_actions})"
             );
-            assert_eq!(got.morph_weights(i, 0), want.morph_weights(i, 0));
+            let mesh_node = rig.parts()[0].node;
+            assert_eq!(
+                got.morph_weights(i, mesh_node),
+                want.morph_weights(i, mesh_node)
+            );
         }
     }
     // A mixer's capacity is checked when it is made.
@@ -1009,7 +1035,7 @@ fn gpu_one_action_per_character_matches_the_unmixed_animator() {
             masks: vec![],
         };
         assert!(matches!(
-            Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc),
+            Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc),
             Err(Error::Mix(MixError::ActionCapacity { .. }))
         ));
     }
@@ -1036,7 +1062,7 @@ mod random {
             .prop_map(|(clip, time, wrap, weight, mask, reference)| {
                 let wrap = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong][wrap as usize];
                 let mut a = Action::new(clip, time).with_wrap(wrap).with_weight(weight);
-                a.mask = mask;
+                a.mask = mask.map(keyframe_gpu::MaskId::new);
                 a.reference_time = reference;
                 a
             })
@@ -1058,7 +1084,7 @@ mod random {
             let tables = SkinTables::new(&rig, &lib).unwrap();
             let masks = masks(&rig);
             let desc = MixerDesc { characters: 6, actions_per_character: 4, masks: masks.clone() };
-            let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
+            let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
             let actions: Vec<Action> = chars.iter().flatten().copied().collect();
             let counts: Vec<u32> = chars.iter().map(|c| c.len() as u32).collect();
             gpu_matches_cpu("random", &h, &mut animator, &tables, &lib, &masks, &actions, &counts);
@@ -1266,7 +1292,8 @@ fn gpu_pointer_properties_match_cpu() {
         actions_per_character: 2,
         masks: vec![],
     };
-    let mut animator = Animator::with_mixer(&h.device, &h.queue, &lib, &rig, &desc).unwrap();
+    let mut animator =
+        Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
     assert!(animator.property_buffer().is_some());
     let actions: Vec<Action> = cases.iter().flat_map(|c| c.1.clone()).collect();
     let counts: Vec<u32> = cases.iter().map(|c| c.1.len() as u32).collect();

@@ -44,7 +44,8 @@ use keyframe_gpu::rig::{
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
 use keyframe_gpu::{
-    AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track, WrapMode,
+    AnimationLibrary, BindError, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
+    WrapMode,
 };
 
 const GPU_TOL: f32 = 1e-4;
@@ -1376,7 +1377,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     };
     assert!(matches!(
         tables(vec![tr(7)]),
-        Err(Error::Fit(FitError::TrackNodeOutOfRange {
+        Err(Error::Bind(BindError::NodeOutOfRange {
             clip: 0,
             track: 0,
             node: 7,
@@ -1385,7 +1386,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![tr(0), tr(1), tr(0)]),
-        Err(Error::Fit(FitError::DuplicateChannel {
+        Err(Error::Bind(BindError::DuplicateChannel {
             track: 2,
             first: 0,
             node: 0,
@@ -1394,7 +1395,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![w(n0, 2)]),
-        Err(Error::Fit(FitError::WeightsWithoutMesh {
+        Err(Error::Bind(BindError::WeightsWithoutMesh {
             track: 0,
             node: 0,
             ..
@@ -1402,7 +1403,7 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
     ));
     assert!(matches!(
         tables(vec![w(n1, 3)]),
-        Err(Error::Fit(FitError::WeightsWidthMismatch {
+        Err(Error::Bind(BindError::WeightsWidthMismatch {
             expected: 2,
             found: 3,
             ..
@@ -1741,6 +1742,7 @@ fn rig_import_checks_the_indices_it_reads() {
         Rig::from_document(&keyframe_gpu::gltf::Document {
             root: root(json),
             buffers: vec![buf.clone()],
+            source: keyframe_gpu::SourceId::new(),
             pointers: Default::default(),
         })
     };

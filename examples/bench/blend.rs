@@ -112,7 +112,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
             Action::new(2, t)
                 .with_wrap(WrapMode::Repeat)
                 .additive(0.0)
-                .with_mask(0),
+                .with_mask(keyframe_gpu::MaskId::new(0)),
         );
         single.push(walk);
         instances.push(Instance::new(0, t).with_wrap(WrapMode::Repeat));
@@ -125,7 +125,12 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
         };
         fail(
             "blend_chain mixer",
-            Animator::with_mixer(&gpu.h.device, &gpu.h.queue, &library, &rig, &desc),
+            Animator::with_mixer(
+                &gpu.h.device,
+                &gpu.h.queue,
+                &fail("bind", library.bind(&rig)),
+                &desc,
+            ),
         )
     };
     let mut three = Mixing {
@@ -142,7 +147,12 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
     };
     let mut plain = Plain(fail(
         "blend_chain unmixed",
-        Animator::with_rig(&gpu.h.device, &gpu.h.queue, &library, &rig, characters),
+        Animator::new(
+            &gpu.h.device,
+            &gpu.h.queue,
+            &fail("bind", library.bind(&rig)),
+            characters,
+        ),
     ));
     let mut insts = instances.clone();
     let measured: Vec<(FrameTime, FrameTime, FrameTime, FrameTime, FrameTime)> =

@@ -177,7 +177,7 @@ fn parse_action(v: &Value, clip_count: usize, mask_count: usize) -> Result<Actio
                 "\"mask\" {m} is out of range (MIX.json has {mask_count} masks)"
             ));
         }
-        action = action.with_mask(m as u32);
+        action = action.with_mask(keyframe_gpu::MaskId::new(m as u32));
     }
     if let Some(w) = get("wrap") {
         action = action.with_wrap(match w.as_str() {
@@ -265,7 +265,8 @@ fn run_gpu(
         actions_per_character: per,
         masks: mix.masks.clone(),
     };
-    let mut animator = Animator::with_mixer(&h.device, &h.queue, &source.library, rig, &desc)?;
+    let mut animator =
+        Animator::with_mixer(&h.device, &h.queue, &source.library.bind(rig)?, &desc)?;
     let mut b = Blended {
         locals: Vec::new(),
         weights: Vec::new(),
@@ -287,23 +288,39 @@ fn run_gpu(
             let missing = || Failure::Message(format!("no result for sample {c}"));
             b.locals.push(
                 (0..tables.node_count())
-                    .map(|n| poses.local(c, n).ok_or_else(missing))
-                    .collect::<Result<_, _>>()?,
+                    .map(|n| {
+                        let t = poses.local(c, n).ok_or_else(missing)?;
+                        Ok(GpuLocalPose {
+                            translation: t.translation.extend(0.0).to_array(),
+                            rotation: t.rotation.to_array(),
+                            scale: t.scale.extend(0.0).to_array(),
+                        })
+                    })
+                    .collect::<Result<_, Failure>>()?,
             );
             b.weights.push(
                 (0..tables.mesh_count())
                     .map(|m| {
+                        let node = tables.meshes()[m as usize].node;
+                        if node == u32::MAX {
+                            return Ok(Vec::new());
+                        }
                         poses
-                            .morph_weights(c, m)
+                            .morph_weights(c, node)
                             .map(<[f32]>::to_vec)
                             .ok_or_else(missing)
                     })
-                    .collect::<Result<_, _>>()?,
+                    .collect::<Result<_, Failure>>()?,
             );
             b.skins.push(
                 (0..rig.skins().len() as u32)
                     .map(|s| {
-                        let joints = poses.skin_joints(c, s).ok_or_else(missing)?;
+                        let joints = poses
+                            .joints(c, s)
+                            .ok_or_else(missing)?
+                            .iter()
+                            .map(|m| m.to_cols_array())
+                            .collect();
                         Ok(SkinJoints {
                             skin: s,
                             node: rig.skins()[s as usize].mesh_node,

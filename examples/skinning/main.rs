@@ -86,8 +86,8 @@ fn time_compute(
     n: u32,
 ) -> Result<(f64, f64), String> {
     use keyframe_gpu::{Animator, Instance, WrapMode};
-    let mut animator = Animator::with_rig(&h.device, &h.queue, &scene.library, &scene.rig, n)
-        .map_err(|e| e.to_string())?;
+    let mut animator =
+        Animator::new(&h.device, &h.queue, &scene.bound()?, n).map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = (0..n)
         .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
         .collect();

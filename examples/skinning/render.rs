@@ -54,9 +54,8 @@ impl Play {
         let n = self.frames() as u32;
         match self {
             Play::Times(times) => {
-                let mut animator =
-                    Animator::with_rig(&h.device, &h.queue, &scene.library, &scene.rig, n)
-                        .map_err(|e| e.to_string())?;
+                let mut animator = Animator::new(&h.device, &h.queue, &scene.bound()?, n)
+                    .map_err(|e| e.to_string())?;
                 let inst: Vec<Instance> = times
                     .iter()
                     .map(|&t| Instance::new(scene.clip, t))
@@ -77,7 +76,7 @@ impl Play {
                     masks: masks.clone(),
                 };
                 let mut animator =
-                    Animator::with_mixer(&h.device, &h.queue, &scene.library, &scene.rig, &desc)
+                    Animator::with_mixer(&h.device, &h.queue, &scene.bound()?, &desc)
                         .map_err(|e| e.to_string())?;
                 animator
                     .set_actions(&h.queue, actions, counts)
@@ -162,6 +161,13 @@ pub struct Scene {
     /// Shade by this material's animated factors instead of by joint
     /// weights (the tube's material demo, [`material_scene`]).
     pub material: Option<Material>,
+}
+
+impl Scene {
+    /// The clips bound to the rig.
+    pub fn bound(&self) -> Result<keyframe_gpu::BoundLibrary, String> {
+        self.library.bind(&self.rig).map_err(|e| e.to_string())
+    }
 }
 
 /// A material whose factors `KHR_animation_pointer` tracks drive: the

@@ -138,7 +138,7 @@ impl Player {
             actions_per_character: ACTIONS_PER_INSTANCE,
             masks: Vec::new(),
         };
-        let animator = Animator::with_mixer(device, queue, &scene.library, &scene.rig, &desc)
+        let animator = Animator::with_mixer(device, queue, &scene.bound()?, &desc)
             .map_err(|e| e.to_string())?;
         let renderer = MeshRenderer::new(
             device,

@@ -632,6 +632,17 @@ pub fn mix(
     actions: &[Action],
     counts: &[u32],
 ) -> Result<SkinOutput> {
+    Ok(mix_with_samples(tables, library, masks, actions, counts)?.0)
+}
+
+/// [`mix`], also returning the sampled rows.
+pub(crate) fn mix_with_samples(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    masks: &[Mask],
+    actions: &[Action],
+    counts: &[u32],
+) -> Result<(SkinOutput, Vec<f32>)> {
     for mask in masks {
         if mask.factors().len() != tables.node_count() as usize {
             return Err(crate::mix::MixError::MaskLength {
@@ -659,5 +670,6 @@ pub fn mix(
         characters: &packer.characters,
         masks: &mask_table,
     };
-    Ok(mix_resolved(tables, &tables_view, &samples))
+    let out = mix_resolved(tables, &tables_view, &samples);
+    Ok((out, samples))
 }

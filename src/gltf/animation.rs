@@ -15,6 +15,7 @@ use super::pointer::{self, ChannelSlot};
 use super::Document;
 use crate::error::{Error, Result};
 use crate::library::AnimationLibrary;
+use crate::model::NodeName;
 use crate::track::{Clip, Interpolation, PointerTarget, PointerType, Property, Track, ValueKind};
 
 /// The most key values (`f32`s, all channels of all animations together)
@@ -100,6 +101,36 @@ impl Document {
         })
     }
 
+    /// Every node's name and name path from its root ([`NodeName`]), as
+    /// tracks carry them; `None` for a node without a name. Parents come
+    /// from `children`; in a broken hierarchy (a node listed twice, a
+    /// cycle) the first parent counts and the walk stops after as many
+    /// steps as there are nodes.
+    pub fn node_names(&self) -> Vec<Option<Arc<NodeName>>> {
+        let nodes = &self.root.nodes;
+        let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+        for (p, node) in nodes.iter().enumerate() {
+            for child in node.children.iter().flatten() {
+                if let Some(slot) = parent.get_mut(child.value()) {
+                    slot.get_or_insert(p);
+                }
+            }
+        }
+        (0..nodes.len())
+            .map(|n| {
+                nodes[n].name.as_ref()?;
+                let mut path = Vec::new();
+                let mut at = Some(n);
+                while let Some(i) = at.filter(|_| path.len() <= nodes.len()) {
+                    path.push(nodes[i].name.clone());
+                    at = parent[i];
+                }
+                path.reverse();
+                NodeName::from_path(path).map(Arc::new)
+            })
+            .collect()
+    }
+
     /// Imports every animation: one [`Clip`] per animation, one [`Track`]
     /// per channel in `channels` order (core and `KHR_animation_pointer`
     /// channels alike), validated into an [`AnimationLibrary`].
@@ -115,6 +146,7 @@ impl Document {
         }
         let mut inputs: HashMap<usize, Arc<[f32]>> = HashMap::new();
         let mut budget = MAX_IMPORTED_VALUES;
+        let names = self.node_names();
         let mut clips = Vec::with_capacity(self.root.animations.len());
         let mut infos = Vec::with_capacity(self.root.animations.len());
         for (a, anim) in self.root.animations.iter().enumerate() {
@@ -141,6 +173,10 @@ impl Document {
                     }
                 }
                 .map_err(located)?;
+                let track = match (&track.pointer, names.get(info.node)) {
+                    (None, Some(Some(name))) => track.with_target(Arc::clone(name)),
+                    _ => track,
+                };
                 if order.is_some() {
                     let key = match &track.pointer {
                         Some(target) => Target::Pointer(target.pointer.clone()),
@@ -173,10 +209,13 @@ impl Document {
                 channels.push(info);
             }
             let name = anim.name.clone();
-            clips.push(Clip::new(
-                name.clone().unwrap_or_else(|| format!("animation {a}")),
-                tracks,
-            ));
+            clips.push(
+                Clip::new(
+                    name.clone().unwrap_or_else(|| format!("animation {a}")),
+                    tracks,
+                )
+                .with_source(self.source),
+            );
             infos.push(AnimationInfo { name, channels });
         }
         let library = AnimationLibrary::new(clips)?;

@@ -57,6 +57,9 @@ pub struct Document {
     pub root: json::Root,
     /// The bytes of buffer `i`, exactly its `byteLength` long.
     pub buffers: Vec<Vec<u8>>,
+    /// The file's identity (of its JSON's contents): its clips and its rig
+    /// carry it, so that they bind to each other by node index.
+    pub source: crate::model::SourceId,
     /// The `KHR_animation_pointer` channels, which `root` cannot hold:
     /// where a file has any, `root.animations[a].channels` holds only the
     /// core channels of animation `a`. Empty (the default) otherwise.
@@ -153,6 +156,7 @@ impl Document {
         Ok(Document {
             root,
             buffers,
+            source: crate::model::SourceId::of_contents(json_bytes),
             pointers,
         })
     }

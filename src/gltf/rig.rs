@@ -33,7 +33,7 @@ impl Rig {
     /// that fails the validation, and those of [`Rig::from_gltf`].
     pub fn from_document(document: &Document) -> Result<Rig> {
         validate(&document.root).map_err(import_err)?;
-        rig_from(&document.source())
+        Ok(rig_from(&document.source())?.with_source(document.source))
     }
 
     /// Builds the rig of a `gltf` crate document (from `gltf::Gltf` or

@@ -1,36 +1,40 @@
 //! [`Animator`]: the one object a renderer holds. It owns the sampler and,
-//! for a rigged model, the pose and skin passes, takes the per-frame
+//! for a bound library, the pose and skin passes, takes the per-frame
 //! instance table once, records every pass into the caller's encoder, and
-//! hands out the buffers a renderer binds. The lower-level pieces
-//! ([`GpuSampler`], [`GpuSkinner`]) stay available through it.
+//! hands out the buffers a renderer binds, with [`Poses`] for a readback.
 
 use super::skin::GpuSkinner;
+use super::timer::PassTimer;
 use super::GpuSampler;
 use crate::error::Result;
 use crate::instance::Instance;
-use crate::layout::GpuLocalPose;
 use crate::library::AnimationLibrary;
 use crate::mix::{check_desc, mask_table, Action, MixError, MixerDesc, Packer};
+use crate::model::poses::Flat;
+use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
 use crate::rig::{Rig, SkinTables};
 
-/// Animates many instances of a model on the GPU: sampling, then (with a
-/// rig) local pose, hierarchy, joint matrices and morph weights, with no
-/// readback in between.
+/// Animates many instances of a model on the GPU: sampling, then local
+/// pose, hierarchy, joint matrices and morph weights, with no readback in
+/// between.
 ///
-/// Once: [`Animator::new`] (sampling only) or [`Animator::with_rig`].
-/// Per frame: [`set_instances`](Self::set_instances) (clip and time of each
-/// instance; one small buffer write), [`record`](Self::record) into your
-/// encoder, then bind [`joint_matrix_buffer`](Self::joint_matrix_buffer)
-/// (or [`output_bind_group`](Self::output_bind_group)) in your skinning
-/// pipeline. Reading results back is optional:
-/// [`read_back`](Self::read_back).
+/// Once: bind a library to a rig ([`AnimationLibrary::bind`]), then
+/// [`Animator::new`] (or [`Animator::with_mixer`] to blend several actions
+/// per character). Per frame: [`set_instances`](Self::set_instances) (clip
+/// and time of each instance; one small buffer write),
+/// [`record`](Self::record) into your encoder, then draw each of
+/// [`parts`](Self::parts) from [`joint_matrix_buffer`](Self::joint_matrix_buffer)
+/// and [`world_matrix_buffer`](Self::world_matrix_buffer) (or the bind
+/// group of [`output_bind_group`](Self::output_bind_group)). Reading
+/// results back is optional: [`read_back`](Self::read_back).
 ///
 /// ```no_run
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
 /// #      library: &keyframe_gpu::AnimationLibrary, rig: &keyframe_gpu::Rig)
 /// #      -> Result<(), keyframe_gpu::Error> {
 /// use keyframe_gpu::{Animator, Instance};
-/// let mut animator = Animator::with_rig(device, queue, library, rig, 1_000)?;
+/// let bound = library.bind(rig)?;
+/// let mut animator = Animator::new(device, queue, &bound, 1_000)?;
 /// let walk = library.clip_by_name("walk").unwrap_or(0);
 /// let instances: Vec<Instance> = (0..1_000).map(|i| Instance::new(walk, i as f64 * 0.1)).collect();
 /// animator.set_instances(queue, &instances)?;
@@ -42,8 +46,16 @@ use crate::rig::{Rig, SkinTables};
 #[derive(Debug)]
 pub struct Animator {
     sampler: GpuSampler,
-    skin: Option<(Rig, GpuSkinner)>,
+    skin: Option<Posing>,
     mixer: Option<Mixer>,
+}
+
+/// The pose and skin passes of a bound library, with what they were built
+/// from.
+#[derive(Debug)]
+struct Posing {
+    bound: BoundLibrary,
+    skinner: GpuSkinner,
 }
 
 /// The host side of an animator's mixer: its capacity, its masks' count
@@ -57,12 +69,64 @@ struct Mixer {
 }
 
 impl Animator {
-    /// An animator that samples `library` for up to `max_instances`
-    /// instances (no rig: the sampled values are the output).
+    /// An animator that samples `bound`'s library and poses its rig with
+    /// it: local pose, world transforms, joint matrices of every skin and
+    /// morph weights of every mesh, for up to `max_instances` instances.
+    ///
+    /// # Errors
+    /// Those of [`GpuSampler::new`] and of the skin passes (buffers past
+    /// the device's limits, [`Error::Gpu`](crate::Error::Gpu)).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        bound: &BoundLibrary,
+        max_instances: u32,
+    ) -> Result<Self> {
+        let sampler = GpuSampler::new(device, queue, bound.library(), max_instances)?;
+        Self::posing(device, sampler, bound)
+    }
+
+    /// An animator of another rig bound to the same library as `other`'s,
+    /// sharing `other`'s upload of the library (its keys, values and
+    /// tables are on the device once for both), for up to `max_instances`
+    /// instances. `None` when `bound`'s library is not `other`'s (see
+    /// [`Animator::new`] then).
+    ///
+    /// # Errors
+    /// As [`Animator::new`].
+    pub fn sharing(
+        device: &wgpu::Device,
+        other: &Animator,
+        bound: &BoundLibrary,
+        max_instances: u32,
+    ) -> Result<Option<Self>> {
+        if !other.library().same_data(bound.library()) {
+            return Ok(None);
+        }
+        let sampler = other.sampler.sharing(device, max_instances)?;
+        Self::posing(device, sampler, bound).map(Some)
+    }
+
+    fn posing(device: &wgpu::Device, sampler: GpuSampler, bound: &BoundLibrary) -> Result<Self> {
+        let tables = SkinTables::of(bound)?;
+        let skinner = GpuSkinner::new(device, &sampler, &tables)?;
+        Ok(Animator {
+            sampler,
+            skin: Some(Posing {
+                bound: bound.clone(),
+                skinner,
+            }),
+            mixer: None,
+        })
+    }
+
+    /// An animator that only samples `library`, for up to `max_instances`
+    /// instances, without a rig: the sampled values (and the pointer
+    /// targets among them) are the output.
     ///
     /// # Errors
     /// Those of [`GpuSampler::new`].
-    pub fn new(
+    pub fn sampler_only(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
@@ -75,39 +139,16 @@ impl Animator {
         })
     }
 
-    /// An animator that samples `library` and poses `rig` with it: local
-    /// pose, global transforms, joint matrices of every skin and morph
-    /// weights of every mesh, for up to `max_instances` instances.
-    ///
-    /// # Errors
-    /// Those of [`GpuSampler::new`], [`SkinTables::new`] (a track of the
-    /// library that does not fit the rig) and [`GpuSkinner::new`].
-    pub fn with_rig(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        library: &AnimationLibrary,
-        rig: &Rig,
-        max_instances: u32,
-    ) -> Result<Self> {
-        let sampler = GpuSampler::new(device, queue, library, max_instances)?;
-        let tables = SkinTables::new(rig, library)?;
-        let skinner = GpuSkinner::new(device, &sampler, &tables)?;
-        Ok(Animator {
-            sampler,
-            skin: Some((rig.clone(), skinner)),
-            mixer: None,
-        })
-    }
-
     /// An animator whose characters each blend several actions (a
-    /// crossfade, a masked layer, additive clips) into one pose of `rig`,
-    /// by the rules of three.js's `AnimationMixer` with masks (the README,
-    /// "Blending"): every action is sampled, the mix pass blends them per
-    /// node into the local poses, and the hierarchy and joint stages read
-    /// the blended pose. Up to `desc.characters` characters of up to
-    /// `desc.actions_per_character` actions; `desc.masks` are uploaded
-    /// once. Per frame: [`set_actions`](Self::set_actions), then
-    /// [`record`](Self::record). Outputs are indexed by character.
+    /// crossfade, a masked layer, additive clips) into one pose of
+    /// `bound`'s rig, by the rules of three.js's `AnimationMixer` with
+    /// masks (`docs/USAGE.md`, "Blending"): every action is sampled, the
+    /// mix pass blends them per node into the local poses, and the
+    /// hierarchy and joint stages read the blended pose. Up to
+    /// `desc.characters` characters of up to `desc.actions_per_character`
+    /// actions; `desc.masks` are uploaded once. Per frame:
+    /// [`set_actions`](Self::set_actions), then [`record`](Self::record).
+    /// Outputs are indexed by character.
     ///
     /// The sampler holds two rows per action slot (the action's time and,
     /// for an additive action, its reference time); its output buffer is
@@ -116,17 +157,17 @@ impl Animator {
     /// # Errors
     /// [`MixError::ActionCapacity`] (0 or more than
     /// [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per character),
-    /// [`MixError::MaskLength`] (a mask built for another rig),
+    /// [`MixError::MaskOfOtherRig`] and [`MixError::MaskLength`] (a mask
+    /// made for another rig),
     /// [`Error::LimitExceeded`](crate::Error::LimitExceeded) when the rows
-    /// do not fit a `u32`, and those of [`with_rig`](Self::with_rig).
+    /// do not fit a `u32`, and those of [`new`](Self::new).
     pub fn with_mixer(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        library: &AnimationLibrary,
-        rig: &Rig,
+        bound: &BoundLibrary,
         desc: &MixerDesc,
     ) -> Result<Self> {
-        check_desc(rig, desc)?;
+        check_desc(bound.rig(), desc)?;
         let rows = u64::from(desc.characters) * u64::from(desc.actions_per_character) * 2;
         let rows = u32::try_from(rows).map_err(|_| crate::Error::LimitExceeded {
             what: "mixer rows (characters x actions x 2)",
@@ -134,8 +175,8 @@ impl Animator {
             limit_name: "u32 indexing",
             limit: u64::from(u32::MAX),
         })?;
-        let sampler = GpuSampler::new(device, queue, library, rows)?;
-        let tables = SkinTables::new(rig, library)?;
+        let sampler = GpuSampler::new(device, queue, bound.library(), rows)?;
+        let tables = SkinTables::of(bound)?;
         let skinner = GpuSkinner::with_mixer(
             device,
             &sampler,
@@ -146,7 +187,10 @@ impl Animator {
         )?;
         Ok(Animator {
             sampler,
-            skin: Some((rig.clone(), skinner)),
+            skin: Some(Posing {
+                bound: bound.clone(),
+                skinner,
+            }),
             mixer: Some(Mixer {
                 characters: desc.characters,
                 per_character: desc.actions_per_character,
@@ -163,11 +207,10 @@ impl Animator {
     ///
     /// ```no_run
     /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
-    /// #      library: &keyframe_gpu::AnimationLibrary, rig: &keyframe_gpu::Rig)
+    /// #      bound: &keyframe_gpu::BoundLibrary)
     /// #      -> Result<(), keyframe_gpu::Error> {
     /// use keyframe_gpu::{Action, Animator, MixerDesc, WrapMode};
-    /// let desc = MixerDesc { characters: 100, actions_per_character: 2, masks: vec![] };
-    /// let mut animator = Animator::with_mixer(device, queue, library, rig, &desc)?;
+    /// let mut animator = Animator::with_mixer(device, queue, bound, &MixerDesc::new(100, 2))?;
     /// let (walk, run) = (0, 1);
     /// // Character c started fading from walk to run at 2.0 s, over 0.25 s.
     /// let now = 2.1;
@@ -195,7 +238,7 @@ impl Animator {
         actions: &[Action],
         counts: &[u32],
     ) -> Result<()> {
-        let (Some(mixer), Some((_, skinner))) = (&mut self.mixer, &mut self.skin) else {
+        let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
             return Err(MixError::NoMixer.into());
         };
         mixer.packer.pack(
@@ -209,7 +252,9 @@ impl Animator {
         // Checked: every clip is in range, every time finite, and the rows
         // fit (two per action slot).
         self.sampler.set_instances(queue, &mixer.packer.rows)?;
-        skinner.write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+        posing
+            .skinner
+            .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
         Ok(())
     }
 
@@ -217,7 +262,7 @@ impl Animator {
     #[must_use]
     pub fn instance_count(&self) -> u32 {
         match &self.skin {
-            Some((_, skinner)) => skinner.instance_count(),
+            Some(posing) => posing.skinner.instance_count(),
             None => self.sampler.instance_count(),
         }
     }
@@ -233,7 +278,7 @@ impl Animator {
     /// With a mixer, each instance is a character playing one action of
     /// weight 1 (the unblended pose, bit for bit).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
-        if let (Some(mixer), Some((_, skinner))) = (&mut self.mixer, &mut self.skin) {
+        if let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) {
             if instances.len() > mixer.characters as usize {
                 return Err(MixError::TooManyCharacters {
                     count: instances.len(),
@@ -243,12 +288,14 @@ impl Animator {
             }
             self.sampler.set_instances(queue, instances)?;
             mixer.packer.pack_instances(instances);
-            skinner.write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+            posing
+                .skinner
+                .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
             return Ok(());
         }
         self.sampler.set_instances(queue, instances)?;
-        if let Some((_, skinner)) = &mut self.skin {
-            skinner.prepare(queue, &self.sampler)?;
+        if let Some(posing) = &mut self.skin {
+            posing.skinner.prepare(queue, &self.sampler)?;
         }
         Ok(())
     }
@@ -263,32 +310,38 @@ impl Animator {
         self.record_pass(&mut pass);
     }
 
+    /// [`record`](Self::record), with the compute pass's GPU time measured
+    /// by `timer` (when its previous measurement has been read).
+    pub fn record_timed(&self, encoder: &mut wgpu::CommandEncoder, timer: &mut PassTimer) {
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("keyframe-gpu.animate"),
+                timestamp_writes: timer.pass_writes(),
+            });
+            self.record_pass(&mut pass);
+        }
+        timer.resolve(encoder);
+    }
+
     /// Records every pass into a compute pass the caller owns (wgpu orders
     /// the dispatches' reads after the writes they depend on).
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.sampler.record_pass(pass);
-        if let Some((_, skinner)) = &self.skin {
-            skinner.record_pass(pass);
+        if let Some(posing) = &self.skin {
+            posing.skinner.record_pass(pass);
         }
     }
 
-    /// The sampler: its output buffer holds every instance's sampled track
-    /// values (layout on [`AnimationLibrary`]).
+    /// The library bound to the rig, when built with one.
     #[must_use]
-    pub fn sampler(&self) -> &GpuSampler {
-        &self.sampler
-    }
-
-    /// The pose and skin passes, when built with a rig.
-    #[must_use]
-    pub fn skinner(&self) -> Option<&GpuSkinner> {
-        self.skin.as_ref().map(|(_, s)| s)
+    pub fn bound(&self) -> Option<&BoundLibrary> {
+        self.skin.as_ref().map(|p| &p.bound)
     }
 
     /// The rig, when built with one.
     #[must_use]
     pub fn rig(&self) -> Option<&Rig> {
-        self.skin.as_ref().map(|(r, _)| r)
+        self.bound().map(BoundLibrary::rig)
     }
 
     /// The library being sampled.
@@ -297,41 +350,58 @@ impl Animator {
         self.sampler.library()
     }
 
-    /// Joint matrices (`array<mat4x4<f32>>`, instance `i`'s skin `s` joint
-    /// `j` at `i * joint_count + skin_offsets[s] + j`), when built with a
-    /// rig.
+    /// Every mesh node of the rig with where its matrices and morph
+    /// weights sit in the output buffers: what a renderer draws (empty
+    /// without a rig).
+    #[must_use]
+    pub fn parts(&self) -> Vec<Part> {
+        self.rig().map(Rig::parts).unwrap_or_default()
+    }
+
+    /// Where one instance's results sit in the output buffers, when built
+    /// with a rig.
+    #[must_use]
+    pub fn output_layout(&self) -> Option<OutputLayout> {
+        self.rig().map(Rig::output_layout)
+    }
+
+    /// Joint matrices (`array<mat4x4<f32>>`): instance `i`'s block at
+    /// `i * layout.joints()`, each skin's at its
+    /// [`OutputLayout::skin_joints`] in it; when built with a rig.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::joint_matrix_buffer)
     }
 
-    /// Global node matrices (`array<mat4x4<f32>>`, `i * node_count +
-    /// node`), when built with a rig.
+    /// World matrices of every node (`array<mat4x4<f32>>`, instance `i`'s
+    /// node `n` at `i * layout.nodes() + n`): what rigid parts draw with;
+    /// when built with a rig.
     #[must_use]
-    pub fn global_buffer(&self) -> Option<&wgpu::Buffer> {
+    pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::global_buffer)
     }
 
     /// With a mixer: each character's blended pointer properties
-    /// (`KHR_animation_pointer` targets, `array<f32>`): character `c`'s
-    /// target `k` (in [`AnimationLibrary::pointer_targets`] order) at `c *
-    /// property_stride + pointer_targets[k][3]` of the rig's
-    /// [`SkinTables`]. Without a mixer each instance's values are in the
-    /// sampler's output at the target's slot.
+    /// (`KHR_animation_pointer` targets, `array<f32>`; read them by name
+    /// with [`Poses::property`]). Without a mixer each instance's values
+    /// are in the sampler's output at the target's slot
+    /// ([`AnimationLibrary::pointer_targets`]).
     #[must_use]
     pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().and_then(GpuSkinner::property_buffer)
     }
 
-    /// Morph weights (`array<f32>`), when built with a rig.
+    /// Morph weights (`array<f32>`: instance `i`'s block at
+    /// `i * layout.morph_weights()`, each mesh's at its
+    /// [`OutputLayout::mesh_weights`] in it); when built with a rig.
     #[must_use]
     pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::morph_weight_buffer)
     }
 
     /// A read-only bind group of the skinning outputs for a renderer
-    /// (binding 0 joint matrices, 1 morph weights, 2 globals), and its
-    /// layout, when built with a rig.
+    /// (binding 0 joint matrices, 1 morph weights, 2 world matrices), and
+    /// its layout, when built with a rig.
     #[must_use]
     pub fn output_bind_group(&self) -> Option<(&wgpu::BindGroupLayout, &wgpu::BindGroup)> {
         self.skinner()
@@ -343,175 +413,68 @@ impl Animator {
     /// submitted. For a readback every frame without the stall, see
     /// [`ReadbackRing`](crate::gpu::ReadbackRing).
     ///
+    /// The local transforms are the pose pass's where it stores them (the
+    /// staged strategy and the mixer); where the fused skin pass keeps them
+    /// in registers they are computed here from the sampled values read
+    /// back, by the CPU twin's `local_pose`.
+    ///
     /// # Errors
     /// [`Error::Readback`](crate::Error::Readback) or
     /// [`Error::Gpu`](crate::Error::Gpu).
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
         let samples = self.sampler.read_back(device, queue)?;
-        let (joints, globals, morph_weights, locals, properties, tables) = match &self.skin {
-            Some((_, skinner)) => (
-                skinner.read_back_joints(device, queue)?,
-                skinner.read_back_globals(device, queue)?,
-                skinner.read_back_morph_weights(device, queue)?,
-                skinner.read_back_locals(device, queue)?,
-                skinner.read_back_properties(device, queue)?,
-                Some(skinner.tables().clone()),
-            ),
-            None => (
-                Vec::new(),
-                Vec::new(),
-                Vec::new(),
-                Vec::new(),
-                Vec::new(),
-                None,
-            ),
+        let Some(posing) = &self.skin else {
+            return Ok(Poses::unposed(
+                self.library(),
+                self.instance_count(),
+                samples,
+            ));
         };
-        Ok(Poses {
+        let skinner = &posing.skinner;
+        let mut locals = skinner.read_back_locals(device, queue)?;
+        let tables = skinner.tables();
+        if locals.is_empty() {
+            for (i, inst) in self.sampler.resolved().iter().enumerate() {
+                for n in 0..tables.node_count() {
+                    locals.push(crate::cpu::pose::local_pose(
+                        tables, &samples, i as u32, inst.clip, n,
+                    ));
+                }
+            }
+        }
+        let matrices = |flat: Vec<f32>| -> Vec<glam::Mat4> {
+            flat.chunks_exact(16)
+                .map(glam::Mat4::from_cols_slice)
+                .collect()
+        };
+        let flat = Flat {
             instance_count: self.instance_count(),
-            pointers: if self.mixer.is_some() {
-                self.sampler
-                    .library()
-                    .pointer_targets()
-                    .iter()
-                    .map(|p| p.pointer.clone())
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            locals,
-            properties,
-            output_stride: self.sampler.library().output_stride(),
             samples,
-            joints,
-            globals,
-            morph_weights,
-            tables,
-        })
+            locals,
+            world: matrices(skinner.read_back_globals(device, queue)?),
+            joints: matrices(skinner.read_back_joints(device, queue)?),
+            morph_weights: skinner.read_back_morph_weights(device, queue)?,
+            properties: if self.mixer.is_some() {
+                Some(skinner.read_back_properties(device, queue)?)
+            } else {
+                None
+            },
+        };
+        Ok(Poses::new(posing.bound.rig(), tables, self.library(), flat))
     }
-}
 
-/// One frame's results read back by [`Animator::read_back`], indexed by
-/// instance, node, skin and mesh instead of by offset arithmetic.
-#[derive(Debug, Clone)]
-pub struct Poses {
-    instance_count: u32,
-    pointers: Vec<String>,
-    locals: Vec<GpuLocalPose>,
-    properties: Vec<f32>,
-    output_stride: u32,
-    samples: Vec<f32>,
-    joints: Vec<f32>,
-    globals: Vec<f32>,
-    morph_weights: Vec<f32>,
-    tables: Option<SkinTables>,
-}
-
-/// The 16 floats at matrix index `m` of `flat`.
-fn matrix(flat: &[f32], m: usize) -> Option<[f32; 16]> {
-    let s = flat.get(m.checked_mul(16)?..m.checked_mul(16)?.checked_add(16)?)?;
-    let mut out = [0.0; 16];
-    out.copy_from_slice(s);
-    Some(out)
-}
-
-impl Poses {
-    /// Instances in the frame.
+    /// The sampler (its output buffer holds every instance's sampled track
+    /// values, layout on [`AnimationLibrary`]).
+    #[doc(hidden)]
     #[must_use]
-    pub fn instance_count(&self) -> u32 {
-        self.instance_count
+    pub fn sampler(&self) -> &GpuSampler {
+        &self.sampler
     }
 
-    /// Instance `i`'s local pose of `node` (translation, unit rotation,
-    /// scale: with a mixer, the blended pose); `None` without a rig, out
-    /// of range, or when the skin strategy keeps the locals in registers
-    /// (only [`SkinStrategy::Staged`](crate::SkinStrategy::Staged) and the
-    /// mixer store them).
+    /// The pose and skin passes, when built with a rig.
+    #[doc(hidden)]
     #[must_use]
-    pub fn local(&self, i: u32, node: u32) -> Option<GpuLocalPose> {
-        let t = self.tables.as_ref()?;
-        if i >= self.instance_count || node >= t.node_count() {
-            return None;
-        }
-        self.locals
-            .get(i as usize * t.node_count() as usize + node as usize)
-            .copied()
-    }
-
-    /// With a mixer: character `c`'s blended value of the pointer target
-    /// `pointer` (e.g. `/materials/0/pbrMetallicRoughness/baseColorFactor`);
-    /// `None` without a mixer, out of range, or for a pointer no clip
-    /// animates.
-    #[must_use]
-    pub fn property(&self, c: u32, pointer: &str) -> Option<&[f32]> {
-        let t = self.tables.as_ref()?;
-        if c >= self.instance_count {
-            return None;
-        }
-        let k = self.pointer_index(pointer)?;
-        let [_, width, _, at] = *t.pointer_targets().get(k)?;
-        let start = c as usize * t.property_stride() as usize + at as usize;
-        self.properties.get(start..start + width as usize)
-    }
-
-    fn pointer_index(&self, pointer: &str) -> Option<usize> {
-        self.pointers.iter().position(|p| p == pointer)
-    }
-
-    /// Row `i`'s block of sampled values (`output_stride` floats, layout
-    /// on [`AnimationLibrary`]: instance `i`, or with a mixer the `i`-th
-    /// action in the frame's flat order), `None` past the last row.
-    #[must_use]
-    pub fn samples(&self, i: u32) -> Option<&[f32]> {
-        let stride = self.output_stride as usize;
-        self.samples
-            .get(i as usize * stride..(i as usize + 1) * stride)
-    }
-
-    /// Instance `i`'s joint matrices of skin `skin` (column-major, in the
-    /// skin's joint order); `None` without a rig or out of range.
-    #[must_use]
-    pub fn skin_joints(&self, i: u32, skin: u32) -> Option<Vec<[f32; 16]>> {
-        let t = self.tables.as_ref()?;
-        if i >= self.instance_count {
-            return None;
-        }
-        let offsets = t.skin_offsets();
-        let first = *offsets.get(skin as usize)?;
-        let end = offsets
-            .get(skin as usize + 1)
-            .copied()
-            .unwrap_or(t.joint_count());
-        let base = i as usize * t.joint_count() as usize;
-        (first..end)
-            .map(|j| matrix(&self.joints, base + j as usize))
-            .collect()
-    }
-
-    /// Instance `i`'s global transform of `node` (column-major: the node's
-    /// model matrix, for attaching an object to a bone); `None` without a
-    /// rig or out of range.
-    #[must_use]
-    pub fn global(&self, i: u32, node: u32) -> Option<[f32; 16]> {
-        let t = self.tables.as_ref()?;
-        if i >= self.instance_count || node >= t.node_count() {
-            return None;
-        }
-        matrix(
-            &self.globals,
-            i as usize * t.node_count() as usize + node as usize,
-        )
-    }
-
-    /// Instance `i`'s morph weights of mesh `mesh`; `None` without a rig or
-    /// out of range (empty for a mesh without morph targets).
-    #[must_use]
-    pub fn morph_weights(&self, i: u32, mesh: u32) -> Option<&[f32]> {
-        let t = self.tables.as_ref()?;
-        if i >= self.instance_count {
-            return None;
-        }
-        let m = t.meshes().get(mesh as usize)?;
-        let at = i as usize * t.morph_stride() as usize + m.weights_offset as usize;
-        self.morph_weights.get(at..at + m.target_count as usize)
+    pub fn skinner(&self) -> Option<&GpuSkinner> {
+        self.skin.as_ref().map(|p| &p.skinner)
     }
 }

@@ -8,11 +8,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::animator::{Animator, Poses};
+use super::animator::Animator;
 use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::library::AnimationLibrary;
-use crate::rig::Rig;
+use crate::model::{BoundLibrary, Poses};
 use crate::track::WrapMode;
 
 /// Tells crowds apart, so that an id of one crowd is never taken for a
@@ -101,9 +101,11 @@ struct Model {
     scratch: Vec<Instance>,
 }
 
-/// Several models animated together: each model is a rig (or none, to
-/// sample only) with the [`AnimationLibrary`] of clips made for it, and
-/// its own [`Animator`] inside. The one object a renderer of a crowd with
+/// Several models animated together: each model is a library bound to a
+/// rig ([`BoundLibrary`]; or a library alone, to sample only), with its
+/// own [`Animator`] inside. Models whose libraries are the same library
+/// (two characters from different files with the same skeleton names,
+/// bound to one library of clips) share one upload of it. The one object a renderer of a crowd with
 /// more than one kind of character holds.
 ///
 /// Once: [`Crowd::new`], then [`add_model`](Self::add_model) per model.
@@ -121,8 +123,8 @@ struct Model {
 /// #      -> Result<(), keyframe_gpu::Error> {
 /// use keyframe_gpu::{Crowd, CrowdInstance};
 /// let mut crowd = Crowd::new();
-/// let k = crowd.add_model(device, queue, "knight", knight_clips, Some(knight), 500)?;
-/// let h = crowd.add_model(device, queue, "horse", horse_clips, Some(horse), 100)?;
+/// let k = crowd.add_model(device, queue, "knight", &knight_clips.bind(knight)?, 500)?;
+/// let h = crowd.add_model(device, queue, "horse", &horse_clips.bind(horse)?, 100)?;
 /// let walk = crowd.clip(k, "walk").expect("the knight walks");
 /// let gallop = crowd.clip(h, "gallop").expect("the horse gallops");
 /// let frame = [CrowdInstance::new(k, walk, 0.5), CrowdInstance::new(h, gallop, 0.25)];
@@ -161,39 +163,86 @@ impl Crowd {
         }
     }
 
-    /// Adds a model named `name`: `library` holds the clips made for it,
-    /// `rig` its nodes, skins and meshes (`None` samples the clips only),
-    /// for up to `max_instances` instances of this model per frame.
+    /// Adds a model named `name`: `bound` is the library of its clips bound
+    /// to its rig, for up to `max_instances` instances of this model per
+    /// frame. A model whose library is an earlier model's shares that
+    /// model's upload of it ([`Animator::sharing`]).
     ///
     /// # Errors
     /// [`Error::DuplicateModel`] when the crowd already has a model of that
-    /// name; those of [`Animator::new`] or [`Animator::with_rig`] (a clip
-    /// that does not fit the rig, device limits). On error the crowd is
-    /// unchanged.
+    /// name; those of [`Animator::new`] (device limits). On error the crowd
+    /// is unchanged.
     pub fn add_model(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         name: &str,
-        library: &AnimationLibrary,
-        rig: Option<&Rig>,
+        bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<ModelId> {
+        self.check_name(name)?;
+        let mut shared = None;
+        for m in &self.models {
+            if let Some(a) = Animator::sharing(device, &m.animator, bound, max_instances)? {
+                shared = Some(a);
+                break;
+            }
+        }
+        let animator = match shared {
+            Some(a) => a,
+            None => Animator::new(device, queue, bound, max_instances)?,
+        };
+        self.push(name, animator)
+    }
+
+    /// Adds a model that only samples `library` (no rig), for up to
+    /// `max_instances` instances per frame.
+    ///
+    /// # Errors
+    /// As [`add_model`](Self::add_model).
+    pub fn add_sampled_model(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        name: &str,
+        library: &AnimationLibrary,
+        max_instances: u32,
+    ) -> Result<ModelId> {
+        self.check_name(name)?;
+        let animator = Animator::sampler_only(device, queue, library, max_instances)?;
+        self.push(name, animator)
+    }
+
+    /// How many uploads of clip libraries the crowd's models hold: models
+    /// whose bound libraries are the same library share one.
+    #[must_use]
+    pub fn uploads(&self) -> usize {
+        let mut ids: Vec<usize> = self
+            .models
+            .iter()
+            .map(|m| m.animator.sampler().upload_id())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    }
+
+    fn check_name(&self, name: &str) -> Result<()> {
         if self.models.iter().any(|m| m.name == name) {
             return Err(Error::DuplicateModel {
                 name: name.to_owned(),
             });
         }
+        Ok(())
+    }
+
+    fn push(&mut self, name: &str, animator: Animator) -> Result<ModelId> {
         let index = u32::try_from(self.models.len()).map_err(|_| Error::LimitExceeded {
             what: "models in a crowd",
             needed: self.models.len() as u64 + 1,
             limit_name: "u32::MAX",
             limit: u64::from(u32::MAX),
         })?;
-        let animator = match rig {
-            Some(rig) => Animator::with_rig(device, queue, library, rig, max_instances)?,
-            None => Animator::new(device, queue, library, max_instances)?,
-        };
         // Every per-frame vector gets its largest size now: a model never
         // holds more than its capacity, the crowd never more than the sum.
         let capacity = animator.sampler().capacity() as usize;
@@ -459,28 +508,36 @@ impl CrowdPoses {
         Some((self.models.get(model as usize)?, slot))
     }
 
-    /// Crowd instance `instance`'s global transform of `node` of its
-    /// model's rig ([`Poses::global`]).
+    /// Crowd instance `instance`'s world matrix of `node` of its model's
+    /// rig ([`Poses::world`]).
     #[must_use]
-    pub fn global(&self, instance: usize, node: u32) -> Option<[f32; 16]> {
+    pub fn world(&self, instance: usize, node: u32) -> Option<glam::Mat4> {
         let (p, slot) = self.at(instance)?;
-        p.global(slot, node)
+        p.world(slot, node)
+    }
+
+    /// Crowd instance `instance`'s local transform of `node` of its
+    /// model's rig ([`Poses::local`]).
+    #[must_use]
+    pub fn local(&self, instance: usize, node: u32) -> Option<crate::model::Transform> {
+        let (p, slot) = self.at(instance)?;
+        p.local(slot, node)
     }
 
     /// Crowd instance `instance`'s joint matrices of skin `skin` of its
-    /// model's rig ([`Poses::skin_joints`]).
+    /// model's rig ([`Poses::joints`]).
     #[must_use]
-    pub fn skin_joints(&self, instance: usize, skin: u32) -> Option<Vec<[f32; 16]>> {
+    pub fn joints(&self, instance: usize, skin: u32) -> Option<&[glam::Mat4]> {
         let (p, slot) = self.at(instance)?;
-        p.skin_joints(slot, skin)
+        p.joints(slot, skin)
     }
 
-    /// Crowd instance `instance`'s morph weights of mesh `mesh`
-    /// ([`Poses::morph_weights`]).
+    /// Crowd instance `instance`'s morph weights of the mesh of node
+    /// `node` ([`Poses::morph_weights`]).
     #[must_use]
-    pub fn morph_weights(&self, instance: usize, mesh: u32) -> Option<&[f32]> {
+    pub fn morph_weights(&self, instance: usize, node: u32) -> Option<&[f32]> {
         let (p, slot) = self.at(instance)?;
-        p.morph_weights(slot, mesh)
+        p.morph_weights(slot, node)
     }
 
     /// Crowd instance `instance`'s sampled values ([`Poses::samples`]).

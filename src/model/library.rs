@@ -402,6 +402,12 @@ impl AnimationLibrary {
             .find(|p| p.pointer == pointer)
     }
 
+    /// Whether `other` is this library or a clone of it (the same arrays,
+    /// and so the same upload).
+    pub(crate) fn same_data(&self, other: &AnimationLibrary) -> bool {
+        Arc::ptr_eq(&self.data, &other.data)
+    }
+
     /// The clips, as given.
     #[must_use]
     pub fn clips(&self) -> &[Clip] {

@@ -17,7 +17,7 @@ use crate::instance::Instance;
 pub use crate::layout::MAX_ACTIONS;
 use crate::layout::{GpuMixAction, NO_MASK, NO_ROW};
 use crate::library::AnimationLibrary;
-use crate::rig::Rig;
+use crate::rig::{Rig, RigId};
 use crate::track::WrapMode;
 
 /// One action of a character for one frame: a clip played at a time,
@@ -44,9 +44,9 @@ pub struct Action {
     pub wrap: WrapMode,
     /// The weight: finite and `>= 0` (0 leaves the action out).
     pub weight: f32,
-    /// The mask (index among the mixer's masks), `None` for every node at
-    /// factor 1.
-    pub mask: Option<u32>,
+    /// The mask ([`MixerDesc::add_mask`] gave its handle), `None` for
+    /// every node at factor 1.
+    pub mask: Option<MaskId>,
     /// `Some(reference time)`: an additive action, which adds the
     /// difference between its clip at `time` and at the reference time
     /// (mapped by `wrap`) on top of the normal actions; `None`: a normal
@@ -82,7 +82,7 @@ impl Action {
 
     /// The same action through mask `mask`.
     #[must_use]
-    pub fn with_mask(self, mask: u32) -> Self {
+    pub fn with_mask(self, mask: MaskId) -> Self {
         Action {
             mask: Some(mask),
             ..self
@@ -103,11 +103,37 @@ impl Action {
 
 /// A factor in `[0, 1]` per node of a rig: how much of an action reaches
 /// each node (0: the action does not touch the node, exactly as if its
-/// clip had no track for it). Built once, given to the mixer at creation
-/// ([`MixerDesc::masks`]) and named by index from [`Action::mask`].
+/// clip had no track for it). Built once for one rig, given to the mixer
+/// at creation ([`MixerDesc::add_mask`]) and named by its [`MaskId`] from
+/// [`Action::mask`]. A mask made for one rig is refused on any other
+/// ([`MixError::MaskOfOtherRig`]), even one with as many nodes.
+///
+/// An override layer (an upper-body clip over a walk) needs the mask on
+/// the layer and its complement on the base: [`Mask::inverted`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mask {
     factors: Vec<f32>,
+    rig: RigId,
+}
+
+/// The handle of a mask of a mixer: what [`MixerDesc::add_mask`] returns,
+/// for [`Action::with_mask`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MaskId(u32);
+
+impl MaskId {
+    /// The handle of the mask at `index` of [`MixerDesc::masks`] (the
+    /// `index`-th mask added).
+    #[must_use]
+    pub fn new(index: u32) -> Self {
+        MaskId(index)
+    }
+
+    /// Its index among the mixer's masks.
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.0
+    }
 }
 
 impl Mask {
@@ -154,7 +180,10 @@ impl Mask {
                 0.0
             })
             .collect();
-        Ok(Mask { factors })
+        Ok(Mask {
+            factors,
+            rig: rig.id(),
+        })
     }
 
     /// Every node at `factor`; [`set`](Self::set) changes single nodes.
@@ -166,6 +195,7 @@ impl Mask {
         check_factor(u32::MAX, factor)?;
         Ok(Mask {
             factors: vec![factor; rig.nodes().len()],
+            rig: rig.id(),
         })
     }
 
@@ -183,7 +213,10 @@ impl Mask {
         for (n, &f) in factors.iter().enumerate() {
             check_factor(n as u32, f)?;
         }
-        Ok(Mask { factors })
+        Ok(Mask {
+            factors,
+            rig: rig.id(),
+        })
     }
 
     /// Sets `node`'s factor.
@@ -212,6 +245,17 @@ impl Mask {
     pub fn factors(&self) -> &[f32] {
         &self.factors
     }
+
+    /// The complement: factor `1 - f` for each node's `f`, for the same
+    /// rig. The base under an override layer takes the layer's mask
+    /// inverted, so that the two add up to 1 on every node.
+    #[must_use]
+    pub fn inverted(&self) -> Mask {
+        Mask {
+            factors: self.factors.iter().map(|f| 1.0 - f).collect(),
+            rig: self.rig,
+        }
+    }
 }
 
 fn check_factor(node: u32, factor: f32) -> Result<(), MixError> {
@@ -232,8 +276,28 @@ pub struct MixerDesc {
     pub characters: u32,
     /// The most actions per character (1 to [`MAX_ACTIONS`]).
     pub actions_per_character: u32,
-    /// The masks that [`Action::mask`] names by index.
+    /// The masks that [`Action::mask`] names, in the order of their
+    /// [`MaskId`]s.
     pub masks: Vec<Mask>,
+}
+
+impl MixerDesc {
+    /// A mixer for up to `characters` characters of up to
+    /// `actions_per_character` actions each, without masks.
+    #[must_use]
+    pub fn new(characters: u32, actions_per_character: u32) -> Self {
+        MixerDesc {
+            characters,
+            actions_per_character,
+            masks: Vec::new(),
+        }
+    }
+
+    /// Adds a mask and returns its handle for [`Action::with_mask`].
+    pub fn add_mask(&mut self, mask: Mask) -> MaskId {
+        self.masks.push(mask);
+        MaskId(self.masks.len() as u32 - 1)
+    }
 }
 
 /// Why a mixer or one frame of actions was refused. Action errors name
@@ -346,6 +410,12 @@ pub enum MixError {
         /// Nodes in the rig.
         node_count: usize,
     },
+    /// A mask made for another rig than the mixer's.
+    #[error("mask {mask} was made for another rig than the mixer's")]
+    MaskOfOtherRig {
+        /// The mask's index.
+        mask: usize,
+    },
     /// Actions were given to an animator created without a mixer.
     #[error("this animator has no mixer: create it with Animator::with_mixer to set actions")]
     NoMixer,
@@ -450,7 +520,7 @@ impl Packer {
                     row,
                     reference_row,
                     clip: a.clip,
-                    mask: a.mask.unwrap_or(NO_MASK),
+                    mask: a.mask.map_or(NO_MASK, MaskId::index),
                     weight: a.weight,
                 });
             }
@@ -521,7 +591,7 @@ fn check(
                     clip_count,
                 });
             }
-            if let Some(mask) = a.mask {
+            if let Some(mask) = a.mask.map(MaskId::index) {
                 if mask as usize >= mask_count {
                     return Err(MixError::UnknownMask {
                         character,
@@ -563,7 +633,15 @@ pub(crate) fn check_desc(rig: &Rig, desc: &MixerDesc) -> Result<(), MixError> {
             max: MAX_ACTIONS,
         });
     }
-    for mask in &desc.masks {
+    check_masks(rig, &desc.masks)
+}
+
+/// Every mask is one of `rig`'s, with a factor per node.
+pub(crate) fn check_masks(rig: &Rig, masks: &[Mask]) -> Result<(), MixError> {
+    for (m, mask) in masks.iter().enumerate() {
+        if mask.rig != rig.id() {
+            return Err(MixError::MaskOfOtherRig { mask: m });
+        }
         if mask.factors.len() != rig.nodes().len() {
             return Err(MixError::MaskLength {
                 len: mask.factors.len(),

@@ -6,16 +6,22 @@
 //! an adapter; `tests/model_layer.rs` checks that no file of this module
 //! mentions `wgpu`.
 
+pub mod binding;
 pub(crate) mod instance;
 pub(crate) mod library;
 pub mod mix;
+pub(crate) mod poses;
 pub mod rig;
 pub(crate) mod target;
 pub(crate) mod track;
 
+pub use binding::{
+    BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
+};
 pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::{AnimationLibrary, PointerOutput};
-pub use mix::{Action, Mask, MixError, MixerDesc, MAX_ACTIONS};
+pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
+pub use poses::{OutputLayout, Part, Poses, Transform};
 pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use target::{NodeName, SourceId};
 pub use track::{

@@ -587,7 +587,10 @@ impl Track {
 }
 
 /// A named set of tracks played together (a glTF animation).
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// Equality (`==`) compares the name and the tracks, not where the clip
+/// came from ([`Clip::source`]).
+#[derive(Debug, Clone, Default)]
 pub struct Clip {
     /// The clip's name (for error messages and tools).
     pub name: String,
@@ -597,6 +600,12 @@ pub struct Clip {
     /// for clips built in code). On the rig of the same file its tracks
     /// bind by node index, exactly as the file says.
     pub source: Option<SourceId>,
+}
+
+impl PartialEq for Clip {
+    fn eq(&self, other: &Clip) -> bool {
+        self.name == other.name && self.tracks == other.tracks
+    }
 }
 
 impl Clip {

@@ -11,6 +11,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use crate::error::{Error, Result};
+use crate::model::target::{NodeName, SourceId};
 
 /// What is wrong with a rig, or with an animation library played on it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -211,13 +212,37 @@ pub struct RigMesh {
 /// Build one in code with [`RigBuilder`], from parts with
 /// [`Rig::from_parts`], or from a glTF file with `Rig::from_document`
 /// (feature `gltf`, in [`crate::gltf`]).
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A rig has an identity: the masks made for it ([`crate::Mask`]) are
+/// refused on any other rig. A clone is the same rig. Equality (`==`)
+/// compares the structure (nodes, skins, meshes), not the identity.
+#[derive(Debug, Clone)]
 pub struct Rig {
     nodes: Vec<RigNode>,
     skins: Vec<RigSkin>,
     meshes: Vec<RigMesh>,
     order: Vec<u32>,
     depth: Vec<u32>,
+    id: RigId,
+    source: Option<SourceId>,
+}
+
+impl PartialEq for Rig {
+    fn eq(&self, other: &Rig) -> bool {
+        self.nodes == other.nodes && self.skins == other.skins && self.meshes == other.meshes
+    }
+}
+
+/// The identity of a [`Rig`]: every rig built gets its own, its clones
+/// share it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RigId(u64);
+
+impl RigId {
+    fn next() -> RigId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        RigId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 fn finite(v: &[f32]) -> bool {
@@ -499,7 +524,58 @@ impl Rig {
             meshes,
             order,
             depth,
+            id: RigId::next(),
+            source: None,
         })
+    }
+
+    /// The same rig, marked as read from `source` (the glTF importer does
+    /// this): clips of the same source bind to it by node index.
+    #[must_use]
+    pub fn with_source(self, source: SourceId) -> Rig {
+        Rig {
+            source: Some(source),
+            ..self
+        }
+    }
+
+    /// The file the rig was read from, if it was.
+    #[must_use]
+    pub fn source(&self) -> Option<SourceId> {
+        self.source
+    }
+
+    pub(crate) fn id(&self) -> RigId {
+        self.id
+    }
+
+    /// The names from the root down to `node` (its own last), `None` for
+    /// nodes without a name; empty for a node out of range.
+    #[must_use]
+    pub fn name_path(&self, node: u32) -> Vec<Option<&str>> {
+        let mut path = Vec::new();
+        let mut at = self.nodes.get(node as usize).map(|_| node);
+        // Parents form a forest (checked at build): the walk ends.
+        while let Some(n) = at {
+            let node = &self.nodes[n as usize];
+            path.push(node.name.as_deref());
+            at = node.parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Node `node` named as a track of another file would name it: its
+    /// name and name path; `None` for a node without a name or out of
+    /// range.
+    #[must_use]
+    pub fn node_name(&self, node: u32) -> Option<NodeName> {
+        NodeName::from_path(
+            self.name_path(node)
+                .into_iter()
+                .map(|n| n.map(str::to_owned))
+                .collect(),
+        )
     }
 
     /// The index of the first node named `name`, or `None` when no node

@@ -6,11 +6,12 @@ use super::Rig;
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
 use crate::library::AnimationLibrary;
+use crate::model::BoundLibrary;
 use crate::track::Property;
 
-/// An animation library (or a sampler built from one) that does not fit a
-/// rig: raised when they are put together ([`SkinTables::new`], the
-/// skinner), never by the rig or the library alone.
+/// A skin stage given a sampler it was not built for. (A library that
+/// does not fit a rig is refused when it is bound:
+/// [`BindError`](crate::model::BindError).)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FitError {
@@ -30,63 +31,6 @@ pub enum FitError {
     /// from (it reads that sampler's buffers).
     #[error("the skinner was given another sampler than the one it was built from")]
     OtherSampler,
-    /// A track animates a node that the rig does not have.
-    #[error(
-        "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
-    )]
-    TrackNodeOutOfRange {
-        /// The clip.
-        clip: usize,
-        /// The track in the clip.
-        track: usize,
-        /// The node it names.
-        node: u32,
-        /// Number of nodes in the rig.
-        node_count: usize,
-    },
-    /// Two tracks of one clip animate the same property of the same node
-    /// (glTF: each target is used at most once per animation).
-    #[error(
-        "clip {clip}, track {track}: node {node} {property:?} is already animated by track {first}"
-    )]
-    DuplicateChannel {
-        /// The clip.
-        clip: usize,
-        /// The second track.
-        track: usize,
-        /// The track found first.
-        first: usize,
-        /// The node.
-        node: u32,
-        /// The property.
-        property: Property,
-    },
-    /// A weights track targets a node without a mesh.
-    #[error("clip {clip}, track {track}: weights on node {node}, which has no mesh")]
-    WeightsWithoutMesh {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-    },
-    /// A weights track's width is not the mesh's morph-target count.
-    #[error("clip {clip}, track {track}: {found} weights for node {node}, whose mesh {mesh} has {expected} morph targets")]
-    WeightsWidthMismatch {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-        /// The node's mesh.
-        mesh: u32,
-        /// The mesh's morph-target count.
-        expected: u32,
-        /// The track's width.
-        found: u32,
-    },
 }
 
 impl From<FitError> for Error {
@@ -194,8 +138,17 @@ fn offset_i32(offset: u32) -> Result<i32> {
 }
 
 impl SkinTables {
-    /// Flattens `rig` and maps every track of every clip of `library` to
-    /// the node property (or mesh weights) it animates.
+    /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
+    /// tables of the result ([`SkinTables::of`]).
+    ///
+    /// # Errors
+    /// Those of [`AnimationLibrary::bind`] and [`SkinTables::of`].
+    pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
+        SkinTables::of(&library.bind(rig)?)
+    }
+
+    /// Flattens the bound library's rig and maps every bound track of
+    /// every clip to the node property (or mesh weights) it animates.
     ///
     /// For each (clip, node) the table holds the output offset of the
     /// track animating translation, rotation, scale and weights, or
@@ -204,11 +157,10 @@ impl SkinTables {
     /// their default weights.
     ///
     /// # Errors
-    /// [`FitError::TrackNodeOutOfRange`], [`FitError::DuplicateChannel`],
-    /// [`FitError::WeightsWithoutMesh`], [`FitError::WeightsWidthMismatch`]
-    /// (naming clip and track), or [`Error::LimitExceeded`] when a count
-    /// does not fit the tables' 32-bit indexing.
-    pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
+    /// [`Error::LimitExceeded`] when a count does not fit the tables'
+    /// 32-bit indexing.
+    pub fn of(bound: &BoundLibrary) -> Result<Self> {
+        let (rig, library) = (bound.rig(), bound.library());
         let node_count = rig.nodes.len();
         let mesh_count = rig.meshes.len();
         let clip_count = library.clips().len();
@@ -258,70 +210,30 @@ impl SkinTables {
             .checked_mul(node_count)
             .ok_or_else(|| too_big("pose channel table", usize::MAX))?;
         let mut channels = vec![[REST; 4]; table_len];
-        let mut channel_track = vec![[usize::MAX; 4]; table_len];
         let mut morph_channels = vec![REST; clip_count * mesh_count];
         let mut morph_node = vec![u32::MAX; clip_count * mesh_count];
         for (c, clip) in library.clips().iter().enumerate() {
-            for (t, track) in clip.tracks.iter().enumerate() {
-                if track.property == Property::Pointer {
-                    // Pointer targets are not node properties: no pose channel.
+            for t in 0..clip.tracks.len() {
+                // Pointer tracks and unbound tracks pose no node.
+                let Some(node) = bound.node(c as u32, t as u32) else {
                     continue;
-                }
-                let node = track.node;
-                let Some(rn) = rig.nodes.get(node as usize) else {
-                    return Err(FitError::TrackNodeOutOfRange {
-                        clip: c,
-                        track: t,
-                        node,
-                        node_count,
-                    }
-                    .into());
                 };
-                let slot = c * node_count + node as usize;
-                let p = track.property as usize;
-                if channel_track[slot][p] != usize::MAX {
-                    return Err(FitError::DuplicateChannel {
-                        clip: c,
-                        track: t,
-                        first: channel_track[slot][p],
-                        node,
-                        property: track.property,
-                    }
-                    .into());
-                }
-                let (offset, width) = library
+                let property = clip.tracks[t].property;
+                let (offset, _) = library
                     .track_output(c, t)
                     .ok_or_else(|| too_big("track table", t))?;
                 let offset = offset_i32(offset)?;
-                if track.property == Property::Weights {
-                    let Some(mesh) = rn.mesh else {
-                        return Err(FitError::WeightsWithoutMesh {
-                            clip: c,
-                            track: t,
-                            node,
+                if property == Property::Weights {
+                    // Binding checked that the node's mesh fits the track.
+                    if let Some(mesh) = rig.nodes[node as usize].mesh {
+                        let ms = c * mesh_count + mesh as usize;
+                        if node < morph_node[ms] {
+                            morph_node[ms] = node;
+                            morph_channels[ms] = offset;
                         }
-                        .into());
-                    };
-                    let expected = rig.meshes[mesh as usize].target_count;
-                    if width != expected {
-                        return Err(FitError::WeightsWidthMismatch {
-                            clip: c,
-                            track: t,
-                            node,
-                            mesh,
-                            expected,
-                            found: width,
-                        }
-                        .into());
-                    }
-                    let ms = c * mesh_count + mesh as usize;
-                    if node < morph_node[ms] {
-                        morph_node[ms] = node;
-                        morph_channels[ms] = offset;
                     }
                 }
-                channel_track[slot][p] = t;
-                channels[slot][p] = offset;
+                channels[c * node_count + node as usize][property as usize] = offset;
             }
         }
         let mut joints = Vec::new();

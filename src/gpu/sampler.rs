@@ -1,0 +1,925 @@
+//! [`GpuSampler`]: the sampling dispatches of one library for up to a
+//! capacity of instances. Construction reads top-down: the plan (resolved
+//! from the device and the library), the tables it needs (computed
+//! without a device: [`SampleTables`]), their upload ([`SampleUpload`],
+//! shared by every sampler of the same library and plan), then this
+//! sampler's own buffers, bind groups and pipelines, one per dispatch.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use super::bind;
+use super::blocks::{max_blocks, ClipSort};
+use super::key_textures::KeyTextures;
+use super::{
+    buffer_filled, buffer_init, check_device, check_size, dispatch_grid, read_buffer, scoped,
+};
+use crate::error::{Error, Result};
+use crate::instance::{resolve_instances_into, Instance};
+use crate::layout::{
+    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, GROUP_SLERP,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
+};
+use crate::library::AnimationLibrary;
+use crate::plan::{SampleTables, SamplerPlan};
+use crate::run_keys::GroupRunKeys;
+
+/// Samples an [`AnimationLibrary`] for many instances with one compute
+/// dispatch.
+///
+/// Keys, values, the track and clip tables are uploaded once by
+/// [`GpuSampler::new`] (the key search's tables as textures:
+/// [`KeyTextures`]). Per frame, [`set_instances`](Self::set_instances)
+/// writes the small instance table (one `queue.write_buffer`) and
+/// [`record`](Self::record) records the dispatch into the caller's encoder.
+/// Results stay on the GPU in [`output_buffer`](Self::output_buffer)
+/// (layout: see [`AnimationLibrary`]); [`read_back`](Self::read_back) is a
+/// separate, optional step.
+///
+/// The sampler never creates a device: it uses the caller's.
+///
+/// How the work is laid out is its [`SamplerPlan`]: one dispatch over
+/// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
+/// ([`SamplerPlan::CpuAdapter`] and [`SamplerPlan::ClipBlocks`], the CPU
+/// fallback adapters), all in the same compute pass. Whatever the plan,
+/// instance `i`'s outputs are at `i * output_stride`.
+#[derive(Debug)]
+pub struct GpuSampler {
+    upload: Arc<SampleUpload>,
+    groups: Vec<GroupDispatch>,
+    instances: wgpu::Buffer,
+    params: wgpu::Buffer,
+    params_stride: usize,
+    params_bytes: Vec<u8>,
+    output: wgpu::Buffer,
+    capacity: u32,
+    instance_count: u32,
+    max_workgroups_per_dim: u32,
+    scratch: Vec<GpuInstance>,
+    /// [`SamplerPlan::ClipBlocks`]: the sort and its tables.
+    blocks: Option<BlockTables>,
+}
+
+/// What a sampler uploads once for a library under a plan: the key search
+/// texture and the track and clip textures, the values, the clip table
+/// and the clip-blocks plan's row table, with the tables they were made
+/// from. Samplers of the same library and plan share one
+/// ([`GpuSampler::sharing`]), whatever their capacities.
+#[derive(Debug)]
+pub(crate) struct SampleUpload {
+    library: AnimationLibrary,
+    tables: SampleTables,
+    keys: KeyTextures,
+    values: wgpu::Buffer,
+    clips: wgpu::Buffer,
+    /// The clip-blocks plan's row table (`None` in the other plans).
+    rows: Option<wgpu::Buffer>,
+}
+
+/// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
+/// instance and block tables it writes each frame, and the dispatches'
+/// parameters (one uniform slot per group, at `params_stride`).
+#[derive(Debug)]
+struct BlockTables {
+    sort: ClipSort,
+    sorted: wgpu::Buffer,
+    blocks: wgpu::Buffer,
+    params: wgpu::Buffer,
+    params_bytes: Vec<u8>,
+}
+
+/// The dispatch of one track group: its pipeline (WGSL override `GROUP`),
+/// its bind group (whose `params` is the group's slot of the params
+/// buffer) and its grid for the current instance table.
+#[derive(Debug)]
+struct GroupDispatch {
+    group: u32,
+    per_instance: u32,
+    /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
+    /// run, the CPU-adapter plan's pair, 1 in the reference plan.
+    row_run: u32,
+    /// The clip-blocks plan's run keys for this group.
+    run_keys: GroupRunKeys,
+    /// The clip-blocks plan's regular segments of its runs, whose rows
+    /// are computed from their first two (`REGULAR_SEGMENT`, 0 where the
+    /// rows are read), and whether their search offsets are too
+    /// (`REGULAR_SEARCH`): [`crate::plan::regular_segments`].
+    regular: (u32, bool),
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    workgroups: (u32, u32, u32),
+}
+
+/// The buffers one sampler owns, for its capacity.
+struct OwnBuffers {
+    instances: wgpu::Buffer,
+    params: wgpu::Buffer,
+    output: wgpu::Buffer,
+    /// The clip-blocks plan's sorted instances, blocks and block params.
+    blocks: Option<(wgpu::Buffer, wgpu::Buffer, wgpu::Buffer)>,
+}
+
+/// The sizes a sampler of `capacity` instances needs, checked against the
+/// device's limits before anything is created.
+struct Sizes {
+    capacity: u32,
+    instances: u64,
+    output: u64,
+    /// Blocks per group in the clip-blocks plan.
+    group_blocks: u32,
+    /// The clip-blocks plan's block table (at least its uniform head).
+    block_bytes: u64,
+    params_stride: usize,
+}
+
+impl GpuSampler {
+    /// Uploads `library` (buffers created with their contents; the key
+    /// search's textures written through `queue`) and builds the pipelines
+    /// for up to `max_instances` instances per dispatch.
+    ///
+    /// # Errors
+    /// [`Error::DeviceLimit`] when the device was created with lower limits
+    /// than [`crate::required_limits`]; [`Error::LimitExceeded`] when a
+    /// buffer would pass the device's storage-binding or buffer size limit,
+    /// or the dispatch its workgroup-count limit;
+    /// [`Error::TextureRowsExceeded`] when a key texture would pass
+    /// `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an
+    /// error (caught with error scopes).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        max_instances: u32,
+    ) -> Result<Self> {
+        Self::with_plan(device, queue, library, max_instances, SamplerPlan::Auto)
+    }
+
+    /// [`new`](Self::new) with the [`SamplerPlan`] chosen by the caller
+    /// ([`plan`](Self::plan) tells which one `Auto` picked). Every plan
+    /// gives the same results.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_plan(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        max_instances: u32,
+        plan: SamplerPlan,
+    ) -> Result<Self> {
+        check_device(device)?;
+        let capacity = max_instances.max(1);
+        let plan = resolve_plan(device, library, capacity, plan);
+        let tables = SampleTables::build(library, plan, KeyTextures::capacity(device));
+        let upload = SampleUpload::new(device, queue, library, tables)?;
+        Self::with_upload(device, Arc::new(upload), capacity)
+    }
+
+    /// A sampler of the same library and plan as `self`, for up to
+    /// `max_instances` instances, that shares `self`'s upload: the keys,
+    /// values and tables are on the device once for both.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), for the buffers of this sampler's own.
+    pub fn sharing(&self, device: &wgpu::Device, max_instances: u32) -> Result<Self> {
+        Self::with_upload(device, Arc::clone(&self.upload), max_instances.max(1))
+    }
+
+    /// This sampler's own buffers, bind groups and pipelines over `upload`.
+    fn with_upload(
+        device: &wgpu::Device,
+        upload: Arc<SampleUpload>,
+        capacity: u32,
+    ) -> Result<Self> {
+        let limits = device.limits();
+        let sizes = Sizes::check(&limits, &upload, capacity)?;
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        scoped(device, "GpuSampler::new", || {
+            let own = OwnBuffers::new(device, &upload, &sizes);
+            let groups = upload.dispatches(device, &own, &sizes)?;
+            let blocks = own.blocks.map(|(sorted, blocks, params)| BlockTables {
+                sort: ClipSort::new(
+                    capacity,
+                    upload.library.clip_table().len(),
+                    upload.tables.dispatches.len(),
+                ),
+                sorted,
+                blocks,
+                params,
+                params_bytes: vec![0; sizes.params_stride * groups.len().max(1)],
+            });
+            Ok(GpuSampler {
+                groups,
+                instances: own.instances,
+                params: own.params,
+                params_stride: sizes.params_stride,
+                params_bytes: vec![0; sizes.params_stride * upload.tables.dispatches.len().max(1)],
+                output: own.output,
+                capacity,
+                instance_count: 0,
+                max_workgroups_per_dim: max_dim,
+                scratch: Vec::with_capacity(capacity as usize),
+                blocks,
+                upload,
+            })
+        })?
+    }
+}
+
+/// `plan`, with [`SamplerPlan::Auto`] resolved for the device's kind, the
+/// library and the capacity; the clip-blocks plan falls back to the
+/// CPU-adapter plan where its grid (blocks x row runs) would pass the
+/// device's workgroup-count limit, which that plan's grid does not.
+fn resolve_plan(
+    device: &wgpu::Device,
+    library: &AnimationLibrary,
+    capacity: u32,
+    plan: SamplerPlan,
+) -> SamplerPlan {
+    let resolved = plan.resolve_for(&device.adapter_info(), library, capacity);
+    if plan == SamplerPlan::Auto
+        && resolved == SamplerPlan::ClipBlocks
+        && !block_grid_fits(device, library, capacity)
+    {
+        return SamplerPlan::CpuAdapter;
+    }
+    resolved
+}
+
+/// The clip-blocks plan's workgroups for `capacity` instances: per group
+/// up to `max_blocks` blocks, a workgroup per block and run of the group's
+/// rows, over x and then y; the largest group's.
+fn block_workgroups(library: &AnimationLibrary, capacity: u32) -> u64 {
+    let group_blocks = max_blocks(capacity, library.clip_table().len());
+    (0..SAMPLE_GROUPS)
+        .map(|g| {
+            let rows = library.group_tracks_per_instance(g);
+            u64::from(group_blocks) * u64::from(rows.div_ceil(crate::plan::block_row_run(rows)))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn block_grid_fits(device: &wgpu::Device, library: &AnimationLibrary, capacity: u32) -> bool {
+    let max_dim = u64::from(device.limits().max_compute_workgroups_per_dimension.max(1));
+    block_workgroups(library, capacity) <= (max_dim * max_dim).min(u64::from(u32::MAX))
+}
+
+impl Sizes {
+    /// The sizes of a sampler of `capacity` over `upload`, each checked
+    /// against `limits`, with the dispatch's grid.
+    fn check(limits: &wgpu::Limits, upload: &SampleUpload, capacity: u32) -> Result<Sizes> {
+        let library = &upload.library;
+        let tables = &upload.tables;
+        let stride = u64::from(library.output_stride());
+        let instances = u64::from(capacity) * std::mem::size_of::<GpuInstance>() as u64;
+        // Whole vec4s: also bound as `output4`.
+        let output = (u64::from(capacity) * stride * 4).div_ceil(16).max(1) * 16;
+        check_size(limits, "instance table", instances, false)?;
+        check_size(limits, "output buffer", output, false)?;
+        let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
+        let clip_blocks = tables.plan == SamplerPlan::ClipBlocks;
+        let group_blocks = max_blocks(capacity, library.clip_table().len());
+        let block_entries = u64::from(group_blocks) * tables.dispatches.len() as u64;
+        let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
+            .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
+        if clip_blocks {
+            check_size(limits, "clip-blocks block table", block_bytes, false)?;
+            check_size(
+                limits,
+                "sorted instance table",
+                u64::from(capacity) * 8,
+                false,
+            )?;
+            let needed = block_workgroups(library, capacity);
+            let max_grid = u64::from(max_dim) * u64::from(max_dim);
+            if needed > max_grid.min(u64::from(u32::MAX)) {
+                return Err(Error::LimitExceeded {
+                    what: "clip-blocks dispatch (blocks x row runs per block)",
+                    needed,
+                    limit_name: "max_compute_workgroups_per_dimension",
+                    limit: u64::from(max_dim),
+                });
+            }
+        } else {
+            let most = tables
+                .dispatches
+                .iter()
+                .map(|&(_, per)| per)
+                .max()
+                .unwrap_or(0);
+            let invocations = u64::from(capacity) * u64::from(most);
+            let max_invocations =
+                u64::from(max_dim) * u64::from(max_dim) * u64::from(WORKGROUP_SIZE);
+            if invocations > max_invocations.min(u64::from(u32::MAX)) {
+                return Err(Error::LimitExceeded {
+                    what: "dispatch (instances x tracks per instance)",
+                    needed: invocations,
+                    limit_name: "max_compute_workgroups_per_dimension",
+                    limit: u64::from(max_dim),
+                });
+            }
+        }
+        Ok(Sizes {
+            capacity,
+            instances,
+            output,
+            group_blocks,
+            block_bytes,
+            // One params slot per group, at the uniform offset alignment.
+            params_stride: (limits.min_uniform_buffer_offset_alignment as usize)
+                .max(std::mem::size_of::<GpuParams>()),
+        })
+    }
+}
+
+impl SampleUpload {
+    /// Uploads `library`'s keys, values and tables as `tables` lays them
+    /// out.
+    fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        mut tables: SampleTables,
+    ) -> Result<SampleUpload> {
+        let limits = device.limits();
+        let values_bytes = library.values().len() as u64 * 4;
+        let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
+        check_size(&limits, "key values", values_bytes, false)?;
+        check_size(&limits, "clip table", clips_bytes, false)?;
+        let rows_bytes = (library.tracks().len() as u64
+            * std::mem::size_of::<GpuSampleRow>() as u64)
+            .max(u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64);
+        if tables.plan == SamplerPlan::ClipBlocks {
+            check_size(&limits, "clip-blocks row table", rows_bytes, false)?;
+        }
+        let texels = std::mem::take(&mut tables.texels);
+        let keys = KeyTextures::with_texels(device, queue, library, texels)?;
+        scoped(device, "GpuSampler::new (upload)", || {
+            // Whole vec4s: also bound as `values4`; and one vec4 of zeros
+            // after the last value, which the clip-blocks plan's exact run
+            // tables read (unused) past a last key instead of reading the
+            // key count to clamp (slerp_pair).
+            let value_bytes: &[u8] = bytemuck::cast_slice(library.values());
+            let values = buffer_filled(
+                device,
+                "keyframe-gpu.values",
+                (value_bytes.len() as u64).div_ceil(16) * 16 + 16,
+                wgpu::BufferUsages::STORAGE,
+                |view| {
+                    view.slice(..value_bytes.len()).copy_from_slice(value_bytes);
+                    for run in &tables.interleaved {
+                        run.write(value_bytes, |at, bytes| {
+                            view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+                        });
+                    }
+                },
+            )?;
+            let clips = buffer_init(
+                device,
+                "keyframe-gpu.clips",
+                bytemuck::cast_slice(library.clip_table()),
+                wgpu::BufferUsages::STORAGE,
+            )?;
+            // The rows, bound as storage and, for their head, as a uniform.
+            let rows = if tables.plan == SamplerPlan::ClipBlocks {
+                let mut row_bytes = vec![0u8; rows_bytes as usize];
+                let used = std::mem::size_of_val(tables.rows.as_slice());
+                row_bytes[..used].copy_from_slice(bytemuck::cast_slice(&tables.rows));
+                Some(buffer_init(
+                    device,
+                    "keyframe-gpu.sample.rows",
+                    &row_bytes,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
+                )?)
+            } else {
+                None
+            };
+            Ok(SampleUpload {
+                library: library.clone(),
+                tables,
+                keys,
+                values,
+                clips,
+                rows,
+            })
+        })?
+    }
+
+    /// The WGSL overrides of dispatch `slot` for a sampler of `sizes`.
+    fn constants(&self, slot: usize, sizes: &Sizes) -> Vec<(&'static str, f64)> {
+        let library = &self.library;
+        let tables = &self.tables;
+        let (g, per_instance) = tables.dispatches[slot];
+        let run_mode = tables.run_keys[slot];
+        let regular = tables.regular[slot];
+        // The reference plan searches every key; the tuned plans compile
+        // in the lookup paths the library's tracks take.
+        let tuned = tables.plan != SamplerPlan::Reference;
+        let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
+        let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
+        let block_entries = u64::from(sizes.group_blocks) * tables.dispatches.len() as u64;
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        vec![
+            ("GROUP", f64::from(g)),
+            ("ROW_SHIFT", f64::from(self.keys.row_shift())),
+            ("HAS_TABLE", flag(has_table)),
+            ("HAS_DIRECT", flag(has_direct)),
+            (
+                "BLOCKS_IN_UNIFORM",
+                flag(block_entries <= u64::from(BLOCK_HEAD)),
+            ),
+            (
+                "ROWS_IN_UNIFORM",
+                flag(library.tracks().len() as u64 <= u64::from(ROW_HEAD)),
+            ),
+            ("GROUP_ROWS", f64::from(per_instance.max(1))),
+            ("ROW_RUN", f64::from(self.row_run(slot))),
+            ("RUN_KEYS", f64::from(run_mode.mode as u32)),
+            ("TABLE_BITS", f64::from(run_mode.bits.max(8))),
+            ("TABLE_TEXELS", f64::from(run_mode.table_texels.max(1))),
+            ("RUN_BASE", tables.run_base as f64),
+            (
+                "ALIGNED4",
+                flag(tuned && crate::plan::vec4_group(library, g)),
+            ),
+            (
+                "INTERLEAVED",
+                flag(g == GROUP_SLERP && !tables.interleaved.is_empty()),
+            ),
+            ("REGULAR_SEGMENT", f64::from(regular.0)),
+            ("REGULAR_SEARCH", flag(regular.1)),
+        ]
+    }
+
+    /// The rows one invocation of dispatch `slot` samples (`ROW_RUN`).
+    fn row_run(&self, slot: usize) -> u32 {
+        let (g, per_instance) = self.tables.dispatches[slot];
+        match self.tables.plan {
+            SamplerPlan::ClipBlocks => crate::plan::block_row_run(per_instance),
+            SamplerPlan::Reference => 1,
+            _ => crate::plan::invocation_rows(g, per_instance),
+        }
+    }
+
+    /// One dispatch per track group of the plan: its bind group over the
+    /// upload and `own` buffers (the params binding is the group's slot)
+    /// and its pipeline with the group's overrides.
+    fn dispatches(
+        &self,
+        device: &wgpu::Device,
+        own: &OwnBuffers,
+        sizes: &Sizes,
+    ) -> Result<Vec<GroupDispatch>> {
+        let clip_blocks = self.tables.plan == SamplerPlan::ClipBlocks;
+        let uses: &[u32] = if clip_blocks {
+            &SAMPLE_BLOCKS_USES
+        } else {
+            &SAMPLE_USES
+        };
+        let layout = bind::layout(device, "keyframe-gpu.sample.layout", &SAMPLE_BINDINGS, uses)?;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("keyframe-gpu.sample.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("keyframe-gpu.sample.pipeline_layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let mut groups = Vec::with_capacity(self.tables.dispatches.len());
+        for (slot, &(group, per_instance)) in self.tables.dispatches.iter().enumerate() {
+            let bind_group = self.bind_group(device, &layout, own, slot, sizes)?;
+            let constants = self.constants(slot, sizes);
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("keyframe-gpu.sample"),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(if clip_blocks {
+                    "sample_blocks_main"
+                } else {
+                    "sample_main"
+                }),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                cache: None,
+            });
+            groups.push(GroupDispatch {
+                group,
+                per_instance,
+                row_run: self.row_run(slot),
+                run_keys: self.tables.run_keys[slot],
+                regular: self.tables.regular[slot],
+                pipeline,
+                bind_group,
+                workgroups: (0, 0, 0),
+            });
+        }
+        Ok(groups)
+    }
+
+    /// Dispatch `slot`'s bind group, paired with `SAMPLE_BINDINGS` by
+    /// number; its params binding is the group's slot of the params buffer.
+    fn bind_group(
+        &self,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        own: &OwnBuffers,
+        slot: usize,
+        sizes: &Sizes,
+    ) -> Result<wgpu::BindGroup> {
+        let keys = &self.keys;
+        let slot_of = |buffer, size: usize| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: (slot * sizes.params_stride) as u64,
+                size: NonZeroU64::new(size as u64),
+            })
+        };
+        let (Some(rows), Some((sorted, blocks, block_params))) = (&self.rows, &own.blocks) else {
+            return bind::group(
+                device,
+                "keyframe-gpu.sample.bind_group",
+                layout,
+                &SAMPLE_USES,
+                &[
+                    (0, wgpu::BindingResource::TextureView(keys.key_windows())),
+                    (1, self.values.as_entire_binding()),
+                    (3, self.clips.as_entire_binding()),
+                    (4, own.instances.as_entire_binding()),
+                    (5, slot_of(&own.params, std::mem::size_of::<GpuParams>())),
+                    (6, own.output.as_entire_binding()),
+                    (7, wgpu::BindingResource::TextureView(keys.clip_groups())),
+                    (8, wgpu::BindingResource::TextureView(keys.track_search())),
+                    (15, self.values.as_entire_binding()),
+                    (16, own.output.as_entire_binding()),
+                ],
+            );
+        };
+        let head = |buffer, bytes: u64| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: 0,
+                size: NonZeroU64::new(bytes),
+            })
+        };
+        let block_head = u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64;
+        let row_head = u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64;
+        bind::group(
+            device,
+            "keyframe-gpu.sample.blocks_bind_group",
+            layout,
+            &SAMPLE_BLOCKS_USES,
+            &[
+                (0, wgpu::BindingResource::TextureView(keys.key_windows())),
+                (1, self.values.as_entire_binding()),
+                (6, own.output.as_entire_binding()),
+                (9, sorted.as_entire_binding()),
+                (10, head(blocks, block_head)),
+                (11, blocks.as_entire_binding()),
+                (12, head(rows, row_head)),
+                (13, rows.as_entire_binding()),
+                (
+                    14,
+                    slot_of(block_params, std::mem::size_of::<GpuBlockParams>()),
+                ),
+                (15, self.values.as_entire_binding()),
+                (16, own.output.as_entire_binding()),
+            ],
+        )
+    }
+}
+
+impl OwnBuffers {
+    /// The instance table, params slots and output of a sampler of
+    /// `sizes`; with the clip-blocks plan also its sorted instances,
+    /// blocks and block params (written per frame).
+    fn new(device: &wgpu::Device, upload: &SampleUpload, sizes: &Sizes) -> OwnBuffers {
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let slots = (sizes.params_stride * upload.tables.dispatches.len().max(1)) as u64;
+        let blocks = (upload.tables.plan == SamplerPlan::ClipBlocks).then(|| {
+            (
+                buffer(
+                    "keyframe-gpu.sample.sorted_instances",
+                    u64::from(sizes.capacity) * 8,
+                    U::STORAGE | U::COPY_DST,
+                ),
+                buffer(
+                    "keyframe-gpu.sample.blocks",
+                    sizes.block_bytes,
+                    U::STORAGE | U::UNIFORM | U::COPY_DST,
+                ),
+                buffer(
+                    "keyframe-gpu.sample.block_params",
+                    slots,
+                    U::UNIFORM | U::COPY_DST,
+                ),
+            )
+        });
+        OwnBuffers {
+            instances: buffer(
+                "keyframe-gpu.instances",
+                sizes.instances,
+                U::STORAGE | U::COPY_DST,
+            ),
+            params: buffer("keyframe-gpu.params", slots, U::UNIFORM | U::COPY_DST),
+            output: buffer(
+                "keyframe-gpu.output",
+                sizes.output,
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            ),
+            blocks,
+        }
+    }
+}
+
+impl GpuSampler {
+    /// The identity of this sampler's upload: equal for samplers that
+    /// share one ([`GpuSampler::sharing`]).
+    pub(crate) fn upload_id(&self) -> usize {
+        Arc::as_ptr(&self.upload) as usize
+    }
+
+    /// The current frame's instances, resolved (clip and clip time).
+    pub(crate) fn resolved(&self) -> &[GpuInstance] {
+        &self.scratch
+    }
+
+    /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
+    #[must_use]
+    pub fn plan(&self) -> SamplerPlan {
+        self.upload.tables.plan
+    }
+
+    /// The library this sampler was built from.
+    #[must_use]
+    pub fn library(&self) -> &AnimationLibrary {
+        &self.upload.library
+    }
+
+    /// The most instances one dispatch can sample.
+    #[must_use]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Instances in the current instance table.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Writes the instance table for the next dispatches (one
+    /// `queue.write_buffer` of 16 bytes per instance, plus one of the
+    /// dispatch parameters of every track group; the clip-blocks plan also
+    /// sorts the instances by clip and writes the sorted table, 8 bytes per
+    /// instance, and the block table, 16 bytes per block). Playback times
+    /// are wrapped on the host in `f64`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
+    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
+    /// previous table stays in effect.
+    pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        if instances.len() > self.capacity as usize {
+            return Err(Error::TooManyInstances {
+                requested: instances.len(),
+                capacity: self.capacity,
+            });
+        }
+        resolve_instances_into(&self.upload.library, instances, &mut self.scratch)?;
+        self.write_table(queue);
+        Ok(())
+    }
+
+    fn write_table(&mut self, queue: &wgpu::Queue) {
+        let n = self.scratch.len() as u32;
+        if let Some(b) = &mut self.blocks {
+            b.write(
+                queue,
+                &self.scratch,
+                &self.upload.library,
+                &mut self.groups,
+                self.params_stride,
+                self.max_workgroups_per_dim,
+            );
+            if n > 0 {
+                queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+            }
+            self.instance_count = n;
+            return;
+        }
+        for (slot, d) in self.groups.iter_mut().enumerate() {
+            let invocations = n * d.per_instance.div_ceil(d.row_run); // fits: checked against capacity in new()
+            let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
+            let params = GpuParams {
+                instance_count: n,
+                tracks_per_instance: d.per_instance,
+                output_stride: self.upload.library.output_stride(),
+                row_invocations: x * WORKGROUP_SIZE,
+            };
+            let at = slot * self.params_stride;
+            self.params_bytes[at..at + std::mem::size_of::<GpuParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+            d.workgroups = (x, y, 1);
+        }
+        if n > 0 {
+            queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+        }
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
+        self.instance_count = n;
+    }
+
+    /// Records the sampling dispatches into `encoder` (in a compute pass of
+    /// its own, labelled `keyframe-gpu.sample`).
+    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.sample"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Records the sampling dispatches, one per track group with tracks,
+    /// into a compute pass the caller owns. Does nothing when the instance
+    /// table is empty.
+    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for d in &self.groups {
+            let (x, y, z) = d.workgroups;
+            if x == 0 || y == 0 || z == 0 {
+                continue;
+            }
+            pass.set_pipeline(&d.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+    }
+
+    /// The dispatches of the next frame: for each one its track group
+    /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
+    /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
+    /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
+    /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
+    /// the count passes `max_compute_workgroups_per_dimension` (in the
+    /// clip-blocks plan the count is blocks x the group's most rows in a
+    /// clip, rows varying fastest).
+    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
+        self.groups.iter().map(|d| (d.group, d.workgroups))
+    }
+
+    #[doc(hidden)]
+    /// For each dispatch, its track group and how the clip-blocks plan's
+    /// run keys find its rows' keys: `(group, mode, bits)`, mode 0 each row
+    /// from its own table (every other plan), 1 one search per run of rows
+    /// sharing their key times, 2 from the run's bucket table of `bits`-bit
+    /// entries, 3 from an exact one (one step, no search loop;
+    /// `src/run_keys.rs`). For tests that must know which path they
+    /// exercised.
+    pub fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.groups
+            .iter()
+            .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
+    }
+
+    #[doc(hidden)]
+    /// For each dispatch whose clip-blocks runs compute their rows from
+    /// the first two of each segment ([`crate::plan::regular_segments`]),
+    /// `(group, segment, search)`: its track group, the rows per segment
+    /// and whether the search offsets are computed too (else read per
+    /// row); none in the other plans. For tests that must know which path
+    /// they exercised.
+    pub fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+        self.groups
+            .iter()
+            .filter(|d| d.regular.0 > 0)
+            .map(|d| (d.group, d.regular.0, d.regular.1))
+    }
+
+    #[doc(hidden)]
+    /// How many runs of LINEAR rotation rows the clip-blocks plan stores
+    /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
+    /// every other plan. For tests that must know which path they
+    /// exercised.
+    pub fn interleaved_runs(&self) -> usize {
+        self.upload.tables.interleaved.len()
+    }
+
+    /// The output storage buffer: `capacity * output_stride` `f32`s, layout
+    /// described on [`AnimationLibrary`]. Bind it read-only in your own
+    /// pipeline with [`output_layout_entry`](super::output_layout_entry).
+    #[must_use]
+    pub fn output_buffer(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+
+    /// The instance table (WGSL `array<Instance>`, [`GpuInstance`] rows:
+    /// clip and clip-local time), which the skinner's passes read too.
+    #[must_use]
+    pub(crate) fn instance_buffer(&self) -> &wgpu::Buffer {
+        &self.instances
+    }
+
+    /// Copies the current instances' outputs back to the host: submits a
+    /// copy, waits for it, and returns `instance_count * output_stride`
+    /// floats. Call it after the encoder holding [`record`](Self::record)
+    /// was submitted.
+    ///
+    /// It blocks until the GPU has finished everything submitted so far;
+    /// to read results every frame without that stall, see [`ReadbackRing`](super::ReadbackRing).
+    ///
+    /// # Errors
+    /// [`Error::Readback`] if mapping fails or the device is lost;
+    /// [`Error::Gpu`] for a wgpu error during the copy.
+    pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        let bytes =
+            u64::from(self.instance_count) * u64::from(self.upload.library.output_stride()) * 4;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        read_buffer(device, queue, &self.output, bytes)
+    }
+
+    /// Convenience for tools and tests: sets the instances, records and
+    /// submits the dispatch, and reads the result back.
+    ///
+    /// # Errors
+    /// Those of [`set_instances`](Self::set_instances) and
+    /// [`read_back`](Self::read_back).
+    pub fn sample(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<Vec<f32>> {
+        self.set_instances(queue, instances)?;
+        scoped(device, "GpuSampler::sample (dispatch)", || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.sample.encoder"),
+            });
+            self.record(&mut encoder);
+            queue.submit([encoder.finish()]);
+        })?;
+        self.read_back(device, queue)
+    }
+}
+
+impl BlockTables {
+    /// Sorts the resolved instances by clip, writes the sorted and block
+    /// tables and each group's parameters, and sets each group's grid.
+    fn write(
+        &mut self,
+        queue: &wgpu::Queue,
+        resolved: &[GpuInstance],
+        library: &AnimationLibrary,
+        groups: &mut [GroupDispatch],
+        params_stride: usize,
+        max_dim: u32,
+    ) {
+        let sort = &mut self.sort;
+        // The group of each dispatch slot, without collecting them.
+        let mut slots = [0u32; SAMPLE_GROUPS];
+        for (s, d) in slots.iter_mut().zip(groups.iter()) {
+            *s = d.group;
+        }
+        sort.sort(
+            resolved,
+            library.clip_table(),
+            &slots[..groups.len().min(SAMPLE_GROUPS)],
+        );
+        for (slot, d) in groups.iter_mut().enumerate() {
+            let (base, count) = sort.range(slot);
+            // Fits: checked against max_blocks in new().
+            let workgroups = count * d.per_instance.div_ceil(d.row_run);
+            let x = workgroups.min(max_dim);
+            let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
+            let params = GpuBlockParams {
+                block_base: base,
+                block_count: count,
+                output_stride: library.output_stride(),
+                grid_width: x,
+            };
+            let at = slot * params_stride;
+            self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
+            d.workgroups = (x, y, 1);
+        }
+        if !sort.sorted().is_empty() {
+            queue.write_buffer(&self.sorted, 0, bytemuck::cast_slice(sort.sorted()));
+        }
+        if !sort.blocks().is_empty() {
+            queue.write_buffer(&self.blocks, 0, bytemuck::cast_slice(sort.blocks()));
+        }
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
+    }
+}

@@ -1,0 +1,381 @@
+//! Results in plain types: one frame's [`Poses`] (local transforms, world
+//! matrices, joint matrices, morph weights, pointer properties), the same
+//! from the GPU ([`Animator::read_back`](crate::Animator::read_back)) and
+//! from the CPU twin ([`crate::cpu::poses`], [`crate::cpu::mixed_poses`]);
+//! and where a rig's results sit in the output buffers ([`OutputLayout`],
+//! [`Part`]), for a renderer that binds them.
+
+use std::ops::Range;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::library::AnimationLibrary;
+use super::rig::{Rig, SkinTables};
+use crate::layout::GpuLocalPose;
+
+/// A node's local transform: translation, unit rotation, scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Translation.
+    pub translation: Vec3,
+    /// Unit rotation.
+    pub rotation: Quat,
+    /// Scale.
+    pub scale: Vec3,
+}
+
+impl Transform {
+    /// The matrix `T * R * S`.
+    #[must_use]
+    pub fn to_matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
+    pub(crate) fn of(pose: &GpuLocalPose) -> Transform {
+        let [x, y, z, w] = pose.rotation;
+        Transform {
+            translation: Vec3::from_slice(&pose.translation[..3]),
+            rotation: Quat::from_xyzw(x, y, z, w),
+            scale: Vec3::from_slice(&pose.scale[..3]),
+        }
+    }
+}
+
+/// Where one instance's results sit in the output buffers of a rig, in
+/// elements (matrices or floats) from the start of the instance's block.
+/// Instance `i`'s block of world matrices starts at `i * nodes()`, of
+/// joint matrices at `i * joints()`, of morph weights at
+/// `i * morph_weights()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputLayout {
+    nodes: u32,
+    joints: u32,
+    morph_weights: u32,
+    skins: Vec<Range<u32>>,
+    meshes: Vec<Range<u32>>,
+}
+
+impl OutputLayout {
+    /// The layout of `rig`'s outputs.
+    #[must_use]
+    pub fn of(rig: &Rig) -> OutputLayout {
+        let mut at = 0u32;
+        let skins = rig
+            .skins()
+            .iter()
+            .map(|s| {
+                let start = at;
+                at = at.saturating_add(s.joints.len() as u32);
+                start..at
+            })
+            .collect();
+        let joints = at;
+        at = 0;
+        let meshes = rig
+            .meshes()
+            .iter()
+            .map(|m| {
+                let start = at;
+                at = at.saturating_add(m.target_count);
+                start..at
+            })
+            .collect();
+        OutputLayout {
+            nodes: rig.nodes().len() as u32,
+            joints,
+            morph_weights: at,
+            skins,
+            meshes,
+        }
+    }
+
+    /// World matrices per instance: one per node of the rig.
+    #[must_use]
+    pub fn nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// Joint matrices per instance: every skin's, one skin after another.
+    #[must_use]
+    pub fn joints(&self) -> u32 {
+        self.joints
+    }
+
+    /// Morph weights per instance: every mesh's, one mesh after another.
+    #[must_use]
+    pub fn morph_weights(&self) -> u32 {
+        self.morph_weights
+    }
+
+    /// The joint matrices of skin `skin` within an instance's block.
+    #[must_use]
+    pub fn skin_joints(&self, skin: u32) -> Option<Range<u32>> {
+        self.skins.get(skin as usize).cloned()
+    }
+
+    /// The morph weights of mesh `mesh` within an instance's block (empty
+    /// for a mesh without morph targets).
+    #[must_use]
+    pub fn mesh_weights(&self, mesh: u32) -> Option<Range<u32>> {
+        self.meshes.get(mesh as usize).cloned()
+    }
+}
+
+/// A mesh node of a rig and what draws it: the list
+/// ([`Rig::parts`]) a renderer walks to draw the whole model from the
+/// crate's buffers, rigid parts and every skin.
+///
+/// Instance `i`'s world matrix of the node is element
+/// `i * layout.nodes() + node` of the world-matrix buffer
+/// ([`Animator::world_matrix_buffer`](crate::Animator::world_matrix_buffer));
+/// a skinned part draws with the joint matrices at
+/// `i * layout.joints() + joints` instead (glTF: a skinned mesh ignores its
+/// node's transform); its morph weights are at
+/// `i * layout.morph_weights() + morph_weights`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The mesh node.
+    pub node: u32,
+    /// Its mesh.
+    pub mesh: u32,
+    /// Its skin, if it is skinned.
+    pub skin: Option<u32>,
+    /// Its skin's joint matrices within an instance's block.
+    pub joints: Option<Range<u32>>,
+    /// Its mesh's morph weights within an instance's block (empty for a
+    /// mesh without morph targets).
+    pub morph_weights: Range<u32>,
+}
+
+impl Rig {
+    /// Where this rig's results sit in the output buffers.
+    #[must_use]
+    pub fn output_layout(&self) -> OutputLayout {
+        OutputLayout::of(self)
+    }
+
+    /// Every node with a mesh, in node order, with where its matrices and
+    /// morph weights sit in the output buffers.
+    #[must_use]
+    pub fn parts(&self) -> Vec<Part> {
+        let layout = self.output_layout();
+        self.nodes()
+            .iter()
+            .enumerate()
+            .filter_map(|(n, node)| {
+                let mesh = node.mesh?;
+                Some(Part {
+                    node: n as u32,
+                    mesh,
+                    skin: node.skin,
+                    joints: node.skin.and_then(|s| layout.skin_joints(s)),
+                    morph_weights: layout.mesh_weights(mesh).unwrap_or(0..0),
+                })
+            })
+            .collect()
+    }
+}
+
+/// One frame's results, indexed by instance, node, skin and mesh node, in
+/// `glam` types. The GPU readback and the CPU twin give the same type with
+/// the same indices, so results compare element by element.
+///
+/// With a mixer an "instance" is a character.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Poses {
+    instance_count: u32,
+    layout: OutputLayout,
+    /// The mesh of each node, for morph weights by node.
+    node_meshes: Vec<Option<u32>>,
+    locals: Vec<Transform>,
+    world: Vec<Mat4>,
+    joints: Vec<Mat4>,
+    morph_weights: Vec<f32>,
+    samples: Vec<f32>,
+    output_stride: u32,
+    /// Pointer targets: (pointer, offset, width) in `properties` blocks of
+    /// `property_stride`, or in the sampled blocks without a mixer.
+    pointers: Vec<(String, u32, u32)>,
+    properties: Vec<f32>,
+    property_stride: u32,
+}
+
+/// The flat results of one frame, as the passes write them.
+pub(crate) struct Flat {
+    pub instance_count: u32,
+    pub samples: Vec<f32>,
+    pub locals: Vec<GpuLocalPose>,
+    pub world: Vec<Mat4>,
+    pub joints: Vec<Mat4>,
+    pub morph_weights: Vec<f32>,
+    /// The mixer's blended pointer properties; `None` without a mixer.
+    pub properties: Option<Vec<f32>>,
+}
+
+impl Poses {
+    /// Results of a frame posed on `rig` with `tables` (built from the
+    /// bound library) from the flat arrays the passes write.
+    pub(crate) fn new(
+        rig: &Rig,
+        tables: &SkinTables,
+        library: &AnimationLibrary,
+        flat: Flat,
+    ) -> Poses {
+        let (pointers, properties, property_stride) = match flat.properties {
+            Some(p) => (
+                library
+                    .pointer_targets()
+                    .iter()
+                    .zip(tables.pointer_targets())
+                    .map(|(t, &[_, width, _, at])| (t.pointer.clone(), at, width))
+                    .collect(),
+                p,
+                tables.property_stride(),
+            ),
+            None => (
+                library
+                    .pointer_targets()
+                    .iter()
+                    .map(|t| (t.pointer.clone(), t.offset, t.width))
+                    .collect(),
+                Vec::new(),
+                0,
+            ),
+        };
+        Poses {
+            instance_count: flat.instance_count,
+            layout: rig.output_layout(),
+            node_meshes: rig.nodes().iter().map(|n| n.mesh).collect(),
+            locals: flat.locals.iter().map(Transform::of).collect(),
+            world: flat.world,
+            joints: flat.joints,
+            morph_weights: flat.morph_weights,
+            samples: flat.samples,
+            output_stride: library.output_stride(),
+            pointers,
+            properties,
+            property_stride,
+        }
+    }
+
+    /// Results of a frame sampled without a rig: only the sampled values
+    /// and the pointer properties in them.
+    pub(crate) fn unposed(
+        library: &AnimationLibrary,
+        instance_count: u32,
+        samples: Vec<f32>,
+    ) -> Poses {
+        Poses {
+            instance_count,
+            layout: OutputLayout {
+                nodes: 0,
+                joints: 0,
+                morph_weights: 0,
+                skins: Vec::new(),
+                meshes: Vec::new(),
+            },
+            node_meshes: Vec::new(),
+            locals: Vec::new(),
+            world: Vec::new(),
+            joints: Vec::new(),
+            morph_weights: Vec::new(),
+            samples,
+            output_stride: library.output_stride(),
+            pointers: library
+                .pointer_targets()
+                .iter()
+                .map(|t| (t.pointer.clone(), t.offset, t.width))
+                .collect(),
+            properties: Vec::new(),
+            property_stride: 0,
+        }
+    }
+
+    /// Instances (or, with a mixer, characters) in the frame.
+    #[must_use]
+    pub fn instance_count(&self) -> u32 {
+        self.instance_count
+    }
+
+    /// Where the results sit per instance.
+    #[must_use]
+    pub fn layout(&self) -> &OutputLayout {
+        &self.layout
+    }
+
+    fn node_index(&self, i: u32, node: u32) -> Option<usize> {
+        (i < self.instance_count && node < self.layout.nodes)
+            .then(|| i as usize * self.layout.nodes as usize + node as usize)
+    }
+
+    /// Instance `i`'s local transform of `node` (with a mixer: the blended
+    /// one); `None` out of range.
+    #[must_use]
+    pub fn local(&self, i: u32, node: u32) -> Option<Transform> {
+        self.locals.get(self.node_index(i, node)?).copied()
+    }
+
+    /// Instance `i`'s world matrix of `node` (its global transform in the
+    /// model's space, for attaching an object to a bone); `None` out of
+    /// range.
+    #[must_use]
+    pub fn world(&self, i: u32, node: u32) -> Option<Mat4> {
+        self.world.get(self.node_index(i, node)?).copied()
+    }
+
+    /// Instance `i`'s joint matrices of skin `skin`, in the skin's joint
+    /// order; `None` out of range.
+    #[must_use]
+    pub fn joints(&self, i: u32, skin: u32) -> Option<&[Mat4]> {
+        if i >= self.instance_count {
+            return None;
+        }
+        let r = self.layout.skin_joints(skin)?;
+        let base = i as usize * self.layout.joints as usize;
+        self.joints
+            .get(base + r.start as usize..base + r.end as usize)
+    }
+
+    /// Instance `i`'s morph weights of the mesh of node `node`; `None` for
+    /// a node without a mesh or out of range (empty for a mesh without
+    /// morph targets).
+    #[must_use]
+    pub fn morph_weights(&self, i: u32, node: u32) -> Option<&[f32]> {
+        if i >= self.instance_count {
+            return None;
+        }
+        let mesh = (*self.node_meshes.get(node as usize)?)?;
+        let r = self.layout.mesh_weights(mesh)?;
+        let base = i as usize * self.layout.morph_weights as usize;
+        self.morph_weights
+            .get(base + r.start as usize..base + r.end as usize)
+    }
+
+    /// Instance `i`'s value of the pointer target `pointer` (e.g.
+    /// `/materials/0/pbrMetallicRoughness/baseColorFactor`; with a mixer,
+    /// the blended value); `None` for a pointer no clip animates, or out of
+    /// range.
+    #[must_use]
+    pub fn property(&self, i: u32, pointer: &str) -> Option<&[f32]> {
+        if i >= self.instance_count {
+            return None;
+        }
+        let &(_, at, width) = self.pointers.iter().find(|(p, _, _)| p == pointer)?;
+        let (values, stride) = if self.property_stride > 0 {
+            (&self.properties, self.property_stride)
+        } else {
+            (&self.samples, self.output_stride)
+        };
+        let start = i as usize * stride as usize + at as usize;
+        values.get(start..start + width as usize)
+    }
+
+    /// Row `i`'s block of sampled values (the sampler's output: instance
+    /// `i`, or with a mixer the `i`-th action of the frame in flat order).
+    #[must_use]
+    pub fn samples(&self, i: u32) -> Option<&[f32]> {
+        let stride = self.output_stride as usize;
+        self.samples
+            .get(i as usize * stride..(i as usize + 1) * stride)
+    }
+}

@@ -1,0 +1,69 @@
+//! The model layer needs no device: no file of `src/model/` (clips,
+//! tracks, libraries, rigs, binding, actions and masks, results) nor of
+//! the CPU twin (`src/cpu/`) names `wgpu`, so that the model is built,
+//! bound and kept, and survives a lost device, without an adapter. The
+//! test reads the sources, so a `use wgpu::...` added anywhere under them
+//! fails it.
+
+use std::path::Path;
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_model_and_the_cpu_twin_name_no_wgpu_type() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src/model", "src/cpu"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() >= 10, "found only {files:?}");
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("wgpu"),
+                "{}:{}: the model layer names wgpu: {line}",
+                file.display(),
+                n + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn a_model_binds_and_poses_without_a_device() {
+    use keyframe_gpu::{cpu, AnimationLibrary, Clip, Instance, Interpolation, NodeTransform};
+    use keyframe_gpu::{Property, Rig, Track};
+    let mut b = Rig::builder();
+    let root = b.node(None, NodeTransform::IDENTITY);
+    let arm = b.node(Some(root), NodeTransform::translation([0.0, 1.0, 0.0]));
+    b.name(arm, "arm");
+    let rig = b.build().unwrap();
+    let lift = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![0.0, 4.0, 0.0, 0.0, 2.0, 0.0],
+    )
+    .with_target(keyframe_gpu::NodeName::new("arm"));
+    let library = AnimationLibrary::new(vec![Clip::new("lift", vec![lift])]).unwrap();
+    let bound = library.bind(&rig).unwrap();
+    let poses = cpu::poses(&bound, &[Instance::new(0, 0.5)]).unwrap();
+    // By name the track moves the arm (node 1), not node 0: (0, 1, 0).
+    assert_eq!(
+        poses.local(0, arm).unwrap().translation.to_array(),
+        [0.0, 1.0, 0.0]
+    );
+    assert_eq!(poses.world(0, root).unwrap(), glam::Mat4::IDENTITY);
+}
