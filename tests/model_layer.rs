@@ -60,10 +60,11 @@ fn a_model_binds_and_poses_without_a_device() {
     let library = AnimationLibrary::new(vec![Clip::new("lift", vec![lift])]).unwrap();
     let bound = library.bind(&rig).unwrap();
     let poses = cpu::poses(&bound, &[Instance::new(0, 0.5)]).unwrap();
-    // By name the track moves the arm (node 1), not node 0: (0, 1, 0).
+    // By name the track moves the arm (node 1, rest (0, 1, 0)) halfway to
+    // (0, 2, 0) from (0, 4, 0), and leaves node 0 at rest.
     assert_eq!(
         poses.local(0, arm).unwrap().translation.to_array(),
-        [0.0, 1.0, 0.0]
+        [0.0, 3.0, 0.0]
     );
     assert_eq!(poses.world(0, root).unwrap(), glam::Mat4::IDENTITY);
 }
