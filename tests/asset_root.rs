@@ -268,3 +268,23 @@ fn the_command_line_takes_an_asset_root() {
         .collect();
     assert_eq!(value, [2.0, 4.0, 6.0], "{line}");
 }
+
+#[test]
+fn image_uris_resolve_with_the_same_checks() {
+    let tree = Tree::new("resolve-uri");
+    std::fs::write(tree.model.join("sub/skin.png"), b"png").unwrap();
+    let ok = gltf::resolve_uri("sub/skin.png", &tree.model, &LoadOptions::default()).unwrap();
+    assert_eq!(std::fs::read(ok).unwrap(), b"png");
+    for (uri, why) in escapes() {
+        let uri = uri.replace("{secret}", &tree.secret.display().to_string());
+        match gltf::resolve_uri(&uri, &tree.model, &LoadOptions::default()) {
+            Err(Error::Import {
+                kind: ImportErrorKind::UnsafeUri { why: got, .. },
+                ..
+            }) => assert_eq!(got, why, "{uri:?}"),
+            other => panic!("{uri:?}: expected UnsafeUri, got {other:?}"),
+        }
+    }
+    let wide = LoadOptions::default().with_asset_root(&tree.top);
+    assert!(gltf::resolve_uri("../outside/secret.bin", &tree.model, &wide).is_ok());
+}

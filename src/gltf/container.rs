@@ -338,7 +338,19 @@ fn load_uri(
         }
         return base64_decode(data).map_err(|e| bad(format!("data URI: {e}")));
     }
-    let root = options.asset_root.as_deref().or(base_dir);
+    let Some(dir) = base_dir else {
+        checked_path(uri, buffer)?;
+        return Err(bad(format!("external {uri:?} without a base folder")));
+    };
+    let path = resolve_external(uri, buffer, dir, options)?;
+    read_file(&path, Some(declared))
+}
+
+/// The checks of an external URI that need no file system: no `file:` or
+/// other scheme, no control character, backslash, absolute path or drive
+/// letter; returns the percent-decoded path.
+fn checked_path(uri: &str, buffer: usize) -> Result<String> {
+    let bad = |reason: String| import_err(ImportErrorKind::BadUri { buffer, reason });
     let unsafe_uri = |why: UriEscape| {
         import_err(ImportErrorKind::UnsafeUri {
             buffer,
@@ -358,12 +370,27 @@ fn load_uri(
         return Err(bad(format!("{uri:?} is not a relative path")));
     }
     uri::check_text(&path).map_err(unsafe_uri)?;
-    let (Some(dir), Some(root)) = (base_dir, root) else {
-        return Err(bad(format!("external {uri:?} without a base folder")));
-    };
+    Ok(path)
+}
+
+/// The path an external (not `data:`) URI of a file in `dir` names,
+/// checked against the asset root: what [`load_uri`] reads, and
+/// [`super::resolve_uri`].
+pub(super) fn resolve_external(
+    uri: &str,
+    buffer: usize,
+    dir: &Path,
+    options: &LoadOptions,
+) -> Result<std::path::PathBuf> {
+    let path = checked_path(uri, buffer)?;
+    let root = options.asset_root.as_deref().unwrap_or(dir);
     match uri::resolve(&path, dir, root) {
-        Ok(file) => read_file(&file, Some(declared)),
-        Err(uri::Resolve::Refused(why)) => Err(unsafe_uri(why)),
+        Ok(file) => Ok(file),
+        Err(uri::Resolve::Refused(why)) => Err(import_err(ImportErrorKind::UnsafeUri {
+            buffer,
+            uri: uri.to_string(),
+            why,
+        })),
         Err(uri::Resolve::Io { path, message }) => Err(import_err(ImportErrorKind::Io {
             path: path.display().to_string(),
             message,

@@ -54,7 +54,7 @@ pub use container::{Document, SUPPORTED_EXTENSIONS};
 pub(crate) use error::import_location;
 pub use error::{ImportErrorKind, PointerProblem};
 pub use pointer::PointerChannels;
-pub use uri::{LoadOptions, UriEscape};
+pub use uri::{resolve_uri, LoadOptions, UriEscape};
 
 /// The result of [`load`] / [`from_slice`].
 #[derive(Debug, Clone)]

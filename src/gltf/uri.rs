@@ -71,6 +71,23 @@ pub enum UriEscape {
     BaseOutsideRoot,
 }
 
+/// Resolves an external URI of a file in `base_dir` (a buffer's, or an
+/// image's for a renderer that loads textures) to the path to read, with
+/// the same checks as the importer's buffers: percent-decoded, and inside
+/// `options.asset_root` (default: `base_dir`). `data:` URIs are not paths:
+/// decode those yourself.
+///
+/// # Errors
+/// [`ImportErrorKind::UnsafeUri`](super::ImportErrorKind::UnsafeUri)
+/// (with buffer index 0: the URI is not a buffer's) for a URI that leaves
+/// the root; [`ImportErrorKind::BadUri`](super::ImportErrorKind::BadUri)
+/// for another scheme or a bad percent escape;
+/// [`ImportErrorKind::Io`](super::ImportErrorKind::Io) for a file that
+/// does not exist.
+pub fn resolve_uri(uri: &str, base_dir: &Path, options: &LoadOptions) -> crate::Result<PathBuf> {
+    super::container::resolve_external(uri, 0, base_dir, options)
+}
+
 /// What went wrong resolving a URI: refused, or the file system could not
 /// answer (a missing file, a root that does not exist).
 #[derive(Debug)]
