@@ -33,6 +33,13 @@ pub struct Cli {
     /// may not leave this folder, through `..` or a symlink.
     #[arg(long, value_name = "DIR")]
     pub asset_root: Option<PathBuf>,
+    /// Also play the clips of this file (repeatable; an animation-only
+    /// file such as an animation pack), bound to FILE's nodes by name.
+    /// `--animation` and `--mix` index FILE's own clips first, then each
+    /// `--clips` file's in the order given; `node` in the output is FILE's
+    /// node index.
+    #[arg(long, value_name = "FILE")]
+    pub clips: Vec<PathBuf>,
     /// Index of the animation to sample.
     #[arg(long, default_value_t = 0)]
     pub animation: usize,

@@ -43,13 +43,14 @@ fn last_line(worst: f32, tol: f32, failed: bool) -> String {
 /// Animation `a`'s channels sampled at `times` times on the GPU (`gpu`)
 /// and the CPU (`cpu`).
 pub fn channels(
-    library: &AnimationLibrary,
+    source: &crate::source::Source,
     a: usize,
     times: usize,
     gpu: &[f32],
     cpu: &[f32],
     tol: f32,
 ) -> Verdict {
+    let library = &source.library;
     let clip = &library.clips()[a];
     let clips = vec![a as u32; times];
     let report = keyframe_gpu::compare::compare(library, &clips, gpu, cpu);
@@ -70,10 +71,9 @@ pub fn channels(
         } else {
             ""
         };
-        let node = if track.property == keyframe_gpu::Property::Pointer {
-            "-".to_string()
-        } else {
-            track.node.to_string()
+        let node = match source.node(a, t.track) {
+            Some(n) if track.property != keyframe_gpu::Property::Pointer => n.to_string(),
+            _ => "-".to_string(),
         };
         text.push_str(&format!(
             "  {:<4} {:<5} {:<12} {:<12} {:.3e}{flag}\n",

@@ -14,12 +14,7 @@ use crate::Failure;
 
 /// The demo's source.
 pub fn source() -> Result<Source, Failure> {
-    Ok(Source {
-        name: "demo".into(),
-        library: library()?,
-        document: None,
-        animations: None,
-    })
+    Ok(Source::demo("demo".into(), library()?))
 }
 
 /// One clip per interpolation x property: keys at 0, 1 and 2.5 s (unequal

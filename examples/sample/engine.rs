@@ -1,12 +1,10 @@
-//! Sampling and skinning on the GPU or the CPU reference. The device comes
-//! from the library's `gpu::headless` helper; it, the sampler and the
-//! skinner are created on first use, so a CPU-only run never asks for an
-//! adapter.
+//! Sampling and posing on the GPU or the CPU reference. The device comes
+//! from the library's `gpu::headless` helper; it and the sampler are
+//! created on first use, so a CPU-only run never asks for an adapter.
 
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
-use keyframe_gpu::gpu::skin::GpuSkinner;
-use keyframe_gpu::rig::{SkinJoints, SkinTables};
-use keyframe_gpu::{cpu, cpu_skin, AnimationLibrary, GpuSampler, Instance};
+use keyframe_gpu::rig::{Rig, SkinJoints};
+use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, GpuSampler, Instance};
 
 use crate::args::Backend;
 use crate::Failure;
@@ -16,7 +14,6 @@ pub struct Engine<'a> {
     library: &'a AnimationLibrary,
     headless: Option<Headless>,
     sampler: Option<GpuSampler>,
-    skinner: Option<GpuSkinner>,
     /// Instances per dispatch.
     capacity: usize,
 }
@@ -30,7 +27,6 @@ impl<'a> Engine<'a> {
             library,
             headless: None,
             sampler: None,
-            skinner: None,
             capacity,
         }
     }
@@ -45,9 +41,8 @@ impl<'a> Engine<'a> {
             .ok_or_else(|| Failure::Message("no device".into()))
     }
 
-    /// The device, the sampler and the skinner slot, each created on first
-    /// use (the skinner by the caller, which has the tables).
-    fn gpu(&mut self) -> Result<(&Headless, &mut GpuSampler, &mut Option<GpuSkinner>), Failure> {
+    /// The device and the sampler, each created on first use.
+    fn gpu(&mut self) -> Result<(&Headless, &mut GpuSampler), Failure> {
         self.device()?;
         let Some(h) = self.headless.as_ref() else {
             return Err(Failure::Message("no device".into()));
@@ -63,7 +58,7 @@ impl<'a> Engine<'a> {
         let Some(sampler) = self.sampler.as_mut() else {
             return Err(Failure::Message("no sampler".into()));
         };
-        Ok((h, sampler, &mut self.skinner))
+        Ok((h, sampler))
     }
 
     /// The adapter line's value: `"<name> (backend <backend>, <type>)"`.
@@ -86,7 +81,7 @@ impl<'a> Engine<'a> {
             Backend::Cpu => Ok(cpu::sample(self.library, instances)?),
             Backend::Gpu => {
                 let capacity = self.capacity;
-                let (h, sampler, _) = self.gpu()?;
+                let (h, sampler) = self.gpu()?;
                 let mut out = Vec::new();
                 for chunk in instances.chunks(capacity) {
                     out.extend(sampler.sample(&h.device, &h.queue, chunk)?);
@@ -96,54 +91,52 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Keeps the node, global and joint matrices of one dispatch under
-    /// 64 MiB each too. Call before the first GPU sampling.
-    pub fn limit_for_skinning(&mut self, tables: &SkinTables) {
-        let per = (tables.node_count().max(tables.joint_count()) as usize).max(1) * 64;
+    /// Keeps the node, world and joint matrices of one dispatch under
+    /// 64 MiB each too. Call before the first GPU posing.
+    pub fn limit_for_skinning(&mut self, rig: &Rig) {
+        let layout = rig.output_layout();
+        let per = (layout.nodes().max(layout.joints()) as usize).max(1) * 64;
         self.capacity = self.capacity.min(((64usize << 20) / per).max(1));
     }
 
-    /// Each instance's joint matrices per skin (entry `i`: instance `i`).
+    /// Each instance's joint matrices per skin (entry `i`: instance `i`),
+    /// from the GPU's readback or the CPU twin's poses: the same
+    /// [`Poses`](keyframe_gpu::Poses) either way.
     pub fn joints(
         &mut self,
         backend: Backend,
-        tables: &SkinTables,
+        bound: &BoundLibrary,
         instances: &[Instance],
     ) -> Result<Vec<Vec<SkinJoints>>, Failure> {
-        match backend {
-            Backend::Cpu => {
-                let out = cpu_skin::skin(tables, self.library, instances)?;
-                let per = tables.joint_count() as usize;
-                let block: Vec<[f32; 16]> = out.joints.iter().map(|m| m.to_cols_array()).collect();
-                Ok((0..instances.len())
-                    .map(|i| tables.split_joints(block.get(i * per..(i + 1) * per).unwrap_or(&[])))
-                    .collect())
+        let rig = bound.rig();
+        let mut out = Vec::with_capacity(instances.len());
+        let mut push = |poses: &keyframe_gpu::Poses| -> Result<(), Failure> {
+            for i in 0..poses.instance_count() {
+                let skins = crate::mix::skins_of(rig, poses, i)
+                    .ok_or_else(|| Failure::Message(format!("no joints for instance {i}")))?;
+                out.push(skins);
             }
+            Ok(())
+        };
+        match backend {
+            Backend::Cpu => push(&cpu::poses(bound, instances)?)?,
             Backend::Gpu => {
                 let capacity = self.capacity;
-                let (h, sampler, skinner) = self.gpu()?;
-                if skinner.is_none() {
-                    *skinner = Some(GpuSkinner::new(&h.device, sampler, tables)?);
-                }
-                let Some(skinner) = skinner.as_mut() else {
-                    return Err(Failure::Message("no skinner".into()));
-                };
-                let mut out = Vec::with_capacity(instances.len());
+                let h = self.device()?;
+                let mut animator = Animator::new(&h.device, &h.queue, bound, capacity as u32)?;
                 for chunk in instances.chunks(capacity) {
-                    sampler.set_instances(&h.queue, chunk)?;
-                    skinner.prepare(&h.queue, sampler)?;
+                    animator.set_instances(&h.queue, chunk)?;
                     let mut encoder =
                         h.device
                             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                                 label: Some("sample --joints"),
                             });
-                    sampler.record(&mut encoder);
-                    skinner.record(&mut encoder);
+                    animator.record(&mut encoder);
                     h.queue.submit([encoder.finish()]);
-                    out.extend(skinner.read_back_skin_joints(&h.device, &h.queue)?);
+                    push(&animator.read_back(&h.device, &h.queue)?)?;
                 }
-                Ok(out)
             }
         }
+        Ok(out)
     }
 }

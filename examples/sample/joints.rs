@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use keyframe_gpu::rig::{Rig, SkinTables};
 use keyframe_gpu::{Instance, WrapMode};
 
 use crate::args::{Backend, Cli};
@@ -23,18 +22,18 @@ pub fn run(
         .file
         .as_deref()
         .map_or_else(|| source.name.clone(), |p| p.display().to_string());
-    let Some(document) = &source.document else {
+    if source.document.is_none() {
         return Err(Failure::Message(format!("no skins in {shown}")));
-    };
-    let rig = Rig::from_document(document)?;
+    }
+    let bound = source.bound("--joints")?;
+    let rig = bound.rig();
     if rig.skins().is_empty() {
         return Err(Failure::Message(format!("no skins in {shown}")));
     }
-    let tables = SkinTables::new(&rig, &source.library)?;
     let lib = &source.library;
     let anims = source::selected(cli, lib.clips().len())?;
     let mut engine = Engine::new(lib);
-    engine.limit_for_skinning(&tables);
+    engine.limit_for_skinning(rig);
     let mut code = ExitCode::SUCCESS;
     if !cli.json {
         writeln!(
@@ -56,9 +55,9 @@ pub fn run(
             .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
             .collect();
         let values = if cli.compare {
-            let gpu = engine.joints(Backend::Gpu, &tables, &instances)?;
-            let cpu = engine.joints(Backend::Cpu, &tables, &instances)?;
-            let verdict = compare::skins(&rig, lib, a, times.len(), &gpu, &cpu, tol);
+            let gpu = engine.joints(Backend::Gpu, &bound, &instances)?;
+            let cpu = engine.joints(Backend::Cpu, &bound, &instances)?;
+            let verdict = compare::skins(rig, lib, a, times.len(), &gpu, &cpu, tol);
             if verdict.failed {
                 code = ExitCode::from(1);
             }
@@ -69,7 +68,7 @@ pub fn run(
                 cpu
             }
         } else {
-            engine.joints(cli.backend, &tables, &instances)?
+            engine.joints(cli.backend, &bound, &instances)?
         };
         if cli.json {
             writeln!(out, "{}", json::joints(source, a, &times, &values))?;

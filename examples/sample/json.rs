@@ -54,8 +54,16 @@ pub fn channels(
             s.push_str(", ");
         }
         s.push_str(&format!("{{\"time\": {}, \"channels\": [", time_str(t)));
+        let mut first = true;
         for (j, track) in clip.tracks.iter().enumerate() {
-            if j > 0 {
+            // A track of a --clips file that binds to no node of FILE
+            // poses nothing there: it is left out.
+            let node = source.node(a, j);
+            let pointer = source.pointer(a, j);
+            if node.is_none() && pointer.is_none() {
+                continue;
+            }
+            if !std::mem::take(&mut first) {
                 s.push_str(", ");
             }
             let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
@@ -64,7 +72,7 @@ pub fn channels(
                 .get(start..start + width as usize)
                 .unwrap_or_default();
             let nums: Vec<String> = v.iter().map(|&x| num32(x)).collect();
-            match source.pointer(a, j) {
+            match pointer {
                 // A KHR_animation_pointer channel: its pointer as written;
                 // a bool as [0] or [1], an int as [n], floats as read.
                 Some(p) => s.push_str(&format!(
@@ -74,7 +82,7 @@ pub fn channels(
                 )),
                 None => s.push_str(&format!(
                     "{{\"node\": {}, \"path\": \"{}\", \"value\": [{}]}}",
-                    track.node,
+                    node.unwrap_or_default(),
                     track.property.as_gltf_str(),
                     nums.join(", ")
                 )),

@@ -32,10 +32,16 @@
 //! `joints`, is `inverse(global(node)) * global(joint) *
 //! inverseBindMatrix` with every node's local transform taken from the
 //! animation at that time (rest values where not animated). `--backend gpu`
-//! samples and skins on the GPU (`GpuSampler` + `GpuSkinner`, read back),
-//! `--backend cpu` uses `cpu_skin`; `--compare` runs both and prints the
+//! poses on the GPU (`Animator`, read back as `Poses`), `--backend cpu`
+//! with the CPU twin (`cpu::poses`); `--compare` runs both and prints the
 //! largest error per skin (default `--tol` 1e-4 with `--joints`). A file
 //! without skins is an error.
+//!
+//! `--clips FILE` (repeatable) adds the clips of another file (an
+//! animation pack), bound to FILE's rig by node name; `--animation` and
+//! `--mix` index FILE's clips first, then each `--clips` file's, `node` in
+//! the output is FILE's node index, and a track that binds to no node of
+//! FILE is left out. FILE needs no animations of its own then.
 //!
 //! `--mix MIX.json` blends actions (crossfades, masks, additive clips)
 //! per sample instead: see `mix.rs` for the file's schema. `--json` prints
@@ -171,6 +177,11 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         ));
     }
     let source = match &cli.file {
+        None if !cli.clips.is_empty() => {
+            return Err(Failure::Message(
+                "--clips needs a FILE (the model the clips are bound to)".into(),
+            ))
+        }
         None if cli.mix.is_some() => {
             return Err(Failure::Message(
                 "--mix needs a FILE (a glTF file with nodes)".into(),
@@ -182,7 +193,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             ))
         }
         None => demo::source()?,
-        Some(path) => source::load(path, cli.asset_root.as_deref())?,
+        Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
     };
     if let Some(path) = &cli.mix {
         return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);
@@ -214,7 +225,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         if cli.compare {
             let gpu = engine.sample(Backend::Gpu, &instances)?;
             let cpu = engine.sample(Backend::Cpu, &instances)?;
-            let verdict = compare::channels(&source.library, a, times.len(), &gpu, &cpu, tol);
+            let verdict = compare::channels(&source, a, times.len(), &gpu, &cpu, tol);
             if verdict.failed {
                 code = ExitCode::from(1);
             }

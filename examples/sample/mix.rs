@@ -3,7 +3,7 @@
 //! Prints the blended local pose of every node (or, with `--joints`, every
 //! skin's joint matrices from the blended pose), as a table or as JSON,
 //! sampled and blended on the GPU (`Animator::with_mixer`) or the CPU twin
-//! (`cpu::mix::mix`), or both with `--compare`.
+//! (`cpu::mixed_poses`), or both with `--compare`.
 //!
 //! MIX.json:
 //! `{"masks": [{"default": 0.0, "nodes": {"5": 1.0}}], "samples":
@@ -18,10 +18,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use keyframe_gpu::cpu::mix::mix as cpu_mix;
 use keyframe_gpu::layout::GpuLocalPose;
-use keyframe_gpu::rig::{Rig, SkinJoints, SkinTables};
-use keyframe_gpu::{Action, Animator, Mask, MixerDesc, WrapMode, MAX_ACTIONS};
+use keyframe_gpu::rig::{Rig, SkinJoints};
+use keyframe_gpu::{
+    cpu, Action, Animator, BoundLibrary, Mask, MixerDesc, Poses, WrapMode, MAX_ACTIONS,
+};
 use serde_json::Value;
 
 use crate::args::{Backend, Cli};
@@ -216,62 +217,87 @@ struct Blended {
     skins: Vec<Vec<SkinJoints>>,
 }
 
-fn run_cpu(tables: &SkinTables, source: &Source, mix: &MixFile) -> Result<Blended, Failure> {
+impl Blended {
+    fn new() -> Blended {
+        Blended {
+            locals: Vec::new(),
+            weights: Vec::new(),
+            skins: Vec::new(),
+        }
+    }
+
+    /// Appends every character of `poses` (the GPU's or the CPU twin's:
+    /// the same type, the same indices).
+    fn push(&mut self, rig: &Rig, poses: &Poses) -> Result<(), Failure> {
+        for c in 0..poses.instance_count() {
+            let missing = || Failure::Message(format!("no result for sample {c}"));
+            let mut locals = Vec::with_capacity(rig.nodes().len());
+            for n in 0..rig.nodes().len() as u32 {
+                let t = poses.local(c, n).ok_or_else(missing)?;
+                locals.push(GpuLocalPose {
+                    translation: t.translation.extend(0.0).to_array(),
+                    rotation: t.rotation.to_array(),
+                    scale: t.scale.extend(0.0).to_array(),
+                });
+            }
+            self.locals.push(locals);
+            // Per mesh: the weights of the first node that uses it.
+            let weights = (0..rig.meshes().len() as u32)
+                .map(|m| {
+                    let node = rig.nodes().iter().position(|n| n.mesh == Some(m));
+                    node.and_then(|n| poses.morph_weights(c, n as u32))
+                        .map(<[f32]>::to_vec)
+                        .unwrap_or_default()
+                })
+                .collect();
+            self.weights.push(weights);
+            self.skins
+                .push(skins_of(rig, poses, c).ok_or_else(missing)?);
+        }
+        Ok(())
+    }
+}
+
+/// Character (or instance) `c`'s joint matrices, skin by skin.
+pub fn skins_of(rig: &Rig, poses: &Poses, c: u32) -> Option<Vec<SkinJoints>> {
+    (0..rig.skins().len() as u32)
+        .map(|s| {
+            Some(SkinJoints {
+                skin: s,
+                node: rig.skins()[s as usize].mesh_node,
+                joints: poses
+                    .joints(c, s)?
+                    .iter()
+                    .map(|m| m.to_cols_array())
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+fn run_cpu(bound: &BoundLibrary, mix: &MixFile) -> Result<Blended, Failure> {
     let actions: Vec<Action> = mix.samples.iter().flatten().copied().collect();
     let counts: Vec<u32> = mix.samples.iter().map(|s| s.len() as u32).collect();
-    let out = cpu_mix(tables, &source.library, &mix.masks, &actions, &counts)?;
-    let nodes = tables.node_count() as usize;
-    let joints = tables.joint_count() as usize;
-    let mut b = Blended {
-        locals: Vec::new(),
-        weights: Vec::new(),
-        skins: Vec::new(),
-    };
-    for c in 0..counts.len() {
-        b.locals
-            .push(out.locals[c * nodes..(c + 1) * nodes].to_vec());
-        let base = c * tables.morph_stride() as usize;
-        b.weights.push(
-            tables
-                .meshes()
-                .iter()
-                .map(|m| {
-                    let at = base + m.weights_offset as usize;
-                    out.morph_weights[at..at + m.target_count as usize].to_vec()
-                })
-                .collect(),
-        );
-        let block: Vec<[f32; 16]> = out.joints[c * joints..(c + 1) * joints]
-            .iter()
-            .map(|m| m.to_cols_array())
-            .collect();
-        b.skins.push(tables.split_joints(&block));
-    }
+    let poses = cpu::mixed_poses(bound, &mix.masks, &actions, &counts)?;
+    let mut b = Blended::new();
+    b.push(bound.rig(), &poses)?;
     Ok(b)
 }
 
 fn run_gpu(
     engine: &mut Engine<'_>,
-    rig: &Rig,
-    tables: &SkinTables,
-    source: &Source,
+    bound: &BoundLibrary,
     mix: &MixFile,
 ) -> Result<Blended, Failure> {
     let h = engine.device()?;
     let per = mix.samples.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
     let characters = mix.samples.len().clamp(1, CHUNK) as u32;
-    let desc = MixerDesc {
-        characters,
-        actions_per_character: per,
-        masks: mix.masks.clone(),
-    };
-    let mut animator =
-        Animator::with_mixer(&h.device, &h.queue, &source.library.bind(rig)?, &desc)?;
-    let mut b = Blended {
-        locals: Vec::new(),
-        weights: Vec::new(),
-        skins: Vec::new(),
-    };
+    let mut desc = MixerDesc::new(characters, per);
+    for mask in &mix.masks {
+        desc.add_mask(mask.clone());
+    }
+    let mut animator = Animator::with_mixer(&h.device, &h.queue, bound, &desc)?;
+    let mut b = Blended::new();
     for chunk in mix.samples.chunks(CHUNK) {
         let actions: Vec<Action> = chunk.iter().flatten().copied().collect();
         let counts: Vec<u32> = chunk.iter().map(|s| s.len() as u32).collect();
@@ -283,53 +309,7 @@ fn run_gpu(
             });
         animator.record(&mut encoder);
         h.queue.submit([encoder.finish()]);
-        let poses = animator.read_back(&h.device, &h.queue)?;
-        for c in 0..chunk.len() as u32 {
-            let missing = || Failure::Message(format!("no result for sample {c}"));
-            b.locals.push(
-                (0..tables.node_count())
-                    .map(|n| {
-                        let t = poses.local(c, n).ok_or_else(missing)?;
-                        Ok(GpuLocalPose {
-                            translation: t.translation.extend(0.0).to_array(),
-                            rotation: t.rotation.to_array(),
-                            scale: t.scale.extend(0.0).to_array(),
-                        })
-                    })
-                    .collect::<Result<_, Failure>>()?,
-            );
-            b.weights.push(
-                (0..tables.mesh_count())
-                    .map(|m| {
-                        let node = tables.meshes()[m as usize].node;
-                        if node == u32::MAX {
-                            return Ok(Vec::new());
-                        }
-                        poses
-                            .morph_weights(c, node)
-                            .map(<[f32]>::to_vec)
-                            .ok_or_else(missing)
-                    })
-                    .collect::<Result<_, Failure>>()?,
-            );
-            b.skins.push(
-                (0..rig.skins().len() as u32)
-                    .map(|s| {
-                        let joints = poses
-                            .joints(c, s)
-                            .ok_or_else(missing)?
-                            .iter()
-                            .map(|m| m.to_cols_array())
-                            .collect();
-                        Ok(SkinJoints {
-                            skin: s,
-                            node: rig.skins()[s as usize].mesh_node,
-                            joints,
-                        })
-                    })
-                    .collect::<Result<_, Failure>>()?,
-            );
-        }
+        b.push(bound.rig(), &animator.read_back(&h.device, &h.queue)?)?;
     }
     Ok(b)
 }
@@ -452,12 +432,9 @@ pub fn run(
     tol: f32,
     out: &mut impl Write,
 ) -> Result<ExitCode, Failure> {
-    let Some(document) = &source.document else {
-        return fail("--mix needs a FILE (a glTF file with nodes)".into());
-    };
-    let rig = Rig::from_document(document)?;
-    let tables = SkinTables::new(&rig, &source.library)?;
-    let mix = parse(path, &rig, source.library.clips().len())?;
+    let bound = source.bound("--mix")?;
+    let rig = bound.rig();
+    let mix = parse(path, rig, source.library.clips().len())?;
     if cli.joints && rig.skins().is_empty() {
         return fail(format!("--joints: no skins in {}", source.name));
     }
@@ -465,8 +442,8 @@ pub fn run(
     let mut code = ExitCode::SUCCESS;
     let mut verdict = None;
     let shown = if cli.compare {
-        let gpu = run_gpu(&mut engine, &rig, &tables, source, &mix)?;
-        let cpu = run_cpu(&tables, source, &mix)?;
+        let gpu = run_gpu(&mut engine, &bound, &mix)?;
+        let cpu = run_cpu(&bound, &mix)?;
         let (pose, joints) = differences(&gpu, &cpu);
         let worst = if cli.joints { joints } else { pose };
         let failed = worst > tol || worst.is_nan();
@@ -483,9 +460,9 @@ pub fn run(
             cpu
         }
     } else if cli.backend == Backend::Gpu {
-        run_gpu(&mut engine, &rig, &tables, source, &mix)?
+        run_gpu(&mut engine, &bound, &mix)?
     } else {
-        run_cpu(&tables, source, &mix)?
+        run_cpu(&bound, &mix)?
     };
     if cli.json {
         writeln!(

@@ -1,27 +1,45 @@
 //! What is sampled: a file's (or the demo's) animations, which of them,
 //! and at which times.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use keyframe_gpu::gltf::AnimationInfo;
-use keyframe_gpu::{AnimationLibrary, Clip};
+use keyframe_gpu::gltf::{AnimationInfo, Document, LoadOptions};
+use keyframe_gpu::rig::Rig;
+use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip};
 
 use crate::args::Cli;
 use crate::Failure;
 
-/// A library and, for a file, the parsed document.
+/// A library and, for a file, the parsed document, its rig and the
+/// library bound to it.
 pub struct Source {
     /// Shown as `"file"` in JSON.
     pub name: String,
+    /// The first file's clips, then each `--clips` file's, in order.
     pub library: AnimationLibrary,
     /// The parsed file (None for the demo), for `--joints`.
-    pub document: Option<keyframe_gpu::gltf::Document>,
+    pub document: Option<Document>,
     /// Where each channel points (None for the demo): a
     /// `KHR_animation_pointer` channel is reported by its pointer.
     pub animations: Option<Vec<AnimationInfo>>,
+    /// The library bound to the first file's rig: with `--clips` always
+    /// (their tracks bind by name), otherwise once `--joints` or `--mix`
+    /// asks for it ([`Source::bound`]).
+    bound: Option<BoundLibrary>,
 }
 
 impl Source {
+    /// A source of `library` alone (the demo).
+    pub fn demo(name: String, library: AnimationLibrary) -> Source {
+        Source {
+            name,
+            library,
+            document: None,
+            animations: None,
+            bound: None,
+        }
+    }
+
     /// The pointer of channel `j` of animation `a`, if it is a
     /// `KHR_animation_pointer` channel.
     pub fn pointer(&self, a: usize, j: usize) -> Option<&str> {
@@ -34,34 +52,97 @@ impl Source {
             .as_deref()
     }
 
+    /// The first file's node that channel `j` of animation `a` animates:
+    /// the bound node with `--clips` (`None` for a track that binds to
+    /// nothing), the track's own node otherwise.
+    pub fn node(&self, a: usize, j: usize) -> Option<u32> {
+        match &self.bound {
+            Some(bound) => bound.node(a as u32, j as u32),
+            None => Some(self.library.clips()[a].tracks[j].node),
+        }
+    }
+
     /// `node 3 rotation`, or a pointer channel's pointer.
     pub fn label(&self, a: usize, j: usize) -> String {
         match self.pointer(a, j) {
             Some(p) => p.to_string(),
             None => {
                 let t = &self.library.clips()[a].tracks[j];
-                format!("node {} {}", t.node, t.property.as_gltf_str())
+                let node = self
+                    .node(a, j)
+                    .map_or_else(|| "-".to_string(), |n| n.to_string());
+                format!("node {node} {}", t.property.as_gltf_str())
             }
         }
     }
+
+    /// The library bound to the first file's rig (`what` names the option
+    /// that needs it, for the error).
+    pub fn bound(&self, what: &str) -> Result<BoundLibrary, Failure> {
+        if let Some(bound) = &self.bound {
+            return Ok(bound.clone());
+        }
+        let Some(document) = &self.document else {
+            return Err(Failure::Message(format!(
+                "{what} needs a FILE (a glTF file with nodes)"
+            )));
+        };
+        let rig = Rig::from_document(document)?;
+        Ok(self.library.bind(&rig)?)
+    }
 }
 
-/// Reads a .gltf or .glb file.
-pub fn load(path: &Path, asset_root: Option<&Path>) -> Result<Source, Failure> {
-    let mut options = keyframe_gpu::gltf::LoadOptions::default();
+/// Reads a .gltf or .glb file and the clips of each `--clips` file, bound
+/// to the first file's rig by node name. The first file may have no
+/// animations when `--clips` brings some.
+pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result<Source, Failure> {
+    let mut options = LoadOptions::default();
     if let Some(root) = asset_root {
         options = options.with_asset_root(root);
     }
-    let imported = keyframe_gpu::gltf::load_with(path, &options)?;
+    let document = Document::load_with(path, &options)?;
+    let (mut all, mut infos) = if document.root.animations.is_empty() && !clips.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let (library, infos) = document.animations()?;
+        (library.clips().to_vec(), infos)
+    };
+    let mut ranges = Vec::with_capacity(clips.len());
+    for file in clips {
+        let imported = keyframe_gpu::gltf::load_with(file, &options)
+            .map_err(|e| Failure::Message(format!("--clips {}: {e}", file.display())))?;
+        ranges.push((file, all.len()..all.len() + imported.library.clips().len()));
+        all.extend(imported.library.clips().iter().cloned());
+        infos.extend(imported.animations);
+    }
+    let library = AnimationLibrary::new(all)?;
+    let bound = if clips.is_empty() {
+        None
+    } else {
+        let rig = Rig::from_document(&document)?;
+        let bound = library.bind(&rig)?;
+        for (file, range) in ranges {
+            let report = &bound.report().clips()[range];
+            if report.iter().all(|c| c.bound() == 0) {
+                return Err(Failure::Message(format!(
+                    "--clips {}: no track binds to a node of {} (tracks bind by node name)",
+                    file.display(),
+                    path.display()
+                )));
+            }
+        }
+        Some(bound)
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
     Ok(Source {
         name,
-        library: imported.library,
-        document: Some(imported.document),
-        animations: Some(imported.animations),
+        library,
+        document: Some(document),
+        animations: Some(infos),
+        bound,
     })
 }
 

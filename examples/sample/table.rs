@@ -60,7 +60,9 @@ pub fn channels(
                     out,
                     "  {:<4} {:<5} {:<12} {:<12} {}",
                     j,
-                    track.node,
+                    source
+                        .node(a, j)
+                        .map_or_else(|| "-".to_string(), |n| n.to_string()),
                     track.property.as_gltf_str(),
                     track.interpolation.as_gltf_str(),
                     fmt_values(v)
