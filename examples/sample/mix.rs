@@ -468,7 +468,7 @@ pub fn run(
         writeln!(
             out,
             "{}",
-            to_json(source, &rig, cli.backend, cli.joints, &shown)
+            to_json(source, rig, cli.backend, cli.joints, &shown)
         )?;
     } else {
         writeln!(
@@ -486,7 +486,7 @@ pub fn run(
         if let Some(v) = verdict {
             writeln!(out, "{v}")?;
         }
-        table(&rig, cli.joints, &shown, out)?;
+        table(rig, cli.joints, &shown, out)?;
     }
     Ok(code)
 }
