@@ -81,7 +81,7 @@ pub fn compare(library: &AnimationLibrary, clips: &[u32], a: &[f32], b: &[f32]) 
             continue;
         };
         for (j, track) in c.tracks.iter().enumerate() {
-            let Some((offset, width)) = library.track_output(clip as usize, j) else {
+            let Some((offset, width)) = library.track_output(clip, j as u32) else {
                 continue;
             };
             let start = i * stride + offset as usize;

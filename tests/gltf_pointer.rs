@@ -337,7 +337,7 @@ fn every_supported_pointer_is_sampled_as_computed_by_hand() {
             e.pointer,
             "channel {j}"
         );
-        let (offset, width) = lib.track_output(0, j).unwrap();
+        let (offset, width) = lib.track_output(0, j as u32).unwrap();
         assert_eq!(
             width as usize,
             e.at_quarter.len(),

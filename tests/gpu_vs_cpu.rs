@@ -31,7 +31,7 @@ fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], c
         let clip = &lib.clips()[inst.clip as usize];
         let gclip = lib.clip_table()[inst.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip as usize, j).unwrap();
+            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
             let s = i * stride + off as usize;
             let g = &gpu[s..s + width as usize];
             let c = &cpu[s..s + width as usize];

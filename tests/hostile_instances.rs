@@ -225,7 +225,7 @@ fn check_outputs(
     for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip as usize, j).unwrap();
+            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
             let s = i * stride + off as usize;
             let g = &gpu[s..s + width as usize];
             let c = &cpu[s..s + width as usize];
@@ -527,7 +527,7 @@ fn wrap_modes_are_exact_far_from_zero() {
     for (inst, k) in [(18usize, usize::MAX), (20, 0)] {
         for (j, track) in walk.tracks.iter().enumerate() {
             let k = k.min(track.times.len() - 1);
-            let (off, w) = lib.track_output(0, j).unwrap();
+            let (off, w) = lib.track_output(0, j as u32).unwrap();
             assert_eq!(
                 bits(&at(&gpu, inst, off as usize, w as usize)),
                 bits(&key_value(track, k)),
@@ -702,7 +702,7 @@ fn shader_never_writes_outside_an_instance_block() {
         );
         let clip = &lib.clips()[r.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, w) = lib.track_output(r.clip as usize, j).unwrap();
+            let (off, w) = lib.track_output(r.clip, j as u32).unwrap();
             let g = &block[off as usize..(off + w) as usize];
             let last = track.times.len() - 1;
             let want = if r.time.is_nan() {

@@ -132,7 +132,7 @@ pub fn run(
     )?;
     for (i, inst) in instances.iter().enumerate() {
         let c = inst.clip as usize;
-        let (offset, width) = lib.track_output(c, 0).unwrap_or((0, 0));
+        let (offset, width) = lib.track_output(c as u32, 0).unwrap_or((0, 0));
         let range = i * stride + offset as usize..i * stride + (offset + width) as usize;
         let (g, r) = (
             gpu.get(range.clone()).unwrap_or_default(),

@@ -66,7 +66,7 @@ pub fn channels(
             if !std::mem::take(&mut first) {
                 s.push_str(", ");
             }
-            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let (offset, width) = lib.track_output(a as u32, j as u32).unwrap_or((0, 0));
             let start = i * stride + offset as usize;
             let v = values
                 .get(start..start + width as usize)

@@ -115,7 +115,7 @@ pub fn plot(
             .map_err(draw_error)?;
         let panels = body.split_evenly((rows, cols));
         for ((j, track), area) in clip.tracks.iter().enumerate().zip(&panels) {
-            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let (offset, width) = lib.track_output(a as u32, j as u32).unwrap_or((0, 0));
             let width = width as usize;
             let series: Vec<&[f32]> = (0..DENSE)
                 .map(|i| {

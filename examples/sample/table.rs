@@ -41,7 +41,7 @@ pub fn channels(
         writeln!(out, "time {}", time_str(t))?;
         writeln!(out, "  ch   node  path         interp       value")?;
         for (j, track) in clip.tracks.iter().enumerate() {
-            let (offset, width) = lib.track_output(a, j).unwrap_or((0, 0));
+            let (offset, width) = lib.track_output(a as u32, j as u32).unwrap_or((0, 0));
             let start = i * stride + offset as usize;
             let v = values
                 .get(start..start + width as usize)

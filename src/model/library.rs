@@ -540,7 +540,8 @@ impl AnimationLibrary {
     /// block: `(offset, width)` (a pointer track: its target's slot), or
     /// `None` if either index is out of range.
     #[must_use]
-    pub fn track_output(&self, clip: usize, track: usize) -> Option<(u32, u32)> {
+    pub fn track_output(&self, clip: u32, track: u32) -> Option<(u32, u32)> {
+        let (clip, track) = (clip as usize, track as usize);
         if track >= self.data.clips.get(clip)?.tracks.len() {
             return None;
         }

@@ -220,7 +220,7 @@ impl SkinTables {
                 };
                 let property = clip.tracks[t].property;
                 let (offset, _) = library
-                    .track_output(c, t)
+                    .track_output(c as u32, t as u32)
                     .ok_or_else(|| too_big("track table", t))?;
                 let offset = offset_i32(offset)?;
                 if property == Property::Weights {
