@@ -203,7 +203,7 @@ fn every_plan_matches_cpu(h: &Headless, lib: &AnimationLibrary, instances: &[Ins
 /// The sampler's plans ([`SamplerPlan::Auto`] picks one of them).
 const PLANS: [SamplerPlan; 3] = [
     SamplerPlan::Reference,
-    SamplerPlan::CpuAdapter,
+    SamplerPlan::Grouped,
     SamplerPlan::ClipBlocks,
 ];
 
@@ -224,7 +224,7 @@ fn plans_dispatch_as_documented() {
     let groups: Vec<u32> = reference.workgroups().map(|(g, _)| g).collect();
     assert_eq!(groups, [keyframe_gpu::layout::GROUP_ALL]);
     let mut tuned =
-        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::CpuAdapter).unwrap();
+        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::Grouped).unwrap();
     tuned.set_instances(&h.queue, &instances).unwrap();
     let groups: Vec<u32> = tuned.workgroups().map(|(g, _)| g).collect();
     // every_mode_library has tracks of all five groups.
@@ -232,7 +232,7 @@ fn plans_dispatch_as_documented() {
     let auto = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
     let cpu_adapter = h.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
     let want = if cpu_adapter {
-        SamplerPlan::CpuAdapter
+        SamplerPlan::Grouped
     } else {
         SamplerPlan::Reference
     };

@@ -845,7 +845,7 @@ fn rig_passes_exist_and_use_only_their_bindings() {
     ] {
         assert!(strategy.passes().iter().all(|p| PASSES.contains(p)));
     }
-    use keyframe_gpu::gpu::skin::passes::MIXED_PASSES;
+    use keyframe_gpu::plan::passes::MIXED_PASSES;
     assert!(MIXED_PASSES.iter().all(|p| PASSES.contains(p)));
     for pass in PASSES {
         assert!(
@@ -998,4 +998,79 @@ fn regular_segments_are_the_longest_that_serve_every_run() {
     let mut wide = run(3, 8);
     wide[5].width = 4;
     assert_eq!(segments(std::slice::from_ref(&wide), 24), (0, true));
+}
+
+/// Every override a plan passes (`SampleOverrides::constants`,
+/// `RigOverrides::constants_for`: the only places their names are written)
+/// is one that naga finds in the module the pipeline is made from, and
+/// every override the module declares without a default is passed: a
+/// renamed override fails here, not in pipeline creation on a device.
+#[test]
+fn plan_overrides_are_the_modules_overrides() {
+    use keyframe_gpu::plan::passes::RigModule;
+    use keyframe_gpu::plan::{RigOverrides, SampleOverrides};
+    let sample = SampleOverrides {
+        group: 0,
+        row_shift: 12,
+        has_table: true,
+        has_direct: true,
+        blocks_in_uniform: true,
+        rows_in_uniform: true,
+        group_rows: 1,
+        row_run: 1,
+        run_keys: 0,
+        table_bits: 8,
+        table_texels: 1,
+        run_base: 0,
+        aligned4: false,
+        interleaved: false,
+        regular_segment: 0,
+        regular_search: true,
+    };
+    let rig = RigOverrides {
+        parents_first: true,
+        nodes_in_head: true,
+        channels_in_head: true,
+        joints_in_head: true,
+        counts: [1, 1, 1],
+        mesh_inverses_identity: false,
+        inverse_binds_affine: false,
+        rotations_aligned4: false,
+        animated: [true, true],
+        node_slots: 1,
+    };
+    let check = |label: &str, source: &str, given: Vec<(&'static str, f64)>| {
+        let (module, _) = parse_and_validate(label, source);
+        let declared: Vec<(String, bool)> = module
+            .overrides
+            .iter()
+            .map(|(_, o)| (o.name.clone().unwrap_or_default(), o.init.is_some()))
+            .collect();
+        for (name, _) in &given {
+            assert!(
+                declared.iter().any(|(d, _)| d == name),
+                "{label}: override {name} is not in the module"
+            );
+        }
+        for (name, has_default) in &declared {
+            assert!(
+                *has_default || given.iter().any(|(g, _)| g == name),
+                "{label}: override {name} has no default and is not passed"
+            );
+        }
+    };
+    check("sample", SAMPLE_WGSL, sample.constants());
+    for (label, m, wide) in [
+        ("pose", RigModule::Pose, false),
+        ("skin", RigModule::Skin, false),
+        ("skin wide", RigModule::Skin, true),
+        ("mix", RigModule::Mix, false),
+    ] {
+        check(label, m.wgsl_with(wide), rig.constants_for(m));
+    }
+    // A misspelt name is caught.
+    let result = std::panic::catch_unwind(|| {
+        check("sample", SAMPLE_WGSL, vec![("GROUPS", 0.0)]);
+    });
+    assert!(result.is_err());
 }

@@ -105,7 +105,7 @@ fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
     };
     for plan in [
         SamplerPlan::Reference,
-        SamplerPlan::CpuAdapter,
+        SamplerPlan::Grouped,
         SamplerPlan::ClipBlocks,
     ] {
         sampler_allocations(&h, plan);

@@ -216,7 +216,7 @@ fn gpu_matches_cpu_and_the_hand_values_for_pointer_slots() {
     let lib = library();
     let inst = instances();
     let want = cpu::sample(&lib, &inst).unwrap();
-    for plan in [SamplerPlan::Reference, SamplerPlan::CpuAdapter] {
+    for plan in [SamplerPlan::Reference, SamplerPlan::Grouped] {
         let mut sampler =
             GpuSampler::with_plan(&h.device, &h.queue, &lib, inst.len() as u32, plan).unwrap();
         // A frame of other clips first, so that a slot left unwritten

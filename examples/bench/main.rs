@@ -129,7 +129,7 @@ impl From<PlanArg> for keyframe_gpu::SamplerPlan {
         match p {
             PlanArg::Auto => SamplerPlan::Auto,
             PlanArg::Reference => SamplerPlan::Reference,
-            PlanArg::CpuAdapter => SamplerPlan::CpuAdapter,
+            PlanArg::CpuAdapter => SamplerPlan::Grouped,
             PlanArg::ClipBlocks => SamplerPlan::ClipBlocks,
         }
     }

@@ -5,14 +5,15 @@
 
 use super::skin::GpuSkinner;
 use super::timer::PassTimer;
-use super::GpuSampler;
+use super::{check_device, GpuSampler};
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::library::AnimationLibrary;
 use crate::mix::{check_desc, mask_table, Action, MixError, MixerDesc, Packer};
 use crate::model::poses::Flat;
 use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
-use crate::rig::{Rig, SkinTables};
+use crate::plan::{DeviceProfile, Plan, PlanChoices, SkinStrategy};
+use crate::rig::Rig;
 
 /// Animates many instances of a model on the GPU: sampling, then local
 /// pose, hierarchy, joint matrices and morph weights, with no readback in
@@ -48,6 +49,7 @@ pub struct Animator {
     sampler: GpuSampler,
     skin: Option<Posing>,
     mixer: Option<Mixer>,
+    plan: Plan,
 }
 
 /// The pose and skin passes of a bound library, with what they were built
@@ -71,26 +73,41 @@ struct Mixer {
 impl Animator {
     /// An animator that samples `bound`'s library and poses its rig with
     /// it: local pose, world transforms, joint matrices of every skin and
-    /// morph weights of every mesh, for up to `max_instances` instances.
+    /// morph weights of every mesh, for up to `max_instances` instances,
+    /// as the [`Plan`] for this device's profile lays them out.
     ///
     /// # Errors
-    /// Those of [`GpuSampler::new`] and of the skin passes (buffers past
-    /// the device's limits, [`Error::Gpu`](crate::Error::Gpu)).
+    /// [`Error::DeviceLimit`](crate::Error::DeviceLimit) for a device below
+    /// [`required_limits`](crate::required_limits); buffers past the
+    /// device's limits ([`Error::LimitExceeded`](crate::Error::LimitExceeded));
+    /// [`Error::Gpu`](crate::Error::Gpu) when wgpu reports an error.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<Self> {
-        let sampler = GpuSampler::new(device, queue, bound.library(), max_instances)?;
-        Self::posing(device, sampler, bound)
+        let plan = Plan::new(bound, max_instances, &DeviceProfile::of(device))?;
+        Self::from_plan(device, queue, &plan)
+    }
+
+    /// An animator that runs `plan`: exactly the dispatches it lists, for
+    /// its capacity (a plan made for another profile runs too: a GPU's
+    /// plan on a CPU adapter, say).
+    ///
+    /// # Errors
+    /// As [`Animator::new`].
+    pub fn from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
+        check_device(device)?;
+        let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
+        Self::posing(device, sampler, plan)
     }
 
     /// An animator of another rig bound to the same library as `other`'s,
     /// sharing `other`'s upload of the library (its keys, values and
     /// tables are on the device once for both), for up to `max_instances`
-    /// instances. `None` when `bound`'s library is not `other`'s (see
-    /// [`Animator::new`] then).
+    /// instances. `None` when `bound`'s library is not `other`'s, or
+    /// `other` has a mixer (see [`Animator::new`] then).
     ///
     /// # Errors
     /// As [`Animator::new`].
@@ -100,23 +117,35 @@ impl Animator {
         bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<Option<Self>> {
-        if !other.library().same_data(bound.library()) {
+        if other.mixer.is_some() || !other.library().same_data(bound.library()) {
             return Ok(None);
         }
-        let sampler = other.sampler.sharing(device, max_instances)?;
-        Self::posing(device, sampler, bound).map(Some)
+        let choices = PlanChoices {
+            sampler: other.plan.sampler,
+            skin: SkinStrategy::Auto,
+        };
+        let plan = Plan::with_choices(bound, max_instances, &other.plan.profile, choices)?;
+        if !other.sampler.can_share(bound.library(), &plan) {
+            return Ok(None);
+        }
+        let sampler = other.sampler.sharing(device, &plan)?;
+        Self::posing(device, sampler, &plan).map(Some)
     }
 
-    fn posing(device: &wgpu::Device, sampler: GpuSampler, bound: &BoundLibrary) -> Result<Self> {
-        let tables = SkinTables::of(bound)?;
-        let skinner = GpuSkinner::new(device, &sampler, &tables)?;
+    /// The skin stage of `plan` over `sampler`, without a mixer.
+    fn posing(device: &wgpu::Device, sampler: GpuSampler, plan: &Plan) -> Result<Self> {
+        let skin = match &plan.bound {
+            Some(bound) => Some(Posing {
+                bound: bound.clone(),
+                skinner: GpuSkinner::from_plan(device, &sampler, plan, None)?,
+            }),
+            None => None,
+        };
         Ok(Animator {
             sampler,
-            skin: Some(Posing {
-                bound: bound.clone(),
-                skinner,
-            }),
+            skin,
             mixer: None,
+            plan: plan.clone(),
         })
     }
 
@@ -132,11 +161,9 @@ impl Animator {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
-        Ok(Animator {
-            sampler: GpuSampler::new(device, queue, library, max_instances)?,
-            skin: None,
-            mixer: None,
-        })
+        let profile = DeviceProfile::of(device);
+        let plan = Plan::sampling(library, max_instances, &profile, crate::SamplerPlan::Auto)?;
+        Self::from_plan(device, queue, &plan)
     }
 
     /// An animator whose characters each blend several actions (a
@@ -168,23 +195,34 @@ impl Animator {
         desc: &MixerDesc,
     ) -> Result<Self> {
         check_desc(bound.rig(), desc)?;
-        let rows = u64::from(desc.characters) * u64::from(desc.actions_per_character) * 2;
-        let rows = u32::try_from(rows).map_err(|_| crate::Error::LimitExceeded {
-            what: "mixer rows (characters x actions x 2)",
-            needed: rows,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })?;
-        let sampler = GpuSampler::new(device, queue, bound.library(), rows)?;
-        let tables = SkinTables::of(bound)?;
-        let skinner = GpuSkinner::with_mixer(
-            device,
-            &sampler,
-            &tables,
+        let profile = DeviceProfile::of(device);
+        let plan = Plan::for_mixer(bound, desc, &profile, crate::SamplerPlan::Auto)?;
+        Self::mixer_from_plan(device, queue, &plan)
+    }
+
+    /// [`Animator::with_mixer`] running `plan` (made by
+    /// [`Plan::for_mixer`]).
+    ///
+    /// # Errors
+    /// As [`Animator::with_mixer`].
+    pub fn mixer_from_plan(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        plan: &Plan,
+    ) -> Result<Self> {
+        check_device(device)?;
+        let (Some(desc), Some(bound)) = (&plan.mixer, &plan.bound) else {
+            return Err(MixError::NoMixer.into());
+        };
+        check_desc(bound.rig(), desc)?;
+        let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
+        let masks = mask_table(&desc.masks);
+        let mix = Some((
             desc.characters,
             desc.actions_per_character,
-            &mask_table(&desc.masks),
-        )?;
+            masks.as_slice(),
+        ));
+        let skinner = GpuSkinner::from_plan(device, &sampler, plan, mix)?;
         Ok(Animator {
             sampler,
             skin: Some(Posing {
@@ -197,7 +235,15 @@ impl Animator {
                 mask_count: desc.masks.len(),
                 packer: Packer::new(desc.characters, desc.actions_per_character),
             }),
+            plan: plan.clone(),
         })
+    }
+
+    /// The plan this animator runs: its dispatches, their overrides and
+    /// workgroups, the tables it uploaded.
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// Writes this frame's actions: `counts[c]` consecutive actions of

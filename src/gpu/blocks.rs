@@ -12,6 +12,7 @@
 //! sized at creation; a frame allocates nothing.
 
 use crate::layout::{GpuClip, GpuInstance, GpuSampleBlock, WORKGROUP_SIZE};
+pub(crate) use crate::plan::max_blocks;
 
 /// The sort's and the block table's vectors, sized for a capacity.
 #[derive(Debug)]
@@ -101,17 +102,6 @@ impl ClipSort {
     pub(crate) fn range(&self, slot: usize) -> (u32, u32) {
         self.ranges.get(slot).copied().unwrap_or((0, 0))
     }
-}
-
-/// The most blocks one group can have: clip c's `n_c` instances take
-/// `ceil(n_c / W)` blocks (`W = WORKGROUP_SIZE`), and summed over the at
-/// most `min(clips, capacity)` clips with instances that is at most
-/// `floor((capacity + (W - 1) min(clips, capacity)) / W)`.
-pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
-    let w = u64::from(WORKGROUP_SIZE);
-    let clips = (clip_count as u64).min(u64::from(capacity));
-    let blocks = (u64::from(capacity) + (w - 1) * clips) / w;
-    u32::try_from(blocks).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

@@ -102,12 +102,6 @@ impl KeyTextures {
         Self::with_texels(device, queue, library, library.key_windows())
     }
 
-    /// The texels the key search texture can hold on `device`.
-    pub(crate) fn capacity(device: &wgpu::Device) -> u64 {
-        let max_dim = device.limits().max_texture_dimension_2d.max(1);
-        (1u64 << KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2())) * u64::from(max_dim)
-    }
-
     /// [`new`](Self::new), with `texels` as the key search texture's
     /// contents: the library's ([`AnimationLibrary::key_windows`]) and
     /// after them the clip-blocks plan's run keys and key texel copies

@@ -209,3 +209,27 @@ pub(crate) fn check_device(device: &wgpu::Device) -> Result<()> {
     }
     Ok(())
 }
+
+impl crate::plan::DeviceProfile {
+    /// The profile of `device`: a CPU fallback adapter or a GPU (its
+    /// adapter's device type), `SHADER_INT64` and `TIMESTAMP_QUERY` where
+    /// they are on, and its limits.
+    #[must_use]
+    pub fn of(device: &wgpu::Device) -> Self {
+        let limits = device.limits();
+        let features = device.features();
+        crate::plan::DeviceProfile {
+            cpu_adapter: device.adapter_info().device_type == wgpu::DeviceType::Cpu,
+            shader_int64: features.contains(wgpu::Features::SHADER_INT64),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            limits: crate::plan::DeviceLimits {
+                max_texture_dimension_2d: limits.max_texture_dimension_2d,
+                max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+                max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
+                max_uniform_buffer_binding_size: limits.max_uniform_buffer_binding_size,
+                max_buffer_size: limits.max_buffer_size,
+                min_uniform_buffer_offset_alignment: limits.min_uniform_buffer_offset_alignment,
+            },
+        }
+    }
+}

@@ -17,12 +17,11 @@ use super::{
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, GROUP_SLERP,
-    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
-    WORKGROUP_SIZE,
+    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, ROW_HEAD,
+    SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL, WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
-use crate::plan::{SampleTables, SamplerPlan};
+use crate::plan::{DeviceProfile, Plan, SampleTables, SamplerPlan, Stage};
 use crate::run_keys::GroupRunKeys;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
@@ -41,7 +40,7 @@ use crate::run_keys::GroupRunKeys;
 ///
 /// How the work is laid out is its [`SamplerPlan`]: one dispatch over
 /// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
-/// ([`SamplerPlan::CpuAdapter`] and [`SamplerPlan::ClipBlocks`], the CPU
+/// ([`SamplerPlan::Grouped`] and [`SamplerPlan::ClipBlocks`], the CPU
 /// fallback adapters), all in the same compute pass. Whatever the plan,
 /// instance `i`'s outputs are at `i * output_stride`.
 #[derive(Debug)]
@@ -69,7 +68,7 @@ pub struct GpuSampler {
 #[derive(Debug)]
 pub(crate) struct SampleUpload {
     library: AnimationLibrary,
-    tables: SampleTables,
+    tables: Arc<SampleTables>,
     keys: KeyTextures,
     values: wgpu::Buffer,
     clips: wgpu::Buffer,
@@ -126,8 +125,6 @@ struct Sizes {
     capacity: u32,
     instances: u64,
     output: u64,
-    /// Blocks per group in the clip-blocks plan.
-    group_blocks: u32,
     /// The clip-blocks plan's block table (at least its uniform head).
     block_bytes: u64,
     params_stride: usize,
@@ -169,35 +166,46 @@ impl GpuSampler {
         plan: SamplerPlan,
     ) -> Result<Self> {
         check_device(device)?;
-        let capacity = max_instances.max(1);
-        let plan = resolve_plan(device, library, capacity, plan);
-        let tables = SampleTables::build(library, plan, KeyTextures::capacity(device));
-        let upload = SampleUpload::new(device, queue, library, tables)?;
-        Self::with_upload(device, Arc::new(upload), capacity)
+        let profile = DeviceProfile::of(device);
+        let plan = Plan::sampling(library, max_instances, &profile, plan)?;
+        Self::from_plan(device, queue, library, &plan)
     }
 
-    /// A sampler of the same library and plan as `self`, for up to
-    /// `max_instances` instances, that shares `self`'s upload: the keys,
-    /// values and tables are on the device once for both.
-    ///
-    /// # Errors
-    /// As [`new`](Self::new), for the buffers of this sampler's own.
-    pub fn sharing(&self, device: &wgpu::Device, max_instances: u32) -> Result<Self> {
-        Self::with_upload(device, Arc::clone(&self.upload), max_instances.max(1))
-    }
-
-    /// This sampler's own buffers, bind groups and pipelines over `upload`.
-    fn with_upload(
+    /// The sampler `plan` lists: its tables uploaded, then its own buffers
+    /// and dispatches.
+    pub(crate) fn from_plan(
         device: &wgpu::Device,
-        upload: Arc<SampleUpload>,
-        capacity: u32,
+        queue: &wgpu::Queue,
+        library: &AnimationLibrary,
+        plan: &Plan,
     ) -> Result<Self> {
+        let upload = SampleUpload::new(device, queue, library, Arc::clone(&plan.sample_tables))?;
+        Self::with_upload(device, Arc::new(upload), plan)
+    }
+
+    /// A sampler of `plan` (of the same library and sampler plan as
+    /// `self`) that shares `self`'s upload: the keys, values and tables are
+    /// on the device once for both.
+    pub(crate) fn sharing(&self, device: &wgpu::Device, plan: &Plan) -> Result<Self> {
+        Self::with_upload(device, Arc::clone(&self.upload), plan)
+    }
+
+    /// Whether a sampler of `plan` over `library` can share this sampler's
+    /// upload.
+    pub(crate) fn can_share(&self, library: &AnimationLibrary, plan: &Plan) -> bool {
+        self.upload.library.same_data(library) && self.upload.tables.plan == plan.sampler
+    }
+
+    /// This sampler's own buffers, bind groups and pipelines over `upload`,
+    /// for `plan`'s rows and dispatches.
+    fn with_upload(device: &wgpu::Device, upload: Arc<SampleUpload>, plan: &Plan) -> Result<Self> {
         let limits = device.limits();
+        let capacity = plan.rows;
         let sizes = Sizes::check(&limits, &upload, capacity)?;
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         scoped(device, "GpuSampler::new", || {
             let own = OwnBuffers::new(device, &upload, &sizes);
-            let groups = upload.dispatches(device, &own, &sizes)?;
+            let groups = upload.dispatches(device, &own, &sizes, plan)?;
             let blocks = own.blocks.map(|(sorted, blocks, params)| BlockTables {
                 sort: ClipSort::new(
                     capacity,
@@ -227,45 +235,6 @@ impl GpuSampler {
     }
 }
 
-/// `plan`, with [`SamplerPlan::Auto`] resolved for the device's kind, the
-/// library and the capacity; the clip-blocks plan falls back to the
-/// CPU-adapter plan where its grid (blocks x row runs) would pass the
-/// device's workgroup-count limit, which that plan's grid does not.
-fn resolve_plan(
-    device: &wgpu::Device,
-    library: &AnimationLibrary,
-    capacity: u32,
-    plan: SamplerPlan,
-) -> SamplerPlan {
-    let resolved = plan.resolve_for(&device.adapter_info(), library, capacity);
-    if plan == SamplerPlan::Auto
-        && resolved == SamplerPlan::ClipBlocks
-        && !block_grid_fits(device, library, capacity)
-    {
-        return SamplerPlan::CpuAdapter;
-    }
-    resolved
-}
-
-/// The clip-blocks plan's workgroups for `capacity` instances: per group
-/// up to `max_blocks` blocks, a workgroup per block and run of the group's
-/// rows, over x and then y; the largest group's.
-fn block_workgroups(library: &AnimationLibrary, capacity: u32) -> u64 {
-    let group_blocks = max_blocks(capacity, library.clip_table().len());
-    (0..SAMPLE_GROUPS)
-        .map(|g| {
-            let rows = library.group_tracks_per_instance(g);
-            u64::from(group_blocks) * u64::from(rows.div_ceil(crate::plan::block_row_run(rows)))
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-fn block_grid_fits(device: &wgpu::Device, library: &AnimationLibrary, capacity: u32) -> bool {
-    let max_dim = u64::from(device.limits().max_compute_workgroups_per_dimension.max(1));
-    block_workgroups(library, capacity) <= (max_dim * max_dim).min(u64::from(u32::MAX))
-}
-
 impl Sizes {
     /// The sizes of a sampler of `capacity` over `upload`, each checked
     /// against `limits`, with the dispatch's grid.
@@ -292,7 +261,7 @@ impl Sizes {
                 u64::from(capacity) * 8,
                 false,
             )?;
-            let needed = block_workgroups(library, capacity);
+            let needed = crate::plan::schedule_block_workgroups(library, capacity);
             let max_grid = u64::from(max_dim) * u64::from(max_dim);
             if needed > max_grid.min(u64::from(u32::MAX)) {
                 return Err(Error::LimitExceeded {
@@ -325,7 +294,6 @@ impl Sizes {
             capacity,
             instances,
             output,
-            group_blocks,
             block_bytes,
             // One params slot per group, at the uniform offset alignment.
             params_stride: (limits.min_uniform_buffer_offset_alignment as usize)
@@ -341,7 +309,7 @@ impl SampleUpload {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
-        mut tables: SampleTables,
+        tables: Arc<SampleTables>,
     ) -> Result<SampleUpload> {
         let limits = device.limits();
         let values_bytes = library.values().len() as u64 * 4;
@@ -354,8 +322,7 @@ impl SampleUpload {
         if tables.plan == SamplerPlan::ClipBlocks {
             check_size(&limits, "clip-blocks row table", rows_bytes, false)?;
         }
-        let texels = std::mem::take(&mut tables.texels);
-        let keys = KeyTextures::with_texels(device, queue, library, texels)?;
+        let keys = KeyTextures::with_texels(device, queue, library, tables.texels.clone())?;
         scoped(device, "GpuSampler::new (upload)", || {
             // Whole vec4s: also bound as `values4`; and one vec4 of zeros
             // after the last value, which the clip-blocks plan's exact run
@@ -407,62 +374,6 @@ impl SampleUpload {
         })?
     }
 
-    /// The WGSL overrides of dispatch `slot` for a sampler of `sizes`.
-    fn constants(&self, slot: usize, sizes: &Sizes) -> Vec<(&'static str, f64)> {
-        let library = &self.library;
-        let tables = &self.tables;
-        let (g, per_instance) = tables.dispatches[slot];
-        let run_mode = tables.run_keys[slot];
-        let regular = tables.regular[slot];
-        // The reference plan searches every key; the tuned plans compile
-        // in the lookup paths the library's tracks take.
-        let tuned = tables.plan != SamplerPlan::Reference;
-        let has_table = tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0);
-        let has_direct = tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0);
-        let block_entries = u64::from(sizes.group_blocks) * tables.dispatches.len() as u64;
-        let flag = |b: bool| if b { 1.0 } else { 0.0 };
-        vec![
-            ("GROUP", f64::from(g)),
-            ("ROW_SHIFT", f64::from(self.keys.row_shift())),
-            ("HAS_TABLE", flag(has_table)),
-            ("HAS_DIRECT", flag(has_direct)),
-            (
-                "BLOCKS_IN_UNIFORM",
-                flag(block_entries <= u64::from(BLOCK_HEAD)),
-            ),
-            (
-                "ROWS_IN_UNIFORM",
-                flag(library.tracks().len() as u64 <= u64::from(ROW_HEAD)),
-            ),
-            ("GROUP_ROWS", f64::from(per_instance.max(1))),
-            ("ROW_RUN", f64::from(self.row_run(slot))),
-            ("RUN_KEYS", f64::from(run_mode.mode as u32)),
-            ("TABLE_BITS", f64::from(run_mode.bits.max(8))),
-            ("TABLE_TEXELS", f64::from(run_mode.table_texels.max(1))),
-            ("RUN_BASE", tables.run_base as f64),
-            (
-                "ALIGNED4",
-                flag(tuned && crate::plan::vec4_group(library, g)),
-            ),
-            (
-                "INTERLEAVED",
-                flag(g == GROUP_SLERP && !tables.interleaved.is_empty()),
-            ),
-            ("REGULAR_SEGMENT", f64::from(regular.0)),
-            ("REGULAR_SEARCH", flag(regular.1)),
-        ]
-    }
-
-    /// The rows one invocation of dispatch `slot` samples (`ROW_RUN`).
-    fn row_run(&self, slot: usize) -> u32 {
-        let (g, per_instance) = self.tables.dispatches[slot];
-        match self.tables.plan {
-            SamplerPlan::ClipBlocks => crate::plan::block_row_run(per_instance),
-            SamplerPlan::Reference => 1,
-            _ => crate::plan::invocation_rows(g, per_instance),
-        }
-    }
-
     /// One dispatch per track group of the plan: its bind group over the
     /// upload and `own` buffers (the params binding is the group's slot)
     /// and its pipeline with the group's overrides.
@@ -471,6 +382,7 @@ impl SampleUpload {
         device: &wgpu::Device,
         own: &OwnBuffers,
         sizes: &Sizes,
+        plan: &Plan,
     ) -> Result<Vec<GroupDispatch>> {
         let clip_blocks = self.tables.plan == SamplerPlan::ClipBlocks;
         let uses: &[u32] = if clip_blocks {
@@ -488,19 +400,16 @@ impl SampleUpload {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        let planned = plan.dispatches.iter().filter(|d| d.stage == Stage::Sample);
         let mut groups = Vec::with_capacity(self.tables.dispatches.len());
-        for (slot, &(group, per_instance)) in self.tables.dispatches.iter().enumerate() {
+        for (slot, d) in planned.enumerate() {
             let bind_group = self.bind_group(device, &layout, own, slot, sizes)?;
-            let constants = self.constants(slot, sizes);
+            let constants = d.overrides.constants(d.module);
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("keyframe-gpu.sample"),
                 layout: Some(&pipeline_layout),
                 module: &module,
-                entry_point: Some(if clip_blocks {
-                    "sample_blocks_main"
-                } else {
-                    "sample_main"
-                }),
+                entry_point: Some(d.entry_point),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &constants,
                     ..Default::default()
@@ -508,9 +417,9 @@ impl SampleUpload {
                 cache: None,
             });
             groups.push(GroupDispatch {
-                group,
-                per_instance,
-                row_run: self.row_run(slot),
+                group: d.group.unwrap_or(0),
+                per_instance: d.per_instance,
+                row_run: d.row_run,
                 run_keys: self.tables.run_keys[slot],
                 regular: self.tables.regular[slot],
                 pipeline,

@@ -2,13 +2,13 @@
 //! outputs, and the `(binding, resource)` pairs the passes are bound with.
 
 use crate::error::{Error, Result};
-use crate::layout::{GpuLocalPose, MAX_PARALLEL_NODES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
+use crate::layout::{GpuLocalPose, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
 use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
 use crate::GpuSampler;
 
-use super::passes::{Lanes, Pass};
-use super::SkinStrategy;
 use crate::layout::GpuMixAction;
+use crate::plan::lanes_per_instance;
+use crate::plan::passes::{Lanes, Pass};
 
 fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Result<()> {
     crate::gpu::check_size(limits, what, bytes, false)
@@ -34,48 +34,6 @@ impl Sizes {
             morph: (cap * u64::from(tables.morph_stride()) * 4).max(4),
             locals: (cap * nodes * pose).max(pose),
         }
-    }
-}
-
-/// The strategy `Auto` stands for on `device`, or the one asked for;
-/// refuses `PerNode` for rigs of more than [`MAX_PARALLEL_NODES`] nodes.
-pub(super) fn resolve_strategy(
-    device: &wgpu::Device,
-    tables: &SkinTables,
-    strategy: SkinStrategy,
-) -> Result<SkinStrategy> {
-    match strategy {
-        SkinStrategy::Auto => {
-            if device.adapter_info().device_type == wgpu::DeviceType::Cpu
-                || tables.node_count() > MAX_PARALLEL_NODES
-            {
-                Ok(SkinStrategy::PerInstance)
-            } else {
-                Ok(SkinStrategy::PerNode)
-            }
-        }
-        SkinStrategy::PerNode if tables.node_count() > MAX_PARALLEL_NODES => {
-            Err(Error::LimitExceeded {
-                what: "rig nodes (SkinStrategy::PerNode)",
-                needed: u64::from(tables.node_count()),
-                limit_name: "MAX_PARALLEL_NODES",
-                limit: u64::from(MAX_PARALLEL_NODES),
-            })
-        }
-        chosen => Ok(chosen),
-    }
-}
-
-/// Invocations per instance of a pass with `lanes`.
-pub(super) fn lanes_per_instance(tables: &SkinTables, lanes: Lanes) -> u32 {
-    match lanes {
-        Lanes::Node => tables.node_count(),
-        // None when no mesh has morph targets (it would write nothing).
-        Lanes::Mesh if tables.morph_stride() > 0 => tables.mesh_count(),
-        Lanes::Mesh => 0,
-        Lanes::One => u32::from(tables.node_count() > 0),
-        Lanes::Workgroup => u32::from(tables.node_count() > 0) * SKIN_WORKGROUP_SIZE,
-        Lanes::Pointer => tables.pointer_targets().len() as u32,
     }
 }
 

@@ -10,13 +10,12 @@
 //! [`SkinStrategy::Staged`], the local poses
 //! ([`GpuSkinner::locals_buffer`]).
 //!
-//! Pieces: [`passes`] (which kernel each strategy records, their pipelines
+//! Pieces: `passes` (which kernel each strategy records, their pipelines
 //! and bind groups), `buffers` (limits, table upload, resources by binding
 //! number).
 
 mod buffers;
-#[doc(hidden)]
-pub mod passes;
+mod passes;
 
 use super::scoped;
 use crate::error::{Error, Result};
@@ -26,108 +25,13 @@ pub use crate::layout::{
     MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
     UNIFORM_HEAD,
 };
-use crate::rig::{FitError, SkinJoints, SkinTables};
-use buffers::{check_limits, lanes_per_instance, resolve_strategy, Buffers, MixSpec};
+pub use crate::layout::{MIX_WGSL, POSE_WGSL, SKIN_WGSL, SKIN_WIDE_WGSL};
 #[doc(hidden)]
-pub use passes::{Pass, RigModule, PASSES};
-
-/// How the skinner spreads the pose, hierarchy and joint-matrix work over
-/// the device. All give the same results up to rounding (the hierarchy's
-/// products are associated differently); the tests check each against the
-/// CPU twin of [`Staged`](Self::Staged), the reference.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SkinStrategy {
-    /// [`PerNode`](Self::PerNode) on adapters that are not CPUs, for rigs
-    /// of at most [`MAX_PARALLEL_NODES`] nodes;
-    /// [`PerInstance`](Self::PerInstance) otherwise.
-    #[default]
-    Auto,
-    /// The stages as separate passes, the reference: the pose pass
-    /// (`pose_main`, one invocation per instance and node) writes each
-    /// local pose to [`GpuSkinner::locals_buffer`], then the hierarchy
-    /// pass (`hierarchy_main`, one invocation per instance) reads them and
-    /// walks the nodes as [`PerInstance`](Self::PerInstance) does, writing
-    /// the globals and joint matrices. A later pass (a mixer) can read and
-    /// write the locals in between.
-    Staged,
-    /// One invocation per instance walks the instance's nodes in order
-    /// (`skin_main`), computing each local pose in registers with the pose
-    /// stage's function (no locals buffer): the fastest on the CPU
-    /// fallback adapters, where the SIMD lanes are few and a barrier is
-    /// expensive. On a GPU it keeps one lane per instance busy, and most
-    /// of the chip idle.
-    PerInstance,
-    /// One workgroup per instance, one lane per node (`skin_nodes_main`):
-    /// locals (the pose stage's function) in workgroup memory, the
-    /// hierarchy by pointer jumping in `ceil(log2(nodes))` rounds, one
-    /// lane per joint slot. For GPUs; not yet timed on one. Refused for
-    /// rigs of more than [`MAX_PARALLEL_NODES`] nodes.
-    PerNode,
-}
-
-/// WGSL of the pose stage: `prelude.wgsl`, `quat.wgsl`, `pose_nodes.wgsl`,
-/// `pose.wgsl` (entry points `pose_main` and `morph_main`).
-pub const POSE_WGSL: &str = concat!(
-    include_str!("../../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose.wgsl")
-);
-
-/// WGSL of the hierarchy and joint-matrix stage: `prelude.wgsl`,
-/// `quat.wgsl`, `pose_nodes.wgsl`, `pose.wgsl` (whose `local_pose` the
-/// fused kernels call, and whose bindings are this module's too),
-/// `skin_io.wgsl` (the matrix stores and inverse-bind reads), `skin.wgsl`
-/// (entry points `hierarchy_main`, `skin_main` and `skin_nodes_main`; see
-/// [`SkinStrategy`]).
-pub const SKIN_WGSL: &str = concat!(
-    include_str!("../../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../../shaders/skin_io.wgsl"),
-    "\n",
-    include_str!("../../../shaders/skin.wgsl")
-);
-
-/// [`SKIN_WGSL`] with `skin_io_wide.wgsl` in place of `pose_nodes.wgsl` and
-/// `skin_io.wgsl`: the matrices written and read two columns per
-/// `vec4<u64>`, the node and inverse-bind tables' uniform copies read 64
-/// bits a component. Needs `SHADER_INT64`; used on CPU adapters that have
-/// it ([`GpuSkinner::wide_accesses`]).
-pub const SKIN_WIDE_WGSL: &str = concat!(
-    include_str!("../../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../../shaders/skin_io_wide.wgsl"),
-    "\n",
-    include_str!("../../../shaders/skin.wgsl")
-);
-
-/// WGSL of the mixer's pose stage: `prelude.wgsl`, `quat.wgsl`,
-/// `pose_nodes.wgsl`, `pose.wgsl` (its bindings and table readers),
-/// `mix.wgsl` (entry points `mix_main` and `mix_morph_main`).
-pub const MIX_WGSL: &str = concat!(
-    include_str!("../../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../../shaders/mix.wgsl")
-);
+pub use crate::plan::passes::{Pass, RigModule, MIXED_PASSES, PASSES};
+pub use crate::plan::SkinStrategy;
+use crate::plan::{lanes_per_instance, DeviceProfile, Plan};
+use crate::rig::{FitError, SkinJoints, SkinTables};
+use buffers::{check_limits, Buffers, MixSpec};
 
 /// Computes local poses, morph weights, global transforms and joint
 /// matrices on the GPU for many instances, from a [`GpuSampler`]'s output.
@@ -227,39 +131,47 @@ impl GpuSkinner {
         tables: &SkinTables,
         strategy: SkinStrategy,
     ) -> Result<Self> {
-        Self::build(device, sampler, tables, strategy, None)
+        let profile = DeviceProfile::of(device);
+        let strategy = strategy.resolve(&profile, tables)?;
+        Self::build(device, sampler, tables, &profile, strategy, None)
     }
 
-    /// A skinner whose pose stage is the mixer ([`passes::MIXED_PASSES`]:
-    /// `mix_main`, `mix_morph_main`, then the staged hierarchy pass) for
-    /// up to `characters` characters of up to `per_character` actions,
-    /// with `masks` (every mask's factors, mask after mask). Its outputs
-    /// are indexed by character; the sampler's rows are the actions.
-    pub(crate) fn with_mixer(
+    /// The skin stage `plan` lists (its strategy's passes, or the mixer's
+    /// with `mix`), on `sampler`.
+    pub(crate) fn from_plan(
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
-        tables: &SkinTables,
-        characters: u32,
-        per_character: u32,
-        masks: &[f32],
+        plan: &Plan,
+        mix: Option<(u32, u32, &[f32])>,
     ) -> Result<Self> {
-        let spec = MixSpec {
-            per_character,
-            masks,
+        let (Some(tables), Some(strategy)) = (&plan.skin_tables, plan.skin) else {
+            return Err(Error::Gpu {
+                during: "GpuSkinner::new",
+                message: "the plan has no rig".into(),
+            });
         };
-        Self::build(
-            device,
-            sampler,
-            tables,
-            SkinStrategy::Staged,
-            Some((characters, spec)),
-        )
+        let mix = mix.map(|(characters, per_character, masks)| {
+            (
+                characters,
+                MixSpec {
+                    per_character,
+                    masks,
+                },
+            )
+        });
+        Self::build(device, sampler, tables, &plan.profile, strategy, mix)
     }
 
+    /// The passes of a (resolved) `strategy` on a device of `profile`, or
+    /// with `mix` the mixer's ([`MIXED_PASSES`]: `mix_main`,
+    /// `mix_morph_main`, `mix_props_main`, then the staged hierarchy pass)
+    /// for up to `characters` characters, whose outputs are indexed by
+    /// character (the sampler's rows are the actions).
     fn build(
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
         tables: &SkinTables,
+        profile: &DeviceProfile,
         strategy: SkinStrategy,
         mix: Option<(u32, MixSpec<'_>)>,
     ) -> Result<Self> {
@@ -276,18 +188,19 @@ impl GpuSkinner {
             .into());
         }
         let limits = device.limits();
-        let strategy = resolve_strategy(device, tables, strategy)?;
         let (capacity, pass_list, spec) = match mix {
-            Some((characters, spec)) => (characters.max(1), &passes::MIXED_PASSES[..], Some(spec)),
+            Some((characters, spec)) => (characters.max(1), &MIXED_PASSES[..], Some(spec)),
             None => (sampler.capacity().max(1), strategy.passes(), None),
         };
-        let staged = strategy == SkinStrategy::Staged;
-        let wide = device.features().contains(wgpu::Features::SHADER_INT64)
-            && device.adapter_info().device_type == wgpu::DeviceType::Cpu;
+        let staged = strategy == SkinStrategy::Staged || mix.is_some();
+        // The profile's choice, where the device can compile it.
+        let wide = crate::plan::cpu_adapter::wide_accesses(profile)
+            && device.features().contains(wgpu::Features::SHADER_INT64);
         check_limits(&limits, tables, capacity, pass_list, staged, spec)?;
         scoped(device, "GpuSkinner::new", || {
             let buffers = Buffers::new(device, tables, capacity, staged, spec)?;
-            let passes = Self::build_passes(device, sampler, tables, pass_list, &buffers, wide)?;
+            let passes =
+                Self::build_passes(device, sampler, tables, profile, pass_list, &buffers, wide)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
                 groups: vec![(0, 0); passes.len()],
@@ -313,6 +226,7 @@ impl GpuSkinner {
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
         tables: &SkinTables,
+        profile: &DeviceProfile,
         pass_list: &[Pass],
         buffers: &Buffers,
         wide: bool,
@@ -331,23 +245,6 @@ impl GpuSkinner {
         let pose_module = uses(RigModule::Pose).then(|| module(RigModule::Pose));
         let skin_module = uses(RigModule::Skin).then(|| module(RigModule::Skin));
         let mix_module = uses(RigModule::Mix).then(|| module(RigModule::Mix));
-        let head = UNIFORM_HEAD as usize;
-        let overrides = passes::RigOverrides {
-            parents_first: tables.parents_first(),
-            nodes_in_head: tables.nodes().len() <= head,
-            channels_in_head: tables.channels().len() <= head,
-            joints_in_head: tables.joints().len() <= head,
-            mesh_inverses_identity: tables.mesh_inverses_are_identity(),
-            rotations_aligned4: tables.rotations_aligned4(),
-            animated: [tables.animates_translations(), tables.animates_scales()],
-            inverse_binds_affine: tables.inverse_binds_are_affine(),
-            node_slots: tables.max_slots_per_node(),
-            counts: [
-                tables.node_count(),
-                tables.mesh_count(),
-                tables.pointer_targets().len() as u32,
-            ],
-        };
         let resources = buffers.resources(sampler);
         pass_list
             .iter()
@@ -361,7 +258,8 @@ impl GpuSkinner {
                     during: "GpuSkinner::new",
                     message: format!("no shader module for {}", pass.entry),
                 })?;
-                passes::build(device, module, pass, &resources, overrides)
+                let overrides = crate::plan::rig_overrides(tables, profile, pass);
+                passes::build(device, module, pass, &resources, &overrides)
             })
             .collect()
     }
@@ -502,7 +400,7 @@ impl GpuSkinner {
     }
 
     /// The passes recorded, in order (those of [`strategy`](Self::strategy),
-    /// or, with a mixer, [`passes::MIXED_PASSES`]).
+    /// or, with a mixer, [`MIXED_PASSES`]).
     #[must_use]
     pub fn passes(&self) -> &'static [Pass] {
         self.pass_list

@@ -1,34 +1,54 @@
 //! What runs where: the one place where the crate chooses how its work is
-//! laid out on a device. Every choice here changes speed only, never a
-//! result: each plan is tested against the same CPU twin.
+//! laid out on a device, as values built without a device. Every choice
+//! changes speed only, never a result: each plan is tested against the
+//! same CPU twin.
+//!
+//! A [`Plan`] is built from a bound library, the capacity and a
+//! [`DeviceProfile`] (what the device is good at: the only thing a plan
+//! asks of it). It lists the dispatches the animator records, in order,
+//! each with its WGSL entry point, its typed overrides
+//! ([`SampleOverrides`], [`RigOverrides`]), its workgroups at full
+//! capacity and the tables it reads; it prints (`Display`), and
+//! `Animator::from_plan` builds exactly what it lists.
 //!
 //! The sampler has three plans. [`SamplerPlan::Reference`] is the plain
 //! one, and what a reader should read first: one dispatch samples every
 //! track of every instance (`GROUP_ALL`), and the key search bisects the
-//! track's keys from the middle one. [`SamplerPlan::CpuAdapter`] is tuned
-//! for the CPU fallback adapters (lavapipe, llvmpipe), where a divergent
-//! branch costs both sides and a storage read costs a loop over the SIMD
-//! lanes: one dispatch per track group, each compiled without the other
-//! groups' code, a key search that starts from a bucket table or from
-//! the direct index of uniformly spaced keys, values read and written as
-//! vec4s where a group's tracks are aligned to 4 floats ([`vec4_group`]),
-//! and in the STEP and vector groups two rows per invocation whose key
+//! track's keys from the middle one. [`SamplerPlan::Grouped`] makes one
+//! dispatch per track group, each compiled without the other groups'
+//! code, starts the key search from a bucket table or from the direct
+//! index of uniformly spaced keys, reads and writes values as vec4s where
+//! a group's tracks are aligned to 4 floats ([`vec4_group`]), and in the
+//! STEP and vector groups samples two rows per invocation whose key
 //! searches and loads run side by side ([`invocation_rows`]).
-//! [`SamplerPlan::ClipBlocks`] is the CPU-adapter plan with the instances
+//! [`SamplerPlan::ClipBlocks`] is the grouped plan with the instances
 //! sorted by clip each frame and a workgroup per block of 64 instances of
 //! one clip and a run of up to 32 of its track rows ([`block_row_run`]),
-//! taken two at a time, so that the clip and row reads are uniform and
-//! each lane reads its instance once per run. It is faster where every
-//! group is aligned (rotations, morph weights), and on libraries with
-//! 3-float tracks where the blocks are full ([`full_blocks`]: at least
-//! 64 instances per clip); on those with fewer instances per clip the
-//! CPU-adapter plan is faster. That is how [`SamplerPlan::Auto`] chooses
-//! between the two. The measurements behind it are in
-//! `docs/PERFORMANCE.md`. A real GPU runs the reference plan until a
-//! measurement on one says otherwise.
+//! so that the clip and row reads are the same for every lane and each
+//! lane reads its instance once per run. Every plan runs on every device.
 //!
-//! The skin pass's strategy ([`SkinStrategy`](crate::gpu::skin::SkinStrategy))
-//! is chosen the same way, by `SkinStrategy::Auto`.
+//! What `Auto` picks is device-specific: on CPU adapters the choices of
+//! [`cpu_adapter`] (the grouped or clip-blocks plan, the per-instance
+//! skin walk, uniform copies of the small tables, 64-bit accesses where
+//! `SHADER_INT64` is on), measured on lavapipe; on GPUs the reference
+//! plan and the per-node skin strategy, with no CPU-adapter trick, until
+//! a measurement on a GPU (`scripts/gpu_check`) says otherwise.
+
+pub mod cpu_adapter;
+mod overrides;
+pub mod passes;
+mod profile;
+mod schedule;
+
+pub use overrides::{RigOverrides, SampleOverrides};
+pub use passes::SkinStrategy;
+pub use profile::{DeviceLimits, DeviceProfile};
+pub(crate) use schedule::{
+    block_workgroups as schedule_block_workgroups, lanes_per_instance, rig_overrides,
+};
+pub use schedule::{
+    dispatch_grid, Dispatch, Module, Overrides, Plan, PlanChoices, Stage, TableUse,
+};
 
 use crate::layout::{GpuSampleRow, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
 use crate::library::AnimationLibrary;
@@ -36,12 +56,10 @@ use crate::library::AnimationLibrary;
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SamplerPlan {
-    /// On CPU adapters [`ClipBlocks`](Self::ClipBlocks) for libraries
-    /// whose every track is read and written as vec4s (rotations, morph
-    /// weights of multiples of 4 targets) and for samplers of at least 64
-    /// instances per clip ([`full_blocks`]), [`CpuAdapter`](Self::CpuAdapter)
-    /// for the others; [`Reference`](Self::Reference) on every other
-    /// device ([`for_library`](Self::for_library)).
+    /// What the device profile picks: on CPU adapters
+    /// [`cpu_adapter::sampler_plan`] ([`ClipBlocks`](Self::ClipBlocks) or
+    /// [`Grouped`](Self::Grouped)); [`Reference`](Self::Reference) on
+    /// GPUs, until a measurement on a GPU says otherwise.
     #[default]
     Auto,
     /// One dispatch over every track of every instance, with every
@@ -53,87 +71,67 @@ pub enum SamplerPlan {
     /// compiled without the other groups' code; the key search starts from
     /// the library's bucket tables and direct indices (and goes on
     /// searching from there when a guess misses).
-    CpuAdapter,
-    /// The track groups and key search of [`CpuAdapter`](Self::CpuAdapter),
+    Grouped,
+    /// The track groups and key search of [`Grouped`](Self::Grouped),
     /// with the instances sorted by clip on the host each frame (a
     /// counting sort) and one workgroup per block of up to 64 instances of
     /// one clip and a run of up to [`MAX_BLOCK_ROW_RUN`] of its track rows
     /// ([`block_row_run`]), each lane sampling its instance's rows in
     /// turn: the block and the rows are read at workgroup-uniform indices,
-    /// from uniform buffers, and each lane reads only its instance's time
-    /// (once per run), the key search's texels and its values. Each row's
-    /// key search starts from a bucket table of its run of rows (one
-    /// bucket per lane and run, then the row's own key texel), or, where
-    /// every row of a run has the same key times, one search serves the
-    /// run: the same results, fewer and smaller texel reads than the rows'
-    /// own tables (about 1/16 of their texture memory more). Outputs stay
-    /// where the instance table puts them.
+    /// and each lane reads only its instance's time (once per run), the
+    /// key search's texels and its values. Each row's key search starts
+    /// from a bucket table of its run of rows (one bucket per lane and run,
+    /// then the row's own key texel), or, where every row of a run has the
+    /// same key times, one search serves the run: the same results, fewer
+    /// and smaller texel reads than the rows' own tables (about 1/16 of
+    /// their texture memory more). Outputs stay where the instance table
+    /// puts them.
     ClipBlocks,
 }
 
 impl SamplerPlan {
-    /// The plan for an adapter of this kind, whatever the library:
-    /// [`CpuAdapter`](Self::CpuAdapter) on CPU adapters,
-    /// [`Reference`](Self::Reference) elsewhere. [`Auto`](Self::Auto)
-    /// refines it by the library: [`for_library`](Self::for_library).
-    #[must_use]
-    pub fn for_adapter(info: &wgpu::AdapterInfo) -> SamplerPlan {
-        if info.device_type == wgpu::DeviceType::Cpu {
-            SamplerPlan::CpuAdapter
-        } else {
-            SamplerPlan::Reference
-        }
-    }
-
-    /// This plan, with [`Auto`](Self::Auto) resolved for `info`
-    /// ([`for_adapter`](Self::for_adapter), whatever the library).
-    #[must_use]
-    pub fn resolve(self, info: &wgpu::AdapterInfo) -> SamplerPlan {
-        match self {
-            SamplerPlan::Auto => SamplerPlan::for_adapter(info),
-            chosen => chosen,
-        }
-    }
-
-    /// The plan [`Auto`](Self::Auto) picks for `library` and a sampler
-    /// of up to `max_instances` instances on an adapter of this kind: on
-    /// CPU adapters [`ClipBlocks`](Self::ClipBlocks) when every track of
-    /// the library is read and written as vec4s (see [`vec4_library`]) or
-    /// when the sampler's blocks are full (see [`full_blocks`]),
-    /// [`CpuAdapter`](Self::CpuAdapter) otherwise;
-    /// [`Reference`](Self::Reference) on every other device. What
-    /// [`GpuSampler`](crate::GpuSampler) runs.
-    #[must_use]
-    pub fn for_library(
-        info: &wgpu::AdapterInfo,
-        library: &AnimationLibrary,
-        max_instances: u32,
-    ) -> SamplerPlan {
-        match SamplerPlan::for_adapter(info) {
-            SamplerPlan::CpuAdapter
-                if vec4_library(library) || full_blocks(library, max_instances) =>
-            {
-                SamplerPlan::ClipBlocks
-            }
-            plan => plan,
-        }
-    }
-
     /// This plan, with [`Auto`](Self::Auto) resolved for `library` and up
-    /// to `max_instances` instances on `info`
-    /// ([`for_library`](Self::for_library)).
+    /// to `max_instances` instances on a device of `profile`: the
+    /// [`cpu_adapter`] choice on CPU adapters, [`Reference`](Self::Reference)
+    /// on GPUs.
     #[must_use]
-    pub fn resolve_for(
+    pub fn resolve(
         self,
-        info: &wgpu::AdapterInfo,
+        profile: &DeviceProfile,
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> SamplerPlan {
         match self {
-            SamplerPlan::Auto => SamplerPlan::for_library(info, library, max_instances),
+            SamplerPlan::Auto if profile.cpu_adapter => {
+                cpu_adapter::sampler_plan(profile, library, max_instances)
+            }
+            SamplerPlan::Auto => SamplerPlan::Reference,
             chosen => chosen,
         }
     }
+
+    /// The plan's name, as `Debug` writes it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerPlan::Auto => "Auto",
+            SamplerPlan::Reference => "Reference",
+            SamplerPlan::Grouped => "Grouped",
+            SamplerPlan::ClipBlocks => "ClipBlocks",
+        }
+    }
+}
+
+/// The most blocks the clip-blocks plan makes of `capacity` instances of
+/// up to `clip_count` clips, per track group: every clip's instances in
+/// blocks of at most [`WORKGROUP_SIZE`], the last block of each clip
+/// partly filled.
+#[must_use]
+pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
+    let w = u64::from(WORKGROUP_SIZE);
+    let clips = (clip_count as u64).min(u64::from(capacity));
+    let blocks = (u64::from(capacity) + (w - 1) * clips) / w;
+    u32::try_from(blocks).unwrap_or(u32::MAX)
 }
 
 /// Whether every track row of track group `g` starts its values and its
@@ -245,7 +243,7 @@ pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
 }
 
 /// Track rows of group `g` one invocation of the
-/// [`CpuAdapter`](SamplerPlan::CpuAdapter) plan samples (the shader's
+/// [`CpuAdapter`](SamplerPlan::Grouped) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
 /// instance for the STEP, LINEAR-vector and CUBICSPLINE-vector groups of
 /// two or more rows in a clip, one otherwise.
@@ -314,7 +312,7 @@ impl SampleTables {
         texture_texels: u64,
     ) -> SampleTables {
         let dispatches: Vec<(u32, u32)> = match plan {
-            SamplerPlan::CpuAdapter | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
+            SamplerPlan::Grouped | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
                 .map(|g| (g as u32, library.group_tracks_per_instance(g)))
                 .filter(|&(_, per)| per > 0)
                 .collect(),

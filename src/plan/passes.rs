@@ -1,0 +1,220 @@
+//! The skin stage's compute passes, as data: which kernel, in which
+//! module, binding what ([`Pass`]), and which passes each
+//! [`SkinStrategy`] records. `src/gpu/skin/` builds their pipelines and
+//! bind groups from the binding tables of `src/layout.rs`.
+
+use crate::layout::{
+    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_MODULE_BINDINGS,
+    SKIN_WGSL, SKIN_WIDE_WGSL,
+};
+
+/// How the skin stage spreads the pose, hierarchy and joint-matrix work
+/// over the device. All give the same results up to rounding (the
+/// hierarchy's products are associated differently); the tests check each
+/// against the CPU twin of [`Staged`](Self::Staged), the reference.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SkinStrategy {
+    /// What the device profile's plan picks: [`PerInstance`](Self::PerInstance)
+    /// on CPU adapters; on GPUs [`PerNode`](Self::PerNode) for rigs of at
+    /// most [`MAX_PARALLEL_NODES`](crate::layout::MAX_PARALLEL_NODES)
+    /// nodes, [`PerInstance`](Self::PerInstance) for larger ones (not yet
+    /// measured on a GPU).
+    #[default]
+    Auto,
+    /// The stages as separate passes, the reference: the pose pass
+    /// (`pose_main`, one invocation per instance and node) writes each
+    /// local pose to the locals buffer, then the hierarchy pass
+    /// (`hierarchy_main`, one invocation per instance) reads them and walks
+    /// the nodes as [`PerInstance`](Self::PerInstance) does, writing the
+    /// world and joint matrices. A later pass (a mixer) can read and write
+    /// the locals in between.
+    Staged,
+    /// One invocation per instance walks the instance's nodes in order
+    /// (`skin_main`), computing each local pose in registers with the pose
+    /// stage's function (no locals buffer). On a CPU adapter, where the
+    /// SIMD lanes are few and a barrier is expensive, the fastest; on a
+    /// GPU it keeps one lane per instance busy.
+    PerInstance,
+    /// One workgroup per instance, one lane per node (`skin_nodes_main`):
+    /// locals (the pose stage's function) in workgroup memory, the
+    /// hierarchy by pointer jumping in `ceil(log2(nodes))` rounds, one
+    /// lane per joint slot; its per-lane tables read from storage. For
+    /// GPUs; not yet timed on one. Refused for rigs of more than
+    /// [`MAX_PARALLEL_NODES`](crate::layout::MAX_PARALLEL_NODES) nodes.
+    PerNode,
+}
+
+/// The WGSL module a pass's entry point is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RigModule {
+    /// [`POSE_WGSL`]: the pose stage (`pose_main`, `morph_main`).
+    Pose,
+    /// [`SKIN_WGSL`]: pose.wgsl and skin.wgsl (`hierarchy_main`,
+    /// `skin_main`, `skin_nodes_main`).
+    Skin,
+    /// [`MIX_WGSL`]: pose.wgsl and mix.wgsl (`mix_main`,
+    /// `mix_morph_main`), the mixer's pose stage.
+    Mix,
+}
+
+impl RigModule {
+    /// The module's WGSL source.
+    #[must_use]
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            RigModule::Pose => POSE_WGSL,
+            RigModule::Skin => SKIN_WGSL,
+            RigModule::Mix => MIX_WGSL,
+        }
+    }
+
+    /// The module's WGSL source with wide accesses or without
+    /// ([`SKIN_WIDE_WGSL`] for [`RigModule::Skin`] when `wide`; the
+    /// other modules have one source).
+    #[must_use]
+    pub fn wgsl_with(self, wide: bool) -> &'static str {
+        match self {
+            RigModule::Skin if wide => SKIN_WIDE_WGSL,
+            other => other.wgsl(),
+        }
+    }
+
+    /// Every binding the module declares: [`POSE_BINDINGS`],
+    /// [`SKIN_MODULE_BINDINGS`] or [`MIX_MODULE_BINDINGS`].
+    #[must_use]
+    pub fn bindings(self) -> &'static [Binding] {
+        match self {
+            RigModule::Pose => &POSE_BINDINGS,
+            RigModule::Skin => &SKIN_MODULE_BINDINGS,
+            RigModule::Mix => &MIX_MODULE_BINDINGS,
+        }
+    }
+}
+
+/// How many invocations a pass runs per instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lanes {
+    /// One per node of the rig.
+    Node,
+    /// One per mesh (none when no mesh has morph targets).
+    Mesh,
+    /// One.
+    One,
+    /// One workgroup ([`SKIN_WORKGROUP_SIZE`](crate::layout::SKIN_WORKGROUP_SIZE) invocations).
+    Workgroup,
+    /// One per pointer target of the library.
+    Pointer,
+}
+
+/// One compute pass: its entry point, its module, the bindings it uses
+/// (its bind group layout holds exactly these) and its invocations per
+/// instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    /// The entry point.
+    pub entry: &'static str,
+    /// The module it is in.
+    pub module: RigModule,
+    /// Binding numbers it uses.
+    pub bindings: &'static [u32],
+    /// Invocations per instance.
+    pub lanes: Lanes,
+}
+
+/// The pose stage's pass (`pose_main`): local poses into `locals`.
+pub const POSE_PASS: Pass = Pass {
+    entry: "pose_main",
+    module: RigModule::Pose,
+    bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
+    lanes: Lanes::Node,
+};
+
+/// Morph weights (`morph_main`), part of the pose; every strategy.
+pub const MORPH_PASS: Pass = Pass {
+    entry: "morph_main",
+    module: RigModule::Pose,
+    bindings: &[0, 3, 4, 6, 7, 8, 9],
+    lanes: Lanes::Mesh,
+};
+
+/// Hierarchy and joint matrices from the stored locals (`hierarchy_main`).
+pub const HIERARCHY_PASS: Pass = Pass {
+    entry: "hierarchy_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::One,
+};
+
+/// Pose, hierarchy and joint matrices fused, one invocation per instance
+/// (`skin_main`).
+pub const SKIN_PASS: Pass = Pass {
+    entry: "skin_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::One,
+};
+
+/// Pose, hierarchy and joint matrices fused, one workgroup per instance
+/// (`skin_nodes_main`).
+pub const SKIN_NODES_PASS: Pass = Pass {
+    entry: "skin_nodes_main",
+    module: RigModule::Skin,
+    bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    lanes: Lanes::Workgroup,
+};
+
+/// The mixer's pose stage (`mix_main`): each character's blended local
+/// poses into `locals`.
+pub const MIX_PASS: Pass = Pass {
+    entry: "mix_main",
+    module: RigModule::Mix,
+    bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
+    lanes: Lanes::Node,
+};
+
+/// The mixer's morph weights (`mix_morph_main`).
+pub const MIX_MORPH_PASS: Pass = Pass {
+    entry: "mix_morph_main",
+    module: RigModule::Mix,
+    bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
+    lanes: Lanes::Mesh,
+};
+
+/// The mixer's pointer properties (`mix_props_main`).
+pub const MIX_PROPS_PASS: Pass = Pass {
+    entry: "mix_props_main",
+    module: RigModule::Mix,
+    bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
+    lanes: Lanes::Pointer,
+};
+
+/// The passes of a skinner with a mixer, in order: the mixer's pose,
+/// morph and pointer-property passes, then the staged hierarchy pass on
+/// the blended locals.
+pub const MIXED_PASSES: [Pass; 4] = [MIX_PASS, MIX_MORPH_PASS, MIX_PROPS_PASS, HIERARCHY_PASS];
+
+/// Every pass of every strategy, and the mixer's.
+pub const PASSES: [Pass; 8] = [
+    POSE_PASS,
+    MORPH_PASS,
+    HIERARCHY_PASS,
+    SKIN_PASS,
+    SKIN_NODES_PASS,
+    MIX_PASS,
+    MIX_MORPH_PASS,
+    MIX_PROPS_PASS,
+];
+
+impl SkinStrategy {
+    /// The passes this strategy records, in order ([`SkinStrategy::Auto`]:
+    /// those of the strategy it picks on a CPU adapter,
+    /// [`SkinStrategy::PerInstance`]).
+    #[must_use]
+    pub fn passes(self) -> &'static [Pass] {
+        match self {
+            SkinStrategy::Staged => &[POSE_PASS, MORPH_PASS, HIERARCHY_PASS],
+            SkinStrategy::Auto | SkinStrategy::PerInstance => &[MORPH_PASS, SKIN_PASS],
+            SkinStrategy::PerNode => &[MORPH_PASS, SKIN_NODES_PASS],
+        }
+    }
+}
