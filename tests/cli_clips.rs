@@ -334,3 +334,44 @@ fn refusals_are_one_line_and_exit_2() {
         );
     }
 }
+
+#[test]
+fn plan_prints_the_entry_points_it_dispatches() {
+    let f = files("clips-plan");
+    for extra in [&[][..], &["--clips", s(&f.idle)][..]] {
+        let mut args = vec![
+            s(&f.character),
+            "--clips",
+            s(&f.run),
+            "--plan",
+            "--instances",
+            "200",
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        if !gpu_ran("clips-plan", &out) {
+            return;
+        }
+        let text = stdout(&out);
+        assert!(text.contains("plan for 200 instances"), "{text}");
+        let entries: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().split_once(": ").map(|(_, rest)| rest))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .filter(|e| e.ends_with("_main"))
+            .collect();
+        assert!(entries.iter().any(|e| e.starts_with("sample")), "{text}");
+        assert!(entries.iter().any(|e| e.starts_with("skin")), "{text}");
+        // Each is an entry point of the modules the crate builds.
+        use keyframe_gpu::layout::{MIX_WGSL, SAMPLE_WGSL, SKIN_WGSL};
+        for e in entries {
+            let decl = format!("fn {e}(");
+            assert!(
+                [SAMPLE_WGSL, SKIN_WGSL, MIX_WGSL]
+                    .iter()
+                    .any(|m| m.contains(&decl)),
+                "{e} is not an entry point"
+            );
+        }
+    }
+}

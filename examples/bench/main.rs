@@ -119,7 +119,8 @@ struct Args {
 enum PlanArg {
     Auto,
     Reference,
-    CpuAdapter,
+    #[value(alias = "cpu-adapter")]
+    Grouped,
     ClipBlocks,
 }
 
@@ -129,7 +130,7 @@ impl From<PlanArg> for keyframe_gpu::SamplerPlan {
         match p {
             PlanArg::Auto => SamplerPlan::Auto,
             PlanArg::Reference => SamplerPlan::Reference,
-            PlanArg::CpuAdapter => SamplerPlan::Grouped,
+            PlanArg::Grouped => SamplerPlan::Grouped,
             PlanArg::ClipBlocks => SamplerPlan::ClipBlocks,
         }
     }

@@ -9,7 +9,7 @@ impl Measured {
         format!(
             "{{\"workload\": {}, \"samples\": {}, \"gpu_ms\": {}, \"gpu_readback_ms\": {}, \
              \"floor_ms\": {}, \"tables_ms\": {}, \"cpu_ms\": {}, \"gpu_over_floor\": {}, \
-             \"gpu_over_tables\": {}, \"cpu_over_gpu\": {}, \"adapter\": {}, \"backend\": {}, \"plan\": \"{:?}\"{}}}",
+             \"gpu_over_tables\": {}, \"cpu_over_gpu\": {}, \"adapter\": {}, \"backend\": {}, \"plan\": \"{:?}\", \"dispatches\": {}{}}}",
             serde_json::Value::from(self.name.as_str()),
             self.samples,
             num(self.gpu_ms),
@@ -23,6 +23,7 @@ impl Measured {
             serde_json::Value::from(gpu.adapter.as_str()),
             serde_json::Value::from(gpu.backend.as_str()),
             self.plan,
+            serde_json::Value::from(self.dispatches.clone()),
             match (self.sample_ms, self.skin_strategy) {
                 (Some(ms), Some(st)) => format!(
                     ", \"sample_ms\": {}, \"chain_over_sampling\": {}, \"skin_strategy\": \"{st:?}\"",

@@ -91,6 +91,8 @@ pub struct Measured {
     pub cpu_ms: f64,
     /// The sampler's plan (`Auto` resolved).
     pub plan: keyframe_gpu::SamplerPlan,
+    /// The entry point of every dispatch timed, in order: the plan as run.
+    pub dispatches: Vec<&'static str>,
     pub max_abs_err: f32,
     pub allocs: [u64; 4],
 }
@@ -377,6 +379,11 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         chain_over_sampling,
         cpu_ms,
         plan: chain.sampler.plan(),
+        dispatches: chain
+            .sampler
+            .entry_points()
+            .chain(chain.skinner.iter().flat_map(GpuSkinner::entry_points))
+            .collect(),
         max_abs_err,
         allocs: [
             allocs_set,

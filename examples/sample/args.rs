@@ -73,6 +73,14 @@ pub struct Cli {
     /// blended local pose (with --joints: the joint matrices).
     #[arg(long, value_name = "MIX.json")]
     pub mix: Option<PathBuf>,
+    /// Print the plan the GPU runs for this file on this adapter (every
+    /// dispatch: entry point, overrides, workgroups; the tables) for
+    /// --instances instances, and exit.
+    #[arg(long)]
+    pub plan: bool,
+    /// Instances (with --mix: characters) the printed --plan is for.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub instances: u32,
     /// Write a chart of every channel over the clip to this PNG file
     /// (with --all-animations: FILE-<i>.png per animation).
     #[arg(long)]

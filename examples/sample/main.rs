@@ -143,6 +143,31 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+/// `--plan`: the plan for this file on this adapter's profile, for
+/// `--instances` instances (a mixer's, with `--mix`: its masks and most
+/// actions per character from MIX.json); a file whose nodes cannot be
+/// posed (or the demo) gets the sampler's plan alone.
+fn print_plan(
+    cli: &Cli,
+    source: &source::Source,
+    out: &mut impl Write,
+) -> Result<ExitCode, Failure> {
+    use keyframe_gpu::plan::{DeviceProfile, Plan, SamplerPlan};
+    let mut engine = Engine::new(&source.library);
+    let profile = DeviceProfile::of(&engine.device()?.device);
+    writeln!(out, "adapter: {}", engine.describe()?)?;
+    let plan = match (source.bound("--plan"), &cli.mix) {
+        (Ok(bound), Some(path)) => {
+            let desc = mix::desc(path, &bound, cli.instances)?;
+            Plan::for_mixer(&bound, &desc, &profile, SamplerPlan::Auto)?
+        }
+        (Ok(bound), None) => Plan::new(&bound, cli.instances, &profile)?,
+        (Err(_), _) => Plan::sampling(&source.library, cli.instances, &profile, SamplerPlan::Auto)?,
+    };
+    write!(out, "{plan}")?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Checks the options, loads the source and samples the selected
 /// animations (or runs the demo, or `--joints`).
 fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
@@ -195,6 +220,9 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         None => demo::source()?,
         Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
     };
+    if cli.plan {
+        return print_plan(cli, &source, out);
+    }
     if let Some(path) = &cli.mix {
         return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);
     }

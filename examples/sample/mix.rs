@@ -45,6 +45,18 @@ fn fail<T>(msg: String) -> Result<T, Failure> {
     Err(Failure::Message(msg))
 }
 
+/// The mixer MIX.json asks for, for `characters` characters: its masks
+/// and its most actions per character (for `--plan`).
+pub fn desc(path: &Path, bound: &BoundLibrary, characters: u32) -> Result<MixerDesc, Failure> {
+    let mix = parse(path, bound.rig(), bound.library().clips().len())?;
+    let per = mix.samples.iter().map(Vec::len).max().unwrap_or(1).max(1) as u32;
+    let mut desc = MixerDesc::new(characters, per);
+    for mask in mix.masks {
+        desc.add_mask(mask);
+    }
+    Ok(desc)
+}
+
 /// Reads and checks MIX.json against the file's rig and animations.
 fn parse(path: &Path, rig: &Rig, clip_count: usize) -> Result<MixFile, Failure> {
     let shown = path.display();

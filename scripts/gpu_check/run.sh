@@ -57,7 +57,7 @@ for s in per-instance staged; do
 done
 # The tuned sampler plans, which Auto keeps to the CPU adapters until a GPU
 # has measured them.
-for p in cpu-adapter clip-blocks; do
+for p in grouped clip-blocks; do
   { WGPU_BACKEND=vulkan timeout 60 "$bin/bench" --json --only crowd,morph,long --plan "$p" \
     2>> "$out/bench.err" | label "plan $p"; } >> "$out/bench_plans.json"
 done

@@ -93,6 +93,8 @@ struct BlockTables {
 /// buffer) and its grid for the current instance table.
 #[derive(Debug)]
 struct GroupDispatch {
+    /// The WGSL entry point.
+    entry: &'static str,
     group: u32,
     per_instance: u32,
     /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
@@ -417,6 +419,7 @@ impl SampleUpload {
                 cache: None,
             });
             groups.push(GroupDispatch {
+                entry: d.entry_point,
                 group: d.group.unwrap_or(0),
                 per_instance: d.per_instance,
                 row_run: d.row_run,
@@ -558,6 +561,11 @@ impl GpuSampler {
     /// share one ([`GpuSampler::sharing`]).
     pub(crate) fn upload_id(&self) -> usize {
         Arc::as_ptr(&self.upload) as usize
+    }
+
+    /// The WGSL entry point of each dispatch, in recording order.
+    pub fn entry_points(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.groups.iter().map(|d| d.entry)
     }
 
     /// The current frame's instances, resolved (clip and clip time).

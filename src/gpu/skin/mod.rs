@@ -399,6 +399,11 @@ impl GpuSkinner {
         self.instance_count = n;
     }
 
+    /// The WGSL entry point of each pass, in recording order.
+    pub fn entry_points(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.passes.iter().map(|p| p.pass.entry)
+    }
+
     /// The passes recorded, in order (those of [`strategy`](Self::strategy),
     /// or, with a mixer, [`MIXED_PASSES`]).
     #[must_use]
