@@ -1,7 +1,7 @@
 //! The choices made for the CPU fallback adapters (lavapipe, llvmpipe),
-//! and only for them: each was measured faster there (`docs/PERFORMANCE.md`
-//! has the current figures), and none has been measured on a GPU, so a
-//! GPU's profile takes none of them. On these adapters a divergent branch
+//! and only for them: each is faster there (the bench's targets hold with
+//! them), and none has been measured on a GPU, so a GPU's profile takes
+//! none of them. On these adapters a divergent branch
 //! costs both of its sides, and a storage access a loop over the SIMD
 //! lanes, even at an index every lane shares; a uniform access at such an
 //! index is one load.

@@ -159,14 +159,9 @@ pub fn vec4_library(library: &AnimationLibrary) -> bool {
 
 /// Whether a sampler of `max_instances` instances of `library` has at
 /// least [`WORKGROUP_SIZE`] (64) of them per clip on average, so that the
-/// clip-blocks plan's blocks would be full: where the library has 3-float
-/// tracks, the clip-blocks plan is then faster than the CPU-adapter plan,
-/// and slower below it. Measured on lavapipe with `crowd_mixed`'s tracks,
-/// gpu/floor of the clip-blocks plan against the CPU-adapter plan's
-/// (`docs/PERFORMANCE.md`, the twelfth round): 10,000 instances of 16
-/// clips 1.57 against 1.75; 2,000 of 16, 1.78 against 1.93; 1,000 of 16
-/// (62 a clip), 2.06 against 1.95; 300 of 16, 2.42 against 2.08; 3,000 of
-/// 256, 2.03 against 1.79.
+/// clip-blocks plan's blocks would be full: on a CPU adapter, where the
+/// library has 3-float tracks, the clip-blocks plan is faster than the
+/// grouped plan with full blocks and slower with mostly idle lanes.
 #[must_use]
 pub fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
     let clips = library.clip_table().len() as u64;
@@ -185,11 +180,9 @@ pub const MAX_BLOCK_ROW_RUN: u32 = 32;
 /// `ceil(group_rows / run)` workgroups per block of instances.
 ///
 /// A lane then reads its sorted entry once per run rather than once per
-/// row, and a workgroup does 16 to 32 times the work, which the CPU
-/// adapters' per-workgroup cost pays for: on crowd_rot (64 rows) runs of
-/// 16, 32 and 64 rows took 13-18% less time than one row per workgroup,
-/// runs of 4 and 8 about as long (`docs/PERFORMANCE.md`). The cap keeps
-/// some workgroups per block for devices with more cores.
+/// row, and a workgroup does 16 to 32 times the work, which pays for the
+/// CPU adapters' per-workgroup cost. The cap keeps some workgroups per
+/// block for devices with more cores.
 #[must_use]
 pub fn block_row_run(group_rows: u32) -> u32 {
     group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
@@ -214,11 +207,8 @@ pub const MIN_REGULAR_SEGMENT: u32 = 4;
 /// property, so a run holding two properties' rows (translations then
 /// scales) is regular in segments of one property where the whole run is
 /// not. Per segment the shader reads two rows (a gather per field on the
-/// CPU adapters, though every lane reads the same row) where it read one
-/// per row: on crowd_mixed, whose runs hold 8 rows of each property, its
-/// gpu/floor went from about 1.70 to 1.49, and to 1.39 with its search
-/// offsets computed from copies of its rows' key texels
-/// (`docs/PERFORMANCE.md`, the fifteenth round).
+/// CPU adapters, though every lane reads the same row) where it would
+/// read one per row.
 #[must_use]
 pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
     let run = run.max(1);
@@ -243,7 +233,7 @@ pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
 }
 
 /// Track rows of group `g` one invocation of the
-/// [`CpuAdapter`](SamplerPlan::Grouped) plan samples (the shader's
+/// [`Grouped`](SamplerPlan::Grouped) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
 /// instance for the STEP, LINEAR-vector and CUBICSPLINE-vector groups of
 /// two or more rows in a clip, one otherwise.
@@ -253,17 +243,11 @@ pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
 /// key loads too, component by component (`blend_pair`, `spline_pair`):
 /// each search's texel read and each track's first key load is likely a
 /// cache miss, and side by side two wait for memory together, where one
-/// row after the other they waited in turn. Measured per group on
-/// crowd_mixed (each group's dispatch alone, three rounds): STEP 3.05-3.61
-/// -> 2.63-2.97 ms (searches paired); LINEAR vectors 2.07-2.30 ->
-/// 1.64-1.98 and CUBICSPLINE vectors 2.57-2.73 -> 2.31-2.48 (loads paired
-/// too; with only the searches paired both were level or worse). The
-/// rotation groups are left single: `sample_main` holds both rows' track
-/// rows per lane, and with the slerp's or the normalization's arithmetic
-/// between their loads pairs measured slower there (LINEAR rotations
-/// 1.06-1.31 -> 1.46-1.59 ms, CUBICSPLINE rotations 1.21-1.56 ->
-/// 1.41-2.00). The clip-blocks plan, whose rows are uniform, pairs every
-/// group's rows (its runs).
+/// row after the other they waited in turn. The rotation groups are left
+/// single: `sample_main` holds both rows' track rows per lane, and with
+/// the slerp's or the normalization's arithmetic between their loads the
+/// pairs were slower on the CPU adapters. The clip-blocks plan, whose rows
+/// are uniform, pairs every group's rows (its runs).
 #[must_use]
 pub fn invocation_rows(g: u32, group_rows: u32) -> u32 {
     if g == crate::layout::GROUP_STEP
