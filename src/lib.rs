@@ -102,16 +102,12 @@
 
 pub mod compare;
 pub mod cpu;
-#[doc(hidden)]
-pub use cpu::skin as cpu_skin;
 mod error;
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
 mod key_lookup;
-#[doc(hidden)]
-pub mod layout;
 pub mod model;
 pub mod plan;
 mod run_keys;
@@ -120,29 +116,43 @@ mod run_values;
 pub(crate) use model::{instance, library, track};
 pub use model::{mix, rig};
 
+// The API: the model, binding and results; the animator and the crowd;
+// the plan; errors.
 pub use error::{Error, Result};
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
-pub use gpu::skin::{GpuSkinner, SkinStrategy};
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, GpuSampler, PassTimer,
-    ReadbackRing,
+    optional_features, required_features, required_limits, Animator, ClipRef, Crowd, CrowdInstance,
+    CrowdPoses, GpuSampler, ModelId, PassTimer, ReadbackRing,
 };
-pub use gpu::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
-pub use instance::{resolve_instances, resolve_instances_into, Instance};
 pub use library::{AnimationLibrary, PointerOutput};
 pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use model::{
-    BindError, BindOptions, BindReport, BoundLibrary, NodeName, OutputLayout, Part, Poses,
-    SourceId, Transform,
+    BindError, BindOptions, BindReport, BoundLibrary, Instance, NodeName, OutputLayout, Part,
+    Poses, SourceId, Transform,
 };
-pub use plan::SamplerPlan;
+pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 pub use rig::{NodeTransform, Rig, RigBuilder};
 pub use track::{
-    normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
-    TrackError, ValueKind, WrapMode, MAX_EXACT_INT, QUAT_RENORMALIZE_EPSILON, QUAT_UNIT_TOLERANCE,
+    Clip, Interpolation, PointerTarget, PointerType, Property, Track, TrackError, WrapMode,
+    QUAT_UNIT_TOLERANCE,
 };
+
+// The implementation's pieces that the crate's own tests and tools reach
+// (the layout structs and binding tables, the twin's per-stage functions,
+// the skin stage, the instance resolution): hidden from the docs, not
+// part of the API.
+#[doc(hidden)]
+pub use cpu::skin as cpu_skin;
+#[doc(hidden)]
+pub use gpu::skin::GpuSkinner;
+#[doc(hidden)]
+pub use instance::{resolve_instances, resolve_instances_into};
+#[doc(hidden)]
+pub mod layout;
+#[doc(hidden)]
+pub use track::{normalize_rotation_keys, ValueKind, MAX_EXACT_INT, QUAT_RENORMALIZE_EPSILON};
 
 /// The README's Rust examples, compiled as doctests so that they cannot drift.
 #[cfg(doctest)]

@@ -1,4 +1,9 @@
-//! The CPU twin of the shaders: one module per shader stage, named like the
+//! The CPU twin of the shaders. Its entry points are [`sample()`] (every
+//! instance's sampled values), [`poses`] (a frame's [`Poses`], as
+//! [`Animator::read_back`](crate::Animator::read_back) gives them) and
+//! [`mixed_poses`] (a mixer's frame).
+//!
+//! Inside, one module per shader stage, named like the
 //! stage (`shaders/sample.wgsl` -> [`sample`](mod@sample),
 //! `shaders/pose.wgsl` -> [`pose`], `shaders/skin.wgsl` -> [`skin`],
 //! `shaders/mix.wgsl` -> [`mix`](mod@mix)). Each
@@ -8,11 +13,19 @@
 //! it in turn against values computed by hand from the formulas of the
 //! contract (`docs/ARCHITECTURE.md`).
 
+// The per-stage twins, function by function: for the crate's tests and
+// tools, hidden from the docs.
+#[doc(hidden)]
 pub mod mix;
+#[doc(hidden)]
 pub mod pose;
+#[doc(hidden)]
 pub mod sample;
+#[doc(hidden)]
 pub mod skin;
 
+pub use sample::sample;
+#[doc(hidden)]
 pub use sample::*;
 
 use crate::error::Result;

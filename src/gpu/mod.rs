@@ -1,6 +1,10 @@
-//! The GPU side: [`GpuSampler`] (pipelines, buffers, bind groups, recording,
-//! blocking readback), [`ReadbackRing`] (readback that does not stall the
-//! next frame) and a [`headless`] device helper for tools and tests.
+//! The GPU side: [`Animator`] (the one object a renderer holds) and
+//! [`Crowd`] (several models), [`GpuSampler`] (the sampler alone),
+//! [`ReadbackRing`] (readback that does not stall the next frame),
+//! [`PassTimer`] (the passes' GPU time), the device requirements
+//! ([`required_limits`], [`required_features`], [`optional_features`];
+//! `DeviceProfile::of` reads what a device is good at) and a [`headless`]
+//! device helper for tools and tests.
 
 mod animator;
 mod bind;
@@ -11,6 +15,7 @@ mod key_textures;
 mod limits;
 pub mod readback;
 mod sampler;
+#[doc(hidden)]
 pub mod skin;
 mod timer;
 
@@ -28,17 +33,8 @@ use std::num::NonZeroU64;
 
 use crate::error::{Error, Result};
 
-/// The workgroup grid `(x, y)` of a dispatch of `invocations` invocations
-/// in workgroups of `workgroup_size`: one row while the count fits in
-/// `max_per_dim`, then rows of `max_per_dim` workgroups (the shaders
-/// rebuild the flat index from the row width). `(0, 0)` for none.
-#[must_use]
-pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) -> (u32, u32) {
-    let workgroups = invocations.div_ceil(workgroup_size);
-    let x = workgroups.min(max_per_dim);
-    let y = if x == 0 { 0 } else { workgroups.div_ceil(x) };
-    (x, y)
-}
+#[doc(hidden)]
+pub use crate::plan::dispatch_grid;
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
 /// they catch into [`Error::Gpu`].

@@ -18,7 +18,9 @@ pub(crate) mod track;
 pub use binding::{
     BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
 };
-pub use instance::{resolve_instances, resolve_instances_into, Instance};
+pub use instance::Instance;
+#[doc(hidden)]
+pub use instance::{resolve_instances, resolve_instances_into};
 pub use library::{AnimationLibrary, PointerOutput};
 pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use poses::{OutputLayout, Part, Poses, Transform};

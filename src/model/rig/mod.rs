@@ -636,7 +636,10 @@ impl Rig {
 
 mod tables;
 
+// The flat tables the passes and the twin read: implementation.
+#[doc(hidden)]
 pub use crate::layout::{
     GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS,
 };
+#[doc(hidden)]
 pub use tables::{FitError, SkinJoints, SkinTables, REST};
