@@ -4,7 +4,7 @@
 //!
 //! | node | what | material |
 //! |---|---|---|
-//! | `plinth` | rigid box, 1.8 x 0.3 x 1.8, top at y = 0 | 8 x 8 checker PNG, nearest magnification, repeated twice per face |
+//! | `plinth` | rigid box, 2.4 x 0.4 x 2.4, top at y = 0 | 8 x 8 checker PNG, nearest magnification, repeated twice per face |
 //! | `bone0`..`bone3` | a joint chain along +Y, one unit apart | |
 //! | `arm` | a tube of radius 0.3 along the chain (y = 0 to 4), skinned to the four bones, a "bulge" morph target | white, vertex colours from orange (bottom) to teal (top) |
 //! | `head` | rigid box under `bone3`, centred 1.25 above it | red paint |
@@ -14,7 +14,7 @@
 //!
 //! Clips, 4 s each: "bend" (joints 1 to 3 to +35, 0, -35, 0 degrees about
 //! +Z at t = 1, 2, 3, 4; the bulge 0, 1, 0, 1, 0; the head turns about +Y
-//! by up to 30 degrees), "curl" (every joint above the root to 40 degrees
+//! by up to 30 degrees), "curl" (every joint above the root to 30 degrees
 //! and back over 4 s), "wiggle" (the top joint swings +-40 degrees once a
 //! second; the bulge pulses by 0.6).
 
@@ -37,14 +37,14 @@ const RADIUS: f32 = 0.3;
 pub fn glb() -> Result<Vec<u8>, String> {
     let mut g = Glb::default();
     let plinth = g.mesh(
-        &box_mesh(Vec3::new(0.0, -0.15, 0.0), Vec3::new(1.8, 0.3, 1.8), 2.0),
+        &box_mesh(Vec3::new(0.0, -0.2, 0.0), Vec3::new(2.4, 0.4, 2.4), 2.0),
         0,
     );
     let arm = g.arm_mesh();
     let head = g.mesh(&box_mesh(Vec3::ZERO, Vec3::new(0.9, 0.5, 0.9), 1.0), 2);
     let bulb = g.mesh(&sphere(0.38, 12, 24), 3);
     let flag = g.flag_mesh();
-    let sign = g.mesh(&quad(Vec3::new(0.0, 0.32, 0.8), 1.6, 0.4), 5);
+    let sign = g.mesh(&quad(Vec3::new(0.0, 0.3, 1.25), 2.4, 0.6), 5);
     g.nodes = vec![
         json!({"name": "plinth", "mesh": plinth}),
         json!({"name": "bone0", "children": [2]}),
@@ -449,7 +449,7 @@ impl Glb {
 
     /// Clips "bend", "curl" and "wiggle" (see the module's documentation).
     fn animations(&mut self) {
-        let (a, c, w) = (35.0, 40.0, 40.0);
+        let (a, c, w) = (35.0, 30.0, 40.0);
         let t5 = self.floats(&[0.0, 1.0, 2.0, 3.0, 4.0], "SCALAR");
         let t3 = self.floats(&[0.0, 2.0, 4.0], "SCALAR");
         let wiggle_times: Vec<f32> = (0..17).map(|k| k as f32 * 0.25).collect();
