@@ -703,6 +703,98 @@ fn clips_from_another_file_play_on_the_model() {
 }
 
 // ---------------------------------------------------------------------------
+// Image files
+
+/// A model in `dir/model/` whose white unlit quad (x and y -1 to 1) is
+/// textured by the image at `uri`.
+fn textured_quad(dir: &Path, name: &str, uri: &str) -> PathBuf {
+    let mut b = Builder::new();
+    let image = b.image_uri(uri);
+    let tex = b.texture(image, None);
+    let m = b.unlit([1.0; 4], Some((tex, json!({}))), json!({}));
+    let mesh = b.mesh_of(&[quad(-1.0, -1.0, 1.0, 1.0, 0.0, 1.0).with_material(m)]);
+    b.node(Some(mesh));
+    let n = b.node(None);
+    b.slide("still", n, [0.0; 3], [0.0; 3]);
+    std::fs::create_dir_all(dir.join("model")).unwrap();
+    let path = dir.join("model").join(name);
+    std::fs::write(&path, b.to_gltf_embedded()).unwrap();
+    path
+}
+
+/// An image URI resolves inside the asset root (the model's folder unless
+/// `--asset-root` widens it), like a buffer's; a broken PNG is one line and
+/// exit 2; a format the viewer does not decode (WebP) is a note, and its
+/// material is drawn without it.
+#[test]
+fn image_files_stay_inside_the_asset_root() {
+    let dir = temp_dir("viewer_image_files");
+    let red = [255, 0, 0, 255];
+    std::fs::write(dir.join("outside.png"), png(4, 4, &quadrants(4, [red; 4]))).unwrap();
+    let escape = textured_quad(&dir, "escape.gltf", "../outside.png");
+    let broken = textured_quad(&dir, "broken.gltf", "broken.png");
+    std::fs::write(
+        dir.join("model/broken.png"),
+        b"\x89PNG\r\n\x1a\n not really",
+    )
+    .unwrap();
+    let webp = textured_quad(&dir, "webp.gltf", "picture.webp");
+    std::fs::write(dir.join("model/picture.webp"), b"RIFF\0\0\0\0WEBPVP8 ").unwrap();
+    let shot_path = dir.join("never.png");
+    for (model, expect) in [(&escape, "refused"), (&broken, "PNG")] {
+        let out = run_headless(&[
+            model.to_str().unwrap(),
+            "--screenshot",
+            shot_path.to_str().unwrap(),
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("image 0") && err.contains(expect), "{err}");
+    }
+    assert!(!shot_path.exists());
+    let root = dir.to_str().unwrap();
+    let lo_hi = ([-1.0, -1.0], [1.0, 1.0]);
+    let centre = pixel_of(lo_hi.0, lo_hi.1, (64, 64), 0.0, 0.0);
+    let Some(s) = shot(
+        Route::Offscreen,
+        &dir,
+        "root",
+        &escape,
+        (64, 64),
+        &["--asset-root", root],
+    ) else {
+        return;
+    };
+    assert!(
+        near(s.at(centre.0, centre.1), RED, 3),
+        "inside a wider root"
+    );
+    let out = run_headless(&[
+        webp.to_str().unwrap(),
+        "--screenshot",
+        dir.join("webp.png").to_str().unwrap(),
+        "--frames",
+        "1",
+        "--size",
+        "64x64",
+        "--yaw",
+        "0",
+        "--pitch",
+        "0",
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("note: image 0 is WebP"), "{err}");
+    let (px, _, _) = read_png(&dir.join("webp.png"));
+    let p = px[(centre.1.round() as usize) * 64 + centre.0.round() as usize];
+    assert!(
+        near([p[0], p[1], p[2]], WHITE, 3),
+        "WebP: {p:?}, expected the untextured white"
+    );
+}
+
+// ---------------------------------------------------------------------------
 
 /// `scene.wgsl`'s uniform structs and the Rust twins in `uniforms.rs`:
 /// same members at the same offsets, same sizes (naga's layouter), and the

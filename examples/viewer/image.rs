@@ -59,13 +59,30 @@ pub fn read(
                 ))
             })?;
             let path = keyframe_gpu::gltf::resolve_uri(uri, base, options)
-                .map_err(|e| what(format!("{uri:?}: {e}")))?;
+                .map_err(|e| what(uri_error(e)))?;
             std::fs::read(&path).map_err(|e| what(format!("{}: {e}", path.display())))?
         }
         (None, Some(view)) => view_bytes(doc, view.value()).map_err(what)?.to_vec(),
         (None, None) => return Err(what("neither a URI nor a buffer view".into())),
     };
     decode(&bytes).map_err(what)
+}
+
+/// `resolve_uri`'s error for an image's URI, without the buffer index the
+/// library's message gives every URI.
+fn uri_error(e: keyframe_gpu::Error) -> String {
+    use keyframe_gpu::gltf::ImportErrorKind as K;
+    match e {
+        keyframe_gpu::Error::Import {
+            kind: K::UnsafeUri { uri, why, .. },
+            ..
+        } => format!("uri {uri:?} refused: {why}"),
+        keyframe_gpu::Error::Import {
+            kind: K::BadUri { reason, .. },
+            ..
+        } => format!("bad uri: {reason}"),
+        other => other.to_string(),
+    }
 }
 
 /// The bytes of buffer view `view`, checked against its buffer.
