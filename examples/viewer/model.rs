@@ -232,14 +232,14 @@ impl Model {
                     continue;
                 };
                 // Per joint, the box of the vertices it moves.
-                let joints = self.rig().skins()[skin as usize].joints.len();
+                let joints = self.rig().skins()[skin as usize].joints.len().max(1);
                 let mut per_joint =
                     vec![(Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)); joints];
                 for (i, v) in prim.vertices.iter().enumerate() {
                     let (lo, hi) = prim.reach(i);
                     for (&j, &w) in v.joints.iter().zip(&v.weights) {
                         if w != 0.0 {
-                            let b = &mut per_joint[(j as usize).min(joints.saturating_sub(1))];
+                            let b = &mut per_joint[(j as usize).min(joints - 1)];
                             b.0 = b.0.min(lo);
                             b.1 = b.1.max(hi);
                         }
