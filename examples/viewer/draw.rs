@@ -596,23 +596,7 @@ fn material_groups(
                     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
                 ),
             };
-            let block = MaterialBlock {
-                base_color: m.base_color,
-                uv_u: [uv[0][0], uv[0][1], uv[0][2], 0.0],
-                uv_v: [uv[1][0], uv[1][1], uv[1][2], 0.0],
-                emissive: [m.emissive[0], m.emissive[1], m.emissive[2], 0.0],
-                alpha_mode: match m.alpha {
-                    Alpha::Opaque => uniforms::ALPHA_OPAQUE,
-                    Alpha::Mask(_) => uniforms::ALPHA_MASK,
-                    Alpha::Blend => uniforms::ALPHA_BLEND,
-                },
-                alpha_cutoff: match m.alpha {
-                    Alpha::Mask(c) => c,
-                    _ => 0.0,
-                },
-                unlit: u32::from(m.unlit),
-                pad: 0,
-            };
+            let block = material_block(m, uv);
             let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("viewer.material"),
                 contents: bytemuck::bytes_of(&block),
@@ -638,6 +622,28 @@ fn material_groups(
             })
         })
         .collect()
+}
+
+/// `scene.wgsl`'s `Material` of `m`, its texture coordinates mapped by
+/// `uv`.
+fn material_block(m: &Material, uv: [[f32; 3]; 2]) -> MaterialBlock {
+    MaterialBlock {
+        base_color: m.base_color,
+        uv_u: [uv[0][0], uv[0][1], uv[0][2], 0.0],
+        uv_v: [uv[1][0], uv[1][1], uv[1][2], 0.0],
+        emissive: [m.emissive[0], m.emissive[1], m.emissive[2], 0.0],
+        alpha_mode: match m.alpha {
+            Alpha::Opaque => uniforms::ALPHA_OPAQUE,
+            Alpha::Mask(_) => uniforms::ALPHA_MASK,
+            Alpha::Blend => uniforms::ALPHA_BLEND,
+        },
+        alpha_cutoff: match m.alpha {
+            Alpha::Mask(c) => c,
+            _ => 0.0,
+        },
+        unlit: u32::from(m.unlit),
+        pad: 0,
+    }
 }
 
 /// An sRGB texture of `image` with its mipmap chain, each side at most

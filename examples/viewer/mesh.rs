@@ -150,7 +150,7 @@ fn attribute(prim: &json::mesh::Primitive, semantic: Semantic) -> Option<usize> 
 }
 
 /// Reads one primitive; `None` for points, lines and a primitive without
-/// positions, which the viewer does not draw.
+/// vertices, which the viewer does not draw.
 fn read_primitive(
     doc: &Document,
     prim: &json::mesh::Primitive,
@@ -171,6 +171,9 @@ fn read_primitive(
     };
     let positions = floats(doc, pos, "POSITION", &[3], None)?;
     let n = positions.count;
+    if n == 0 {
+        return Ok(None);
+    }
     let mut vertices: Vec<Vertex> = positions
         .values
         .chunks_exact(3)
@@ -183,6 +186,50 @@ fn read_primitive(
             weights: [1.0, 0.0, 0.0, 0.0],
         })
         .collect();
+    read_attributes(doc, prim, uv_set, &mut vertices)?;
+    let order: Vec<u32> = match prim.indices {
+        Some(i) => floats(doc, i.value(), "indices", &[1], None)?
+            .values
+            .iter()
+            .map(|&x| x as u32)
+            .collect(),
+        None => (0..n as u32).collect(),
+    };
+    if let Some(i) = order.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("index {i} is out of range ({n} vertices)"));
+    }
+    let indices = triangle_list(mode, &order);
+    let (targets, deltas) = read_targets(doc, prim, n)?;
+    let mut prim = Primitive {
+        vertices,
+        indices,
+        targets,
+        deltas,
+        material: None,
+        lo: Vec3::splat(f32::INFINITY),
+        hi: Vec3::splat(f32::NEG_INFINITY),
+    };
+    for v in 0..n {
+        let (lo, hi) = prim.reach(v);
+        prim.lo = prim.lo.min(lo);
+        prim.hi = prim.hi.max(hi);
+    }
+    if !(prim.lo.is_finite() && prim.hi.is_finite()) {
+        return Err("its positions and morph targets hold no finite bounds".into());
+    }
+    Ok(Some(prim))
+}
+
+/// Reads the attributes other than POSITION into `vertices`: NORMAL,
+/// TEXCOORD_`uv_set`, COLOR_0, JOINTS_0 and WEIGHTS_0, each where the
+/// primitive has it.
+fn read_attributes(
+    doc: &Document,
+    prim: &json::mesh::Primitive,
+    uv_set: u32,
+    vertices: &mut [Vertex],
+) -> Result<(), String> {
+    let n = vertices.len();
     if let Some(a) = attribute(prim, Semantic::Normals) {
         let d = floats(doc, a, "NORMAL", &[3], Some(n))?;
         for (v, c) in vertices.iter_mut().zip(d.values.chunks_exact(3)) {
@@ -215,37 +262,7 @@ fn read_primitive(
             v.weights = [c[0], c[1], c[2], c[3]];
         }
     }
-    let order: Vec<u32> = match prim.indices {
-        Some(i) => floats(doc, i.value(), "indices", &[1], None)?
-            .values
-            .iter()
-            .map(|&x| x as u32)
-            .collect(),
-        None => (0..n as u32).collect(),
-    };
-    if let Some(i) = order.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("index {i} is out of range ({n} vertices)"));
-    }
-    let indices = triangle_list(mode, &order);
-    let (targets, deltas) = read_targets(doc, prim, n)?;
-    let mut prim = Primitive {
-        vertices,
-        indices,
-        targets,
-        deltas,
-        material: None,
-        lo: Vec3::splat(f32::INFINITY),
-        hi: Vec3::splat(f32::NEG_INFINITY),
-    };
-    for v in 0..n {
-        let (lo, hi) = prim.reach(v);
-        prim.lo = prim.lo.min(lo);
-        prim.hi = prim.hi.max(hi);
-    }
-    if !(prim.lo.is_finite() && prim.hi.is_finite()) {
-        return Err("its positions and morph targets hold no finite bounds".into());
-    }
-    Ok(Some(prim))
+    Ok(())
 }
 
 /// The morph targets' count and position deltas (`n` per target, zero for
