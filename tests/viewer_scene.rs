@@ -509,6 +509,58 @@ fn textures_vertex_colours_and_factors_in_a_window() {
     check_materials(Route::Window);
 }
 
+/// Three 2 x 2 quads in a row: unlit with a red base colour but a blue
+/// `KHR_materials_pbrSpecularGlossiness` diffuse (which glTF says to
+/// prefer: blue); lit, black, with emissive factor (1, 1, 1) meant for an
+/// emissive texture the viewer does not draw (black, not white); lit,
+/// black, emissive (0.5, 0, 0) without a texture (linear 0.5: sRGB 188).
+#[test]
+fn diffuse_of_older_files_and_emissive_factors() {
+    let dir = temp_dir("viewer_diffuse_emissive");
+    let mut b = Builder::new();
+    let mut gloss = serde_json::Map::new();
+    gloss.insert(
+        "KHR_materials_pbrSpecularGlossiness".into(),
+        json!({"diffuseFactor": [0.0, 0.0, 1.0, 1.0]}),
+    );
+    let spec_gloss = b.unlit([1.0, 0.0, 0.0, 1.0], None, json!({}));
+    b.materials[spec_gloss]["extensions"]
+        .as_object_mut()
+        .unwrap()
+        .extend(gloss);
+    b.extensions_used
+        .push("KHR_materials_pbrSpecularGlossiness".into());
+    let black = |c: [f32; 3]| json!({"pbrMetallicRoughness": {"baseColorFactor": [0.0, 0.0, 0.0, 1.0]}, "emissiveFactor": c});
+    let white = b.image_in_view(&png(1, 1, &[255; 4]));
+    let tex = b.texture(white, None);
+    b.materials.push(black([1.0, 1.0, 1.0]));
+    b.materials.last_mut().unwrap()["emissiveTexture"] = json!({ "index": tex });
+    b.materials.push(black([0.5, 0.0, 0.0]));
+    let mesh = b.mesh_of(&[
+        quad(-3.2, -1.0, -1.2, 1.0, 0.0, 1.0).with_material(spec_gloss),
+        quad(-1.0, -1.0, 1.0, 1.0, 0.0, 1.0).with_material(spec_gloss + 1),
+        quad(1.2, -1.0, 3.2, 1.0, 0.0, 1.0).with_material(spec_gloss + 2),
+    ]);
+    b.node(Some(mesh));
+    let n = b.node(None);
+    b.slide("still", n, [0.0; 3], [0.0; 3]);
+    let model = dir.join("older.glb");
+    std::fs::write(&model, b.to_glb()).unwrap();
+    let size = (192, 64);
+    let Some(s) = shot(Route::Offscreen, &dir, "older", &model, size, &[]) else {
+        return;
+    };
+    for (what, x, c) in [
+        ("specular-glossiness diffuse", -2.2, BLUE),
+        ("emissive factor of an emissive texture", 0.0, [0, 0, 0]),
+        ("emissive factor alone", 2.2, [188, 0, 0]),
+    ] {
+        let (px, py) = pixel_of([-3.2, -1.0], [3.2, 1.0], size, x, 0.0);
+        let p = s.at(px, py);
+        assert!(near(p, c, 3), "{what}: {p:?}, expected {c:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Alpha modes and faces.
 

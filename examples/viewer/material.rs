@@ -1,9 +1,10 @@
 //! The materials of a glTF file as the viewer draws them: base colour
-//! factor and texture (with `KHR_texture_transform`), alpha mode, double
-//! sidedness, emissive factor and `KHR_materials_unlit`; and each
-//! texture's sampler as a wgpu sampler (glTF's filters and wraps).
-//! Metallic-roughness, normal, occlusion and emissive textures are not
-//! drawn: the lighting is a simple diffuse one.
+//! factor and texture (with `KHR_texture_transform`; or the diffuse of
+//! `KHR_materials_pbrSpecularGlossiness`), alpha mode, double sidedness,
+//! emissive factor and `KHR_materials_unlit`; and each texture's sampler
+//! as a wgpu sampler (glTF's filters and wraps). Metallic-roughness,
+//! normal, occlusion and emissive textures are not drawn: the lighting is
+//! a simple diffuse one.
 
 use gltf::json;
 use json::material::AlphaMode;
@@ -87,12 +88,25 @@ pub fn read_materials(doc: &Document) -> Result<Vec<Material>, String> {
 
 fn read_material(doc: &Document, m: &json::Material) -> Result<Material, String> {
     let pbr = &m.pbr_metallic_roughness;
-    let base_color = pbr.base_color_factor.0;
-    let emissive = m.emissive_factor.0;
+    let mut base_color = pbr.base_color_factor.0;
+    let mut info = pbr.base_color_texture.clone();
+    let others = m.extensions.as_ref().map(|e| &e.others);
+    // Older files give their colour as specular-glossiness's diffuse
+    // (which the extension says to prefer when both are there).
+    if let Some(sg) = others.and_then(|o| o.get("KHR_materials_pbrSpecularGlossiness")) {
+        (base_color, info) = diffuse(sg)?;
+    }
+    // An emissive factor meant to be masked by an emissive texture (which
+    // the viewer does not draw) would light the whole part: left out.
+    let emissive = if m.emissive_texture.is_some() {
+        [0.0; 3]
+    } else {
+        m.emissive_factor.0
+    };
     if !base_color.iter().chain(&emissive).all(|x| x.is_finite()) {
         return Err("a colour factor is not finite".into());
     }
-    let texture = match &pbr.base_color_texture {
+    let texture = match &info {
         Some(info) => Some(base_texture(doc, info)?),
         None => None,
     };
@@ -101,18 +115,32 @@ fn read_material(doc: &Document, m: &json::Material) -> Result<Material, String>
         Checked::Valid(AlphaMode::Blend) => Alpha::Blend,
         _ => Alpha::Opaque,
     };
-    let unlit = m
-        .extensions
-        .as_ref()
-        .is_some_and(|e| e.others.contains_key("KHR_materials_unlit"));
     Ok(Material {
         base_color,
         texture,
         alpha,
         double_sided: m.double_sided,
-        unlit,
+        unlit: others.is_some_and(|o| o.contains_key("KHR_materials_unlit")),
         emissive,
     })
+}
+
+/// `KHR_materials_pbrSpecularGlossiness`'s `diffuseFactor` (default
+/// white) and `diffuseTexture`.
+fn diffuse(ext: &serde_json::Value) -> Result<([f32; 4], Option<json::texture::Info>), String> {
+    let factor = match ext.get("diffuseFactor") {
+        None => [1.0; 4],
+        Some(v) => serde_json::from_value::<[f32; 4]>(v.clone())
+            .map_err(|e| format!("KHR_materials_pbrSpecularGlossiness.diffuseFactor: {e}"))?,
+    };
+    let texture = match ext.get("diffuseTexture") {
+        None => None,
+        Some(v) => Some(
+            serde_json::from_value::<json::texture::Info>(v.clone())
+                .map_err(|e| format!("KHR_materials_pbrSpecularGlossiness.diffuseTexture: {e}"))?,
+        ),
+    };
+    Ok((factor, texture))
 }
 
 /// The texture of `info`, with its image, sampler, texture coordinate set
