@@ -1,4 +1,6 @@
-//! The `viewer` example as a user runs it: in a real X window (under
+//! The `viewer` example as a user runs it, on its built-in demo (an arm
+//! bending on a plinth: the tube's clips "bend", "curl" and "wiggle", 4 s
+//! each) and on small files: in a real X window (under
 //! `xvfb-run`, on whatever adapter the window gets) with `--screenshot`,
 //! the PNG shows the model and two screenshots at different times differ
 //! where it moves; without a display it renders offscreen with
@@ -6,7 +8,8 @@
 //! (`--switch-at`, as keys 1-9) is a crossfade, mid-way unlike either clip
 //! and at its end the new clip exactly, in both paths; broken input, a
 //! model with nothing animated and a missing adapter end in one line on
-//! stderr and exit code 2.
+//! stderr and exit code 2. `tests/viewer_scene.rs` checks what the
+//! viewer draws: every part, materials, alpha modes, `--clips`.
 //!
 //! The window test needs `xvfb-run` (Debian's `xvfb`): without it, it prints
 //! a SKIP line, unless `KEYFRAME_GPU_REQUIRE_ADAPTER=1` (as in CI), where it
@@ -17,53 +20,18 @@
 mod gltf_builder;
 #[path = "common/sample_cli.rs"]
 mod sample_cli;
+#[path = "common/viewer_cli.rs"]
+mod viewer_cli;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::process::Command;
 
 use gltf_builder::{temp_dir, Builder};
-use sample_cli::{example_binary, gpu_ran, stderr, stdout};
+use sample_cli::{gpu_ran, stderr, stdout};
+use viewer_cli::{has_xvfb, read_png, run_headless, run_in_window, viewer, Route};
 
 /// Small frames keep the CPU adapter quick.
 const SIZE: &str = "192x160";
-
-fn viewer() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| example_binary("viewer"))
-}
-
-/// `viewer ARGS` with no display at all.
-fn run_headless(args: &[&str]) -> Output {
-    Command::new(viewer())
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("WAYLAND_SOCKET")
-        .output()
-        .unwrap()
-}
-
-fn require_adapter() -> bool {
-    std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() == Ok("1")
-}
-
-/// RGBA8 pixels of a PNG, and its size.
-fn read_png(path: &Path) -> (Vec<[u8; 4]>, u32, u32) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
-    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", path.display());
-    let px = buf[..info.buffer_size()]
-        .chunks_exact(4)
-        .map(|c| [c[0], c[1], c[2], c[3]])
-        .collect();
-    (px, info.width, info.height)
-}
 
 /// Pixels that are not the background (the top-left pixel's colour: the
 /// model is framed away from the corners).
@@ -121,30 +89,6 @@ fn differing(a: &Path, b: &Path) -> usize {
     pa.iter().zip(&pb).filter(|(x, y)| x != y).count()
 }
 
-/// True if `xvfb-run` exists; else a SKIP line for `test` (a failure with
-/// KEYFRAME_GPU_REQUIRE_ADAPTER=1).
-fn has_xvfb(test: &str) -> bool {
-    if Command::new("xvfb-run").arg("--help").output().is_ok() {
-        return true;
-    }
-    assert!(
-        !require_adapter(),
-        "{test}: KEYFRAME_GPU_REQUIRE_ADAPTER=1 but xvfb-run is not installed"
-    );
-    println!("SKIP {test}: xvfb-run is not installed (Debian: apt-get install xvfb)");
-    false
-}
-
-/// `viewer ARGS` in an X window under `xvfb-run`.
-fn run_in_window(args: &[&str]) -> Output {
-    Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 640x480x24"])
-        .arg(viewer())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn in_a_real_window_the_screenshot_shows_the_model_moving() {
     let test = "viewer in an X window";
@@ -187,8 +131,8 @@ fn in_a_real_window_the_screenshot_shows_the_model_moving() {
         .collect();
     check_shows_model(&shots[0]);
     check_shows_model(&shots[1]);
-    // The tube is straight at t = 0 (plus 2/30 s) and bent by 3 x 35
-    // degrees at t = 1.
+    // The demo's arm is straight at t = 0 (plus 2/30 s) and bent by 3 x
+    // 35 degrees at t = 1.
     check_moved(&shots[0], &shots[1]);
 }
 
@@ -222,16 +166,9 @@ fn without_a_display_screenshot_renders_offscreen() {
     check_moved(&a, &b);
 }
 
-/// Where the crossfade tests render: in an X window or offscreen.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Route {
-    Window,
-    Offscreen,
-}
-
-/// The tube, 2 instances (at 0 s and 2 s past the clock), from `--time
+/// The demo, 2 instances (at 0 s and 2 s past the clock), from `--time
 /// 2.5`: `--frames N` shows clock time 2.5 + (N - 1) / 30 s. The viewer
-/// spreads the instances' times over the first clip's duration; the tube's
+/// spreads the instances' times over the first clip's duration; the demo's
 /// clips all last 4 s, so a run that starts on another clip gives them the
 /// same times and its frames compare pixel for pixel.
 const FADE_FROM: &str = "2.5";
@@ -262,10 +199,7 @@ fn fade_shot(
         "2",
     ];
     args.extend_from_slice(extra);
-    let out = match route {
-        Route::Window => run_in_window(&args),
-        Route::Offscreen => run_headless(&args),
-    };
+    let out = route.run(&args);
     if !gpu_ran(&test, &out) {
         return None;
     }

@@ -1,18 +1,17 @@
 //! Skinned rendering shared by the `skinning` example (a headless contact
-//! sheet), the `viewer` example (a window) and `tests/skin_render.rs`: a
-//! scene (rig, clips, mesh), and a [`MeshRenderer`] whose vertex shader
-//! skins from the joint-matrix buffer an [`Animator`]'s compute passes
-//! wrote, recorded in the same command encoder, with no readback.
+//! sheet), `tests/skin_render.rs` and `tests/material_render.rs`: a scene
+//! (rig, clips, mesh), and a [`MeshRenderer`] whose vertex shader skins
+//! from the joint-matrix buffer an [`Animator`]'s compute passes wrote,
+//! recorded in the same command encoder, with no readback. It draws one
+//! skinned mesh (or a file's rigid mesh nodes) in a false-colour ramp; the
+//! `viewer` example has its own draw of whole models with their materials
+//! (`examples/viewer/draw.rs`).
 //!
 //! Each draw shows one or more animated instances: instance `k` of a draw
 //! reads the joint matrices, globals and morph weights of animated instance
 //! `first + k` and stands on a grid ([`Grid`]). The contact sheet draws one
-//! instance per frame; the viewer draws all its instances in one instanced
-//! draw.
-#![allow(
-    dead_code,
-    reason = "shared with the viewer and tests/skin_render.rs; each uses part of it"
-)]
+//! instance per frame.
+#![allow(dead_code, reason = "shared with the tests; each uses part of it")]
 
 use std::path::Path;
 

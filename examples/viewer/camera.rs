@@ -1,9 +1,7 @@
 //! An orbit camera: yaw and pitch around a target at a distance, framed on
 //! a bounding box.
 
-use glam::{Mat4, Vec3};
-
-use crate::render::{look_at, perspective};
+use glam::{Mat4, Vec3, Vec4};
 
 /// Radians per pixel dragged.
 const RADIANS_PER_PIXEL: f32 = 0.008;
@@ -11,7 +9,8 @@ const RADIANS_PER_PIXEL: f32 = 0.008;
 const ZOOM_PER_STEP: f32 = 0.9;
 
 /// Looks at `target` from `distance` away, from the direction given by
-/// `yaw` (about +Y, 0 looks down -Z) and `pitch` (above the XZ plane).
+/// `yaw` (about +Y; 0 looks down -Z, from +Z) and `pitch` (above the XZ
+/// plane).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Orbit {
     target: Vec3,
@@ -24,16 +23,16 @@ pub struct Orbit {
 }
 
 impl Orbit {
-    /// A camera that sees the whole of the box `lo..hi` in a view of
-    /// `aspect` (width / height), from a bit to the right and above: the
-    /// distance at which every corner of the box is inside the view, plus
-    /// 5%.
-    pub fn framing(lo: Vec3, hi: Vec3, aspect: f32) -> Orbit {
+    /// A camera from direction `yaw`, `pitch` (radians) that sees the
+    /// whole of the box `lo..hi` in a view of `aspect` (width / height):
+    /// the distance at which every corner of the box is inside the view,
+    /// plus 5%.
+    pub fn framing(lo: Vec3, hi: Vec3, aspect: f32, yaw: f32, pitch: f32) -> Orbit {
         let fov_y = 40f32.to_radians();
         let mut orbit = Orbit {
             target: (lo + hi) * 0.5,
-            yaw: 0.5,
-            pitch: 0.3,
+            yaw,
+            pitch: pitch.clamp(-1.5, 1.5),
             distance: 1.0,
             radius: ((hi - lo).length() * 0.5).max(1e-3),
             fov_y,
@@ -81,11 +80,49 @@ impl Orbit {
             .clamp(self.radius * 0.05, self.radius * 50.0);
     }
 
+    /// Where the camera is.
+    pub fn eye(&self) -> Vec3 {
+        self.target + self.distance * self.axes().0
+    }
+
+    /// The direction towards the light: from behind the camera, above and
+    /// to its left, so that it turns with the camera and the side seen is
+    /// lit.
+    pub fn light(&self) -> Vec3 {
+        let (back, right, up) = self.axes();
+        (back + 0.8 * up - 0.45 * right).normalize()
+    }
+
     /// The view-projection matrix for a view of `aspect` (width / height).
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
-        let eye = self.target + self.distance * self.axes().0;
         let near = (self.distance - 2.0 * self.radius).max(self.distance * 0.01);
         let far = self.distance + 2.0 * self.radius;
-        perspective(self.fov_y, aspect.max(1e-3), near, far) * look_at(eye, self.target, Vec3::Y)
+        perspective(self.fov_y, aspect.max(1e-3), near, far)
+            * look_at(self.eye(), self.target, Vec3::Y)
     }
+}
+
+/// A right-handed view matrix looking from `eye` at `centre`.
+fn look_at(eye: Vec3, centre: Vec3, up: Vec3) -> Mat4 {
+    let f = (centre - eye).normalize();
+    let s = f.cross(up).normalize();
+    let u = s.cross(f);
+    Mat4::from_cols(
+        Vec4::new(s.x, u.x, -f.x, 0.0),
+        Vec4::new(s.y, u.y, -f.y, 0.0),
+        Vec4::new(s.z, u.z, -f.z, 0.0),
+        Vec4::new(-s.dot(eye), -u.dot(eye), f.dot(eye), 1.0),
+    )
+}
+
+/// A right-handed perspective projection to wgpu's clip space (depth 0..1).
+fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32) -> Mat4 {
+    let h = 1.0 / (0.5 * fov_y).tan();
+    let r = far / (near - far);
+    Mat4::from_cols(
+        Vec4::new(h / aspect, 0.0, 0.0, 0.0),
+        Vec4::new(0.0, h, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, r, -1.0),
+        Vec4::new(0.0, 0.0, r * near, 0.0),
+    )
 }

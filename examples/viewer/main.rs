@@ -1,19 +1,30 @@
-//! `viewer`: a skinned, animated model in a window, animated on the GPU by
-//! one [`keyframe_gpu::Animator`] for every instance and drawn instanced
-//! from the joint matrices its compute passes wrote, with no readback. This
-//! is the reference for wiring the crate into a frame loop: see
-//! `player.rs` (what a frame records) and `window.rs` (winit and the
-//! surface).
+//! `viewer`: a glTF model as its author made it, in a window: every mesh
+//! node of the file's default scene (rigid parts moved by their animated
+//! world matrices, skinned parts by their skin's joint matrices, morph
+//! targets), with its materials (base colour factor and texture, vertex
+//! colours, opaque, masked and blended parts, double-sided), animated on
+//! the GPU by one [`keyframe_gpu::Animator`] for every instance and drawn
+//! from the buffers its compute passes wrote, with no readback. This is
+//! the reference for wiring the crate into a frame loop: see `player.rs`
+//! (what a frame records), `draw.rs` (the draw of every part) and
+//! `window.rs` (winit and the surface).
 //!
 //! ```text
-//! cargo run --release --example viewer                          # the bending tube, built in code
+//! cargo run --release --example viewer                          # the demo arm, built in code
 //! cargo run --release --example viewer -- Fox.glb --instances 100
+//! cargo run --release --example viewer -- character.glb --clips run.glb --clips jump.glb
 //! cargo run --example viewer -- --screenshot shot.png --frames 5 # write the 5th frame and exit
 //! ```
 //!
-//! With a file it shows the file's first skinned mesh, or, when no node is
-//! skinned, every node with a mesh, each moved by its node's animation;
-//! morph targets apply. Instances stand on a grid, each at its own time.
+//! Without a file it shows a model built in code (`demo.rs`): a skinned
+//! arm on a textured plinth with rigid parts under its bones, a second
+//! skin, a blended bulb and a masked sign. `--clips FILE` (repeatable)
+//! adds the clips of an animation-only file, bound to the model by node
+//! name (a file none of whose tracks binds is refused); clips are numbered
+//! the model's own first, then each file's in order. `--false-color`
+//! shows joint weights (skinned parts) or nodes (rigid parts) in a colour
+//! ramp instead of the materials. Instances stand on a grid, each at its
+//! own time.
 //!
 //! Keys: 1-9 crossfade to clip k over 0.3 s (the mixer: `player.rs`),
 //! space pause, + and - speed, R random times, Esc quit. Mouse: drag to
@@ -31,49 +42,70 @@
 //! `--switch-at SECONDS:CLIP` (repeatable) changes clip at a playback time
 //! as a key would, so a screenshot can show a crossfade, reproducibly: the
 //! fade starts at SECONDS itself, not at the first frame after it.
+//! `--yaw` and `--pitch` set the camera's direction (degrees).
 //!
 //! Exit codes: 0 success, 2 any error (one line on stderr): a file that
-//! fails to import, a model with nothing animated, no adapter, no display
-//! without `--screenshot`.
+//! fails to import, a model with nothing animated or nothing to draw, a
+//! `--clips` file that does not bind, an image that cannot be read, no
+//! adapter, no display without `--screenshot`.
 //!
-//! Modules: `player` (the frame: instance table, animation passes, draw;
-//! no window), `window` (winit), `offscreen`, `camera` (orbit), `timer`
-//! (timestamp queries read back without stalling), `capture` (frame to
-//! PNG), and the skinning example's `render` (scene, mesh renderer).
+//! Modules: `model` (what is drawn and animated, from the file), `mesh`,
+//! `material` and `image` (reading the file's vertices, materials and
+//! images), `demo` (the model built in code), `player` (the frame:
+//! instance table, animation passes, draw; no window), `draw` and
+//! `scene.wgsl` (the draw), `uniforms` (the shader's structs), `window`
+//! (winit), `offscreen`, `camera` (orbit), `capture` (frame to PNG).
 
 mod camera;
 mod capture;
 #[path = "../common/cli.rs"]
 mod cli;
+mod demo;
+mod draw;
+mod image;
+mod material;
+mod mesh;
+mod model;
 mod offscreen;
 mod player;
-#[path = "../skinning/render.rs"]
-mod render;
-mod timer;
+mod uniforms;
 mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use keyframe_gpu::gltf::LoadOptions;
+
+use model::{ClipFile, Model};
 
 #[derive(Parser, Debug)]
 #[command(
-    about = "A skinned glTF model (or a tube built in code) animated on the GPU, in a window"
+    about = "A glTF model (or a demo built in code) with its materials, animated on the GPU, in a window"
 )]
 struct Cli {
-    /// A .gltf or .glb file (default: a bending tube built in code).
+    /// A .gltf or .glb file (default: a demo model built in code).
     file: Option<PathBuf>,
-    /// The folder external buffer URIs may resolve inside (default: the
-    /// file's own folder; a glTF file's URIs may not leave it).
+    /// An animation-only .gltf or .glb whose clips play on the model,
+    /// bound by node name; may be repeated.
+    #[arg(long, value_name = "FILE")]
+    clips: Vec<PathBuf>,
+    /// The folder external buffer and image URIs may resolve inside
+    /// (default: each file's own folder; a glTF file's URIs may not leave
+    /// it).
     #[arg(long, value_name = "DIR")]
     asset_root: Option<PathBuf>,
     /// Copies of the model, on a grid, each at its own time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     instances: u32,
-    /// The clip played first (0-based; keys 1-9 switch later).
+    /// The clip played first (0-based, the model's own clips first, then
+    /// each --clips file's; keys 1-9 switch later).
     #[arg(long, default_value_t = 0)]
     animation: u32,
+    /// Show joint weights (skinned parts) or nodes (rigid parts) in a
+    /// colour ramp instead of the materials.
+    #[arg(long)]
+    false_color: bool,
     /// Write the last of --frames frames to this PNG and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
@@ -86,6 +118,12 @@ struct Cli {
     /// Window (or offscreen image) size, WIDTHxHEIGHT.
     #[arg(long, default_value = "960x640", value_parser = parse_size)]
     size: (u32, u32),
+    /// The camera's direction about the vertical, in degrees (0: from +Z).
+    #[arg(long, default_value_t = 28.6, value_parser = parse_degrees)]
+    yaw: f32,
+    /// The camera's height above the horizontal, in degrees (-85 to 85).
+    #[arg(long, default_value_t = 17.2, value_parser = parse_degrees)]
+    pitch: f32,
     /// Use only a CPU fallback adapter (default: a hardware GPU if any).
     #[arg(long)]
     fallback: bool,
@@ -100,6 +138,8 @@ struct Cli {
 pub struct Options {
     /// Instance count.
     pub instances: u32,
+    /// The clip played first.
+    pub clip: u32,
     /// Playback time of the first frame.
     pub time: f64,
     /// Playback seconds per frame; `None`: the wall time between frames.
@@ -110,6 +150,12 @@ pub struct Options {
     pub frames: u32,
     /// Window size.
     pub size: (u32, u32),
+    /// The camera's yaw and pitch, in degrees.
+    pub yaw: f32,
+    /// Pitch.
+    pub pitch: f32,
+    /// The colour ramp instead of the materials.
+    pub false_color: bool,
     /// CPU fallback adapter only.
     pub fallback: bool,
     /// Clip changes (playback time, clip), as `--switch-at` gave them.
@@ -130,6 +176,14 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((parse(w)?, parse(h)?))
 }
 
+fn parse_degrees(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|d| d.is_finite() && d.abs() <= 360.0)
+        .ok_or_else(|| format!("{s}: expected degrees from -360 to 360"))
+}
+
 fn parse_switch(s: &str) -> Result<(f64, u32), String> {
     let usage = || format!("{s}: expected SECONDS:CLIP, e.g. 1.5:2");
     let (t, c) = s.split_once(':').ok_or_else(usage)?;
@@ -143,49 +197,80 @@ fn parse_switch(s: &str) -> Result<(f64, u32), String> {
     Ok((t, c))
 }
 
-/// The scene to show: the file's, or the tube.
-fn load(cli: &Cli) -> Result<render::Scene, String> {
-    let scene = match &cli.file {
-        Some(path) => render::gltf_scene(path, cli.animation, cli.asset_root.as_deref())
-            .map_err(|e| format!("{}: {e}", path.display()))?,
-        None => render::tube_scene(),
+/// The model to show: the file's, or the demo; with the `--clips` files'
+/// clips after its own.
+fn load(cli: &Cli) -> Result<Model, String> {
+    let mut options = LoadOptions::default();
+    if let Some(root) = &cli.asset_root {
+        options = options.with_asset_root(root);
+    }
+    let clips = cli
+        .clips
+        .iter()
+        .map(|path| ClipFile::load(path, &options))
+        .collect::<Result<Vec<_>, _>>()?;
+    let model = match &cli.file {
+        Some(path) => {
+            Model::load(path, &options, &clips).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Model::from_bytes("demo (built in code)", &demo::glb()?, &clips)?,
     };
-    if cli.file.is_none() && cli.animation as usize >= scene.library.clips().len() {
+    let count = model.library().clips().len();
+    if cli.animation as usize >= count {
         return Err(format!(
-            "animation {} does not exist ({} animations)",
-            cli.animation,
-            scene.library.clips().len()
+            "animation {} does not exist ({count} animations)",
+            cli.animation
         ));
     }
-    Ok(render::Scene {
-        clip: cli.animation,
-        ..scene
-    })
+    if let Some((_, clip)) = cli.switch_at.iter().find(|s| s.1 as usize >= count) {
+        return Err(format!(
+            "--switch-at: clip {clip} does not exist ({count} animations)"
+        ));
+    }
+    Ok(model)
+}
+
+/// The clips bound by name (those of `--clips` files) on stdout, one line
+/// each, and what the viewer could not draw as the file says on stderr.
+fn describe(model: &Model) {
+    for (c, r) in model.bound.report().clips().iter().enumerate() {
+        if r.by_name + r.by_path > 0 || !r.unbound.is_empty() {
+            println!(
+                "clip {} {:?}: {} tracks bound by name, {} unbound",
+                c + 1,
+                r.name,
+                r.by_name + r.by_path,
+                r.unbound.len()
+            );
+        }
+    }
+    for note in &model.notes {
+        eprintln!("note: {}", cli::one_line(note));
+    }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
     if !cli.time.is_finite() {
         return Err("--time must be a finite number of seconds".into());
     }
-    let scene = load(cli)?;
-    let clip_count = scene.library.clips().len();
-    if let Some((_, clip)) = cli.switch_at.iter().find(|s| s.1 as usize >= clip_count) {
-        return Err(format!(
-            "--switch-at: clip {clip} does not exist ({clip_count} animations)"
-        ));
-    }
+    let model = load(cli)?;
+    describe(&model);
     let options = Options {
         instances: cli.instances,
+        clip: cli.animation,
         time: cli.time,
         fixed_step: cli.screenshot.as_ref().map(|_| 1.0 / 30.0),
         screenshot: cli.screenshot.clone(),
         frames: cli.frames,
         size: cli.size,
+        yaw: cli.yaw,
+        pitch: cli.pitch,
+        false_color: cli.false_color,
         fallback: cli.fallback,
         switches: cli.switch_at.clone(),
     };
     match winit::event_loop::EventLoop::new() {
-        Ok(event_loop) => window::run(event_loop, scene, &options),
+        Ok(event_loop) => window::run(event_loop, model, &options),
         Err(e) => {
             // winit's message starts with where in winit it failed.
             let msg = e.to_string();
@@ -194,7 +279,7 @@ fn run(cli: &Cli) -> Result<(), String> {
                 cli::one_line(msg.rsplit(": ").next().unwrap_or(&msg))
             );
             match &options.screenshot {
-                Some(path) => offscreen::run(scene, &options, path, &why),
+                Some(path) => offscreen::run(model, &options, path, &why),
                 None => Err(format!(
                     "cannot open a window: {why}; --screenshot PATH --frames N renders offscreen without one"
                 )),

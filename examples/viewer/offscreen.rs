@@ -1,21 +1,22 @@
 //! `--screenshot` without a display: the same frames as in the window,
-//! rendered into an RGBA8 texture of the window's size instead of a surface.
+//! rendered into an sRGB RGBA8 texture of the window's size instead of a
+//! surface.
 
 use std::path::Path;
 
 use crate::capture::Capture;
+use crate::model::Model;
 use crate::player::{request_device, Player};
-use crate::render::Scene;
 use crate::Options;
 
 /// Renders `options.frames` frames offscreen and writes the last to `path`.
 /// `why` says why there is no window (printed with the result).
-pub fn run(scene: Scene, options: &Options, path: &Path, why: &str) -> Result<(), String> {
+pub fn run(model: Model, options: &Options, path: &Path, why: &str) -> Result<(), String> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let (adapter, device, queue) = request_device(&instance, None, options.fallback)?;
     let (width, height) = options.size;
-    let format = wgpu::TextureFormat::Rgba8Unorm;
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("viewer.offscreen"),
         size: wgpu::Extent3d {
@@ -35,7 +36,7 @@ pub fn run(scene: Scene, options: &Options, path: &Path, why: &str) -> Result<()
         &adapter,
         &device,
         &queue,
-        scene,
+        model,
         options,
         format,
         width as f32 / height as f32,

@@ -1,8 +1,9 @@
 //! What the viewer does each frame, without a window: the clock, the
 //! action table, the animation passes (one [`Animator`] with a mixer for
-//! every instance, timed with timestamp queries where the device has them)
-//! and the instanced draw. The window ([`crate::window`]) and the offscreen
-//! path ([`crate::offscreen`]) drive it the same way:
+//! every instance, timed with the crate's [`PassTimer`] where the device
+//! has timestamp queries) and the draw of every part of the model. The
+//! window ([`crate::window`]) and the offscreen path ([`crate::offscreen`])
+//! drive it the same way:
 //!
 //! ```text
 //! record(encoder, colour view)   // action table, compute passes, render pass
@@ -23,16 +24,14 @@
 //! changes nothing; pressing the key of the dominant clip fading out
 //! drops the fade and plays that clip alone.
 
-use glam::Vec3;
-use keyframe_gpu::{Action, Animator, Instance, MixerDesc, WrapMode};
+use keyframe_gpu::gpu::PassTimer;
+use keyframe_gpu::{Action, Animator, MixerDesc, WrapMode};
 
 use crate::camera::Orbit;
-use crate::render::{self, Grid, MeshRenderer, Pose, Scene, DEPTH_FORMAT};
-use crate::timer::GpuTimer;
+use crate::draw::{self, Grid, SceneRenderer, DEPTH_FORMAT};
+use crate::model::Model;
 use crate::Options;
 
-/// Bounds come from the mesh posed on the CPU at this many times per clip.
-const BOUNDS_SAMPLES: u32 = 9;
 /// Speed factor of one `+` or `-`.
 const SPEED_STEP: f64 = 1.25;
 /// Playback seconds a clip change takes to fade from the old clip to the
@@ -73,10 +72,15 @@ pub fn request_device(
 /// The viewer's state between frames.
 #[derive(Debug)]
 pub struct Player {
-    scene: Scene,
+    model: Model,
     animator: Animator,
-    renderer: MeshRenderer,
-    timer: Option<GpuTimer>,
+    renderer: SceneRenderer,
+    timer: Option<PassTimer>,
+    /// The animation passes' GPU time in ms, smoothed.
+    gpu_ms: Option<f64>,
+    /// The colour target is sRGB (the clear colour is given in linear
+    /// light).
+    srgb: bool,
     /// The camera (the window turns and zooms it).
     pub camera: Orbit,
     grid: Grid,
@@ -119,15 +123,15 @@ impl Fade {
 }
 
 impl Player {
-    /// Uploads the scene, builds the animator (a mixer of
+    /// Uploads the model, builds the animator (a mixer of
     /// `options.instances` characters of two actions each, no masks) and
-    /// the pipeline for `color_format`, and frames the camera on the
+    /// the pipelines for `color_format`, and frames the camera on the
     /// instance grid for a view of `aspect`.
     pub fn new(
         adapter: &wgpu::Adapter,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        scene: Scene,
+        model: Model,
         options: &Options,
         color_format: wgpu::TextureFormat,
         aspect: f32,
@@ -138,35 +142,44 @@ impl Player {
             actions_per_character: ACTIONS_PER_INSTANCE,
             masks: Vec::new(),
         };
-        let animator = Animator::with_mixer(device, queue, &scene.bound()?, &desc)
-            .map_err(|e| e.to_string())?;
-        let renderer = MeshRenderer::new(
+        let animator =
+            Animator::with_mixer(device, queue, &model.bound, &desc).map_err(|e| e.to_string())?;
+        let renderer = SceneRenderer::new(
             device,
+            queue,
             adapter,
-            &scene,
+            &model,
             &animator,
             color_format,
-            1,
-            Pose::Animated,
+            options.false_color,
         )?;
-        let (lo, hi) = bounds(&scene)?;
+        let (lo, hi) = model.bounds()?;
         let extent = hi - lo;
         let gap = 0.2 * extent.max_element();
         let grid = Grid::for_instances(n, [extent.x + gap, extent.z + gap]);
-        let camera = Orbit::framing(lo - grid.half_extent(), hi + grid.half_extent(), aspect);
-        let duration = f64::from(scene.library.clips()[scene.clip as usize].duration());
+        let camera = Orbit::framing(
+            lo - grid.half_extent(),
+            hi + grid.half_extent(),
+            aspect,
+            options.yaw.to_radians(),
+            options.pitch.to_radians(),
+        );
+        let clip = options.clip;
+        let duration = f64::from(model.library().clips()[clip as usize].duration());
         let mut switches = options.switches.clone();
         // Stable: changes due at the same time keep their order.
         switches.sort_by(|a, b| a.0.total_cmp(&b.0));
         Ok(Player {
-            clip: scene.clip,
+            clip,
             fade: None,
             switches,
             next_switch: 0,
-            scene,
+            model,
             animator,
             renderer,
-            timer: GpuTimer::new(device, queue),
+            timer: PassTimer::new(device, queue),
+            gpu_ms: None,
+            srgb: color_format.is_srgb(),
             camera,
             grid,
             phases: (0..n)
@@ -193,7 +206,7 @@ impl Player {
     /// Starts a fade to `clip` at playback time `at` (now, or a
     /// `--switch-at` time that the clock has reached).
     fn fade_to(&mut self, clip: u32, at: f64) {
-        if clip as usize >= self.scene.library.clips().len() || clip == self.clip {
+        if clip as usize >= self.model.library().clips().len() || clip == self.clip {
             return;
         }
         // The clip that weighs more at `at` (the new one from 0.5 on).
@@ -233,7 +246,7 @@ impl Player {
 
     /// Gives every instance a random time within the current clip.
     pub fn randomize_times(&mut self) {
-        let duration = f64::from(self.scene.library.clips()[self.clip as usize].duration());
+        let duration = f64::from(self.model.library().clips()[self.clip as usize].duration());
         for p in &mut self.phases {
             // xorshift64: reproducible, no dependency.
             self.rng ^= self.rng << 13;
@@ -297,22 +310,15 @@ impl Player {
         self.animator
             .set_actions(queue, &self.actions, &self.counts)
             .map_err(|e| e.to_string())?;
-        {
-            let timestamp_writes = self.timer.as_mut().and_then(GpuTimer::pass_writes);
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("viewer.animate"),
-                timestamp_writes,
-            });
-            self.animator.record_pass(&mut pass);
-        }
-        if let Some(timer) = &self.timer {
-            timer.resolve(encoder);
+        match &mut self.timer {
+            Some(timer) => self.animator.record_timed(encoder, timer),
+            None => self.animator.record(encoder),
         }
         Ok(())
     }
 
-    /// The render pass: every instance in one instanced draw, skinned from
-    /// the joint matrices the animation passes wrote (no readback).
+    /// The render pass: every part of every instance, from the matrices
+    /// the animation passes wrote (no readback).
     pub fn record_draw(
         &mut self,
         device: &wgpu::Device,
@@ -323,15 +329,20 @@ impl Player {
         height: u32,
     ) {
         let aspect = width as f32 / height.max(1) as f32;
-        self.renderer
-            .write_draw(queue, 0, self.camera.view_proj(aspect), 0, self.grid);
+        self.renderer.write_frame(
+            queue,
+            self.camera.view_proj(aspect),
+            self.camera.eye(),
+            self.camera.light(),
+            self.grid,
+        );
         self.ensure_depth(device, width, height);
         let Some((depth, _, _)) = &self.depth else {
             return;
         };
-        let mut pass = render::begin_pass(encoder, color, depth, "viewer.draw");
+        let mut pass = draw::begin_pass(encoder, color, depth, self.srgb, "viewer.draw");
         self.renderer
-            .draw(&mut pass, &self.animator, 0, self.phases.len() as u32);
+            .draw(&mut pass, &self.animator, self.phases.len() as u32);
     }
 
     /// After the frame's submit: starts reading its timestamps back and
@@ -340,15 +351,18 @@ impl Player {
         if let Some(timer) = &mut self.timer {
             timer.after_submit();
             let _ = device.poll(wgpu::PollType::Poll);
-            timer.collect();
+            if let Some(t) = timer.poll() {
+                let ms = t.as_secs_f64() * 1e3;
+                self.gpu_ms = Some(self.gpu_ms.map_or(ms, |p| 0.9 * p + 0.1 * ms));
+            }
         }
     }
 
-    /// The window title: clip (`A -> B` during a fade), instances, frame
+    /// The window title: the model, clip (`A -> B` during a fade), instances, frame
     /// time, the animation passes' GPU time ("n/a" without timestamp
     /// queries), speed.
     pub fn title(&self, frame_ms: Option<f64>) -> String {
-        let clips = self.scene.library.clips();
+        let clips = self.model.library().clips();
         let name = |c: u32| format!("{}/{} \"{}\"", c + 1, clips.len(), clips[c as usize].name);
         let clip = match self.fade {
             Some(fade) => format!("{} -> {}", name(fade.from), name(self.clip)),
@@ -356,13 +370,14 @@ impl Player {
         };
         let gpu = match &self.timer {
             None => "n/a".to_string(),
-            Some(t) => t
-                .last_ms()
+            Some(_) => self
+                .gpu_ms
                 .map_or("...".to_string(), |ms| format!("{ms:.2} ms")),
         };
         let frame = frame_ms.map_or("...".to_string(), |ms| format!("{ms:.1} ms"));
         format!(
-            "keyframe-gpu viewer | clip {clip} | {} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
+            "keyframe-gpu viewer | {} | clip {clip} | {} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
+            self.model.name,
             self.phases.len(),
             if self.phases.len() == 1 { "" } else { "s" },
             self.speed,
@@ -390,27 +405,4 @@ impl Player {
             self.depth = Some((texture.create_view(&Default::default()), width, height));
         }
     }
-}
-
-/// Bounds of one instance over every clip: the mesh posed on the CPU twin
-/// at `BOUNDS_SAMPLES` times across each clip.
-fn bounds(scene: &Scene) -> Result<(Vec3, Vec3), String> {
-    let mut inst = Vec::new();
-    for (c, clip) in scene.library.clips().iter().enumerate() {
-        let d = f64::from(clip.duration());
-        for k in 0..BOUNDS_SAMPLES {
-            let t = d * f64::from(k) / f64::from(BOUNDS_SAMPLES - 1);
-            inst.push(Instance::new(c as u32, t));
-        }
-    }
-    let points = render::pose_on_cpu(scene, &inst)?;
-    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-    for p in points {
-        lo = lo.min(p);
-        hi = hi.max(p);
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        return Err("the posed mesh has no finite bounds".into());
-    }
-    Ok((lo, hi))
 }

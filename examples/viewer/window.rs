@@ -16,8 +16,8 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use crate::capture::{self, Capture};
+use crate::model::Model;
 use crate::player::{request_device, Player};
-use crate::render::Scene;
 use crate::Options;
 
 /// Seconds between title updates.
@@ -25,11 +25,11 @@ const TITLE_INTERVAL: f64 = 0.25;
 
 /// Runs the viewer in a window until it is closed (or, with
 /// `--screenshot`, until the last frame is written).
-pub fn run(event_loop: EventLoop<()>, scene: Scene, options: &Options) -> Result<(), String> {
+pub fn run(event_loop: EventLoop<()>, model: Model, options: &Options) -> Result<(), String> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App {
         options,
-        scene: Some(scene),
+        model: Some(model),
         win: None,
         error: None,
         frames: 0,
@@ -63,7 +63,7 @@ struct Win {
 struct App<'a> {
     options: &'a Options,
     /// Until the window exists.
-    scene: Option<Scene>,
+    model: Option<Model>,
     win: Option<Win>,
     error: Option<String>,
     frames: u32,
@@ -82,7 +82,7 @@ impl App<'_> {
     }
 
     /// Creates the window, the surface, the device and the player.
-    fn open(&mut self, event_loop: &ActiveEventLoop, scene: Scene) -> Result<Win, String> {
+    fn open(&mut self, event_loop: &ActiveEventLoop, model: Model) -> Result<Win, String> {
         let (w, h) = self.options.size;
         let window = Arc::new(
             event_loop
@@ -104,13 +104,14 @@ impl App<'_> {
         let (adapter, device, queue) =
             request_device(&instance, Some(&surface), self.options.fallback)?;
         let caps = surface.get_capabilities(&adapter);
-        // The shader writes display-ready colours, as the skinning example's
-        // PNGs hold them: a non-sRGB format where the surface offers one.
+        // The shader works in linear light: an sRGB format encodes it (and
+        // blends in linear light); on a surface without one the shader
+        // encodes.
         let format = caps
             .formats
             .iter()
             .copied()
-            .find(|f| !f.is_srgb() && capture::supported(*f))
+            .find(|f| f.is_srgb() && capture::supported(*f))
             .or_else(|| caps.formats.first().copied())
             .ok_or("the surface supports no format on this adapter")?;
         let surface_copies = caps.usages.contains(wgpu::TextureUsages::COPY_SRC);
@@ -140,7 +141,7 @@ impl App<'_> {
             &adapter,
             &device,
             &queue,
-            scene,
+            model,
             self.options,
             format,
             aspect,
@@ -284,10 +285,10 @@ impl App<'_> {
 
 impl ApplicationHandler for App<'_> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(scene) = self.scene.take() else {
+        let Some(model) = self.model.take() else {
             return;
         };
-        match self.open(event_loop, scene) {
+        match self.open(event_loop, model) {
             Ok(win) => {
                 win.window.request_redraw();
                 self.win = Some(win);

@@ -30,6 +30,17 @@ pub struct Builder {
     pub meshes: Vec<Value>,
     pub animations: Vec<Value>,
     pub extensions_required: Vec<String>,
+    /// Materials, textures, images, samplers and skins (written only when
+    /// not empty).
+    pub materials: Vec<Value>,
+    pub textures: Vec<Value>,
+    pub images: Vec<Value>,
+    pub samplers: Vec<Value>,
+    pub skins: Vec<Value>,
+    /// Extensions used but not required.
+    pub extensions_used: Vec<String>,
+    /// The scene's root nodes (`None`: every node).
+    pub roots: Option<Vec<usize>>,
 }
 
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
@@ -184,12 +195,27 @@ impl Builder {
             "nodes": self.nodes,
             "meshes": self.meshes,
             "animations": self.animations,
-            "scenes": [{"nodes": (0..self.nodes.len()).collect::<Vec<_>>()}],
+            "scenes": [{"nodes": self.roots.clone().unwrap_or_else(|| (0..self.nodes.len()).collect())}],
             "scene": 0,
         });
+        for (key, values) in [
+            ("materials", &self.materials),
+            ("textures", &self.textures),
+            ("images", &self.images),
+            ("samplers", &self.samplers),
+            ("skins", &self.skins),
+        ] {
+            if !values.is_empty() {
+                root[key] = json!(values);
+            }
+        }
         if !self.extensions_required.is_empty() {
             root["extensionsRequired"] = json!(self.extensions_required);
-            root["extensionsUsed"] = json!(self.extensions_required);
+        }
+        let mut used = self.extensions_required.clone();
+        used.extend(self.extensions_used.iter().cloned());
+        if !used.is_empty() {
+            root["extensionsUsed"] = json!(used);
         }
         root
     }
