@@ -47,9 +47,11 @@
 
 use std::mem::size_of;
 
-use keyframe_gpu::layout::{GpuInstance, GpuParams, PRELUDE_WGSL, WORKGROUP_SIZE};
+use keyframe_gpu::layout::{GpuInstance, PRELUDE_WGSL};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
+
+use crate::gpu::{buffer_entry, GridDispatch};
 
 /// The kernel after the prelude: its bindings, its shape and its entry
 /// points.
@@ -233,15 +235,12 @@ fn value(n: u64) -> f32 {
 }
 
 pub struct Floor {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+    dispatch: GridDispatch,
     /// The output (the bind group holds it too); read back by the test.
     #[cfg_attr(not(test), expect(dead_code, reason = "read back by the test"))]
     output: wgpu::Buffer,
     times: wgpu::Buffer,
-    params: wgpu::Buffer,
     scratch: Vec<f32>,
-    workgroups: (u32, u32),
 }
 
 impl Floor {
@@ -262,12 +261,7 @@ impl Floor {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.floor.params"),
-            size: size_of::<GpuParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = GridDispatch::params_buffer(device, "bench.floor.params");
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.floor.output"),
             size: (u64::from(capacity.max(1))
@@ -307,18 +301,12 @@ impl Floor {
         let layout = pipeline.get_bind_group_layout(0);
         // Each resource next to its @binding number in the WGSL above; the
         // entry point uses either (2, 3) or (4, 5).
-        fn buffer(binding: u32, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            }
-        }
         let (values_binding, output_binding) = if vec4 { (4, 5) } else { (2, 3) };
         let entries = [
-            buffer(0, &params),
-            buffer(1, &times),
-            buffer(values_binding, &values),
-            buffer(output_binding, &output),
+            buffer_entry(0, &params),
+            buffer_entry(1, &times),
+            buffer_entry(values_binding, &values),
+            buffer_entry(output_binding, &output),
         ];
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("bench.floor.bind_group"),
@@ -326,13 +314,15 @@ impl Floor {
             entries: &entries,
         });
         Floor {
-            pipeline,
-            bind_group,
+            dispatch: GridDispatch {
+                pipeline,
+                bind_group,
+                params,
+                workgroups: (0, 0),
+            },
             output,
             times,
-            params,
             scratch: Vec::with_capacity(capacity as usize),
-            workgroups: (0, 0),
         }
     }
 
@@ -347,27 +337,16 @@ impl Floor {
     ) {
         self.scratch.clear();
         self.scratch.extend(resolved.iter().map(|r| r.time));
-        let params = GpuParams {
-            instance_count: resolved.len() as u32,
-            tracks_per_instance: shape.tracks,
-            output_stride: shape.output_stride,
-            row_invocations: workgroups.0 * WORKGROUP_SIZE,
-        };
         if !self.scratch.is_empty() {
             queue.write_buffer(&self.times, 0, bytemuck::cast_slice(&self.scratch));
         }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        self.workgroups = workgroups;
+        let count = resolved.len() as u32;
+        let (tracks, stride) = (shape.tracks, shape.output_stride);
+        self.dispatch.set(queue, count, tracks, stride, workgroups);
     }
 
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let (x, y) = self.workgroups;
-        if x == 0 || y == 0 {
-            return;
-        }
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        self.dispatch.record_pass(pass);
     }
 }
 
