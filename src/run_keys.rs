@@ -317,29 +317,72 @@ pub(crate) fn build(
     max_texels: u64,
 ) -> RunKeyTexels {
     let tracks = library.tracks();
-    let row_count = tracks.len() as u64;
-    let mut out = RunKeyTexels {
-        groups: Vec::with_capacity(groups.len()),
+    let mut tables = RunTables {
+        library,
+        base,
+        row_count: tracks.len() as u64,
+        max_texels,
+        headers: vec![[0u32; 4]; tracks.len()],
         texels: Vec::new(),
     };
-    // The header texels, one per row; filled for the tables' runs.
-    let mut headers = vec![[0u32; 4]; tracks.len()];
-    let mut tables: Vec<[u32; 4]> = Vec::new();
-    for &(g, run) in groups {
-        out.groups.push(GroupRunKeys::PER_ROW);
+    let groups = groups
+        .iter()
+        .map(|&(g, run)| tables.group(g, run))
+        .collect();
+    let mut out = RunKeyTexels {
+        groups,
+        texels: Vec::new(),
+    };
+    if !tables.texels.is_empty() {
+        out.texels = tables.headers;
+        out.texels.extend_from_slice(&tables.texels);
+    }
+    out
+}
+
+/// The run tables of a sampler's groups, as [`build`] lays them out after
+/// the header texels.
+struct RunTables<'a> {
+    library: &'a AnimationLibrary,
+    /// The texel of the first header.
+    base: u64,
+    /// Track rows: header texels, before the tables.
+    row_count: u64,
+    /// The key search texture's capacity, in texels.
+    max_texels: u64,
+    /// The header texels, one per row; filled for the tables' runs.
+    headers: Vec<[u32; 4]>,
+    /// The tables so far.
+    texels: Vec<[u32; 4]>,
+}
+
+/// A run table's layout: bits per entry, texels per bucket, and the most
+/// texels a group's tables may take.
+#[derive(Clone, Copy)]
+struct TableShape {
+    bits: u32,
+    table_texels: u32,
+    budget: u64,
+}
+
+impl RunTables<'_> {
+    /// The run keys of group `g` in runs of `run` rows: shared keys, else
+    /// exact or plain run tables (appended, with their runs' headers) where
+    /// they fit, else per row.
+    fn group(&mut self, g: u32, run: u32) -> GroupRunKeys {
         if run < 2 {
-            continue;
+            return GroupRunKeys::PER_ROW;
         }
-        let runs = runs_of(library, g, run);
+        let runs = runs_of(self.library, g, run);
         let shared = runs.iter().all(|(_, rows)| {
             rows.iter()
                 .all(|t| t.search_offset == rows[0].search_offset)
         });
         if shared {
-            if let Some(last) = out.groups.last_mut() {
-                last.mode = RunKeys::Shared;
-            }
-            continue;
+            return GroupRunKeys {
+                mode: RunKeys::Shared,
+                ..GroupRunKeys::PER_ROW
+            };
         }
         let most_keys = runs
             .iter()
@@ -349,76 +392,92 @@ pub(crate) fn build(
         let bits = match most_keys {
             0..=0x100 => 8,
             0x101..=0x1_0000 => 16,
-            _ => continue,
+            _ => return GroupRunKeys::PER_ROW,
         };
-        let table_texels = (run * bits).div_ceil(128);
-        // The budget: no more texels than the bucket tables of the
-        // group's rows take, which the run tables stand in for.
-        let budget = bucket_texels(&runs);
-        let per_word = (32 / bits) as usize;
-        let start = tables.len();
+        let shape = TableShape {
+            bits,
+            table_texels: (run * bits).div_ceil(128),
+            // The budget: no more texels than the bucket tables of the
+            // group's rows take, which the run tables stand in for.
+            budget: bucket_texels(&runs),
+        };
         // Exact tables when every run has one, else the plain ones.
-        let mut chosen = None;
-        for mode in [RunKeys::Exact, RunKeys::Table] {
-            let mut group_headers = Vec::with_capacity(runs.len());
-            let mut fits = true;
-            for (_, rows) in &runs {
-                let times: Vec<&[f32]> = rows.iter().map(|t| times_of(library, t)).collect();
-                let table = match mode {
-                    RunKeys::Exact => exact_run_table(&times),
-                    _ => Some(run_table(&times)),
-                };
-                let Some((scale, origin, buckets, entries)) = table else {
-                    fits = false;
-                    break;
-                };
-                let offset = base + row_count + tables.len() as u64;
-                let size = u64::from(buckets) * u64::from(table_texels);
-                let Ok(offset) = u32::try_from(offset) else {
-                    fits = false;
-                    break;
-                };
-                if offset as u64 + size > max_texels
-                    || (tables.len() - start) as u64 + size > budget
-                {
-                    fits = false;
-                    break;
-                }
-                group_headers.push([offset, buckets, scale.to_bits(), origin.to_bits()]);
-                for bucket in entries.chunks(rows.len()) {
-                    let mut texels = vec![[0u32; 4]; table_texels as usize];
-                    for (i, &k) in bucket.iter().enumerate() {
-                        let word = i / per_word;
-                        texels[word / 4][word % 4] |= k << (bits as usize * (i % per_word));
-                    }
-                    tables.extend_from_slice(&texels);
-                }
-            }
-            if fits {
-                chosen = Some((mode, group_headers));
-                break;
-            }
-            tables.truncate(start);
-        }
+        let chosen = [RunKeys::Exact, RunKeys::Table]
+            .into_iter()
+            .find_map(|mode| Some((mode, self.add_tables(&runs, mode, shape)?)));
         let Some((mode, group_headers)) = chosen else {
-            continue;
+            return GroupRunKeys::PER_ROW;
         };
         for (&(row, _), header) in runs.iter().zip(group_headers) {
-            headers[row] = header;
+            self.headers[row] = header;
         }
-        if let Some(last) = out.groups.last_mut() {
-            *last = GroupRunKeys {
-                mode,
-                bits,
-                table_texels,
-            };
+        GroupRunKeys {
+            mode,
+            bits,
+            table_texels: shape.table_texels,
         }
     }
-    if !tables.is_empty() {
-        out.texels = headers;
-        out.texels.extend_from_slice(&tables);
+
+    /// Appends a table of `mode` for each of `runs` and returns their
+    /// header texels; `None`, with nothing appended, when a run has no
+    /// such table or the tables do not fit the texture or the budget.
+    fn add_tables(
+        &mut self,
+        runs: &[(usize, &[GpuTrack])],
+        mode: RunKeys,
+        shape: TableShape,
+    ) -> Option<Vec<[u32; 4]>> {
+        let start = self.texels.len();
+        let headers: Option<Vec<[u32; 4]>> = runs
+            .iter()
+            .map(|(_, rows)| self.add_table(rows, mode, shape, start))
+            .collect();
+        if headers.is_none() {
+            self.texels.truncate(start);
+        }
+        headers
     }
-    out
+
+    /// Appends the table of `mode` of the run `rows` and returns its
+    /// header texel; `None` when there is no such table or it would pass
+    /// the texture or the budget (the group's tables start at `start`).
+    fn add_table(
+        &mut self,
+        rows: &[GpuTrack],
+        mode: RunKeys,
+        shape: TableShape,
+        start: usize,
+    ) -> Option<[u32; 4]> {
+        let times: Vec<&[f32]> = rows.iter().map(|t| times_of(self.library, t)).collect();
+        let (scale, origin, buckets, entries) = match mode {
+            RunKeys::Exact => exact_run_table(&times),
+            _ => Some(run_table(&times)),
+        }?;
+        let offset = self.base + self.row_count + self.texels.len() as u64;
+        let size = u64::from(buckets) * u64::from(shape.table_texels);
+        let offset = u32::try_from(offset).ok()?;
+        if offset as u64 + size > self.max_texels
+            || (self.texels.len() - start) as u64 + size > shape.budget
+        {
+            return None;
+        }
+        for bucket in entries.chunks(rows.len()) {
+            self.texels.extend(pack_bucket(bucket, shape));
+        }
+        Some([offset, buckets, scale.to_bits(), origin.to_bits()])
+    }
+}
+
+/// One bucket of a run table, its entries packed `shape.bits` bits each
+/// into `shape.table_texels` texels.
+fn pack_bucket(bucket: &[u32], shape: TableShape) -> Vec<[u32; 4]> {
+    let per_word = (32 / shape.bits) as usize;
+    let mut texels = vec![[0u32; 4]; shape.table_texels as usize];
+    for (i, &k) in bucket.iter().enumerate() {
+        let word = i / per_word;
+        texels[word / 4][word % 4] |= k << (shape.bits as usize * (i % per_word));
+    }
+    texels
 }
 
 #[cfg(test)]

@@ -47,9 +47,11 @@
 
 use std::mem::size_of;
 
-use keyframe_gpu::layout::{GpuInstance, GpuParams, PRELUDE_WGSL, WORKGROUP_SIZE};
+use keyframe_gpu::layout::{GpuInstance, PRELUDE_WGSL};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
+
+use crate::gpu::{buffer_entry, GridDispatch};
 
 /// The kernel after the prelude: its bindings, its shape and its entry
 /// points.
@@ -81,26 +83,45 @@ override TRACKS: u32 = 1u;
 // times.
 override KEY_MAJOR: bool = false;
 
-// Every width a multiple of 4: vec4 loads and stores.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+// An invocation's place in the instance-major dispatch: instance i, its
+// track j, and the key k at or before the instance's time (the last but
+// one at most); `live` is false past the last (instance, track).
+struct Slot {
+    i: u32,
+    j: u32,
+    k: u32,
+    live: bool,
+}
+
+// The Slot of invocation gid; both entry points start with it.
+fn slot_of(gid: vec3<u32>) -> Slot {
     let index = gid.y * params.row_invocations + gid.x;
     let per_instance = TRACKS;
     if (index >= params.instance_count * per_instance) {
-        return;
+        return Slot(0u, 0u, 0u, false);
     }
     let i = index / per_instance;
     let j = index % per_instance;
     let k = min(u32(times[i] * RATE), KEYS - 2u);
+    return Slot(i, j, k, true);
+}
+
+// Every width a multiple of 4: vec4 loads and stores.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let s = slot_of(gid);
+    if (!s.live) {
+        return;
+    }
     let w4 = WIDE / 4u;
-    let block = (i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u);
-    var b0 = block + (j * KEYS + k) * w4;
+    let block = (s.i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u);
+    var b0 = block + (s.j * KEYS + s.k) * w4;
     var next = w4;
     if (KEY_MAJOR) {
-        b0 = block + k * (TRACK_FLOATS / 4u) + j * w4;
+        b0 = block + s.k * (TRACK_FLOATS / 4u) + s.j * w4;
         next = TRACK_FLOATS / 4u;
     }
-    let out = i * (params.output_stride / 4u) + j * w4;
+    let out = s.i * (params.output_stride / 4u) + s.j * w4;
     for (var c = 0u; c < w4; c++) {
         output4[out + c] = values4[b0 + c] + values4[b0 + next + c];
     }
@@ -109,25 +130,21 @@ fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
 // Mixed widths: f32 loads and stores.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn floor_f32(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let index = gid.y * params.row_invocations + gid.x;
-    let per_instance = TRACKS;
-    if (index >= params.instance_count * per_instance) {
+    let s = slot_of(gid);
+    if (!s.live) {
         return;
     }
-    let i = index / per_instance;
-    let j = index % per_instance;
-    let k = min(u32(times[i] * RATE), KEYS - 2u);
-    let wide = j < WIDE_TRACKS;
+    let wide = s.j < WIDE_TRACKS;
     let w = select(NARROW, WIDE, wide);
-    let offset = select(WIDE_TRACKS * WIDE + (j - WIDE_TRACKS) * NARROW, j * WIDE, wide);
-    let block = (i % BLOCKS) * KEYS * TRACK_FLOATS;
-    var b0 = block + offset * KEYS + k * w;
+    let offset = select(WIDE_TRACKS * WIDE + (s.j - WIDE_TRACKS) * NARROW, s.j * WIDE, wide);
+    let block = (s.i % BLOCKS) * KEYS * TRACK_FLOATS;
+    var b0 = block + offset * KEYS + s.k * w;
     var next = w;
     if (KEY_MAJOR) {
-        b0 = block + k * TRACK_FLOATS + offset;
+        b0 = block + s.k * TRACK_FLOATS + offset;
         next = TRACK_FLOATS;
     }
-    let out = i * params.output_stride + offset;
+    let out = s.i * params.output_stride + offset;
     for (var c = 0u; c < w; c++) {
         output[out + c] = values[b0 + c] + values[b0 + next + c];
     }
@@ -233,15 +250,12 @@ fn value(n: u64) -> f32 {
 }
 
 pub struct Floor {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+    dispatch: GridDispatch,
     /// The output (the bind group holds it too); read back by the test.
     #[cfg_attr(not(test), expect(dead_code, reason = "read back by the test"))]
     output: wgpu::Buffer,
     times: wgpu::Buffer,
-    params: wgpu::Buffer,
     scratch: Vec<f32>,
-    workgroups: (u32, u32),
 }
 
 impl Floor {
@@ -262,12 +276,7 @@ impl Floor {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.floor.params"),
-            size: size_of::<GpuParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = GridDispatch::params_buffer(device, "bench.floor.params");
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.floor.output"),
             size: (u64::from(capacity.max(1))
@@ -307,18 +316,12 @@ impl Floor {
         let layout = pipeline.get_bind_group_layout(0);
         // Each resource next to its @binding number in the WGSL above; the
         // entry point uses either (2, 3) or (4, 5).
-        fn buffer(binding: u32, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            }
-        }
         let (values_binding, output_binding) = if vec4 { (4, 5) } else { (2, 3) };
         let entries = [
-            buffer(0, &params),
-            buffer(1, &times),
-            buffer(values_binding, &values),
-            buffer(output_binding, &output),
+            buffer_entry(0, &params),
+            buffer_entry(1, &times),
+            buffer_entry(values_binding, &values),
+            buffer_entry(output_binding, &output),
         ];
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("bench.floor.bind_group"),
@@ -326,13 +329,15 @@ impl Floor {
             entries: &entries,
         });
         Floor {
-            pipeline,
-            bind_group,
+            dispatch: GridDispatch {
+                pipeline,
+                bind_group,
+                params,
+                workgroups: (0, 0),
+            },
             output,
             times,
-            params,
             scratch: Vec::with_capacity(capacity as usize),
-            workgroups: (0, 0),
         }
     }
 
@@ -347,27 +352,16 @@ impl Floor {
     ) {
         self.scratch.clear();
         self.scratch.extend(resolved.iter().map(|r| r.time));
-        let params = GpuParams {
-            instance_count: resolved.len() as u32,
-            tracks_per_instance: shape.tracks,
-            output_stride: shape.output_stride,
-            row_invocations: workgroups.0 * WORKGROUP_SIZE,
-        };
         if !self.scratch.is_empty() {
             queue.write_buffer(&self.times, 0, bytemuck::cast_slice(&self.scratch));
         }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        self.workgroups = workgroups;
+        let count = resolved.len() as u32;
+        let (tracks, stride) = (shape.tracks, shape.output_stride);
+        self.dispatch.set(queue, count, tracks, stride, workgroups);
     }
 
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let (x, y) = self.workgroups;
-        if x == 0 || y == 0 {
-            return;
-        }
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        self.dispatch.record_pass(pass);
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 use keyframe_gpu::gpu::skin::SkinStrategy;
+use keyframe_gpu::layout::{GpuParams, WORKGROUP_SIZE};
 use keyframe_gpu::{GpuSampler, Instance};
 
 use crate::alloc::allocations;
@@ -201,5 +202,67 @@ pub fn fail<T>(what: &str, r: std::result::Result<T, keyframe_gpu::Error>) -> T 
             eprintln!("bench: {what}: {e}");
             std::process::exit(2);
         }
+    }
+}
+
+/// A bench kernel's pipeline and bind group, dispatched like the sampler:
+/// over its (x, y) grid, with the prelude's `Params` uniform.
+pub struct GridDispatch {
+    pub pipeline: wgpu::ComputePipeline,
+    pub bind_group: wgpu::BindGroup,
+    pub params: wgpu::Buffer,
+    pub workgroups: (u32, u32),
+}
+
+impl GridDispatch {
+    /// The `Params` uniform buffer of a kernel, written by [`Self::set`].
+    pub fn params_buffer(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: std::mem::size_of::<GpuParams>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Writes the `Params` of `instance_count` instances of
+    /// `tracks_per_instance` tracks and `output_stride` floats each on the
+    /// grid `workgroups` (the sampler's), and takes the grid.
+    pub fn set(
+        &mut self,
+        queue: &wgpu::Queue,
+        instance_count: u32,
+        tracks_per_instance: u32,
+        output_stride: u32,
+        workgroups: (u32, u32),
+    ) {
+        let params = GpuParams {
+            instance_count,
+            tracks_per_instance,
+            output_stride,
+            row_invocations: workgroups.0 * WORKGROUP_SIZE,
+        };
+        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        self.workgroups = workgroups;
+    }
+
+    /// Records the dispatch; nothing on an empty grid.
+    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let (x, y) = self.workgroups;
+        if x == 0 || y == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// A bind group entry: the whole of buffer `b` at `binding` (written next
+/// to its @binding number in the kernel's WGSL).
+pub fn buffer_entry(binding: u32, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: b.as_entire_binding(),
     }
 }

@@ -1,6 +1,6 @@
 //! `--plot`: key-count and instance-count sweeps for the chart.
 
-use keyframe_gpu::{Clip, WrapMode};
+use keyframe_gpu::{Clip, Instance, WrapMode};
 
 use crate::data::{self, Rng, Spacing};
 use crate::gpu::Gpu;
@@ -48,19 +48,8 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
         let durations: Vec<f32> = clips.iter().map(Clip::duration).collect();
         let instances =
             data::random_instances(&mut rng, sweep_instances, &durations, WrapMode::Clamp);
-        let w = Workload {
-            name: "sweep_keys",
-            clips,
-            instances,
-            coherent: false,
-            note: "",
-            rig: None,
-        };
-        let r = run_workload(gpu, w, frames);
-        eprintln!(
-            "sweep keys={keys:>8}: gpu {:.3} ms, floor {:.3} ms, cpu {:.3} ms",
-            r.gpu_ms, r.floor_ms, r.cpu_ms
-        );
+        let label = format!("sweep keys={keys:>8}");
+        let r = run_point(gpu, frames, "sweep_keys", clips, instances, &label);
         by_keys.push((keys as f64, r));
     }
     let instance_counts: &[usize] = if quick {
@@ -74,19 +63,8 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
         let clips = data::rotation_clips(&mut rng, 4, 64, 64, Spacing::Irregular);
         let durations: Vec<f32> = clips.iter().map(Clip::duration).collect();
         let instances = data::random_instances(&mut rng, n, &durations, WrapMode::Clamp);
-        let w = Workload {
-            name: "sweep_instances",
-            clips,
-            instances,
-            coherent: false,
-            note: "",
-            rig: None,
-        };
-        let r = run_workload(gpu, w, frames);
-        eprintln!(
-            "sweep instances={n:>6}: gpu {:.3} ms, floor {:.3} ms, cpu {:.3} ms",
-            r.gpu_ms, r.floor_ms, r.cpu_ms
-        );
+        let label = format!("sweep instances={n:>6}");
+        let r = run_point(gpu, frames, "sweep_instances", clips, instances, &label);
         by_instances.push((n as f64, r));
     }
     vec![
@@ -103,4 +81,30 @@ pub fn sweep(gpu: &Gpu, quick: bool, frames: Frames) -> Vec<plot::Panel> {
             series: series(&by_instances),
         },
     ]
+}
+
+/// Measures one point of a sweep, the workload `name` of `clips` and
+/// `instances`, and prints its times after `label`.
+fn run_point(
+    gpu: &Gpu,
+    frames: Frames,
+    name: &'static str,
+    clips: Vec<Clip>,
+    instances: Vec<Instance>,
+    label: &str,
+) -> Measured {
+    let w = Workload {
+        name,
+        clips,
+        instances,
+        coherent: false,
+        note: "",
+        rig: None,
+    };
+    let r = run_workload(gpu, w, frames);
+    eprintln!(
+        "{label}: gpu {:.3} ms, floor {:.3} ms, cpu {:.3} ms",
+        r.gpu_ms, r.floor_ms, r.cpu_ms
+    );
+    r
 }

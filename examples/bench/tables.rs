@@ -24,9 +24,11 @@
 use std::mem::size_of;
 
 use keyframe_gpu::gpu::KeyTextures;
-use keyframe_gpu::layout::{GpuInstance, GpuParams, PRELUDE_WGSL, WORKGROUP_SIZE};
+use keyframe_gpu::layout::{GpuInstance, PRELUDE_WGSL};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
+
+use crate::gpu::{buffer_entry, GridDispatch};
 
 /// The kernel after the prelude: its bindings and its entry point.
 const TABLES_KERNEL_WGSL: &str = r#"
@@ -88,11 +90,8 @@ pub fn tables_wgsl() -> String {
 
 pub struct Tables {
     _keys: KeyTextures,
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+    dispatch: GridDispatch,
     instances: wgpu::Buffer,
-    params: wgpu::Buffer,
-    workgroups: (u32, u32),
 }
 
 impl Tables {
@@ -122,12 +121,7 @@ impl Tables {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.tables.params"),
-            size: size_of::<GpuParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = GridDispatch::params_buffer(device, "bench.tables.params");
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.tables.output"),
             size: (u64::from(capacity.max(1))
@@ -157,17 +151,11 @@ impl Tables {
         });
         let layout = pipeline.get_bind_group_layout(0);
         // Each resource next to its @binding number in the WGSL above.
-        fn buffer(binding: u32, b: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            }
-        }
         let entries = [
-            buffer(0, &values),
-            buffer(3, &instances),
-            buffer(4, &params),
-            buffer(5, &output),
+            buffer_entry(0, &values),
+            buffer_entry(3, &instances),
+            buffer_entry(4, &params),
+            buffer_entry(5, &output),
             wgpu::BindGroupEntry {
                 binding: 6,
                 resource: wgpu::BindingResource::TextureView(keys.track_search()),
@@ -184,11 +172,13 @@ impl Tables {
         });
         Ok(Tables {
             _keys: keys,
-            pipeline,
-            bind_group,
+            dispatch: GridDispatch {
+                pipeline,
+                bind_group,
+                params,
+                workgroups: (0, 0),
+            },
             instances,
-            params,
-            workgroups: (0, 0),
         })
     }
 
@@ -201,27 +191,17 @@ impl Tables {
         resolved: &[GpuInstance],
         workgroups: (u32, u32),
     ) {
-        let params = GpuParams {
-            instance_count: resolved.len() as u32,
-            tracks_per_instance: library.tracks_per_instance(),
-            output_stride: library.output_stride(),
-            row_invocations: workgroups.0 * WORKGROUP_SIZE,
-        };
         if !resolved.is_empty() {
             queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(resolved));
         }
-        queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
-        self.workgroups = workgroups;
+        let count = resolved.len() as u32;
+        let tracks = library.tracks_per_instance();
+        let stride = library.output_stride();
+        self.dispatch.set(queue, count, tracks, stride, workgroups);
     }
 
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let (x, y) = self.workgroups;
-        if x == 0 || y == 0 {
-            return;
-        }
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        self.dispatch.record_pass(pass);
     }
 }
 

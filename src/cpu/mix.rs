@@ -17,9 +17,11 @@
 
 use glam::{Vec3, Vec4};
 
-use crate::cpu::pose::{channel_at, node_at};
-use crate::cpu::sample::{kf_acos, kf_sin, quat_normalize, sample_resolved, SLERP_NLERP_THRESHOLD};
-use crate::cpu::skin::{hierarchy_main, SkinOutput, IDENTITY};
+use crate::cpu::pose::{channel_at, node_at, sample_vec3, sample_vec4};
+use crate::cpu::sample::{
+    dot, kf_acos, kf_sin, quat_normalize, sample_resolved, SLERP_NLERP_THRESHOLD,
+};
+use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::instance::resolve_instances;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
@@ -74,11 +76,6 @@ pub fn kf_sin_wide(x: f32) -> f32 {
     } else {
         s
     }
-}
-
-// WGSL's dot: ((x*x' + y*y') + z*z') + w*w'.
-fn dot(a: Vec4, b: Vec4) -> f32 {
-    a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w
 }
 
 /// WGSL `quat_mix`: `a` when both are bit-identical; otherwise the
@@ -314,19 +311,6 @@ pub fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
     quat_normalize(acc)
 }
 
-fn sample_vec3(samples: &[f32], at: usize) -> Vec4 {
-    Vec3::new(samples[at], samples[at + 1], samples[at + 2]).extend(0.0)
-}
-
-fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
-    Vec4::new(
-        samples[at],
-        samples[at + 1],
-        samples[at + 2],
-        samples[at + 3],
-    )
-}
-
 /// The blended local pose of node `n` for character `c` (WGSL
 /// `mixed_pose`).
 #[must_use]
@@ -360,26 +344,36 @@ pub fn mixed_pose(
         let mut vr = Vec4::ZERO;
         let mut vs = Vec4::ZERO;
         if ch[0] >= 0 {
-            vt = sample_vec3(samples, base + ch[0] as usize);
+            vt = sample_vec3(samples, base + ch[0] as usize).extend(0.0);
         }
         if ch[1] >= 0 {
             vr = sample_vec4(samples, base + ch[1] as usize);
         }
         if ch[2] >= 0 {
-            vs = sample_vec3(samples, base + ch[2] as usize);
+            vs = sample_vec3(samples, base + ch[2] as usize).extend(0.0);
         }
         let additive = a.reference_row != NO_ROW;
         let mut ref_r = Vec4::new(0.0, 0.0, 0.0, 1.0);
         if additive {
             let ref_base = (a.reference_row * stride) as usize;
             if ch[0] >= 0 {
-                t = add_vec(t, vt, sample_vec3(samples, ref_base + ch[0] as usize), w);
+                t = add_vec(
+                    t,
+                    vt,
+                    sample_vec3(samples, ref_base + ch[0] as usize).extend(0.0),
+                    w,
+                );
             }
             if ch[1] >= 0 {
                 ref_r = sample_vec4(samples, ref_base + ch[1] as usize);
             }
             if ch[2] >= 0 {
-                s = add_vec(s, vs, sample_vec3(samples, ref_base + ch[2] as usize), w);
+                s = add_vec(
+                    s,
+                    vs,
+                    sample_vec3(samples, ref_base + ch[2] as usize).extend(0.0),
+                    w,
+                );
             }
         } else {
             if ch[0] >= 0 {
@@ -583,9 +577,10 @@ pub fn mix_morph_main(
 
 /// The mixer's chain for every character, from the sampler's output
 /// `samples` (every row the packer laid out): [`mix_main`] and
-/// [`mix_morph_main`] for every invocation, then [`hierarchy_main`] for
-/// every character. Locals, globals, joints and morph weights are indexed
-/// by character.
+/// [`mix_morph_main`] for every invocation, then
+/// [`hierarchy_main`](crate::cpu::skin::hierarchy_main) for every
+/// character. Locals, globals, joints and morph weights are indexed by
+/// character.
 #[must_use]
 pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -> SkinOutput {
     let count = mix.characters.len() as u32;
@@ -602,18 +597,7 @@ pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -
     for index in 0..count * tables.pointer_targets().len() as u32 {
         mix_props_main(tables, mix, samples, index, &mut properties);
     }
-    let mut globals = vec![IDENTITY; locals.len()];
-    let mut joints = vec![IDENTITY; (count * tables.joint_count()) as usize];
-    for c in 0..count {
-        hierarchy_main(tables, &locals, c, &mut globals, &mut joints);
-    }
-    SkinOutput {
-        locals,
-        globals,
-        joints,
-        morph_weights,
-        properties,
-    }
+    with_hierarchy(tables, count, locals, morph_weights, properties)
 }
 
 /// Packs `actions` (`counts[c]` of them, consecutive, are character

@@ -36,11 +36,15 @@ pub fn channel_at(tables: &SkinTables, c: u32) -> [i32; 4] {
     tables.channels()[c as usize]
 }
 
-fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
+/// WGSL `sample_vec3`: three floats of the sampler's output from `at`
+/// (pose.wgsl's, which the mix shader is built with too).
+pub(crate) fn sample_vec3(samples: &[f32], at: usize) -> Vec3 {
     Vec3::new(samples[at], samples[at + 1], samples[at + 2])
 }
 
-fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
+/// WGSL `sample_vec4`: four floats of the sampler's output from `at`
+/// (shared with the mix shader, as `sample_vec3`).
+pub(crate) fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
     Vec4::new(
         samples[at],
         samples[at + 1],

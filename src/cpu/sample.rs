@@ -71,8 +71,8 @@ pub fn quat_normalize(q: Vec4) -> Vec4 {
     q
 }
 
-// WGSL's dot: ((x*x' + y*y') + z*z') + w*w'.
-fn dot(a: Vec4, b: Vec4) -> f32 {
+/// WGSL's `dot` of two `vec4`s: `((x*x' + y*y') + z*z') + w*w'`.
+pub(crate) fn dot(a: Vec4, b: Vec4) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w
 }
 

@@ -583,17 +583,30 @@ pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32
         pose_main(tables, &samples, instance_clips, index, &mut locals);
     }
     let morph_weights = morph_weights(tables, &samples, instance_clips);
+    with_hierarchy(tables, count, locals, morph_weights, Vec::new())
+}
+
+/// A chain's output: `locals`, `morph_weights` and `properties` as given,
+/// with the globals and joint matrices that [`hierarchy_main`] computes
+/// from `locals` for each of `count` instances (or a mixer's characters).
+pub(crate) fn with_hierarchy(
+    tables: &SkinTables,
+    count: u32,
+    locals: Vec<GpuLocalPose>,
+    morph_weights: Vec<f32>,
+    properties: Vec<f32>,
+) -> SkinOutput {
     let mut globals = vec![IDENTITY; locals.len()];
-    let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
+    let mut joints = vec![IDENTITY; (count * tables.joint_count()) as usize];
     for i in 0..count {
-        hierarchy_main(tables, &locals, i, &mut globals, &mut joint_matrices);
+        hierarchy_main(tables, &locals, i, &mut globals, &mut joints);
     }
     SkinOutput {
         locals,
         globals,
-        joints: joint_matrices,
+        joints,
         morph_weights,
-        properties: Vec::new(),
+        properties,
     }
 }
 

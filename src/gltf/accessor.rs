@@ -213,6 +213,130 @@ impl<'a, B: AsRef<[u8]>> Source<'a, B> {
     /// Decodes accessor `index` to `f32` (see [`Document::read_accessor`]).
     pub(super) fn read(&self, index: usize) -> std::result::Result<AccessorData, ImportErrorKind> {
         let acc = self.accessor(index)?;
+        let layout = Layout::of(acc)?;
+        let mut values = match acc.buffer_view {
+            Some(view) => self.read_dense(acc, &layout, view.value())?,
+            None => unbacked(&layout)?,
+        };
+        if let Some(sparse) = &acc.sparse {
+            self.substitute_sparse(acc, sparse, &layout, &mut values)?;
+        }
+        Ok(AccessorData {
+            components: layout.components as usize,
+            count: layout.count as usize,
+            values,
+            component_type: layout.ct,
+            normalized: acc.normalized,
+        })
+    }
+
+    /// Reads the elements of `acc` from buffer view `view`, its stride and
+    /// range checked.
+    fn read_dense(
+        &self,
+        acc: &json::Accessor,
+        layout: &Layout,
+        view: usize,
+    ) -> std::result::Result<Vec<f32>, ImportErrorKind> {
+        let (bytes, stride) = self.view_bytes(view)?;
+        let stride = checked_stride(view, stride, layout.element_size)?;
+        let start = acc.byte_offset.map_or(0, |o| o.0);
+        let end = if layout.count == 0 {
+            Some(start)
+        } else {
+            (layout.count - 1)
+                .checked_mul(stride)
+                .and_then(|n| n.checked_add(start))
+                .and_then(|n| n.checked_add(layout.element_size))
+        };
+        check_end("accessor", view, end, bytes)?;
+        // Bounded by the view's length: count * components <= bytes.
+        let mut values = Vec::with_capacity(layout.total as usize);
+        for e in 0..layout.count {
+            let base = (start + e * stride) as usize;
+            for &o in &layout.offsets {
+                values.push(read_component(bytes, base + o, layout.ct, acc.normalized));
+            }
+        }
+        Ok(values)
+    }
+
+    /// Writes the sparse substitutions of `acc` into `values`, their
+    /// count, index type, ranges and order checked.
+    fn substitute_sparse(
+        &self,
+        acc: &json::Accessor,
+        sparse: &json::accessor::sparse::Sparse,
+        layout: &Layout,
+        values: &mut [f32],
+    ) -> std::result::Result<(), ImportErrorKind> {
+        let (n, count) = (sparse.count.0, layout.count);
+        if n > count {
+            return Err(ImportErrorKind::Sparse(format!(
+                "{n} sparse entries for an accessor of {count} elements"
+            )));
+        }
+        let ict = sparse_index_type(sparse)?;
+        let isize = component_size(ict);
+        let istart = sparse.indices.byte_offset.0;
+        let iview = sparse.indices.buffer_view.value();
+        let ibytes = self.sparse_part("sparse indices", iview, istart, n, isize)?;
+        let vstart = sparse.values.byte_offset.0;
+        let vview = sparse.values.buffer_view.value();
+        let vbytes = self.sparse_part("sparse values", vview, vstart, n, layout.element_size)?;
+        let mut previous: Option<u64> = None;
+        for s in 0..n {
+            let target = read_index(ibytes, (istart + s * isize) as usize, ict);
+            check_sparse_index(target, s, previous, count)?;
+            previous = Some(target);
+            let base = (vstart + s * layout.element_size) as usize;
+            let dst = (target * layout.components) as usize;
+            for (k, &o) in layout.offsets.iter().enumerate() {
+                if let Some(slot) = values.get_mut(dst + k) {
+                    *slot = read_component(vbytes, base + o, layout.ct, acc.normalized);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of buffer view `view`, checked to hold `n` items of
+    /// `size` bytes from `start`: the `part` of a sparse accessor.
+    fn sparse_part(
+        &self,
+        part: &'static str,
+        view: usize,
+        start: u64,
+        n: u64,
+        size: u64,
+    ) -> std::result::Result<&'a [u8], ImportErrorKind> {
+        let (bytes, _) = self.view_bytes(view)?;
+        let end = n.checked_mul(size).and_then(|x| x.checked_add(start));
+        check_end(part, view, end, bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// Where an accessor's components lie in its elements, and how many there
+/// are.
+struct Layout {
+    /// The stored component type.
+    ct: ComponentType,
+    /// Bytes per element (matrix column padding included).
+    element_size: u64,
+    /// Components per element.
+    components: u64,
+    /// Elements.
+    count: u64,
+    /// `count * components`.
+    total: u64,
+    /// The byte offset of each component within an element.
+    offsets: Vec<usize>,
+}
+
+impl Layout {
+    /// The layout of `acc`, from its component type, type and count.
+    fn of(acc: &json::Accessor) -> std::result::Result<Self, ImportErrorKind> {
         let Checked::Valid(GenericComponentType(ct)) = acc.component_type else {
             return Err(ImportErrorKind::BadComponentType {
                 usage: "any accessor",
@@ -234,7 +358,6 @@ impl<'a, B: AsRef<[u8]>> Source<'a, B> {
         } else {
             rows * cs
         };
-        let element_size = cols * column_bytes;
         let components = cols * rows;
         let count = acc.count.0;
         let total = count
@@ -244,148 +367,115 @@ impl<'a, B: AsRef<[u8]>> Source<'a, B> {
                 count,
                 limit: u64::MAX / components,
             })?;
-        let offsets: Vec<usize> = (0..cols)
+        let offsets = (0..cols)
             .flat_map(|c| (0..rows).map(move |r| (c * column_bytes + r * cs) as usize))
             .collect();
-        let mut values: Vec<f32>;
-        match acc.buffer_view {
-            Some(view) => {
-                let view = view.value();
-                let (bytes, stride) = self.view_bytes(view)?;
-                let stride = match stride {
-                    // glTF: 4 to 252, a multiple of 4.
-                    Some(s) if s < element_size || !(4..=252).contains(&s) || s % 4 != 0 => {
-                        return Err(ImportErrorKind::BadStride {
-                            view,
-                            stride: s,
-                            element_size,
-                        })
-                    }
-                    Some(s) => s,
-                    None => element_size,
-                };
-                let start = acc.byte_offset.map_or(0, |o| o.0);
-                let end = if count == 0 {
-                    Some(start)
-                } else {
-                    (count - 1)
-                        .checked_mul(stride)
-                        .and_then(|n| n.checked_add(start))
-                        .and_then(|n| n.checked_add(element_size))
-                };
-                match end {
-                    Some(end) if end <= bytes.len() as u64 => {}
-                    _ => {
-                        return Err(ImportErrorKind::AccessorOutOfRange {
-                            part: "accessor",
-                            view,
-                            end: end.unwrap_or(u64::MAX),
-                            length: bytes.len() as u64,
-                        })
-                    }
-                }
-                // Bounded by the view's length: count * components <= bytes.
-                values = Vec::with_capacity(total as usize);
-                for e in 0..count {
-                    let base = (start + e * stride) as usize;
-                    for &o in &offsets {
-                        values.push(read_component(bytes, base + o, ct, acc.normalized));
-                    }
-                }
-            }
-            None => {
-                if total > MAX_UNBACKED_COMPONENTS {
-                    return Err(ImportErrorKind::TooLarge {
-                        what: "accessor without bufferView",
-                        count: total,
-                        limit: MAX_UNBACKED_COMPONENTS,
-                    });
-                }
-                values = vec![0.0; total as usize];
-            }
-        }
-        if let Some(sparse) = &acc.sparse {
-            let n = sparse.count.0;
-            if n > count {
-                return Err(ImportErrorKind::Sparse(format!(
-                    "{n} sparse entries for an accessor of {count} elements"
-                )));
-            }
-            let Checked::Valid(IndexComponentType(ict)) = sparse.indices.component_type else {
-                return Err(ImportErrorKind::BadComponentType {
-                    usage: "sparse indices",
-                    found: "unknown".into(),
-                    normalized: false,
-                });
-            };
-            if !matches!(
-                ict,
-                ComponentType::U8 | ComponentType::U16 | ComponentType::U32
-            ) {
-                return Err(ImportErrorKind::BadComponentType {
-                    usage: "sparse indices",
-                    found: component_name(ict).into(),
-                    normalized: false,
-                });
-            }
-            let iview = sparse.indices.buffer_view.value();
-            let (ibytes, _) = self.view_bytes(iview)?;
-            let istart = sparse.indices.byte_offset.0;
-            let isize = component_size(ict);
-            let iend = n.checked_mul(isize).and_then(|x| x.checked_add(istart));
-            if !matches!(iend, Some(e) if e <= ibytes.len() as u64) {
-                return Err(ImportErrorKind::AccessorOutOfRange {
-                    part: "sparse indices",
-                    view: iview,
-                    end: iend.unwrap_or(u64::MAX),
-                    length: ibytes.len() as u64,
-                });
-            }
-            let vview = sparse.values.buffer_view.value();
-            let (vbytes, _) = self.view_bytes(vview)?;
-            let vstart = sparse.values.byte_offset.0;
-            let vend = n
-                .checked_mul(element_size)
-                .and_then(|x| x.checked_add(vstart));
-            if !matches!(vend, Some(e) if e <= vbytes.len() as u64) {
-                return Err(ImportErrorKind::AccessorOutOfRange {
-                    part: "sparse values",
-                    view: vview,
-                    end: vend.unwrap_or(u64::MAX),
-                    length: vbytes.len() as u64,
-                });
-            }
-            let mut previous: Option<u64> = None;
-            for s in 0..n {
-                let target = read_index(ibytes, (istart + s * isize) as usize, ict);
-                if target >= count {
-                    return Err(ImportErrorKind::Sparse(format!(
-                        "index {target} (entry {s}) is past the accessor's {count} elements"
-                    )));
-                }
-                if previous.is_some_and(|p| target <= p) {
-                    return Err(ImportErrorKind::Sparse(format!(
-                        "indices are not strictly increasing at entry {s}"
-                    )));
-                }
-                previous = Some(target);
-                let base = (vstart + s * element_size) as usize;
-                let dst = (target * components) as usize;
-                for (k, &o) in offsets.iter().enumerate() {
-                    if let Some(slot) = values.get_mut(dst + k) {
-                        *slot = read_component(vbytes, base + o, ct, acc.normalized);
-                    }
-                }
-            }
-        }
-        Ok(AccessorData {
-            components: components as usize,
-            count: count as usize,
-            values,
-            component_type: ct,
-            normalized: acc.normalized,
+        Ok(Layout {
+            ct,
+            element_size: cols * column_bytes,
+            components,
+            count,
+            total,
+            offsets,
         })
     }
+}
+
+/// The zeros of an accessor without a buffer view, within
+/// [`MAX_UNBACKED_COMPONENTS`].
+fn unbacked(layout: &Layout) -> std::result::Result<Vec<f32>, ImportErrorKind> {
+    if layout.total > MAX_UNBACKED_COMPONENTS {
+        return Err(ImportErrorKind::TooLarge {
+            what: "accessor without bufferView",
+            count: layout.total,
+            limit: MAX_UNBACKED_COMPONENTS,
+        });
+    }
+    Ok(vec![0.0; layout.total as usize])
+}
+
+/// The stride of buffer view `view` (its elements' size when it has none),
+/// checked: glTF allows 4 to 252, a multiple of 4, at least the element.
+fn checked_stride(
+    view: usize,
+    stride: Option<u64>,
+    element_size: u64,
+) -> std::result::Result<u64, ImportErrorKind> {
+    match stride {
+        Some(s) if s < element_size || !(4..=252).contains(&s) || s % 4 != 0 => {
+            Err(ImportErrorKind::BadStride {
+                view,
+                stride: s,
+                element_size,
+            })
+        }
+        Some(s) => Ok(s),
+        None => Ok(element_size),
+    }
+}
+
+/// Fails unless `end` (`None`: past `u64::MAX`) lies within `bytes`, the
+/// buffer view `view` that holds the `part` of an accessor.
+fn check_end(
+    part: &'static str,
+    view: usize,
+    end: Option<u64>,
+    bytes: &[u8],
+) -> std::result::Result<(), ImportErrorKind> {
+    match end {
+        Some(end) if end <= bytes.len() as u64 => Ok(()),
+        _ => Err(ImportErrorKind::AccessorOutOfRange {
+            part,
+            view,
+            end: end.unwrap_or(u64::MAX),
+            length: bytes.len() as u64,
+        }),
+    }
+}
+
+/// The component type of a sparse accessor's indices: an unsigned integer.
+fn sparse_index_type(
+    sparse: &json::accessor::sparse::Sparse,
+) -> std::result::Result<ComponentType, ImportErrorKind> {
+    let Checked::Valid(IndexComponentType(ict)) = sparse.indices.component_type else {
+        return Err(ImportErrorKind::BadComponentType {
+            usage: "sparse indices",
+            found: "unknown".into(),
+            normalized: false,
+        });
+    };
+    if !matches!(
+        ict,
+        ComponentType::U8 | ComponentType::U16 | ComponentType::U32
+    ) {
+        return Err(ImportErrorKind::BadComponentType {
+            usage: "sparse indices",
+            found: component_name(ict).into(),
+            normalized: false,
+        });
+    }
+    Ok(ict)
+}
+
+/// Fails unless sparse index `target` (entry `s`) is below `count` and
+/// past the `previous` entry's.
+fn check_sparse_index(
+    target: u64,
+    s: u64,
+    previous: Option<u64>,
+    count: u64,
+) -> std::result::Result<(), ImportErrorKind> {
+    if target >= count {
+        return Err(ImportErrorKind::Sparse(format!(
+            "index {target} (entry {s}) is past the accessor's {count} elements"
+        )));
+    }
+    if previous.is_some_and(|p| target <= p) {
+        return Err(ImportErrorKind::Sparse(format!(
+            "indices are not strictly increasing at entry {s}"
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn check_type(

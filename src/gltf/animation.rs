@@ -178,32 +178,7 @@ impl Document {
                     _ => track,
                 };
                 if order.is_some() {
-                    let key = match &track.pointer {
-                        Some(target) => Target::Pointer(target.pointer.clone()),
-                        None => Target::Node(info.node, info.property),
-                    };
-                    match seen.get(&key) {
-                        Some((first, first_pointer))
-                            if info.pointer.is_some() || first_pointer.is_some() =>
-                        {
-                            let pointer = info
-                                .pointer
-                                .clone()
-                                .or_else(|| first_pointer.clone())
-                                .unwrap_or_default();
-                            return Err(located((
-                                None,
-                                ImportErrorKind::Pointer {
-                                    pointer,
-                                    problem: Box::new(PointerProblem::Duplicate { first: *first }),
-                                },
-                            )));
-                        }
-                        Some(_) => {}
-                        None => {
-                            seen.insert(key, (c, info.pointer.clone()));
-                        }
-                    }
+                    note_target(&mut seen, c, &track, &info).map_err(|k| located((None, k)))?;
                 }
                 tracks.push(track);
                 channels.push(info);
@@ -353,39 +328,61 @@ impl Document {
         let anim = &self.root.animations[a];
         let channel = &anim.channels[c];
         let s = channel.sampler.value();
-        anim.samplers
+        let sampler = anim
+            .samplers
             .get(s)
             .ok_or_else(|| (None, out_of_range("sampler", s, anim.samplers.len())))?;
         let node = channel.target.node.value();
-        let node_json = self
-            .root
+        self.root
             .nodes
             .get(node)
             .ok_or_else(|| (None, out_of_range("node", node, self.root.nodes.len())))?;
-        let property = match channel.target.path {
-            Checked::Valid(json::animation::Property::Translation) => Property::Translation,
-            Checked::Valid(json::animation::Property::Rotation) => Property::Rotation,
-            Checked::Valid(json::animation::Property::Scale) => Property::Scale,
-            Checked::Valid(json::animation::Property::MorphTargetWeights) => Property::Weights,
-            Checked::Invalid => return Err((None, ImportErrorKind::UnknownPath)),
-        };
-        let sampler = &anim.samplers[s];
+        let property = core_property(channel)?;
         if matches!(sampler.interpolation, Checked::Invalid) {
             return Err((None, ImportErrorKind::UnknownInterpolation));
         }
-        let width = match property.fixed_width() {
-            Some(w) => w,
-            None => {
-                let mesh = node_json
-                    .mesh
-                    .ok_or((None, ImportErrorKind::NodeWithoutMesh { node }))?;
-                self.morph_target_count(mesh.value())
-                    .map_err(|k| (None, k))?
-            }
-        };
+        let width = self.node_width(node, property)?;
         let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
+        self.check_core_output(output, property)?;
+        let (expected, floats) = counts(times.len(), interpolation, property, width);
+        let values = self.output_values(output, times.len() as u64, expected, floats, budget)?;
+        let track = node_track(node, property, interpolation, width, times, values);
+        let track = Self::checked(track, input, output)?;
+        Ok((
+            track,
+            ChannelInfo {
+                node,
+                property,
+                interpolation,
+                sampler: s,
+                input,
+                output,
+                pointer: None,
+            },
+        ))
+    }
 
-        // Output: type and component type per path, count per interpolation.
+    /// Components per value of `property` on node `node`: the property's
+    /// own width, or for weights the morph-target count of the node's mesh.
+    fn node_width(&self, node: usize, property: Property) -> ChannelResult<u32> {
+        match property.fixed_width() {
+            Some(w) => Ok(w),
+            None => {
+                let mesh = self
+                    .root
+                    .nodes
+                    .get(node)
+                    .and_then(|n| n.mesh)
+                    .ok_or((None, ImportErrorKind::NodeWithoutMesh { node }))?;
+                self.morph_target_count(mesh.value()).map_err(|k| (None, k))
+            }
+        }
+    }
+
+    /// Checks a core channel's output accessor `output`: the type and the
+    /// component type that `property` allows (the count is checked when
+    /// it is read).
+    fn check_core_output(&self, output: usize, property: Property) -> ChannelResult<()> {
         let out_acc = self
             .source()
             .accessor(output)
@@ -407,34 +404,7 @@ impl Document {
         if !ct_ok {
             return Err((Some(output), bad_component(out_acc, usage)));
         }
-        let (expected, floats) = counts(times.len(), interpolation, property, width);
-        let values = self.output_values(output, times.len() as u64, expected, floats, budget)?;
-        let track = Self::checked(
-            Track {
-                node: node as u32,
-                property,
-                interpolation,
-                width,
-                times,
-                values,
-                pointer: None,
-                target: None,
-            },
-            input,
-            output,
-        )?;
-        Ok((
-            track,
-            ChannelInfo {
-                node,
-                property,
-                interpolation,
-                sampler: s,
-                input,
-                output,
-                pointer: None,
-            },
-        ))
+        Ok(())
     }
 
     /// Imports a `KHR_animation_pointer` channel of animation `a` from its
@@ -449,147 +419,40 @@ impl Document {
         inputs: &mut HashMap<usize, Arc<[f32]>>,
         budget: &mut u64,
     ) -> ChannelResult<(Track, ChannelInfo)> {
-        use ::gltf::json::Value;
-        let target = raw.get("target");
-        let pointer = target
-            .and_then(|t| t.get("extensions"))
-            .and_then(|e| e.get(pointer::EXTENSION))
-            .and_then(|p| p.get("pointer"))
-            .and_then(Value::as_str)
-            .ok_or((None, ImportErrorKind::PointerExtensionMissing))?;
-        let refuse = |problem| {
-            (
-                None,
-                ImportErrorKind::Pointer {
-                    pointer: pointer.to_string(),
-                    problem: Box::new(problem),
-                },
-            )
-        };
-        if let Some(node) = target.and_then(|t| t.get("node")) {
+        let pointer = channel_pointer(raw)?;
+        let refuse = |problem| refused(pointer, problem);
+        if let Some(node) = raw.get("target").and_then(|t| t.get("node")) {
             return Err(refuse(PointerProblem::NodeSet {
                 node: node.to_string(),
             }));
         }
-        let s = raw
-            .get("sampler")
-            .and_then(Value::as_u64)
-            .and_then(|s| usize::try_from(s).ok())
-            .ok_or_else(|| {
-                (
-                    None,
-                    ImportErrorKind::Json(
-                        "animation channel: \"sampler\" is missing or not an index".into(),
-                    ),
-                )
-            })?;
+        let s = channel_sampler(raw)?;
         let tokens = pointer::tokens(pointer).map_err(refuse)?;
-        let json = self.pointers.json().ok_or_else(|| {
-            refuse(PointerProblem::Unresolved(
-                "the document was not read for pointers".into(),
-            ))
-        })?;
-        let resolved = pointer::resolve(json, &tokens).map_err(refuse)?;
+        let resolved = self.resolve_pointer(&tokens).map_err(refuse)?;
         let anim = &self.root.animations[a];
-        anim.samplers
+        let sampler = anim
+            .samplers
             .get(s)
             .ok_or_else(|| (None, out_of_range("sampler", s, anim.samplers.len())))?;
         // Discrete targets must be STEP: known before any accessor is read.
-        if let pointer::Resolved::Other { ty, .. } = &resolved {
-            let interpolation = match anim.samplers[s].interpolation {
-                Checked::Valid(json::animation::Interpolation::Linear) => Interpolation::Linear,
-                Checked::Valid(json::animation::Interpolation::CubicSpline) => {
-                    Interpolation::CubicSpline
-                }
-                _ => Interpolation::Step,
-            };
-            if ty.value_kind() == ValueKind::Discrete && interpolation != Interpolation::Step {
-                return Err(refuse(PointerProblem::NotStep {
-                    ty: *ty,
-                    interpolation,
-                }));
-            }
-        }
-        let (property, node, width, pointer_ty) = match &resolved {
-            pointer::Resolved::Node { node, property } => {
-                let width = match property.fixed_width() {
-                    Some(w) => w,
-                    None => {
-                        let mesh = self
-                            .root
-                            .nodes
-                            .get(*node)
-                            .and_then(|n| n.mesh)
-                            .ok_or((None, ImportErrorKind::NodeWithoutMesh { node: *node }))?;
-                        self.morph_target_count(mesh.value())
-                            .map_err(|k| (None, k))?
-                    }
-                };
-                let ty = match property {
-                    Property::Translation | Property::Scale => PointerType::Float3,
-                    Property::Rotation => PointerType::Float4,
-                    _ => PointerType::Float,
-                };
-                (*property, *node, width, ty)
-            }
-            pointer::Resolved::Other { ty, .. } => (Property::Pointer, usize::MAX, ty.width(), *ty),
-        };
+        check_discrete_step(sampler, &resolved).map_err(refuse)?;
+        let (property, node, width, pointer_ty) = self.pointer_shape(&resolved)?;
         let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
         let out_acc = self
             .source()
             .accessor(output)
             .map_err(|k| (Some(output), k))?;
-        let (ty_ok, expected_ty) = match pointer_ty {
-            PointerType::Float2 => (Type::Vec2, "VEC2"),
-            PointerType::Float3 => (Type::Vec3, "VEC3"),
-            PointerType::Float4 => (Type::Vec4, "VEC4"),
-            _ => (Type::Scalar, "SCALAR"),
-        };
-        let ct = match out_acc.component_type {
-            Checked::Valid(GenericComponentType(ct)) => Some(ct),
-            Checked::Invalid => None,
-        };
-        let (ct_ok, expected_ct) = match pointer_ty {
-            PointerType::Bool => (ct == Some(ComponentType::U8), "UNSIGNED_BYTE"),
-            PointerType::Int => (
-                ct.is_some_and(|c| c != ComponentType::F32) && !out_acc.normalized,
-                "a non-normalized integer component type",
-            ),
-            _ => (
-                ct.is_some_and(|c| c != ComponentType::U32 || !out_acc.normalized),
-                "FLOAT or an integer component type",
-            ),
-        };
-        let type_fits = matches!(out_acc.type_, Checked::Valid(t) if t == ty_ok);
-        if !(type_fits && ct_ok) {
-            let err = PointerProblem::OutputType {
-                ty: pointer_ty,
-                expected: if type_fits { expected_ct } else { expected_ty },
-                found: describe_accessor(out_acc),
-            };
-            return Err((Some(output), refuse(err).1));
-        }
+        check_pointer_output(out_acc, pointer_ty).map_err(|p| (Some(output), refuse(p).1))?;
         let (expected, floats) = counts(times.len(), interpolation, property, width);
         let mut values =
             self.output_values(output, times.len() as u64, expected, floats, budget)?;
         if pointer_ty == PointerType::Bool {
-            // glTF: 0 is false, any other value true (normalized or not,
-            // a non-zero byte decodes to a non-zero number).
-            for v in &mut values {
-                *v = if *v != 0.0 { 1.0 } else { 0.0 };
-            }
+            to_bools(&mut values);
         }
         let track = match resolved {
-            pointer::Resolved::Node { node, property } => Track {
-                node: node as u32,
-                property,
-                interpolation,
-                width,
-                times,
-                values,
-                pointer: None,
-                target: None,
-            },
+            pointer::Resolved::Node { node, property } => {
+                node_track(node, property, interpolation, width, times, values)
+            }
             pointer::Resolved::Other { ty, rest } => Track::for_pointer(
                 PointerTarget::new(pointer::canonical(&tokens), ty, rest),
                 interpolation,
@@ -611,6 +474,39 @@ impl Document {
             },
         ))
     }
+
+    /// Resolves a pointer's `tokens` against the document's JSON.
+    fn resolve_pointer(
+        &self,
+        tokens: &[String],
+    ) -> std::result::Result<pointer::Resolved, PointerProblem> {
+        let json = self.pointers.json().ok_or_else(|| {
+            PointerProblem::Unresolved("the document was not read for pointers".into())
+        })?;
+        pointer::resolve(json, tokens)
+    }
+
+    /// What a resolved pointer channel writes: `(property, node, width,
+    /// type)`, `node` `usize::MAX` for a target that is not a node.
+    fn pointer_shape(
+        &self,
+        resolved: &pointer::Resolved,
+    ) -> ChannelResult<(Property, usize, u32, PointerType)> {
+        match resolved {
+            pointer::Resolved::Node { node, property } => {
+                let width = self.node_width(*node, *property)?;
+                let ty = match property {
+                    Property::Translation | Property::Scale => PointerType::Float3,
+                    Property::Rotation => PointerType::Float4,
+                    _ => PointerType::Float,
+                };
+                Ok((*property, *node, width, ty))
+            }
+            pointer::Resolved::Other { ty, .. } => {
+                Ok((Property::Pointer, usize::MAX, ty.width(), *ty))
+            }
+        }
+    }
 }
 
 /// What a channel can fail with: the accessor involved, if any, and why.
@@ -621,6 +517,178 @@ type ChannelResult<T> = std::result::Result<T, (Option<usize>, ImportErrorKind)>
 enum Target {
     Node(usize, Property),
     Pointer(String),
+}
+
+/// Records channel `c`'s target in `seen` (each target's first channel
+/// and its pointer); refuses a property targeted twice when a pointer
+/// channel is involved.
+fn note_target(
+    seen: &mut HashMap<Target, (usize, Option<String>)>,
+    c: usize,
+    track: &Track,
+    info: &ChannelInfo,
+) -> std::result::Result<(), ImportErrorKind> {
+    let key = match &track.pointer {
+        Some(target) => Target::Pointer(target.pointer.clone()),
+        None => Target::Node(info.node, info.property),
+    };
+    match seen.get(&key) {
+        Some((first, first_pointer)) if info.pointer.is_some() || first_pointer.is_some() => {
+            let pointer = info
+                .pointer
+                .clone()
+                .or_else(|| first_pointer.clone())
+                .unwrap_or_default();
+            Err(ImportErrorKind::Pointer {
+                pointer,
+                problem: Box::new(PointerProblem::Duplicate { first: *first }),
+            })
+        }
+        Some(_) => Ok(()),
+        None => {
+            seen.insert(key, (c, info.pointer.clone()));
+            Ok(())
+        }
+    }
+}
+
+/// The property a core channel's `target.path` names.
+fn core_property(channel: &json::animation::Channel) -> ChannelResult<Property> {
+    match channel.target.path {
+        Checked::Valid(json::animation::Property::Translation) => Ok(Property::Translation),
+        Checked::Valid(json::animation::Property::Rotation) => Ok(Property::Rotation),
+        Checked::Valid(json::animation::Property::Scale) => Ok(Property::Scale),
+        Checked::Valid(json::animation::Property::MorphTargetWeights) => Ok(Property::Weights),
+        Checked::Invalid => Err((None, ImportErrorKind::UnknownPath)),
+    }
+}
+
+/// A track of node `node`'s `property`, without a target name.
+fn node_track(
+    node: usize,
+    property: Property,
+    interpolation: Interpolation,
+    width: u32,
+    times: Arc<[f32]>,
+    values: Vec<f32>,
+) -> Track {
+    Track {
+        node: node as u32,
+        property,
+        interpolation,
+        width,
+        times,
+        values,
+        pointer: None,
+        target: None,
+    }
+}
+
+/// The pointer of a `KHR_animation_pointer` channel's JSON object.
+fn channel_pointer(raw: &json::Value) -> ChannelResult<&str> {
+    raw.get("target")
+        .and_then(|t| t.get("extensions"))
+        .and_then(|e| e.get(pointer::EXTENSION))
+        .and_then(|p| p.get("pointer"))
+        .and_then(json::Value::as_str)
+        .ok_or((None, ImportErrorKind::PointerExtensionMissing))
+}
+
+/// The sampler index of a pointer channel's JSON object.
+fn channel_sampler(raw: &json::Value) -> ChannelResult<usize> {
+    raw.get("sampler")
+        .and_then(json::Value::as_u64)
+        .and_then(|s| usize::try_from(s).ok())
+        .ok_or_else(|| {
+            (
+                None,
+                ImportErrorKind::Json(
+                    "animation channel: \"sampler\" is missing or not an index".into(),
+                ),
+            )
+        })
+}
+
+/// The error of a pointer channel refused for `problem`.
+fn refused(pointer: &str, problem: PointerProblem) -> (Option<usize>, ImportErrorKind) {
+    (
+        None,
+        ImportErrorKind::Pointer {
+            pointer: pointer.to_string(),
+            problem: Box::new(problem),
+        },
+    )
+}
+
+/// Refuses a sampler other than STEP for a discrete (`int`, `bool`)
+/// pointer target.
+fn check_discrete_step(
+    sampler: &json::animation::Sampler,
+    resolved: &pointer::Resolved,
+) -> std::result::Result<(), PointerProblem> {
+    if let pointer::Resolved::Other { ty, .. } = resolved {
+        let interpolation = match sampler.interpolation {
+            Checked::Valid(json::animation::Interpolation::Linear) => Interpolation::Linear,
+            Checked::Valid(json::animation::Interpolation::CubicSpline) => {
+                Interpolation::CubicSpline
+            }
+            _ => Interpolation::Step,
+        };
+        if ty.value_kind() == ValueKind::Discrete && interpolation != Interpolation::Step {
+            return Err(PointerProblem::NotStep {
+                ty: *ty,
+                interpolation,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a pointer channel's output accessor against the target's type:
+/// its accessor type, and the component types the extension allows.
+fn check_pointer_output(
+    out_acc: &json::Accessor,
+    pointer_ty: PointerType,
+) -> std::result::Result<(), PointerProblem> {
+    let (ty_ok, expected_ty) = match pointer_ty {
+        PointerType::Float2 => (Type::Vec2, "VEC2"),
+        PointerType::Float3 => (Type::Vec3, "VEC3"),
+        PointerType::Float4 => (Type::Vec4, "VEC4"),
+        _ => (Type::Scalar, "SCALAR"),
+    };
+    let ct = match out_acc.component_type {
+        Checked::Valid(GenericComponentType(ct)) => Some(ct),
+        Checked::Invalid => None,
+    };
+    let (ct_ok, expected_ct) = match pointer_ty {
+        PointerType::Bool => (ct == Some(ComponentType::U8), "UNSIGNED_BYTE"),
+        PointerType::Int => (
+            ct.is_some_and(|c| c != ComponentType::F32) && !out_acc.normalized,
+            "a non-normalized integer component type",
+        ),
+        _ => (
+            ct.is_some_and(|c| c != ComponentType::U32 || !out_acc.normalized),
+            "FLOAT or an integer component type",
+        ),
+    };
+    let type_fits = matches!(out_acc.type_, Checked::Valid(t) if t == ty_ok);
+    if !(type_fits && ct_ok) {
+        return Err(PointerProblem::OutputType {
+            ty: pointer_ty,
+            expected: if type_fits { expected_ct } else { expected_ty },
+            found: describe_accessor(out_acc),
+        });
+    }
+    Ok(())
+}
+
+/// `bool` key values as the extension reads them: 0 is false, any other
+/// value true (normalized or not, a non-zero byte decodes to a non-zero
+/// number).
+fn to_bools(values: &mut [f32]) {
+    for v in values {
+        *v = if *v != 0.0 { 1.0 } else { 0.0 };
+    }
 }
 
 /// Output elements and `f32`s a channel of `keys` keys needs: weights

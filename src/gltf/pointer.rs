@@ -301,129 +301,154 @@ pub(super) fn resolve(json: &Value, t: &[String]) -> Result<Resolved, PointerPro
 const ONE: &[f32] = &[1.0];
 const ZERO: &[f32] = &[0.0];
 
+/// Resolves the tokens `s` to a supported target, or says why not.
 fn resolve_exact(json: &Value, s: &[&str]) -> Result<Resolved, PointerProblem> {
-    use PointerType::{Bool, Float, Float2, Float3, Float4};
     match s {
         [] => Err(PointerProblem::Unresolved(
             "the empty pointer names the whole document".into(),
         )),
-        ["nodes", n, rest @ ..] if !rest.is_empty() => {
-            let (node, obj) = element("node", json.get("nodes"), n)?;
-            match rest {
-                [p @ ("translation" | "rotation" | "scale")] => Ok(Resolved::Node {
-                    node,
-                    property: match *p {
-                        "translation" => Property::Translation,
-                        "rotation" => Property::Rotation,
-                        _ => Property::Scale,
-                    },
-                }),
-                ["weights"] => {
-                    if obj.get("mesh").is_none() {
-                        return Err(PointerProblem::Unresolved(format!(
-                            "node {node} has no mesh, so no weights"
-                        )));
-                    }
-                    Ok(Resolved::Node {
-                        node,
-                        property: Property::Weights,
-                    })
-                }
-                ["extensions", "KHR_node_visibility", "visible"] => {
-                    let ext =
-                        object(obj, "extensions").and_then(|e| object(e, "KHR_node_visibility"))?;
-                    property(ext, "visible", Bool, Some(ONE))
-                }
-                _ => Err(PointerProblem::Unsupported),
-            }
-        }
-        ["materials", m, rest @ ..] if !rest.is_empty() => {
-            let (_, mat) = element("material", json.get("materials"), m)?;
-            match rest {
-                ["pbrMetallicRoughness", p @ ("baseColorFactor" | "metallicFactor" | "roughnessFactor")] =>
-                {
-                    let pbr = object(mat, "pbrMetallicRoughness")?;
-                    if *p == "baseColorFactor" {
-                        property(pbr, p, Float4, Some(&[1.0; 4]))
-                    } else {
-                        property(pbr, p, Float, Some(ONE))
-                    }
-                }
-                ["emissiveFactor"] => property(mat, "emissiveFactor", Float3, Some(&[0.0; 3])),
-                ["alphaCutoff"] => property(mat, "alphaCutoff", Float, Some(&[0.5])),
-                ["normalTexture", "scale"] => {
-                    property(object(mat, "normalTexture")?, "scale", Float, Some(ONE))
-                }
-                ["occlusionTexture", "strength"] => property(
-                    object(mat, "occlusionTexture")?,
-                    "strength",
-                    Float,
-                    Some(ONE),
-                ),
-                ["extensions", "KHR_materials_emissive_strength", "emissiveStrength"] => {
-                    let ext = object(mat, "extensions")
-                        .and_then(|e| object(e, "KHR_materials_emissive_strength"))?;
-                    property(ext, "emissiveStrength", Float, Some(ONE))
-                }
-                [path @ .., "extensions", "KHR_texture_transform", p @ ("offset" | "rotation" | "scale")]
-                    if path.last().is_some_and(|t| t.ends_with("Texture")) =>
-                {
-                    // Any textureInfo of the material (core or extension
-                    // textures): it and its transform must be present.
-                    let mut info = mat;
-                    for key in path {
-                        info = object(info, key)?;
-                    }
-                    if info.get("index").is_none() {
-                        return Err(PointerProblem::Unresolved(format!(
-                            "{:?} is not a textureInfo (no index)",
-                            path.last().unwrap_or(&"")
-                        )));
-                    }
-                    let tt = object(info, "extensions")
-                        .and_then(|e| object(e, "KHR_texture_transform"))?;
-                    match *p {
-                        "offset" => property(tt, p, Float2, Some(&[0.0; 2])),
-                        "rotation" => property(tt, p, Float, Some(ZERO)),
-                        _ => property(tt, p, Float2, Some(&[1.0; 2])),
-                    }
-                }
-                _ => Err(PointerProblem::Unsupported),
-            }
-        }
+        ["nodes", n, rest @ ..] if !rest.is_empty() => resolve_node(json, n, rest),
+        ["materials", m, rest @ ..] if !rest.is_empty() => resolve_material(json, m, rest),
         ["extensions", "KHR_lights_punctual", "lights", l, rest @ ..] if !rest.is_empty() => {
-            let lights = json
-                .get("extensions")
-                .and_then(|e| e.get("KHR_lights_punctual"))
-                .and_then(|e| e.get("lights"));
-            let (_, light) = element("light", lights, l)?;
-            match rest {
-                ["color"] => property(light, "color", Float3, Some(&[1.0; 3])),
-                ["intensity"] => property(light, "intensity", Float, Some(ONE)),
-                ["range"] => property(light, "range", Float, None),
-                ["spot", "innerConeAngle"] => {
-                    property(object(light, "spot")?, "innerConeAngle", Float, Some(ZERO))
-                }
-                ["spot", "outerConeAngle"] => property(
-                    object(light, "spot")?,
-                    "outerConeAngle",
-                    Float,
-                    Some(&[std::f32::consts::FRAC_PI_4]),
-                ),
-                _ => Err(PointerProblem::Unsupported),
+            resolve_light(json, l, rest)
+        }
+        ["cameras", c, rest @ ..] if !rest.is_empty() => resolve_camera(json, c, rest),
+        _ => Err(PointerProblem::Unsupported),
+    }
+}
+
+/// `rest` of a pointer below node `n`: its transform, weights or
+/// visibility.
+fn resolve_node(json: &Value, n: &str, rest: &[&str]) -> Result<Resolved, PointerProblem> {
+    let (node, obj) = element("node", json.get("nodes"), n)?;
+    match rest {
+        [p @ ("translation" | "rotation" | "scale")] => Ok(Resolved::Node {
+            node,
+            property: match *p {
+                "translation" => Property::Translation,
+                "rotation" => Property::Rotation,
+                _ => Property::Scale,
+            },
+        }),
+        ["weights"] => {
+            if obj.get("mesh").is_none() {
+                return Err(PointerProblem::Unresolved(format!(
+                    "node {node} has no mesh, so no weights"
+                )));
+            }
+            Ok(Resolved::Node {
+                node,
+                property: Property::Weights,
+            })
+        }
+        ["extensions", "KHR_node_visibility", "visible"] => {
+            let ext = object(obj, "extensions").and_then(|e| object(e, "KHR_node_visibility"))?;
+            property(ext, "visible", PointerType::Bool, Some(ONE))
+        }
+        _ => Err(PointerProblem::Unsupported),
+    }
+}
+
+/// `rest` of a pointer below material `m`: its factors, texture scales
+/// and strengths, and texture transforms.
+fn resolve_material(json: &Value, m: &str, rest: &[&str]) -> Result<Resolved, PointerProblem> {
+    use PointerType::{Float, Float3, Float4};
+    let (_, mat) = element("material", json.get("materials"), m)?;
+    match rest {
+        ["pbrMetallicRoughness", p @ ("baseColorFactor" | "metallicFactor" | "roughnessFactor")] => {
+            let pbr = object(mat, "pbrMetallicRoughness")?;
+            if *p == "baseColorFactor" {
+                property(pbr, p, Float4, Some(&[1.0; 4]))
+            } else {
+                property(pbr, p, Float, Some(ONE))
             }
         }
-        ["cameras", c, rest @ ..] if !rest.is_empty() => {
-            let (_, cam) = element("camera", json.get("cameras"), c)?;
-            match rest {
-                ["perspective", p @ ("yfov" | "znear" | "zfar" | "aspectRatio")] => {
-                    property(object(cam, "perspective")?, p, Float, None)
-                }
-                ["orthographic", p @ ("xmag" | "ymag" | "znear" | "zfar")] => {
-                    property(object(cam, "orthographic")?, p, Float, None)
-                }
-                _ => Err(PointerProblem::Unsupported),
-            }
+        ["emissiveFactor"] => property(mat, "emissiveFactor", Float3, Some(&[0.0; 3])),
+        ["alphaCutoff"] => property(mat, "alphaCutoff", Float, Some(&[0.5])),
+        ["normalTexture", "scale"] => {
+            property(object(mat, "normalTexture")?, "scale", Float, Some(ONE))
+        }
+        ["occlusionTexture", "strength"] => property(
+            object(mat, "occlusionTexture")?,
+            "strength",
+            Float,
+            Some(ONE),
+        ),
+        ["extensions", "KHR_materials_emissive_strength", "emissiveStrength"] => {
+            let ext = object(mat, "extensions")
+                .and_then(|e| object(e, "KHR_materials_emissive_strength"))?;
+            property(ext, "emissiveStrength", Float, Some(ONE))
+        }
+        [path @ .., "extensions", "KHR_texture_transform", p @ ("offset" | "rotation" | "scale")]
+            if path.last().is_some_and(|t| t.ends_with("Texture")) =>
+        {
+            resolve_texture_transform(mat, path, p)
+        }
+        _ => Err(PointerProblem::Unsupported),
+    }
+}
+
+/// Property `p` of the `KHR_texture_transform` of the textureInfo at
+/// `path` in material `mat` (core or extension textures): it and its
+/// transform must be present.
+fn resolve_texture_transform(
+    mat: &Value,
+    path: &[&str],
+    p: &str,
+) -> Result<Resolved, PointerProblem> {
+    use PointerType::{Float, Float2};
+    let mut info = mat;
+    for key in path {
+        info = object(info, key)?;
+    }
+    if info.get("index").is_none() {
+        return Err(PointerProblem::Unresolved(format!(
+            "{:?} is not a textureInfo (no index)",
+            path.last().unwrap_or(&"")
+        )));
+    }
+    let tt = object(info, "extensions").and_then(|e| object(e, "KHR_texture_transform"))?;
+    match p {
+        "offset" => property(tt, p, Float2, Some(&[0.0; 2])),
+        "rotation" => property(tt, p, Float, Some(ZERO)),
+        _ => property(tt, p, Float2, Some(&[1.0; 2])),
+    }
+}
+
+/// `rest` of a pointer below `KHR_lights_punctual` light `l`.
+fn resolve_light(json: &Value, l: &str, rest: &[&str]) -> Result<Resolved, PointerProblem> {
+    use PointerType::{Float, Float3};
+    let lights = json
+        .get("extensions")
+        .and_then(|e| e.get("KHR_lights_punctual"))
+        .and_then(|e| e.get("lights"));
+    let (_, light) = element("light", lights, l)?;
+    match rest {
+        ["color"] => property(light, "color", Float3, Some(&[1.0; 3])),
+        ["intensity"] => property(light, "intensity", Float, Some(ONE)),
+        ["range"] => property(light, "range", Float, None),
+        ["spot", "innerConeAngle"] => {
+            property(object(light, "spot")?, "innerConeAngle", Float, Some(ZERO))
+        }
+        ["spot", "outerConeAngle"] => property(
+            object(light, "spot")?,
+            "outerConeAngle",
+            Float,
+            Some(&[std::f32::consts::FRAC_PI_4]),
+        ),
+        _ => Err(PointerProblem::Unsupported),
+    }
+}
+
+/// `rest` of a pointer below camera `c`: its projection's parameters.
+fn resolve_camera(json: &Value, c: &str, rest: &[&str]) -> Result<Resolved, PointerProblem> {
+    let (_, cam) = element("camera", json.get("cameras"), c)?;
+    match rest {
+        ["perspective", p @ ("yfov" | "znear" | "zfar" | "aspectRatio")] => {
+            property(object(cam, "perspective")?, p, PointerType::Float, None)
+        }
+        ["orthographic", p @ ("xmag" | "ymag" | "znear" | "zfar")] => {
+            property(object(cam, "orthographic")?, p, PointerType::Float, None)
         }
         _ => Err(PointerProblem::Unsupported),
     }

@@ -115,8 +115,19 @@ fn validate(root: &json::Root) -> std::result::Result<(), ImportErrorKind> {
     }
 }
 
+/// Reads the rig's nodes, meshes and skins from `src`, in that order, and
+/// builds it with [`Rig::from_parts`].
 fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
-    let root = src.root;
+    let parents = node_parents(src.root)?;
+    let nodes = rig_nodes(src.root, parents)?;
+    let meshes = rig_meshes(src.root)?;
+    let skins = rig_skins(src)?;
+    Ok(Rig::from_parts(nodes, skins, meshes)?)
+}
+
+/// Each node's parent, from the nodes' `children`: a child out of range
+/// or with two parents is refused.
+fn node_parents(root: &json::Root) -> Result<Vec<Option<u32>>> {
     let node_count = root.nodes.len();
     let mut parents: Vec<Option<u32>> = vec![None; node_count];
     for (p, node) in root.nodes.iter().enumerate() {
@@ -135,7 +146,13 @@ fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
             *parent = Some(p as u32);
         }
     }
-    let mut nodes = Vec::with_capacity(node_count);
+    Ok(parents)
+}
+
+/// The rig's nodes: names, `parents`, rest TRS (matrices decomposed),
+/// meshes and skins.
+fn rig_nodes(root: &json::Root, parents: Vec<Option<u32>>) -> Result<Vec<RigNode>> {
+    let mut nodes = Vec::with_capacity(root.nodes.len());
     for (i, (node, parent)) in root.nodes.iter().zip(parents).enumerate() {
         let (translation, rotation, scale) = match &node.matrix {
             Some(m) => decompose(i as u32, m)?,
@@ -155,6 +172,11 @@ fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
             skin: node.skin.map(|s| s.value() as u32),
         });
     }
+    Ok(nodes)
+}
+
+/// The rig's meshes: each one's morph-target count and rest weights.
+fn rig_meshes(root: &json::Root) -> Result<Vec<RigMesh>> {
     let mut meshes = Vec::with_capacity(root.meshes.len());
     for (m, mesh) in root.meshes.iter().enumerate() {
         let targets = primitive_target_count(m, mesh).map_err(import_err)?;
@@ -179,8 +201,14 @@ fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
                 .unwrap_or_default(),
         });
     }
-    let mut skins = Vec::with_capacity(root.skins.len());
-    for (s, skin) in root.skins.iter().enumerate() {
+    Ok(meshes)
+}
+
+/// The rig's skins: joints and inverse bind matrices (identity when the
+/// skin has none).
+fn rig_skins<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Vec<RigSkin>> {
+    let mut skins = Vec::with_capacity(src.root.skins.len());
+    for (s, skin) in src.root.skins.iter().enumerate() {
         let joints: Vec<u32> = skin.joints.iter().map(|j| j.value() as u32).collect();
         let inverse_bind_matrices = match skin.inverse_bind_matrices {
             Some(accessor) => {
@@ -202,7 +230,7 @@ fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
             mesh_node: None,
         });
     }
-    Ok(Rig::from_parts(nodes, skins, meshes)?)
+    Ok(skins)
 }
 
 /// Reads a MAT4 of FLOAT accessor (inverse bind matrices) with the

@@ -125,107 +125,37 @@ impl KeyTextures {
             .iter()
             .flat_map(|c| clip_group_texels(c).into_iter().flatten())
             .collect();
-        let plan = |what, data: &[u32], texel_words: u32| -> Result<u32> {
-            let width = 1u64 << row_shift;
-            let texels = data.len() as u64 / u64::from(texel_words);
-            let rows = texels.div_ceil(width).max(1);
-            if rows > u64::from(max_dim) {
-                return Err(Error::TextureRowsExceeded {
-                    what,
-                    rows,
-                    width: 1 << row_shift,
-                    limit: max_dim,
-                });
-            }
-            Ok(rows as u32)
+        let windows_rows = texture_rows("key search table", windows, 4, row_shift, max_dim)?;
+        let search_rows = texture_rows("track search table", &search, 4, row_shift, max_dim)?;
+        let group_rows = texture_rows("clip group table", &groups, 2, row_shift, max_dim)?;
+        let upload = Upload {
+            device,
+            queue,
+            width: 1u32 << row_shift,
         };
-        let windows_rows = plan("key search table", windows, 4)?;
-        let search_rows = plan("track search table", &search, 4)?;
-        let group_rows = plan("clip group table", &groups, 2)?;
-        scoped(device, "KeyTextures::new", || {
-            let upload = |label, data: &[u32], rows: u32, format, texel_words: u32| {
-                let width = 1u32 << row_shift;
-                let texture = device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width,
-                        height: rows,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
-                let row_words = (width * texel_words) as usize;
-                // Whole rows first, then the last partial row padded.
-                let full = data.len() / row_words;
-                let write = |row: usize, bytes: &[u8], height: u32| {
-                    queue.write_texture(
-                        wgpu::TexelCopyTextureInfo {
-                            texture: &texture,
-                            mip_level: 0,
-                            origin: wgpu::Origin3d {
-                                x: 0,
-                                y: row as u32,
-                                z: 0,
-                            },
-                            aspect: wgpu::TextureAspect::All,
-                        },
-                        bytes,
-                        wgpu::TexelCopyBufferLayout {
-                            offset: 0,
-                            bytes_per_row: Some(width * texel_words * 4),
-                            rows_per_image: Some(height),
-                        },
-                        wgpu::Extent3d {
-                            width,
-                            height,
-                            depth_or_array_layers: 1,
-                        },
-                    );
-                };
-                if full > 0 {
-                    write(
-                        0,
-                        bytemuck::cast_slice(&data[..full * row_words]),
-                        full as u32,
-                    );
-                }
-                let rest = &data[full * row_words..];
-                if !rest.is_empty() {
-                    let mut last = vec![0u32; row_words];
-                    last[..rest.len()].copy_from_slice(rest);
-                    write(full, bytemuck::cast_slice(&last), 1);
-                }
-                texture.create_view(&wgpu::TextureViewDescriptor::default())
-            };
-            KeyTextures {
-                key_windows: upload(
-                    "keyframe-gpu.key_windows",
-                    windows,
-                    windows_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                    4,
-                ),
-                track_search: upload(
-                    "keyframe-gpu.track_search",
-                    &search,
-                    search_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                    4,
-                ),
-                clip_groups: upload(
-                    "keyframe-gpu.clip_groups",
-                    &groups,
-                    group_rows,
-                    wgpu::TextureFormat::Rg32Uint,
-                    2,
-                ),
-                row_shift,
-            }
+        scoped(device, "KeyTextures::new", || KeyTextures {
+            key_windows: upload.texture(
+                "keyframe-gpu.key_windows",
+                windows,
+                windows_rows,
+                wgpu::TextureFormat::Rgba32Uint,
+                4,
+            ),
+            track_search: upload.texture(
+                "keyframe-gpu.track_search",
+                &search,
+                search_rows,
+                wgpu::TextureFormat::Rgba32Uint,
+                4,
+            ),
+            clip_groups: upload.texture(
+                "keyframe-gpu.clip_groups",
+                &groups,
+                group_rows,
+                wgpu::TextureFormat::Rg32Uint,
+                2,
+            ),
+            row_shift,
         })
     }
 
@@ -252,5 +182,112 @@ impl KeyTextures {
     #[must_use]
     pub fn row_shift(&self) -> u32 {
         self.row_shift
+    }
+}
+
+/// The rows (at least 1) of a texture `2^row_shift` texels wide that holds
+/// `data`, `texel_words` words a texel; fails past `max_dim` rows.
+fn texture_rows(
+    what: &'static str,
+    data: &[u32],
+    texel_words: u32,
+    row_shift: u32,
+    max_dim: u32,
+) -> Result<u32> {
+    let width = 1u64 << row_shift;
+    let texels = data.len() as u64 / u64::from(texel_words);
+    let rows = texels.div_ceil(width).max(1);
+    if rows > u64::from(max_dim) {
+        return Err(Error::TextureRowsExceeded {
+            what,
+            rows,
+            width: 1 << row_shift,
+            limit: max_dim,
+        });
+    }
+    Ok(rows as u32)
+}
+
+/// Creates the key search textures, `width` texels wide, and writes their
+/// contents.
+struct Upload<'a> {
+    device: &'a wgpu::Device,
+    queue: &'a wgpu::Queue,
+    width: u32,
+}
+
+impl Upload<'_> {
+    /// A texture of `rows` rows holding `data` (`texel_words` words a
+    /// texel), its last row padded with zeros, and its view.
+    fn texture(
+        &self,
+        label: &'static str,
+        data: &[u32],
+        rows: u32,
+        format: wgpu::TextureFormat,
+        texel_words: u32,
+    ) -> wgpu::TextureView {
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: self.width,
+                height: rows,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let row_words = (self.width * texel_words) as usize;
+        // Whole rows first, then the last partial row padded.
+        let full = data.len() / row_words;
+        if full > 0 {
+            let whole = bytemuck::cast_slice(&data[..full * row_words]);
+            self.write(&texture, texel_words, 0, whole, full as u32);
+        }
+        let rest = &data[full * row_words..];
+        if !rest.is_empty() {
+            let mut last = vec![0u32; row_words];
+            last[..rest.len()].copy_from_slice(rest);
+            self.write(&texture, texel_words, full, bytemuck::cast_slice(&last), 1);
+        }
+        texture.create_view(&wgpu::TextureViewDescriptor::default())
+    }
+
+    /// Writes `height` whole rows of `bytes` into `texture` from row `row`.
+    fn write(
+        &self,
+        texture: &wgpu::Texture,
+        texel_words: u32,
+        row: usize,
+        bytes: &[u8],
+        height: u32,
+    ) {
+        self.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: 0,
+                    y: row as u32,
+                    z: 0,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(self.width * texel_words * 4),
+                rows_per_image: Some(height),
+            },
+            wgpu::Extent3d {
+                width: self.width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
     }
 }

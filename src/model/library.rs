@@ -133,253 +133,15 @@ impl AnimationLibrary {
         for (i, clip) in clips.iter().enumerate() {
             clip.validate(i)?;
         }
-        // Pointer targets in order of first appearance, each with the clip
-        // that introduced it; node tracks' widest block.
-        let mut targets: Vec<(Arc<PointerTarget>, usize)> = Vec::new();
-        let mut target_index: HashMap<&str, usize> = HashMap::new();
-        let mut node_stride = 0u32;
-        for (c, clip) in clips.iter().enumerate() {
-            let mut width = 0u64;
-            for (t, track) in clip.tracks.iter().enumerate() {
-                let Some(target) = track.pointer.as_ref() else {
-                    width += u64::from(track.width);
-                    continue;
-                };
-                match target_index.get(target.pointer.as_str()) {
-                    Some(&i) if targets[i].0.ty != target.ty => {
-                        return Err(Error::InvalidTrack {
-                            clip: c,
-                            clip_name: clip.name.clone(),
-                            track: t,
-                            kind: TrackError::PointerTypeConflict {
-                                pointer: target.pointer.clone(),
-                                ty: target.ty,
-                                first: targets[i].0.ty,
-                                clip: targets[i].1,
-                            },
-                        })
-                    }
-                    Some(_) => {}
-                    None => {
-                        target_index.insert(&target.pointer, targets.len());
-                        targets.push((target.clone(), c));
-                    }
-                }
-            }
-            node_stride = node_stride.max(to_u32(width as usize, "output block of one instance")?);
-        }
-        let mut pointer_targets = Vec::with_capacity(targets.len());
-        let mut slot_end = u64::from(node_stride);
-        for (target, _) in &targets {
-            let width = target.ty.width();
-            pointer_targets.push(PointerOutput {
-                pointer: target.pointer.clone(),
-                ty: target.ty,
-                kind: target.ty.value_kind(),
-                offset: to_u32(slot_end as usize, "output block of one instance")?,
-                width,
-                rest: target.rest.clone(),
-            });
-            slot_end += u64::from(width);
-        }
-        to_u32(slot_end as usize, "output block of one instance")?;
-        let slot_of = |p: &str| -> u32 {
-            target_index
-                .get(p)
-                .and_then(|&i| pointer_targets.get(i))
-                .map_or(0, |o| o.offset)
-        };
-        // One rest-value track per clip and target it does not animate:
-        // bounded, so that a small file of many animations and many
-        // targets cannot make the library allocate without limit.
-        let rest_tracks = (clips.len() as u64).saturating_mul(targets.len() as u64);
-        if rest_tracks > MAX_REST_TRACKS {
-            return Err(Error::LimitExceeded {
-                what: "pointer rest-value tracks (clips x pointer targets)",
-                needed: rest_tracks,
-                limit_name: "MAX_REST_TRACKS",
-                limit: MAX_REST_TRACKS,
-            });
-        }
-        // The rest-value tracks: one key at time 0 (which leaves every
-        // clip's duration as it is), sharing one key time array.
-        let rest_times: Arc<[f32]> = Arc::from([0.0f32]);
-        let fillers: Vec<Vec<Track>> = clips
-            .iter()
-            .map(|clip| {
-                let animated: std::collections::HashSet<&str> = clip
-                    .tracks
-                    .iter()
-                    .filter_map(|t| t.pointer.as_ref().map(|p| p.pointer.as_str()))
-                    .collect();
-                targets
-                    .iter()
-                    .filter(|(t, _)| !animated.contains(t.pointer.as_str()))
-                    .map(|(t, _)| {
-                        Track::for_pointer(
-                            t.clone(),
-                            Interpolation::Step,
-                            rest_times.clone(),
-                            t.rest.clone(),
-                        )
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut times: Vec<f32> = Vec::new();
-        let mut values = Vec::new();
-        let mut tracks = Vec::new();
-        let mut clip_table = Vec::with_capacity(clips.len());
-        // Shared inputs, keyed by the address and length of their
-        // allocation, then by their contents (a hash of the bits, confirmed
-        // by comparing them).
-        let mut search_keys: Vec<u32> = Vec::new();
-        let mut shared: HashMap<(usize, usize), (u32, f32, u32)> = HashMap::new();
-        let mut by_contents: HashMap<u64, Vec<(u32, f32, u32)>> = HashMap::new();
-        let mut output_stride = 0u32;
-        let mut tracks_per_instance = 0u32;
-        let mut group_tracks = [0u32; SAMPLE_GROUPS];
-        let mut track_rows = Vec::new();
+        let targets = Targets::collect(&clips)?;
+        let pointer_targets = targets.outputs()?;
+        check_rest_track_count(clips.len(), targets.list.len())?;
+        let fillers = rest_value_tracks(&clips, &targets.list);
+        let mut flat = Flattener::default();
         for (clip, rest_tracks) in clips.iter().zip(&fillers) {
-            let track_offset = to_u32(tracks.len(), "track table")?;
-            let mut output_offset = 0u32;
-            let mut output_width = 0u32;
-            let mut properties = Vec::new();
-            for track in clip.tracks.iter().chain(rest_tracks) {
-                let key = (track.times.as_ptr() as usize, track.times.len());
-                let bits = times_hash(&track.times);
-                let same = |&&(o, _, _): &&(u32, f32, u32)| {
-                    let stored = &times[o as usize..];
-                    stored.len() >= track.times.len()
-                        && stored[..track.times.len()]
-                            .iter()
-                            .zip(track.times.iter())
-                            .all(|(a, b)| a.to_bits() == b.to_bits())
-                };
-                let found = shared.get(&key).copied().or_else(|| {
-                    by_contents
-                        .get(&bits)
-                        .and_then(|c| c.iter().find(same).copied())
-                });
-                let (times_offset, lookup_scale, search_offset) = match found {
-                    Some(shared) => shared,
-                    None => {
-                        let o = to_u32(times.len(), "key times")?;
-                        times.extend_from_slice(&track.times);
-                        // The search texels: the buckets' first (a track
-                        // with a table), then one per key.
-                        let search = to_u32(search_keys.len(), "key search table")?;
-                        let direct = uniform_key_scale(&track.times);
-                        let scale = match key_lookup(&track.times) {
-                            _ if direct > 0.0 => -direct,
-                            Some((scale, first)) => {
-                                search_keys.extend_from_slice(&first);
-                                scale
-                            }
-                            None => 0.0,
-                        };
-                        search_keys.extend(0..to_u32(track.times.len(), "key times")?);
-                        shared.insert(key, (o, scale, search));
-                        by_contents
-                            .entry(bits)
-                            .or_default()
-                            .push((o, scale, search));
-                        (o, scale, search)
-                    }
-                };
-                let values_offset = to_u32(values.len(), "key values")?;
-                let start = values.len();
-                values.extend_from_slice(&track.values);
-                normalize_rotation_keys(track.property, track.interpolation, &mut values[start..]);
-                let pointer = track.property == Property::Pointer;
-                let track_output = match &track.pointer {
-                    Some(target) if pointer => slot_of(&target.pointer),
-                    _ => output_offset,
-                };
-                properties.push(track.property);
-                tracks.push(GpuTrack {
-                    times_offset,
-                    key_count: to_u32(track.times.len(), "key times")?,
-                    values_offset,
-                    width: track.width,
-                    interpolation: track.interpolation as u32,
-                    kind: track.value_kind() as u32,
-                    output_offset: track_output,
-                    node: if pointer { 0 } else { track.node },
-                    lookup_scale,
-                    lookup_origin: if lookup_scale != 0.0 {
-                        track.times[0]
-                    } else {
-                        0.0
-                    },
-                    search_offset,
-                });
-                let end = track_output
-                    .checked_add(track.width)
-                    .ok_or(Error::LimitExceeded {
-                        what: "output block of one instance",
-                        needed: u64::from(track_output) * 4 + u64::from(track.width) * 4,
-                        limit_name: "u32 indexing",
-                        limit: u64::from(u32::MAX),
-                    })?;
-                output_width = output_width.max(end);
-                if !pointer {
-                    output_offset = end;
-                }
-            }
-            // The clip's rows, grouped by shader block, then by property
-            // within a group (so that SIMD lanes and GPU warps side by side
-            // have the same width; stable otherwise); track_rows maps the
-            // clip's track j to its row.
-            let rows = &mut tracks[track_offset as usize..];
-            let mut order: Vec<usize> = (0..rows.len()).collect();
-            order.sort_by_key(|&j| (rows[j].group(), properties[j] as u32));
-            let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
-            rows.copy_from_slice(&grouped);
-            let mut row_of = vec![0u32; order.len()];
-            for (row, &j) in order.iter().enumerate() {
-                row_of[j] = track_offset + row as u32;
-            }
-            track_rows.extend_from_slice(&row_of);
-            let mut counts = [0u32; SAMPLE_GROUPS];
-            for t in &grouped {
-                counts[t.group() as usize] += 1;
-            }
-            for (most, count) in group_tracks.iter_mut().zip(counts) {
-                *most = (*most).max(count);
-            }
-            let track_count = to_u32(clip.tracks.len() + rest_tracks.len(), "track table")?;
-            clip_table.push(GpuClip {
-                track_offset,
-                track_count,
-                output_width,
-                duration: clip.duration(),
-                group_first: std::array::from_fn(|g| {
-                    track_offset + counts[..g].iter().sum::<u32>()
-                }),
-                group_count: counts,
-            });
-            output_stride = output_stride.max(output_width);
-            tracks_per_instance = tracks_per_instance.max(track_count);
+            flat.add_clip(clip, rest_tracks, |p| targets.slot(p, &pointer_targets))?;
         }
-        to_u32(values.len(), "key values")?;
-        to_u32(search_keys.len(), "key search table")?;
-        to_u32(tracks.len(), "track table")?;
-        Ok(AnimationLibrary {
-            data: Arc::new(LibraryData {
-                clips,
-                times,
-                search_keys,
-                values,
-                tracks,
-                clip_table,
-                output_stride,
-                tracks_per_instance,
-                group_tracks,
-                track_rows,
-                pointer_targets,
-            }),
-        })
+        flat.finish(clips, pointer_targets)
     }
 
     /// Every pointer target of the library's clips, in the order they
@@ -547,5 +309,351 @@ impl AnimationLibrary {
         }
         let t = self.data.tracks.get(self.track_row(clip, track)?)?;
         Some((t.output_offset, t.width))
+    }
+}
+
+/// The pointer targets of a library's clips in order of first appearance,
+/// each with the clip that introduced it, and the node tracks' widest
+/// block.
+struct Targets<'a> {
+    list: Vec<(Arc<PointerTarget>, usize)>,
+    index: HashMap<&'a str, usize>,
+    node_stride: u32,
+}
+
+impl<'a> Targets<'a> {
+    /// Gathers the targets and the node tracks' widest block of `clips`.
+    fn collect(clips: &'a [Clip]) -> Result<Self> {
+        let mut targets = Targets {
+            list: Vec::new(),
+            index: HashMap::new(),
+            node_stride: 0,
+        };
+        for (c, clip) in clips.iter().enumerate() {
+            let mut width = 0u64;
+            for (t, track) in clip.tracks.iter().enumerate() {
+                match track.pointer.as_ref() {
+                    Some(target) => targets.note(c, clip, t, target)?,
+                    None => width += u64::from(track.width),
+                }
+            }
+            let width = to_u32(width as usize, "output block of one instance")?;
+            targets.node_stride = targets.node_stride.max(width);
+        }
+        Ok(targets)
+    }
+
+    /// Adds `target` (of track `t` of clip `c`) when it is new; a known
+    /// pointer must keep the type it was first animated with.
+    fn note(
+        &mut self,
+        c: usize,
+        clip: &Clip,
+        t: usize,
+        target: &'a Arc<PointerTarget>,
+    ) -> Result<()> {
+        match self.index.get(target.pointer.as_str()) {
+            Some(&i) if self.list[i].0.ty != target.ty => Err(Error::InvalidTrack {
+                clip: c,
+                clip_name: clip.name.clone(),
+                track: t,
+                kind: TrackError::PointerTypeConflict {
+                    pointer: target.pointer.clone(),
+                    ty: target.ty,
+                    first: self.list[i].0.ty,
+                    clip: self.list[i].1,
+                },
+            }),
+            Some(_) => Ok(()),
+            None => {
+                self.index.insert(&target.pointer, self.list.len());
+                self.list.push((target.clone(), c));
+                Ok(())
+            }
+        }
+    }
+
+    /// Each target's slot, one after another after the node tracks' block.
+    fn outputs(&self) -> Result<Vec<PointerOutput>> {
+        let mut outputs = Vec::with_capacity(self.list.len());
+        let mut slot_end = u64::from(self.node_stride);
+        for (target, _) in &self.list {
+            let width = target.ty.width();
+            outputs.push(PointerOutput {
+                pointer: target.pointer.clone(),
+                ty: target.ty,
+                kind: target.ty.value_kind(),
+                offset: to_u32(slot_end as usize, "output block of one instance")?,
+                width,
+                rest: target.rest.clone(),
+            });
+            slot_end += u64::from(width);
+        }
+        to_u32(slot_end as usize, "output block of one instance")?;
+        Ok(outputs)
+    }
+
+    /// The offset in `outputs` (built by [`outputs`](Self::outputs)) of
+    /// `pointer`'s slot; 0 for a pointer that is not a target.
+    fn slot(&self, pointer: &str, outputs: &[PointerOutput]) -> u32 {
+        self.index
+            .get(pointer)
+            .and_then(|&i| outputs.get(i))
+            .map_or(0, |o| o.offset)
+    }
+}
+
+/// Fails when the rest-value tracks (one per clip and target it does not
+/// animate) could pass [`MAX_REST_TRACKS`]: bounded, so that a small file
+/// of many animations and many targets cannot make the library allocate
+/// without limit.
+fn check_rest_track_count(clips: usize, targets: usize) -> Result<()> {
+    let rest_tracks = (clips as u64).saturating_mul(targets as u64);
+    if rest_tracks > MAX_REST_TRACKS {
+        return Err(Error::LimitExceeded {
+            what: "pointer rest-value tracks (clips x pointer targets)",
+            needed: rest_tracks,
+            limit_name: "MAX_REST_TRACKS",
+            limit: MAX_REST_TRACKS,
+        });
+    }
+    Ok(())
+}
+
+/// For each clip, a constant STEP track of the rest value of every target
+/// the clip does not animate: one key at time 0 (which leaves every clip's
+/// duration as it is), all sharing one key time array.
+fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) -> Vec<Vec<Track>> {
+    let rest_times: Arc<[f32]> = Arc::from([0.0f32]);
+    clips
+        .iter()
+        .map(|clip| {
+            let animated: HashSet<&str> = clip
+                .tracks
+                .iter()
+                .filter_map(|t| t.pointer.as_ref().map(|p| p.pointer.as_str()))
+                .collect();
+            targets
+                .iter()
+                .filter(|(t, _)| !animated.contains(t.pointer.as_str()))
+                .map(|(t, _)| {
+                    Track::for_pointer(
+                        t.clone(),
+                        Interpolation::Step,
+                        rest_times.clone(),
+                        t.rest.clone(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Where a track's key times are stored: `(times_offset, lookup_scale,
+/// search_offset)` of its [`GpuTrack`].
+type StoredTimes = (u32, f32, u32);
+
+/// The arrays of a library while [`AnimationLibrary::new`] fills them,
+/// clip after clip.
+#[derive(Default)]
+struct Flattener {
+    times: Vec<f32>,
+    values: Vec<f32>,
+    tracks: Vec<GpuTrack>,
+    clip_table: Vec<GpuClip>,
+    search_keys: Vec<u32>,
+    /// Stored key times by the address and length of their allocation.
+    shared: HashMap<(usize, usize), StoredTimes>,
+    /// Stored key times by a hash of their bits (confirmed by comparing
+    /// them).
+    by_contents: HashMap<u64, Vec<StoredTimes>>,
+    output_stride: u32,
+    tracks_per_instance: u32,
+    group_tracks: [u32; SAMPLE_GROUPS],
+    track_rows: Vec<u32>,
+}
+
+impl Flattener {
+    /// Appends `clip`'s tracks, then its `rest_tracks`, grouped, and its
+    /// clip table entry; `slot_of` gives a pointer target's slot.
+    fn add_clip(
+        &mut self,
+        clip: &Clip,
+        rest_tracks: &[Track],
+        slot_of: impl Fn(&str) -> u32,
+    ) -> Result<()> {
+        let track_offset = to_u32(self.tracks.len(), "track table")?;
+        let mut output_offset = 0u32;
+        let mut output_width = 0u32;
+        let mut properties = Vec::new();
+        for track in clip.tracks.iter().chain(rest_tracks) {
+            let pointer = track.property == Property::Pointer;
+            let track_output = match &track.pointer {
+                Some(target) if pointer => slot_of(&target.pointer),
+                _ => output_offset,
+            };
+            properties.push(track.property);
+            let end = self.add_track(track, track_output)?;
+            output_width = output_width.max(end);
+            if !pointer {
+                output_offset = end;
+            }
+        }
+        let counts = self.group_rows(track_offset, &properties);
+        let track_count = to_u32(clip.tracks.len() + rest_tracks.len(), "track table")?;
+        self.clip_table.push(GpuClip {
+            track_offset,
+            track_count,
+            output_width,
+            duration: clip.duration(),
+            group_first: std::array::from_fn(|g| track_offset + counts[..g].iter().sum::<u32>()),
+            group_count: counts,
+        });
+        self.output_stride = self.output_stride.max(output_width);
+        self.tracks_per_instance = self.tracks_per_instance.max(track_count);
+        Ok(())
+    }
+
+    /// Appends `track`'s keys and its row, writing at `output`; returns the
+    /// end of what it writes.
+    fn add_track(&mut self, track: &Track, output: u32) -> Result<u32> {
+        let (times_offset, lookup_scale, search_offset) = self.key_times(&track.times)?;
+        let values_offset = to_u32(self.values.len(), "key values")?;
+        let start = self.values.len();
+        self.values.extend_from_slice(&track.values);
+        normalize_rotation_keys(
+            track.property,
+            track.interpolation,
+            &mut self.values[start..],
+        );
+        let pointer = track.property == Property::Pointer;
+        self.tracks.push(GpuTrack {
+            times_offset,
+            key_count: to_u32(track.times.len(), "key times")?,
+            values_offset,
+            width: track.width,
+            interpolation: track.interpolation as u32,
+            kind: track.value_kind() as u32,
+            output_offset: output,
+            node: if pointer { 0 } else { track.node },
+            lookup_scale,
+            lookup_origin: if lookup_scale != 0.0 {
+                track.times[0]
+            } else {
+                0.0
+            },
+            search_offset,
+        });
+        output.checked_add(track.width).ok_or(Error::LimitExceeded {
+            what: "output block of one instance",
+            needed: u64::from(output) * 4 + u64::from(track.width) * 4,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        })
+    }
+
+    /// Where `times` are stored, storing them (and their search texels)
+    /// unless the same allocation or the same bits already are.
+    fn key_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
+        let key = (times.as_ptr() as usize, times.len());
+        let bits = times_hash(times);
+        if let Some(found) = self.find_times(key, bits, times) {
+            return Ok(found);
+        }
+        let stored = self.store_times(times)?;
+        self.shared.insert(key, stored);
+        self.by_contents.entry(bits).or_default().push(stored);
+        Ok(stored)
+    }
+
+    /// Stored key times from the allocation `key`, or else with the hash
+    /// `bits` and the same bits as `times`.
+    fn find_times(&self, key: (usize, usize), bits: u64, times: &[f32]) -> Option<StoredTimes> {
+        let same = |&&(o, _, _): &&StoredTimes| {
+            let stored = &self.times[o as usize..];
+            stored.len() >= times.len()
+                && stored[..times.len()]
+                    .iter()
+                    .zip(times.iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        self.shared.get(&key).copied().or_else(|| {
+            self.by_contents
+                .get(&bits)
+                .and_then(|c| c.iter().find(same).copied())
+        })
+    }
+
+    /// Appends `times` and their search texels: the buckets' first (a
+    /// track with a table), then one per key.
+    fn store_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
+        let o = to_u32(self.times.len(), "key times")?;
+        self.times.extend_from_slice(times);
+        let search = to_u32(self.search_keys.len(), "key search table")?;
+        let direct = uniform_key_scale(times);
+        let scale = match key_lookup(times) {
+            _ if direct > 0.0 => -direct,
+            Some((scale, first)) => {
+                self.search_keys.extend_from_slice(&first);
+                scale
+            }
+            None => 0.0,
+        };
+        self.search_keys
+            .extend(0..to_u32(times.len(), "key times")?);
+        Ok((o, scale, search))
+    }
+
+    /// Sorts the clip's rows (from `track_offset`, with `properties` in
+    /// clip order) by shader block, then by property within a group (so
+    /// that SIMD lanes and GPU warps side by side have the same width;
+    /// stable otherwise); records in `track_rows` each clip track's row.
+    /// Returns the rows of each group.
+    fn group_rows(&mut self, track_offset: u32, properties: &[Property]) -> [u32; SAMPLE_GROUPS] {
+        let rows = &mut self.tracks[track_offset as usize..];
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by_key(|&j| (rows[j].group(), properties[j] as u32));
+        let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
+        rows.copy_from_slice(&grouped);
+        let mut row_of = vec![0u32; order.len()];
+        for (row, &j) in order.iter().enumerate() {
+            row_of[j] = track_offset + row as u32;
+        }
+        self.track_rows.extend_from_slice(&row_of);
+        let mut counts = [0u32; SAMPLE_GROUPS];
+        for t in &grouped {
+            counts[t.group() as usize] += 1;
+        }
+        for (most, count) in self.group_tracks.iter_mut().zip(counts) {
+            *most = (*most).max(count);
+        }
+        counts
+    }
+
+    /// Checks that the arrays can be indexed with `u32` and makes the
+    /// library.
+    fn finish(
+        self,
+        clips: Vec<Clip>,
+        pointer_targets: Vec<PointerOutput>,
+    ) -> Result<AnimationLibrary> {
+        to_u32(self.values.len(), "key values")?;
+        to_u32(self.search_keys.len(), "key search table")?;
+        to_u32(self.tracks.len(), "track table")?;
+        Ok(AnimationLibrary {
+            data: Arc::new(LibraryData {
+                clips,
+                times: self.times,
+                search_keys: self.search_keys,
+                values: self.values,
+                tracks: self.tracks,
+                clip_table: self.clip_table,
+                output_stride: self.output_stride,
+                tracks_per_instance: self.tracks_per_instance,
+                group_tracks: self.group_tracks,
+                track_rows: self.track_rows,
+                pointer_targets,
+            }),
+        })
     }
 }

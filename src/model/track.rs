@@ -377,14 +377,8 @@ impl Track {
         values: Vec<f32>,
     ) -> Self {
         Track {
-            node,
-            property: Property::Weights,
-            interpolation,
             width: targets,
-            times: times.into(),
-            values,
-            pointer: None,
-            target: None,
+            ..Track::new(node, Property::Weights, interpolation, times, values)
         }
     }
 
@@ -399,14 +393,9 @@ impl Track {
     ) -> Self {
         let target = target.into();
         Track {
-            node: 0,
-            property: Property::Pointer,
-            interpolation,
             width: target.ty.width(),
-            times: times.into(),
-            values,
             pointer: Some(target),
-            target: None,
+            ..Track::new(0, Property::Pointer, interpolation, times, values)
         }
     }
 
@@ -451,8 +440,25 @@ impl Track {
     /// # Errors
     /// The first rule broken, with the key it was found at.
     pub fn validate(&self) -> Result<(), TrackError> {
+        self.check_pointer()?;
+        self.check_width()?;
+        self.check_times()?;
+        let keys = self.times.len();
+        if self.interpolation == Interpolation::CubicSpline && keys < 2 {
+            return Err(TrackError::CubicSplineTooFewKeys { keys });
+        }
+        self.check_value_count()?;
+        self.check_values_finite()?;
+        self.check_discrete_values()?;
+        self.check_rotations()
+    }
+
+    /// A pointer track has a target of its width, with a finite rest
+    /// value of that width, and is STEP when discrete; a node track has
+    /// no pointer.
+    fn check_pointer(&self) -> Result<(), TrackError> {
         match (self.property, &self.pointer) {
-            (Property::Pointer, None) => return Err(TrackError::PointerMissing),
+            (Property::Pointer, None) => Err(TrackError::PointerMissing),
             (Property::Pointer, Some(target)) => {
                 if self.width != target.ty.width() {
                     return Err(TrackError::BadWidth {
@@ -478,32 +484,35 @@ impl Track {
                         interpolation: self.interpolation,
                     });
                 }
+                Ok(())
             }
-            (property, Some(target)) => {
-                return Err(TrackError::PointerOnNodeProperty {
-                    property,
-                    pointer: target.pointer.clone(),
-                })
-            }
-            (_, None) => {}
+            (property, Some(target)) => Err(TrackError::PointerOnNodeProperty {
+                property,
+                pointer: target.pointer.clone(),
+            }),
+            (_, None) => Ok(()),
         }
-        match self.property.fixed_width() {
-            Some(w) if w != self.width => {
-                return Err(TrackError::BadWidth {
-                    property: self.property,
-                    width: self.width,
-                })
-            }
-            None if self.width == 0 => {
-                return Err(TrackError::BadWidth {
-                    property: self.property,
-                    width: self.width,
-                })
-            }
-            _ => {}
+    }
+
+    /// The width is the property's own, or at least 1 where the property
+    /// has none.
+    fn check_width(&self) -> Result<(), TrackError> {
+        let fits = match self.property.fixed_width() {
+            Some(w) => w == self.width,
+            None => self.width != 0,
+        };
+        if !fits {
+            return Err(TrackError::BadWidth {
+                property: self.property,
+                width: self.width,
+            });
         }
-        let keys = self.times.len();
-        if keys == 0 {
+        Ok(())
+    }
+
+    /// At least one key; times finite and strictly increasing.
+    fn check_times(&self) -> Result<(), TrackError> {
+        if self.times.is_empty() {
             return Err(TrackError::NoKeys);
         }
         for (key, &time) in self.times.iter().enumerate() {
@@ -518,14 +527,16 @@ impl Track {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// `key_count * elements_per_key * width` values.
+    fn check_value_count(&self) -> Result<(), TrackError> {
+        let keys = self.times.len();
         let per_key = self.interpolation.elements_per_key();
-        if self.interpolation == Interpolation::CubicSpline && keys < 2 {
-            return Err(TrackError::CubicSplineTooFewKeys { keys });
-        }
-        let width = self.width as usize;
         let expected = keys
             .checked_mul(per_key)
-            .and_then(|n| n.checked_mul(width))
+            .and_then(|n| n.checked_mul(self.width as usize))
             .unwrap_or(usize::MAX);
         if self.values.len() != expected {
             return Err(TrackError::ValueCountMismatch {
@@ -536,7 +547,12 @@ impl Track {
                 found: self.values.len(),
             });
         }
-        let per_key_floats = per_key * width;
+        Ok(())
+    }
+
+    /// Every value finite.
+    fn check_values_finite(&self) -> Result<(), TrackError> {
+        let per_key_floats = self.interpolation.elements_per_key() * self.width as usize;
         for (i, &value) in self.values.iter().enumerate() {
             if !value.is_finite() {
                 return Err(TrackError::ValueNotFinite {
@@ -546,40 +562,54 @@ impl Track {
                 });
             }
         }
-        if let Some(target) = self
+        Ok(())
+    }
+
+    /// A `bool` pointer track's values are 0 or 1, an `int` one's whole
+    /// numbers within [`MAX_EXACT_INT`].
+    fn check_discrete_values(&self) -> Result<(), TrackError> {
+        let Some(target) = self
             .pointer
             .as_ref()
             .filter(|_| self.property == Property::Pointer)
-        {
-            let allowed = |v: f32| match target.ty {
-                PointerType::Bool => v == 0.0 || v == 1.0,
-                PointerType::Int => v.fract() == 0.0 && v.abs() <= MAX_EXACT_INT,
-                _ => true,
-            };
-            if let Some((key, &value)) = self.values.iter().enumerate().find(|(_, &v)| !allowed(v))
-            {
-                return Err(TrackError::BadDiscreteValue {
-                    key,
-                    ty: target.ty,
-                    value,
-                });
-            }
+        else {
+            return Ok(());
+        };
+        let allowed = |v: f32| match target.ty {
+            PointerType::Bool => v == 0.0 || v == 1.0,
+            PointerType::Int => v.fract() == 0.0 && v.abs() <= MAX_EXACT_INT,
+            _ => true,
+        };
+        if let Some((key, &value)) = self.values.iter().enumerate().find(|(_, &v)| !allowed(v)) {
+            return Err(TrackError::BadDiscreteValue {
+                key,
+                ty: target.ty,
+                value,
+            });
         }
-        if self.property == Property::Rotation {
-            for (e, q) in self.values.chunks_exact(4).enumerate() {
-                // Tangents of a CUBICSPLINE rotation may legitimately be zero.
-                let is_value = per_key == 1 || e % 3 == 1;
-                let len2: f32 = q.iter().map(|c| c * c).sum();
-                if is_value && len2 == 0.0 {
-                    return Err(TrackError::ZeroQuaternion { key: e / per_key });
-                }
-                let length = len2.sqrt();
-                if is_value && (length - 1.0).abs() > QUAT_UNIT_TOLERANCE {
-                    return Err(TrackError::QuaternionNotUnit {
-                        key: e / per_key,
-                        length,
-                    });
-                }
+        Ok(())
+    }
+
+    /// A rotation track's value elements (not CUBICSPLINE tangents) have a
+    /// non-zero length within [`QUAT_UNIT_TOLERANCE`] of 1.
+    fn check_rotations(&self) -> Result<(), TrackError> {
+        if self.property != Property::Rotation {
+            return Ok(());
+        }
+        let per_key = self.interpolation.elements_per_key();
+        for (e, q) in self.values.chunks_exact(4).enumerate() {
+            // Tangents of a CUBICSPLINE rotation may legitimately be zero.
+            let is_value = per_key == 1 || e % 3 == 1;
+            let len2: f32 = q.iter().map(|c| c * c).sum();
+            if is_value && len2 == 0.0 {
+                return Err(TrackError::ZeroQuaternion { key: e / per_key });
+            }
+            let length = len2.sqrt();
+            if is_value && (length - 1.0).abs() > QUAT_UNIT_TOLERANCE {
+                return Err(TrackError::QuaternionNotUnit {
+                    key: e / per_key,
+                    length,
+                });
             }
         }
         Ok(())

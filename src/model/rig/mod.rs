@@ -403,120 +403,25 @@ impl Rig {
         mut skins: Vec<RigSkin>,
         mut meshes: Vec<RigMesh>,
     ) -> Result<Rig, RigError> {
-        let n = nodes.len();
-        if n == 0 {
+        if nodes.is_empty() {
             return Err(RigError::NoNodes);
         }
         for (i, node) in nodes.iter().enumerate() {
-            let i = i as u32;
-            if let Some(p) = node.parent {
-                if p as usize >= n {
-                    return Err(RigError::ParentOutOfRange {
-                        node: i,
-                        parent: p,
-                        node_count: n,
-                    });
-                }
-            }
-            let q = node.rotation;
-            if !finite(&node.translation) {
-                return Err(RigError::BadRestTransform {
-                    node: i,
-                    what: "translation",
-                });
-            }
-            if !finite(&q) || q.iter().map(|c| c * c).sum::<f32>() == 0.0 {
-                return Err(RigError::BadRestTransform {
-                    node: i,
-                    what: "rotation",
-                });
-            }
-            if !finite(&node.scale) {
-                return Err(RigError::BadRestTransform {
-                    node: i,
-                    what: "scale",
-                });
-            }
-            if let Some(m) = node.mesh {
-                if m as usize >= meshes.len() {
-                    return Err(RigError::MeshOutOfRange {
-                        node: i,
-                        mesh: m,
-                        mesh_count: meshes.len(),
-                    });
-                }
-            }
-            if let Some(s) = node.skin {
-                if s as usize >= skins.len() {
-                    return Err(RigError::SkinOutOfRange {
-                        node: i,
-                        skin: s,
-                        skin_count: skins.len(),
-                    });
-                }
-            }
+            check_node(i as u32, node, nodes.len(), meshes.len(), skins.len())?;
         }
-        // Depth of each node by walking up; a walk longer than n is a cycle.
-        let mut depth = vec![0u32; n];
-        for (i, d) in depth.iter_mut().enumerate() {
-            let mut steps = 0usize;
-            let mut p = nodes[i].parent;
-            while let Some(q) = p {
-                steps += 1;
-                if steps > n {
-                    return Err(RigError::Cycle { node: i as u32 });
-                }
-                p = nodes[q as usize].parent;
-            }
-            *d = steps as u32;
-        }
-        let mut order: Vec<u32> = (0..n as u32).collect();
+        let depth = node_depths(&nodes)?;
+        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
         order.sort_by_key(|&i| depth[i as usize]); // stable: ties keep file order
         for (s, skin) in skins.iter_mut().enumerate() {
             let s = s as u32;
-            if skin.joints.is_empty() {
-                return Err(RigError::NoJoints { skin: s });
-            }
-            for (j, &node) in skin.joints.iter().enumerate() {
-                if node as usize >= n {
-                    return Err(RigError::JointOutOfRange {
-                        skin: s,
-                        joint: j,
-                        node,
-                        node_count: n,
-                    });
-                }
-            }
-            if skin.inverse_bind_matrices.len() != skin.joints.len() {
-                return Err(RigError::InverseBindCount {
-                    skin: s,
-                    expected: skin.joints.len(),
-                    found: skin.inverse_bind_matrices.len(),
-                });
-            }
-            for (j, m) in skin.inverse_bind_matrices.iter().enumerate() {
-                if !finite(m) {
-                    return Err(RigError::InverseBindNotFinite { skin: s, joint: j });
-                }
-            }
+            check_skin(s, skin, nodes.len())?;
             skin.mesh_node = nodes
                 .iter()
                 .position(|node| node.skin == Some(s))
                 .map(|p| p as u32);
         }
         for (m, mesh) in meshes.iter_mut().enumerate() {
-            if mesh.default_weights.is_empty() {
-                mesh.default_weights = vec![0.0; mesh.target_count as usize];
-            }
-            if mesh.default_weights.len() != mesh.target_count as usize
-                || !finite(&mesh.default_weights)
-            {
-                return Err(RigError::DefaultWeightsCount {
-                    mesh: m as u32,
-                    expected: mesh.target_count,
-                    found: mesh.default_weights.len(),
-                });
-            }
+            fill_default_weights(m as u32, mesh)?;
         }
         Ok(Rig {
             nodes,
@@ -632,6 +537,131 @@ impl Rig {
             Vec3::from_array(n.translation),
         ))
     }
+}
+
+/// Checks node `i` of `n`: its parent, mesh and skin in range, its rest
+/// transform finite with a non-zero rotation.
+fn check_node(
+    i: u32,
+    node: &RigNode,
+    n: usize,
+    mesh_count: usize,
+    skin_count: usize,
+) -> Result<(), RigError> {
+    if let Some(p) = node.parent {
+        if p as usize >= n {
+            return Err(RigError::ParentOutOfRange {
+                node: i,
+                parent: p,
+                node_count: n,
+            });
+        }
+    }
+    let q = node.rotation;
+    if !finite(&node.translation) {
+        return Err(RigError::BadRestTransform {
+            node: i,
+            what: "translation",
+        });
+    }
+    if !finite(&q) || q.iter().map(|c| c * c).sum::<f32>() == 0.0 {
+        return Err(RigError::BadRestTransform {
+            node: i,
+            what: "rotation",
+        });
+    }
+    if !finite(&node.scale) {
+        return Err(RigError::BadRestTransform {
+            node: i,
+            what: "scale",
+        });
+    }
+    if let Some(m) = node.mesh {
+        if m as usize >= mesh_count {
+            return Err(RigError::MeshOutOfRange {
+                node: i,
+                mesh: m,
+                mesh_count,
+            });
+        }
+    }
+    if let Some(s) = node.skin {
+        if s as usize >= skin_count {
+            return Err(RigError::SkinOutOfRange {
+                node: i,
+                skin: s,
+                skin_count,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Each node's depth, by walking up its parents; a walk longer than the
+/// node count is a cycle.
+fn node_depths(nodes: &[RigNode]) -> Result<Vec<u32>, RigError> {
+    let n = nodes.len();
+    let mut depth = vec![0u32; n];
+    for (i, d) in depth.iter_mut().enumerate() {
+        let mut steps = 0usize;
+        let mut p = nodes[i].parent;
+        while let Some(q) = p {
+            steps += 1;
+            if steps > n {
+                return Err(RigError::Cycle { node: i as u32 });
+            }
+            p = nodes[q as usize].parent;
+        }
+        *d = steps as u32;
+    }
+    Ok(depth)
+}
+
+/// Checks skin `s`: joints present and among the `n` nodes, one finite
+/// inverse bind matrix per joint.
+fn check_skin(s: u32, skin: &RigSkin, n: usize) -> Result<(), RigError> {
+    if skin.joints.is_empty() {
+        return Err(RigError::NoJoints { skin: s });
+    }
+    for (j, &node) in skin.joints.iter().enumerate() {
+        if node as usize >= n {
+            return Err(RigError::JointOutOfRange {
+                skin: s,
+                joint: j,
+                node,
+                node_count: n,
+            });
+        }
+    }
+    if skin.inverse_bind_matrices.len() != skin.joints.len() {
+        return Err(RigError::InverseBindCount {
+            skin: s,
+            expected: skin.joints.len(),
+            found: skin.inverse_bind_matrices.len(),
+        });
+    }
+    for (j, m) in skin.inverse_bind_matrices.iter().enumerate() {
+        if !finite(m) {
+            return Err(RigError::InverseBindNotFinite { skin: s, joint: j });
+        }
+    }
+    Ok(())
+}
+
+/// Gives mesh `m` zeros as default weights when it has none, then checks
+/// that they are finite, one per morph target.
+fn fill_default_weights(m: u32, mesh: &mut RigMesh) -> Result<(), RigError> {
+    if mesh.default_weights.is_empty() {
+        mesh.default_weights = vec![0.0; mesh.target_count as usize];
+    }
+    if mesh.default_weights.len() != mesh.target_count as usize || !finite(&mesh.default_weights) {
+        return Err(RigError::DefaultWeightsCount {
+            mesh: m,
+            expected: mesh.target_count,
+            found: mesh.default_weights.len(),
+        });
+    }
+    Ok(())
 }
 
 mod tables;

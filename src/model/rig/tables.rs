@@ -137,6 +137,160 @@ fn offset_i32(offset: u32) -> Result<i32> {
     })
 }
 
+/// The limit error for a count of `what` that does not fit `u32`.
+fn too_big(what: &'static str, n: usize) -> Error {
+    Error::LimitExceeded {
+        what,
+        needed: n as u64,
+        limit_name: "u32 indexing",
+        limit: u64::from(u32::MAX),
+    }
+}
+
+/// The rig's nodes as the passes read them, each with the length of the
+/// parent-to-child chain it heads and no joint slot linked yet.
+fn gpu_nodes(rig: &Rig) -> Vec<GpuNode> {
+    let mut nodes = rig
+        .nodes
+        .iter()
+        .map(|n| GpuNode {
+            translation: [n.translation[0], n.translation[1], n.translation[2], 0.0],
+            rotation: n.rotation,
+            scale: [n.scale[0], n.scale[1], n.scale[2], 0.0],
+            parent: n.parent.map_or(-1, |p| p as i32),
+            mesh: n.mesh.map_or(-1, |m| m as i32),
+            first_joint: -1,
+            chain: 1,
+        })
+        .collect::<Vec<_>>();
+    // Back to front: a node whose next node is its child heads one
+    // node more than that child does.
+    for n in (0..nodes.len().saturating_sub(1)).rev() {
+        if nodes[n + 1].parent == n as i32 {
+            nodes[n].chain = nodes[n + 1].chain.saturating_add(1);
+        }
+    }
+    nodes
+}
+
+/// The rig's meshes (their `node` not yet set), all default weights one
+/// after another, and the morph weights per instance.
+fn mesh_tables(rig: &Rig) -> Result<(Vec<GpuMesh>, Vec<f32>, u32)> {
+    let mut meshes = Vec::with_capacity(rig.meshes.len());
+    let mut default_weights = Vec::new();
+    let mut morph_stride = 0u32;
+    for m in &rig.meshes {
+        meshes.push(GpuMesh {
+            weights_offset: morph_stride,
+            target_count: m.target_count,
+            defaults_offset: u32::try_from(default_weights.len())
+                .map_err(|_| too_big("default weights", default_weights.len()))?,
+            node: NO_NODE,
+        });
+        default_weights.extend_from_slice(&m.default_weights);
+        morph_stride = morph_stride
+            .checked_add(m.target_count)
+            .ok_or_else(|| too_big("morph weights per instance", usize::MAX))?;
+    }
+    Ok((meshes, default_weights, morph_stride))
+}
+
+/// Per (clip, node), the output offset of the tracks animating each node
+/// property; per (clip, mesh), the offset of the weights track on the
+/// lowest-index node using the mesh. [`REST`] where there is none.
+fn channel_tables(bound: &BoundLibrary) -> Result<(Vec<[i32; 4]>, Vec<i32>)> {
+    let (rig, library) = (bound.rig(), bound.library());
+    let (node_count, mesh_count) = (rig.nodes.len(), rig.meshes.len());
+    let clip_count = library.clips().len();
+    let table_len = clip_count
+        .checked_mul(node_count)
+        .ok_or_else(|| too_big("pose channel table", usize::MAX))?;
+    let mut channels = vec![[REST; 4]; table_len];
+    let mut morph_channels = vec![REST; clip_count * mesh_count];
+    let mut morph_node = vec![u32::MAX; clip_count * mesh_count];
+    for (c, clip) in library.clips().iter().enumerate() {
+        for t in 0..clip.tracks.len() {
+            // Pointer tracks and unbound tracks pose no node.
+            let Some(node) = bound.node(c as u32, t as u32) else {
+                continue;
+            };
+            let property = clip.tracks[t].property;
+            let (offset, _) = library
+                .track_output(c as u32, t as u32)
+                .ok_or_else(|| too_big("track table", t))?;
+            let offset = offset_i32(offset)?;
+            if property == Property::Weights {
+                // Binding checked that the node's mesh fits the track.
+                if let Some(mesh) = rig.nodes[node as usize].mesh {
+                    let ms = c * mesh_count + mesh as usize;
+                    if node < morph_node[ms] {
+                        morph_node[ms] = node;
+                        morph_channels[ms] = offset;
+                    }
+                }
+            }
+            channels[c * node_count + node as usize][property as usize] = offset;
+        }
+    }
+    Ok((channels, morph_channels))
+}
+
+/// The rig's skins flattened: every skin's joint slots one after another.
+struct SkinJointTables {
+    joints: Vec<GpuJoint>,
+    inverse_binds: Vec<[f32; 16]>,
+    skin_offsets: Vec<u32>,
+    skin_nodes: Vec<Option<u32>>,
+}
+
+impl SkinJointTables {
+    /// The joint slots of `rig`'s skins (not yet linked to their nodes),
+    /// their inverse bind matrices, and each skin's first slot and mesh
+    /// node.
+    fn of(rig: &Rig) -> Result<Self> {
+        let mut joints = Vec::new();
+        let mut inverse_binds = Vec::new();
+        let mut skin_offsets = Vec::with_capacity(rig.skins.len());
+        let mut skin_nodes = Vec::with_capacity(rig.skins.len());
+        for (s, skin) in rig.skins.iter().enumerate() {
+            skin_offsets.push(
+                u32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?,
+            );
+            skin_nodes.push(skin.mesh_node);
+            for &node in &skin.joints {
+                joints.push(GpuJoint {
+                    node,
+                    mesh_node: skin.mesh_node.map_or(-1, |m| m as i32),
+                    skin: s as u32,
+                    next_joint: -1,
+                });
+            }
+            inverse_binds.extend_from_slice(&skin.inverse_bind_matrices);
+        }
+        Ok(SkinJointTables {
+            joints,
+            inverse_binds,
+            skin_offsets,
+            skin_nodes,
+        })
+    }
+}
+
+/// Links each node to its joint slots, in slot order (back to front, so
+/// each slot's successor is already linked).
+fn link_joints(nodes: &mut [GpuNode], joints: &mut [GpuJoint]) -> Result<()> {
+    let joint_count =
+        i32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
+    for j in (0..joint_count).rev() {
+        let joint = &mut joints[j as usize];
+        if let Some(node) = nodes.get_mut(joint.node as usize) {
+            joint.next_joint = node.first_joint;
+            node.first_joint = j;
+        }
+    }
+    Ok(())
+}
+
 impl SkinTables {
     /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
     /// tables of the result ([`SkinTables::of`]).
@@ -162,110 +316,12 @@ impl SkinTables {
     pub fn of(bound: &BoundLibrary) -> Result<Self> {
         let (rig, library) = (bound.rig(), bound.library());
         let node_count = rig.nodes.len();
-        let mesh_count = rig.meshes.len();
         let clip_count = library.clips().len();
-        let mut nodes = rig
-            .nodes
-            .iter()
-            .map(|n| GpuNode {
-                translation: [n.translation[0], n.translation[1], n.translation[2], 0.0],
-                rotation: n.rotation,
-                scale: [n.scale[0], n.scale[1], n.scale[2], 0.0],
-                parent: n.parent.map_or(-1, |p| p as i32),
-                mesh: n.mesh.map_or(-1, |m| m as i32),
-                first_joint: -1,
-                chain: 1,
-            })
-            .collect::<Vec<_>>();
-        // Back to front: a node whose next node is its child heads one
-        // node more than that child does.
-        for n in (0..nodes.len().saturating_sub(1)).rev() {
-            if nodes[n + 1].parent == n as i32 {
-                nodes[n].chain = nodes[n + 1].chain.saturating_add(1);
-            }
-        }
-        let too_big = |what: &'static str, n: usize| Error::LimitExceeded {
-            what,
-            needed: n as u64,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        };
-        let mut meshes = Vec::with_capacity(mesh_count);
-        let mut default_weights = Vec::new();
-        let mut morph_stride = 0u32;
-        for m in &rig.meshes {
-            meshes.push(GpuMesh {
-                weights_offset: morph_stride,
-                target_count: m.target_count,
-                defaults_offset: u32::try_from(default_weights.len())
-                    .map_err(|_| too_big("default weights", default_weights.len()))?,
-                node: NO_NODE,
-            });
-            default_weights.extend_from_slice(&m.default_weights);
-            morph_stride = morph_stride
-                .checked_add(m.target_count)
-                .ok_or_else(|| too_big("morph weights per instance", usize::MAX))?;
-        }
-        let table_len = clip_count
-            .checked_mul(node_count)
-            .ok_or_else(|| too_big("pose channel table", usize::MAX))?;
-        let mut channels = vec![[REST; 4]; table_len];
-        let mut morph_channels = vec![REST; clip_count * mesh_count];
-        let mut morph_node = vec![u32::MAX; clip_count * mesh_count];
-        for (c, clip) in library.clips().iter().enumerate() {
-            for t in 0..clip.tracks.len() {
-                // Pointer tracks and unbound tracks pose no node.
-                let Some(node) = bound.node(c as u32, t as u32) else {
-                    continue;
-                };
-                let property = clip.tracks[t].property;
-                let (offset, _) = library
-                    .track_output(c as u32, t as u32)
-                    .ok_or_else(|| too_big("track table", t))?;
-                let offset = offset_i32(offset)?;
-                if property == Property::Weights {
-                    // Binding checked that the node's mesh fits the track.
-                    if let Some(mesh) = rig.nodes[node as usize].mesh {
-                        let ms = c * mesh_count + mesh as usize;
-                        if node < morph_node[ms] {
-                            morph_node[ms] = node;
-                            morph_channels[ms] = offset;
-                        }
-                    }
-                }
-                channels[c * node_count + node as usize][property as usize] = offset;
-            }
-        }
-        let mut joints = Vec::new();
-        let mut inverse_binds = Vec::new();
-        let mut skin_offsets = Vec::with_capacity(rig.skins.len());
-        let mut skin_nodes = Vec::with_capacity(rig.skins.len());
-        for (s, skin) in rig.skins.iter().enumerate() {
-            skin_offsets.push(
-                u32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?,
-            );
-            skin_nodes.push(skin.mesh_node);
-            for &node in &skin.joints {
-                joints.push(GpuJoint {
-                    node,
-                    mesh_node: skin.mesh_node.map_or(-1, |m| m as i32),
-                    skin: s as u32,
-                    next_joint: -1,
-                });
-            }
-            inverse_binds.extend_from_slice(&skin.inverse_bind_matrices);
-        }
-        let joint_count =
-            i32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?;
-        // Link each node to its slots, in slot order (back to front, so
-        // each slot's successor is already linked).
-        for j in (0..joint_count).rev() {
-            let joint = &mut joints[j as usize];
-            if let Some(node) = nodes.get_mut(joint.node as usize) {
-                joint.next_joint = node.first_joint;
-                node.first_joint = j;
-            }
-        }
+        let mut nodes = gpu_nodes(rig);
+        let (mut meshes, default_weights, morph_stride) = mesh_tables(rig)?;
+        let (channels, morph_channels) = channel_tables(bound)?;
+        let mut skins = SkinJointTables::of(rig)?;
+        link_joints(&mut nodes, &mut skins.joints)?;
         u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
         let (pointer_channels, pointer_targets, pointer_rest) = pointer_tables(library)?;
         // Each mesh's node for the mixer's masks: the lowest index using it.
@@ -274,9 +330,10 @@ impl SkinTables {
                 mesh.node = n as u32;
             }
         }
-        let mesh_inverses_identity = mesh_inverses_identity(&nodes, &channels, &skin_nodes);
+        let mesh_inverses_identity = mesh_inverses_identity(&nodes, &channels, &skins.skin_nodes);
         // Column-major: the last row is elements 3, 7, 11 and 15.
-        let inverse_binds_affine = inverse_binds
+        let inverse_binds_affine = skins
+            .inverse_binds
             .iter()
             .all(|m| [m[3], m[7], m[11], m[15]] == [0.0, 0.0, 0.0, 1.0]);
         let parents_first = nodes
@@ -292,10 +349,10 @@ impl SkinTables {
             meshes,
             default_weights,
             morph_channels,
-            joints,
-            inverse_binds,
-            skin_offsets,
-            skin_nodes,
+            joints: skins.joints,
+            inverse_binds: skins.inverse_binds,
+            skin_offsets: skins.skin_offsets,
+            skin_nodes: skins.skin_nodes,
             morph_stride,
             output_stride: library.output_stride(),
             clip_count: u32::try_from(clip_count).map_err(|_| too_big("clip table", clip_count))?,
