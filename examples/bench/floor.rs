@@ -83,45 +83,26 @@ override TRACKS: u32 = 1u;
 // times.
 override KEY_MAJOR: bool = false;
 
-// An invocation's place in the instance-major dispatch: instance i, its
-// track j, and the key k at or before the instance's time (the last but
-// one at most); `live` is false past the last (instance, track).
-struct Slot {
-    i: u32,
-    j: u32,
-    k: u32,
-    live: bool,
-}
-
-// The Slot of invocation gid; both entry points start with it.
-fn slot_of(gid: vec3<u32>) -> Slot {
+// Every width a multiple of 4: vec4 loads and stores.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.y * params.row_invocations + gid.x;
     let per_instance = TRACKS;
     if (index >= params.instance_count * per_instance) {
-        return Slot(0u, 0u, 0u, false);
+        return;
     }
     let i = index / per_instance;
     let j = index % per_instance;
     let k = min(u32(times[i] * RATE), KEYS - 2u);
-    return Slot(i, j, k, true);
-}
-
-// Every width a multiple of 4: vec4 loads and stores.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let s = slot_of(gid);
-    if (!s.live) {
-        return;
-    }
     let w4 = WIDE / 4u;
-    let block = (s.i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u);
-    var b0 = block + (s.j * KEYS + s.k) * w4;
+    let block = (i % BLOCKS) * KEYS * (TRACK_FLOATS / 4u);
+    var b0 = block + (j * KEYS + k) * w4;
     var next = w4;
     if (KEY_MAJOR) {
-        b0 = block + s.k * (TRACK_FLOATS / 4u) + s.j * w4;
+        b0 = block + k * (TRACK_FLOATS / 4u) + j * w4;
         next = TRACK_FLOATS / 4u;
     }
-    let out = s.i * (params.output_stride / 4u) + s.j * w4;
+    let out = i * (params.output_stride / 4u) + j * w4;
     for (var c = 0u; c < w4; c++) {
         output4[out + c] = values4[b0 + c] + values4[b0 + next + c];
     }
@@ -130,21 +111,25 @@ fn floor_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
 // Mixed widths: f32 loads and stores.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn floor_f32(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let s = slot_of(gid);
-    if (!s.live) {
+    let index = gid.y * params.row_invocations + gid.x;
+    let per_instance = TRACKS;
+    if (index >= params.instance_count * per_instance) {
         return;
     }
-    let wide = s.j < WIDE_TRACKS;
+    let i = index / per_instance;
+    let j = index % per_instance;
+    let k = min(u32(times[i] * RATE), KEYS - 2u);
+    let wide = j < WIDE_TRACKS;
     let w = select(NARROW, WIDE, wide);
-    let offset = select(WIDE_TRACKS * WIDE + (s.j - WIDE_TRACKS) * NARROW, s.j * WIDE, wide);
-    let block = (s.i % BLOCKS) * KEYS * TRACK_FLOATS;
-    var b0 = block + offset * KEYS + s.k * w;
+    let offset = select(WIDE_TRACKS * WIDE + (j - WIDE_TRACKS) * NARROW, j * WIDE, wide);
+    let block = (i % BLOCKS) * KEYS * TRACK_FLOATS;
+    var b0 = block + offset * KEYS + k * w;
     var next = w;
     if (KEY_MAJOR) {
-        b0 = block + s.k * TRACK_FLOATS + offset;
+        b0 = block + k * TRACK_FLOATS + offset;
         next = TRACK_FLOATS;
     }
-    let out = s.i * params.output_stride + offset;
+    let out = i * params.output_stride + offset;
     for (var c = 0u; c < w; c++) {
         output[out + c] = values[b0 + c] + values[b0 + next + c];
     }
