@@ -438,6 +438,11 @@ fn gpu_poses_a_foreign_clip_as_the_twin_does() {
     assert_eq!(parts.len(), 1);
     assert_eq!((parts[0].node, parts[0].skin), (0, Some(0)));
     assert_eq!(parts[0].joints, Some(0..7));
+    assert_eq!(
+        parts[0].skin_node,
+        Some(0),
+        "the skin's mesh node places it"
+    );
 }
 
 #[test]

@@ -444,10 +444,7 @@ fn draw_items(model: &Model, placed: &[Vec<Placed>]) -> Result<Draws, String> {
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let at = placed[part.mesh as usize][p];
             // A skinned part: placed by its skin's mesh node and joints.
-            let skin = part
-                .skin
-                .zip(part.joints.clone())
-                .and_then(|(s, j)| Some((model.skin_space_node(s)?, j)));
+            let skin = part.skin_node.zip(part.joints.clone());
             let (node, joints) = skin.unwrap_or((part.node, 0..0));
             blocks.push(Item {
                 node,

@@ -158,13 +158,6 @@ impl Model {
         self.bound.library()
     }
 
-    /// The node whose world matrix, times a joint matrix of skin `skin`,
-    /// places a vertex: the skin's mesh node, whose inverse world matrix
-    /// the joint matrices include (`RigSkin::mesh_node`).
-    pub fn skin_space_node(&self, skin: u32) -> Option<u32> {
-        self.rig().skins().get(skin as usize)?.mesh_node
-    }
-
     /// Bounds of one instance over every clip: each primitive's box (its
     /// positions with morph weights in [0, 1]) placed by the world matrix
     /// of its node (rigid) or, for each joint that moves some of its
@@ -221,7 +214,7 @@ impl Model {
                 continue;
             };
             for prim in &mesh.primitives {
-                let space = part.skin.and_then(|s| Some((s, self.skin_space_node(s)?)));
+                let space = part.skin.zip(part.skin_node);
                 let Some((skin, node)) = space else {
                     boxes.push(PartBox {
                         node: part.node,

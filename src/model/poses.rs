@@ -125,12 +125,16 @@ impl OutputLayout {
 /// ([`Rig::parts`]) a renderer walks to draw the whole model from the
 /// crate's buffers, rigid parts and every skin.
 ///
-/// Instance `i`'s world matrix of the node is element
+/// A rigid part draws with its node's world matrix, element
 /// `i * layout.nodes() + node` of the world-matrix buffer
-/// ([`Animator::world_matrix_buffer`](crate::Animator::world_matrix_buffer));
-/// a skinned part draws with the joint matrices at
-/// `i * layout.joints() + joints` instead (glTF: a skinned mesh ignores its
-/// node's transform); its morph weights are at
+/// ([`Animator::world_matrix_buffer`](crate::Animator::world_matrix_buffer))
+/// for instance `i`. A skinned part ignores its own node's transform
+/// (glTF); it draws with `world(skin_node) * joint`, the joint matrices
+/// at `i * layout.joints() + joints`: each joint matrix is
+/// `inverse(world(skin_node)) * world(joint) * inverse_bind`, so the
+/// world matrix of [`skin_node`](Self::skin_node) brings it back to the
+/// model's space (it is the identity where that node rests at the
+/// origin). Its morph weights are at
 /// `i * layout.morph_weights() + morph_weights`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
@@ -142,6 +146,11 @@ pub struct Part {
     pub skin: Option<u32>,
     /// Its skin's joint matrices within an instance's block.
     pub joints: Option<Range<u32>>,
+    /// For a skinned part, the node whose world matrix times a joint
+    /// matrix places a vertex: the skin's mesh node, the lowest-index node
+    /// that uses the skin (its inverse world matrix is in the joint
+    /// matrices).
+    pub skin_node: Option<u32>,
     /// Its mesh's morph weights within an instance's block (empty for a
     /// mesh without morph targets).
     pub morph_weights: Range<u32>,
@@ -169,6 +178,9 @@ impl Rig {
                     mesh,
                     skin: node.skin,
                     joints: node.skin.and_then(|s| layout.skin_joints(s)),
+                    skin_node: node
+                        .skin
+                        .and_then(|s| self.skins().get(s as usize)?.mesh_node),
                     morph_weights: layout.mesh_weights(mesh).unwrap_or(0..0),
                 })
             })
