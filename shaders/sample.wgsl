@@ -202,10 +202,15 @@ fn key_texels(track: Track) -> u32 {
 }
 
 // The search of `time` in `track`'s keys before its first step: the
-// whole key range, the first guess as the texel to read.
+// whole key range, the first guess as the texel to read. A compressed
+// track with uniform key times has no texels: its search is done before
+// it starts (rate_segment).
 fn search_start(track: Track, time: f32) -> Search {
     let last = track.key_count - 1u;
     let keys = key_texels(track);
+    if (COMPRESSED && track.lookup_scale < 0.0) {
+        return Search(0u, last, keys, true, true, rate_segment(track, time));
+    }
     var idx = keys + last / 2u;
     if (HAS_TABLE && track.lookup_scale > 0.0) {
         idx = track.search_offset + lookup_bucket(time, track.lookup_origin, track.lookup_scale, 2u * last);
@@ -265,6 +270,9 @@ fn first_segment(p: u32, w: vec4<u32>, time: f32) -> Segment {
 
 fn find_segment_track(track: Track, time: f32) -> Segment {
     var s = search_start(track, time);
+    if (COMPRESSED && s.done) {
+        return s.seg;
+    }
     for (var step = 0u; step < SEARCH_STEPS; step++) {
         s = search_step(track, time, textureLoad(key_windows, texel(s.idx), 0), s);
         if (s.done) {
@@ -314,6 +322,9 @@ fn first_pair(ta: Track, tb: Track, ka: u32, kb: u32, time: f32) -> SegmentPair 
 fn search_pair(ta: Track, tb: Track, start_a: Search, start_b: Search, time: f32) -> SegmentPair {
     var a = start_a;
     var b = start_b;
+    if (COMPRESSED && a.done && b.done) {
+        return SegmentPair(a.seg, b.seg);
+    }
     for (var step = 0u; step < SEARCH_STEPS; step++) {
         let wa = textureLoad(key_windows, texel(a.idx), 0);
         let wb = textureLoad(key_windows, texel(b.idx), 0);
@@ -398,8 +409,13 @@ fn sample_track(track: Track, time: f32, out: u32) {
 // when the time is on a key or clamped, and the blend for STEP tracks
 // too. (The pair versions, slerp_pair, blend_pair and spline_pair, load
 // key k + 1 in every case, clamped to the last key, and compute the same
-// values.)
+// values.) A compressed library's tracks take sample_compressed
+// (decode.wgsl) instead, the same rules on decoded elements.
 fn sample_segment(track: Track, seg: Segment, out: u32) {
+    if (COMPRESSED) {
+        sample_compressed(track, seg, out);
+        return;
+    }
     // Every group but GROUP_ALL has one interpolation (and GROUP_SLERP,
     // GROUP_CUBIC and GROUP_CUBIC_ROTATION one value kind): their
     // dispatches read neither from the track row.
@@ -551,11 +567,13 @@ fn sample_pair(ta: Track, tb: Track, time: f32, out: u32, second: bool) {
 
 // The interpolation of sample_pair, given the rows' segments.
 fn interpolate_pair(ta: Track, tb: Track, segs: SegmentPair, out: u32, second: bool) {
-    if (GROUP == GROUP_SLERP) {
+    // A compressed library's rows are decoded one at a time
+    // (sample_compressed, through sample_segment).
+    if (GROUP == GROUP_SLERP && !COMPRESSED) {
         slerp_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
-    } else if (GROUP == GROUP_BLEND && !ALIGNED4) {
+    } else if (GROUP == GROUP_BLEND && !ALIGNED4 && !COMPRESSED) {
         blend_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
-    } else if (GROUP == GROUP_CUBIC && !ALIGNED4) {
+    } else if (GROUP == GROUP_CUBIC && !ALIGNED4 && !COMPRESSED) {
         spline_pair(ta, tb, segs, out + ta.output_offset, out + tb.output_offset, second);
     } else {
         sample_segment(ta, segs.a, out + ta.output_offset);

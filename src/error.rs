@@ -22,6 +22,18 @@ pub enum Error {
         /// What is wrong.
         kind: TrackError,
     },
+    /// Compressed data is invalid, or a library cannot be compressed
+    /// (`track` is `None` for what is not about one track).
+    #[error("clip {clip}{}: {kind}", .track.map(|t| format!(", track {t}")).unwrap_or_default())]
+    Compressed {
+        /// Index of the clip in the library (0 for what is about the
+        /// whole library).
+        clip: usize,
+        /// Index of the track inside the clip.
+        track: Option<usize>,
+        /// What is wrong.
+        kind: crate::model::compressed::CompressError,
+    },
     /// A clip has no tracks.
     #[error("clip {clip} ({clip_name:?}) has no tracks")]
     EmptyClip {

@@ -418,7 +418,7 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 16] = [
+pub const SAMPLE_BINDINGS: [Binding; 17] = [
     binding(0, "key_windows", BindingKind::TextureUint, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
     binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
@@ -465,15 +465,30 @@ pub const SAMPLE_BINDINGS: [Binding; 16] = [
     ),
     binding(15, "values4", BindingKind::StorageRead, 16),
     binding(16, "output4", BindingKind::StorageReadWrite, 16),
+    // A compressed library's packed words (the values buffer again, as
+    // vec4<u32>s): `shaders/decode.wgsl`.
+    binding(17, "packed", BindingKind::StorageRead, 16),
 ];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
 /// reference and CPU-adapter plans' layout).
-pub const SAMPLE_USES: [u32; 10] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16];
+pub const SAMPLE_USES: [u32; 11] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
 /// clip-blocks plan's layout).
-pub const SAMPLE_BLOCKS_USES: [u32; 11] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16];
+pub const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+
+/// Words of a compressed track's header in the packed words (WGSL
+/// `COMPRESS_HEADER_WORDS`): `[meta, value step, tangent step, dt]`, then
+/// the per-component offsets (`crate::model::compressed`).
+pub const COMPRESS_HEADER_WORDS: u32 = 4;
+/// A compressed stream of quantized vectors (WGSL `ENC_VECTOR`).
+pub const ENC_VECTOR: u32 = 0;
+/// A compressed stream of smallest-three rotations (WGSL
+/// `ENC_SMALLEST_THREE`).
+pub const ENC_SMALLEST_THREE: u32 = 1;
+/// A compressed stream of raw `f32`s (WGSL `ENC_RAW`).
+pub const ENC_RAW: u32 = 2;
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
@@ -783,13 +798,17 @@ pub const MIX_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + MIX_BINDINGS.len(
 /// here and the constants both languages use (`shaders/prelude.wgsl`).
 pub const PRELUDE_WGSL: &str = include_str!("../shaders/prelude.wgsl");
 
-/// WGSL source of the sampling stage: the prelude, `quat.wgsl`, `sample.wgsl`.
+/// WGSL source of the sampling stage: the prelude, `quat.wgsl`,
+/// `sample.wgsl`, `decode.wgsl` (compressed tracks, compiled in only where
+/// the override `COMPRESSED` is set).
 pub const SAMPLE_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),
     "\n",
-    include_str!("../shaders/sample.wgsl")
+    include_str!("../shaders/sample.wgsl"),
+    "\n",
+    include_str!("../shaders/decode.wgsl")
 );
 
 /// WGSL of the pose stage: `prelude.wgsl`, `quat.wgsl`, `pose_nodes.wgsl`,

@@ -397,6 +397,19 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("NO_MASK", keyframe_gpu::layout::NO_MASK),
         ("NO_NODE", keyframe_gpu::layout::NO_NODE),
         ("MAX_ACTIONS", keyframe_gpu::MAX_ACTIONS),
+        (
+            "COMPRESS_HEADER_WORDS",
+            keyframe_gpu::layout::COMPRESS_HEADER_WORDS,
+        ),
+        (
+            "ENC_VECTOR",
+            keyframe_gpu::compress::Encoding::Vector as u32,
+        ),
+        (
+            "ENC_SMALLEST_THREE",
+            keyframe_gpu::compress::Encoding::SmallestThree as u32,
+        ),
+        ("ENC_RAW", keyframe_gpu::compress::Encoding::Raw as u32),
     ]
 }
 
@@ -503,17 +516,21 @@ fn stages_define_no_shared_constant_of_their_own() {
             if in_prelude.iter().any(|n| n == name) || STAGE_LOCAL_CONSTANTS.contains(&name) {
                 continue;
             }
-            assert_eq!(
-                name, "SLERP_NLERP_THRESHOLD",
-                "{label}: const {name} outside the prelude"
-            );
+            // The f32 constants of the sample stage, compared with their
+            // twins' here: the slerp threshold (quat.wgsl) and the rate
+            // snap (decode.wgsl).
+            let twin = match name {
+                "SLERP_NLERP_THRESHOLD" => keyframe_gpu::cpu::SLERP_NLERP_THRESHOLD,
+                "RATE_SNAP" if label == "sample" => keyframe_gpu::compress::RATE_SNAP,
+                _ => panic!("{label}: const {name} outside the prelude"),
+            };
             match module.global_expressions[c.init] {
                 naga::Expression::Literal(naga::Literal::F32(v)) => assert_eq!(
                     v.to_bits(),
-                    keyframe_gpu::cpu::SLERP_NLERP_THRESHOLD.to_bits(),
-                    "{label}: SLERP_NLERP_THRESHOLD vs the CPU twin"
+                    twin.to_bits(),
+                    "{label}: {name} vs the CPU twin"
                 ),
-                ref other => panic!("{label}: SLERP_NLERP_THRESHOLD is {other:?}"),
+                ref other => panic!("{label}: {name} is {other:?}"),
             }
         }
     }
@@ -1026,6 +1043,7 @@ fn plan_overrides_are_the_modules_overrides() {
         interleaved: false,
         regular_segment: 0,
         regular_search: true,
+        compressed: false,
     };
     let rig = RigOverrides {
         parents_first: true,

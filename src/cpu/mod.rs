@@ -6,7 +6,8 @@
 //! Inside, one module per shader stage, named like the
 //! stage (`shaders/sample.wgsl` -> [`sample`](mod@sample),
 //! `shaders/pose.wgsl` -> [`pose`], `shaders/skin.wgsl` -> [`skin`],
-//! `shaders/mix.wgsl` -> [`mix`](mod@mix)). Each
+//! `shaders/mix.wgsl` -> [`mix`](mod@mix); `shaders/decode.wgsl`, the
+//! compressed tracks' reads, -> [`decode`]). Each
 //! function mirrors the WGSL function of the same name: the same `f32`
 //! operations in the same order, the same constants, the same flat arrays.
 //! It is the reference every GPU result is compared with; the tests check
@@ -15,6 +16,8 @@
 
 // The per-stage twins, function by function: for the crate's tests and
 // tools, hidden from the docs.
+#[doc(hidden)]
+pub mod decode;
 #[doc(hidden)]
 pub mod mix;
 #[doc(hidden)]

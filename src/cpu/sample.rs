@@ -371,6 +371,27 @@ pub fn sample_track(
 }
 
 #[doc(hidden)]
+/// Samples one track of a compressed library (`packed`, its packed words)
+/// at clip time `time` into `out[..width]`: the shader's
+/// `find_segment_track` (a track with uniform key times: `rate_segment`,
+/// no texel), then `sample_compressed`.
+pub fn sample_track_compressed(
+    times: &[f32],
+    search_keys: &[u32],
+    packed: &[u32],
+    track: &GpuTrack,
+    time: f32,
+    out: &mut [f32],
+) {
+    let seg = if track.lookup_scale < 0.0 {
+        super::decode::rate_segment(packed, track, time)
+    } else {
+        find_segment_track(times, search_keys, track, time)
+    };
+    super::decode::sample_compressed(packed, track, seg, out);
+}
+
+#[doc(hidden)]
 /// Samples every track of every resolved instance: the body of
 /// `sample_main`, looped over all invocations. `output` must hold
 /// `instances.len() * library.output_stride()` floats.
@@ -384,14 +405,25 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
         for j in 0..clip.track_count {
             let track = &library.tracks()[(clip.track_offset + j) as usize];
             let out = i * stride + track.output_offset as usize;
-            sample_track(
-                library.times(),
-                library.search_keys(),
-                library.values(),
-                track,
-                inst.time,
-                &mut output[out..out + track.width as usize],
-            );
+            let out = &mut output[out..out + track.width as usize];
+            match library.packed() {
+                Some(packed) => sample_track_compressed(
+                    library.times(),
+                    library.search_keys(),
+                    packed,
+                    track,
+                    inst.time,
+                    out,
+                ),
+                None => sample_track(
+                    library.times(),
+                    library.search_keys(),
+                    library.values(),
+                    track,
+                    inst.time,
+                    out,
+                ),
+            }
         }
     }
 }

@@ -70,6 +70,7 @@ pub(crate) struct SampleUpload {
     library: AnimationLibrary,
     tables: Arc<SampleTables>,
     keys: KeyTextures,
+    /// The key values, or a compressed library's packed words.
     values: wgpu::Buffer,
     clips: wgpu::Buffer,
     /// The clip-blocks plan's row table (`None` in the other plans).
@@ -314,7 +315,13 @@ impl SampleUpload {
         tables: Arc<SampleTables>,
     ) -> Result<SampleUpload> {
         let limits = device.limits();
-        let values_bytes = library.values().len() as u64 * 4;
+        // A compressed library's packed words take the values' place (the
+        // buffer is bound as `packed` too).
+        let value_bytes: &[u8] = match library.packed() {
+            Some(p) => bytemuck::cast_slice(p),
+            None => bytemuck::cast_slice(library.values()),
+        };
+        let values_bytes = value_bytes.len() as u64;
         let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
@@ -330,7 +337,6 @@ impl SampleUpload {
             // after the last value, which the clip-blocks plan's exact run
             // tables read (unused) past a last key instead of reading the
             // key count to clamp (slerp_pair).
-            let value_bytes: &[u8] = bytemuck::cast_slice(library.values());
             let values = buffer_filled(
                 device,
                 "keyframe-gpu.values",
@@ -468,6 +474,7 @@ impl SampleUpload {
                     (8, wgpu::BindingResource::TextureView(keys.track_search())),
                     (15, self.values.as_entire_binding()),
                     (16, own.output.as_entire_binding()),
+                    (17, self.values.as_entire_binding()),
                 ],
             );
         };
@@ -500,6 +507,7 @@ impl SampleUpload {
                 ),
                 (15, self.values.as_entire_binding()),
                 (16, own.output.as_entire_binding()),
+                (17, self.values.as_entire_binding()),
             ],
         )
     }

@@ -565,4 +565,15 @@ impl BoundLibrary {
     pub fn clip_by_name(&self, name: &str) -> Option<u32> {
         self.library.clip_by_name(name)
     }
+
+    /// `library`, which holds this library's clips (compressed), bound to
+    /// the same rig with the same nodes and report.
+    pub(crate) fn with_library(&self, library: AnimationLibrary) -> BoundLibrary {
+        BoundLibrary {
+            library,
+            rig: Arc::clone(&self.rig),
+            nodes: Arc::clone(&self.nodes),
+            report: Arc::clone(&self.report),
+        }
+    }
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::compressed::{packed_block, CompressError, CompressedTrack, KeyTimes, Quantized};
 use crate::error::{Error, Result};
 use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
@@ -55,7 +56,15 @@ struct LibraryData {
     group_tracks: [u32; SAMPLE_GROUPS],
     track_rows: Vec<u32>,
     pointer_targets: Vec<PointerOutput>,
+    /// A compressed library's packed words (`values` is then empty): per
+    /// track its block ([`packed_block`]) at its row's `values_offset`,
+    /// then [`PACKED_PADDING`] zeros.
+    packed: Option<Vec<u32>>,
 }
+
+/// Zero words after a compressed library's last block: the decoder reads
+/// up to 7 words past the word it needs (`packed_window`, two `vec4`s).
+pub const PACKED_PADDING: usize = 8;
 
 /// Where a pointer target's value lands in every instance's output block:
 /// an entry of [`AnimationLibrary::pointer_targets`]. A renderer binds the
@@ -139,9 +148,112 @@ impl AnimationLibrary {
         let fillers = rest_value_tracks(&clips, &targets.list);
         let mut flat = Flattener::default();
         for (clip, rest_tracks) in clips.iter().zip(&fillers) {
-            flat.add_clip(clip, rest_tracks, |p| targets.slot(p, &pointer_targets))?;
+            flat.add_clip(clip, rest_tracks, None, |p| {
+                targets.slot(p, &pointer_targets)
+            })?;
         }
         flat.finish(clips, pointer_targets)
+    }
+
+    /// A compressed library: `clips` (validated as [`new`](Self::new)
+    /// validates them: their tracks give each compressed track its
+    /// target, property, interpolation and width, and each clip its
+    /// duration) with `tracks[c][t]` in place of the keys of track `t` of
+    /// clip `c` on the device. The sampler and the CPU twin decode them
+    /// (`docs/ARCHITECTURE.md`, "Compressed clips"); every sampler plan,
+    /// the animator, the mixer and the crowd take such a library as they
+    /// take any other. Pointer rest values are stored raw. The host keeps
+    /// `clips` as given ([`clips`](Self::clips)).
+    ///
+    /// This is what [`crate::compress`] builds; call it yourself only for
+    /// compressed data from elsewhere, which is validated here
+    /// ([`CompressedTrack::validate`]).
+    ///
+    /// # Errors
+    /// Those of [`new`](Self::new); [`Error::Compressed`] for a count of
+    /// compressed tracks that does not match, or the first compressed
+    /// track that does not fit its track or cannot be decoded.
+    pub fn from_compressed(clips: Vec<Clip>, tracks: Vec<Vec<CompressedTrack>>) -> Result<Self> {
+        if clips.is_empty() {
+            return Err(Error::EmptyLibrary);
+        }
+        for (i, clip) in clips.iter().enumerate() {
+            clip.validate(i)?;
+        }
+        if tracks.len() != clips.len() {
+            return Err(Error::Compressed {
+                clip: 0,
+                track: None,
+                kind: CompressError::TrackCount {
+                    expected: clips.len(),
+                    found: tracks.len(),
+                },
+            });
+        }
+        for (c, (clip, compressed)) in clips.iter().zip(&tracks).enumerate() {
+            if compressed.len() != clip.tracks.len() {
+                return Err(Error::Compressed {
+                    clip: c,
+                    track: None,
+                    kind: CompressError::TrackCount {
+                        expected: clip.tracks.len(),
+                        found: compressed.len(),
+                    },
+                });
+            }
+            for (t, (track, ct)) in clip.tracks.iter().zip(compressed).enumerate() {
+                ct.validate(track).map_err(|kind| Error::Compressed {
+                    clip: c,
+                    track: Some(t),
+                    kind,
+                })?;
+            }
+        }
+        let targets = Targets::collect(&clips)?;
+        let pointer_targets = targets.outputs()?;
+        check_rest_track_count(clips.len(), targets.list.len())?;
+        let fillers = rest_value_tracks(&clips, &targets.list);
+        let mut flat = Flattener {
+            packed: Some(Vec::new()),
+            ..Flattener::default()
+        };
+        for ((clip, rest_tracks), compressed) in clips.iter().zip(&fillers).zip(&tracks) {
+            let rest: Vec<CompressedTrack> = rest_tracks.iter().map(rest_value_block).collect();
+            let all: Vec<&CompressedTrack> = compressed.iter().chain(&rest).collect();
+            flat.add_clip(clip, rest_tracks, Some(&all), |p| {
+                targets.slot(p, &pointer_targets)
+            })?;
+        }
+        flat.finish(clips, pointer_targets)
+    }
+
+    /// Whether the library is compressed
+    /// ([`from_compressed`](Self::from_compressed)).
+    #[must_use]
+    pub fn is_compressed(&self) -> bool {
+        self.data.packed.is_some()
+    }
+
+    /// The bytes of key times and values the library puts on the device:
+    /// `f32` times (each distinct list once) and values, or for a
+    /// compressed library its times and packed words (headers, offsets
+    /// and padding included). The key search's texels and the track and
+    /// clip tables are not counted.
+    #[must_use]
+    pub fn stored_bytes(&self) -> u64 {
+        let values = match &self.data.packed {
+            Some(p) => p.len(),
+            None => self.data.values.len(),
+        };
+        (self.data.times.len() + values) as u64 * 4
+    }
+
+    #[doc(hidden)]
+    /// A compressed library's packed words (a block per track at its row's
+    /// `values_offset`, then zeros); `None` for an uncompressed library.
+    #[must_use]
+    pub fn packed(&self) -> Option<&[u32]> {
+        self.data.packed.as_deref()
     }
 
     /// Every pointer target of the library's clips, in the order they
@@ -216,6 +328,10 @@ impl AnimationLibrary {
         let mut texels = vec![[0u32; 4]; keys.len()];
         let mut done = HashSet::new();
         for track in &self.data.tracks {
+            // A compressed track with uniform times has no texels.
+            if self.is_compressed() && track.lookup_scale < 0.0 {
+                continue;
+            }
             if !done.insert(track.search_offset) {
                 continue;
             }
@@ -235,7 +351,8 @@ impl AnimationLibrary {
     }
 
     #[doc(hidden)]
-    /// All key values, track after track.
+    /// All key values, track after track (empty for a compressed library:
+    /// see [`packed`](Self::packed)).
     #[must_use]
     pub fn values(&self) -> &[f32] {
         &self.data.values
@@ -471,29 +588,51 @@ struct Flattener {
     tracks_per_instance: u32,
     group_tracks: [u32; SAMPLE_GROUPS],
     track_rows: Vec<u32>,
+    /// A compressed library's packed words (`None`: uncompressed).
+    packed: Option<Vec<u32>>,
+}
+
+/// A rest-value track (one key, STEP) as a compressed track: uniform
+/// times, the value raw.
+fn rest_value_block(track: &Track) -> CompressedTrack {
+    CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: track.times.first().copied().unwrap_or(0.0),
+            rate: 1.0,
+            count: 1,
+        },
+        values: Quantized::raw(&track.values, track.width),
+        tangents: None,
+    }
 }
 
 impl Flattener {
     /// Appends `clip`'s tracks, then its `rest_tracks`, grouped, and its
-    /// clip table entry; `slot_of` gives a pointer target's slot.
+    /// clip table entry; `slot_of` gives a pointer target's slot. In a
+    /// compressed library `compressed` holds one compressed track per
+    /// track (the clip's, then the rest tracks').
     fn add_clip(
         &mut self,
         clip: &Clip,
         rest_tracks: &[Track],
+        compressed: Option<&[&CompressedTrack]>,
         slot_of: impl Fn(&str) -> u32,
     ) -> Result<()> {
         let track_offset = to_u32(self.tracks.len(), "track table")?;
         let mut output_offset = 0u32;
         let mut output_width = 0u32;
         let mut properties = Vec::new();
-        for track in clip.tracks.iter().chain(rest_tracks) {
+        for (i, track) in clip.tracks.iter().chain(rest_tracks).enumerate() {
             let pointer = track.property == Property::Pointer;
             let track_output = match &track.pointer {
                 Some(target) if pointer => slot_of(&target.pointer),
                 _ => output_offset,
             };
             properties.push(track.property);
-            let end = self.add_track(track, track_output)?;
+            let end = match compressed.and_then(|c| c.get(i)) {
+                Some(ct) => self.add_compressed_track(track, ct, track_output)?,
+                None => self.add_track(track, track_output)?,
+            };
             output_width = output_width.max(end);
             if !pointer {
                 output_offset = end;
@@ -552,6 +691,50 @@ impl Flattener {
         })
     }
 
+    /// Appends a compressed track's block to the packed words, its times
+    /// when they are a list, and its row, writing at `output`; returns the
+    /// end of what it writes. A row with uniform times has no search
+    /// texels: its lookup scale is the negated rate, its origin the first
+    /// key's time.
+    fn add_compressed_track(
+        &mut self,
+        track: &Track,
+        compressed: &CompressedTrack,
+        output: u32,
+    ) -> Result<u32> {
+        let (times_offset, lookup_scale, lookup_origin, search_offset) = match &compressed.times {
+            KeyTimes::Uniform { start, rate, .. } => (0, -rate, *start, 0),
+            KeyTimes::List(times) => {
+                let (o, scale, search) = self.key_times(times)?;
+                let origin = if scale != 0.0 { times[0] } else { 0.0 };
+                (o, scale, origin, search)
+            }
+        };
+        let packed = self.packed.get_or_insert_with(Vec::new);
+        let values_offset = to_u32(packed.len(), "packed words")?;
+        packed.extend(packed_block(compressed, track.width));
+        let pointer = track.property == Property::Pointer;
+        self.tracks.push(GpuTrack {
+            times_offset,
+            key_count: to_u32(compressed.key_count(), "key times")?,
+            values_offset,
+            width: track.width,
+            interpolation: track.interpolation as u32,
+            kind: track.value_kind() as u32,
+            output_offset: output,
+            node: if pointer { 0 } else { track.node },
+            lookup_scale,
+            lookup_origin,
+            search_offset,
+        });
+        output.checked_add(track.width).ok_or(Error::LimitExceeded {
+            what: "output block of one instance",
+            needed: u64::from(output) * 4 + u64::from(track.width) * 4,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        })
+    }
+
     /// Where `times` are stored, storing them (and their search texels)
     /// unless the same allocation or the same bits already are.
     fn key_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
@@ -590,7 +773,13 @@ impl Flattener {
         let o = to_u32(self.times.len(), "key times")?;
         self.times.extend_from_slice(times);
         let search = to_u32(self.search_keys.len(), "key search table")?;
-        let direct = uniform_key_scale(times);
+        // In a compressed library a negative scale means uniform times
+        // without texels: lists there search from a table or the middle.
+        let direct = if self.packed.is_some() {
+            0.0
+        } else {
+            uniform_key_scale(times)
+        };
         let scale = match key_lookup(times) {
             _ if direct > 0.0 => -direct,
             Some((scale, first)) => {
@@ -640,6 +829,13 @@ impl Flattener {
         to_u32(self.values.len(), "key values")?;
         to_u32(self.search_keys.len(), "key search table")?;
         to_u32(self.tracks.len(), "track table")?;
+        let packed = self.packed.map(|mut p| {
+            p.resize(p.len() + PACKED_PADDING, 0);
+            p
+        });
+        if let Some(p) = &packed {
+            to_u32(p.len(), "packed words")?;
+        }
         Ok(AnimationLibrary {
             data: Arc::new(LibraryData {
                 clips,
@@ -653,6 +849,7 @@ impl Flattener {
                 group_tracks: self.group_tracks,
                 track_rows: self.track_rows,
                 pointer_targets,
+                packed,
             }),
         })
     }

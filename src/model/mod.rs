@@ -7,6 +7,7 @@
 //! mentions `wgpu`.
 
 pub mod binding;
+pub mod compressed;
 pub(crate) mod instance;
 pub(crate) mod library;
 pub mod mix;

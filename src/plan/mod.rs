@@ -139,9 +139,11 @@ pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
 /// library whose output stride is one too: the tuned plans then read and
 /// write the group's values as vec4s (the shader's override `ALIGNED4`).
 /// Never for `GROUP_ALL` (the reference plan reads and writes floats).
+/// Never for a compressed library, whose values are decoded.
 #[must_use]
 pub fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
     g != GROUP_ALL
+        && !library.is_compressed()
         && library.output_stride().is_multiple_of(4)
         && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
             t.values_offset.is_multiple_of(4)
@@ -328,8 +330,17 @@ impl SampleTables {
     /// from their first two; where only the search offsets step unevenly,
     /// copies of the rows' key texels after the run tables make them step
     /// evenly too (`crate::run_keys::key_copies`).
+    ///
+    /// A compressed library takes none of these: each row is read and
+    /// searches its own keys (or has uniform ones), and its values stay
+    /// packed.
     fn add_clip_blocks(&mut self, library: &AnimationLibrary, texture_texels: u64) {
         use crate::run_keys::{self, RunKeys};
+        if library.is_compressed() {
+            self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
+            self.texels = library.key_windows();
+            return;
+        }
         let runs: Vec<(u32, u32)> = self
             .dispatches
             .iter()

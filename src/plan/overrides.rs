@@ -45,6 +45,9 @@ pub struct SampleOverrides {
     pub regular_segment: u32,
     /// The segments' search offsets computed too (`REGULAR_SEARCH`).
     pub regular_search: bool,
+    /// The library is compressed: values are decoded from its packed
+    /// words (`COMPRESSED`, `shaders/decode.wgsl`).
+    pub compressed: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -76,6 +79,7 @@ impl SampleOverrides {
             ("INTERLEAVED", flag(self.interleaved)),
             ("REGULAR_SEGMENT", f64::from(self.regular_segment)),
             ("REGULAR_SEARCH", flag(self.regular_search)),
+            ("COMPRESSED", flag(self.compressed)),
         ]
     }
 }

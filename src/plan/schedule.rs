@@ -399,9 +399,15 @@ impl Plan {
                 name: "key search texels",
                 bytes: t.texels.len() as u64 * 16,
             },
-            TableUse {
-                name: "values",
-                bytes: library.values().len() as u64 * 4,
+            match library.packed() {
+                Some(p) => TableUse {
+                    name: "packed values",
+                    bytes: p.len() as u64 * 4,
+                },
+                None => TableUse {
+                    name: "values",
+                    bytes: library.values().len() as u64 * 4,
+                },
             },
             TableUse {
                 name: "tracks",
@@ -557,7 +563,11 @@ pub(crate) fn sample_overrides(
         group: g,
         row_shift: key_row_shift(profile),
         has_table: tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0),
-        has_direct: tuned && library.tracks().iter().any(|t| t.lookup_scale < 0.0),
+        // A compressed library's negative scales are uniform times, which
+        // have no texels to guess from (decode.wgsl's rate_segment).
+        has_direct: tuned
+            && !library.is_compressed()
+            && library.tracks().iter().any(|t| t.lookup_scale < 0.0),
         blocks_in_uniform: heads && block_entries <= u64::from(BLOCK_HEAD),
         rows_in_uniform: heads && library.tracks().len() as u64 <= u64::from(ROW_HEAD),
         group_rows: per_instance.max(1),
@@ -570,6 +580,7 @@ pub(crate) fn sample_overrides(
         interleaved: g == GROUP_SLERP && !tables.interleaved.is_empty(),
         regular_segment: regular.0,
         regular_search: regular.1,
+        compressed: library.is_compressed(),
     }
 }
 

@@ -1,0 +1,699 @@
+//! The compressed track format: what a compressed
+//! [`AnimationLibrary`](crate::AnimationLibrary) stores per track instead
+//! of `f32` key times and values, and what the sampler decodes
+//! (`shaders/decode.wgsl`, CPU twin `src/cpu/decode.rs`). Host data, as
+//! [`Track`] is: no device. The compressor that makes it from a bound
+//! library within an error bound is [`crate::compress`].
+//!
+//! A [`CompressedTrack`] is a track's key times ([`KeyTimes`]: a rate, or
+//! a list) and one or two [`Quantized`] streams of elements: the values,
+//! and for CUBICSPLINE the tangents (per key its in-tangent, then its
+//! out-tangent). A stream's elements are bit-packed, LSB first: bit `i` of
+//! the stream is bit `i % 32` of `words[i / 32]`; element `e` occupies bits
+//! `[e * stride, (e + 1) * stride)`:
+//! - [`Encoding::Vector`]: `width` unsigned fields of `bits` bits,
+//!   component `c` at `c * bits`; the value is
+//!   `f32(field + offsets[c]) * step` (stride `width * bits`). Rotations
+//!   take it (four components) only where smallest-three would need more
+//!   than 15 bits a component;
+//! - [`Encoding::SmallestThree`] (rotations): 2 bits naming the dropped
+//!   component `i` (the largest), 1 bit its sign (1: negative), then the
+//!   three other components in order, each a field of `bits` bits decoded
+//!   as above with its component's offset; the dropped one is
+//!   `sqrt(max(0, 1 - (a a + b b + c c)))` (stride `3 + 3 bits`);
+//! - [`Encoding::Raw`]: each component an `f32`'s bits (stride `32 width`).
+//!
+//! `step` is a power of two and `|offset| + 2^bits - 1 <= 2^24`, so that
+//! `f32(field + offset)` and the product are exact: every device decodes a
+//! vector component to the same bits.
+//!
+//! Validation ([`CompressedTrack::validate`]) refuses anything a decoder
+//! could not read in bounds or that would decode to a non-finite value,
+//! with a [`CompressError`].
+
+use std::sync::Arc;
+
+use super::track::{normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE};
+use crate::layout::{COMPRESS_HEADER_WORDS, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR};
+
+/// The most keys of a track whose times are a rate: key indices stay
+/// exact in `f32`.
+pub const MAX_RATE_KEYS: u32 = 1 << 24;
+
+/// How close (relative to `max(u, 1)`) a time's key position
+/// `u = (T - start) * rate` must be to a whole number `k` to be on key
+/// `k` (WGSL `RATE_SNAP`, 2^-21): a few `f32` roundings, so that a key
+/// time baked as `k / 30` rounded to `f32`, whose `u` can miss `k` by an
+/// ulp or two, is on key `k`.
+pub const RATE_SNAP: f32 = 4.768_371_6e-7;
+
+/// The key position of `time` in uniform key times: `Some(k)` when it is
+/// on key `k` (within [`RATE_SNAP`]), computed as the sampler computes it.
+#[must_use]
+pub fn rate_key(time: f32, start: f32, rate: f32) -> Option<f32> {
+    let u = (time - start) * rate;
+    let nearest = (u + 0.5).floor();
+    ((u - nearest).abs() <= u.max(1.0) * RATE_SNAP).then_some(nearest)
+}
+
+/// The largest `|offset| + 2^bits - 1` of a quantized component: integers
+/// up to 2^24 are exact in `f32`.
+pub const MAX_QUANTIZED: i64 = 1 << 24;
+
+/// The largest grid step (2^100): every decoded value stays finite.
+pub const MAX_STEP: f32 = 1.267_650_6e30;
+
+/// How a stream's elements are stored. The discriminants are the WGSL
+/// `ENC_*` constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Encoding {
+    /// Each component an unsigned field of `bits` bits (1 to 24) against
+    /// its component's offset, on a grid of `step`.
+    Vector = ENC_VECTOR,
+    /// A unit quaternion's three smallest components, each of `bits` bits
+    /// (1 to 15: at most 48 bits a key), with the index and sign of the
+    /// dropped one.
+    SmallestThree = ENC_SMALLEST_THREE,
+    /// Each component an `f32` as it is (`bits` is 32): lossless.
+    Raw = ENC_RAW,
+}
+
+impl Encoding {
+    /// The bits a component field may have: `1..=24`, `1..=15`, `32`.
+    #[must_use]
+    pub fn bit_range(self) -> std::ops::RangeInclusive<u32> {
+        match self {
+            Encoding::Vector => 1..=24,
+            Encoding::SmallestThree => 1..=15,
+            Encoding::Raw => 32..=32,
+        }
+    }
+
+    /// Bits per element of `width` components with fields of `bits` bits.
+    #[must_use]
+    pub fn stride(self, width: u32, bits: u32) -> u64 {
+        match self {
+            Encoding::SmallestThree => 3 + 3 * u64::from(bits),
+            Encoding::Vector | Encoding::Raw => u64::from(width) * u64::from(bits),
+        }
+    }
+}
+
+/// Where a track's keys are in time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyTimes {
+    /// `count` keys, key `k` at `start + k / rate`: stored as the rate,
+    /// not a list. The sampler finds the key of clip time `T` as
+    /// `u = (T - start) * rate` (one `f32` subtraction and one
+    /// multiplication, the same on every device); within [`RATE_SNAP`] of
+    /// a whole number `k` it is exactly on key `k`, otherwise between
+    /// `k = floor(u)` and `k + 1` at `t = u - k`; `u <= 0` is key 0,
+    /// `u >= count - 1` the last key.
+    Uniform {
+        /// The first key's time.
+        start: f32,
+        /// Keys per second, finite and positive.
+        rate: f32,
+        /// Keys, `1..=MAX_RATE_KEYS`.
+        count: u32,
+    },
+    /// Key times as a list (strictly increasing, finite), searched as an
+    /// uncompressed track's are; lists with the same bits are stored once.
+    List(Arc<[f32]>),
+}
+
+impl KeyTimes {
+    /// The number of keys.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        match self {
+            KeyTimes::Uniform { count, .. } => *count as usize,
+            KeyTimes::List(t) => t.len(),
+        }
+    }
+
+    /// The uniform form of `times` when it reproduces every key: each
+    /// `t_i` is on key `i` ([`rate_key`]), so that a time on an original
+    /// key is on the same key of the compressed track. The rate tried is
+    /// `(n - 1) / (t_last - t_0)`, and that rounded to a whole number when
+    /// it is within 1e-3 of one (keys baked at 30 fps).
+    #[must_use]
+    pub fn uniform_of(times: &[f32]) -> Option<KeyTimes> {
+        let n = times.len();
+        let count = u32::try_from(n).ok().filter(|&c| c <= MAX_RATE_KEYS)?;
+        let start = *times.first()?;
+        if n == 1 {
+            return Some(KeyTimes::Uniform {
+                start,
+                rate: 1.0,
+                count,
+            });
+        }
+        let span = f64::from(times[n - 1]) - f64::from(start);
+        let exact = (n - 1) as f64 / span;
+        let mut candidates = vec![exact as f32];
+        if (exact - exact.round()).abs() < 1e-3 && exact.round() > 0.0 {
+            candidates.insert(0, exact.round() as f32);
+        }
+        candidates.into_iter().find_map(|rate| {
+            let fits = rate.is_finite()
+                && rate > 0.0
+                && times
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &t)| rate_key(t, start, rate) == Some(i as f32));
+            fits.then_some(KeyTimes::Uniform { start, rate, count })
+        })
+    }
+
+    fn validate(&self) -> Result<(), CompressError> {
+        match *self {
+            KeyTimes::Uniform { start, rate, count } => {
+                let last = f64::from(start) + f64::from(count.saturating_sub(1)) / f64::from(rate);
+                if !start.is_finite()
+                    || !(rate.is_finite() && rate > 0.0)
+                    || !(1..=MAX_RATE_KEYS).contains(&count)
+                    || !(last.is_finite() && last.abs() <= f64::from(f32::MAX))
+                {
+                    return Err(CompressError::Rate { start, rate, count });
+                }
+                Ok(())
+            }
+            KeyTimes::List(ref times) => {
+                if times.is_empty() {
+                    return Err(CompressError::NoKeys);
+                }
+                for (key, w) in times.iter().enumerate() {
+                    if !w.is_finite() {
+                        return Err(CompressError::Time { key, time: *w });
+                    }
+                    if key > 0 && times[key - 1] >= *w {
+                        return Err(CompressError::Time { key, time: *w });
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One stream of a compressed track: its elements, quantized.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantized {
+    /// How each element is stored.
+    pub encoding: Encoding,
+    /// Bits per component field ([`Encoding::bit_range`]).
+    pub bits: u32,
+    /// The grid step: a power of two, at most [`MAX_STEP`] (1 for
+    /// [`Encoding::Raw`], which does not use it).
+    pub step: f32,
+    /// Per component of the track, the grid index its fields count from
+    /// (`width` of them; zeros for [`Encoding::Raw`]).
+    pub offsets: Vec<i32>,
+    /// The elements, bit-packed (see the module's documentation):
+    /// `ceil(elements * stride / 32)` words.
+    pub words: Vec<u32>,
+}
+
+/// Which stream of a track a [`CompressError`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// The value elements.
+    Values,
+    /// The CUBICSPLINE tangents.
+    Tangents,
+}
+
+impl std::fmt::Display for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stream::Values => "values",
+            Stream::Tangents => "tangents",
+        })
+    }
+}
+
+/// What is wrong with compressed data, or why a library was not
+/// compressed. Wrapped in [`Error::Compressed`](crate::Error::Compressed)
+/// with the clip and track.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompressError {
+    /// A list of key times is empty.
+    #[error("no keys")]
+    NoKeys,
+    /// A key time is not finite, or not after the one before it.
+    #[error("key {key}: time {time} is not finite or not increasing")]
+    Time {
+        /// The key.
+        key: usize,
+        /// Its time.
+        time: f32,
+    },
+    /// Uniform key times with a start that is not finite, a rate that is
+    /// not finite and positive, a count of 0 or past [`MAX_RATE_KEYS`].
+    #[error("uniform key times: start {start}, rate {rate}, {count} keys")]
+    Rate {
+        /// The first key's time.
+        start: f32,
+        /// Keys per second.
+        rate: f32,
+        /// Keys.
+        count: u32,
+    },
+    /// An encoding the track's kind cannot use (smallest-three for
+    /// anything but rotation values, a quantized discrete value).
+    #[error("{stream}: {encoding:?} does not fit a {kind:?} track")]
+    Encoding {
+        /// The stream.
+        stream: Stream,
+        /// Its encoding.
+        encoding: Encoding,
+        /// The track's value kind.
+        kind: ValueKind,
+    },
+    /// A field's bit count outside the encoding's range.
+    #[error("{stream}: {bits} bits per component, outside {range:?} for {encoding:?}")]
+    Bits {
+        /// The stream.
+        stream: Stream,
+        /// The encoding.
+        encoding: Encoding,
+        /// The bits given.
+        bits: u32,
+        /// What the encoding allows.
+        range: std::ops::RangeInclusive<u32>,
+    },
+    /// A grid step that is not a finite power of two up to [`MAX_STEP`]
+    /// (NaN included).
+    #[error("{stream}: step {step} is not a power of two in [2^-126, 2^100]")]
+    Step {
+        /// The stream.
+        stream: Stream,
+        /// The step.
+        step: f32,
+    },
+    /// Not one offset per component.
+    #[error("{stream}: {found} offsets for {expected} components")]
+    OffsetCount {
+        /// The stream.
+        stream: Stream,
+        /// The track's width.
+        expected: usize,
+        /// Offsets given.
+        found: usize,
+    },
+    /// An offset whose fields would decode past 2^24 grid steps.
+    #[error(
+        "{stream}: component {component}'s offset {offset} with {bits}-bit fields passes 2^24"
+    )]
+    Offset {
+        /// The stream.
+        stream: Stream,
+        /// The component.
+        component: usize,
+        /// Its offset.
+        offset: i32,
+        /// The bits per field.
+        bits: u32,
+    },
+    /// A word count that does not match the elements.
+    #[error("{stream}: {found} words for {expected}")]
+    WordCount {
+        /// The stream.
+        stream: Stream,
+        /// Words the elements need.
+        expected: u64,
+        /// Words given.
+        found: usize,
+    },
+    /// A raw component that is not a finite `f32`.
+    #[error("{stream}: element {element}, component {component} is {value}")]
+    RawValue {
+        /// The stream.
+        stream: Stream,
+        /// The element.
+        element: usize,
+        /// The component.
+        component: usize,
+        /// Its value.
+        value: f32,
+    },
+    /// A raw rotation key whose length is not within
+    /// [`QUAT_UNIT_TOLERANCE`] of 1.
+    #[error("rotation key {key} has length {length}")]
+    RotationKey {
+        /// The key.
+        key: usize,
+        /// Its length.
+        length: f32,
+    },
+    /// Tangents on a track that is not CUBICSPLINE, or none on one that is.
+    #[error("tangents given: {given}, but the track is {interpolation:?}")]
+    Tangents {
+        /// Whether tangents were given.
+        given: bool,
+        /// The track's interpolation.
+        interpolation: Interpolation,
+    },
+    /// A stream longer than 2^32 - 64 bits.
+    #[error("{stream}: {bits} bits, past 2^32 - 64")]
+    StreamTooLong {
+        /// The stream.
+        stream: Stream,
+        /// Its bits.
+        bits: u64,
+    },
+    /// Not one compressed track per track of the clip (or not one list
+    /// per clip: `clip` is then the count of lists).
+    #[error("{found} compressed tracks for {expected} tracks")]
+    TrackCount {
+        /// Tracks of the clip (clips of the library).
+        expected: usize,
+        /// Compressed tracks (lists) given.
+        found: usize,
+    },
+    /// The library is compressed already.
+    #[error("the library is compressed already")]
+    AlreadyCompressed,
+    /// Compression options out of range (a bound or distance that is not
+    /// finite and positive).
+    #[error("compression options: bound {bound}, distance {distance}")]
+    Options {
+        /// The relative bound.
+        bound: f32,
+        /// The relative distance.
+        distance: f32,
+    },
+}
+
+/// A track's key times and values in the compressed format; see the
+/// module's documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompressedTrack {
+    /// The key times.
+    pub times: KeyTimes,
+    /// The value elements: one per key.
+    pub values: Quantized,
+    /// CUBICSPLINE only: two elements per key, its in-tangent and its
+    /// out-tangent (the glTF order without the value between them).
+    pub tangents: Option<Quantized>,
+}
+
+fn is_grid_step(step: f32) -> bool {
+    step.is_normal() && step > 0.0 && step <= MAX_STEP && step.to_bits() & 0x007f_ffff == 0
+}
+
+impl Quantized {
+    /// `values` (elements of `width` floats) stored as they are.
+    #[must_use]
+    pub fn raw(values: &[f32], width: u32) -> Quantized {
+        Quantized {
+            encoding: Encoding::Raw,
+            bits: 32,
+            step: 1.0,
+            offsets: vec![0; width as usize],
+            words: values.iter().map(|v| v.to_bits()).collect(),
+        }
+    }
+
+    /// Bits per element of a track of `width` components.
+    #[must_use]
+    pub fn stride(&self, width: u32) -> u64 {
+        self.encoding.stride(width, self.bits)
+    }
+
+    fn validate(
+        &self,
+        stream: Stream,
+        kind: ValueKind,
+        width: u32,
+        elements: usize,
+    ) -> Result<(), CompressError> {
+        let allowed = match (stream, kind) {
+            (_, ValueKind::Discrete) => self.encoding == Encoding::Raw,
+            (Stream::Values, ValueKind::Rotation) => true,
+            _ => self.encoding != Encoding::SmallestThree,
+        };
+        if !allowed {
+            return Err(CompressError::Encoding {
+                stream,
+                encoding: self.encoding,
+                kind,
+            });
+        }
+        let range = self.encoding.bit_range();
+        if !range.contains(&self.bits) {
+            return Err(CompressError::Bits {
+                stream,
+                encoding: self.encoding,
+                bits: self.bits,
+                range,
+            });
+        }
+        if !is_grid_step(self.step) {
+            return Err(CompressError::Step {
+                stream,
+                step: self.step,
+            });
+        }
+        if self.offsets.len() != width as usize {
+            return Err(CompressError::OffsetCount {
+                stream,
+                expected: width as usize,
+                found: self.offsets.len(),
+            });
+        }
+        if self.encoding != Encoding::Raw {
+            let span = (1i64 << self.bits) - 1;
+            for (component, &offset) in self.offsets.iter().enumerate() {
+                if i64::from(offset).abs() + span > MAX_QUANTIZED {
+                    return Err(CompressError::Offset {
+                        stream,
+                        component,
+                        offset,
+                        bits: self.bits,
+                    });
+                }
+            }
+        }
+        let bits = elements as u64 * self.stride(width);
+        if bits > u64::from(u32::MAX) - 63 {
+            return Err(CompressError::StreamTooLong { stream, bits });
+        }
+        let expected = bits.div_ceil(32);
+        if self.words.len() as u64 != expected {
+            return Err(CompressError::WordCount {
+                stream,
+                expected,
+                found: self.words.len(),
+            });
+        }
+        if self.encoding == Encoding::Raw {
+            for (i, w) in self.words.iter().enumerate() {
+                let value = f32::from_bits(*w);
+                if !value.is_finite() {
+                    let width = width.max(1) as usize;
+                    return Err(CompressError::RawValue {
+                        stream,
+                        element: i / width,
+                        component: i % width,
+                        value,
+                    });
+                }
+            }
+            if stream == Stream::Values && kind == ValueKind::Rotation {
+                for (key, q) in self.words.chunks_exact(4).enumerate() {
+                    let length = q
+                        .iter()
+                        .map(|&w| f64::from(f32::from_bits(w)).powi(2))
+                        .sum::<f64>()
+                        .sqrt();
+                    if !((length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE)) {
+                        return Err(CompressError::RotationKey {
+                            key,
+                            length: length as f32,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl CompressedTrack {
+    /// `track` stored losslessly: its key times as a list, its values (and
+    /// tangents) as raw `f32`s, rotation keys normalized as an uncompressed
+    /// library stores them. Sampled, it gives the uncompressed track's
+    /// results bit for bit.
+    #[must_use]
+    pub fn lossless(track: &Track) -> CompressedTrack {
+        let mut values = track.values.clone();
+        normalize_rotation_keys(track.property, track.interpolation, &mut values);
+        let w = track.width as usize;
+        let (values, tangents) = if track.interpolation == Interpolation::CubicSpline {
+            let (v, t) = split_cubic(&values, w);
+            (v, Some(Quantized::raw(&t, track.width)))
+        } else {
+            (values, None)
+        };
+        CompressedTrack {
+            times: KeyTimes::List(track.times.clone()),
+            values: Quantized::raw(&values, track.width),
+            tangents,
+        }
+    }
+
+    /// The number of keys.
+    #[must_use]
+    pub fn key_count(&self) -> usize {
+        self.times.count()
+    }
+
+    /// Checks that this can stand for `track` (its interpolation, width
+    /// and value kind; its own keys) and be decoded in bounds to finite
+    /// values.
+    ///
+    /// # Errors
+    /// The first rule broken.
+    pub fn validate(&self, track: &Track) -> Result<(), CompressError> {
+        self.times.validate()?;
+        let keys = self.key_count();
+        let kind = track.value_kind();
+        self.values
+            .validate(Stream::Values, kind, track.width, keys)?;
+        let cubic = track.interpolation == Interpolation::CubicSpline;
+        match (&self.tangents, cubic) {
+            (Some(t), true) => t.validate(Stream::Tangents, kind, track.width, 2 * keys),
+            (None, false) => Ok(()),
+            (given, _) => Err(CompressError::Tangents {
+                given: given.is_some(),
+                interpolation: track.interpolation,
+            }),
+        }
+    }
+
+    /// Bytes on the device: the packed block ([`packed_block`]) and, for
+    /// a list of times, the times (not counting sharing).
+    #[must_use]
+    pub fn stored_bytes(&self, width: u32) -> u64 {
+        let times = match &self.times {
+            KeyTimes::Uniform { .. } => 0,
+            KeyTimes::List(t) => t.len() as u64 * 4,
+        };
+        times + block_words(self, width) as u64 * 4
+    }
+}
+
+/// Splits CUBICSPLINE values `[a_k, v_k, b_k]*` of `width` floats into the
+/// value elements and the tangents `[a_k, b_k]*`.
+#[must_use]
+pub fn split_cubic(values: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut v = Vec::with_capacity(values.len() / 3);
+    let mut t = Vec::with_capacity(values.len() * 2 / 3);
+    for (e, chunk) in values.chunks_exact(width.max(1)).enumerate() {
+        if e % 3 == 1 {
+            v.extend_from_slice(chunk);
+        } else {
+            t.extend_from_slice(chunk);
+        }
+    }
+    (v, t)
+}
+
+/// Words of the per-component offsets of one stream: `width` rounded up to
+/// a multiple of 4, so that each stream's offsets start a `vec4`.
+#[must_use]
+pub fn offset_words(width: u32) -> u32 {
+    width.div_ceil(4) * 4
+}
+
+fn block_words(track: &CompressedTrack, width: u32) -> usize {
+    let streams = 1 + usize::from(track.tangents.is_some());
+    let data = track.values.words.len() + track.tangents.as_ref().map_or(0, |t| t.words.len());
+    let words = COMPRESS_HEADER_WORDS as usize + streams * offset_words(width) as usize + data;
+    words.div_ceil(4) * 4
+}
+
+/// The packed words of a validated compressed track of `width`
+/// components, as the sampler reads them at the track's `values_offset`
+/// (a multiple of 4): the header `[meta, value step, tangent step, dt]`
+/// (`meta` = value encoding | value bits << 8 | tangent encoding << 16 |
+/// tangent bits << 24; `dt` the interval `1 / rate` of uniform keys, 0 for
+/// a list), the value offsets, the tangent offsets (CUBICSPLINE), each
+/// padded to [`offset_words`], the value stream's words, the tangent
+/// stream's, and zeros to a multiple of 4 words.
+#[must_use]
+pub fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(block_words(track, width));
+    let (t_enc, t_bits, t_step) = track
+        .tangents
+        .as_ref()
+        .map_or((0, 0, 0.0), |t| (t.encoding as u32, t.bits, t.step));
+    let dt = match track.times {
+        KeyTimes::Uniform { rate, .. } => 1.0 / rate,
+        KeyTimes::List(_) => 0.0,
+    };
+    out.push(
+        track.values.encoding as u32 | (track.values.bits << 8) | (t_enc << 16) | (t_bits << 24),
+    );
+    out.push(track.values.step.to_bits());
+    out.push(f32::to_bits(t_step));
+    out.push(f32::to_bits(dt));
+    let pad = offset_words(width) as usize;
+    let streams: Vec<&Quantized> = std::iter::once(&track.values)
+        .chain(track.tangents.as_ref())
+        .collect();
+    for s in &streams {
+        let start = out.len();
+        out.extend(s.offsets.iter().map(|&o| o as u32));
+        out.resize(start + pad, 0);
+    }
+    for s in &streams {
+        out.extend_from_slice(&s.words);
+    }
+    out.resize(out.len().div_ceil(4) * 4, 0);
+    out
+}
+
+/// Appends `bits` bits of `value` to a bit stream (LSB first).
+#[derive(Debug, Default)]
+pub struct BitWriter {
+    words: Vec<u32>,
+    len: u64,
+}
+
+impl BitWriter {
+    /// An empty stream.
+    #[must_use]
+    pub fn new() -> Self {
+        BitWriter::default()
+    }
+
+    /// Appends the low `bits` bits (at most 32) of `value`.
+    pub fn push(&mut self, value: u32, bits: u32) {
+        let mut value = u64::from(value) & ((1u64 << bits) - 1);
+        let mut left = u64::from(bits);
+        while left > 0 {
+            let at = (self.len % 32) as u32;
+            if at == 0 {
+                self.words.push(0);
+            }
+            let take = left.min(u64::from(32 - at));
+            if let Some(w) = self.words.last_mut() {
+                *w |= ((value & ((1u64 << take) - 1)) as u32) << at;
+            }
+            value >>= take;
+            left -= take;
+            self.len += take;
+        }
+    }
+
+    /// The words written.
+    #[must_use]
+    pub fn finish(self) -> Vec<u32> {
+        self.words
+    }
+}
