@@ -101,6 +101,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod compare;
+pub mod compress;
 pub mod cpu;
 mod error;
 #[cfg(feature = "gltf")]

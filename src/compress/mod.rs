@@ -1,0 +1,329 @@
+//! Compressed clips: a library stored in a fraction of the memory, decoded
+//! on the GPU (and in the CPU twin) where the sampler reads its values,
+//! within an error bound. Device-free: this module compresses on the host.
+//!
+//! [`BoundLibrary::compress`] compresses a library bound to a rig and
+//! returns the compressed library bound to the same rig, with a
+//! [`CompressionReport`]; the animator, the mixer, the crowd and every
+//! sampler plan take it as they take the uncompressed one.
+//! [`AnimationLibrary::compress`] does the same without a rig.
+//!
+//! # The error bound
+//!
+//! The bound is ACL's: the largest displacement, in world space, of a
+//! virtual point at distance `D` from each node (its origin and the points
+//! at `D` along its three axes), between the pose of the uncompressed clip
+//! and that of the compressed one, over the whole clip. It is checked at
+//! every key of every track and at the midpoint of every key interval,
+//! through the CPU twin, which decodes as the GPU does. Both figures are
+//! relative to the rig's size, the diagonal of the bounding box of its
+//! nodes in the rest pose, so a bound means the same for a file in metres
+//! or in centimetres. The default ([`CompressOptions::default`]) is ACL's
+//! 0.01 cm at `D` = 3 cm on a 180 cm human: 5.6e-5 of the diagonal, with
+//! `D` = 1.7% of it.
+//!
+//! Tracks the world check does not cover are held to a value bound of
+//! their own: morph weights, pointer targets and tracks left unbound, and
+//! every track of a library compressed without a rig. A rotation may then
+//! turn by at most `bound` radians; any other value may move by at most
+//! `bound` times its largest magnitude in the track (morph weights in
+//! `[0, 1]`: `bound` itself).
+//!
+//! # What the compressor does
+//!
+//! Per track, a tolerance that the track may use alone (for a node's
+//! rotation the bound over the distance from the node to its farthest
+//! virtual point, descendants included; for a translation the bound over
+//! the parent's scale), then the smallest candidate within it, each
+//! sampled through the twin at the check times: one key where the track
+//! is constant within it; otherwise the values on the coarsest
+//! power-of-two grid that meets it (the fewest bits: smallest-three for
+//! rotations, a range per component for the rest, CUBICSPLINE tangents on
+//! a grid of their own), key times as a rate where the rate reproduces
+//! every key exactly, and, for LINEAR and STEP tracks, without the keys
+//! that interpolation reproduces where the list of times that costs is
+//! smaller than the keys it saves. Errors of tracks on one chain add up,
+//! so each clip is then checked as a whole: where a node's virtual points
+//! move too far, the tolerance of every track on its chain from the root
+//! is halved and those tracks compressed again, until every node holds
+//! (a track halved 12 times is stored losslessly).
+//!
+//! The format itself is [`CompressedTrack`] (see
+//! [`crate::model::compressed`]); compressed data from elsewhere goes
+//! through [`AnimationLibrary::from_compressed`], which validates it.
+
+mod encode;
+mod search;
+
+pub use crate::model::compressed::{
+    packed_block, rate_key, split_cubic, BitWriter, CompressError, CompressedTrack, Encoding,
+    KeyTimes, Quantized, Stream, MAX_QUANTIZED, MAX_RATE_KEYS, MAX_STEP, RATE_SNAP,
+};
+pub use encode::{quantize_rotations, quantize_vectors};
+
+use glam::Mat4;
+
+use crate::error::{Error, Result};
+use crate::library::AnimationLibrary;
+use crate::model::BoundLibrary;
+use crate::rig::Rig;
+
+/// The default bound: 0.01 cm on a 180 cm human's diagonal.
+pub const DEFAULT_BOUND: f32 = 5.6e-5;
+/// The default distance of the virtual points: 3 cm on a 180 cm human.
+pub const DEFAULT_DISTANCE: f32 = 0.017;
+
+/// How much error compression may add; see the module's documentation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompressOptions {
+    /// The largest displacement of a virtual point, relative to the rest
+    /// pose's bounding-box diagonal (default [`DEFAULT_BOUND`], 5.6e-5);
+    /// for value-bound tracks, their relative bound.
+    pub bound: f32,
+    /// The virtual points' distance from their node, relative to the same
+    /// diagonal (default [`DEFAULT_DISTANCE`], 0.017).
+    pub distance: f32,
+}
+
+impl Default for CompressOptions {
+    fn default() -> Self {
+        CompressOptions {
+            bound: DEFAULT_BOUND,
+            distance: DEFAULT_DISTANCE,
+        }
+    }
+}
+
+impl CompressOptions {
+    /// The default options with another relative bound.
+    #[must_use]
+    pub fn with_bound(bound: f32) -> Self {
+        CompressOptions {
+            bound,
+            ..CompressOptions::default()
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let good = |x: f32| x.is_finite() && x > 0.0;
+        if good(self.bound) && good(self.distance) {
+            return Ok(());
+        }
+        Err(Error::Compressed {
+            clip: 0,
+            track: None,
+            kind: CompressError::Options {
+                bound: self.bound,
+                distance: self.distance,
+            },
+        })
+    }
+}
+
+/// How a track's error is measured against its tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// The angle between the rotations, in radians.
+    Angle,
+    /// The distance between the vectors.
+    Distance,
+    /// The largest difference of one component.
+    Component,
+}
+
+/// What the compressor did with one track.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrackCompression {
+    /// How its error was measured.
+    pub metric: Metric,
+    /// The tolerance it was given alone (radians, or the values' units).
+    pub tolerance: f64,
+    /// Its error alone, sampled at the check times.
+    pub error: f64,
+    /// Its values' encoding.
+    pub encoding: Encoding,
+    /// Bits per value component.
+    pub bits: u32,
+    /// Bits per tangent component (CUBICSPLINE).
+    pub tangent_bits: Option<u32>,
+    /// Keys kept.
+    pub keys: usize,
+    /// Keys of the uncompressed track.
+    pub source_keys: usize,
+    /// Whether its key times are stored as a rate.
+    pub uniform: bool,
+    /// How many times its tolerance was halved for its clip to hold the
+    /// bound.
+    pub halvings: u32,
+}
+
+/// What the compressor did with one clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipCompression {
+    /// The clip's name.
+    pub name: String,
+    /// The largest error measured, in the bound's units (see
+    /// [`CompressionReport::max_error`]).
+    pub max_error: f64,
+    /// The most times one of its tracks' tolerance was halved for the
+    /// clip to hold the bound (12: stored losslessly).
+    pub halvings: u32,
+}
+
+/// What [`BoundLibrary::compress`] (or [`AnimationLibrary::compress`])
+/// did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompressionReport {
+    /// The rest pose's bounding-box diagonal the relative figures are of
+    /// (1 without a rig, or for a rig whose nodes sit at one point).
+    pub diagonal: f64,
+    /// The bound, in the rig's units.
+    pub bound: f64,
+    /// The virtual points' distance, in the rig's units.
+    pub distance: f64,
+    /// The largest error measured: the world displacement of a virtual
+    /// point; for value-bound tracks their error times the bound over
+    /// their tolerance. At most [`bound`](Self::bound).
+    pub max_error: f64,
+    /// Bytes of key times and values uncompressed
+    /// ([`AnimationLibrary::stored_bytes`]).
+    pub uncompressed_bytes: u64,
+    /// Bytes of key times and packed words compressed.
+    pub compressed_bytes: u64,
+    /// Per clip.
+    pub clips: Vec<ClipCompression>,
+    /// Per clip, per track.
+    pub tracks: Vec<Vec<TrackCompression>>,
+}
+
+impl CompressionReport {
+    /// Uncompressed bytes over compressed bytes.
+    #[must_use]
+    pub fn ratio(&self) -> f64 {
+        self.uncompressed_bytes as f64 / self.compressed_bytes.max(1) as f64
+    }
+}
+
+/// The diagonal of the bounding box of `rig`'s node origins in the rest
+/// pose; 1 when it is zero or not finite (a rig of one node).
+#[must_use]
+pub fn rest_diagonal(rig: &Rig) -> f64 {
+    let nodes = rig.nodes();
+    let mut globals = vec![Mat4::IDENTITY; nodes.len()];
+    let (mut lo, mut hi) = (
+        glam::DVec3::splat(f64::INFINITY),
+        glam::DVec3::splat(f64::NEG_INFINITY),
+    );
+    for &n in rig.order() {
+        let local = rig.rest_local(n).unwrap_or(Mat4::IDENTITY);
+        let g = match nodes[n as usize].parent {
+            Some(p) => globals[p as usize] * local,
+            None => local,
+        };
+        globals[n as usize] = g;
+        let o = g.w_axis.truncate().as_dvec3();
+        lo = lo.min(o);
+        hi = hi.max(o);
+    }
+    let d = (hi - lo).length();
+    if d.is_finite() && d > 0.0 {
+        d
+    } else {
+        1.0
+    }
+}
+
+fn refuse_compressed(library: &AnimationLibrary) -> Result<()> {
+    if library.is_compressed() {
+        return Err(Error::Compressed {
+            clip: 0,
+            track: None,
+            kind: CompressError::AlreadyCompressed,
+        });
+    }
+    Ok(())
+}
+
+/// Compresses every clip of `library` and builds the compressed library.
+fn compress_all(
+    library: &AnimationLibrary,
+    rig: Option<&Rig>,
+    nodes: &dyn Fn(usize, usize) -> Option<u32>,
+    options: &CompressOptions,
+    diagonal: f64,
+) -> Result<(AnimationLibrary, CompressionReport)> {
+    let bound = f64::from(options.bound) * diagonal;
+    let distance = f64::from(options.distance) * diagonal;
+    let mut tracks = Vec::with_capacity(library.clips().len());
+    let mut report = CompressionReport {
+        diagonal,
+        bound,
+        distance,
+        max_error: 0.0,
+        uncompressed_bytes: library.stored_bytes(),
+        compressed_bytes: 0,
+        clips: Vec::new(),
+        tracks: Vec::new(),
+    };
+    for (c, clip) in library.clips().iter().enumerate() {
+        let result = search::compress_clip(
+            clip,
+            rig,
+            &|t| nodes(c, t),
+            bound,
+            distance,
+            f64::from(options.bound),
+        )?;
+        report.max_error = report.max_error.max(result.max_error);
+        report.clips.push(ClipCompression {
+            name: clip.name.clone(),
+            max_error: result.max_error,
+            halvings: result.halvings,
+        });
+        report.tracks.push(result.reports);
+        tracks.push(result.tracks);
+    }
+    let compressed = AnimationLibrary::from_compressed(library.clips().to_vec(), tracks)?;
+    report.compressed_bytes = compressed.stored_bytes();
+    Ok((compressed, report))
+}
+
+impl BoundLibrary {
+    /// The library compressed within `options`' bound (see [`crate::compress`]),
+    /// bound to the same rig as this one; and what was done.
+    ///
+    /// # Errors
+    /// [`Error::Compressed`] for options that are not finite and positive
+    /// or a library that is compressed already.
+    pub fn compress(&self, options: &CompressOptions) -> Result<(BoundLibrary, CompressionReport)> {
+        options.check()?;
+        refuse_compressed(self.library())?;
+        let diagonal = rest_diagonal(self.rig());
+        let (library, report) = compress_all(
+            self.library(),
+            Some(self.rig()),
+            &|c, t| self.node(c as u32, t as u32),
+            options,
+            diagonal,
+        )?;
+        Ok((self.with_library(library), report))
+    }
+}
+
+impl AnimationLibrary {
+    /// The library compressed without a rig: every track held to the value
+    /// bound of [`crate::compress`] (`options.bound` radians for
+    /// rotations, `options.bound` times a track's largest value
+    /// otherwise).
+    ///
+    /// # Errors
+    /// As [`BoundLibrary::compress`].
+    pub fn compress(
+        &self,
+        options: &CompressOptions,
+    ) -> Result<(AnimationLibrary, CompressionReport)> {
+        options.check()?;
+        refuse_compressed(self)?;
+        compress_all(self, None, &|_, _| None, options, 1.0)
+    }
+}
