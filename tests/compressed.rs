@@ -1,0 +1,1155 @@
+//! Compressed clips: the format decoded against keys packed by hand (the
+//! CPU twin, against values computed here in f64), a lossless compressed
+//! library against the uncompressed one bit for bit, the compressor's
+//! bound on generated clips (motion-capture-like, near-opposite
+//! quaternions, CUBICSPLINE, morph weights, pointers) measured here
+//! independently, the same relative bound at two scales, hostile
+//! compressed data refused, and the GPU against the twin on every sampler
+//! plan (run on Vulkan and on GL by CI).
+
+mod common;
+#[path = "common/mocap.rs"]
+mod mocap;
+
+use std::sync::Arc;
+
+use glam::Mat4;
+use keyframe_gpu::compress::{
+    BitWriter, CompressError, CompressOptions, CompressedTrack, Encoding, KeyTimes, Quantized,
+};
+use keyframe_gpu::{
+    cpu, AnimationLibrary, BoundLibrary, Clip, Error, GpuSampler, Instance, Interpolation,
+    NodeTransform, PointerTarget, PointerType, Property, Rig, SamplerPlan, Track, WrapMode,
+};
+use mocap::{axis_angle, mocap_clip, quat_mul, skeleton, unit, Rng};
+
+/// Samples `library` on the CPU twin at each of `times` for clip `clip`:
+/// `times.len() * output_stride` floats.
+fn sample_at(library: &AnimationLibrary, clip: u32, times: &[f32]) -> Vec<f32> {
+    let instances: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(clip, f64::from(t)))
+        .collect();
+    cpu::sample(library, &instances).unwrap()
+}
+
+/// A one-track library of `track` compressed as `compressed`.
+fn one_track(track: Track, compressed: CompressedTrack) -> AnimationLibrary {
+    AnimationLibrary::from_compressed(vec![Clip::new("c", vec![track])], vec![vec![compressed]])
+        .unwrap()
+}
+
+fn close(a: f64, b: f32, tol: f64, what: &str) {
+    assert!(
+        (a - f64::from(b)).abs() <= tol,
+        "{what}: expected {a}, got {b}"
+    );
+}
+
+// ------------------------------------------------------------ hand-packed
+
+/// Three keys of a 3-wide translation at 4 keys per second, on a grid of
+/// 1/4 with 5-bit fields against offsets (-8, 0, 4): every field written
+/// by hand, bit by bit, LSB first.
+#[test]
+fn hand_packed_vector_keys_decode_to_their_grid_values() {
+    // Grid indices per key and component, offsets subtracted.
+    let fields: [[u32; 3]; 3] = [[0, 31, 1], [8, 0, 2], [16, 5, 30]];
+    let mut bits: Vec<bool> = Vec::new();
+    for key in fields {
+        for f in key {
+            for b in 0..5 {
+                bits.push(f >> b & 1 == 1);
+            }
+        }
+    }
+    let mut words = vec![0u32; bits.len().div_ceil(32)];
+    for (i, &b) in bits.iter().enumerate() {
+        words[i / 32] |= u32::from(b) << (i % 32);
+    }
+    assert_eq!(words.len(), 2, "45 bits");
+    let offsets = [-8, 0, 4];
+    let value = |k: usize, c: usize| f64::from(fields[k][c] as i32 + offsets[c]) * 0.25;
+    let track = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Linear,
+        vec![0.5, 0.75, 1.0],
+        vec![0.0; 9],
+    );
+    let compressed = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.5,
+            rate: 4.0,
+            count: 3,
+        },
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 5,
+            step: 0.25,
+            offsets: offsets.to_vec(),
+            words,
+        },
+        tangents: None,
+    };
+    let library = one_track(track, compressed);
+    // Before, on each key (u = (T - 0.5) * 4 exactly 0, 1, 2), between,
+    // after: the grid values, exactly, and their blend.
+    let times = [0.0, 0.5, 0.75, 1.0, 0.625, 0.9375, 9.0];
+    let out = sample_at(&library, 0, &times);
+    for c in 0..3 {
+        for (i, k) in [(0, 0), (1, 0), (2, 1), (3, 2), (6, 2)] {
+            assert_eq!(
+                f64::from(out[3 * i + c]),
+                value(k, c),
+                "key {k}, component {c}"
+            );
+        }
+        close(
+            0.5 * value(0, c) + 0.5 * value(1, c),
+            out[3 * 4 + c],
+            1e-6,
+            "between 0 and 1",
+        );
+        let t = 0.75;
+        close(
+            (1.0 - t) * value(1, c) + t * value(2, c),
+            out[3 * 5 + c],
+            1e-5,
+            "between 1 and 2",
+        );
+    }
+}
+
+/// Writes smallest-three keys by hand: the dropped component's index and
+/// sign, then the three others' fields.
+fn smallest_three(keys: &[(u32, bool, [u32; 3])], bits: u32) -> Vec<u32> {
+    let mut w = BitWriter::new();
+    for (idx, negative, fields) in keys {
+        w.push(*idx, 2);
+        w.push(u32::from(*negative), 1);
+        for f in fields {
+            w.push(*f, bits);
+        }
+    }
+    w.finish()
+}
+
+/// Two smallest-three keys of 10 bits on a grid of 2^-10 (one dropping w,
+/// one dropping x, negative), then sampled on and between the keys and
+/// compared with the quaternions rebuilt here in f64 and slerped.
+#[test]
+fn hand_packed_smallest_three_keys_decode_and_slerp() {
+    let step = 1.0 / 1024.0;
+    let offsets = [-100, -50, 0, -900];
+    let keys = [(3u32, false, [100u32, 250, 300]), (0, true, [60, 50, 800])];
+    let words = smallest_three(&keys, 10);
+    // Key 0: x, y, z from fields; w = sqrt(1 - ...). Key 1: y, z, w from
+    // fields; x = -sqrt(1 - ...).
+    let grid = |f: u32, c: usize| f64::from(f as i32 + offsets[c]) * f64::from(step);
+    let rebuilt = |(idx, negative, fields): (u32, bool, [u32; 3])| {
+        let others: Vec<usize> = (0..4).filter(|&c| c != idx as usize).collect();
+        let mut q = [0.0f64; 4];
+        for (f, &c) in fields.iter().zip(&others) {
+            q[c] = grid(*f, c);
+        }
+        let d = (1.0 - others.iter().map(|&c| q[c] * q[c]).sum::<f64>())
+            .max(0.0)
+            .sqrt();
+        q[idx as usize] = if negative { -d } else { d };
+        q
+    };
+    let q0 = rebuilt(keys[0]);
+    let q1 = rebuilt(keys[1]);
+    let track = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+    );
+    let compressed = CompressedTrack {
+        times: KeyTimes::List(Arc::from([0.0f32, 1.0])),
+        values: Quantized {
+            encoding: Encoding::SmallestThree,
+            bits: 10,
+            step,
+            offsets: offsets.to_vec(),
+            words,
+        },
+        tangents: None,
+    };
+    let library = one_track(track, compressed);
+    let out = sample_at(&library, 0, &[0.0, 1.0, 0.25, 0.5]);
+    for c in 0..4 {
+        close(q0[c], out[c], 1e-7, "key 0");
+        close(q1[c], out[4 + c], 1e-7, "key 1");
+    }
+    // Shortest-path slerp in f64 (the keys are on opposite sides: the
+    // second is negated).
+    let dot: f64 = (0..4).map(|c| q0[c] * q1[c]).sum();
+    let s = if dot < 0.0 { -1.0 } else { 1.0 };
+    let theta = dot.abs().min(1.0).acos();
+    for (i, t) in [(2usize, 0.25f64), (3, 0.5)] {
+        let w0 = ((1.0 - t) * theta).sin();
+        let w1 = (t * theta).sin();
+        let q: Vec<f64> = (0..4).map(|c| w0 * q0[c] + w1 * s * q1[c]).collect();
+        let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        for c in 0..4 {
+            close(q[c] / n, out[4 * i + c], 2e-6, "slerp");
+        }
+    }
+}
+
+/// A CUBICSPLINE translation of two keys: values and tangents each on a
+/// grid of their own (2^-4 and 2^-2), packed by hand; the spline at
+/// t = 0.5 against the glTF formula in f64.
+#[test]
+fn hand_packed_cubic_keys_use_their_tangents() {
+    let vector = |fields: &[[u32; 3]], bits: u32| {
+        let mut w = BitWriter::new();
+        for key in fields {
+            for f in key {
+                w.push(*f, bits);
+            }
+        }
+        w.finish()
+    };
+    let vf = [[1u32, 2, 3], [17, 0, 9]];
+    let tf = [[0u32, 4, 7], [3, 3, 3], [5, 6, 1], [2, 0, 7]];
+    let track = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::CubicSpline,
+        vec![0.0, 2.0],
+        vec![0.0; 18],
+    );
+    let (voff, toff) = ([0, -2, 4], [-3, -3, -3]);
+    let compressed = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 0.5,
+            count: 2,
+        },
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 5,
+            step: 0.0625,
+            offsets: voff.to_vec(),
+            words: vector(&vf, 5),
+        },
+        tangents: Some(Quantized {
+            encoding: Encoding::Vector,
+            bits: 3,
+            step: 0.25,
+            offsets: toff.to_vec(),
+            words: vector(&tf, 3),
+        }),
+    };
+    let library = one_track(track, compressed);
+    let out = sample_at(&library, 0, &[0.0, 2.0, 1.0]);
+    let v = |k: usize, c: usize| f64::from(vf[k][c] as i32 + voff[c]) * 0.0625;
+    let tan = |e: usize, c: usize| f64::from(tf[e][c] as i32 + toff[c]) * 0.25;
+    let (t, dt) = (0.5f64, 2.0f64);
+    for c in 0..3 {
+        assert_eq!(f64::from(out[c]), v(0, c));
+        assert_eq!(f64::from(out[3 + c]), v(1, c));
+        // out-tangent of key 0: element 1; in-tangent of key 1: element 2.
+        let p = (2.0 * t.powi(3) - 3.0 * t * t + 1.0) * v(0, c)
+            + dt * (t.powi(3) - 2.0 * t * t + t) * tan(1, c)
+            + (-2.0 * t.powi(3) + 3.0 * t * t) * v(1, c)
+            + dt * (t.powi(3) - t * t) * tan(2, c);
+        close(p, out[6 + c], 1e-6, "spline");
+    }
+}
+
+/// A morph-weights track of 6 targets (wider than 4: decoded component by
+/// component) with a list of irregular times, and raw values.
+#[test]
+fn hand_packed_wide_weights_and_listed_times() {
+    let fields: Vec<u32> = (0..18).map(|i| (i * 7 % 64) as u32).collect();
+    let mut w = BitWriter::new();
+    for f in &fields {
+        w.push(*f, 6);
+    }
+    let step = 1.0 / 64.0;
+    let track = Track::weights(
+        0,
+        6,
+        Interpolation::Linear,
+        vec![0.0, 0.3, 1.0],
+        vec![0.0; 18],
+    );
+    let compressed = CompressedTrack {
+        times: KeyTimes::List(Arc::from([0.0f32, 0.3, 1.0])),
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 6,
+            step,
+            offsets: vec![0; 6],
+            words: w.finish(),
+        },
+        tangents: None,
+    };
+    let library = one_track(track, compressed);
+    let out = sample_at(&library, 0, &[0.3, 0.65]);
+    for c in 0..6 {
+        let v = |k: usize| f64::from(fields[6 * k + c]) * f64::from(step);
+        assert_eq!(f64::from(out[c]), v(1));
+        let t = f64::from((0.65f32 - 0.3) / (1.0f32 - 0.3));
+        close((1.0 - t) * v(1) + t * v(2), out[6 + c], 1e-6, "weights");
+    }
+    // The same keys raw: exactly the floats given.
+    let values: Vec<f32> = (0..18).map(|i| i as f32 * 0.05).collect();
+    let track = Track::weights(
+        0,
+        6,
+        Interpolation::Step,
+        vec![0.0, 0.3, 1.0],
+        values.clone(),
+    );
+    let raw = CompressedTrack::lossless(&track);
+    assert_eq!(raw.values.encoding, Encoding::Raw);
+    let library = one_track(track, raw);
+    let out = sample_at(&library, 0, &[0.5]);
+    assert_eq!(&out[..6], &values[6..12]);
+}
+
+// ------------------------------------------------------------ lossless
+
+/// A library with every interpolation, property and value kind.
+fn mixed_clips(rng: &mut Rng) -> (Rig, Vec<Clip>) {
+    let mut b = Rig::builder();
+    let mut parent = None;
+    for i in 0..5 {
+        let n = b.node(
+            parent,
+            NodeTransform::translation([0.0, 0.3, 0.05 * i as f32]),
+        );
+        b.name(n, format!("n{i}"));
+        parent = Some(n);
+    }
+    let six = b.mesh(6, vec![0.0; 6]);
+    let four = b.mesh(4, vec![0.0; 4]);
+    let m6 = b.node(Some(0), NodeTransform::IDENTITY);
+    b.attach(m6, six, None);
+    let m4 = b.node(Some(1), NodeTransform::IDENTITY);
+    b.attach(m4, four, None);
+    let rig = b.build().unwrap();
+    let irregular: Arc<[f32]> = Arc::from(
+        (0..24)
+            .scan(0.0f32, |t, _| {
+                *t += 0.02 + 0.05 * rng.next();
+                Some(*t)
+            })
+            .collect::<Vec<f32>>(),
+    );
+    let uniform: Arc<[f32]> = (0..40).map(|k| k as f32 / 30.0).collect();
+    let n = irregular.len();
+    let m = uniform.len();
+    // Consecutive keys on opposite hemispheres and nearly opposite
+    // rotations: q, then -q' with q' a few degrees from q.
+    let mut near_opposite = Vec::new();
+    let mut q = unit([0.3, -0.2, 0.5, 0.8]);
+    for k in 0..m {
+        let turn = axis_angle([0.0, 0.0, 1.0], 0.05 + 0.02 * rng.signed());
+        q = unit(quat_mul(q, turn));
+        let sign = if k % 2 == 1 { -1.0 } else { 1.0 };
+        near_opposite.extend(q.map(|x| x * sign));
+    }
+    let cubic_rotation: Vec<f32> = (0..n)
+        .flat_map(|k| {
+            let q = axis_angle(
+                unit([1.0, 0.5, 0.2, 0.0])[..3].try_into().unwrap(),
+                0.1 * k as f32,
+            );
+            let tangent = [
+                0.1 * rng.signed(),
+                0.1 * rng.signed(),
+                0.1 * rng.signed(),
+                0.0,
+            ];
+            let out_tangent = [0.1 * rng.signed(), 0.0, 0.05, 0.1 * rng.signed()];
+            [tangent, q, out_tangent].concat()
+        })
+        .collect();
+    let vectors = |len: usize, per: usize, rng: &mut Rng| -> Vec<f32> {
+        (0..len * per)
+            .map(|i| (i as f32 * 0.37).sin() + 0.01 * rng.signed())
+            .collect()
+    };
+    let emissive = Arc::new(PointerTarget::new(
+        "/materials/0/emissiveFactor",
+        PointerType::Float3,
+        vec![0.0; 3],
+    ));
+    let visible = Arc::new(PointerTarget::new(
+        "/nodes/0/extensions/KHR_node_visibility/visible",
+        PointerType::Bool,
+        vec![1.0],
+    ));
+    let clip_a = Clip::new(
+        "mixed",
+        vec![
+            Track::new(
+                0,
+                Property::Translation,
+                Interpolation::Linear,
+                irregular.clone(),
+                vectors(n, 3, rng),
+            ),
+            Track::new(
+                1,
+                Property::Rotation,
+                Interpolation::Linear,
+                uniform.clone(),
+                near_opposite,
+            ),
+            Track::new(
+                2,
+                Property::Rotation,
+                Interpolation::CubicSpline,
+                irregular.clone(),
+                cubic_rotation,
+            ),
+            Track::new(
+                3,
+                Property::Scale,
+                Interpolation::CubicSpline,
+                uniform.clone(),
+                vectors(m, 9, rng),
+            ),
+            Track::new(
+                4,
+                Property::Rotation,
+                Interpolation::Step,
+                uniform.clone(),
+                {
+                    (0..m)
+                        .flat_map(|k| axis_angle([0.0, 1.0, 0.0], 0.3 * k as f32))
+                        .collect()
+                },
+            ),
+            Track::weights(
+                m6,
+                6,
+                Interpolation::Linear,
+                uniform.clone(),
+                vectors(m, 6, rng).iter().map(|x| x.abs()).collect(),
+            ),
+            Track::weights(
+                m4,
+                4,
+                Interpolation::CubicSpline,
+                irregular.clone(),
+                vectors(n, 12, rng),
+            ),
+            Track::for_pointer(
+                emissive,
+                Interpolation::Linear,
+                uniform.clone(),
+                vectors(m, 3, rng),
+            ),
+        ],
+    );
+    let clip_b = Clip::new(
+        "smooth",
+        vec![
+            // Constant, and exactly linear: one key, and two.
+            Track::new(
+                0,
+                Property::Rotation,
+                Interpolation::Linear,
+                uniform.clone(),
+                axis_angle([1.0, 0.0, 0.0], 0.4).repeat(m),
+            ),
+            Track::new(
+                1,
+                Property::Translation,
+                Interpolation::Linear,
+                uniform.clone(),
+                (0..m).flat_map(|k| [0.1 * k as f32, 0.0, 1.0]).collect(),
+            ),
+            Track::weights(
+                m6,
+                6,
+                Interpolation::Step,
+                irregular.clone(),
+                vectors(n, 6, rng),
+            ),
+            Track::for_pointer(
+                visible,
+                Interpolation::Step,
+                irregular.clone(),
+                (0..n).map(|k| (k % 2) as f32).collect(),
+            ),
+        ],
+    );
+    (rig, vec![clip_a, clip_b])
+}
+
+/// Times before, on, between (midpoints and elsewhere) and after the keys
+/// of every track of `clip`.
+fn probe_times(clip: &Clip) -> Vec<f32> {
+    let mut times = vec![-0.5, 0.0, clip.duration() + 1.0];
+    for t in &clip.tracks {
+        for w in t.times.windows(2) {
+            times.extend([w[0], w[1], 0.5 * (w[0] + w[1]), w[0] + 0.3 * (w[1] - w[0])]);
+        }
+    }
+    times
+}
+
+/// Every track stored losslessly samples bit for bit as the uncompressed
+/// library does: the raw decode and listed times change nothing.
+#[test]
+fn a_lossless_compressed_library_samples_bit_for_bit() {
+    let (_, clips) = mixed_clips(&mut Rng::new(1));
+    let plain = AnimationLibrary::new(clips.clone()).unwrap();
+    let tracks = clips
+        .iter()
+        .map(|c| c.tracks.iter().map(CompressedTrack::lossless).collect())
+        .collect();
+    let packed = AnimationLibrary::from_compressed(clips.clone(), tracks).unwrap();
+    assert!(packed.is_compressed() && !plain.is_compressed());
+    for (c, clip) in clips.iter().enumerate() {
+        let times = probe_times(clip);
+        let a = sample_at(&plain, c as u32, &times);
+        let b = sample_at(&packed, c as u32, &times);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        assert_eq!(bits(&a), bits(&b), "clip {c}");
+    }
+}
+
+// ------------------------------------------------------------ the bound
+
+/// The largest displacement of a node's origin or of its virtual points
+/// at `d` along its axes between two poses, over every node and every key
+/// and midpoint of `clip`: the bound's measure, computed here from the
+/// twin's world matrices, independently of the compressor.
+fn world_error(raw: &BoundLibrary, lossy: &BoundLibrary, c: u32, d: f64) -> f64 {
+    let clip = &raw.library().clips()[c as usize];
+    let mut times: Vec<f32> = Vec::new();
+    for t in &clip.tracks {
+        times.extend_from_slice(&t.times);
+        for w in t.times.windows(2) {
+            times.push(w[0] + 0.5 * (w[1] - w[0]));
+        }
+    }
+    let instances: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(c, f64::from(t)).with_wrap(WrapMode::Clamp))
+        .collect();
+    let a = cpu::poses(raw, &instances).unwrap();
+    let b = cpu::poses(lossy, &instances).unwrap();
+    let mut worst = 0.0f64;
+    for i in 0..instances.len() as u32 {
+        for n in 0..raw.rig().nodes().len() as u32 {
+            let (ga, gb): (Mat4, Mat4) = (a.world(i, n).unwrap(), b.world(i, n).unwrap());
+            for p in [[0.0, 0.0, 0.0], [d, 0.0, 0.0], [0.0, d, 0.0], [0.0, 0.0, d]] {
+                let p = glam::DVec3::from_array(p);
+                let pa = ga.as_dmat4().transform_point3(p);
+                let pb = gb.as_dmat4().transform_point3(p);
+                worst = worst.max((pa - pb).length());
+            }
+        }
+    }
+    worst
+}
+
+/// Generated motion-capture-like clips compressed at the default bound
+/// hold it at every key and midpoint, measured here; the report agrees,
+/// and the memory is a fraction of the uncompressed library's.
+#[test]
+fn compressed_mocap_clips_hold_the_default_bound() {
+    let (rig, rest) = skeleton(24, 1.0);
+    let mut rng = Rng::new(7);
+    let clips: Vec<Clip> = (0..2)
+        .map(|i| mocap_clip(&mut rng, &format!("take{i}"), &rest, 1.0, 90, 0.003))
+        .collect();
+    let raw = AnimationLibrary::new(clips).unwrap().bind(&rig).unwrap();
+    let (lossy, report) = raw.compress(&CompressOptions::default()).unwrap();
+    let diagonal = keyframe_gpu::compress::rest_diagonal(&rig);
+    assert!((report.bound / (5.6e-5 * diagonal) - 1.0).abs() < 1e-6);
+    assert!((report.distance / (0.017 * diagonal) - 1.0).abs() < 1e-6);
+    for c in 0..2 {
+        let e = world_error(&raw, &lossy, c, report.distance);
+        assert!(
+            e <= report.bound,
+            "clip {c}: error {e} over the bound {}",
+            report.bound
+        );
+        assert!(
+            e <= report.max_error + 1e-12,
+            "the report's {} under {e}",
+            report.max_error
+        );
+    }
+    assert!(report.max_error <= report.bound);
+    assert!(report.ratio() > 3.0, "ratio {}", report.ratio());
+    assert_eq!(report.compressed_bytes, lossy.library().stored_bytes());
+    // Rotations are smallest-three (or four components where that needs
+    // more than 15 bits), constant translations and scales one key.
+    for (t, tr) in report.tracks[0].iter().enumerate() {
+        let property = raw.library().clips()[0].tracks[t].property;
+        if property == Property::Scale || (property == Property::Translation && t > 1) {
+            assert_eq!(tr.keys, 1, "track {t}: {tr:?}");
+        }
+        if property == Property::Rotation {
+            assert!(
+                matches!(tr.encoding, Encoding::SmallestThree | Encoding::Vector) && tr.uniform,
+                "track {t}: {tr:?}"
+            );
+        }
+    }
+}
+
+/// The same skeleton and motion in metres and in centimetres compresses
+/// to the same bits: the bound is relative to the rig's size.
+#[test]
+fn the_bound_is_relative_to_the_rig() {
+    let mut bits = Vec::new();
+    for scale in [1.0f32, 100.0] {
+        let (rig, rest) = skeleton(12, scale);
+        let clip = mocap_clip(&mut Rng::new(3), "take", &rest, scale, 45, 0.003);
+        let raw = AnimationLibrary::new(vec![clip])
+            .unwrap()
+            .bind(&rig)
+            .unwrap();
+        let (lossy, report) = raw.compress(&CompressOptions::default()).unwrap();
+        assert!(world_error(&raw, &lossy, 0, report.distance) <= report.bound);
+        bits.push(
+            report.tracks[0]
+                .iter()
+                .map(|t| (t.encoding, t.bits, t.keys))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let same = bits[0].iter().zip(&bits[1]).filter(|(a, b)| a == b).count();
+    // Grids are powers of two: a track near a step's edge may take one
+    // more or one less bit at the other scale.
+    assert!(
+        same * 10 >= bits[0].len() * 8,
+        "{same} of {} tracks alike",
+        bits[0].len()
+    );
+}
+
+/// Every kind of track (near-opposite quaternions, STEP rotations,
+/// CUBICSPLINE rotations and vectors, morph weights, pointers) holds the
+/// bound when bound to a rig, and a tighter one when the bound is
+/// tighter; the value-bound tracks stay within their own tolerance.
+#[test]
+fn every_track_kind_holds_the_bound() {
+    let (rig, clips) = mixed_clips(&mut Rng::new(2));
+    let raw = AnimationLibrary::new(clips.clone())
+        .unwrap()
+        .bind(&rig)
+        .unwrap();
+    for bound in [5.6e-5f32, 1e-3] {
+        let options = CompressOptions::with_bound(bound);
+        let (lossy, report) = raw.compress(&options).unwrap();
+        for c in 0..clips.len() as u32 {
+            let e = world_error(&raw, &lossy, c, report.distance);
+            assert!(
+                e <= report.bound,
+                "bound {bound}, clip {c}: {e} > {}",
+                report.bound
+            );
+        }
+        // Value-bound tracks (weights, pointers): each within its own
+        // tolerance at every probe time.
+        for (c, clip) in clips.iter().enumerate() {
+            let times = probe_times(clip);
+            let a = sample_at(raw.library(), c as u32, &times);
+            let b = sample_at(lossy.library(), c as u32, &times);
+            let stride = raw.library().output_stride() as usize;
+            for (t, track) in clip.tracks.iter().enumerate() {
+                if !matches!(track.property, Property::Weights | Property::Pointer) {
+                    continue;
+                }
+                let (o, w) = raw.library().track_output(c as u32, t as u32).unwrap();
+                let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                let tol = f64::from(bound) * f64::from(largest) + 1e-9;
+                for i in 0..times.len() {
+                    for k in 0..w as usize {
+                        let at = i * stride + o as usize + k;
+                        let d = (f64::from(a[at]) - f64::from(b[at])).abs();
+                        assert!(
+                            d <= tol,
+                            "clip {c} track {t} time {}: {d} > {tol}",
+                            times[i]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Without a rig, every track is held to its value bound; constant and
+/// exactly linear tracks lose their keys.
+#[test]
+fn a_library_without_a_rig_holds_value_bounds() {
+    let (_, clips) = mixed_clips(&mut Rng::new(4));
+    let plain = AnimationLibrary::new(clips.clone()).unwrap();
+    let (lossy, report) = plain.compress(&CompressOptions::default()).unwrap();
+    assert!(report.max_error <= report.bound, "{report:?}");
+    let smooth = &report.tracks[1];
+    assert_eq!(smooth[0].keys, 1, "constant rotation: {:?}", smooth[0]);
+    assert_eq!(smooth[1].keys, 2, "a line: {:?}", smooth[1]);
+    assert!(!smooth[1].uniform);
+    for (c, clip) in clips.iter().enumerate() {
+        let times = probe_times(clip);
+        let a = sample_at(&plain, c as u32, &times);
+        let b = sample_at(&lossy, c as u32, &times);
+        let stride = plain.output_stride() as usize;
+        for (t, track) in clip.tracks.iter().enumerate() {
+            let (o, w) = plain.track_output(c as u32, t as u32).unwrap();
+            for i in 0..times.len() {
+                let x = &a[i * stride + o as usize..][..w as usize];
+                let y = &b[i * stride + o as usize..][..w as usize];
+                if track.property == Property::Rotation {
+                    let angle = angle_between(x, y);
+                    assert!(angle <= 5.6e-5, "clip {c} track {t}: {angle} rad");
+                } else {
+                    let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                    for (p, q) in x.iter().zip(y) {
+                        let d = (f64::from(*p) - f64::from(*q)).abs();
+                        assert!(
+                            d <= 5.6e-5 * f64::from(largest) + 1e-9,
+                            "clip {c} track {t}: {d}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The angle between two rotations given as quaternions of either sign,
+/// each normalized in f64: `4 asin(|a - b| / 2)` for the nearer sign (an
+/// `acos` of the dot product loses small angles to rounding).
+fn angle_between(a: &[f32], b: &[f32]) -> f64 {
+    let unit = |q: &[f32]| {
+        let v: Vec<f64> = q.iter().map(|&x| f64::from(x)).collect();
+        let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        v.into_iter().map(|x| x / n).collect::<Vec<f64>>()
+    };
+    let (a, b) = (unit(a), unit(b));
+    let dot: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    let s = if dot < 0.0 { -1.0 } else { 1.0 };
+    let d = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - s * y).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    4.0 * (d / 2.0).min(1.0).asin()
+}
+
+// ------------------------------------------------------------ hostile data
+
+fn vector_track() -> (Track, CompressedTrack) {
+    let track = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![0.0; 6],
+    );
+    let mut w = BitWriter::new();
+    for f in [1u32, 2, 3, 4, 5, 6] {
+        w.push(f, 4);
+    }
+    let good = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 2,
+        },
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 4,
+            step: 0.5,
+            offsets: vec![0, 0, 0],
+            words: w.finish(),
+        },
+        tangents: None,
+    };
+    (track, good)
+}
+
+fn refused(track: &Track, bad: CompressedTrack) -> CompressError {
+    let result = AnimationLibrary::from_compressed(
+        vec![Clip::new("c", vec![track.clone()])],
+        vec![vec![bad]],
+    );
+    match result {
+        Err(Error::Compressed {
+            clip: 0,
+            track: Some(0),
+            kind,
+        }) => kind,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// Compressed data from outside is validated: each broken rule is a typed
+/// error naming the clip and track, and nothing panics.
+#[test]
+fn hostile_compressed_data_is_refused() {
+    let (track, good) = vector_track();
+    AnimationLibrary::from_compressed(
+        vec![Clip::new("c", vec![track.clone()])],
+        vec![vec![good.clone()]],
+    )
+    .unwrap();
+    let with = |f: &dyn Fn(&mut CompressedTrack)| {
+        let mut t = good.clone();
+        f(&mut t);
+        t
+    };
+    // Bit counts out of range.
+    for bits in [0u32, 25, 32, 255] {
+        let e = refused(&track, with(&|t| t.values.bits = bits));
+        assert!(matches!(e, CompressError::Bits { .. }), "{bits}: {e:?}");
+    }
+    // Ranges with NaN, infinities, a step that is not a power of two.
+    for step in [f32::NAN, f32::INFINITY, 0.0, -0.5, 0.3, 1e-40, 2e38] {
+        let e = refused(&track, with(&|t| t.values.step = step));
+        assert!(matches!(e, CompressError::Step { .. }), "{step}: {e:?}");
+    }
+    // Offsets: too few, or past 2^24 with the fields.
+    let e = refused(&track, with(&|t| t.values.offsets = vec![0, 0]));
+    assert!(
+        matches!(
+            e,
+            CompressError::OffsetCount {
+                expected: 3,
+                found: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = refused(&track, with(&|t| t.values.offsets = vec![0, 1 << 24, 0]));
+    assert!(
+        matches!(e, CompressError::Offset { component: 1, .. }),
+        "{e:?}"
+    );
+    let e = refused(&track, with(&|t| t.values.offsets = vec![i32::MIN, 0, 0]));
+    assert!(
+        matches!(e, CompressError::Offset { component: 0, .. }),
+        "{e:?}"
+    );
+    // Words that do not match the keys.
+    let e = refused(&track, with(&|t| t.values.words.push(0)));
+    assert!(
+        matches!(
+            e,
+            CompressError::WordCount {
+                expected: 1,
+                found: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = refused(&track, with(&|t| t.values.words.clear()));
+    assert!(matches!(e, CompressError::WordCount { .. }), "{e:?}");
+    // A key count the words do not hold; times that break the rules.
+    let e = refused(
+        &track,
+        with(&|t| {
+            t.times = KeyTimes::Uniform {
+                start: 0.0,
+                rate: 1.0,
+                count: 40,
+            }
+        }),
+    );
+    assert!(matches!(e, CompressError::WordCount { .. }), "{e:?}");
+    for (start, rate, count) in [
+        (f32::NAN, 1.0, 2),
+        (0.0, 0.0, 2),
+        (0.0, f32::NAN, 2),
+        (0.0, -1.0, 2),
+        (0.0, 1.0, 0),
+        (f32::MAX, 1e-30, 2),
+    ] {
+        let e = refused(
+            &track,
+            with(&|t| t.times = KeyTimes::Uniform { start, rate, count }),
+        );
+        assert!(
+            matches!(e, CompressError::Rate { .. }),
+            "{start} {rate} {count}: {e:?}"
+        );
+    }
+    for list in [vec![], vec![0.0, f32::NAN], vec![1.0, 0.5], vec![0.0, 0.0]] {
+        let e = refused(
+            &track,
+            with(&|t| t.times = KeyTimes::List(Arc::from(list.clone()))),
+        );
+        assert!(
+            matches!(e, CompressError::NoKeys | CompressError::Time { .. }),
+            "{list:?}: {e:?}"
+        );
+    }
+    // Encodings the track cannot take; tangents where there are none.
+    let e = refused(
+        &track,
+        with(&|t| t.values.encoding = Encoding::SmallestThree),
+    );
+    assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
+    let e = refused(&track, with(&|t| t.tangents = Some(t.values.clone())));
+    assert!(
+        matches!(e, CompressError::Tangents { given: true, .. }),
+        "{e:?}"
+    );
+    // Raw values that are not finite; raw rotation keys far from unit.
+    let raw = |v: &[f32]| Quantized::raw(v, 3);
+    let e = refused(
+        &track,
+        with(&|t| t.values = raw(&[0.0, 1.0, f32::NAN, 0.0, 0.0, 0.0])),
+    );
+    assert!(
+        matches!(
+            e,
+            CompressError::RawValue {
+                element: 0,
+                component: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let rotation = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0],
+        vec![0.0, 0.0, 0.0, 1.0],
+    );
+    let zero = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 1,
+        },
+        values: Quantized::raw(&[0.0; 4], 4),
+        tangents: None,
+    };
+    let e = refused(&rotation, zero);
+    assert!(
+        matches!(e, CompressError::RotationKey { key: 0, .. }),
+        "{e:?}"
+    );
+    // A discrete (bool) track must stay raw.
+    let visible = Arc::new(PointerTarget::new(
+        "/nodes/0/extensions/KHR_node_visibility/visible",
+        PointerType::Bool,
+        vec![1.0],
+    ));
+    let flag = Track::for_pointer(visible, Interpolation::Step, vec![0.0, 1.0], vec![0.0, 1.0]);
+    let mut q = BitWriter::new();
+    q.push(0, 1);
+    q.push(1, 1);
+    let quantized = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 2,
+        },
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 1,
+            step: 1.0,
+            offsets: vec![0],
+            words: q.finish(),
+        },
+        tangents: None,
+    };
+    let e = refused(&flag, quantized);
+    assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
+    // Counts of compressed tracks and clips that do not match.
+    let two = AnimationLibrary::from_compressed(
+        vec![Clip::new("c", vec![track.clone()])],
+        vec![vec![good.clone(), good.clone()]],
+    );
+    assert!(matches!(
+        two,
+        Err(Error::Compressed {
+            kind: CompressError::TrackCount {
+                expected: 1,
+                found: 2
+            },
+            ..
+        })
+    ));
+    let none = AnimationLibrary::from_compressed(vec![Clip::new("c", vec![track.clone()])], vec![]);
+    assert!(matches!(
+        none,
+        Err(Error::Compressed {
+            kind: CompressError::TrackCount { .. },
+            ..
+        })
+    ));
+    // Compressing twice, and options that are not finite and positive.
+    let library =
+        AnimationLibrary::from_compressed(vec![Clip::new("c", vec![track])], vec![vec![good]])
+            .unwrap();
+    assert!(matches!(
+        library.compress(&CompressOptions::default()),
+        Err(Error::Compressed {
+            kind: CompressError::AlreadyCompressed,
+            ..
+        })
+    ));
+    let plain = AnimationLibrary::new(vec![Clip::new("c", vec![vector_track().0])]).unwrap();
+    for bound in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(matches!(
+            plain.compress(&CompressOptions::with_bound(bound)),
+            Err(Error::Compressed {
+                kind: CompressError::Options { .. },
+                ..
+            })
+        ));
+    }
+}
+
+// ------------------------------------------------------------ GPU
+
+/// The compressed libraries of these tests: the mixed library bound and
+/// compressed at two bounds, compressed without a rig, stored losslessly;
+/// and motion-capture-like clips.
+fn compressed_libraries() -> Vec<(&'static str, AnimationLibrary)> {
+    let (rig, clips) = mixed_clips(&mut Rng::new(5));
+    let plain = AnimationLibrary::new(clips.clone()).unwrap();
+    let bound = plain.bind(&rig).unwrap();
+    let lossless = AnimationLibrary::from_compressed(
+        clips.clone(),
+        clips
+            .iter()
+            .map(|c| c.tracks.iter().map(CompressedTrack::lossless).collect())
+            .collect(),
+    )
+    .unwrap();
+    let (skeleton, rest) = skeleton(16, 1.0);
+    let mut rng = Rng::new(9);
+    let takes: Vec<Clip> = (0..3)
+        .map(|i| mocap_clip(&mut rng, &format!("t{i}"), &rest, 1.0, 40, 0.003))
+        .collect();
+    let mocap = AnimationLibrary::new(takes)
+        .unwrap()
+        .bind(&skeleton)
+        .unwrap();
+    vec![
+        (
+            "mixed, default bound",
+            bound
+                .compress(&CompressOptions::default())
+                .unwrap()
+                .0
+                .library()
+                .clone(),
+        ),
+        (
+            "mixed, bound 1e-2",
+            bound
+                .compress(&CompressOptions::with_bound(1e-2))
+                .unwrap()
+                .0
+                .library()
+                .clone(),
+        ),
+        (
+            "mixed, no rig",
+            plain
+                .compress(&CompressOptions::with_bound(1e-3))
+                .unwrap()
+                .0,
+        ),
+        ("mixed, lossless", lossless),
+        (
+            "mocap",
+            mocap
+                .compress(&CompressOptions::default())
+                .unwrap()
+                .0
+                .library()
+                .clone(),
+        ),
+    ]
+}
+
+/// Every sampler plan decodes a compressed library as the CPU twin does,
+/// within 2e-5 (the decode's sums and square root, and the slerp, may
+/// round differently on the device), at times before, on, between and
+/// after keys, instances of every clip in every block.
+#[test]
+fn gpu_decodes_as_the_twin_on_every_plan() {
+    let Some(h) = common::gpu("gpu_decodes_as_the_twin_on_every_plan") else {
+        return;
+    };
+    for (name, library) in compressed_libraries() {
+        let mut instances = Vec::new();
+        for (c, clip) in library.clips().iter().enumerate() {
+            for t in probe_times(clip) {
+                instances.push(Instance::new(c as u32, f64::from(t)));
+            }
+        }
+        let want = cpu::sample(&library, &instances).unwrap();
+        let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
+        for plan in [
+            SamplerPlan::Reference,
+            SamplerPlan::Grouped,
+            SamplerPlan::ClipBlocks,
+            SamplerPlan::Auto,
+        ] {
+            let mut sampler =
+                GpuSampler::with_plan(&h.device, &h.queue, &library, instances.len() as u32, plan)
+                    .unwrap();
+            let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+            let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+            assert!(
+                report.max_abs_err() <= 2e-5,
+                "{name}, {plan:?} ({:?}): {report:?}",
+                sampler.plan()
+            );
+        }
+    }
+}
+
+/// The animator poses a compressed bound library as the twin does.
+#[test]
+fn gpu_poses_a_compressed_library_as_the_twin() {
+    let Some(h) = common::gpu("gpu_poses_a_compressed_library_as_the_twin") else {
+        return;
+    };
+    let (rig, rest) = skeleton(16, 1.0);
+    let mut rng = Rng::new(11);
+    let takes: Vec<Clip> = (0..2)
+        .map(|i| mocap_clip(&mut rng, &format!("t{i}"), &rest, 1.0, 40, 0.003))
+        .collect();
+    let raw = AnimationLibrary::new(takes).unwrap().bind(&rig).unwrap();
+    let (bound, _) = raw.compress(&CompressOptions::default()).unwrap();
+    let instances: Vec<Instance> = (0..100)
+        .map(|i| Instance::new(i % 2, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
+        .collect();
+    let mut animator = keyframe_gpu::Animator::new(&h.device, &h.queue, &bound, 100).unwrap();
+    animator.set_instances(&h.queue, &instances).unwrap();
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    let got = animator.read_back(&h.device, &h.queue).unwrap();
+    let want = cpu::poses(&bound, &instances).unwrap();
+    for i in 0..100 {
+        for n in 0..rig.nodes().len() as u32 {
+            let (a, b) = (got.world(i, n).unwrap(), want.world(i, n).unwrap());
+            let d = keyframe_gpu::compare::max_abs_diff(&a.to_cols_array(), &b.to_cols_array());
+            assert!(d <= 1e-4, "instance {i} node {n}: {d}");
+        }
+    }
+}
