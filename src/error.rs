@@ -142,10 +142,21 @@ pub enum Error {
     /// No adapter or device could be created (headless helper only).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
-    /// wgpu reported an error for a call of this crate (validation, out of
-    /// memory, internal), caught with an error scope.
+    /// wgpu reported an error for a call of this crate (validation,
+    /// internal), caught with an error scope.
     #[error("GPU error during {during}: {message}")]
     Gpu {
+        /// The operation that caused it.
+        during: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// The device ran out of memory creating this crate's resources (wgpu's
+    /// out-of-memory error, caught with an error scope). The object was not
+    /// created; the device stays usable, and a smaller capacity or library
+    /// may fit.
+    #[error("out of GPU memory during {during}: {message}")]
+    OutOfMemory {
         /// The operation that caused it.
         during: &'static str,
         /// wgpu's message.

@@ -142,30 +142,53 @@ impl KeyTextures {
         let windows_rows = plan("key search table", windows, 4)?;
         let search_rows = plan("track search table", &search, 4)?;
         let group_rows = plan("clip group table", &groups, 2)?;
-        scoped(device, "KeyTextures::new", || {
-            let upload = |label, data: &[u32], rows: u32, format, texel_words: u32| {
-                let width = 1u32 << row_shift;
-                let texture = device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width,
-                        height: rows,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
+        let width = 1u32 << row_shift;
+        let create = |label, rows: u32, format| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width,
+                    height: rows,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            })
+        };
+        // Every texture is created, and its allocation checked, before any
+        // is written: a device out of memory gets no write.
+        let (key_windows, track_search, clip_groups) = scoped(device, "KeyTextures::new", || {
+            (
+                create(
+                    "keyframe-gpu.key_windows",
+                    windows_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                ),
+                create(
+                    "keyframe-gpu.track_search",
+                    search_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                ),
+                create(
+                    "keyframe-gpu.clip_groups",
+                    group_rows,
+                    wgpu::TextureFormat::Rg32Uint,
+                ),
+            )
+        })?;
+        scoped(device, "KeyTextures::new (upload)", || {
+            let upload = |texture: &wgpu::Texture, data: &[u32], texel_words: u32| {
                 let row_words = (width * texel_words) as usize;
                 // Whole rows first, then the last partial row padded.
                 let full = data.len() / row_words;
                 let write = |row: usize, bytes: &[u8], height: u32| {
                     queue.write_texture(
                         wgpu::TexelCopyTextureInfo {
-                            texture: &texture,
+                            texture,
                             mip_level: 0,
                             origin: wgpu::Origin3d {
                                 x: 0,
@@ -203,27 +226,9 @@ impl KeyTextures {
                 texture.create_view(&wgpu::TextureViewDescriptor::default())
             };
             KeyTextures {
-                key_windows: upload(
-                    "keyframe-gpu.key_windows",
-                    windows,
-                    windows_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                    4,
-                ),
-                track_search: upload(
-                    "keyframe-gpu.track_search",
-                    &search,
-                    search_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                    4,
-                ),
-                clip_groups: upload(
-                    "keyframe-gpu.clip_groups",
-                    &groups,
-                    group_rows,
-                    wgpu::TextureFormat::Rg32Uint,
-                    2,
-                ),
+                key_windows: upload(&key_windows, windows, 4),
+                track_search: upload(&track_search, &search, 4),
+                clip_groups: upload(&clip_groups, &groups, 2),
                 row_shift,
             }
         })

@@ -41,7 +41,7 @@ pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) ->
 }
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
-/// they catch into [`Error::Gpu`].
+/// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`].
 pub(crate) fn scoped<T>(
     device: &wgpu::Device,
     during: &'static str,
@@ -52,12 +52,30 @@ pub(crate) fn scoped<T>(
     let value = f();
     let v = pollster::block_on(validation.pop());
     let o = pollster::block_on(oom.pop());
-    match v.or(o) {
-        Some(e) => Err(Error::Gpu {
+    match scope_error(during, v, o) {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
+}
+
+/// What an operation's error scopes caught, as the crate's error. Out of
+/// memory wins: a resource that could not be allocated makes the calls
+/// that use it fail validation, and the allocation is the cause.
+fn scope_error(
+    during: &'static str,
+    validation: Option<wgpu::Error>,
+    oom: Option<wgpu::Error>,
+) -> Option<Error> {
+    match (oom, validation) {
+        (Some(e), _) => Some(Error::OutOfMemory {
             during,
             message: e.to_string(),
         }),
-        None => Ok(value),
+        (None, Some(e)) => Some(Error::Gpu {
+            during,
+            message: e.to_string(),
+        }),
+        (None, None) => None,
     }
 }
 
@@ -250,4 +268,38 @@ pub(crate) fn map_read<T>(
     };
     buffer.unmap();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wgpu_error(oom: bool) -> wgpu::Error {
+        let source = Box::new(std::io::Error::other("test"));
+        if oom {
+            wgpu::Error::OutOfMemory { source }
+        } else {
+            wgpu::Error::Validation {
+                source,
+                description: "test".into(),
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_memory_is_its_own_error_and_wins_over_validation() {
+        assert!(scope_error("x", None, None).is_none());
+        assert!(matches!(
+            scope_error("x", Some(wgpu_error(false)), None),
+            Some(Error::Gpu { during: "x", .. })
+        ));
+        assert!(matches!(
+            scope_error("x", None, Some(wgpu_error(true))),
+            Some(Error::OutOfMemory { during: "x", .. })
+        ));
+        assert!(matches!(
+            scope_error("x", Some(wgpu_error(false)), Some(wgpu_error(true))),
+            Some(Error::OutOfMemory { during: "x", .. })
+        ));
+    }
 }
