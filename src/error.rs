@@ -162,7 +162,18 @@ pub enum Error {
         /// wgpu's message.
         message: String,
     },
-    /// Mapping a readback buffer failed, or the device was lost while waiting.
+    /// The device is lost (`Device::destroy`, a driver reset, a removed
+    /// GPU): the call did nothing, and every later call on an object made
+    /// on that device returns this error. The device-free model (the
+    /// library, the rig, the [`BoundLibrary`](crate::BoundLibrary), a
+    /// [`MixerDesc`](crate::MixerDesc)) is untouched: make a new device and
+    /// build the objects again from it (`docs/USAGE.md`, "Faults").
+    #[error("the GPU device is lost (seen by {during}): rebuild on a new device")]
+    DeviceLost {
+        /// The call that saw it.
+        during: &'static str,
+    },
+    /// Mapping a readback buffer failed, or waiting for the device did.
     #[error("GPU readback failed: {0}")]
     Readback(String),
     /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.

@@ -9,6 +9,7 @@ mod crowd;
 pub mod headless;
 mod key_textures;
 mod limits;
+mod loss;
 pub mod readback;
 mod sampler;
 pub mod skin;
@@ -20,6 +21,8 @@ pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use key_textures::{clip_group_texels, track_search_texels, KeyTextures};
 pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
+pub use loss::is_device_lost;
+pub(crate) use loss::Health;
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 pub use sampler::GpuSampler;
 pub use timer::PassTimer;
@@ -41,7 +44,9 @@ pub fn dispatch_grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) ->
 }
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
-/// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`].
+/// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`]; on a lost
+/// device (whose errors wgpu does not report to scopes) into
+/// [`Error::DeviceLost`].
 pub(crate) fn scoped<T>(
     device: &wgpu::Device,
     during: &'static str,
@@ -53,7 +58,7 @@ pub(crate) fn scoped<T>(
     let v = pollster::block_on(validation.pop());
     let o = pollster::block_on(oom.pop());
     match scope_error(during, v, o) {
-        Some(e) => Err(e),
+        Some(e) => Err(Health::of(device).explain(during, e)),
         None => Ok(value),
     }
 }
@@ -201,6 +206,7 @@ pub fn output_layout_entry(
 /// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
 /// and the skinner's. Per-frame readback goes through [`ReadbackRing`].
 pub(crate) fn read_buffer(
+    health: &Health,
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
@@ -220,16 +226,7 @@ pub(crate) fn read_buffer(
         queue.submit([encoder.finish()]);
         staging
     })?;
-    read_mapped(device, &staging, bytes)
-}
-
-/// Maps `buffer[..bytes]`, waits, copies it out as `f32`s, unmaps.
-pub(crate) fn read_mapped(
-    device: &wgpu::Device,
-    buffer: &wgpu::Buffer,
-    bytes: u64,
-) -> Result<Vec<f32>> {
-    map_read(device, buffer, bytes, |view| {
+    map_read(health, device, &staging, bytes, |view| {
         bytemuck::pod_collect_to_vec::<u8, f32>(view)
     })
 }
@@ -237,36 +234,56 @@ pub(crate) fn read_mapped(
 /// Maps `buffer[..bytes]` (a `MAP_READ` buffer), waits for it, passes the
 /// mapped bytes to `read`, unmaps: the one map-and-wait of the crate and
 /// its tools.
+///
+/// On a lost device it returns [`Error::DeviceLost`], never the buffer's
+/// old contents: the loss is checked before mapping, when the mapping or
+/// the wait fails, and after reading (a loss that came during the read).
+/// The wait cannot hang on a lost device: wgpu's wait returns once the
+/// work queued before the loss is done (checked on lavapipe and on GL's
+/// llvmpipe), and mapping a buffer of a lost device fails at once.
 pub(crate) fn map_read<T>(
+    health: &Health,
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
     bytes: u64,
     read: impl FnOnce(&[u8]) -> T,
 ) -> Result<T> {
+    const DURING: &str = "readback (map)";
+    health.check_with(device, DURING)?;
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
     // In an error scope: on a lost device the buffer is invalid, and wgpu
     // reports the failed map as an error rather than through the callback.
-    scoped(device, "readback (map)", || {
+    scoped(device, DURING, || {
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
     })?;
+    let failed = |e: String| health.explain(DURING, Error::Readback(e));
     device
         .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| Error::Readback(e.to_string()))?;
-    match rx.recv() {
+        .map_err(|e| failed(e.to_string()))?;
+    // The wait ran the callback, unless another thread's poll took it
+    // and is about to run it: wait for that a bounded time, never forever.
+    let mapped = match rx.try_recv() {
+        Err(std::sync::mpsc::TryRecvError::Empty) => rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| e.to_string()),
+        other => other.map_err(|e| e.to_string()),
+    };
+    match mapped {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(Error::Readback(e.to_string())),
-        Err(_) => return Err(Error::Readback("map callback was dropped".into())),
+        Ok(Err(e)) => return Err(failed(e.to_string())),
+        Err(e) => return Err(failed(format!("map callback: {e}"))),
     }
     let out = {
         let view = slice
             .get_mapped_range()
-            .map_err(|e| Error::Readback(e.to_string()))?;
+            .map_err(|e| failed(e.to_string()))?;
         read(&view)
     };
     buffer.unmap();
+    health.check(DURING)?;
     Ok(out)
 }
 
