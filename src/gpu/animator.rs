@@ -44,6 +44,51 @@ use crate::rig::Rig;
 /// queue.submit([encoder.finish()]);
 /// # Ok(()) }
 /// ```
+///
+/// # Device loss
+///
+/// Once the device is lost, every fallible call returns
+/// [`Error::DeviceLost`](crate::Error::DeviceLost) and
+/// [`record`](Self::record) records nothing (`docs/USAGE.md`, "Faults").
+/// The model is device-free ([`AnimationLibrary`], [`Rig`],
+/// [`BoundLibrary`], [`MixerDesc`]): rebuild from it on a new device.
+///
+/// ```no_run
+/// use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+/// use keyframe_gpu::{Action, Animator, BoundLibrary, Error, MixerDesc};
+///
+/// /// What lives on the device. The model (`bound`, `desc`) lives outside.
+/// struct OnDevice {
+///     animator: Animator,
+///     gpu: Headless,
+/// }
+///
+/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<OnDevice, Error> {
+///     let gpu = request_device(AdapterChoice::PreferHardware)?;
+///     let animator = Animator::with_mixer(&gpu.device, &gpu.queue, bound, desc)?;
+///     Ok(OnDevice { animator, gpu })
+/// }
+///
+/// /// One frame's actions; a lost device is rebuilt from the model.
+/// fn frame(
+///     on: &mut Option<OnDevice>,
+///     bound: &BoundLibrary,
+///     desc: &MixerDesc,
+///     actions: &[Action],
+///     counts: &[u32],
+/// ) -> Result<(), Error> {
+///     if let Some(o) = on.as_mut() {
+///         match o.animator.set_actions(&o.gpu.queue, actions, counts) {
+///             Err(Error::DeviceLost { .. }) => {}
+///             other => return other,
+///         }
+///     }
+///     // The old objects and device go first, then the new ones come.
+///     *on = None;
+///     let o = on.insert(build(bound, desc)?);
+///     o.animator.set_actions(&o.gpu.queue, actions, counts)
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Animator {
     sampler: GpuSampler,

@@ -32,7 +32,7 @@
 //!
 //! Once the device is lost, [`try_read`](ReadbackRing::try_read) and
 //! [`wait`](ReadbackRing::wait) return
-//! [`Error::DeviceLost`](crate::Error::DeviceLost) and no frame comes back,
+//! [`Error::DeviceLost`] and no frame comes back,
 //! not even one whose copy finished before the loss: after a loss the
 //! caller rebuilds, and a late frame would pass for a current one. The
 //! per-frame steps that neither poll nor allocate (`record`, `map`,
