@@ -154,8 +154,8 @@ pub enum Error {
     /// No adapter or device could be created (headless helper only).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
-    /// wgpu reported an error for a call of this crate (validation, out of
-    /// memory, internal), caught with an error scope.
+    /// wgpu reported an error for a call of this crate (validation,
+    /// internal), caught with an error scope.
     #[error("GPU error during {during}: {message}")]
     Gpu {
         /// The operation that caused it.
@@ -163,7 +163,29 @@ pub enum Error {
         /// wgpu's message.
         message: String,
     },
-    /// Mapping a readback buffer failed, or the device was lost while waiting.
+    /// The device ran out of memory creating this crate's resources (wgpu's
+    /// out-of-memory error, caught with an error scope). The object was not
+    /// created; the device stays usable, and a smaller capacity or library
+    /// may fit.
+    #[error("out of GPU memory during {during}: {message}")]
+    OutOfMemory {
+        /// The operation that caused it.
+        during: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// The device is lost (`Device::destroy`, a driver reset, a removed
+    /// GPU): the call did nothing, and every later call on an object made
+    /// on that device returns this error. The device-free model (the
+    /// library, the rig, the [`BoundLibrary`](crate::BoundLibrary), a
+    /// [`MixerDesc`](crate::MixerDesc)) is untouched: make a new device and
+    /// build the objects again from it (`docs/USAGE.md`, "Faults").
+    #[error("the GPU device is lost (seen by {during}): rebuild on a new device")]
+    DeviceLost {
+        /// The call that saw it.
+        during: &'static str,
+    },
+    /// Mapping a readback buffer failed, or waiting for the device did.
     #[error("GPU readback failed: {0}")]
     Readback(String),
     /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.

@@ -87,6 +87,18 @@
 //! character, one [`Crowd::record`]; each model's buffers are drawn with
 //! its own meshes.
 //!
+//! ## Faults
+//!
+//! A lost device (a driver reset, `device.destroy()`) makes every
+//! fallible call on the objects made on it return [`Error::DeviceLost`]:
+//! nothing waits forever and no readback passes an earlier frame off as
+//! current; recording records nothing. Resources past the device's limits
+//! or memory are refused with [`Error::LimitExceeded`] or
+//! [`Error::OutOfMemory`] before anything is written. The model (the
+//! library, the rig, the [`BoundLibrary`], a [`MixerDesc`]) holds no GPU
+//! object: [`Animator`]'s "Device loss" example rebuilds from it on a new
+//! device.
+//!
 //! ## The lower-level pieces
 //!
 //! [`GpuSampler`] alone samples tracks into an output buffer (layout on

@@ -192,6 +192,7 @@ fn position(p: &[f32; 16]) -> [f32; 3] {
 
 #[test]
 fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) =
         common::gpu("interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values")
     else {
@@ -299,6 +300,7 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
 
 #[test]
 fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("refusals_name_the_crowd_instance_and_keep_the_previous_frame")
     else {
         return;
@@ -432,6 +434,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
 
 #[test]
 fn a_model_without_a_rig_samples_its_clips() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("a_model_without_a_rig_samples_its_clips") else {
         return;
     };
@@ -474,6 +477,7 @@ fn a_model_without_a_rig_samples_its_clips() {
 
 #[test]
 fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("steady_state_frames_allocate_nothing_of_the_crowds_own") else {
         return;
     };

@@ -8,24 +8,26 @@
 //! - `resolve_instances_into` (the host half of `set_instances`) allocates
 //!   nothing once its vector has the capacity: 0 allocations over many frames
 //!   of changing times and wrap modes.
-//! - `GpuSampler::set_instances` allocates no more than the
-//!   `queue.write_buffer` calls it makes (two; four in the clip-blocks
-//!   plan, whose counting sort by clip and block table reuse vectors sized
-//!   at creation), measured on the same queue with buffers of the same
-//!   sizes: none of its own. Every plan is checked. The median frames are
-//!   compared, since wgpu's own `write_buffer` varies by one allocation now
-//!   and then.
+//! - `GpuSampler::set_instances` allocates no more than the wgpu calls it
+//!   makes: the device-loss check's (one `device.poll(PollType::Poll)`
+//!   and one view of a mapped 4-byte probe buffer: src/gpu/loss.rs) and
+//!   its `queue.write_buffer` calls (two; four in the clip-blocks plan,
+//!   whose counting sort by clip and block table reuse vectors sized at
+//!   creation), measured on the same device and queue with buffers of the
+//!   same sizes: none of its own. Every plan is checked. The median frames
+//!   are compared, since wgpu's own `write_buffer` varies by one
+//!   allocation now and then.
 //! - `GpuSampler::record_pass` allocates no more than the same three pass
 //!   commands (`set_pipeline`, `set_bind_group`, `dispatch_workgroups`) per
 //!   group dispatch, recorded with pipelines and bind groups of the test's
 //!   own.
 //!
-//! That no buffer or bind group is created per frame follows from the types:
-//! `set_instances` and `record`/`record_pass` get a `&wgpu::Queue` and an
-//! encoder or pass, never a `&wgpu::Device`, and the sampler holds no device,
-//! so they cannot create either. wgpu itself allocates inside
-//! `write_buffer` (staging memory) and `submit`; that is not ours to remove
-//! and is not claimed.
+//! That no buffer or bind group is created per frame is read from the
+//! code: `set_instances` and `record`/`record_pass` get a `&wgpu::Queue`
+//! and an encoder or pass, never a `&wgpu::Device`, and the device the
+//! sampler holds is only polled and probed. wgpu itself allocates inside
+//! `write_buffer` (staging memory), `poll`, the mapped view and `submit`;
+//! that is not ours to remove and is not claimed.
 
 mod common;
 
@@ -63,6 +65,24 @@ fn library() -> AnimationLibrary {
     }
 }
 
+/// A buffer like the device-loss probe of every GPU object: 4 bytes,
+/// mapped at creation, never unmapped.
+fn loss_probe(device: &wgpu::Device) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("no_alloc.baseline.probe"),
+        size: 4,
+        usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: true,
+    })
+}
+
+/// The wgpu calls of the crate's device-loss check: a poll that does not
+/// block and a view of the probe.
+fn loss_check(device: &wgpu::Device, probe: &wgpu::Buffer) {
+    let _ = device.poll(wgpu::PollType::Poll);
+    assert!(probe.slice(..).get_mapped_range().is_ok());
+}
+
 fn instances(frame: u32, n: u32) -> Vec<Instance> {
     let wraps = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong];
     (0..n)
@@ -98,6 +118,7 @@ fn resolve_into_allocates_nothing_in_steady_state() {
 
 #[test]
 fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) =
         common::gpu("set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make")
     else {
@@ -149,6 +170,7 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
     let params_buf = buffer(params_len as u64, wgpu::BufferUsages::UNIFORM);
     let sorted_buf = buffer(sorted_bytes.len() as u64, wgpu::BufferUsages::STORAGE);
     let block_buf = buffer(block_bytes.len() as u64, wgpu::BufferUsages::STORAGE);
+    let probe = loss_probe(device);
 
     // A pipeline and bind group of the test's own, for the baseline of
     // record_pass: the same three commands with other objects.
@@ -197,12 +219,16 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
             count(|| sampler.set_instances(queue, insts))
         } else {
             let (b, ()) = count(|| {
-                queue.write_buffer(&inst_buf, 0, &inst_bytes);
+                loss_check(device, &probe);
                 if blocks {
                     queue.write_buffer(&sorted_buf, 0, &sorted_bytes);
                     queue.write_buffer(&block_buf, 0, &block_bytes);
+                    queue.write_buffer(&params_buf, 0, &params_bytes);
+                    queue.write_buffer(&inst_buf, 0, &inst_bytes);
+                } else {
+                    queue.write_buffer(&inst_buf, 0, &inst_bytes);
+                    queue.write_buffer(&params_buf, 0, &params_bytes);
                 }
-                queue.write_buffer(&params_buf, 0, &params_bytes);
             });
             (b, sampler.set_instances(queue, insts))
         };
@@ -269,12 +295,13 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
 }
 
 /// `GpuSkinner::prepare` (the skinner's per-frame step, which takes the
-/// sampler's instance count) allocates no more than the one
-/// `queue.write_buffer` of its dispatch parameters it makes, measured on
-/// the same queue with a buffer of the same size. Like the sampler, it gets
-/// a queue and never a device, so it cannot create buffers or bind groups.
+/// sampler's instance count) allocates no more than the wgpu calls it
+/// makes: the device-loss check's and the one `queue.write_buffer` of its
+/// dispatch parameters, measured on the same queue with a buffer of the
+/// same size. Like the sampler, it gets a queue and never a device.
 #[test]
 fn skinner_prepare_allocates_no_more_than_its_params_write() {
+    counting_alloc::no_lib_backtraces();
     use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
     use keyframe_gpu::GpuSkinner;
     let Some(h) = common::gpu("skinner_prepare_allocates_no_more_than_its_params_write") else {
@@ -303,6 +330,7 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
+    let probe = loss_probe(device);
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for f in 0..40 {
@@ -312,7 +340,10 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
             .unwrap_or_else(|e| panic!("set_instances: {e}"));
         let (a, r) = count(|| skinner.prepare(queue, &sampler));
         assert!(r.is_ok(), "{r:?}");
-        let (b, ()) = count(|| queue.write_buffer(&baseline, 0, &params_bytes));
+        let (b, ()) = count(|| {
+            loss_check(device, &probe);
+            queue.write_buffer(&baseline, 0, &params_bytes);
+        });
         if f >= 5 {
             ours.push(a);
             theirs.push(b);

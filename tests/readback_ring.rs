@@ -116,6 +116,7 @@ fn submit_frame(
 
 #[test]
 fn every_frame_equals_cpu_twin_and_blocking_read_back() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("every_frame_equals_cpu_twin_and_blocking_read_back") else {
         return;
     };
@@ -152,6 +153,7 @@ fn every_frame_equals_cpu_twin_and_blocking_read_back() {
 
 #[test]
 fn pipelined_frames_come_back_in_order_and_match_cpu() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("pipelined_frames_come_back_in_order_and_match_cpu") else {
         return;
     };
@@ -197,6 +199,7 @@ fn pipelined_frames_come_back_in_order_and_match_cpu() {
 
 #[test]
 fn a_full_ring_refuses_to_record_and_overwrites_nothing() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("a_full_ring_refuses_to_record_and_overwrites_nothing") else {
         return;
     };
@@ -238,6 +241,7 @@ fn a_full_ring_refuses_to_record_and_overwrites_nothing() {
 
 #[test]
 fn misuse_is_a_typed_error() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("misuse_is_a_typed_error") else {
         return;
     };
@@ -353,6 +357,7 @@ fn misuse_is_a_typed_error() {
 /// as the bare calls.
 #[test]
 fn steady_state_allocates_nothing_of_its_own() {
+    counting_alloc::no_lib_backtraces();
     let Some(h) = common::gpu("steady_state_allocates_nothing_of_its_own") else {
         return;
     };
@@ -467,6 +472,7 @@ fn steady_state_allocates_nothing_of_its_own() {
 /// per element (the tolerance tests/skinning.rs argues), frame after frame.
 #[test]
 fn skinner_joint_matrices_through_the_ring() {
+    counting_alloc::no_lib_backtraces();
     use glam::{Mat4, Quat, Vec3};
     use keyframe_gpu::cpu_skin;
     use keyframe_gpu::gpu::skin::GpuSkinner;

@@ -460,3 +460,68 @@ fn a_file_without_skins_shows_its_animated_nodes() {
     check_shows_model(&a);
     check_moved(&a, &c);
 }
+
+/// In a real window the viewer recovers from each fault, injected by its
+/// test flags: minimised (0 x 0) and resized back through winit, its
+/// surface lost and made again, its device destroyed and everything
+/// rebuilt on a new one from the model. Each run exits 0 with its last
+/// frame showing the model; after the device loss the frame is the one a
+/// run without it draws, pixel for pixel.
+#[test]
+fn in_a_window_the_viewer_recovers_from_a_minimised_window_a_lost_surface_and_device() {
+    let test = "viewer faults in an X window";
+    if !has_xvfb(test) {
+        return;
+    }
+    let dir = temp_dir("viewer_faults");
+    let run = |name: &str, extra: &[&str]| {
+        let path = dir.join(format!("{name}.png"));
+        let mut args = vec![
+            "--screenshot",
+            path.to_str().unwrap(),
+            "--frames",
+            "6",
+            "--size",
+            SIZE,
+        ];
+        args.extend_from_slice(extra);
+        let out = run_in_window(&args);
+        let (so, se) = (stdout(&out), stderr(&out));
+        assert!(
+            out.status.success(),
+            "{test} {name}: viewer failed ({:?}):\n{so}\n{se}",
+            out.status.code()
+        );
+        assert!(so.contains("of the window"), "{test} {name}: {so}");
+        (path, so)
+    };
+    let (resized, so) = run(
+        "resized",
+        &[
+            "--resize-at",
+            "2:0x0",
+            "--resize-at",
+            "5:160x120",
+            "--lose-surface-at",
+            "7",
+        ],
+    );
+    assert!(so.contains("surface lost at redraw 7, made again"), "{so}");
+    let (px, w, h) = read_png(&resized);
+    assert_eq!((w, h), (160, 120), "the window's new size");
+    let model = model_pixels(&px).iter().filter(|&&m| m).count();
+    assert!(
+        model * 100 >= px.len(),
+        "{model} model pixels after the resizes"
+    );
+    let (rebuilt, so) = run("rebuilt", &["--lose-device-at", "3"]);
+    assert!(so.contains("device destroyed at redraw 3"), "{so}");
+    assert!(so.contains("the device was lost; rebuilt on"), "{so}");
+    check_shows_model(&rebuilt);
+    let (plain, _) = run("plain", &[]);
+    assert_eq!(
+        differing(&rebuilt, &plain),
+        0,
+        "the rebuilt device draws the frame a run without the loss draws"
+    );
+}

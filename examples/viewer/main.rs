@@ -131,6 +131,17 @@ struct Cli {
     /// SECONDS, as keys 1-9 do; may be repeated.
     #[arg(long, value_name = "SECONDS:CLIP", value_parser = parse_switch)]
     switch_at: Vec<(f64, u32)>,
+    /// For fault tests: at redraw N resize the window to WIDTHxHEIGHT
+    /// (0x0: minimised); repeatable.
+    #[arg(long, value_name = "N:WxH", value_parser = parse_resize)]
+    resize_at: Vec<(u32, (u32, u32))>,
+    /// For fault tests: at redraw N the surface is lost (made again).
+    #[arg(long, value_name = "N")]
+    lose_surface_at: Option<u32>,
+    /// For fault tests: at redraw N the device is destroyed (rebuilt from
+    /// the model on a new one).
+    #[arg(long, value_name = "N")]
+    lose_device_at: Option<u32>,
 }
 
 /// What the window, the offscreen path and the player need of the command line.
@@ -160,6 +171,12 @@ pub struct Options {
     pub fallback: bool,
     /// Clip changes (playback time, clip), as `--switch-at` gave them.
     pub switches: Vec<(f64, u32)>,
+    /// Window resizes (redraw, size), as `--resize-at` gave them.
+    pub resize_at: Vec<(u32, (u32, u32))>,
+    /// The redraw at which the surface is lost.
+    pub lose_surface_at: Option<u32>,
+    /// The redraw at which the device is destroyed.
+    pub lose_device_at: Option<u32>,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -182,6 +199,21 @@ fn parse_degrees(s: &str) -> Result<f32, String> {
         .ok()
         .filter(|d| d.is_finite() && d.abs() <= 360.0)
         .ok_or_else(|| format!("{s}: expected degrees from -360 to 360"))
+}
+
+fn parse_resize(s: &str) -> Result<(u32, (u32, u32)), String> {
+    let usage = || format!("{s}: expected N:WIDTHxHEIGHT, e.g. 10:0x0");
+    let (n, size) = s.split_once(':').ok_or_else(usage)?;
+    let n = n.trim().parse::<u32>().map_err(|_| usage())?;
+    let (w, h) = size.split_once('x').ok_or_else(usage)?;
+    let side = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&x| x <= 8192)
+            .ok_or_else(usage)
+    };
+    Ok((n, (side(w)?, side(h)?)))
 }
 
 fn parse_switch(s: &str) -> Result<(f64, u32), String> {
@@ -268,6 +300,9 @@ fn run(cli: &Cli) -> Result<(), String> {
         false_color: cli.false_color,
         fallback: cli.fallback,
         switches: cli.switch_at.clone(),
+        resize_at: cli.resize_at.clone(),
+        lose_surface_at: cli.lose_surface_at,
+        lose_device_at: cli.lose_device_at,
     };
     match winit::event_loop::EventLoop::new() {
         Ok(event_loop) => window::run(event_loop, model, &options),

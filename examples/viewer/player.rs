@@ -69,10 +69,32 @@ pub fn request_device(
     Ok((adapter, device, queue))
 }
 
+/// Why a frame could not be recorded: the device is gone (the window
+/// rebuilds on a new one), or anything else (the viewer exits with one
+/// line).
+#[derive(Debug)]
+pub enum FrameError {
+    /// The device was lost: every call on it reports it.
+    DeviceLost,
+    /// Any other error, as its message.
+    Failed(String),
+}
+
+impl From<FrameError> for String {
+    fn from(e: FrameError) -> String {
+        match e {
+            FrameError::DeviceLost => "the GPU device was lost".into(),
+            FrameError::Failed(m) => m,
+        }
+    }
+}
+
 /// The viewer's state between frames.
 #[derive(Debug)]
 pub struct Player {
     model: Model,
+    /// The colour ramp instead of the materials (kept for a rebuild).
+    false_color: bool,
     animator: Animator,
     renderer: SceneRenderer,
     timer: Option<PassTimer>,
@@ -170,6 +192,7 @@ impl Player {
         // Stable: changes due at the same time keep their order.
         switches.sort_by(|a, b| a.0.total_cmp(&b.0));
         Ok(Player {
+            false_color: options.false_color,
             clip,
             fade: None,
             switches,
@@ -193,6 +216,35 @@ impl Player {
             depth: None,
             rng: 0x9e37_79b9_7f4a_7c15,
         })
+    }
+
+    /// Rebuilds everything on the device from the model, after the old
+    /// device was lost: the animator (the model holds no GPU object), the
+    /// renderer and the timer. Playback (time, clip, fade, camera) goes on
+    /// where it was.
+    pub fn rebuild(
+        &mut self,
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        color_format: wgpu::TextureFormat,
+    ) -> Result<(), String> {
+        let desc = MixerDesc::new(self.phases.len() as u32, ACTIONS_PER_INSTANCE);
+        self.animator = Animator::with_mixer(device, queue, &self.model.bound, &desc)
+            .map_err(|e| e.to_string())?;
+        self.renderer = SceneRenderer::new(
+            device,
+            queue,
+            adapter,
+            &self.model,
+            &self.animator,
+            color_format,
+            self.false_color,
+        )?;
+        self.timer = PassTimer::new(device, queue);
+        self.gpu_ms = None;
+        self.depth = None;
+        Ok(())
     }
 
     /// Fades every instance over to clip `clip` (0-based) in
@@ -275,7 +327,7 @@ impl Player {
         color: &wgpu::TextureView,
         width: u32,
         height: u32,
-    ) -> Result<(), String> {
+    ) -> Result<(), FrameError> {
         self.record_animation(queue, encoder)?;
         self.record_draw(device, queue, encoder, color, width, height);
         Ok(())
@@ -288,7 +340,7 @@ impl Player {
         &mut self,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<(), String> {
+    ) -> Result<(), FrameError> {
         self.update_fade();
         self.actions.clear();
         self.counts.clear();
@@ -309,7 +361,10 @@ impl Player {
         }
         self.animator
             .set_actions(queue, &self.actions, &self.counts)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                keyframe_gpu::Error::DeviceLost { .. } => FrameError::DeviceLost,
+                e => FrameError::Failed(e.to_string()),
+            })?;
         match &mut self.timer {
             Some(timer) => self.animator.record_timed(encoder, timer),
             None => self.animator.record(encoder),

@@ -17,7 +17,7 @@ use winit::window::{Window, WindowId};
 
 use crate::capture::{self, Capture};
 use crate::model::Model;
-use crate::player::{request_device, Player};
+use crate::player::{request_device, FrameError, Player};
 use crate::Options;
 
 /// Seconds between title updates.
@@ -33,6 +33,7 @@ pub fn run(event_loop: EventLoop<()>, model: Model, options: &Options) -> Result
         win: None,
         error: None,
         frames: 0,
+        ticks: 0,
         last_frame: None,
         frame_ms: None,
         title_at: Instant::now(),
@@ -51,13 +52,19 @@ pub fn run(event_loop: EventLoop<()>, model: Model, options: &Options) -> Result
 /// What exists once the window does.
 struct Win {
     window: Arc<Window>,
+    instance: wgpu::Instance,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
+    adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
     player: Player,
     /// The surface texture can be copied from (`COPY_SRC`).
     surface_copies: bool,
+    /// The window is 0 x 0 (minimised): nothing is drawn until it is not.
+    minimized: bool,
+    /// The first error wgpu reported outside an error scope, if any.
+    uncaptured: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 struct App<'a> {
@@ -67,6 +74,9 @@ struct App<'a> {
     win: Option<Win>,
     error: Option<String>,
     frames: u32,
+    /// Redraws requested so far, drawn or not (the fault flags count
+    /// these: a minimised window draws no frame).
+    ticks: u32,
     last_frame: Option<Instant>,
     /// Wall time per frame, smoothed.
     frame_ms: Option<f64>,
@@ -152,33 +162,53 @@ impl App<'_> {
             config.width, config.height, format, info.name, info.backend, info.device_type
         );
         window.set_title(&player.title(None));
+        let uncaptured = Arc::new(std::sync::Mutex::new(None));
+        watch_errors(&device, &uncaptured);
         Ok(Win {
             window,
+            instance,
             surface,
             config,
+            adapter,
             device,
             queue,
             player,
             surface_copies,
+            minimized: false,
+            uncaptured,
         })
     }
 
     /// Renders, presents and, on the last `--screenshot` frame, writes the
-    /// PNG and exits.
+    /// PNG and exits. A minimised window draws nothing; an outdated surface
+    /// is configured again, a lost one made again; a lost device is
+    /// replaced by a new one and everything on it rebuilt from the model.
     fn redraw(&mut self, event_loop: &ActiveEventLoop) -> Result<(), String> {
+        self.ticks += 1;
+        self.inject_faults()?;
+        let fallback = self.options.fallback;
         let Some(win) = &mut self.win else {
             return Ok(());
         };
+        if win.minimized {
+            return Ok(());
+        }
         let frame = match win.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)
             | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
                 return Ok(());
             }
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+            wgpu::CurrentSurfaceTexture::Outdated => {
                 win.surface.configure(&win.device, &win.config);
                 return Ok(());
             }
+            wgpu::CurrentSurfaceTexture::Lost | wgpu::CurrentSurfaceTexture::Validation
+                if keyframe_gpu::gpu::is_device_lost(&win.device) =>
+            {
+                return win.rebuild_device(fallback);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => return win.remake_surface(),
             wgpu::CurrentSurfaceTexture::Validation => {
                 return Err("the surface texture could not be acquired".into());
             }
@@ -200,8 +230,14 @@ impl App<'_> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewer.frame"),
             });
-        win.player
-            .record(&win.device, &win.queue, &mut encoder, &view, width, height)?;
+        match win
+            .player
+            .record(&win.device, &win.queue, &mut encoder, &view, width, height)
+        {
+            Ok(()) => {}
+            Err(FrameError::DeviceLost) => return win.rebuild_device(fallback),
+            Err(e) => return Err(e.into()),
+        }
         let last = self.options.screenshot.is_some() && self.frames + 1 >= self.options.frames;
         let capture = if !last {
             None
@@ -234,6 +270,12 @@ impl App<'_> {
         win.window.pre_present_notify();
         win.queue.present(frame);
         win.player.after_submit(&win.device);
+        if let Some(e) = win.uncaptured.lock().map_or(None, |mut e| e.take()) {
+            if keyframe_gpu::gpu::is_device_lost(&win.device) {
+                return win.rebuild_device(fallback);
+            }
+            return Err(format!("wgpu: {}", crate::cli::one_line(&e)));
+        }
         self.frames += 1;
         match (&self.options.screenshot, capture) {
             (Some(path), Some(capture)) => {
@@ -283,6 +325,90 @@ impl App<'_> {
     }
 }
 
+impl App<'_> {
+    /// The fault flags (`--resize-at`, `--lose-surface-at`,
+    /// `--lose-device-at`) due at this redraw.
+    fn inject_faults(&mut self) -> Result<(), String> {
+        let tick = self.ticks;
+        let options = self.options;
+        let Some(win) = &mut self.win else {
+            return Ok(());
+        };
+        for &(at, (w, h)) in &options.resize_at {
+            if at == tick {
+                // Through winit, as a user's resize; a 0 x 0 (minimised)
+                // size X cannot give is handled as its event would be.
+                if w > 0 && h > 0 {
+                    let _ = win.window.request_inner_size(PhysicalSize::new(w, h));
+                }
+                win.resize(PhysicalSize::new(w, h));
+            }
+        }
+        if options.lose_surface_at == Some(tick) {
+            win.remake_surface()?;
+            println!("viewer: surface lost at redraw {tick}, made again");
+        }
+        if options.lose_device_at == Some(tick) {
+            win.device.destroy();
+            println!("viewer: device destroyed at redraw {tick}");
+        }
+        Ok(())
+    }
+}
+
+impl Win {
+    /// A new size: 0 x 0 (minimised) draws nothing until the next size;
+    /// any other is configured.
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        self.minimized = size.width == 0 || size.height == 0;
+        if !self.minimized {
+            self.config.width = size.width;
+            self.config.height = size.height;
+            self.surface.configure(&self.device, &self.config);
+        }
+    }
+
+    /// The surface made again from the window, and configured: what a
+    /// lost surface needs.
+    fn remake_surface(&mut self) -> Result<(), String> {
+        self.surface = self
+            .instance
+            .create_surface(self.window.clone())
+            .map_err(|e| format!("cannot make the surface again: {e}"))?;
+        self.surface.configure(&self.device, &self.config);
+        Ok(())
+    }
+
+    /// A new device, the surface configured for it, and the player rebuilt
+    /// on it from the model: what a lost device needs.
+    fn rebuild_device(&mut self, fallback: bool) -> Result<(), String> {
+        let (adapter, device, queue) =
+            request_device(&self.instance, Some(&self.surface), fallback)?;
+        self.surface.configure(&device, &self.config);
+        self.player
+            .rebuild(&adapter, &device, &queue, self.config.format)?;
+        watch_errors(&device, &self.uncaptured);
+        println!(
+            "viewer: the device was lost; rebuilt on {}",
+            adapter.get_info().name
+        );
+        (self.adapter, self.device, self.queue) = (adapter, device, queue);
+        Ok(())
+    }
+}
+
+/// Keeps the first error wgpu reports outside an error scope in `slot`
+/// (the default handler panics; the viewer rebuilds on a lost device or
+/// exits with one line instead).
+fn watch_errors(device: &wgpu::Device, slot: &Arc<std::sync::Mutex<Option<String>>>) {
+    let slot = Arc::clone(slot);
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if let Ok(mut s) = slot.lock() {
+            s.get_or_insert_with(|| e.to_string());
+        }
+    }));
+}
+
 impl ApplicationHandler for App<'_> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         let Some(model) = self.model.take() else {
@@ -302,11 +428,7 @@ impl ApplicationHandler for App<'_> {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
                 if let Some(win) = &mut self.win {
-                    if size.width > 0 && size.height > 0 {
-                        win.config.width = size.width;
-                        win.config.height = size.height;
-                        win.surface.configure(&win.device, &win.config);
-                    }
+                    win.resize(size);
                 }
             }
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {

@@ -44,6 +44,51 @@ use crate::rig::Rig;
 /// queue.submit([encoder.finish()]);
 /// # Ok(()) }
 /// ```
+///
+/// # Device loss
+///
+/// Once the device is lost, every fallible call returns
+/// [`Error::DeviceLost`](crate::Error::DeviceLost) and
+/// [`record`](Self::record) records nothing (`docs/USAGE.md`, "Faults").
+/// The model is device-free ([`AnimationLibrary`], [`Rig`],
+/// [`BoundLibrary`], [`MixerDesc`]): rebuild from it on a new device.
+///
+/// ```no_run
+/// use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+/// use keyframe_gpu::{Action, Animator, BoundLibrary, Error, MixerDesc};
+///
+/// /// What lives on the device. The model (`bound`, `desc`) lives outside.
+/// struct OnDevice {
+///     animator: Animator,
+///     gpu: Headless,
+/// }
+///
+/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<OnDevice, Error> {
+///     let gpu = request_device(AdapterChoice::PreferHardware)?;
+///     let animator = Animator::with_mixer(&gpu.device, &gpu.queue, bound, desc)?;
+///     Ok(OnDevice { animator, gpu })
+/// }
+///
+/// /// One frame's actions; a lost device is rebuilt from the model.
+/// fn frame(
+///     on: &mut Option<OnDevice>,
+///     bound: &BoundLibrary,
+///     desc: &MixerDesc,
+///     actions: &[Action],
+///     counts: &[u32],
+/// ) -> Result<(), Error> {
+///     if let Some(o) = on.as_mut() {
+///         match o.animator.set_actions(&o.gpu.queue, actions, counts) {
+///             Err(Error::DeviceLost { .. }) => {}
+///             other => return other,
+///         }
+///     }
+///     // The old objects and device go first, then the new ones come.
+///     *on = None;
+///     let o = on.insert(build(bound, desc)?);
+///     o.animator.set_actions(&o.gpu.queue, actions, counts)
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Animator {
     sampler: GpuSampler,
@@ -277,13 +322,17 @@ impl Animator {
     /// (naming the character and the action): unknown clip or mask,
     /// negative or non-finite weight, non-finite time or reference time,
     /// more actions than the capacity; [`MixError::TooManyCharacters`],
-    /// [`MixError::CountMismatch`].
+    /// [`MixError::CountMismatch`]; on error nothing is written and the
+    /// previous frame's actions stay in effect.
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// lost (checked first).
     pub fn set_actions(
         &mut self,
         queue: &wgpu::Queue,
         actions: &[Action],
         counts: &[u32],
     ) -> Result<()> {
+        self.sampler.health().check("Animator::set_actions")?;
         let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
             return Err(MixError::NoMixer.into());
         };
@@ -297,7 +346,7 @@ impl Animator {
         )?;
         // Checked: every clip is in range, every time finite, and the rows
         // fit (two per action slot).
-        self.sampler.set_instances(queue, &mixer.packer.rows)?;
+        self.sampler.write_instances(queue, &mixer.packer.rows)?;
         posing
             .skinner
             .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
@@ -320,10 +369,23 @@ impl Animator {
     /// Those of [`GpuSampler::set_instances`] (too many instances, a clip
     /// out of range, a non-finite time); on error nothing is written and the
     /// previous frame's table stays in effect.
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// lost (checked first).
     ///
     /// With a mixer, each instance is a character playing one action of
     /// weight 1 (the unblended pose, bit for bit).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        self.sampler.health().check("Animator::set_instances")?;
+        self.write_instances(queue, instances)
+    }
+
+    /// [`set_instances`](Self::set_instances) without the device check,
+    /// for a crowd that checked its models' devices first.
+    pub(crate) fn write_instances(
+        &mut self,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<()> {
         if let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) {
             if instances.len() > mixer.characters as usize {
                 return Err(MixError::TooManyCharacters {
@@ -332,22 +394,27 @@ impl Animator {
                 }
                 .into());
             }
-            self.sampler.set_instances(queue, instances)?;
+            self.sampler.write_instances(queue, instances)?;
             mixer.packer.pack_instances(instances);
             posing
                 .skinner
                 .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
             return Ok(());
         }
-        self.sampler.set_instances(queue, instances)?;
+        self.sampler.write_instances(queue, instances)?;
         if let Some(posing) = &mut self.skin {
-            posing.skinner.prepare(queue, &self.sampler)?;
+            posing.skinner.prepare_unchecked(queue, &self.sampler)?;
         }
         Ok(())
     }
 
     /// Records every pass (sampling, then pose and skin) into `encoder`, in
     /// one compute pass labelled `keyframe-gpu.animate`.
+    ///
+    /// Recording cannot fail, as wgpu's own recording cannot: once the
+    /// device is known lost it records nothing, and the next fallible call
+    /// ([`set_instances`](Self::set_instances), [`read_back`](Self::read_back))
+    /// returns [`Error::DeviceLost`](crate::Error::DeviceLost).
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.animate"),
@@ -357,7 +424,8 @@ impl Animator {
     }
 
     /// [`record`](Self::record), with the compute pass's GPU time measured
-    /// by `timer` (when its previous measurement has been read).
+    /// by `timer` (when its previous measurement has been read). Records
+    /// nothing once the device is known lost.
     pub fn record_timed(&self, encoder: &mut wgpu::CommandEncoder, timer: &mut PassTimer) {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -370,7 +438,8 @@ impl Animator {
     }
 
     /// Records every pass into a compute pass the caller owns (wgpu orders
-    /// the dispatches' reads after the writes they depend on).
+    /// the dispatches' reads after the writes they depend on). Records
+    /// nothing once the device is known lost.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.sampler.record_pass(pass);
         if let Some(posing) = &self.skin {
@@ -465,9 +534,12 @@ impl Animator {
     /// back, by the CPU twin's `local_pose`.
     ///
     /// # Errors
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// lost: never the last frame it computed.
     /// [`Error::Readback`](crate::Error::Readback) or
     /// [`Error::Gpu`](crate::Error::Gpu).
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
+        self.sampler.health().check("Animator::read_back")?;
         let samples = self.sampler.read_back(device, queue)?;
         let Some(posing) = &self.skin else {
             return Ok(Poses::unposed(

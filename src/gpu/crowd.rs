@@ -170,8 +170,8 @@ impl Crowd {
     ///
     /// # Errors
     /// [`Error::DuplicateModel`] when the crowd already has a model of that
-    /// name; those of [`Animator::new`] (device limits). On error the crowd
-    /// is unchanged.
+    /// name; those of [`Animator::new`] (device limits, a lost device). On
+    /// error the crowd is unchanged.
     pub fn add_model(
         &mut self,
         device: &wgpu::Device,
@@ -367,11 +367,13 @@ impl Crowd {
     /// model gets more instances than it was added for. On error nothing
     /// is written: every model keeps its previous table, and
     /// [`slot`](Self::slot) the previous frame's mapping.
+    /// [`Error::DeviceLost`] once a model's device is lost (checked first).
     pub fn set_instances(
         &mut self,
         queue: &wgpu::Queue,
         instances: &[CrowdInstance],
     ) -> Result<()> {
+        self.check_devices("Crowd::set_instances")?;
         self.validate(instances)?;
         for m in &mut self.models {
             m.scratch.clear();
@@ -390,8 +392,23 @@ impl Crowd {
             }
         }
         for m in &mut self.models {
-            // Cannot fail: validate() checked what the animator checks.
-            m.animator.set_instances(queue, &m.scratch)?;
+            // Cannot fail: validate() checked what the animator checks,
+            // check_devices() the devices.
+            m.animator.write_instances(queue, &m.scratch)?;
+        }
+        Ok(())
+    }
+
+    /// [`Error::DeviceLost`] when a model's device is lost: one poll (a
+    /// crowd's models are on one device), then each model's probe.
+    fn check_devices(&self, during: &'static str) -> Result<()> {
+        for (i, m) in self.models.iter().enumerate() {
+            let health = m.animator.sampler().health();
+            if i == 0 {
+                health.check(during)?;
+            } else {
+                health.probe(during)?;
+            }
         }
         Ok(())
     }
@@ -445,7 +462,8 @@ impl Crowd {
     }
 
     /// Records every model's passes into `encoder`, in one compute pass
-    /// labelled `keyframe-gpu.crowd`.
+    /// labelled `keyframe-gpu.crowd`. Records nothing once the device is
+    /// known lost (see [`Animator::record`]).
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.crowd"),
@@ -466,8 +484,10 @@ impl Crowd {
     /// see [`Animator::read_back`]), indexed by crowd instance.
     ///
     /// # Errors
-    /// Those of [`Animator::read_back`].
+    /// Those of [`Animator::read_back`]: [`Error::DeviceLost`] once the
+    /// device is lost.
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<CrowdPoses> {
+        self.check_devices("Crowd::read_back")?;
         let models = self
             .models
             .iter()

@@ -109,13 +109,16 @@ impl Headless {
     /// Blocks until the GPU has finished everything submitted so far.
     ///
     /// # Errors
-    /// [`Error::Readback`] with wgpu's reason if the poll fails (a lost
-    /// device, a timeout).
+    /// [`Error::DeviceLost`] when the device is lost (the wait returns once
+    /// the work queued before the loss is done); [`Error::Readback`] with
+    /// wgpu's reason if the poll fails.
     pub fn wait(&self) -> Result<()> {
+        let health = super::Health::of(&self.device);
+        health.check("Headless::wait")?;
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| Error::Readback(e.to_string()))
+            .map_err(|e| health.explain("Headless::wait", Error::Readback(e.to_string())))?;
+        health.check("Headless::wait")
     }
 
     /// Maps the whole of `buffer` (created with `MAP_READ`) for reading,
@@ -123,9 +126,11 @@ impl Headless {
     /// unmaps it.
     ///
     /// # Errors
-    /// [`Error::Readback`] if the poll or the mapping fails.
+    /// [`Error::DeviceLost`] when the device is lost; [`Error::Readback`]
+    /// if the poll or the mapping fails.
     pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        super::map_read(&self.device, buffer, buffer.size(), <[u8]>::to_vec)
+        let health = super::Health::of(&self.device);
+        super::map_read(&health, &self.device, buffer, buffer.size(), <[u8]>::to_vec)
     }
 }
 

@@ -133,28 +133,31 @@ impl KeyTextures {
             queue,
             width: 1u32 << row_shift,
         };
-        scoped(device, "KeyTextures::new", || KeyTextures {
-            key_windows: upload.texture(
-                "keyframe-gpu.key_windows",
-                windows,
-                windows_rows,
-                wgpu::TextureFormat::Rgba32Uint,
-                4,
-            ),
-            track_search: upload.texture(
-                "keyframe-gpu.track_search",
-                &search,
-                search_rows,
-                wgpu::TextureFormat::Rgba32Uint,
-                4,
-            ),
-            clip_groups: upload.texture(
-                "keyframe-gpu.clip_groups",
-                &groups,
-                group_rows,
-                wgpu::TextureFormat::Rg32Uint,
-                2,
-            ),
+        // Every texture is created, and its allocation checked, before any
+        // is written: a device out of memory gets no write.
+        let (key_windows, track_search, clip_groups) = scoped(device, "KeyTextures::new", || {
+            (
+                upload.create(
+                    "keyframe-gpu.key_windows",
+                    windows_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                ),
+                upload.create(
+                    "keyframe-gpu.track_search",
+                    search_rows,
+                    wgpu::TextureFormat::Rgba32Uint,
+                ),
+                upload.create(
+                    "keyframe-gpu.clip_groups",
+                    group_rows,
+                    wgpu::TextureFormat::Rg32Uint,
+                ),
+            )
+        })?;
+        scoped(device, "KeyTextures::new (upload)", || KeyTextures {
+            key_windows: upload.fill(&key_windows, windows, 4),
+            track_search: upload.fill(&track_search, &search, 4),
+            clip_groups: upload.fill(&clip_groups, &groups, 2),
             row_shift,
         })
     }
@@ -217,17 +220,9 @@ struct Upload<'a> {
 }
 
 impl Upload<'_> {
-    /// A texture of `rows` rows holding `data` (`texel_words` words a
-    /// texel), its last row padded with zeros, and its view.
-    fn texture(
-        &self,
-        label: &'static str,
-        data: &[u32],
-        rows: u32,
-        format: wgpu::TextureFormat,
-        texel_words: u32,
-    ) -> wgpu::TextureView {
-        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+    /// A texture of `rows` rows, to be filled by [`fill`](Self::fill).
+    fn create(&self, label: &'static str, rows: u32, format: wgpu::TextureFormat) -> wgpu::Texture {
+        self.device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {
                 width: self.width,
@@ -240,19 +235,24 @@ impl Upload<'_> {
             format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
-        });
+        })
+    }
+
+    /// Writes `data` (`texel_words` words a texel) into `texture`, its
+    /// last row padded with zeros, and returns its view.
+    fn fill(&self, texture: &wgpu::Texture, data: &[u32], texel_words: u32) -> wgpu::TextureView {
         let row_words = (self.width * texel_words) as usize;
         // Whole rows first, then the last partial row padded.
         let full = data.len() / row_words;
         if full > 0 {
             let whole = bytemuck::cast_slice(&data[..full * row_words]);
-            self.write(&texture, texel_words, 0, whole, full as u32);
+            self.write(texture, texel_words, 0, whole, full as u32);
         }
         let rest = &data[full * row_words..];
         if !rest.is_empty() {
             let mut last = vec![0u32; row_words];
             last[..rest.len()].copy_from_slice(rest);
-            self.write(&texture, texel_words, full, bytemuck::cast_slice(&last), 1);
+            self.write(texture, texel_words, full, bytemuck::cast_slice(&last), 1);
         }
         texture.create_view(&wgpu::TextureViewDescriptor::default())
     }

@@ -13,6 +13,7 @@ mod crowd;
 pub mod headless;
 mod key_textures;
 mod limits;
+mod loss;
 pub mod readback;
 mod sampler;
 #[doc(hidden)]
@@ -25,6 +26,8 @@ pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
 pub use key_textures::{clip_group_texels, track_search_texels, KeyTextures};
 pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
+pub use loss::is_device_lost;
+pub(crate) use loss::Health;
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
 pub use sampler::GpuSampler;
 pub use timer::PassTimer;
@@ -37,7 +40,9 @@ use crate::error::{Error, Result};
 pub use crate::plan::dispatch_grid;
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
-/// they catch into [`Error::Gpu`].
+/// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`]; on a lost
+/// device (whose errors wgpu does not report to scopes) into
+/// [`Error::DeviceLost`].
 pub(crate) fn scoped<T>(
     device: &wgpu::Device,
     during: &'static str,
@@ -48,12 +53,30 @@ pub(crate) fn scoped<T>(
     let value = f();
     let v = pollster::block_on(validation.pop());
     let o = pollster::block_on(oom.pop());
-    match v.or(o) {
-        Some(e) => Err(Error::Gpu {
+    match scope_error(during, v, o) {
+        Some(e) => Err(Health::of(device).explain(during, e)),
+        None => Ok(value),
+    }
+}
+
+/// What an operation's error scopes caught, as the crate's error. Out of
+/// memory wins: a resource that could not be allocated makes the calls
+/// that use it fail validation, and the allocation is the cause.
+fn scope_error(
+    during: &'static str,
+    validation: Option<wgpu::Error>,
+    oom: Option<wgpu::Error>,
+) -> Option<Error> {
+    match (oom, validation) {
+        (Some(e), _) => Some(Error::OutOfMemory {
             during,
             message: e.to_string(),
         }),
-        None => Ok(value),
+        (None, Some(e)) => Some(Error::Gpu {
+            during,
+            message: e.to_string(),
+        }),
+        (None, None) => None,
     }
 }
 
@@ -179,6 +202,7 @@ pub fn output_layout_entry(
 /// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
 /// and the skinner's. Per-frame readback goes through [`ReadbackRing`].
 pub(crate) fn read_buffer(
+    health: &Health,
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
@@ -198,16 +222,7 @@ pub(crate) fn read_buffer(
         queue.submit([encoder.finish()]);
         staging
     })?;
-    read_mapped(device, &staging, bytes)
-}
-
-/// Maps `buffer[..bytes]`, waits, copies it out as `f32`s, unmaps.
-pub(crate) fn read_mapped(
-    device: &wgpu::Device,
-    buffer: &wgpu::Buffer,
-    bytes: u64,
-) -> Result<Vec<f32>> {
-    map_read(device, buffer, bytes, |view| {
+    map_read(health, device, &staging, bytes, |view| {
         bytemuck::pod_collect_to_vec::<u8, f32>(view)
     })
 }
@@ -215,35 +230,89 @@ pub(crate) fn read_mapped(
 /// Maps `buffer[..bytes]` (a `MAP_READ` buffer), waits for it, passes the
 /// mapped bytes to `read`, unmaps: the one map-and-wait of the crate and
 /// its tools.
+///
+/// On a lost device it returns [`Error::DeviceLost`], never the buffer's
+/// old contents: the loss is checked before mapping, when the mapping or
+/// the wait fails, and after reading (a loss that came during the read).
+/// The wait cannot hang on a lost device: wgpu's wait returns once the
+/// work queued before the loss is done (checked on lavapipe and on GL's
+/// llvmpipe), and mapping a buffer of a lost device fails at once.
 pub(crate) fn map_read<T>(
+    health: &Health,
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
     bytes: u64,
     read: impl FnOnce(&[u8]) -> T,
 ) -> Result<T> {
+    const DURING: &str = "readback (map)";
+    health.check_with(device, DURING)?;
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
     // In an error scope: on a lost device the buffer is invalid, and wgpu
     // reports the failed map as an error rather than through the callback.
-    scoped(device, "readback (map)", || {
+    scoped(device, DURING, || {
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
     })?;
+    let failed = |e: String| health.explain(DURING, Error::Readback(e));
     device
         .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| Error::Readback(e.to_string()))?;
-    match rx.recv() {
+        .map_err(|e| failed(e.to_string()))?;
+    // The wait ran the callback, unless another thread's poll took it
+    // and is about to run it: wait for that a bounded time, never forever.
+    let mapped = match rx.try_recv() {
+        Err(std::sync::mpsc::TryRecvError::Empty) => rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| e.to_string()),
+        other => other.map_err(|e| e.to_string()),
+    };
+    match mapped {
         Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(Error::Readback(e.to_string())),
-        Err(_) => return Err(Error::Readback("map callback was dropped".into())),
+        Ok(Err(e)) => return Err(failed(e.to_string())),
+        Err(e) => return Err(failed(format!("map callback: {e}"))),
     }
     let out = {
         let view = slice
             .get_mapped_range()
-            .map_err(|e| Error::Readback(e.to_string()))?;
+            .map_err(|e| failed(e.to_string()))?;
         read(&view)
     };
     buffer.unmap();
+    health.check(DURING)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wgpu_error(oom: bool) -> wgpu::Error {
+        let source = Box::new(std::io::Error::other("test"));
+        if oom {
+            wgpu::Error::OutOfMemory { source }
+        } else {
+            wgpu::Error::Validation {
+                source,
+                description: "test".into(),
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_memory_is_its_own_error_and_wins_over_validation() {
+        assert!(scope_error("x", None, None).is_none());
+        assert!(matches!(
+            scope_error("x", Some(wgpu_error(false)), None),
+            Some(Error::Gpu { during: "x", .. })
+        ));
+        assert!(matches!(
+            scope_error("x", None, Some(wgpu_error(true))),
+            Some(Error::OutOfMemory { during: "x", .. })
+        ));
+        assert!(matches!(
+            scope_error("x", Some(wgpu_error(false)), Some(wgpu_error(true))),
+            Some(Error::OutOfMemory { during: "x", .. })
+        ));
+    }
 }

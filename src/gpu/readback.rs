@@ -30,6 +30,14 @@
 //! wgpu allocates inside `map_async` (it boxes the callback), `poll`, the
 //! mapped view and `unmap` (tests/readback_ring.rs counts them).
 //!
+//! Once the device is lost, [`try_read`](ReadbackRing::try_read) and
+//! [`wait`](ReadbackRing::wait) return
+//! [`Error::DeviceLost`] and no frame comes back,
+//! not even one whose copy finished before the loss: after a loss the
+//! caller rebuilds, and a late frame would pass for a current one. The
+//! per-frame steps that neither poll nor allocate (`record`, `map`,
+//! `discard`) return it once the loss is known.
+//!
 //! The ring is not tied to the sampler: [`record_buffer`](ReadbackRing::record_buffer)
 //! copies any buffer with `COPY_SRC` usage, for example the skinner's
 //! [`joint_matrix_buffer`](super::skin::GpuSkinner::joint_matrix_buffer).
@@ -70,7 +78,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
-use super::{scoped, GpuSampler};
+use super::{scoped, GpuSampler, Health};
 
 /// The most slots a ring may have.
 pub const MAX_SLOTS: usize = 16;
@@ -198,6 +206,8 @@ struct Slot {
 /// records nothing; it never overwrites a frame that was not read.
 #[derive(Debug)]
 pub struct ReadbackRing {
+    /// The device, to tell whether it is lost.
+    health: Health,
     slots: Vec<Slot>,
     slot_bytes: u64,
     /// Slot of the oldest frame in flight.
@@ -214,8 +224,20 @@ impl ReadbackRing {
     /// # Errors
     /// [`RingError::SlotCount`] unless `1 <= slots <= MAX_SLOTS`;
     /// [`Error::LimitExceeded`] when a buffer would pass the device's
-    /// `max_buffer_size`; [`Error::Gpu`] when wgpu reports an error.
+    /// `max_buffer_size`; [`Error::Gpu`] or [`Error::OutOfMemory`] when
+    /// wgpu reports an error; [`Error::DeviceLost`] on a lost device.
     pub fn new(device: &wgpu::Device, slot_bytes: u64, slots: usize) -> Result<Self> {
+        Self::with_health(Health::of(device), device, slot_bytes, slots)
+    }
+
+    /// [`new`](Self::new), telling a loss of the device by `health`.
+    fn with_health(
+        health: Health,
+        device: &wgpu::Device,
+        slot_bytes: u64,
+        slots: usize,
+    ) -> Result<Self> {
+        health.check("ReadbackRing::new")?;
         if slots == 0 || slots > MAX_SLOTS {
             return Err(RingError::SlotCount {
                 requested: slots,
@@ -252,6 +274,7 @@ impl ReadbackRing {
                 .collect()
         })?;
         Ok(ReadbackRing {
+            health,
             slots,
             slot_bytes: size,
             head: 0,
@@ -261,14 +284,16 @@ impl ReadbackRing {
     }
 
     /// A ring sized for `sampler`'s whole output (`capacity * output_stride`
-    /// floats per slot).
+    /// floats per slot). It learns of a loss of the device with the
+    /// sampler: after the sampler has seen it, [`record`](Self::record)
+    /// refuses too.
     ///
     /// # Errors
     /// Those of [`new`](Self::new).
     pub fn for_sampler(device: &wgpu::Device, sampler: &GpuSampler, slots: usize) -> Result<Self> {
         let bytes =
             u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
-        Self::new(device, bytes, slots)
+        Self::with_health(sampler.health().clone(), device, bytes, slots)
     }
 
     /// Number of slots.
@@ -298,7 +323,9 @@ impl ReadbackRing {
     /// # Errors
     /// [`RingError::Full`] when every slot is in flight (nothing is
     /// recorded); [`RingError::BadCopy`] when the sampler's output does not
-    /// fit a slot (a ring made for a smaller sampler).
+    /// fit a slot (a ring made for a smaller sampler);
+    /// [`Error::DeviceLost`] once the device is known lost
+    /// ([`record_buffer`](Self::record_buffer)).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -317,7 +344,11 @@ impl ReadbackRing {
     /// [`RingError::Full`] when every slot is in flight;
     /// [`RingError::BadCopy`] when `bytes` is past the slot or the source, or
     /// not a multiple of 4, or `source` lacks `COPY_SRC` usage. Nothing is
-    /// recorded on error.
+    /// recorded on error. [`Error::DeviceLost`] once the device is known
+    /// lost (seen by [`try_read`](Self::try_read) or [`wait`](Self::wait),
+    /// or, for a ring made with [`for_sampler`](Self::for_sampler), by the
+    /// sampler): recording neither polls nor allocates, and a frame
+    /// recorded after an unseen loss never comes back.
     pub fn record_buffer(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -325,6 +356,7 @@ impl ReadbackRing {
         bytes: u64,
         count: u32,
     ) -> Result<Ticket> {
+        self.health.known("ReadbackRing::record")?;
         let bad = |reason| {
             Err(RingError::BadCopy {
                 bytes,
@@ -376,8 +408,11 @@ impl ReadbackRing {
     ///
     /// # Errors
     /// [`RingError::NotRecorded`] when the ticket's frame is not recorded and
-    /// unmapped in this ring.
+    /// unmapped in this ring; [`Error::DeviceLost`] once the device is
+    /// known lost (as [`record_buffer`](Self::record_buffer); a mapping
+    /// of a lost device fails, and reading it says so).
     pub fn map(&mut self, ticket: Ticket, submission: wgpu::SubmissionIndex) -> Result<()> {
+        self.health.known("ReadbackRing::map")?;
         let Some(slot) = self
             .slots
             .get_mut(ticket.slot)
@@ -407,8 +442,10 @@ impl ReadbackRing {
     /// was dropped instead of submitted.
     ///
     /// # Errors
-    /// [`RingError::NotRecorded`] or [`RingError::NotNewest`].
+    /// [`RingError::NotRecorded`] or [`RingError::NotNewest`];
+    /// [`Error::DeviceLost`] once the device is known lost.
     pub fn discard(&mut self, ticket: Ticket) -> Result<()> {
+        self.health.known("ReadbackRing::discard")?;
         match self.slots.get(ticket.slot) {
             Some(s) if matches!(s.state, State::Recorded) && s.frame == ticket.frame => {}
             _ => {
@@ -439,21 +476,22 @@ impl ReadbackRing {
     ///
     /// # Errors
     /// [`Error::Readback`] when polling or the mapping failed (the frame is
-    /// dropped and its slot freed).
+    /// dropped and its slot freed); [`Error::DeviceLost`] once the device
+    /// is lost (`out` is left as it was).
     pub fn try_read(
         &mut self,
         device: &wgpu::Device,
         out: &mut Vec<f32>,
     ) -> Result<Option<ReadbackFrame>> {
+        // Polls `device` once without blocking: the mappings that are done
+        // complete, and a loss is seen.
+        self.health.check_with(device, "ReadbackRing::try_read")?;
         if self.in_flight == 0 {
             return Ok(None);
         }
         if !matches!(self.slots[self.head].state, State::Mapping(_)) {
             return Ok(None);
         }
-        device
-            .poll(wgpu::PollType::Poll)
-            .map_err(|e| Error::Readback(e.to_string()))?;
         self.take_oldest(out)
     }
 
@@ -464,12 +502,17 @@ impl ReadbackRing {
     /// # Errors
     /// [`RingError::NotMapped`] when the oldest frame was never mapped;
     /// [`Error::Readback`] when waiting or the mapping failed (the frame is
-    /// dropped and its slot freed).
+    /// dropped and its slot freed); [`Error::DeviceLost`] once the device
+    /// is lost (`out` is left as it was). The wait cannot hang on a lost
+    /// device: wgpu's wait returns once the work queued before the loss is
+    /// done.
     pub fn wait(
         &mut self,
         device: &wgpu::Device,
         out: &mut Vec<f32>,
     ) -> Result<Option<ReadbackFrame>> {
+        const DURING: &str = "ReadbackRing::wait";
+        self.health.check(DURING)?;
         if self.in_flight == 0 {
             return Ok(None);
         }
@@ -477,21 +520,25 @@ impl ReadbackRing {
         let State::Mapping(submission) = &slot.state else {
             return Err(RingError::NotMapped { frame: slot.frame }.into());
         };
+        let failed =
+            |e: wgpu::PollError| self.health.explain(DURING, Error::Readback(e.to_string()));
         if slot.done.load(Ordering::Acquire) == PENDING {
             device
                 .poll(wgpu::PollType::Wait {
                     submission_index: Some(submission.clone()),
                     timeout: None,
                 })
-                .map_err(|e| Error::Readback(e.to_string()))?;
+                .map_err(failed)?;
         }
         if self.slots[self.head].done.load(Ordering::Acquire) == PENDING {
             // The submission is done; its mapping callback runs on the next
             // poll at the latest.
             device
                 .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| Error::Readback(e.to_string()))?;
+                .map_err(failed)?;
         }
+        // A loss during the wait: no frame after it.
+        self.health.check(DURING)?;
         match self.take_oldest(out)? {
             Some(f) => Ok(Some(f)),
             None => Err(Error::Readback(format!(

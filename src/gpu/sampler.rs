@@ -13,6 +13,7 @@ use super::blocks::{max_blocks, ClipSort};
 use super::key_textures::KeyTextures;
 use super::{
     buffer_filled, buffer_init, check_device, check_size, dispatch_grid, read_buffer, scoped,
+    Health,
 };
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
@@ -36,7 +37,10 @@ use crate::run_keys::GroupRunKeys;
 /// (layout: see [`AnimationLibrary`]); [`read_back`](Self::read_back) is a
 /// separate, optional step.
 ///
-/// The sampler never creates a device: it uses the caller's.
+/// The sampler never creates a device: it uses the caller's. Once that
+/// device is lost, every fallible call returns
+/// [`Error::DeviceLost`] and [`record`](Self::record) records nothing
+/// (`docs/USAGE.md`, "Faults").
 ///
 /// How the work is laid out is its [`SamplerPlan`]: one dispatch over
 /// every track ([`SamplerPlan::Reference`], GPUs) or one per track group
@@ -45,6 +49,8 @@ use crate::run_keys::GroupRunKeys;
 /// instance `i`'s outputs are at `i * output_stride`.
 #[derive(Debug)]
 pub struct GpuSampler {
+    /// The device, to tell whether it is lost.
+    health: Health,
     upload: Arc<SampleUpload>,
     groups: Vec<GroupDispatch>,
     instances: wgpu::Buffer,
@@ -182,15 +188,19 @@ impl GpuSampler {
         library: &AnimationLibrary,
         plan: &Plan,
     ) -> Result<Self> {
+        let health = Health::of(device);
+        health.check("GpuSampler::new")?;
         let upload = SampleUpload::new(device, queue, library, Arc::clone(&plan.sample_tables))?;
-        Self::with_upload(device, Arc::new(upload), plan)
+        Self::with_upload(device, health, Arc::new(upload), plan)
     }
 
     /// A sampler of `plan` (of the same library and sampler plan as
     /// `self`) that shares `self`'s upload: the keys, values and tables are
     /// on the device once for both.
     pub(crate) fn sharing(&self, device: &wgpu::Device, plan: &Plan) -> Result<Self> {
-        Self::with_upload(device, Arc::clone(&self.upload), plan)
+        let health = self.health.clone();
+        health.check("GpuSampler::new")?;
+        Self::with_upload(device, health, Arc::clone(&self.upload), plan)
     }
 
     /// Whether a sampler of `plan` over `library` can share this sampler's
@@ -201,7 +211,12 @@ impl GpuSampler {
 
     /// This sampler's own buffers, bind groups and pipelines over `upload`,
     /// for `plan`'s rows and dispatches.
-    fn with_upload(device: &wgpu::Device, upload: Arc<SampleUpload>, plan: &Plan) -> Result<Self> {
+    fn with_upload(
+        device: &wgpu::Device,
+        health: Health,
+        upload: Arc<SampleUpload>,
+        plan: &Plan,
+    ) -> Result<Self> {
         let limits = device.limits();
         let capacity = plan.rows;
         let sizes = Sizes::check(&limits, &upload, capacity)?;
@@ -221,6 +236,7 @@ impl GpuSampler {
                 params_bytes: vec![0; sizes.params_stride * groups.len().max(1)],
             });
             Ok(GpuSampler {
+                health,
                 groups,
                 instances: own.instances,
                 params: own.params,
@@ -565,6 +581,11 @@ impl OwnBuffers {
 }
 
 impl GpuSampler {
+    /// The device this sampler was made on, to tell whether it is lost.
+    pub(crate) fn health(&self) -> &Health {
+        &self.health
+    }
+
     /// The identity of this sampler's upload: equal for samplers that
     /// share one ([`GpuSampler::sharing`]).
     pub(crate) fn upload_id(&self) -> usize {
@@ -615,8 +636,20 @@ impl GpuSampler {
     /// # Errors
     /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
     /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
-    /// previous table stays in effect.
+    /// previous table stays in effect. [`Error::DeviceLost`] once the
+    /// device is lost (checked first, with a poll that does not block).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+        self.health.check("GpuSampler::set_instances")?;
+        self.write_instances(queue, instances)
+    }
+
+    /// [`set_instances`](Self::set_instances) without the device check,
+    /// for the objects that made it first.
+    pub(crate) fn write_instances(
+        &mut self,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<()> {
         if instances.len() > self.capacity as usize {
             return Err(Error::TooManyInstances {
                 requested: instances.len(),
@@ -667,7 +700,8 @@ impl GpuSampler {
     }
 
     /// Records the sampling dispatches into `encoder` (in a compute pass of
-    /// its own, labelled `keyframe-gpu.sample`).
+    /// its own, labelled `keyframe-gpu.sample`). Records nothing once the
+    /// device is known lost: the fallible calls report the loss.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.sample"),
@@ -678,8 +712,11 @@ impl GpuSampler {
 
     /// Records the sampling dispatches, one per track group with tracks,
     /// into a compute pass the caller owns. Does nothing when the instance
-    /// table is empty.
+    /// table is empty, or once the device is known lost.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.health.is_lost() {
+            return;
+        }
         for d in &self.groups {
             let (x, y, z) = d.workgroups;
             if x == 0 || y == 0 || z == 0 {
@@ -764,15 +801,17 @@ impl GpuSampler {
     /// to read results every frame without that stall, see [`ReadbackRing`](super::ReadbackRing).
     ///
     /// # Errors
-    /// [`Error::Readback`] if mapping fails or the device is lost;
+    /// [`Error::DeviceLost`] once the device is lost (never the last
+    /// results it computed); [`Error::Readback`] if mapping fails;
     /// [`Error::Gpu`] for a wgpu error during the copy.
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+        self.health.check("GpuSampler::read_back")?;
         let bytes =
             u64::from(self.instance_count) * u64::from(self.upload.library.output_stride()) * 4;
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        read_buffer(device, queue, &self.output, bytes)
+        read_buffer(&self.health, device, queue, &self.output, bytes)
     }
 
     /// Convenience for tools and tests: sets the instances, records and

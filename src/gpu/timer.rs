@@ -6,10 +6,16 @@
 //! submit and read a frame or more later, once the GPU got there. So
 //! measurements arrive a few frames late and not for every frame, and
 //! measuring never waits.
+//!
+//! On a lost device the timer writes and maps nothing and measures
+//! nothing: [`PassTimer::poll`] returns `None`, never a measurement of a
+//! frame before the loss.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+use super::Health;
 
 const FREE: u8 = 0;
 const MAPPING: u8 = 1;
@@ -45,6 +51,8 @@ const BYTES: u64 = 16;
 /// ```
 #[derive(Debug)]
 pub struct PassTimer {
+    /// The device, to tell whether it is lost.
+    health: Health,
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     read: wgpu::Buffer,
@@ -57,12 +65,14 @@ pub struct PassTimer {
 
 impl PassTimer {
     /// A timer, when the device has `TIMESTAMP_QUERY` turned on; `None`
-    /// otherwise.
+    /// otherwise, and on a lost device.
     #[must_use]
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Option<PassTimer> {
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             return None;
         }
+        let health = Health::of(device);
+        health.check("PassTimer::new").ok()?;
         let buffer = |label, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -72,6 +82,7 @@ impl PassTimer {
             })
         };
         Some(PassTimer {
+            health,
             queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("keyframe-gpu.timestamps"),
                 ty: wgpu::QueryType::Timestamp,
@@ -95,7 +106,7 @@ impl PassTimer {
     /// The timestamp writes for this frame's compute pass, or `None` while
     /// the previous measurement is still on its way back.
     pub(crate) fn pass_writes(&mut self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
-        if self.state.load(Ordering::Acquire) != FREE {
+        if self.state.load(Ordering::Acquire) != FREE || self.health.is_lost() {
             return None;
         }
         self.writing = true;
@@ -117,9 +128,10 @@ impl PassTimer {
 
     /// Call after submitting the encoder the pass was recorded into: starts
     /// mapping this frame's timestamps (the mapping completes when the GPU
-    /// is done and the device is polled).
+    /// is done and the device is polled). Nothing once the device is
+    /// known lost.
     pub fn after_submit(&mut self) {
-        if !std::mem::take(&mut self.writing) {
+        if !std::mem::take(&mut self.writing) || self.health.is_lost() {
             return;
         }
         self.state.store(MAPPING, Ordering::Release);
@@ -130,9 +142,10 @@ impl PassTimer {
     }
 
     /// A measurement that arrived since the last call (poll the device
-    /// before), or `None`. Never blocks.
+    /// before), or `None`; `None` once the device is known lost. Never
+    /// blocks.
     pub fn poll(&mut self) -> Option<Duration> {
-        if self.state.load(Ordering::Acquire) != MAPPED {
+        if self.state.load(Ordering::Acquire) != MAPPED || self.health.is_lost() {
             return None;
         }
         let ticks = match self.read.get_mapped_range(..) {

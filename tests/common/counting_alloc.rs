@@ -49,3 +49,19 @@ pub fn count<T>(f: impl FnOnce() -> T) -> (u64, T) {
     let value = f();
     (COUNT.with(Cell::get) - before, value)
 }
+
+/// Turns off `std::backtrace::Backtrace::capture` for this process, once,
+/// before any device is made: call it first in every test of the binary
+/// that touches wgpu. With `RUST_BACKTRACE` set (as developers often
+/// have it), wgpu-core built with debug assertions (the dev profile)
+/// captures a backtrace for each lock it takes, to report lock-order
+/// mistakes, and a backtrace's allocations grow with the depth of the
+/// stack: the counts would then change with inlining, not with what the
+/// code allocates. `RUST_LIB_BACKTRACE` governs those captures only;
+/// panics still print backtraces by `RUST_BACKTRACE`. The `Once` makes the
+/// other tests wait until it is set, so no thread reads the environment
+/// while it changes.
+pub fn no_lib_backtraces() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("RUST_LIB_BACKTRACE", "0"));
+}

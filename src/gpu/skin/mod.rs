@@ -80,6 +80,8 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// [`GpuSampler::record`]: crate::GpuSampler::record
 #[derive(Debug)]
 pub struct GpuSkinner {
+    /// The device, to tell whether it is lost (the sampler's).
+    health: super::Health,
     passes: Vec<passes::BuiltPass>,
     /// The passes recorded: the strategy's, or the mixer's.
     pass_list: &'static [Pass],
@@ -175,6 +177,9 @@ impl GpuSkinner {
         strategy: SkinStrategy,
         mix: Option<(u32, MixSpec<'_>)>,
     ) -> Result<Self> {
+        // The sampler's device, and its probe.
+        let health = sampler.health().clone();
+        health.check("GpuSkinner::new")?;
         let lib = sampler.library();
         if lib.output_stride() != tables.output_stride()
             || lib.clips().len() != tables.clip_count() as usize
@@ -203,6 +208,7 @@ impl GpuSkinner {
                 Self::build_passes(device, sampler, tables, profile, pass_list, &buffers, wide)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
+                health,
                 groups: vec![(0, 0); passes.len()],
                 passes,
                 pass_list,
@@ -345,10 +351,21 @@ impl GpuSkinner {
     /// # Errors
     /// [`FitError::OtherSampler`] when `sampler` is not the one this
     /// skinner was built from (its buffers are the ones bound); nothing is
-    /// written then.
+    /// written then. [`Error::DeviceLost`] once the device is lost.
     ///
     /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
     pub fn prepare(&mut self, queue: &wgpu::Queue, sampler: &crate::GpuSampler) -> Result<()> {
+        self.health.check("GpuSkinner::prepare")?;
+        self.prepare_unchecked(queue, sampler)
+    }
+
+    /// [`prepare`](Self::prepare) without the device check, for the
+    /// animator that made it first.
+    pub(crate) fn prepare_unchecked(
+        &mut self,
+        queue: &wgpu::Queue,
+        sampler: &crate::GpuSampler,
+    ) -> Result<()> {
         if sampler.instance_buffer() != &self.sampler_instances {
             return Err(FitError::OtherSampler.into());
         }
@@ -383,10 +400,12 @@ impl GpuSkinner {
     /// Writes the dispatch parameters and grids for `n` instances (or
     /// characters).
     ///
-    /// Inlined: as a call of its own, `prepare` makes one more heap
-    /// allocation per frame than its one `write_buffer` (tests/no_alloc.rs
-    /// counts them; wgpu 30 on lavapipe); inlined, none. The cause inside
-    /// wgpu is not known; the test keeps it honest.
+    /// Inlined, which once kept tests/no_alloc.rs's count of `prepare`'s
+    /// allocations at its one `write_buffer`'s. The cause was the test's
+    /// environment: with `RUST_BACKTRACE` set, wgpu-core built with debug
+    /// assertions captures a backtrace per lock it takes (its lock
+    /// tracing), whose allocations grow with the depth of the stack. The
+    /// test now turns those backtraces off (`RUST_LIB_BACKTRACE=0`).
     #[inline(always)]
     fn write_params(&mut self, queue: &wgpu::Queue, n: u32) {
         let params = self.tables.params(n);
@@ -426,12 +445,14 @@ impl GpuSkinner {
     /// without a mixer.
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_properties(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Vec<f32>> {
+        self.health.check("GpuSkinner::read_back")?;
         match &self.buffers.mix {
             Some(m) => self.read(
                 device,
@@ -450,7 +471,9 @@ impl GpuSkinner {
     }
 
     /// Records the dispatches into `encoder`, in one compute pass labelled
-    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch.
+    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch. Records
+    /// nothing once the device is known lost: the fallible calls report
+    /// the loss.
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.skin"),
@@ -490,6 +513,9 @@ impl GpuSkinner {
     /// Records the dispatches of `module`'s passes (all for `None`).
     /// (The mixer's passes are the pose stage's.)
     fn record_module(&self, pass: &mut wgpu::ComputePass<'_>, module: Option<RigModule>) {
+        if self.health.is_lost() {
+            return;
+        }
         let stage = |m: RigModule| match m {
             RigModule::Mix => RigModule::Pose,
             other => other,
@@ -568,18 +594,20 @@ impl GpuSkinner {
         buffer: &wgpu::Buffer,
         per_instance: u64,
     ) -> Result<Vec<f32>> {
+        self.health.check("GpuSkinner::read_back")?;
         let bytes = u64::from(self.instance_count) * per_instance;
         if bytes == 0 {
             return Ok(Vec::new());
         }
-        super::read_buffer(device, queue, buffer, bytes)
+        super::read_buffer(&self.health, device, queue, buffer, bytes)
     }
 
     /// Optional readback of the joint matrices of the current instances:
     /// `instance_count * joint_count * 16` floats, column-major.
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_joints(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
         let per = u64::from(self.tables.joint_count()) * 64;
         self.read(device, queue, &self.buffers.joint_matrices, per)
@@ -591,7 +619,8 @@ impl GpuSkinner {
     /// [`crate::cpu_skin::joint_matrices`].
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_skin_joints(
         &self,
         device: &wgpu::Device,
@@ -619,7 +648,8 @@ impl GpuSkinner {
     /// node_count * 16` floats).
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_globals(
         &self,
         device: &wgpu::Device,
@@ -633,7 +663,8 @@ impl GpuSkinner {
     /// morph_stride` floats).
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_morph_weights(
         &self,
         device: &wgpu::Device,
@@ -648,12 +679,14 @@ impl GpuSkinner {
     /// [`SkinStrategy::Staged`] (the only one that stores them).
     ///
     /// # Errors
-    /// [`Error::Readback`] or [`Error::Gpu`].
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
     pub fn read_back_locals(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Vec<GpuLocalPose>> {
+        self.health.check("GpuSkinner::read_back")?;
         let Some(locals) = &self.buffers.locals else {
             return Ok(Vec::new());
         };

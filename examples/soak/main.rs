@@ -1,0 +1,328 @@
+//! `soak`: a long run of the mixer that must lose nothing: no validation
+//! error, no result that drifts from the CPU twin, no memory that grows,
+//! and a lost device rebuilt from the model.
+//!
+//! ```text
+//! cargo run --release --example soak -- --frames N [--lose-device-at F]
+//! ```
+//!
+//! It runs `N` frames of 16 to 48 characters of a small rig built in code
+//! (`model.rs`) through `Animator::with_mixer`. Each frame gets a new
+//! action table (`frames.rs`): crossfades start and end, the character
+//! count changes, masked layers and additive clips come and go. Every
+//! 250th frame brings a hostile table instead (a negative weight, a NaN
+//! time, an unknown clip, too many actions, an unknown mask, in turn),
+//! which must be refused with its typed error, the previous frame staying
+//! in effect. Every 1,000th frame (one of those) is read back and checked
+//! against the CPU twin (`check.rs`). Every frame's calls run inside a
+//! validation error scope. At frame `F` it destroys the device
+//! (`Device::destroy`, wgpu's way to lose one), expects the next call to
+//! return `Error::DeviceLost`, requests a new device, rebuilds the
+//! animator from the same bound library and mixer description, and checks
+//! the rebuilt animator's first frame against the twin at once.
+//!
+//! It ends with exactly one line on stdout:
+//!
+//! ```text
+//! soak: frames=N rss_first_kb=A rss_last_kb=B validation_errors=E twin_checks=K/M device_lost=0|1 rebuilt=0|1
+//! ```
+//!
+//! `A` and `B` are the resident memory (`VmRSS` of `/proc/self/status`,
+//! in kB) averaged over the first and the last quarter of the frames, `E`
+//! the validation errors the scopes caught, `K` of `M` twin checks within
+//! tolerance. Exit code 0 when `E = 0`, `K = M`, `B <= 1.05 A`, every
+//! hostile table was refused as expected and, with `--lose-device-at`,
+//! the device was lost and rebuilt; 1 otherwise (the reasons on stderr),
+//! 2 for a bad command line.
+
+use std::process::ExitCode;
+
+use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use keyframe_gpu::{Animator, BoundLibrary, Error, MixerDesc, Rig};
+
+mod check;
+#[path = "../common/cli.rs"]
+mod cli;
+mod frames;
+mod model;
+
+use frames::Table;
+
+/// Characters per frame: between these.
+const MIN_CHARACTERS: u32 = 16;
+const MAX_CHARACTERS: u32 = 48;
+/// Every how many frames a hostile table comes, and a twin check.
+const HOSTILE_EVERY: u64 = 250;
+const CHECK_EVERY: u64 = 1_000;
+
+/// The command line.
+#[derive(clap::Parser)]
+#[command(
+    about = "A long run of the mixer: memory flat, results equal to the CPU twin, a lost device rebuilt"
+)]
+struct Cli {
+    /// Frames to run.
+    #[arg(long, default_value_t = 20_000)]
+    frames: u64,
+    /// Destroy the device at this frame, then rebuild on a new one.
+    #[arg(long)]
+    lose_device_at: Option<u64>,
+}
+
+/// The device-free model: what survives a lost device.
+struct Model {
+    rig: Rig,
+    bound: BoundLibrary,
+    desc: MixerDesc,
+}
+
+/// What lives on a device: rebuilt from the [`Model`] when it is lost.
+struct Gpu {
+    // Dropped first: the animator's buffers, then the device.
+    animator: Animator,
+    h: Headless,
+}
+
+impl Gpu {
+    fn new(model: &Model) -> Result<Gpu, Error> {
+        let h = request_device(AdapterChoice::Fallback)?;
+        let animator = Animator::with_mixer(&h.device, &h.queue, &model.bound, &model.desc)?;
+        Ok(Gpu { animator, h })
+    }
+}
+
+/// The run's counts and state.
+#[derive(Default)]
+struct Soak {
+    frames: u64,
+    rss_kb: Vec<u64>,
+    validation_errors: u64,
+    checks: u64,
+    checks_equal: u64,
+    device_lost: bool,
+    rebuilt: bool,
+    /// What failed, besides the counts (stderr).
+    failures: Vec<String>,
+    /// The table in effect: the last one the mixer took.
+    current: Table,
+    /// The previous frame's submission, waited for before the next submit
+    /// returns: at most two frames in flight.
+    in_flight: Option<wgpu::SubmissionIndex>,
+}
+
+fn main() -> ExitCode {
+    cli::quiet_mesa();
+    cli::one_line_panics();
+    let cli: Cli = match cli::parse() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut soak = Soak {
+        rss_kb: Vec::with_capacity(cli.frames as usize),
+        ..Soak::default()
+    };
+    if let Err(e) = run(&cli, &mut soak) {
+        soak.failures.push(cli::one_line(&e.to_string()));
+    }
+    let pass = report(&cli, &soak);
+    if pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run(cli: &Cli, soak: &mut Soak) -> Result<(), Error> {
+    let rig = model::rig()?;
+    let bound = model::library()?.bind(&rig)?;
+    let desc = model::mixer(&bound, MAX_CHARACTERS)?;
+    let model = Model { rig, bound, desc };
+    let mut gpu = Gpu::new(&model)?;
+    eprintln!("soak: {} frames on {}", cli.frames, gpu.h.describe());
+    let mut destroyed = false;
+    for f in 0..cli.frames {
+        soak.rss_kb.push(rss_kb());
+        if cli.lose_device_at == Some(f) {
+            gpu.h.device.destroy();
+            destroyed = true;
+        }
+        let scope = gpu.h.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let outcome = frame(&model, &mut gpu, soak, f);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            soak.validation_errors += 1;
+            eprintln!(
+                "frame {f}: validation error: {}",
+                cli::one_line(&e.to_string())
+            );
+        }
+        soak.frames = f + 1;
+        match outcome {
+            Ok(()) => {}
+            Err(Error::DeviceLost { during }) if destroyed && !soak.device_lost => {
+                eprintln!("frame {f}: {during} reports the device lost; rebuilding");
+                soak.device_lost = true;
+                // Everything of the old device goes before the new one
+                // comes (its scope popped above): with both alive at
+                // once, the new device's memory could not reuse the old
+                // one's, and the freed holes would stay resident.
+                soak.in_flight = None;
+                drop(gpu);
+                gpu = Gpu::new(&model)?;
+                // The frame again on the new device, checked at once.
+                let scope = gpu.h.device.push_error_scope(wgpu::ErrorFilter::Validation);
+                let replayed = replay(&model, &mut gpu, soak, f);
+                if let Some(e) = pollster::block_on(scope.pop()) {
+                    soak.validation_errors += 1;
+                    eprintln!(
+                        "frame {f} (rebuilt): validation error: {}",
+                        cli::one_line(&e.to_string())
+                    );
+                }
+                replayed?;
+                soak.rebuilt = true;
+                eprintln!("frame {f}: rebuilt on {}", gpu.h.describe());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// One frame: this frame's table (or a hostile one, which must be
+/// refused), recorded and submitted; on a check frame, read back and
+/// compared with the CPU twin.
+fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64) -> Result<(), Error> {
+    let queue = &gpu.h.queue;
+    if f % HOSTILE_EVERY == HOSTILE_EVERY - 1 {
+        let (bad, kind) = frames::hostile(
+            f,
+            MIN_CHARACTERS,
+            MAX_CHARACTERS,
+            model.desc.actions_per_character,
+        );
+        match gpu.animator.set_actions(queue, &bad.actions, &bad.counts) {
+            Err(Error::Mix(e)) if kind.refused_with(&e) => {}
+            Err(e @ Error::DeviceLost { .. }) => return Err(e),
+            other => soak.failures.push(format!(
+                "frame {f}: a table with {kind:?} was not refused as it must be: {other:?}"
+            )),
+        }
+    } else {
+        let table = frames::table(f, MIN_CHARACTERS, MAX_CHARACTERS);
+        gpu.animator
+            .set_actions(queue, &table.actions, &table.counts)?;
+        soak.current = table;
+    }
+    submit(gpu, soak)?;
+    if f % CHECK_EVERY == CHECK_EVERY - 1 {
+        twin_check(model, gpu, soak, f)?;
+    }
+    Ok(())
+}
+
+/// After a rebuild: the table in effect set on the new animator, run and
+/// checked against the twin.
+fn replay(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64) -> Result<(), Error> {
+    let t = &soak.current;
+    gpu.animator
+        .set_actions(&gpu.h.queue, &t.actions, &t.counts)?;
+    submit(gpu, soak)?;
+    twin_check(model, gpu, soak, f)
+}
+
+/// Records and submits the animator's passes, then waits for the previous
+/// frame's submission (two frames in flight at most, as a renderer
+/// keeps them).
+fn submit(gpu: &Gpu, soak: &mut Soak) -> Result<(), Error> {
+    let (device, queue) = (&gpu.h.device, &gpu.h.queue);
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("soak.frame"),
+    });
+    gpu.animator.record(&mut encoder);
+    let submission = queue.submit([encoder.finish()]);
+    if let Some(previous) = soak.in_flight.replace(submission) {
+        device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(previous),
+                timeout: None,
+            })
+            .map_err(|e| Error::Readback(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Reads the frame back and compares it with the CPU twin of the table in
+/// effect.
+fn twin_check(model: &Model, gpu: &Gpu, soak: &mut Soak, f: u64) -> Result<(), Error> {
+    let gpu_poses = gpu.animator.read_back(&gpu.h.device, &gpu.h.queue)?;
+    soak.in_flight = None;
+    let t = &soak.current;
+    let cpu =
+        keyframe_gpu::cpu::mixed_poses(&model.bound, &model.desc.masks, &t.actions, &t.counts)?;
+    soak.checks += 1;
+    match check::max_diff(&model.rig, &gpu_poses, &cpu) {
+        Ok(d) if d <= check::TOL => soak.checks_equal += 1,
+        Ok(d) => eprintln!(
+            "frame {f}: GPU and CPU twin differ by {d} (tolerance {})",
+            check::TOL
+        ),
+        Err(e) => eprintln!("frame {f}: twin check: {e}"),
+    }
+    Ok(())
+}
+
+/// The process's resident memory in kB (`VmRSS`), 0 where unknown.
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Prints the one line (and the failures on stderr); whether the run
+/// passed.
+fn report(cli: &Cli, soak: &Soak) -> bool {
+    let quarter = (soak.rss_kb.len() / 4).max(1);
+    let mean = |v: &[u64]| v.iter().sum::<u64>() / (v.len().max(1) as u64);
+    let first = mean(&soak.rss_kb[..quarter.min(soak.rss_kb.len())]);
+    let last = mean(&soak.rss_kb[soak.rss_kb.len().saturating_sub(quarter)..]);
+    let mut failures = soak.failures.clone();
+    if soak.frames < cli.frames {
+        failures.push(format!(
+            "stopped after {} of {} frames",
+            soak.frames, cli.frames
+        ));
+    }
+    if soak.validation_errors > 0 {
+        failures.push(format!("{} validation errors", soak.validation_errors));
+    }
+    if soak.checks_equal < soak.checks {
+        failures.push(format!(
+            "{} twin checks differ",
+            soak.checks - soak.checks_equal
+        ));
+    }
+    if last * 100 > first * 105 {
+        failures.push(format!("memory grew: {first} kB -> {last} kB"));
+    }
+    if cli.lose_device_at.is_some() && !(soak.device_lost && soak.rebuilt) {
+        failures.push("the device was not lost and rebuilt as asked".into());
+    }
+    for f in &failures {
+        eprintln!("soak: FAIL: {f}");
+    }
+    println!(
+        "soak: frames={} rss_first_kb={first} rss_last_kb={last} validation_errors={} twin_checks={}/{} device_lost={} rebuilt={}",
+        soak.frames,
+        soak.validation_errors,
+        soak.checks_equal,
+        soak.checks,
+        u8::from(soak.device_lost),
+        u8::from(soak.rebuilt),
+    );
+    failures.is_empty()
+}

@@ -1,0 +1,497 @@
+//! Faults: a lost device and a device that is too small.
+//!
+//! - After `Device::destroy` (wgpu's way to lose a device), every fallible
+//!   call on the crate's GPU objects (animator, mixer, sampler, crowd,
+//!   readback ring, headless helper) returns `Error::DeviceLost`, with no
+//!   panic and no stale frame: a ring frame mapped before the loss is not
+//!   handed back, a readback of a frame in flight at the loss is an error.
+//!   Recording records nothing and does not panic.
+//! - The device-free model (library, rig, bound library, mixer
+//!   description) survives: the objects rebuilt from it on a new device
+//!   give the CPU twin's results (tolerance 1e-4 per element, as the mixer
+//!   tests: tests/mixer.rs).
+//! - A capacity past the device's limits is refused with a typed error
+//!   before anything is created, and the device still works.
+//!
+//! No test here can hang: every call after a loss returns at once or
+//! waits only for the work queued before it (wgpu's wait on a destroyed
+//! device, checked on lavapipe and llvmpipe), and the waits are the
+//! crate's own, not timers in the test. Runs on the backend
+//! `WGPU_BACKEND` picks (CI runs Vulkan and GL).
+
+mod common;
+
+use glam::Quat;
+use keyframe_gpu::gpu::headless::Headless;
+use keyframe_gpu::gpu::{is_device_lost, ReadbackRing};
+use keyframe_gpu::rig::{NodeTransform, Rig};
+use keyframe_gpu::{
+    Action, AnimationLibrary, Animator, BoundLibrary, Clip, Crowd, CrowdInstance, Error,
+    GpuSampler, Instance, Interpolation, Mask, MixerDesc, Poses, Property, Track, WrapMode,
+};
+
+const GPU_TOL: f32 = 1e-4;
+
+/// Four nodes: 0 root, 1 spine (child of 0, a mesh of two morph targets
+/// skinned over every node), 2 head and 3 arm (children of 1).
+fn rig() -> Rig {
+    let mut b = Rig::builder();
+    let at = |t: [f32; 3]| NodeTransform::Trs {
+        translation: t,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+    };
+    let root = b.node(None, at([0.0, 0.0, 0.0]));
+    let spine = b.node(Some(root), at([0.0, 1.0, 0.0]));
+    let head = b.node(Some(spine), at([0.0, 0.5, 0.0]));
+    let arm = b.node(Some(spine), at([0.4, 0.3, 0.0]));
+    let mesh = b.mesh(2, vec![0.0, 0.0]);
+    let skin = b.skin(
+        vec![root, spine, head, arm],
+        vec![glam::Mat4::IDENTITY.to_cols_array(); 4],
+    );
+    b.attach(spine, mesh, Some(skin));
+    b.build().expect("a valid rig")
+}
+
+fn quats(qs: &[Quat]) -> Vec<f32> {
+    qs.iter().flat_map(|q| q.to_array()).collect()
+}
+
+/// Clips 0 walk, 1 run, 2 wave (the arm only), 3 breathe (played
+/// additive): three keys over one second.
+fn library() -> AnimationLibrary {
+    let times = vec![0.0, 0.5, 1.0];
+    let t = |node, values: Vec<f32>| {
+        Track::new(
+            node,
+            Property::Translation,
+            Interpolation::Linear,
+            times.clone(),
+            values,
+        )
+    };
+    let r = |node, qs: &[Quat]| {
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            times.clone(),
+            quats(qs),
+        )
+    };
+    let w = Track::weights(
+        1,
+        2,
+        Interpolation::Linear,
+        times.clone(),
+        vec![0.0, 1.0, 0.5, 0.5, 1.0, 0.0],
+    );
+    let clips = vec![
+        Clip::new(
+            "walk",
+            vec![
+                t(0, vec![0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0]),
+                r(
+                    1,
+                    &[
+                        Quat::from_rotation_z(-0.2),
+                        Quat::from_rotation_z(0.2),
+                        Quat::from_rotation_z(-0.2),
+                    ],
+                ),
+                r(
+                    2,
+                    &[Quat::IDENTITY, Quat::from_rotation_y(0.4), Quat::IDENTITY],
+                ),
+                w,
+            ],
+        ),
+        Clip::new(
+            "run",
+            vec![
+                t(0, vec![0.0, 0.0, 0.0, 1.5, 0.2, 0.0, 3.0, 0.0, 0.0]),
+                r(
+                    1,
+                    &[
+                        Quat::from_rotation_x(0.5),
+                        Quat::from_rotation_x(-0.5),
+                        Quat::from_rotation_x(0.5),
+                    ],
+                ),
+            ],
+        ),
+        Clip::new(
+            "wave",
+            vec![r(
+                3,
+                &[
+                    Quat::from_rotation_z(1.0),
+                    Quat::from_rotation_z(2.0),
+                    Quat::from_rotation_z(1.0),
+                ],
+            )],
+        ),
+        Clip::new(
+            "breathe",
+            vec![r(
+                1,
+                &[Quat::IDENTITY, Quat::from_rotation_x(0.1), Quat::IDENTITY],
+            )],
+        ),
+    ];
+    AnimationLibrary::new(clips).expect("a valid library")
+}
+
+/// The mixer: two masks, the arm and everything else.
+fn mixer(rig: &Rig, characters: u32) -> MixerDesc {
+    let mut desc = MixerDesc::new(characters, 4);
+    let arm = Mask::subtree(rig, 3).expect("node 3 is in the rig");
+    desc.add_mask(arm.inverted());
+    desc.add_mask(arm);
+    desc
+}
+
+/// A frame of `n` characters: a crossfade from walk to run, the arm
+/// waving over it (masked), breathing added on top.
+fn actions(n: u32, time: f64) -> (Vec<Action>, Vec<u32>) {
+    let desc_masks = (keyframe_gpu::MaskId::new(0), keyframe_gpu::MaskId::new(1));
+    let mut actions = Vec::new();
+    let mut counts = Vec::new();
+    for c in 0..n {
+        let t = time + f64::from(c) * 0.13;
+        let fade = (f64::from(c) / f64::from(n.max(1))) as f32;
+        actions.push(
+            Action::new(0, t)
+                .with_weight(1.0 - fade)
+                .with_wrap(WrapMode::Repeat)
+                .with_mask(desc_masks.0),
+        );
+        actions.push(
+            Action::new(1, t)
+                .with_weight(fade)
+                .with_wrap(WrapMode::Repeat)
+                .with_mask(desc_masks.0),
+        );
+        actions.push(
+            Action::new(2, t)
+                .with_wrap(WrapMode::PingPong)
+                .with_mask(desc_masks.1),
+        );
+        actions.push(
+            Action::new(3, t)
+                .with_wrap(WrapMode::Repeat)
+                .additive(0.0)
+                .with_weight(0.5),
+        );
+        counts.push(4);
+    }
+    (actions, counts)
+}
+
+fn instances(n: u32, time: f64) -> Vec<Instance> {
+    (0..n)
+        .map(|i| Instance::new(i % 4, time + f64::from(i) * 0.07).with_wrap(WrapMode::Repeat))
+        .collect()
+}
+
+/// Records `animator`'s passes, submits them and reads the frame back.
+fn frame(h: &Headless, animator: &Animator) -> Result<Poses, Error> {
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    animator.read_back(&h.device, &h.queue)
+}
+
+/// Every world matrix, local transform (rotations up to sign), joint
+/// matrix and morph weight of `gpu` within [`GPU_TOL`] of `cpu`.
+fn assert_close(label: &str, rig: &Rig, gpu: &Poses, cpu: &Poses) {
+    assert_eq!(gpu.instance_count(), cpu.instance_count(), "{label}");
+    let nodes = rig.output_layout().nodes();
+    let mut worst = 0.0f32;
+    let mut diff = |a: &[f32], b: &[f32]| {
+        assert_eq!(a.len(), b.len(), "{label}");
+        for (x, y) in a.iter().zip(b) {
+            worst = worst.max((x - y).abs());
+        }
+    };
+    for i in 0..gpu.instance_count() {
+        for n in 0..nodes {
+            let (g, c) = (gpu.world(i, n).unwrap(), cpu.world(i, n).unwrap());
+            diff(&g.to_cols_array(), &c.to_cols_array());
+            let (g, c) = (gpu.local(i, n).unwrap(), cpu.local(i, n).unwrap());
+            diff(&g.translation.to_array(), &c.translation.to_array());
+            diff(&g.scale.to_array(), &c.scale.to_array());
+            let sign = if g.rotation.dot(c.rotation) < 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            diff(&(g.rotation * sign).to_array(), &c.rotation.to_array());
+        }
+        let (g, c) = (gpu.joints(i, 0).unwrap(), cpu.joints(i, 0).unwrap());
+        let flat =
+            |m: &[glam::Mat4]| -> Vec<f32> { m.iter().flat_map(|m| m.to_cols_array()).collect() };
+        diff(&flat(g), &flat(c));
+        diff(
+            gpu.morph_weights(i, 1).unwrap(),
+            cpu.morph_weights(i, 1).unwrap(),
+        );
+    }
+    assert!(worst <= GPU_TOL, "{label}: GPU and CPU differ by {worst}");
+}
+
+/// `result` is `Error::DeviceLost`.
+#[track_caller]
+fn assert_lost<T: std::fmt::Debug>(what: &str, result: Result<T, Error>) {
+    match result {
+        Err(Error::DeviceLost { .. }) => {}
+        other => panic!("{what} after the loss: {other:?}, not DeviceLost"),
+    }
+}
+
+/// Everything built on one device: the model's objects, a frame run, a
+/// readback ring with a frame mapped and not read.
+struct OnDevice {
+    plain: Animator,
+    mixed: Animator,
+    sampler: GpuSampler,
+    crowd: Crowd,
+    ring: ReadbackRing,
+}
+
+const N: u32 = 12;
+
+fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
+    let (device, queue) = (&h.device, &h.queue);
+    let mut plain = Animator::new(device, queue, bound, N).unwrap();
+    let mut mixed = Animator::with_mixer(device, queue, bound, desc).unwrap();
+    let mut sampler = GpuSampler::new(device, queue, bound.library(), N).unwrap();
+    let mut crowd = Crowd::new();
+    let model = crowd.add_model(device, queue, "hero", bound, N).unwrap();
+    plain.set_instances(queue, &instances(N, 0.3)).unwrap();
+    let (acts, counts) = actions(N, 0.3);
+    mixed.set_actions(queue, &acts, &counts).unwrap();
+    sampler.set_instances(queue, &instances(N, 0.3)).unwrap();
+    let walk = crowd.clip(model, "walk").unwrap();
+    crowd
+        .set_instances(queue, &[CrowdInstance::new(model, walk, 0.25)])
+        .unwrap();
+    let mut ring = ReadbackRing::for_sampler(device, &sampler, 2).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    plain.record(&mut encoder);
+    mixed.record(&mut encoder);
+    sampler.record(&mut encoder);
+    crowd.record(&mut encoder);
+    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let submission = queue.submit([encoder.finish()]);
+    ring.map(ticket, submission).unwrap();
+    OnDevice {
+        plain,
+        mixed,
+        sampler,
+        crowd,
+        ring,
+    }
+}
+
+#[test]
+fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device() {
+    let name = "after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let rig = rig();
+    let bound = library().bind(&rig).unwrap();
+    let desc = mixer(&rig, N);
+    let mut objects = build(&h, &bound, &desc);
+    // Everything queued is done, the ring's frame mapped: what a loss
+    // must not hand back.
+    h.wait().unwrap();
+    assert!(!is_device_lost(&h.device));
+    h.device.destroy();
+
+    let (device, queue) = (&h.device, &h.queue);
+    let o = &mut objects;
+    // The first call after the loss sees it.
+    assert_lost(
+        "Animator::set_instances",
+        o.plain.set_instances(queue, &instances(N, 0.5)),
+    );
+    let (acts, counts) = actions(N, 0.5);
+    assert_lost(
+        "Animator::set_actions",
+        o.mixed.set_actions(queue, &acts, &counts),
+    );
+    assert_lost(
+        "mixed Animator::set_instances",
+        o.mixed.set_instances(queue, &instances(N, 0.5)),
+    );
+    assert_lost(
+        "GpuSampler::set_instances",
+        o.sampler.set_instances(queue, &instances(N, 0.5)),
+    );
+    let model = o.crowd.model_ids().next().unwrap();
+    let walk = o.crowd.clip(model, "walk").unwrap();
+    assert_lost(
+        "Crowd::set_instances",
+        o.crowd
+            .set_instances(queue, &[CrowdInstance::new(model, walk, 0.5)]),
+    );
+    // Recording cannot fail: it records nothing, and submitting the
+    // encoder of a lost device does not panic.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    o.plain.record(&mut encoder);
+    o.mixed.record(&mut encoder);
+    o.sampler.record(&mut encoder);
+    o.crowd.record(&mut encoder);
+    assert_lost(
+        "ReadbackRing::record",
+        o.ring.record(&mut encoder, &o.sampler),
+    );
+    queue.submit([encoder.finish()]);
+    // No stale results: no readback, not the frame mapped before the loss.
+    assert_lost("Animator::read_back", o.plain.read_back(device, queue));
+    assert_lost(
+        "mixed Animator::read_back",
+        o.mixed.read_back(device, queue),
+    );
+    assert_lost("GpuSampler::read_back", o.sampler.read_back(device, queue));
+    assert_lost("Crowd::read_back", o.crowd.read_back(device, queue));
+    let mut out = vec![-1.0];
+    assert_lost("ReadbackRing::try_read", o.ring.try_read(device, &mut out));
+    assert_lost("ReadbackRing::wait", o.ring.wait(device, &mut out));
+    assert_eq!(out, [-1.0], "nothing written into the caller's vector");
+    assert_lost("Headless::wait", h.wait());
+    // New objects on the lost device.
+    assert_lost("Animator::new", Animator::new(device, queue, &bound, N));
+    assert_lost(
+        "Animator::with_mixer",
+        Animator::with_mixer(device, queue, &bound, &desc),
+    );
+    assert_lost(
+        "GpuSampler::new",
+        GpuSampler::new(device, queue, bound.library(), N),
+    );
+    assert_lost("ReadbackRing::new", ReadbackRing::new(device, 64, 2));
+    assert_lost(
+        "Crowd::add_model",
+        o.crowd.add_model(device, queue, "villain", &bound, N),
+    );
+    assert!(keyframe_gpu::PassTimer::new(device, queue).is_none());
+    assert!(is_device_lost(device));
+
+    // The model survived: rebuild on a new device, from the same bound
+    // library and mixer description, and check against the CPU twin.
+    let Some(fresh) = common::gpu(name) else {
+        return;
+    };
+    let (device, queue) = (&fresh.device, &fresh.queue);
+    let mut plain = Animator::new(device, queue, &bound, N).unwrap();
+    let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
+    for time in [0.0, 0.4, 1.7] {
+        let inst = instances(N, time);
+        plain.set_instances(queue, &inst).unwrap();
+        let gpu = frame(&fresh, &plain).unwrap();
+        let cpu = keyframe_gpu::cpu::poses(&bound, &inst).unwrap();
+        assert_close(&format!("rebuilt animator at {time}"), &rig, &gpu, &cpu);
+
+        let (acts, counts) = actions(N, time);
+        mixed.set_actions(queue, &acts, &counts).unwrap();
+        let gpu = frame(&fresh, &mixed).unwrap();
+        let cpu = keyframe_gpu::cpu::mixed_poses(&bound, &desc.masks, &acts, &counts).unwrap();
+        assert_close(&format!("rebuilt mixer at {time}"), &rig, &gpu, &cpu);
+    }
+    assert!(!is_device_lost(device));
+}
+
+#[test]
+fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
+    let name = "a_loss_with_work_in_flight_is_an_error_never_the_last_frame";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let rig = rig();
+    let bound = library().bind(&rig).unwrap();
+    let desc = mixer(&rig, N);
+    let (device, queue) = (&h.device, &h.queue);
+    let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
+    let mut sampler = GpuSampler::new(device, queue, bound.library(), N).unwrap();
+    let mut ring = ReadbackRing::for_sampler(device, &sampler, 2).unwrap();
+    // A frame that runs and reads back: the objects work.
+    let (acts, counts) = actions(N, 0.2);
+    mixed.set_actions(queue, &acts, &counts).unwrap();
+    frame(&h, &mixed).unwrap();
+    // The next frame is submitted, the device destroyed before its results
+    // are read: the frame never comes back.
+    let (acts, counts) = actions(N, 0.6);
+    mixed.set_actions(queue, &acts, &counts).unwrap();
+    sampler.set_instances(queue, &instances(N, 0.6)).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    mixed.record(&mut encoder);
+    sampler.record(&mut encoder);
+    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let submission = queue.submit([encoder.finish()]);
+    ring.map(ticket, submission).unwrap();
+    h.device.destroy();
+    assert_lost("Animator::read_back", mixed.read_back(device, queue));
+    let mut out = Vec::new();
+    assert_lost("ReadbackRing::wait", ring.wait(device, &mut out));
+    assert!(out.is_empty());
+    assert_lost(
+        "Animator::set_actions",
+        mixed.set_actions(queue, &acts, &counts),
+    );
+}
+
+#[test]
+fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
+    let name = "a_capacity_past_the_device_limits_is_refused_before_anything_is_created";
+    // A device whose storage bindings hold 64 KiB: the joint matrices of
+    // 1,000 characters of four joints (256 KiB) do not fit.
+    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
+        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
+    );
+    let Some(h) = common::gpu_with(name, &options) else {
+        return;
+    };
+    let adapter_limits = h.adapter.limits();
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 64 * 1024,
+        ..keyframe_gpu::required_limits(&adapter_limits)
+    };
+    let (device, queue) = pollster::block_on(h.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some(name),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("the adapter offers lower limits");
+    let rig = rig();
+    let bound = library().bind(&rig).unwrap();
+    // Caught by a validation scope if anything were created and refused by
+    // wgpu: nothing is, the refusal is the crate's own.
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    match Animator::new(&device, &queue, &bound, 1_000) {
+        Err(Error::LimitExceeded { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_storage_buffer_binding_size");
+        }
+        other => panic!("1,000 characters on 64 KiB bindings: {other:?}"),
+    }
+    match Animator::with_mixer(&device, &queue, &bound, &mixer(&rig, 1_000)) {
+        Err(Error::LimitExceeded { .. }) => {}
+        other => panic!("a mixer of 1,000 characters on 64 KiB bindings: {other:?}"),
+    }
+    assert!(pollster::block_on(scope.pop()).is_none());
+    // The device is still good: a capacity that fits runs, as the twin.
+    let h = Headless {
+        adapter: h.adapter,
+        device,
+        queue,
+    };
+    let mut animator = Animator::new(&h.device, &h.queue, &bound, N).unwrap();
+    let inst = instances(N, 0.8);
+    animator.set_instances(&h.queue, &inst).unwrap();
+    let gpu = frame(&h, &animator).unwrap();
+    let cpu = keyframe_gpu::cpu::poses(&bound, &inst).unwrap();
+    assert_close("after the refusal", &rig, &gpu, &cpu);
+}
