@@ -8,7 +8,7 @@
 //! plan (run on Vulkan and on GL by CI).
 
 mod common;
-#[path = "common/mocap.rs"]
+#[path = "../examples/common/mocap.rs"]
 mod mocap;
 
 use std::sync::Arc;
@@ -671,15 +671,11 @@ fn every_track_kind_holds_the_bound() {
                 let (o, w) = raw.library().track_output(c as u32, t as u32).unwrap();
                 let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
                 let tol = f64::from(bound) * f64::from(largest) + 1e-9;
-                for i in 0..times.len() {
+                for (i, time) in times.iter().enumerate() {
                     for k in 0..w as usize {
                         let at = i * stride + o as usize + k;
                         let d = (f64::from(a[at]) - f64::from(b[at])).abs();
-                        assert!(
-                            d <= tol,
-                            "clip {c} track {t} time {}: {d} > {tol}",
-                            times[i]
-                        );
+                        assert!(d <= tol, "clip {c} track {t} time {time}: {d} > {tol}");
                     }
                 }
             }

@@ -7,9 +7,11 @@
 //! Workloads (seeded random data built in code, see `bench/data.rs`):
 //! `crowd_rot`, `crowd_mixed`, `crowd_coherent`, `long_keys`,
 //! `long_keys_irregular`, `morph`, `skin_chain` (sampling followed by the
-//! morph and skin passes of `gpu::skin`), `tiny`, and `blend_chain` (the
+//! morph and skin passes of `gpu::skin`), `tiny`, `blend_chain` (the
 //! mixer's chain, measured against itself with one action per character:
-//! `bench/blend.rs`). For each, on the same
+//! `bench/blend.rs`) and `compressed` (a 65-joint motion-capture-like
+//! library compressed, against itself uncompressed:
+//! `bench/compressed.rs`). For each, on the same
 //! device in the same run, medians over frames after a warm-up:
 //! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
 //!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
@@ -52,6 +54,7 @@
 
 mod alloc;
 mod blend;
+mod compressed;
 // The one module shared with another example (sample's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
 #[path = "../common/canvas.rs"]
@@ -60,6 +63,9 @@ mod data;
 mod floor;
 mod gpu;
 mod measure;
+// The motion-capture-like model, shared with tests/compressed.rs.
+#[path = "../common/mocap.rs"]
+mod mocap;
 mod plot;
 mod report;
 mod run;
@@ -213,6 +219,19 @@ fn main() {
             }
             b
         });
+    let compressed_name = "compressed";
+    let packed = (args.only.is_empty()
+        || args.only.iter().any(|o| compressed_name.contains(o.as_str())))
+    .then(|| {
+        eprintln!(
+            "bench: {compressed_name}: a 65-joint motion-capture-like library, compressed and not"
+        );
+        let c = compressed::run(&gpu, args.quick, frames);
+        if args.json {
+            println!("{}", c.json(&gpu));
+        }
+        c
+    });
     let mut out: Box<dyn std::io::Write> = if args.json {
         Box::new(std::io::stderr())
     } else {
@@ -223,6 +242,9 @@ fn main() {
     }
     if let Some(b) = &blended {
         b.print(&mut out);
+    }
+    if let Some(c) = &packed {
+        c.print(&mut out);
     }
     drop(out);
     if let Some(path) = &args.plot {

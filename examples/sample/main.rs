@@ -53,6 +53,12 @@
 //! skins as `--joints` prints them. `--compare` checks GPU against CPU
 //! (default `--tol` 1e-4).
 //!
+//! `--compress [BOUND]` compresses the clips first (`keyframe_gpu::compress`,
+//! BOUND relative to the rest pose's bounding-box diagonal, default
+//! 5.6e-5) and samples the compressed library, with the same output; it
+//! prints `compressed: R:1, max error E (bound B)` on stderr (E and B in
+//! the file's units).
+//!
 //! Exit codes: 0 success, 1 `--compare` found an error above `--tol`,
 //! 2 any error (one line on stderr).
 
@@ -201,7 +207,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--plot cannot be combined with --joints".into(),
         ));
     }
-    let source = match &cli.file {
+    let mut source = match &cli.file {
         None if !cli.clips.is_empty() => {
             return Err(Failure::Message(
                 "--clips needs a FILE (the model the clips are bound to)".into(),
@@ -220,6 +226,15 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         None => demo::source()?,
         Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
     };
+    if let Some(bound) = cli.compress {
+        let report = source.compress(bound)?;
+        eprintln!(
+            "compressed: {:.2}:1, max error {:.3e} (bound {:.3e})",
+            report.ratio(),
+            report.max_error,
+            report.bound
+        );
+    }
     if cli.plan {
         return print_plan(cli, &source, out);
     }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use keyframe_gpu::compress::{CompressOptions, CompressionReport};
 use keyframe_gpu::gltf::{AnimationInfo, Document, LoadOptions};
 use keyframe_gpu::rig::Rig;
 use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip};
@@ -74,6 +75,30 @@ impl Source {
                 format!("node {node} {}", t.property.as_gltf_str())
             }
         }
+    }
+
+    /// Replaces the library with its compression within `bound` (relative
+    /// to the rig's size): bound to the first file's rig where there is
+    /// one, else held to the value bound (the demo). Returns what the
+    /// compressor did.
+    pub fn compress(&mut self, bound: f32) -> Result<CompressionReport, Failure> {
+        if !(bound.is_finite() && bound > 0.0) {
+            return Err(Failure::Message(format!(
+                "--compress: {bound} is not a positive bound"
+            )));
+        }
+        let options = CompressOptions::with_bound(bound);
+        if self.document.is_none() {
+            let (library, report) = self.library.compress(&options)?;
+            self.library = library;
+            return Ok(report);
+        }
+        let (compressed, report) = self.bound("--compress")?.compress(&options)?;
+        self.library = compressed.library().clone();
+        if self.bound.is_some() {
+            self.bound = Some(compressed);
+        }
+        Ok(report)
     }
 
     /// The library bound to the first file's rig (`what` names the option

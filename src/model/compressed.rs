@@ -171,11 +171,13 @@ impl KeyTimes {
         match *self {
             KeyTimes::Uniform { start, rate, count } => {
                 let last = f64::from(start) + f64::from(count.saturating_sub(1)) / f64::from(rate);
-                if !start.is_finite()
-                    || !(rate.is_finite() && rate > 0.0)
-                    || !(1..=MAX_RATE_KEYS).contains(&count)
-                    || !(last.is_finite() && last.abs() <= f64::from(f32::MAX))
-                {
+                let good = start.is_finite()
+                    && rate.is_finite()
+                    && rate > 0.0
+                    && (1..=MAX_RATE_KEYS).contains(&count)
+                    && last.is_finite()
+                    && last.abs() <= f64::from(f32::MAX);
+                if !good {
                     return Err(CompressError::Rate { start, rate, count });
                 }
                 Ok(())
@@ -510,7 +512,8 @@ impl Quantized {
                         .map(|&w| f64::from(f32::from_bits(w)).powi(2))
                         .sum::<f64>()
                         .sqrt();
-                    if !((length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE)) {
+                    let unit = (length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE);
+                    if !unit {
                         return Err(CompressError::RotationKey {
                             key,
                             length: length as f32,

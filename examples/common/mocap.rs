@@ -1,6 +1,8 @@
 //! A motion-capture-like model built in code: a branching skeleton of
-//! named joints and clips of dense keys with noise, for the compression
-//! tests.
+//! named joints and clips of dense keys with noise. Shared by the bench's
+//! `compressed` workload and the compression tests (`tests/compressed.rs`),
+//! included by path: examples have no library target.
+#![allow(dead_code, reason = "each user takes a subset")]
 
 use std::sync::Arc;
 
@@ -51,7 +53,7 @@ pub fn skeleton(joints: u32, scale: f32) -> (Rig, Vec<[f32; 3]>) {
     let mut limb = 0u32;
     while made < joints {
         let from = spine[(limb as usize * 3 + 1) % spine.len()];
-        let side = if limb % 2 == 0 { 1.0 } else { -1.0 };
+        let side = if limb.is_multiple_of(2) { 1.0 } else { -1.0 };
         let mut parent = from;
         for j in 0..4 {
             if made >= joints {
@@ -119,7 +121,7 @@ pub fn mocap_clip(
         };
         let amplitude = 0.2 + 0.5 * rng.next();
         let speed = 1.0 + 3.0 * rng.next();
-        let phase = 6.28 * rng.next();
+        let phase = std::f32::consts::TAU * rng.next();
         let base = axis_angle([0.0, 1.0, 0.0], rng.signed());
         let mut values = Vec::with_capacity(frames * 4);
         for k in 0..frames {
