@@ -221,7 +221,10 @@ fn main() {
         });
     let compressed_name = "compressed";
     let packed = (args.only.is_empty()
-        || args.only.iter().any(|o| compressed_name.contains(o.as_str())))
+        || args
+            .only
+            .iter()
+            .any(|o| compressed_name.contains(o.as_str())))
     .then(|| {
         eprintln!(
             "bench: {compressed_name}: a 65-joint motion-capture-like library, compressed and not"
