@@ -44,9 +44,10 @@
 //! that interpolation reproduces where the list of times that costs is
 //! smaller than the keys it saves. Errors of tracks on one chain add up,
 //! so each clip is then checked as a whole: where a node's virtual points
-//! move too far, the tolerance of every track on its chain from the root
-//! is halved and those tracks compressed again, until every node holds
-//! (a track halved 12 times is stored losslessly).
+//! move too far, the tolerance of the tracks on its chain from the root
+//! that move them most is multiplied by 1/sqrt(2) and those tracks compressed again, until
+//! every node holds (a track whose tolerance reaches 2^-12 of its first
+//! is stored losslessly).
 //!
 //! The format itself is [`CompressedTrack`] (see
 //! [`crate::model::compressed`]); compressed data from elsewhere goes
@@ -152,9 +153,9 @@ pub struct TrackCompression {
     pub source_keys: usize,
     /// Whether its key times are stored as a rate.
     pub uniform: bool,
-    /// How many times its tolerance was halved for its clip to hold the
-    /// bound.
-    pub halvings: u32,
+    /// How many times its tolerance was multiplied by 1/sqrt(2) for its
+    /// clip to hold the bound (24: stored losslessly).
+    pub tightenings: u32,
 }
 
 /// What the compressor did with one clip.
@@ -165,9 +166,9 @@ pub struct ClipCompression {
     /// The largest error measured, in the bound's units (see
     /// [`CompressionReport::max_error`]).
     pub max_error: f64,
-    /// The most times one of its tracks' tolerance was halved for the
-    /// clip to hold the bound (12: stored losslessly).
-    pub halvings: u32,
+    /// The most times one of its tracks' tolerance was tightened for the
+    /// clip to hold the bound (24: stored losslessly).
+    pub tightenings: u32,
 }
 
 /// What [`BoundLibrary::compress`] (or [`AnimationLibrary::compress`])
@@ -278,7 +279,7 @@ fn compress_all(
         report.clips.push(ClipCompression {
             name: clip.name.clone(),
             max_error: result.max_error,
-            halvings: result.halvings,
+            tightenings: result.tightenings,
         });
         report.tracks.push(result.reports);
         tracks.push(result.tracks);

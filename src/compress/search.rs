@@ -1,7 +1,8 @@
 //! The search for the fewest bits within the bound: per track a
 //! tolerance, the coarsest grid (and the fewest keys, where that pays)
 //! that meets it alone, then per clip the whole pose checked against the
-//! bound, with every track's tolerance halved until it holds.
+//! bound, with the tolerances of the tracks that move a failing node
+//! tightened until it holds.
 
 use std::sync::Arc;
 
@@ -18,11 +19,15 @@ use crate::model::compressed::{split_cubic, CompressedTrack, KeyTimes, Quantized
 use crate::rig::{Rig, SkinTables};
 use crate::track::{normalize_rotation_keys, Clip, Interpolation, Property, Track, ValueKind};
 
-/// How many times a node track's tolerance is halved before it is stored
-/// losslessly.
-const MAX_HALVINGS: u32 = 12;
+/// How many times a node track's tolerance is tightened before it is
+/// stored losslessly (2^-12 of its tolerance alone).
+const MAX_TIGHTENINGS: u32 = 24;
 
-/// The most rounds of the clip check (each halves the tolerances of the
+/// The factor of one tightening: half a bit of grid, so that a chain that
+/// fails by a little costs its tracks less than a whole bit each.
+const TIGHTEN: f64 = std::f64::consts::FRAC_1_SQRT_2;
+
+/// The most rounds of the clip check (each tightens the tolerances of the
 /// chains that fail).
 const MAX_ROUNDS: u32 = 40;
 
@@ -100,7 +105,7 @@ struct Job<'a> {
     /// Its tolerance at scale 1: what one track may cost alone.
     tolerance: f64,
     /// The rig node whose pose it moves, when the world check covers it
-    /// (a node track bound to the rig): its tolerance is then halved
+    /// (a node track bound to the rig): its tolerance is then tightened
     /// where a virtual point of the node or a descendant moves too far.
     node: Option<usize>,
 }
@@ -126,8 +131,8 @@ pub(super) struct ClipResult {
     pub reports: Vec<TrackCompression>,
     /// The largest error, in the bound's units.
     pub max_error: f64,
-    /// The most times a track's tolerance was halved.
-    pub halvings: u32,
+    /// The most times a track's tolerance was tightened.
+    pub tightenings: u32,
 }
 
 /// Compresses clip `clip` of a library (its tracks' nodes in the rig as
@@ -211,9 +216,9 @@ pub(super) fn compress_clip(
     // points move too far, the tracks on its chain from the root that move
     // them most (at least half as much as the one that moves them most, by
     // their errors alone times their lever on the node) have their
-    // tolerance halved and are compressed again, until every node holds;
-    // the other tracks keep their coarser grids. A track halved
-    // MAX_HALVINGS times is stored losslessly.
+    // tolerance tightened by TIGHTEN and are compressed again, until every node holds;
+    // the other tracks keep their coarser grids. A track tightened
+    // MAX_TIGHTENINGS times is stored losslessly.
     let mut levels = vec![0u32; jobs.len()];
     let mut tracks: Vec<(CompressedTrack, f64)> = jobs
         .iter()
@@ -233,7 +238,7 @@ pub(super) fn compress_clip(
         let (Some(reach), Some(world)) = (&reach, &world) else {
             break;
         };
-        let mut halve = vec![false; jobs.len()];
+        let mut tighten = vec![false; jobs.len()];
         for (j, e) in checked.node_errors.iter().enumerate() {
             if *e <= world.bound {
                 continue;
@@ -250,21 +255,21 @@ pub(super) fn compress_clip(
             let most = moves.iter().map(|m| m.1).fold(0.0, f64::max);
             for (t, c) in moves {
                 if c > 0.0 && c >= 0.5 * most {
-                    halve[t] = true;
+                    tighten[t] = true;
                 }
             }
         }
         let mut changed = false;
         for (t, job) in jobs.iter().enumerate() {
-            if !halve[t] || levels[t] >= MAX_HALVINGS {
+            if !tighten[t] || levels[t] >= MAX_TIGHTENINGS {
                 continue;
             }
             levels[t] += 1;
             changed = true;
-            tracks[t] = if levels[t] == MAX_HALVINGS {
+            tracks[t] = if levels[t] == MAX_TIGHTENINGS {
                 (CompressedTrack::lossless(job.track), 0.0)
             } else {
-                compress_track(job, &times, job.tolerance * 0.5f64.powi(levels[t] as i32))
+                compress_track(job, &times, job.tolerance * TIGHTEN.powi(levels[t] as i32))
             };
         }
         if !changed {
@@ -273,7 +278,7 @@ pub(super) fn compress_clip(
     }
     // The bound is tighter than the grids can meet: node tracks lossless.
     for (t, job) in jobs.iter().enumerate().filter(|(_, j)| j.world()) {
-        levels[t] = MAX_HALVINGS;
+        levels[t] = MAX_TIGHTENINGS;
         tracks[t] = (CompressedTrack::lossless(job.track), 0.0);
     }
     let checked = check(clip, &jobs, &tracks, &instances, world.as_ref(), bound)?;
@@ -310,8 +315,8 @@ fn finish(
         .zip(levels)
         .map(|((j, (ct, err)), &level)| TrackCompression {
             metric: j.metric,
-            tolerance: j.tolerance * 0.5f64.powi(level as i32),
-            halvings: level,
+            tolerance: j.tolerance * TIGHTEN.powi(level as i32),
+            tightenings: level,
             error: *err,
             encoding: ct.values.encoding,
             bits: ct.values.bits,
@@ -325,7 +330,7 @@ fn finish(
         tracks: tracks.into_iter().map(|(ct, _)| ct).collect(),
         reports,
         max_error,
-        halvings: levels.iter().copied().max().unwrap_or(0),
+        tightenings: levels.iter().copied().max().unwrap_or(0),
     }
 }
 
