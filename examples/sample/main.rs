@@ -207,6 +207,13 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             "--plot cannot be combined with --joints".into(),
         ));
     }
+    if let Some(bound) = cli.compress {
+        if !(bound.is_finite() && bound > 0.0) {
+            return Err(Failure::Message(format!(
+                "--compress: {bound} is not a positive bound"
+            )));
+        }
+    }
     let mut source = match &cli.file {
         None if !cli.clips.is_empty() => {
             return Err(Failure::Message(

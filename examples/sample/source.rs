@@ -80,13 +80,9 @@ impl Source {
     /// Replaces the library with its compression within `bound` (relative
     /// to the rig's size): bound to the first file's rig where there is
     /// one, else held to the value bound (the demo). Returns what the
-    /// compressor did.
+    /// compressor did. The library refuses a bound that is not finite and
+    /// positive (`main` checks it before loading anything).
     pub fn compress(&mut self, bound: f32) -> Result<CompressionReport, Failure> {
-        if !(bound.is_finite() && bound > 0.0) {
-            return Err(Failure::Message(format!(
-                "--compress: {bound} is not a positive bound"
-            )));
-        }
         let options = CompressOptions::with_bound(bound);
         if self.document.is_none() {
             let (library, report) = self.library.compress(&options)?;
