@@ -72,7 +72,13 @@ fn stream_bits(s: Stream, bit: u32) -> vec3<u32> {
 
 // Bits per element of a stream of `width` components.
 fn element_stride(encoding: u32, bits: u32, width: u32) -> u32 {
-    return select(width * bits, 3u + 3u * bits, encoding == ENC_SMALLEST_THREE);
+    let vector = select(width * bits, bits, encoding == ENC_FRAMED);
+    return select(vector, 3u + 3u * bits, encoding == ENC_SMALLEST_THREE);
+}
+
+// Words of a stream's frame after its offsets (framed streams only).
+fn frame_words(encoding: u32) -> u32 {
+    return select(0u, FRAME_WORDS, encoding == ENC_FRAMED);
 }
 
 // The value stream of `track`, whose header is h = [meta, value step,
@@ -84,7 +90,7 @@ fn value_stream(track: Track, h: vec4<u32>) -> Stream {
     let encoding = h.x & 0xffu;
     let bits = (h.x >> 8u) & 0xffu;
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
-    return Stream(offsets, offsets + pad + tangents, encoding, bits,
+    return Stream(offsets, offsets + pad + frame_words(encoding) + tangents, encoding, bits,
         element_stride(encoding, bits, track.width), bitcast<f32>(h.y));
 }
 
@@ -95,7 +101,7 @@ fn tangent_stream(track: Track, h: vec4<u32>, values: Stream) -> Stream {
     let encoding = (h.x >> 16u) & 0xffu;
     let bits = h.x >> 24u;
     let words = (track.key_count * values.stride + 31u) >> 5u;
-    return Stream(values.offsets + pad, values.data + words, encoding, bits,
+    return Stream(values.offsets + pad + frame_words(values.encoding), values.data + words, encoding, bits,
         element_stride(encoding, bits, track.width), bitcast<f32>(h.z));
 }
 
@@ -111,6 +117,18 @@ fn stream_element(s: Stream, e: u32, width: u32) -> vec4<f32> {
     }
     let f = stream_bits(s, e * s.stride);
     let o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
+    if (s.encoding == ENC_FRAMED) {
+        // x, y, z of a rotation in the track's frame, with bits per field
+        // in the offsets' fourth word; the key is left * r * right.
+        let b = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
+        let x = f32(i32(field96(f, 0u, b.x)) + o.x) * s.step;
+        let y = f32(i32(field96(f, b.x, b.y)) + o.y) * s.step;
+        let z = f32(i32(field96(f, b.x + b.y, b.z)) + o.z) * s.step;
+        let w = sqrt(max(0.0, 1.0 - (x * x + y * y + z * z)));
+        let left = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 1u]);
+        let right = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 2u]);
+        return quat_mul(quat_mul(left, vec4<f32>(x, y, z, w)), right);
+    }
     if (s.encoding == ENC_SMALLEST_THREE) {
         let idx = f.x & 3u;
         let negative = (f.x & 4u) != 0u;

@@ -91,16 +91,6 @@ fn quat_mix(a: vec4<f32>, b_in: vec4<f32>, t: f32) -> vec4<f32> {
     return quat_normalize(w0 * a + w1 * b);
 }
 
-// The Hamilton product a * b of quaternions (x, y, z, w).
-fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(
-        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    );
-}
-
 fn quat_conj(q: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(-q.xyz, q.w);
 }

@@ -121,11 +121,15 @@ const SAMPLE_GROUPS: u32 = 5u;
 // Compressed tracks (src/model/compressed.rs, decode.wgsl): a track's
 // block in the packed words starts with COMPRESS_HEADER_WORDS words
 // [meta, value step, tangent step, dt]; each stream's elements are stored
-// as quantized vectors, smallest-three rotations or raw f32s.
+// as quantized vectors, smallest-three rotations, raw f32s or rotations
+// in a frame of their own (then FRAME_WORDS words of frame after the
+// stream's offsets).
 const COMPRESS_HEADER_WORDS: u32 = 4u;
 const ENC_VECTOR: u32 = 0u;
 const ENC_SMALLEST_THREE: u32 = 1u;
 const ENC_RAW: u32 = 2u;
+const ENC_FRAMED: u32 = 3u;
+const FRAME_WORDS: u32 = 8u;
 
 // The key search's tables are 2D textures 2^KEY_TEXTURE_ROW_SHIFT texels
 // wide (less on a device with a smaller max_texture_dimension_2d: the

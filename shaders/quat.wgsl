@@ -54,3 +54,13 @@ fn quat_slerp(q0: vec4<f32>, q1_in: vec4<f32>, t: f32) -> vec4<f32> {
     let w1 = select(kf_sin(t * theta), t, near);
     return quat_normalize(w0 * q0 + w1 * q1);
 }
+
+// The Hamilton product a * b of quaternions (x, y, z, w).
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    );
+}

@@ -489,6 +489,11 @@ pub const ENC_VECTOR: u32 = 0;
 pub const ENC_SMALLEST_THREE: u32 = 1;
 /// A compressed stream of raw `f32`s (WGSL `ENC_RAW`).
 pub const ENC_RAW: u32 = 2;
+/// A compressed stream of rotations in a frame of their own (WGSL
+/// `ENC_FRAMED`).
+pub const ENC_FRAMED: u32 = 3;
+/// Words of a framed stream's frame after its offsets: two quaternions.
+pub const FRAME_WORDS: u32 = 8;
 
 /// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture

@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use glam::Mat4;
 use keyframe_gpu::compress::{
-    BitWriter, CompressError, CompressOptions, CompressedTrack, Encoding, KeyTimes, Quantized,
+    BitWriter, CompressError, CompressOptions, CompressedTrack, Encoding, Frame, KeyTimes,
+    Quantized,
 };
 use keyframe_gpu::{
     cpu, AnimationLibrary, BoundLibrary, Clip, Error, GpuSampler, Instance, Interpolation,
@@ -88,6 +89,7 @@ fn hand_packed_vector_keys_decode_to_their_grid_values() {
             bits: 5,
             step: 0.25,
             offsets: offsets.to_vec(),
+            frame: None,
             words,
         },
         tangents: None,
@@ -175,6 +177,7 @@ fn hand_packed_smallest_three_keys_decode_and_slerp() {
             bits: 10,
             step,
             offsets: offsets.to_vec(),
+            frame: None,
             words,
         },
         tangents: None,
@@ -199,6 +202,85 @@ fn hand_packed_smallest_three_keys_decode_and_slerp() {
             close(q[c] / n, out[4 * i + c], 2e-6, "slerp");
         }
     }
+}
+
+/// The framed rotation of the track's keys, as written in the format:
+/// two keys with fields of 6, 0 and 3 bits on a grid of 2^-8 against
+/// offsets (-20, 5, -2), in the frame left = 90 degrees about z,
+/// right = 90 degrees about x; rebuilt here in f64 as left * r * right.
+#[test]
+fn hand_packed_framed_keys_decode_in_their_frame() {
+    let step = 1.0 / 256.0;
+    let offsets = [-20, 5, -2];
+    let bits = [6u32, 0, 3];
+    let fields = [[50u32, 0, 7], [3, 0, 1]];
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let left = [0.0, 0.0, h, h];
+    let right = [h, 0.0, 0.0, h];
+    let mut w = BitWriter::new();
+    for key in &fields {
+        for c in [0, 2] {
+            w.push(key[c], bits[c]);
+        }
+    }
+    let hamilton = |a: [f64; 4], b: [f64; 4]| {
+        [
+            a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+        ]
+    };
+    let wide = |q: [f32; 4]| q.map(f64::from);
+    let rebuilt = |key: [u32; 3]| {
+        let v: Vec<f64> = (0..3)
+            .map(|c| f64::from(key[c] as i32 + offsets[c]) * f64::from(step))
+            .collect();
+        let r = [
+            v[0],
+            v[1],
+            v[2],
+            (1.0 - v.iter().map(|x| x * x).sum::<f64>()).sqrt(),
+        ];
+        hamilton(hamilton(wide(left), r), wide(right))
+    };
+    let track = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Step,
+        vec![0.0, 1.0],
+        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+    );
+    let compressed = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 2,
+        },
+        values: Quantized {
+            encoding: Encoding::Framed,
+            bits: 9,
+            step,
+            offsets: offsets.to_vec(),
+            frame: Some(Frame { left, right, bits }),
+            words: w.finish(),
+        },
+        tangents: None,
+    };
+    let library = one_track(track, compressed);
+    // STEP: key 0 on [0, 1), key 1 from 1 on.
+    let out = sample_at(&library, 0, &[0.0, 0.5, 1.0, 3.0]);
+    for (i, key) in [0usize, 0, 1, 1].into_iter().enumerate() {
+        let q = rebuilt(fields[key]);
+        for c in 0..4 {
+            close(q[c], out[4 * i + c], 2e-7, &format!("sample {i}"));
+        }
+    }
+    // The first key by hand: x = 30/256, y = 5/256, z = 5/256 in the frame.
+    let r0 = [30.0 / 256.0, 5.0 / 256.0, 5.0 / 256.0];
+    let w0 = (1.0f64 - r0.iter().map(|x| x * x).sum::<f64>()).sqrt();
+    let q0 = hamilton(hamilton(wide(left), [r0[0], r0[1], r0[2], w0]), wide(right));
+    assert!((0..4).all(|c| (q0[c] - f64::from(out[c])).abs() <= 2e-7));
 }
 
 /// A CUBICSPLINE translation of two keys: values and tangents each on a
@@ -236,6 +318,7 @@ fn hand_packed_cubic_keys_use_their_tangents() {
             bits: 5,
             step: 0.0625,
             offsets: voff.to_vec(),
+            frame: None,
             words: vector(&vf, 5),
         },
         tangents: Some(Quantized {
@@ -243,6 +326,7 @@ fn hand_packed_cubic_keys_use_their_tangents() {
             bits: 3,
             step: 0.25,
             offsets: toff.to_vec(),
+            frame: None,
             words: vector(&tf, 3),
         }),
     };
@@ -287,6 +371,7 @@ fn hand_packed_wide_weights_and_listed_times() {
             bits: 6,
             step,
             offsets: vec![0; 6],
+            frame: None,
             words: w.finish(),
         },
         tangents: None,
@@ -588,20 +673,35 @@ fn compressed_mocap_clips_hold_the_default_bound() {
     assert!(report.max_error <= report.bound);
     assert!(report.ratio() > 3.0, "ratio {}", report.ratio());
     assert_eq!(report.compressed_bytes, lossy.library().stored_bytes());
-    // Rotations are smallest-three (or four components where that needs
-    // more than 15 bits), constant translations and scales one key.
+    // Rotations are framed or smallest-three, at most 48 bits a key (or
+    // four components where smallest-three needs more than 15 bits);
+    // constant translations and scales one key. These joints swing about
+    // one axis each: most rotations take their own frame.
+    let mut framed = 0;
+    let mut rotations = 0;
     for (t, tr) in report.tracks[0].iter().enumerate() {
         let property = raw.library().clips()[0].tracks[t].property;
         if property == Property::Scale || (property == Property::Translation && t > 1) {
             assert_eq!(tr.keys, 1, "track {t}: {tr:?}");
         }
         if property == Property::Rotation {
-            assert!(
-                matches!(tr.encoding, Encoding::SmallestThree | Encoding::Vector) && tr.uniform,
-                "track {t}: {tr:?}"
-            );
+            rotations += 1;
+            assert!(tr.uniform, "track {t}: {tr:?}");
+            match tr.encoding {
+                Encoding::Framed => {
+                    framed += 1;
+                    assert!(tr.bits <= 48, "track {t}: {tr:?}");
+                }
+                Encoding::SmallestThree => assert!(tr.bits <= 15, "track {t}: {tr:?}"),
+                Encoding::Vector => {}
+                Encoding::Raw => panic!("track {t} stored raw: {tr:?}"),
+            }
         }
     }
+    assert!(
+        2 * framed > rotations,
+        "{framed} of {rotations} rotations framed"
+    );
 }
 
 /// The same skeleton and motion in metres and in centimetres compresses
@@ -769,6 +869,7 @@ fn vector_track() -> (Track, CompressedTrack) {
             bits: 4,
             step: 0.5,
             offsets: vec![0, 0, 0],
+            frame: None,
             words: w.finish(),
         },
         tangents: None,
@@ -942,6 +1043,74 @@ fn hostile_compressed_data_is_refused() {
         matches!(e, CompressError::RotationKey { key: 0, .. }),
         "{e:?}"
     );
+    // Framed streams: only rotation values, with a unit frame whose field
+    // bits are at most 16 and sum to the stream's bits.
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let framed = |frame: Option<Frame>, bits: u32, words: usize| CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 1,
+        },
+        values: Quantized {
+            encoding: Encoding::Framed,
+            bits,
+            step: 0.5,
+            offsets: vec![0, 0, 0],
+            frame,
+            words: vec![0; words],
+        },
+        tangents: None,
+    };
+    let unit = Frame {
+        left: [0.0, 0.0, h, h],
+        right: [0.0, 0.0, 0.0, 1.0],
+        bits: [4, 2, 0],
+    };
+    AnimationLibrary::from_compressed(
+        vec![Clip::new("c", vec![rotation.clone()])],
+        vec![vec![framed(Some(unit), 6, 1)]],
+    )
+    .unwrap();
+    let bad_frames = [
+        (None, 6),
+        (
+            Some(Frame {
+                left: [0.0, 0.0, 0.0, 2.0],
+                ..unit
+            }),
+            6,
+        ),
+        (
+            Some(Frame {
+                right: [f32::NAN, 0.0, 0.0, 1.0],
+                ..unit
+            }),
+            6,
+        ),
+        (
+            Some(Frame {
+                bits: [17, 0, 0],
+                ..unit
+            }),
+            17,
+        ),
+        (Some(unit), 7),
+    ];
+    for (frame, bits) in bad_frames {
+        let e = refused(&rotation, framed(frame, bits, 1));
+        assert!(matches!(e, CompressError::Frame { .. }), "{frame:?}: {e:?}");
+    }
+    let e = refused(&track, with(&|t| t.values.frame = Some(unit)));
+    assert!(matches!(e, CompressError::Frame { .. }), "{e:?}");
+    let e = refused(
+        &track,
+        with(&|t| {
+            t.values.encoding = Encoding::Framed;
+            t.values.frame = Some(unit);
+        }),
+    );
+    assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
     // A discrete (bool) track must stay raw.
     let visible = Arc::new(PointerTarget::new(
         "/nodes/0/extensions/KHR_node_visibility/visible",
@@ -963,6 +1132,7 @@ fn hostile_compressed_data_is_refused() {
             bits: 1,
             step: 1.0,
             offsets: vec![0],
+            frame: None,
             words: q.finish(),
         },
         tangents: None,

@@ -410,6 +410,11 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
             keyframe_gpu::compress::Encoding::SmallestThree as u32,
         ),
         ("ENC_RAW", keyframe_gpu::compress::Encoding::Raw as u32),
+        (
+            "ENC_FRAMED",
+            keyframe_gpu::compress::Encoding::Framed as u32,
+        ),
+        ("FRAME_WORDS", keyframe_gpu::layout::FRAME_WORDS),
     ]
 }
 

@@ -2,11 +2,14 @@
 //! of the format (`crate::model::compressed`), and the standalone sampling
 //! of a candidate through the CPU twin's decoder.
 
+use glam::{DMat3, DQuat, DVec3, DVec4};
+
 use crate::cpu::sample::sample_track_compressed;
 use crate::layout::GpuTrack;
 use crate::library::PACKED_PADDING;
 use crate::model::compressed::{
-    packed_block, BitWriter, CompressedTrack, Encoding, KeyTimes, Quantized, MAX_QUANTIZED,
+    packed_block, BitWriter, CompressedTrack, Encoding, Frame, KeyTimes, Quantized,
+    MAX_FRAMED_BITS, MAX_QUANTIZED,
 };
 use crate::track::{Interpolation, Track};
 
@@ -76,6 +79,7 @@ pub fn quantize_vectors(values: &[f32], width: u32, step: f32) -> Option<Quantiz
         bits,
         step,
         offsets,
+        frame: None,
         words: out.finish(),
     })
 }
@@ -130,8 +134,174 @@ pub fn quantize_rotations(values: &[f32], step: f32) -> Option<Quantized> {
         bits,
         step,
         offsets,
+        frame: None,
         words: out.finish(),
     })
+}
+
+/// Unit quaternions `values` (4 floats each) in a frame of their own
+/// ([`Encoding::Framed`]) on a grid of `step`: `left` the keys' mean
+/// turned so that the principal axes of their motion about it are x, y
+/// and z, `right` that turn's inverse; each field with the fewest bits
+/// that hold its range. `None` when a key is half a turn or more from the
+/// mean (its `w` in the frame would be negative, which the format does not
+/// hold), a field needs more than [`MAX_FRAMED_BITS`], or the keys have no
+/// mean.
+#[must_use]
+pub fn quantize_framed(values: &[f32], step: f32) -> Option<Quantized> {
+    let keys: Vec<DQuat> = values
+        .chunks_exact(4)
+        .map(|q| DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into()))
+        .collect();
+    let (left, right) = frame_of(&keys)?;
+    let (l, r) = (to_dquat(left), to_dquat(right));
+    let (li, ri) = (
+        l.conjugate() / l.length_squared(),
+        r.conjugate() / r.length_squared(),
+    );
+    let mut fields = Vec::with_capacity(keys.len() * 3);
+    for q in &keys {
+        let v = li * *q * ri;
+        if v.w <= 0.0 {
+            return None;
+        }
+        fields.extend_from_slice(&[v.x as f32, v.y as f32, v.z as f32]);
+    }
+    let q = grid(&fields, step)?;
+    let mut bits = [0u32; 3];
+    let mut offsets = Vec::with_capacity(3);
+    for (c, b) in bits.iter_mut().enumerate() {
+        let column = q.iter().skip(c).step_by(3);
+        let lo = column.clone().copied().min().unwrap_or(0);
+        let hi = column.copied().max().unwrap_or(0);
+        *b = if hi == lo { 0 } else { bits_for(hi - lo) };
+        if *b > MAX_FRAMED_BITS || lo.abs() + (1i64 << *b) - 1 > MAX_QUANTIZED {
+            return None;
+        }
+        offsets.push(i32::try_from(lo).ok()?);
+    }
+    let mut out = BitWriter::new();
+    for (i, &v) in q.iter().enumerate() {
+        if bits[i % 3] > 0 {
+            out.push((v - i64::from(offsets[i % 3])) as u32, bits[i % 3]);
+        }
+    }
+    let total: u32 = bits.iter().sum();
+    let mut words = out.finish();
+    words.resize(
+        (keys.len() as u64 * u64::from(total)).div_ceil(32) as usize,
+        0,
+    );
+    Some(Quantized {
+        encoding: Encoding::Framed,
+        bits: total,
+        step,
+        offsets,
+        frame: Some(Frame { left, right, bits }),
+        words,
+    })
+}
+
+fn to_dquat(q: [f32; 4]) -> DQuat {
+    DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into())
+}
+
+fn to_f32(q: DQuat) -> [f32; 4] {
+    let q = q.normalize();
+    [q.x as f32, q.y as f32, q.z as f32, q.w as f32]
+}
+
+/// The frame of `keys`: their mean `m` (signs aligned with the first key)
+/// and the turn `p` whose axes are the principal axes of the vector parts
+/// of `conjugate(m) * key`, largest first; `(m * p, conjugate(p))` in
+/// `f32`.
+fn frame_of(keys: &[DQuat]) -> Option<([f32; 4], [f32; 4])> {
+    let first = *keys.first()?;
+    let sum = keys.iter().fold(DVec4::ZERO, |acc, q| {
+        let v = DVec4::from(*q);
+        if v.dot(DVec4::from(first)) < 0.0 {
+            acc - v
+        } else {
+            acc + v
+        }
+    });
+    let length = sum.length();
+    if length.is_nan() || length <= 1e-9 {
+        return None;
+    }
+    let s = sum.normalize();
+    let mean = DQuat::from_xyzw(s.x, s.y, s.z, s.w);
+    let parts: Vec<DVec3> = keys
+        .iter()
+        .map(|q| {
+            let r = mean.conjugate() * *q;
+            let v = DVec3::new(r.x, r.y, r.z);
+            if r.w < 0.0 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let centre = parts.iter().copied().sum::<DVec3>() / parts.len() as f64;
+    let mut cov = [[0.0f64; 3]; 3];
+    for v in &parts {
+        let d = *v - centre;
+        let d = [d.x, d.y, d.z];
+        for i in 0..3 {
+            for j in 0..3 {
+                cov[i][j] += d[i] * d[j];
+            }
+        }
+    }
+    let axes = principal_axes(cov);
+    let p = DQuat::from_mat3(&axes);
+    if !p.is_finite() {
+        return None;
+    }
+    Some((to_f32(mean * p), to_f32(p.conjugate())))
+}
+
+/// The eigenvectors of the symmetric matrix `a` (cyclic Jacobi), as the
+/// columns of a rotation, largest eigenvalue first.
+fn principal_axes(mut a: [[f64; 3]; 3]) -> DMat3 {
+    let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    for _ in 0..32 {
+        let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
+        if off < 1e-30 {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if a[p][q].abs() < 1e-300 {
+                continue;
+            }
+            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if theta == 0.0 { 1.0 } else { t };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            for row in &mut a {
+                let (akp, akq) = (row[p], row[q]);
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
+            }
+            let (rp, rq) = (a[p], a[q]);
+            for k in 0..3 {
+                a[p][k] = c * rp[k] - s * rq[k];
+                a[q][k] = s * rp[k] + c * rq[k];
+            }
+            for row in &mut v {
+                let (vp, vq) = (row[p], row[q]);
+                row[p] = c * vp - s * vq;
+                row[q] = s * vp + c * vq;
+            }
+        }
+    }
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&i, &j| a[j][j].total_cmp(&a[i][i]));
+    let col = |i: usize| DVec3::new(v[0][i], v[1][i], v[2][i]).normalize_or_zero();
+    let (x, y) = (col(order[0]), col(order[1]));
+    DMat3::from_cols(x, y, x.cross(y))
 }
 
 /// Samples a candidate for `track` at each of `times`, through the CPU

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use glam::Mat4;
 
-use super::encode::{constant, quantize_rotations, quantize_vectors, sample_candidate};
+use super::encode::{
+    constant, quantize_framed, quantize_rotations, quantize_vectors, sample_candidate,
+};
 use super::{Metric, TrackCompression};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu_skin::pose_resolved;
@@ -613,28 +615,42 @@ fn quantized(
     let raw_tangents = cubic.then(|| Quantized::raw(&tans, track.width));
     let target = if cubic { tolerance * 0.5 } else { tolerance };
     let first = target.log2().ceil() as i32 + 1;
-    let mut found = None;
-    for e in (first - EXPONENTS..=first).rev() {
-        let Some(step) = grid_step(e) else { continue };
-        // Rotations as smallest-three (at most 48 bits a key), or where
-        // that needs more than 15 bits a component, as four.
-        let q = if rotation {
-            quantize_rotations(&vals, step).or_else(|| quantize_vectors(&vals, 4, step))
-        } else {
-            quantize_vectors(&vals, track.width, step)
-        };
-        let Some(q) = q else { break };
-        let ct = CompressedTrack {
-            times: key_times.clone(),
-            values: q,
-            tangents: raw_tangents.clone(),
-        };
-        let e = err(&ct);
-        if e <= target {
-            found = Some((ct, e));
-            break;
+    // The coarsest grid on which `encode` meets the target.
+    let coarsest = |encode: &dyn Fn(f32) -> Option<Quantized>| {
+        for e in (first - EXPONENTS..=first).rev() {
+            let Some(step) = grid_step(e) else { continue };
+            let q = encode(step)?;
+            let ct = CompressedTrack {
+                times: key_times.clone(),
+                values: q,
+                tangents: raw_tangents.clone(),
+            };
+            let e = err(&ct);
+            if e <= target {
+                return Some((ct, e));
+            }
         }
-    }
+        None
+    };
+    // Rotations in a frame of their own, or as smallest-three (at most 48
+    // bits a key) or, where that needs more than 15 bits a component, as
+    // four: whichever is smaller.
+    let found = if rotation {
+        let framed = coarsest(&|step| quantize_framed(&vals, step));
+        let plain = coarsest(&|step| {
+            quantize_rotations(&vals, step).or_else(|| quantize_vectors(&vals, 4, step))
+        });
+        match (framed, plain) {
+            (Some(f), Some(p)) => Some(if f.0.values.words.len() < p.0.values.words.len() {
+                f
+            } else {
+                p
+            }),
+            (f, p) => f.or(p),
+        }
+    } else {
+        coarsest(&|step| quantize_vectors(&vals, track.width, step))
+    };
     let (mut ct, mut e) = found?;
     if cubic {
         let span = match &key_times {

@@ -14,8 +14,11 @@
 
 use glam::Vec4;
 
+use super::mix::quat_mul;
 use super::sample::{hermite, quat_normalize, quat_slerp, Segment};
-use crate::layout::{GpuTrack, COMPRESS_HEADER_WORDS, ENC_RAW, ENC_SMALLEST_THREE};
+use crate::layout::{
+    GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
+};
 pub use crate::model::compressed::RATE_SNAP;
 use crate::track::{Interpolation, ValueKind};
 
@@ -105,8 +108,21 @@ pub fn stream_bits(packed: &[u32], s: &Stream, bit: u32) -> [u32; 3] {
 pub fn element_stride(encoding: u32, bits: u32, width: u32) -> u32 {
     if encoding == ENC_SMALLEST_THREE {
         3 + 3 * bits
+    } else if encoding == ENC_FRAMED {
+        bits
     } else {
         width * bits
+    }
+}
+
+/// Words of a stream's frame after its offsets: [`FRAME_WORDS`] for a
+/// framed stream, else 0.
+#[must_use]
+pub fn frame_words(encoding: u32) -> u32 {
+    if encoding == ENC_FRAMED {
+        FRAME_WORDS
+    } else {
+        0
     }
 }
 
@@ -131,7 +147,7 @@ pub fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
     Stream {
         offsets,
-        data: offsets + pad + tangents,
+        data: offsets + pad + frame_words(encoding) + tangents,
         encoding,
         bits,
         stride: element_stride(encoding, bits, track.width),
@@ -147,7 +163,7 @@ pub fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> Stream 
     let bits = h[0] >> 24;
     let words = (track.key_count * values.stride + 31) >> 5;
     Stream {
-        offsets: values.offsets + pad,
+        offsets: values.offsets + pad + frame_words(values.encoding),
         data: values.data + words,
         encoding,
         bits,
@@ -173,6 +189,21 @@ pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
     let f = stream_bits(packed, s, e * s.stride);
     let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
     let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
+    if s.encoding == ENC_FRAMED {
+        let b = o[3] as u32;
+        let (b0, b1, b2) = (b & 0xff, (b >> 8) & 0xff, (b >> 16) & 0xff);
+        let x = grid(field96(f, 0, b0), o[0]);
+        let y = grid(field96(f, b0, b1), o[1]);
+        let z = grid(field96(f, b0 + b1, b2), o[2]);
+        let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
+        let left = packed4(packed, (s.offsets >> 2) + 1).map(f32::from_bits);
+        let right = packed4(packed, (s.offsets >> 2) + 2).map(f32::from_bits);
+        return framed_rotation(
+            Vec4::from_array(left),
+            Vec4::new(x, y, z, w),
+            Vec4::from_array(right),
+        );
+    }
     if s.encoding == ENC_SMALLEST_THREE {
         let idx = f[0] & 3;
         let negative = (f[0] & 4) != 0;
@@ -212,6 +243,12 @@ pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
         lane(2, grid(field96(f, 2 * s.bits, s.bits), o[2])),
         lane(3, grid(field96(f, 3 * s.bits, s.bits), o[3])),
     )
+}
+
+/// A framed key: `left * r * right`.
+#[must_use]
+pub fn framed_rotation(left: Vec4, r: Vec4, right: Vec4) -> Vec4 {
+    quat_mul(quat_mul(left, r), right)
 }
 
 /// Component `c` of element `e` of a vector or raw stream `s`.

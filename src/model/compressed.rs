@@ -22,6 +22,14 @@
 //!   as above with its component's offset; the dropped one is
 //!   `sqrt(max(0, 1 - (a a + b b + c c)))` (stride `3 + 3 bits`);
 //! - [`Encoding::Raw`]: each component an `f32`'s bits (stride `32 width`).
+//! - [`Encoding::Framed`] (rotations): three fields of `bits[0]`,
+//!   `bits[1]` and `bits[2]` bits (0 to 16 each; the stream's `bits` is
+//!   their sum, the stride), decoded as above with the first three
+//!   offsets to the vector part `(x, y, z)` of a rotation `r` in the
+//!   track's frame, `w = sqrt(max(0, 1 - (x x + y y + z z)))`; the key is
+//!   `left * r * right` ([`Frame`]). A track whose keys stay near one
+//!   rotation and turn mostly about one axis has two small components
+//!   there, which take few bits.
 //!
 //! `step` is a power of two and `|offset| + 2^bits - 1 <= 2^24`, so that
 //! `f32(field + offset)` and the product are exact: every device decodes a
@@ -34,7 +42,9 @@
 use std::sync::Arc;
 
 use super::track::{normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE};
-use crate::layout::{COMPRESS_HEADER_WORDS, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR};
+use crate::layout::{
+    COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, FRAME_WORDS,
+};
 
 /// The most keys of a track whose times are a rate: key indices stay
 /// exact in `f32`.
@@ -77,16 +87,23 @@ pub enum Encoding {
     SmallestThree = ENC_SMALLEST_THREE,
     /// Each component an `f32` as it is (`bits` is 32): lossless.
     Raw = ENC_RAW,
+    /// A unit quaternion as the vector part of a rotation in the track's
+    /// [`Frame`], with bits per component of its own (`bits` is their sum,
+    /// 0 to 48).
+    Framed = ENC_FRAMED,
 }
 
 impl Encoding {
-    /// The bits a component field may have: `1..=24`, `1..=15`, `32`.
+    /// The bits a component field may have: `1..=24`, `1..=15`, `32`;
+    /// for [`Encoding::Framed`] the sum of its three fields' (each at most
+    /// [`MAX_FRAMED_BITS`]).
     #[must_use]
     pub fn bit_range(self) -> std::ops::RangeInclusive<u32> {
         match self {
             Encoding::Vector => 1..=24,
             Encoding::SmallestThree => 1..=15,
             Encoding::Raw => 32..=32,
+            Encoding::Framed => 0..=3 * MAX_FRAMED_BITS,
         }
     }
 
@@ -95,6 +112,7 @@ impl Encoding {
     pub fn stride(self, width: u32, bits: u32) -> u64 {
         match self {
             Encoding::SmallestThree => 3 + 3 * u64::from(bits),
+            Encoding::Framed => u64::from(bits),
             Encoding::Vector | Encoding::Raw => u64::from(width) * u64::from(bits),
         }
     }
@@ -200,6 +218,25 @@ impl KeyTimes {
     }
 }
 
+/// The most bits of one field of a framed rotation.
+pub const MAX_FRAMED_BITS: u32 = 16;
+
+/// The frame of an [`Encoding::Framed`] stream: a key is
+/// `left * r * right` (Hamilton products, `x y z w`), `r` the decoded
+/// rotation. The compressor takes `left = q_ref * p` and
+/// `right = conjugate(p)`, `q_ref` the keys' mean and `p` the turn that
+/// puts their principal axes of motion on x, y and z.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// The left factor, a unit quaternion.
+    pub left: [f32; 4],
+    /// The right factor, a unit quaternion.
+    pub right: [f32; 4],
+    /// Bits of the x, y and z fields (0 to [`MAX_FRAMED_BITS`]; 0: the
+    /// component is its offset times the step).
+    pub bits: [u32; 3],
+}
+
 /// One stream of a compressed track: its elements, quantized.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quantized {
@@ -211,8 +248,11 @@ pub struct Quantized {
     /// [`Encoding::Raw`], which does not use it).
     pub step: f32,
     /// Per component of the track, the grid index its fields count from
-    /// (`width` of them; zeros for [`Encoding::Raw`]).
+    /// (`width` of them, 3 for [`Encoding::Framed`]; zeros for
+    /// [`Encoding::Raw`]).
     pub offsets: Vec<i32>,
+    /// [`Encoding::Framed`] only: its frame and bits per field.
+    pub frame: Option<Frame>,
     /// The elements, bit-packed (see the module's documentation):
     /// `ceil(elements * stride / 32)` words.
     pub words: Vec<u32>,
@@ -351,6 +391,16 @@ pub enum CompressError {
         /// Its length.
         length: f32,
     },
+    /// A framed stream without a frame or with a bad one (a factor that is
+    /// not a finite unit quaternion, fields past [`MAX_FRAMED_BITS`] or not
+    /// summing to its bits), or a frame on another encoding.
+    #[error("{stream}: frame: {why}")]
+    Frame {
+        /// The stream.
+        stream: Stream,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// Tangents on a track that is not CUBICSPLINE, or none on one that is.
     #[error("tangents given: {given}, but the track is {interpolation:?}")]
     Tangents {
@@ -416,6 +466,7 @@ impl Quantized {
             bits: 32,
             step: 1.0,
             offsets: vec![0; width as usize],
+            frame: None,
             words: values.iter().map(|v| v.to_bits()).collect(),
         }
     }
@@ -424,6 +475,47 @@ impl Quantized {
     #[must_use]
     pub fn stride(&self, width: u32) -> u64 {
         self.encoding.stride(width, self.bits)
+    }
+
+    /// A framed stream's bits per field, after checking its frame (unit
+    /// quaternions, fields of at most [`MAX_FRAMED_BITS`] summing to
+    /// `bits`); empty for the other encodings, which must have no frame.
+    fn field_bits(&self, stream: Stream) -> Result<Vec<u32>, CompressError> {
+        let Some(frame) = &self.frame else {
+            if self.encoding == Encoding::Framed {
+                return Err(CompressError::Frame {
+                    stream,
+                    why: "no frame given",
+                });
+            }
+            return Ok(Vec::new());
+        };
+        if self.encoding != Encoding::Framed {
+            return Err(CompressError::Frame {
+                stream,
+                why: "a frame on a stream that is not framed",
+            });
+        }
+        let unit = |q: &[f32; 4]| {
+            let length = q.iter().map(|&x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+            q.iter().all(|x| x.is_finite())
+                && (length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE)
+        };
+        if !unit(&frame.left) || !unit(&frame.right) {
+            return Err(CompressError::Frame {
+                stream,
+                why: "a factor that is not a finite unit quaternion",
+            });
+        }
+        if frame.bits.iter().any(|&b| b > MAX_FRAMED_BITS)
+            || frame.bits.iter().sum::<u32>() != self.bits
+        {
+            return Err(CompressError::Frame {
+                stream,
+                why: "field bits past 16 or not summing to the stream's bits",
+            });
+        }
+        Ok(frame.bits.to_vec())
     }
 
     fn validate(
@@ -436,7 +528,7 @@ impl Quantized {
         let allowed = match (stream, kind) {
             (_, ValueKind::Discrete) => self.encoding == Encoding::Raw,
             (Stream::Values, ValueKind::Rotation) => true,
-            _ => self.encoding != Encoding::SmallestThree,
+            _ => !matches!(self.encoding, Encoding::SmallestThree | Encoding::Framed),
         };
         if !allowed {
             return Err(CompressError::Encoding {
@@ -460,22 +552,29 @@ impl Quantized {
                 step: self.step,
             });
         }
-        if self.offsets.len() != width as usize {
+        let components = if self.encoding == Encoding::Framed {
+            3
+        } else {
+            width as usize
+        };
+        if self.offsets.len() != components {
             return Err(CompressError::OffsetCount {
                 stream,
-                expected: width as usize,
+                expected: components,
                 found: self.offsets.len(),
             });
         }
+        let field_bits = self.field_bits(stream)?;
         if self.encoding != Encoding::Raw {
-            let span = (1i64 << self.bits) - 1;
             for (component, &offset) in self.offsets.iter().enumerate() {
+                let bits = field_bits.get(component).copied().unwrap_or(self.bits);
+                let span = (1i64 << bits) - 1;
                 if i64::from(offset).abs() + span > MAX_QUANTIZED {
                     return Err(CompressError::Offset {
                         stream,
                         component,
                         offset,
-                        bits: self.bits,
+                        bits,
                     });
                 }
             }
@@ -616,7 +715,13 @@ pub fn offset_words(width: u32) -> u32 {
 fn block_words(track: &CompressedTrack, width: u32) -> usize {
     let streams = 1 + usize::from(track.tangents.is_some());
     let data = track.values.words.len() + track.tangents.as_ref().map_or(0, |t| t.words.len());
-    let words = COMPRESS_HEADER_WORDS as usize + streams * offset_words(width) as usize + data;
+    let frame = if track.values.frame.is_some() {
+        FRAME_WORDS as usize
+    } else {
+        0
+    };
+    let words =
+        COMPRESS_HEADER_WORDS as usize + streams * offset_words(width) as usize + frame + data;
     words.div_ceil(4) * 4
 }
 
@@ -626,7 +731,9 @@ fn block_words(track: &CompressedTrack, width: u32) -> usize {
 /// (`meta` = value encoding | value bits << 8 | tangent encoding << 16 |
 /// tangent bits << 24; `dt` the interval `1 / rate` of uniform keys, 0 for
 /// a list), the value offsets, the tangent offsets (CUBICSPLINE), each
-/// padded to [`offset_words`], the value stream's words, the tangent
+/// padded to [`offset_words`] (a framed stream's: its three offsets, its
+/// field bits `bits[0] | bits[1] << 8 | bits[2] << 16`, then its frame,
+/// `left` and `right`), the value stream's words, the tangent
 /// stream's, and zeros to a multiple of 4 words.
 #[must_use]
 pub fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
@@ -653,6 +760,11 @@ pub fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
         let start = out.len();
         out.extend(s.offsets.iter().map(|&o| o as u32));
         out.resize(start + pad, 0);
+        if let Some(frame) = &s.frame {
+            // The field bits in the offsets' fourth word, then the frame.
+            out[start + 3] = frame.bits[0] | (frame.bits[1] << 8) | (frame.bits[2] << 16);
+            out.extend(frame.left.iter().chain(&frame.right).map(|x| x.to_bits()));
+        }
     }
     for s in &streams {
         out.extend_from_slice(&s.words);
