@@ -118,16 +118,7 @@ fn stream_element(s: Stream, e: u32, width: u32) -> vec4<f32> {
     let f = stream_bits(s, e * s.stride);
     let o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
     if (s.encoding == ENC_FRAMED) {
-        // x, y, z of a rotation in the track's frame, with bits per field
-        // in the offsets' fourth word; the key is left * r * right.
-        let b = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
-        let x = f32(i32(field96(f, 0u, b.x)) + o.x) * s.step;
-        let y = f32(i32(field96(f, b.x, b.y)) + o.y) * s.step;
-        let z = f32(i32(field96(f, b.x + b.y, b.z)) + o.z) * s.step;
-        let w = sqrt(max(0.0, 1.0 - (x * x + y * y + z * z)));
-        let left = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 1u]);
-        let right = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 2u]);
-        return quat_mul(quat_mul(left, vec4<f32>(x, y, z, w)), right);
+        return in_frame(s, framed_element(s, e));
     }
     if (s.encoding == ENC_SMALLEST_THREE) {
         let idx = f.x & 3u;
@@ -143,6 +134,27 @@ fn stream_element(s: Stream, e: u32, width: u32) -> vec4<f32> {
     let q = vec4<u32>(field96(f, 0u, s.bits), field96(f, s.bits, s.bits),
         field96(f, 2u * s.bits, s.bits), field96(f, 3u * s.bits, s.bits));
     return select(vec4<f32>(0.0), vec4<f32>(vec4<i32>(q) + o) * s.step, lanes);
+}
+
+// Element e of a framed stream s: the rotation r in the track's frame,
+// x, y, z from fields whose bits sit in the offsets' fourth word, w from
+// the unit length.
+fn framed_element(s: Stream, e: u32) -> vec4<f32> {
+    let f = stream_bits(s, e * s.stride);
+    let o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
+    let b = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
+    let x = f32(i32(field96(f, 0u, b.x)) + o.x) * s.step;
+    let y = f32(i32(field96(f, b.x, b.y)) + o.y) * s.step;
+    let z = f32(i32(field96(f, b.x + b.y, b.z)) + o.z) * s.step;
+    return vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
+}
+
+// A rotation r in the frame of framed stream s as the key it stands for:
+// left * r * right.
+fn in_frame(s: Stream, r: vec4<f32>) -> vec4<f32> {
+    let left = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 1u]);
+    let right = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 2u]);
+    return quat_mul(quat_mul(left, r), right);
 }
 
 // Component c of element e of a vector or raw stream s (tracks wider than
@@ -206,6 +218,15 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     let vs = value_stream(track, h);
     let k = seg.k;
     let t = seg.t;
+    if (moving && rotation && !cubic && vs.encoding == ENC_FRAMED) {
+        // The slerp of two keys in one frame, put in the frame once: the
+        // frame keeps dot products, so it is the keys' slerp.
+        let v = in_frame(vs, quat_slerp(framed_element(vs, k), framed_element(vs, k + 1u), t));
+        for (var c = 0u; c < 4u; c++) {
+            output[out + c] = v[c];
+        }
+        return;
+    }
     if (track.width <= 4u) {
         var v = stream_element(vs, k, track.width);
         if (moving && cubic) {

@@ -658,6 +658,12 @@ fn shader_never_writes_outside_an_instance_block() {
         binding: 16,
         resource: output.as_entire_binding(),
     });
+    // The values as packed words (`packed`; read only where the override
+    // COMPRESSED is set).
+    entries.push(wgpu::BindGroupEntry {
+        binding: 17,
+        resource: values.as_entire_binding(),
+    });
     let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sample"),
         layout: &pipeline.get_bind_group_layout(0),

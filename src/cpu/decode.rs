@@ -190,19 +190,7 @@ pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
     let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
     let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
     if s.encoding == ENC_FRAMED {
-        let b = o[3] as u32;
-        let (b0, b1, b2) = (b & 0xff, (b >> 8) & 0xff, (b >> 16) & 0xff);
-        let x = grid(field96(f, 0, b0), o[0]);
-        let y = grid(field96(f, b0, b1), o[1]);
-        let z = grid(field96(f, b0 + b1, b2), o[2]);
-        let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
-        let left = packed4(packed, (s.offsets >> 2) + 1).map(f32::from_bits);
-        let right = packed4(packed, (s.offsets >> 2) + 2).map(f32::from_bits);
-        return framed_rotation(
-            Vec4::from_array(left),
-            Vec4::new(x, y, z, w),
-            Vec4::from_array(right),
-        );
+        return in_frame(packed, s, framed_element(packed, s, e));
     }
     if s.encoding == ENC_SMALLEST_THREE {
         let idx = f[0] & 3;
@@ -245,9 +233,26 @@ pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
     )
 }
 
-/// A framed key: `left * r * right`.
+/// Element `e` of a framed stream `s`: the rotation in the track's frame.
 #[must_use]
-pub fn framed_rotation(left: Vec4, r: Vec4, right: Vec4) -> Vec4 {
+pub fn framed_element(packed: &[u32], s: &Stream, e: u32) -> Vec4 {
+    let f = stream_bits(packed, s, e * s.stride);
+    let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
+    let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
+    let b = o[3] as u32;
+    let (b0, b1, b2) = (b & 0xff, (b >> 8) & 0xff, (b >> 16) & 0xff);
+    let x = grid(field96(f, 0, b0), o[0]);
+    let y = grid(field96(f, b0, b1), o[1]);
+    let z = grid(field96(f, b0 + b1, b2), o[2]);
+    Vec4::new(x, y, z, (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt())
+}
+
+/// A rotation `r` in the frame of framed stream `s` as its key:
+/// `left * r * right`.
+#[must_use]
+pub fn in_frame(packed: &[u32], s: &Stream, r: Vec4) -> Vec4 {
+    let left = Vec4::from_array(packed4(packed, (s.offsets >> 2) + 1).map(f32::from_bits));
+    let right = Vec4::from_array(packed4(packed, (s.offsets >> 2) + 2).map(f32::from_bits));
     quat_mul(quat_mul(left, r), right)
 }
 
@@ -305,6 +310,14 @@ pub fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, out: &m
     let h = track_header(packed, track);
     let vs = value_stream(track, h);
     let (k, t) = (seg.k, seg.t);
+    if moving && rotation && !cubic && vs.encoding == ENC_FRAMED {
+        // WGSL: the slerp in the frame, put in the frame once.
+        let r0 = framed_element(packed, &vs, k);
+        let r1 = framed_element(packed, &vs, k + 1);
+        let v = in_frame(packed, &vs, quat_slerp(r0, r1, t));
+        out[..4].copy_from_slice(&v.to_array());
+        return;
+    }
     if track.width <= 4 {
         let mut v = stream_element(packed, &vs, k, track.width);
         if moving && cubic {
