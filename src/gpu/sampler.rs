@@ -722,7 +722,7 @@ impl GpuSampler {
 
     /// The dispatches of the next frame: for each one its track group
     /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
-    /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
+    /// group with tracks: `crate::layout::GROUP_SLERP`, `GROUP_CUBIC`,
     /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
     /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
     /// the count passes `max_compute_workgroups_per_dimension` (in the

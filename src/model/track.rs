@@ -11,7 +11,7 @@ use crate::model::target::{NodeName, SourceId};
 /// deliver lengths slightly off (an 8-bit quantized key can be off by up to
 /// about 0.008). Keys within this tolerance are normalized when the
 /// [`AnimationLibrary`](crate::AnimationLibrary) is built (see
-/// [`normalize_rotation_keys`]); keys further off are refused with
+/// `normalize_rotation_keys`); keys further off are refused with
 /// [`TrackError::QuaternionNotUnit`]. CUBICSPLINE tangents are not
 /// quaternions and are left alone.
 pub const QUAT_UNIT_TOLERANCE: f32 = 0.01;

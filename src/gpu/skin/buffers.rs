@@ -17,14 +17,14 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// Output sizes in bytes for `capacity` instances (at least one element
 /// each, the bindings' minimum).
 pub(super) struct Sizes {
-    pub globals: u64,
-    pub joints: u64,
-    pub morph: u64,
-    pub locals: u64,
+    pub(crate) globals: u64,
+    pub(crate) joints: u64,
+    pub(crate) morph: u64,
+    pub(crate) locals: u64,
 }
 
 impl Sizes {
-    pub fn new(tables: &SkinTables, capacity: u32) -> Self {
+    pub(crate) fn new(tables: &SkinTables, capacity: u32) -> Self {
         let cap = u64::from(capacity);
         let nodes = u64::from(tables.node_count());
         let pose = std::mem::size_of::<GpuLocalPose>() as u64;
@@ -42,9 +42,9 @@ impl Sizes {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct MixSpec<'a> {
     /// Actions per character.
-    pub per_character: u32,
+    pub(crate) per_character: u32,
     /// Every mask's factors, mask after mask.
-    pub masks: &'a [f32],
+    pub(crate) masks: &'a [f32],
 }
 
 impl MixSpec<'_> {
@@ -164,7 +164,7 @@ fn matrices_with_last_rows(
 /// Every buffer the passes bind, but the sampler's.
 #[derive(Debug)]
 pub(super) struct Buffers {
-    pub params: wgpu::Buffer,
+    pub(crate) params: wgpu::Buffer,
     nodes: wgpu::Buffer,
     channels: wgpu::Buffer,
     meshes: wgpu::Buffer,
@@ -176,33 +176,33 @@ pub(super) struct Buffers {
     channels_head: wgpu::Buffer,
     joints_head: wgpu::Buffer,
     inverse_binds_head: wgpu::Buffer,
-    pub globals: wgpu::Buffer,
-    pub joint_matrices: wgpu::Buffer,
-    pub morph_weights: wgpu::Buffer,
+    pub(crate) globals: wgpu::Buffer,
+    pub(crate) joint_matrices: wgpu::Buffer,
+    pub(crate) morph_weights: wgpu::Buffer,
     /// Staged only: the pose stage's output.
-    pub locals: Option<wgpu::Buffer>,
+    pub(crate) locals: Option<wgpu::Buffer>,
     /// With a mixer: its tables.
-    pub mix: Option<MixBuffers>,
+    pub(crate) mix: Option<MixBuffers>,
 }
 
 /// The mixer's tables: actions and character ranges (written per frame)
 /// and masks (uploaded once).
 #[derive(Debug)]
 pub(super) struct MixBuffers {
-    pub actions: wgpu::Buffer,
-    pub characters: wgpu::Buffer,
+    pub(crate) actions: wgpu::Buffer,
+    pub(crate) characters: wgpu::Buffer,
     masks: wgpu::Buffer,
     pointer_channels: wgpu::Buffer,
     pointer_targets: wgpu::Buffer,
     pointer_rest: wgpu::Buffer,
     /// The blended pointer properties (output).
-    pub properties: wgpu::Buffer,
+    pub(crate) properties: wgpu::Buffer,
 }
 
 impl Buffers {
     /// Uploads `tables` and creates the outputs for `capacity` instances
     /// (the locals too when `staged`). Call inside an error scope.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         tables: &SkinTables,
         capacity: u32,
@@ -349,7 +349,7 @@ impl Buffers {
     /// (pose.wgsl's and skin.wgsl's: `src/layout.rs`,
     /// `SKIN_MODULE_BINDINGS`), reading `sampler`'s output and instance
     /// table; `locals` only when it exists.
-    pub fn resources<'a>(
+    pub(crate) fn resources<'a>(
         &'a self,
         sampler: &'a GpuSampler,
     ) -> Vec<(u32, wgpu::BindingResource<'a>)> {
