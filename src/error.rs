@@ -137,7 +137,7 @@ pub enum Error {
         limit: u64,
     },
     /// A table of the key search needs more texture rows than the device's
-    /// `max_texture_dimension_2d` ([`crate::gpu::KeyTextures`]).
+    /// `max_texture_dimension_2d` (`crate::gpu::KeyTextures`).
     #[error(
         "{what} needs {rows} texture rows of {width} texels, past the device limit max_texture_dimension_2d = {limit}"
     )]

@@ -12,7 +12,7 @@ use crate::layout::MAX_LOOKUP_KEYS;
 /// same `f32` operations. The library builds its tables with it, the CPU twin
 /// ([`crate::cpu::sample()`]) searches with it.
 #[must_use]
-pub fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
+pub(crate) fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
     let last = buckets - 1;
     // WGSL: min(u32(clamp((time - t0) * scale, 0.0, f32(last))), last)
     (((time - t0) * scale).clamp(0.0, last as f32) as u32).min(last)

@@ -4,7 +4,7 @@
 //! is the flat format that the shaders and the CPU twin ([`crate::cpu`])
 //! read.
 //!
-//! A test (`tests/layout.rs`) parses the shaders with naga and compares
+//! A test (`src/tests/layout.rs`) parses the shaders with naga and compares
 //! every struct's size and member offsets, every shared constant's value and
 //! every binding with these, so a change on one side only fails
 //! `cargo test`, without an adapter.
@@ -18,26 +18,26 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct GpuTrack {
     /// Index of the track's first key time in the `times` array.
-    pub times_offset: u32,
+    pub(crate) times_offset: u32,
     /// Number of keys.
     pub key_count: u32,
     /// Index of the track's first value in the `values` array.
-    pub values_offset: u32,
+    pub(crate) values_offset: u32,
     /// Components per value element.
     pub width: u32,
     /// [`crate::Interpolation`] as `u32`.
-    pub interpolation: u32,
-    /// [`crate::ValueKind`] as `u32` ([`KIND_VECTOR`], [`KIND_ROTATION`],
-    /// [`KIND_DISCRETE`]): how the sampler interpolates the values. What
+    pub(crate) interpolation: u32,
+    /// [`crate::ValueKind`] as `u32` (WGSL `KIND_VECTOR`, `KIND_ROTATION`,
+    /// `KIND_DISCRETE`): how the sampler interpolates the values. What
     /// the track targets is host data ([`crate::Track`]).
-    pub kind: u32,
+    pub(crate) kind: u32,
     /// Offset of the track's first output component inside an instance's
     /// output block.
-    pub output_offset: u32,
+    pub(crate) output_offset: u32,
     /// The target node for node-property tracks, 0 for pointer tracks
     /// (informational: the sampler does not read it; the pose stage finds
     /// its channels in [`crate::rig::SkinTables`]).
-    pub node: u32,
+    pub(crate) node: u32,
     /// Buckets per second of the track's bucket table; or, negated, keys
     /// per second of uniformly spaced keys, indexed directly without a
     /// table (the search tries key `c = (time - t_0) * |lookup_scale|`
@@ -48,12 +48,12 @@ pub struct GpuTrack {
     /// texel of the key that answers most times in that bucket. Set by
     /// [`AnimationLibrary`](crate::AnimationLibrary), which explains why
     /// that key is the answer or next to it.
-    pub lookup_scale: f32,
+    pub(crate) lookup_scale: f32,
     /// The first key time `t_0`, where bucket 0 or the direct guess starts
     /// (0 when `lookup_scale` is 0).
-    pub lookup_origin: f32,
+    pub(crate) lookup_origin: f32,
     /// Index of the track's first texel in the key search table
-    /// ([`AnimationLibrary::key_windows`](crate::AnimationLibrary::key_windows),
+    /// (`AnimationLibrary::key_windows`,
     /// the `key_windows` texture): its bucket texels when `lookup_scale >
     /// 0`, then one texel `[p, t_p, t_(p+1), t_(p+2)]` per key `p`.
     pub search_offset: u32,
@@ -76,11 +76,11 @@ pub struct GpuClip {
     /// (CUBICSPLINE, not rotations), [`GROUP_BLEND`] (other LINEAR
     /// tracks), [`GROUP_CUBIC_ROTATION`], [`GROUP_STEP`], in that order, so
     /// `group_first[0] == track_offset`.
-    pub group_first: [u32; SAMPLE_GROUPS],
+    pub(crate) group_first: [u32; SAMPLE_GROUPS],
     /// Track group `g`'s number of tracks; they add up to `track_count`.
     /// With `group_first`, a group's dispatch reads two words of the clip
     /// where it would add three counts up.
-    pub group_count: [u32; SAMPLE_GROUPS],
+    pub(crate) group_count: [u32; SAMPLE_GROUPS],
 }
 
 /// One instance in the per-frame instance table (WGSL `Instance`).
@@ -94,9 +94,9 @@ pub struct GpuInstance {
     /// Clip-local time in seconds.
     pub time: f32,
     /// Padding (16-byte rows).
-    pub _pad0: u32,
+    pub(crate) _pad0: u32,
     /// Padding (16-byte rows).
-    pub _pad1: u32,
+    pub(crate) _pad1: u32,
 }
 
 /// Dispatch parameters (WGSL `Params`, a uniform).
@@ -120,15 +120,15 @@ pub struct GpuParams {
 /// [`SamplerPlan::ClipBlocks`](crate::SamplerPlan::ClipBlocks).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuSampleBlock {
+pub(crate) struct GpuSampleBlock {
     /// The block's first entry in the sorted instance table.
-    pub first: u32,
+    pub(crate) first: u32,
     /// Its instances, `1..=WORKGROUP_SIZE`.
-    pub count: u32,
+    pub(crate) count: u32,
     /// The dispatch group's first row of the clip in the track table.
-    pub row_first: u32,
+    pub(crate) row_first: u32,
     /// The group's rows in the clip.
-    pub row_count: u32,
+    pub(crate) row_count: u32,
 }
 
 /// The fields of one track row that the clip-blocks plan reads (WGSL
@@ -137,30 +137,30 @@ pub struct GpuSampleBlock {
 /// rows.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuSampleRow {
+pub(crate) struct GpuSampleRow {
     /// [`GpuTrack::values_offset`].
-    pub values_offset: u32,
+    pub(crate) values_offset: u32,
     /// [`GpuTrack::output_offset`].
-    pub output_offset: u32,
+    pub(crate) output_offset: u32,
     /// [`GpuTrack::search_offset`]; in a group with run tables, the
     /// track's first key texel ([`GpuSampleRow::of_key_texels`]).
-    pub search_offset: u32,
+    pub(crate) search_offset: u32,
     /// [`GpuTrack::key_count`].
-    pub key_count: u32,
+    pub(crate) key_count: u32,
     /// [`GpuTrack::lookup_scale`]; 0 in a group with run tables.
-    pub lookup_scale: f32,
+    pub(crate) lookup_scale: f32,
     /// [`GpuTrack::lookup_origin`]; 0 in a group with run tables.
-    pub lookup_origin: f32,
+    pub(crate) lookup_origin: f32,
     /// [`GpuTrack::width`].
-    pub width: u32,
+    pub(crate) width: u32,
     /// [`GpuTrack::interpolation`].
-    pub interpolation: u32,
+    pub(crate) interpolation: u32,
 }
 
 impl GpuSampleRow {
     /// The row of `track`.
     #[must_use]
-    pub fn of(track: &GpuTrack) -> Self {
+    pub(crate) fn of(track: &GpuTrack) -> Self {
         GpuSampleRow {
             values_offset: track.values_offset,
             output_offset: track.output_offset,
@@ -181,7 +181,7 @@ impl GpuSampleRow {
     /// (one uniform read fewer per row, a gather per lane on the CPU
     /// adapters).
     #[must_use]
-    pub fn of_key_texels(track: &GpuTrack) -> Self {
+    pub(crate) fn of_key_texels(track: &GpuTrack) -> Self {
         GpuSampleRow {
             search_offset: track.key_texels(),
             lookup_scale: 0.0,
@@ -203,7 +203,7 @@ impl GpuSampleRow {
     /// equal key counts (keys baked at one rate, crowd_rot's 64 keys a
     /// track) are laid out so.
     #[must_use]
-    pub fn is_regular_run(rows: &[GpuSampleRow]) -> bool {
+    pub(crate) fn is_regular_run(rows: &[GpuSampleRow]) -> bool {
         Self::is_regular_but_search(rows) && Self::steps_evenly(rows, |r| r.search_offset)
     }
 
@@ -216,7 +216,7 @@ impl GpuSampleRow {
     /// override `REGULAR_SEARCH`) computes the rest of each row and reads
     /// its search offset.
     #[must_use]
-    pub fn is_regular_but_search(rows: &[GpuSampleRow]) -> bool {
+    pub(crate) fn is_regular_but_search(rows: &[GpuSampleRow]) -> bool {
         let Some(r0) = rows.first() else {
             return true;
         };
@@ -249,68 +249,62 @@ impl GpuSampleRow {
 /// slot per track group).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuBlockParams {
+pub(crate) struct GpuBlockParams {
     /// The group's first block in the block table.
-    pub block_base: u32,
+    pub(crate) block_base: u32,
     /// The group's blocks this frame.
-    pub block_count: u32,
+    pub(crate) block_count: u32,
     /// `f32`s per instance in the output buffer.
-    pub output_stride: u32,
+    pub(crate) output_stride: u32,
     /// Workgroups in x of the dispatch's grid: workgroup `(x, y)` is
     /// number `w = y * grid_width + x`, which samples run `w % runs` of
     /// the rows of block `w / runs`: `runs = ceil(GROUP_ROWS / ROW_RUN)`
     /// (WGSL overrides: the group's most rows in a clip, and
     /// [`crate::plan::block_row_run`] of it), rows `[run ROW_RUN, (run + 1)
     /// ROW_RUN)` of the block's clip.
-    pub grid_width: u32,
+    pub(crate) grid_width: u32,
 }
 
 /// Entries of the clip-blocks plan's block table read from a uniform
 /// binding of the same buffer (WGSL `BLOCK_HEAD`; 32 KiB).
-pub const BLOCK_HEAD: u32 = 2048;
+pub(crate) const BLOCK_HEAD: u32 = 2048;
 /// Entries of its row table read from a uniform binding (WGSL
 /// `ROW_HEAD`; 32 KiB).
-pub const ROW_HEAD: u32 = 1024;
+pub(crate) const ROW_HEAD: u32 = 1024;
 
 /// The largest key count that gets a bucket table (`2 (n - 1)` texels of
 /// 16 bytes each besides the keys' own); longer irregular tracks are
 /// searched from their middle key.
-pub const MAX_LOOKUP_KEYS: usize = 1 << 24;
+pub(crate) const MAX_LOOKUP_KEYS: usize = 1 << 24;
 
-/// A vector of `width` floats, each component interpolated on its own
-/// (WGSL `KIND_VECTOR`, [`crate::ValueKind::Vector`]).
-pub const KIND_VECTOR: u32 = crate::ValueKind::Vector as u32;
 /// A unit quaternion, slerped or normalized after the spline (WGSL
 /// `KIND_ROTATION`, [`crate::ValueKind::Rotation`]).
-pub const KIND_ROTATION: u32 = crate::ValueKind::Rotation as u32;
-/// A STEP-only value written as stored (WGSL `KIND_DISCRETE`,
-/// [`crate::ValueKind::Discrete`]).
-pub const KIND_DISCRETE: u32 = crate::ValueKind::Discrete as u32;
+pub(crate) const KIND_ROTATION: u32 = crate::ValueKind::Rotation as u32;
 
 /// Group of LINEAR rotation tracks (WGSL `GROUP_SLERP`): sampled by slerp.
-pub const GROUP_SLERP: u32 = 0;
+pub(crate) const GROUP_SLERP: u32 = 0;
 /// Group of CUBICSPLINE tracks other than rotations (WGSL `GROUP_CUBIC`).
-pub const GROUP_CUBIC: u32 = 1;
+pub(crate) const GROUP_CUBIC: u32 = 1;
 /// Group of LINEAR translation, scale and weights tracks (WGSL
 /// `GROUP_BLEND`), sampled by `(1 - t) a + t b`.
-pub const GROUP_BLEND: u32 = 2;
+pub(crate) const GROUP_BLEND: u32 = 2;
 /// Group of CUBICSPLINE rotation tracks (WGSL `GROUP_CUBIC_ROTATION`):
 /// the spline, then a normalization, which the other CUBICSPLINE tracks'
 /// dispatch then leaves out.
-pub const GROUP_CUBIC_ROTATION: u32 = 3;
+pub(crate) const GROUP_CUBIC_ROTATION: u32 = 3;
 /// Group of STEP tracks (WGSL `GROUP_STEP`): key k's value, which the
 /// blend block returns as is; their dispatch reads neither the
 /// interpolation nor the next key.
-pub const GROUP_STEP: u32 = 4;
+pub(crate) const GROUP_STEP: u32 = 4;
 /// The shader's default `GROUP` (WGSL `GROUP_ALL`): one dispatch over every
 /// track of a clip, with every block compiled in.
-pub const GROUP_ALL: u32 = 5;
+pub(crate) const GROUP_ALL: u32 = 5;
 /// The number of track groups. [`GpuSampler`](crate::GpuSampler) records one
 /// dispatch per group that has tracks, each with a pipeline compiled for
 /// that group only (the WGSL override `GROUP`): the branches of the other
 /// groups are compiled out, which SIMD-on-CPU adapters such as lavapipe,
 /// which step through both sides of a divergent branch, run much faster.
-pub const SAMPLE_GROUPS: usize = 5;
+pub(crate) const SAMPLE_GROUPS: usize = 5;
 
 impl GpuTrack {
     /// The first of the track's key texels in the search texture: its
@@ -318,7 +312,7 @@ impl GpuTrack {
     /// them, when it has a bucket table (`lookup_scale > 0`), with its key
     /// texels otherwise (WGSL `key_texels`).
     #[must_use]
-    pub fn key_texels(&self) -> u32 {
+    pub(crate) fn key_texels(&self) -> u32 {
         self.search_offset
             + if self.lookup_scale > 0.0 {
                 2 * (self.key_count - 1)
@@ -330,7 +324,7 @@ impl GpuTrack {
     /// The track's group: [`GROUP_SLERP`], [`GROUP_CUBIC`],
     /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]
-    pub fn group(&self) -> u32 {
+    pub(crate) fn group(&self) -> u32 {
         use crate::track::Interpolation;
         if self.interpolation == Interpolation::CubicSpline as u32 {
             if self.kind == KIND_ROTATION {
@@ -352,7 +346,7 @@ impl GpuClip {
     /// Track group `g`'s (first row, row count) in the track table; (0, 0)
     /// for a group number past the table.
     #[must_use]
-    pub fn group_rows(&self, g: u32) -> (u32, u32) {
+    pub(crate) fn group_rows(&self, g: u32) -> (u32, u32) {
         let g = g as usize;
         match (self.group_first.get(g), self.group_count.get(g)) {
             (Some(&f), Some(&n)) => (f, n),
@@ -379,7 +373,7 @@ const _: () = assert!(std::mem::size_of::<GpuBlockParams>() == 16);
 
 /// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BindingKind {
+pub(crate) enum BindingKind {
     /// `var<storage, read>`.
     StorageRead,
     /// `var<storage, read_write>`.
@@ -395,16 +389,16 @@ pub enum BindingKind {
 
 /// One `@group(0) @binding(n)` of a shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Binding {
+pub(crate) struct Binding {
     /// The binding number.
-    pub binding: u32,
+    pub(crate) binding: u32,
     /// The WGSL variable's name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// How it is accessed.
-    pub kind: BindingKind,
+    pub(crate) kind: BindingKind,
     /// The smallest buffer (or buffer range) the binding accepts, in bytes:
     /// one element of an array, the whole of a uniform; 0 for textures.
-    pub min_size: u64,
+    pub(crate) min_size: u64,
 }
 
 const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: usize) -> Binding {
@@ -418,7 +412,7 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub const SAMPLE_BINDINGS: [Binding; 17] = [
+pub(crate) const SAMPLE_BINDINGS: [Binding; 17] = [
     binding(0, "key_windows", BindingKind::TextureUint, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
     binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
@@ -472,64 +466,64 @@ pub const SAMPLE_BINDINGS: [Binding; 17] = [
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
 /// reference and CPU-adapter plans' layout).
-pub const SAMPLE_USES: [u32; 11] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17];
+pub(crate) const SAMPLE_USES: [u32; 11] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
 /// clip-blocks plan's layout).
-pub const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+pub(crate) const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17];
 
 /// Words of a compressed track's header in the packed words (WGSL
 /// `COMPRESS_HEADER_WORDS`): `[meta, value step, tangent step, dt]`, then
 /// the per-component offsets (`crate::model::compressed`).
-pub const COMPRESS_HEADER_WORDS: u32 = 4;
+pub(crate) const COMPRESS_HEADER_WORDS: u32 = 4;
 /// A compressed stream of quantized vectors (WGSL `ENC_VECTOR`).
-pub const ENC_VECTOR: u32 = 0;
+pub(crate) const ENC_VECTOR: u32 = 0;
 /// A compressed stream of smallest-three rotations (WGSL
 /// `ENC_SMALLEST_THREE`).
-pub const ENC_SMALLEST_THREE: u32 = 1;
+pub(crate) const ENC_SMALLEST_THREE: u32 = 1;
 /// A compressed stream of raw `f32`s (WGSL `ENC_RAW`).
-pub const ENC_RAW: u32 = 2;
+pub(crate) const ENC_RAW: u32 = 2;
 /// A compressed stream of rotations in a frame of their own (WGSL
 /// `ENC_FRAMED`).
-pub const ENC_FRAMED: u32 = 3;
+pub(crate) const ENC_FRAMED: u32 = 3;
 /// Words of a framed stream's frame after its offsets: two quaternions.
-pub const FRAME_WORDS: u32 = 8;
+pub(crate) const FRAME_WORDS: u32 = 8;
 
-/// The key search's tables live in 2D textures ([`crate::gpu::KeyTextures`]):
+/// The key search's tables live in 2D textures ([`crate::gpu::key_textures::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
 /// `w = 2^s` texels wide. `s` is this, or less on a device whose
 /// `max_texture_dimension_2d` is below 4096 (WGSL override `ROW_SHIFT`).
-pub const KEY_TEXTURE_ROW_SHIFT: u32 = 12;
+pub(crate) const KEY_TEXTURE_ROW_SHIFT: u32 = 12;
 
 /// The key search's bound on its steps (WGSL `SEARCH_STEPS`, and the CPU
 /// twin's): a search ends within 2 + 33 steps for any `u32` key count, so
 /// the bound only guards against a loop that never ends.
-pub const SEARCH_STEPS: u32 = 64;
+pub(crate) const SEARCH_STEPS: u32 = 64;
 
 // ---------------------------------------------------------------- rig
 
 /// A node in the node table (WGSL `Node`): rest TRS, parent and mesh.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuNode {
+pub(crate) struct GpuNode {
     /// Rest translation (x, y, z, unused).
-    pub translation: [f32; 4],
+    pub(crate) translation: [f32; 4],
     /// Rest rotation (x, y, z, w).
-    pub rotation: [f32; 4],
+    pub(crate) rotation: [f32; 4],
     /// Rest scale (x, y, z, unused).
-    pub scale: [f32; 4],
+    pub(crate) scale: [f32; 4],
     /// Parent node, -1 for a root.
-    pub parent: i32,
+    pub(crate) parent: i32,
     /// Mesh index, -1 for none.
-    pub mesh: i32,
+    pub(crate) mesh: i32,
     /// The first joint slot whose joint node this is, -1 for none; the
     /// others follow through [`GpuJoint::next_joint`].
-    pub first_joint: i32,
+    pub(crate) first_joint: i32,
     /// The nodes from this one on that form a chain, each the child of the
     /// one before it (at least 1: the node itself): the skin pass walks a
     /// rig whose parents come first chain by chain (`skin_main`), with no
     /// parent read for the nodes after a chain's first.
-    pub chain: u32,
+    pub(crate) chain: u32,
 }
 
 /// A mesh in the mesh table (WGSL `Mesh`).
@@ -542,38 +536,38 @@ pub struct GpuMesh {
     /// Number of morph targets.
     pub target_count: u32,
     /// Offset of its default weights in the default-weights array.
-    pub defaults_offset: u32,
+    pub(crate) defaults_offset: u32,
     /// The lowest-index node using the mesh (the node whose mask factor
     /// the mixer applies to its weights), [`NO_NODE`] for none.
-    pub node: u32,
+    pub(crate) node: u32,
 }
 
 /// One action of a character in the mixer's action table (WGSL
 /// `MixAction`, `shaders/mix.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuMixAction {
+pub(crate) struct GpuMixAction {
     /// The sampler row (instance slot of the sampler's table) holding the
     /// action's sampled values.
-    pub row: u32,
+    pub(crate) row: u32,
     /// Additive actions: the row of the action's clip sampled at its
     /// reference time; [`NO_ROW`] for a normal action.
-    pub reference_row: u32,
+    pub(crate) reference_row: u32,
     /// The row's clip.
-    pub clip: u32,
+    pub(crate) clip: u32,
     /// The action's mask, [`NO_MASK`] for none.
-    pub mask: u32,
+    pub(crate) mask: u32,
     /// The action's weight (finite, `>= 0`).
-    pub weight: f32,
+    pub(crate) weight: f32,
 }
 
 /// [`GpuMixAction::reference_row`] of a normal (not additive) action
 /// (WGSL `NO_ROW`).
-pub const NO_ROW: u32 = u32::MAX;
+pub(crate) const NO_ROW: u32 = u32::MAX;
 /// [`GpuMixAction::mask`] of an action without a mask (WGSL `NO_MASK`).
-pub const NO_MASK: u32 = u32::MAX;
+pub(crate) const NO_MASK: u32 = u32::MAX;
 /// [`GpuMesh::node`] of a mesh no node uses (WGSL `NO_NODE`).
-pub const NO_NODE: u32 = u32::MAX;
+pub(crate) const NO_NODE: u32 = u32::MAX;
 /// The hard maximum of actions per character (WGSL `MAX_ACTIONS`): the
 /// mixer's loop bound, and the most
 /// [`MixerDesc::actions_per_character`](crate::MixerDesc::actions_per_character)
@@ -584,15 +578,15 @@ pub const MAX_ACTIONS: u32 = 16;
 /// matrix `j` of an instance's block and uses inverse bind matrix `j`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuJoint {
+pub(crate) struct GpuJoint {
     /// The joint node.
-    pub node: u32,
+    pub(crate) node: u32,
     /// The skin's mesh node, -1 for none.
-    pub mesh_node: i32,
+    pub(crate) mesh_node: i32,
     /// The skin this slot belongs to.
-    pub skin: u32,
+    pub(crate) skin: u32,
     /// The next slot (higher index) with the same joint node, -1 for none.
-    pub next_joint: i32,
+    pub(crate) next_joint: i32,
 }
 
 /// The local pose of one node of one instance (WGSL `LocalPose`): what the
@@ -600,14 +594,14 @@ pub struct GpuJoint {
 /// hierarchy stage reads.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuLocalPose {
+pub(crate) struct GpuLocalPose {
     /// Translation (x, y, z, 0).
-    pub translation: [f32; 4],
+    pub(crate) translation: [f32; 4],
     /// Unit rotation (x, y, z, w); the hierarchy stage does not normalize
     /// it again.
-    pub rotation: [f32; 4],
+    pub(crate) rotation: [f32; 4],
     /// Scale (x, y, z, 0).
-    pub scale: [f32; 4],
+    pub(crate) scale: [f32; 4],
 }
 
 /// Dispatch parameters of the morph and skin passes (WGSL `SkinParams`, a
@@ -616,45 +610,46 @@ pub struct GpuLocalPose {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct GpuSkinParams {
     /// Instances in the table.
-    pub instance_count: u32,
+    pub(crate) instance_count: u32,
     /// Nodes in the rig.
-    pub node_count: u32,
+    pub(crate) node_count: u32,
     /// Joint slots per instance (all skins).
-    pub joint_count: u32,
+    pub(crate) joint_count: u32,
     /// Meshes in the rig.
-    pub mesh_count: u32,
+    pub(crate) mesh_count: u32,
     /// Morph weights per instance (all meshes).
-    pub morph_stride: u32,
+    pub(crate) morph_stride: u32,
     /// The sampler's output stride (floats per instance).
-    pub output_stride: u32,
+    pub(crate) output_stride: u32,
     /// Clips in the library.
-    pub clip_count: u32,
+    pub(crate) clip_count: u32,
     /// Skins in the rig.
-    pub skin_count: u32,
+    pub(crate) skin_count: u32,
     /// Skins `0..4`'s mesh nodes (-1 for none or beyond `skin_count`);
     /// read only when `skin_count <= MAX_FUSED_SKINS`.
-    pub mesh_nodes: [i32; MAX_FUSED_SKINS as usize],
+    pub(crate) mesh_nodes: [i32; MAX_FUSED_SKINS as usize],
     /// Pointer targets of the library (the mixer's property pass).
-    pub pointer_count: u32,
+    pub(crate) pointer_count: u32,
     /// Floats of blended pointer properties per character.
-    pub property_stride: u32,
+    pub(crate) property_stride: u32,
     /// Padding (16-byte rows).
-    pub _pad0: u32,
+    pub(crate) _pad0: u32,
     /// Padding.
-    pub _pad1: u32,
+    pub(crate) _pad1: u32,
 }
 
 /// Rigs with at most this many skins get their joint matrices inside the
 /// skin pass's hierarchy walk, from the global still in registers (WGSL
 /// `MAX_FUSED_SKINS`); rigs with more take a separate loop over the joint
 /// slots that reads the globals back.
-pub const MAX_FUSED_SKINS: u32 = 4;
+pub(crate) const MAX_FUSED_SKINS: u32 = 4;
 
 /// The skin pass writes a node's joint slots in straight code, not a
 /// loop, when no node has more than this many
 /// ([`SkinTables::max_slots_per_node`](crate::rig::SkinTables::max_slots_per_node);
 /// WGSL `MAX_UNROLLED_SLOTS`, and `NODE_SLOTS` in skin.wgsl).
-pub const MAX_UNROLLED_SLOTS: u32 = 4;
+#[cfg(test)]
+pub(crate) const MAX_UNROLLED_SLOTS: u32 = 4;
 
 const _: () = assert!(std::mem::size_of::<GpuNode>() == 64);
 const _: () = assert!(std::mem::offset_of!(GpuNode, parent) == 48);
@@ -666,12 +661,12 @@ const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 20);
 
 /// Workgroup size of the morph and skin kernels (WGSL
 /// `SKIN_WORKGROUP_SIZE`).
-pub const SKIN_WORKGROUP_SIZE: u32 = 64;
+pub(crate) const SKIN_WORKGROUP_SIZE: u32 = 64;
 
 /// The most nodes a rig may have for the per-node skin strategy (WGSL
 /// `MAX_PARALLEL_NODES`: the workgroup holds one matrix per node, 8 KiB
 /// for 128).
-pub const MAX_PARALLEL_NODES: u32 = 128;
+pub(crate) const MAX_PARALLEL_NODES: u32 = 128;
 
 /// Entries of the node, joint, inverse-bind and pose channel tables that
 /// the skin pass reads from uniform buffers (WGSL `UNIFORM_HEAD`): the
@@ -679,7 +674,7 @@ pub const MAX_PARALLEL_NODES: u32 = 128;
 /// `max_uniform_buffer_binding_size`), copied there besides the storage
 /// buffers that hold all of them. The fallback adapter reads a uniform
 /// once for all lanes, a storage buffer lane by lane.
-pub const UNIFORM_HEAD: u32 = 256;
+pub(crate) const UNIFORM_HEAD: u32 = 256;
 
 const HEAD: usize = UNIFORM_HEAD as usize;
 
@@ -687,7 +682,7 @@ const HEAD: usize = UNIFORM_HEAD as usize;
 /// `skin_io_wide.wgsl` in the wide skin module), group 0 (checked against
 /// the shader by a naga test). The skin module, which is built on
 /// pose.wgsl, has these and [`SKIN_BINDINGS`]: [`SKIN_MODULE_BINDINGS`].
-pub const POSE_BINDINGS: [Binding; 12] = [
+pub(crate) const POSE_BINDINGS: [Binding; 12] = [
     binding(
         0,
         "params",
@@ -726,7 +721,7 @@ pub const POSE_BINDINGS: [Binding; 12] = [
 /// The bindings declared by `shaders/skin.wgsl` and the file before it
 /// (`skin_io.wgsl` or `skin_io_wide.wgsl`: 12, 15 and 16), group 0,
 /// numbered after [`POSE_BINDINGS`].
-pub const SKIN_BINDINGS: [Binding; 6] = [
+pub(crate) const SKIN_BINDINGS: [Binding; 6] = [
     // Matrices, column by column: written and read as the first three rows
     // of each column (vec3s of stride 16; the affine last row is filled in
     // when the buffer is created), or two columns per vec4<u64> (32 bytes:
@@ -752,7 +747,7 @@ pub const SKIN_BINDINGS: [Binding; 6] = [
 
 /// Every binding of the skin module (pose.wgsl's, then skin.wgsl's): the
 /// table its passes' layouts are built from.
-pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.len()] = {
+pub(crate) const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.len()] = {
     let mut out = [POSE_BINDINGS[0]; POSE_BINDINGS.len() + SKIN_BINDINGS.len()];
     let mut k = 0;
     while k < POSE_BINDINGS.len() {
@@ -769,7 +764,7 @@ pub const SKIN_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + SKIN_BINDINGS.le
 /// The bindings declared by `shaders/mix.wgsl`, group 0, numbered after
 /// [`SKIN_BINDINGS`]. The mix module, built on pose.wgsl, has
 /// [`POSE_BINDINGS`] and these: [`MIX_MODULE_BINDINGS`].
-pub const MIX_BINDINGS: [Binding; 7] = [
+pub(crate) const MIX_BINDINGS: [Binding; 7] = [
     binding(
         18,
         "mix_actions",
@@ -785,7 +780,7 @@ pub const MIX_BINDINGS: [Binding; 7] = [
 ];
 
 /// Every binding of the mix module (pose.wgsl's, then mix.wgsl's).
-pub const MIX_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + MIX_BINDINGS.len()] = {
+pub(crate) const MIX_MODULE_BINDINGS: [Binding; POSE_BINDINGS.len() + MIX_BINDINGS.len()] = {
     let mut out = [POSE_BINDINGS[0]; POSE_BINDINGS.len() + MIX_BINDINGS.len()];
     let mut k = 0;
     while k < POSE_BINDINGS.len() {
@@ -806,7 +801,7 @@ pub const PRELUDE_WGSL: &str = include_str!("../shaders/prelude.wgsl");
 /// WGSL source of the sampling stage: the prelude, `quat.wgsl`,
 /// `sample.wgsl`, `decode.wgsl` (compressed tracks, compiled in only where
 /// the override `COMPRESSED` is set).
-pub const SAMPLE_WGSL: &str = concat!(
+pub(crate) const SAMPLE_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),
@@ -818,7 +813,7 @@ pub const SAMPLE_WGSL: &str = concat!(
 
 /// WGSL of the pose stage: `prelude.wgsl`, `quat.wgsl`, `pose_nodes.wgsl`,
 /// `pose.wgsl` (entry points `pose_main` and `morph_main`).
-pub const POSE_WGSL: &str = concat!(
+pub(crate) const POSE_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),
@@ -834,7 +829,7 @@ pub const POSE_WGSL: &str = concat!(
 /// `skin_io.wgsl` (the matrix stores and inverse-bind reads), `skin.wgsl`
 /// (entry points `hierarchy_main`, `skin_main` and `skin_nodes_main`; see
 /// [`SkinStrategy`](crate::plan::SkinStrategy)).
-pub const SKIN_WGSL: &str = concat!(
+pub(crate) const SKIN_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),
@@ -852,8 +847,8 @@ pub const SKIN_WGSL: &str = concat!(
 /// `skin_io.wgsl`: the matrices written and read two columns per
 /// `vec4<u64>`, the node and inverse-bind tables' uniform copies read 64
 /// bits a component. Needs `SHADER_INT64`; used on CPU adapters that have
-/// it ([`GpuSkinner::wide_accesses`](crate::gpu::skin::GpuSkinner::wide_accesses)).
-pub const SKIN_WIDE_WGSL: &str = concat!(
+/// it (`GpuSkinner::wide_accesses`).
+pub(crate) const SKIN_WIDE_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),
@@ -868,7 +863,7 @@ pub const SKIN_WIDE_WGSL: &str = concat!(
 /// WGSL of the mixer's pose stage: `prelude.wgsl`, `quat.wgsl`,
 /// `pose_nodes.wgsl`, `pose.wgsl` (its bindings and table readers),
 /// `mix.wgsl` (entry points `mix_main` and `mix_morph_main`).
-pub const MIX_WGSL: &str = concat!(
+pub(crate) const MIX_WGSL: &str = concat!(
     include_str!("../shaders/prelude.wgsl"),
     "\n",
     include_str!("../shaders/quat.wgsl"),

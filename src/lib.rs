@@ -102,8 +102,8 @@
 //! ## The lower-level pieces
 //!
 //! [`GpuSampler`] alone samples tracks into an output buffer (layout on
-//! [`AnimationLibrary`]); [`GpuSkinner`] runs the pose and skin passes on a
-//! sampler's output. How each is laid out on the device is chosen in one
+//! [`AnimationLibrary`]); the [`Animator`] runs the pose and skin passes on
+//! its sampler's output. How each is laid out on the device is chosen in one
 //! place, [`plan`]: the reference plan on GPUs, a plan tuned for the CPU
 //! fallback adapters (lavapipe, llvmpipe) on those. Every refusal is an
 //! [`Error`] naming what is wrong and where. The repository's
@@ -126,8 +126,7 @@ pub mod plan;
 mod run_keys;
 mod run_values;
 
-pub(crate) use model::{instance, library, track};
-pub use model::{mix, rig};
+pub(crate) use model::{instance, library, mix, rig, track};
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
@@ -139,33 +138,54 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, ClipRef, Crowd, CrowdInstance,
     CrowdPoses, GpuSampler, ModelId, PassTimer, ReadbackRing,
 };
+pub use instance::Instance;
 pub use library::{AnimationLibrary, PointerOutput};
 pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
-pub use model::{
-    BindError, BindOptions, BindReport, BoundLibrary, Instance, NodeName, OutputLayout, Part,
-    Poses, SourceId, Transform,
+pub use model::binding::{
+    BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
 };
+pub use model::poses::{OutputLayout, Part, Poses, Transform};
+pub use model::target::{NodeName, SourceId};
 pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
-pub use rig::{NodeTransform, Rig, RigBuilder};
+pub use rig::{FitError, NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin};
 pub use track::{
-    Clip, Interpolation, PointerTarget, PointerType, Property, Track, TrackError, WrapMode,
-    QUAT_UNIT_TOLERANCE,
+    Clip, Interpolation, PointerTarget, PointerType, Property, Track, TrackError, ValueKind,
+    WrapMode, QUAT_UNIT_TOLERANCE,
 };
 
-// The implementation's pieces that the crate's own tests and tools reach
-// (the layout structs and binding tables, the twin's per-stage functions,
-// the skin stage, the instance resolution): hidden from the docs, not
-// part of the API.
+/// The implementation's pieces that the repository's examples and the
+/// integration tests that cannot run inside the crate (those with a
+/// counting global allocator) reach: hidden from the docs, not part of the
+/// API, free to change in any release.
 #[doc(hidden)]
-pub use cpu::skin as cpu_skin;
-#[doc(hidden)]
-pub use gpu::skin::GpuSkinner;
-#[doc(hidden)]
-pub use instance::{resolve_instances, resolve_instances_into};
-#[doc(hidden)]
-pub mod layout;
-#[doc(hidden)]
-pub use track::{normalize_rotation_keys, ValueKind, MAX_EXACT_INT, QUAT_RENORMALIZE_EPSILON};
+pub mod internals {
+    pub use crate::cpu::mix::mix;
+    pub use crate::gpu::key_textures::KeyTextures;
+    pub use crate::gpu::skin::GpuSkinner;
+    pub use crate::instance::{resolve_instances, resolve_instances_into};
+    pub use crate::layout::{
+        GpuClip, GpuInstance, GpuMesh, GpuParams, GpuSkinParams, GpuTrack, PRELUDE_WGSL,
+        WORKGROUP_SIZE,
+    };
+    pub use crate::mix::Packer;
+    pub use crate::plan::schedule::dispatch_grid;
+
+    /// The CPU twin of the skin stage.
+    pub mod cpu_skin {
+        pub use crate::cpu::skin::{joint_matrices, pose_resolved, skin, SkinOutput};
+    }
+    pub use crate::model::rig::tables::{SkinJoints, SkinTables};
+}
+
+pub(crate) mod layout;
+
+// The tests that reach the implementation's pieces (the layout structs
+// against naga's view of the shaders, the twin's per-stage functions, the
+// skin stage) run inside the crate, where those stay private.
+#[cfg(test)]
+extern crate self as keyframe_gpu;
+#[cfg(test)]
+mod tests;
 
 /// The README's Rust examples, compiled as doctests so that they cannot drift.
 #[cfg(doctest)]

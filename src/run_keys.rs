@@ -89,12 +89,12 @@ pub(crate) enum RunKeys {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GroupRunKeys {
     /// How the group's rows find their keys (`RUN_KEYS`).
-    pub mode: RunKeys,
+    pub(crate) mode: RunKeys,
     /// Bits per table entry, 8 or 16 (`TABLE_BITS`; 0 without a table).
-    pub bits: u32,
+    pub(crate) bits: u32,
     /// Texels per bucket of a run's table, `ceil(run * bits / 128)`
     /// (`TABLE_TEXELS`; 0 without a table).
-    pub table_texels: u32,
+    pub(crate) table_texels: u32,
 }
 
 impl GroupRunKeys {
@@ -121,9 +121,9 @@ impl GroupRunKeys {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RunKeyTexels {
     /// Per dispatch group, in the order given.
-    pub groups: Vec<GroupRunKeys>,
+    pub(crate) groups: Vec<GroupRunKeys>,
     /// The texels from `base` on (empty when no group has a table).
-    pub texels: Vec<[u32; 4]>,
+    pub(crate) texels: Vec<[u32; 4]>,
 }
 
 /// The runs of `run` consecutive track rows of group `g`, clip by clip, as
@@ -252,7 +252,7 @@ const MAX_DOUBLINGS: u32 = 3;
 /// and the shader compute it alike, `lookup_bucket`), and key `p`, when `p`
 /// is not the 0 of a row without keys before `b`, has a bucket before `b`,
 /// so it is before the time. One search step on key `p`'s search texel
-/// decides ([`first_segment`](crate::cpu::sample::first_segment)).
+/// decides (`first_segment`).
 ///
 /// Every row needs two keys at least, and each entry is at most the row's
 /// last key but one: past the row's last key, key `last - 1` names the

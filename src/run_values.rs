@@ -43,14 +43,14 @@ use crate::run_keys::runs_of;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct InterleavedRun {
     /// The run's first row (its track index in the library).
-    pub first: usize,
+    pub(crate) first: usize,
     /// Its rows, at least 2.
-    pub rows: u32,
+    pub(crate) rows: u32,
     /// The first row's values offset (floats): where the run's region
     /// starts.
-    pub base: u32,
+    pub(crate) base: u32,
     /// Keys per row (every row has the same key times).
-    pub keys: u32,
+    pub(crate) keys: u32,
 }
 
 impl InterleavedRun {

@@ -6,10 +6,10 @@
 mod common;
 
 use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::rig::NodeTransform;
+use keyframe_gpu::internals::cpu_skin;
+use keyframe_gpu::NodeTransform;
 use keyframe_gpu::{
-    cpu_skin, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Rig,
-    Track,
+    AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Rig, Track,
 };
 
 /// A chain j0 -> j1 -> j2 (unit steps up y) skinned on a mesh node at

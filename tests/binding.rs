@@ -15,7 +15,7 @@ mod pack;
 
 use glam::{Quat, Vec3};
 use keyframe_gpu::gltf::{self, Document};
-use keyframe_gpu::model::Unbound;
+use keyframe_gpu::Unbound;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Animator, BindError, BindOptions, Clip, Crowd, CrowdInstance, Error,
     Instance, Interpolation, Mask, MixError, MixerDesc, NodeName, NodeTransform, Poses, Property,

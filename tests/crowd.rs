@@ -15,10 +15,11 @@ mod counting_alloc;
 use counting_alloc::count;
 
 use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::rig::NodeTransform;
+use keyframe_gpu::internals::{cpu_skin, SkinTables};
+use keyframe_gpu::NodeTransform;
 use keyframe_gpu::{
-    cpu_skin, rig::SkinTables, AnimationLibrary, Animator, Clip, Crowd, CrowdInstance, CrowdPoses,
-    Error, Instance, Interpolation, ModelId, Property, Rig, Track, WrapMode,
+    AnimationLibrary, Animator, Clip, Crowd, CrowdInstance, CrowdPoses, Error, Instance,
+    Interpolation, ModelId, Property, Rig, Track, WrapMode,
 };
 
 /// Model A: a chain j0 -> j1 -> j2 (unit steps up y) skinned on a mesh

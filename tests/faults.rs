@@ -9,7 +9,7 @@
 //! - The device-free model (library, rig, bound library, mixer
 //!   description) survives: the objects rebuilt from it on a new device
 //!   give the CPU twin's results (tolerance 1e-4 per element, as the mixer
-//!   tests: tests/mixer.rs).
+//!   tests: src/tests/mixer.rs).
 //! - A capacity past the device's limits is refused with a typed error
 //!   before anything is created, and the device still works.
 //!
@@ -24,11 +24,11 @@ mod common;
 use glam::Quat;
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::{is_device_lost, ReadbackRing};
-use keyframe_gpu::rig::{NodeTransform, Rig};
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, BoundLibrary, Clip, Crowd, CrowdInstance, Error,
     GpuSampler, Instance, Interpolation, Mask, MixerDesc, Poses, Property, Track, WrapMode,
 };
+use keyframe_gpu::{NodeTransform, Rig};
 
 const GPU_TOL: f32 = 1e-4;
 

@@ -1,7 +1,7 @@
 //! Finding a clip and a node by name instead of by index arithmetic.
 
-use keyframe_gpu::rig::{NodeTransform, Rig};
 use keyframe_gpu::{AnimationLibrary, Clip, Interpolation, Property, Track};
+use keyframe_gpu::{NodeTransform, Rig};
 
 fn clip(name: &str) -> Clip {
     let track = Track::new(

@@ -36,9 +36,10 @@ mod counting_alloc;
 
 use counting_alloc::count;
 
+use keyframe_gpu::internals::resolve_instances_into;
 use keyframe_gpu::{
-    resolve_instances_into, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property,
-    SamplerPlan, Track, WrapMode,
+    AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, SamplerPlan, Track,
+    WrapMode,
 };
 
 fn library() -> AnimationLibrary {
@@ -302,8 +303,9 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
 #[test]
 fn skinner_prepare_allocates_no_more_than_its_params_write() {
     counting_alloc::no_lib_backtraces();
-    use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
-    use keyframe_gpu::GpuSkinner;
+    use keyframe_gpu::internals::GpuSkinner;
+    use keyframe_gpu::internals::SkinTables;
+    use keyframe_gpu::{NodeTransform, Rig};
     let Some(h) = common::gpu("skinner_prepare_allocates_no_more_than_its_params_write") else {
         return;
     };
@@ -323,7 +325,7 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
     let tables = SkinTables::new(&rig, &lib).unwrap_or_else(|e| panic!("tables: {e}"));
     let mut skinner =
         GpuSkinner::new(device, &sampler, &tables).unwrap_or_else(|e| panic!("skinner: {e}"));
-    let params_bytes = vec![0u8; std::mem::size_of::<keyframe_gpu::layout::GpuSkinParams>()];
+    let params_bytes = vec![0u8; std::mem::size_of::<keyframe_gpu::internals::GpuSkinParams>()];
     let baseline = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("baseline params"),
         size: params_bytes.len() as u64,
@@ -365,7 +367,7 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
 /// many frames of changing actions, counts, weights and reference times.
 #[test]
 fn mixer_packing_allocates_nothing() {
-    use keyframe_gpu::mix::Packer;
+    use keyframe_gpu::internals::Packer;
     use keyframe_gpu::Action;
     let lib = library();
     let (characters, per) = (50u32, 4u32);

@@ -128,7 +128,7 @@ fn a_library_without_pointers_keeps_its_layout() {
     assert!(lib.pointer_targets().is_empty());
     assert_eq!(lib.track_output(0, 1), Some((3, 3)));
     assert_eq!(lib.output_stride(), 6);
-    assert_eq!(lib.clip_table()[0].track_count, 2);
+    assert_eq!(lib.tracks_per_instance(), 2);
 }
 
 /// Every slot at (clip, time), computed by hand: LINEAR is

@@ -4,7 +4,7 @@
 //! misuse is a typed error, and the steady state allocates no more than the
 //! bare wgpu calls the ring makes.
 //!
-//! Tolerance against the CPU twin: tests/gpu_vs_cpu.rs argues 1e-5 relative
+//! Tolerance against the CPU twin: src/tests/gpu_vs_cpu.rs argues 1e-5 relative
 //! (2e-5 for unit-quaternion components, compared up to sign); every value
 //! here has magnitude at most 6, so 6e-5 absolute covers both.
 
@@ -469,14 +469,15 @@ fn steady_state_allocates_nothing_of_its_own() {
 /// The ring is generic over "a buffer and a byte length": the skinner's
 /// joint matrices read through `record_buffer` equal `read_back_joints`
 /// bit for bit and the CPU twin (`cpu_skin::joint_matrices`) within 1e-4
-/// per element (the tolerance tests/skinning.rs argues), frame after frame.
+/// per element (the tolerance src/tests/skinning.rs argues), frame after frame.
 #[test]
 fn skinner_joint_matrices_through_the_ring() {
     counting_alloc::no_lib_backtraces();
     use glam::{Mat4, Quat, Vec3};
-    use keyframe_gpu::cpu_skin;
-    use keyframe_gpu::gpu::skin::GpuSkinner;
-    use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
+    use keyframe_gpu::internals::cpu_skin;
+    use keyframe_gpu::internals::GpuSkinner;
+    use keyframe_gpu::internals::SkinTables;
+    use keyframe_gpu::{NodeTransform, Rig};
 
     let Some(h) = common::gpu("skinner_joint_matrices_through_the_ring") else {
         return;

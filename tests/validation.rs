@@ -2,9 +2,10 @@
 //! `resolve_instances`: the exact variant, its fields (clip, track, key, ...)
 //! and a Display message that names them.
 
+use keyframe_gpu::internals::resolve_instances;
 use keyframe_gpu::{
-    cpu, resolve_instances, AnimationLibrary, Clip, Error, Instance, Interpolation, Property,
-    Track, TrackError, WrapMode,
+    cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, Track, TrackError,
+    WrapMode,
 };
 
 fn translation(interp: Interpolation, times: Vec<f32>, values: Vec<f32>) -> Track {

@@ -18,8 +18,8 @@
 //! frame; `max_abs_err` the largest difference of the GPU's joint
 //! matrices from it.
 
-use keyframe_gpu::rig::SkinTables;
-use keyframe_gpu::{cpu, Action, AnimationLibrary, Animator, Instance, Mask, MixerDesc, WrapMode};
+use keyframe_gpu::internals::SkinTables;
+use keyframe_gpu::{Action, AnimationLibrary, Animator, Instance, Mask, MixerDesc, WrapMode};
 
 use crate::data::{self, Rng};
 use crate::gpu::{fail, gpu_frame, FrameTime, Gpu, Kernel};
@@ -191,7 +191,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
         let start = std::time::Instant::now();
         let out = fail(
             "cpu mix",
-            cpu::mix::mix(&tables, &library, &masks, &three.actions, &three.counts),
+            keyframe_gpu::internals::mix(&tables, &library, &masks, &three.actions, &three.counts),
         );
         let ms = start.elapsed().as_secs_f64() * 1e3;
         cpu_out = Some(out);

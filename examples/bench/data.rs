@@ -238,8 +238,8 @@ pub fn skin_chain(
     clips: usize,
     joints: u32,
     keys: usize,
-) -> (keyframe_gpu::rig::Rig, Vec<Clip>) {
-    use keyframe_gpu::rig::{NodeTransform, Rig};
+) -> (keyframe_gpu::Rig, Vec<Clip>) {
+    use keyframe_gpu::{NodeTransform, Rig};
     let mut b = Rig::builder();
     let mut parent = None;
     let mut nodes = Vec::with_capacity(joints as usize);

@@ -47,7 +47,7 @@
 
 use std::mem::size_of;
 
-use keyframe_gpu::layout::{GpuInstance, PRELUDE_WGSL};
+use keyframe_gpu::internals::{GpuInstance, PRELUDE_WGSL};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
@@ -411,8 +411,9 @@ mod shape_tests {
 #[cfg(test)]
 mod gpu_tests {
     use super::{value, Floor, FloorShape};
-    use keyframe_gpu::layout::WORKGROUP_SIZE;
-    use keyframe_gpu::{resolve_instances_into, AnimationLibrary};
+    use keyframe_gpu::internals::resolve_instances_into;
+    use keyframe_gpu::internals::WORKGROUP_SIZE;
+    use keyframe_gpu::AnimationLibrary;
 
     /// What the floor computes, on the CPU: for every (instance, track),
     /// per component, the sum of keys k and k + 1 of the dense array.
@@ -476,7 +477,7 @@ mod gpu_tests {
             let mut resolved = Vec::new();
             resolve_instances_into(&library, instances, &mut resolved).expect(name);
             let mut floor = Floor::new(device, shape, instances.len() as u32);
-            let grid = keyframe_gpu::gpu::dispatch_grid(
+            let grid = keyframe_gpu::internals::dispatch_grid(
                 instances.len() as u32 * shape.tracks,
                 WORKGROUP_SIZE,
                 gpu.max_workgroups_per_dim,

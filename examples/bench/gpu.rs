@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
-use keyframe_gpu::gpu::skin::SkinStrategy;
-use keyframe_gpu::layout::{GpuParams, WORKGROUP_SIZE};
+use keyframe_gpu::internals::{GpuParams, WORKGROUP_SIZE};
+use keyframe_gpu::SkinStrategy;
 use keyframe_gpu::{GpuSampler, Instance};
 
 use crate::alloc::allocations;

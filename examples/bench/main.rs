@@ -92,7 +92,7 @@ fn validated_wgsl(source: &str) -> naga::Module {
 use std::time::Duration;
 
 use clap::Parser;
-use keyframe_gpu::gpu::skin::SkinStrategy;
+use keyframe_gpu::SkinStrategy;
 
 use gpu::Gpu;
 use measure::Frames;

@@ -4,13 +4,12 @@
 
 use std::time::Instant;
 
-use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy};
 use keyframe_gpu::gpu::ReadbackRing;
-use keyframe_gpu::layout::{GpuInstance, WORKGROUP_SIZE};
-use keyframe_gpu::rig::SkinTables;
-use keyframe_gpu::{
-    compare, cpu, cpu_skin, resolve_instances_into, AnimationLibrary, GpuSampler, Instance,
-};
+use keyframe_gpu::internals::SkinTables;
+use keyframe_gpu::internals::{cpu_skin, resolve_instances_into};
+use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
+use keyframe_gpu::{compare, cpu, AnimationLibrary, GpuSampler, Instance};
+use keyframe_gpu::{internals::GpuSkinner, SkinStrategy};
 
 use crate::alloc::allocations;
 use crate::floor::{Floor, FloorShape};
@@ -40,7 +39,7 @@ impl<K> Reference<'_, K> {
             std::process::exit(2);
         }
         let invocations = self.scratch.len() as u32 * self.library.tracks_per_instance();
-        keyframe_gpu::gpu::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim)
+        keyframe_gpu::internals::dispatch_grid(invocations, WORKGROUP_SIZE, self.max_dim)
     }
 }
 

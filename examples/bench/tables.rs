@@ -23,8 +23,8 @@
 
 use std::mem::size_of;
 
-use keyframe_gpu::gpu::KeyTextures;
-use keyframe_gpu::layout::{GpuInstance, PRELUDE_WGSL};
+use keyframe_gpu::internals::KeyTextures;
+use keyframe_gpu::internals::{GpuInstance, PRELUDE_WGSL};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 

@@ -1,6 +1,6 @@
 //! The named workloads and their sizes (data built by `data.rs`).
 
-use keyframe_gpu::rig::Rig;
+use keyframe_gpu::Rig;
 use keyframe_gpu::{Clip, Instance, WrapMode};
 
 use crate::data::{self, Rng, Spacing};

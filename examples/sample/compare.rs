@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use keyframe_gpu::rig::{Rig, SkinJoints};
+use keyframe_gpu::internals::SkinJoints;
 use keyframe_gpu::AnimationLibrary;
+use keyframe_gpu::Rig;
 
 use crate::Failure;
 

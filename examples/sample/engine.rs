@@ -3,7 +3,8 @@
 //! created on first use, so a CPU-only run never asks for an adapter.
 
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
-use keyframe_gpu::rig::{Rig, SkinJoints};
+use keyframe_gpu::internals::SkinJoints;
+use keyframe_gpu::Rig;
 use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, GpuSampler, Instance};
 
 use crate::args::Backend;

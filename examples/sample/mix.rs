@@ -18,8 +18,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use keyframe_gpu::layout::GpuLocalPose;
-use keyframe_gpu::rig::{Rig, SkinJoints};
+use keyframe_gpu::internals::SkinJoints;
+use keyframe_gpu::Rig;
 use keyframe_gpu::{
     cpu, Action, Animator, BoundLibrary, Mask, MixerDesc, Poses, WrapMode, MAX_ACTIONS,
 };
@@ -221,10 +221,19 @@ fn parse_action(v: &Value, clip_count: usize, mask_count: usize) -> Result<Actio
     Ok(action)
 }
 
+/// One node's local pose: translation, rotation (`xyzw`) and scale, each
+/// padded to four components like the crate's pose buffers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LocalPose {
+    translation: [f32; 4],
+    rotation: [f32; 4],
+    scale: [f32; 4],
+}
+
 /// One backend's results, per sample: every node's local pose, every
 /// mesh's weights, every skin's joint matrices.
 struct Blended {
-    locals: Vec<Vec<GpuLocalPose>>,
+    locals: Vec<Vec<LocalPose>>,
     weights: Vec<Vec<Vec<f32>>>,
     skins: Vec<Vec<SkinJoints>>,
 }
@@ -246,7 +255,7 @@ impl Blended {
             let mut locals = Vec::with_capacity(rig.nodes().len());
             for n in 0..rig.nodes().len() as u32 {
                 let t = poses.local(c, n).ok_or_else(missing)?;
-                locals.push(GpuLocalPose {
+                locals.push(LocalPose {
                     translation: t.translation.extend(0.0).to_array(),
                     rotation: t.rotation.to_array(),
                     scale: t.scale.extend(0.0).to_array(),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use keyframe_gpu::compress::{CompressOptions, CompressionReport};
 use keyframe_gpu::gltf::{AnimationInfo, Document, LoadOptions};
-use keyframe_gpu::rig::Rig;
+use keyframe_gpu::Rig;
 use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip};
 
 use crate::args::Cli;

@@ -16,13 +16,14 @@
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::cpu_skin;
 use keyframe_gpu::gpu::headless::Headless;
-use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
+use keyframe_gpu::internals::cpu_skin;
+use keyframe_gpu::internals::SkinTables;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
     Track,
 };
+use keyframe_gpu::{NodeTransform, Rig};
 
 /// What each frame of a sheet plays: the scene's clip at a time per frame,
 /// or a mix of actions per frame (the mixer: crossfades, additive layers).
@@ -99,7 +100,7 @@ impl Play {
                 actions,
                 counts,
                 masks,
-            } => keyframe_gpu::cpu::mix::mix(tables, &scene.library, masks, actions, counts)
+            } => keyframe_gpu::internals::mix(tables, &scene.library, masks, actions, counts)
                 .map_err(|e| e.to_string()),
         }
     }

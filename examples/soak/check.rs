@@ -1,7 +1,7 @@
 //! The twin check: a frame read back from the GPU against the CPU twin
 //! (`cpu::mixed_poses`) of the same table, every node's local transform
 //! (rotations up to sign), world matrix, every joint matrix and morph
-//! weight, within the mixer tests' tolerance (tests/mixer.rs: 1e-4 per
+//! weight, within the mixer tests' tolerance (src/tests/mixer.rs: 1e-4 per
 //! element, GPU against CPU).
 
 use keyframe_gpu::{Poses, Rig};

@@ -4,10 +4,10 @@
 //! device, and the animator is rebuilt from it.
 
 use glam::Quat;
-use keyframe_gpu::rig::{NodeTransform, Rig};
 use keyframe_gpu::{
     AnimationLibrary, BoundLibrary, Clip, Interpolation, Mask, MixerDesc, Property, Track,
 };
+use keyframe_gpu::{NodeTransform, Rig};
 
 /// Node indices.
 pub const SPINE: u32 = 2;

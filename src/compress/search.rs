@@ -13,7 +13,7 @@ use super::encode::{
 };
 use super::{Metric, TrackCompression};
 use crate::cpu::sample::sample_resolved;
-use crate::cpu_skin::pose_resolved;
+use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
 use crate::library::AnimationLibrary;

@@ -32,21 +32,21 @@ use crate::track::ValueKind;
 
 /// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
 #[derive(Debug, Clone, Copy)]
-pub struct MixTables<'a> {
+pub(crate) struct MixTables<'a> {
     /// The action records.
-    pub actions: &'a [GpuMixAction],
+    pub(crate) actions: &'a [GpuMixAction],
     /// Per character: first action and count.
-    pub characters: &'a [[u32; 2]],
+    pub(crate) characters: &'a [[u32; 2]],
     /// Mask `k`'s factor of node `n` at `k * node_count + n`.
-    pub masks: &'a [f32],
+    pub(crate) masks: &'a [f32],
 }
 
 /// WGSL `PI`.
-pub const PI: f32 = std::f32::consts::PI;
+pub(crate) const PI: f32 = std::f32::consts::PI;
 
 /// The factor of `mask` for node `n` (WGSL `mask_factor`).
 #[must_use]
-pub fn mask_factor(tables: &SkinTables, mix: &MixTables<'_>, mask: u32, n: u32) -> f32 {
+pub(crate) fn mask_factor(tables: &SkinTables, mix: &MixTables<'_>, mask: u32, n: u32) -> f32 {
     if mask == NO_MASK || n >= tables.node_count() {
         return 1.0;
     }
@@ -55,19 +55,19 @@ pub fn mask_factor(tables: &SkinTables, mix: &MixTables<'_>, mask: u32, n: u32) 
 
 /// WGSL `vec_mix`: `a * (1 - t) + b * t` per component.
 #[must_use]
-pub fn vec_mix(a: Vec4, b: Vec4, t: f32) -> Vec4 {
+pub(crate) fn vec_mix(a: Vec4, b: Vec4, t: f32) -> Vec4 {
     a * (1.0 - t) + b * t
 }
 
 /// WGSL `scalar_mix`.
 #[must_use]
-pub fn scalar_mix(a: f32, b: f32, t: f32) -> f32 {
+pub(crate) fn scalar_mix(a: f32, b: f32, t: f32) -> f32 {
     a * (1.0 - t) + b * t
 }
 
 /// WGSL `kf_sin_wide`: `sin(x)` for any `x`, folded to `[-pi/2, pi/2]`.
 #[must_use]
-pub fn kf_sin_wide(x: f32) -> f32 {
+pub(crate) fn kf_sin_wide(x: f32) -> f32 {
     // WGSL round() rounds halfway cases to even.
     let k = (x / PI).round_ties_even();
     let s = kf_sin(x - k * PI);
@@ -81,7 +81,7 @@ pub fn kf_sin_wide(x: f32) -> f32 {
 /// WGSL `quat_mix`: `a` when both are bit-identical; otherwise the
 /// shortest-path slerp (nlerp above the threshold) at any `t`.
 #[must_use]
-pub fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
+pub(crate) fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
     // WGSL all(a == b_in).
     if a.cmpeq(b_in).all() {
         return a;
@@ -102,7 +102,7 @@ pub fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
 
 /// WGSL `quat_mul`: the Hamilton product `a * b` (x, y, z, w).
 #[must_use]
-pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
+pub(crate) fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
     Vec4::new(
         a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
         a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
@@ -113,26 +113,26 @@ pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
 
 /// WGSL `quat_conj`.
 #[must_use]
-pub fn quat_conj(q: Vec4) -> Vec4 {
+pub(crate) fn quat_conj(q: Vec4) -> Vec4 {
     Vec4::new(-q.x, -q.y, -q.z, q.w)
 }
 
 /// One property's blend in progress (WGSL `Blend`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Blend {
+pub(crate) struct Blend {
     /// The normal actions' accumulator.
-    pub acc: Vec4,
+    pub(crate) acc: Vec4,
     /// Their total weight (0: none yet).
-    pub total: f32,
+    pub(crate) total: f32,
     /// The additive layer.
-    pub add: Vec4,
+    pub(crate) add: Vec4,
     /// Whether an additive action contributed.
-    pub added: bool,
+    pub(crate) added: bool,
 }
 
 /// WGSL `blend_start`.
 #[must_use]
-pub fn blend_start(identity: Vec4) -> Blend {
+pub(crate) fn blend_start(identity: Vec4) -> Blend {
     Blend {
         acc: Vec4::ZERO,
         total: 0.0,
@@ -146,7 +146,7 @@ pub fn blend_start(identity: Vec4) -> Blend {
 /// false it is WGSL `blend_normal`; the shader mixes rotations with
 /// [`blend_rotation`], which equals this with `rotation` true (tested).
 #[must_use]
-pub fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
+pub(crate) fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
     let mut out = b;
     if b.total == 0.0 {
         out.acc = v;
@@ -165,7 +165,7 @@ pub fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
 
 /// WGSL `add_vec` (rule 3, vectors).
 #[must_use]
-pub fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
+pub(crate) fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     let mut out = b;
     out.add = b.add + w * (v - r);
     out.added = true;
@@ -175,8 +175,9 @@ pub fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
 /// Rule 3 for a rotation: `add = quat_mix(add, add * conj(r) * v, w)`.
 /// The shader has no function of its own for it: [`blend_rotation`], which
 /// it uses, equals this for an additive action (tested).
+#[cfg(test)]
 #[must_use]
-pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
+pub(crate) fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     let mut out = b;
     let delta = quat_mul(quat_conj(r), v);
     out.add = quat_mix(b.add, quat_mul(b.add, delta), w);
@@ -185,11 +186,11 @@ pub fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
 }
 
 /// WGSL `blend_rotation`: [`blend_normal`]`(b, v, w, true)` for a normal
-/// action, [`add_quat`]`(b, v, r, w)` for an additive one (`r`: the action
+/// action, `add_quat``(b, v, r, w)` for an additive one (`r`: the action
 /// at its reference time), with one [`quat_mix`] whose ends and factor
 /// depend on the kind; the same values.
 #[must_use]
-pub fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool) -> Blend {
+pub(crate) fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool) -> Blend {
     let mut out = b;
     let total = b.total + w;
     let (from, to, f) = if additive {
@@ -214,21 +215,21 @@ pub fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool) -> Ble
 /// One scalar's blend in progress (WGSL `Scalar`): a morph weight or one
 /// component of a pointer target.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Scalar {
+pub(crate) struct Scalar {
     /// The normal actions' accumulator.
-    pub acc: f32,
+    pub(crate) acc: f32,
     /// Their total weight (0: none yet).
-    pub total: f32,
+    pub(crate) total: f32,
     /// The additive layer (a discrete value: the replacing value).
-    pub add: f32,
+    pub(crate) add: f32,
     /// Whether an additive action contributed.
-    pub added: bool,
+    pub(crate) added: bool,
 }
 
 /// WGSL `scalar_normal` (rule 1; a discrete value replaced at a factor
 /// `>= 0.5`).
 #[must_use]
-pub fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
+pub(crate) fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
     let mut out = b;
     if b.total == 0.0 {
         out.acc = v;
@@ -252,7 +253,7 @@ pub fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
 /// WGSL `scalar_additive` (rule 3; a discrete value replaces the layer at
 /// `w >= 0.5`).
 #[must_use]
-pub fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
+pub(crate) fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
     let mut out = b;
     if discrete {
         if w >= 0.5 {
@@ -268,7 +269,7 @@ pub fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Sca
 
 /// WGSL `scalar_finish` (rules 2 and 4 for a scalar).
 #[must_use]
-pub fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
+pub(crate) fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
     let mut value = rest;
     if b.total > 0.0 {
         value = b.acc;
@@ -290,7 +291,7 @@ pub fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
 
 /// WGSL `blend_finish` (rules 2 and 4; a rotation normalized at the end).
 #[must_use]
-pub fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
+pub(crate) fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
     let mut acc = rest;
     if b.total > 0.0 {
         acc = b.acc;
@@ -318,7 +319,7 @@ pub fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
     clippy::neg_cmp_op_on_partial_ord,
     reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
 )]
-pub fn mixed_pose(
+pub(crate) fn mixed_pose(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -404,7 +405,7 @@ pub fn mixed_pose(
     clippy::neg_cmp_op_on_partial_ord,
     reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
 )]
-pub fn write_mixed_morph_weights(
+pub(crate) fn write_mixed_morph_weights(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -450,7 +451,7 @@ pub fn write_mixed_morph_weights(
     clippy::neg_cmp_op_on_partial_ord,
     reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
 )]
-pub fn write_mixed_property(
+pub(crate) fn write_mixed_property(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -515,7 +516,7 @@ pub fn write_mixed_property(
 
 /// Invocation `index` of WGSL `mix_props_main`: pointer target `index %
 /// pointer_count` of character `index / pointer_count`.
-pub fn mix_props_main(
+pub(crate) fn mix_props_main(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -538,7 +539,7 @@ pub fn mix_props_main(
 
 /// Invocation `index` of WGSL `mix_main`: node `index % node_count` of
 /// character `index / node_count`, into `locals[index]`.
-pub fn mix_main(
+pub(crate) fn mix_main(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -554,7 +555,7 @@ pub fn mix_main(
 
 /// Invocation `index` of WGSL `mix_morph_main`: mesh `index % mesh_count`
 /// of character `index / mesh_count`.
-pub fn mix_morph_main(
+pub(crate) fn mix_morph_main(
     tables: &SkinTables,
     mix: &MixTables<'_>,
     samples: &[f32],
@@ -582,7 +583,11 @@ pub fn mix_morph_main(
 /// character. Locals, globals, joints and morph weights are indexed by
 /// character.
 #[must_use]
-pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -> SkinOutput {
+pub(crate) fn mix_resolved(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+) -> SkinOutput {
     let count = mix.characters.len() as u32;
     let nodes = tables.node_count();
     let mut locals = vec![bytemuck::Zeroable::zeroed(); (count * nodes) as usize];
@@ -602,7 +607,7 @@ pub fn mix_resolved(tables: &SkinTables, mix: &MixTables<'_>, samples: &[f32]) -
 
 /// Packs `actions` (`counts[c]` of them, consecutive, are character
 /// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
-/// [`mix_resolved`]: the CPU reference of
+/// `mix_resolved`: the CPU reference of
 /// [`Animator::set_actions`](crate::Animator::set_actions).
 ///
 /// # Errors

@@ -3,33 +3,28 @@
 //! [`Animator::read_back`](crate::Animator::read_back) gives them) and
 //! [`mixed_poses`] (a mixer's frame).
 //!
-//! Inside, one module per shader stage, named like the
-//! stage (`shaders/sample.wgsl` -> [`sample`](mod@sample),
-//! `shaders/pose.wgsl` -> [`pose`], `shaders/skin.wgsl` -> [`skin`],
-//! `shaders/mix.wgsl` -> [`mix`](mod@mix); `shaders/decode.wgsl`, the
-//! compressed tracks' reads, -> [`decode`]). Each
+//! Inside (crate-private), one module per shader stage, named like the
+//! stage (`shaders/sample.wgsl` -> `sample`,
+//! `shaders/pose.wgsl` -> `pose`, `shaders/skin.wgsl` -> `skin`,
+//! `shaders/mix.wgsl` -> `mix`; `shaders/decode.wgsl`, the compressed
+//! tracks' reads, -> `decode`). Each
 //! function mirrors the WGSL function of the same name: the same `f32`
 //! operations in the same order, the same constants, the same flat arrays.
 //! It is the reference every GPU result is compared with; the tests check
 //! it in turn against values computed by hand from the formulas of the
 //! contract (`docs/ARCHITECTURE.md`).
 
-// The per-stage twins, function by function: for the crate's tests and
-// tools, hidden from the docs.
-#[doc(hidden)]
-pub mod decode;
-#[doc(hidden)]
-pub mod mix;
-#[doc(hidden)]
-pub mod pose;
-#[doc(hidden)]
-pub mod sample;
-#[doc(hidden)]
-pub mod skin;
+// The per-stage twins, function by function: implementation, reached by
+// the crate's tests and (through `internals`) its tools.
+pub(crate) mod decode;
+pub(crate) mod mix;
+pub(crate) mod pose;
+pub(crate) mod sample;
+pub(crate) mod skin;
 
-pub use sample::sample;
-#[doc(hidden)]
-pub use sample::*;
+#[cfg(test)]
+pub(crate) use sample::*;
+pub use sample::{sample, sample_resolved};
 
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};

@@ -25,14 +25,14 @@ use crate::rig::{GpuNode, SkinTables};
 /// [`UNIFORM_HEAD`](crate::layout::UNIFORM_HEAD) nodes from a uniform
 /// copy, the same values).
 #[must_use]
-pub fn node_at(tables: &SkinTables, n: u32) -> GpuNode {
+pub(crate) fn node_at(tables: &SkinTables, n: u32) -> GpuNode {
     tables.nodes()[n as usize]
 }
 
 /// Pose channel `c`, `clip * node_count + node` (WGSL `channel_at`, like
 /// [`node_at`]).
 #[must_use]
-pub fn channel_at(tables: &SkinTables, c: u32) -> [i32; 4] {
+pub(crate) fn channel_at(tables: &SkinTables, c: u32) -> [i32; 4] {
     tables.channels()[c as usize]
 }
 
@@ -58,7 +58,13 @@ pub(crate) fn sample_vec4(samples: &[f32], at: usize) -> Vec4 {
 /// animates a property, the node's rest value otherwise; the rotation
 /// normalized.
 #[must_use]
-pub fn local_pose(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> GpuLocalPose {
+pub(crate) fn local_pose(
+    tables: &SkinTables,
+    samples: &[f32],
+    i: u32,
+    clip: u32,
+    n: u32,
+) -> GpuLocalPose {
     let node = node_at(tables, n);
     let mut t = Vec3::from_slice(&node.translation[..3]);
     let mut r = Vec4::from_array(node.rotation);
@@ -85,7 +91,7 @@ pub fn local_pose(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u3
 
 /// Writes mesh `m`'s weights for instance `i` into `morph_weights` (WGSL
 /// `write_morph_weights`).
-pub fn write_morph_weights(
+pub(crate) fn write_morph_weights(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],
@@ -113,7 +119,7 @@ pub fn write_morph_weights(
 /// Invocation `index` of WGSL `pose_main`: the local pose of node
 /// `index % node_count` of instance `index / node_count`, into
 /// `locals[index]`.
-pub fn pose_main(
+pub(crate) fn pose_main(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],
@@ -136,7 +142,7 @@ pub fn pose_main(
 
 /// Invocation `index` of WGSL `morph_main`: mesh `index % mesh_count` of
 /// instance `index / mesh_count`.
-pub fn morph_main(
+pub(crate) fn morph_main(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],

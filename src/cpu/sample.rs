@@ -34,10 +34,10 @@ const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
 const KIND_ROTATION: u32 = ValueKind::Rotation as u32;
 
 /// `sin(x)` for `x` in `[0, pi/2]`: Taylor series to `x^11` (error < 6e-8 in
-/// exact arithmetic; evaluated in `f32`, about 2.0e-7 measured, see `tests/cpu_reference.rs`).
+/// exact arithmetic; evaluated in `f32`, about 2.0e-7 measured, see `src/tests/cpu_reference.rs`).
 #[must_use]
 #[allow(clippy::excessive_precision, reason = "same literals as the WGSL")]
-pub fn kf_sin(x: f32) -> f32 {
+pub(crate) fn kf_sin(x: f32) -> f32 {
     let x2 = x * x;
     x * (1.0
         + x2 * (-0.16666667
@@ -50,7 +50,7 @@ pub fn kf_sin(x: f32) -> f32 {
 /// to that range.
 #[must_use]
 #[allow(clippy::excessive_precision, reason = "same literals as the WGSL")]
-pub fn kf_acos(x: f32) -> f32 {
+pub(crate) fn kf_acos(x: f32) -> f32 {
     let c = x.clamp(0.0, 1.0);
     let p = 1.5707963050
         + c * (-0.2145988016
@@ -63,7 +63,7 @@ pub fn kf_acos(x: f32) -> f32 {
 
 /// Normalizes `q`; a zero-length `q` is returned unchanged.
 #[must_use]
-pub fn quat_normalize(q: Vec4) -> Vec4 {
+pub(crate) fn quat_normalize(q: Vec4) -> Vec4 {
     let len2 = dot(q, q);
     if len2 > 0.0 {
         return q / len2.sqrt();
@@ -79,7 +79,7 @@ pub(crate) fn dot(a: Vec4, b: Vec4) -> f32 {
 /// Shortest-path slerp from `q0` to `q1` at `t`, with the nlerp fallback
 /// above [`SLERP_NLERP_THRESHOLD`].
 #[must_use]
-pub fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
+pub(crate) fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
     let d_in = dot(q0, q1_in);
     // WGSL: select(q1_in, -q1_in, d_in < 0.0)
     let q1 = if d_in < 0.0 { -q1_in } else { q1_in };
@@ -100,15 +100,15 @@ pub fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
 /// at factor `t`. Mirrors WGSL `Segment`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// The key at or before the time.
-    pub k: u32,
+    pub(crate) k: u32,
     /// Interpolation factor in `(0, 1)` when not exact, else 0.
-    pub t: f32,
+    pub(crate) t: f32,
     /// `t_(k+1) - t_k` (0 at the last key).
-    pub dt: f32,
+    pub(crate) dt: f32,
     /// The time is on key `k` or clamped to it: use its value as is.
-    pub exact: bool,
+    pub(crate) exact: bool,
 }
 
 /// The segment of `time` given `k`, the largest key index with
@@ -118,7 +118,7 @@ pub struct Segment {
 /// means at or after the last key; otherwise `time` is strictly inside
 /// `(t0, t1)`.
 #[must_use]
-pub fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
+pub(crate) fn segment_of(k: u32, last: u32, t0: f32, t1: f32, time: f32) -> Segment {
     segment_at(k, t0, t1, time, k >= last)
 }
 
@@ -147,8 +147,9 @@ fn segment_at(k: u32, t0: f32, t1: f32, time: f32, end: bool) -> Segment {
 /// by a search over all keys (the largest `k` with `t_k <= time`, 0 when
 /// there is none): the reference that [`find_segment_track`] is tested
 /// against.
+#[cfg(test)]
 #[must_use]
-pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
+pub(crate) fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32) -> Segment {
     let times = &times[times_offset as usize..][..key_count as usize];
     let last = key_count - 1;
     let k = (times.partition_point(|&t| t <= time).max(1) - 1) as u32;
@@ -162,7 +163,7 @@ pub fn find_segment(times: &[f32], times_offset: u32, key_count: u32, time: f32)
 }
 
 use crate::key_lookup::key_texel;
-pub use crate::key_lookup::lookup_bucket;
+pub(crate) use crate::key_lookup::lookup_bucket;
 
 #[doc(hidden)]
 /// The shader's `find_segment_track`, step for step, over the library's
@@ -174,7 +175,7 @@ pub use crate::key_lookup::lookup_bucket;
 /// compares the time with the texel's three key times and either finds
 /// the segment or narrows `[lo, hi]`. The result is [`find_segment`]'s.
 #[must_use]
-pub fn find_segment_track(
+pub(crate) fn find_segment_track(
     times: &[f32],
     search_keys: &[u32],
     track: &GpuTrack,
@@ -205,7 +206,7 @@ pub fn find_segment_track(
 /// own key times. The result is [`find_segment`]'s from any of the
 /// track's search texels.
 #[must_use]
-pub fn find_segment_from(
+pub(crate) fn find_segment_from(
     times: &[f32],
     search_keys: &[u32],
     track: &GpuTrack,
@@ -263,8 +264,9 @@ pub fn find_segment_from(
 /// so a zero interval marks the exact end instead of `k >= last`. Equal
 /// to [`find_segment`]'s result whenever `times[p] <= time` (or `p` is 0)
 /// and `time < times[p + 2]` (or `p + 2` is past the last key).
+#[cfg(test)]
 #[must_use]
-pub fn first_segment(times: &[f32], p: u32, time: f32) -> Segment {
+pub(crate) fn first_segment(times: &[f32], p: u32, time: f32) -> Segment {
     let w = key_texel(times, p as usize);
     let (tp, ta, tb) = (
         f32::from_bits(w[1]),
@@ -289,7 +291,7 @@ fn quat_at(values: &[f32], track: &GpuTrack, e: u32) -> Vec4 {
 /// The glTF cubic Hermite spline for one component:
 /// `h00 v0 + dt h10 b0 + h01 v1 + dt h11 a1`.
 #[must_use]
-pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
+pub(crate) fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
     let t2 = t * t;
     let t3 = t2 * t;
     let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
@@ -301,7 +303,7 @@ pub fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
 
 #[doc(hidden)]
 /// Samples one track at clip time `time` into `out[..width]`.
-pub fn sample_track(
+pub(crate) fn sample_track(
     times: &[f32],
     search_keys: &[u32],
     values: &[f32],

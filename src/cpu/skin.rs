@@ -17,16 +17,16 @@
 //!   [`hierarchy_main`], after [`pose_main`] for every (instance, node);
 //!   [`pose_resolved`] runs the staged chain for every instance.
 //! - `skin_main` ([`SkinStrategy::PerInstance`], the pose stage fused in):
-//!   [`skin_main`]; [`per_instance_resolved`] runs it for every instance.
+//!   `skin_main`; `per_instance_resolved` runs it for every instance.
 //! - `skin_nodes_main` ([`SkinStrategy::PerNode`]) has no twin of its
 //!   scheduling (pointer jumping in workgroup memory): it computes the same
-//!   stages, mirrored here per stage ([`local_pose`] through
-//!   [`posed_local`], [`affine_inverse`], [`joint_matrix`]); the tests
+//!   stages, mirrored here per stage (`local_pose` through
+//!   `posed_local`, [`affine_inverse`], [`joint_matrix`]); the tests
 //!   compare it with the staged reference within 1e-4 per element.
 //!
-//! [`SkinStrategy::Staged`]: crate::gpu::skin::SkinStrategy::Staged
-//! [`SkinStrategy::PerInstance`]: crate::gpu::skin::SkinStrategy::PerInstance
-//! [`SkinStrategy::PerNode`]: crate::gpu::skin::SkinStrategy::PerNode
+//! [`SkinStrategy::Staged`]: crate::SkinStrategy::Staged
+//! [`SkinStrategy::PerInstance`]: crate::SkinStrategy::PerInstance
+//! [`SkinStrategy::PerNode`]: crate::SkinStrategy::PerNode
 //!
 //! # Panics
 //! Like the shader, the functions index the flat tables directly and panic on
@@ -40,7 +40,9 @@
 use bytemuck::Zeroable;
 use glam::{Mat4, Vec3, Vec4};
 
-pub use crate::cpu::pose::{local_pose, morph_main, node_at, pose_main, write_morph_weights};
+#[cfg(test)]
+use crate::cpu::pose::local_pose;
+use crate::cpu::pose::{morph_main, node_at, pose_main};
 use crate::cpu::sample::sample_resolved;
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};
@@ -52,12 +54,12 @@ use crate::rig::{GpuJoint, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
 /// instances, in the GPU layouts described on [`SkinTables`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinOutput {
-    /// Local poses, `instance * node_count + node` ([`local_pose`] for
+    /// Local poses, `instance * node_count + node` (`local_pose` for
     /// every node): the staged pose pass's `locals` buffer
-    /// ([`GpuSkinner::locals_buffer`](crate::gpu::skin::GpuSkinner::locals_buffer)).
-    /// Empty from [`per_instance_resolved`], whose kernel keeps them in
+    /// (`GpuSkinner::locals_buffer`).
+    /// Empty from `per_instance_resolved`, whose kernel keeps them in
     /// registers.
-    pub locals: Vec<GpuLocalPose>,
+    pub(crate) locals: Vec<GpuLocalPose>,
     /// Global matrices, `instance * node_count + node`.
     pub globals: Vec<Mat4>,
     /// Joint matrices, `instance * joint_count + slot`.
@@ -67,15 +69,16 @@ pub struct SkinOutput {
     /// The mixer's blended pointer properties, `character *
     /// property_stride + offset` ([`SkinTables::pointer_targets`]); empty
     /// without a mixer (the sampler's output holds each instance's).
-    pub properties: Vec<f32>,
+    pub(crate) properties: Vec<f32>,
 }
 
 /// WGSL `IDENTITY`.
-pub const IDENTITY: Mat4 = Mat4::IDENTITY;
+pub(crate) const IDENTITY: Mat4 = Mat4::IDENTITY;
 
 /// WGSL `a * b` for 4x4 matrices.
+#[cfg(test)]
 #[must_use]
-pub fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
+pub(crate) fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
     let col = |v: Vec4| a.x_axis * v.x + a.y_axis * v.y + a.z_axis * v.z + a.w_axis * v.w;
     Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
 }
@@ -83,11 +86,11 @@ pub fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
 /// WGSL `affine_mul`: `a * b` for an affine `a` (last row 0, 0, 0, 1),
 /// any `b`. Column `c` is `a[0].xyz b[c].x + a[1].xyz b[c].y + a[2].xyz
 /// b[c].z + a[3].xyz b[c].w` with `b[c].w` as its last component: the sums
-/// of [`mat_mul`] without the terms of `a`'s last row, which for an
+/// of `mat_mul` without the terms of `a`'s last row, which for an
 /// affine `a` are exact zeros and `1 * b[c].w`, so the same values on
 /// finite input (for a non-affine `a` it is not the product).
 #[must_use]
-pub fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
+pub(crate) fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
     let col = |v: Vec4| {
         (a.x_axis.truncate() * v.x
             + a.y_axis.truncate() * v.y
@@ -105,7 +108,7 @@ pub fn affine_mul(a: Mat4, b: Mat4) -> Mat4 {
 /// so the same values on finite input but for the sign of a zero (for a
 /// non-affine `b` it is not the product).
 #[must_use]
-pub fn affine_mul_affine(a: Mat4, b: Mat4) -> Mat4 {
+pub(crate) fn affine_mul_affine(a: Mat4, b: Mat4) -> Mat4 {
     let linear =
         |v: Vec4| a.x_axis.truncate() * v.x + a.y_axis.truncate() * v.y + a.z_axis.truncate() * v.z;
     Mat4::from_cols(
@@ -131,14 +134,14 @@ fn dot3(a: Vec3, b: Vec3) -> f32 {
 
 /// Joint slot `j` (WGSL `joint_at`, like [`node_at`]).
 #[must_use]
-pub fn joint_at(tables: &SkinTables, j: u32) -> GpuJoint {
+pub(crate) fn joint_at(tables: &SkinTables, j: u32) -> GpuJoint {
     tables.joints()[j as usize]
 }
 
 /// `T * R * S` for translation `t`, unit quaternion `q` (x, y, z, w) and
 /// scale `s`.
 #[must_use]
-pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
+pub(crate) fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
     let x2 = q.x + q.x;
     let y2 = q.y + q.y;
     let z2 = q.z + q.z;
@@ -177,7 +180,7 @@ pub fn compose_trs(t: Vec3, q: Vec4, s: Vec3) -> Mat4 {
 /// The local matrix of a local pose (WGSL `local_matrix`): `T * R * S`,
 /// the rotation already unit.
 #[must_use]
-pub fn local_matrix(pose: GpuLocalPose) -> Mat4 {
+pub(crate) fn local_matrix(pose: GpuLocalPose) -> Mat4 {
     compose_trs(
         Vec3::from_slice(&pose.translation[..3]),
         Vec4::from_array(pose.rotation),
@@ -188,15 +191,16 @@ pub fn local_matrix(pose: GpuLocalPose) -> Mat4 {
 /// The local matrix of node `n` for instance `i`, whose clip is `clip`,
 /// from the pose stage's [`local_pose`] (WGSL `posed_local`, used by the
 /// fused kernels).
+#[cfg(test)]
 #[must_use]
-pub fn posed_local(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+pub(crate) fn posed_local(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
     local_matrix(local_pose(tables, samples, i, clip, n))
 }
 
 /// The local matrix of node `n` for instance `i` from the stored local
 /// poses `locals` (WGSL `stored_local`, used by `hierarchy_main`).
 #[must_use]
-pub fn stored_local(tables: &SkinTables, locals: &[GpuLocalPose], i: u32, n: u32) -> Mat4 {
+pub(crate) fn stored_local(tables: &SkinTables, locals: &[GpuLocalPose], i: u32, n: u32) -> Mat4 {
     local_matrix(locals[(i * tables.node_count() + n) as usize])
 }
 
@@ -207,9 +211,10 @@ pub fn stored_local(tables: &SkinTables, locals: &[GpuLocalPose], i: u32, n: u32
 /// `a_1..` are `n`'s ancestors up to the first one, `p`, with a smaller
 /// index (the parent, when the table lists parents first). The locals of
 /// ancestors with an index `>= n` are recomputed ([`posed_local`]).
+#[cfg(test)]
 #[allow(clippy::too_many_arguments, reason = "the WGSL function's arguments")]
 #[must_use]
-pub fn global_matrix(
+pub(crate) fn global_matrix(
     tables: &SkinTables,
     samples: &[f32],
     globals: &[Mat4],
@@ -236,10 +241,10 @@ pub fn global_matrix(
     m
 }
 
-/// [`global_matrix`] for `hierarchy_main` (WGSL `stored_global`): node
+/// `global_matrix` for `hierarchy_main` (WGSL `stored_global`): node
 /// `n`'s and its ancestors' locals read from `locals` ([`stored_local`]).
 #[must_use]
-pub fn stored_global(
+pub(crate) fn stored_global(
     tables: &SkinTables,
     locals: &[GpuLocalPose],
     globals: &[Mat4],
@@ -267,7 +272,7 @@ pub fn stored_global(
 /// Inverse of an affine matrix (WGSL `affine_inverse`); the identity when
 /// the 3x3 part is singular.
 #[must_use]
-pub fn affine_inverse(m: Mat4) -> Mat4 {
+pub(crate) fn affine_inverse(m: Mat4) -> Mat4 {
     let a = m.x_axis.truncate();
     let b = m.y_axis.truncate();
     let c = m.z_axis.truncate();
@@ -300,8 +305,9 @@ pub fn affine_inverse(m: Mat4) -> Mat4 {
 /// The global of node `n` for instance `i` computed on its own (WGSL
 /// `mesh_global`): the product of the locals of `n` and its ancestors,
 /// root first, multiplied from `n` upwards.
+#[cfg(test)]
 #[must_use]
-pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+pub(crate) fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
     let mut m = posed_local(tables, samples, i, clip, n);
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
@@ -315,8 +321,9 @@ pub fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u
 
 /// Inverse of mesh node `node`'s global for instance `i` (WGSL
 /// `mesh_node_inverse`); the identity for -1 (a skin without mesh node).
+#[cfg(test)]
 #[must_use]
-pub fn mesh_node_inverse(
+pub(crate) fn mesh_node_inverse(
     tables: &SkinTables,
     samples: &[f32],
     i: u32,
@@ -329,11 +336,11 @@ pub fn mesh_node_inverse(
     affine_inverse(mesh_global(tables, samples, i, clip, node as u32))
 }
 
-/// [`mesh_node_inverse`] for `hierarchy_main` (WGSL
+/// `mesh_node_inverse` for `hierarchy_main` (WGSL
 /// `stored_mesh_inverse`): the locals read from `locals`
 /// ([`stored_local`]).
 #[must_use]
-pub fn stored_mesh_inverse(
+pub(crate) fn stored_mesh_inverse(
     tables: &SkinTables,
     locals: &[GpuLocalPose],
     i: u32,
@@ -358,7 +365,7 @@ pub fn stored_mesh_inverse(
 /// `mesh_inverse` the inverse of the global of the joint's mesh node (the
 /// identity when it has none).
 #[must_use]
-pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
+pub(crate) fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat4) -> Mat4 {
     // The shader's overrides MESH_INVERSES_IDENTITY (no product with it)
     // and INVERSE_BINDS_AFFINE.
     let mut m = global;
@@ -372,17 +379,17 @@ pub fn joint_matrix(tables: &SkinTables, j: u32, mesh_inverse: Mat4, global: Mat
 }
 
 /// Inverse bind matrix of joint slot `j` (WGSL `inverse_bind`, which reads
-/// the first [`UNIFORM_HEAD`](crate::gpu::skin::UNIFORM_HEAD)
+/// the first [`UNIFORM_HEAD`](crate::layout::UNIFORM_HEAD)
 /// from a uniform copy, the same values).
 #[must_use]
-pub fn inverse_bind(tables: &SkinTables, j: u32) -> Mat4 {
+pub(crate) fn inverse_bind(tables: &SkinTables, j: u32) -> Mat4 {
     Mat4::from_cols_array(&tables.inverse_binds()[j as usize])
 }
 
 /// Step 3 (WGSL `joints_from_globals`): the joint matrices of instance
 /// `i`'s slots `first..` from the globals written by the walk, the mesh
 /// node's inverse computed once per run of slots with the same mesh node.
-pub fn joints_from_globals(
+pub(crate) fn joints_from_globals(
     tables: &SkinTables,
     globals: &[Mat4],
     i: u32,
@@ -408,11 +415,11 @@ pub fn joints_from_globals(
 }
 
 /// One invocation of WGSL `hierarchy_main` (the staged strategy's second
-/// pass, and the mixer's), for instance `i`: [`skin_main`]'s three steps
+/// pass, and the mixer's), for instance `i`: `skin_main`'s three steps
 /// with every local read from the stored local poses `locals` where
 /// `skin_main` computes it ([`stored_mesh_inverse`], [`stored_local`],
 /// [`stored_global`]).
-pub fn hierarchy_main(
+pub(crate) fn hierarchy_main(
     tables: &SkinTables,
     locals: &[GpuLocalPose],
     i: u32,
@@ -440,7 +447,8 @@ pub fn hierarchy_main(
 /// it, the joint matrices of the slots whose joint node it is (from the
 /// global in hand). With more skins: the walk writes the globals only,
 /// then [`joints_from_globals`].
-pub fn skin_main(
+#[cfg(test)]
+pub(crate) fn skin_main(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],
@@ -466,7 +474,7 @@ pub fn skin_main(
 /// The three steps of `skin_main` and `hierarchy_main` for instance `i`,
 /// given where the locals come from: `mesh_inverse(node)` (step 1),
 /// `local(n)` (a chain's nodes, parents first) and `global(globals, n,
-/// previous)` (any node order: [`global_matrix`] or [`stored_global`]).
+/// previous)` (any node order: `global_matrix` or [`stored_global`]).
 fn walk(
     tables: &SkinTables,
     i: u32,
@@ -569,8 +577,8 @@ fn morph_weights(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -
 /// The staged chain, the reference every strategy is compared with, for
 /// every instance, from the sampler's output `samples`
 /// (`instance_clips.len() * output_stride` floats) and each instance's clip:
-/// [`pose_main`] and [`morph_main`] for every invocation, then
-/// [`hierarchy_main`] for every instance. A short `samples` is read as if
+/// `pose_main` and `morph_main` for every invocation, then
+/// `hierarchy_main` for every instance. A short `samples` is read as if
 /// padded with zeros; an instance whose clip is out of range gets the rest
 /// pose and default weights (as on the GPU).
 #[must_use]
@@ -616,8 +624,9 @@ pub(crate) fn with_hierarchy(
 /// for bit (the same operations); its joint matrices differ by rounding
 /// where a mesh node is not a root (step 1 builds the mesh node's global on
 /// its own, another association of the same products).
+#[cfg(test)]
 #[must_use]
-pub fn per_instance_resolved(
+pub(crate) fn per_instance_resolved(
     tables: &SkinTables,
     samples: &[f32],
     instance_clips: &[u32],
@@ -670,7 +679,7 @@ pub fn skin(
 /// where not animated).
 ///
 /// Builds the tables on each call; to sample many times, build
-/// [`SkinTables`] once and call [`joint_matrices_with`].
+/// [`SkinTables`] once and call `joint_matrices_with`.
 ///
 /// # Errors
 /// Those of [`SkinTables::new`] and [`skin`].
@@ -688,7 +697,7 @@ pub fn joint_matrices(
 ///
 /// # Errors
 /// Those of [`skin`].
-pub fn joint_matrices_with(
+pub(crate) fn joint_matrices_with(
     tables: &SkinTables,
     library: &AnimationLibrary,
     clip: u32,

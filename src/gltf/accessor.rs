@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 /// buffer view may declare. Such an accessor is all zeros plus its sparse
 /// substitutions, so its size is not bounded by the file's size; this limit
 /// keeps a header from making the importer allocate gigabytes.
-pub const MAX_UNBACKED_COMPONENTS: u64 = 1 << 24;
+pub(crate) const MAX_UNBACKED_COMPONENTS: u64 = 1 << 24;
 
 /// One accessor decoded to `f32`.
 #[derive(Debug, Clone, PartialEq)]

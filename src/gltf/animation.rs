@@ -26,7 +26,7 @@ use crate::track::{Clip, Interpolation, PointerTarget, PointerType, Property, Tr
 /// the values a few times over (library, upload, driver copies: about 490
 /// MiB peak at this limit on lavapipe), which keeps any accepted file under
 /// 1 GiB.
-pub const MAX_IMPORTED_VALUES: u64 = 1 << 24;
+pub(crate) const MAX_IMPORTED_VALUES: u64 = 1 << 24;
 
 /// Where a channel of an imported animation came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +69,10 @@ impl Document {
     /// # Errors
     /// [`ImportErrorKind::MorphTargets`] when the mesh has no targets or its
     /// primitives and weights disagree; an out-of-range error for a bad index.
-    pub fn morph_target_count(&self, mesh: usize) -> std::result::Result<u32, ImportErrorKind> {
+    pub(crate) fn morph_target_count(
+        &self,
+        mesh: usize,
+    ) -> std::result::Result<u32, ImportErrorKind> {
         let m = self
             .root
             .meshes
@@ -106,7 +109,7 @@ impl Document {
     /// from `children`; in a broken hierarchy (a node listed twice, a
     /// cycle) the first parent counts and the walk stops after as many
     /// steps as there are nodes.
-    pub fn node_names(&self) -> Vec<Option<Arc<NodeName>>> {
+    pub(crate) fn node_names(&self) -> Vec<Option<Arc<NodeName>>> {
         let nodes = &self.root.nodes;
         let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
         for (p, node) in nodes.iter().enumerate() {

@@ -18,7 +18,7 @@ use crate::error::Result;
 /// attributes), except `KHR_animation_pointer`, whose channels the importer
 /// reads (see [`PointerChannels`]). Any other entry of `extensionsRequired`
 /// is refused.
-pub const SUPPORTED_EXTENSIONS: &[&str] = &[
+pub(crate) const SUPPORTED_EXTENSIONS: &[&str] = &[
     "KHR_mesh_quantization",
     "KHR_animation_pointer",
     "KHR_node_visibility",

@@ -48,9 +48,10 @@ mod pointer;
 mod rig;
 mod uri;
 
-pub use accessor::{AccessorData, MAX_UNBACKED_COMPONENTS};
-pub use animation::{AnimationInfo, ChannelInfo, MAX_IMPORTED_VALUES};
-pub use container::{Document, SUPPORTED_EXTENSIONS};
+pub use accessor::AccessorData;
+pub use animation::{AnimationInfo, ChannelInfo};
+pub use container::Document;
+pub(crate) use container::SUPPORTED_EXTENSIONS;
 pub(crate) use error::import_location;
 pub use error::{ImportErrorKind, PointerProblem};
 pub use pointer::PointerChannels;

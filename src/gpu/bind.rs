@@ -2,7 +2,7 @@
 //! ([`Binding`]: number, WGSL name, access, minimum size) and resources
 //! given with their binding number: entries are paired by number, never by
 //! position, so adding or reordering a binding cannot shift another's
-//! resource. `tests/layout.rs` checks each table against the WGSL.
+//! resource. `src/tests/layout.rs` checks each table against the WGSL.
 
 use std::num::NonZeroU64;
 

@@ -37,7 +37,7 @@ use super::scoped;
 /// `2 row + 1` the rest, `[values_offset, output_offset, width,
 /// interpolation | kind << 16]`.
 #[must_use]
-pub fn track_search_texels(track: &GpuTrack) -> [[u32; 4]; 2] {
+pub(crate) fn track_search_texels(track: &GpuTrack) -> [[u32; 4]; 2] {
     [
         [
             track.search_offset,
@@ -60,7 +60,7 @@ pub fn track_search_texels(track: &GpuTrack) -> [[u32; 4]; 2] {
 /// and `group_count`), then the clip's first row and count of all its
 /// rows (the reference plan's `GROUP_ALL`, which is `SAMPLE_GROUPS`).
 #[must_use]
-pub fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
+pub(crate) fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
     let mut texels = [[clip.track_offset, clip.track_count]; SAMPLE_GROUPS + 1];
     for (g, texel) in texels.iter_mut().take(SAMPLE_GROUPS).enumerate() {
         *texel = [clip.group_first[g], clip.group_count[g]];
@@ -73,7 +73,7 @@ pub fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
 ///
 /// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
 /// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
-/// and 8 of [`SAMPLE_BINDINGS`](crate::layout::SAMPLE_BINDINGS), override
+/// and 8 of `SAMPLE_BINDINGS`, override
 /// `ROW_SHIFT` = [`row_shift`](Self::row_shift) and, for `sample_main`,
 /// `GROUP_ROWS` = the dispatch's tracks per instance).
 #[derive(Debug)]
@@ -86,9 +86,9 @@ pub struct KeyTextures {
 
 impl KeyTextures {
     /// Creates and fills the textures of `library`'s search texels
-    /// ([`AnimationLibrary::key_windows`], `Rgba32Uint`), track rows
-    /// (`Rgba32Uint`, [`track_search_texels`]) and clip groups (`Rg32Uint`,
-    /// [`clip_group_texels`]).
+    /// (`AnimationLibrary::key_windows`, `Rgba32Uint`), track rows
+    /// (`Rgba32Uint`, `track_search_texels`) and clip groups (`Rg32Uint`,
+    /// `clip_group_texels`).
     ///
     /// # Errors
     /// [`Error::TextureRowsExceeded`] when a table needs more rows than the
@@ -164,7 +164,7 @@ impl KeyTextures {
 
     /// Search texels, binding 0 (`key_windows`).
     #[must_use]
-    pub fn key_windows(&self) -> &wgpu::TextureView {
+    pub(crate) fn key_windows(&self) -> &wgpu::TextureView {
         &self.key_windows
     }
 

@@ -4,12 +4,12 @@
 //! device that falls short is refused with [`Error::LimitExceeded`] naming
 //! the limit, not with a wgpu validation message.
 
-use super::skin::PASSES;
 use crate::error::{Error, Result};
 use crate::layout::{
     Binding, BindingKind, MAX_PARALLEL_NODES, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES,
     SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE, WORKGROUP_SIZE,
 };
+use crate::plan::passes::PASSES;
 
 /// Bindings of `table` numbered in `uses` and of the kinds `kinds`.
 fn count(table: &[Binding], uses: &[u32], kinds: &[BindingKind]) -> u32 {
@@ -182,7 +182,7 @@ pub fn required_features() -> wgpu::Features {
 /// - `SHADER_INT64`: on CPU adapters, [`GpuSkinner`](super::skin::GpuSkinner)
 ///   writes its matrices two columns per 64-bit store and reads its
 ///   node and inverse-bind tables 64 bits a component
-///   ([`GpuSkinner::wide_accesses`](super::skin::GpuSkinner::wide_accesses)):
+///   (`GpuSkinner::wide_accesses`):
 ///   the same bytes, fewer store instructions and gathers, which is what
 ///   memory costs on those adapters.
 #[must_use]

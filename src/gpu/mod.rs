@@ -11,19 +11,18 @@ mod bind;
 mod blocks;
 mod crowd;
 pub mod headless;
-mod key_textures;
+pub(crate) mod key_textures;
 mod limits;
 mod loss;
 pub mod readback;
 mod sampler;
-#[doc(hidden)]
-pub mod skin;
+pub(crate) mod skin;
 mod timer;
 
 pub use animator::Animator;
 pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
-#[doc(hidden)]
-pub use key_textures::{clip_group_texels, track_search_texels, KeyTextures};
+#[cfg(test)]
+pub(crate) use key_textures::{clip_group_texels, track_search_texels};
 pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
 pub use loss::is_device_lost;
@@ -36,8 +35,7 @@ use std::num::NonZeroU64;
 
 use crate::error::{Error, Result};
 
-#[doc(hidden)]
-pub use crate::plan::dispatch_grid;
+pub(crate) use crate::plan::dispatch_grid;
 
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
 /// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`]; on a lost
@@ -177,8 +175,8 @@ pub(crate) fn check_size(
 /// ([`GpuSampler::output_buffer`], `var<storage, read> ...: array<f32>`,
 /// `min_size` 4, for example in a skinning vertex shader) or a skinner's
 /// ([`skin::GpuSkinner::joint_matrix_buffer`] and
-/// [`skin::GpuSkinner::global_buffer`]: `array<mat4x4<f32>>`, 64;
-/// [`skin::GpuSkinner::morph_weight_buffer`]: `array<f32>`, 4).
+/// `skin::GpuSkinner::global_buffer`: `array<mat4x4<f32>>`, 64;
+/// `skin::GpuSkinner::morph_weight_buffer`: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,

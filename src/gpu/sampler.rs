@@ -23,6 +23,7 @@ use crate::layout::{
 };
 use crate::library::AnimationLibrary;
 use crate::plan::{DeviceProfile, Plan, SampleTables, SamplerPlan, Stage};
+#[cfg(test)]
 use crate::run_keys::GroupRunKeys;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
@@ -108,11 +109,13 @@ struct GroupDispatch {
     /// run, the CPU-adapter plan's pair, 1 in the reference plan.
     row_run: u32,
     /// The clip-blocks plan's run keys for this group.
+    #[cfg(test)]
     run_keys: GroupRunKeys,
     /// The clip-blocks plan's regular segments of its runs, whose rows
     /// are computed from their first two (`REGULAR_SEGMENT`, 0 where the
     /// rows are read), and whether their search offsets are too
     /// (`REGULAR_SEARCH`): [`crate::plan::regular_segments`].
+    #[cfg(test)]
     regular: (u32, bool),
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
@@ -445,7 +448,9 @@ impl SampleUpload {
                 group: d.group.unwrap_or(0),
                 per_instance: d.per_instance,
                 row_run: d.row_run,
+                #[cfg(test)]
                 run_keys: self.tables.run_keys[slot],
+                #[cfg(test)]
                 regular: self.tables.regular[slot],
                 pipeline,
                 bind_group,
@@ -730,7 +735,7 @@ impl GpuSampler {
 
     /// The dispatches of the next frame: for each one its track group
     /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
-    /// group with tracks: [`crate::layout::GROUP_SLERP`], `GROUP_CUBIC`,
+    /// group with tracks: `crate::layout::GROUP_SLERP`, `GROUP_CUBIC`,
     /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
     /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
     /// the count passes `max_compute_workgroups_per_dimension` (in the
@@ -748,7 +753,8 @@ impl GpuSampler {
     /// entries, 3 from an exact one (one step, no search loop;
     /// `src/run_keys.rs`). For tests that must know which path they
     /// exercised.
-    pub fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    #[cfg(test)]
+    pub(crate) fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         self.groups
             .iter()
             .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
@@ -761,7 +767,8 @@ impl GpuSampler {
     /// and whether the search offsets are computed too (else read per
     /// row); none in the other plans. For tests that must know which path
     /// they exercised.
-    pub fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+    #[cfg(test)]
+    pub(crate) fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
         self.groups
             .iter()
             .filter(|d| d.regular.0 > 0)
@@ -773,7 +780,8 @@ impl GpuSampler {
     /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
     /// every other plan. For tests that must know which path they
     /// exercised.
-    pub fn interleaved_runs(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn interleaved_runs(&self) -> usize {
         self.upload.tables.interleaved.len()
     }
 

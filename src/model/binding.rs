@@ -308,7 +308,7 @@ impl From<BindError> for Error {
 impl AnimationLibrary {
     /// Binds every node track of the library to a node of `rig`, skipping
     /// the tracks it cannot bind (see [`BindReport`]); the rules are the
-    /// module's ([`crate::model::binding`]).
+    /// module's (`crate::model::binding`).
     ///
     /// # Errors
     /// [`Error::Bind`]: an ambiguous name, a node index out of range, two

@@ -120,7 +120,7 @@ impl AnimationLibrary {
     /// the same frames; sharing them keeps the search's working set in
     /// cache). Rotation keys
     /// within [`QUAT_UNIT_TOLERANCE`](crate::QUAT_UNIT_TOLERANCE) of unit
-    /// length are stored normalized ([`normalize_rotation_keys`]); the
+    /// length are stored normalized (`normalize_rotation_keys`); the
     /// clips returned by [`clips`](Self::clips) keep the values as given.
     ///
     /// Pointer tracks write to their target's slot
@@ -312,7 +312,7 @@ impl AnimationLibrary {
     /// table (`lookup_scale > 0`), then `0..key_count`. Texel `j` of a
     /// track is [`key_texel`] of that key: see [`key_windows`](Self::key_windows).
     #[must_use]
-    pub fn search_keys(&self) -> &[u32] {
+    pub(crate) fn search_keys(&self) -> &[u32] {
         &self.data.search_keys
     }
 
@@ -323,7 +323,7 @@ impl AnimationLibrary {
     /// `p = search_keys()[j]` and the key times of the track whose texels
     /// those are. Built for the upload, not stored.
     #[must_use]
-    pub fn key_windows(&self) -> Vec<[u32; 4]> {
+    pub(crate) fn key_windows(&self) -> Vec<[u32; 4]> {
         let keys = &self.data.search_keys;
         let mut texels = vec![[0u32; 4]; keys.len()];
         let mut done = HashSet::new();
@@ -389,7 +389,7 @@ impl AnimationLibrary {
     /// The row in [`tracks`](Self::tracks) of track `track` of clip
     /// `clip`, or `None` if either index is out of range.
     #[must_use]
-    pub fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
+    pub(crate) fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
         let c = self.data.clip_table.get(clip)?;
         if track >= c.track_count as usize {
             return None;
@@ -405,7 +405,7 @@ impl AnimationLibrary {
     /// [`crate::layout::SAMPLE_GROUPS`] index) in any clip: invocations per
     /// instance of that group's dispatch; 0 for a group out of range.
     #[must_use]
-    pub fn group_tracks_per_instance(&self, group: usize) -> u32 {
+    pub(crate) fn group_tracks_per_instance(&self, group: usize) -> u32 {
         self.data.group_tracks.get(group).copied().unwrap_or(0)
     }
 

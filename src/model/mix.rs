@@ -433,7 +433,7 @@ pub struct Packer {
     /// follow.
     pub rows: Vec<Instance>,
     /// The action records, in flat order.
-    pub actions: Vec<GpuMixAction>,
+    pub(crate) actions: Vec<GpuMixAction>,
     /// Per character: first action and count.
     pub characters: Vec<[u32; 2]>,
     references: HashMap<(u32, u32), u32>,
@@ -532,7 +532,7 @@ impl Packer {
 
     /// Packs one normal action of weight 1 per instance (an animator with
     /// a mixer given plain instances).
-    pub fn pack_instances(&mut self, instances: &[Instance]) {
+    pub(crate) fn pack_instances(&mut self, instances: &[Instance]) {
         self.rows.clear();
         self.actions.clear();
         self.characters.clear();

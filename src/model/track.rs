@@ -11,26 +11,26 @@ use crate::model::target::{NodeName, SourceId};
 /// deliver lengths slightly off (an 8-bit quantized key can be off by up to
 /// about 0.008). Keys within this tolerance are normalized when the
 /// [`AnimationLibrary`](crate::AnimationLibrary) is built (see
-/// [`normalize_rotation_keys`]); keys further off are refused with
+/// `normalize_rotation_keys`); keys further off are refused with
 /// [`TrackError::QuaternionNotUnit`]. CUBICSPLINE tangents are not
 /// quaternions and are left alone.
 pub const QUAT_UNIT_TOLERANCE: f32 = 0.01;
 
 /// The largest magnitude of an `int` pointer value: integers up to 2^24
 /// are exact in `f32`, the sampler's storage.
-pub const MAX_EXACT_INT: f32 = 16_777_216.0;
+pub(crate) const MAX_EXACT_INT: f32 = 16_777_216.0;
 
 /// Rotation keys whose length is within this of 1 are already unit as far
 /// as `f32` goes and are kept bit for bit, so that a time on such a key
 /// returns exactly the stored value.
-pub const QUAT_RENORMALIZE_EPSILON: f32 = 1e-6;
+pub(crate) const QUAT_RENORMALIZE_EPSILON: f32 = 1e-6;
 
 /// Normalizes the value elements (not CUBICSPLINE tangents) of a rotation
 /// track's flat `values` whose length differs from 1 by more than
 /// [`QUAT_RENORMALIZE_EPSILON`]; others are kept bit for bit. Does nothing
 /// for other properties. Zero-length keys are left as they are (validation
 /// refuses them).
-pub fn normalize_rotation_keys(
+pub(crate) fn normalize_rotation_keys(
     property: Property,
     interpolation: Interpolation,
     values: &mut [f32],

@@ -26,7 +26,7 @@ use crate::library::AnimationLibrary;
 /// [`SamplerPlan::Grouped`] (with fewer instances per clip the blocks'
 /// idle lanes make the clip-blocks plan slower there).
 #[must_use]
-pub fn sampler_plan(
+pub(crate) fn sampler_plan(
     _profile: &DeviceProfile,
     library: &AnimationLibrary,
     max_instances: u32,
@@ -40,7 +40,7 @@ pub fn sampler_plan(
 
 /// The skin strategy: [`SkinStrategy::PerInstance`].
 #[must_use]
-pub fn skin_strategy(_profile: &DeviceProfile) -> SkinStrategy {
+pub(crate) fn skin_strategy(_profile: &DeviceProfile) -> SkinStrategy {
     SkinStrategy::PerInstance
 }
 
@@ -48,13 +48,13 @@ pub fn skin_strategy(_profile: &DeviceProfile) -> SkinStrategy {
 /// adapters only; on a GPU a uniform array read at per-lane indices can
 /// serialize).
 #[must_use]
-pub fn uniform_heads(profile: &DeviceProfile) -> bool {
+pub(crate) fn uniform_heads(profile: &DeviceProfile) -> bool {
     profile.cpu_adapter
 }
 
 /// Whether the skin module accesses memory 64 bits a component: on CPU
 /// adapters with `SHADER_INT64`.
 #[must_use]
-pub fn wide_accesses(profile: &DeviceProfile) -> bool {
+pub(crate) fn wide_accesses(profile: &DeviceProfile) -> bool {
     profile.cpu_adapter && profile.shader_int64
 }

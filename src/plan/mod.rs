@@ -7,7 +7,7 @@
 //! [`DeviceProfile`] (what the device is good at: the only thing a plan
 //! asks of it). It lists the dispatches the animator records, in order,
 //! each with its WGSL entry point, its typed overrides
-//! ([`SampleOverrides`], [`RigOverrides`]), its workgroups at full
+//! (`SampleOverrides`, `RigOverrides`), its workgroups at full
 //! capacity and the tables it reads; it prints (`Display`), and
 //! `Animator::from_plan` builds exactly what it lists.
 //!
@@ -18,37 +18,38 @@
 //! dispatch per track group, each compiled without the other groups'
 //! code, starts the key search from a bucket table or from the direct
 //! index of uniformly spaced keys, reads and writes values as vec4s where
-//! a group's tracks are aligned to 4 floats ([`vec4_group`]), and in the
+//! a group's tracks are aligned to 4 floats (`vec4_group`), and in the
 //! STEP and vector groups samples two rows per invocation whose key
-//! searches and loads run side by side ([`invocation_rows`]).
+//! searches and loads run side by side (`invocation_rows`).
 //! [`SamplerPlan::ClipBlocks`] is the grouped plan with the instances
 //! sorted by clip each frame and a workgroup per block of 64 instances of
-//! one clip and a run of up to 32 of its track rows ([`block_row_run`]),
+//! one clip and a run of up to 32 of its track rows (`block_row_run`),
 //! so that the clip and row reads are the same for every lane and each
 //! lane reads its instance once per run. Every plan runs on every device.
 //!
 //! What `Auto` picks is device-specific: on CPU adapters the choices of
-//! [`cpu_adapter`] (the grouped or clip-blocks plan, the per-instance
+//! `cpu_adapter` (the grouped or clip-blocks plan, the per-instance
 //! skin walk, uniform copies of the small tables, 64-bit accesses where
 //! `SHADER_INT64` is on), measured on lavapipe; on GPUs the reference
 //! plan and the per-node skin strategy, with no CPU-adapter trick, until
 //! a measurement on a GPU (`scripts/gpu_check`) says otherwise.
 
-pub mod cpu_adapter;
+pub(crate) mod cpu_adapter;
 mod overrides;
-pub mod passes;
+pub(crate) mod passes;
 mod profile;
-mod schedule;
+pub(crate) mod schedule;
 
-pub use overrides::{RigOverrides, SampleOverrides};
+pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub use passes::SkinStrategy;
 pub use profile::{DeviceLimits, DeviceProfile};
+pub(crate) use schedule::dispatch_grid;
 pub(crate) use schedule::{
     block_workgroups as schedule_block_workgroups, lanes_per_instance, rig_overrides,
 };
-pub use schedule::{
-    dispatch_grid, Dispatch, Module, Overrides, Plan, PlanChoices, Stage, TableUse,
-};
+pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
+#[cfg(test)]
+pub(crate) use schedule::{Module, Overrides};
 
 use crate::layout::{GpuSampleRow, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
 use crate::library::AnimationLibrary;
@@ -57,7 +58,7 @@ use crate::library::AnimationLibrary;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SamplerPlan {
     /// What the device profile picks: on CPU adapters
-    /// [`cpu_adapter::sampler_plan`] ([`ClipBlocks`](Self::ClipBlocks) or
+    /// `cpu_adapter::sampler_plan` ([`ClipBlocks`](Self::ClipBlocks) or
     /// [`Grouped`](Self::Grouped)); [`Reference`](Self::Reference) on
     /// GPUs, until a measurement on a GPU says otherwise.
     #[default]
@@ -75,8 +76,8 @@ pub enum SamplerPlan {
     /// The track groups and key search of [`Grouped`](Self::Grouped),
     /// with the instances sorted by clip on the host each frame (a
     /// counting sort) and one workgroup per block of up to 64 instances of
-    /// one clip and a run of up to [`MAX_BLOCK_ROW_RUN`] of its track rows
-    /// ([`block_row_run`]), each lane sampling its instance's rows in
+    /// one clip and a run of up to `MAX_BLOCK_ROW_RUN` of its track rows
+    /// (`block_row_run`), each lane sampling its instance's rows in
     /// turn: the block and the rows are read at workgroup-uniform indices,
     /// and each lane reads only its instance's time (once per run), the
     /// key search's texels and its values. Each row's key search starts
@@ -92,7 +93,7 @@ pub enum SamplerPlan {
 impl SamplerPlan {
     /// This plan, with [`Auto`](Self::Auto) resolved for `library` and up
     /// to `max_instances` instances on a device of `profile`: the
-    /// [`cpu_adapter`] choice on CPU adapters, [`Reference`](Self::Reference)
+    /// `cpu_adapter` choice on CPU adapters, [`Reference`](Self::Reference)
     /// on GPUs.
     #[must_use]
     pub fn resolve(
@@ -141,7 +142,7 @@ pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
 /// Never for `GROUP_ALL` (the reference plan reads and writes floats).
 /// Never for a compressed library, whose values are decoded.
 #[must_use]
-pub fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
+pub(crate) fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
     g != GROUP_ALL
         && !library.is_compressed()
         && library.output_stride().is_multiple_of(4)
@@ -155,7 +156,7 @@ pub fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
 /// Whether every track group of `library` is [`vec4_group`]: rotations
 /// and morph weights of multiples of 4 targets, no translation or scale.
 #[must_use]
-pub fn vec4_library(library: &AnimationLibrary) -> bool {
+pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
     (0..SAMPLE_GROUPS as u32).all(|g| vec4_group(library, g))
 }
 
@@ -165,14 +166,14 @@ pub fn vec4_library(library: &AnimationLibrary) -> bool {
 /// library has 3-float tracks, the clip-blocks plan is faster than the
 /// grouped plan with full blocks and slower with mostly idle lanes.
 #[must_use]
-pub fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
+pub(crate) fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
     let clips = library.clip_table().len() as u64;
     clips > 0 && u64::from(max_instances) >= u64::from(WORKGROUP_SIZE) * clips
 }
 
 /// The most track rows one workgroup of the clip-blocks plan samples
 /// (see [`block_row_run`]).
-pub const MAX_BLOCK_ROW_RUN: u32 = 32;
+pub(crate) const MAX_BLOCK_ROW_RUN: u32 = 32;
 
 /// How many consecutive track rows of a group one workgroup of the
 /// [`ClipBlocks`](SamplerPlan::ClipBlocks) plan samples, each lane
@@ -186,13 +187,13 @@ pub const MAX_BLOCK_ROW_RUN: u32 = 32;
 /// CPU adapters' per-workgroup cost. The cap keeps some workgroups per
 /// block for devices with more cores.
 #[must_use]
-pub fn block_row_run(group_rows: u32) -> u32 {
+pub(crate) fn block_row_run(group_rows: u32) -> u32 {
     group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
 }
 
 /// The shortest segment worth computing (see [`regular_segments`]): below
 /// it the two rows a segment reads are all its rows.
-pub const MIN_REGULAR_SEGMENT: u32 = 4;
+pub(crate) const MIN_REGULAR_SEGMENT: u32 = 4;
 
 /// How a clip-blocks group's runs of `run` rows (each run's rows as
 /// `runs` gives them, in the row table's order) are computed rather than
@@ -212,7 +213,7 @@ pub const MIN_REGULAR_SEGMENT: u32 = 4;
 /// CPU adapters, though every lane reads the same row) where it would
 /// read one per row.
 #[must_use]
-pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
+pub(crate) fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
     let run = run.max(1);
     let lengths = (MIN_REGULAR_SEGMENT.min(run)..=run)
         .rev()
@@ -251,7 +252,7 @@ pub fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool) {
 /// pairs were slower on the CPU adapters. The clip-blocks plan, whose rows
 /// are uniform, pairs every group's rows (its runs).
 #[must_use]
-pub fn invocation_rows(g: u32, group_rows: u32) -> u32 {
+pub(crate) fn invocation_rows(g: u32, group_rows: u32) -> u32 {
     if g == crate::layout::GROUP_STEP
         || g == crate::layout::GROUP_CUBIC
         || g == crate::layout::GROUP_BLEND

@@ -2,52 +2,52 @@
 //! library and a rig, compiled into the kernels so that code no table needs
 //! is left out. [`SampleOverrides::constants`] and
 //! [`RigOverrides::constants`] are the only places their names are
-//! written; `tests/layout.rs` checks each name against the overrides naga
+//! written; `src/tests/layout.rs` checks each name against the overrides naga
 //! finds in the module.
 
 /// The sampler's overrides (`shaders/sample.wgsl`) of one dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SampleOverrides {
+pub(crate) struct SampleOverrides {
     /// The track group the dispatch samples (`GROUP`; `GROUP_ALL` in the
     /// reference plan).
-    pub group: u32,
+    pub(crate) group: u32,
     /// log2 of the key textures' row width (`ROW_SHIFT`).
-    pub row_shift: u32,
+    pub(crate) row_shift: u32,
     /// Some track searches from a bucket table (`HAS_TABLE`).
-    pub has_table: bool,
+    pub(crate) has_table: bool,
     /// Some track indexes uniformly spaced keys directly (`HAS_DIRECT`).
-    pub has_direct: bool,
+    pub(crate) has_direct: bool,
     /// The clip-blocks plan's block table fits its uniform head
     /// (`BLOCKS_IN_UNIFORM`).
-    pub blocks_in_uniform: bool,
+    pub(crate) blocks_in_uniform: bool,
     /// The clip-blocks plan's row table fits its uniform head
     /// (`ROWS_IN_UNIFORM`).
-    pub rows_in_uniform: bool,
+    pub(crate) rows_in_uniform: bool,
     /// The group's rows per instance (`GROUP_ROWS`).
-    pub group_rows: u32,
+    pub(crate) group_rows: u32,
     /// Rows one invocation samples (`ROW_RUN`).
-    pub row_run: u32,
+    pub(crate) row_run: u32,
     /// How the clip-blocks plan's rows find their keys (`RUN_KEYS`: 0 per
     /// row, 1 shared, 2 run table, 3 exact run table).
-    pub run_keys: u32,
+    pub(crate) run_keys: u32,
     /// Bits per run-table entry (`TABLE_BITS`).
-    pub table_bits: u32,
+    pub(crate) table_bits: u32,
     /// Texels per run-table bucket (`TABLE_TEXELS`).
-    pub table_texels: u32,
+    pub(crate) table_texels: u32,
     /// The first run-key texel (`RUN_BASE`).
-    pub run_base: u64,
+    pub(crate) run_base: u64,
     /// Values read and written as `vec4`s (`ALIGNED4`).
-    pub aligned4: bool,
+    pub(crate) aligned4: bool,
     /// LINEAR rotation values stored key by key (`INTERLEAVED`).
-    pub interleaved: bool,
+    pub(crate) interleaved: bool,
     /// Rows per regular segment, computed from their first two
     /// (`REGULAR_SEGMENT`; 0: every row read).
-    pub regular_segment: u32,
+    pub(crate) regular_segment: u32,
     /// The segments' search offsets computed too (`REGULAR_SEARCH`).
-    pub regular_search: bool,
+    pub(crate) regular_search: bool,
     /// The library is compressed: values are decoded from its packed
     /// words (`COMPRESSED`, `shaders/decode.wgsl`).
-    pub compressed: bool,
+    pub(crate) compressed: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -61,7 +61,7 @@ fn flag(b: bool) -> f64 {
 impl SampleOverrides {
     /// The pipeline constants, by WGSL name.
     #[must_use]
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+    pub(crate) fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("GROUP", f64::from(self.group)),
             ("ROW_SHIFT", f64::from(self.row_shift)),
@@ -87,34 +87,34 @@ impl SampleOverrides {
 /// The rig modules' overrides (`shaders/pose.wgsl`, and `skin.wgsl` for
 /// the skin module): what the host knows of a rig's tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RigOverrides {
+pub(crate) struct RigOverrides {
     /// Every node's parent has a smaller index (`PARENTS_FIRST`): no
     /// ancestor is recomputed.
-    pub parents_first: bool,
+    pub(crate) parents_first: bool,
     /// The node table is read from its uniform copy (`NODES_IN_HEAD`).
-    pub nodes_in_head: bool,
+    pub(crate) nodes_in_head: bool,
     /// The pose channels are read from their uniform copy
     /// (`CHANNELS_IN_HEAD`).
-    pub channels_in_head: bool,
+    pub(crate) channels_in_head: bool,
     /// The joint slots and inverse binds are read from their uniform
     /// copies (`JOINTS_IN_HEAD`).
-    pub joints_in_head: bool,
+    pub(crate) joints_in_head: bool,
     /// The rig's node, mesh and pointer-target counts (`NODE_COUNT`,
     /// `MESH_COUNT`, `POINTER_COUNT`), at least 1.
-    pub counts: [u32; 3],
+    pub(crate) counts: [u32; 3],
     /// Every skin's mesh-node inverse is the identity
     /// (`MESH_INVERSES_IDENTITY`).
-    pub mesh_inverses_identity: bool,
+    pub(crate) mesh_inverses_identity: bool,
     /// Every inverse bind matrix is affine (`INVERSE_BINDS_AFFINE`).
-    pub inverse_binds_affine: bool,
+    pub(crate) inverse_binds_affine: bool,
     /// Every sampled rotation the pose channels name is 4-float aligned
     /// (`ROTATIONS_ALIGNED4`).
-    pub rotations_aligned4: bool,
+    pub(crate) rotations_aligned4: bool,
     /// Some pose channel animates a translation (`ANIMATED_TRANSLATIONS`)
     /// and a scale (`ANIMATED_SCALES`).
-    pub animated: [bool; 2],
+    pub(crate) animated: [bool; 2],
     /// The most joint slots of one node (`NODE_SLOTS`).
-    pub node_slots: u32,
+    pub(crate) node_slots: u32,
 }
 
 impl RigOverrides {
@@ -122,7 +122,7 @@ impl RigOverrides {
     /// module's (every rig module has them), the others the skin
     /// module's.
     #[must_use]
-    pub fn constants(&self) -> Vec<(&'static str, f64)> {
+    pub(crate) fn constants(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("NODES_IN_HEAD", flag(self.nodes_in_head)),
             ("CHANNELS_IN_HEAD", flag(self.channels_in_head)),
@@ -142,7 +142,10 @@ impl RigOverrides {
 
     /// The constants a pass of `module` takes.
     #[must_use]
-    pub fn constants_for(&self, module: super::passes::RigModule) -> Vec<(&'static str, f64)> {
+    pub(crate) fn constants_for(
+        &self,
+        module: super::passes::RigModule,
+    ) -> Vec<(&'static str, f64)> {
         let mut all = self.constants();
         if module != super::passes::RigModule::Skin {
             all.truncate(8);

@@ -16,7 +16,7 @@ use crate::layout::{
 pub enum SkinStrategy {
     /// What the device profile's plan picks: [`PerInstance`](Self::PerInstance)
     /// on CPU adapters; on GPUs [`PerNode`](Self::PerNode) for rigs of at
-    /// most [`MAX_PARALLEL_NODES`](crate::layout::MAX_PARALLEL_NODES)
+    /// most `MAX_PARALLEL_NODES`
     /// nodes, [`PerInstance`](Self::PerInstance) for larger ones (not yet
     /// measured on a GPU).
     #[default]
@@ -40,13 +40,13 @@ pub enum SkinStrategy {
     /// hierarchy by pointer jumping in `ceil(log2(nodes))` rounds, one
     /// lane per joint slot; its per-lane tables read from storage. For
     /// GPUs; not yet timed on one. Refused for rigs of more than
-    /// [`MAX_PARALLEL_NODES`](crate::layout::MAX_PARALLEL_NODES) nodes.
+    /// `MAX_PARALLEL_NODES` nodes.
     PerNode,
 }
 
 /// The WGSL module a pass's entry point is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RigModule {
+pub(crate) enum RigModule {
     /// [`POSE_WGSL`]: the pose stage (`pose_main`, `morph_main`).
     Pose,
     /// [`SKIN_WGSL`]: pose.wgsl and skin.wgsl (`hierarchy_main`,
@@ -60,7 +60,7 @@ pub enum RigModule {
 impl RigModule {
     /// The module's WGSL source.
     #[must_use]
-    pub fn wgsl(self) -> &'static str {
+    pub(crate) fn wgsl(self) -> &'static str {
         match self {
             RigModule::Pose => POSE_WGSL,
             RigModule::Skin => SKIN_WGSL,
@@ -72,7 +72,7 @@ impl RigModule {
     /// ([`SKIN_WIDE_WGSL`] for [`RigModule::Skin`] when `wide`; the
     /// other modules have one source).
     #[must_use]
-    pub fn wgsl_with(self, wide: bool) -> &'static str {
+    pub(crate) fn wgsl_with(self, wide: bool) -> &'static str {
         match self {
             RigModule::Skin if wide => SKIN_WIDE_WGSL,
             other => other.wgsl(),
@@ -82,7 +82,7 @@ impl RigModule {
     /// Every binding the module declares: [`POSE_BINDINGS`],
     /// [`SKIN_MODULE_BINDINGS`] or [`MIX_MODULE_BINDINGS`].
     #[must_use]
-    pub fn bindings(self) -> &'static [Binding] {
+    pub(crate) fn bindings(self) -> &'static [Binding] {
         match self {
             RigModule::Pose => &POSE_BINDINGS,
             RigModule::Skin => &SKIN_MODULE_BINDINGS,
@@ -93,7 +93,7 @@ impl RigModule {
 
 /// How many invocations a pass runs per instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lanes {
+pub(crate) enum Lanes {
     /// One per node of the rig.
     Node,
     /// One per mesh (none when no mesh has morph targets).
@@ -110,19 +110,19 @@ pub enum Lanes {
 /// (its bind group layout holds exactly these) and its invocations per
 /// instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// The entry point.
-    pub entry: &'static str,
+    pub(crate) entry: &'static str,
     /// The module it is in.
-    pub module: RigModule,
+    pub(crate) module: RigModule,
     /// Binding numbers it uses.
-    pub bindings: &'static [u32],
+    pub(crate) bindings: &'static [u32],
     /// Invocations per instance.
-    pub lanes: Lanes,
+    pub(crate) lanes: Lanes,
 }
 
 /// The pose stage's pass (`pose_main`): local poses into `locals`.
-pub const POSE_PASS: Pass = Pass {
+pub(crate) const POSE_PASS: Pass = Pass {
     entry: "pose_main",
     module: RigModule::Pose,
     bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
@@ -130,7 +130,7 @@ pub const POSE_PASS: Pass = Pass {
 };
 
 /// Morph weights (`morph_main`), part of the pose; every strategy.
-pub const MORPH_PASS: Pass = Pass {
+pub(crate) const MORPH_PASS: Pass = Pass {
     entry: "morph_main",
     module: RigModule::Pose,
     bindings: &[0, 3, 4, 6, 7, 8, 9],
@@ -138,7 +138,7 @@ pub const MORPH_PASS: Pass = Pass {
 };
 
 /// Hierarchy and joint matrices from the stored locals (`hierarchy_main`).
-pub const HIERARCHY_PASS: Pass = Pass {
+pub(crate) const HIERARCHY_PASS: Pass = Pass {
     entry: "hierarchy_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
@@ -147,7 +147,7 @@ pub const HIERARCHY_PASS: Pass = Pass {
 
 /// Pose, hierarchy and joint matrices fused, one invocation per instance
 /// (`skin_main`).
-pub const SKIN_PASS: Pass = Pass {
+pub(crate) const SKIN_PASS: Pass = Pass {
     entry: "skin_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
@@ -156,7 +156,7 @@ pub const SKIN_PASS: Pass = Pass {
 
 /// Pose, hierarchy and joint matrices fused, one workgroup per instance
 /// (`skin_nodes_main`).
-pub const SKIN_NODES_PASS: Pass = Pass {
+pub(crate) const SKIN_NODES_PASS: Pass = Pass {
     entry: "skin_nodes_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
@@ -165,7 +165,7 @@ pub const SKIN_NODES_PASS: Pass = Pass {
 
 /// The mixer's pose stage (`mix_main`): each character's blended local
 /// poses into `locals`.
-pub const MIX_PASS: Pass = Pass {
+pub(crate) const MIX_PASS: Pass = Pass {
     entry: "mix_main",
     module: RigModule::Mix,
     bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
@@ -173,7 +173,7 @@ pub const MIX_PASS: Pass = Pass {
 };
 
 /// The mixer's morph weights (`mix_morph_main`).
-pub const MIX_MORPH_PASS: Pass = Pass {
+pub(crate) const MIX_MORPH_PASS: Pass = Pass {
     entry: "mix_morph_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
@@ -181,7 +181,7 @@ pub const MIX_MORPH_PASS: Pass = Pass {
 };
 
 /// The mixer's pointer properties (`mix_props_main`).
-pub const MIX_PROPS_PASS: Pass = Pass {
+pub(crate) const MIX_PROPS_PASS: Pass = Pass {
     entry: "mix_props_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
@@ -191,10 +191,11 @@ pub const MIX_PROPS_PASS: Pass = Pass {
 /// The passes of a skinner with a mixer, in order: the mixer's pose,
 /// morph and pointer-property passes, then the staged hierarchy pass on
 /// the blended locals.
-pub const MIXED_PASSES: [Pass; 4] = [MIX_PASS, MIX_MORPH_PASS, MIX_PROPS_PASS, HIERARCHY_PASS];
+pub(crate) const MIXED_PASSES: [Pass; 4] =
+    [MIX_PASS, MIX_MORPH_PASS, MIX_PROPS_PASS, HIERARCHY_PASS];
 
 /// Every pass of every strategy, and the mixer's.
-pub const PASSES: [Pass; 8] = [
+pub(crate) const PASSES: [Pass; 8] = [
     POSE_PASS,
     MORPH_PASS,
     HIERARCHY_PASS,
@@ -210,7 +211,7 @@ impl SkinStrategy {
     /// those of the strategy it picks on a CPU adapter,
     /// [`SkinStrategy::PerInstance`]).
     #[must_use]
-    pub fn passes(self) -> &'static [Pass] {
+    pub(crate) fn passes(self) -> &'static [Pass] {
         match self {
             SkinStrategy::Staged => &[POSE_PASS, MORPH_PASS, HIERARCHY_PASS],
             SkinStrategy::Auto | SkinStrategy::PerInstance => &[MORPH_PASS, SKIN_PASS],

@@ -44,7 +44,7 @@ pub struct DeviceProfile {
     /// A CPU fallback adapter (lavapipe, llvmpipe: `DeviceType::Cpu`),
     /// where a divergent branch costs both sides and a storage access a
     /// loop over the SIMD lanes. The tricks for those adapters
-    /// ([`cpu_adapter`](super::cpu_adapter)) apply only here.
+    /// (`cpu_adapter`) apply only here.
     pub cpu_adapter: bool,
     /// `SHADER_INT64` is on.
     pub shader_int64: bool,

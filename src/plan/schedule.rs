@@ -44,7 +44,7 @@ pub enum Stage {
 
 /// A dispatch's overrides, typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overrides {
+pub(crate) enum Overrides {
     /// A sampler dispatch's.
     Sample(SampleOverrides),
     /// A rig module's (pose, skin, mix).
@@ -54,7 +54,7 @@ pub enum Overrides {
 impl Overrides {
     /// The pipeline constants, by WGSL name.
     #[must_use]
-    pub fn constants(&self, module: Module) -> Vec<(&'static str, f64)> {
+    pub(crate) fn constants(&self, module: Module) -> Vec<(&'static str, f64)> {
         match (self, module) {
             (Overrides::Rig(r), Module::Rig(m)) => r.constants_for(m),
             (Overrides::Rig(r), Module::Sample) => r.constants(),
@@ -65,7 +65,7 @@ impl Overrides {
 
 /// The WGSL module a dispatch's entry point is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Module {
+pub(crate) enum Module {
     /// `SAMPLE_WGSL`.
     Sample,
     /// A rig module (`POSE_WGSL`, `SKIN_WGSL` or `SKIN_WIDE_WGSL`,
@@ -81,9 +81,9 @@ pub struct Dispatch {
     /// The WGSL entry point.
     pub entry_point: &'static str,
     /// The module it is in.
-    pub module: Module,
+    pub(crate) module: Module,
     /// Its overrides.
-    pub overrides: Overrides,
+    pub(crate) overrides: Overrides,
     /// Its workgroups `(x, y, z)` at the plan's full capacity (a frame
     /// with fewer instances dispatches fewer).
     pub workgroups: (u32, u32, u32),
@@ -189,14 +189,14 @@ pub(crate) fn lanes_per_instance(tables: &SkinTables, lanes: Lanes) -> u32 {
 
 impl SkinStrategy {
     /// This strategy, with `Auto` resolved for a device of `profile` and a
-    /// rig of `tables`: the [`cpu_adapter`] choice on CPU adapters; on
+    /// rig of `tables`: the `cpu_adapter` choice on CPU adapters; on
     /// GPUs [`PerNode`](Self::PerNode) for rigs of at most
-    /// [`MAX_PARALLEL_NODES`] nodes, [`PerInstance`](Self::PerInstance)
+    /// `MAX_PARALLEL_NODES` nodes, [`PerInstance`](Self::PerInstance)
     /// for larger ones.
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] for [`PerNode`](Self::PerNode) with a rig
-    /// of more than [`MAX_PARALLEL_NODES`] nodes.
+    /// of more than `MAX_PARALLEL_NODES` nodes.
     pub fn resolve(self, profile: &DeviceProfile, tables: &SkinTables) -> Result<SkinStrategy> {
         let too_many = tables.node_count() > MAX_PARALLEL_NODES;
         match self {

@@ -17,14 +17,14 @@ fn check_storage(limits: &wgpu::Limits, what: &'static str, bytes: u64) -> Resul
 /// Output sizes in bytes for `capacity` instances (at least one element
 /// each, the bindings' minimum).
 pub(super) struct Sizes {
-    pub globals: u64,
-    pub joints: u64,
-    pub morph: u64,
-    pub locals: u64,
+    pub(crate) globals: u64,
+    pub(crate) joints: u64,
+    pub(crate) morph: u64,
+    pub(crate) locals: u64,
 }
 
 impl Sizes {
-    pub fn new(tables: &SkinTables, capacity: u32) -> Self {
+    pub(crate) fn new(tables: &SkinTables, capacity: u32) -> Self {
         let cap = u64::from(capacity);
         let nodes = u64::from(tables.node_count());
         let pose = std::mem::size_of::<GpuLocalPose>() as u64;
@@ -42,9 +42,9 @@ impl Sizes {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct MixSpec<'a> {
     /// Actions per character.
-    pub per_character: u32,
+    pub(crate) per_character: u32,
     /// Every mask's factors, mask after mask.
-    pub masks: &'a [f32],
+    pub(crate) masks: &'a [f32],
 }
 
 impl MixSpec<'_> {
@@ -164,7 +164,7 @@ fn matrices_with_last_rows(
 /// Every buffer the passes bind, but the sampler's.
 #[derive(Debug)]
 pub(super) struct Buffers {
-    pub params: wgpu::Buffer,
+    pub(crate) params: wgpu::Buffer,
     nodes: wgpu::Buffer,
     channels: wgpu::Buffer,
     meshes: wgpu::Buffer,
@@ -176,65 +176,39 @@ pub(super) struct Buffers {
     channels_head: wgpu::Buffer,
     joints_head: wgpu::Buffer,
     inverse_binds_head: wgpu::Buffer,
-    pub globals: wgpu::Buffer,
-    pub joint_matrices: wgpu::Buffer,
-    pub morph_weights: wgpu::Buffer,
+    pub(crate) globals: wgpu::Buffer,
+    pub(crate) joint_matrices: wgpu::Buffer,
+    pub(crate) morph_weights: wgpu::Buffer,
     /// Staged only: the pose stage's output.
-    pub locals: Option<wgpu::Buffer>,
+    pub(crate) locals: Option<wgpu::Buffer>,
     /// With a mixer: its tables.
-    pub mix: Option<MixBuffers>,
+    pub(crate) mix: Option<MixBuffers>,
 }
 
 /// The mixer's tables: actions and character ranges (written per frame)
 /// and masks (uploaded once).
 #[derive(Debug)]
 pub(super) struct MixBuffers {
-    pub actions: wgpu::Buffer,
-    pub characters: wgpu::Buffer,
+    pub(crate) actions: wgpu::Buffer,
+    pub(crate) characters: wgpu::Buffer,
     masks: wgpu::Buffer,
     pointer_channels: wgpu::Buffer,
     pointer_targets: wgpu::Buffer,
     pointer_rest: wgpu::Buffer,
     /// The blended pointer properties (output).
-    pub properties: wgpu::Buffer,
+    pub(crate) properties: wgpu::Buffer,
 }
 
 impl Buffers {
     /// Uploads `tables` and creates the outputs for `capacity` instances
     /// (the locals too when `staged`). Call inside an error scope.
-    pub fn new(
+    pub(crate) fn new(
         device: &wgpu::Device,
         tables: &SkinTables,
         capacity: u32,
         staged: bool,
         mix: Option<MixSpec<'_>>,
     ) -> Result<Self> {
-        // A table's contents, at least `min` zero bytes when it is empty.
-        let init = |label: &'static str, contents: &[u8], min: usize| {
-            let zeros;
-            let contents = if contents.is_empty() {
-                zeros = vec![0u8; min];
-                &zeros[..]
-            } else {
-                contents
-            };
-            super::super::buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
-        };
-        // The first UNIFORM_HEAD entries of a table, zero-padded.
-        let head = |label: &'static str, table: &[u8], entry: usize| {
-            let mut bytes = vec![0u8; UNIFORM_HEAD as usize * entry];
-            let len = table.len().min(bytes.len());
-            bytes[..len].copy_from_slice(&table[..len]);
-            super::super::buffer_init(device, label, &bytes, wgpu::BufferUsages::UNIFORM)
-        };
-        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
         let out_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         let sizes = Sizes::new(tables, capacity);
         let node_size = std::mem::size_of::<GpuNode>();
@@ -243,8 +217,15 @@ impl Buffers {
         let channels = bytemuck::cast_slice(tables.channels());
         let joints = bytemuck::cast_slice(tables.joints());
         let inverse_binds = bytemuck::cast_slice(tables.inverse_binds());
+        let init = |label: &'static str, contents: &[u8], min: usize| {
+            storage_init(device, label, contents, min)
+        };
+        let head = |label: &'static str, table: &[u8], entry: usize| {
+            uniform_head(device, label, table, entry)
+        };
         Ok(Buffers {
             params: empty(
+                device,
                 "keyframe-gpu.skin.params",
                 std::mem::size_of::<GpuSkinParams>() as u64,
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
@@ -292,55 +273,20 @@ impl Buffers {
                     tables.inverse_binds()
                 },
             )?,
-            morph_weights: empty("keyframe-gpu.skin.morph_weights", sizes.morph, out_usage),
+            morph_weights: empty(
+                device,
+                "keyframe-gpu.skin.morph_weights",
+                sizes.morph,
+                out_usage,
+            ),
             // Also written by the host or another pass (a mixer).
             locals: staged.then(|| {
                 let usage = out_usage | wgpu::BufferUsages::COPY_DST;
-                empty("keyframe-gpu.skin.locals", sizes.locals, usage)
+                empty(device, "keyframe-gpu.skin.locals", sizes.locals, usage)
             }),
             mix: match mix {
                 None => None,
-                Some(spec) => {
-                    let table = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-                    Some(MixBuffers {
-                        actions: empty(
-                            "keyframe-gpu.mix.actions",
-                            spec.action_bytes(capacity)
-                                .max(std::mem::size_of::<GpuMixAction>() as u64),
-                            table,
-                        ),
-                        characters: empty(
-                            "keyframe-gpu.mix.characters",
-                            (u64::from(capacity) * 8).max(8),
-                            table,
-                        ),
-                        masks: init(
-                            "keyframe-gpu.mix.masks",
-                            bytemuck::cast_slice(spec.masks),
-                            4,
-                        )?,
-                        pointer_channels: init(
-                            "keyframe-gpu.mix.pointer_channels",
-                            bytemuck::cast_slice(tables.pointer_channels()),
-                            4,
-                        )?,
-                        pointer_targets: init(
-                            "keyframe-gpu.mix.pointer_targets",
-                            bytemuck::cast_slice(tables.pointer_targets()),
-                            16,
-                        )?,
-                        pointer_rest: init(
-                            "keyframe-gpu.mix.pointer_rest",
-                            bytemuck::cast_slice(tables.pointer_rest()),
-                            4,
-                        )?,
-                        properties: empty(
-                            "keyframe-gpu.mix.properties",
-                            (u64::from(capacity) * u64::from(tables.property_stride()) * 4).max(4),
-                            out_usage,
-                        ),
-                    })
-                }
+                Some(spec) => Some(MixBuffers::new(device, tables, capacity, &spec)?),
             },
         })
     }
@@ -349,7 +295,7 @@ impl Buffers {
     /// (pose.wgsl's and skin.wgsl's: `src/layout.rs`,
     /// `SKIN_MODULE_BINDINGS`), reading `sampler`'s output and instance
     /// table; `locals` only when it exists.
-    pub fn resources<'a>(
+    pub(crate) fn resources<'a>(
         &'a self,
         sampler: &'a GpuSampler,
     ) -> Vec<(u32, wgpu::BindingResource<'a>)> {
@@ -386,4 +332,105 @@ impl Buffers {
         }
         all
     }
+}
+
+impl MixBuffers {
+    /// The mixer's tables for `capacity` characters: the per-frame action
+    /// and character tables (empty), the masks and the pointer tables
+    /// (uploaded), and the blended properties (output).
+    fn new(
+        device: &wgpu::Device,
+        tables: &SkinTables,
+        capacity: u32,
+        spec: &MixSpec<'_>,
+    ) -> Result<Self> {
+        let table = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let out_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let init = |label: &'static str, contents: &[u8], min: usize| {
+            storage_init(device, label, contents, min)
+        };
+        Ok(MixBuffers {
+            actions: empty(
+                device,
+                "keyframe-gpu.mix.actions",
+                spec.action_bytes(capacity)
+                    .max(std::mem::size_of::<GpuMixAction>() as u64),
+                table,
+            ),
+            characters: empty(
+                device,
+                "keyframe-gpu.mix.characters",
+                (u64::from(capacity) * 8).max(8),
+                table,
+            ),
+            masks: init(
+                "keyframe-gpu.mix.masks",
+                bytemuck::cast_slice(spec.masks),
+                4,
+            )?,
+            pointer_channels: init(
+                "keyframe-gpu.mix.pointer_channels",
+                bytemuck::cast_slice(tables.pointer_channels()),
+                4,
+            )?,
+            pointer_targets: init(
+                "keyframe-gpu.mix.pointer_targets",
+                bytemuck::cast_slice(tables.pointer_targets()),
+                16,
+            )?,
+            pointer_rest: init(
+                "keyframe-gpu.mix.pointer_rest",
+                bytemuck::cast_slice(tables.pointer_rest()),
+                4,
+            )?,
+            properties: empty(
+                device,
+                "keyframe-gpu.mix.properties",
+                (u64::from(capacity) * u64::from(tables.property_stride()) * 4).max(4),
+                out_usage,
+            ),
+        })
+    }
+}
+
+/// A storage table with `contents`, or `min` zero bytes when it is empty
+/// (a binding is never zero-sized).
+fn storage_init(
+    device: &wgpu::Device,
+    label: &'static str,
+    contents: &[u8],
+    min: usize,
+) -> Result<wgpu::Buffer> {
+    let zeros;
+    let contents = if contents.is_empty() {
+        zeros = vec![0u8; min];
+        &zeros[..]
+    } else {
+        contents
+    };
+    super::super::buffer_init(device, label, contents, wgpu::BufferUsages::STORAGE)
+}
+
+/// A uniform copy of the first `UNIFORM_HEAD` entries (`entry` bytes each)
+/// of `table`, zero-padded.
+fn uniform_head(
+    device: &wgpu::Device,
+    label: &'static str,
+    table: &[u8],
+    entry: usize,
+) -> Result<wgpu::Buffer> {
+    let mut bytes = vec![0u8; UNIFORM_HEAD as usize * entry];
+    let len = table.len().min(bytes.len());
+    bytes[..len].copy_from_slice(&table[..len]);
+    super::super::buffer_init(device, label, &bytes, wgpu::BufferUsages::UNIFORM)
+}
+
+/// An uninitialized buffer of `size` bytes.
+fn empty(device: &wgpu::Device, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
 }

@@ -8,7 +8,7 @@
 //! (`array<f32>`) in storage buffers that a renderer binds in its own
 //! pipeline ([`GpuSkinner::output_bind_group_layout`]), and, with
 //! [`SkinStrategy::Staged`], the local poses
-//! ([`GpuSkinner::locals_buffer`]).
+//! (`GpuSkinner::locals_buffer`).
 //!
 //! Pieces: `passes` (which kernel each strategy records, their pipelines
 //! and bind groups), `buffers` (limits, table upload, resources by binding
@@ -21,16 +21,13 @@ use super::scoped;
 use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
 use crate::layout::GpuMixAction;
-pub use crate::layout::{
-    MAX_PARALLEL_NODES, POSE_BINDINGS, SKIN_BINDINGS, SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE,
-    UNIFORM_HEAD,
-};
-pub use crate::layout::{MIX_WGSL, POSE_WGSL, SKIN_WGSL, SKIN_WIDE_WGSL};
-#[doc(hidden)]
-pub use crate::plan::passes::{Pass, RigModule, MIXED_PASSES, PASSES};
-pub use crate::plan::SkinStrategy;
+use crate::layout::SKIN_WORKGROUP_SIZE;
+use crate::plan::passes::{Pass, RigModule, MIXED_PASSES};
+use crate::plan::SkinStrategy;
 use crate::plan::{lanes_per_instance, DeviceProfile, Plan};
-use crate::rig::{FitError, SkinJoints, SkinTables};
+#[cfg(test)]
+use crate::rig::SkinJoints;
+use crate::rig::{FitError, SkinTables};
 use buffers::{check_limits, Buffers, MixSpec};
 
 /// Computes local poses, morph weights, global transforms and joint
@@ -44,7 +41,7 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// sampler's instance table: instances are given once.
 ///
 /// Output layouts are those of [`SkinTables`]; the passes are those of the
-/// [`SkinStrategy`] ([`SkinStrategy::passes`]): the morph pass (one
+/// [`SkinStrategy`] (`SkinStrategy::passes`): the morph pass (one
 /// invocation per instance and mesh), then either the pose and hierarchy
 /// passes ([`SkinStrategy::Staged`]) or one fused pass.
 ///
@@ -55,16 +52,16 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// first (O(nodes) per instance, one dispatch for any depth; a child
 /// listed before its parent walks up to an ancestor already done) and
 /// writes the globals. With at most
-/// [`MAX_FUSED_SKINS`](crate::rig::MAX_FUSED_SKINS) skins it first
+/// `MAX_FUSED_SKINS` skins it first
 /// inverts each skin's mesh node's global (computed on its own from the
 /// locals up to the root) and writes each joint matrix right after its
 /// joint node's global, from the global still in registers
-/// ([`GpuNode::first_joint`](crate::rig::GpuNode::first_joint) and
-/// [`GpuJoint::next_joint`](crate::rig::GpuJoint::next_joint) link a node
+/// (`GpuNode::first_joint` and
+/// `GpuJoint::next_joint` link a node
 /// to its slots); with more skins a loop after the walk computes the joint
 /// matrices from the globals it wrote. The node, joint, pose-channel and
 /// inverse-bind tables are also uploaded as uniform copies of their first
-/// [`UNIFORM_HEAD`] entries, which the fallback adapter reads much faster
+/// `UNIFORM_HEAD` entries, which the fallback adapter reads much faster
 /// than storage buffers; see `shaders/skin.wgsl`. The staged hierarchy
 /// pass (`hierarchy_main`) walks the same way, reading each local from the
 /// locals buffer instead of computing it.
@@ -73,7 +70,7 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// instances than lanes it leaves most of the chip idle (the walk is
 /// serial per instance), so on GPUs [`new`](Self::new) picks
 /// [`SkinStrategy::PerNode`] (one workgroup per instance) for rigs of up
-/// to [`MAX_PARALLEL_NODES`] nodes.
+/// to `MAX_PARALLEL_NODES` nodes.
 ///
 /// [`GpuSampler`]: crate::GpuSampler
 /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
@@ -83,8 +80,6 @@ pub struct GpuSkinner {
     /// The device, to tell whether it is lost (the sampler's).
     health: super::Health,
     passes: Vec<passes::BuiltPass>,
-    /// The passes recorded: the strategy's, or the mixer's.
-    pass_list: &'static [Pass],
     buffers: Buffers,
     /// The sampler's instance table, bound by the passes: identifies the
     /// sampler that [`prepare`](Self::prepare) must be given.
@@ -98,6 +93,7 @@ pub struct GpuSkinner {
     groups: Vec<(u32, u32)>,
     max_dim: u32,
     strategy: SkinStrategy,
+    #[cfg(test)]
     wide: bool,
 }
 
@@ -126,7 +122,7 @@ impl GpuSkinner {
     /// # Errors
     /// As [`new`](Self::new); [`Error::LimitExceeded`] also for
     /// [`SkinStrategy::PerNode`] with a rig of more than
-    /// [`MAX_PARALLEL_NODES`] nodes.
+    /// `MAX_PARALLEL_NODES` nodes.
     pub fn with_strategy(
         device: &wgpu::Device,
         sampler: &crate::GpuSampler,
@@ -211,7 +207,6 @@ impl GpuSkinner {
                 health,
                 groups: vec![(0, 0); passes.len()],
                 passes,
-                pass_list,
                 buffers,
                 sampler_instances: sampler.instance_buffer().clone(),
                 output_layout,
@@ -221,6 +216,7 @@ impl GpuSkinner {
                 instance_count: 0,
                 max_dim: limits.max_compute_workgroups_per_dimension.max(1),
                 strategy,
+                #[cfg(test)]
                 wide,
             })
         })?
@@ -312,8 +308,9 @@ impl GpuSkinner {
     /// per instruction, and a `vec4<u64>` writes two columns where a
     /// `vec3<f32>` writes one; a uniform read at a loop index costs per
     /// component, and a 64-bit component holds two floats.
+    #[cfg(test)]
     #[must_use]
-    pub fn wide_accesses(&self) -> bool {
+    pub(crate) fn wide_accesses(&self) -> bool {
         self.wide
     }
 
@@ -328,12 +325,6 @@ impl GpuSkinner {
     #[must_use]
     pub fn strategy(&self) -> SkinStrategy {
         self.strategy
-    }
-
-    /// The most instances one dispatch handles (the sampler's capacity).
-    #[must_use]
-    pub fn capacity(&self) -> u32 {
-        self.capacity
     }
 
     /// Instances in the current table.
@@ -423,20 +414,13 @@ impl GpuSkinner {
         self.passes.iter().map(|p| p.pass.entry)
     }
 
-    /// The passes recorded, in order (those of [`strategy`](Self::strategy),
-    /// or, with a mixer, [`MIXED_PASSES`]).
-    #[must_use]
-    pub fn passes(&self) -> &'static [Pass] {
-        self.pass_list
-    }
-
     /// With a mixer: the blended pointer properties (`array<f32>`),
     /// character `c`'s target `k` at `c * property_stride +
     /// pointer_targets[k][3]` ([`SkinTables::pointer_targets`]); `None`
     /// without a mixer (each instance's values are in the sampler's
     /// output, at the target's slot).
     #[must_use]
-    pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
+    pub(crate) fn property_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.mix.as_ref().map(|m| &m.properties)
     }
 
@@ -447,7 +431,7 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_properties(
+    pub(crate) fn read_back_properties(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -464,12 +448,6 @@ impl GpuSkinner {
         }
     }
 
-    /// Whether the pose stage is the mixer's.
-    #[must_use]
-    pub fn has_mixer(&self) -> bool {
-        self.buffers.mix.is_some()
-    }
-
     /// Records the dispatches into `encoder`, in one compute pass labelled
     /// `keyframe-gpu.skin`. Record it after the sampler's dispatch. Records
     /// nothing once the device is known lost: the fallible calls report
@@ -482,10 +460,10 @@ impl GpuSkinner {
         self.record_pass(&mut pass);
     }
 
-    /// Records the dispatches ([`passes`](Self::passes)) into a compute
+    /// Records the dispatches (`passes`) into a compute
     /// pass the caller owns, after the sampler's dispatch: the same as
-    /// [`record_pose_pass`](Self::record_pose_pass) then
-    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
+    /// `record_pose_pass` then
+    /// `record_hierarchy_pass`.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.record_module(pass, None);
     }
@@ -497,7 +475,8 @@ impl GpuSkinner {
     /// dispatch. A pass of the caller's (a mixer) may then read and
     /// rewrite the local poses before
     /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
-    pub fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    #[cfg(test)]
+    pub(crate) fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.record_module(pass, Some(RigModule::Pose));
     }
 
@@ -506,7 +485,8 @@ impl GpuSkinner {
     /// local poses from [`locals_buffer`](Self::locals_buffer); the fused
     /// strategies compute them from the sampler's output), after
     /// [`record_pose_pass`](Self::record_pose_pass).
-    pub fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    #[cfg(test)]
+    pub(crate) fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.record_module(pass, Some(RigModule::Skin));
     }
 
@@ -537,7 +517,7 @@ impl GpuSkinner {
     /// 0, 0, 0, 1 when every inverse bind is affine): it is written when
     /// the buffer is created, and the passes write the first three rows of
     /// each matrix, or whole columns with that same last row
-    /// ([`wide_accesses`](Self::wide_accesses)). The buffer's
+    /// (`wide_accesses`). The buffer's
     /// usages have no `COPY_DST`: it is read-only to the caller.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
@@ -546,7 +526,7 @@ impl GpuSkinner {
 
     /// Morph weights, `array<f32>`: `i * morph_stride + weights_offset + k`.
     #[must_use]
-    pub fn morph_weight_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn morph_weight_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.morph_weights
     }
 
@@ -555,7 +535,7 @@ impl GpuSkinner {
     /// joint matrices: their last row, 0, 0, 0, 1, is written when the
     /// buffer is created, the rest by the passes.
     #[must_use]
-    pub fn global_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn global_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.globals
     }
 
@@ -568,8 +548,9 @@ impl GpuSkinner {
     /// [`record_pose_pass`](Self::record_pose_pass) and
     /// [`record_hierarchy_pass`](Self::record_hierarchy_pass) (rotations
     /// must stay unit: the hierarchy stage does not normalize them).
+    #[cfg(test)]
     #[must_use]
-    pub fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
+    pub(crate) fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
         self.buffers.locals.as_ref()
     }
 
@@ -577,13 +558,13 @@ impl GpuSkinner {
     /// fragment and compute stages: binding 0 joint matrices, 1 morph
     /// weights, 2 global matrices.
     #[must_use]
-    pub fn output_bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+    pub(crate) fn output_bind_group_layout(&self) -> &wgpu::BindGroupLayout {
         &self.output_layout
     }
 
     /// The bind group for [`output_bind_group_layout`](Self::output_bind_group_layout).
     #[must_use]
-    pub fn output_bind_group(&self) -> &wgpu::BindGroup {
+    pub(crate) fn output_bind_group(&self) -> &wgpu::BindGroup {
         &self.output_bind_group
     }
 
@@ -621,7 +602,8 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_skin_joints(
+    #[cfg(test)]
+    pub(crate) fn read_back_skin_joints(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -650,7 +632,7 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_globals(
+    pub(crate) fn read_back_globals(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -665,7 +647,7 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_morph_weights(
+    pub(crate) fn read_back_morph_weights(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -681,7 +663,7 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_locals(
+    pub(crate) fn read_back_locals(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,

@@ -526,7 +526,7 @@ impl Rig {
     }
 
     /// The rest local matrix of `node` (`T * R * S`, computed with glam, for
-    /// tools; the passes use [`crate::cpu_skin::compose_trs`]). `None` if out
+    /// tools; the passes use `crate::cpu_skin::compose_trs`). `None` if out
     /// of range.
     #[must_use]
     pub fn rest_local(&self, node: u32) -> Option<Mat4> {
@@ -664,12 +664,9 @@ fn fill_default_weights(m: u32, mesh: &mut RigMesh) -> Result<(), RigError> {
     Ok(())
 }
 
-mod tables;
+pub(crate) mod tables;
 
 // The flat tables the passes and the twin read: implementation.
-#[doc(hidden)]
-pub use crate::layout::{
-    GpuJoint, GpuMesh, GpuNode, GpuSkinParams, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS,
-};
-#[doc(hidden)]
-pub use tables::{FitError, SkinJoints, SkinTables, REST};
+pub(crate) use crate::layout::{GpuJoint, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
+pub use tables::FitError;
+pub(crate) use tables::{SkinJoints, SkinTables};

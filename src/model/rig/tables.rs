@@ -40,7 +40,7 @@ impl From<FitError> for Error {
 }
 
 /// "Not animated: use the rest value" in [`SkinTables::channels`].
-pub const REST: i32 = -1;
+pub(crate) const REST: i32 = -1;
 
 /// One skin's joint matrices for one instance, in the skin's joint order.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,11 +55,11 @@ pub struct SkinJoints {
 
 /// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
 /// passes: uploaded once by [`crate::gpu::skin::GpuSkinner`], read as is by
-/// [`crate::cpu_skin`].
+/// `crate::cpu_skin`.
 ///
 /// Output layouts (stable), per instance `i`:
 /// - local poses (the staged pose pass's `locals`, and the CPU twin's
-///   [`SkinOutput::locals`](crate::cpu_skin::SkinOutput::locals)) and
+///   `SkinOutput::locals`) and
 ///   global matrices: `i * node_count + node`;
 /// - joint matrices: `i * joint_count + skin_offsets[skin] + joint`, in the
 ///   skin's joint order;
@@ -293,10 +293,10 @@ fn link_joints(nodes: &mut [GpuNode], joints: &mut [GpuJoint]) -> Result<()> {
 
 impl SkinTables {
     /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
-    /// tables of the result ([`SkinTables::of`]).
+    /// tables of the result (`SkinTables::of`).
     ///
     /// # Errors
-    /// Those of [`AnimationLibrary::bind`] and [`SkinTables::of`].
+    /// Those of [`AnimationLibrary::bind`] and `SkinTables::of`.
     pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
         SkinTables::of(&library.bind(rig)?)
     }
@@ -313,7 +313,7 @@ impl SkinTables {
     /// # Errors
     /// [`Error::LimitExceeded`] when a count does not fit the tables'
     /// 32-bit indexing.
-    pub fn of(bound: &BoundLibrary) -> Result<Self> {
+    pub(crate) fn of(bound: &BoundLibrary) -> Result<Self> {
         let (rig, library) = (bound.rig(), bound.library());
         let node_count = rig.nodes.len();
         let clip_count = library.clips().len();
@@ -369,7 +369,7 @@ impl SkinTables {
     /// rest-value filler does not count: a mix treats the clip as not
     /// animating the target).
     #[must_use]
-    pub fn pointer_channels(&self) -> &[i32] {
+    pub(crate) fn pointer_channels(&self) -> &[i32] {
         &self.pointer_channels
     }
 
@@ -378,26 +378,26 @@ impl SkinTables {
     /// its values in a character's block of blended properties (and in
     /// [`pointer_rest`](Self::pointer_rest)).
     #[must_use]
-    pub fn pointer_targets(&self) -> &[[u32; 4]] {
+    pub(crate) fn pointer_targets(&self) -> &[[u32; 4]] {
         &self.pointer_targets
     }
 
     /// Every pointer target's rest value, laid out as a character's block
     /// of blended properties.
     #[must_use]
-    pub fn pointer_rest(&self) -> &[f32] {
+    pub(crate) fn pointer_rest(&self) -> &[f32] {
         &self.pointer_rest
     }
 
     /// Floats of blended pointer properties per character.
     #[must_use]
-    pub fn property_stride(&self) -> u32 {
+    pub(crate) fn property_stride(&self) -> u32 {
         self.pointer_rest.len() as u32
     }
 
     /// The node table, in rig (glTF) index order.
     #[must_use]
-    pub fn nodes(&self) -> &[GpuNode] {
+    pub(crate) fn nodes(&self) -> &[GpuNode] {
         &self.nodes
     }
 
@@ -405,7 +405,7 @@ impl SkinTables {
     /// offsets of the tracks animating translation, rotation, scale and
     /// weights ([`crate::Property`] order), or [`REST`].
     #[must_use]
-    pub fn channels(&self) -> &[[i32; 4]] {
+    pub(crate) fn channels(&self) -> &[[i32; 4]] {
         &self.channels
     }
 
@@ -417,26 +417,26 @@ impl SkinTables {
 
     /// All meshes' default weights, mesh after mesh.
     #[must_use]
-    pub fn default_weights(&self) -> &[f32] {
+    pub(crate) fn default_weights(&self) -> &[f32] {
         &self.default_weights
     }
 
     /// Per (clip, mesh), at `clip * mesh_count + mesh`: the output offset of
     /// the weights track that drives the mesh, or [`REST`] for the defaults.
     #[must_use]
-    pub fn morph_channels(&self) -> &[i32] {
+    pub(crate) fn morph_channels(&self) -> &[i32] {
         &self.morph_channels
     }
 
     /// The joint table: all skins' joints, skin after skin.
     #[must_use]
-    pub fn joints(&self) -> &[GpuJoint] {
+    pub(crate) fn joints(&self) -> &[GpuJoint] {
         &self.joints
     }
 
     /// One inverse bind matrix per joint slot (column-major).
     #[must_use]
-    pub fn inverse_binds(&self) -> &[[f32; 16]] {
+    pub(crate) fn inverse_binds(&self) -> &[[f32; 16]] {
         &self.inverse_binds
     }
 
@@ -447,8 +447,9 @@ impl SkinTables {
     }
 
     /// Each skin's mesh node (lowest-index node using it).
+    #[cfg(test)]
     #[must_use]
-    pub fn skin_nodes(&self) -> &[Option<u32>] {
+    pub(crate) fn skin_nodes(&self) -> &[Option<u32>] {
         &self.skin_nodes
     }
 
@@ -460,7 +461,7 @@ impl SkinTables {
     /// `joint_matrix`). The results are the same numbers; only the sign of
     /// a zero can differ from the product with the identity.
     #[must_use]
-    pub fn mesh_inverses_are_identity(&self) -> bool {
+    pub(crate) fn mesh_inverses_are_identity(&self) -> bool {
         self.mesh_inverses_identity
     }
 
@@ -471,7 +472,7 @@ impl SkinTables {
     /// pose and mixer stages then read each rotation as one `vec4` (WGSL
     /// override `ROTATIONS_ALIGNED4`), the same floats.
     #[must_use]
-    pub fn rotations_aligned4(&self) -> bool {
+    pub(crate) fn rotations_aligned4(&self) -> bool {
         self.output_stride.is_multiple_of(4)
             && self
                 .channels
@@ -484,7 +485,7 @@ impl SkinTables {
     /// ([`GpuNode::chain`]; WGSL override `PARENTS_FIRST`, and the CPU
     /// twin's `skin_main`).
     #[must_use]
-    pub fn parents_first(&self) -> bool {
+    pub(crate) fn parents_first(&self) -> bool {
         self.parents_first
     }
 
@@ -492,14 +493,14 @@ impl SkinTables {
     /// does, the pose and mixer stages leave out the translation reads
     /// (WGSL override `ANIMATED_TRANSLATIONS`).
     #[must_use]
-    pub fn animates_translations(&self) -> bool {
+    pub(crate) fn animates_translations(&self) -> bool {
         self.channels.iter().any(|c| c[0] >= 0)
     }
 
     /// Whether some pose channel animates a node's scale (WGSL override
     /// `ANIMATED_SCALES`, like [`SkinTables::animates_translations`]).
     #[must_use]
-    pub fn animates_scales(&self) -> bool {
+    pub(crate) fn animates_scales(&self) -> bool {
         self.channels.iter().any(|c| c[2] >= 0)
     }
 
@@ -511,7 +512,7 @@ impl SkinTables {
     /// `joint_matrix`). The results are the same numbers; only the sign of
     /// a zero can differ from the full product.
     #[must_use]
-    pub fn inverse_binds_are_affine(&self) -> bool {
+    pub(crate) fn inverse_binds_are_affine(&self) -> bool {
         self.inverse_binds_affine
     }
 
@@ -521,7 +522,7 @@ impl SkinTables {
     /// over a node's slots to this many blocks (WGSL override
     /// `NODE_SLOTS`).
     #[must_use]
-    pub fn max_slots_per_node(&self) -> u32 {
+    pub(crate) fn max_slots_per_node(&self) -> u32 {
         let slots = |first: i32| {
             let mut count = 0u32;
             let mut j = first;
@@ -547,7 +548,7 @@ impl SkinTables {
 
     /// Meshes in the rig.
     #[must_use]
-    pub fn mesh_count(&self) -> u32 {
+    pub(crate) fn mesh_count(&self) -> u32 {
         self.meshes.len() as u32
     }
 
@@ -565,19 +566,19 @@ impl SkinTables {
 
     /// The library's output stride.
     #[must_use]
-    pub fn output_stride(&self) -> u32 {
+    pub(crate) fn output_stride(&self) -> u32 {
         self.output_stride
     }
 
     /// Clips in the library.
     #[must_use]
-    pub fn clip_count(&self) -> u32 {
+    pub(crate) fn clip_count(&self) -> u32 {
         self.clip_count
     }
 
     /// The dispatch parameters for `instance_count` instances.
     #[must_use]
-    pub fn params(&self, instance_count: u32) -> GpuSkinParams {
+    pub(crate) fn params(&self, instance_count: u32) -> GpuSkinParams {
         GpuSkinParams {
             instance_count,
             node_count: self.node_count(),
@@ -605,7 +606,7 @@ impl SkinTables {
     /// (`joint_count` matrices) per skin. Missing matrices (a short block)
     /// are left out.
     #[must_use]
-    pub fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
+    pub(crate) fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
         let mut out = Vec::with_capacity(self.skin_offsets.len());
         for (s, &start) in self.skin_offsets.iter().enumerate() {
             let end = self

@@ -5,7 +5,7 @@
 //! plan and skin strategy under both profiles run on the adapter and
 //! checked against the CPU twin.
 
-mod common;
+use super::common;
 
 use keyframe_gpu::plan::{
     DeviceProfile, Module, Overrides, Plan, PlanChoices, SamplerPlan, SkinStrategy, Stage,

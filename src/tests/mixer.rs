@@ -11,13 +11,13 @@
 //! onto a key), where the sampler returns a key's value as is.
 //!
 //! Tolerances: CPU vs hand 1e-5 (f32 against f64 over a few mixes); GPU vs
-//! CPU 1e-4 per element (as for the unblended chain: tests/skinning.rs).
+//! CPU 1e-4 per element (as for the unblended chain: src/tests/skinning.rs).
 
-mod common;
+use super::common;
 
 use glam::{Quat, Vec4};
 use keyframe_gpu::cpu::mix::mix as cpu_mix;
-use keyframe_gpu::cpu_skin;
+use keyframe_gpu::cpu::skin as cpu_skin;
 use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::rig::{NodeTransform, Rig, SkinTables};
 use keyframe_gpu::{
@@ -1251,7 +1251,7 @@ fn pointer_properties_follow_the_rules_by_hand() {
     // "move" (clip 3) does not animate the colour, whatever its filler.
     assert_eq!(
         tables.pointer_channels()[3 * 3 + k],
-        keyframe_gpu::rig::REST
+        keyframe_gpu::rig::tables::REST
     );
     let at = |name: &str| {
         let k = lib

@@ -11,9 +11,9 @@
 //! Tolerances: on a key, outside the keys and for STEP the shader copies the
 //! stored value, so GPU, CPU and the hand-computed key value agree bit for
 //! bit; interpolated rotations within 2e-5 per component (up to sign), other
-//! interpolated values within 1e-5 relative, as in `tests/gpu_vs_cpu.rs`.
+//! interpolated values within 1e-5 relative, as in `src/tests/gpu_vs_cpu.rs`.
 
-mod common;
+use super::common;
 
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
 use keyframe_gpu::{
@@ -221,7 +221,7 @@ fn check_outputs(
 ) {
     assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
     let stride = lib.output_stride() as usize;
-    let resolved = keyframe_gpu::resolve_instances(lib, instances).unwrap();
+    let resolved = keyframe_gpu::internals::resolve_instances(lib, instances).unwrap();
     for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {
@@ -581,7 +581,7 @@ fn shader_never_writes_outside_an_instance_block() {
             })
     };
     let storage = wgpu::BufferUsages::STORAGE;
-    let keys = keyframe_gpu::gpu::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
+    let keys = keyframe_gpu::internals::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let clips = buf(
         "clips",

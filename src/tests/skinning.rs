@@ -8,7 +8,7 @@
 //! reference; the staged GPU run's local poses are compared too. The CPU
 //! twin of PerInstance (`cpu_skin::skin_main`) is compared with the staged
 //! one in every `gpu_vs_cpu` call, without an adapter. (The shaders'
-//! naga checks, passes and bindings are in tests/layout.rs.)
+//! naga checks, passes and bindings are in src/tests/layout.rs.)
 //!
 //! Tolerance (GPU vs CPU): 1e-4 absolute per matrix element, the bound the
 //! issue sets. Both sides run the same f32 operations in the same order;
@@ -28,21 +28,22 @@
 //! at key times and between keys (measured: at most 2.3e-5 on Fox.glb,
 //! whose joint matrices have elements up to 88).
 
-mod common;
+use super::common;
 
 use std::sync::Arc;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::cpu_skin::{self, SkinOutput};
+use keyframe_gpu::cpu::skin::{self as cpu_skin, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
-use keyframe_gpu::gpu::skin::{GpuSkinner, SkinStrategy, MAX_PARALLEL_NODES, UNIFORM_HEAD};
-use keyframe_gpu::layout::GpuLocalPose;
+use keyframe_gpu::gpu::skin::GpuSkinner;
+use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS};
+use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::rig::{
-    FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables, MAX_FUSED_SKINS,
-    MAX_UNROLLED_SLOTS,
+    FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables,
 };
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
+use keyframe_gpu::SkinStrategy;
 use keyframe_gpu::{
     AnimationLibrary, BindError, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
     WrapMode,
@@ -176,7 +177,7 @@ fn check_per_instance_twin(
     inst: &[Instance],
     staged: &SkinOutput,
 ) {
-    let resolved = keyframe_gpu::resolve_instances(lib, inst).unwrap();
+    let resolved = keyframe_gpu::internals::resolve_instances(lib, inst).unwrap();
     let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
     keyframe_gpu::cpu::sample_resolved(lib, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
@@ -365,7 +366,8 @@ fn cpu_pose_stage_matches_hand_values() {
     };
     assert_eq!(out.locals[3], rest, "mesh node: rest pose, bit for bit");
     // local_pose itself, for the same node and time, from the samples.
-    let resolved = keyframe_gpu::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
+    let resolved =
+        keyframe_gpu::internals::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
     let mut samples = vec![0.0; lib.output_stride() as usize];
     keyframe_gpu::cpu::sample_resolved(&lib, &resolved, &mut samples);
     assert_eq!(

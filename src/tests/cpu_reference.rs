@@ -27,9 +27,9 @@
 
 use std::f64::consts::PI;
 
+use keyframe_gpu::internals::resolve_instances;
 use keyframe_gpu::{
-    cpu, resolve_instances, AnimationLibrary, Clip, Instance, Interpolation, Property, Track,
-    WrapMode,
+    cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
 };
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 
 use std::mem::{offset_of, size_of};
 
-use keyframe_gpu::gpu::skin::{
+use keyframe_gpu::layout::{
     MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
     SKIN_WORKGROUP_SIZE,
 };
@@ -829,7 +829,8 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
 
 #[test]
 fn rig_passes_exist_and_use_only_their_bindings() {
-    use keyframe_gpu::gpu::skin::{SkinStrategy, PASSES};
+    use keyframe_gpu::plan::passes::PASSES;
+    use keyframe_gpu::SkinStrategy;
     // Each pass's entry point is in its module, and its layout holds
     // exactly the globals the entry point uses (wgpu refuses a pipeline
     // whose layout lacks one; an extra one would need a resource for

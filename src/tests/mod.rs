@@ -1,0 +1,17 @@
+//! The tests that reach the implementation's pieces: the layout structs
+//! against naga's view of the shaders, the CPU twin's per-stage functions,
+//! the skin stage and the instance resolution. They were integration tests;
+//! they run inside the crate, where those pieces stay private, through the
+//! same `keyframe_gpu::` paths (the crate names itself so under `cfg(test)`).
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+mod cpu_reference;
+mod gpu_vs_cpu;
+mod hostile_instances;
+mod key_lookup;
+mod layout;
+mod mixer;
+mod plans;
+mod skinning;
