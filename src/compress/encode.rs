@@ -58,7 +58,7 @@ fn offsets_and_bits(ranges: &[(i64, i64)], max_bits: u32) -> Option<(Vec<i32>, u
 /// `step`, with the fewest bits that hold every component's range; `None`
 /// when that is more than 24 bits.
 #[must_use]
-pub fn quantize_vectors(values: &[f32], width: u32, step: f32) -> Option<Quantized> {
+pub(crate) fn quantize_vectors(values: &[f32], width: u32, step: f32) -> Option<Quantized> {
     let w = width.max(1) as usize;
     let q = grid(values, step)?;
     let ranges: Vec<(i64, i64)> = (0..w)
@@ -101,7 +101,7 @@ fn dropped(q: &[f32]) -> usize {
 /// others' fields against per-component offsets; `None` when a field
 /// needs more than 15 bits.
 #[must_use]
-pub fn quantize_rotations(values: &[f32], step: f32) -> Option<Quantized> {
+pub(crate) fn quantize_rotations(values: &[f32], step: f32) -> Option<Quantized> {
     let q = grid(values, step)?;
     let mut ranges = [(i64::MAX, i64::MIN); 4];
     for (key, v) in values.chunks_exact(4).enumerate() {
@@ -148,7 +148,7 @@ pub fn quantize_rotations(values: &[f32], step: f32) -> Option<Quantized> {
 /// hold), a field needs more than [`MAX_FRAMED_BITS`], or the keys have no
 /// mean.
 #[must_use]
-pub fn quantize_framed(values: &[f32], step: f32) -> Option<Quantized> {
+pub(crate) fn quantize_framed(values: &[f32], step: f32) -> Option<Quantized> {
     let keys: Vec<DQuat> = values
         .chunks_exact(4)
         .map(|q| DQuat::from_xyzw(q[0].into(), q[1].into(), q[2].into(), q[3].into()))
@@ -309,7 +309,7 @@ fn principal_axes(mut a: [[f64; 3]; 3]) -> DMat3 {
 /// (the search starts elsewhere there, which changes no result). Returns
 /// `times.len() * width` floats.
 #[must_use]
-pub fn sample_candidate(track: &Track, candidate: &CompressedTrack, times: &[f32]) -> Vec<f32> {
+pub(crate) fn sample_candidate(track: &Track, candidate: &CompressedTrack, times: &[f32]) -> Vec<f32> {
     let w = track.width as usize;
     let mut packed = packed_block(candidate, track.width);
     packed.resize(packed.len() + PACKED_PADDING, 0);
@@ -342,7 +342,7 @@ pub fn sample_candidate(track: &Track, candidate: &CompressedTrack, times: &[f32
 /// A track of one key: `track`'s first value element (and zero tangents),
 /// stored raw.
 #[must_use]
-pub fn constant(track: &Track, values: &[f32]) -> CompressedTrack {
+pub(crate) fn constant(track: &Track, values: &[f32]) -> CompressedTrack {
     let w = track.width as usize;
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let first = if cubic {

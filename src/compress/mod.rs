@@ -57,11 +57,9 @@ mod encode;
 mod search;
 
 pub use crate::model::compressed::{
-    packed_block, rate_key, split_cubic, BitWriter, CompressError, CompressedTrack, Encoding,
-    Frame, KeyTimes, Quantized, Stream, MAX_FRAMED_BITS, MAX_QUANTIZED, MAX_RATE_KEYS, MAX_STEP,
-    RATE_SNAP,
+    BitWriter, CompressError, CompressedTrack, Encoding, Frame, KeyTimes, Quantized, Stream,
+    MAX_FRAMED_BITS, MAX_QUANTIZED, MAX_RATE_KEYS, MAX_STEP, RATE_SNAP,
 };
-pub use encode::{quantize_framed, quantize_rotations, quantize_vectors};
 
 use glam::Mat4;
 

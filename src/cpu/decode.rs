@@ -19,7 +19,7 @@ use super::sample::{hermite, quat_normalize, quat_slerp, Segment};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
 };
-pub use crate::model::compressed::RATE_SNAP;
+pub(crate) use crate::model::compressed::RATE_SNAP;
 use crate::track::{Interpolation, ValueKind};
 
 const INTERP_STEP: u32 = Interpolation::Step as u32;
@@ -28,24 +28,24 @@ const KIND_ROTATION: u32 = ValueKind::Rotation as u32;
 
 /// One stream of a track's block (WGSL `Stream`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stream {
+pub(crate) struct Stream {
     /// Word of its first per-component offset (a multiple of 4).
-    pub offsets: u32,
+    pub(crate) offsets: u32,
     /// Word of its first element.
-    pub data: u32,
+    pub(crate) data: u32,
     /// `ENC_*`.
-    pub encoding: u32,
+    pub(crate) encoding: u32,
     /// Bits per component field.
-    pub bits: u32,
+    pub(crate) bits: u32,
     /// Bits per element.
-    pub stride: u32,
+    pub(crate) stride: u32,
     /// The grid step.
-    pub step: f32,
+    pub(crate) step: f32,
 }
 
 /// Word `i` of the packed words.
 #[must_use]
-pub fn packed_word(packed: &[u32], i: u32) -> u32 {
+pub(crate) fn packed_word(packed: &[u32], i: u32) -> u32 {
     packed[i as usize]
 }
 
@@ -57,7 +57,7 @@ fn packed4(packed: &[u32], i: u32) -> [u32; 4] {
 
 /// Words `i .. i + 3`, from the two `vec4`s that hold them.
 #[must_use]
-pub fn packed_window(packed: &[u32], i: u32) -> [u32; 4] {
+pub(crate) fn packed_window(packed: &[u32], i: u32) -> [u32; 4] {
     let a = packed4(packed, i >> 2);
     let b = packed4(packed, (i >> 2) + 1);
     let all = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
@@ -67,7 +67,7 @@ pub fn packed_window(packed: &[u32], i: u32) -> [u32; 4] {
 
 /// The low `count` bits of `v` (`count` up to 32).
 #[must_use]
-pub fn low_bits(v: u32, count: u32) -> u32 {
+pub(crate) fn low_bits(v: u32, count: u32) -> u32 {
     if count >= 32 {
         v
     } else {
@@ -77,14 +77,14 @@ pub fn low_bits(v: u32, count: u32) -> u32 {
 
 /// Bits `[at, at + count)` of the 64 bits `hi:lo` (`at + count` up to 64).
 #[must_use]
-pub fn bits64(lo: u32, hi: u32, at: u32, count: u32) -> u32 {
+pub(crate) fn bits64(lo: u32, hi: u32, at: u32, count: u32) -> u32 {
     let v = ((u64::from(hi) << 32) | u64::from(lo)) >> at;
     low_bits(v as u32, count)
 }
 
 /// Bits `[at, at + count)` of the 96 bits `w[2]:w[1]:w[0]`.
 #[must_use]
-pub fn field96(w: [u32; 3], at: u32, count: u32) -> u32 {
+pub(crate) fn field96(w: [u32; 3], at: u32, count: u32) -> u32 {
     let j = (at >> 5) as usize;
     let lo = w[j];
     let hi = if j + 1 < 3 { w[j + 1] } else { 0 };
@@ -93,7 +93,7 @@ pub fn field96(w: [u32; 3], at: u32, count: u32) -> u32 {
 
 /// The 96 bits of stream `s` from bit `bit` of its data on.
 #[must_use]
-pub fn stream_bits(packed: &[u32], s: &Stream, bit: u32) -> [u32; 3] {
+pub(crate) fn stream_bits(packed: &[u32], s: &Stream, bit: u32) -> [u32; 3] {
     let w = packed_window(packed, s.data + (bit >> 5));
     let sh = bit & 31;
     [
@@ -105,7 +105,7 @@ pub fn stream_bits(packed: &[u32], s: &Stream, bit: u32) -> [u32; 3] {
 
 /// Bits per element of a stream of `width` components.
 #[must_use]
-pub fn element_stride(encoding: u32, bits: u32, width: u32) -> u32 {
+pub(crate) fn element_stride(encoding: u32, bits: u32, width: u32) -> u32 {
     if encoding == ENC_SMALLEST_THREE {
         3 + 3 * bits
     } else if encoding == ENC_FRAMED {
@@ -118,7 +118,7 @@ pub fn element_stride(encoding: u32, bits: u32, width: u32) -> u32 {
 /// Words of a stream's frame after its offsets: [`FRAME_WORDS`] for a
 /// framed stream, else 0.
 #[must_use]
-pub fn frame_words(encoding: u32) -> u32 {
+pub(crate) fn frame_words(encoding: u32) -> u32 {
     if encoding == ENC_FRAMED {
         FRAME_WORDS
     } else {
@@ -129,13 +129,13 @@ pub fn frame_words(encoding: u32) -> u32 {
 /// The header `[meta, value step, tangent step, dt]` of `track`'s block
 /// (WGSL `packed[track.values_offset >> 2]`).
 #[must_use]
-pub fn track_header(packed: &[u32], track: &GpuTrack) -> [u32; 4] {
+pub(crate) fn track_header(packed: &[u32], track: &GpuTrack) -> [u32; 4] {
     packed4(packed, track.values_offset >> 2)
 }
 
 /// The value stream of `track`, whose header is `h`.
 #[must_use]
-pub fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
+pub(crate) fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
     let pad = ((track.width + 3) >> 2) << 2;
     let tangents = if track.interpolation == INTERP_CUBICSPLINE {
         pad
@@ -157,7 +157,7 @@ pub fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
 
 /// The tangent stream of a CUBICSPLINE `track`.
 #[must_use]
-pub fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> Stream {
+pub(crate) fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> Stream {
     let pad = ((track.width + 3) >> 2) << 2;
     let encoding = (h[0] >> 16) & 0xff;
     let bits = h[0] >> 24;
@@ -175,7 +175,7 @@ pub fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> Stream 
 /// Element `e` of stream `s` of a track of `width` (at most 4)
 /// components, as four floats (components past the width 0).
 #[must_use]
-pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
+pub(crate) fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
     let lane = |c: u32, v: f32| if c < width { v } else { 0.0 };
     if s.encoding == ENC_RAW {
         let w = packed_window(packed, s.data + e * width);
@@ -235,7 +235,7 @@ pub fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
 
 /// Element `e` of a framed stream `s`: the rotation in the track's frame.
 #[must_use]
-pub fn framed_element(packed: &[u32], s: &Stream, e: u32) -> Vec4 {
+pub(crate) fn framed_element(packed: &[u32], s: &Stream, e: u32) -> Vec4 {
     let f = stream_bits(packed, s, e * s.stride);
     let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
     let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
@@ -250,7 +250,7 @@ pub fn framed_element(packed: &[u32], s: &Stream, e: u32) -> Vec4 {
 /// A rotation `r` in the frame of framed stream `s` as its key:
 /// `left * r * right`.
 #[must_use]
-pub fn in_frame(packed: &[u32], s: &Stream, r: Vec4) -> Vec4 {
+pub(crate) fn in_frame(packed: &[u32], s: &Stream, r: Vec4) -> Vec4 {
     let left = Vec4::from_array(packed4(packed, (s.offsets >> 2) + 1).map(f32::from_bits));
     let right = Vec4::from_array(packed4(packed, (s.offsets >> 2) + 2).map(f32::from_bits));
     quat_mul(quat_mul(left, r), right)
@@ -258,7 +258,7 @@ pub fn in_frame(packed: &[u32], s: &Stream, r: Vec4) -> Vec4 {
 
 /// Component `c` of element `e` of a vector or raw stream `s`.
 #[must_use]
-pub fn stream_component(packed: &[u32], s: &Stream, e: u32, c: u32) -> f32 {
+pub(crate) fn stream_component(packed: &[u32], s: &Stream, e: u32, c: u32) -> f32 {
     let bit = e * s.stride + c * s.bits;
     let w = packed_window(packed, s.data + (bit >> 5));
     let q = low_bits(bits64(w[0], w[1], bit & 31, 32), s.bits);
@@ -274,7 +274,7 @@ pub fn stream_component(packed: &[u32], s: &Stream, e: u32, c: u32) -> f32 {
 /// `t = u - k`; exact before the first key, at or after the last, and on
 /// a key.
 #[must_use]
-pub fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segment {
+pub(crate) fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segment {
     let last = track.key_count - 1;
     let u = (time - track.lookup_origin) * -track.lookup_scale;
     let nearest = (u + 0.5).floor();
@@ -302,7 +302,7 @@ pub fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segment {
 
 /// [`crate::cpu::sample::sample_track`]'s interpolation for a
 /// compressed library (WGSL `sample_compressed`), into `out[..width]`.
-pub fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, out: &mut [f32]) {
+pub(crate) fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, out: &mut [f32]) {
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let stepped = track.interpolation == INTERP_STEP;
     let moving = !(seg.exact || stepped);

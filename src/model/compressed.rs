@@ -60,7 +60,7 @@ pub const RATE_SNAP: f32 = 4.768_371_6e-7;
 /// The key position of `time` in uniform key times: `Some(k)` when it is
 /// on key `k` (within [`RATE_SNAP`]), computed as the sampler computes it.
 #[must_use]
-pub fn rate_key(time: f32, start: f32, rate: f32) -> Option<f32> {
+pub(crate) fn rate_key(time: f32, start: f32, rate: f32) -> Option<f32> {
     let u = (time - start) * rate;
     let nearest = (u + 0.5).floor();
     ((u - nearest).abs() <= u.max(1.0) * RATE_SNAP).then_some(nearest)
@@ -692,7 +692,7 @@ impl CompressedTrack {
 /// Splits CUBICSPLINE values `[a_k, v_k, b_k]*` of `width` floats into the
 /// value elements and the tangents `[a_k, b_k]*`.
 #[must_use]
-pub fn split_cubic(values: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
+pub(crate) fn split_cubic(values: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
     let mut v = Vec::with_capacity(values.len() / 3);
     let mut t = Vec::with_capacity(values.len() * 2 / 3);
     for (e, chunk) in values.chunks_exact(width.max(1)).enumerate() {
@@ -708,7 +708,7 @@ pub fn split_cubic(values: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
 /// Words of the per-component offsets of one stream: `width` rounded up to
 /// a multiple of 4, so that each stream's offsets start a `vec4`.
 #[must_use]
-pub fn offset_words(width: u32) -> u32 {
+pub(crate) fn offset_words(width: u32) -> u32 {
     width.div_ceil(4) * 4
 }
 
@@ -736,7 +736,7 @@ fn block_words(track: &CompressedTrack, width: u32) -> usize {
 /// `left` and `right`), the value stream's words, the tangent
 /// stream's, and zeros to a multiple of 4 words.
 #[must_use]
-pub fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
+pub(crate) fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
     let mut out = Vec::with_capacity(block_words(track, width));
     let (t_enc, t_bits, t_step) = track
         .tangents
