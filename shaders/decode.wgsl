@@ -11,6 +11,12 @@
 // + k / -lookup_scale) and no search texels.
 override COMPRESSED: bool = false;
 
+// Whether every row of a compressed library's dispatch has uniform key
+// times: every search is done before it starts (rate_segment), and the
+// search loop is left out (the CPU adapters run a loop's body, its texel
+// reads and its steps, at least once even where every lane is done).
+override UNIFORM_TIMES: bool = false;
+
 // The packed words (the values buffer, bound as vec4<u32>s): a block per
 // track, then 8 words of zeros (packed_window reads up to 3 words past the
 // last word of a stream).

@@ -1044,6 +1044,7 @@ fn plan_overrides_are_the_modules_overrides() {
         regular_segment: 0,
         regular_search: true,
         compressed: false,
+        uniform_times: false,
     };
     let rig = RigOverrides {
         parents_first: true,

@@ -48,6 +48,9 @@ pub struct SampleOverrides {
     /// The library is compressed: values are decoded from its packed
     /// words (`COMPRESSED`, `shaders/decode.wgsl`).
     pub compressed: bool,
+    /// The library is compressed and every row of the dispatch has
+    /// uniform key times: no search loop (`UNIFORM_TIMES`).
+    pub uniform_times: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -80,6 +83,7 @@ impl SampleOverrides {
             ("REGULAR_SEGMENT", f64::from(self.regular_segment)),
             ("REGULAR_SEARCH", flag(self.regular_search)),
             ("COMPRESSED", flag(self.compressed)),
+            ("UNIFORM_TIMES", flag(self.uniform_times)),
         ]
     }
 }
