@@ -17,6 +17,12 @@ override COMPRESSED: bool = false;
 // reads and its steps, at least once even where every lane is done).
 override UNIFORM_TIMES: bool = false;
 
+// Whether some row of a compressed library's dispatch has more than 4
+// components (morph weights): sample_compressed's loop over the
+// components past the fourth is left out where none has (the CPU
+// adapters run a loop's body, its loads and decodes, at least once).
+override WIDE_ROWS: bool = true;
+
 // The packed words (the values buffer, bound as vec4<u32>s): a block per
 // track, then 8 words of zeros (packed_window reads up to 3 words past the
 // last word of a stream).
@@ -258,6 +264,9 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     }
     for (var c = 0u; c < min(width, 4u); c++) {
         output[out + c] = v[c];
+    }
+    if (!WIDE_ROWS) {
+        return;
     }
     for (var c = 4u; c < width; c++) {
         var x = stream_component(vs, k, c);

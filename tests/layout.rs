@@ -1045,6 +1045,7 @@ fn plan_overrides_are_the_modules_overrides() {
         regular_search: true,
         compressed: false,
         uniform_times: false,
+        wide_rows: true,
     };
     let rig = RigOverrides {
         parents_first: true,

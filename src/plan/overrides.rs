@@ -51,6 +51,10 @@ pub struct SampleOverrides {
     /// The library is compressed and every row of the dispatch has
     /// uniform key times: no search loop (`UNIFORM_TIMES`).
     pub uniform_times: bool,
+    /// Some row of the dispatch has more than 4 components, or the
+    /// library is not compressed (`WIDE_ROWS`, read by compressed
+    /// pipelines only).
+    pub wide_rows: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -84,6 +88,7 @@ impl SampleOverrides {
             ("REGULAR_SEARCH", flag(self.regular_search)),
             ("COMPRESSED", flag(self.compressed)),
             ("UNIFORM_TIMES", flag(self.uniform_times)),
+            ("WIDE_ROWS", flag(self.wide_rows)),
         ]
     }
 }

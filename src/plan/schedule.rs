@@ -588,6 +588,11 @@ pub(crate) fn sample_overrides(
                 .iter()
                 .filter(|t| g == GROUP_ALL || t.group() == g)
                 .all(|t| t.lookup_scale < 0.0),
+        wide_rows: !library.is_compressed()
+            || library
+                .tracks()
+                .iter()
+                .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
     }
 }
 
