@@ -11,9 +11,21 @@
 // + k / -lookup_scale) and no search texels.
 override COMPRESSED: bool = false;
 
+// Whether every row of a compressed library's dispatch has uniform key
+// times: every search is done before it starts (rate_segment), and the
+// search loop is left out (the CPU adapters run a loop's body, its texel
+// reads and its steps, at least once even where every lane is done).
+override UNIFORM_TIMES: bool = false;
+
+// Whether some row of a compressed library's dispatch has more than 4
+// components (morph weights): sample_compressed's loop over the
+// components past the fourth is left out where none has (the CPU
+// adapters run a loop's body, its loads and decodes, at least once).
+override WIDE_ROWS: bool = true;
+
 // The packed words (the values buffer, bound as vec4<u32>s): a block per
-// track, then 8 words of zeros (packed_window reads up to 7 words past the
-// word it is given).
+// track, then 8 words of zeros (packed_window reads up to 3 words past the
+// last word of a stream).
 @group(0) @binding(17) var<storage, read> packed: array<vec4<u32>>;
 
 // One stream of a track's block: the value elements, or the CUBICSPLINE
@@ -27,19 +39,20 @@ struct Stream {
     step: f32,       // the grid step, a power of two
 }
 
-// Word i of the packed words.
+// Word i of the packed words. On the CPU adapters a storage load is a
+// loop over the lanes that loads each component for each active lane
+// (quick for lanes masked off), and both sides of a branch run: a decode
+// there costs mostly the words its active lanes load, so the reads here
+// load the words they use, and the words only some lanes need are loaded
+// in a branch.
 fn packed_word(i: u32) -> u32 {
     return packed[i >> 2u][i & 3u];
 }
 
-// Words i .. i + 3, from the two vec4s that hold them.
+// Words i .. i + 3, each loaded alone (four words, where the two vec4s
+// that hold them would be eight).
 fn packed_window(i: u32) -> vec4<u32> {
-    let a = packed[i >> 2u];
-    let b = packed[(i >> 2u) + 1u];
-    let r = i & 3u;
-    let low = select(a, vec4<u32>(a.yzw, b.x), r == 1u);
-    let high = select(vec4<u32>(a.zw, b.xy), vec4<u32>(a.w, b.xyz), r == 3u);
-    return select(low, high, r >= 2u);
+    return vec4<u32>(packed_word(i), packed_word(i + 1u), packed_word(i + 2u), packed_word(i + 3u));
 }
 
 // The low `count` bits of v (count up to 32).
@@ -47,27 +60,17 @@ fn low_bits(v: u32, count: u32) -> u32 {
     return select(v & ((1u << (count & 31u)) - 1u), v, count >= 32u);
 }
 
-// Bits [at, at + count) of the 64 bits hi:lo (at + count up to 64).
-fn bits64(lo: u32, hi: u32, at: u32, count: u32) -> u32 {
-    let s = at & 31u;
-    let low = (lo >> s) | select(0u, hi << ((32u - s) & 31u), s != 0u);
-    return low_bits(select(low, hi >> s, at >= 32u), count);
-}
-
-// Bits [at, at + count) of the 96 bits w.z:w.y:w.x (count up to 32).
-fn field96(w: vec3<u32>, at: u32, count: u32) -> u32 {
+// Bits [at, at + count) of the 128 bits w.w:w.z:w.y:w.x (count up to 32,
+// at + count up to 128): the word holding bit `at` shifted down, the next
+// word's low bits above it ((hi << 1) << (31 - s): nothing when s is 0).
+// A field that would end past bit 128 comes out as garbage, never out of
+// range.
+fn field128(w: vec4<u32>, at: u32, count: u32) -> u32 {
     let j = at >> 5u;
-    let lo = select(select(w.x, w.y, j == 1u), w.z, j >= 2u);
-    let hi = select(select(w.y, w.z, j == 1u), 0u, j >= 2u);
-    return bits64(lo, hi, at & 31u, count);
-}
-
-// The 96 bits of stream s from bit `bit` of its data on (an element is at
-// most 96 bits).
-fn stream_bits(s: Stream, bit: u32) -> vec3<u32> {
-    let w = packed_window(s.data + (bit >> 5u));
-    let sh = bit & 31u;
-    return vec3<u32>(bits64(w.x, w.y, sh, 32u), bits64(w.y, w.z, sh, 32u), bits64(w.z, w.w, sh, 32u));
+    let s = at & 31u;
+    let lo = select(select(w.x, w.y, j == 1u), select(w.z, w.w, j >= 3u), j >= 2u);
+    let hi = select(select(w.y, w.z, j == 1u), w.w, j >= 2u);
+    return low_bits((lo >> s) | ((hi << 1u) << (31u - s)), count);
 }
 
 // Bits per element of a stream of `width` components.
@@ -81,72 +84,67 @@ fn frame_words(encoding: u32) -> u32 {
     return select(0u, FRAME_WORDS, encoding == ENC_FRAMED);
 }
 
-// The value stream of `track`, whose header is h = [meta, value step,
-// tangent step, dt]: its offsets after the header, its elements after the
-// offsets of both streams (each padded to a multiple of 4 words).
-fn value_stream(track: Track, h: vec4<u32>) -> Stream {
+// The value stream of `track`, whose header's first two words are `info`
+// and `step` (the header: [info, value step, tangent step, dt]): its
+// offsets after the header, its elements after the offsets of both
+// streams (each padded to a multiple of 4 words).
+fn value_stream(track: Track, info: u32, step: u32) -> Stream {
     let pad = ((track.width + 3u) >> 2u) << 2u;
     let tangents = select(0u, pad, track.interpolation == INTERP_CUBICSPLINE);
-    let encoding = h.x & 0xffu;
-    let bits = (h.x >> 8u) & 0xffu;
+    let encoding = info & 0xffu;
+    let bits = (info >> 8u) & 0xffu;
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
     return Stream(offsets, offsets + pad + frame_words(encoding) + tangents, encoding, bits,
-        element_stride(encoding, bits, track.width), bitcast<f32>(h.y));
+        element_stride(encoding, bits, track.width), bitcast<f32>(step));
 }
 
-// The tangent stream of a CUBICSPLINE `track`: its offsets after the value
-// offsets, its elements after the value elements.
-fn tangent_stream(track: Track, h: vec4<u32>, values: Stream) -> Stream {
+// The tangent stream of a CUBICSPLINE `track` (header words `info` and
+// `step`, its third): its offsets after the value offsets, its elements
+// after the value elements.
+fn tangent_stream(track: Track, info: u32, step: u32, values: Stream) -> Stream {
     let pad = ((track.width + 3u) >> 2u) << 2u;
-    let encoding = (h.x >> 16u) & 0xffu;
-    let bits = h.x >> 24u;
+    let encoding = (info >> 16u) & 0xffu;
+    let bits = info >> 24u;
     let words = (track.key_count * values.stride + 31u) >> 5u;
     return Stream(values.offsets + pad + frame_words(values.encoding), values.data + words, encoding, bits,
-        element_stride(encoding, bits, track.width), bitcast<f32>(h.z));
+        element_stride(encoding, bits, track.width), bitcast<f32>(step));
 }
 
-// Element e of stream s of a track of `width` (at most 4) components, as a
-// vec4 (components past the width 0): raw f32s; a smallest-three rotation
-// (the dropped component sqrt(max(0, 1 - (a a + b b + c c))), its sign
-// from its bit); or quantized components f32(field + offset) * step, exact
-// (the grid step is a power of two and |field + offset| <= 2^24).
-fn stream_element(s: Stream, e: u32, width: u32) -> vec4<f32> {
-    let lanes = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(width);
-    if (s.encoding == ENC_RAW) {
-        return select(vec4<f32>(0.0), bitcast<vec4<f32>>(packed_window(s.data + e * width)), lanes);
-    }
-    let f = stream_bits(s, e * s.stride);
-    let o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
-    if (s.encoding == ENC_FRAMED) {
-        return in_frame(s, framed_element(s, e));
-    }
-    if (s.encoding == ENC_SMALLEST_THREE) {
-        let idx = f.x & 3u;
-        let negative = (f.x & 4u) != 0u;
-        let a = f32(i32(field96(f, 3u, s.bits)) + select(o.x, o.y, idx == 0u)) * s.step;
-        let b = f32(i32(field96(f, 3u + s.bits, s.bits)) + select(o.y, o.z, idx <= 1u)) * s.step;
-        let c = f32(i32(field96(f, 3u + 2u * s.bits, s.bits)) + select(o.z, o.w, idx <= 2u)) * s.step;
-        let d0 = sqrt(max(0.0, 1.0 - (a * a + b * b + c * c)));
-        let d = select(d0, -d0, negative);
-        return vec4<f32>(select(a, d, idx == 0u), select(select(b, a, idx == 0u), d, idx == 1u),
-            select(select(c, b, idx < 2u), d, idx == 2u), select(c, d, idx == 3u));
-    }
-    let q = vec4<u32>(field96(f, 0u, s.bits), field96(f, s.bits, s.bits),
-        field96(f, 2u * s.bits, s.bits), field96(f, 3u * s.bits, s.bits));
-    return select(vec4<f32>(0.0), vec4<f32>(vec4<i32>(q) + o) * s.step, lanes);
-}
-
-// Element e of a framed stream s: the rotation r in the track's frame,
-// x, y, z from fields whose bits sit in the offsets' fourth word, w from
-// the unit length.
-fn framed_element(s: Stream, e: u32) -> vec4<f32> {
-    let f = stream_bits(s, e * s.stride);
-    let o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
-    let b = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
-    let x = f32(i32(field96(f, 0u, b.x)) + o.x) * s.step;
-    let y = f32(i32(field96(f, b.x, b.y)) + o.y) * s.step;
-    let z = f32(i32(field96(f, b.x + b.y, b.z)) + o.z) * s.step;
-    return vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
+// Components 0 .. 3 of the element of stream s that starts at bit `at`
+// of the window w of its words (at + its bits up to 128), as a vec4
+// (components outside `lanes` 0), o the offsets of those components: raw
+// f32s; a smallest-three rotation (the dropped component
+// sqrt(max(0, 1 - (a a + b b + c c))), its sign from its bit); or
+// quantized components f32(field + offset) * step, exact (the grid step
+// is a power of two and |field + offset| <= 2^24); or a framed rotation in
+// its frame (x, y, z from fields of the bits in o.w, w from the unit
+// length; in_frame gives the key). One path for every
+// encoding, the result selected by it (the CPU adapters would run a
+// branch per encoding anyway); the other encodings' fields are garbage
+// and selected away.
+fn element_at(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>, lanes: vec4<bool>) -> vec4<f32> {
+    let three = s.encoding == ENC_SMALLEST_THREE;
+    let f0 = at + select(0u, 3u, three);
+    let q = vec4<u32>(field128(w, f0, s.bits), field128(w, f0 + s.bits, s.bits),
+        field128(w, f0 + 2u * s.bits, s.bits), field128(w, f0 + 3u * s.bits, s.bits));
+    let g = vec4<f32>(bitcast<vec4<i32>>(q) + o) * s.step;
+    let vector = select(vec4<f32>(0.0), select(g, bitcast<vec4<f32>>(q), s.encoding == ENC_RAW), lanes);
+    let head = field128(w, at, 3u);
+    let idx = head & 3u;
+    let negative = (head & 4u) != 0u;
+    let a = f32(i32(q.x) + select(o.x, o.y, idx == 0u)) * s.step;
+    let b = f32(i32(q.y) + select(o.y, o.z, idx <= 1u)) * s.step;
+    let c = f32(i32(q.z) + select(o.z, o.w, idx <= 2u)) * s.step;
+    let d0 = sqrt(max(0.0, 1.0 - (a * a + b * b + c * c)));
+    let d = select(d0, -d0, negative);
+    let rotation = vec4<f32>(select(a, d, idx == 0u), select(select(b, a, idx == 0u), d, idx == 1u),
+        select(select(c, b, idx < 2u), d, idx == 2u), select(c, d, idx == 3u));
+    let fb = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
+    let x = f32(i32(field128(w, at, fb.x)) + o.x) * s.step;
+    let y = f32(i32(field128(w, at + fb.x, fb.y)) + o.y) * s.step;
+    let z = f32(i32(field128(w, at + fb.x + fb.y, fb.z)) + o.z) * s.step;
+    let framed = vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
+    return select(select(vector, rotation, three), framed, s.encoding == ENC_FRAMED);
 }
 
 // A rotation r in the frame of framed stream s as the key it stands for:
@@ -157,12 +155,55 @@ fn in_frame(s: Stream, r: vec4<f32>) -> vec4<f32> {
     return quat_mul(quat_mul(left, r), right);
 }
 
-// Component c of element e of a vector or raw stream s (tracks wider than
-// 4 components: morph weights).
+struct Elements {
+    a: vec4<f32>,
+    b: vec4<f32>,
+}
+
+// Components 0 .. 3 (those of `lanes`) of element e of stream s and,
+// where `moving`, of element e + 1 (else element e again), o the offsets
+// of those components (zeros for raw streams). Element e is decoded from
+// the window of its first bit's word; element e + 1 from the same window
+// where two elements fit in it from any bit (2 stride <= 96:
+// smallest-three rotations, vectors of up to 48 bits), else from its own
+// window, whose words are loaded only on the lanes that need them. One
+// decode per element: the window and the bit are selected, not the
+// decode branched on.
+
+fn stream_pair(s: Stream, e: u32, o: vec4<i32>, lanes: vec4<bool>, moving: bool) -> Elements {
+    let at = e * s.stride;
+    let w = packed_window(s.data + (at >> 5u));
+    let a = element_at(s, w, at & 31u, o, lanes);
+    var b = a;
+    if (moving) {
+        let fits = 2u * s.stride <= 96u;
+        let next = at + s.stride;
+        var wb = w;
+        if (!fits) {
+            wb = packed_window(s.data + (next >> 5u));
+        }
+        b = element_at(s, wb, select(next & 31u, (at & 31u) + s.stride, fits), o, lanes);
+    }
+    return Elements(a, b);
+}
+
+// The offsets of components 0 .. 3 of stream s: zeros for a raw stream,
+// whose offsets are not read.
+fn stream_offsets(s: Stream) -> vec4<i32> {
+    var o = vec4<i32>(0);
+    if (s.encoding != ENC_RAW) {
+        o = bitcast<vec4<i32>>(packed[s.offsets >> 2u]);
+    }
+    return o;
+}
+
+// Component c of element e of a vector or raw stream s (components past
+// the fourth of morph weights).
 fn stream_component(s: Stream, e: u32, c: u32) -> f32 {
     let bit = e * s.stride + c * s.bits;
-    let w = packed_window(s.data + (bit >> 5u));
-    let q = low_bits(bits64(w.x, w.y, bit & 31u, 32u), s.bits);
+    let word = s.data + (bit >> 5u);
+    let w = vec4<u32>(packed_word(word), packed_word(word + 1u), 0u, 0u);
+    let q = field128(w, bit & 31u, s.bits);
     if (s.encoding == ENC_RAW) {
         return bitcast<f32>(q);
     }
@@ -197,65 +238,80 @@ fn rate_segment(track: Track, time: f32) -> Segment {
     return Segment(k, t, dt, false);
 }
 
-// sample_segment for a compressed library, the one path every plan takes:
-// the track's header once, then its elements decoded as vec4s (tracks of
-// up to 4 components) or component by component (wider morph weights),
+// sample_segment for a compressed library, the one path every plan
+// takes: the track's header once, then its first four components as
+// vec4s (key k's element, and where moving key k + 1's, for CUBICSPLINE
+// also the out-tangent of k and the in-tangent of k + 1: stream_pair),
+// the components past the fourth (wider morph weights) one at a time,
 // with sample_segment's rules: key k's value as is when not moving (STEP,
 // on a key, clamped); for LINEAR rotations the slerp, for CUBICSPLINE the
-// spline (rotations normalized), otherwise the blend.
+// spline (rotations normalized), otherwise the blend. No loop over
+// groups of four components: the CPU adapters run a loop's body once
+// more with every lane masked off, and this one's decodes and slerp
+// would cost as much there as in the pass that uses them.
 fn sample_compressed(track: Track, seg: Segment, out: u32) {
     let spline_group = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION;
     let cubic = spline_group || (GROUP == GROUP_ALL && track.interpolation == INTERP_CUBICSPLINE);
     let stepped = GROUP == GROUP_STEP || (GROUP == GROUP_ALL && track.interpolation == INTERP_STEP);
     let moving = !(seg.exact || stepped);
     var rotation = track.kind == KIND_ROTATION;
+    // Rotations have four components: a rotation group's dispatch has no
+    // components past the fourth.
+    var width = track.width;
     if (GROUP == GROUP_SLERP || GROUP == GROUP_CUBIC_ROTATION) {
         rotation = true;
+        width = 4u;
     } else if (GROUP == GROUP_CUBIC) {
         rotation = false;
     }
     let h = packed[track.values_offset >> 2u];
-    let vs = value_stream(track, h);
+    let vs = value_stream(track, h.x, h.y);
     let k = seg.k;
     let t = seg.t;
-    if (moving && rotation && !cubic && vs.encoding == ENC_FRAMED) {
-        // The slerp of two keys in one frame, put in the frame once: the
-        // frame keeps dot products, so it is the keys' slerp.
-        let v = in_frame(vs, quat_slerp(framed_element(vs, k), framed_element(vs, k + 1u), t));
-        for (var c = 0u; c < 4u; c++) {
-            output[out + c] = v[c];
+    let lanes = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(width);
+    let e = stream_pair(vs, k, stream_offsets(vs), lanes, moving);
+    // A framed stream's elements are rotations in its frame: the slerp of
+    // two of them, put in the frame once, is the keys' slerp (the frame
+    // keeps dot products); the spline takes the keys themselves.
+    let framed = vs.encoding == ENC_FRAMED;
+    var v = e.a;
+    if (moving && cubic) {
+        let ts = tangent_stream(track, h.x, h.z, vs);
+        let g = stream_pair(ts, 2u * k + 1u, stream_offsets(ts), lanes, true);
+        var b = e.b;
+        if (framed) {
+            v = in_frame(vs, v);
+            b = in_frame(vs, b);
         }
-        return;
-    }
-    if (track.width <= 4u) {
-        var v = stream_element(vs, k, track.width);
-        if (moving && cubic) {
-            let ts = tangent_stream(track, h, vs);
-            v = hermite4(v, stream_element(ts, 2u * k + 1u, track.width),
-                stream_element(vs, k + 1u, track.width), stream_element(ts, 2u * k + 2u, track.width),
-                t, seg.dt);
-            if (rotation) {
-                v = quat_normalize(v);
-            }
-        } else if (moving && rotation) {
-            v = quat_slerp(v, stream_element(vs, k + 1u, 4u), t);
+        v = hermite4(v, g.a, b, g.b, t, seg.dt);
+        if (rotation) {
+            v = quat_normalize(v);
+        }
+    } else {
+        if (moving && rotation) {
+            v = quat_slerp(v, e.b, t);
         } else if (moving) {
-            v = (1.0 - t) * v + t * stream_element(vs, k + 1u, track.width);
+            v = (1.0 - t) * v + t * e.b;
         }
-        for (var c = 0u; c < track.width; c++) {
-            output[out + c] = v[c];
+        if (framed) {
+            v = in_frame(vs, v);
         }
+    }
+    for (var c = 0u; c < min(width, 4u); c++) {
+        output[out + c] = v[c];
+    }
+    if (!WIDE_ROWS) {
         return;
     }
-    for (var c = 0u; c < track.width; c++) {
-        var v = stream_component(vs, k, c);
+    for (var c = 4u; c < width; c++) {
+        var x = stream_component(vs, k, c);
         if (moving && cubic) {
-            let ts = tangent_stream(track, h, vs);
-            v = hermite(v, stream_component(ts, 2u * k + 1u, c), stream_component(vs, k + 1u, c),
+            let ts = tangent_stream(track, h.x, h.z, vs);
+            x = hermite(x, stream_component(ts, 2u * k + 1u, c), stream_component(vs, k + 1u, c),
                 stream_component(ts, 2u * k + 2u, c), t, seg.dt);
         } else if (moving) {
-            v = (1.0 - t) * v + t * stream_component(vs, k + 1u, c);
+            x = (1.0 - t) * x + t * stream_component(vs, k + 1u, c);
         }
-        output[out + c] = v;
+        output[out + c] = x;
     }
 }

@@ -270,7 +270,7 @@ fn first_segment(p: u32, w: vec4<u32>, time: f32) -> Segment {
 
 fn find_segment_track(track: Track, time: f32) -> Segment {
     var s = search_start(track, time);
-    if (COMPRESSED && s.done) {
+    if (COMPRESSED && (UNIFORM_TIMES || s.done)) {
         return s.seg;
     }
     for (var step = 0u; step < SEARCH_STEPS; step++) {
@@ -322,7 +322,7 @@ fn first_pair(ta: Track, tb: Track, ka: u32, kb: u32, time: f32) -> SegmentPair 
 fn search_pair(ta: Track, tb: Track, start_a: Search, start_b: Search, time: f32) -> SegmentPair {
     var a = start_a;
     var b = start_b;
-    if (COMPRESSED && a.done && b.done) {
+    if (COMPRESSED && (UNIFORM_TIMES || (a.done && b.done))) {
         return SegmentPair(a.seg, b.seg);
     }
     for (var step = 0u; step < SEARCH_STEPS; step++) {

@@ -309,7 +309,11 @@ fn principal_axes(mut a: [[f64; 3]; 3]) -> DMat3 {
 /// (the search starts elsewhere there, which changes no result). Returns
 /// `times.len() * width` floats.
 #[must_use]
-pub(crate) fn sample_candidate(track: &Track, candidate: &CompressedTrack, times: &[f32]) -> Vec<f32> {
+pub(crate) fn sample_candidate(
+    track: &Track,
+    candidate: &CompressedTrack,
+    times: &[f32],
+) -> Vec<f32> {
     let w = track.width as usize;
     let mut packed = packed_block(candidate, track.width);
     packed.resize(packed.len() + PACKED_PADDING, 0);

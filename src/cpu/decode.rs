@@ -55,14 +55,15 @@ fn packed4(packed: &[u32], i: u32) -> [u32; 4] {
     [packed[b], packed[b + 1], packed[b + 2], packed[b + 3]]
 }
 
-/// Words `i .. i + 3`, from the two `vec4`s that hold them.
+/// Words `i .. i + 3`.
 #[must_use]
 pub(crate) fn packed_window(packed: &[u32], i: u32) -> [u32; 4] {
-    let a = packed4(packed, i >> 2);
-    let b = packed4(packed, (i >> 2) + 1);
-    let all = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
-    let r = (i & 3) as usize;
-    [all[r], all[r + 1], all[r + 2], all[r + 3]]
+    [
+        packed_word(packed, i),
+        packed_word(packed, i + 1),
+        packed_word(packed, i + 2),
+        packed_word(packed, i + 3),
+    ]
 }
 
 /// The low `count` bits of `v` (`count` up to 32).
@@ -75,32 +76,16 @@ pub(crate) fn low_bits(v: u32, count: u32) -> u32 {
     }
 }
 
-/// Bits `[at, at + count)` of the 64 bits `hi:lo` (`at + count` up to 64).
+/// Bits `[at, at + count)` of the 128 bits `w[3]:w[2]:w[1]:w[0]`
+/// (`count` up to 32, `at + count` up to 128; a field that would end past
+/// bit 128 is garbage, as the shader's, and unused).
 #[must_use]
-pub(crate) fn bits64(lo: u32, hi: u32, at: u32, count: u32) -> u32 {
-    let v = ((u64::from(hi) << 32) | u64::from(lo)) >> at;
-    low_bits(v as u32, count)
-}
-
-/// Bits `[at, at + count)` of the 96 bits `w[2]:w[1]:w[0]`.
-#[must_use]
-pub(crate) fn field96(w: [u32; 3], at: u32, count: u32) -> u32 {
-    let j = (at >> 5) as usize;
+pub(crate) fn field128(w: [u32; 4], at: u32, count: u32) -> u32 {
+    let j = (at >> 5).min(3) as usize;
     let lo = w[j];
-    let hi = if j + 1 < 3 { w[j + 1] } else { 0 };
-    bits64(lo, hi, at & 31, count)
-}
-
-/// The 96 bits of stream `s` from bit `bit` of its data on.
-#[must_use]
-pub(crate) fn stream_bits(packed: &[u32], s: &Stream, bit: u32) -> [u32; 3] {
-    let w = packed_window(packed, s.data + (bit >> 5));
-    let sh = bit & 31;
-    [
-        bits64(w[0], w[1], sh, 32),
-        bits64(w[1], w[2], sh, 32),
-        bits64(w[2], w[3], sh, 32),
-    ]
+    let hi = w[(j + 1).min(3)];
+    let v = ((u64::from(hi) << 32) | u64::from(lo)) >> (at & 31);
+    low_bits(v as u32, count)
 }
 
 /// Bits per element of a stream of `width` components.
@@ -126,24 +111,18 @@ pub(crate) fn frame_words(encoding: u32) -> u32 {
     }
 }
 
-/// The header `[meta, value step, tangent step, dt]` of `track`'s block
-/// (WGSL `packed[track.values_offset >> 2]`).
+/// The value stream of `track`, whose header's first two words are
+/// `info` and `step`.
 #[must_use]
-pub(crate) fn track_header(packed: &[u32], track: &GpuTrack) -> [u32; 4] {
-    packed4(packed, track.values_offset >> 2)
-}
-
-/// The value stream of `track`, whose header is `h`.
-#[must_use]
-pub(crate) fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
+pub(crate) fn value_stream(track: &GpuTrack, info: u32, step: u32) -> Stream {
     let pad = ((track.width + 3) >> 2) << 2;
     let tangents = if track.interpolation == INTERP_CUBICSPLINE {
         pad
     } else {
         0
     };
-    let encoding = h[0] & 0xff;
-    let bits = (h[0] >> 8) & 0xff;
+    let encoding = info & 0xff;
+    let bits = (info >> 8) & 0xff;
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
     Stream {
         offsets,
@@ -151,16 +130,17 @@ pub(crate) fn value_stream(track: &GpuTrack, h: [u32; 4]) -> Stream {
         encoding,
         bits,
         stride: element_stride(encoding, bits, track.width),
-        step: f32::from_bits(h[1]),
+        step: f32::from_bits(step),
     }
 }
 
-/// The tangent stream of a CUBICSPLINE `track`.
+/// The tangent stream of a CUBICSPLINE `track` (header words `info` and
+/// `step`, its third).
 #[must_use]
-pub(crate) fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> Stream {
+pub(crate) fn tangent_stream(track: &GpuTrack, info: u32, step: u32, values: &Stream) -> Stream {
     let pad = ((track.width + 3) >> 2) << 2;
-    let encoding = (h[0] >> 16) & 0xff;
-    let bits = h[0] >> 24;
+    let encoding = (info >> 16) & 0xff;
+    let bits = info >> 24;
     let words = (track.key_count * values.stride + 31) >> 5;
     Stream {
         offsets: values.offsets + pad + frame_words(values.encoding),
@@ -168,40 +148,38 @@ pub(crate) fn tangent_stream(track: &GpuTrack, h: [u32; 4], values: &Stream) -> 
         encoding,
         bits,
         stride: element_stride(encoding, bits, track.width),
-        step: f32::from_bits(h[2]),
+        step: f32::from_bits(step),
     }
 }
 
-/// Element `e` of stream `s` of a track of `width` (at most 4)
-/// components, as four floats (components past the width 0).
+/// Components `0 .. 3` of the element of stream `s` that starts at bit
+/// `at` of the window `w`, as four floats (those from `lanes` on 0), `o`
+/// the offsets of those components. The shader decodes every encoding and selects; this
+/// branches, with the same results.
 #[must_use]
-pub(crate) fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> Vec4 {
-    let lane = |c: u32, v: f32| if c < width { v } else { 0.0 };
-    if s.encoding == ENC_RAW {
-        let w = packed_window(packed, s.data + e * width);
-        return Vec4::new(
-            lane(0, f32::from_bits(w[0])),
-            lane(1, f32::from_bits(w[1])),
-            lane(2, f32::from_bits(w[2])),
-            lane(3, f32::from_bits(w[3])),
-        );
-    }
-    let f = stream_bits(packed, s, e * s.stride);
-    let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
-    let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
+pub(crate) fn element_at(s: &Stream, w: [u32; 4], at: u32, o: [i32; 4], lanes: u32) -> Vec4 {
+    let lane = |c: u32, v: f32| if c < lanes { v } else { 0.0 };
+    let grid = |q: u32, offset: i32| (q as i32).wrapping_add(offset) as f32 * s.step;
     if s.encoding == ENC_FRAMED {
-        return in_frame(packed, s, framed_element(packed, s, e));
+        let b = o[3] as u32;
+        let (b0, b1, b2) = (b & 0xff, (b >> 8) & 0xff, (b >> 16) & 0xff);
+        let x = grid(field128(w, at, b0), o[0]);
+        let y = grid(field128(w, at + b0, b1), o[1]);
+        let z = grid(field128(w, at + b0 + b1, b2), o[2]);
+        return Vec4::new(x, y, z, (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt());
     }
     if s.encoding == ENC_SMALLEST_THREE {
-        let idx = f[0] & 3;
-        let negative = (f[0] & 4) != 0;
-        let a = grid(field96(f, 3, s.bits), if idx == 0 { o[1] } else { o[0] });
+        let head = field128(w, at, 3);
+        let idx = head & 3;
+        let negative = (head & 4) != 0;
+        let f0 = at + 3;
+        let a = grid(field128(w, f0, s.bits), if idx == 0 { o[1] } else { o[0] });
         let b = grid(
-            field96(f, 3 + s.bits, s.bits),
+            field128(w, f0 + s.bits, s.bits),
             if idx <= 1 { o[2] } else { o[1] },
         );
         let c = grid(
-            field96(f, 3 + 2 * s.bits, s.bits),
+            field128(w, f0 + 2 * s.bits, s.bits),
             if idx <= 2 { o[3] } else { o[2] },
         );
         let d0 = (1.0 - (a * a + b * b + c * c)).max(0.0).sqrt();
@@ -225,26 +203,62 @@ pub(crate) fn stream_element(packed: &[u32], s: &Stream, e: u32, width: u32) -> 
             if idx == 3 { d } else { c },
         );
     }
-    Vec4::new(
-        lane(0, grid(field96(f, 0, s.bits), o[0])),
-        lane(1, grid(field96(f, s.bits, s.bits), o[1])),
-        lane(2, grid(field96(f, 2 * s.bits, s.bits), o[2])),
-        lane(3, grid(field96(f, 3 * s.bits, s.bits), o[3])),
-    )
+    let q: [u32; 4] = std::array::from_fn(|c| field128(w, at + c as u32 * s.bits, s.bits));
+    let v: [f32; 4] = std::array::from_fn(|c| {
+        let value = if s.encoding == ENC_RAW {
+            f32::from_bits(q[c])
+        } else {
+            grid(q[c], o[c])
+        };
+        lane(c as u32, value)
+    });
+    Vec4::from_array(v)
 }
 
-/// Element `e` of a framed stream `s`: the rotation in the track's frame.
+/// Components `0 .. 3` (the first `lanes`) of element `e` of stream `s`
+/// and, where `moving`, of element `e + 1` (else element `e` again), `o`
+/// the offsets of those components: element `e + 1` from element `e`'s
+/// window where two elements fit in it (`2 stride <= 96`), else from its
+/// own.
 #[must_use]
-pub(crate) fn framed_element(packed: &[u32], s: &Stream, e: u32) -> Vec4 {
-    let f = stream_bits(packed, s, e * s.stride);
-    let o = packed4(packed, s.offsets >> 2).map(|w| w as i32);
-    let grid = |q: u32, offset: i32| (q as i32 + offset) as f32 * s.step;
-    let b = o[3] as u32;
-    let (b0, b1, b2) = (b & 0xff, (b >> 8) & 0xff, (b >> 16) & 0xff);
-    let x = grid(field96(f, 0, b0), o[0]);
-    let y = grid(field96(f, b0, b1), o[1]);
-    let z = grid(field96(f, b0 + b1, b2), o[2]);
-    Vec4::new(x, y, z, (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt())
+pub(crate) fn stream_pair(
+    packed: &[u32],
+    s: &Stream,
+    e: u32,
+    o: [i32; 4],
+    lanes: u32,
+    moving: bool,
+) -> (Vec4, Vec4) {
+    let at = e * s.stride;
+    let w = packed_window(packed, s.data + (at >> 5));
+    let a = element_at(s, w, at & 31, o, lanes);
+    if !moving {
+        return (a, a);
+    }
+    let next = at + s.stride;
+    let b = if 2 * s.stride <= 96 {
+        element_at(s, w, (at & 31) + s.stride, o, lanes)
+    } else {
+        element_at(
+            s,
+            packed_window(packed, s.data + (next >> 5)),
+            next & 31,
+            o,
+            lanes,
+        )
+    };
+    (a, b)
+}
+
+/// The offsets of components `0 .. 3` of stream `s` (zeros for a raw
+/// stream).
+#[must_use]
+pub(crate) fn stream_offsets(packed: &[u32], s: &Stream) -> [i32; 4] {
+    if s.encoding == ENC_RAW {
+        [0; 4]
+    } else {
+        packed4(packed, s.offsets >> 2).map(|w| w as i32)
+    }
 }
 
 /// A rotation `r` in the frame of framed stream `s` as its key:
@@ -256,12 +270,19 @@ pub(crate) fn in_frame(packed: &[u32], s: &Stream, r: Vec4) -> Vec4 {
     quat_mul(quat_mul(left, r), right)
 }
 
-/// Component `c` of element `e` of a vector or raw stream `s`.
+/// Component `c` of element `e` of a vector or raw stream `s` (components
+/// past the fourth of morph weights).
 #[must_use]
 pub(crate) fn stream_component(packed: &[u32], s: &Stream, e: u32, c: u32) -> f32 {
     let bit = e * s.stride + c * s.bits;
-    let w = packed_window(packed, s.data + (bit >> 5));
-    let q = low_bits(bits64(w[0], w[1], bit & 31, 32), s.bits);
+    let word = s.data + (bit >> 5);
+    let w = [
+        packed_word(packed, word),
+        packed_word(packed, word + 1),
+        0,
+        0,
+    ];
+    let q = field128(w, bit & 31, s.bits);
     if s.encoding == ENC_RAW {
         return f32::from_bits(q);
     }
@@ -301,53 +322,66 @@ pub(crate) fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segme
 }
 
 /// [`crate::cpu::sample::sample_track`]'s interpolation for a
-/// compressed library (WGSL `sample_compressed`), into `out[..width]`.
+/// compressed library (WGSL `sample_compressed`), into `out[..width]`:
+/// components 0 to 3 as four floats, the others (morph weights) one at a
+/// time.
 pub(crate) fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, out: &mut [f32]) {
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let stepped = track.interpolation == INTERP_STEP;
     let moving = !(seg.exact || stepped);
     let rotation = track.kind == KIND_ROTATION;
-    let h = track_header(packed, track);
-    let vs = value_stream(track, h);
+    let width = track.width;
+    let h = packed4(packed, track.values_offset >> 2);
+    let vs = value_stream(track, h[0], h[1]);
     let (k, t) = (seg.k, seg.t);
-    if moving && rotation && !cubic && vs.encoding == ENC_FRAMED {
-        // WGSL: the slerp in the frame, put in the frame once.
-        let r0 = framed_element(packed, &vs, k);
-        let r1 = framed_element(packed, &vs, k + 1);
-        let v = in_frame(packed, &vs, quat_slerp(r0, r1, t));
-        out[..4].copy_from_slice(&v.to_array());
-        return;
-    }
-    if track.width <= 4 {
-        let mut v = stream_element(packed, &vs, k, track.width);
-        if moving && cubic {
-            let ts = tangent_stream(track, h, &vs);
-            let b0 = stream_element(packed, &ts, 2 * k + 1, track.width);
-            let v1 = stream_element(packed, &vs, k + 1, track.width);
-            let a1 = stream_element(packed, &ts, 2 * k + 2, track.width);
-            // WGSL hermite4: hermite's operations on each component.
-            for c in 0..4 {
-                v[c] = hermite(v[c], b0[c], v1[c], a1[c], t, seg.dt);
-            }
-            if rotation {
-                v = quat_normalize(v);
-            }
-        } else if moving && rotation {
-            v = quat_slerp(v, stream_element(packed, &vs, k + 1, 4), t);
+    let lanes = width.min(4);
+    let (v0, v1) = stream_pair(packed, &vs, k, stream_offsets(packed, &vs), lanes, moving);
+    // WGSL: a framed stream's rotations slerp in their frame, put in it
+    // once; the spline takes the keys themselves.
+    let framed = vs.encoding == ENC_FRAMED;
+    let mut v = v0;
+    if moving && cubic {
+        let ts = tangent_stream(track, h[0], h[2], &vs);
+        let v1 = if framed {
+            v = in_frame(packed, &vs, v);
+            in_frame(packed, &vs, v1)
+        } else {
+            v1
+        };
+        let (b0, a1) = stream_pair(
+            packed,
+            &ts,
+            2 * k + 1,
+            stream_offsets(packed, &ts),
+            lanes,
+            true,
+        );
+        // WGSL hermite4: hermite's operations on each component.
+        for c in 0..4 {
+            v[c] = hermite(v[c], b0[c], v1[c], a1[c], t, seg.dt);
+        }
+        if rotation {
+            v = quat_normalize(v);
+        }
+    } else {
+        if moving && rotation {
+            v = quat_slerp(v, v1, t);
         } else if moving {
-            v = (1.0 - t) * v + t * stream_element(packed, &vs, k + 1, track.width);
+            v = (1.0 - t) * v + t * v1;
         }
-        for c in 0..track.width as usize {
-            out[c] = v[c];
+        if framed {
+            v = in_frame(packed, &vs, v);
         }
-        return;
     }
-    for c in 0..track.width {
-        let mut v = stream_component(packed, &vs, k, c);
+    for c in 0..lanes as usize {
+        out[c] = v[c];
+    }
+    for c in 4..width {
+        let mut x = stream_component(packed, &vs, k, c);
         if moving && cubic {
-            let ts = tangent_stream(track, h, &vs);
-            v = hermite(
-                v,
+            let ts = tangent_stream(track, h[0], h[2], &vs);
+            x = hermite(
+                x,
                 stream_component(packed, &ts, 2 * k + 1, c),
                 stream_component(packed, &vs, k + 1, c),
                 stream_component(packed, &ts, 2 * k + 2, c),
@@ -355,8 +389,8 @@ pub(crate) fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, 
                 seg.dt,
             );
         } else if moving {
-            v = (1.0 - t) * v + t * stream_component(packed, &vs, k + 1, c);
+            x = (1.0 - t) * x + t * stream_component(packed, &vs, k + 1, c);
         }
-        out[c as usize] = v;
+        out[c as usize] = x;
     }
 }

@@ -63,7 +63,7 @@ struct LibraryData {
 }
 
 /// Zero words after a compressed library's last block: the decoder reads
-/// up to 7 words past the word it needs (`packed_window`, two `vec4`s).
+/// up to 3 words past the last word of a stream (`packed_window`).
 pub const PACKED_PADDING: usize = 8;
 
 /// Where a pointer target's value lands in every instance's output block:

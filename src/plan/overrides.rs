@@ -48,6 +48,13 @@ pub(crate) struct SampleOverrides {
     /// The library is compressed: values are decoded from its packed
     /// words (`COMPRESSED`, `shaders/decode.wgsl`).
     pub(crate) compressed: bool,
+    /// The library is compressed and every row of the dispatch has
+    /// uniform key times: no search loop (`UNIFORM_TIMES`).
+    pub(crate) uniform_times: bool,
+    /// Some row of the dispatch has more than 4 components, or the
+    /// library is not compressed (`WIDE_ROWS`, read by compressed
+    /// pipelines only).
+    pub(crate) wide_rows: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -80,6 +87,8 @@ impl SampleOverrides {
             ("REGULAR_SEGMENT", f64::from(self.regular_segment)),
             ("REGULAR_SEARCH", flag(self.regular_search)),
             ("COMPRESSED", flag(self.compressed)),
+            ("UNIFORM_TIMES", flag(self.uniform_times)),
+            ("WIDE_ROWS", flag(self.wide_rows)),
         ]
     }
 }

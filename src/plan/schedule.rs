@@ -12,8 +12,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BLOCK_HEAD, GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD,
-    SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE,
+    Binding, BLOCK_HEAD, GROUP_ALL, GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE,
     UNIFORM_HEAD, WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
@@ -581,6 +581,18 @@ pub(crate) fn sample_overrides(
         regular_segment: regular.0,
         regular_search: regular.1,
         compressed: library.is_compressed(),
+        // A compressed row with uniform times has a negative scale.
+        uniform_times: library.is_compressed()
+            && library
+                .tracks()
+                .iter()
+                .filter(|t| g == GROUP_ALL || t.group() == g)
+                .all(|t| t.lookup_scale < 0.0),
+        wide_rows: !library.is_compressed()
+            || library
+                .tracks()
+                .iter()
+                .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
     }
 }
 

@@ -1050,6 +1050,8 @@ fn plan_overrides_are_the_modules_overrides() {
         regular_segment: 0,
         regular_search: true,
         compressed: false,
+        uniform_times: false,
+        wide_rows: true,
     };
     let rig = RigOverrides {
         parents_first: true,
