@@ -1,43 +1,9 @@
-//! The compressed track format: what a compressed
+//! The compressed track format (documented for users in
+//! [`crate::compress`], "The format"): what a compressed
 //! [`AnimationLibrary`](crate::AnimationLibrary) stores per track instead
 //! of `f32` key times and values, and what the sampler decodes
 //! (`shaders/decode.wgsl`, CPU twin `src/cpu/decode.rs`). Host data, as
-//! [`Track`] is: no device. The compressor that makes it from a bound
-//! library within an error bound is [`crate::compress`].
-//!
-//! A [`CompressedTrack`] is a track's key times ([`KeyTimes`]: a rate, or
-//! a list) and one or two [`Quantized`] streams of elements: the values,
-//! and for CUBICSPLINE the tangents (per key its in-tangent, then its
-//! out-tangent). A stream's elements are bit-packed, LSB first: bit `i` of
-//! the stream is bit `i % 32` of `words[i / 32]`; element `e` occupies bits
-//! `[e * stride, (e + 1) * stride)`:
-//! - [`Encoding::Vector`]: `width` unsigned fields of `bits` bits,
-//!   component `c` at `c * bits`; the value is
-//!   `f32(field + offsets[c]) * step` (stride `width * bits`). Rotations
-//!   take it (four components) only where smallest-three would need more
-//!   than 15 bits a component;
-//! - [`Encoding::SmallestThree`] (rotations): 2 bits naming the dropped
-//!   component `i` (the largest), 1 bit its sign (1: negative), then the
-//!   three other components in order, each a field of `bits` bits decoded
-//!   as above with its component's offset; the dropped one is
-//!   `sqrt(max(0, 1 - (a a + b b + c c)))` (stride `3 + 3 bits`);
-//! - [`Encoding::Raw`]: each component an `f32`'s bits (stride `32 width`).
-//! - [`Encoding::Framed`] (rotations): three fields of `bits[0]`,
-//!   `bits[1]` and `bits[2]` bits (0 to 16 each; the stream's `bits` is
-//!   their sum, the stride), decoded as above with the first three
-//!   offsets to the vector part `(x, y, z)` of a rotation `r` in the
-//!   track's frame, `w = sqrt(max(0, 1 - (x x + y y + z z)))`; the key is
-//!   `left * r * right` ([`Frame`]). A track whose keys stay near one
-//!   rotation and turn mostly about one axis has two small components
-//!   there, which take few bits.
-//!
-//! `step` is a power of two and `|offset| + 2^bits - 1 <= 2^24`, so that
-//! `f32(field + offset)` and the product are exact: every device decodes a
-//! vector component to the same bits.
-//!
-//! Validation ([`CompressedTrack::validate`]) refuses anything a decoder
-//! could not read in bounds or that would decode to a non-finite value,
-//! with a [`CompressError`].
+//! [`Track`] is: no device.
 
 use std::sync::Arc;
 
@@ -152,7 +118,7 @@ impl KeyTimes {
     }
 
     /// The uniform form of `times` when it reproduces every key: each
-    /// `t_i` is on key `i` ([`rate_key`]), so that a time on an original
+    /// `t_i` is on key `i` (`rate_key`), so that a time on an original
     /// key is on the same key of the compressed track. The rate tried is
     /// `(n - 1) / (t_last - t_0)`, and that rounded to a whole number when
     /// it is within 1e-3 of one (keys baked at 30 fps).
@@ -677,7 +643,7 @@ impl CompressedTrack {
         }
     }
 
-    /// Bytes on the device: the packed block ([`packed_block`]) and, for
+    /// Bytes on the device: the packed block (`packed_block`) and, for
     /// a list of times, the times (not counting sharing).
     #[must_use]
     pub fn stored_bytes(&self, width: u32) -> u64 {
