@@ -29,9 +29,9 @@ const MAX_TIGHTENINGS: u32 = 24;
 /// fails by a little costs its tracks less than a whole bit each.
 const TIGHTEN: f64 = std::f64::consts::FRAC_1_SQRT_2;
 
-/// The most rounds of the clip check (each tightens the tolerances of the
-/// chains that fail).
-const MAX_ROUNDS: u32 = 40;
+/// The most times a clip is checked as a whole (after each failing check
+/// the tolerances of the chains that fail are tightened).
+const MAX_CHECKS: u32 = 40;
 
 /// Grid exponents tried below the first, per stream.
 const EXPONENTS: i32 = 24;
@@ -232,7 +232,7 @@ pub(super) fn compress_clip(
             list.push(t);
         }
     }
-    for _ in 0..MAX_ROUNDS {
+    for _ in 0..MAX_CHECKS {
         let checked = check(clip, &jobs, &tracks, &instances, world.as_ref(), bound)?;
         if checked.ok {
             return Ok(finish(&jobs, tracks, checked.max_error, &levels));
