@@ -724,6 +724,17 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
                 ta.search_offset = block_track(block.row_first + j, kind).search_offset;
                 tb.search_offset = block_track(block.row_first + select(j, j + 1u, second), kind).search_offset;
             }
+            if (COMPRESSED && REGULAR_SEGMENT > 0u) {
+                // A compressed block has a size of its own, and rows
+                // differ in key counts: each row's are read (the host
+                // judged the rest regular without them).
+                let ra = row_block(block.row_first + j);
+                let rb = row_block(block.row_first + select(j, j + 1u, second));
+                ta.values_offset = ra.x;
+                ta.key_count = ra.y;
+                tb.values_offset = rb.x;
+                tb.key_count = rb.y;
+            }
             var segs = SegmentPair(one, one);
             if (RUN_KEYS >= 2u) {
                 // Entries i and i + 1 (i even) share a word: word i / e of
@@ -745,9 +756,25 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
                     segs = find_segment_pair_from(ta, tb, key_texels(ta) + ka, key_texels(tb) + kb, time);
                 }
             }
+            if (COMPRESSED && RUN_KEYS == 1u) {
+                // The run's first row has the most keys, and the others
+                // a prefix of its times.
+                segs = SegmentPair(within_keys(ta, one), within_keys(tb, one));
+            }
             interpolate_pair(ta, tb, segs, out, second);
         }
     }
+}
+
+// A segment of a row with at least as many keys and the same first key
+// times (RUN_KEYS 1) as the segment of `track`: key k's at or past the
+// track's last key (rate_segment's clamp), else the same.
+fn within_keys(track: Track, seg: Segment) -> Segment {
+    let last = track.key_count - 1u;
+    if (seg.k >= last) {
+        return Segment(last, 0.0, seg.dt, true);
+    }
+    return seg;
 }
 
 // Row i of a regular segment (REGULAR_SEGMENT) from its rows 0 and 1:
@@ -869,6 +896,17 @@ fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b
     if (store_b) {
         store_quat(ob, qb);
     }
+}
+
+// The values offset and the key count of row r of the clip-blocks plan's
+// row table alone (two words: two gathers on the CPU adapters where a row
+// is eight).
+fn row_block(r: u32) -> vec2<u32> {
+    if (ROWS_IN_UNIFORM) {
+        let i = min(r, ROW_HEAD - 1u);
+        return vec2<u32>(rows_head[i].values_offset, rows_head[i].key_count);
+    }
+    return vec2<u32>(rows[r].values_offset, rows[r].key_count);
 }
 
 // Row r of the clip-blocks plan's row table as a Track of value kind

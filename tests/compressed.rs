@@ -1323,3 +1323,126 @@ fn gpu_poses_a_compressed_library_as_the_twin() {
         }
     }
 }
+
+/// A baked library's clip-blocks runs find one segment per run and
+/// compute their rows from the first two: translations and scales with
+/// all the keys, one key (constant) or a prefix of the keys (a track that
+/// stops early), rotations, CUBICSPLINE scales with all or a prefix of
+/// the keys, all at 32 fps (exact in f32). The plan
+/// says so (run keys shared, regular segments), and the GPU samples as
+/// the twin does before, on, between and after every row's keys (a row
+/// read past its last key would read the next block). A library whose
+/// rows differ in their first key time gets neither, and samples the same.
+#[test]
+fn baked_runs_share_their_segment_and_compute_their_rows() {
+    use keyframe_gpu::{DeviceProfile, Plan};
+    let baked = |shift: usize, seed: u64| -> AnimationLibrary {
+        let mut rng = Rng::new(seed);
+        let times = |n: usize, first: usize| -> Arc<[f32]> {
+            (first..first + n).map(|k| k as f32 / 32.0).collect()
+        };
+        let mut clips = Vec::new();
+        for c in 0..2 {
+            let mut tracks = Vec::new();
+            for j in 0..10u32 {
+                let q: Vec<f32> = (0..40)
+                    .flat_map(|k| axis_angle([0.0, 1.0, 0.0], 0.05 * k as f32 + rng.signed()))
+                    .collect();
+                tracks.push(Track::new(
+                    j,
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    times(40, 0),
+                    q,
+                ));
+            }
+            for j in 0..10u32 {
+                let n = match j {
+                    0 => 40,
+                    1..=4 => 1,
+                    _ => 25,
+                };
+                // One row's times start later where `shift` is given.
+                let first = if j == 7 { shift } else { 0 };
+                let v = (0..n * 3).map(|_| rng.signed()).collect();
+                tracks.push(Track::new(
+                    j,
+                    Property::Translation,
+                    Interpolation::Linear,
+                    times(n, first),
+                    v,
+                ));
+            }
+            for j in 0..10u32 {
+                let n = if j < 5 { 40 } else { 20 };
+                let v = (0..n * 9).map(|_| 1.0 + 0.1 * rng.signed()).collect();
+                tracks.push(Track::new(
+                    j,
+                    Property::Scale,
+                    Interpolation::CubicSpline,
+                    times(n, 0),
+                    v,
+                ));
+            }
+            clips.push(Clip::new(&format!("take{c}"), tracks));
+        }
+        let packed = clips
+            .iter()
+            .map(|c| {
+                c.tracks
+                    .iter()
+                    .map(|t| CompressedTrack {
+                        times: KeyTimes::uniform_of(&t.times).unwrap(),
+                        ..CompressedTrack::lossless(t)
+                    })
+                    .collect()
+            })
+            .collect();
+        AnimationLibrary::from_compressed(clips, packed).unwrap()
+    };
+    let gpu = common::gpu("baked_runs_share_their_segment_and_compute_their_rows");
+    for (shift, shared) in [(0, true), (15, false)] {
+        let library = baked(shift, 3);
+        let plan = Plan::sampling(
+            &library,
+            64,
+            &DeviceProfile::cpu_adapter(),
+            SamplerPlan::ClipBlocks,
+        )
+        .unwrap()
+        .to_string();
+        let dispatches: Vec<&str> = plan
+            .lines()
+            .filter(|l| l.contains("sample_blocks_main"))
+            .collect();
+        assert_eq!(dispatches.len(), 3, "{plan}");
+        for d in &dispatches {
+            let translations = d.contains("GROUP=2 ");
+            let expect = shared || !translations;
+            assert_eq!(d.contains("RUN_KEYS=1 "), expect, "{plan}");
+            assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
+        }
+        let Some(h) = &gpu else {
+            continue;
+        };
+        let mut instances = Vec::new();
+        for (c, clip) in library.clips().iter().enumerate() {
+            for t in probe_times(clip) {
+                instances.push(Instance::new(c as u32, f64::from(t)));
+            }
+        }
+        let want = cpu::sample(&library, &instances).unwrap();
+        let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
+        let mut sampler = GpuSampler::with_plan(
+            &h.device,
+            &h.queue,
+            &library,
+            instances.len() as u32,
+            SamplerPlan::ClipBlocks,
+        )
+        .unwrap();
+        let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+        assert!(report.max_abs_err() <= 2e-5, "shift {shift}: {report:?}");
+    }
+}

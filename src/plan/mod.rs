@@ -51,7 +51,7 @@ pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 #[cfg(test)]
 pub(crate) use schedule::{Module, Overrides};
 
-use crate::layout::{GpuSampleRow, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
+use crate::layout::{GpuSampleRow, GpuTrack, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
 use crate::library::AnimationLibrary;
 
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
@@ -332,14 +332,12 @@ impl SampleTables {
     /// copies of the rows' key texels after the run tables make them step
     /// evenly too (`crate::run_keys::key_copies`).
     ///
-    /// A compressed library takes none of these: each row is read and
-    /// searches its own keys (or has uniform ones), and its values stay
-    /// packed.
+    /// A compressed library's values stay packed and it has no run
+    /// tables: see [`SampleTables::add_compressed_runs`].
     fn add_clip_blocks(&mut self, library: &AnimationLibrary, texture_texels: u64) {
         use crate::run_keys::{self, RunKeys};
         if library.is_compressed() {
-            self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
-            self.texels = library.key_windows();
+            self.add_compressed_runs(library);
             return;
         }
         let runs: Vec<(u32, u32)> = self
@@ -413,5 +411,72 @@ impl SampleTables {
         texels.extend_from_slice(&extra);
         self.texels = texels;
         self.rows = rows;
+    }
+
+    /// The clip-blocks plan's part for a compressed library: its rows, and
+    /// for each group whose every run shares its first row's uniform key
+    /// times (baked clips: every track at one rate over the clip; a row
+    /// with fewer keys, such as a constant track's one key, has a prefix
+    /// of them) the run keys [`Shared`](crate::run_keys::RunKeys::Shared):
+    /// a run's segment is found once, from its first row, for all its rows
+    /// (the shader clamps it to each row's last key, which gives each
+    /// row's own segment). Then the segments of its runs whose rows the
+    /// shader computes from their first two: a compressed block has a
+    /// size of its own and rows differ in key counts, so regularity is
+    /// judged without values offsets, key counts and lookups, and the
+    /// shader reads each row's values offset and key count (two words,
+    /// where a row is eight; the lookups only the first row's search
+    /// reads).
+    fn add_compressed_runs(&mut self, library: &AnimationLibrary) {
+        use crate::run_keys::{self, GroupRunKeys, RunKeys};
+        self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
+        self.texels = library.key_windows();
+        let packed = library.packed().unwrap_or(&[]);
+        // The key interval of a block's uniform times (its header's dt,
+        // which the spline reads from the run's first row).
+        let dt = |t: &GpuTrack| packed.get(t.values_offset as usize + 3).copied();
+        let judged: Vec<GpuSampleRow> = self
+            .rows
+            .iter()
+            .map(|r| GpuSampleRow {
+                values_offset: 0,
+                key_count: 0,
+                lookup_scale: 0.0,
+                lookup_origin: 0.0,
+                ..*r
+            })
+            .collect();
+        for (slot, &(g, per)) in self.dispatches.iter().enumerate() {
+            let run = block_row_run(per);
+            if run < 2 {
+                continue;
+            }
+            let runs = run_keys::runs_of(library, g, run);
+            let shared = runs.iter().all(|(_, rows)| {
+                let r0 = &rows[0];
+                r0.lookup_scale < 0.0
+                    && rows.iter().all(|t| {
+                        t.lookup_scale < 0.0
+                            && (t.key_count == 1
+                                || (t.key_count <= r0.key_count
+                                    && t.lookup_scale.to_bits() == r0.lookup_scale.to_bits()
+                                    && t.lookup_origin.to_bits() == r0.lookup_origin.to_bits()
+                                    && dt(t).is_some()
+                                    && dt(t) == dt(r0)))
+                    })
+            });
+            if !shared {
+                continue;
+            }
+            self.run_keys[slot] = GroupRunKeys {
+                mode: RunKeys::Shared,
+                ..GroupRunKeys::PER_ROW
+            };
+            let rows: Option<Vec<&[GpuSampleRow]>> = runs
+                .iter()
+                .map(|&(first, r)| judged.get(first..first + r.len()))
+                .collect();
+            self.regular[slot] = rows.map_or((0, true), |rows| regular_segments(&rows, run));
+        }
     }
 }
