@@ -1384,7 +1384,7 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
                     v,
                 ));
             }
-            clips.push(Clip::new(&format!("take{c}"), tracks));
+            clips.push(Clip::new(format!("take{c}"), tracks));
         }
         let packed = clips
             .iter()
