@@ -23,6 +23,17 @@ override UNIFORM_TIMES: bool = false;
 // adapters run a loop's body, its loads and decodes, at least once).
 override WIDE_ROWS: bool = true;
 
+// The encodings of the dispatch's compressed streams, bit 1 << ENC_*
+// (the host's, per dispatch; every one by default): element_at computes
+// only theirs, where the CPU adapters would run every encoding's
+// arithmetic and select one.
+override ENCODINGS: u32 = 15u;
+
+// Whether some stream of the dispatch has encoding e.
+fn has_encoding(e: u32) -> bool {
+    return (ENCODINGS & (1u << e)) != 0u;
+}
+
 // The packed words (the values buffer, bound as vec4<u32>s): a block per
 // track, then 8 words of zeros (packed_window reads up to 3 words past the
 // last word of a stream).
@@ -117,12 +128,18 @@ fn tangent_stream(track: Track, info: u32, step: u32, values: Stream) -> Stream 
 // sqrt(max(0, 1 - (a a + b b + c c))), its sign from its bit); or
 // quantized components f32(field + offset) * step, exact (the grid step
 // is a power of two and |field + offset| <= 2^24); or a framed rotation in
-// its frame (x, y, z from fields of the bits in o.w, w from the unit
-// length; in_frame gives the key). One path for every
-// encoding, the result selected by it (the CPU adapters would run a
-// branch per encoding anyway); the other encodings' fields are garbage
-// and selected away.
+// its frame (framed_element). A dispatch of framed streams alone, or of
+// vectors and raw streams alone (ENCODINGS), decodes theirs; otherwise
+// one path for every encoding, the result selected by it (the CPU
+// adapters would run a branch per encoding anyway); the other encodings'
+// fields are garbage and selected away.
 fn element_at(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>, lanes: vec4<bool>) -> vec4<f32> {
+    if (ENCODINGS == (1u << ENC_FRAMED)) {
+        return framed_element(s, w, at, o);
+    }
+    if (!has_encoding(ENC_SMALLEST_THREE) && !has_encoding(ENC_FRAMED)) {
+        return vector_element(s, w, at, o, lanes);
+    }
     let three = s.encoding == ENC_SMALLEST_THREE;
     let f0 = at + select(0u, 3u, three);
     let q = vec4<u32>(field128(w, f0, s.bits), field128(w, f0 + s.bits, s.bits),
@@ -139,12 +156,28 @@ fn element_at(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>, lanes: vec4<bool>)
     let d = select(d0, -d0, negative);
     let rotation = vec4<f32>(select(a, d, idx == 0u), select(select(b, a, idx == 0u), d, idx == 1u),
         select(select(c, b, idx < 2u), d, idx == 2u), select(c, d, idx == 3u));
+    let framed = framed_element(s, w, at, o);
+    return select(select(vector, rotation, three), framed, s.encoding == ENC_FRAMED);
+}
+
+// element_at of a vector or raw stream: its components (those of
+// `lanes`), quantized or raw.
+fn vector_element(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>, lanes: vec4<bool>) -> vec4<f32> {
+    let q = vec4<u32>(field128(w, at, s.bits), field128(w, at + s.bits, s.bits),
+        field128(w, at + 2u * s.bits, s.bits), field128(w, at + 3u * s.bits, s.bits));
+    let g = vec4<f32>(bitcast<vec4<i32>>(q) + o) * s.step;
+    return select(vec4<f32>(0.0), select(g, bitcast<vec4<f32>>(q), s.encoding == ENC_RAW), lanes);
+}
+
+// element_at of a framed stream: the rotation in its frame (x, y, z from
+// fields of the bits in o.w, w from the unit length; in_frame gives the
+// key).
+fn framed_element(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>) -> vec4<f32> {
     let fb = vec3<u32>(u32(o.w) & 0xffu, (u32(o.w) >> 8u) & 0xffu, (u32(o.w) >> 16u) & 0xffu);
     let x = f32(i32(field128(w, at, fb.x)) + o.x) * s.step;
     let y = f32(i32(field128(w, at + fb.x, fb.y)) + o.y) * s.step;
     let z = f32(i32(field128(w, at + fb.x + fb.y, fb.z)) + o.z) * s.step;
-    let framed = vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
-    return select(select(vector, rotation, three), framed, s.encoding == ENC_FRAMED);
+    return vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
 }
 
 // A rotation r in the frame of framed stream s as the key it stands for:
@@ -273,7 +306,7 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     // A framed stream's elements are rotations in its frame: the slerp of
     // two of them, put in the frame once, is the keys' slerp (the frame
     // keeps dot products); the spline takes the keys themselves.
-    let framed = vs.encoding == ENC_FRAMED;
+    let framed = has_encoding(ENC_FRAMED) && vs.encoding == ENC_FRAMED;
     var v = e.a;
     if (moving && cubic) {
         let ts = tangent_stream(track, h.x, h.z, vs);

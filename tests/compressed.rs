@@ -19,8 +19,9 @@ use keyframe_gpu::compress::{
     Quantized,
 };
 use keyframe_gpu::{
-    cpu, AnimationLibrary, BoundLibrary, Clip, Error, GpuSampler, Instance, Interpolation,
-    NodeTransform, PointerTarget, PointerType, Property, Rig, SamplerPlan, Track, WrapMode,
+    cpu, AnimationLibrary, BoundLibrary, Clip, DeviceProfile, Error, GpuSampler, Instance,
+    Interpolation, NodeTransform, Plan, PointerTarget, PointerType, Property, Rig, SamplerPlan,
+    Track, WrapMode,
 };
 use mocap::{axis_angle, mocap_clip, quat_mul, skeleton, unit, Rng};
 
@@ -1263,7 +1264,34 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
     let Some(h) = common::gpu("gpu_decodes_as_the_twin_on_every_plan") else {
         return;
     };
+    // The decode's paths by the encodings of a dispatch's streams
+    // (ENCODINGS: 8 framed alone, 1, 4 or 5 vectors and raw alone, else
+    // every one): each is taken by some dispatch here.
+    let mut paths = std::collections::BTreeSet::new();
     for (name, library) in compressed_libraries() {
+        for plan in [SamplerPlan::Grouped, SamplerPlan::ClipBlocks] {
+            let plan = Plan::sampling(&library, 64, &DeviceProfile::cpu_adapter(), plan).unwrap();
+            for line in plan
+                .to_string()
+                .lines()
+                .filter(|l| l.contains("ENCODINGS="))
+            {
+                let mask: u32 = line
+                    .split("ENCODINGS=")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                paths.insert(match mask {
+                    8 => "framed",
+                    1 | 4 | 5 => "vectors",
+                    _ => "every",
+                });
+            }
+        }
         let mut instances = Vec::new();
         for (c, clip) in library.clips().iter().enumerate() {
             for t in probe_times(clip) {
@@ -1290,6 +1318,7 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
             );
         }
     }
+    assert_eq!(paths.len(), 3, "{paths:?}");
 }
 
 /// The animator poses a compressed bound library as the twin does.
@@ -1335,7 +1364,6 @@ fn gpu_poses_a_compressed_library_as_the_twin() {
 /// rows differ in their first key time gets neither, and samples the same.
 #[test]
 fn baked_runs_share_their_segment_and_compute_their_rows() {
-    use keyframe_gpu::{DeviceProfile, Plan};
     let baked = |shift: usize, seed: u64| -> AnimationLibrary {
         let mut rng = Rng::new(seed);
         let times = |n: usize, first: usize| -> Arc<[f32]> {

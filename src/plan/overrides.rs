@@ -55,6 +55,10 @@ pub(crate) struct SampleOverrides {
     /// library is not compressed (`WIDE_ROWS`, read by compressed
     /// pipelines only).
     pub(crate) wide_rows: bool,
+    /// The encodings of the dispatch's compressed streams, bit `1 << e`
+    /// for `ENC_*` value `e` (`ENCODINGS`; every bit where the library is
+    /// not compressed): the decode computes only theirs.
+    pub(crate) encodings: u32,
 }
 
 fn flag(b: bool) -> f64 {
@@ -89,6 +93,7 @@ impl SampleOverrides {
             ("COMPRESSED", flag(self.compressed)),
             ("UNIFORM_TIMES", flag(self.uniform_times)),
             ("WIDE_ROWS", flag(self.wide_rows)),
+            ("ENCODINGS", f64::from(self.encodings)),
         ]
     }
 }

@@ -12,14 +12,16 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BLOCK_HEAD, GROUP_ALL, GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES,
-    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE,
-    UNIFORM_HEAD, WORKGROUP_SIZE,
+    Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
+    GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
+    SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
+    WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 use crate::mix::MixerDesc;
 use crate::model::BoundLibrary;
 use crate::rig::SkinTables;
+use crate::track::Interpolation;
 
 /// The stage of the pipeline a dispatch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -593,7 +595,38 @@ pub(crate) fn sample_overrides(
                 .tracks()
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
+        encodings: stream_encodings(library, g),
     }
+}
+
+/// Every encoding's bit (the shader's default `ENCODINGS`).
+const ALL_ENCODINGS: u32 =
+    1 << ENC_VECTOR | 1 << ENC_SMALLEST_THREE | 1 << ENC_RAW | 1 << ENC_FRAMED;
+
+/// The encodings of the compressed streams (values, and CUBICSPLINE
+/// tangents) of group `g`'s tracks, bit `1 << e` for encoding `e` (the
+/// block header's meta word: value encoding in bits 0..8, tangent encoding
+/// in bits 16..24); every bit for an uncompressed library, which never
+/// decodes.
+fn stream_encodings(library: &AnimationLibrary, g: u32) -> u32 {
+    let Some(packed) = library.packed() else {
+        return ALL_ENCODINGS;
+    };
+    let mut bits = 0;
+    for t in library
+        .tracks()
+        .iter()
+        .filter(|t| g == GROUP_ALL || t.group() == g)
+    {
+        let Some(&meta) = packed.get(t.values_offset as usize) else {
+            return ALL_ENCODINGS;
+        };
+        bits |= 1 << (meta & 0xff).min(31);
+        if t.interpolation == Interpolation::CubicSpline as u32 {
+            bits |= 1 << ((meta >> 16) & 0xff).min(31);
+        }
+    }
+    bits
 }
 
 /// The rig overrides of `pass` on a device of `profile`: uniform copies of

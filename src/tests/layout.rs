@@ -1052,6 +1052,7 @@ fn plan_overrides_are_the_modules_overrides() {
         compressed: false,
         uniform_times: false,
         wide_rows: true,
+        encodings: 15,
     };
     let rig = RigOverrides {
         parents_first: true,
