@@ -529,7 +529,7 @@ pub(crate) struct GpuNode {
 /// A mesh in the mesh table (WGSL `Mesh`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
-pub struct GpuMesh {
+pub(crate) struct GpuMesh {
     /// Offset of the mesh's first weight inside an instance's morph-weight
     /// block.
     pub weights_offset: u32,

@@ -162,19 +162,18 @@ pub mod internals {
     pub use crate::cpu::mix::mix;
     pub use crate::gpu::key_textures::KeyTextures;
     pub use crate::gpu::skin::GpuSkinner;
-    pub use crate::instance::{resolve_instances, resolve_instances_into};
+    pub use crate::instance::resolve_instances_into;
     pub use crate::layout::{
-        GpuClip, GpuInstance, GpuMesh, GpuParams, GpuSkinParams, GpuTrack, PRELUDE_WGSL,
-        WORKGROUP_SIZE,
+        GpuClip, GpuInstance, GpuParams, GpuSkinParams, GpuTrack, PRELUDE_WGSL, WORKGROUP_SIZE,
     };
     pub use crate::mix::Packer;
     pub use crate::plan::schedule::dispatch_grid;
 
     /// The CPU twin of the skin stage.
     pub mod cpu_skin {
-        pub use crate::cpu::skin::{joint_matrices, pose_resolved, skin, SkinOutput};
+        pub use crate::cpu::skin::{pose_resolved, SkinOutput};
     }
-    pub use crate::model::rig::tables::{SkinJoints, SkinTables};
+    pub use crate::model::rig::tables::SkinTables;
 }
 
 pub(crate) mod layout;

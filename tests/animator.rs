@@ -6,7 +6,6 @@
 mod common;
 
 use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::internals::cpu_skin;
 use keyframe_gpu::NodeTransform;
 use keyframe_gpu::{
     AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Rig, Track,
@@ -120,16 +119,17 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
     assert!(poses.morph_weights(1, tip).is_none());
 
     // Everything against the CPU twin.
-    let tables = animator.skinner().unwrap().tables().clone();
-    let cpu = cpu_skin::skin(&tables, &lib, &instances).unwrap();
+    let cpu = keyframe_gpu::cpu::poses(&lib.bind(&rig).unwrap(), &instances).unwrap();
     for i in 0..3u32 {
         for n in 0..rig.nodes().len() as u32 {
-            let want = cpu.globals[i as usize * rig.nodes().len() + n as usize].to_cols_array();
+            let want = cpu.world(i, n).unwrap().to_cols_array();
             let got = poses.world(i, n).unwrap().to_cols_array();
             assert!(close(&got, &want, 1e-4), "{i} {n}");
         }
+        let want_joints = cpu.joints(i, 0).unwrap();
+        assert_eq!(poses.joints(i, 0).unwrap().len(), want_joints.len());
         for (j, m) in poses.joints(i, 0).unwrap().iter().enumerate() {
-            let want = cpu.joints[i as usize * 3 + j].to_cols_array();
+            let want = want_joints[j].to_cols_array();
             assert!(close(&m.to_cols_array(), &want, 1e-4), "{i} {j}");
         }
     }
@@ -139,7 +139,12 @@ fn one_instance_table_drives_every_pass_and_matches_the_cpu_twin() {
         let got = poses.samples(i).unwrap();
         let want = &sampled[i as usize * stride..][..stride];
         // The part of the block the instance's clip writes.
-        let used = lib.clip_table()[instances[i as usize].clip as usize].output_width as usize;
+        let clip = instances[i as usize].clip;
+        let used = (0..lib.clips()[clip as usize].tracks.len() as u32)
+            .filter_map(|t| lib.track_output(clip, t))
+            .map(|(offset, width)| (offset + width) as usize)
+            .max()
+            .unwrap_or(0);
         assert!(close(&got[..used], &want[..used], 2e-5), "{i}");
     }
 
@@ -217,7 +222,7 @@ fn without_a_rig_the_animator_samples_only() {
     };
     let (_, lib) = model();
     let mut animator = Animator::sampler_only(&h.device, &h.queue, &lib, 4).unwrap();
-    assert!(animator.skinner().is_none() && animator.rig().is_none());
+    assert!(animator.rig().is_none() && animator.bound().is_none());
     assert!(animator.joint_matrix_buffer().is_none());
     assert!(animator.output_bind_group().is_none());
     animator

@@ -15,7 +15,6 @@ mod counting_alloc;
 use counting_alloc::count;
 
 use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::internals::{cpu_skin, SkinTables};
 use keyframe_gpu::NodeTransform;
 use keyframe_gpu::{
     AnimationLibrary, Animator, Clip, Crowd, CrowdInstance, CrowdPoses, Error, Instance,
@@ -258,10 +257,8 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
             .filter(|c| c.model == id)
             .map(|c| Instance::new(c.clip.clip(), c.time).with_wrap(c.wrap))
             .collect();
-        let tables = SkinTables::new(rig, lib).unwrap();
-        let cpu = cpu_skin::skin(&tables, lib, &own).unwrap();
+        let cpu = keyframe_gpu::cpu::poses(&lib.bind(rig).unwrap(), &own).unwrap();
         let nodes = rig.nodes().len();
-        let joints = tables.joint_count() as usize;
         let mut checked = 0;
         for (i, inst) in insts.iter().enumerate() {
             let Some((m, slot)) = s.crowd.slot(i) else {
@@ -271,14 +268,15 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
             if m != id {
                 continue;
             }
-            let slot = slot as usize;
             for n in 0..nodes {
-                let want = cpu.globals[slot * nodes + n].to_cols_array();
+                let want = cpu.world(slot, n as u32).unwrap().to_cols_array();
                 let got = world_of(&poses, i, n as u32).unwrap();
                 assert!(close(&got, &want, 1e-5), "instance {i} node {n}");
             }
+            let want_joints = cpu.joints(slot, 0).unwrap();
+            assert_eq!(joints_of(&poses, i, 0).unwrap().len(), want_joints.len());
             for (j, got) in joints_of(&poses, i, 0).unwrap().iter().enumerate() {
-                let want = cpu.joints[slot * joints + j].to_cols_array();
+                let want = want_joints[j].to_cols_array();
                 assert!(close(got, &want, 1e-5), "instance {i} joint {j}");
             }
             checked += 1;

@@ -466,18 +466,16 @@ fn steady_state_allocates_nothing_of_its_own() {
     );
 }
 
-/// The ring is generic over "a buffer and a byte length": the skinner's
-/// joint matrices read through `record_buffer` equal `read_back_joints`
-/// bit for bit and the CPU twin (`cpu_skin::joint_matrices`) within 1e-4
-/// per element (the tolerance src/tests/skinning.rs argues), frame after frame.
+/// The ring is generic over "a buffer and a byte length": the animator's
+/// joint matrices (`Animator::joint_matrix_buffer`) read through
+/// `record_buffer` equal the blocking `Animator::read_back` bit for bit and
+/// the CPU twin (`cpu::poses`) within 1e-4 per element (the tolerance
+/// src/tests/skinning.rs argues), frame after frame.
 #[test]
 fn skinner_joint_matrices_through_the_ring() {
     counting_alloc::no_lib_backtraces();
     use glam::{Mat4, Quat, Vec3};
-    use keyframe_gpu::internals::cpu_skin;
-    use keyframe_gpu::internals::GpuSkinner;
-    use keyframe_gpu::internals::SkinTables;
-    use keyframe_gpu::{NodeTransform, Rig};
+    use keyframe_gpu::{Animator, NodeTransform, Rig};
 
     let Some(h) = common::gpu("skinner_joint_matrices_through_the_ring") else {
         return;
@@ -508,11 +506,10 @@ fn skinner_joint_matrices_through_the_ring() {
         "library",
         AnimationLibrary::new(vec![Clip::new("bend", vec![rot])]),
     );
-    let tables = ok("tables", SkinTables::new(&rig, &lib));
-    let joints = tables.joint_count() as usize;
+    let bound = ok("bind", lib.bind(&rig));
+    let joints = rig.output_layout().joints() as usize;
     assert_eq!(joints, 3);
-    let mut sampler = ok("sampler", GpuSampler::new(&h.device, &h.queue, &lib, 8));
-    let mut skinner = ok("skinner", GpuSkinner::new(&h.device, &sampler, &tables));
+    let mut animator = ok("animator", Animator::new(&h.device, &h.queue, &bound, 8));
     let mut ring = ok(
         "ring",
         ReadbackRing::new(&h.device, 8 * joints as u64 * 64, 2),
@@ -522,44 +519,40 @@ fn skinner_joint_matrices_through_the_ring() {
         let insts: Vec<Instance> = (0..3 + f)
             .map(|i| Instance::new(0, f64::from(f) * 0.23 + f64::from(i) * 0.1))
             .collect();
-        ok("sampler set", sampler.set_instances(&h.queue, &insts));
-        ok("skinner prepare", skinner.prepare(&h.queue, &sampler));
+        ok("set_instances", animator.set_instances(&h.queue, &insts));
         let mut encoder = h.device.create_command_encoder(&Default::default());
-        sampler.record(&mut encoder);
-        skinner.record(&mut encoder);
-        let bytes = u64::from(skinner.instance_count()) * joints as u64 * 64;
+        animator.record(&mut encoder);
+        let bytes = u64::from(animator.instance_count()) * joints as u64 * 64;
+        let Some(joint_buffer) = animator.joint_matrix_buffer() else {
+            panic!("a skinned rig's animator has a joint matrix buffer")
+        };
         let ticket = ok(
             "record_buffer",
-            ring.record_buffer(
-                &mut encoder,
-                skinner.joint_matrix_buffer(),
-                bytes,
-                skinner.instance_count(),
-            ),
+            ring.record_buffer(&mut encoder, joint_buffer, bytes, animator.instance_count()),
         );
         let submission = h.queue.submit([encoder.finish()]);
         ok("map", ring.map(ticket, submission));
-        let blocking = ok(
-            "read_back_joints",
-            skinner.read_back_joints(&h.device, &h.queue),
-        );
+        let poses = ok("read_back", animator.read_back(&h.device, &h.queue));
+        let blocking: Vec<f32> = (0..poses.instance_count())
+            .flat_map(|i| poses.joints(i, 0).unwrap_or(&[]).iter())
+            .flat_map(|m| m.to_cols_array())
+            .collect();
         let got = ok("wait", ring.wait(&h.device, &mut out));
         assert_eq!(
             got.map(|g| (g.frame, g.count, g.len)),
             Some((u64::from(f), insts.len() as u32, insts.len() * joints * 16))
         );
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(&out),
-            bits(&blocking),
-            "frame {f}: ring vs read_back_joints"
-        );
-        for (i, inst) in insts.iter().enumerate() {
-            let cpu = ok(
-                "cpu joints",
-                cpu_skin::joint_matrices(&rig, &lib, 0, inst.time),
-            );
-            let want: Vec<f32> = cpu[0].joints.iter().flatten().copied().collect();
+        assert_eq!(bits(&out), bits(&blocking), "frame {f}: ring vs read_back");
+        let cpu = ok("cpu poses", cpu::poses(&bound, &insts));
+        for i in 0..insts.len() {
+            let want: Vec<f32> = cpu
+                .joints(i as u32, 0)
+                .unwrap_or(&[])
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .collect();
+            assert_eq!(want.len(), joints * 16);
             let got = &out[i * joints * 16..(i + 1) * joints * 16];
             let d = compare::max_abs_diff(got, &want);
             assert!(d <= 1e-4, "frame {f} instance {i}: max |gpu - cpu| = {d}");

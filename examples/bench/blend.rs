@@ -202,11 +202,19 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
     let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
     three.animator.record(&mut encoder);
     gpu.h.queue.submit([encoder.finish()]);
-    let joints = match three.animator.skinner() {
-        Some(s) => fail(
-            "joint readback",
-            s.read_back_joints(&gpu.h.device, &gpu.h.queue),
-        ),
+    let joints: Vec<f32> = match three.animator.rig() {
+        Some(rig) => {
+            let poses = fail(
+                "joint readback",
+                three.animator.read_back(&gpu.h.device, &gpu.h.queue),
+            );
+            let poses = &poses;
+            let skins = rig.skins().len() as u32;
+            (0..poses.instance_count())
+                .flat_map(|i| (0..skins).flat_map(move |s| poses.joints(i, s).unwrap_or(&[])))
+                .flat_map(|m| m.to_cols_array())
+                .collect()
+        }
         None => Vec::new(),
     };
     let want: Vec<f32> = cpu_out

@@ -150,6 +150,11 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
             GpuSkinner::with_strategy(&gpu.h.device, &sampler, t, gpu.skin_strategy),
         )
     });
+    // Joint matrices per instance (the skinner's joint buffer's stride).
+    let joints_per_instance = w
+        .rig
+        .as_ref()
+        .map_or(0, |rig| u64::from(rig.output_layout().joints()));
     let skin = skinner.is_some();
     let skin_strategy = skinner.as_ref().map(GpuSkinner::strategy);
     let mut chain = Chain {
@@ -271,11 +276,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let mut ring = fail(
         "readback ring",
         match &chain.skinner {
-            Some(s) => ReadbackRing::new(
-                &gpu.h.device,
-                u64::from(n) * u64::from(s.tables().joint_count()) * 64,
-                2,
-            ),
+            Some(_) => ReadbackRing::new(&gpu.h.device, u64::from(n) * joints_per_instance * 64, 2),
             None => ReadbackRing::for_sampler(&gpu.h.device, &chain.sampler, 2),
         },
     );
@@ -288,8 +289,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         let ticket = match &chain.skinner {
             Some(s) => {
                 s.record(&mut encoder);
-                let bytes =
-                    u64::from(s.instance_count()) * u64::from(s.tables().joint_count()) * 64;
+                let bytes = u64::from(s.instance_count()) * joints_per_instance * 64;
                 ring.record_buffer(
                     &mut encoder,
                     s.joint_matrix_buffer(),

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use keyframe_gpu::internals::SkinJoints;
+use crate::mix::SkinJoints;
 use keyframe_gpu::AnimationLibrary;
 use keyframe_gpu::Rig;
 

@@ -2,7 +2,7 @@
 //! file's order. The schemas are in main.rs's doc comment and docs/USAGE.md;
 //! tests/cli.rs and tests/cli_joints.rs check them.
 
-use keyframe_gpu::internals::SkinJoints;
+use crate::mix::SkinJoints;
 
 use crate::args::Backend;
 use crate::source::Source;

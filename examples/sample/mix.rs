@@ -18,7 +18,6 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use keyframe_gpu::internals::SkinJoints;
 use keyframe_gpu::Rig;
 use keyframe_gpu::{
     cpu, Action, Animator, BoundLibrary, Mask, MixerDesc, Poses, WrapMode, MAX_ACTIONS,
@@ -277,6 +276,17 @@ impl Blended {
         }
         Ok(())
     }
+}
+
+/// One skin's joint matrices for one instance, in the skin's joint order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinJoints {
+    /// The skin's index.
+    pub skin: u32,
+    /// Its mesh node (lowest-index node using it), if any.
+    pub node: Option<u32>,
+    /// Column-major joint matrices.
+    pub joints: Vec<[f32; 16]>,
 }
 
 /// Character (or instance) `c`'s joint matrices, skin by skin.

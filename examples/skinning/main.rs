@@ -11,8 +11,7 @@
 //! ```
 //!
 //! Sampling, local pose, hierarchy, joint matrices and morph weights run as
-//! compute passes ([`keyframe_gpu::GpuSampler`],
-//! [`keyframe_gpu::internals::GpuSkinner`]); the vertex shader
+//! compute passes ([`keyframe_gpu::Animator`]); the vertex shader
 //! (`render.wgsl`) skins from the joint-matrix storage buffer they wrote,
 //! in the same command encoder, with no readback: only the finished image
 //! comes back. Each frame of the sheet is one animated instance.

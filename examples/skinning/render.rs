@@ -17,8 +17,6 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::gpu::headless::Headless;
-use keyframe_gpu::internals::cpu_skin;
-use keyframe_gpu::internals::SkinTables;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
     Track,
@@ -87,20 +85,21 @@ impl Play {
     }
 
     /// The same poses on the CPU twin.
-    fn cpu(&self, scene: &Scene, tables: &SkinTables) -> Result<cpu_skin::SkinOutput, String> {
+    fn cpu(&self, scene: &Scene) -> Result<keyframe_gpu::Poses, String> {
+        let bound = scene.bound()?;
         match self {
             Play::Times(times) => {
                 let inst: Vec<Instance> = times
                     .iter()
                     .map(|&t| Instance::new(scene.clip, t))
                     .collect();
-                cpu_skin::skin(tables, &scene.library, &inst).map_err(|e| e.to_string())
+                keyframe_gpu::cpu::poses(&bound, &inst).map_err(|e| e.to_string())
             }
             Play::Mix {
                 actions,
                 counts,
                 masks,
-            } => keyframe_gpu::internals::mix(tables, &scene.library, masks, actions, counts)
+            } => keyframe_gpu::cpu::mixed_poses(&bound, masks, actions, counts)
                 .map_err(|e| e.to_string()),
         }
     }
@@ -751,49 +750,32 @@ pub fn front_ortho(centre_y: f32, half: f32) -> Mat4 {
 /// on the CPU twin as the vertex shader poses them (morph targets, then the
 /// skin or the part's node): instance 0's vertices, then instance 1's, ...
 pub fn pose_on_cpu(scene: &Scene, instances: &[Instance]) -> Result<Vec<Vec3>, String> {
-    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let out = cpu_skin::skin(&tables, &scene.library, instances).map_err(|e| e.to_string())?;
-    Ok(posed_points(scene, &tables, &out, instances.len()))
+    let poses = keyframe_gpu::cpu::poses(&scene.bound()?, instances).map_err(|e| e.to_string())?;
+    Ok(posed_points(scene, &poses))
 }
 
-/// [`pose_on_cpu`] from the CPU twin's output for `frames` instances.
-fn posed_points(
-    scene: &Scene,
-    tables: &SkinTables,
-    out: &cpu_skin::SkinOutput,
-    frames: usize,
-) -> Vec<Vec3> {
-    let n = tables.node_count() as usize;
-    let stride = tables.morph_stride() as usize;
+/// [`pose_on_cpu`] from the CPU twin's poses, every instance of them.
+fn posed_points(scene: &Scene, poses: &keyframe_gpu::Poses) -> Vec<Vec3> {
     let m = &scene.mesh;
-    let skin_offset = scene
-        .skin
-        .map(|s| tables.skin_offsets()[s as usize] as usize);
-    let mut points = Vec::with_capacity(frames * m.positions.len());
+    let frames = poses.instance_count();
+    let mut points = Vec::with_capacity(frames as usize * m.positions.len());
     for i in 0..frames {
+        let joints = scene.skin.and_then(|s| poses.joints(i, s));
         for part in &m.parts {
-            let model = out.globals[i * n + part.node as usize];
-            let morph = tables.meshes().get(part.rig_mesh as usize).copied();
+            let model = poses.world(i, part.node).unwrap_or(Mat4::IDENTITY);
+            let weights = poses.morph_weights(i, part.node).unwrap_or(&[]);
             for v in part.first_vertex..part.first_vertex + part.vertex_count {
                 let v = v as usize;
                 let mut p = Vec3::from(m.positions[v]);
-                if let Some(mm) = morph {
-                    let targets = (mm.target_count as usize).min(m.morph_deltas.len());
-                    for (k, deltas) in m.morph_deltas[..targets].iter().enumerate() {
-                        let w = out.morph_weights[i * stride + mm.weights_offset as usize + k];
-                        p += w * Vec3::from(deltas[v]);
-                    }
+                for (w, deltas) in weights.iter().zip(&m.morph_deltas) {
+                    p += *w * Vec3::from(deltas[v]);
                 }
-                let world = match skin_offset {
-                    Some(off) => {
+                let world = match joints {
+                    Some(joints) => {
                         let mut skin = Mat4::ZERO;
                         for c in 0..4 {
                             let j = m.joints[v][c] as usize;
-                            let jm = out
-                                .joints
-                                .get(i * tables.joint_count() as usize + off + j)
-                                .copied()
-                                .unwrap_or(Mat4::IDENTITY);
+                            let jm = joints.get(j).copied().unwrap_or(Mat4::IDENTITY);
                             skin += jm * m.weights[v][c];
                         }
                         model * skin * p.extend(1.0)
@@ -815,9 +797,8 @@ pub fn fit_camera(scene: &Scene, times: &[f64]) -> Result<Mat4, String> {
 
 /// [`fit_camera`] for any [`Play`].
 pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
-    let tables = SkinTables::new(&scene.rig, &scene.library).map_err(|e| e.to_string())?;
-    let out = play.cpu(scene, &tables)?;
-    let points = posed_points(scene, &tables, &out, play.frames());
+    let poses = play.cpu(scene)?;
+    let points = posed_points(scene, &poses);
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     for p in &points {
         lo = lo.min(*p);
@@ -1034,22 +1015,16 @@ impl MeshRenderer {
         let (outputs_layout, _) = animator
             .output_bind_group()
             .ok_or("the animator has no rig")?;
-        // The output layouts (joint slots per skin, strides) of the rig's tables.
-        let tables = animator
-            .skinner()
-            .ok_or("the animator has no rig")?
-            .tables();
+        // Where the rig's results sit (joint slots per skin, strides).
+        let layout = animator.output_layout().ok_or("the animator has no rig")?;
         let m = &scene.mesh;
         let mut vertices = Vec::with_capacity(m.positions.len());
         for part in &m.parts {
-            let morph = tables.meshes().get(part.rig_mesh as usize).copied();
-            let targets = morph.map_or(0, |mm| mm.target_count.min(m.morph_deltas.len() as u32));
-            let part_word = [
-                part.node,
-                morph.map_or(0, |mm| mm.weights_offset),
-                targets,
-                0,
-            ];
+            let morph = layout.mesh_weights(part.rig_mesh);
+            let targets = morph
+                .as_ref()
+                .map_or(0, |w| w.len().min(m.morph_deltas.len()) as u32);
+            let part_word = [part.node, morph.map_or(0, |w| w.start), targets, 0];
             for v in part.first_vertex..part.first_vertex + part.vertex_count {
                 let v = v as usize;
                 vertices.push(Vertex {
@@ -1093,8 +1068,8 @@ impl MeshRenderer {
         };
         let (joint_offset, skin_joint_count) = match scene.skin {
             Some(s) => {
-                let start = tables.skin_offsets()[s as usize];
-                (start, scene.rig.skins()[s as usize].joints.len() as u32)
+                let joints = layout.skin_joints(s).ok_or("no such skin")?;
+                (joints.start, joints.end - joints.start)
             }
             None => (0, 0),
         };
@@ -1103,11 +1078,11 @@ impl MeshRenderer {
             light_dir: Vec4::new(0.4, 0.7, 0.6, 0.0).to_array(),
             grid: [0.0, 0.0, 1.0, 1.0],
             instance: 0,
-            joint_stride: tables.joint_count(),
+            joint_stride: layout.joints(),
             joint_offset,
             skin_joint_count,
-            node_count: tables.node_count(),
-            morph_stride: tables.morph_stride(),
+            node_count: layout.nodes(),
+            morph_stride: layout.morph_weights(),
             vertex_count,
             mode: match (pose, scene.skin) {
                 (Pose::Bind, _) => 2,

@@ -26,7 +26,7 @@ use crate::library::AnimationLibrary;
 use crate::track::{Interpolation, ValueKind};
 
 /// Above this dot product slerp falls back to normalized lerp.
-pub const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
+pub(crate) const SLERP_NLERP_THRESHOLD: f32 = 0.9995;
 
 const INTERP_STEP: u32 = Interpolation::Step as u32;
 const INTERP_LINEAR: u32 = Interpolation::Linear as u32;
@@ -377,7 +377,7 @@ pub(crate) fn sample_track(
 /// at clip time `time` into `out[..width]`: the shader's
 /// `find_segment_track` (a track with uniform key times: `rate_segment`,
 /// no texel), then `sample_compressed`.
-pub fn sample_track_compressed(
+pub(crate) fn sample_track_compressed(
     times: &[f32],
     search_keys: &[u32],
     packed: &[u32],

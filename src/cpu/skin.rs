@@ -43,12 +43,20 @@ use glam::{Mat4, Vec3, Vec4};
 #[cfg(test)]
 use crate::cpu::pose::local_pose;
 use crate::cpu::pose::{morph_main, node_at, pose_main};
+#[cfg(test)]
 use crate::cpu::sample::sample_resolved;
+#[cfg(test)]
 use crate::error::Result;
-use crate::instance::{resolve_instances, Instance};
+#[cfg(test)]
+use crate::instance::resolve_instances;
+#[cfg(test)]
+use crate::instance::Instance;
 use crate::layout::GpuLocalPose;
+#[cfg(test)]
 use crate::library::AnimationLibrary;
-use crate::rig::{GpuJoint, Rig, SkinJoints, SkinTables, MAX_FUSED_SKINS};
+use crate::rig::{GpuJoint, SkinTables, MAX_FUSED_SKINS};
+#[cfg(test)]
+use crate::rig::{Rig, SkinJoints};
 
 /// Everything the pose, morph and skin passes write, for a set of
 /// instances, in the GPU layouts described on [`SkinTables`].
@@ -660,7 +668,8 @@ pub(crate) fn per_instance_resolved(
 ///
 /// # Errors
 /// The instance errors of the sampler (clip out of range, time not finite).
-pub fn skin(
+#[cfg(test)]
+pub(crate) fn skin(
     tables: &SkinTables,
     library: &AnimationLibrary,
     instances: &[Instance],
@@ -683,7 +692,8 @@ pub fn skin(
 ///
 /// # Errors
 /// Those of [`SkinTables::new`] and [`skin`].
-pub fn joint_matrices(
+#[cfg(test)]
+pub(crate) fn joint_matrices(
     rig: &Rig,
     library: &AnimationLibrary,
     clip: u32,
@@ -697,6 +707,7 @@ pub fn joint_matrices(
 ///
 /// # Errors
 /// Those of [`skin`].
+#[cfg(test)]
 pub(crate) fn joint_matrices_with(
     tables: &SkinTables,
     library: &AnimationLibrary,

@@ -592,7 +592,7 @@ impl Animator {
     /// The pose and skin passes, when built with a rig.
     #[doc(hidden)]
     #[must_use]
-    pub fn skinner(&self) -> Option<&GpuSkinner> {
+    pub(crate) fn skinner(&self) -> Option<&GpuSkinner> {
         self.skin.as_ref().map(|p| &p.skinner)
     }
 }

@@ -42,7 +42,7 @@ impl Instance {
 /// # Errors
 /// [`Error::ClipOutOfRange`] or [`Error::InstanceTimeNotFinite`], naming the
 /// first bad instance. Nothing is returned for the others.
-pub fn resolve_instances(
+pub(crate) fn resolve_instances(
     library: &AnimationLibrary,
     instances: &[Instance],
 ) -> Result<Vec<GpuInstance>> {
@@ -51,12 +51,13 @@ pub fn resolve_instances(
     Ok(out)
 }
 
-/// [`resolve_instances`] into a caller's vector (cleared first), so that a
+/// `resolve_instances` into a caller's vector (cleared first), so that a
 /// per-frame caller allocates nothing in steady state. On error `out` holds
 /// an unspecified prefix.
 ///
 /// # Errors
-/// As [`resolve_instances`].
+/// [`Error::ClipOutOfRange`] or [`Error::InstanceTimeNotFinite`], naming the
+/// first bad instance.
 pub fn resolve_instances_into(
     library: &AnimationLibrary,
     instances: &[Instance],

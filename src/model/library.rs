@@ -64,7 +64,7 @@ struct LibraryData {
 
 /// Zero words after a compressed library's last block: the decoder reads
 /// up to 3 words past the last word of a stream (`packed_window`).
-pub const PACKED_PADDING: usize = 8;
+pub(crate) const PACKED_PADDING: usize = 8;
 
 /// Where a pointer target's value lands in every instance's output block:
 /// an entry of [`AnimationLibrary::pointer_targets`]. A renderer binds the

@@ -58,7 +58,7 @@ pub struct OutputLayout {
 impl OutputLayout {
     /// The layout of `rig`'s outputs.
     #[must_use]
-    pub fn of(rig: &Rig) -> OutputLayout {
+    pub(crate) fn of(rig: &Rig) -> OutputLayout {
         let mut at = 0u32;
         let skins = rig
             .skins()

@@ -199,7 +199,11 @@ impl SkinStrategy {
     /// # Errors
     /// [`Error::LimitExceeded`] for [`PerNode`](Self::PerNode) with a rig
     /// of more than `MAX_PARALLEL_NODES` nodes.
-    pub fn resolve(self, profile: &DeviceProfile, tables: &SkinTables) -> Result<SkinStrategy> {
+    pub(crate) fn resolve(
+        self,
+        profile: &DeviceProfile,
+        tables: &SkinTables,
+    ) -> Result<SkinStrategy> {
         let too_many = tables.node_count() > MAX_PARALLEL_NODES;
         match self {
             SkinStrategy::Auto if profile.cpu_adapter => Ok(cpu_adapter::skin_strategy(profile)),

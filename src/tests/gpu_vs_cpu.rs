@@ -26,7 +26,7 @@ const REL_TOL: f32 = 1e-5;
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
     let stride = lib.output_stride() as usize;
-    let resolved = keyframe_gpu::internals::resolve_instances(lib, instances).unwrap();
+    let resolved = crate::instance::resolve_instances(lib, instances).unwrap();
     for (i, inst) in resolved.iter().enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         let gclip = lib.clip_table()[inst.clip as usize];
@@ -722,7 +722,7 @@ fn key_textures_narrower_than_4096_match_cpu() {
     };
     let lib = multi_row_library();
     assert!(lib.times().len() > 2 * 256, "the times must span rows");
-    let keys = keyframe_gpu::internals::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
+    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
     assert_eq!(keys.row_shift(), 8);
     let instances: Vec<_> = (0..=400)
         .map(|i| Instance::new(0, f64::from(i) * 0.0075 - 0.1))

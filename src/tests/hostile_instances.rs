@@ -221,7 +221,7 @@ fn check_outputs(
 ) {
     assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
     let stride = lib.output_stride() as usize;
-    let resolved = keyframe_gpu::internals::resolve_instances(lib, instances).unwrap();
+    let resolved = crate::instance::resolve_instances(lib, instances).unwrap();
     for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {
@@ -581,7 +581,7 @@ fn shader_never_writes_outside_an_instance_block() {
             })
     };
     let storage = wgpu::BufferUsages::STORAGE;
-    let keys = keyframe_gpu::internals::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
+    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let clips = buf(
         "clips",

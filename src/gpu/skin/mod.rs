@@ -316,7 +316,7 @@ impl GpuSkinner {
 
     /// The tables this skinner was built from.
     #[must_use]
-    pub fn tables(&self) -> &SkinTables {
+    pub(crate) fn tables(&self) -> &SkinTables {
         &self.tables
     }
 
@@ -511,7 +511,7 @@ impl GpuSkinner {
     }
 
     /// Joint matrices, `array<mat4x4<f32>>`: instance `i`, joint slot `j`
-    /// at `i * joint_count + j` (slots: see [`SkinTables::skin_offsets`]).
+    /// at `i * joint_count + j` (slots: see [`crate::OutputLayout::skin_joints`]).
     ///
     /// Each matrix's last row is its inverse bind's in every pose (exactly
     /// 0, 0, 0, 1 when every inverse bind is affine): it is written when

@@ -43,8 +43,9 @@ impl From<FitError> for Error {
 pub(crate) const REST: i32 = -1;
 
 /// One skin's joint matrices for one instance, in the skin's joint order.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkinJoints {
+pub(crate) struct SkinJoints {
     /// The skin's index.
     pub skin: u32,
     /// Its mesh node (lowest-index node using it), if any.
@@ -411,7 +412,7 @@ impl SkinTables {
 
     /// The mesh table.
     #[must_use]
-    pub fn meshes(&self) -> &[GpuMesh] {
+    pub(crate) fn meshes(&self) -> &[GpuMesh] {
         &self.meshes
     }
 
@@ -442,7 +443,8 @@ impl SkinTables {
 
     /// First joint slot of each skin.
     #[must_use]
-    pub fn skin_offsets(&self) -> &[u32] {
+    #[cfg(test)]
+    pub(crate) fn skin_offsets(&self) -> &[u32] {
         &self.skin_offsets
     }
 
@@ -542,7 +544,7 @@ impl SkinTables {
 
     /// Nodes in the rig.
     #[must_use]
-    pub fn node_count(&self) -> u32 {
+    pub(crate) fn node_count(&self) -> u32 {
         self.nodes.len() as u32
     }
 
@@ -554,13 +556,13 @@ impl SkinTables {
 
     /// Joint slots per instance (all skins).
     #[must_use]
-    pub fn joint_count(&self) -> u32 {
+    pub(crate) fn joint_count(&self) -> u32 {
         self.joints.len() as u32
     }
 
     /// Morph weights per instance (all meshes).
     #[must_use]
-    pub fn morph_stride(&self) -> u32 {
+    pub(crate) fn morph_stride(&self) -> u32 {
         self.morph_stride
     }
 
@@ -606,6 +608,7 @@ impl SkinTables {
     /// (`joint_count` matrices) per skin. Missing matrices (a short block)
     /// are left out.
     #[must_use]
+    #[cfg(test)]
     pub(crate) fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
         let mut out = Vec::with_capacity(self.skin_offsets.len());
         for (s, &start) in self.skin_offsets.iter().enumerate() {
