@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Where the sampler's time goes: builds the bench once as it is and once per
 # variant in scripts/variants/ (each a patch to a shader, for measurement
-# only: wrong results), then runs them alternated, ROUNDS times, and prints
-# each run's gpu/floor (for skin_chain its whole chain over its sampling).
+# only: wrong results; or to a plan choice, such as no_decode_heads), then
+# runs them alternated, ROUNDS times, and prints each run's gpu/floor (for
+# skin_chain its whole chain over its sampling, for compressed its time
+# over the uncompressed library's).
 # docs/PERFORMANCE.md ("Where the time goes on the CPU adapters") quotes
 # these variants.
 #
 #   scripts/variants.sh [ROUNDS] [WORKLOADS] [VARIANT...]
 #   scripts/variants.sh 3 crowd_rot no_search fetch_only bucket_texel first_step nlerp
 #   scripts/variants.sh 3 skin_chain no_global_store no_joint_store
+#   scripts/variants.sh 3 compressed no_decode_heads
 #   scripts/variants.sh 2 crowd_rot                    # every variant
 #
 # The builds happen in a detached worktree of HEAD under target/variants
@@ -78,12 +81,14 @@ for r in $(seq "$rounds"); do
         for w in "${names[@]}"; do
             line=$(grep "\"workload\": \"$w\"" <<<"$out" || true)
             key=gpu_over_floor
+            base=floor_ms
             if [ "$w" = skin_chain ]; then key=chain_over_sampling; fi
+            if [ "$w" = compressed ]; then key=gpu_over_uncompressed; base=uncompressed_ms; fi
             ratio=$(sed -n "s/.*\"$key\": \([0-9.]*\).*/\1/p" <<<"$line")
-            floor=$(sed -n 's/.*"floor_ms": \([0-9.]*\).*/\1/p' <<<"$line")
+            floor=$(sed -n "s/.*\"$base\": \([0-9.]*\).*/\1/p" <<<"$line")
             printf ' %8.2f (%6.2f ms)' "${ratio:-0}" "${floor:-0}"
         done
         echo
     done
 done
-echo "(gpu/floor per run, skin_chain's chain/sampling, the floor's ms beside each: runs whose floor is far above the others' ran while the host took time from this machine)" >&2
+echo "(gpu/floor per run, skin_chain's chain/sampling, compressed's gpu/uncompressed, the floor's (compressed: the uncompressed sampler's) ms beside each: runs whose floor is far above the others' ran while the host took time from this machine)" >&2

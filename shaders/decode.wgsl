@@ -29,6 +29,23 @@ override WIDE_ROWS: bool = true;
 // arithmetic and select one.
 override ENCODINGS: u32 = 15u;
 
+// Whether a compressed library's block heads are read from their uniform
+// copies (the clip-blocks plan on CPU adapters, at most DECODE_HEAD rows):
+// row r's [meta, value step, values offset, key count] and its value
+// stream's first four offsets in decode_heads[2r], [2r + 1], a framed
+// value stream's left and right in decode_frames[2r], [2r + 1]. Every
+// lane of a clip-blocks workgroup samples the same row: on the CPU
+// adapters a uniform read at such an index is one load, a storage read
+// one per lane. A Track's times_offset is then its row (block_track).
+override HEADS_IN_UNIFORM: bool = false;
+@group(0) @binding(18) var<uniform> decode_heads: array<vec4<u32>, 2u * DECODE_HEAD>;
+@group(0) @binding(19) var<uniform> decode_frames: array<vec4<f32>, 2u * DECODE_HEAD>;
+
+// Vec4 i of row r's uniform head (i = 0 or 1).
+fn decode_head(r: u32, i: u32) -> vec4<u32> {
+    return decode_heads[2u * min(r, DECODE_HEAD - 1u) + i];
+}
+
 // Whether some stream of the dispatch has encoding e.
 fn has_encoding(e: u32) -> bool {
     return (ENCODINGS & (1u << e)) != 0u;
@@ -180,11 +197,19 @@ fn framed_element(s: Stream, w: vec4<u32>, at: u32, o: vec4<i32>) -> vec4<f32> {
     return vec4<f32>(x, y, z, sqrt(max(0.0, 1.0 - (x * x + y * y + z * z))));
 }
 
-// A rotation r in the frame of framed stream s as the key it stands for:
-// left * r * right.
-fn in_frame(s: Stream, r: vec4<f32>) -> vec4<f32> {
-    let left = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 1u]);
-    let right = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 2u]);
+// A rotation r in the frame of `track`'s framed value stream s as the key
+// it stands for: left * r * right.
+fn in_frame(track: Track, s: Stream, r: vec4<f32>) -> vec4<f32> {
+    var left: vec4<f32>;
+    var right: vec4<f32>;
+    if (HEADS_IN_UNIFORM) {
+        let i = 2u * min(track.times_offset, DECODE_HEAD - 1u);
+        left = decode_frames[i];
+        right = decode_frames[i + 1u];
+    } else {
+        left = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 1u]);
+        right = bitcast<vec4<f32>>(packed[(s.offsets >> 2u) + 2u]);
+    }
     return quat_mul(quat_mul(left, r), right);
 }
 
@@ -297,12 +322,29 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     } else if (GROUP == GROUP_CUBIC) {
         rotation = false;
     }
-    let h = packed[track.values_offset >> 2u];
+    // The header [meta, value step, tangent step, dt] and the value
+    // offsets, from the uniform copies where HEADS_IN_UNIFORM (without the
+    // tangent step, which the spline reads from the header).
+    var h: vec4<u32>;
+    if (HEADS_IN_UNIFORM) {
+        h = vec4<u32>(decode_head(track.times_offset, 0u).xy, 0u, 0u);
+    } else {
+        h = packed[track.values_offset >> 2u];
+    }
     let vs = value_stream(track, h.x, h.y);
+    var offsets: vec4<i32>;
+    if (HEADS_IN_UNIFORM) {
+        offsets = bitcast<vec4<i32>>(decode_head(track.times_offset, 1u));
+    } else {
+        offsets = stream_offsets(vs);
+    }
+    if (HEADS_IN_UNIFORM && cubic) {
+        h.z = packed_word(track.values_offset + 2u);
+    }
     let k = seg.k;
     let t = seg.t;
     let lanes = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(width);
-    let e = stream_pair(vs, k, stream_offsets(vs), lanes, moving);
+    let e = stream_pair(vs, k, offsets, lanes, moving);
     // A framed stream's elements are rotations in its frame: the slerp of
     // two of them, put in the frame once, is the keys' slerp (the frame
     // keeps dot products); the spline takes the keys themselves.
@@ -313,8 +355,8 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
         let g = stream_pair(ts, 2u * k + 1u, stream_offsets(ts), lanes, true);
         var b = e.b;
         if (framed) {
-            v = in_frame(vs, v);
-            b = in_frame(vs, b);
+            v = in_frame(track, vs, v);
+            b = in_frame(track, vs, b);
         }
         v = hermite4(v, g.a, b, g.b, t, seg.dt);
         if (rotation) {
@@ -327,7 +369,7 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
             v = (1.0 - t) * v + t * e.b;
         }
         if (framed) {
-            v = in_frame(vs, v);
+            v = in_frame(track, vs, v);
         }
     }
     for (var c = 0u; c < min(width, 4u); c++) {

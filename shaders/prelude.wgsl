@@ -85,6 +85,9 @@ struct BlockParams {
 // from uniform buffers (32 KiB each).
 const BLOCK_HEAD: u32 = 2048u;
 const ROW_HEAD: u32 = 1024u;
+// Rows of a compressed library's block heads in their uniform copies
+// (decode.wgsl's decode_heads and decode_frames, 64 KiB each).
+const DECODE_HEAD: u32 = 2048u;
 
 const INTERP_STEP: u32 = 0u;
 const INTERP_LINEAR: u32 = 1u;

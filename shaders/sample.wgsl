@@ -779,12 +779,14 @@ fn within_keys(track: Track, seg: Segment) -> Segment {
 
 // Row i of a regular segment (REGULAR_SEGMENT) from its rows 0 and 1:
 // the offsets stepped i times (wrapping u32 arithmetic, as the host
-// checked them), the rest row 0's.
+// checked them) and its row (times_offset) row 0's plus i, the rest
+// row 0's.
 fn regular_row(r0: Track, r1: Track, i: u32) -> Track {
     var t = r0;
     t.values_offset = r0.values_offset + i * (r1.values_offset - r0.values_offset);
     t.output_offset = r0.output_offset + i * (r1.output_offset - r0.output_offset);
     t.search_offset = r0.search_offset + i * (r1.search_offset - r0.search_offset);
+    t.times_offset = r0.times_offset + i;
     return t;
 }
 
@@ -900,8 +902,11 @@ fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b
 
 // The values offset and the key count of row r of the clip-blocks plan's
 // row table alone (two words: two gathers on the CPU adapters where a row
-// is eight).
+// is eight; none where the block heads' uniform copies hold them).
 fn row_block(r: u32) -> vec2<u32> {
+    if (HEADS_IN_UNIFORM) {
+        return decode_head(r, 0u).zw;
+    }
     if (ROWS_IN_UNIFORM) {
         let i = min(r, ROW_HEAD - 1u);
         return vec2<u32>(rows_head[i].values_offset, rows_head[i].key_count);
@@ -910,7 +915,9 @@ fn row_block(r: u32) -> vec2<u32> {
 }
 
 // Row r of the clip-blocks plan's row table as a Track of value kind
-// `kind`, from the uniform head where it fits.
+// `kind`, from the uniform head where it fits; its times_offset (which
+// the shader does not read otherwise) is r, where the block heads'
+// uniform copies are found (HEADS_IN_UNIFORM).
 fn block_track(r: u32, kind: u32) -> Track {
     var row: SampleRow;
     if (ROWS_IN_UNIFORM) {
@@ -922,9 +929,9 @@ fn block_track(r: u32, kind: u32) -> Track {
         // Run tables: the row's search offset is its first key texel and
         // it has no bucket table (GpuSampleRow::of_key_texels), so that
         // key_texels() reads no lookup scale.
-        return Track(0u, row.key_count, row.values_offset, row.width, row.interpolation, kind,
+        return Track(r, row.key_count, row.values_offset, row.width, row.interpolation, kind,
             row.output_offset, 0u, 0.0, 0.0, row.search_offset);
     }
-    return Track(0u, row.key_count, row.values_offset, row.width, row.interpolation, kind,
+    return Track(r, row.key_count, row.values_offset, row.width, row.interpolation, kind,
         row.output_offset, 0u, row.lookup_scale, row.lookup_origin, row.search_offset);
 }

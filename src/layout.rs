@@ -271,6 +271,12 @@ pub(crate) const BLOCK_HEAD: u32 = 2048;
 /// Entries of its row table read from a uniform binding (WGSL
 /// `ROW_HEAD`; 32 KiB).
 pub(crate) const ROW_HEAD: u32 = 1024;
+/// Rows of a compressed library whose block heads the clip-blocks plan
+/// reads from uniform copies on CPU adapters (WGSL `DECODE_HEAD`): per row
+/// two `vec4<u32>` in `decode_heads` (`[meta, value step, values offset,
+/// key count]`, the value stream's first four offsets) and two in
+/// `decode_frames` (a framed stream's `left` and `right`); 64 KiB each.
+pub(crate) const DECODE_HEAD: u32 = 2048;
 
 /// The largest key count that gets a bucket table (`2 (n - 1)` texels of
 /// 16 bytes each besides the keys' own); longer irregular tracks are
@@ -412,7 +418,7 @@ const fn binding(binding: u32, name: &'static str, kind: BindingKind, min_size: 
 
 /// The bindings of `shaders/sample.wgsl`, group 0: the one table the bind
 /// group layout is built from, checked against the shader by a naga test.
-pub(crate) const SAMPLE_BINDINGS: [Binding; 17] = [
+pub(crate) const SAMPLE_BINDINGS: [Binding; 19] = [
     binding(0, "key_windows", BindingKind::TextureUint, 0),
     binding(1, "values", BindingKind::StorageRead, 4),
     binding(3, "clips", BindingKind::StorageRead, size_of::<GpuClip>()),
@@ -462,15 +468,30 @@ pub(crate) const SAMPLE_BINDINGS: [Binding; 17] = [
     // A compressed library's packed words (the values buffer again, as
     // vec4<u32>s): `shaders/decode.wgsl`.
     binding(17, "packed", BindingKind::StorageRead, 16),
+    // Uniform copies of a compressed library's block heads and frames
+    // (`DECODE_HEAD`), read by the clip-blocks plan on CPU adapters.
+    binding(
+        18,
+        "decode_heads",
+        BindingKind::Uniform,
+        DECODE_HEAD as usize * 32,
+    ),
+    binding(
+        19,
+        "decode_frames",
+        BindingKind::Uniform,
+        DECODE_HEAD as usize * 32,
+    ),
 ];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_main` uses (the
 /// reference and CPU-adapter plans' layout).
-pub(crate) const SAMPLE_USES: [u32; 11] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17];
+pub(crate) const SAMPLE_USES: [u32; 13] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17, 18, 19];
 
 /// The bindings of [`SAMPLE_BINDINGS`] that `sample_blocks_main` uses (the
 /// clip-blocks plan's layout).
-pub(crate) const SAMPLE_BLOCKS_USES: [u32; 12] = [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+pub(crate) const SAMPLE_BLOCKS_USES: [u32; 14] =
+    [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
 
 /// Words of a compressed track's header in the packed words (WGSL
 /// `COMPRESS_HEADER_WORDS`): `[meta, value step, tangent step, dt]`, then

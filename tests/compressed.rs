@@ -1362,15 +1362,17 @@ fn gpu_poses_a_compressed_library_as_the_twin() {
 /// the twin does before, on, between and after every row's keys (a row
 /// read past its last key would read the next block). A library whose
 /// rows differ in their first key time gets neither, and samples the same.
+/// The block heads come from their uniform copies on CPU adapters, and
+/// from the packed words in a library of more rows than those hold.
 #[test]
 fn baked_runs_share_their_segment_and_compute_their_rows() {
-    let baked = |shift: usize, seed: u64| -> AnimationLibrary {
+    let baked = |shift: usize, seed: u64, count: usize| -> AnimationLibrary {
         let mut rng = Rng::new(seed);
         let times = |n: usize, first: usize| -> Arc<[f32]> {
             (first..first + n).map(|k| k as f32 / 32.0).collect()
         };
         let mut clips = Vec::new();
-        for c in 0..2 {
+        for c in 0..count {
             let mut tracks = Vec::new();
             for j in 0..10u32 {
                 let q: Vec<f32> = (0..40)
@@ -1429,8 +1431,11 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
         AnimationLibrary::from_compressed(clips, packed).unwrap()
     };
     let gpu = common::gpu("baked_runs_share_their_segment_and_compute_their_rows");
-    for (shift, shared) in [(0, true), (15, false)] {
-        let library = baked(shift, 3);
+    // (first key of row 7, shared runs, clips): the last has more rows
+    // than the block heads' uniform copies hold (DECODE_HEAD), so its
+    // heads are read from the packed words.
+    for (shift, shared, count) in [(0, true, 2), (15, false, 2), (0, true, 70)] {
+        let library = baked(shift, 3, count);
         let plan = Plan::sampling(
             &library,
             64,
@@ -1449,13 +1454,21 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
             let expect = shared || !translations;
             assert_eq!(d.contains("RUN_KEYS=1 "), expect, "{plan}");
             assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
+            assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), count < 70, "{plan}");
         }
         let Some(h) = &gpu else {
             continue;
         };
         let mut instances = Vec::new();
         for (c, clip) in library.clips().iter().enumerate() {
-            for t in probe_times(clip) {
+            let mut times = vec![-0.5, 0.0, clip.duration() + 1.0];
+            if count < 70 {
+                times = probe_times(clip);
+            }
+            times.extend(
+                (0..40).flat_map(|k| [k as f32, k as f32 + 0.5, k as f32 + 0.3].map(|x| x / 32.0)),
+            );
+            for t in times {
                 instances.push(Instance::new(c as u32, f64::from(t)));
             }
         }
@@ -1471,6 +1484,9 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
         .unwrap();
         let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
-        assert!(report.max_abs_err() <= 2e-5, "shift {shift}: {report:?}");
+        assert!(
+            report.max_abs_err() <= 2e-5,
+            "shift {shift}, {count} clips: {report:?}"
+        );
     }
 }

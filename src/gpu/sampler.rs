@@ -18,8 +18,9 @@ use super::{
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
-    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, ROW_HEAD,
-    SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL, WORKGROUP_SIZE,
+    GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, DECODE_HEAD,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
+    WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
 use crate::plan::{DeviceProfile, Plan, SampleTables, SamplerPlan, Stage};
@@ -82,6 +83,11 @@ pub(crate) struct SampleUpload {
     clips: wgpu::Buffer,
     /// The clip-blocks plan's row table (`None` in the other plans).
     rows: Option<wgpu::Buffer>,
+    /// The clip-blocks plan's uniform copies of a compressed library's
+    /// block heads, then of their frames ([`SampleTables::decode_heads`]:
+    /// `DECODE_HEAD` rows of 32 bytes each), or one region of zeros that
+    /// both bindings take where there are none.
+    decode_heads: wgpu::Buffer,
 }
 
 /// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
@@ -390,6 +396,12 @@ impl SampleUpload {
             } else {
                 None
             };
+            let decode_heads = buffer_init(
+                device,
+                "keyframe-gpu.sample.decode_heads",
+                &decode_head_bytes(&tables.decode_heads),
+                wgpu::BufferUsages::UNIFORM,
+            )?;
             Ok(SampleUpload {
                 library: library.clone(),
                 tables,
@@ -397,6 +409,7 @@ impl SampleUpload {
                 values,
                 clips,
                 rows,
+                decode_heads,
             })
         })?
     }
@@ -478,6 +491,19 @@ impl SampleUpload {
                 size: NonZeroU64::new(size as u64),
             })
         };
+        let region = u64::from(DECODE_HEAD) * 32;
+        let frames_at = if self.tables.decode_heads.is_empty() {
+            0
+        } else {
+            region
+        };
+        let head_at = |offset: u64| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.decode_heads,
+                offset,
+                size: NonZeroU64::new(region),
+            })
+        };
         let (Some(rows), Some((sorted, blocks, block_params))) = (&self.rows, &own.blocks) else {
             return bind::group(
                 device,
@@ -496,6 +522,8 @@ impl SampleUpload {
                     (15, self.values.as_entire_binding()),
                     (16, own.output.as_entire_binding()),
                     (17, self.values.as_entire_binding()),
+                    (18, head_at(0)),
+                    (19, head_at(frames_at)),
                 ],
             );
         };
@@ -508,6 +536,7 @@ impl SampleUpload {
         };
         let block_head = u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64;
         let row_head = u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64;
+
         bind::group(
             device,
             "keyframe-gpu.sample.blocks_bind_group",
@@ -529,9 +558,27 @@ impl SampleUpload {
                 (15, self.values.as_entire_binding()),
                 (16, own.output.as_entire_binding()),
                 (17, self.values.as_entire_binding()),
+                (18, head_at(0)),
+                (19, head_at(frames_at)),
             ],
         )
     }
+}
+
+/// The bytes of the clip-blocks plan's uniform copies of `heads`: a
+/// region of `DECODE_HEAD` rows of 32 bytes for the heads (meta word and
+/// offsets), one for the frames; one region of zeros where there are no
+/// heads, which both bindings take.
+fn decode_head_bytes(heads: &[[[u32; 4]; 4]]) -> Vec<u8> {
+    let region = DECODE_HEAD as usize * 32;
+    let regions = if heads.is_empty() { 1 } else { 2 };
+    let mut bytes = vec![0u8; regions * region];
+    for (r, head) in heads.iter().enumerate() {
+        let words: &[u8] = bytemuck::cast_slice(head);
+        bytes[r * 32..r * 32 + 32].copy_from_slice(&words[..32]);
+        bytes[region + r * 32..region + r * 32 + 32].copy_from_slice(&words[32..]);
+    }
+    bytes
 }
 
 impl OwnBuffers {

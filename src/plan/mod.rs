@@ -51,8 +51,12 @@ pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 #[cfg(test)]
 pub(crate) use schedule::{Module, Overrides};
 
-use crate::layout::{GpuSampleRow, GpuTrack, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
+use crate::layout::{
+    GpuSampleRow, GpuTrack, COMPRESS_HEADER_WORDS, DECODE_HEAD, ENC_FRAMED, GROUP_ALL,
+    SAMPLE_GROUPS, WORKGROUP_SIZE,
+};
 use crate::library::AnimationLibrary;
+use crate::model::compressed::offset_words;
 
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -235,6 +239,28 @@ pub(crate) fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool
     (0, true)
 }
 
+/// The uniform copy of `track`'s block head in a compressed library's
+/// `packed` words ([`SampleTables::decode_heads`]).
+fn decode_head(packed: &[u32], track: &GpuTrack) -> [[u32; 4]; 4] {
+    let v = track.values_offset as usize;
+    let word = |i: usize| packed.get(i).copied().unwrap_or(0);
+    let vec4 = |i: usize| [word(i), word(i + 1), word(i + 2), word(i + 3)];
+    let meta = word(v);
+    let offsets = v + COMPRESS_HEADER_WORDS as usize;
+    let (left, right) = if meta & 0xff == ENC_FRAMED {
+        let frame = offsets + offset_words(track.width) as usize;
+        (vec4(frame), vec4(frame + 4))
+    } else {
+        ([0; 4], [0; 4])
+    };
+    [
+        [meta, word(v + 1), track.values_offset, track.key_count],
+        vec4(offsets),
+        left,
+        right,
+    ]
+}
+
 /// Track rows of group `g` one invocation of the
 /// [`Grouped`](SamplerPlan::Grouped) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
@@ -283,6 +309,13 @@ pub(crate) struct SampleTables {
     pub interleaved: Vec<crate::run_values::InterleavedRun>,
     /// The clip-blocks plan's row table (empty in the other plans).
     pub rows: Vec<GpuSampleRow>,
+    /// A compressed library's block heads per row, for their uniform
+    /// copies (`DECODE_HEAD`): `[meta, value step, values offset, key
+    /// count]`, the value stream's first four offsets, and a framed value
+    /// stream's `left` and `right` (zeros otherwise). Empty where the
+    /// library is not compressed, the plan is not clip-blocks, or the rows
+    /// are more than `DECODE_HEAD`.
+    pub decode_heads: Vec<[[u32; 4]; 4]>,
     /// The key search texture: the library's search texels, then the run
     /// keys' tables and key copies from texel `run_base`.
     pub texels: Vec<[u32; 4]>,
@@ -313,6 +346,7 @@ impl SampleTables {
             dispatches,
             interleaved: Vec::new(),
             rows: Vec::new(),
+            decode_heads: Vec::new(),
             texels: Vec::new(),
             run_base,
         };
@@ -435,6 +469,13 @@ impl SampleTables {
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
         let dt = |t: &GpuTrack| packed.get(t.values_offset as usize + 3).copied();
+        if self.rows.len() <= DECODE_HEAD as usize {
+            self.decode_heads = library
+                .tracks()
+                .iter()
+                .map(|t| decode_head(packed, t))
+                .collect();
+        }
         let judged: Vec<GpuSampleRow> = self
             .rows
             .iter()

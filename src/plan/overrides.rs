@@ -59,6 +59,10 @@ pub(crate) struct SampleOverrides {
     /// for `ENC_*` value `e` (`ENCODINGS`; every bit where the library is
     /// not compressed): the decode computes only theirs.
     pub(crate) encodings: u32,
+    /// A compressed library's block heads are read from their uniform
+    /// copies (`HEADS_IN_UNIFORM`: clip-blocks on CPU adapters, at most
+    /// `DECODE_HEAD` rows).
+    pub(crate) heads_in_uniform: bool,
 }
 
 fn flag(b: bool) -> f64 {
@@ -94,6 +98,7 @@ impl SampleOverrides {
             ("UNIFORM_TIMES", flag(self.uniform_times)),
             ("WIDE_ROWS", flag(self.wide_rows)),
             ("ENCODINGS", f64::from(self.encodings)),
+            ("HEADS_IN_UNIFORM", flag(self.heads_in_uniform)),
         ]
     }
 }

@@ -12,8 +12,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
-    GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
+    Binding, BLOCK_HEAD, DECODE_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
+    GROUP_ALL, GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
@@ -430,6 +430,16 @@ impl Plan {
                 bytes: std::mem::size_of_val(t.rows.as_slice()) as u64,
             });
         }
+        if self
+            .dispatches
+            .iter()
+            .any(|d| matches!(d.overrides, Overrides::Sample(o) if o.heads_in_uniform))
+        {
+            out.push(TableUse {
+                name: "decode heads",
+                bytes: 2 * u64::from(DECODE_HEAD) * 32,
+            });
+        }
         out
     }
 
@@ -600,6 +610,7 @@ pub(crate) fn sample_overrides(
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
         encodings: stream_encodings(library, g),
+        heads_in_uniform: heads && !tables.decode_heads.is_empty(),
     }
 }
 

@@ -664,6 +664,19 @@ fn shader_never_writes_outside_an_instance_block() {
         binding: 17,
         resource: values.as_entire_binding(),
     });
+    // The block heads' uniform copies (`decode_heads`, `decode_frames`;
+    // read only where the override HEADS_IN_UNIFORM is set).
+    let heads = buf(
+        "decode heads",
+        &vec![0u8; keyframe_gpu::layout::DECODE_HEAD as usize * 32],
+        wgpu::BufferUsages::UNIFORM,
+    );
+    for binding in [18, 19] {
+        entries.push(wgpu::BindGroupEntry {
+            binding,
+            resource: heads.as_entire_binding(),
+        });
+    }
     let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("sample"),
         layout: &pipeline.get_bind_group_layout(0),

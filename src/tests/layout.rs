@@ -392,6 +392,7 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("UNIFORM_HEAD", UNIFORM_HEAD),
         ("BLOCK_HEAD", BLOCK_HEAD),
         ("ROW_HEAD", ROW_HEAD),
+        ("DECODE_HEAD", keyframe_gpu::layout::DECODE_HEAD),
         ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
         ("NO_ROW", keyframe_gpu::layout::NO_ROW),
         ("NO_MASK", keyframe_gpu::layout::NO_MASK),
@@ -1053,6 +1054,7 @@ fn plan_overrides_are_the_modules_overrides() {
         uniform_times: false,
         wide_rows: true,
         encodings: 15,
+        heads_in_uniform: false,
     };
     let rig = RigOverrides {
         parents_first: true,
