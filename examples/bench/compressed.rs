@@ -61,15 +61,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
     let (rig, rest) = skeleton(joints, 1.0);
     let mut rng = Rng::new(21);
     let takes = (0..clips)
-        .map(|c| {
-            let mut clip = mocap_clip(&mut rng, &format!("take{c}"), &rest, 1.0, keys, 0.003);
-            if let Ok(only) = std::env::var("KF_ONLY") {
-                clip.tracks.retain(|t| {
-                    (t.property == keyframe_gpu::Property::Rotation) == (only == "rot")
-                });
-            }
-            clip
-        })
+        .map(|c| mocap_clip(&mut rng, &format!("take{c}"), &rest, 1.0, keys, 0.003))
         .collect();
     let library = fail("compressed", AnimationLibrary::new(takes));
     let bound = fail("bind", library.bind(&rig));
