@@ -1456,6 +1456,13 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
             assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
             assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), count < 70, "{plan}");
         }
+        assert_eq!(plan.contains("decode heads"), count < 70, "{plan}");
+        // A GPU reads the heads from the packed words: no copies made.
+        let on_gpu = Plan::sampling(&library, 64, &DeviceProfile::gpu(), SamplerPlan::ClipBlocks)
+            .unwrap()
+            .to_string();
+        assert!(!on_gpu.contains("HEADS_IN_UNIFORM=1"), "{on_gpu}");
+        assert!(!on_gpu.contains("decode heads"), "{on_gpu}");
         let Some(h) = &gpu else {
             continue;
         };

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use super::track::{normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE};
 use crate::layout::{
-    COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, FRAME_WORDS,
+    GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
+    FRAME_WORDS,
 };
 
 /// The most keys of a track whose times are a rate: key indices stay
@@ -737,6 +738,37 @@ pub(crate) fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
     }
     out.resize(out.len().div_ceil(4) * 4, 0);
     out
+}
+
+/// The header `[meta, value step, tangent step, dt]` of `track`'s block
+/// in a compressed library's packed words ([`packed_block`]); `None` past
+/// their end.
+#[must_use]
+pub(crate) fn block_header(packed: &[u32], track: &GpuTrack) -> Option<[u32; 4]> {
+    let v = track.values_offset as usize;
+    packed
+        .get(v..v + COMPRESS_HEADER_WORDS as usize)?
+        .try_into()
+        .ok()
+}
+
+/// The value stream's first four offsets in `track`'s block, and its
+/// frame (`left`, `right`) where the stream is framed ([`packed_block`]);
+/// zeros past the packed words' end.
+#[must_use]
+pub(crate) fn block_offsets_and_frame(
+    packed: &[u32],
+    track: &GpuTrack,
+) -> ([u32; 4], Option<[[u32; 4]; 2]>) {
+    let word = |i: usize| packed.get(i).copied().unwrap_or(0);
+    let vec4 = |i: usize| [word(i), word(i + 1), word(i + 2), word(i + 3)];
+    let offsets = track.values_offset as usize + COMPRESS_HEADER_WORDS as usize;
+    let framed = block_header(packed, track).is_some_and(|h| h[0] & 0xff == ENC_FRAMED);
+    let frame = offset_words(track.width) as usize + offsets;
+    (
+        vec4(offsets),
+        framed.then(|| [vec4(frame), vec4(frame + 4)]),
+    )
 }
 
 /// Appends `bits` bits of `value` to a bit stream (LSB first).

@@ -52,11 +52,10 @@ pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 pub(crate) use schedule::{Module, Overrides};
 
 use crate::layout::{
-    GpuSampleRow, GpuTrack, COMPRESS_HEADER_WORDS, DECODE_HEAD, ENC_FRAMED, GROUP_ALL,
-    SAMPLE_GROUPS, WORKGROUP_SIZE,
+    GpuSampleRow, GpuTrack, DECODE_HEAD, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
-use crate::model::compressed::offset_words;
+use crate::model::compressed::{block_header, block_offsets_and_frame};
 
 /// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -242,20 +241,12 @@ pub(crate) fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool
 /// The uniform copy of `track`'s block head in a compressed library's
 /// `packed` words ([`SampleTables::decode_heads`]).
 fn decode_head(packed: &[u32], track: &GpuTrack) -> [[u32; 4]; 4] {
-    let v = track.values_offset as usize;
-    let word = |i: usize| packed.get(i).copied().unwrap_or(0);
-    let vec4 = |i: usize| [word(i), word(i + 1), word(i + 2), word(i + 3)];
-    let meta = word(v);
-    let offsets = v + COMPRESS_HEADER_WORDS as usize;
-    let (left, right) = if meta & 0xff == ENC_FRAMED {
-        let frame = offsets + offset_words(track.width) as usize;
-        (vec4(frame), vec4(frame + 4))
-    } else {
-        ([0; 4], [0; 4])
-    };
+    let header = block_header(packed, track).unwrap_or([0; 4]);
+    let (offsets, frame) = block_offsets_and_frame(packed, track);
+    let [left, right] = frame.unwrap_or([[0; 4]; 2]);
     [
-        [meta, word(v + 1), track.values_offset, track.key_count],
-        vec4(offsets),
+        [header[0], header[1], track.values_offset, track.key_count],
+        offsets,
         left,
         right,
     ]
@@ -313,8 +304,8 @@ pub(crate) struct SampleTables {
     /// copies (`DECODE_HEAD`): `[meta, value step, values offset, key
     /// count]`, the value stream's first four offsets, and a framed value
     /// stream's `left` and `right` (zeros otherwise). Empty where the
-    /// library is not compressed, the plan is not clip-blocks, or the rows
-    /// are more than `DECODE_HEAD`.
+    /// library is not compressed, the plan is not clip-blocks, the device
+    /// is not a CPU adapter, or the rows are more than `DECODE_HEAD`.
     pub decode_heads: Vec<[[u32; 4]; 4]>,
     /// The key search texture: the library's search texels, then the run
     /// keys' tables and key copies from texel `run_base`.
@@ -325,11 +316,14 @@ pub(crate) struct SampleTables {
 
 impl SampleTables {
     /// The tables of `library` under `plan` (resolved), within a key
-    /// search texture of `texture_texels` texels.
+    /// search texture of `texture_texels` texels; with `uniform_heads`
+    /// (CPU adapters: `cpu_adapter::uniform_heads`) a compressed library's
+    /// block heads for their uniform copies.
     pub(crate) fn build(
         library: &AnimationLibrary,
         plan: SamplerPlan,
         texture_texels: u64,
+        uniform_heads: bool,
     ) -> SampleTables {
         let dispatches: Vec<(u32, u32)> = match plan {
             SamplerPlan::Grouped | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
@@ -351,7 +345,7 @@ impl SampleTables {
             run_base,
         };
         if plan == SamplerPlan::ClipBlocks {
-            tables.add_clip_blocks(library, texture_texels);
+            tables.add_clip_blocks(library, texture_texels, uniform_heads);
         } else {
             tables.texels = library.key_windows();
         }
@@ -368,10 +362,15 @@ impl SampleTables {
     ///
     /// A compressed library's values stay packed and it has no run
     /// tables: see [`SampleTables::add_compressed_runs`].
-    fn add_clip_blocks(&mut self, library: &AnimationLibrary, texture_texels: u64) {
+    fn add_clip_blocks(
+        &mut self,
+        library: &AnimationLibrary,
+        texture_texels: u64,
+        uniform_heads: bool,
+    ) {
         use crate::run_keys::{self, RunKeys};
         if library.is_compressed() {
-            self.add_compressed_runs(library);
+            self.add_compressed_runs(library, uniform_heads);
             return;
         }
         let runs: Vec<(u32, u32)> = self
@@ -460,16 +459,17 @@ impl SampleTables {
     /// judged without values offsets, key counts and lookups, and the
     /// shader reads each row's values offset and key count (two words,
     /// where a row is eight; the lookups only the first row's search
-    /// reads).
-    fn add_compressed_runs(&mut self, library: &AnimationLibrary) {
+    /// reads). With `uniform_heads`, and at most `DECODE_HEAD` rows, the
+    /// rows' block heads for their uniform copies.
+    fn add_compressed_runs(&mut self, library: &AnimationLibrary, uniform_heads: bool) {
         use crate::run_keys::{self, GroupRunKeys, RunKeys};
         self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
         self.texels = library.key_windows();
         let packed = library.packed().unwrap_or(&[]);
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
-        let dt = |t: &GpuTrack| packed.get(t.values_offset as usize + 3).copied();
-        if self.rows.len() <= DECODE_HEAD as usize {
+        let dt = |t: &GpuTrack| block_header(packed, t).map(|h| h[3]);
+        if uniform_heads && self.rows.len() <= DECODE_HEAD as usize {
             self.decode_heads = library
                 .tracks()
                 .iter()

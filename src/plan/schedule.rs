@@ -19,6 +19,7 @@ use crate::layout::{
 };
 use crate::library::AnimationLibrary;
 use crate::mix::MixerDesc;
+use crate::model::compressed::block_header;
 use crate::model::BoundLibrary;
 use crate::rig::SkinTables;
 use crate::track::Interpolation;
@@ -323,7 +324,12 @@ impl Plan {
         {
             sampler = SamplerPlan::Grouped;
         }
-        let tables = SampleTables::build(library, sampler, key_texture_texels(profile));
+        let tables = SampleTables::build(
+            library,
+            sampler,
+            key_texture_texels(profile),
+            cpu_adapter::uniform_heads(profile),
+        );
         let dispatches = sample_dispatches(library, &tables, rows, profile);
         let mut plan = Plan {
             profile: *profile,
@@ -610,7 +616,8 @@ pub(crate) fn sample_overrides(
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
         encodings: stream_encodings(library, g),
-        heads_in_uniform: heads && !tables.decode_heads.is_empty(),
+        // Built only where the profile takes uniform heads.
+        heads_in_uniform: !tables.decode_heads.is_empty(),
     }
 }
 
@@ -633,7 +640,7 @@ fn stream_encodings(library: &AnimationLibrary, g: u32) -> u32 {
         .iter()
         .filter(|t| g == GROUP_ALL || t.group() == g)
     {
-        let Some(&meta) = packed.get(t.values_offset as usize) else {
+        let Some([meta, ..]) = block_header(packed, t) else {
             return ALL_ENCODINGS;
         };
         bits |= 1 << (meta & 0xff).min(31);
