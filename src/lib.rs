@@ -101,9 +101,10 @@
 //!
 //! ## The lower-level pieces
 //!
-//! [`GpuSampler`] alone samples tracks into an output buffer (layout on
-//! [`AnimationLibrary`]); the [`Animator`] runs the pose and skin passes on
-//! its sampler's output. How each is laid out on the device is chosen in one
+//! An [`Animator`] without a rig ([`Animator::sampler_only`]) samples
+//! tracks into an output buffer alone (layout on [`AnimationLibrary`]);
+//! with a rig it runs the pose and skin passes on those samples. How each
+//! is laid out on the device is chosen in one
 //! place, [`plan`]: the reference plan on GPUs, a plan tuned for the CPU
 //! fallback adapters (lavapipe, llvmpipe) on those. Every refusal is an
 //! [`Error`] naming what is wrong and where. The repository's
@@ -136,7 +137,7 @@ pub use error::{Error, Result};
 pub use gltf::ImportErrorKind;
 pub use gpu::{
     optional_features, required_features, required_limits, Animator, ClipRef, Crowd, CrowdInstance,
-    CrowdPoses, GpuSampler, ModelId, PassTimer, ReadbackRing,
+    CrowdPoses, ModelId, PassTimer, ReadbackRing,
 };
 pub use instance::Instance;
 pub use library::{AnimationLibrary, PointerOutput};
@@ -161,7 +162,6 @@ pub use track::{
 pub mod internals {
     pub use crate::cpu::mix::mix;
     pub use crate::gpu::key_textures::KeyTextures;
-    pub use crate::gpu::skin::GpuSkinner;
     pub use crate::instance::resolve_instances_into;
     pub use crate::layout::{
         GpuClip, GpuInstance, GpuParams, GpuSkinParams, GpuTrack, PRELUDE_WGSL, WORKGROUP_SIZE,

@@ -507,7 +507,8 @@ fn one_upload_serves_two_rigs_of_the_same_names() {
     for (i, bound) in [(0usize, &first), (1, &second)] {
         let twin = poses(bound, 0, &[0.3]);
         for n in 0..10 {
-            let (g, t) = (got.world(i, n).unwrap(), twin.world(0, n).unwrap());
+            let (model, slot) = got.instance(i).unwrap();
+            let (g, t) = (model.world(slot, n).unwrap(), twin.world(0, n).unwrap());
             assert!(g.abs_diff_eq(t, 1e-5), "model {i} node {n}");
         }
     }

@@ -215,7 +215,7 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     );
     assert_eq!(s.crowd.slot(6), None);
     for id in [a, b] {
-        let count = s.crowd.model(id).unwrap().sampler().instance_count();
+        let count = s.crowd.model(id).unwrap().instance_count();
         assert_eq!(count, 3, "model {}", s.crowd.model_name(id).unwrap());
     }
 
@@ -389,7 +389,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             .add_model(&h.device, &h.queue, "a", &lib_a.bind(&rig_a).unwrap(), 1),
         Err(Error::DuplicateModel { ref name }) if name == "a"
     ));
-    assert_eq!(s.crowd.model_count(), 2);
+    assert_eq!(s.crowd.model_ids().count(), 2);
 
     // Nothing was written: same slots, same poses on a fresh dispatch.
     assert_eq!(s.crowd.instance_count(), 6);
@@ -414,7 +414,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         1e-5
     ));
     for id in [a, b] {
-        assert_eq!(s.crowd.model(id).unwrap().sampler().instance_count(), 3);
+        assert_eq!(s.crowd.model(id).unwrap().instance_count(), 3);
     }
 
     // A model with no instance this frame records nothing and is empty.
@@ -459,18 +459,10 @@ fn a_model_without_a_rig_samples_its_clips() {
         .unwrap();
     let poses = run(&h, &crowd);
     // slide at 0.25 s: (5, 0, 1), the first three floats of its block.
-    assert!(close(
-        &poses.samples(0).unwrap()[..3],
-        &[5.0, 0.0, 1.0],
-        1e-6
-    ));
+    assert!(close(&samples_of(&poses, 0)[..3], &[5.0, 0.0, 1.0], 1e-6));
     assert!(world_of(&poses, 0, 0).is_none(), "no rig, no globals");
     assert!(crowd.model(b).unwrap().joint_matrix_buffer().is_none());
-    assert!(close(
-        &poses.samples(1).unwrap()[..3],
-        &[0.0, 3.0, 0.0],
-        1e-6
-    ));
+    assert!(close(&samples_of(&poses, 1)[..3], &[0.0, 3.0, 0.0], 1e-6));
     assert!(world_of(&poses, 1, 0).is_some());
 }
 
@@ -576,12 +568,19 @@ fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
 
 /// Crowd instance `i`'s world matrix of `node`, column-major.
 fn world_of(poses: &CrowdPoses, i: usize, node: u32) -> Option<[f32; 16]> {
-    poses.world(i, node).map(|m| m.to_cols_array())
+    let (p, slot) = poses.instance(i)?;
+    p.world(slot, node).map(|m| m.to_cols_array())
+}
+
+/// Crowd instance `i`'s sampled values.
+fn samples_of(poses: &CrowdPoses, i: usize) -> &[f32] {
+    let (p, slot) = poses.instance(i).expect("instance");
+    p.samples(slot).expect("samples")
 }
 
 /// Crowd instance `i`'s joint matrices of skin `skin`, column-major.
 fn joints_of(poses: &CrowdPoses, i: usize, skin: u32) -> Option<Vec<[f32; 16]>> {
-    poses
-        .joints(i, skin)
+    let (p, slot) = poses.instance(i)?;
+    p.joints(slot, skin)
         .map(|m| m.iter().map(|m| m.to_cols_array()).collect())
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use keyframe_gpu::{
-    AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
+    AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Track,
 };
 
 /// A device of `h`'s adapter with `limits`.
@@ -81,7 +81,7 @@ fn a_device_with_the_downlevel_defaults_is_refused_naming_the_limit() {
         return;
     };
     let (device, queue) = device_with(&h.adapter, wgpu::Limits::downlevel_defaults());
-    match GpuSampler::new(&device, &queue, &library(), 4) {
+    match Animator::sampler_only(&device, &queue, &library(), 4) {
         Err(Error::DeviceLimit {
             limit_name,
             needed,
@@ -109,7 +109,7 @@ fn a_device_with_the_required_limits_samples() {
     let limits = keyframe_gpu::required_limits(&h.adapter.limits());
     let (device, queue) = device_with(&h.adapter, limits);
     let library = library();
-    let mut sampler = GpuSampler::new(&device, &queue, &library, 4).expect("sampler");
+    let mut sampler = Animator::sampler_only(&device, &queue, &library, 4).expect("sampler");
     let out = sampler
         .sample(&device, &queue, &[Instance::new(0, 0.5)])
         .expect("sampled");

@@ -1,7 +1,7 @@
 //! Faults: a lost device and a device that is too small.
 //!
 //! - After `Device::destroy` (wgpu's way to lose a device), every fallible
-//!   call on the crate's GPU objects (animator, mixer, sampler, crowd,
+//!   call on the crate's GPU objects (animator, mixer, sampling-only animator, crowd,
 //!   readback ring, headless helper) returns `Error::DeviceLost`, with no
 //!   panic and no stale frame: a ring frame mapped before the loss is not
 //!   handed back, a readback of a frame in flight at the loss is an error.
@@ -25,8 +25,8 @@ use glam::Quat;
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::{is_device_lost, ReadbackRing};
 use keyframe_gpu::{
-    Action, AnimationLibrary, Animator, BoundLibrary, Clip, Crowd, CrowdInstance, Error,
-    GpuSampler, Instance, Interpolation, Mask, MixerDesc, Poses, Property, Track, WrapMode,
+    Action, AnimationLibrary, Animator, BoundLibrary, Clip, Crowd, CrowdInstance, Error, Instance,
+    Interpolation, Mask, MixerDesc, Poses, Property, Track, WrapMode,
 };
 use keyframe_gpu::{NodeTransform, Rig};
 
@@ -255,7 +255,7 @@ fn assert_lost<T: std::fmt::Debug>(what: &str, result: Result<T, Error>) {
 struct OnDevice {
     plain: Animator,
     mixed: Animator,
-    sampler: GpuSampler,
+    sampler: Animator,
     crowd: Crowd,
     ring: ReadbackRing,
 }
@@ -266,7 +266,7 @@ fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
     let (device, queue) = (&h.device, &h.queue);
     let mut plain = Animator::new(device, queue, bound, N).unwrap();
     let mut mixed = Animator::with_mixer(device, queue, bound, desc).unwrap();
-    let mut sampler = GpuSampler::new(device, queue, bound.library(), N).unwrap();
+    let mut sampler = Animator::sampler_only(device, queue, bound.library(), N).unwrap();
     let mut crowd = Crowd::new();
     let model = crowd.add_model(device, queue, "hero", bound, N).unwrap();
     plain.set_instances(queue, &instances(N, 0.3)).unwrap();
@@ -277,7 +277,7 @@ fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
     crowd
         .set_instances(queue, &[CrowdInstance::new(model, walk, 0.25)])
         .unwrap();
-    let mut ring = ReadbackRing::for_sampler(device, &sampler, 2).unwrap();
+    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());
     plain.record(&mut encoder);
     mixed.record(&mut encoder);
@@ -328,7 +328,7 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         o.mixed.set_instances(queue, &instances(N, 0.5)),
     );
     assert_lost(
-        "GpuSampler::set_instances",
+        "Animator::set_instances (sampling only)",
         o.sampler.set_instances(queue, &instances(N, 0.5)),
     );
     let model = o.crowd.model_ids().next().unwrap();
@@ -356,7 +356,10 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         "mixed Animator::read_back",
         o.mixed.read_back(device, queue),
     );
-    assert_lost("GpuSampler::read_back", o.sampler.read_back(device, queue));
+    assert_lost(
+        "Animator::read_back (sampling only)",
+        o.sampler.read_back(device, queue),
+    );
     assert_lost("Crowd::read_back", o.crowd.read_back(device, queue));
     let mut out = vec![-1.0];
     assert_lost("ReadbackRing::try_read", o.ring.try_read(device, &mut out));
@@ -370,8 +373,8 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         Animator::with_mixer(device, queue, &bound, &desc),
     );
     assert_lost(
-        "GpuSampler::new",
-        GpuSampler::new(device, queue, bound.library(), N),
+        "Animator::sampler_only",
+        Animator::sampler_only(device, queue, bound.library(), N),
     );
     assert_lost("ReadbackRing::new", ReadbackRing::new(device, 64, 2));
     assert_lost(
@@ -416,8 +419,8 @@ fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
     let desc = mixer(&rig, N);
     let (device, queue) = (&h.device, &h.queue);
     let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
-    let mut sampler = GpuSampler::new(device, queue, bound.library(), N).unwrap();
-    let mut ring = ReadbackRing::for_sampler(device, &sampler, 2).unwrap();
+    let mut sampler = Animator::sampler_only(device, queue, bound.library(), N).unwrap();
+    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
     // A frame that runs and reads back: the objects work.
     let (acts, counts) = actions(N, 0.2);
     mixed.set_actions(queue, &acts, &counts).unwrap();

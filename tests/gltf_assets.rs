@@ -11,7 +11,7 @@ mod gltf_builder;
 
 use std::path::{Path, PathBuf};
 
-use keyframe_gpu::{compare, cpu, gltf, AnimationLibrary, GpuSampler, Instance, Property};
+use keyframe_gpu::{compare, cpu, gltf, AnimationLibrary, Animator, Instance, Property};
 
 /// GPU vs CPU tolerance: 2e-5 absolute (rotations up to sign). Slerp and
 /// cubic results go through sin/acos and a normalization on both sides;
@@ -76,7 +76,7 @@ fn gpu_vs_cpu(
         }
     }
     let mut sampler =
-        GpuSampler::new(&h.device, &h.queue, library, instances.len() as u32).unwrap();
+        Animator::sampler_only(&h.device, &h.queue, library, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(library, &instances).unwrap();
     assert_eq!(gpu.len(), cpu.len());

@@ -8,7 +8,8 @@
 //! - `resolve_instances_into` (the host half of `set_instances`) allocates
 //!   nothing once its vector has the capacity: 0 allocations over many frames
 //!   of changing times and wrap modes.
-//! - `GpuSampler::set_instances` allocates no more than the wgpu calls it
+//! - `Animator::set_instances` (an animator that only samples) allocates
+//!   no more than the wgpu calls it
 //!   makes: the device-loss check's (one `device.poll(PollType::Poll)`
 //!   and one view of a mapped 4-byte probe buffer: src/gpu/loss.rs) and
 //!   its `queue.write_buffer` calls (two; four in the clip-blocks plan,
@@ -17,7 +18,7 @@
 //!   same sizes: none of its own. Every plan is checked. The median frames
 //!   are compared, since wgpu's own `write_buffer` varies by one
 //!   allocation now and then.
-//! - `GpuSampler::record_pass` allocates no more than the same three pass
+//! - `Animator::record_pass` allocates no more than the same three pass
 //!   commands (`set_pipeline`, `set_bind_group`, `dispatch_workgroups`) per
 //!   group dispatch, recorded with pipelines and bind groups of the test's
 //!   own.
@@ -38,7 +39,7 @@ use counting_alloc::count;
 
 use keyframe_gpu::internals::resolve_instances_into;
 use keyframe_gpu::{
-    AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, SamplerPlan, Track,
+    AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, SamplerPlan, Track,
     WrapMode,
 };
 
@@ -141,7 +142,7 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
     let (device, queue) = (&h.device, &h.queue);
     let lib = library();
     let n = 300u32;
-    let mut sampler = match GpuSampler::with_plan(device, queue, &lib, n, plan) {
+    let mut sampler = match common::sampler_with_plan(device, queue, &lib, n, plan) {
         Ok(s) => s,
         Err(e) => panic!("sampler: {e}"),
     };
@@ -240,8 +241,14 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
             if mine {
                 count(|| sampler.record_pass(&mut pass)).0
             } else {
-                // The same three commands per group dispatch.
-                let grids: Vec<_> = sampler.workgroups().map(|(_, grid)| grid).collect();
+                // The same three commands per dispatch of the plan.
+                let grids: Vec<_> = sampler
+                    .plan()
+                    .dispatches
+                    .iter()
+                    .map(|d| d.workgroups)
+                    .collect();
+                assert!(grids.len() <= baseline_objects.len(), "{plan:?}");
                 let (n, ()) = count(|| {
                     for (&(x, y, z), (pipeline, bind_group)) in grids.iter().zip(&baseline_objects)
                     {
@@ -295,18 +302,18 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
     );
 }
 
-/// `GpuSkinner::prepare` (the skinner's per-frame step, which takes the
-/// sampler's instance count) allocates no more than the wgpu calls it
-/// makes: the device-loss check's and the one `queue.write_buffer` of its
-/// dispatch parameters, measured on the same queue with a buffer of the
-/// same size. Like the sampler, it gets a queue and never a device.
+/// An animator with a rig: its `set_instances` (the sampler's, then the
+/// skin stage's per-frame step) allocates no more than the same sampler
+/// alone (checked above against the wgpu calls it makes) and the one
+/// `queue.write_buffer` of the skin stage's dispatch parameters, measured
+/// on the same queue with a buffer of the same size. Like the sampler, the
+/// skin stage gets a queue and never a device.
 #[test]
-fn skinner_prepare_allocates_no_more_than_its_params_write() {
+fn skin_stage_allocates_no_more_than_its_params_write() {
     counting_alloc::no_lib_backtraces();
-    use keyframe_gpu::internals::GpuSkinner;
-    use keyframe_gpu::internals::SkinTables;
-    use keyframe_gpu::{NodeTransform, Rig};
-    let Some(h) = common::gpu("skinner_prepare_allocates_no_more_than_its_params_write") else {
+    use keyframe_gpu::plan::PlanChoices;
+    use keyframe_gpu::{DeviceProfile, NodeTransform, Plan, Rig};
+    let Some(h) = common::gpu("skin_stage_allocates_no_more_than_its_params_write") else {
         return;
     };
     let (device, queue) = (&h.device, &h.queue);
@@ -319,12 +326,15 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
     let skin = b.skin(vec![root, child], vec![identity, identity]);
     b.attach(root, mesh, Some(skin));
     let rig = b.build().unwrap_or_else(|e| panic!("rig: {e}"));
+    let bound = lib.bind(&rig).unwrap_or_else(|e| panic!("bind: {e}"));
     let n = 300u32;
-    let mut sampler =
-        GpuSampler::new(device, queue, &lib, n).unwrap_or_else(|e| panic!("sampler: {e}"));
-    let tables = SkinTables::new(&rig, &lib).unwrap_or_else(|e| panic!("tables: {e}"));
-    let mut skinner =
-        GpuSkinner::new(device, &sampler, &tables).unwrap_or_else(|e| panic!("skinner: {e}"));
+    let profile = DeviceProfile::of(device);
+    let plan = Plan::with_choices(&bound, n, &profile, PlanChoices::default())
+        .unwrap_or_else(|e| panic!("plan: {e}"));
+    let mut posing =
+        Animator::from_plan(device, queue, &plan).unwrap_or_else(|e| panic!("animator: {e}"));
+    let mut sampling = common::sampler_with_plan(device, queue, &lib, n, plan.sampler)
+        .unwrap_or_else(|e| panic!("sampler: {e}"));
     let params_bytes = vec![0u8; std::mem::size_of::<keyframe_gpu::internals::GpuSkinParams>()];
     let baseline = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("baseline params"),
@@ -332,32 +342,30 @@ fn skinner_prepare_allocates_no_more_than_its_params_write() {
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let probe = loss_probe(device);
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for f in 0..40 {
         let frame = instances(f, n - f % 7);
-        sampler
-            .set_instances(queue, &frame)
-            .unwrap_or_else(|e| panic!("set_instances: {e}"));
-        let (a, r) = count(|| skinner.prepare(queue, &sampler));
+        let (a, r) = count(|| posing.set_instances(queue, &frame));
         assert!(r.is_ok(), "{r:?}");
-        let (b, ()) = count(|| {
-            loss_check(device, &probe);
+        let (b, r) = count(|| {
+            let r = sampling.set_instances(queue, &frame);
             queue.write_buffer(&baseline, 0, &params_bytes);
+            r
         });
+        assert!(r.is_ok(), "{r:?}");
         if f >= 5 {
             ours.push(a);
             theirs.push(b);
         }
-        assert_eq!(skinner.instance_count(), n - f % 7);
+        assert_eq!(posing.instance_count(), n - f % 7);
     }
     ours.sort_unstable();
     theirs.sort_unstable();
     let (mo, mt) = (ours[ours.len() / 2], theirs[theirs.len() / 2]);
     assert!(
         mo <= mt,
-        "prepare allocated {mo} (median frame), its params write alone {mt}"
+        "set_instances with a rig allocated {mo} (median frame), the sampler's and the params write alone {mt}"
     );
 }
 

@@ -11,8 +11,8 @@ mod common;
 use std::sync::Arc;
 
 use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, PointerTarget,
-    PointerType, Property, SamplerPlan, Track, TrackError, ValueKind,
+    cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, PointerTarget, PointerType,
+    Property, SamplerPlan, Track, TrackError, ValueKind,
 };
 
 const BASE_COLOR: &str = "/materials/0/pbrMetallicRoughness/baseColorFactor";
@@ -218,7 +218,7 @@ fn gpu_matches_cpu_and_the_hand_values_for_pointer_slots() {
     let want = cpu::sample(&lib, &inst).unwrap();
     for plan in [SamplerPlan::Reference, SamplerPlan::Grouped] {
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, &lib, inst.len() as u32, plan).unwrap();
+            common::sampler_with_plan(&h.device, &h.queue, &lib, inst.len() as u32, plan).unwrap();
         // A frame of other clips first, so that a slot left unwritten
         // would hold the previous frame's value.
         let other: Vec<Instance> = inst

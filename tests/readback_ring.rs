@@ -17,7 +17,7 @@ use counting_alloc::count;
 
 use keyframe_gpu::gpu::{ReadbackFrame, ReadbackRing, RingError};
 use keyframe_gpu::{
-    compare, cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property,
+    compare, cpu, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property,
     Track, WrapMode,
 };
 
@@ -100,7 +100,7 @@ fn assert_cpu(lib: &AnimationLibrary, insts: &[Instance], gpu: &[f32], what: &st
 /// submits and maps. Returns the ticket's frame number.
 fn submit_frame(
     h: &keyframe_gpu::gpu::headless::Headless,
-    sampler: &mut GpuSampler,
+    sampler: &mut Animator,
     ring: &mut ReadbackRing,
     insts: &[Instance],
 ) -> Result<u64, Error> {
@@ -123,9 +123,9 @@ fn every_frame_equals_cpu_twin_and_blocking_read_back() {
     let lib = library();
     let mut sampler = ok(
         "sampler",
-        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+        Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 3));
+    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 3));
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
     for f in 0..8u32 {
@@ -133,7 +133,10 @@ fn every_frame_equals_cpu_twin_and_blocking_read_back() {
         let frame = ok("submit", submit_frame(&h, &mut sampler, &mut ring, &insts));
         assert_eq!(frame, u64::from(f));
         // The blocking path, on the same output before the next frame.
-        let blocking = ok("read_back", sampler.read_back(&h.device, &h.queue));
+        let poses = ok("read_back", sampler.read_back(&h.device, &h.queue));
+        let blocking: Vec<f32> = (0..poses.instance_count())
+            .flat_map(|i| poses.samples(i).unwrap_or(&[]).to_vec())
+            .collect();
         let got = ok("wait", ring.wait(&h.device, &mut out));
         assert_eq!(
             got,
@@ -160,9 +163,9 @@ fn pipelined_frames_come_back_in_order_and_match_cpu() {
     let lib = library();
     let mut sampler = ok(
         "sampler",
-        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+        Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 2));
+    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 2));
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
     let frames: Vec<Vec<Instance>> = (0..12).map(instances).collect();
@@ -206,9 +209,9 @@ fn a_full_ring_refuses_to_record_and_overwrites_nothing() {
     let lib = library();
     let mut sampler = ok(
         "sampler",
-        GpuSampler::new(&h.device, &h.queue, &lib, CAPACITY),
+        Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_sampler(&h.device, &sampler, 2));
+    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 2));
     let mut out = Vec::new();
     let (a, b, c) = (instances(1), instances(2), instances(3));
     ok("frame 0", submit_frame(&h, &mut sampler, &mut ring, &a));
@@ -247,9 +250,12 @@ fn misuse_is_a_typed_error() {
     };
     let device = &h.device;
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(device, &h.queue, &lib, CAPACITY));
+    let mut sampler = ok(
+        "sampler",
+        Animator::sampler_only(device, &h.queue, &lib, CAPACITY),
+    );
     for slots in [0, keyframe_gpu::gpu::readback::MAX_SLOTS + 1] {
-        match ReadbackRing::for_sampler(device, &sampler, slots) {
+        match ReadbackRing::for_animator(device, &sampler, slots) {
             Err(Error::Ring(RingError::SlotCount { requested, .. })) => {
                 assert_eq!(requested, slots)
             }
@@ -267,7 +273,7 @@ fn misuse_is_a_typed_error() {
         other => panic!("past max_buffer_size: {other:?}"),
     }
 
-    let mut ring = ok("ring", ReadbackRing::for_sampler(device, &sampler, 2));
+    let mut ring = ok("ring", ReadbackRing::for_animator(device, &sampler, 2));
     let mut out = Vec::new();
     // A copy larger than a slot, one from a buffer without COPY_SRC.
     let mut encoder = device.create_command_encoder(&Default::default());
@@ -363,8 +369,11 @@ fn steady_state_allocates_nothing_of_its_own() {
     };
     let (device, queue) = (&h.device, &h.queue);
     let lib = library();
-    let mut sampler = ok("sampler", GpuSampler::new(device, queue, &lib, CAPACITY));
-    let mut ring = ok("ring", ReadbackRing::for_sampler(device, &sampler, 2));
+    let mut sampler = ok(
+        "sampler",
+        Animator::sampler_only(device, queue, &lib, CAPACITY),
+    );
+    let mut ring = ok("ring", ReadbackRing::for_animator(device, &sampler, 2));
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback_ring.baseline"),
         size: ring.slot_bytes(),
@@ -391,7 +400,7 @@ fn steady_state_allocates_nothing_of_its_own() {
         sampler.record(&mut encoder);
         let counts = if (20..40).contains(&f) {
             let (rec, ()) = count(|| {
-                encoder.copy_buffer_to_buffer(sampler.output_buffer(), 0, &staging, 0, bytes)
+                encoder.copy_buffer_to_buffer(sampler.sample_buffer(), 0, &staging, 0, bytes)
             });
             let submission = queue.submit([encoder.finish()]);
             let (map, ()) = count(|| {

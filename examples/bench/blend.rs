@@ -28,11 +28,6 @@ use crate::measure::{measure, median, median_u64, Frames};
 /// What `blend_chain` measured.
 pub struct Blended {
     pub characters: u32,
-    /// The sampling pass alone, 3 actions (3 rows per character and the
-    /// shared reference row).
-    pub sample_ms: f64,
-    /// The sampling pass alone, one action.
-    pub one_action_sample_ms: f64,
     pub gpu_ms: f64,
     pub one_action_ms: f64,
     pub unmixed_ms: f64,
@@ -47,8 +42,6 @@ struct Mixing {
     animator: Animator,
     actions: Vec<Action>,
     counts: Vec<u32>,
-    /// Record the sampling pass only.
-    sampling_only: bool,
 }
 
 impl Kernel for Mixing {
@@ -60,11 +53,7 @@ impl Kernel for Mixing {
         );
     }
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        if self.sampling_only {
-            self.animator.sampler().record_pass(pass);
-        } else {
-            self.animator.record_pass(pass);
-        }
+        self.animator.record_pass(pass);
     }
 }
 
@@ -137,13 +126,11 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
         animator: mixer(3),
         actions: actions.clone(),
         counts: vec![3; characters as usize],
-        sampling_only: false,
     };
     let mut one = Mixing {
         animator: mixer(1),
         actions: single,
         counts: vec![1; characters as usize],
-        sampling_only: false,
     };
     let mut plain = Plain(fail(
         "blend_chain unmixed",
@@ -155,21 +142,13 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
         ),
     ));
     let mut insts = instances.clone();
-    let measured: Vec<(FrameTime, FrameTime, FrameTime, FrameTime, FrameTime)> =
+    let measured: Vec<(FrameTime, FrameTime, FrameTime)> =
         measure(frames, &mut insts, &|_| {}, |insts| {
             let a = gpu_frame(gpu, &mut three, insts);
             let b = gpu_frame(gpu, &mut one, insts);
             let c = gpu_frame(gpu, &mut plain, insts);
-            three.sampling_only = true;
-            one.sampling_only = true;
-            let d = gpu_frame(gpu, &mut three, insts);
-            let e = gpu_frame(gpu, &mut one, insts);
-            three.sampling_only = false;
-            one.sampling_only = false;
-            (a, b, c, d, e)
+            (a, b, c)
         });
-    let sample_ms = median(measured.iter().map(|m| m.3.gpu_ms).collect());
-    let one_action_sample_ms = median(measured.iter().map(|m| m.4.gpu_ms).collect());
     let gpu_ms = median(measured.iter().map(|m| m.0.gpu_ms).collect());
     let one_action_ms = median(measured.iter().map(|m| m.1.gpu_ms).collect());
     let unmixed_ms = median(measured.iter().map(|m| m.2.gpu_ms).collect());
@@ -223,8 +202,6 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
     let max_abs_err = keyframe_gpu::compare::max_abs_diff(&joints, &want);
     Blended {
         characters,
-        sample_ms,
-        one_action_sample_ms,
         gpu_ms,
         one_action_ms,
         unmixed_ms,
@@ -240,7 +217,6 @@ impl Blended {
         format!(
             "{{\"workload\": \"blend_chain\", \"characters\": {}, \"actions\": 3, \"gpu_ms\": {:.6}, \
              \"one_action_ms\": {:.6}, \"unmixed_ms\": {:.6}, \"gpu_over_one_action\": {:.4}, \
-             \"sample_ms\": {:.6}, \"one_action_sample_ms\": {:.6}, \
              \"cpu_ms\": {:.6}, \"cpu_over_gpu\": {:.4}, \"max_abs_err\": {:e}, \
              \"allocs_set_actions\": {}, \"adapter\": {}, \"backend\": {}}}",
             self.characters,
@@ -248,8 +224,6 @@ impl Blended {
             self.one_action_ms,
             self.unmixed_ms,
             self.gpu_over_one_action,
-            self.sample_ms,
-            self.one_action_sample_ms,
             self.cpu_ms,
             self.cpu_ms / self.gpu_ms,
             self.max_abs_err,
@@ -263,15 +237,13 @@ impl Blended {
         let _ = writeln!(
             out,
             "\nblend_chain: {} characters x 3 actions (crossfade + masked additive), 64-joint rig\n\
-             {:>10} {:>14} {:>11} {:>13} {:>10} {:>10} {:>9} {:>9} {:>9}\n\
-             {:>10.3} {:>14.3} {:>11.3} {:>13.2} {:>10.3} {:>10.3} {:>9.3} {:>9.1e} {:>9}",
+             {:>10} {:>14} {:>11} {:>13} {:>9} {:>9} {:>9}\n\
+             {:>10.3} {:>14.3} {:>11.3} {:>13.2} {:>9.3} {:>9.1e} {:>9}",
             self.characters,
             "gpu_ms",
             "one_action_ms",
             "unmixed_ms",
             "gpu/one_act",
-            "sample_ms",
-            "1act_smp",
             "cpu_ms",
             "max|err|",
             "allocs",
@@ -279,8 +251,6 @@ impl Blended {
             self.one_action_ms,
             self.unmixed_ms,
             self.gpu_over_one_action,
-            self.sample_ms,
-            self.one_action_sample_ms,
             self.cpu_ms,
             self.max_abs_err,
             self.allocs_set

@@ -20,9 +20,9 @@
 use std::time::Instant;
 
 use keyframe_gpu::compress::{CompressOptions, CompressionReport};
-use keyframe_gpu::{cpu, AnimationLibrary, GpuSampler, Instance, SamplerPlan};
+use keyframe_gpu::{cpu, AnimationLibrary, Animator, DeviceProfile, Instance, Plan, SamplerPlan};
 
-use crate::gpu::{fail, gpu_frame, Gpu, Kernel};
+use crate::gpu::{fail, gpu_frame, Gpu};
 use crate::measure::{measure, median, Frames};
 use crate::mocap::{mocap_clip, skeleton, Rng};
 
@@ -41,18 +41,6 @@ pub struct Compressed {
     pub max_abs_err: f32,
     pub plan: SamplerPlan,
     pub uncompressed_plan: SamplerPlan,
-}
-
-/// A sampler given the frame's instances.
-struct Sampling(GpuSampler);
-
-impl Kernel for Sampling {
-    fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
-        fail("set_instances", self.0.set_instances(queue, instances));
-    }
-    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.0.record_pass(pass);
-    }
 }
 
 pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
@@ -76,11 +64,13 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
             Instance::new(clip, f64::from(rng.next() * duration))
         })
         .collect();
+    let profile = DeviceProfile::of(&gpu.h.device);
     let sampler = |lib: &AnimationLibrary| {
-        Sampling(fail(
+        let plan = fail("plan", Plan::sampling(lib, count, &profile, gpu.plan));
+        fail(
             "sampler",
-            GpuSampler::with_plan(&gpu.h.device, &gpu.h.queue, lib, count, gpu.plan),
-        ))
+            Animator::from_plan(&gpu.h.device, &gpu.h.queue, &plan),
+        )
     };
     let mut plain = sampler(&library);
     let mut small = sampler(&packed);
@@ -95,7 +85,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
     let gpu_over_uncompressed = median(measured.iter().map(|m| m.0.gpu_ms / m.1.gpu_ms).collect());
     let got = fail(
         "compressed readback",
-        small.0.sample(&gpu.h.device, &gpu.h.queue, &instances),
+        small.sample(&gpu.h.device, &gpu.h.queue, &instances),
     );
     let want = fail("cpu sample", cpu::sample(&packed, &instances));
     let max_abs_err = keyframe_gpu::compare::max_abs_diff(&got, &want);
@@ -111,8 +101,8 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
         report,
         compress_ms,
         max_abs_err,
-        plan: small.0.plan(),
-        uncompressed_plan: plain.0.plan(),
+        plan: small.plan().sampler,
+        uncompressed_plan: plain.plan().sampler,
     }
 }
 

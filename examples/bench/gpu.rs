@@ -7,7 +7,7 @@ use std::time::Instant;
 use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 use keyframe_gpu::internals::{GpuParams, WORKGROUP_SIZE};
 use keyframe_gpu::SkinStrategy;
-use keyframe_gpu::{GpuSampler, Instance};
+use keyframe_gpu::{Animator, Instance};
 
 use crate::alloc::allocations;
 
@@ -66,16 +66,18 @@ impl Gpu {
     /// A hardware adapter if there is one, else the fallback adapter, with
     /// its own limits and, where it has them, timestamp queries.
     pub fn new() -> Result<Self, String> {
-        let options = DeviceOptions::new(AdapterChoice::PreferHardware)
-            .with_timestamps()
-            .with_label("bench.device");
+        let options = DeviceOptions {
+            label: "bench.device",
+            ..DeviceOptions::new(AdapterChoice::PreferHardware).with_timestamps()
+        };
         let h = request_device_with(&options, |l| l).map_err(|e| e.to_string())?;
         let timer = h
             .has(wgpu::Features::TIMESTAMP_QUERY)
             .then(|| Timer::new(&h));
+        let info = h.adapter.get_info();
         Ok(Gpu {
-            adapter: h.adapter_name(),
-            backend: h.backend_name(),
+            adapter: info.name,
+            backend: format!("{:?}", info.backend).to_lowercase(),
             max_workgroups_per_dim: h.device.limits().max_compute_workgroups_per_dimension,
             h,
             timer,
@@ -122,7 +124,7 @@ pub trait Kernel {
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>);
 }
 
-impl Kernel for GpuSampler {
+impl Kernel for Animator {
     fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
         if let Err(e) = self.set_instances(queue, instances) {
             eprintln!("bench: set_instances: {e}");
@@ -130,7 +132,7 @@ impl Kernel for GpuSampler {
         }
     }
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        GpuSampler::record_pass(self, pass);
+        Animator::record_pass(self, pass);
     }
 }
 

@@ -8,8 +8,9 @@ use keyframe_gpu::gpu::ReadbackRing;
 use keyframe_gpu::internals::SkinTables;
 use keyframe_gpu::internals::{cpu_skin, resolve_instances_into};
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
-use keyframe_gpu::{compare, cpu, AnimationLibrary, GpuSampler, Instance};
-use keyframe_gpu::{internals::GpuSkinner, SkinStrategy};
+use keyframe_gpu::plan::PlanChoices;
+use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, Instance};
+use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 use crate::alloc::allocations;
 use crate::floor::{Floor, FloorShape};
@@ -96,25 +97,33 @@ pub struct Measured {
     pub allocs: [u64; 4],
 }
 
-/// The sampler, optionally followed by the skinning passes in the same
-/// compute pass.
+/// The animator of the workload (with a rig: sampling and the skinning
+/// passes in one compute pass) and, with a rig, an animator of the same
+/// sampler plan without it: the sampling pass alone.
 struct Chain {
-    sampler: GpuSampler,
-    skinner: Option<GpuSkinner>,
+    full: Animator,
+    sampling: Option<Animator>,
     with_skin: bool,
+}
+
+impl Chain {
+    /// The animator a frame runs.
+    fn current(&mut self) -> &mut Animator {
+        match (&mut self.sampling, self.with_skin) {
+            (Some(alone), false) => alone,
+            _ => &mut self.full,
+        }
+    }
 }
 
 impl Kernel for Chain {
     fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
-        self.sampler.set(queue, instances);
-        if let (true, Some(s)) = (self.with_skin, &mut self.skinner) {
-            fail("skinner prepare", s.prepare(queue, &self.sampler));
-        }
+        self.current().set(queue, instances);
     }
     fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.sampler.record_pass(pass);
-        if let (true, Some(s)) = (self.with_skin, &self.skinner) {
-            s.record_pass(pass);
+        match (&self.sampling, self.with_skin) {
+            (Some(alone), false) => alone.record_pass(pass),
+            _ => self.full.record_pass(pass),
         }
     }
 }
@@ -136,32 +145,50 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     } else {
         Box::new(|_: &mut [Instance]| {})
     };
-    let sampler = fail(
-        w.name,
-        GpuSampler::with_plan(&gpu.h.device, &gpu.h.queue, &library, n, gpu.plan),
-    );
+    let profile = DeviceProfile::of(&gpu.h.device);
+    let animator = |plan: Plan| {
+        fail(
+            w.name,
+            Animator::from_plan(&gpu.h.device, &gpu.h.queue, &plan),
+        )
+    };
+    let sampling_plan = |sampler| fail(w.name, Plan::sampling(&library, n, &profile, sampler));
     let tables = w
         .rig
         .as_ref()
         .map(|rig| fail("skin tables", SkinTables::new(rig, &library)));
-    let skinner = tables.as_ref().map(|t| {
-        fail(
-            "skinner",
-            GpuSkinner::with_strategy(&gpu.h.device, &sampler, t, gpu.skin_strategy),
-        )
-    });
-    // Joint matrices per instance (the skinner's joint buffer's stride).
+    let chain = match &w.rig {
+        Some(rig) => {
+            let choices = PlanChoices {
+                sampler: gpu.plan,
+                skin: gpu.skin_strategy,
+            };
+            let bound = fail("bind", library.bind(rig));
+            let full = animator(fail(
+                w.name,
+                Plan::with_choices(&bound, n, &profile, choices),
+            ));
+            let alone = animator(sampling_plan(full.plan().sampler));
+            Chain {
+                full,
+                sampling: Some(alone),
+                with_skin: true,
+            }
+        }
+        None => Chain {
+            full: animator(sampling_plan(gpu.plan)),
+            sampling: None,
+            with_skin: false,
+        },
+    };
+    let mut chain = chain;
+    // Joint matrices per instance (the joint buffer's stride).
     let joints_per_instance = w
         .rig
         .as_ref()
         .map_or(0, |rig| u64::from(rig.output_layout().joints()));
-    let skin = skinner.is_some();
-    let skin_strategy = skinner.as_ref().map(GpuSkinner::strategy);
-    let mut chain = Chain {
-        sampler,
-        skinner,
-        with_skin: skin,
-    };
+    let skin = chain.sampling.is_some();
+    let skin_strategy = chain.full.plan().skin;
     let mut instances = w.instances;
     let start_instances = instances.clone();
 
@@ -252,32 +279,34 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     // with a rig, the joint matrices are read back).
     instances.copy_from_slice(&start_instances);
     let read = |chain: &mut Chain, insts: &[Instance]| -> Vec<f32> {
-        chain.set(&gpu.h.queue, insts);
-        let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
-        chain.sampler.record(&mut encoder);
-        if let Some(s) = &chain.skinner {
-            s.record(&mut encoder);
-        }
-        gpu.h.queue.submit([encoder.finish()]);
-        match &chain.skinner {
-            Some(s) => fail(
-                "joint readback",
-                s.read_back_joints(&gpu.h.device, &gpu.h.queue),
-            ),
-            None => fail(
-                "readback",
-                chain.sampler.read_back(&gpu.h.device, &gpu.h.queue),
-            ),
+        chain.with_skin = skin;
+        let full = &mut chain.full;
+        let samples = fail("readback", full.sample(&gpu.h.device, &gpu.h.queue, insts));
+        match full.rig() {
+            Some(rig) => {
+                let poses = fail(
+                    "joint readback",
+                    full.read_back(&gpu.h.device, &gpu.h.queue),
+                );
+                let skins = rig.skins().len() as u32;
+                (0..poses.instance_count())
+                    .flat_map(|i| (0..skins).map(move |s| (i, s)))
+                    .flat_map(|(i, s)| poses.joints(i, s).unwrap_or(&[]).to_vec())
+                    .flat_map(|m| m.to_cols_array())
+                    .collect()
+            }
+            None => samples,
         }
     };
     // Pipelined through a two-slot ReadbackRing: each frame records and
     // submits frame N, then reads frame N-1 (mapped while frame N was
     // recorded) into a reused Vec. The time is one steady-state frame.
+    chain.with_skin = skin;
     let mut ring = fail(
         "readback ring",
-        match &chain.skinner {
-            Some(_) => ReadbackRing::new(&gpu.h.device, u64::from(n) * joints_per_instance * 64, 2),
-            None => ReadbackRing::for_sampler(&gpu.h.device, &chain.sampler, 2),
+        match skin {
+            true => ReadbackRing::new(&gpu.h.device, u64::from(n) * joints_per_instance * 64, 2),
+            false => ReadbackRing::for_animator(&gpu.h.device, &chain.full, 2),
         },
     );
     let mut ring_out = Vec::with_capacity(ring.slot_bytes() as usize / 4);
@@ -285,19 +314,15 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         let start = Instant::now();
         chain.set(&gpu.h.queue, insts);
         let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
-        chain.sampler.record(&mut encoder);
-        let ticket = match &chain.skinner {
-            Some(s) => {
-                s.record(&mut encoder);
-                let bytes = u64::from(s.instance_count()) * joints_per_instance * 64;
-                ring.record_buffer(
-                    &mut encoder,
-                    s.joint_matrix_buffer(),
-                    bytes,
-                    s.instance_count(),
-                )
+        let full = &chain.full;
+        full.record(&mut encoder);
+        let ticket = match full.joint_matrix_buffer() {
+            Some(joints) => {
+                let count = full.instance_count();
+                let bytes = u64::from(count) * joints_per_instance * 64;
+                ring.record_buffer(&mut encoder, joints, bytes, count)
             }
-            None => ring.record(&mut encoder, &chain.sampler),
+            None => ring.record(&mut encoder, full),
         };
         let submission = gpu.h.queue.submit([encoder.finish()]);
         fail(
@@ -377,12 +402,8 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         gpu_over_tables,
         chain_over_sampling,
         cpu_ms,
-        plan: chain.sampler.plan(),
-        dispatches: chain
-            .sampler
-            .entry_points()
-            .chain(chain.skinner.iter().flat_map(GpuSkinner::entry_points))
-            .collect(),
+        plan: chain.full.plan().sampler,
+        dispatches: chain.full.plan().entry_points(),
         max_abs_err,
         allocs: [
             allocs_set,

@@ -183,7 +183,7 @@ impl Tables {
     }
 
     /// Writes the resolved instance table and takes the sampler's dispatch
-    /// grid (`workgroups` from `GpuSampler::workgroups`, same instances).
+    /// grid (the sampler's grid for the same instances).
     pub fn set_instances(
         &mut self,
         queue: &wgpu::Queue,

@@ -80,8 +80,8 @@ pub fn channels(
             "  {:<4} {:<5} {:<12} {:<12} {:.3e}{flag}\n",
             t.track,
             node,
-            track.property.as_gltf_str(),
-            track.interpolation.as_gltf_str(),
+            track.property.to_string(),
+            track.interpolation.to_string(),
             t.max_abs_err
         ));
     }

@@ -55,7 +55,7 @@ fn library() -> Result<AnimationLibrary, Failure> {
                 values.to_vec()
             }
         };
-        let name = |p: &str| format!("{} {p}", interp.as_gltf_str());
+        let name = |p: &str| format!("{} {p}", interp.to_string());
         clips.push(Clip::new(
             name("translation"),
             vec![Track::new(

@@ -5,7 +5,7 @@
 use crate::mix::SkinJoints;
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
 use keyframe_gpu::Rig;
-use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, GpuSampler, Instance};
+use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, Instance};
 
 use crate::args::Backend;
 use crate::Failure;
@@ -14,7 +14,7 @@ use crate::Failure;
 pub struct Engine<'a> {
     library: &'a AnimationLibrary,
     headless: Option<Headless>,
-    sampler: Option<GpuSampler>,
+    sampler: Option<Animator>,
     /// Instances per dispatch.
     capacity: usize,
 }
@@ -43,13 +43,13 @@ impl<'a> Engine<'a> {
     }
 
     /// The device and the sampler, each created on first use.
-    fn gpu(&mut self) -> Result<(&Headless, &mut GpuSampler), Failure> {
+    fn gpu(&mut self) -> Result<(&Headless, &mut Animator), Failure> {
         self.device()?;
         let Some(h) = self.headless.as_ref() else {
             return Err(Failure::Message("no device".into()));
         };
         if self.sampler.is_none() {
-            self.sampler = Some(GpuSampler::new(
+            self.sampler = Some(Animator::sampler_only(
                 &h.device,
                 &h.queue,
                 self.library,

@@ -150,7 +150,7 @@ pub fn plot(
             let title = format!(
                 "#{j} {} {}",
                 source.label(a, j),
-                track.interpolation.as_gltf_str()
+                track.interpolation.to_string()
             );
             let mut chart = ChartBuilder::on(area)
                 .caption(&title, (FONT, 14).into_font().color(&TEXT))

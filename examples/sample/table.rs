@@ -53,7 +53,7 @@ pub fn channels(
                     j,
                     "-",
                     "pointer",
-                    track.interpolation.as_gltf_str(),
+                    track.interpolation.to_string(),
                     fmt_values(v)
                 )?,
                 None => writeln!(
@@ -63,8 +63,8 @@ pub fn channels(
                     source
                         .node(a, j)
                         .map_or_else(|| "-".to_string(), |n| n.to_string()),
-                    track.property.as_gltf_str(),
-                    track.interpolation.as_gltf_str(),
+                    track.property.to_string(),
+                    track.interpolation.to_string(),
                     fmt_values(v)
                 )?,
             }

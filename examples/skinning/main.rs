@@ -85,24 +85,25 @@ fn time_compute(
     n: u32,
 ) -> Result<(f64, f64), String> {
     use keyframe_gpu::{Animator, Instance, WrapMode};
-    let mut animator =
-        Animator::new(&h.device, &h.queue, &scene.bound()?, n).map_err(|e| e.to_string())?;
+    let bound = scene.bound()?;
+    let animator = Animator::new(&h.device, &h.queue, &bound, n).map_err(|e| e.to_string())?;
+    // The same sampler plan without the rig: the sampling pass alone.
+    let sampling = Animator::sampler_only(&h.device, &h.queue, bound.library(), n)
+        .map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = (0..n)
         .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
         .collect();
-    animator
-        .set_instances(&h.queue, &inst)
-        .map_err(|e| e.to_string())?;
+    let mut animators = [sampling, animator];
+    for a in &mut animators {
+        a.set_instances(&h.queue, &inst)
+            .map_err(|e| e.to_string())?;
+    }
     let median = |skin: bool| -> Result<f64, String> {
         let mut samples = Vec::new();
         for run in 0..23 {
             let start = std::time::Instant::now();
             let mut encoder = h.device.create_command_encoder(&Default::default());
-            if skin {
-                animator.record(&mut encoder);
-            } else {
-                animator.sampler().record(&mut encoder);
-            }
+            animators[usize::from(skin)].record(&mut encoder);
             h.queue.submit([encoder.finish()]);
             h.wait().map_err(|e| e.to_string())?;
             if run >= 3 {

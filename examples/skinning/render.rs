@@ -1147,7 +1147,7 @@ impl MeshRenderer {
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: animator.sampler().output_buffer().as_entire_binding(),
+                    resource: animator.sample_buffer().as_entire_binding(),
                 },
             ],
         });

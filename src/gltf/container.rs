@@ -63,7 +63,7 @@ pub struct Document {
     /// The `KHR_animation_pointer` channels, which `root` cannot hold:
     /// where a file has any, `root.animations[a].channels` holds only the
     /// core channels of animation `a`. Empty (the default) otherwise.
-    pub pointers: PointerChannels,
+    pub(crate) pointers: PointerChannels,
 }
 
 impl Document {
@@ -109,7 +109,7 @@ impl Document {
     ///
     /// # Errors
     /// As [`Document::load`].
-    pub fn from_slice_with(
+    pub(crate) fn from_slice_with(
         bytes: &[u8],
         base_dir: Option<&Path>,
         options: &LoadOptions,

@@ -54,7 +54,6 @@ pub use container::Document;
 pub(crate) use container::SUPPORTED_EXTENSIONS;
 pub(crate) use error::import_location;
 pub use error::{ImportErrorKind, PointerProblem};
-pub use pointer::PointerChannels;
 pub use uri::{resolve_uri, LoadOptions, UriEscape};
 
 /// The result of [`load`] / [`from_slice`].

@@ -40,7 +40,7 @@ pub(super) const EXTENSION: &str = "KHR_animation_pointer";
 /// channel back in the file's order. Empty (the default) for a file
 /// without pointer channels, which is parsed exactly as before.
 #[derive(Debug, Clone, Default)]
-pub struct PointerChannels {
+pub(crate) struct PointerChannels {
     /// The parts of the JSON a pointer can name (`nodes`, `materials`,
     /// `cameras`, `extensions`), as written.
     json: Option<Arc<Value>>,
@@ -59,12 +59,6 @@ pub(super) enum ChannelSlot {
 }
 
 impl PointerChannels {
-    /// True when the file has no pointer channel.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.animations.is_empty()
-    }
-
     /// Animation `a`'s channels in the file's order, or `None` when it has
     /// no pointer channel (then they are `root`'s, in order).
     pub(super) fn channels(&self, a: usize) -> Option<&[ChannelSlot]> {

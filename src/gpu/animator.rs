@@ -5,7 +5,7 @@
 
 use super::skin::GpuSkinner;
 use super::timer::PassTimer;
-use super::{check_device, GpuSampler};
+use super::{check_device, scoped, GpuSampler};
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::library::AnimationLibrary;
@@ -91,7 +91,7 @@ use crate::rig::Rig;
 /// ```
 #[derive(Debug)]
 pub struct Animator {
-    sampler: GpuSampler,
+    pub(crate) sampler: GpuSampler,
     skin: Option<Posing>,
     mixer: Option<Mixer>,
     plan: Plan,
@@ -138,12 +138,16 @@ impl Animator {
 
     /// An animator that runs `plan`: exactly the dispatches it lists, for
     /// its capacity (a plan made for another profile runs too: a GPU's
-    /// plan on a CPU adapter, say).
+    /// plan on a CPU adapter, say). A plan made by [`Plan::for_mixer`]
+    /// gives an animator with that mixer ([`Animator::with_mixer`]).
     ///
     /// # Errors
-    /// As [`Animator::new`].
+    /// As [`Animator::new`], and with a mixer as [`Animator::with_mixer`].
     pub fn from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
         check_device(device)?;
+        if plan.mixer.is_some() {
+            return Self::mixer_from_plan(device, queue, plan);
+        }
         let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
         Self::posing(device, sampler, plan)
     }
@@ -199,7 +203,7 @@ impl Animator {
     /// targets among them) are the output.
     ///
     /// # Errors
-    /// Those of [`GpuSampler::new`].
+    /// As [`Animator::new`].
     pub fn sampler_only(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -245,16 +249,8 @@ impl Animator {
         Self::mixer_from_plan(device, queue, &plan)
     }
 
-    /// [`Animator::with_mixer`] running `plan` (made by
-    /// [`Plan::for_mixer`]).
-    ///
-    /// # Errors
-    /// As [`Animator::with_mixer`].
-    pub fn mixer_from_plan(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        plan: &Plan,
-    ) -> Result<Self> {
+    /// The mixer's animator of `plan` (made by [`Plan::for_mixer`]).
+    fn mixer_from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
         check_device(device)?;
         let (Some(desc), Some(bound)) = (&plan.mixer, &plan.bound) else {
             return Err(MixError::NoMixer.into());
@@ -366,8 +362,9 @@ impl Animator {
     /// instances are given once.
     ///
     /// # Errors
-    /// Those of [`GpuSampler::set_instances`] (too many instances, a clip
-    /// out of range, a non-finite time); on error nothing is written and the
+    /// [`Error::TooManyInstances`](crate::Error::TooManyInstances) past the
+    /// capacity, [`Error::ClipOutOfRange`](crate::Error::ClipOutOfRange) and
+    /// [`Error::InstanceTimeNotFinite`](crate::Error::InstanceTimeNotFinite); on error nothing is written and the
     /// previous frame's table stays in effect.
     /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
     /// lost (checked first).
@@ -581,12 +578,39 @@ impl Animator {
         Ok(Poses::new(posing.bound.rig(), tables, self.library(), flat))
     }
 
-    /// The sampler (its output buffer holds every instance's sampled track
-    /// values, layout on [`AnimationLibrary`]).
-    #[doc(hidden)]
+    /// The sampled values (`array<f32>`): row `i`'s block of
+    /// [`output_stride`](AnimationLibrary::output_stride) floats at
+    /// `i * output_stride`, laid out as described on [`AnimationLibrary`]
+    /// (a row per instance; with a mixer, two per action slot). Bind it
+    /// read-only in your own pipeline with
+    /// [`output_layout_entry`](super::output_layout_entry).
     #[must_use]
-    pub fn sampler(&self) -> &GpuSampler {
-        &self.sampler
+    pub fn sample_buffer(&self) -> &wgpu::Buffer {
+        self.sampler.output_buffer()
+    }
+
+    /// Convenience for tools and tests: sets the instances, records and
+    /// submits this frame, and reads the sampled values back (the rows'
+    /// blocks, as [`sample_buffer`](Self::sample_buffer) holds them).
+    ///
+    /// # Errors
+    /// Those of [`set_instances`](Self::set_instances) and
+    /// [`read_back`](Self::read_back).
+    pub fn sample(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<Vec<f32>> {
+        self.set_instances(queue, instances)?;
+        scoped(device, "Animator::sample (dispatch)", || {
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe-gpu.sample.encoder"),
+            });
+            self.record(&mut encoder);
+            queue.submit([encoder.finish()]);
+        })?;
+        self.sampler.read_back(device, queue)
     }
 
     /// The pose and skin passes, when built with a rig.

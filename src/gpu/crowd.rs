@@ -220,7 +220,7 @@ impl Crowd {
         let mut ids: Vec<usize> = self
             .models
             .iter()
-            .map(|m| m.animator.sampler().upload_id())
+            .map(|m| m.animator.sampler.upload_id())
             .collect();
         ids.sort_unstable();
         ids.dedup();
@@ -245,7 +245,7 @@ impl Crowd {
         })?;
         // Every per-frame vector gets its largest size now: a model never
         // holds more than its capacity, the crowd never more than the sum.
-        let capacity = animator.sampler().capacity() as usize;
+        let capacity = animator.sampler.capacity() as usize;
         let total = capacity
             + self
                 .models
@@ -269,12 +269,6 @@ impl Crowd {
     fn index(&self, id: ModelId) -> Option<usize> {
         (id.crowd == self.id && (id.index as usize) < self.models.len())
             .then_some(id.index as usize)
-    }
-
-    /// Number of models.
-    #[must_use]
-    pub fn model_count(&self) -> usize {
-        self.models.len()
     }
 
     /// The models' ids, in the order they were added.
@@ -403,7 +397,7 @@ impl Crowd {
     /// crowd's models are on one device), then each model's probe.
     fn check_devices(&self, during: &'static str) -> Result<()> {
         for (i, m) in self.models.iter().enumerate() {
-            let health = m.animator.sampler().health();
+            let health = m.animator.sampler.health();
             if i == 0 {
                 health.check(during)?;
             } else {
@@ -448,7 +442,7 @@ impl Crowd {
             self.counts[model] += 1;
         }
         for (model, (m, &requested)) in self.models.iter().zip(&self.counts).enumerate() {
-            let capacity = m.animator.sampler().capacity();
+            let capacity = m.animator.sampler.capacity();
             if requested > capacity as usize {
                 return Err(Error::ModelFull {
                     model,
@@ -521,49 +515,13 @@ impl CrowdPoses {
         self.models.get(index)
     }
 
-    /// Crowd instance `instance`'s model index and its model's poses at
-    /// its slot.
-    fn at(&self, instance: usize) -> Option<(&Poses, u32)> {
+    /// Crowd instance `instance`'s model's poses and its slot in them:
+    /// `poses.world(slot, node)`, `poses.joints(slot, skin)` and the rest
+    /// of [`Poses`] give that instance's results. `None` past the last
+    /// instance.
+    #[must_use]
+    pub fn instance(&self, instance: usize) -> Option<(&Poses, u32)> {
         let &(model, slot) = self.slots.get(instance)?;
         Some((self.models.get(model as usize)?, slot))
-    }
-
-    /// Crowd instance `instance`'s world matrix of `node` of its model's
-    /// rig ([`Poses::world`]).
-    #[must_use]
-    pub fn world(&self, instance: usize, node: u32) -> Option<glam::Mat4> {
-        let (p, slot) = self.at(instance)?;
-        p.world(slot, node)
-    }
-
-    /// Crowd instance `instance`'s local transform of `node` of its
-    /// model's rig ([`Poses::local`]).
-    #[must_use]
-    pub fn local(&self, instance: usize, node: u32) -> Option<crate::model::Transform> {
-        let (p, slot) = self.at(instance)?;
-        p.local(slot, node)
-    }
-
-    /// Crowd instance `instance`'s joint matrices of skin `skin` of its
-    /// model's rig ([`Poses::joints`]).
-    #[must_use]
-    pub fn joints(&self, instance: usize, skin: u32) -> Option<&[glam::Mat4]> {
-        let (p, slot) = self.at(instance)?;
-        p.joints(slot, skin)
-    }
-
-    /// Crowd instance `instance`'s morph weights of the mesh of node
-    /// `node` ([`Poses::morph_weights`]).
-    #[must_use]
-    pub fn morph_weights(&self, instance: usize, node: u32) -> Option<&[f32]> {
-        let (p, slot) = self.at(instance)?;
-        p.morph_weights(slot, node)
-    }
-
-    /// Crowd instance `instance`'s sampled values ([`Poses::samples`]).
-    #[must_use]
-    pub fn samples(&self, instance: usize) -> Option<&[f32]> {
-        let (p, slot) = self.at(instance)?;
-        p.samples(slot)
     }
 }

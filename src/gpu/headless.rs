@@ -4,13 +4,11 @@
 //!
 //! - the backend comes from the environment (`WGPU_BACKEND=vulkan`, `gl`,
 //!   ...), the adapter from an [`AdapterChoice`];
-//! - the device gets the adapter's own limits, optionally adjusted
-//!   ([`request_device_with_limits`]), and optional features the adapter
-//!   has, such as timestamp queries for a benchmark
-//!   ([`request_device_with`], [`DeviceOptions`]);
-//! - [`Headless`] names what it runs on ([`Headless::describe`],
-//!   [`Headless::adapter_name`], [`Headless::backend_name`]), waits for the
-//!   queue ([`Headless::wait`]) and reads a mappable buffer back
+//! - the device gets the adapter's own limits, optionally adjusted, and
+//!   optional features the adapter has, such as timestamp queries for a
+//!   benchmark ([`request_device_with`], [`DeviceOptions`]);
+//! - [`Headless`] names what it runs on ([`Headless::describe`]), waits for
+//!   the queue ([`Headless::wait`]) and reads a mappable buffer back
 //!   ([`Headless::read_buffer`]).
 
 use crate::error::{Error, Result};
@@ -57,13 +55,6 @@ impl DeviceOptions {
         self.optional_features |= wgpu::Features::TIMESTAMP_QUERY;
         self
     }
-
-    /// Sets the device's label.
-    #[must_use]
-    pub fn with_label(mut self, label: &'static str) -> Self {
-        self.label = label;
-        self
-    }
 }
 
 /// A device and what it runs on.
@@ -84,19 +75,6 @@ impl Headless {
     pub fn describe(&self) -> String {
         let info = self.adapter.get_info();
         format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
-    }
-
-    /// The adapter's name, e.g. `"llvmpipe (LLVM 15.0.6, 256 bits)"`.
-    #[must_use]
-    pub fn adapter_name(&self) -> String {
-        self.adapter.get_info().name
-    }
-
-    /// The backend in lower case, as `WGPU_BACKEND` spells it: `"vulkan"`,
-    /// `"gl"`, `"metal"`, `"dx12"`.
-    #[must_use]
-    pub fn backend_name(&self) -> String {
-        format!("{:?}", self.adapter.get_info().backend).to_lowercase()
     }
 
     /// Whether the device has every feature of `features` turned on (see
@@ -145,20 +123,9 @@ pub fn request_device(choice: AdapterChoice) -> Result<Headless> {
     request_device_with(&DeviceOptions::new(choice), |l| l)
 }
 
-/// As [`request_device`], with the limits passed through `adjust` first
-/// (tests use it to lower limits and exercise splitting and refusals).
-///
-/// # Errors
-/// [`Error::NoAdapter`] with wgpu's reason.
-pub fn request_device_with_limits(
-    choice: AdapterChoice,
-    adjust: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
-) -> Result<Headless> {
-    request_device_with(&DeviceOptions::new(choice), adjust)
-}
-
 /// As [`request_device`], with `options` (optional features, label) and
-/// the adapter's limits passed through `adjust` (`|l| l` keeps them).
+/// the adapter's limits passed through `adjust` (`|l| l` keeps them; tests
+/// lower them to exercise splitting and refusals).
 ///
 /// # Errors
 /// [`Error::NoAdapter`] with wgpu's reason.

@@ -179,7 +179,7 @@ pub fn required_features() -> wgpu::Features {
 /// without otherwise: request `adapter.features() & optional_features()`
 /// along with [`required_features`] ([`headless`](super::headless) does).
 ///
-/// - `SHADER_INT64`: on CPU adapters, [`GpuSkinner`](super::skin::GpuSkinner)
+/// - `SHADER_INT64`: on CPU adapters, the skin stage
 ///   writes its matrices two columns per 64-bit store and reads its
 ///   node and inverse-bind tables 64 bits a component
 ///   (`GpuSkinner::wide_accesses`):

@@ -1,6 +1,5 @@
 //! The GPU side: [`Animator`] (the one object a renderer holds) and
-//! [`Crowd`] (several models), [`GpuSampler`] (the sampler alone),
-//! [`ReadbackRing`] (readback that does not stall the next frame),
+//! [`Crowd`] (several models), [`ReadbackRing`] (readback that does not stall the next frame),
 //! [`PassTimer`] (the passes' GPU time), the device requirements
 //! ([`required_limits`], [`required_features`], [`optional_features`];
 //! `DeviceProfile::of` reads what a device is good at) and a [`headless`]
@@ -28,7 +27,7 @@ pub use limits::{optional_features, required_features, required_limits};
 pub use loss::is_device_lost;
 pub(crate) use loss::Health;
 pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
-pub use sampler::GpuSampler;
+pub(crate) use sampler::GpuSampler;
 pub use timer::PassTimer;
 
 use std::num::NonZeroU64;
@@ -171,12 +170,12 @@ pub(crate) fn check_size(
 }
 
 /// Layout entry with which another pipeline binds an output buffer
-/// read-only, `min_size` bytes at least: the sampler's
-/// ([`GpuSampler::output_buffer`], `var<storage, read> ...: array<f32>`,
-/// `min_size` 4, for example in a skinning vertex shader) or a skinner's
-/// ([`skin::GpuSkinner::joint_matrix_buffer`] and
-/// `skin::GpuSkinner::global_buffer`: `array<mat4x4<f32>>`, 64;
-/// `skin::GpuSkinner::morph_weight_buffer`: `array<f32>`, 4).
+/// read-only, `min_size` bytes at least: an animator's sampled values
+/// ([`Animator::sample_buffer`], `var<storage, read> ...: array<f32>`,
+/// `min_size` 4, for example in a skinning vertex shader) or its results
+/// ([`Animator::joint_matrix_buffer`] and
+/// [`Animator::world_matrix_buffer`]: `array<mat4x4<f32>>`, 64;
+/// [`Animator::morph_weight_buffer`]: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,
@@ -198,7 +197,7 @@ pub fn output_layout_entry(
 /// Copies `buffer[..bytes]` into a staging buffer made for this one read
 /// (a sampler or skinner that is never read back holds none), waits, and
 /// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
-/// and the skinner's. Per-frame readback goes through [`ReadbackRing`].
+/// and the skinner's, under [`Animator::read_back`]. Per-frame readback goes through [`ReadbackRing`].
 pub(crate) fn read_buffer(
     health: &Health,
     device: &wgpu::Device,

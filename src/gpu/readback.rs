@@ -1,14 +1,15 @@
 //! Reading results back without stalling the next frame: a ring of staging
 //! buffers.
 //!
-//! [`GpuSampler::read_back`](super::GpuSampler::read_back) submits a copy and
+//! [`Animator::read_back`](super::Animator::read_back) submits a copy and
 //! blocks until the GPU has finished everything queued: the host waits for
 //! the frame it just submitted. A [`ReadbackRing`] instead owns a few
 //! staging buffers (created once) and lets frame `N`'s copy be mapped while
 //! frame `N + 1` is recorded and submitted:
 //!
-//! 1. [`record`](ReadbackRing::record) (after the sampler's own `record`, in
-//!    the same encoder) copies the output into the next free staging buffer
+//! 1. [`record`](ReadbackRing::record) (after the animator's own `record`,
+//!    in the same encoder) copies its sampled values into the next free
+//!    staging buffer
 //!    and returns a [`Ticket`] naming the frame;
 //! 2. after `queue.submit`, [`map`](ReadbackRing::map) starts mapping that
 //!    buffer (`map_async`), given the submission index;
@@ -38,27 +39,28 @@
 //! per-frame steps that neither poll nor allocate (`record`, `map`,
 //! `discard`) return it once the loss is known.
 //!
-//! The ring is not tied to the sampler: [`record_buffer`](ReadbackRing::record_buffer)
-//! copies any buffer with `COPY_SRC` usage, for example the skinner's
-//! [`joint_matrix_buffer`](super::skin::GpuSkinner::joint_matrix_buffer).
+//! The ring is not tied to the sampled values:
+//! [`record_buffer`](ReadbackRing::record_buffer) copies any buffer with
+//! `COPY_SRC` usage, for example the animator's
+//! [`joint_matrix_buffer`](super::Animator::joint_matrix_buffer).
 //!
 //! ```no_run
 //! use keyframe_gpu::gpu::ReadbackRing;
-//! use keyframe_gpu::{AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track};
+//! use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
 //! # fn main() -> Result<(), keyframe_gpu::Error> {
 //! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
 //! # let (device, queue) = (&h.device, &h.queue);
 //! let track = Track::new(0, Property::Translation, Interpolation::Linear,
 //!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
 //! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
-//! let mut sampler = GpuSampler::new(device, queue, &library, 1024)?;
-//! let mut ring = ReadbackRing::for_sampler(device, &sampler, 2)?;
+//! let mut animator = Animator::sampler_only(device, queue, &library, 1024)?;
+//! let mut ring = ReadbackRing::for_animator(device, &animator, 2)?;
 //! let mut out = Vec::with_capacity(1024 * library.output_stride() as usize);
 //! for frame in 0..10u32 {
-//!     sampler.set_instances(queue, &[Instance::new(0, f64::from(frame) / 60.0)])?;
+//!     animator.set_instances(queue, &[Instance::new(0, f64::from(frame) / 60.0)])?;
 //!     let mut encoder = device.create_command_encoder(&Default::default());
-//!     sampler.record(&mut encoder);
-//!     let ticket = ring.record(&mut encoder, &sampler)?;
+//!     animator.record(&mut encoder);
+//!     let ticket = ring.record(&mut encoder, &animator)?;
 //!     let submission = queue.submit([encoder.finish()]);
 //!     ring.map(ticket, submission)?;
 //!     // Frame N-1's data, if its copy has finished; never blocks.
@@ -78,7 +80,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
-use super::{scoped, GpuSampler, Health};
+use super::{scoped, Animator, Health};
 
 /// The most slots a ring may have.
 pub const MAX_SLOTS: usize = 16;
@@ -176,7 +178,7 @@ pub struct ReadbackFrame {
     /// The instance count of that frame ([`ReadbackRing::record`]), or the
     /// count given to [`ReadbackRing::record_buffer`].
     pub count: u32,
-    /// Floats written (`count * output_stride` for the sampler).
+    /// Floats written (`count * output_stride` for [`ReadbackRing::record`]).
     pub len: usize,
 }
 
@@ -283,14 +285,16 @@ impl ReadbackRing {
         })
     }
 
-    /// A ring sized for `sampler`'s whole output (`capacity * output_stride`
-    /// floats per slot). It learns of a loss of the device with the
-    /// sampler: after the sampler has seen it, [`record`](Self::record)
-    /// refuses too.
+    /// A ring sized for `animator`'s sampled values at its full capacity
+    /// (`output_stride` floats per sampled row: one row per instance, two
+    /// per action slot with a mixer). It learns of a loss of the device
+    /// with the animator: after the animator has seen it,
+    /// [`record`](Self::record) refuses too.
     ///
     /// # Errors
     /// Those of [`new`](Self::new).
-    pub fn for_sampler(device: &wgpu::Device, sampler: &GpuSampler, slots: usize) -> Result<Self> {
+    pub fn for_animator(device: &wgpu::Device, animator: &Animator, slots: usize) -> Result<Self> {
+        let sampler = &animator.sampler;
         let bytes =
             u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
         Self::with_health(sampler.health().clone(), device, bytes, slots)
@@ -314,23 +318,25 @@ impl ReadbackRing {
         self.in_flight
     }
 
-    /// Records the copy of the sampler's current output
-    /// (`instance_count * output_stride` floats) into the next free slot.
-    /// Call it after [`GpuSampler::record`] in the same encoder, with no
+    /// Records the copy of the animator's current sampled values (rows *
+    /// `output_stride` floats, a row per instance; the row count is handed
+    /// back in [`ReadbackFrame::count`]) into the next free slot. Call it
+    /// after [`Animator::record`] in the same encoder, with no
     /// `set_instances` in between, then submit the encoder and
     /// [`map`](Self::map) the ticket.
     ///
     /// # Errors
     /// [`RingError::Full`] when every slot is in flight (nothing is
-    /// recorded); [`RingError::BadCopy`] when the sampler's output does not
-    /// fit a slot (a ring made for a smaller sampler);
+    /// recorded); [`RingError::BadCopy`] when the sampled values do not
+    /// fit a slot (a ring made for a smaller animator);
     /// [`Error::DeviceLost`] once the device is known lost
     /// ([`record_buffer`](Self::record_buffer)).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        sampler: &GpuSampler,
+        animator: &Animator,
     ) -> Result<Ticket> {
+        let sampler = &animator.sampler;
         let count = sampler.instance_count();
         let bytes = u64::from(count) * u64::from(sampler.library().output_stride()) * 4;
         self.record_buffer(encoder, sampler.output_buffer(), bytes, count)
@@ -346,8 +352,8 @@ impl ReadbackRing {
     /// not a multiple of 4, or `source` lacks `COPY_SRC` usage. Nothing is
     /// recorded on error. [`Error::DeviceLost`] once the device is known
     /// lost (seen by [`try_read`](Self::try_read) or [`wait`](Self::wait),
-    /// or, for a ring made with [`for_sampler`](Self::for_sampler), by the
-    /// sampler): recording neither polls nor allocates, and a frame
+    /// or, for a ring made with [`for_animator`](Self::for_animator), by the
+    /// animator): recording neither polls nor allocates, and a frame
     /// recorded after an unseen loss never comes back.
     pub fn record_buffer(
         &mut self,

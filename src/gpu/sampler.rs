@@ -11,10 +11,7 @@ use std::sync::Arc;
 use super::bind;
 use super::blocks::{max_blocks, ClipSort};
 use super::key_textures::KeyTextures;
-use super::{
-    buffer_filled, buffer_init, check_device, check_size, dispatch_grid, read_buffer, scoped,
-    Health,
-};
+use super::{buffer_filled, buffer_init, check_size, dispatch_grid, read_buffer, scoped, Health};
 use crate::error::{Error, Result};
 use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
@@ -23,7 +20,7 @@ use crate::layout::{
     WORKGROUP_SIZE,
 };
 use crate::library::AnimationLibrary;
-use crate::plan::{DeviceProfile, Plan, SampleTables, SamplerPlan, Stage};
+use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
 #[cfg(test)]
 use crate::run_keys::GroupRunKeys;
 
@@ -50,7 +47,7 @@ use crate::run_keys::GroupRunKeys;
 /// fallback adapters), all in the same compute pass. Whatever the plan,
 /// instance `i`'s outputs are at `i * output_stride`.
 #[derive(Debug)]
-pub struct GpuSampler {
+pub(crate) struct GpuSampler {
     /// The device, to tell whether it is lost.
     health: Health,
     upload: Arc<SampleUpload>,
@@ -107,8 +104,6 @@ struct BlockTables {
 /// buffer) and its grid for the current instance table.
 #[derive(Debug)]
 struct GroupDispatch {
-    /// The WGSL entry point.
-    entry: &'static str,
     group: u32,
     per_instance: u32,
     /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
@@ -161,7 +156,8 @@ impl GpuSampler {
     /// [`Error::TextureRowsExceeded`] when a key texture would pass
     /// `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an
     /// error (caught with error scopes).
-    pub fn new(
+    #[cfg(test)]
+    pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
@@ -176,15 +172,16 @@ impl GpuSampler {
     ///
     /// # Errors
     /// As [`new`](Self::new).
-    pub fn with_plan(
+    #[cfg(test)]
+    pub(crate) fn with_plan(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
         max_instances: u32,
         plan: SamplerPlan,
     ) -> Result<Self> {
-        check_device(device)?;
-        let profile = DeviceProfile::of(device);
+        super::check_device(device)?;
+        let profile = crate::plan::DeviceProfile::of(device);
         let plan = Plan::sampling(library, max_instances, &profile, plan)?;
         Self::from_plan(device, queue, library, &plan)
     }
@@ -457,7 +454,6 @@ impl SampleUpload {
                 cache: None,
             });
             groups.push(GroupDispatch {
-                entry: d.entry_point,
                 group: d.group.unwrap_or(0),
                 per_instance: d.per_instance,
                 row_run: d.row_run,
@@ -644,11 +640,6 @@ impl GpuSampler {
         Arc::as_ptr(&self.upload) as usize
     }
 
-    /// The WGSL entry point of each dispatch, in recording order.
-    pub fn entry_points(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.groups.iter().map(|d| d.entry)
-    }
-
     /// The current frame's instances, resolved (clip and clip time).
     pub(crate) fn resolved(&self) -> &[GpuInstance] {
         &self.scratch
@@ -656,25 +647,26 @@ impl GpuSampler {
 
     /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
     #[must_use]
-    pub fn plan(&self) -> SamplerPlan {
+    #[cfg(test)]
+    pub(crate) fn plan(&self) -> SamplerPlan {
         self.upload.tables.plan
     }
 
     /// The library this sampler was built from.
     #[must_use]
-    pub fn library(&self) -> &AnimationLibrary {
+    pub(crate) fn library(&self) -> &AnimationLibrary {
         &self.upload.library
     }
 
     /// The most instances one dispatch can sample.
     #[must_use]
-    pub fn capacity(&self) -> u32 {
+    pub(crate) fn capacity(&self) -> u32 {
         self.capacity
     }
 
     /// Instances in the current instance table.
     #[must_use]
-    pub fn instance_count(&self) -> u32 {
+    pub(crate) fn instance_count(&self) -> u32 {
         self.instance_count
     }
 
@@ -690,7 +682,12 @@ impl GpuSampler {
     /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
     /// previous table stays in effect. [`Error::DeviceLost`] once the
     /// device is lost (checked first, with a poll that does not block).
-    pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn set_instances(
+        &mut self,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<()> {
         self.health.check("GpuSampler::set_instances")?;
         self.write_instances(queue, instances)
     }
@@ -754,7 +751,8 @@ impl GpuSampler {
     /// Records the sampling dispatches into `encoder` (in a compute pass of
     /// its own, labelled `keyframe-gpu.sample`). Records nothing once the
     /// device is known lost: the fallible calls report the loss.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    #[cfg(test)]
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.sample"),
             timestamp_writes: None,
@@ -765,7 +763,7 @@ impl GpuSampler {
     /// Records the sampling dispatches, one per track group with tracks,
     /// into a compute pass the caller owns. Does nothing when the instance
     /// table is empty, or once the device is known lost.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    pub(crate) fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         if self.health.is_lost() {
             return;
         }
@@ -788,7 +786,8 @@ impl GpuSampler {
     /// the count passes `max_compute_workgroups_per_dimension` (in the
     /// clip-blocks plan the count is blocks x the group's most rows in a
     /// clip, rows varying fastest).
-    pub fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
+    #[cfg(test)]
+    pub(crate) fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
         self.groups.iter().map(|d| (d.group, d.workgroups))
     }
 
@@ -836,7 +835,7 @@ impl GpuSampler {
     /// described on [`AnimationLibrary`]. Bind it read-only in your own
     /// pipeline with [`output_layout_entry`](super::output_layout_entry).
     #[must_use]
-    pub fn output_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn output_buffer(&self) -> &wgpu::Buffer {
         &self.output
     }
 
@@ -859,7 +858,7 @@ impl GpuSampler {
     /// [`Error::DeviceLost`] once the device is lost (never the last
     /// results it computed); [`Error::Readback`] if mapping fails;
     /// [`Error::Gpu`] for a wgpu error during the copy.
-    pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+    pub(crate) fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
         self.health.check("GpuSampler::read_back")?;
         let bytes =
             u64::from(self.instance_count) * u64::from(self.upload.library.output_stride()) * 4;
@@ -875,7 +874,8 @@ impl GpuSampler {
     /// # Errors
     /// Those of [`set_instances`](Self::set_instances) and
     /// [`read_back`](Self::read_back).
-    pub fn sample(
+    #[cfg(test)]
+    pub(crate) fn sample(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,

@@ -35,7 +35,7 @@ use std::collections::HashSet;
 /// tracks' alone.
 ///
 /// Cloning is cheap: the arrays are shared behind an [`Arc`], so a
-/// [`GpuSampler`](crate::gpu::GpuSampler) keeps a handle to the library it
+/// [`Animator`](crate::Animator) keeps a handle to the library it
 /// was built from rather than a copy of its keys.
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {

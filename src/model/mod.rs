@@ -19,6 +19,6 @@ pub(crate) mod target;
 pub(crate) mod track;
 
 pub(crate) use binding::{BindError, BoundLibrary};
-pub(crate) use poses::{OutputLayout, Part, Poses, Transform};
+pub(crate) use poses::{OutputLayout, Part, Poses};
 #[cfg(feature = "gltf")]
 pub(crate) use target::{NodeName, SourceId};

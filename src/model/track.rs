@@ -4,6 +4,18 @@
 use std::sync::Arc;
 
 use crate::error::Error;
+
+/// The glTF spellings: `Display` writes what the file says.
+macro_rules! display_as {
+    ($($ty:ty => $method:ident),*) => {$(
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.$method())
+            }
+        }
+    )*};
+}
+display_as!(Interpolation => as_gltf_str, Property => as_gltf_str, PointerType => as_str);
 use crate::model::target::{NodeName, SourceId};
 
 /// How far from 1 a rotation key's length may be. glTF requires unit
@@ -84,9 +96,10 @@ impl Interpolation {
         }
     }
 
-    /// The glTF spelling: `"STEP"`, `"LINEAR"` or `"CUBICSPLINE"`.
+    /// The glTF spelling: `"STEP"`, `"LINEAR"` or `"CUBICSPLINE"` (what
+    /// `Display` writes).
     #[must_use]
-    pub fn as_gltf_str(self) -> &'static str {
+    pub(crate) fn as_gltf_str(self) -> &'static str {
         match self {
             Interpolation::Step => "STEP",
             Interpolation::Linear => "LINEAR",
@@ -123,9 +136,9 @@ pub enum Property {
 
 impl Property {
     /// The glTF spelling: `"translation"`, `"rotation"`, `"scale"`,
-    /// `"weights"`, `"pointer"`.
+    /// `"weights"`, `"pointer"` (what `Display` writes).
     #[must_use]
-    pub fn as_gltf_str(self) -> &'static str {
+    pub(crate) fn as_gltf_str(self) -> &'static str {
         match self {
             Property::Translation => "translation",
             Property::Rotation => "rotation",
@@ -139,7 +152,7 @@ impl Property {
     /// or `None` for weights (any count of morph targets >= 1) and pointers
     /// (the width of the target's [`PointerType`]).
     #[must_use]
-    pub fn fixed_width(self) -> Option<u32> {
+    pub(crate) fn fixed_width(self) -> Option<u32> {
         match self {
             Property::Translation | Property::Scale => Some(3),
             Property::Rotation => Some(4),
@@ -202,7 +215,7 @@ impl PointerType {
     /// How the sampler treats it: [`ValueKind::Discrete`] for `bool` and
     /// `int`, [`ValueKind::Vector`] otherwise.
     #[must_use]
-    pub fn value_kind(self) -> ValueKind {
+    pub(crate) fn value_kind(self) -> ValueKind {
         match self {
             PointerType::Bool | PointerType::Int => ValueKind::Discrete,
             _ => ValueKind::Vector,
@@ -210,9 +223,9 @@ impl PointerType {
     }
 
     /// The Object Model's spelling: `"bool"`, `"int"`, `"float"`,
-    /// `"float2"`, `"float3"`, `"float4"`.
+    /// `"float2"`, `"float3"`, `"float4"` (what `Display` writes).
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PointerType::Bool => "bool",
             PointerType::Int => "int",
@@ -284,7 +297,7 @@ impl WrapMode {
     /// before) `Repeat` and `PingPong` return 0. A non-finite `time` gives a
     /// non-finite result; the sampler refuses such times before calling this.
     #[must_use]
-    pub fn clip_time(self, time: f64, duration: f32) -> f32 {
+    pub(crate) fn clip_time(self, time: f64, duration: f32) -> f32 {
         let d = f64::from(duration);
         match self {
             WrapMode::Clamp => time.clamp(f64::from(f32::MIN), f64::from(f32::MAX)) as f32,
@@ -412,7 +425,7 @@ impl Track {
     /// How the sampler interpolates this track's values: a rotation,
     /// the pointer type's kind, or a vector.
     #[must_use]
-    pub fn value_kind(&self) -> ValueKind {
+    pub(crate) fn value_kind(&self) -> ValueKind {
         match (self.property, &self.pointer) {
             (Property::Rotation, _) => ValueKind::Rotation,
             (Property::Pointer, Some(p)) => p.ty.value_kind(),
@@ -428,7 +441,7 @@ impl Track {
 
     /// The largest key time (the track's end), or `None` without keys.
     #[must_use]
-    pub fn end_time(&self) -> Option<f32> {
+    pub(crate) fn end_time(&self) -> Option<f32> {
         self.times.last().copied()
     }
 

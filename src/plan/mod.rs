@@ -57,7 +57,7 @@ use crate::layout::{
 use crate::library::AnimationLibrary;
 use crate::model::compressed::{block_header, block_offsets_and_frame};
 
-/// How [`GpuSampler`](crate::GpuSampler) lays out its dispatches.
+/// How the sampling pass lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SamplerPlan {
     /// What the device profile picks: on CPU adapters

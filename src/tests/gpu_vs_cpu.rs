@@ -10,11 +10,12 @@
 
 use super::common;
 
-use keyframe_gpu::gpu::headless::{request_device_with_limits, AdapterChoice, Headless};
+use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::plan::MAX_BLOCK_ROW_RUN;
 use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, SamplerPlan,
-    Track, WrapMode,
+    cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, SamplerPlan, Track,
+    WrapMode,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -529,7 +530,7 @@ fn random_libraries_match_cpu() {
 fn dispatch_goes_2d_past_the_workgroup_limit() {
     // Lower the per-dimension workgroup limit to 4 so that a modest dispatch
     // needs a 2D grid; results must still match the CPU everywhere.
-    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+    let Ok(h) = request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |mut l| {
         l.max_compute_workgroups_per_dimension = 4;
         l
     }) else {
@@ -637,7 +638,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
 
 #[test]
 fn storage_binding_limit_is_refused_with_numbers() {
-    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+    let Ok(h) = request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |mut l| {
         l.max_storage_buffer_binding_size = 1024;
         l
     }) else {
@@ -713,7 +714,7 @@ fn multi_row_library() -> AnimationLibrary {
 /// rows: the results still match the CPU twin.
 #[test]
 fn key_textures_narrower_than_4096_match_cpu() {
-    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+    let Ok(h) = request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |mut l| {
         l.max_texture_dimension_2d = 256;
         l
     }) else {
@@ -737,7 +738,7 @@ fn key_textures_narrower_than_4096_match_cpu() {
 /// with the numbers, before anything is created.
 #[test]
 fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
-    let Ok(h) = request_device_with_limits(AdapterChoice::Fallback, |mut l| {
+    let Ok(h) = request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |mut l| {
         l.max_texture_dimension_2d = 16;
         l
     }) else {

@@ -15,10 +15,10 @@
 
 use super::common;
 
+use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
 use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
-    WrapMode,
+    cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, Track, WrapMode,
 };
 use wgpu::util::DeviceExt;
 

@@ -14,9 +14,8 @@
 
 use super::common;
 
-use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, GpuSampler, Instance, Interpolation, Property, Track,
-};
+use keyframe_gpu::gpu::GpuSampler;
+use keyframe_gpu::{cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track};
 
 fn oracle(times: &[f32], t: f32) -> u32 {
     // The number of keys at or before t, minus one (0 when there is none),

@@ -36,6 +36,7 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu::skin::{self as cpu_skin, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::GpuSkinner;
+use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::rig::{
@@ -45,8 +46,7 @@ use keyframe_gpu::rig::{
 use keyframe_gpu::ImportErrorKind;
 use keyframe_gpu::SkinStrategy;
 use keyframe_gpu::{
-    AnimationLibrary, BindError, Clip, Error, GpuSampler, Instance, Interpolation, Property, Track,
-    WrapMode,
+    AnimationLibrary, BindError, Clip, Error, Instance, Interpolation, Property, Track, WrapMode,
 };
 
 const GPU_TOL: f32 = 1e-4;
@@ -1149,13 +1149,13 @@ fn two_dimensional_dispatch_and_its_limit() {
     // grid): 200 instances of one track each need a 2 x 2 grid for the
     // sampler, the skin pass (one invocation per instance) and the morph
     // pass (one per instance and mesh, one mesh here).
-    let h = match keyframe_gpu::gpu::headless::request_device_with_limits(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-        |l| wgpu::Limits {
+    use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions};
+    let h = match request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |l| {
+        wgpu::Limits {
             max_compute_workgroups_per_dimension: 2,
             ..l
-        },
-    ) {
+        }
+    }) {
         Ok(h) => h,
         Err(e) => {
             if std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() == Ok("1") {

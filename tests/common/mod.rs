@@ -54,3 +54,17 @@ pub fn gpu_with(test: &str, options: &DeviceOptions) -> Option<Headless> {
         }
     }
 }
+
+/// An animator that only samples `library` with the sampler plan `plan`
+/// (the plan for `device`'s profile), for up to `capacity` instances.
+pub fn sampler_with_plan(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    library: &keyframe_gpu::AnimationLibrary,
+    capacity: u32,
+    plan: keyframe_gpu::SamplerPlan,
+) -> keyframe_gpu::Result<keyframe_gpu::Animator> {
+    let profile = keyframe_gpu::DeviceProfile::of(device);
+    let plan = keyframe_gpu::Plan::sampling(library, capacity, &profile, plan)?;
+    keyframe_gpu::Animator::from_plan(device, queue, &plan)
+}

@@ -2,9 +2,9 @@
 //! outputs, and the `(binding, resource)` pairs the passes are bound with.
 
 use crate::error::{Error, Result};
+use crate::gpu::GpuSampler;
 use crate::layout::{GpuLocalPose, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
 use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
-use crate::GpuSampler;
 
 use crate::layout::GpuMixAction;
 use crate::plan::lanes_per_instance;

@@ -1,7 +1,7 @@
 //! [`GpuSkinner`]: the pose stage (local pose per node, morph weights per
 //! mesh: `shaders/pose.wgsl`) and the hierarchy and joint-matrix stage
 //! (`shaders/skin.wgsl`), recorded after
-//! [`GpuSampler::record`](crate::GpuSampler::record) into the caller's
+//! [`GpuSampler::record`](crate::gpu::GpuSampler::record) into the caller's
 //! encoder. They read the sampler's output buffer and instance table
 //! directly (no readback, instances given once) and leave global
 //! matrices, joint matrices (`array<mat4x4<f32>>`) and morph weights
@@ -72,11 +72,11 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// [`SkinStrategy::PerNode`] (one workgroup per instance) for rigs of up
 /// to `MAX_PARALLEL_NODES` nodes.
 ///
-/// [`GpuSampler`]: crate::GpuSampler
-/// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
-/// [`GpuSampler::record`]: crate::GpuSampler::record
+/// [`GpuSampler`]: crate::gpu::GpuSampler
+/// [`GpuSampler::set_instances`]: crate::gpu::GpuSampler::set_instances
+/// [`GpuSampler::record`]: crate::gpu::GpuSampler::record
 #[derive(Debug)]
-pub struct GpuSkinner {
+pub(crate) struct GpuSkinner {
     /// The device, to tell whether it is lost (the sampler's).
     health: super::Health,
     passes: Vec<passes::BuiltPass>,
@@ -92,6 +92,7 @@ pub struct GpuSkinner {
     /// Per pass (in `passes` order), its grid for the current instances.
     groups: Vec<(u32, u32)>,
     max_dim: u32,
+    #[cfg(test)]
     strategy: SkinStrategy,
     #[cfg(test)]
     wide: bool,
@@ -108,9 +109,10 @@ impl GpuSkinner {
     /// sampler's; [`Error::LimitExceeded`] when a buffer passes the
     /// device's storage limits or a dispatch its workgroup-count limit;
     /// [`Error::Gpu`] when wgpu reports an error.
-    pub fn new(
+    #[cfg(test)]
+    pub(crate) fn new(
         device: &wgpu::Device,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
         tables: &SkinTables,
     ) -> Result<Self> {
         Self::with_strategy(device, sampler, tables, SkinStrategy::Auto)
@@ -123,9 +125,10 @@ impl GpuSkinner {
     /// As [`new`](Self::new); [`Error::LimitExceeded`] also for
     /// [`SkinStrategy::PerNode`] with a rig of more than
     /// `MAX_PARALLEL_NODES` nodes.
-    pub fn with_strategy(
+    #[cfg(test)]
+    pub(crate) fn with_strategy(
         device: &wgpu::Device,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
         tables: &SkinTables,
         strategy: SkinStrategy,
     ) -> Result<Self> {
@@ -138,7 +141,7 @@ impl GpuSkinner {
     /// with `mix`), on `sampler`.
     pub(crate) fn from_plan(
         device: &wgpu::Device,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
         plan: &Plan,
         mix: Option<(u32, u32, &[f32])>,
     ) -> Result<Self> {
@@ -167,7 +170,7 @@ impl GpuSkinner {
     /// character (the sampler's rows are the actions).
     fn build(
         device: &wgpu::Device,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
         tables: &SkinTables,
         profile: &DeviceProfile,
         strategy: SkinStrategy,
@@ -215,6 +218,7 @@ impl GpuSkinner {
                 capacity,
                 instance_count: 0,
                 max_dim: limits.max_compute_workgroups_per_dimension.max(1),
+                #[cfg(test)]
                 strategy,
                 #[cfg(test)]
                 wide,
@@ -226,7 +230,7 @@ impl GpuSkinner {
     /// module per [`RigModule`] they use.
     fn build_passes(
         device: &wgpu::Device,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
         tables: &SkinTables,
         profile: &DeviceProfile,
         pass_list: &[Pass],
@@ -323,13 +327,14 @@ impl GpuSkinner {
     /// The skin pass's strategy: the one asked for, or the one
     /// [`SkinStrategy::Auto`] picked.
     #[must_use]
-    pub fn strategy(&self) -> SkinStrategy {
+    #[cfg(test)]
+    pub(crate) fn strategy(&self) -> SkinStrategy {
         self.strategy
     }
 
     /// Instances in the current table.
     #[must_use]
-    pub fn instance_count(&self) -> u32 {
+    pub(crate) fn instance_count(&self) -> u32 {
         self.instance_count
     }
 
@@ -344,8 +349,13 @@ impl GpuSkinner {
     /// skinner was built from (its buffers are the ones bound); nothing is
     /// written then. [`Error::DeviceLost`] once the device is lost.
     ///
-    /// [`GpuSampler::set_instances`]: crate::GpuSampler::set_instances
-    pub fn prepare(&mut self, queue: &wgpu::Queue, sampler: &crate::GpuSampler) -> Result<()> {
+    /// [`GpuSampler::set_instances`]: crate::gpu::GpuSampler::set_instances
+    #[cfg(test)]
+    pub(crate) fn prepare(
+        &mut self,
+        queue: &wgpu::Queue,
+        sampler: &crate::gpu::GpuSampler,
+    ) -> Result<()> {
         self.health.check("GpuSkinner::prepare")?;
         self.prepare_unchecked(queue, sampler)
     }
@@ -355,7 +365,7 @@ impl GpuSkinner {
     pub(crate) fn prepare_unchecked(
         &mut self,
         queue: &wgpu::Queue,
-        sampler: &crate::GpuSampler,
+        sampler: &crate::gpu::GpuSampler,
     ) -> Result<()> {
         if sampler.instance_buffer() != &self.sampler_instances {
             return Err(FitError::OtherSampler.into());
@@ -409,11 +419,6 @@ impl GpuSkinner {
         self.instance_count = n;
     }
 
-    /// The WGSL entry point of each pass, in recording order.
-    pub fn entry_points(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.passes.iter().map(|p| p.pass.entry)
-    }
-
     /// With a mixer: the blended pointer properties (`array<f32>`),
     /// character `c`'s target `k` at `c * property_stride +
     /// pointer_targets[k][3]` ([`SkinTables::pointer_targets`]); `None`
@@ -452,7 +457,8 @@ impl GpuSkinner {
     /// `keyframe-gpu.skin`. Record it after the sampler's dispatch. Records
     /// nothing once the device is known lost: the fallible calls report
     /// the loss.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+    #[cfg(test)]
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.skin"),
             timestamp_writes: None,
@@ -464,7 +470,7 @@ impl GpuSkinner {
     /// pass the caller owns, after the sampler's dispatch: the same as
     /// `record_pose_pass` then
     /// `record_hierarchy_pass`.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    pub(crate) fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.record_module(pass, None);
     }
 
@@ -520,7 +526,7 @@ impl GpuSkinner {
     /// (`wide_accesses`). The buffer's
     /// usages have no `COPY_DST`: it is read-only to the caller.
     #[must_use]
-    pub fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
+    pub(crate) fn joint_matrix_buffer(&self) -> &wgpu::Buffer {
         &self.buffers.joint_matrices
     }
 
@@ -589,7 +595,11 @@ impl GpuSkinner {
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
     /// or [`Error::Gpu`].
-    pub fn read_back_joints(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<f32>> {
+    pub(crate) fn read_back_joints(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
         let per = u64::from(self.tables.joint_count()) * 64;
         self.read(device, queue, &self.buffers.joint_matrices, per)
     }

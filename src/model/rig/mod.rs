@@ -398,7 +398,7 @@ impl Rig {
     /// cycle, non-finite rest values or a zero rotation, inverse bind
     /// matrices not matching the joints, default weights not matching the
     /// target count.
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         nodes: Vec<RigNode>,
         mut skins: Vec<RigSkin>,
         mut meshes: Vec<RigMesh>,
@@ -457,7 +457,7 @@ impl Rig {
     /// The names from the root down to `node` (its own last), `None` for
     /// nodes without a name; empty for a node out of range.
     #[must_use]
-    pub fn name_path(&self, node: u32) -> Vec<Option<&str>> {
+    pub(crate) fn name_path(&self, node: u32) -> Vec<Option<&str>> {
         let mut path = Vec::new();
         let mut at = self.nodes.get(node as usize).map(|_| node);
         // Parents form a forest (checked at build): the walk ends.
@@ -529,7 +529,7 @@ impl Rig {
     /// tools; the passes use `crate::cpu_skin::compose_trs`). `None` if out
     /// of range.
     #[must_use]
-    pub fn rest_local(&self, node: u32) -> Option<Mat4> {
+    pub(crate) fn rest_local(&self, node: u32) -> Option<Mat4> {
         let n = self.nodes.get(node as usize)?;
         Some(Mat4::from_scale_rotation_translation(
             Vec3::from_array(n.scale),
