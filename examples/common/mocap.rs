@@ -1,7 +1,8 @@
 //! A motion-capture-like model built in code: a branching skeleton of
 //! named joints and clips of dense keys with noise. Shared by the bench's
-//! `compressed` workload and the compression tests (`tests/compressed.rs`),
-//! included by path: examples have no library target.
+//! `compressed` workload and the compression tests (`tests/compressed.rs`,
+//! `src/tests/compressed.rs`), included by path: examples have no library
+//! target.
 #![allow(dead_code, reason = "each user takes a subset")]
 
 use std::sync::Arc;

@@ -49,16 +49,16 @@
 //! every node holds (a track whose tolerance reaches 2^-12 of its first
 //! is stored losslessly).
 //!
-//! Compressed data from elsewhere goes through
-//! [`AnimationLibrary::from_compressed`], which validates it.
-//!
 //! # The format
 //!
-//! A [`CompressedTrack`] is a track's key times ([`KeyTimes`]: a rate, or
-//! a list) and one or two [`Quantized`] streams of elements: the values,
-//! and for CUBICSPLINE the tangents (per key its in-tangent, then its
-//! out-tangent). A stream's elements are bit-packed, LSB first: bit `i` of
-//! the stream is bit `i % 32` of `words[i / 32]`; element `e` occupies bits
+//! Compressed tracks come only from the compressor; their layout is the
+//! crate's own, described here so that the report ([`TrackCompression`])
+//! and the errors ([`CompressError`]) can be read. A compressed track is
+//! its key times (a rate, or a list) and one or two streams ([`Stream`])
+//! of quantized elements: the values, and for CUBICSPLINE the tangents
+//! (per key its in-tangent, then its out-tangent). A stream's elements
+//! are bit-packed, LSB first: bit `i` of the stream is bit `i % 32` of
+//! `words[i / 32]`; element `e` occupies bits
 //! `[e * stride, (e + 1) * stride)`:
 //! - [`Encoding::Vector`]: `width` unsigned fields of `bits` bits,
 //!   component `c` at `c * bits`; the value is
@@ -76,25 +76,24 @@
 //!   their sum, the stride), decoded as above with the first three
 //!   offsets to the vector part `(x, y, z)` of a rotation `r` in the
 //!   track's frame, `w = sqrt(max(0, 1 - (x x + y y + z z)))`; the key is
-//!   `left * r * right` ([`Frame`]). A track whose keys stay near one
-//!   rotation and turn mostly about one axis has two small components
-//!   there, which take few bits.
+//!   `left * r * right`, the unit quaternions `left` and `right` the
+//!   track's frame. A track whose keys stay near one rotation and turn
+//!   mostly about one axis has two small components there, which take
+//!   few bits.
 //!
 //! `step` is a power of two and `|offset| + 2^bits - 1 <= 2^24`, so that
 //! `f32(field + offset)` and the product are exact: every device decodes a
 //! vector component to the same bits.
 //!
-//! Validation ([`CompressedTrack::validate`]) refuses anything a decoder
-//! could not read in bounds or that would decode to a non-finite value,
-//! with a [`CompressError`].
+//! Every compressed track is validated before a library is built from it:
+//! anything a decoder could not read in bounds or that would decode to a
+//! non-finite value is refused with an [`Error::Compressed`] naming the
+//! clip, the track and the [`CompressError`].
 
 mod encode;
 mod search;
 
-pub use crate::model::compressed::{
-    BitWriter, CompressError, CompressedTrack, Encoding, Frame, KeyTimes, Quantized, Stream,
-    MAX_FRAMED_BITS, MAX_QUANTIZED, MAX_RATE_KEYS, MAX_STEP, RATE_SNAP,
-};
+pub use crate::model::compressed::{CompressError, Encoding, Stream};
 
 use glam::Mat4;
 
@@ -104,19 +103,19 @@ use crate::model::BoundLibrary;
 use crate::rig::Rig;
 
 /// The default bound: 0.01 cm on a 180 cm human's diagonal.
-pub const DEFAULT_BOUND: f32 = 5.6e-5;
+pub(crate) const DEFAULT_BOUND: f32 = 5.6e-5;
 /// The default distance of the virtual points: 3 cm on a 180 cm human.
-pub const DEFAULT_DISTANCE: f32 = 0.017;
+pub(crate) const DEFAULT_DISTANCE: f32 = 0.017;
 
 /// How much error compression may add; see the module's documentation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompressOptions {
     /// The largest displacement of a virtual point, relative to the rest
-    /// pose's bounding-box diagonal (default [`DEFAULT_BOUND`], 5.6e-5);
-    /// for value-bound tracks, their relative bound.
+    /// pose's bounding-box diagonal (default 5.6e-5: 0.01 cm on a 180 cm
+    /// human); for value-bound tracks, their relative bound.
     pub bound: f32,
     /// The virtual points' distance from their node, relative to the same
-    /// diagonal (default [`DEFAULT_DISTANCE`], 0.017).
+    /// diagonal (default 0.017: 3 cm on a 180 cm human).
     pub distance: f32,
 }
 

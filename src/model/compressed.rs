@@ -15,14 +15,14 @@ use crate::layout::{
 
 /// The most keys of a track whose times are a rate: key indices stay
 /// exact in `f32`.
-pub const MAX_RATE_KEYS: u32 = 1 << 24;
+pub(crate) const MAX_RATE_KEYS: u32 = 1 << 24;
 
 /// How close (relative to `max(u, 1)`) a time's key position
 /// `u = (T - start) * rate` must be to a whole number `k` to be on key
 /// `k` (WGSL `RATE_SNAP`, 2^-21): a few `f32` roundings, so that a key
 /// time baked as `k / 30` rounded to `f32`, whose `u` can miss `k` by an
 /// ulp or two, is on key `k`.
-pub const RATE_SNAP: f32 = 4.768_371_6e-7;
+pub(crate) const RATE_SNAP: f32 = 4.768_371_6e-7;
 
 /// The key position of `time` in uniform key times: `Some(k)` when it is
 /// on key `k` (within [`RATE_SNAP`]), computed as the sampler computes it.
@@ -35,13 +35,16 @@ pub(crate) fn rate_key(time: f32, start: f32, rate: f32) -> Option<f32> {
 
 /// The largest `|offset| + 2^bits - 1` of a quantized component: integers
 /// up to 2^24 are exact in `f32`.
-pub const MAX_QUANTIZED: i64 = 1 << 24;
+pub(crate) const MAX_QUANTIZED: i64 = 1 << 24;
 
 /// The largest grid step (2^100): every decoded value stays finite.
-pub const MAX_STEP: f32 = 1.267_650_6e30;
+pub(crate) const MAX_STEP: f32 = 1.267_650_6e30;
 
-/// How a stream's elements are stored. The discriminants are the WGSL
-/// `ENC_*` constants.
+/// How a stream's elements are stored (the [`compress`](crate::compress)
+/// module's "The format"): what the compression report gives per track
+/// ([`TrackCompression::encoding`](crate::compress::TrackCompression::encoding)),
+/// and what an [`Error::Compressed`](crate::Error::Compressed) names. The
+/// discriminants are the WGSL `ENC_*` constants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum Encoding {
@@ -55,8 +58,8 @@ pub enum Encoding {
     /// Each component an `f32` as it is (`bits` is 32): lossless.
     Raw = ENC_RAW,
     /// A unit quaternion as the vector part of a rotation in the track's
-    /// [`Frame`], with bits per component of its own (`bits` is their sum,
-    /// 0 to 48).
+    /// frame (a rotation before and one after it), with bits per component
+    /// of its own (`bits` is their sum, 0 to 48).
     Framed = ENC_FRAMED,
 }
 
@@ -65,7 +68,7 @@ impl Encoding {
     /// for [`Encoding::Framed`] the sum of its three fields' (each at most
     /// [`MAX_FRAMED_BITS`]).
     #[must_use]
-    pub fn bit_range(self) -> std::ops::RangeInclusive<u32> {
+    pub(crate) fn bit_range(self) -> std::ops::RangeInclusive<u32> {
         match self {
             Encoding::Vector => 1..=24,
             Encoding::SmallestThree => 1..=15,
@@ -76,7 +79,7 @@ impl Encoding {
 
     /// Bits per element of `width` components with fields of `bits` bits.
     #[must_use]
-    pub fn stride(self, width: u32, bits: u32) -> u64 {
+    pub(crate) fn stride(self, width: u32, bits: u32) -> u64 {
         match self {
             Encoding::SmallestThree => 3 + 3 * u64::from(bits),
             Encoding::Framed => u64::from(bits),
@@ -87,7 +90,7 @@ impl Encoding {
 
 /// Where a track's keys are in time.
 #[derive(Debug, Clone, PartialEq)]
-pub enum KeyTimes {
+pub(crate) enum KeyTimes {
     /// `count` keys, key `k` at `start + k / rate`: stored as the rate,
     /// not a list. The sampler finds the key of clip time `T` as
     /// `u = (T - start) * rate` (one `f32` subtraction and one
@@ -111,7 +114,7 @@ pub enum KeyTimes {
 impl KeyTimes {
     /// The number of keys.
     #[must_use]
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         match self {
             KeyTimes::Uniform { count, .. } => *count as usize,
             KeyTimes::List(t) => t.len(),
@@ -124,7 +127,7 @@ impl KeyTimes {
     /// `(n - 1) / (t_last - t_0)`, and that rounded to a whole number when
     /// it is within 1e-3 of one (keys baked at 30 fps).
     #[must_use]
-    pub fn uniform_of(times: &[f32]) -> Option<KeyTimes> {
+    pub(crate) fn uniform_of(times: &[f32]) -> Option<KeyTimes> {
         let n = times.len();
         let count = u32::try_from(n).ok().filter(|&c| c <= MAX_RATE_KEYS)?;
         let start = *times.first()?;
@@ -186,7 +189,7 @@ impl KeyTimes {
 }
 
 /// The most bits of one field of a framed rotation.
-pub const MAX_FRAMED_BITS: u32 = 16;
+pub(crate) const MAX_FRAMED_BITS: u32 = 16;
 
 /// The frame of an [`Encoding::Framed`] stream: a key is
 /// `left * r * right` (Hamilton products, `x y z w`), `r` the decoded
@@ -194,35 +197,35 @@ pub const MAX_FRAMED_BITS: u32 = 16;
 /// `right = conjugate(p)`, `q_ref` the keys' mean and `p` the turn that
 /// puts their principal axes of motion on x, y and z.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Frame {
+pub(crate) struct Frame {
     /// The left factor, a unit quaternion.
-    pub left: [f32; 4],
+    pub(crate) left: [f32; 4],
     /// The right factor, a unit quaternion.
-    pub right: [f32; 4],
+    pub(crate) right: [f32; 4],
     /// Bits of the x, y and z fields (0 to [`MAX_FRAMED_BITS`]; 0: the
     /// component is its offset times the step).
-    pub bits: [u32; 3],
+    pub(crate) bits: [u32; 3],
 }
 
 /// One stream of a compressed track: its elements, quantized.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Quantized {
+pub(crate) struct Quantized {
     /// How each element is stored.
-    pub encoding: Encoding,
+    pub(crate) encoding: Encoding,
     /// Bits per component field ([`Encoding::bit_range`]).
-    pub bits: u32,
+    pub(crate) bits: u32,
     /// The grid step: a power of two, at most [`MAX_STEP`] (1 for
     /// [`Encoding::Raw`], which does not use it).
-    pub step: f32,
+    pub(crate) step: f32,
     /// Per component of the track, the grid index its fields count from
     /// (`width` of them, 3 for [`Encoding::Framed`]; zeros for
     /// [`Encoding::Raw`]).
-    pub offsets: Vec<i32>,
+    pub(crate) offsets: Vec<i32>,
     /// [`Encoding::Framed`] only: its frame and bits per field.
-    pub frame: Option<Frame>,
+    pub(crate) frame: Option<Frame>,
     /// The elements, bit-packed (see the module's documentation):
     /// `ceil(elements * stride / 32)` words.
-    pub words: Vec<u32>,
+    pub(crate) words: Vec<u32>,
 }
 
 /// Which stream of a track a [`CompressError`] is about.
@@ -243,7 +246,8 @@ impl std::fmt::Display for Stream {
     }
 }
 
-/// What is wrong with compressed data, or why a library was not
+/// What is wrong with compressed data (each compressed track is validated
+/// before a library is built from it), or why a library was not
 /// compressed. Wrapped in [`Error::Compressed`](crate::Error::Compressed)
 /// with the clip and track.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -261,7 +265,7 @@ pub enum CompressError {
         time: f32,
     },
     /// Uniform key times with a start that is not finite, a rate that is
-    /// not finite and positive, a count of 0 or past [`MAX_RATE_KEYS`].
+    /// not finite and positive, a count of 0 or past 2^24.
     #[error("uniform key times: start {start}, rate {rate}, {count} keys")]
     Rate {
         /// The first key's time.
@@ -294,8 +298,8 @@ pub enum CompressError {
         /// What the encoding allows.
         range: std::ops::RangeInclusive<u32>,
     },
-    /// A grid step that is not a finite power of two up to [`MAX_STEP`]
-    /// (NaN included).
+    /// A grid step that is not a finite power of two up to 2^100 (NaN
+    /// included).
     #[error("{stream}: step {step} is not a power of two in [2^-126, 2^100]")]
     Step {
         /// The stream.
@@ -359,8 +363,8 @@ pub enum CompressError {
         length: f32,
     },
     /// A framed stream without a frame or with a bad one (a factor that is
-    /// not a finite unit quaternion, fields past [`MAX_FRAMED_BITS`] or not
-    /// summing to its bits), or a frame on another encoding.
+    /// not a finite unit quaternion, fields past 16 bits or not summing to
+    /// its bits), or a frame on another encoding.
     #[error("{stream}: frame: {why}")]
     Frame {
         /// The stream.
@@ -410,14 +414,14 @@ pub enum CompressError {
 /// A track's key times and values in the compressed format; see the
 /// module's documentation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompressedTrack {
+pub(crate) struct CompressedTrack {
     /// The key times.
-    pub times: KeyTimes,
+    pub(crate) times: KeyTimes,
     /// The value elements: one per key.
-    pub values: Quantized,
+    pub(crate) values: Quantized,
     /// CUBICSPLINE only: two elements per key, its in-tangent and its
     /// out-tangent (the glTF order without the value between them).
-    pub tangents: Option<Quantized>,
+    pub(crate) tangents: Option<Quantized>,
 }
 
 fn is_grid_step(step: f32) -> bool {
@@ -427,7 +431,7 @@ fn is_grid_step(step: f32) -> bool {
 impl Quantized {
     /// `values` (elements of `width` floats) stored as they are.
     #[must_use]
-    pub fn raw(values: &[f32], width: u32) -> Quantized {
+    pub(crate) fn raw(values: &[f32], width: u32) -> Quantized {
         Quantized {
             encoding: Encoding::Raw,
             bits: 32,
@@ -440,7 +444,7 @@ impl Quantized {
 
     /// Bits per element of a track of `width` components.
     #[must_use]
-    pub fn stride(&self, width: u32) -> u64 {
+    pub(crate) fn stride(&self, width: u32) -> u64 {
         self.encoding.stride(width, self.bits)
     }
 
@@ -598,7 +602,7 @@ impl CompressedTrack {
     /// library stores them. Sampled, it gives the uncompressed track's
     /// results bit for bit.
     #[must_use]
-    pub fn lossless(track: &Track) -> CompressedTrack {
+    pub(crate) fn lossless(track: &Track) -> CompressedTrack {
         let mut values = track.values.clone();
         normalize_rotation_keys(track.property, track.interpolation, &mut values);
         let w = track.width as usize;
@@ -617,7 +621,7 @@ impl CompressedTrack {
 
     /// The number of keys.
     #[must_use]
-    pub fn key_count(&self) -> usize {
+    pub(crate) fn key_count(&self) -> usize {
         self.times.count()
     }
 
@@ -627,7 +631,7 @@ impl CompressedTrack {
     ///
     /// # Errors
     /// The first rule broken.
-    pub fn validate(&self, track: &Track) -> Result<(), CompressError> {
+    pub(crate) fn validate(&self, track: &Track) -> Result<(), CompressError> {
         self.times.validate()?;
         let keys = self.key_count();
         let kind = track.value_kind();
@@ -647,7 +651,7 @@ impl CompressedTrack {
     /// Bytes on the device: the packed block (`packed_block`) and, for
     /// a list of times, the times (not counting sharing).
     #[must_use]
-    pub fn stored_bytes(&self, width: u32) -> u64 {
+    pub(crate) fn stored_bytes(&self, width: u32) -> u64 {
         let times = match &self.times {
             KeyTimes::Uniform { .. } => 0,
             KeyTimes::List(t) => t.len() as u64 * 4,
@@ -773,7 +777,7 @@ pub(crate) fn block_offsets_and_frame(
 
 /// Appends `bits` bits of `value` to a bit stream (LSB first).
 #[derive(Debug, Default)]
-pub struct BitWriter {
+pub(crate) struct BitWriter {
     words: Vec<u32>,
     len: u64,
 }
@@ -781,12 +785,12 @@ pub struct BitWriter {
 impl BitWriter {
     /// An empty stream.
     #[must_use]
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         BitWriter::default()
     }
 
     /// Appends the low `bits` bits (at most 32) of `value`.
-    pub fn push(&mut self, value: u32, bits: u32) {
+    pub(crate) fn push(&mut self, value: u32, bits: u32) {
         let mut value = u64::from(value) & ((1u64 << bits) - 1);
         let mut left = u64::from(bits);
         while left > 0 {
@@ -806,7 +810,7 @@ impl BitWriter {
 
     /// The words written.
     #[must_use]
-    pub fn finish(self) -> Vec<u32> {
+    pub(crate) fn finish(self) -> Vec<u32> {
         self.words
     }
 }

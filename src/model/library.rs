@@ -165,15 +165,18 @@ impl AnimationLibrary {
     /// take any other. Pointer rest values are stored raw. The host keeps
     /// `clips` as given ([`clips`](Self::clips)).
     ///
-    /// This is what [`crate::compress`] builds; call it yourself only for
-    /// compressed data from elsewhere, which is validated here
-    /// ([`CompressedTrack::validate`]).
+    /// This is what [`crate::compress`] builds, and the only way to a
+    /// compressed library; each compressed track is validated here
+    /// ([`CompressedTrack::validate`]) before anything is built from it.
     ///
     /// # Errors
     /// Those of [`new`](Self::new); [`Error::Compressed`] for a count of
     /// compressed tracks that does not match, or the first compressed
     /// track that does not fit its track or cannot be decoded.
-    pub fn from_compressed(clips: Vec<Clip>, tracks: Vec<Vec<CompressedTrack>>) -> Result<Self> {
+    pub(crate) fn from_compressed(
+        clips: Vec<Clip>,
+        tracks: Vec<Vec<CompressedTrack>>,
+    ) -> Result<Self> {
         if clips.is_empty() {
             return Err(Error::EmptyLibrary);
         }
@@ -227,8 +230,8 @@ impl AnimationLibrary {
         flat.finish(clips, pointer_targets)
     }
 
-    /// Whether the library is compressed
-    /// ([`from_compressed`](Self::from_compressed)).
+    /// Whether the library is compressed ([`compress`](Self::compress),
+    /// [`BoundLibrary::compress`](crate::BoundLibrary::compress)).
     #[must_use]
     pub fn is_compressed(&self) -> bool {
         self.data.packed.is_some()
@@ -248,11 +251,10 @@ impl AnimationLibrary {
         (self.data.times.len() + values) as u64 * 4
     }
 
-    #[doc(hidden)]
     /// A compressed library's packed words (a block per track at its row's
     /// `values_offset`, then zeros); `None` for an uncompressed library.
     #[must_use]
-    pub fn packed(&self) -> Option<&[u32]> {
+    pub(crate) fn packed(&self) -> Option<&[u32]> {
         self.data.packed.as_deref()
     }
 

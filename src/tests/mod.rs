@@ -1,12 +1,14 @@
 //! The tests that reach the implementation's pieces: the layout structs
 //! against naga's view of the shaders, the CPU twin's per-stage functions,
-//! the skin stage and the instance resolution. They were integration tests;
-//! they run inside the crate, where those pieces stay private, through the
-//! same `keyframe_gpu::` paths (the crate names itself so under `cfg(test)`).
+//! the skin stage, the instance resolution and the compressed format built
+//! by hand. They were integration tests; they run inside the crate, where
+//! those pieces stay private, through the same `keyframe_gpu::` paths (the
+//! crate names itself so under `cfg(test)`).
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
+mod compressed;
 mod cpu_reference;
 mod gpu_vs_cpu;
 mod hostile_instances;
