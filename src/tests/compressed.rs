@@ -18,9 +18,10 @@ mod mocap;
 
 use clips::{mixed_clips, probe_times, sample_at};
 use keyframe_gpu::compress::{CompressError, CompressOptions, Encoding};
+use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::model::compressed::{BitWriter, CompressedTrack, Frame, KeyTimes, Quantized};
 use keyframe_gpu::{
-    cpu, AnimationLibrary, Clip, DeviceProfile, Error, GpuSampler, Instance, Interpolation, Plan,
+    cpu, AnimationLibrary, Clip, DeviceProfile, Error, Instance, Interpolation, Plan,
     PointerTarget, PointerType, Property, SamplerPlan, Track,
 };
 use mocap::{axis_angle, mocap_clip, skeleton, Rng};
