@@ -16,15 +16,15 @@ use bytemuck::{Pod, Zeroable};
 /// One track in the track table (WGSL `Track`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuTrack {
+pub(crate) struct GpuTrack {
     /// Index of the track's first key time in the `times` array.
     pub(crate) times_offset: u32,
     /// Number of keys.
-    pub key_count: u32,
+    pub(crate) key_count: u32,
     /// Index of the track's first value in the `values` array.
     pub(crate) values_offset: u32,
     /// Components per value element.
-    pub width: u32,
+    pub(crate) width: u32,
     /// [`crate::Interpolation`] as `u32`.
     pub(crate) interpolation: u32,
     /// [`crate::ValueKind`] as `u32` (WGSL `KIND_VECTOR`, `KIND_ROTATION`,
@@ -56,21 +56,21 @@ pub struct GpuTrack {
     /// (`AnimationLibrary::key_windows`,
     /// the `key_windows` texture): its bucket texels when `lookup_scale >
     /// 0`, then one texel `[p, t_p, t_(p+1), t_(p+2)]` per key `p`.
-    pub search_offset: u32,
+    pub(crate) search_offset: u32,
 }
 
 /// One clip in the clip table (WGSL `Clip`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct GpuClip {
+pub(crate) struct GpuClip {
     /// Index of the clip's first track in the track table.
-    pub track_offset: u32,
+    pub(crate) track_offset: u32,
     /// Number of tracks.
-    pub track_count: u32,
+    pub(crate) track_count: u32,
     /// Sum of the widths of its tracks: the used part of an output block.
-    pub output_width: u32,
+    pub(crate) output_width: u32,
     /// The clip's duration in seconds (largest key time).
-    pub duration: f32,
+    pub(crate) duration: f32,
     /// Track group `g`'s first row in the track table: the clip's rows are
     /// grouped as [`GROUP_SLERP`] (LINEAR rotations), [`GROUP_CUBIC`]
     /// (CUBICSPLINE, not rotations), [`GROUP_BLEND`] (other LINEAR

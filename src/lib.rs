@@ -161,11 +161,10 @@ pub use track::{
 #[doc(hidden)]
 pub mod internals {
     pub use crate::cpu::mix::mix;
+    pub use crate::cpu::sample::sample_resolved;
     pub use crate::gpu::key_textures::KeyTextures;
     pub use crate::instance::resolve_instances_into;
-    pub use crate::layout::{
-        GpuClip, GpuInstance, GpuParams, GpuSkinParams, GpuTrack, PRELUDE_WGSL, WORKGROUP_SIZE,
-    };
+    pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
     pub use crate::mix::Packer;
     pub use crate::plan::schedule::dispatch_grid;
 

@@ -166,21 +166,23 @@ impl FloorShape {
     /// The shape of a library whose clips all have the same composition of
     /// track widths, of at most two widths; an error names what differs.
     pub fn of(library: &AnimationLibrary) -> Result<Self, String> {
-        let tracks = library.tracks();
         let mut composition: Option<Vec<u32>> = None;
         let mut keys = 2u32;
         let mut duration = 0.0f32;
         let mut key_major = true;
-        for (c, clip) in library.clip_table().iter().enumerate() {
-            let rows = &tracks[clip.track_offset as usize..][..clip.track_count as usize];
-            // The library stores equal key times once: one search offset.
-            key_major &= rows
-                .iter()
-                .all(|t| t.search_offset == rows[0].search_offset);
+        for (c, clip) in library.clips().iter().enumerate() {
+            let rows = &clip.tracks;
+            // The library stores equal key times once.
+            let bits =
+                |t: &keyframe_gpu::Track| t.times.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            key_major &= rows.iter().all(|t| bits(t) == bits(&rows[0]));
             let mut widths: Vec<u32> = rows.iter().map(|t| t.width).collect();
             widths.sort_unstable_by(|a, b| b.cmp(a));
-            keys = rows.iter().map(|t| t.key_count).fold(keys, u32::max);
-            duration = duration.max(clip.duration);
+            keys = rows
+                .iter()
+                .map(|t| t.key_count() as u32)
+                .fold(keys, u32::max);
+            duration = duration.max(clip.duration());
             match &composition {
                 None => composition = Some(widths),
                 Some(w) if *w == widths => {}
@@ -204,7 +206,7 @@ impl FloorShape {
             } else {
                 0.0
             },
-            blocks: library.clip_table().len().max(1) as u32,
+            blocks: library.clips().len().max(1) as u32,
             tracks: widths.len() as u32,
             wide_tracks,
             wide,
@@ -395,8 +397,9 @@ mod shape_tests {
             let library = AnimationLibrary::new(w.clips).expect(name);
             let shape = FloorShape::of(&library).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(shape.keys >= 2, "{name}");
-            for clip in library.clip_table() {
-                assert_eq!(shape.track_floats(), clip.output_width, "{name}");
+            for clip in library.clips() {
+                let width: u32 = clip.tracks.iter().map(|t| t.width).sum();
+                assert_eq!(shape.track_floats(), width, "{name}");
             }
             let expect_vec4 = !name.starts_with("crowd_mixed");
             assert_eq!(shape.vec4(), expect_vec4, "{name}: {shape:?}");

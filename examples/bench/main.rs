@@ -32,7 +32,7 @@
 //!   the sampler's table reads (instance, clip, track row, search texel)
 //!   and two value loads per output, without the search and the
 //!   interpolation.
-//! - `cpu_ms`: `resolve_instances_into` + `cpu::sample_resolved`, one thread
+//! - `cpu_ms`: `resolve_instances_into` + `internals::sample_resolved`, one thread
 //!   (`skin_chain`: then `cpu_skin::pose_resolved`).
 //! - `gpu_over_floor`: the median over frames of `gpu_ms / floor_ms`, each
 //!   sampler frame paired with the floor frame right after it (the same

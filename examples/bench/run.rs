@@ -134,7 +134,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let samples: u64 = w
         .instances
         .iter()
-        .map(|i| u64::from(library.clip_table()[i.clip as usize].track_count))
+        .map(|i| library.clips()[i.clip as usize].tracks.len() as u64)
         .sum();
     let advance: Advance = if w.coherent {
         Box::new(|insts: &mut [Instance]| {
@@ -357,7 +357,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
             "resolve",
             resolve_instances_into(&library, insts, &mut resolved),
         );
-        cpu::sample_resolved(&library, &resolved, &mut out);
+        keyframe_gpu::internals::sample_resolved(&library, &resolved, &mut out);
         if let Some(t) = &tables {
             clips.clear();
             clips.extend(resolved.iter().map(|r| r.clip));

@@ -49,8 +49,8 @@ fuzz_target!(|data: &[u8]| {
     // A validated library samples without panicking, at times before, inside
     // and after every clip, in every wrap mode.
     let mut instances = Vec::new();
-    for (c, clip) in library.clip_table().iter().enumerate().take(64) {
-        let d = f64::from(clip.duration);
+    for (c, clip) in library.clips().iter().enumerate().take(64) {
+        let d = f64::from(clip.duration());
         for (time, wrap) in [
             (-1.0, WrapMode::Clamp),
             (d * 0.37, WrapMode::Clamp),

@@ -22,9 +22,10 @@ pub(crate) mod pose;
 pub(crate) mod sample;
 pub(crate) mod skin;
 
+pub use sample::sample;
+pub(crate) use sample::sample_resolved;
 #[cfg(test)]
 pub(crate) use sample::*;
-pub use sample::{sample, sample_resolved};
 
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};

@@ -370,14 +370,14 @@ impl AnimationLibrary {
     /// otherwise (a stable sort).
     /// [`track_row`](Self::track_row) finds a clip track's row.
     #[must_use]
-    pub fn tracks(&self) -> &[GpuTrack] {
+    pub(crate) fn tracks(&self) -> &[GpuTrack] {
         &self.data.tracks
     }
 
     #[doc(hidden)]
     /// The clip table.
     #[must_use]
-    pub fn clip_table(&self) -> &[GpuClip] {
+    pub(crate) fn clip_table(&self) -> &[GpuClip] {
         &self.data.clip_table
     }
 

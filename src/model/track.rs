@@ -686,7 +686,7 @@ impl Clip {
     ///
     /// # Errors
     /// [`Error::EmptyClip`] or the first [`Error::InvalidTrack`].
-    pub fn validate(&self, index: usize) -> Result<(), Error> {
+    pub(crate) fn validate(&self, index: usize) -> Result<(), Error> {
         if self.tracks.is_empty() {
             return Err(Error::EmptyClip {
                 clip: index,

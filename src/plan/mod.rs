@@ -99,7 +99,7 @@ impl SamplerPlan {
     /// `cpu_adapter` choice on CPU adapters, [`Reference`](Self::Reference)
     /// on GPUs.
     #[must_use]
-    pub fn resolve(
+    pub(crate) fn resolve(
         self,
         profile: &DeviceProfile,
         library: &AnimationLibrary,
@@ -116,7 +116,7 @@ impl SamplerPlan {
 
     /// The plan's name, as `Debug` writes it.
     #[must_use]
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SamplerPlan::Auto => "Auto",
             SamplerPlan::Reference => "Reference",

@@ -179,7 +179,7 @@ fn check_per_instance_twin(
 ) {
     let resolved = crate::instance::resolve_instances(lib, inst).unwrap();
     let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
-    keyframe_gpu::cpu::sample_resolved(lib, &resolved, &mut samples);
+    keyframe_gpu::cpu::sample::sample_resolved(lib, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let fused = cpu_skin::per_instance_resolved(tables, &samples, &clips);
     assert!(fused.locals.is_empty());
@@ -368,7 +368,7 @@ fn cpu_pose_stage_matches_hand_values() {
     // local_pose itself, for the same node and time, from the samples.
     let resolved = crate::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
     let mut samples = vec![0.0; lib.output_stride() as usize];
-    keyframe_gpu::cpu::sample_resolved(&lib, &resolved, &mut samples);
+    keyframe_gpu::cpu::sample::sample_resolved(&lib, &resolved, &mut samples);
     assert_eq!(
         keyframe_gpu::cpu::pose::local_pose(&tables, &samples, 0, 0, 1),
         got
