@@ -116,7 +116,7 @@ pub struct GpuParams {
 /// One block of the clip-blocks plan (WGSL `SampleBlock`): up to
 /// [`WORKGROUP_SIZE`] instances of one clip, consecutive in the sorted
 /// instance table, and the rows of one track group of that clip. Written
-/// per frame by [`GpuSampler`](crate::GpuSampler) under
+/// per frame by [`GpuSampler`](crate::gpu::GpuSampler) under
 /// [`SamplerPlan::ClipBlocks`](crate::SamplerPlan::ClipBlocks).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
@@ -305,7 +305,7 @@ pub(crate) const GROUP_STEP: u32 = 4;
 /// The shader's default `GROUP` (WGSL `GROUP_ALL`): one dispatch over every
 /// track of a clip, with every block compiled in.
 pub(crate) const GROUP_ALL: u32 = 5;
-/// The number of track groups. [`GpuSampler`](crate::GpuSampler) records one
+/// The number of track groups. [`GpuSampler`](crate::gpu::GpuSampler) records one
 /// dispatch per group that has tracks, each with a pipeline compiled for
 /// that group only (the WGSL override `GROUP`): the branches of the other
 /// groups are compiled out, which SIMD-on-CPU adapters such as lavapipe,

@@ -55,7 +55,7 @@ fn library() -> Result<AnimationLibrary, Failure> {
                 values.to_vec()
             }
         };
-        let name = |p: &str| format!("{} {p}", interp.to_string());
+        let name = |p: &str| format!("{interp} {p}");
         clips.push(Clip::new(
             name("translation"),
             vec![Track::new(

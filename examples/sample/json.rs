@@ -83,7 +83,7 @@ pub fn channels(
                 None => s.push_str(&format!(
                     "{{\"node\": {}, \"path\": \"{}\", \"value\": [{}]}}",
                     node.unwrap_or_default(),
-                    track.property.to_string(),
+                    track.property,
                     nums.join(", ")
                 )),
             }

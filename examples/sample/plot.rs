@@ -147,11 +147,7 @@ pub fn plot(
                     (lo.min(f64::from(v)), hi.max(f64::from(v)))
                 });
             let (lo, hi) = value_range(lo, hi);
-            let title = format!(
-                "#{j} {} {}",
-                source.label(a, j),
-                track.interpolation.to_string()
-            );
+            let title = format!("#{j} {} {}", source.label(a, j), track.interpolation);
             let mut chart = ChartBuilder::on(area)
                 .caption(&title, (FONT, 14).into_font().color(&TEXT))
                 .margin(6)

@@ -72,7 +72,7 @@ impl Source {
                 let node = self
                     .node(a, j)
                     .map_or_else(|| "-".to_string(), |n| n.to_string());
-                format!("node {node} {}", t.property.to_string())
+                format!("node {node} {}", t.property)
             }
         }
     }

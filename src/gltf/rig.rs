@@ -40,7 +40,7 @@ impl Rig {
     /// `gltf::Document::from_json`, validated or not), `buffers[i]` holding
     /// the bytes of buffer `i`: the same reading as [`Rig::from_document`],
     /// on the document's JSON, without the validation. Every index the rig
-    /// reads is checked here or by [`Rig::from_parts`], and byte ranges
+    /// reads is checked here or by the rig's own checks, and byte ranges
     /// against the buffers actually given.
     ///
     /// # Errors
@@ -51,7 +51,7 @@ impl Rig {
     /// ([`ImportErrorKind::IndexOutOfRange`]), a node with two parents
     /// ([`ImportErrorKind::MultipleParents`]), primitives of one mesh with
     /// different morph-target counts ([`ImportErrorKind::MorphTargets`]).
-    /// [`Error::Rig`] for a rig [`Rig::from_parts`] refuses (mesh, skin or
+    /// [`Error::Rig`] for a rig [`RigBuilder::build`](crate::RigBuilder::build) would refuse (mesh, skin or
     /// joint out of range, cycles, rest transforms, inverse bind matrix
     /// count, default weights).
     pub fn from_gltf<B: AsRef<[u8]>>(document: &::gltf::Document, buffers: &[B]) -> Result<Rig> {

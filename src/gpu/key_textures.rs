@@ -71,7 +71,7 @@ pub(crate) fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1]
 /// The sampler's three tables in textures, uploaded once per library: the
 /// key search's texels, the track rows and the clips' track groups.
 ///
-/// [`GpuSampler`](super::GpuSampler) builds its own; build one yourself only
+/// The sampling pass builds its own; build one yourself only
 /// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
 /// and 8 of `SAMPLE_BINDINGS`, override
 /// `ROW_SHIFT` = [`row_shift`](Self::row_shift) and, for `sample_main`,

@@ -28,17 +28,18 @@ use crate::run_keys::GroupRunKeys;
 /// dispatch.
 ///
 /// Keys, values, the track and clip tables are uploaded once by
-/// [`GpuSampler::new`] (the key search's tables as textures:
-/// [`KeyTextures`]). Per frame, [`set_instances`](Self::set_instances)
+/// [`from_plan`](Self::from_plan) (the key search's tables as textures:
+/// [`KeyTextures`]). Per frame, [`write_instances`](Self::write_instances)
 /// writes the small instance table (one `queue.write_buffer`) and
-/// [`record`](Self::record) records the dispatch into the caller's encoder.
+/// [`record_pass`](Self::record_pass) records the dispatches into the
+/// caller's pass.
 /// Results stay on the GPU in [`output_buffer`](Self::output_buffer)
 /// (layout: see [`AnimationLibrary`]); [`read_back`](Self::read_back) is a
 /// separate, optional step.
 ///
 /// The sampler never creates a device: it uses the caller's. Once that
 /// device is lost, every fallible call returns
-/// [`Error::DeviceLost`] and [`record`](Self::record) records nothing
+/// [`Error::DeviceLost`] and [`record_pass`](Self::record_pass) records nothing
 /// (`docs/USAGE.md`, "Faults").
 ///
 /// How the work is laid out is its [`SamplerPlan`]: one dispatch over
@@ -692,8 +693,8 @@ impl GpuSampler {
         self.write_instances(queue, instances)
     }
 
-    /// [`set_instances`](Self::set_instances) without the device check,
-    /// for the objects that made it first.
+    /// Writes the instance table, without the device check (the objects
+    /// that hold a sampler check first).
     pub(crate) fn write_instances(
         &mut self,
         queue: &wgpu::Queue,
@@ -848,8 +849,8 @@ impl GpuSampler {
 
     /// Copies the current instances' outputs back to the host: submits a
     /// copy, waits for it, and returns `instance_count * output_stride`
-    /// floats. Call it after the encoder holding [`record`](Self::record)
-    /// was submitted.
+    /// floats. Call it after the encoder holding
+    /// [`record_pass`](Self::record_pass) was submitted.
     ///
     /// It blocks until the GPU has finished everything submitted so far;
     /// to read results every frame without that stall, see [`ReadbackRing`](super::ReadbackRing).

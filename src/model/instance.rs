@@ -12,7 +12,7 @@ pub struct Instance {
     /// Index of the clip in the [`AnimationLibrary`].
     pub clip: u32,
     /// Playback time in seconds. Kept in `f64` so that wrap modes stay exact
-    /// far from zero; mapped to clip-local `f32` by [`WrapMode::clip_time`].
+    /// far from zero; mapped to clip-local `f32` by its [`WrapMode`].
     pub time: f64,
     /// How `time` maps to clip time.
     pub wrap: WrapMode,

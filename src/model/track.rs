@@ -267,7 +267,7 @@ impl PointerTarget {
 
 /// How an instance's playback time maps to clip time.
 ///
-/// The mapping is done on the host in `f64` ([`WrapMode::clip_time`]) and the
+/// The mapping is done on the host in `f64` and the
 /// shader receives clip-local `f32` time, so that times far from zero stay
 /// exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,7 +1,7 @@
 //! [`GpuSkinner`]: the pose stage (local pose per node, morph weights per
 //! mesh: `shaders/pose.wgsl`) and the hierarchy and joint-matrix stage
 //! (`shaders/skin.wgsl`), recorded after
-//! [`GpuSampler::record`](crate::gpu::GpuSampler::record) into the caller's
+//! the sampler's dispatches into the caller's
 //! encoder. They read the sampler's output buffer and instance table
 //! directly (no readback, instances given once) and leave global
 //! matrices, joint matrices (`array<mat4x4<f32>>`) and morph weights
@@ -34,10 +34,10 @@ use buffers::{check_limits, Buffers, MixSpec};
 /// matrices on the GPU for many instances, from a [`GpuSampler`]'s output.
 ///
 /// Tables ([`SkinTables`]: rest pose, track-to-node map, skins, inverse
-/// binds) are uploaded once by [`new`](Self::new). Per frame:
-/// [`GpuSampler::set_instances`], [`prepare`](Self::prepare) with that
-/// sampler, then [`GpuSampler::record`] and [`record`](Self::record) into
-/// the same encoder. The passes read each instance's clip from the
+/// binds) are uploaded once by [`from_plan`](Self::from_plan). Per frame:
+/// the sampler's instances, [`prepare_unchecked`](Self::prepare_unchecked)
+/// with that sampler, then the sampler's passes and
+/// [`record_pass`](Self::record_pass) into the same pass. The passes read each instance's clip from the
 /// sampler's instance table: instances are given once.
 ///
 /// Output layouts are those of [`SkinTables`]; the passes are those of the
@@ -68,13 +68,11 @@ use buffers::{check_limits, Buffers, MixSpec};
 ///
 /// That suits the CPU fallback adapters; on a large GPU with fewer
 /// instances than lanes it leaves most of the chip idle (the walk is
-/// serial per instance), so on GPUs [`new`](Self::new) picks
+/// serial per instance), so on GPUs `Auto` picks
 /// [`SkinStrategy::PerNode`] (one workgroup per instance) for rigs of up
 /// to `MAX_PARALLEL_NODES` nodes.
 ///
 /// [`GpuSampler`]: crate::gpu::GpuSampler
-/// [`GpuSampler::set_instances`]: crate::gpu::GpuSampler::set_instances
-/// [`GpuSampler::record`]: crate::gpu::GpuSampler::record
 #[derive(Debug)]
 pub(crate) struct GpuSkinner {
     /// The device, to tell whether it is lost (the sampler's).
@@ -82,7 +80,8 @@ pub(crate) struct GpuSkinner {
     passes: Vec<passes::BuiltPass>,
     buffers: Buffers,
     /// The sampler's instance table, bound by the passes: identifies the
-    /// sampler that [`prepare`](Self::prepare) must be given.
+    /// sampler that [`prepare_unchecked`](Self::prepare_unchecked) must be
+    /// given.
     sampler_instances: wgpu::Buffer,
     output_layout: wgpu::BindGroupLayout,
     output_bind_group: wgpu::BindGroup,
@@ -360,8 +359,8 @@ impl GpuSkinner {
         self.prepare_unchecked(queue, sampler)
     }
 
-    /// [`prepare`](Self::prepare) without the device check, for the
-    /// animator that made it first.
+    /// Writes this frame's dispatch parameters from `sampler`'s instance
+    /// count, without the device check (the animator checks first).
     pub(crate) fn prepare_unchecked(
         &mut self,
         queue: &wgpu::Queue,

@@ -209,8 +209,7 @@ pub struct RigMesh {
 
 /// The node hierarchy, rest pose, skins and meshes of a scene.
 ///
-/// Build one in code with [`RigBuilder`], from parts with
-/// [`Rig::from_parts`], or from a glTF file with `Rig::from_document`
+/// Build one in code with [`RigBuilder`], or from a glTF file with `Rig::from_document`
 /// (feature `gltf`, in [`crate::gltf`]).
 ///
 /// A rig has an identity: the masks made for it ([`crate::Mask`]) are
@@ -339,7 +338,10 @@ impl RigBuilder {
     /// Validates and builds the rig.
     ///
     /// # Errors
-    /// As [`Rig::from_parts`], plus [`RigError::MatrixNotDecomposable`] and
+    /// [`RigError::NoNodes`], a parent, mesh, skin or joint out of range, a
+    /// cycle, non-finite rest values or a zero rotation, inverse bind
+    /// matrices not matching the joints, default weights not matching the
+    /// target count; [`RigError::MatrixNotDecomposable`] and
     /// [`RigError::BadRestTransform`] for matrix nodes.
     pub fn build(self) -> Result<Rig, RigError> {
         let mut nodes = Vec::with_capacity(self.nodes.len());

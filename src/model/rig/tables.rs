@@ -55,7 +55,7 @@ pub(crate) struct SkinJoints {
 }
 
 /// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
-/// passes: uploaded once by [`crate::gpu::skin::GpuSkinner`], read as is by
+/// passes: uploaded once by the skin stage, read as is by
 /// `crate::cpu_skin`.
 ///
 /// Output layouts (stable), per instance `i`:
