@@ -26,6 +26,7 @@ impl SourceId {
     /// the same identity (its top bit set, so it never equals one of
     /// [`SourceId::new`]'s).
     #[must_use]
+    #[cfg(feature = "gltf")]
     pub(crate) fn of_contents(bytes: &[u8]) -> Self {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
