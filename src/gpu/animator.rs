@@ -5,7 +5,7 @@
 
 use super::skin::GpuSkinner;
 use super::timer::PassTimer;
-use super::{check_device, scoped, GpuSampler};
+use super::{check_device, GpuSampler};
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::library::AnimationLibrary;
@@ -603,12 +603,8 @@ impl Animator {
         instances: &[Instance],
     ) -> Result<Vec<f32>> {
         self.set_instances(queue, instances)?;
-        scoped(device, "Animator::sample (dispatch)", || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keyframe-gpu.sample.encoder"),
-            });
-            self.record(&mut encoder);
-            queue.submit([encoder.finish()]);
+        super::submit_now(device, queue, "Animator::sample (dispatch)", |encoder| {
+            self.record(encoder);
         })?;
         self.sampler.read_back(device, queue)
     }

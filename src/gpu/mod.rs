@@ -36,6 +36,24 @@ use crate::error::{Error, Result};
 
 pub(crate) use crate::plan::dispatch_grid;
 
+/// Records with `record` into an encoder of its own and submits it, inside
+/// the error scopes of [`scoped`] (`during` names the call): the dispatch
+/// of the `sample` conveniences.
+pub(crate) fn submit_now(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    during: &'static str,
+    record: impl FnOnce(&mut wgpu::CommandEncoder),
+) -> Result<()> {
+    scoped(device, during, || {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keyframe-gpu.sample.encoder"),
+        });
+        record(&mut encoder);
+        queue.submit([encoder.finish()]);
+    })
+}
+
 /// Runs `f` inside validation and out-of-memory error scopes and turns what
 /// they catch into [`Error::Gpu`] or [`Error::OutOfMemory`]; on a lost
 /// device (whose errors wgpu does not report to scopes) into

@@ -883,12 +883,8 @@ impl GpuSampler {
         instances: &[Instance],
     ) -> Result<Vec<f32>> {
         self.set_instances(queue, instances)?;
-        scoped(device, "GpuSampler::sample (dispatch)", || {
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("keyframe-gpu.sample.encoder"),
-            });
-            self.record(&mut encoder);
-            queue.submit([encoder.finish()]);
+        super::submit_now(device, queue, "GpuSampler::sample (dispatch)", |encoder| {
+            self.record(encoder);
         })?;
         self.read_back(device, queue)
     }
