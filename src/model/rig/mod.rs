@@ -289,12 +289,6 @@ pub struct RigBuilder {
 }
 
 impl RigBuilder {
-    /// An empty builder.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Adds a node under `parent` (or a root) and returns its index.
     pub fn node(&mut self, parent: Option<u32>, transform: NodeTransform) -> u32 {
         self.nodes.push((parent, transform, None, None));
@@ -387,7 +381,7 @@ impl Rig {
     /// A [`RigBuilder`].
     #[must_use]
     pub fn builder() -> RigBuilder {
-        RigBuilder::new()
+        RigBuilder::default()
     }
 
     /// Validates the parts and builds a rig. Nodes may come in any order
