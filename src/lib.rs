@@ -160,19 +160,12 @@ pub use track::{
 /// API, free to change in any release.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::cpu::mix::mix;
     pub use crate::cpu::sample::sample_resolved;
     pub use crate::gpu::key_textures::KeyTextures;
     pub use crate::instance::resolve_instances_into;
     pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
     pub use crate::mix::Packer;
     pub use crate::plan::schedule::dispatch_grid;
-
-    /// The CPU twin of the skin stage.
-    pub mod cpu_skin {
-        pub use crate::cpu::skin::{pose_resolved, SkinOutput};
-    }
-    pub use crate::model::rig::tables::SkinTables;
 }
 
 pub(crate) mod layout;

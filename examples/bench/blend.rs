@@ -14,11 +14,10 @@
 //! - `gpu_over_one_action`: the median of the per-frame ratios of the
 //!   first two; the target on the fallback adapter is <= 2.2.
 //!
-//! `cpu_ms` is the CPU twin (`cpu::mix::mix`, one thread) on the 3-action
+//! `cpu_ms` is the CPU twin (`cpu::mixed_poses`, one thread) on the 3-action
 //! frame; `max_abs_err` the largest difference of the GPU's joint
 //! matrices from it.
 
-use keyframe_gpu::internals::SkinTables;
 use keyframe_gpu::{Action, AnimationLibrary, Animator, Instance, Mask, MixerDesc, WrapMode};
 
 use crate::data::{self, Rng};
@@ -157,7 +156,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
 
     // The CPU twin on the same frame, and the GPU's joint matrices
     // against it.
-    let tables = fail("skin tables", SkinTables::new(&rig, &library));
+    let bound = fail("bind", library.bind(&rig));
     let masks = [mask];
     let cpu_frames = Frames {
         warmup: 1,
@@ -170,7 +169,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
         let start = std::time::Instant::now();
         let out = fail(
             "cpu mix",
-            keyframe_gpu::internals::mix(&tables, &library, &masks, &three.actions, &three.counts),
+            keyframe_gpu::cpu::mixed_poses(&bound, &masks, &three.actions, &three.counts),
         );
         let ms = start.elapsed().as_secs_f64() * 1e3;
         cpu_out = Some(out);
@@ -181,24 +180,12 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
     let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
     three.animator.record(&mut encoder);
     gpu.h.queue.submit([encoder.finish()]);
-    let joints: Vec<f32> = match three.animator.rig() {
-        Some(rig) => {
-            let poses = fail(
-                "joint readback",
-                three.animator.read_back(&gpu.h.device, &gpu.h.queue),
-            );
-            let poses = &poses;
-            let skins = rig.skins().len() as u32;
-            (0..poses.instance_count())
-                .flat_map(|i| (0..skins).flat_map(move |s| poses.joints(i, s).unwrap_or(&[])))
-                .flat_map(|m| m.to_cols_array())
-                .collect()
-        }
-        None => Vec::new(),
-    };
-    let want: Vec<f32> = cpu_out
-        .map(|o| o.joints.iter().flat_map(|m| m.to_cols_array()).collect())
-        .unwrap_or_default();
+    let poses = fail(
+        "joint readback",
+        three.animator.read_back(&gpu.h.device, &gpu.h.queue),
+    );
+    let joints = crate::run::joints(&poses, &rig);
+    let want = cpu_out.map_or_else(Vec::new, |twin| crate::run::joints(&twin, &rig));
     let max_abs_err = keyframe_gpu::compare::max_abs_diff(&joints, &want);
     Blended {
         characters,

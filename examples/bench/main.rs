@@ -32,8 +32,9 @@
 //!   the sampler's table reads (instance, clip, track row, search texel)
 //!   and two value loads per output, without the search and the
 //!   interpolation.
-//! - `cpu_ms`: `resolve_instances_into` + `internals::sample_resolved`, one thread
-//!   (`skin_chain`: then `cpu_skin::pose_resolved`).
+//! - `cpu_ms`: the CPU twin on one thread: `resolve_instances_into` +
+//!   `internals::sample_resolved` into a reused buffer (`skin_chain`: the
+//!   twin's whole chain, `cpu::poses`).
 //! - `gpu_over_floor`: the median over frames of `gpu_ms / floor_ms`, each
 //!   sampler frame paired with the floor frame right after it (the same
 //!   machine load), which is steadier on a shared machine than the ratio of

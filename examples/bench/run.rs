@@ -5,11 +5,10 @@
 use std::time::Instant;
 
 use keyframe_gpu::gpu::ReadbackRing;
-use keyframe_gpu::internals::SkinTables;
-use keyframe_gpu::internals::{cpu_skin, resolve_instances_into};
+use keyframe_gpu::internals::resolve_instances_into;
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::plan::PlanChoices;
-use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, Instance};
+use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, Instance, Poses, Rig};
 use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 use crate::alloc::allocations;
@@ -153,20 +152,16 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         )
     };
     let sampling_plan = |sampler| fail(w.name, Plan::sampling(&library, n, &profile, sampler));
-    let tables = w
-        .rig
-        .as_ref()
-        .map(|rig| fail("skin tables", SkinTables::new(rig, &library)));
-    let chain = match &w.rig {
-        Some(rig) => {
+    let bound = w.rig.as_ref().map(|rig| fail("bind", library.bind(rig)));
+    let chain = match &bound {
+        Some(bound) => {
             let choices = PlanChoices {
                 sampler: gpu.plan,
                 skin: gpu.skin_strategy,
             };
-            let bound = fail("bind", library.bind(rig));
             let full = animator(fail(
                 w.name,
-                Plan::with_choices(&bound, n, &profile, choices),
+                Plan::with_choices(bound, n, &profile, choices),
             ));
             let alone = animator(sampling_plan(full.plan().sampler));
             Chain {
@@ -283,18 +278,13 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         let full = &mut chain.full;
         let samples = fail("readback", full.sample(&gpu.h.device, &gpu.h.queue, insts));
         match full.rig() {
-            Some(rig) => {
-                let poses = fail(
+            Some(rig) => joints(
+                &fail(
                     "joint readback",
                     full.read_back(&gpu.h.device, &gpu.h.queue),
-                );
-                let skins = rig.skins().len() as u32;
-                (0..poses.instance_count())
-                    .flat_map(|i| (0..skins).map(move |s| (i, s)))
-                    .flat_map(|(i, s)| poses.joints(i, s).unwrap_or(&[]).to_vec())
-                    .flat_map(|m| m.to_cols_array())
-                    .collect()
-            }
+                ),
+                rig,
+            ),
             None => samples,
         }
     };
@@ -338,12 +328,12 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     drop(ring);
     let gpu_readback_ms = median(readback);
 
-    // CPU reference, one thread, same frames (with a rig: sampling, then
-    // cpu_skin's pose, hierarchy and joint matrices).
+    // CPU reference, one thread, same frames: the twin's sampling into a
+    // reused buffer, or with a rig the twin's whole chain (`cpu::poses`:
+    // sampling, local pose, hierarchy, joint matrices and morph weights).
     instances.copy_from_slice(&start_instances);
     let mut resolved = Vec::with_capacity(n as usize);
     let mut out = vec![0.0f32; n as usize * library.output_stride() as usize];
-    let mut clips = Vec::with_capacity(n as usize);
     let mut cpu_allocs = Vec::new();
     let cpu_frames = Frames {
         warmup: 1,
@@ -353,15 +343,15 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let cpu_times = measure(cpu_frames, &mut instances, &*advance, |insts| {
         let a0 = allocations();
         let start = Instant::now();
-        fail(
-            "resolve",
-            resolve_instances_into(&library, insts, &mut resolved),
-        );
-        keyframe_gpu::internals::sample_resolved(&library, &resolved, &mut out);
-        if let Some(t) = &tables {
-            clips.clear();
-            clips.extend(resolved.iter().map(|r| r.clip));
-            drop(cpu_skin::pose_resolved(t, &out, &clips));
+        match &bound {
+            Some(b) => drop(fail("cpu poses", cpu::poses(b, insts))),
+            None => {
+                fail(
+                    "resolve",
+                    resolve_instances_into(&library, insts, &mut resolved),
+                );
+                keyframe_gpu::internals::sample_resolved(&library, &resolved, &mut out);
+            }
         }
         let ms = start.elapsed().as_secs_f64() * 1e3;
         cpu_allocs.push(allocations() - a0);
@@ -372,18 +362,13 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     // Correctness of what was timed: the GPU against the CPU reference for
     // the workload's first frame (with a rig: the joint matrices).
     let gpu_out = read(&mut chain, &start_instances);
-    let cpu_out = fail("cpu sample", cpu::sample(&library, &start_instances));
-    let max_abs_err = match &tables {
-        Some(t) => {
-            let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
-            let joints: Vec<f32> = cpu_skin::pose_resolved(t, &cpu_out, &clips)
-                .joints
-                .iter()
-                .flat_map(|m| m.to_cols_array())
-                .collect();
-            compare::max_abs_diff(&gpu_out, &joints)
+    let max_abs_err = match &bound {
+        Some(b) => {
+            let twin = fail("cpu poses", cpu::poses(b, &start_instances));
+            compare::max_abs_diff(&gpu_out, &joints(&twin, b.rig()))
         }
         None => {
+            let cpu_out = fail("cpu sample", cpu::sample(&library, &start_instances));
             let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
             compare::compare(&library, &clips, &gpu_out, &cpu_out).max_abs_err()
         }
@@ -412,4 +397,15 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
             median_u64(&cpu_allocs),
         ],
     }
+}
+
+/// Every instance's joint matrices of every skin of `rig`, in instance
+/// order, column-major: what the joint matrix buffer holds.
+pub fn joints(poses: &Poses, rig: &Rig) -> Vec<f32> {
+    let skins = rig.skins().len() as u32;
+    (0..poses.instance_count())
+        .flat_map(|i| (0..skins).map(move |s| (i, s)))
+        .flat_map(|(i, s)| poses.joints(i, s).unwrap_or(&[]).to_vec())
+        .flat_map(|m| m.to_cols_array())
+        .collect()
 }

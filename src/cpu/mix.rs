@@ -7,8 +7,10 @@
 //! the same order, reading the same flat tables ([`SkinTables`] and
 //! [`MixTables`], the twin of the mix pass's bindings) and the sampler's
 //! output. Pointer targets (`KHR_animation_pointer`) are blended by
-//! [`write_mixed_property`] into each character's block of properties. [`mix_resolved`] runs the mixer's whole chain (mix passes, then
-//! the staged hierarchy pass) for every character; [`mix`] also samples.
+//! [`write_mixed_property`] into each character's block of properties.
+//! [`mix_resolved`] runs the mixer's whole chain (mix passes, then the
+//! staged hierarchy pass) for every character; [`mix_with_samples`] also
+//! samples.
 //!
 //! # Panics
 //! Like the shader, the functions index the flat tables directly and panic
@@ -605,16 +607,9 @@ pub(crate) fn mix_resolved(
     with_hierarchy(tables, count, locals, morph_weights, properties)
 }
 
-/// Packs `actions` (`counts[c]` of them, consecutive, are character
-/// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
-/// `mix_resolved`: the CPU reference of
-/// [`Animator::set_actions`](crate::Animator::set_actions).
-///
-/// # Errors
-/// [`Error::Mix`](crate::Error::Mix) for a refused action (as the GPU
-/// mixer refuses it, with at most [`MAX_ACTIONS`] per character and no
-/// limit on characters).
-pub fn mix(
+/// [`mix_with_samples`] without the sampled rows.
+#[cfg(test)]
+pub(crate) fn mix(
     tables: &SkinTables,
     library: &AnimationLibrary,
     masks: &[Mask],
@@ -624,7 +619,16 @@ pub fn mix(
     Ok(mix_with_samples(tables, library, masks, actions, counts)?.0)
 }
 
-/// [`mix`], also returning the sampled rows.
+/// Packs `actions` (`counts[c]` of them, consecutive, are character
+/// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
+/// `mix_resolved`: the CPU reference of
+/// [`Animator::set_actions`](crate::Animator::set_actions), with the
+/// sampled rows.
+///
+/// # Errors
+/// [`Error::Mix`](crate::Error::Mix) for a refused action (as the GPU
+/// mixer refuses it, with at most [`MAX_ACTIONS`] per character and no
+/// limit on characters).
 pub(crate) fn mix_with_samples(
     tables: &SkinTables,
     library: &AnimationLibrary,

@@ -12,7 +12,7 @@
 //!
 //! # Panics
 //! Like the shader, the functions index the flat tables directly and panic
-//! on offsets outside them; tables built by [`SkinTables::new`] with the
+//! on offsets outside them; tables built by [`SkinTables::of`] with the
 //! sampler output of the same library are always in range.
 
 use glam::{Vec3, Vec4};

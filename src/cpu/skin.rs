@@ -30,7 +30,7 @@
 //!
 //! # Panics
 //! Like the shader, the functions index the flat tables directly and panic on
-//! offsets outside them; tables built by [`SkinTables::new`] with the
+//! offsets outside them; tables built by [`SkinTables::of`] with the
 //! sampler output of the same library are always in range.
 #![allow(
     clippy::needless_range_loop,
@@ -61,7 +61,7 @@ use crate::rig::{Rig, SkinJoints};
 /// Everything the pose, morph and skin passes write, for a set of
 /// instances, in the GPU layouts described on [`SkinTables`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkinOutput {
+pub(crate) struct SkinOutput {
     /// Local poses, `instance * node_count + node` (`local_pose` for
     /// every node): the staged pose pass's `locals` buffer
     /// (`GpuSkinner::locals_buffer`).
@@ -69,11 +69,11 @@ pub struct SkinOutput {
     /// registers.
     pub(crate) locals: Vec<GpuLocalPose>,
     /// Global matrices, `instance * node_count + node`.
-    pub globals: Vec<Mat4>,
+    pub(crate) globals: Vec<Mat4>,
     /// Joint matrices, `instance * joint_count + slot`.
-    pub joints: Vec<Mat4>,
+    pub(crate) joints: Vec<Mat4>,
     /// Morph weights, `instance * morph_stride + weights_offset + k`.
-    pub morph_weights: Vec<f32>,
+    pub(crate) morph_weights: Vec<f32>,
     /// The mixer's blended pointer properties, `character *
     /// property_stride + offset` ([`SkinTables::pointer_targets`]); empty
     /// without a mixer (the sampler's output holds each instance's).
@@ -590,7 +590,11 @@ fn morph_weights(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -
 /// padded with zeros; an instance whose clip is out of range gets the rest
 /// pose and default weights (as on the GPU).
 #[must_use]
-pub fn pose_resolved(tables: &SkinTables, samples: &[f32], instance_clips: &[u32]) -> SkinOutput {
+pub(crate) fn pose_resolved(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+) -> SkinOutput {
     let samples = padded(tables, samples, instance_clips.len());
     let count = instance_clips.len() as u32;
     let nodes = tables.node_count();

@@ -66,7 +66,7 @@ pub(crate) struct SkinJoints {
 ///   skin's joint order;
 /// - morph weights: `i * morph_stride + meshes[mesh].weights_offset + k`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkinTables {
+pub(crate) struct SkinTables {
     nodes: Vec<GpuNode>,
     channels: Vec<[i32; 4]>,
     meshes: Vec<GpuMesh>,
@@ -298,7 +298,8 @@ impl SkinTables {
     ///
     /// # Errors
     /// Those of [`AnimationLibrary::bind`] and `SkinTables::of`.
-    pub fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
         SkinTables::of(&library.bind(rig)?)
     }
 
