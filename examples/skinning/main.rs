@@ -84,12 +84,14 @@ fn time_compute(
     scene: &render::Scene,
     n: u32,
 ) -> Result<(f64, f64), String> {
-    use keyframe_gpu::{Animator, Instance, WrapMode};
+    use keyframe_gpu::{Animator, Instance, Plan, WrapMode};
     let bound = scene.bound()?;
     let animator = Animator::new(&h.device, &h.queue, &bound, n).map_err(|e| e.to_string())?;
     // The same sampler plan without the rig: the sampling pass alone.
-    let sampling = Animator::sampler_only(&h.device, &h.queue, bound.library(), n)
+    let plan = animator.plan();
+    let alone = Plan::sampling(bound.library(), n, &plan.profile, plan.sampler)
         .map_err(|e| e.to_string())?;
+    let sampling = Animator::from_plan(&h.device, &h.queue, &alone).map_err(|e| e.to_string())?;
     let inst: Vec<Instance> = (0..n)
         .map(|i| Instance::new(scene.clip, f64::from(i) * 0.013).with_wrap(WrapMode::Repeat))
         .collect();
