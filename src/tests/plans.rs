@@ -265,3 +265,50 @@ fn every_plan_and_strategy_under_both_profiles_matches_the_twin() {
         }
     }
 }
+
+/// `Animator::from_plan` given a mixer's plan builds that mixer: it takes
+/// actions (an animator without a mixer refuses them) and blends them as
+/// the CPU twin does.
+#[test]
+fn from_plan_builds_the_mixer_of_a_mixer_plan() {
+    use keyframe_gpu::Action;
+    let Some(h) = common::gpu("from_plan_builds_the_mixer_of_a_mixer_plan") else {
+        return;
+    };
+    let bound = model(6);
+    let desc = MixerDesc::new(3, 2);
+    let profile = DeviceProfile::of(&h.device);
+    let plan = Plan::for_mixer(&bound, &desc, &profile, SamplerPlan::Auto).unwrap();
+    let mut animator = Animator::from_plan(&h.device, &h.queue, &plan).unwrap();
+    // A crossfade of the two clips per character, at its own weight and time.
+    let actions: Vec<Action> = (0..3u32)
+        .flat_map(|c| {
+            let t = 0.2 + 0.3 * f64::from(c);
+            let w = 0.25 * (c + 1) as f32;
+            [
+                Action::new(0, t).with_weight(1.0 - w),
+                Action::new(1, t).with_weight(w),
+            ]
+        })
+        .collect();
+    let counts = [2, 2, 2];
+    animator
+        .set_actions(&h.queue, &actions, &counts)
+        .expect("a mixer plan's animator takes actions");
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    let gpu = animator.read_back(&h.device, &h.queue).unwrap();
+    let twin = cpu::mixed_poses(&bound, &desc.masks, &actions, &counts).unwrap();
+    let nodes = bound.rig().nodes().len() as u32;
+    for c in 0..3 {
+        for node in 0..nodes {
+            let (g, t) = (gpu.world(c, node).unwrap(), twin.world(c, node).unwrap());
+            assert!(g.abs_diff_eq(t, 1e-4), "character {c} node {node}");
+        }
+    }
+    // The plain plan's animator has no mixer.
+    let plain = Plan::new(&bound, 3, &profile).unwrap();
+    let mut plain = Animator::from_plan(&h.device, &h.queue, &plain).unwrap();
+    assert!(plain.set_actions(&h.queue, &actions, &counts).is_err());
+}
