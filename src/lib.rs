@@ -90,8 +90,9 @@
 //! ## Faults
 //!
 //! A lost device (a driver reset, `device.destroy()`) makes every
-//! fallible call on the objects made on it return [`Error::DeviceLost`]:
-//! nothing waits forever and no readback passes an earlier frame off as
+//! fallible call on the objects made on it return [`Error::DeviceLost`]
+//! from the first call after the loss, in a frame loop that never waits
+//! as in one that does: nothing waits forever and no readback passes an earlier frame off as
 //! current; recording records nothing. Resources past the device's limits
 //! or memory are refused with [`Error::LimitExceeded`] or
 //! [`Error::OutOfMemory`] before anything is written. The model (the

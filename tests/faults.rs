@@ -498,3 +498,226 @@ fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
     let cpu = keyframe_gpu::cpu::poses(&bound, &inst).unwrap();
     assert_close("after the refusal", &rig, &gpu, &cpu);
 }
+
+/// How many characters the frame-loop tests drive: enough work that the
+/// CPU adapter is still busy with the frames submitted before the loss
+/// when the next frame's calls run (a loss that waited for the queue to
+/// empty would be seen frames late).
+const LOOP_N: u32 = 500;
+
+/// Frames submitted back to back before the loss.
+const LOSS_AT: u64 = 6;
+
+/// The first frame (counted from the loss: 0 is the loss's own frame) at
+/// which each object's fallible call returned `DeviceLost`.
+#[derive(Debug, Default)]
+struct Detected {
+    plain: Option<u64>,
+    mixed: Option<u64>,
+    sampler: Option<u64>,
+    crowd: Option<u64>,
+    ring: Option<u64>,
+}
+
+/// `Some(frame - LOSS_AT)` the first time `result` is `DeviceLost`;
+/// any other error fails the test.
+#[track_caller]
+fn seen<T: std::fmt::Debug>(
+    slot: &mut Option<u64>,
+    frame: u64,
+    what: &str,
+    result: Result<T, Error>,
+) {
+    match result {
+        Ok(_) => assert!(
+            frame < LOSS_AT || slot.is_none(),
+            "{what} worked at frame {frame}, after the loss was reported"
+        ),
+        Err(Error::DeviceLost { .. }) => {
+            assert!(
+                frame >= LOSS_AT,
+                "{what} reported a loss at frame {frame}, before it"
+            );
+            slot.get_or_insert(frame - LOSS_AT);
+        }
+        Err(Error::Ring(keyframe_gpu::gpu::RingError::Full { .. })) => {}
+        Err(e) => panic!("{what} at frame {frame}: {e}"),
+    }
+}
+
+#[test]
+fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
+    let name = "a_frame_loop_that_never_waits_sees_a_loss_within_two_frames";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let rig = rig();
+    let bound = library().bind(&rig).unwrap();
+    let desc = mixer(&rig, LOOP_N);
+    let (device, queue) = (&h.device, &h.queue);
+    let mut plain = Animator::new(device, queue, &bound, LOOP_N).unwrap();
+    let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
+    let mut sampler = Animator::sampler_only(device, queue, bound.library(), LOOP_N).unwrap();
+    let mut crowd = Crowd::new();
+    let hero = crowd
+        .add_model(device, queue, "hero", &bound, LOOP_N)
+        .unwrap();
+    let extra = crowd
+        .add_model(device, queue, "extra", &bound, LOOP_N)
+        .unwrap();
+    let (walk, run) = (
+        crowd.clip(hero, "walk").unwrap(),
+        crowd.clip(extra, "run").unwrap(),
+    );
+    // A ring of its own (not the animator's), so that it sees the loss
+    // through its own calls.
+    let bytes = sampler.sample_buffer().size();
+    let mut ring = ReadbackRing::new(device, bytes, 3).unwrap();
+    let mut out = Vec::new();
+    let mut d = Detected::default();
+
+    // A game's loop: every frame new times, recorded into one encoder,
+    // submitted, a non-blocking poll; never a wait.
+    for f in 0..LOSS_AT + 4 {
+        if f == LOSS_AT {
+            device.destroy();
+        }
+        let time = 0.016 * f as f64;
+        if d.plain.is_none() {
+            seen(
+                &mut d.plain,
+                f,
+                "Animator::set_instances",
+                plain.set_instances(queue, &instances(LOOP_N, time)),
+            );
+        }
+        if d.mixed.is_none() {
+            let (acts, counts) = actions(LOOP_N, time);
+            seen(
+                &mut d.mixed,
+                f,
+                "Animator::set_actions",
+                mixed.set_actions(queue, &acts, &counts),
+            );
+        }
+        if d.sampler.is_none() {
+            seen(
+                &mut d.sampler,
+                f,
+                "Animator::set_instances (sampling only)",
+                sampler.set_instances(queue, &instances(LOOP_N, time)),
+            );
+        }
+        if d.crowd.is_none() {
+            let people: Vec<CrowdInstance> = (0..LOOP_N)
+                .map(|i| {
+                    let t = time + f64::from(i) * 0.01;
+                    if i % 2 == 0 {
+                        CrowdInstance::new(hero, walk, t)
+                    } else {
+                        CrowdInstance::new(extra, run, t)
+                    }
+                })
+                .collect();
+            seen(
+                &mut d.crowd,
+                f,
+                "Crowd::set_instances",
+                crowd.set_instances(queue, &people),
+            );
+        }
+        let mut encoder = device.create_command_encoder(&Default::default());
+        plain.record(&mut encoder);
+        mixed.record(&mut encoder);
+        sampler.record(&mut encoder);
+        crowd.record(&mut encoder);
+        let ticket = if d.ring.is_none() {
+            let t = ring.record_buffer(&mut encoder, sampler.sample_buffer(), bytes, LOOP_N);
+            let ok = t.as_ref().ok().copied();
+            seen(&mut d.ring, f, "ReadbackRing::record_buffer", t);
+            ok
+        } else {
+            None
+        };
+        let submission = queue.submit([encoder.finish()]);
+        if let Some(ticket) = ticket {
+            seen(
+                &mut d.ring,
+                f,
+                "ReadbackRing::map",
+                ring.map(ticket, submission),
+            );
+        }
+        let _ = device.poll(wgpu::PollType::Poll);
+        if d.ring.is_none() {
+            seen(
+                &mut d.ring,
+                f,
+                "ReadbackRing::try_read",
+                ring.try_read(device, &mut out),
+            );
+        }
+    }
+    for (what, frames) in [
+        ("Animator::set_instances", d.plain),
+        ("Animator::set_actions", d.mixed),
+        ("Animator::set_instances (sampling only)", d.sampler),
+        ("Crowd::set_instances", d.crowd),
+        ("ReadbackRing", d.ring),
+    ] {
+        match frames {
+            Some(n) => assert!(n < 2, "{what} saw the loss {n} frames after it (at most 1)"),
+            None => panic!("{what} never saw the loss in 4 frames: {d:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_loss_seen_by_read_back_is_reported_by_every_call_and_a_rebuild_equals_the_twin() {
+    let name = "a_loss_seen_by_read_back_is_reported_by_every_call_and_a_rebuild_equals_the_twin";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let rig = rig();
+    let bound = library().bind(&rig).unwrap();
+    let desc = mixer(&rig, LOOP_N);
+    let (device, queue) = (&h.device, &h.queue);
+    let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
+    // Frames in flight, never waited for.
+    for f in 0..LOSS_AT {
+        let (acts, counts) = actions(LOOP_N, 0.016 * f as f64);
+        mixed.set_actions(queue, &acts, &counts).unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        mixed.record(&mut encoder);
+        queue.submit([encoder.finish()]);
+        let _ = device.poll(wgpu::PollType::Poll);
+    }
+    device.destroy();
+    // The readback sees the loss; every call after it says so too.
+    assert_lost("Animator::read_back", mixed.read_back(device, queue));
+    let (acts, counts) = actions(LOOP_N, 1.0);
+    assert_lost(
+        "Animator::set_actions after read_back",
+        mixed.set_actions(queue, &acts, &counts),
+    );
+    assert_lost(
+        "Animator::set_instances after read_back",
+        mixed.set_instances(queue, &instances(LOOP_N, 1.0)),
+    );
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    mixed.record(&mut encoder);
+    queue.submit([encoder.finish()]);
+    assert!(pollster::block_on(scope.pop()).is_none());
+    assert_lost("Animator::read_back again", mixed.read_back(device, queue));
+
+    // The model rebuilds on a new device; its first frame is the twin's.
+    let Some(fresh) = common::gpu(name) else {
+        return;
+    };
+    let mut mixed = Animator::with_mixer(&fresh.device, &fresh.queue, &bound, &desc).unwrap();
+    mixed.set_actions(&fresh.queue, &acts, &counts).unwrap();
+    let gpu = frame(&fresh, &mixed).unwrap();
+    let cpu = keyframe_gpu::cpu::mixed_poses(&bound, &desc.masks, &acts, &counts).unwrap();
+    assert_close("the rebuilt mixer's first frame", &rig, &gpu, &cpu);
+}

@@ -10,8 +10,9 @@
 //!   of changing times and wrap modes.
 //! - `Animator::set_instances` (an animator that only samples) allocates
 //!   no more than the wgpu calls it
-//!   makes: the device-loss check's (one `device.poll(PollType::Poll)`
-//!   and one view of a mapped 4-byte probe buffer: src/gpu/loss.rs) and
+//!   makes: the device-loss check's (one `device.poll(PollType::Poll)`,
+//!   then a view, an unmap and a new map request of a 4-byte probe
+//!   buffer: src/gpu/loss.rs) and
 //!   its `queue.write_buffer` calls (two; four in the clip-blocks plan,
 //!   whose counting sort by clip and block table reuse vectors sized at
 //!   creation), measured on the same device and queue with buffers of the
@@ -27,7 +28,8 @@
 //! code: `set_instances` and `record`/`record_pass` get a `&wgpu::Queue`
 //! and an encoder or pass, never a `&wgpu::Device`, and the device the
 //! sampler holds is only polled and probed. wgpu itself allocates inside
-//! `write_buffer` (staging memory), `poll`, the mapped view and `submit`;
+//! `write_buffer` (staging memory), `poll`, the probe's map request and
+//! `submit`;
 //! that is not ours to remove and is not claimed.
 
 mod common;
@@ -67,22 +69,47 @@ fn library() -> AnimationLibrary {
     }
 }
 
-/// A buffer like the device-loss probe of every GPU object: 4 bytes,
-/// mapped at creation, never unmapped.
-fn loss_probe(device: &wgpu::Device) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("no_alloc.baseline.probe"),
-        size: 4,
-        usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: true,
-    })
+/// A probe like the device-loss probe of every GPU object: 4 bytes,
+/// `MAP_READ | COPY_DST`, never used by a submission, kept asking to be
+/// mapped (src/gpu/loss.rs).
+struct LossProbe {
+    buffer: wgpu::Buffer,
+    mapped: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// The wgpu calls of the crate's device-loss check: a poll that does not
-/// block and a view of the probe.
-fn loss_check(device: &wgpu::Device, probe: &wgpu::Buffer) {
-    let _ = device.poll(wgpu::PollType::Poll);
-    assert!(probe.slice(..).get_mapped_range().is_ok());
+impl LossProbe {
+    fn new(device: &wgpu::Device) -> LossProbe {
+        let probe = LossProbe {
+            buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("no_alloc.baseline.probe"),
+                size: 4,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            mapped: Default::default(),
+        };
+        probe.ask();
+        probe
+    }
+
+    fn ask(&self) {
+        let mapped = std::sync::Arc::clone(&self.mapped);
+        self.buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            mapped.store(r.is_ok(), std::sync::atomic::Ordering::Release);
+        });
+    }
+
+    /// The wgpu calls of the crate's device-loss check: a poll that does
+    /// not block; where the last request was granted, a view of the probe,
+    /// an unmap and a new request.
+    fn check(&self, device: &wgpu::Device) {
+        let _ = device.poll(wgpu::PollType::Poll);
+        if self.mapped.swap(false, std::sync::atomic::Ordering::AcqRel) {
+            assert!(self.buffer.slice(..).get_mapped_range().is_ok());
+            self.buffer.unmap();
+            self.ask();
+        }
+    }
 }
 
 fn instances(frame: u32, n: u32) -> Vec<Instance> {
@@ -172,7 +199,7 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
     let params_buf = buffer(params_len as u64, wgpu::BufferUsages::UNIFORM);
     let sorted_buf = buffer(sorted_bytes.len() as u64, wgpu::BufferUsages::STORAGE);
     let block_buf = buffer(block_bytes.len() as u64, wgpu::BufferUsages::STORAGE);
-    let probe = loss_probe(device);
+    let probe = LossProbe::new(device);
 
     // A pipeline and bind group of the test's own, for the baseline of
     // record_pass: the same three commands with other objects.
@@ -221,7 +248,7 @@ fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerP
             count(|| sampler.set_instances(queue, insts))
         } else {
             let (b, ()) = count(|| {
-                loss_check(device, &probe);
+                probe.check(device);
                 if blocks {
                     queue.write_buffer(&sorted_buf, 0, &sorted_bytes);
                     queue.write_buffer(&block_buf, 0, &block_bytes);

@@ -3,10 +3,11 @@
 //! and a lost device rebuilt from the model.
 //!
 //! ```text
-//! cargo run --release --example soak -- --frames N [--lose-device-at F]
+//! cargo run --release --example soak -- --frames N [--lose-device-at F] [--no-wait] [--characters C]
 //! ```
 //!
-//! It runs `N` frames of 16 to 48 characters of a small rig built in code
+//! It runs `N` frames of C/3 to C characters (`--characters`, default 48)
+//! of a small rig built in code
 //! (`model.rs`) through `Animator::with_mixer`. Each frame gets a new
 //! action table (`frames.rs`): crossfades start and end, the character
 //! count changes, masked layers and additive clips come and go. Every
@@ -21,18 +22,30 @@
 //! animator from the same bound library and mixer description, and checks
 //! the rebuilt animator's first frame against the twin at once.
 //!
+//! By default each submit waits for the frame before it (two frames in
+//! flight, as a renderer keeps them). With `--no-wait` frames go back to
+//! back as a game loop sends them: submit, then a poll that does not
+//! block, never a wait (only the twin checks read back). The loss must
+//! then still be reported within two frames.
+//!
 //! It ends with exactly one line on stdout:
 //!
 //! ```text
 //! soak: frames=N rss_first_kb=A rss_last_kb=B validation_errors=E twin_checks=K/M device_lost=0|1 rebuilt=0|1
 //! ```
 //!
+//! With `--no-wait` the line ends with ` detected_after=D`: the frames
+//! submitted between the loss and the first call that returned
+//! `Error::DeviceLost` (0: the loss's own frame), `-` when there was no
+//! loss.
+//!
 //! `A` and `B` are the resident memory (`VmRSS` of `/proc/self/status`,
 //! in kB) averaged over the first and the last quarter of the frames, `E`
 //! the validation errors the scopes caught, `K` of `M` twin checks within
 //! tolerance. Exit code 0 when `E = 0`, `K = M`, `B <= 1.05 A`, every
 //! hostile table was refused as expected and, with `--lose-device-at`,
-//! the device was lost and rebuilt; 1 otherwise (the reasons on stderr),
+//! the device was lost and rebuilt (with `--no-wait`, reported within two
+//! frames: `D <= 2`); 1 otherwise (the reasons on stderr),
 //! 2 for a bad command line.
 
 use std::process::ExitCode;
@@ -48,9 +61,6 @@ mod model;
 
 use frames::Table;
 
-/// Characters per frame: between these.
-const MIN_CHARACTERS: u32 = 16;
-const MAX_CHARACTERS: u32 = 48;
 /// Every how many frames a hostile table comes, and a twin check.
 const HOSTILE_EVERY: u64 = 250;
 const CHECK_EVERY: u64 = 1_000;
@@ -67,6 +77,13 @@ struct Cli {
     /// Destroy the device at this frame, then rebuild on a new one.
     #[arg(long)]
     lose_device_at: Option<u64>,
+    /// Submit frames back to back with non-blocking polls, as a game loop
+    /// does, instead of waiting for the frame before each submit.
+    #[arg(long)]
+    no_wait: bool,
+    /// The most characters a frame has (the fewest: a third of it).
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(3..=100_000))]
+    characters: u32,
 }
 
 /// The device-free model: what survives a lost device.
@@ -101,6 +118,10 @@ struct Soak {
     checks_equal: u64,
     device_lost: bool,
     rebuilt: bool,
+    /// Frames between the loss and the first call that reported it.
+    detected_after: Option<u64>,
+    /// Submit back to back (`--no-wait`).
+    no_wait: bool,
     /// What failed, besides the counts (stderr).
     failures: Vec<String>,
     /// The table in effect: the last one the mixer took.
@@ -119,6 +140,7 @@ fn main() -> ExitCode {
     };
     let mut soak = Soak {
         rss_kb: Vec::with_capacity(cli.frames as usize),
+        no_wait: cli.no_wait,
         ..Soak::default()
     };
     if let Err(e) = run(&cli, &mut soak) {
@@ -135,7 +157,7 @@ fn main() -> ExitCode {
 fn run(cli: &Cli, soak: &mut Soak) -> Result<(), Error> {
     let rig = model::rig()?;
     let bound = model::library()?.bind(&rig)?;
-    let desc = model::mixer(&bound, MAX_CHARACTERS)?;
+    let desc = model::mixer(&bound, cli.characters)?;
     let model = Model { rig, bound, desc };
     let mut gpu = Gpu::new(&model)?;
     eprintln!("soak: {} frames on {}", cli.frames, gpu.h.describe());
@@ -147,7 +169,7 @@ fn run(cli: &Cli, soak: &mut Soak) -> Result<(), Error> {
             destroyed = true;
         }
         let scope = gpu.h.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let outcome = frame(&model, &mut gpu, soak, f);
+        let outcome = frame(&model, &mut gpu, soak, f, cli.characters);
         if let Some(e) = pollster::block_on(scope.pop()) {
             soak.validation_errors += 1;
             eprintln!(
@@ -161,6 +183,7 @@ fn run(cli: &Cli, soak: &mut Soak) -> Result<(), Error> {
             Err(Error::DeviceLost { during }) if destroyed && !soak.device_lost => {
                 eprintln!("frame {f}: {during} reports the device lost; rebuilding");
                 soak.device_lost = true;
+                soak.detected_after = cli.lose_device_at.map(|at| f - at);
                 // Everything of the old device goes before the new one
                 // comes (its scope popped above): with both alive at
                 // once, the new device's memory could not reuse the old
@@ -191,15 +214,11 @@ fn run(cli: &Cli, soak: &mut Soak) -> Result<(), Error> {
 /// One frame: this frame's table (or a hostile one, which must be
 /// refused), recorded and submitted; on a check frame, read back and
 /// compared with the CPU twin.
-fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64) -> Result<(), Error> {
+fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64, most: u32) -> Result<(), Error> {
+    let fewest = most / 3;
     let queue = &gpu.h.queue;
     if f % HOSTILE_EVERY == HOSTILE_EVERY - 1 {
-        let (bad, kind) = frames::hostile(
-            f,
-            MIN_CHARACTERS,
-            MAX_CHARACTERS,
-            model.desc.actions_per_character,
-        );
+        let (bad, kind) = frames::hostile(f, fewest, most, model.desc.actions_per_character);
         match gpu.animator.set_actions(queue, &bad.actions, &bad.counts) {
             Err(Error::Mix(e)) if kind.refused_with(&e) => {}
             Err(e @ Error::DeviceLost { .. }) => return Err(e),
@@ -208,7 +227,7 @@ fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64) -> Result<(), Er
             )),
         }
     } else {
-        let table = frames::table(f, MIN_CHARACTERS, MAX_CHARACTERS);
+        let table = frames::table(f, fewest, most);
         gpu.animator
             .set_actions(queue, &table.actions, &table.counts)?;
         soak.current = table;
@@ -232,7 +251,7 @@ fn replay(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64) -> Result<(), E
 
 /// Records and submits the animator's passes, then waits for the previous
 /// frame's submission (two frames in flight at most, as a renderer
-/// keeps them).
+/// keeps them), or with `--no-wait` polls without blocking.
 fn submit(gpu: &Gpu, soak: &mut Soak) -> Result<(), Error> {
     let (device, queue) = (&gpu.h.device, &gpu.h.queue);
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -240,6 +259,11 @@ fn submit(gpu: &Gpu, soak: &mut Soak) -> Result<(), Error> {
     });
     gpu.animator.record(&mut encoder);
     let submission = queue.submit([encoder.finish()]);
+    if soak.no_wait {
+        // A poll never times out; a lost device is the animator's to say.
+        let _ = device.poll(wgpu::PollType::Poll);
+        return Ok(());
+    }
     if let Some(previous) = soak.in_flight.replace(submission) {
         device
             .poll(wgpu::PollType::Wait {
@@ -312,11 +336,24 @@ fn report(cli: &Cli, soak: &Soak) -> bool {
     if cli.lose_device_at.is_some() && !(soak.device_lost && soak.rebuilt) {
         failures.push("the device was not lost and rebuilt as asked".into());
     }
+    if let Some(late) = soak.detected_after.filter(|&d| cli.no_wait && d > 2) {
+        failures.push(format!(
+            "the loss was reported {late} frames after it (at most 2)"
+        ));
+    }
     for f in &failures {
         eprintln!("soak: FAIL: {f}");
     }
+    let detected = if cli.no_wait {
+        match soak.detected_after {
+            Some(d) => format!(" detected_after={d}"),
+            None => " detected_after=-".to_string(),
+        }
+    } else {
+        String::new()
+    };
     println!(
-        "soak: frames={} rss_first_kb={first} rss_last_kb={last} validation_errors={} twin_checks={}/{} device_lost={} rebuilt={}",
+        "soak: frames={} rss_first_kb={first} rss_last_kb={last} validation_errors={} twin_checks={}/{} device_lost={} rebuilt={}{detected}",
         soak.frames,
         soak.validation_errors,
         soak.checks_equal,

@@ -48,8 +48,10 @@ use crate::rig::Rig;
 /// # Device loss
 ///
 /// Once the device is lost, every fallible call returns
-/// [`Error::DeviceLost`](crate::Error::DeviceLost) and
-/// [`record`](Self::record) records nothing (`docs/USAGE.md`, "Faults").
+/// [`Error::DeviceLost`](crate::Error::DeviceLost) from the first call
+/// after the loss, whether or not the application ever waits on the
+/// device, and [`record`](Self::record) records nothing once a call has
+/// reported it (`docs/USAGE.md`, "Faults").
 /// The model is device-free ([`AnimationLibrary`], [`Rig`],
 /// [`BoundLibrary`], [`MixerDesc`]): rebuild from it on a new device.
 ///
@@ -69,7 +71,8 @@ use crate::rig::Rig;
 ///     Ok(OnDevice { animator, gpu })
 /// }
 ///
-/// /// One frame's actions; a lost device is rebuilt from the model.
+/// /// One frame: the actions, recorded into the frame's encoder, submitted,
+/// /// a poll that does not block. No wait anywhere.
 /// fn frame(
 ///     on: &mut Option<OnDevice>,
 ///     bound: &BoundLibrary,
@@ -77,16 +80,29 @@ use crate::rig::Rig;
 ///     actions: &[Action],
 ///     counts: &[u32],
 /// ) -> Result<(), Error> {
-///     if let Some(o) = on.as_mut() {
-///         match o.animator.set_actions(&o.gpu.queue, actions, counts) {
-///             Err(Error::DeviceLost { .. }) => {}
-///             other => return other,
-///         }
+///     let lost = match on.as_mut() {
+///         Some(o) => match o.animator.set_actions(&o.gpu.queue, actions, counts) {
+///             Err(Error::DeviceLost { .. }) => true,
+///             other => {
+///                 other?;
+///                 false
+///             }
+///         },
+///         None => true,
+///     };
+///     if lost {
+///         // The old objects and device go first, then the new ones come.
+///         *on = None;
+///         let o = on.insert(build(bound, desc)?);
+///         o.animator.set_actions(&o.gpu.queue, actions, counts)?;
 ///     }
-///     // The old objects and device go first, then the new ones come.
-///     *on = None;
-///     let o = on.insert(build(bound, desc)?);
-///     o.animator.set_actions(&o.gpu.queue, actions, counts)
+///     let Some(o) = on.as_ref() else { return Ok(()) };
+///     let mut encoder = o.gpu.device.create_command_encoder(&Default::default());
+///     o.animator.record(&mut encoder);
+///     // ... the application's own passes, bound to the animator's buffers ...
+///     o.gpu.queue.submit([encoder.finish()]);
+///     let _ = o.gpu.device.poll(wgpu::PollType::Poll);
+///     Ok(())
 /// }
 /// ```
 #[derive(Debug)]

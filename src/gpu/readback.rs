@@ -329,7 +329,7 @@ impl ReadbackRing {
     /// [`RingError::Full`] when every slot is in flight (nothing is
     /// recorded); [`RingError::BadCopy`] when the sampled values do not
     /// fit a slot (a ring made for a smaller animator);
-    /// [`Error::DeviceLost`] once the device is known lost
+    /// [`Error::DeviceLost`] once the device is lost
     /// ([`record_buffer`](Self::record_buffer)).
     pub fn record(
         &mut self,
@@ -350,11 +350,11 @@ impl ReadbackRing {
     /// [`RingError::Full`] when every slot is in flight;
     /// [`RingError::BadCopy`] when `bytes` is past the slot or the source, or
     /// not a multiple of 4, or `source` lacks `COPY_SRC` usage. Nothing is
-    /// recorded on error. [`Error::DeviceLost`] once the device is known
-    /// lost (seen by [`try_read`](Self::try_read) or [`wait`](Self::wait),
-    /// or, for a ring made with [`for_animator`](Self::for_animator), by the
-    /// animator): recording neither polls nor allocates, and a frame
-    /// recorded after an unseen loss never comes back.
+    /// recorded on error. [`Error::DeviceLost`] once the device is lost:
+    /// the ring's probe asks wgpu again without polling (a ring made with
+    /// [`for_animator`](Self::for_animator) shares the animator's, so a
+    /// loss its animator saw this frame is reported here too), and a frame
+    /// recorded after a loss never comes back.
     pub fn record_buffer(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -362,7 +362,7 @@ impl ReadbackRing {
         bytes: u64,
         count: u32,
     ) -> Result<Ticket> {
-        self.health.known("ReadbackRing::record")?;
+        self.health.probe("ReadbackRing::record")?;
         let bad = |reason| {
             Err(RingError::BadCopy {
                 bytes,
@@ -414,9 +414,10 @@ impl ReadbackRing {
     ///
     /// # Errors
     /// [`RingError::NotRecorded`] when the ticket's frame is not recorded and
-    /// unmapped in this ring; [`Error::DeviceLost`] once the device is
-    /// known lost (as [`record_buffer`](Self::record_buffer); a mapping
-    /// of a lost device fails, and reading it says so).
+    /// unmapped in this ring; [`Error::DeviceLost`] once the ring knows
+    /// the device lost (its [`record_buffer`](Self::record_buffer) of the
+    /// same frame asked; mapping adds no request of its own, and a mapping
+    /// of a lost device fails, which reading it reports).
     pub fn map(&mut self, ticket: Ticket, submission: wgpu::SubmissionIndex) -> Result<()> {
         self.health.known("ReadbackRing::map")?;
         let Some(slot) = self
@@ -449,7 +450,8 @@ impl ReadbackRing {
     ///
     /// # Errors
     /// [`RingError::NotRecorded`] or [`RingError::NotNewest`];
-    /// [`Error::DeviceLost`] once the device is known lost.
+    /// [`Error::DeviceLost`] once the ring knows the device lost (as
+    /// [`map`](Self::map)).
     pub fn discard(&mut self, ticket: Ticket) -> Result<()> {
         self.health.known("ReadbackRing::discard")?;
         match self.slots.get(ticket.slot) {

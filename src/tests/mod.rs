@@ -14,6 +14,7 @@ mod gpu_vs_cpu;
 mod hostile_instances;
 mod key_lookup;
 mod layout;
+mod loss;
 mod mixer;
 mod plans;
 mod skinning;
