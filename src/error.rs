@@ -85,14 +85,28 @@ pub enum Error {
         model: usize,
     },
     /// A crowd instance plays a clip of another model than its own.
-    #[error("crowd instance {instance}: an instance of model {instance_model} is given a clip of model {clip_model}")]
+    #[error("crowd instance {instance}: an instance of model {instance_model} ({instance_model_name:?}) is given a clip of model {clip_model} ({clip_model_name:?})")]
     ClipOfOtherModel {
         /// Index of the instance in the crowd's table.
         instance: usize,
         /// The instance's model (its index in the crowd).
         instance_model: usize,
-        /// The model the clip belongs to.
+        /// The instance's model's name.
+        instance_model_name: String,
+        /// The model the clip belongs to (its index in its crowd).
         clip_model: usize,
+        /// That model's name (`"a model of another crowd"` when the clip
+        /// is of another crowd).
+        clip_model_name: String,
+    },
+    /// A character of a crowd's mixed frame is of a model added without
+    /// a mixer.
+    #[error("crowd character {character}: model {model:?} was added without a mixer (Crowd::add_mixed_model), so it takes instances, not actions")]
+    ModelWithoutMixer {
+        /// Index of the character in the frame.
+        character: usize,
+        /// The model's name.
+        model: String,
     },
     /// A crowd frame holds more instances of a model than the model was
     /// added for.

@@ -84,8 +84,11 @@
 //! model, and a clip of one model given to an instance of another is
 //! refused ([`Error::ClipOfOtherModel`]). Models bound to one library
 //! share its upload. One [`Crowd::set_instances`] per frame for every
-//! character, one [`Crowd::record`]; each model's buffers are drawn with
-//! its own meshes.
+//! character (or, for models added with a mixer, one
+//! [`Crowd::set_actions`] that blends each character's actions), one
+//! [`Crowd::record`]; each model's buffers are drawn with its own meshes.
+//! [`cpu::crowd_poses`] and [`cpu::crowd_mixed_poses`] are the crowd's
+//! twins.
 //!
 //! ## Faults
 //!
@@ -137,8 +140,8 @@ pub use error::{Error, Result};
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, ClipRef, Crowd, CrowdInstance,
-    CrowdPoses, ModelId, PassTimer, ReadbackRing,
+    optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
+    CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
 };
 pub use instance::Instance;
 pub use library::{AnimationLibrary, PointerOutput};

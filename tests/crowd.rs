@@ -17,8 +17,8 @@ use counting_alloc::count;
 use glam::{Mat4, Quat, Vec3};
 use keyframe_gpu::NodeTransform;
 use keyframe_gpu::{
-    AnimationLibrary, Animator, Clip, Crowd, CrowdInstance, CrowdPoses, Error, Instance,
-    Interpolation, ModelId, Property, Rig, Track, WrapMode,
+    Action, AnimationLibrary, Animator, Clip, Crowd, CrowdCharacter, CrowdInstance, CrowdPoses,
+    Error, Instance, Interpolation, MixError, MixerDesc, ModelId, Property, Rig, Track, WrapMode,
 };
 
 /// Model A: a chain j0 -> j1 -> j2 (unit steps up y) skinned on a mesh
@@ -324,8 +324,10 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         Err(Error::ClipOfOtherModel {
             instance: 2,
             instance_model: 0,
+            instance_model_name,
             clip_model: 1,
-        }) => {}
+            clip_model_name,
+        }) if instance_model_name == "a" && clip_model_name == "b" => {}
         other => panic!("expected ClipOfOtherModel for instance 2, got {other:?}"),
     }
     // A non-finite time: named by its crowd index (2), not by its index
@@ -583,4 +585,267 @@ fn joints_of(poses: &CrowdPoses, i: usize, skin: u32) -> Option<Vec<[f32; 16]>> 
     let (p, slot) = poses.instance(i)?;
     p.joints(slot, skin)
         .map(|m| m.iter().map(|m| m.to_cols_array()).collect())
+}
+
+/// Every element of every model's poses of `gpu` within `tol` of `cpu`,
+/// and the same slots.
+fn assert_crowds_close(label: &str, gpu: &CrowdPoses, cpu: &CrowdPoses, tol: f32) {
+    assert_eq!(gpu.instance_count(), cpu.instance_count(), "{label}");
+    for i in 0..gpu.instance_count() {
+        let ((g, gs), (c, cs)) = (gpu.instance(i).unwrap(), cpu.instance(i).unwrap());
+        assert_eq!(gs, cs, "{label}: crowd character {i}'s slot");
+        let nodes = g.layout().nodes();
+        assert_eq!(
+            nodes,
+            c.layout().nodes(),
+            "{label}: crowd character {i}'s model"
+        );
+        for n in 0..nodes {
+            let (gw, cw) = (g.world(gs, n).unwrap(), c.world(cs, n).unwrap());
+            assert!(
+                close(&gw.to_cols_array(), &cw.to_cols_array(), tol),
+                "{label}: crowd character {i}, node {n}: {gw:?} vs {cw:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
+    let name = "two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let (rig_a, lib_a) = model_a();
+    let (rig_b, lib_b) = model_b();
+    let (bound_a, bound_b) = (lib_a.bind(&rig_a).unwrap(), lib_b.bind(&rig_b).unwrap());
+    let mut crowd = Crowd::new();
+    let a = crowd
+        .add_mixed_model(&h.device, &h.queue, "a", &bound_a, &MixerDesc::new(4, 2))
+        .unwrap();
+    let b = crowd
+        .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 2))
+        .unwrap();
+    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
+    let (slide, turn) = (clip(b, "slide"), clip(b, "turn"));
+    // Crowd characters, interleaved: A crossfading idle (0.25) into lift
+    // (0.75) at 1 s; B sliding at weight 0.5 alone at 0.5 s; A bent at
+    // 1 s; B turned at 2 s.
+    let actions = [
+        Action::new(idle, 1.0).with_weight(0.25),
+        Action::new(lift, 1.0).with_weight(0.75),
+        Action::new(slide, 0.5).with_weight(0.5),
+        Action::new(bend, 1.0),
+        Action::new(turn, 2.0),
+    ];
+    let characters = [
+        CrowdCharacter::new(a, 2),
+        CrowdCharacter::new(b, 1),
+        CrowdCharacter::new(a, 1),
+        CrowdCharacter::new(b, 1),
+    ];
+    crowd.set_actions(&h.queue, &characters, &actions).unwrap();
+    let gpu = run(&h, &crowd);
+    let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
+    assert_crowds_close("mixed crowd", &gpu, &cpu, 1e-4);
+
+    // By hand (DESIGN.md, blending): A's j0 = mix(idle (0,0,0), lift at
+    // 1 s (0,1.5,0), 0.75 / 1.0) = (0, 1.125, 0), the tip two units above;
+    // B's r0 = mix(slide at 0.5 s (5,0,2), rest (5,0,0), 1 - 0.5) =
+    // (5, 0, 1), the hand one unit along x; A bent 90 degrees about z at
+    // j1 = (0,1,0): tip (-1, 1, 0); B turned 180 degrees: hand (4, 0, 0).
+    let (tip, hand) = (
+        rig_a.node_by_name("tip").unwrap(),
+        rig_b.node_by_name("hand").unwrap(),
+    );
+    let expected = [
+        (tip, [0.0, 3.125, 0.0]),
+        (hand, [6.0, 0.0, 1.0]),
+        (tip, [-1.0, 1.0, 0.0]),
+        (hand, [4.0, 0.0, 0.0]),
+    ];
+    for (i, (node, want)) in expected.iter().enumerate() {
+        for poses in [&gpu, &cpu] {
+            let (p, slot) = poses.instance(i).unwrap();
+            let got = position(&p.world(slot, *node).unwrap().to_cols_array());
+            assert!(
+                close(&got, want, 1e-4),
+                "character {i}: {got:?}, by hand {want:?}"
+            );
+        }
+    }
+    // Each model's characters are its own mixer's, in crowd order: the
+    // single-model twin of A's two characters gives the same poses.
+    let (p, _) = cpu.instance(2).unwrap();
+    let alone = keyframe_gpu::cpu::mixed_poses(&bound_a, &[], &actions[..2], &[2]).unwrap();
+    assert!(close(
+        &p.world(0, tip).unwrap().to_cols_array(),
+        &alone.world(0, tip).unwrap().to_cols_array(),
+        0.0
+    ));
+    assert_eq!(crowd.slot(2), Some((a, 1)));
+
+    // Refusals name the crowd's character; the frame in effect stays.
+    let mut bad = actions;
+    bad[4] = Action::new(7, 0.0);
+    match crowd.set_actions(&h.queue, &characters, &bad) {
+        Err(Error::Mix(MixError::UnknownClip {
+            character: 3,
+            action: 0,
+            clip: 7,
+            ..
+        })) => {}
+        other => panic!("an unknown clip of crowd character 3: {other:?}"),
+    }
+    bad = actions;
+    bad[3] = bad[3].with_weight(f32::NAN);
+    match crowd.set_actions(&h.queue, &characters, &bad) {
+        Err(Error::Mix(MixError::BadWeight { character: 2, .. })) => {}
+        other => panic!("a NaN weight of crowd character 2: {other:?}"),
+    }
+    match crowd.set_actions(&h.queue, &characters[..3], &actions) {
+        Err(Error::Mix(MixError::CountMismatch {
+            counted: 4,
+            actions: 5,
+        })) => {}
+        other => panic!("counts that do not add up: {other:?}"),
+    }
+    let five_a = [CrowdCharacter::new(a, 1); 5];
+    match crowd.set_actions(&h.queue, &five_a, &actions) {
+        Err(Error::ModelFull {
+            model: 0,
+            requested: 5,
+            capacity: 4,
+            ..
+        }) => {}
+        other => panic!("five characters of a model of four: {other:?}"),
+    }
+    let again = run(&h, &crowd);
+    assert_crowds_close("after the refusals", &again, &gpu, 0.0);
+    assert_eq!(crowd.slot(2), Some((a, 1)));
+
+    // A model without a mixer takes no actions.
+    let plain = crowd
+        .add_model(&h.device, &h.queue, "plain", &bound_b, 2)
+        .unwrap();
+    match crowd.set_actions(&h.queue, &[CrowdCharacter::new(plain, 1)], &actions[..1]) {
+        Err(Error::ModelWithoutMixer {
+            character: 0,
+            model,
+        }) if model == "plain" => {}
+        other => panic!("actions for a model without a mixer: {other:?}"),
+    }
+
+    // The mixed models take instances too (one clip per character, the
+    // unblended pose), as their twin.
+    let frame = [
+        CrowdInstance::new(b, crowd.clip(b, "turn").unwrap(), 1.0),
+        CrowdInstance::new(a, crowd.clip(a, "lift").unwrap(), 2.0),
+        CrowdInstance::new(plain, crowd.clip(plain, "slide").unwrap(), 1.0),
+    ];
+    crowd.set_instances(&h.queue, &frame).unwrap();
+    let gpu = run(&h, &crowd);
+    let cpu = keyframe_gpu::cpu::crowd_poses(crowd.models(), &frame).unwrap();
+    assert_crowds_close("mixed models given instances", &gpu, &cpu, 1e-4);
+    let (p, slot) = gpu.instance(1).unwrap();
+    let got = position(&p.world(slot, tip).unwrap().to_cols_array());
+    assert!(
+        close(&got, &[0.0, 5.0, 0.0], 1e-4),
+        "lift at 2 s: tip {got:?}"
+    );
+}
+
+#[test]
+fn steady_state_mixed_frames_allocate_nothing_of_the_crowds_own() {
+    counting_alloc::no_lib_backtraces();
+    let name = "steady_state_mixed_frames_allocate_nothing_of_the_crowds_own";
+    let Some(h) = common::gpu(name) else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let (rig_a, lib_a) = model_a();
+    let (rig_b, lib_b) = model_b();
+    let (bound_a, bound_b) = (lib_a.bind(&rig_a).unwrap(), lib_b.bind(&rig_b).unwrap());
+    let desc = MixerDesc::new(40, 2);
+    let mut crowd = Crowd::new();
+    let a = crowd
+        .add_mixed_model(device, queue, "a", &bound_a, &desc)
+        .unwrap();
+    let b = crowd
+        .add_mixed_model(device, queue, "b", &bound_b, &desc)
+        .unwrap();
+    let mut mixer_a = Animator::with_mixer(device, queue, &bound_a, &desc).unwrap();
+    let mut mixer_b = Animator::with_mixer(device, queue, &bound_b, &desc).unwrap();
+    // 60 characters, a third of them B, each crossfading two clips; the
+    // same frame split per model for the baseline of two mixers.
+    let frame = |f: u32| {
+        let (mut chars, mut acts) = (Vec::new(), Vec::new());
+        let mut split = [(Vec::new(), Vec::new()), (Vec::new(), Vec::new())];
+        for i in 0..60u32 {
+            let t = f64::from(f) / 60.0 + f64::from(i) * 0.01;
+            let w = (i % 5) as f32 / 4.0;
+            let (model, k) = if i % 3 == 1 { (b, 1) } else { (a, 0) };
+            let pair = [
+                Action::new(i % 3, t)
+                    .with_weight(w)
+                    .with_wrap(WrapMode::Repeat),
+                Action::new((i + 1) % 3, t).with_weight(1.0 - w),
+            ];
+            chars.push(CrowdCharacter::new(model, 2));
+            acts.extend_from_slice(&pair);
+            split[k].0.extend_from_slice(&pair);
+            split[k].1.push(2u32);
+        }
+        (chars, acts, split)
+    };
+    let frames: Vec<_> = (0..40).map(frame).collect();
+    let (first, r) = count(|| crowd.set_actions(queue, &frames[0].0, &frames[0].1));
+    r.unwrap();
+    assert!(first > 0, "the counter saw no allocation at all");
+    let (mut ours, mut baseline) = (Vec::new(), Vec::new());
+    for (f, (chars, acts, split)) in frames.iter().enumerate() {
+        let n = if f % 2 == 0 {
+            let (n, r) = count(|| crowd.set_actions(queue, chars, acts));
+            r.unwrap();
+            n
+        } else {
+            let (n, (ra, rb)) = count(|| {
+                (
+                    mixer_a.set_actions(queue, &split[0].0, &split[0].1),
+                    mixer_b.set_actions(queue, &split[1].0, &split[1].1),
+                )
+            });
+            ra.unwrap();
+            rb.unwrap();
+            crowd.set_actions(queue, chars, acts).unwrap();
+            n
+        };
+        let mut encoder = device.create_command_encoder(&Default::default());
+        crowd.record(&mut encoder);
+        queue.submit([encoder.finish()]);
+        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        if f >= 10 {
+            if f % 2 == 0 {
+                ours.push(n);
+            } else {
+                baseline.push(n);
+            }
+        }
+    }
+    eprintln!("crowd set_actions allocations: {ours:?}; two mixers': {baseline:?}");
+    let median = |v: &[u64]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    assert!(
+        median(&ours) <= median(&baseline),
+        "the crowd allocated {} (median frame), its two mixers alone {}",
+        median(&ours),
+        median(&baseline)
+    );
+    assert_eq!(crowd.instance_count(), 60);
+    assert_eq!(crowd.slot(1), Some((b, 0)));
+    assert_eq!(crowd.slot(59), Some((a, 39)));
 }

@@ -345,7 +345,19 @@ impl Animator {
         counts: &[u32],
     ) -> Result<()> {
         self.sampler.health().check("Animator::set_actions")?;
-        let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
+        self.pack_actions(actions, counts)?;
+        self.write_packed(queue)
+    }
+
+    /// Whether the animator has a mixer ([`with_mixer`](Self::with_mixer)).
+    pub(crate) fn has_mixer(&self) -> bool {
+        self.mixer.is_some()
+    }
+
+    /// The host half of [`set_actions`](Self::set_actions): checks and
+    /// packs the frame's actions; nothing reaches the device.
+    pub(crate) fn pack_actions(&mut self, actions: &[Action], counts: &[u32]) -> Result<()> {
+        let Some(mixer) = &mut self.mixer else {
             return Err(MixError::NoMixer.into());
         };
         mixer.packer.pack(
@@ -356,8 +368,17 @@ impl Animator {
             actions,
             counts,
         )?;
-        // Checked: every clip is in range, every time finite, and the rows
-        // fit (two per action slot).
+        Ok(())
+    }
+
+    /// The device half of [`set_actions`](Self::set_actions): writes the
+    /// actions [`pack_actions`](Self::pack_actions) packed.
+    pub(crate) fn write_packed(&mut self, queue: &wgpu::Queue) -> Result<()> {
+        let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
+            return Err(MixError::NoMixer.into());
+        };
+        // Checked by the packing: every clip is in range, every time
+        // finite, and the rows fit (two per action slot).
         self.sampler.write_instances(queue, &mixer.packer.rows)?;
         posing
             .skinner

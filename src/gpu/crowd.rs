@@ -6,99 +6,30 @@
 //! the host (no allocation in steady state) and every model's passes are
 //! recorded into one compute pass.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::animator::Animator;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::instance::Instance;
 use crate::library::AnimationLibrary;
-use crate::model::{BoundLibrary, Poses};
-use crate::track::WrapMode;
+use crate::mix::{Action, MixerDesc};
+use crate::model::crowd::{renumber, CrowdModel, ModelSource};
+pub use crate::model::crowd::{
+    ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+};
+use crate::model::BoundLibrary;
 
-/// Tells crowds apart, so that an id of one crowd is never taken for a
-/// model of another.
-static NEXT_CROWD: AtomicU64 = AtomicU64::new(0);
-
-/// A model of a [`Crowd`], as returned by [`Crowd::add_model`]. Only valid
-/// in the crowd that made it: another crowd refuses it as unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ModelId {
-    crowd: u64,
-    index: u32,
-}
-
-impl ModelId {
-    /// The model's index in its crowd, in the order the models were added.
-    #[must_use]
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-/// A clip of one model of a [`Crowd`]: made by [`Crowd::clip`] or
-/// [`Crowd::clip_at`], so it always says which model it belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ClipRef {
-    model: ModelId,
-    clip: u32,
-}
-
-impl ClipRef {
-    /// The model the clip belongs to.
-    #[must_use]
-    pub fn model(self) -> ModelId {
-        self.model
-    }
-
-    /// The clip's index in its model's [`AnimationLibrary`].
-    #[must_use]
-    pub fn clip(self) -> u32 {
-        self.clip
-    }
-}
-
-/// One character of a crowd for one frame: which model it is, which of
-/// that model's clips it plays, at what time, and how the time wraps.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CrowdInstance {
-    /// The instance's model.
-    pub model: ModelId,
-    /// The clip it plays: must be a clip of `model`.
-    pub clip: ClipRef,
-    /// Playback time in seconds (see [`Instance::time`]).
-    pub time: f64,
-    /// How `time` maps to clip time.
-    pub wrap: WrapMode,
-}
-
-impl CrowdInstance {
-    /// An instance of `model` playing `clip` at `time` with
-    /// [`WrapMode::Clamp`].
-    #[must_use]
-    pub fn new(model: ModelId, clip: ClipRef, time: f64) -> Self {
-        CrowdInstance {
-            model,
-            clip,
-            time,
-            wrap: WrapMode::Clamp,
-        }
-    }
-
-    /// The same instance with another wrap mode.
-    #[must_use]
-    pub fn with_wrap(self, wrap: WrapMode) -> Self {
-        CrowdInstance { wrap, ..self }
-    }
-}
-
-/// One model of the crowd and its per-frame scratch.
+/// One model's GPU side and its per-frame scratch.
 #[derive(Debug)]
 struct Model {
-    name: String,
     animator: Animator,
     /// This frame's instances of the model, in crowd order; capacity
     /// reserved up front (the animator's), so never grown.
     scratch: Vec<Instance>,
+    /// With a mixer: this frame's actions of the model's characters, their
+    /// counts, and each character's index in the crowd's frame; capacities
+    /// reserved up front.
+    actions: Vec<Action>,
+    counts: Vec<u32>,
+    crowd_index: Vec<usize>,
 }
 
 /// Several models animated together: each model is a library bound to a
@@ -136,12 +67,15 @@ struct Model {
 /// ```
 #[derive(Debug)]
 pub struct Crowd {
-    id: u64,
+    /// The device-free description: names, libraries, mixers, capacities.
+    desc: CrowdModels,
     models: Vec<Model>,
     /// Per model: instances counted in the validation pass.
     counts: Vec<usize>,
     /// Per crowd instance of the last frame set: (model index, slot).
     slots: Vec<(u32, u32)>,
+    /// The next mixed frame's slots, swapped in once it is accepted.
+    next_slots: Vec<(u32, u32)>,
 }
 
 impl Default for Crowd {
@@ -156,11 +90,20 @@ impl Crowd {
     #[must_use]
     pub fn new() -> Self {
         Crowd {
-            id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
+            desc: CrowdModels::new(),
             models: Vec::new(),
             counts: Vec::new(),
             slots: Vec::new(),
+            next_slots: Vec::new(),
         }
+    }
+
+    /// The crowd's models without their GPU objects: what the CPU twin
+    /// ([`cpu::crowd_poses`](crate::cpu::crowd_poses),
+    /// [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)) takes.
+    #[must_use]
+    pub fn models(&self) -> &CrowdModels {
+        &self.desc
     }
 
     /// Adds a model named `name`: `bound` is the library of its clips bound
@@ -169,7 +112,7 @@ impl Crowd {
     /// model's upload of it ([`Animator::sharing`]).
     ///
     /// # Errors
-    /// [`Error::DuplicateModel`] when the crowd already has a model of that
+    /// [`Error::DuplicateModel`](crate::Error::DuplicateModel) when the crowd already has a model of that
     /// name; those of [`Animator::new`] (device limits, a lost device). On
     /// error the crowd is unchanged.
     pub fn add_model(
@@ -180,7 +123,7 @@ impl Crowd {
         bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<ModelId> {
-        self.check_name(name)?;
+        self.desc.check_name(name)?;
         let mut shared = None;
         for m in &self.models {
             if let Some(a) = Animator::sharing(device, &m.animator, bound, max_instances)? {
@@ -192,7 +135,44 @@ impl Crowd {
             Some(a) => a,
             None => Animator::new(device, queue, bound, max_instances)?,
         };
-        self.push(name, animator)
+        let model = CrowdModel {
+            name: name.to_owned(),
+            source: ModelSource::Bound(bound.clone()),
+            mixer: None,
+            capacity: max_instances,
+        };
+        self.push(model, animator)
+    }
+
+    /// Adds a model named `name` whose characters each blend several
+    /// actions ([`Animator::with_mixer`]): `bound` is the library of its
+    /// clips bound to its rig, `mixer` its capacity (characters, actions
+    /// per character) and masks. Its characters take actions through
+    /// [`set_actions`](Self::set_actions), or one clip each through
+    /// [`set_instances`](Self::set_instances). A mixer's model uploads
+    /// its library on its own (no sharing).
+    ///
+    /// # Errors
+    /// [`Error::DuplicateModel`](crate::Error::DuplicateModel); those of [`Animator::with_mixer`] (masks
+    /// of another rig, capacities, device limits, a lost device). On error
+    /// the crowd is unchanged.
+    pub fn add_mixed_model(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        name: &str,
+        bound: &BoundLibrary,
+        mixer: &MixerDesc,
+    ) -> Result<ModelId> {
+        self.desc.check_name(name)?;
+        let animator = Animator::with_mixer(device, queue, bound, mixer)?;
+        let model = CrowdModel {
+            name: name.to_owned(),
+            source: ModelSource::Bound(bound.clone()),
+            mixer: Some(mixer.clone()),
+            capacity: mixer.characters,
+        };
+        self.push(model, animator)
     }
 
     /// Adds a model that only samples `library` (no rig), for up to
@@ -208,9 +188,15 @@ impl Crowd {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<ModelId> {
-        self.check_name(name)?;
+        self.desc.check_name(name)?;
         let animator = Animator::sampler_only(device, queue, library, max_instances)?;
-        self.push(name, animator)
+        let model = CrowdModel {
+            name: name.to_owned(),
+            source: ModelSource::Sampled(library.clone()),
+            mixer: None,
+            capacity: max_instances,
+        };
+        self.push(model, animator)
     }
 
     /// How many uploads of clip libraries the crowd's models hold: models
@@ -227,25 +213,15 @@ impl Crowd {
         ids.len()
     }
 
-    fn check_name(&self, name: &str) -> Result<()> {
-        if self.models.iter().any(|m| m.name == name) {
-            return Err(Error::DuplicateModel {
-                name: name.to_owned(),
-            });
-        }
-        Ok(())
-    }
-
-    fn push(&mut self, name: &str, animator: Animator) -> Result<ModelId> {
-        let index = u32::try_from(self.models.len()).map_err(|_| Error::LimitExceeded {
-            what: "models in a crowd",
-            needed: self.models.len() as u64 + 1,
-            limit_name: "u32::MAX",
-            limit: u64::from(u32::MAX),
-        })?;
+    fn push(&mut self, model: CrowdModel, animator: Animator) -> Result<ModelId> {
+        let id = self.desc.next_id()?;
         // Every per-frame vector gets its largest size now: a model never
         // holds more than its capacity, the crowd never more than the sum.
-        let capacity = animator.sampler.capacity() as usize;
+        let capacity = model.capacity as usize;
+        let actions = model.mixer.as_ref().map_or(0, |m| {
+            m.characters as usize * m.actions_per_character as usize
+        });
+        let characters = if model.mixer.is_some() { capacity } else { 0 };
         let total = capacity
             + self
                 .models
@@ -253,48 +229,35 @@ impl Crowd {
                 .map(|m| m.scratch.capacity())
                 .sum::<usize>();
         self.slots.reserve(total.saturating_sub(self.slots.len()));
+        self.next_slots
+            .reserve(total.saturating_sub(self.next_slots.len()));
+        self.desc.push(model)?;
         self.counts.push(0);
         self.models.push(Model {
-            name: name.to_owned(),
             animator,
             scratch: Vec::with_capacity(capacity),
+            actions: Vec::with_capacity(actions),
+            counts: Vec::with_capacity(characters),
+            crowd_index: Vec::with_capacity(characters),
         });
-        Ok(ModelId {
-            crowd: self.id,
-            index,
-        })
-    }
-
-    /// The model's index, when `id` is a model of this crowd.
-    fn index(&self, id: ModelId) -> Option<usize> {
-        (id.crowd == self.id && (id.index as usize) < self.models.len())
-            .then_some(id.index as usize)
+        Ok(id)
     }
 
     /// The models' ids, in the order they were added.
     pub fn model_ids(&self) -> impl Iterator<Item = ModelId> + '_ {
-        (0..self.models.len() as u32).map(|index| ModelId {
-            crowd: self.id,
-            index,
-        })
+        self.desc.model_ids()
     }
 
     /// The model named `name`.
     #[must_use]
     pub fn model_by_name(&self, name: &str) -> Option<ModelId> {
-        self.models
-            .iter()
-            .position(|m| m.name == name)
-            .map(|index| ModelId {
-                crowd: self.id,
-                index: index as u32,
-            })
+        self.desc.model_by_name(name)
     }
 
     /// The model's name; `None` when `id` is not a model of this crowd.
     #[must_use]
     pub fn model_name(&self, id: ModelId) -> Option<&str> {
-        Some(self.models[self.index(id)?].name.as_str())
+        self.desc.name(id)
     }
 
     /// The model's [`Animator`]: its buffers (joint matrices, globals,
@@ -303,24 +266,20 @@ impl Crowd {
     /// `id` is not a model of this crowd.
     #[must_use]
     pub fn model(&self, id: ModelId) -> Option<&Animator> {
-        Some(&self.models[self.index(id)?].animator)
+        Some(&self.models[self.desc.index(id)?].animator)
     }
 
     /// The clip named `name` of model `model`; `None` when the model has no
     /// such clip (or is not a model of this crowd).
     #[must_use]
     pub fn clip(&self, model: ModelId, name: &str) -> Option<ClipRef> {
-        let m = &self.models[self.index(model)?];
-        let clip = m.animator.library().clip_by_name(name)?;
-        Some(ClipRef { model, clip })
+        self.desc.clip(model, name)
     }
 
     /// Clip `index` of model `model`'s library; `None` out of range.
     #[must_use]
     pub fn clip_at(&self, model: ModelId, index: u32) -> Option<ClipRef> {
-        let m = &self.models[self.index(model)?];
-        ((index as usize) < m.animator.library().clip_table().len())
-            .then_some(ClipRef { model, clip: index })
+        self.desc.clip_at(model, index)
     }
 
     /// Crowd instances in the last frame set.
@@ -331,18 +290,12 @@ impl Crowd {
 
     /// Where crowd instance `instance` of the last frame set landed: its
     /// model and its index in that model's buffers (the instance index of
-    /// the model's [`Animator`] and [`Poses`]). Instances of a model keep
+    /// the model's [`Animator`] and [`Poses`](crate::Poses)). Instances of a model keep
     /// their crowd order. `None` past the last instance.
     #[must_use]
     pub fn slot(&self, instance: usize) -> Option<(ModelId, u32)> {
         let &(index, slot) = self.slots.get(instance)?;
-        Some((
-            ModelId {
-                crowd: self.id,
-                index,
-            },
-            slot,
-        ))
+        Some((self.desc.id_at(index as usize), slot))
     }
 
     /// Writes this frame's instances of every model: each model's
@@ -354,46 +307,146 @@ impl Crowd {
     /// sized when the models were added.
     ///
     /// # Errors
-    /// Naming the first bad instance: [`Error::UnknownModel`] (an id of
-    /// another crowd), [`Error::ClipOfOtherModel`] (a clip of another model
-    /// than the instance's), [`Error::ClipOutOfRange`],
-    /// [`Error::InstanceTimeNotFinite`]; and [`Error::ModelFull`] when a
+    /// Naming the first bad instance: [`Error::UnknownModel`](crate::Error::UnknownModel) (an id of
+    /// another crowd), [`Error::ClipOfOtherModel`](crate::Error::ClipOfOtherModel) (a clip of another model
+    /// than the instance's), [`Error::ClipOutOfRange`](crate::Error::ClipOutOfRange),
+    /// [`Error::InstanceTimeNotFinite`](crate::Error::InstanceTimeNotFinite); and [`Error::ModelFull`](crate::Error::ModelFull) when a
     /// model gets more instances than it was added for. On error nothing
     /// is written: every model keeps its previous table, and
     /// [`slot`](Self::slot) the previous frame's mapping.
-    /// [`Error::DeviceLost`] once a model's device is lost (checked first).
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once a model's device is lost (checked first).
     pub fn set_instances(
         &mut self,
         queue: &wgpu::Queue,
         instances: &[CrowdInstance],
     ) -> Result<()> {
         self.check_devices("Crowd::set_instances")?;
-        self.validate(instances)?;
+        self.desc.check_instances(instances, &mut self.counts)?;
         for m in &mut self.models {
             m.scratch.clear();
         }
         self.slots.clear();
         for inst in instances {
-            // Checked by validate(): the model is this crowd's.
-            let index = inst.model.index as usize;
-            if let Some(m) = self.models.get_mut(index) {
-                self.slots.push((inst.model.index, m.scratch.len() as u32));
+            // Checked: the model is this crowd's.
+            if let Some(m) = self.models.get_mut(inst.model.index()) {
+                self.slots
+                    .push((inst.model.index() as u32, m.scratch.len() as u32));
                 m.scratch.push(Instance {
-                    clip: inst.clip.clip,
+                    clip: inst.clip.clip(),
                     time: inst.time,
                     wrap: inst.wrap,
                 });
             }
         }
         for m in &mut self.models {
-            // Cannot fail: validate() checked what the animator checks,
+            // Cannot fail: the check covered what the animator checks,
             // check_devices() the devices.
             m.animator.write_instances(queue, &m.scratch)?;
         }
         Ok(())
     }
 
-    /// [`Error::DeviceLost`] when a model's device is lost: one poll (a
+    /// Writes this frame's actions of every model with a mixer
+    /// ([`add_mixed_model`](Self::add_mixed_model)): `characters[c]` is
+    /// crowd character `c`, its model and how many of `actions`
+    /// (consecutive, in list order) are its own; each model's animator
+    /// gets its characters in crowd order and blends them by the mixer's
+    /// rules ([`Animator::set_actions`]). Models not named this frame, and
+    /// models without a mixer, get no character. Crowd character `c` is at
+    /// [`slot`](Self::slot)`(c)` of its model's buffers. Every character
+    /// and action is checked before anything is written.
+    ///
+    /// ```no_run
+    /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
+    /// #      xbot: &keyframe_gpu::BoundLibrary, robot: &keyframe_gpu::BoundLibrary)
+    /// #      -> Result<(), keyframe_gpu::Error> {
+    /// use keyframe_gpu::{Action, Crowd, CrowdCharacter, MixerDesc, WrapMode};
+    /// let mut crowd = Crowd::new();
+    /// let x = crowd.add_mixed_model(device, queue, "xbot", xbot, &MixerDesc::new(500, 2))?;
+    /// let r = crowd.add_mixed_model(device, queue, "robot", robot, &MixerDesc::new(100, 2))?;
+    /// let (idle, run) = (crowd.clip(x, "idle").expect("idle"), crowd.clip(x, "run").expect("run"));
+    /// let dance = crowd.clip(r, "Dance").expect("dance");
+    /// // An xbot halfway through a crossfade from idle to run, a robot dancing.
+    /// let actions = [
+    ///     Action::new(idle.clip(), 1.2).with_weight(0.5).with_wrap(WrapMode::Repeat),
+    ///     Action::new(run.clip(), 1.2).with_weight(0.5).with_wrap(WrapMode::Repeat),
+    ///     Action::new(dance.clip(), 0.4).with_wrap(WrapMode::Repeat),
+    /// ];
+    /// let characters = [CrowdCharacter::new(x, 2), CrowdCharacter::new(r, 1)];
+    /// crowd.set_actions(queue, &characters, &actions)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Allocates nothing in steady state.
+    ///
+    /// # Errors
+    /// Naming the crowd's character: [`Error::UnknownModel`](crate::Error::UnknownModel) (its
+    /// `instance` is the character), [`Error::ModelWithoutMixer`](crate::Error::ModelWithoutMixer), the
+    /// action errors of [`MixError`](crate::MixError) (clip or mask out of
+    /// range for the character's model, weights, times, too many actions),
+    /// [`MixError::CountMismatch`](crate::MixError::CountMismatch);
+    /// [`Error::ModelFull`](crate::Error::ModelFull) past a model's characters. On error nothing is
+    /// written: every model keeps its previous frame.
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once a model's device is lost (checked first).
+    pub fn set_actions(
+        &mut self,
+        queue: &wgpu::Queue,
+        characters: &[CrowdCharacter],
+        actions: &[Action],
+    ) -> Result<()> {
+        self.check_devices("Crowd::set_actions")?;
+        self.desc
+            .check_characters(characters, actions.len(), &mut self.counts)?;
+        for m in &mut self.models {
+            m.actions.clear();
+            m.counts.clear();
+            m.crowd_index.clear();
+        }
+        let mut slots = std::mem::take(&mut self.next_slots);
+        slots.clear();
+        let mut first = 0usize;
+        for (c, ch) in characters.iter().enumerate() {
+            let end = first + ch.actions as usize;
+            // Checked: the model is this crowd's, the counts add up.
+            if let (Some(m), Some(own)) = (
+                self.models.get_mut(ch.model.index()),
+                actions.get(first..end),
+            ) {
+                slots.push((ch.model.index() as u32, m.counts.len() as u32));
+                m.actions.extend_from_slice(own);
+                m.counts.push(ch.actions);
+                m.crowd_index.push(c);
+            }
+            first = end;
+        }
+        // Every model's actions are packed (checked) before any is written.
+        let packed = self
+            .models
+            .iter_mut()
+            .filter(|m| m.animator.has_mixer())
+            .try_for_each(|m| {
+                m.animator
+                    .pack_actions(&m.actions, &m.counts)
+                    .map_err(|e| renumber(e, &m.crowd_index))
+            });
+        if let Err(e) = packed {
+            // The frame in effect keeps its mapping.
+            self.next_slots = slots;
+            return Err(e);
+        }
+        self.next_slots = std::mem::replace(&mut self.slots, slots);
+        for m in &mut self.models {
+            if m.animator.has_mixer() {
+                m.animator.write_packed(queue)?;
+            } else {
+                m.scratch.clear();
+                m.animator.write_instances(queue, &m.scratch)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Error::DeviceLost`](crate::Error::DeviceLost) when a model's device is lost: one poll (a
     /// crowd's models are on one device), then each model's probe.
     fn check_devices(&self, during: &'static str) -> Result<()> {
         for (i, m) in self.models.iter().enumerate() {
@@ -402,54 +455,6 @@ impl Crowd {
                 health.check(during)?;
             } else {
                 health.probe(during)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Everything [`set_instances`](Self::set_instances) and the models'
-    /// animators refuse, with the crowd's instance index; writes only the
-    /// per-model counts.
-    fn validate(&mut self, instances: &[CrowdInstance]) -> Result<()> {
-        self.counts.iter_mut().for_each(|c| *c = 0);
-        for (i, inst) in instances.iter().enumerate() {
-            let model = self.index(inst.model).ok_or(Error::UnknownModel {
-                instance: i,
-                model: inst.model.index(),
-            })?;
-            if inst.clip.model != inst.model {
-                return Err(Error::ClipOfOtherModel {
-                    instance: i,
-                    instance_model: model,
-                    clip_model: inst.clip.model.index(),
-                });
-            }
-            let m = &self.models[model];
-            let clip_count = m.animator.library().clip_table().len();
-            if inst.clip.clip as usize >= clip_count {
-                return Err(Error::ClipOutOfRange {
-                    instance: i,
-                    clip: inst.clip.clip,
-                    clip_count,
-                });
-            }
-            if !inst.time.is_finite() {
-                return Err(Error::InstanceTimeNotFinite {
-                    instance: i,
-                    time: inst.time,
-                });
-            }
-            self.counts[model] += 1;
-        }
-        for (model, (m, &requested)) in self.models.iter().zip(&self.counts).enumerate() {
-            let capacity = m.animator.sampler.capacity();
-            if requested > capacity as usize {
-                return Err(Error::ModelFull {
-                    model,
-                    name: m.name.clone(),
-                    requested,
-                    capacity,
-                });
             }
         }
         Ok(())
@@ -478,7 +483,7 @@ impl Crowd {
     /// see [`Animator::read_back`]), indexed by crowd instance.
     ///
     /// # Errors
-    /// Those of [`Animator::read_back`]: [`Error::DeviceLost`] once the
+    /// Those of [`Animator::read_back`]: [`Error::DeviceLost`](crate::Error::DeviceLost) once the
     /// device is lost.
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<CrowdPoses> {
         self.check_devices("Crowd::read_back")?;
@@ -491,37 +496,5 @@ impl Crowd {
             models,
             slots: self.slots.clone(),
         })
-    }
-}
-
-/// One frame of a [`Crowd`] read back by [`Crowd::read_back`]: each
-/// model's [`Poses`], and accessors by crowd instance.
-#[derive(Debug, Clone)]
-pub struct CrowdPoses {
-    models: Vec<Poses>,
-    slots: Vec<(u32, u32)>,
-}
-
-impl CrowdPoses {
-    /// Crowd instances in the frame.
-    #[must_use]
-    pub fn instance_count(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Model `index`'s poses ([`ModelId::index`]), indexed by slot.
-    #[must_use]
-    pub fn model(&self, index: usize) -> Option<&Poses> {
-        self.models.get(index)
-    }
-
-    /// Crowd instance `instance`'s model's poses and its slot in them:
-    /// `poses.world(slot, node)`, `poses.joints(slot, skin)` and the rest
-    /// of [`Poses`] give that instance's results. `None` past the last
-    /// instance.
-    #[must_use]
-    pub fn instance(&self, instance: usize) -> Option<(&Poses, u32)> {
-        let &(model, slot) = self.slots.get(instance)?;
-        Some((self.models.get(model as usize)?, slot))
     }
 }

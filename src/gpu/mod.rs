@@ -19,7 +19,7 @@ pub(crate) mod skin;
 mod timer;
 
 pub use animator::Animator;
-pub use crowd::{ClipRef, Crowd, CrowdInstance, CrowdPoses, ModelId};
+pub use crowd::{ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId};
 #[cfg(test)]
 pub(crate) use key_textures::{clip_group_texels, track_search_texels};
 pub(crate) use limits::check_device;

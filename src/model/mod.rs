@@ -10,6 +10,7 @@
 
 pub(crate) mod binding;
 pub(crate) mod compressed;
+pub(crate) mod crowd;
 pub(crate) mod instance;
 pub(crate) mod library;
 pub(crate) mod mix;
