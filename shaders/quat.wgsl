@@ -1,6 +1,6 @@
 // Quaternion helpers of the sample stage (slerp) and the pose and skin stages
 // (normalize).
-// Mirrored line by line by src/cpu/sample.rs: same operations, same order, same
+// Mirrored line by line by src/cpu/quat.rs: same operations, same order, same
 // constants, so GPU and CPU differ only by the driver's rounding.
 //
 // sin and acos are polynomials here rather than WGSL builtins: WGSL only

@@ -14,8 +14,8 @@
 
 use glam::Vec4;
 
-use super::mix::quat_mul;
-use super::sample::{hermite, quat_normalize, quat_slerp, Segment};
+use super::quat::{quat_mul, quat_normalize, quat_slerp};
+use super::sample::{hermite, Segment};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
 };

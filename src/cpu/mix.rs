@@ -20,9 +20,8 @@
 use glam::{Vec3, Vec4};
 
 use crate::cpu::pose::{channel_at, node_at, sample_vec3, sample_vec4};
-use crate::cpu::sample::{
-    dot, kf_acos, kf_sin, quat_normalize, sample_resolved, SLERP_NLERP_THRESHOLD,
-};
+use crate::cpu::quat::{dot, kf_acos, kf_sin, quat_mul, quat_normalize, SLERP_NLERP_THRESHOLD};
+use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::instance::resolve_instances;
@@ -100,17 +99,6 @@ pub(crate) fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
     };
     let w1 = if near { t } else { kf_sin_wide(t * theta) };
     quat_normalize(w0 * a + w1 * b)
-}
-
-/// WGSL `quat_mul`: the Hamilton product `a * b` (x, y, z, w).
-#[must_use]
-pub(crate) fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
-    Vec4::new(
-        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    )
 }
 
 /// WGSL `quat_conj`.

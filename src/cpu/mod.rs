@@ -19,13 +19,12 @@
 pub(crate) mod decode;
 pub(crate) mod mix;
 pub(crate) mod pose;
+pub(crate) mod quat;
 pub(crate) mod sample;
 pub(crate) mod skin;
 
 pub use sample::sample;
 pub(crate) use sample::sample_resolved;
-#[cfg(test)]
-pub(crate) use sample::*;
 
 use crate::error::Result;
 use crate::instance::{resolve_instances, Instance};

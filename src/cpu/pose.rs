@@ -17,7 +17,7 @@
 
 use glam::{Vec3, Vec4};
 
-use crate::cpu::sample::quat_normalize;
+use crate::cpu::quat::quat_normalize;
 use crate::layout::GpuLocalPose;
 use crate::rig::{GpuNode, SkinTables};
 

@@ -187,7 +187,7 @@ fn library(track: Track) -> AnimationLibrary {
 fn sample_raw(lib: &AnimationLibrary, time: f32) -> Vec<f32> {
     let track = &lib.tracks()[0];
     let mut out = vec![f32::NAN; track.width as usize];
-    cpu::sample_track(
+    cpu::sample::sample_track(
         lib.times(),
         lib.search_keys(),
         lib.values(),
@@ -1069,7 +1069,7 @@ fn kf_sin_accuracy() {
     for i in 0..=n {
         let x =
             (std::f32::consts::FRAC_PI_2 * (i as f32 / n as f32)).min(std::f32::consts::FRAC_PI_2);
-        let err = (f64::from(cpu::kf_sin(x)) - f64::from(x).sin()).abs();
+        let err = (f64::from(cpu::quat::kf_sin(x)) - f64::from(x).sin()).abs();
         if err > worst.0 {
             worst = (err, x);
         }
@@ -1081,7 +1081,7 @@ fn kf_sin_accuracy() {
         worst.0,
         worst.1
     );
-    assert_eq!(cpu::kf_sin(0.0), 0.0);
+    assert_eq!(cpu::quat::kf_sin(0.0), 0.0);
 }
 
 /// `kf_acos` over its domain [0, 1] against f64 `acos`. Measured here: A&S
@@ -1100,14 +1100,14 @@ fn kf_acos_accuracy() {
     // Near 1, where acos is steep: the last 1000 f32s below 1.
     xs.extend((1..1000).map(|k| f32::from_bits(1.0f32.to_bits() - k)));
     for x in xs {
-        let err = (f64::from(cpu::kf_acos(x)) - f64::from(x).acos()).abs();
+        let err = (f64::from(cpu::quat::kf_acos(x)) - f64::from(x).acos()).abs();
         if err > worst.0 {
             worst = (err, x);
         }
     }
     println!("kf_acos: max |err| = {:e} at x = {}", worst.0, worst.1);
     assert!(worst.0 < 3e-7, "kf_acos error {:e} at {}", worst.0, worst.1);
-    assert_eq!(cpu::kf_acos(1.0), 0.0);
-    assert_eq!(cpu::kf_acos(1.5), 0.0);
-    assert_eq!(cpu::kf_acos(-0.5), cpu::kf_acos(0.0));
+    assert_eq!(cpu::quat::kf_acos(1.0), 0.0);
+    assert_eq!(cpu::quat::kf_acos(1.5), 0.0);
+    assert_eq!(cpu::quat::kf_acos(-0.5), cpu::quat::kf_acos(0.0));
 }

@@ -229,13 +229,13 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_cpu() {
         let track = lib.tracks()[0];
         for t in queries(&times) {
             let want = oracle(&times, t);
-            let seg = cpu::find_segment_track(lib.times(), lib.search_keys(), &track, t);
+            let seg = cpu::sample::find_segment_track(lib.times(), lib.search_keys(), &track, t);
             assert_eq!(seg.k, want, "{name}: time {t}");
             let on_key = t <= times[0] || t >= *times.last().unwrap() || times.contains(&t);
             assert_eq!(seg.exact, on_key, "{name}: time {t} exact");
             assert_eq!(
                 seg,
-                cpu::find_segment(lib.times(), track.times_offset, track.key_count, t)
+                cpu::sample::find_segment(lib.times(), track.times_offset, track.key_count, t)
             );
         }
     }
@@ -268,11 +268,11 @@ fn a_wrong_bucket_still_finds_the_key() {
         }
         assert_ne!(table, lib.search_keys(), "{what}");
         for t in queries(&times) {
-            let seg = cpu::find_segment_track(lib.times(), &table, &track, t);
+            let seg = cpu::sample::find_segment_track(lib.times(), &table, &track, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
             assert_eq!(
                 seg,
-                cpu::find_segment(lib.times(), track.times_offset, track.key_count, t),
+                cpu::sample::find_segment(lib.times(), track.times_offset, track.key_count, t),
                 "{what}: time {t}"
             );
         }
@@ -308,7 +308,7 @@ fn a_wrong_direct_guess_still_finds_the_key() {
             ..track
         };
         for t in queries(&times) {
-            let seg = cpu::find_segment_track(lib.times(), lib.search_keys(), &wrong, t);
+            let seg = cpu::sample::find_segment_track(lib.times(), lib.search_keys(), &wrong, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
         }
     }

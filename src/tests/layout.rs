@@ -526,7 +526,7 @@ fn stages_define_no_shared_constant_of_their_own() {
             // twins' here: the slerp threshold (quat.wgsl) and the rate
             // snap (decode.wgsl).
             let twin = match name {
-                "SLERP_NLERP_THRESHOLD" => keyframe_gpu::cpu::SLERP_NLERP_THRESHOLD,
+                "SLERP_NLERP_THRESHOLD" => keyframe_gpu::cpu::quat::SLERP_NLERP_THRESHOLD,
                 "RATE_SNAP" if label == "sample" => keyframe_gpu::model::compressed::RATE_SNAP,
                 _ => panic!("{label}: const {name} outside the prelude"),
             };
