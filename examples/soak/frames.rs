@@ -10,7 +10,20 @@
 
 use keyframe_gpu::{Action, MaskId, MixError, WrapMode};
 
-use crate::model::{BREATHE, CLIPS, IDLE, LOWER, RUN, UPPER, WALK, WAVE};
+/// Which clips play each part of the story, and the masks of the upper
+/// body and the rest (`model::story`).
+#[derive(Debug, Clone, Copy)]
+pub struct Story {
+    /// Clips in the library.
+    pub clips: u32,
+    pub walk: u32,
+    pub run: u32,
+    pub wave: u32,
+    pub breathe: u32,
+    pub idle: u32,
+    pub upper: MaskId,
+    pub lower: MaskId,
+}
 
 /// Frames per second of the soak's clock.
 const FPS: f64 = 60.0;
@@ -51,12 +64,20 @@ pub struct Table {
 }
 
 /// The table of frame `frame`, for between `min` and `max` characters.
-pub fn table(frame: u64, min: u32, max: u32) -> Table {
+pub fn table(story: &Story, frame: u64, min: u32, max: u32) -> Table {
     let mut rng = Rng::new(frame.wrapping_mul(0xD134_2543_DE82_EF95) ^ 0x5EED);
     let n = min + rng.below(max - min + 1);
     let now = frame as f64 / FPS;
     let mut t = Table::default();
-    let (upper, lower) = (MaskId::new(UPPER), MaskId::new(LOWER));
+    let (upper, lower) = (story.upper, story.lower);
+    let Story {
+        walk,
+        run,
+        wave,
+        breathe,
+        idle,
+        ..
+    } = *story;
     for c in 0..n {
         // Each character's clock: its own offset and speed.
         let local = now * (0.8 + 0.05 * f64::from(c % 9)) + f64::from(c) * 0.37;
@@ -65,33 +86,33 @@ pub fn table(frame: u64, min: u32, max: u32) -> Table {
         let before = t.actions.len();
         match phase {
             p if p < 1.0 => {
-                t.actions.push(play(if c % 3 == 0 { IDLE } else { WALK }));
+                t.actions.push(play(if c % 3 == 0 { idle } else { walk }));
             }
             p if p < 1.5 => {
                 let fade = ((p - 1.0) / 0.5) as f32;
-                t.actions.push(play(WALK).with_weight(1.0 - fade));
-                t.actions.push(play(RUN).with_weight(fade));
+                t.actions.push(play(walk).with_weight(1.0 - fade));
+                t.actions.push(play(run).with_weight(fade));
             }
             p if p < 2.5 => {
-                t.actions.push(play(RUN).with_mask(lower));
+                t.actions.push(play(run).with_mask(lower));
                 t.actions
-                    .push(play(WAVE).with_wrap(WrapMode::PingPong).with_mask(upper));
+                    .push(play(wave).with_wrap(WrapMode::PingPong).with_mask(upper));
             }
             p if p < 3.0 => {
                 let fade = ((p - 2.5) / 0.5) as f32;
-                t.actions.push(play(RUN).with_weight(1.0 - fade));
-                t.actions.push(play(WALK).with_weight(fade));
+                t.actions.push(play(run).with_weight(1.0 - fade));
+                t.actions.push(play(walk).with_weight(fade));
             }
             _ => {
-                t.actions.push(play(WALK));
-                t.actions.push(play(BREATHE).additive(0.0).with_weight(0.7));
+                t.actions.push(play(walk));
+                t.actions.push(play(breathe).additive(0.0).with_weight(0.7));
             }
         }
         // Now and then a breathing layer on top of whatever plays, at a
         // weight that drifts.
         if rng.below(4) == 0 {
             t.actions
-                .push(play(BREATHE).additive(0.5).with_weight(rng.unit()));
+                .push(play(breathe).additive(0.5).with_weight(rng.unit()));
         }
         t.counts.push((t.actions.len() - before) as u32);
     }
@@ -124,8 +145,14 @@ impl Hostile {
 
 /// Frame `frame`'s table with one hostile entry (kinds in turn), among
 /// valid ones: one character's action, chosen by the frame's generator.
-pub fn hostile(frame: u64, min: u32, max: u32, per_character: u32) -> (Table, Hostile) {
-    let mut t = table(frame, min, max);
+pub fn hostile(
+    story: &Story,
+    frame: u64,
+    min: u32,
+    max: u32,
+    per_character: u32,
+) -> (Table, Hostile) {
+    let mut t = table(story, frame, min, max);
     let mut rng = Rng::new(frame ^ 0xBAD);
     let kinds = [
         Hostile::NegativeWeight,
@@ -141,7 +168,7 @@ pub fn hostile(frame: u64, min: u32, max: u32, per_character: u32) -> (Table, Ho
     match kind {
         Hostile::NegativeWeight => *a = a.with_weight(-0.5),
         Hostile::NanTime => a.time = f64::NAN,
-        Hostile::UnknownClip => a.clip = CLIPS + 7,
+        Hostile::UnknownClip => a.clip = story.clips + 7,
         Hostile::UnknownMask => *a = a.with_mask(MaskId::new(9)),
         Hostile::TooManyActions => {
             let extra = per_character + 1 - t.counts[c];

@@ -1,12 +1,17 @@
-//! The soak's model, built in code: an eight-node character with a
-//! skinned mesh of two morph targets, five clips, and the mixer's two
-//! masks (the upper body and the rest). Device-free: it outlives a lost
-//! device, and the animator is rebuilt from it.
+//! The soak's model: built in code (an eight-node character with a
+//! skinned mesh of two morph targets, five clips), or read from a glTF
+//! file (`--model`), with the mixer's two masks (the upper body and the
+//! rest). Device-free: it outlives a lost device, and the animator is
+//! rebuilt from it.
+
+use std::path::Path;
 
 use glam::Quat;
 use keyframe_gpu::{
-    AnimationLibrary, BoundLibrary, Clip, Interpolation, Mask, MixerDesc, Property, Track,
+    AnimationLibrary, BoundLibrary, Clip, Interpolation, Mask, MaskId, MixerDesc, Property, Track,
 };
+
+use crate::frames::Story;
 use keyframe_gpu::{NodeTransform, Rig};
 
 /// Node indices.
@@ -31,8 +36,51 @@ pub const BREATHE: u32 = 3;
 pub const IDLE: u32 = 4;
 
 /// Mask ids, in the order [`mixer`] adds them.
-pub const UPPER: u32 = 0;
-pub const LOWER: u32 = 1;
+const UPPER: u32 = 0;
+const LOWER: u32 = 1;
+
+/// The built-in model's story: its clips, its masks.
+pub fn story() -> Story {
+    Story {
+        clips: CLIPS,
+        walk: WALK,
+        run: RUN,
+        wave: WAVE,
+        breathe: BREATHE,
+        idle: IDLE,
+        upper: MaskId::new(UPPER),
+        lower: MaskId::new(LOWER),
+    }
+}
+
+/// A file's rig and clips (`--model`), and its story: the first five
+/// clips play its parts (fewer clips are played again), the mask of the
+/// upper body is the subtree of the middle node.
+pub fn from_file(path: &Path) -> Result<(Rig, AnimationLibrary, Story, u32), String> {
+    let shown = path.display();
+    let imported = keyframe_gpu::gltf::load(path).map_err(|e| format!("--model {shown}: {e}"))?;
+    let rig =
+        Rig::from_document(&imported.document).map_err(|e| format!("--model {shown}: {e}"))?;
+    let clips = imported.library.clips().len() as u32;
+    if clips == 0 {
+        return Err(format!(
+            "--model {shown}: the file has no animation to play"
+        ));
+    }
+    let part = |k: u32| k % clips;
+    let story = Story {
+        clips,
+        walk: part(0),
+        run: part(1),
+        wave: part(2),
+        breathe: part(3),
+        idle: part(4),
+        upper: MaskId::new(UPPER),
+        lower: MaskId::new(LOWER),
+    };
+    let split = rig.nodes().len() as u32 / 2;
+    Ok((rig, imported.library, story, split))
+}
 
 /// The rig: the nodes above, a mesh of two morph targets on the spine
 /// skinned over every node (identity inverse binds).
@@ -197,10 +245,15 @@ pub fn library() -> Result<AnimationLibrary, keyframe_gpu::Error> {
 }
 
 /// The mixer for up to `characters` characters of up to four actions:
-/// mask [`UPPER`] (the spine's subtree) and [`LOWER`] (its complement).
-pub fn mixer(bound: &BoundLibrary, characters: u32) -> Result<MixerDesc, keyframe_gpu::Error> {
+/// mask [`UPPER`] (the subtree of node `split`: the built-in model's
+/// spine) and [`LOWER`] (its complement).
+pub fn mixer(
+    bound: &BoundLibrary,
+    characters: u32,
+    split: u32,
+) -> Result<MixerDesc, keyframe_gpu::Error> {
     let mut desc = MixerDesc::new(characters, 4);
-    let upper = Mask::subtree(bound.rig(), SPINE)?;
+    let upper = Mask::subtree(bound.rig(), split)?;
     desc.add_mask(upper.clone());
     desc.add_mask(upper.inverted());
     Ok(desc)
