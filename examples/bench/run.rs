@@ -8,7 +8,7 @@ use keyframe_gpu::gpu::ReadbackRing;
 use keyframe_gpu::internals::resolve_instances_into;
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::plan::PlanChoices;
-use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, Instance, Poses, Rig};
+use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
 use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 use crate::alloc::allocations;
@@ -129,7 +129,6 @@ impl Kernel for Chain {
 
 pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     let library = fail(w.name, AnimationLibrary::new(w.clips));
-    let n = w.instances.len() as u32;
     let samples: u64 = w
         .instances
         .iter()
@@ -144,25 +143,70 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
     } else {
         Box::new(|_: &mut [Instance]| {})
     };
+    let bound = w.rig.as_ref().map(|rig| fail("bind", library.bind(rig)));
+    let mut chain = chain(
+        gpu,
+        w.name,
+        &library,
+        bound.as_ref(),
+        w.instances.len() as u32,
+    );
+    let start = w.instances;
+    let timed = time_gpu(gpu, w.name, &library, &mut chain, &start, frames, &*advance);
+    let gpu_readback_ms = time_readback(gpu, &mut chain, w.rig.as_ref(), &start, frames, &*advance);
+    let (cpu_ms, cpu_allocs) = time_cpu(&library, bound.as_ref(), &start, frames, &*advance);
+    let max_abs_err = first_frame_error(gpu, &library, bound.as_ref(), &mut chain, &start);
+    Measured {
+        name: w.name.to_string(),
+        samples,
+        gpu_ms: timed.gpu_ms,
+        sample_ms: timed.sample_ms,
+        skin_strategy: chain.full.plan().skin,
+        gpu_wall_ms: timed.gpu_wall_ms,
+        gpu_readback_ms,
+        floor_ms: timed.floor_ms,
+        gpu_over_floor: timed.gpu_over_floor,
+        tables_ms: timed.tables_ms,
+        gpu_over_tables: timed.gpu_over_tables,
+        chain_over_sampling: timed.chain_over_sampling,
+        cpu_ms,
+        plan: chain.full.plan().sampler,
+        dispatches: chain.full.plan().entry_points(),
+        max_abs_err,
+        allocs: [
+            timed.allocs[0],
+            timed.allocs[1],
+            timed.allocs[2],
+            cpu_allocs,
+        ],
+    }
+}
+
+/// The workload's animators: with a rig, the whole chain for the device's
+/// profile and the sampling pass alone of the same sampler plan; without,
+/// the sampler of the bench's plan.
+fn chain(
+    gpu: &Gpu,
+    name: &'static str,
+    library: &AnimationLibrary,
+    bound: Option<&BoundLibrary>,
+    n: u32,
+) -> Chain {
     let profile = DeviceProfile::of(&gpu.h.device);
     let animator = |plan: Plan| {
         fail(
-            w.name,
+            name,
             Animator::from_plan(&gpu.h.device, &gpu.h.queue, &plan),
         )
     };
-    let sampling_plan = |sampler| fail(w.name, Plan::sampling(&library, n, &profile, sampler));
-    let bound = w.rig.as_ref().map(|rig| fail("bind", library.bind(rig)));
-    let chain = match &bound {
+    let sampling_plan = |sampler| fail(name, Plan::sampling(library, n, &profile, sampler));
+    match bound {
         Some(bound) => {
             let choices = PlanChoices {
                 sampler: gpu.plan,
                 skin: gpu.skin_strategy,
             };
-            let full = animator(fail(
-                w.name,
-                Plan::with_choices(bound, n, &profile, choices),
-            ));
+            let full = animator(fail(name, Plan::with_choices(bound, n, &profile, choices)));
             let alone = animator(sampling_plan(full.plan().sampler));
             Chain {
                 full,
@@ -175,50 +219,64 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
             sampling: None,
             with_skin: false,
         },
-    };
-    let mut chain = chain;
-    // Joint matrices per instance (the joint buffer's stride).
-    let joints_per_instance = w
-        .rig
-        .as_ref()
-        .map_or(0, |rig| u64::from(rig.output_layout().joints()));
-    let skin = chain.sampling.is_some();
-    let skin_strategy = chain.full.plan().skin;
-    let mut instances = w.instances;
-    let start_instances = instances.clone();
+    }
+}
 
-    // GPU without readback, then the floor and tables kernels of the same
-    // shape, frame after frame in alternation, so that all see the same
-    // machine load (this machine is shared and noisy) and the same
-    // instances. With a rig, a fourth frame times the sampling pass alone.
-    let shape = match FloorShape::of(&library) {
+/// What the frames without readback measured.
+struct GpuTimes {
+    gpu_ms: f64,
+    gpu_wall_ms: f64,
+    sample_ms: Option<f64>,
+    floor_ms: f64,
+    gpu_over_floor: f64,
+    tables_ms: f64,
+    gpu_over_tables: f64,
+    chain_over_sampling: Option<f64>,
+    /// Allocations of set, record and submit (medians).
+    allocs: [u64; 3],
+}
+
+/// GPU without readback, then the floor and tables kernels of the same
+/// shape, frame after frame in alternation, so that all see the same
+/// machine load (this machine is shared and noisy) and the same
+/// instances. With a rig, a fourth frame times the sampling pass alone.
+fn time_gpu(
+    gpu: &Gpu,
+    name: &str,
+    library: &AnimationLibrary,
+    chain: &mut Chain,
+    start: &[Instance],
+    frames: Frames,
+    advance: &(dyn Fn(&mut [Instance]) + '_),
+) -> GpuTimes {
+    let n = start.len() as u32;
+    let skin = chain.sampling.is_some();
+    let shape = match FloorShape::of(library) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("bench: {}: floor: {e}", w.name);
+            eprintln!("bench: {name}: floor: {e}");
             std::process::exit(2);
         }
     };
     let mut floor = Reference {
         kernel: (Floor::new(&gpu.h.device, shape, n), shape),
-        library: &library,
+        library,
         scratch: Vec::with_capacity(n as usize),
         max_dim: gpu.max_workgroups_per_dim,
     };
     let mut table_reads = Reference {
-        kernel: fail(
-            w.name,
-            Tables::new(&gpu.h.device, &gpu.h.queue, &library, n),
-        ),
-        library: &library,
+        kernel: fail(name, Tables::new(&gpu.h.device, &gpu.h.queue, library, n)),
+        library,
         scratch: Vec::with_capacity(n as usize),
         max_dim: gpu.max_workgroups_per_dim,
     };
-    let frames_measured = measure(frames, &mut instances, &*advance, |insts| {
+    let mut instances = start.to_vec();
+    let measured = measure(frames, &mut instances, advance, |insts| {
         chain.with_skin = skin;
-        let full = gpu_frame(gpu, &mut chain, insts);
+        let full = gpu_frame(gpu, chain, insts);
         let alone = skin.then(|| {
             chain.with_skin = false;
-            let t = gpu_frame(gpu, &mut chain, insts);
+            let t = gpu_frame(gpu, chain, insts);
             chain.with_skin = skin;
             t
         });
@@ -226,71 +284,49 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         let t = gpu_frame(gpu, &mut table_reads, insts);
         (full, f, t, alone)
     });
-    drop(floor);
-    drop(table_reads);
-    let times: Vec<FrameTime> = frames_measured.iter().map(|t| t.0).collect();
-    let floor_ms = median(frames_measured.iter().map(|t| t.1.gpu_ms).collect());
-    let tables_ms = median(frames_measured.iter().map(|t| t.2.gpu_ms).collect());
-    let sample_ms = skin.then(|| {
-        median(
-            frames_measured
-                .iter()
-                .filter_map(|t| t.3)
-                .map(|t| t.gpu_ms)
-                .collect(),
-        )
-    });
+    let times: Vec<FrameTime> = measured.iter().map(|t| t.0).collect();
     // Ratios frame by frame: each sampler frame and the floor, tables (and
     // sampling-alone) frames after it see the same machine load, so the
     // median of the per-frame ratios is steadier than a ratio of medians on
     // a shared machine.
-    let gpu_over_floor = median(
-        frames_measured
-            .iter()
-            .map(|t| t.0.gpu_ms / t.1.gpu_ms)
-            .collect(),
-    );
-    let gpu_over_tables = median(
-        frames_measured
-            .iter()
-            .map(|t| t.0.gpu_ms / t.2.gpu_ms)
-            .collect(),
-    );
-    let chain_over_sampling = skin.then(|| {
-        median(
-            frames_measured
-                .iter()
-                .filter_map(|t| t.3.map(|alone| t.0.gpu_ms / alone.gpu_ms))
-                .collect(),
-        )
-    });
-    let gpu_ms = median(times.iter().map(|t| t.gpu_ms).collect());
-    let gpu_wall_ms = median(times.iter().map(|t| t.wall_ms).collect());
-    let allocs_set = median_u64(&times.iter().map(|t| t.allocs_set).collect::<Vec<_>>());
-    let allocs_record = median_u64(&times.iter().map(|t| t.allocs_record).collect::<Vec<_>>());
-    let allocs_submit = median_u64(&times.iter().map(|t| t.allocs_submit).collect::<Vec<_>>());
+    let ratio =
+        |of: &dyn Fn(&(FrameTime, FrameTime, FrameTime, Option<FrameTime>)) -> Option<f64>| {
+            median(measured.iter().filter_map(of).collect())
+        };
+    GpuTimes {
+        gpu_ms: median(times.iter().map(|t| t.gpu_ms).collect()),
+        gpu_wall_ms: median(times.iter().map(|t| t.wall_ms).collect()),
+        sample_ms: skin.then(|| ratio(&|t| t.3.map(|a| a.gpu_ms))),
+        floor_ms: ratio(&|t| Some(t.1.gpu_ms)),
+        gpu_over_floor: ratio(&|t| Some(t.0.gpu_ms / t.1.gpu_ms)),
+        tables_ms: ratio(&|t| Some(t.2.gpu_ms)),
+        gpu_over_tables: ratio(&|t| Some(t.0.gpu_ms / t.2.gpu_ms)),
+        chain_over_sampling: skin.then(|| ratio(&|t| t.3.map(|a| t.0.gpu_ms / a.gpu_ms))),
+        allocs: [
+            median_u64(&times.iter().map(|t| t.allocs_set).collect::<Vec<_>>()),
+            median_u64(&times.iter().map(|t| t.allocs_record).collect::<Vec<_>>()),
+            median_u64(&times.iter().map(|t| t.allocs_submit).collect::<Vec<_>>()),
+        ],
+    }
+}
 
-    // GPU with readback (wall time: the data is in host memory at the end;
-    // with a rig, the joint matrices are read back).
-    instances.copy_from_slice(&start_instances);
-    let read = |chain: &mut Chain, insts: &[Instance]| -> Vec<f32> {
-        chain.with_skin = skin;
-        let full = &mut chain.full;
-        let samples = fail("readback", full.sample(&gpu.h.device, &gpu.h.queue, insts));
-        match full.rig() {
-            Some(rig) => joints(
-                &fail(
-                    "joint readback",
-                    full.read_back(&gpu.h.device, &gpu.h.queue),
-                ),
-                rig,
-            ),
-            None => samples,
-        }
-    };
-    // Pipelined through a two-slot ReadbackRing: each frame records and
-    // submits frame N, then reads frame N-1 (mapped while frame N was
-    // recorded) into a reused Vec. The time is one steady-state frame.
+/// GPU with readback (wall time: the data is in host memory at the end;
+/// with a rig, the joint matrices are read back), pipelined through a
+/// two-slot ReadbackRing: each frame records and submits frame N, then
+/// reads frame N-1 (mapped while frame N was recorded) into a reused Vec.
+/// The time is one steady-state frame.
+fn time_readback(
+    gpu: &Gpu,
+    chain: &mut Chain,
+    rig: Option<&Rig>,
+    start: &[Instance],
+    frames: Frames,
+    advance: &(dyn Fn(&mut [Instance]) + '_),
+) -> f64 {
+    let n = start.len() as u32;
+    // Joint matrices per instance (the joint buffer's stride).
+    let joints_per_instance = rig.map_or(0, |rig| u64::from(rig.output_layout().joints()));
+    let skin = chain.sampling.is_some();
     chain.with_skin = skin;
     let mut ring = fail(
         "readback ring",
@@ -300,8 +336,9 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         },
     );
     let mut ring_out = Vec::with_capacity(ring.slot_bytes() as usize / 4);
-    let readback = measure(frames, &mut instances, &*advance, |insts| {
-        let start = Instant::now();
+    let mut instances = start.to_vec();
+    let readback = measure(frames, &mut instances, advance, |insts| {
+        let begin = Instant::now();
         chain.set(&gpu.h.queue, insts);
         let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
         let full = &chain.full;
@@ -322,80 +359,82 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         if ring.in_flight() == ring.slots() {
             fail("ring wait", ring.wait(&gpu.h.device, &mut ring_out));
         }
-        start.elapsed().as_secs_f64() * 1e3
+        begin.elapsed().as_secs_f64() * 1e3
     });
     while fail("ring drain", ring.wait(&gpu.h.device, &mut ring_out)).is_some() {}
-    drop(ring);
-    let gpu_readback_ms = median(readback);
+    median(readback)
+}
 
-    // CPU reference, one thread, same frames: the twin's sampling into a
-    // reused buffer, or with a rig the twin's whole chain (`cpu::poses`:
-    // sampling, local pose, hierarchy, joint matrices and morph weights).
-    instances.copy_from_slice(&start_instances);
-    let mut resolved = Vec::with_capacity(n as usize);
-    let mut out = vec![0.0f32; n as usize * library.output_stride() as usize];
+/// CPU reference, one thread, same frames: the twin's sampling into a
+/// reused buffer, or with a rig the twin's whole chain (`cpu::poses`:
+/// sampling, local pose, hierarchy, joint matrices and morph weights).
+/// The median frame's milliseconds and allocations.
+fn time_cpu(
+    library: &AnimationLibrary,
+    bound: Option<&BoundLibrary>,
+    start: &[Instance],
+    frames: Frames,
+    advance: &(dyn Fn(&mut [Instance]) + '_),
+) -> (f64, u64) {
+    let n = start.len();
+    let mut instances = start.to_vec();
+    let mut resolved = Vec::with_capacity(n);
+    let mut out = vec![0.0f32; n * library.output_stride() as usize];
     let mut cpu_allocs = Vec::new();
     let cpu_frames = Frames {
         warmup: 1,
         min: frames.min.min(5),
         ..frames
     };
-    let cpu_times = measure(cpu_frames, &mut instances, &*advance, |insts| {
+    let cpu_times = measure(cpu_frames, &mut instances, advance, |insts| {
         let a0 = allocations();
-        let start = Instant::now();
-        match &bound {
+        let begin = Instant::now();
+        match bound {
             Some(b) => drop(fail("cpu poses", cpu::poses(b, insts))),
             None => {
                 fail(
                     "resolve",
-                    resolve_instances_into(&library, insts, &mut resolved),
+                    resolve_instances_into(library, insts, &mut resolved),
                 );
-                keyframe_gpu::internals::sample_resolved(&library, &resolved, &mut out);
+                keyframe_gpu::internals::sample_resolved(library, &resolved, &mut out);
             }
         }
-        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let ms = begin.elapsed().as_secs_f64() * 1e3;
         cpu_allocs.push(allocations() - a0);
         ms
     });
-    let cpu_ms = median(cpu_times);
+    (median(cpu_times), median_u64(&cpu_allocs))
+}
 
-    // Correctness of what was timed: the GPU against the CPU reference for
-    // the workload's first frame (with a rig: the joint matrices).
-    let gpu_out = read(&mut chain, &start_instances);
-    let max_abs_err = match &bound {
+/// Correctness of what was timed: the GPU against the CPU reference for
+/// the workload's first frame (with a rig: the joint matrices).
+fn first_frame_error(
+    gpu: &Gpu,
+    library: &AnimationLibrary,
+    bound: Option<&BoundLibrary>,
+    chain: &mut Chain,
+    start: &[Instance],
+) -> f32 {
+    chain.with_skin = chain.sampling.is_some();
+    let full = &mut chain.full;
+    let samples = fail("readback", full.sample(&gpu.h.device, &gpu.h.queue, start));
+    match bound {
         Some(b) => {
-            let twin = fail("cpu poses", cpu::poses(b, &start_instances));
-            compare::max_abs_diff(&gpu_out, &joints(&twin, b.rig()))
+            let gpu_joints = joints(
+                &fail(
+                    "joint readback",
+                    full.read_back(&gpu.h.device, &gpu.h.queue),
+                ),
+                b.rig(),
+            );
+            let twin = fail("cpu poses", cpu::poses(b, start));
+            compare::max_abs_diff(&gpu_joints, &joints(&twin, b.rig()))
         }
         None => {
-            let cpu_out = fail("cpu sample", cpu::sample(&library, &start_instances));
-            let clips: Vec<u32> = start_instances.iter().map(|i| i.clip).collect();
-            compare::compare(&library, &clips, &gpu_out, &cpu_out).max_abs_err()
+            let cpu_out = fail("cpu sample", cpu::sample(library, start));
+            let clips: Vec<u32> = start.iter().map(|i| i.clip).collect();
+            compare::compare(library, &clips, &samples, &cpu_out).max_abs_err()
         }
-    };
-    Measured {
-        name: w.name.to_string(),
-        samples,
-        gpu_ms,
-        sample_ms,
-        skin_strategy,
-        gpu_wall_ms,
-        gpu_readback_ms,
-        floor_ms,
-        gpu_over_floor,
-        tables_ms,
-        gpu_over_tables,
-        chain_over_sampling,
-        cpu_ms,
-        plan: chain.full.plan().sampler,
-        dispatches: chain.full.plan().entry_points(),
-        max_abs_err,
-        allocs: [
-            allocs_set,
-            allocs_record,
-            allocs_submit,
-            median_u64(&cpu_allocs),
-        ],
     }
 }
 
