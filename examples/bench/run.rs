@@ -236,6 +236,10 @@ struct GpuTimes {
     allocs: [u64; 3],
 }
 
+/// One alternation of [`time_gpu`]: the workload's frame, the floor's,
+/// the tables', and with a rig the sampling pass alone.
+type Alternated = (FrameTime, FrameTime, FrameTime, Option<FrameTime>);
+
 /// GPU without readback, then the floor and tables kernels of the same
 /// shape, frame after frame in alternation, so that all see the same
 /// machine load (this machine is shared and noisy) and the same
@@ -290,9 +294,7 @@ fn time_gpu(
     // median of the per-frame ratios is steadier than a ratio of medians on
     // a shared machine.
     let ratio =
-        |of: &dyn Fn(&(FrameTime, FrameTime, FrameTime, Option<FrameTime>)) -> Option<f64>| {
-            median(measured.iter().filter_map(of).collect())
-        };
+        |of: &dyn Fn(&Alternated) -> Option<f64>| median(measured.iter().filter_map(of).collect());
     GpuTimes {
         gpu_ms: median(times.iter().map(|t| t.gpu_ms).collect()),
         gpu_wall_ms: median(times.iter().map(|t| t.wall_ms).collect()),

@@ -1010,58 +1010,13 @@ impl MeshRenderer {
         slots: u32,
         pose: Pose,
     ) -> Result<Self, String> {
-        use wgpu::util::DeviceExt;
         check_vertex_storage(adapter, device)?;
         let (outputs_layout, _) = animator
             .output_bind_group()
             .ok_or("the animator has no rig")?;
         // Where the rig's results sit (joint slots per skin, strides).
         let layout = animator.output_layout().ok_or("the animator has no rig")?;
-        let m = &scene.mesh;
-        let mut vertices = Vec::with_capacity(m.positions.len());
-        for part in &m.parts {
-            let morph = layout.mesh_weights(part.rig_mesh);
-            let targets = morph
-                .as_ref()
-                .map_or(0, |w| w.len().min(m.morph_deltas.len()) as u32);
-            let part_word = [part.node, morph.map_or(0, |w| w.start), targets, 0];
-            for v in part.first_vertex..part.first_vertex + part.vertex_count {
-                let v = v as usize;
-                vertices.push(Vertex {
-                    position: m.positions[v],
-                    joints: m.joints[v],
-                    weights: m.weights[v],
-                    part: part_word,
-                });
-            }
-        }
-        if vertices.len() != m.positions.len() {
-            return Err("the mesh's parts do not cover its vertices".into());
-        }
-        let vertex_count = vertices.len() as u32;
-        let vbuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skinning.vertices"),
-            contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let ibuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skinning.indices"),
-            contents: bytemuck::cast_slice(&m.indices),
-            usage: wgpu::BufferUsages::INDEX,
-        });
-        let mut deltas: Vec<[f32; 4]> = m
-            .morph_deltas
-            .iter()
-            .flat_map(|t| t.iter().map(|d| [d[0], d[1], d[2], 0.0]))
-            .collect();
-        if deltas.is_empty() {
-            deltas.push([0.0; 4]);
-        }
-        let morph_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skinning.morph_deltas"),
-            contents: bytemuck::cast_slice(&deltas),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        let vertices = vertices(scene, &layout)?;
         let (material, emissive) = match &scene.material {
             Some(m) => (m.slots(animator.library())?, m.emissive_factor),
             None => ([0; 4], [0.0; 3]),
@@ -1083,7 +1038,7 @@ impl MeshRenderer {
             skin_joint_count,
             node_count: layout.nodes(),
             morph_stride: layout.morph_weights(),
-            vertex_count,
+            vertex_count: vertices.len() as u32,
             mode: match (pose, scene.skin) {
                 (Pose::Bind, _) => 2,
                 (Pose::Animated, Some(_)) => 0,
@@ -1095,111 +1050,16 @@ impl MeshRenderer {
         };
         let slots = slots.max(1);
         let align = u64::from(device.limits().min_uniform_buffer_offset_alignment).max(256);
-        let draw_size = std::mem::size_of::<Draw>() as u64;
-        let draw_buf = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("skinning.draws"),
-            size: align * u64::from(slots),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("skinning.draw"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: std::num::NonZeroU64::new(draw_size),
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: std::num::NonZeroU64::new(16),
-                    },
-                    count: None,
-                },
-                // The sampler's output (animated material factors).
-                keyframe_gpu::gpu::output_layout_entry(2, wgpu::ShaderStages::FRAGMENT, 4),
-            ],
-        });
-        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("skinning.draw"),
-            layout: &draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &draw_buf,
-                        offset: 0,
-                        size: std::num::NonZeroU64::new(draw_size),
-                    }),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: morph_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: animator.sample_buffer().as_entire_binding(),
-                },
-            ],
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("skinning.render.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("render.wgsl").into()),
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("skinning.render"),
-            bind_group_layouts: &[Some(outputs_layout), Some(&draw_layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("skinning.render"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<Vertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![
-                        0 => Float32x3, 1 => Uint32x4, 2 => Float32x4, 3 => Uint32x4
-                    ],
-                })],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let draws = DrawBindings::new(device, scene, animator, align, slots);
+        let pipeline = pipeline(device, outputs_layout, &draws.layout, color_format);
+        let (vbuf, ibuf) = mesh_buffers(device, &vertices, &scene.mesh.indices);
         Ok(MeshRenderer {
             pipeline,
-            draw_buf,
-            draw_group,
+            draw_buf: draws.buffer,
+            draw_group: draws.group,
             vertices: vbuf,
             indices: ibuf,
-            index_count: m.indices.len() as u32,
+            index_count: scene.mesh.indices.len() as u32,
             align,
             slots,
             base,
@@ -1428,5 +1288,201 @@ pub fn begin_pass<'e>(
         timestamp_writes: None,
         occlusion_query_set: None,
         multiview_mask: None,
+    })
+}
+
+/// The mesh's vertices with their part word (node, first morph weight and
+/// target count in the morph weight block of `layout`).
+fn vertices(scene: &Scene, layout: &keyframe_gpu::OutputLayout) -> Result<Vec<Vertex>, String> {
+    let m = &scene.mesh;
+    let mut vertices = Vec::with_capacity(m.positions.len());
+    for part in &m.parts {
+        let morph = layout.mesh_weights(part.rig_mesh);
+        let targets = morph
+            .as_ref()
+            .map_or(0, |w| w.len().min(m.morph_deltas.len()) as u32);
+        let part_word = [part.node, morph.map_or(0, |w| w.start), targets, 0];
+        for v in part.first_vertex..part.first_vertex + part.vertex_count {
+            let v = v as usize;
+            vertices.push(Vertex {
+                position: m.positions[v],
+                joints: m.joints[v],
+                weights: m.weights[v],
+                part: part_word,
+            });
+        }
+    }
+    if vertices.len() != m.positions.len() {
+        return Err("the mesh's parts do not cover its vertices".into());
+    }
+    Ok(vertices)
+}
+
+/// The vertex and index buffers.
+fn mesh_buffers(
+    device: &wgpu::Device,
+    vertices: &[Vertex],
+    indices: &[u32],
+) -> (wgpu::Buffer, wgpu::Buffer) {
+    use wgpu::util::DeviceExt;
+    let vbuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.vertices"),
+        contents: bytemuck::cast_slice(vertices),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let ibuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("skinning.indices"),
+        contents: bytemuck::cast_slice(indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    (vbuf, ibuf)
+}
+
+/// Group 1 of the render pipeline: the draw blocks (one per slot, at a
+/// dynamic offset), the morph deltas and the sampler's output (animated
+/// material factors).
+struct DrawBindings {
+    layout: wgpu::BindGroupLayout,
+    group: wgpu::BindGroup,
+    buffer: wgpu::Buffer,
+}
+
+impl DrawBindings {
+    fn new(
+        device: &wgpu::Device,
+        scene: &Scene,
+        animator: &Animator,
+        align: u64,
+        slots: u32,
+    ) -> DrawBindings {
+        use wgpu::util::DeviceExt;
+        let mut deltas: Vec<[f32; 4]> = scene
+            .mesh
+            .morph_deltas
+            .iter()
+            .flat_map(|t| t.iter().map(|d| [d[0], d[1], d[2], 0.0]))
+            .collect();
+        if deltas.is_empty() {
+            deltas.push([0.0; 4]);
+        }
+        let morph_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skinning.morph_deltas"),
+            contents: bytemuck::cast_slice(&deltas),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let draw_size = std::mem::size_of::<Draw>() as u64;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinning.draws"),
+            size: align * u64::from(slots),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("skinning.draw"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: std::num::NonZeroU64::new(draw_size),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: std::num::NonZeroU64::new(16),
+                    },
+                    count: None,
+                },
+                // The sampler's output (animated material factors).
+                keyframe_gpu::gpu::output_layout_entry(2, wgpu::ShaderStages::FRAGMENT, 4),
+            ],
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("skinning.draw"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &buffer,
+                        offset: 0,
+                        size: std::num::NonZeroU64::new(draw_size),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: morph_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: animator.sample_buffer().as_entire_binding(),
+                },
+            ],
+        });
+        DrawBindings {
+            layout,
+            group,
+            buffer,
+        }
+    }
+}
+
+/// The render pipeline: the animator's outputs as group 0, the draw
+/// bindings as group 1, colour targets of `color_format`, depth
+/// [`DEPTH_FORMAT`].
+fn pipeline(
+    device: &wgpu::Device,
+    outputs_layout: &wgpu::BindGroupLayout,
+    draw_layout: &wgpu::BindGroupLayout,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("skinning.render.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(include_str!("render.wgsl").into()),
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("skinning.render"),
+        bind_group_layouts: &[Some(outputs_layout), Some(draw_layout)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("skinning.render"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<Vertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &wgpu::vertex_attr_array![
+                    0 => Float32x3, 1 => Uint32x4, 2 => Float32x4, 3 => Uint32x4
+                ],
+            })],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
     })
 }
