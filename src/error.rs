@@ -3,8 +3,8 @@
 //! `track.rs`, `RigError` in `rig/`, `RingError` in `gpu/readback.rs`, the
 //! import's kinds in `gltf/`); `Error` wraps them with the location.
 
-use crate::mix::MixError;
-use crate::track::TrackError;
+use crate::model::mix::MixError;
+use crate::model::track::TrackError;
 
 /// Every error the crate returns.
 #[derive(Debug, thiserror::Error)]
@@ -207,14 +207,14 @@ pub enum Error {
     Ring(crate::gpu::RingError),
     /// A rig is invalid.
     #[error("rig: {0}")]
-    Rig(crate::rig::RigError),
+    Rig(crate::model::rig::RigError),
     /// A library cannot be bound to a rig
     /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)).
     #[error("binding: {0}")]
     Bind(crate::model::BindError),
     /// The skin stage was given a sampler it was not built for.
     #[error("library on rig: {0}")]
-    Fit(crate::rig::FitError),
+    Fit(crate::model::rig::FitError),
     /// A glTF file could not be imported: what is wrong, and where (the
     /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]

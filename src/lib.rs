@@ -131,8 +131,6 @@ pub mod plan;
 mod run_keys;
 mod run_values;
 
-pub(crate) use model::{instance, library, mix, rig, track};
-
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
 pub use error::{Error, Result};
@@ -143,20 +141,22 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
     CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
 };
-pub use instance::Instance;
-pub use library::{AnimationLibrary, PointerOutput};
-pub use mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use model::binding::{
     BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
 };
+pub use model::instance::Instance;
+pub use model::library::{AnimationLibrary, PointerOutput};
+pub use model::mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{OutputLayout, Part, Poses, Transform};
+pub use model::rig::{
+    FitError, NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin,
+};
 pub use model::target::{NodeName, SourceId};
-pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
-pub use rig::{FitError, NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin};
-pub use track::{
+pub use model::track::{
     Clip, Interpolation, PointerTarget, PointerType, Property, Track, TrackError, ValueKind,
     WrapMode, QUAT_UNIT_TOLERANCE,
 };
+pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the
 /// integration tests that cannot run inside the crate (those with a
@@ -166,9 +166,9 @@ pub use track::{
 pub mod internals {
     pub use crate::cpu::sample::sample_resolved;
     pub use crate::gpu::key_textures::KeyTextures;
-    pub use crate::instance::resolve_instances_into;
     pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
-    pub use crate::mix::Packer;
+    pub use crate::model::instance::resolve_instances_into;
+    pub use crate::model::mix::Packer;
     pub use crate::plan::schedule::dispatch_grid;
 }
 

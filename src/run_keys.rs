@@ -65,7 +65,7 @@
 
 use crate::key_lookup::{bucket_firsts, lookup_bucket};
 use crate::layout::{GpuSampleRow, GpuTrack};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
 
 /// How a clip-blocks group's rows find their keys: the shader's override
 /// `RUN_KEYS` (the discriminant).
@@ -484,7 +484,7 @@ fn pack_bucket(bucket: &[u32], shape: TableShape) -> Vec<[u32; 4]> {
 mod tests {
     use super::*;
     use crate::cpu::sample::{find_segment, find_segment_from, first_segment, segment_of};
-    use crate::track::{Clip, Interpolation, Property, Track};
+    use crate::model::track::{Clip, Interpolation, Property, Track};
 
     /// A small deterministic generator (xorshift).
     struct Rng(u64);

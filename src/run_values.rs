@@ -35,7 +35,7 @@
 //! [`RunKeys::Shared`]: crate::run_keys::RunKeys::Shared
 
 use crate::layout::{GpuSampleRow, GROUP_SLERP};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
 use crate::run_keys::runs_of;
 
 /// A run of LINEAR rotation rows whose values the clip-blocks plan stores

@@ -6,12 +6,12 @@ use glam::{DMat3, DQuat, DVec3, DVec4};
 
 use crate::cpu::sample::sample_track_compressed;
 use crate::layout::GpuTrack;
-use crate::library::PACKED_PADDING;
 use crate::model::compressed::{
     packed_block, BitWriter, CompressedTrack, Encoding, Frame, KeyTimes, Quantized,
     MAX_FRAMED_BITS, MAX_QUANTIZED,
 };
-use crate::track::{Interpolation, Track};
+use crate::model::library::PACKED_PADDING;
+use crate::model::track::{Interpolation, Track};
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes
 /// 2^24.

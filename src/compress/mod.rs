@@ -98,9 +98,9 @@ pub use crate::model::compressed::{CompressError, Encoding, Stream};
 use glam::Mat4;
 
 use crate::error::{Error, Result};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
+use crate::model::rig::Rig;
 use crate::model::BoundLibrary;
-use crate::rig::Rig;
 
 /// The default bound: 0.01 cm on a 180 cm human's diagonal.
 pub(crate) const DEFAULT_BOUND: f32 = 5.6e-5;

@@ -16,10 +16,12 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
-use crate::library::AnimationLibrary;
 use crate::model::compressed::{split_cubic, CompressedTrack, KeyTimes, Quantized};
-use crate::rig::{Rig, SkinTables};
-use crate::track::{normalize_rotation_keys, Clip, Interpolation, Property, Track, ValueKind};
+use crate::model::library::AnimationLibrary;
+use crate::model::rig::{Rig, SkinTables};
+use crate::model::track::{
+    normalize_rotation_keys, Clip, Interpolation, Property, Track, ValueKind,
+};
 
 /// How many times a node track's tolerance is tightened before it is
 /// stored losslessly (2^-12 of its tolerance alone).

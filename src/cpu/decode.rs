@@ -20,7 +20,7 @@ use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
 };
 pub(crate) use crate::model::compressed::RATE_SNAP;
-use crate::track::{Interpolation, ValueKind};
+use crate::model::track::{Interpolation, ValueKind};
 
 const INTERP_STEP: u32 = Interpolation::Step as u32;
 const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;

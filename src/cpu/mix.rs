@@ -24,12 +24,12 @@ use crate::cpu::quat::{dot, kf_acos, kf_sin, quat_mul, quat_normalize, SLERP_NLE
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
-use crate::instance::resolve_instances;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
-use crate::library::AnimationLibrary;
-use crate::mix::{Action, Mask, Packer};
-use crate::rig::SkinTables;
-use crate::track::ValueKind;
+use crate::model::instance::resolve_instances;
+use crate::model::library::AnimationLibrary;
+use crate::model::mix::{Action, Mask, Packer};
+use crate::model::rig::SkinTables;
+use crate::model::track::ValueKind;
 
 /// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
 #[derive(Debug, Clone, Copy)]
@@ -626,7 +626,7 @@ pub(crate) fn mix_with_samples(
 ) -> Result<(SkinOutput, Vec<f32>)> {
     for mask in masks {
         if mask.factors().len() != tables.node_count() as usize {
-            return Err(crate::mix::MixError::MaskLength {
+            return Err(crate::model::mix::MixError::MaskLength {
                 len: mask.factors().len(),
                 node_count: tables.node_count() as usize,
             }
@@ -645,7 +645,7 @@ pub(crate) fn mix_with_samples(
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
     sample_resolved(library, &resolved, &mut samples);
-    let mask_table = crate::mix::mask_table(masks);
+    let mask_table = crate::model::mix::mask_table(masks);
     let tables_view = MixTables {
         actions: &packer.actions,
         characters: &packer.characters,

@@ -27,14 +27,14 @@ pub use sample::sample;
 pub(crate) use sample::sample_resolved;
 
 use crate::error::Result;
-use crate::instance::{resolve_instances, Instance};
-use crate::mix::{check_masks, Action, Mask};
 use crate::model::crowd::{
     renumber, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelSource,
 };
+use crate::model::instance::{resolve_instances, Instance};
+use crate::model::mix::{check_masks, Action, Mask};
 use crate::model::poses::Flat;
+use crate::model::rig::SkinTables;
 use crate::model::{BoundLibrary, Poses};
-use crate::rig::SkinTables;
 
 /// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
 /// samples `instances` of the bound library and poses its rig (the staged
@@ -153,7 +153,7 @@ pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<
 pub fn crowd_mixed_poses(
     models: &CrowdModels,
     characters: &[CrowdCharacter],
-    actions: &[crate::mix::Action],
+    actions: &[crate::model::mix::Action],
 ) -> Result<CrowdPoses> {
     let mut counts = vec![0; models.len()];
     models.check_characters(characters, actions.len(), &mut counts)?;

@@ -21,10 +21,10 @@ use glam::Vec4;
 
 use super::quat::{quat_normalize, quat_slerp};
 use crate::error::Result;
-use crate::instance::{resolve_instances, Instance};
 use crate::layout::{GpuInstance, GpuTrack};
-use crate::library::AnimationLibrary;
-use crate::track::{Interpolation, ValueKind};
+use crate::model::instance::{resolve_instances, Instance};
+use crate::model::library::AnimationLibrary;
+use crate::model::track::{Interpolation, ValueKind};
 
 const INTERP_STEP: u32 = Interpolation::Step as u32;
 const INTERP_LINEAR: u32 = Interpolation::Linear as u32;

@@ -47,16 +47,16 @@ use crate::cpu::pose::{morph_main, node_at, pose_main};
 use crate::cpu::sample::sample_resolved;
 #[cfg(test)]
 use crate::error::Result;
-#[cfg(test)]
-use crate::instance::resolve_instances;
-#[cfg(test)]
-use crate::instance::Instance;
 use crate::layout::GpuLocalPose;
 #[cfg(test)]
-use crate::library::AnimationLibrary;
-use crate::rig::{GpuJoint, SkinTables, MAX_FUSED_SKINS};
+use crate::model::instance::resolve_instances;
 #[cfg(test)]
-use crate::rig::{Rig, SkinJoints};
+use crate::model::instance::Instance;
+#[cfg(test)]
+use crate::model::library::AnimationLibrary;
+use crate::model::rig::{GpuJoint, SkinTables, MAX_FUSED_SKINS};
+#[cfg(test)]
+use crate::model::rig::{Rig, SkinJoints};
 
 /// Everything the pose, morph and skin passes write, for a set of
 /// instances, in the GPU layouts described on [`SkinTables`].
@@ -449,7 +449,7 @@ pub(crate) fn hierarchy_main(
 /// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
 /// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
 /// the nodes in index order (chain by chain when every parent comes before
-/// its children: [`GpuNode::chain`](crate::rig::GpuNode::chain), else
+/// its children: [`GpuNode::chain`](crate::model::rig::GpuNode::chain), else
 /// through [`global_matrix`]), each local computed where it is used
 /// ([`posed_local`]), each global written to `globals` and, right after
 /// it, the joint matrices of the slots whose joint node it is (from the

@@ -14,9 +14,11 @@ use super::error::{import_err, out_of_range, ImportErrorKind, PointerProblem};
 use super::pointer::{self, ChannelSlot};
 use super::Document;
 use crate::error::{Error, Result};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
+use crate::model::track::{
+    Clip, Interpolation, PointerTarget, PointerType, Property, Track, ValueKind,
+};
 use crate::model::NodeName;
-use crate::track::{Clip, Interpolation, PointerTarget, PointerType, Property, Track, ValueKind};
 
 /// The most key values (`f32`s, all channels of all animations together)
 /// one import decodes: 2^24, 64 MiB (far above any real clip: Fox.glb has

@@ -81,7 +81,7 @@ pub enum ImportErrorKind {
     Json(String),
     /// The JSON does not pass the `gltf` crate's validation (indices out of
     /// range, missing required properties, ...), which
-    /// [`Rig::from_document`](crate::rig::Rig::from_document) runs first.
+    /// [`Rig::from_document`](crate::model::rig::Rig::from_document) runs first.
     #[error("invalid glTF document: {reason}")]
     InvalidDocument {
         /// The validator's message.

@@ -32,13 +32,13 @@
 //! One concern per file: `container.rs` (files, GLB, buffer URIs,
 //! [`Document`]), `accessor.rs` (the one accessor reader), `animation.rs`
 //! (channels to tracks, morph-target counts), `rig.rs` (the rig of a
-//! file: [`Rig::from_document`](crate::rig::Rig::from_document)), `error.rs`
+//! file: [`Rig::from_document`](crate::model::rig::Rig::from_document)), `error.rs`
 //! ([`ImportErrorKind`]).
 
 use std::path::Path;
 
 use crate::error::Result;
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
 
 mod accessor;
 mod animation;

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use ::gltf::json::Value;
 
 use super::error::PointerProblem;
-use crate::track::{PointerType, Property};
+use crate::model::track::{PointerType, Property};
 
 /// The key of the pointer channels' extension object.
 pub(super) const EXTENSION: &str = "KHR_animation_pointer";

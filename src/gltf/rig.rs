@@ -13,7 +13,7 @@ use super::animation::primitive_target_count;
 use super::error::{import_err, out_of_range, ImportErrorKind};
 use super::Document;
 use crate::error::{Error, Result};
-use crate::rig::{decompose, Rig, RigMesh, RigNode, RigSkin};
+use crate::model::rig::{decompose, Rig, RigMesh, RigNode, RigSkin};
 
 impl Rig {
     /// Builds the rig of a file loaded by [`crate::gltf`]: every node

@@ -8,13 +8,13 @@
 
 use super::animator::Animator;
 use crate::error::Result;
-use crate::instance::Instance;
-use crate::library::AnimationLibrary;
-use crate::mix::{Action, MixerDesc};
 use crate::model::crowd::{renumber, CrowdModel, ModelSource};
 pub use crate::model::crowd::{
     ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };
+use crate::model::instance::Instance;
+use crate::model::library::AnimationLibrary;
+use crate::model::mix::{Action, MixerDesc};
 use crate::model::BoundLibrary;
 
 /// One model's GPU side and its per-frame scratch.

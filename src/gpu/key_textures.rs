@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::layout::{GpuClip, GpuTrack, GROUP_ALL, KEY_TEXTURE_ROW_SHIFT, SAMPLE_GROUPS};
 
 const _: () = assert!(GROUP_ALL as usize == SAMPLE_GROUPS);
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
 
 use super::scoped;
 

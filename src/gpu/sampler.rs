@@ -13,13 +13,13 @@ use super::blocks::{max_blocks, ClipSort};
 use super::key_textures::KeyTextures;
 use super::{buffer_filled, buffer_init, check_size, dispatch_grid, read_buffer, scoped, Health};
 use crate::error::{Error, Result};
-use crate::instance::{resolve_instances_into, Instance};
 use crate::layout::{
     GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, DECODE_HEAD,
     ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
     WORKGROUP_SIZE,
 };
-use crate::library::AnimationLibrary;
+use crate::model::instance::{resolve_instances_into, Instance};
+use crate::model::library::AnimationLibrary;
 use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
 #[cfg(test)]
 use crate::run_keys::GroupRunKeys;

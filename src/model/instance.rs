@@ -3,8 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::layout::GpuInstance;
-use crate::library::AnimationLibrary;
-use crate::track::WrapMode;
+use crate::model::library::AnimationLibrary;
+use crate::model::track::WrapMode;
 
 /// One animated instance: a clip of the library played at its own time.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -8,7 +8,7 @@ use super::compressed::{packed_block, CompressError, CompressedTrack, KeyTimes, 
 use crate::error::{Error, Result};
 use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::track::{
+use crate::model::track::{
     normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
     TrackError, ValueKind,
 };

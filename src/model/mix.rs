@@ -13,12 +13,12 @@
 
 use std::collections::HashMap;
 
-use crate::instance::Instance;
 pub use crate::layout::MAX_ACTIONS;
 use crate::layout::{GpuMixAction, NO_MASK, NO_ROW};
-use crate::library::AnimationLibrary;
-use crate::rig::{Rig, RigId};
-use crate::track::WrapMode;
+use crate::model::instance::Instance;
+use crate::model::library::AnimationLibrary;
+use crate::model::rig::{Rig, RigId};
+use crate::model::track::WrapMode;
 
 /// One action of a character for one frame: a clip played at a time,
 /// blended with a weight, optionally through a mask, optionally additive.

@@ -17,7 +17,7 @@
 //!   floats).
 
 use super::{full_blocks, vec4_library, DeviceProfile, SamplerPlan, SkinStrategy};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
 
 /// The sampler plan for `library` at `max_instances` instances:
 /// [`SamplerPlan::ClipBlocks`] when every track of the library is read

@@ -54,8 +54,8 @@ pub(crate) use schedule::{Module, Overrides};
 use crate::layout::{
     GpuSampleRow, GpuTrack, DECODE_HEAD, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE,
 };
-use crate::library::AnimationLibrary;
 use crate::model::compressed::{block_header, block_offsets_and_frame};
+use crate::model::library::AnimationLibrary;
 
 /// How the sampling pass lays out its dispatches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -17,12 +17,12 @@ use crate::layout::{
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
-use crate::library::AnimationLibrary;
-use crate::mix::MixerDesc;
 use crate::model::compressed::block_header;
+use crate::model::library::AnimationLibrary;
+use crate::model::mix::MixerDesc;
+use crate::model::rig::SkinTables;
+use crate::model::track::Interpolation;
 use crate::model::BoundLibrary;
-use crate::rig::SkinTables;
-use crate::track::Interpolation;
 
 /// The stage of the pipeline a dispatch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

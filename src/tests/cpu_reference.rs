@@ -27,7 +27,7 @@
 
 use std::f64::consts::PI;
 
-use crate::instance::resolve_instances;
+use crate::model::instance::resolve_instances;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
 };

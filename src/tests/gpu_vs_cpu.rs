@@ -27,7 +27,7 @@ const REL_TOL: f32 = 1e-5;
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
     let stride = lib.output_stride() as usize;
-    let resolved = crate::instance::resolve_instances(lib, instances).unwrap();
+    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
     for (i, inst) in resolved.iter().enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         let gclip = lib.clip_table()[inst.clip as usize];

@@ -221,7 +221,7 @@ fn check_outputs(
 ) {
     assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
     let stride = lib.output_stride() as usize;
-    let resolved = crate::instance::resolve_instances(lib, instances).unwrap();
+    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
     for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
         let clip = &lib.clips()[inst.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {

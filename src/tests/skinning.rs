@@ -39,7 +39,7 @@ use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
-use keyframe_gpu::rig::{
+use keyframe_gpu::model::rig::{
     FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables,
 };
 #[cfg(feature = "gltf")]
@@ -177,7 +177,7 @@ fn check_per_instance_twin(
     inst: &[Instance],
     staged: &SkinOutput,
 ) {
-    let resolved = crate::instance::resolve_instances(lib, inst).unwrap();
+    let resolved = crate::model::instance::resolve_instances(lib, inst).unwrap();
     let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
     keyframe_gpu::cpu::sample::sample_resolved(lib, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
@@ -366,7 +366,8 @@ fn cpu_pose_stage_matches_hand_values() {
     };
     assert_eq!(out.locals[3], rest, "mesh node: rest pose, bit for bit");
     // local_pose itself, for the same node and time, from the samples.
-    let resolved = crate::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
+    let resolved =
+        crate::model::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
     let mut samples = vec![0.0; lib.output_stride() as usize];
     keyframe_gpu::cpu::sample::sample_resolved(&lib, &resolved, &mut samples);
     assert_eq!(

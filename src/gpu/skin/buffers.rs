@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::GpuSampler;
 use crate::layout::{GpuLocalPose, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
-use crate::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
+use crate::model::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
 
 use crate::layout::GpuMixAction;
 use crate::plan::lanes_per_instance;

@@ -22,12 +22,12 @@ use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
 use crate::layout::GpuMixAction;
 use crate::layout::SKIN_WORKGROUP_SIZE;
+#[cfg(test)]
+use crate::model::rig::SkinJoints;
+use crate::model::rig::{FitError, SkinTables};
 use crate::plan::passes::{Pass, RigModule, MIXED_PASSES};
 use crate::plan::SkinStrategy;
 use crate::plan::{lanes_per_instance, DeviceProfile, Plan};
-#[cfg(test)]
-use crate::rig::SkinJoints;
-use crate::rig::{FitError, SkinTables};
 use buffers::{check_limits, Buffers, MixSpec};
 
 /// Computes local poses, morph weights, global transforms and joint
@@ -376,7 +376,7 @@ impl GpuSkinner {
     }
 
     /// Writes the mixer's tables for this frame (packed by
-    /// [`crate::mix::Packer`], already checked) and the parameters for
+    /// [`crate::model::mix::Packer`], already checked) and the parameters for
     /// `characters.len()` characters. Nothing happens without a mixer.
     pub(crate) fn write_mix(
         &mut self,

@@ -5,9 +5,9 @@
 use super::Rig;
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
-use crate::library::AnimationLibrary;
+use crate::model::library::AnimationLibrary;
+use crate::model::track::Property;
 use crate::model::BoundLibrary;
-use crate::track::Property;
 
 /// A skin stage given a sampler it was not built for. (A library that
 /// does not fit a rig is refused when it is bound:
