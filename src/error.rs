@@ -1,7 +1,8 @@
 //! The umbrella [`Error`]: every refusal names what is wrong and where.
 //! Each domain's own error type lives with its domain ([`TrackError`] in
-//! `track.rs`, `RigError` in `rig/`, `RingError` in `gpu/readback.rs`, the
-//! import's kinds in `gltf/`); `Error` wraps them with the location.
+//! `track.rs`, `RigError` in `rig/`, the import's kinds in `gltf/`), except
+//! the readback ring's [`RingError`], which is here; `Error` wraps them
+//! with the location.
 
 use crate::model::mix::MixError;
 use crate::model::track::TrackError;
@@ -204,7 +205,7 @@ pub enum Error {
     Readback(String),
     /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.
     #[error("readback ring: {0}")]
-    Ring(crate::gpu::RingError),
+    Ring(RingError),
     /// A rig is invalid.
     #[error("rig: {0}")]
     Rig(crate::model::rig::RigError),
@@ -237,3 +238,65 @@ pub enum Error {
 
 /// Shorthand for `Result<T, keyframe_gpu::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A misuse of a [`ReadbackRing`](crate::gpu::ReadbackRing), or a ring with every slot in flight.
+/// Wrapped in [`Error::Ring`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RingError {
+    /// Every slot holds a frame that was not read yet; nothing was recorded.
+    /// Read or [`wait`](crate::gpu::ReadbackRing::wait) for the oldest frame first.
+    #[error("every one of the {slots} readback slots is in flight (oldest: frame {oldest_frame})")]
+    Full {
+        /// Slots of the ring.
+        slots: usize,
+        /// The frame that must be read to free a slot.
+        oldest_frame: u64,
+    },
+    /// A ring needs between 1 and [`MAX_SLOTS`](crate::gpu::readback::MAX_SLOTS) slots.
+    #[error("a readback ring needs 1 to {max} slots, {requested} requested")]
+    SlotCount {
+        /// Slots asked for.
+        requested: usize,
+        /// [`MAX_SLOTS`](crate::gpu::readback::MAX_SLOTS).
+        max: usize,
+    },
+    /// A copy larger than a slot, not a multiple of 4 bytes, longer than its
+    /// source, or from a buffer without `COPY_SRC` usage.
+    #[error("cannot copy {bytes} bytes into a readback slot of {slot_bytes} bytes: {reason}")]
+    BadCopy {
+        /// Bytes asked for.
+        bytes: u64,
+        /// Bytes of one slot.
+        slot_bytes: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// [`map`](crate::gpu::ReadbackRing::map) or [`discard`](crate::gpu::ReadbackRing::discard) of a
+    /// ticket whose frame is not recorded-and-unmapped (mapped already, read
+    /// or discarded).
+    #[error("frame {frame} is not a recorded, unmapped frame of this ring")]
+    NotRecorded {
+        /// The ticket's frame.
+        frame: u64,
+    },
+    /// [`wait`](crate::gpu::ReadbackRing::wait) for the oldest frame, which was recorded
+    /// but never mapped: it could never complete.
+    #[error("frame {frame} was recorded but not mapped; call map after submitting it")]
+    NotMapped {
+        /// The oldest frame.
+        frame: u64,
+    },
+    /// [`discard`](crate::gpu::ReadbackRing::discard) of a frame that is not the newest.
+    #[error("only the newest frame can be discarded, frame {frame} is not")]
+    NotNewest {
+        /// The ticket's frame.
+        frame: u64,
+    },
+}
+
+impl From<RingError> for Error {
+    fn from(e: RingError) -> Self {
+        Error::Ring(e)
+    }
+}

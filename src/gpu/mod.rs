@@ -18,6 +18,7 @@ mod sampler;
 pub(crate) mod skin;
 mod timer;
 
+pub use crate::error::RingError;
 pub use animator::Animator;
 pub use crowd::{ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId};
 #[cfg(test)]
@@ -26,7 +27,7 @@ pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
 pub use loss::is_device_lost;
 pub(crate) use loss::Health;
-pub use readback::{ReadbackFrame, ReadbackRing, RingError, Ticket};
+pub use readback::{ReadbackFrame, ReadbackRing, Ticket};
 pub(crate) use sampler::GpuSampler;
 pub use timer::PassTimer;
 

@@ -78,7 +78,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RingError};
 
 use super::{scoped, Animator, Health};
 
@@ -88,68 +88,6 @@ pub const MAX_SLOTS: usize = 16;
 const PENDING: u8 = 0;
 const MAPPED: u8 = 1;
 const FAILED: u8 = 2;
-
-/// A misuse of a [`ReadbackRing`], or a ring with every slot in flight.
-/// Wrapped in [`Error::Ring`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RingError {
-    /// Every slot holds a frame that was not read yet; nothing was recorded.
-    /// Read or [`wait`](ReadbackRing::wait) for the oldest frame first.
-    #[error("every one of the {slots} readback slots is in flight (oldest: frame {oldest_frame})")]
-    Full {
-        /// Slots of the ring.
-        slots: usize,
-        /// The frame that must be read to free a slot.
-        oldest_frame: u64,
-    },
-    /// A ring needs between 1 and [`MAX_SLOTS`] slots.
-    #[error("a readback ring needs 1 to {max} slots, {requested} requested")]
-    SlotCount {
-        /// Slots asked for.
-        requested: usize,
-        /// [`MAX_SLOTS`].
-        max: usize,
-    },
-    /// A copy larger than a slot, not a multiple of 4 bytes, longer than its
-    /// source, or from a buffer without `COPY_SRC` usage.
-    #[error("cannot copy {bytes} bytes into a readback slot of {slot_bytes} bytes: {reason}")]
-    BadCopy {
-        /// Bytes asked for.
-        bytes: u64,
-        /// Bytes of one slot.
-        slot_bytes: u64,
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// [`map`](ReadbackRing::map) or [`discard`](ReadbackRing::discard) of a
-    /// ticket whose frame is not recorded-and-unmapped (mapped already, read
-    /// or discarded).
-    #[error("frame {frame} is not a recorded, unmapped frame of this ring")]
-    NotRecorded {
-        /// The ticket's frame.
-        frame: u64,
-    },
-    /// [`wait`](ReadbackRing::wait) for the oldest frame, which was recorded
-    /// but never mapped: it could never complete.
-    #[error("frame {frame} was recorded but not mapped; call map after submitting it")]
-    NotMapped {
-        /// The oldest frame.
-        frame: u64,
-    },
-    /// [`discard`](ReadbackRing::discard) of a frame that is not the newest.
-    #[error("only the newest frame can be discarded, frame {frame} is not")]
-    NotNewest {
-        /// The ticket's frame.
-        frame: u64,
-    },
-}
-
-impl From<RingError> for Error {
-    fn from(e: RingError) -> Self {
-        Error::Ring(e)
-    }
-}
 
 /// Names one recorded frame of a [`ReadbackRing`]: pass it to
 /// [`map`](ReadbackRing::map) after submitting the encoder.
