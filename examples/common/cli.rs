@@ -60,3 +60,12 @@ pub fn parse<C: clap::Parser>() -> Result<C, ExitCode> {
         }
     }
 }
+
+/// What every example does first: Mesa's chatter off, panics as one
+/// line, then the command line ([`parse`]: the exit code to leave with
+/// after `--help`, `--version` or a bad argument).
+pub fn start<C: clap::Parser>() -> Result<C, ExitCode> {
+    quiet_mesa();
+    one_line_panics();
+    parse()
+}

@@ -94,9 +94,7 @@ use args::{Backend, Cli};
 use engine::Engine;
 
 fn main() -> ExitCode {
-    cli::quiet_mesa();
-    cli::one_line_panics();
-    let cli: Cli = match cli::parse() {
+    let cli: Cli = match cli::start() {
         Ok(c) => c,
         Err(code) => return code,
     };

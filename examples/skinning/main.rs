@@ -328,8 +328,10 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    cli::quiet_mesa();
-    let cli = Cli::parse();
+    let cli: Cli = match cli::start() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -140,9 +140,7 @@ struct Soak {
 }
 
 fn main() -> ExitCode {
-    cli::quiet_mesa();
-    cli::one_line_panics();
-    let cli: Cli = match cli::parse() {
+    let cli: Cli = match cli::start() {
         Ok(c) => c,
         Err(code) => return code,
     };
