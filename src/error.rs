@@ -76,6 +76,10 @@ pub enum Error {
     /// character and the action).
     #[error(transparent)]
     Mix(#[from] MixError),
+    /// The playback layer refused a command or a step (naming the
+    /// character and the command).
+    #[error(transparent)]
+    Playback(#[from] crate::playback::PlaybackError),
     /// A crowd instance names a model that is not one of the crowd's (an
     /// id of another [`Crowd`](crate::Crowd)).
     #[error("crowd instance {instance}: model {model} is not a model of this crowd")]

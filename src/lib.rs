@@ -128,6 +128,7 @@ pub mod gpu;
 mod key_lookup;
 pub mod model;
 pub mod plan;
+pub mod playback;
 mod run_keys;
 mod run_values;
 

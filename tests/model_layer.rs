@@ -1,6 +1,7 @@
 //! The model layer needs no device: no file of `src/model/` (clips,
-//! tracks, libraries, rigs, binding, actions and masks, results) nor of
-//! the CPU twin (`src/cpu/`) names `wgpu`, so that the model is built,
+//! tracks, libraries, rigs, binding, actions and masks, results), of the
+//! CPU twin (`src/cpu/`) nor of the playback layer (`src/playback/`)
+//! names `wgpu`, so that the model is built,
 //! bound and kept, and survives a lost device, without an adapter. The
 //! test reads the sources, so a `use wgpu::...` added anywhere under them
 //! fails it.
@@ -22,7 +23,7 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 fn the_model_and_the_cpu_twin_name_no_wgpu_type() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["src/model", "src/cpu"] {
+    for dir in ["src/model", "src/cpu", "src/playback"] {
         rust_files(&root.join(dir), &mut files);
     }
     assert!(files.len() >= 10, "found only {files:?}");

@@ -17,4 +17,5 @@ mod layout;
 mod loss;
 mod mixer;
 mod plans;
+mod playback;
 mod skinning;

@@ -1,0 +1,218 @@
+//! One action's playhead: where it is in its clip, how a step moves it
+//! (folding by the wrap mode), and what the step crossed (loop ends,
+//! markers). Device-free arithmetic in `f64`.
+
+use crate::model::track::WrapMode;
+
+/// A playhead in a clip of `duration` seconds: the clip time (in
+/// `[0, duration]`) and, for ping-pong, the direction of the current pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Clock {
+    pub(crate) time: f64,
+    /// Ping-pong: the current pass runs backwards.
+    pub(crate) backwards: bool,
+}
+
+/// What one step of a playhead did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Step {
+    /// The clip time before and after.
+    pub(crate) from: f64,
+    pub(crate) to: f64,
+    /// The step in the unfolded timeline (repeat: clip time plus whole
+    /// loops; ping-pong: the phase over a period of two durations;
+    /// clamp: clip time) from `start` to `end`.
+    pub(crate) start: f64,
+    pub(crate) end: f64,
+    /// Repeat: whole loops crossed, signed (forward positive).
+    pub(crate) wraps: i64,
+    /// Loop ends (repeat) or turns (ping-pong) crossed, counted.
+    pub(crate) folds: u64,
+    /// Clamp: the step reached the end it moved towards.
+    pub(crate) reached_end: bool,
+}
+
+impl Clock {
+    /// A playhead at clip time `time`, folded into the clip by `wrap`.
+    pub(crate) fn at(time: f64, duration: f64, wrap: WrapMode) -> Clock {
+        let mut c = Clock {
+            time: 0.0,
+            backwards: false,
+        };
+        if duration > 0.0 {
+            let s = c.step(time, duration, wrap);
+            c.time = s.to;
+        }
+        c
+    }
+
+    /// The ping-pong phase of this playhead, in `[0, 2 * duration)`.
+    fn phase(&self, duration: f64) -> f64 {
+        if self.backwards {
+            2.0 * duration - self.time
+        } else {
+            self.time
+        }
+    }
+
+    /// Moves the playhead by `delta` seconds of clip time (negative:
+    /// backwards) and returns what the step did. A clip of duration 0
+    /// stays at 0.
+    pub(crate) fn step(&mut self, delta: f64, duration: f64, wrap: WrapMode) -> Step {
+        let from = self.time;
+        if duration <= 0.0 || delta == 0.0 {
+            return Step {
+                from,
+                to: from,
+                start: from,
+                end: from,
+                wraps: 0,
+                folds: 0,
+                reached_end: false,
+            };
+        }
+        match wrap {
+            WrapMode::Clamp => {
+                let to = (from + delta).clamp(0.0, duration);
+                self.time = to;
+                Step {
+                    from,
+                    to,
+                    start: from,
+                    end: to,
+                    wraps: 0,
+                    folds: 0,
+                    reached_end: (delta > 0.0 && to >= duration) || (delta < 0.0 && to <= 0.0),
+                }
+            }
+            WrapMode::Repeat => {
+                let end = from + delta;
+                let loops = (end / duration).floor();
+                let mut to = end - loops * duration;
+                if to >= duration {
+                    to = 0.0;
+                }
+                self.time = to.max(0.0);
+                let wraps = loops as i64;
+                Step {
+                    from,
+                    to: self.time,
+                    start: from,
+                    end,
+                    wraps,
+                    folds: wraps.unsigned_abs(),
+                    reached_end: false,
+                }
+            }
+            WrapMode::PingPong => {
+                let period = 2.0 * duration;
+                let start = self.phase(duration);
+                let end = start + delta;
+                let mut q = end - (end / period).floor() * period;
+                if q >= period {
+                    q = 0.0;
+                }
+                self.backwards = q > duration;
+                self.time = if self.backwards { period - q } else { q };
+                let folds = ((end / duration).floor() - (start / duration).floor()).abs() as u64;
+                Step {
+                    from,
+                    to: self.time,
+                    start,
+                    end,
+                    wraps: 0,
+                    folds,
+                    reached_end: false,
+                }
+            }
+        }
+    }
+}
+
+/// The playhead positions in the unfolded timeline of `step` at which
+/// clip time `marker` is passed, in playhead order, at most `limit` of
+/// them: in `(start, end]` moving forward, `[end, start)` moving back.
+pub(crate) fn crossings(
+    step: &Step,
+    marker: f64,
+    duration: f64,
+    wrap: WrapMode,
+    limit: usize,
+    out: &mut Vec<f64>,
+) {
+    let (start, end) = (step.start, step.end);
+    if start == end || duration <= 0.0 || !(0.0..=duration).contains(&marker) {
+        return;
+    }
+    let forward = end > start;
+    let inside = |p: f64| {
+        if forward {
+            p > start && p <= end
+        } else {
+            p >= end && p < start
+        }
+    };
+    let (lo, hi) = if forward { (start, end) } else { (end, start) };
+    let mut found: Vec<f64> = Vec::new();
+    match wrap {
+        WrapMode::Clamp => {
+            if inside(marker) {
+                found.push(marker);
+            }
+        }
+        WrapMode::Repeat => {
+            // A marker at the duration is the instant a loop starts again.
+            let m = if marker >= duration { 0.0 } else { marker };
+            walk(lo, hi, duration, forward, limit, &mut found, |j| {
+                let p = m + j as f64 * duration;
+                [inside(p).then_some(p), None]
+            });
+        }
+        WrapMode::PingPong => {
+            let period = 2.0 * duration;
+            // The phases of the marker in one period: on the way out, and
+            // on the way back (the same instant at either end).
+            let back = (marker > 0.0 && marker < duration).then_some(period - marker);
+            walk(lo, hi, period, forward, limit, &mut found, |j| {
+                let base = j as f64 * period;
+                let out = marker + base;
+                let back = back.map(|b| b + base);
+                if forward {
+                    [inside(out).then_some(out), back.filter(|&p| inside(p))]
+                } else {
+                    [back.filter(|&p| inside(p)), inside(out).then_some(out)]
+                }
+            });
+        }
+    }
+    if forward {
+        found.sort_by(f64::total_cmp);
+    } else {
+        found.sort_by(|a, b| b.total_cmp(a));
+    }
+    found.truncate(limit);
+    out.extend(found);
+}
+
+/// Calls `at(j)` for the periods `j` of length `period` that overlap
+/// `[lo, hi]`, from the step's start (`lo` moving forward, `hi` moving
+/// back), collecting what it finds until `limit` is passed.
+fn walk(
+    lo: f64,
+    hi: f64,
+    period: f64,
+    forward: bool,
+    limit: usize,
+    found: &mut Vec<f64>,
+    at: impl Fn(i64) -> [Option<f64>; 2],
+) {
+    let (first, last) = (
+        (lo / period).floor() as i64 - 1,
+        (hi / period).ceil() as i64,
+    );
+    let mut j = if forward { first } else { last };
+    while (first..=last).contains(&j) && found.len() <= limit {
+        found.extend(at(j).into_iter().flatten());
+        j += if forward { 1 } else { -1 };
+    }
+}

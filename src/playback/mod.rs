@@ -1,0 +1,858 @@
+//! The playback layer: what drives the mixer each frame, without a
+//! device. One [`Player`] per character holds its actions (clip,
+//! playhead, speed, wrap, weight and fades, masked or additive layers);
+//! [`Player::advance`] moves every playhead by a time step and gives the
+//! frame's action table for [`Animator::set_actions`](crate::Animator::set_actions)
+//! (or [`cpu::mixed_poses`](crate::cpu::mixed_poses)), the root motion of
+//! a chosen node over the step and the markers crossed during it.
+//! [`gather`] puts many players' tables into one for a crowd of
+//! characters.
+//!
+//! The rules (`docs/USAGE.md`, "Playback", states them with formulas) are
+//! three.js's `AnimationAction`'s: linear weight ramps, a crossfade's
+//! weights summing to what they summed to before it. Root motion and
+//! events are computed on the CPU from the root's tracks and the markers
+//! alone, in the same frame: a game moves its entity and plays its sounds
+//! with them, with no readback.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use keyframe_gpu::playback::{Clips, Player};
+//! use keyframe_gpu::{AnimationLibrary, Clip, Interpolation, Property, Track, WrapMode};
+//! # fn main() -> Result<(), keyframe_gpu::Error> {
+//! let step = |x: f32| Track::new(0, Property::Translation, Interpolation::Linear,
+//!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, x, 0.0, 0.0]);
+//! let library = AnimationLibrary::new(vec![Clip::new("walk", vec![step(1.0)]),
+//!                                          Clip::new("run", vec![step(3.0)])])?;
+//! let clips = Arc::new(Clips::new(&library));
+//! let mut player = Player::new(&clips);
+//! player.play(0)?;
+//! player.set_wrap(WrapMode::Repeat);
+//! player.advance(0.5)?;
+//! player.crossfade(1, 0.25)?;
+//! let frame = player.advance(0.125)?;
+//! // Halfway through the crossfade: walk at 0.5, run at 0.5.
+//! let weights: Vec<f32> = frame.actions.iter().map(|a| a.weight).collect();
+//! assert_eq!(weights, [0.5, 0.5]);
+//! # Ok(()) }
+//! ```
+//!
+//! A crowd's frame, with root motion and a marker (`docs/USAGE.md`,
+//! "Playback"):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use keyframe_gpu::playback::{gather, Clips, Player};
+//! use keyframe_gpu::{Action, BoundLibrary, Error};
+//!
+//! /// A hundred characters idling; character 3 starts running. `hips` is
+//! /// the rig node whose motion moves the entities.
+//! fn frames(bound: &BoundLibrary, hips: u32) -> Result<(Vec<Action>, Vec<u32>), Error> {
+//!     let mut clips = Clips::with_root(bound, hips)?;
+//!     clips.add_marker(1, 0.42, "footstep")?;
+//!     let clips = Arc::new(clips);
+//!     let mut players: Vec<Player> =
+//!         (0..100).map(|c| Player::new(&clips).with_character(c)).collect();
+//!     for p in &mut players {
+//!         p.play(0)?; // idle, looping
+//!     }
+//!     players[3].crossfade(1, 0.3)?;
+//!     for p in &mut players {
+//!         let frame = p.advance(1.0 / 60.0)?;
+//!         let _moved_by = frame.root_motion.translation; // move the entity
+//!         for _event in &frame.events { /* play the footstep's sound */ }
+//!     }
+//!     let (mut actions, mut counts) = (Vec::new(), Vec::new());
+//!     gather(&players, &mut actions, &mut counts);
+//!     Ok((actions, counts)) // for animator.set_actions(queue, &actions, &counts)
+//! }
+//! ```
+
+pub(crate) mod clock;
+mod root;
+
+use std::sync::Arc;
+
+use clock::{crossings, Clock, Step};
+pub use root::RootMotion;
+use root::{Blend, RootTracks, Scratch};
+
+use crate::error::Result;
+use crate::model::library::AnimationLibrary;
+use crate::model::mix::{Action, MaskId};
+use crate::model::track::WrapMode;
+use crate::model::BoundLibrary;
+
+/// The most marker crossings one action reports in one step (a step much
+/// longer than the clip crosses each marker once per loop).
+pub const MAX_EVENTS_PER_STEP: usize = 256;
+
+/// Why a playback command or step was refused. Nothing changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlaybackError {
+    /// A clip the library does not have.
+    #[error("character {character}, {command}: clip {clip} is out of range (the library has {clip_count} clips)")]
+    UnknownClip {
+        /// The player's character ([`Player::with_character`]).
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The clip named.
+        clip: u32,
+        /// Clips in the library.
+        clip_count: usize,
+    },
+    /// A time, time step, speed or weight that is NaN or infinite, or a
+    /// negative time step or weight.
+    #[error("character {character}, {command}: {what} {value} is not a finite number{}", if *.non_negative { " >= 0" } else { "" })]
+    BadNumber {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// What the number is (`"dt"`, `"speed"`, ...).
+        what: &'static str,
+        /// The number.
+        value: f64,
+        /// Whether it must also be `>= 0`.
+        non_negative: bool,
+    },
+    /// A fade or crossfade of duration `<= 0` (or not finite).
+    #[error("character {character}, {command}: duration {duration} is not > 0")]
+    BadDuration {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The duration.
+        duration: f64,
+    },
+    /// A layer this player does not have.
+    #[error("character {character}, {command}: layer {layer} is not a layer of this player")]
+    UnknownLayer {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The layer.
+        layer: u32,
+    },
+    /// Root motion asked of a node the rig does not have.
+    #[error("root motion: node {node} is out of range (the rig has {node_count} nodes)")]
+    UnknownRoot {
+        /// The node.
+        node: u32,
+        /// Nodes in the rig.
+        node_count: usize,
+    },
+    /// A marker at a time that is NaN or infinite, or of a clip the
+    /// library does not have.
+    #[error("marker {name:?} of clip {clip} at {time}: {reason}")]
+    BadMarker {
+        /// The clip.
+        clip: u32,
+        /// The marker's time.
+        time: f64,
+        /// The marker's name.
+        name: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+/// A named instant of a clip (a footstep, a sound cue).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The clip time, in seconds.
+    pub time: f64,
+    /// The name reported with each crossing.
+    pub name: Arc<str>,
+}
+
+/// A marker crossed during a step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The marker's name.
+    pub name: Arc<str>,
+    /// The clip.
+    pub clip: u32,
+    /// The marker's clip time.
+    pub time: f64,
+}
+
+/// What players of one library share: clip durations, markers, and the
+/// root's tracks for root motion. Built once, shared through an `Arc`.
+#[derive(Debug, Clone)]
+pub struct Clips {
+    durations: Vec<f64>,
+    markers: Vec<Vec<Marker>>,
+    root: Option<RootTracks>,
+}
+
+impl Clips {
+    /// The clips of `library`: their durations, no marker, no root motion.
+    #[must_use]
+    pub fn new(library: &AnimationLibrary) -> Clips {
+        let durations: Vec<f64> = library
+            .clips()
+            .iter()
+            .map(|c| f64::from(c.duration()))
+            .collect();
+        Clips {
+            markers: vec![Vec::new(); durations.len()],
+            durations,
+            root: None,
+        }
+    }
+
+    /// The clips of `bound`'s library with root motion of rig node `root`
+    /// (its translation and rotation tracks in each clip).
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownRoot`] for a node the rig does not have.
+    pub fn with_root(bound: &BoundLibrary, root: u32) -> Result<Clips> {
+        let mut clips = Clips::new(bound.library());
+        clips.root = Some(RootTracks::of(bound, root)?);
+        Ok(clips)
+    }
+
+    /// Adds a marker `name` at clip time `time` of clip `clip` (in
+    /// `[0, duration]`; a time past the clip is kept and never crossed).
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadMarker`] for an unknown clip or a time that is
+    /// NaN, infinite or negative.
+    pub fn add_marker(&mut self, clip: u32, time: f64, name: &str) -> Result<()> {
+        let bad = |reason| PlaybackError::BadMarker {
+            clip,
+            time,
+            name: name.to_owned(),
+            reason,
+        };
+        let Some(list) = self.markers.get_mut(clip as usize) else {
+            return Err(bad("the library has no such clip").into());
+        };
+        if !time.is_finite() || time < 0.0 {
+            return Err(bad("the time is not a finite number >= 0").into());
+        }
+        list.push(Marker {
+            time,
+            name: name.into(),
+        });
+        list.sort_by(|a, b| a.time.total_cmp(&b.time));
+        Ok(())
+    }
+
+    /// Clips in the library.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.durations.len()
+    }
+
+    /// Whether the library has no clip.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.durations.is_empty()
+    }
+
+    /// Clip `clip`'s duration in seconds.
+    #[must_use]
+    pub fn duration(&self, clip: u32) -> Option<f64> {
+        self.durations.get(clip as usize).copied()
+    }
+
+    /// Clip `clip`'s markers, by time.
+    #[must_use]
+    pub fn markers(&self, clip: u32) -> &[Marker] {
+        self.markers.get(clip as usize).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A weight ramp: from `from` to `to` over `duration` seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Fade {
+    from: f32,
+    to: f32,
+    elapsed: f64,
+    duration: f64,
+}
+
+impl Fade {
+    fn weight(&self) -> f32 {
+        let f = (self.elapsed / self.duration).clamp(0.0, 1.0) as f32;
+        self.from + (self.to - self.from) * f
+    }
+}
+
+/// One action of a player: a clip's playhead, its weight and fade, and
+/// for a layer its mask or additive reference.
+#[derive(Debug, Clone, PartialEq)]
+struct Playing {
+    clip: u32,
+    clock: Clock,
+    wrap: WrapMode,
+    weight: f32,
+    fade: Option<Fade>,
+    /// The layer it belongs to (`None`: the base).
+    layer: Option<u32>,
+    mask: Option<MaskId>,
+    reference_time: Option<f64>,
+    /// This action's own time scale (layers), times the player's speed.
+    speed: f64,
+}
+
+/// How a layer plays: over the base actions, through a mask or added.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layer {
+    /// The layer's weight (before fades).
+    pub weight: f32,
+    /// Its mask ([`MixerDesc::add_mask`](crate::MixerDesc::add_mask)'s
+    /// handle), `None` for every node.
+    pub mask: Option<MaskId>,
+    /// `Some(reference time)`: additive, relative to its clip at that time.
+    pub additive: Option<f64>,
+    /// How its playhead wraps.
+    pub wrap: WrapMode,
+    /// Its time scale, times the player's speed.
+    pub speed: f64,
+}
+
+impl Default for Layer {
+    fn default() -> Self {
+        Layer {
+            weight: 1.0,
+            mask: None,
+            additive: None,
+            wrap: WrapMode::Repeat,
+            speed: 1.0,
+        }
+    }
+}
+
+/// The state of a frame after [`Player::advance`].
+#[derive(Debug, Clone, Default)]
+pub struct Frame {
+    /// The action table, base actions first (the oldest first), then the
+    /// layers in the order they were added: what
+    /// [`Animator::set_actions`](crate::Animator::set_actions) takes for
+    /// this character. Times are clip times (already folded), with
+    /// [`WrapMode::Clamp`].
+    pub actions: Vec<Action>,
+    /// The root's motion over the step (none without
+    /// [`Clips::with_root`], or when paused).
+    pub root_motion: RootMotion,
+    /// The markers crossed during the step, in playhead order per action,
+    /// actions in table order.
+    pub events: Vec<Event>,
+}
+
+/// One character's playback: its actions, speed, pause and wrap, and the
+/// last frame. See the [module](self) documentation.
+#[derive(Debug, Clone)]
+pub struct Player {
+    clips: Arc<Clips>,
+    character: u32,
+    playing: Vec<Playing>,
+    next_layer: u32,
+    speed: f64,
+    paused: bool,
+    wrap: WrapMode,
+    loops: u64,
+    finished: bool,
+    frame: Frame,
+    scratch: Scratch,
+    /// Marker crossings of one step: (playhead position, marker).
+    hits: Vec<(f64, usize)>,
+    positions: Vec<f64>,
+}
+
+impl Player {
+    /// A player of `clips`, playing nothing (the rig's rest pose), speed
+    /// 1, wrap [`WrapMode::Repeat`].
+    #[must_use]
+    pub fn new(clips: &Arc<Clips>) -> Player {
+        Player {
+            clips: Arc::clone(clips),
+            character: 0,
+            playing: Vec::new(),
+            next_layer: 0,
+            speed: 1.0,
+            paused: false,
+            wrap: WrapMode::Repeat,
+            loops: 0,
+            finished: false,
+            frame: Frame::default(),
+            scratch: Scratch::default(),
+            hits: Vec::new(),
+            positions: Vec::new(),
+        }
+    }
+
+    /// The same player, naming character `character` in its errors.
+    #[must_use]
+    pub fn with_character(self, character: u32) -> Player {
+        Player { character, ..self }
+    }
+
+    fn check_clip(
+        &self,
+        command: &'static str,
+        clip: u32,
+    ) -> std::result::Result<f64, PlaybackError> {
+        self.clips.duration(clip).ok_or(PlaybackError::UnknownClip {
+            character: self.character,
+            command,
+            clip,
+            clip_count: self.clips.len(),
+        })
+    }
+
+    fn check_number(
+        &self,
+        command: &'static str,
+        what: &'static str,
+        value: f64,
+        non_negative: bool,
+    ) -> std::result::Result<(), PlaybackError> {
+        if value.is_finite() && (!non_negative || value >= 0.0) {
+            return Ok(());
+        }
+        Err(PlaybackError::BadNumber {
+            character: self.character,
+            command,
+            what,
+            value,
+            non_negative,
+        })
+    }
+
+    fn check_duration(
+        &self,
+        command: &'static str,
+        d: f64,
+    ) -> std::result::Result<(), PlaybackError> {
+        if d.is_finite() && d > 0.0 {
+            return Ok(());
+        }
+        Err(PlaybackError::BadDuration {
+            character: self.character,
+            command,
+            duration: d,
+        })
+    }
+
+    fn base_action(&self, clip: u32, weight: f32, fade: Option<Fade>) -> Playing {
+        Playing {
+            clip,
+            clock: Clock::at(0.0, 0.0, self.wrap),
+            wrap: self.wrap,
+            weight,
+            fade,
+            layer: None,
+            mask: None,
+            reference_time: None,
+            speed: 1.0,
+        }
+    }
+
+    /// Plays `clip` from its start at weight 1, alone in the base (the
+    /// layers stay); the loop count and finished flag start again.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownClip`].
+    pub fn play(&mut self, clip: u32) -> Result<()> {
+        self.check_clip("play", clip)?;
+        self.playing.retain(|p| p.layer.is_some());
+        let action = self.base_action(clip, 1.0, None);
+        self.playing.insert(0, action);
+        self.loops = 0;
+        self.finished = false;
+        Ok(())
+    }
+
+    /// Crossfades the base to `to` over `duration` seconds: every base
+    /// action ramps linearly from its current weight to 0, and `to` from 0
+    /// (or its current weight, when it is fading out) to the sum of the
+    /// base's current weights (1 after a [`play`](Self::play)). A
+    /// crossfade during a fade starts from the current weights. `to`
+    /// starts from its beginning unless it is playing already.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    pub fn crossfade(&mut self, to: u32, duration: f64) -> Result<()> {
+        self.check_clip("crossfade", to)?;
+        self.check_duration("crossfade", duration)?;
+        let total: f32 = self
+            .playing
+            .iter()
+            .filter(|p| p.layer.is_none())
+            .map(|p| p.weight)
+            .sum();
+        let total = if total > 0.0 { total } else { 1.0 };
+        let existing = self
+            .playing
+            .iter()
+            .position(|p| p.layer.is_none() && p.clip == to);
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.fade = Some(Fade {
+                from: p.weight,
+                to: 0.0,
+                elapsed: 0.0,
+                duration,
+            });
+        }
+        let incoming = match existing {
+            Some(i) => self.playing.remove(i),
+            None => self.base_action(to, 0.0, None),
+        };
+        let fade = Fade {
+            from: incoming.weight,
+            to: total,
+            elapsed: 0.0,
+            duration,
+        };
+        let at = self
+            .playing
+            .iter()
+            .take_while(|p| p.layer.is_none())
+            .count();
+        self.playing.insert(
+            at,
+            Playing {
+                fade: Some(fade),
+                ..incoming
+            },
+        );
+        self.loops = 0;
+        self.finished = false;
+        Ok(())
+    }
+
+    /// Adds `clip` to the base, from its start, ramping from weight 0 to
+    /// 1 over `duration` seconds.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    pub fn fade_in(&mut self, clip: u32, duration: f64) -> Result<()> {
+        self.check_clip("fade_in", clip)?;
+        self.check_duration("fade_in", duration)?;
+        let fade = Fade {
+            from: 0.0,
+            to: 1.0,
+            elapsed: 0.0,
+            duration,
+        };
+        let action = self.base_action(clip, 0.0, Some(fade));
+        let at = self
+            .playing
+            .iter()
+            .take_while(|p| p.layer.is_none())
+            .count();
+        self.playing.insert(at, action);
+        Ok(())
+    }
+
+    /// Ramps every base action from its current weight to 0 over
+    /// `duration` seconds; they are removed when they reach it.
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadDuration`].
+    pub fn fade_out(&mut self, duration: f64) -> Result<()> {
+        self.check_duration("fade_out", duration)?;
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.fade = Some(Fade {
+                from: p.weight,
+                to: 0.0,
+                elapsed: 0.0,
+                duration,
+            });
+        }
+        Ok(())
+    }
+
+    /// Sets the speed every playhead moves at (negative plays backwards,
+    /// 0 holds still; fades go on in real time).
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadNumber`] for NaN or infinity.
+    pub fn set_speed(&mut self, speed: f64) -> Result<()> {
+        self.check_number("speed", "speed", speed, false)?;
+        self.speed = speed;
+        Ok(())
+    }
+
+    /// Sets how the base actions wrap (those playing and those to come).
+    pub fn set_wrap(&mut self, wrap: WrapMode) {
+        self.wrap = wrap;
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.wrap = wrap;
+        }
+        self.finished = false;
+    }
+
+    /// Pauses or resumes: a paused player's playheads and fades stand
+    /// still, and it reports no root motion and no event.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Moves every base action's playhead to clip time `time` (folded by
+    /// its wrap): no event and no root motion across the jump.
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadNumber`] for NaN or infinity.
+    pub fn seek(&mut self, time: f64) -> Result<()> {
+        self.check_number("seek", "time", time, false)?;
+        let clips = Arc::clone(&self.clips);
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            let d = clips.duration(p.clip).unwrap_or(0.0);
+            p.clock = Clock::at(time, d, p.wrap);
+        }
+        self.finished = false;
+        Ok(())
+    }
+
+    /// Adds a layer playing `clip` from its start over the base; returns
+    /// its handle.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownClip`]; [`PlaybackError::BadNumber`] for a
+    /// weight or speed that is not finite, a negative weight or an
+    /// additive reference time that is not finite.
+    pub fn add_layer(&mut self, clip: u32, layer: Layer) -> Result<u32> {
+        self.check_clip("add_layer", clip)?;
+        self.check_number("add_layer", "weight", f64::from(layer.weight), true)?;
+        self.check_number("add_layer", "speed", layer.speed, false)?;
+        if let Some(r) = layer.additive {
+            self.check_number("add_layer", "reference time", r, false)?;
+        }
+        let id = self.next_layer;
+        self.next_layer += 1;
+        self.playing.push(Playing {
+            clip,
+            clock: Clock::at(0.0, 0.0, layer.wrap),
+            wrap: layer.wrap,
+            weight: layer.weight,
+            fade: None,
+            layer: Some(id),
+            mask: layer.mask,
+            reference_time: layer.additive,
+            speed: layer.speed,
+        });
+        Ok(id)
+    }
+
+    /// Ramps layer `layer`'s weight to `weight` over `duration` seconds
+    /// (to 0: the layer is removed when it gets there).
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownLayer`], [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::BadNumber`].
+    pub fn fade_layer(&mut self, layer: u32, weight: f32, duration: f64) -> Result<()> {
+        self.check_duration("fade_layer", duration)?;
+        self.check_number("fade_layer", "weight", f64::from(weight), true)?;
+        let character = self.character;
+        let p = self
+            .playing
+            .iter_mut()
+            .find(|p| p.layer == Some(layer))
+            .ok_or(PlaybackError::UnknownLayer {
+                character,
+                command: "fade_layer",
+                layer,
+            })?;
+        p.fade = Some(Fade {
+            from: p.weight,
+            to: weight,
+            elapsed: 0.0,
+            duration,
+        });
+        Ok(())
+    }
+
+    /// Removes layer `layer` at once.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownLayer`].
+    pub fn remove_layer(&mut self, layer: u32) -> Result<()> {
+        let before = self.playing.len();
+        self.playing.retain(|p| p.layer != Some(layer));
+        if self.playing.len() == before {
+            return Err(PlaybackError::UnknownLayer {
+                character: self.character,
+                command: "remove_layer",
+                layer,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Advances every playhead by `dt * speed` seconds and every fade by
+    /// `dt` (a paused player: neither), then reports the frame: the
+    /// action table, the root motion over the step and the markers
+    /// crossed.
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadNumber`] for a `dt` that is NaN, infinite or
+    /// negative; nothing advances.
+    pub fn advance(&mut self, dt: f64) -> Result<&Frame> {
+        self.check_number("advance", "dt", dt, true)?;
+        self.frame.events.clear();
+        let mut blend = Blend::new();
+        let clips = Arc::clone(&self.clips);
+        let moving = !self.paused;
+        let mut main_done = None;
+        for (i, p) in self.playing.iter_mut().enumerate() {
+            let d = clips.duration(p.clip).unwrap_or(0.0);
+            let delta = if moving {
+                dt * self.speed * p.speed
+            } else {
+                0.0
+            };
+            let step = p.clock.step(delta, d, p.wrap);
+            if moving {
+                if let Some(f) = &mut p.fade {
+                    f.elapsed += dt;
+                    p.weight = f.weight();
+                }
+            }
+            if i == 0 && p.layer.is_none() {
+                main_done = Some(step);
+            }
+            if step.start == step.end {
+                continue;
+            }
+            if let (Some(root), None, None) = (&clips.root, p.mask, p.reference_time) {
+                let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
+                blend.add(m, p.weight);
+            }
+            // Every marker's crossings, then all of them in playhead order.
+            self.hits.clear();
+            for (k, marker) in clips.markers(p.clip).iter().enumerate() {
+                let before = self.positions.len();
+                crossings(
+                    &step,
+                    marker.time,
+                    d,
+                    p.wrap,
+                    MAX_EVENTS_PER_STEP,
+                    &mut self.positions,
+                );
+                self.hits
+                    .extend(self.positions.drain(before..).map(|at| (at, k)));
+            }
+            let forward = step.end > step.start;
+            self.hits.sort_by(|a, b| {
+                let order = a.0.total_cmp(&b.0);
+                if forward {
+                    order
+                } else {
+                    order.reverse()
+                }
+            });
+            self.hits.truncate(MAX_EVENTS_PER_STEP);
+            for &(_, k) in &self.hits {
+                let marker = &clips.markers(p.clip)[k];
+                self.frame.events.push(Event {
+                    name: Arc::clone(&marker.name),
+                    clip: p.clip,
+                    time: marker.time,
+                });
+            }
+        }
+        if let Some(step) = main_done {
+            self.note_main_step(&step);
+        }
+        // Fades that reached 0 end their action; others keep their weight.
+        self.playing.retain(|p| match p.fade {
+            Some(f) if f.elapsed >= f.duration => f.to > 0.0,
+            _ => true,
+        });
+        for p in &mut self.playing {
+            if p.fade.is_some_and(|f| f.elapsed >= f.duration) {
+                p.fade = None;
+            }
+        }
+        self.frame.root_motion = blend.finish();
+        self.frame.actions.clear();
+        self.frame
+            .actions
+            .extend(self.playing.iter().map(|p| Action {
+                clip: p.clip,
+                time: p.clock.time,
+                wrap: WrapMode::Clamp,
+                weight: p.weight,
+                mask: p.mask,
+                reference_time: p.reference_time,
+            }));
+        Ok(&self.frame)
+    }
+
+    fn note_main_step(&mut self, step: &Step) {
+        self.loops += step.folds;
+        if step.reached_end {
+            self.finished = true;
+        }
+    }
+
+    /// The last frame [`advance`](Self::advance) reported.
+    #[must_use]
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// The loop ends (repeat) or turns (ping-pong) the first base action
+    /// crossed since it started.
+    #[must_use]
+    pub fn loops(&self) -> u64 {
+        self.loops
+    }
+
+    /// Whether the first base action, wrapped with [`WrapMode::Clamp`]
+    /// (played once), reached the end it moves towards.
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The first base action's clip and clip time, if any.
+    #[must_use]
+    pub fn current(&self) -> Option<(u32, f64)> {
+        self.playing
+            .iter()
+            .find(|p| p.layer.is_none())
+            .map(|p| (p.clip, p.clock.time))
+    }
+
+    /// Whether the player is paused.
+    #[must_use]
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// The speed.
+    #[must_use]
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+}
+
+/// Every player's actions in one table, `counts[c]` of them character
+/// `c`'s (player `c`'s last frame), for
+/// [`Animator::set_actions`](crate::Animator::set_actions) or
+/// [`Crowd::set_actions`](crate::Crowd::set_actions). Clears both vectors
+/// first; allocates nothing once they have the capacity.
+pub fn gather<'a>(
+    players: impl IntoIterator<Item = &'a Player>,
+    actions: &mut Vec<Action>,
+    counts: &mut Vec<u32>,
+) {
+    actions.clear();
+    counts.clear();
+    for p in players {
+        actions.extend_from_slice(&p.frame.actions);
+        counts.push(p.frame.actions.len() as u32);
+    }
+}

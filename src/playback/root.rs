@@ -1,0 +1,247 @@
+//! Root motion: the displacement of one node's sampled translation and
+//! rotation over a step of an action's playhead, sampled on the CPU from
+//! that node's tracks alone with the twin's interpolation.
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::clock::Step;
+use super::PlaybackError;
+use crate::cpu::sample::sample_resolved;
+use crate::error::Result;
+use crate::layout::GpuInstance;
+use crate::model::instance::{resolve_instances_into, Instance};
+use crate::model::library::AnimationLibrary;
+use crate::model::track::{Clip, Property, Track, WrapMode};
+use crate::model::BoundLibrary;
+
+/// One frame's root motion of a character: how far the root node moved
+/// (in its parent's space) and turned, blended over the frame's actions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RootMotion {
+    /// The translation's displacement.
+    pub translation: Vec3,
+    /// The rotation relative to the one before: `conj(before) * after`
+    /// (x, y, z, w; the identity for none).
+    pub rotation: Quat,
+}
+
+impl Default for RootMotion {
+    fn default() -> Self {
+        RootMotion {
+            translation: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+        }
+    }
+}
+
+/// The root node's tracks of every clip, as a library of their own (one
+/// clip per clip of the bound library, holding the root's translation and
+/// rotation tracks, or none), so that the twin samples them alone.
+#[derive(Debug, Clone)]
+pub(crate) struct RootTracks {
+    library: AnimationLibrary,
+    /// Per clip: the offsets of the translation and the rotation in the
+    /// root library's output, where the clip has them.
+    offsets: Vec<(Option<u32>, Option<u32>)>,
+    /// The rest translation and rotation of the node (what a clip without
+    /// a track for it holds).
+    rest: (Vec3, Quat),
+}
+
+impl RootTracks {
+    /// The tracks of `bound`'s clips that animate rig node `node`.
+    pub(crate) fn of(bound: &BoundLibrary, node: u32) -> Result<RootTracks> {
+        let rig = bound.rig();
+        let Some(rest) = rig.nodes().get(node as usize) else {
+            return Err(PlaybackError::UnknownRoot {
+                node,
+                node_count: rig.nodes().len(),
+            }
+            .into());
+        };
+        let rest = (
+            Vec3::from_array(rest.translation),
+            Quat::from_array(rest.rotation),
+        );
+        let library = bound.library();
+        let mut clips = Vec::with_capacity(library.clips().len());
+        for (c, clip) in library.clips().iter().enumerate() {
+            let of = |property: Property| -> Option<Track> {
+                clip.tracks
+                    .iter()
+                    .enumerate()
+                    .find(|(t, tr)| {
+                        tr.property == property && bound.node(c as u32, *t as u32) == Some(node)
+                    })
+                    .map(|(_, tr)| tr.clone())
+            };
+            let tracks: Vec<Track> = [of(Property::Translation), of(Property::Rotation)]
+                .into_iter()
+                .flatten()
+                .collect();
+            clips.push(Clip::new(clip.name.clone(), tracks));
+        }
+        let root = AnimationLibrary::new(clips)?;
+        let offsets = root
+            .clips()
+            .iter()
+            .enumerate()
+            .map(|(c, clip)| {
+                let at = |p: Property| {
+                    let t = clip.tracks.iter().position(|t| t.property == p)?;
+                    root.track_output(c as u32, t as u32).map(|(o, _)| o)
+                };
+                (at(Property::Translation), at(Property::Rotation))
+            })
+            .collect();
+        Ok(RootTracks {
+            library: root,
+            offsets,
+            rest,
+        })
+    }
+
+    /// The root's translation and rotation in clip `clip` at clip times
+    /// `times`, sampled by the twin (into `scratch`).
+    fn sample(&self, clip: u32, times: &[f64], scratch: &mut Scratch) -> Vec<(Vec3, Quat)> {
+        scratch.instances.clear();
+        scratch
+            .instances
+            .extend(times.iter().map(|&t| Instance::new(clip, t)));
+        let stride = self.library.output_stride() as usize;
+        scratch.out.clear();
+        scratch.out.resize(times.len() * stride, 0.0);
+        if resolve_instances_into(&self.library, &scratch.instances, &mut scratch.resolved).is_err()
+        {
+            return vec![self.rest; times.len()];
+        }
+        sample_resolved(&self.library, &scratch.resolved, &mut scratch.out);
+        let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
+        (0..times.len())
+            .map(|i| {
+                let base = i * stride;
+                let v = |o: u32, n: usize| &scratch.out[base + o as usize..base + o as usize + n];
+                let t = t_at.map_or(self.rest.0, |o| Vec3::from_slice(v(o, 3)));
+                let r = r_at.map_or(self.rest.1, |o| Quat::from_slice(v(o, 4)));
+                (t, r)
+            })
+            .collect()
+    }
+
+    /// The root's motion over `step` of clip `clip` (of `duration`
+    /// seconds, played with `wrap`): the sampled difference between the
+    /// clip times after and before, plus on repeat the clip's whole-loop
+    /// displacement once per loop end crossed (minus going backwards).
+    pub(crate) fn motion(
+        &self,
+        clip: u32,
+        duration: f64,
+        wrap: WrapMode,
+        step: &Step,
+        scratch: &mut Scratch,
+    ) -> RootMotion {
+        if step.start == step.end {
+            return RootMotion::default();
+        }
+        let s = self.sample(clip, &[step.from, step.to, 0.0, duration], scratch);
+        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] = [s[0], s[1], s[2], s[3]];
+        let k = if wrap == WrapMode::Repeat {
+            step.wraps
+        } else {
+            0
+        };
+        let translation = t1 - t0 + (te - ts) * k as f32;
+        // Relative rotations compose: from `from` to the loop's end, whole
+        // loops, then from the loop's start to `to` (and the reverse).
+        let whole = rs.conjugate() * re;
+        let rotation = if k == 0 {
+            r0.conjugate() * r1
+        } else if k > 0 {
+            (r0.conjugate() * re) * power(whole, k - 1) * (rs.conjugate() * r1)
+        } else {
+            (r0.conjugate() * rs) * power(whole.conjugate(), -k - 1) * (re.conjugate() * r1)
+        };
+        RootMotion {
+            translation,
+            rotation: rotation.normalize(),
+        }
+    }
+}
+
+/// `q` to the power `n` (`n >= 0`), by squaring.
+fn power(q: Quat, n: i64) -> Quat {
+    let (mut acc, mut base, mut n) = (Quat::IDENTITY, q, n);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = (acc * base).normalize();
+        }
+        base = (base * base).normalize();
+        n >>= 1;
+    }
+    acc
+}
+
+/// Vectors a player reuses for root motion, so that a frame allocates
+/// nothing once they have grown.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scratch {
+    instances: Vec<Instance>,
+    resolved: Vec<GpuInstance>,
+    out: Vec<f32>,
+}
+
+/// The blend of per-action root motions by the mixer's rules for normal
+/// actions (`docs/USAGE.md`, "Blending"): a weighted average of the
+/// actions of weight > 0 (rotations by the mixer's quaternion mix), mixed
+/// with no motion by `1 - W` where the weights sum to `W < 1`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Blend {
+    translation: Vec4,
+    rotation: Vec4,
+    weight: f32,
+}
+
+impl Blend {
+    pub(crate) fn new() -> Blend {
+        Blend {
+            translation: Vec4::ZERO,
+            rotation: Vec4::new(0.0, 0.0, 0.0, 1.0),
+            weight: 0.0,
+        }
+    }
+
+    /// Adds one action's motion at weight `w`.
+    pub(crate) fn add(&mut self, m: RootMotion, w: f32) {
+        if w.is_nan() || w <= 0.0 {
+            return;
+        }
+        let (t, r) = (
+            m.translation.extend(0.0),
+            Vec4::from_array(m.rotation.to_array()),
+        );
+        if self.weight == 0.0 {
+            self.translation = t;
+            self.rotation = r;
+            self.weight = w;
+            return;
+        }
+        self.weight += w;
+        let f = w / self.weight;
+        self.translation = crate::cpu::mix::vec_mix(self.translation, t, f);
+        self.rotation = crate::cpu::mix::quat_mix(self.rotation, r, f);
+    }
+
+    /// The blended motion.
+    pub(crate) fn finish(self) -> RootMotion {
+        let (mut t, mut r) = (self.translation, self.rotation);
+        if self.weight < 1.0 {
+            let rest = 1.0 - self.weight;
+            t = crate::cpu::mix::vec_mix(t, Vec4::ZERO, rest);
+            r = crate::cpu::mix::quat_mix(r, Vec4::new(0.0, 0.0, 0.0, 1.0), rest);
+        }
+        RootMotion {
+            translation: t.truncate(),
+            rotation: Quat::from_array(r.to_array()).normalize(),
+        }
+    }
+}

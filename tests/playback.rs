@@ -1,0 +1,377 @@
+//! The playback layer (`keyframe_gpu::playback`), device-free: weights of
+//! crossfades and fades against the linear ramps of the contract, frame
+//! by frame; speed, pause, seek, backwards play, wraps, loop counts and
+//! the finished flag; root motion summed over loops against the clip's
+//! displacement, forwards and backwards, and against the CPU twin's pose;
+//! markers crossed at varied steps; bad input refused with nothing
+//! advanced. Every expected value is worked out by hand from the clips
+//! built here.
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+use keyframe_gpu::playback::{gather, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::{
+    AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
+};
+
+const EPS: f64 = 1e-6;
+
+/// Clips on node 0 of a one-node rig, each over `[0, 1]` s unless said:
+/// 0 "walk": translation (0,0,0) -> (2,0,0); 1 "run": (0,0,0) ->
+/// (0,0,6); 2 "turn": rotation 0 -> 90 degrees about y; 3 "long":
+/// translation (0,0,0) -> (4,0,0) over 2 s.
+fn library() -> AnimationLibrary {
+    let tr = |to: [f32; 3], end: f32| {
+        Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, end],
+            vec![0.0, 0.0, 0.0, to[0], to[1], to[2]],
+        )
+    };
+    let q = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+    let turn = Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        [Quat::IDENTITY.to_array(), q.to_array()].concat(),
+    );
+    AnimationLibrary::new(vec![
+        Clip::new("walk", vec![tr([2.0, 0.0, 0.0], 1.0)]),
+        Clip::new("run", vec![tr([0.0, 0.0, 6.0], 1.0)]),
+        Clip::new("turn", vec![turn]),
+        Clip::new("long", vec![tr([4.0, 0.0, 0.0], 2.0)]),
+    ])
+    .unwrap()
+}
+
+fn rig() -> Rig {
+    let mut b = Rig::builder();
+    b.node(None, NodeTransform::IDENTITY);
+    b.build().unwrap()
+}
+
+fn player() -> Player {
+    Player::new(&Arc::new(Clips::new(&library())))
+}
+
+fn weights(p: &Player) -> Vec<(u32, f32)> {
+    p.frame()
+        .actions
+        .iter()
+        .map(|a| (a.clip, a.weight))
+        .collect()
+}
+
+#[test]
+fn crossfade_weights_ramp_linearly_and_sum_to_one() {
+    let mut p = player();
+    p.play(0).unwrap();
+    p.advance(0.1).unwrap();
+    p.crossfade(1, 0.3).unwrap();
+    // Frame k after the crossfade, dt = 0.05: the fade is k * 0.05 / 0.3
+    // of the way, walk at 1 - that, run at that, until the end, where
+    // walk is gone.
+    for k in 1..=8u32 {
+        p.advance(0.05).unwrap();
+        let f = (f64::from(k) * 0.05 / 0.3).min(1.0);
+        let w = weights(&p);
+        if f < 1.0 {
+            assert_eq!(w.len(), 2, "frame {k}: {w:?}");
+            assert_eq!((w[0].0, w[1].0), (0, 1));
+            assert!(
+                (f64::from(w[0].1) - (1.0 - f)).abs() < EPS,
+                "frame {k}: {w:?}"
+            );
+            assert!((f64::from(w[1].1) - f).abs() < EPS, "frame {k}: {w:?}");
+            assert!((w[0].1 + w[1].1 - 1.0).abs() < 1e-6);
+        } else {
+            assert_eq!(w, [(1, 1.0)], "frame {k}");
+        }
+    }
+    // The incoming clip started at 0 and has played 8 * 0.05 s.
+    let a = &p.frame().actions[0];
+    assert!((a.time - 0.4).abs() < EPS, "{}", a.time);
+}
+
+#[test]
+fn a_crossfade_during_a_fade_starts_from_the_current_weights() {
+    let mut p = player();
+    p.play(0).unwrap();
+    p.crossfade(1, 0.4).unwrap();
+    p.advance(0.1).unwrap(); // walk 0.75, run 0.25
+    p.crossfade(2, 0.2).unwrap();
+    p.advance(0.05).unwrap();
+    // Each ramps from where it was to 0, turn from 0 to 0.75 + 0.25.
+    let w = weights(&p);
+    assert_eq!(w.len(), 3, "{w:?}");
+    let expect = [(0, 0.75 * 0.75), (1, 0.25 * 0.75), (2, 0.25)];
+    for ((c, got), (ec, want)) in w.iter().zip(expect) {
+        assert_eq!(*c, ec);
+        assert!((got - want).abs() < 1e-6, "{w:?}");
+    }
+    p.advance(0.15).unwrap();
+    assert_eq!(weights(&p), [(2, 1.0)]);
+}
+
+#[test]
+fn fades_layers_and_gather() {
+    let mut p = player();
+    p.fade_in(0, 0.5).unwrap();
+    p.advance(0.25).unwrap();
+    assert_eq!(weights(&p), [(0, 0.5)]);
+    let layer = p
+        .add_layer(
+            2,
+            Layer {
+                weight: 0.5,
+                additive: Some(0.0),
+                ..Layer::default()
+            },
+        )
+        .unwrap();
+    p.advance(0.25).unwrap();
+    assert_eq!(weights(&p), [(0, 1.0), (2, 0.5)]);
+    assert_eq!(p.frame().actions[1].reference_time, Some(0.0));
+    p.fade_layer(layer, 0.0, 0.1).unwrap();
+    p.fade_out(0.2).unwrap();
+    p.advance(0.1).unwrap();
+    // The layer reached 0 and is gone; the base is halfway out.
+    assert_eq!(weights(&p), [(0, 0.5)]);
+    let mut q = player();
+    q.play(3).unwrap();
+    q.advance(0.0).unwrap();
+    let (mut actions, mut counts) = (Vec::new(), Vec::new());
+    gather([&p, &q], &mut actions, &mut counts);
+    assert_eq!(counts, [1, 1]);
+    assert_eq!(actions.iter().map(|a| a.clip).collect::<Vec<_>>(), [0, 3]);
+    assert!(matches!(
+        p.fade_layer(layer, 1.0, 0.1),
+        Err(Error::Playback(PlaybackError::UnknownLayer {
+            layer: 0,
+            ..
+        }))
+    ));
+}
+
+#[test]
+fn speed_pause_seek_backwards_and_wraps() {
+    let mut p = player();
+    p.play(3).unwrap(); // 2 s, repeat
+    p.set_speed(2.0).unwrap();
+    p.advance(0.25).unwrap();
+    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    p.set_paused(true);
+    p.advance(1.0).unwrap();
+    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert_eq!(p.frame().root_motion, Default::default());
+    p.set_paused(false);
+    p.set_speed(-1.0).unwrap();
+    p.advance(1.0).unwrap();
+    // 0.5 - 1.0 = -0.5: 1.5 after folding, one loop end crossed.
+    assert!((p.current().unwrap().1 - 1.5).abs() < EPS);
+    assert_eq!(p.loops(), 1);
+    p.seek(0.25).unwrap();
+    assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    // Once: clamped at the end, finished.
+    p.set_speed(1.0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.advance(5.0).unwrap();
+    assert_eq!(p.current().unwrap().1, 2.0);
+    assert!(p.finished());
+    // Ping-pong: out to 2, back to 1.5.
+    let mut p = player();
+    p.play(3).unwrap();
+    p.set_wrap(WrapMode::PingPong);
+    p.advance(2.5).unwrap();
+    assert!((p.current().unwrap().1 - 1.5).abs() < EPS);
+    assert_eq!(p.loops(), 1);
+    // The action the animator takes holds that clip time.
+    let a = p.frame().actions[0];
+    assert_eq!((a.wrap, a.time), (WrapMode::Clamp, p.current().unwrap().1));
+}
+
+fn rooted() -> Player {
+    let lib = library();
+    let bound = lib.bind(&rig()).unwrap();
+    Player::new(&Arc::new(Clips::with_root(&bound, 0).unwrap()))
+}
+
+#[test]
+fn root_motion_adds_the_whole_loop_at_each_loop_end() {
+    // walk moves 2 per second: 2.5 s in steps of 0.25 is 5 along x, over
+    // two loop ends; backwards 1 s is -2.
+    let mut p = rooted();
+    p.play(0).unwrap();
+    let mut sum = Vec3::ZERO;
+    for _ in 0..10 {
+        let f = p.advance(0.25).unwrap();
+        assert!((f.root_motion.translation - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-5);
+        sum += f.root_motion.translation;
+    }
+    assert!((sum - Vec3::new(5.0, 0.0, 0.0)).length() < 1e-4, "{sum}");
+    assert_eq!(p.loops(), 2);
+    // One step over several loops at once.
+    let f = p.advance(3.5).unwrap();
+    assert!((f.root_motion.translation.x - 7.0).abs() < 1e-4);
+    p.set_speed(-1.0).unwrap();
+    let f = p.advance(1.0).unwrap();
+    assert!((f.root_motion.translation.x + 2.0).abs() < 1e-4);
+    // Turning 90 degrees a second about y: 2.5 s is 225 degrees.
+    let mut p = rooted();
+    p.play(2).unwrap();
+    let mut total = Quat::IDENTITY;
+    for _ in 0..10 {
+        total *= p.advance(0.25).unwrap().root_motion.rotation;
+    }
+    let want = Quat::from_rotation_y(2.5 * std::f32::consts::FRAC_PI_2);
+    assert!(total.dot(want).abs() > 1.0 - 1e-5, "{total:?} vs {want:?}");
+}
+
+#[test]
+fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
+    // walk (2 along x per second) and run (6 along z) at weight 1 each:
+    // their average, per 0.1 s (0.1, 0, 0.3).
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.add_layer(1, Layer::default()).unwrap();
+    let f = p.advance(0.1).unwrap();
+    let want = Vec3::new(0.1, 0.0, 0.3);
+    assert!(
+        (f.root_motion.translation - want).length() < 1e-5,
+        "{:?}",
+        f.root_motion
+    );
+    // walk alone fading out over 0.2 s: at weight 0.5 after 0.1 s, half
+    // of its 0.2 (the rest of the weight is no motion).
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.fade_out(0.2).unwrap();
+    let f = p.advance(0.1).unwrap();
+    assert!((f.root_motion.translation - Vec3::new(0.1, 0.0, 0.0)).length() < 1e-5);
+
+    // The twin's pose of the player's actions moves by the root motion
+    // between two frames (no loop end between them).
+    let lib = library();
+    let bound = lib.bind(&rig()).unwrap();
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    let before = p.advance(0.2).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    let pose = |acts: &[keyframe_gpu::Action]| {
+        let poses =
+            keyframe_gpu::cpu::mixed_poses(&bound, &[], acts, &[acts.len() as u32]).unwrap();
+        poses.local(0, 0).unwrap().translation
+    };
+    let moved = pose(&after) - pose(&before);
+    assert!(
+        (moved - motion.translation).length() < 1e-5,
+        "{moved} vs {motion:?}"
+    );
+    assert!((moved.x - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn markers_are_reported_once_per_crossing_in_order() {
+    let lib = library();
+    let mut clips = Clips::new(&lib);
+    clips.add_marker(0, 0.75, "right").unwrap();
+    clips.add_marker(0, 0.25, "left").unwrap();
+    let clips = Arc::new(clips);
+    let names = |p: &Player| -> Vec<String> {
+        p.frame()
+            .events
+            .iter()
+            .map(|e| e.name.to_string())
+            .collect()
+    };
+    // Steps of 0.3 from 0: 0.3 (left), 0.6, 0.9 (right), 1.2 (left at
+    // 1.25? no: 1.2), 1.5 (left at 1.25).
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        p.advance(0.3).unwrap();
+        seen.push(names(&p));
+    }
+    assert_eq!(
+        seen,
+        [vec!["left"], vec![], vec!["right"], vec![], vec!["left"]]
+    );
+    // A step longer than the clip: from 0.1 by 2.6 s crosses 0.25, 0.75,
+    // 1.25, 1.75 and 2.25, in that order.
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    p.seek(0.1).unwrap();
+    p.advance(2.6).unwrap();
+    assert_eq!(names(&p), ["left", "right", "left", "right", "left"]);
+    // A marker where the step starts is not crossed again; backwards,
+    // [after, before).
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    p.seek(0.25).unwrap();
+    p.advance(0.1).unwrap();
+    assert!(names(&p).is_empty());
+    p.set_speed(-1.0).unwrap();
+    p.advance(0.3).unwrap(); // 0.35 -> 0.05
+    assert_eq!(names(&p), ["left"]);
+    // Paused, or at speed 0: none.
+    p.set_paused(true);
+    p.advance(5.0).unwrap();
+    assert!(names(&p).is_empty());
+    p.set_paused(false);
+    p.set_speed(0.0).unwrap();
+    p.advance(5.0).unwrap();
+    assert!(names(&p).is_empty());
+}
+
+#[test]
+fn bad_input_is_refused_and_nothing_advances() {
+    let mut p = player().with_character(7);
+    p.play(0).unwrap();
+    p.advance(0.25).unwrap();
+    for dt in [f64::NAN, -0.1, f64::INFINITY] {
+        match p.advance(dt) {
+            Err(Error::Playback(PlaybackError::BadNumber {
+                character: 7,
+                command: "advance",
+                ..
+            })) => {}
+            other => panic!("dt {dt}: {other:?}"),
+        }
+        assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    }
+    match p.play(9) {
+        Err(Error::Playback(PlaybackError::UnknownClip {
+            character: 7,
+            command: "play",
+            clip: 9,
+            clip_count: 4,
+        })) => {}
+        other => panic!("{other:?}"),
+    }
+    for d in [0.0, -1.0, f64::NAN] {
+        assert!(matches!(
+            p.crossfade(1, d),
+            Err(Error::Playback(PlaybackError::BadDuration { .. }))
+        ));
+    }
+    assert!(p.set_speed(f64::NAN).is_err());
+    assert!(p.seek(f64::INFINITY).is_err());
+    // Still playing walk alone, where it was.
+    p.advance(0.0).unwrap();
+    assert_eq!(weights(&p), [(0, 1.0)]);
+    let mut clips = Clips::new(&library());
+    assert!(clips.add_marker(9, 0.0, "x").is_err());
+    assert!(clips.add_marker(0, f64::NAN, "x").is_err());
+    let bound = library().bind(&rig()).unwrap();
+    assert!(matches!(
+        Clips::with_root(&bound, 5),
+        Err(Error::Playback(PlaybackError::UnknownRoot { node: 5, .. }))
+    ));
+}
