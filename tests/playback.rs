@@ -375,3 +375,27 @@ fn bad_input_is_refused_and_nothing_advances() {
         Err(Error::Playback(PlaybackError::UnknownRoot { node: 5, .. }))
     ));
 }
+
+#[test]
+fn in_place_keeps_the_root_at_rest_on_the_chosen_axes() {
+    let bound = library().bind(&rig()).unwrap();
+    let still = keyframe_gpu::playback::in_place(&bound, 0, [true, false, false]).unwrap();
+    let at = |b: &keyframe_gpu::BoundLibrary, clip: u32, t: f64| {
+        let poses = keyframe_gpu::cpu::poses(b, &[keyframe_gpu::Instance::new(clip, t)]).unwrap();
+        poses.local(0, 0).unwrap().translation
+    };
+    // walk moves along x: in place it stays at the rest translation (0);
+    // run moves along z, which stays animated.
+    assert_eq!(at(&bound, 0, 0.5), Vec3::new(1.0, 0.0, 0.0));
+    assert_eq!(at(&still, 0, 0.5), Vec3::ZERO);
+    assert_eq!(at(&still, 1, 0.5), Vec3::new(0.0, 0.0, 3.0));
+    // Root motion still comes from the original.
+    let mut p = rooted();
+    p.play(0).unwrap();
+    let m = p.advance(0.5).unwrap().root_motion;
+    assert!((m.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
+    assert!(matches!(
+        keyframe_gpu::playback::in_place(&bound, 3, [true; 3]),
+        Err(Error::Playback(PlaybackError::UnknownRoot { node: 3, .. }))
+    ));
+}

@@ -540,6 +540,18 @@ impl BoundLibrary {
         &self.library
     }
 
+    /// The same binding over `library`, whose clips hold the same tracks
+    /// in the same order as this one's (values changed, say): every track
+    /// animates the node it animated here.
+    pub(crate) fn with_same_tracks(&self, library: AnimationLibrary) -> BoundLibrary {
+        BoundLibrary {
+            library,
+            rig: Arc::clone(&self.rig),
+            nodes: Arc::clone(&self.nodes),
+            report: Arc::clone(&self.report),
+        }
+    }
+
     /// The rig it is bound to.
     #[must_use]
     pub fn rig(&self) -> &Rig {

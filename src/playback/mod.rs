@@ -856,3 +856,48 @@ pub fn gather<'a>(
         counts.push(p.frame.actions.len() as u32);
     }
 }
+
+/// `bound` with root motion stripped from the pose: every translation
+/// track of rig node `root` holds the node's rest translation on the axes
+/// `axes` selects (x, y, z), at every key (CUBICSPLINE tangents of those
+/// axes 0), so the GPU pose keeps the root in place there while
+/// [`Clips::with_root`] of the original `bound` reports its motion. The
+/// result is uncompressed: compress it afterwards if needed.
+///
+/// # Errors
+/// [`PlaybackError::UnknownRoot`] for a node the rig does not have; the
+/// library's own errors (none for a library that was valid).
+pub fn in_place(bound: &BoundLibrary, root: u32, axes: [bool; 3]) -> Result<BoundLibrary> {
+    use crate::model::track::{Interpolation, Property};
+    let rig = bound.rig();
+    let Some(node) = rig.nodes().get(root as usize) else {
+        return Err(PlaybackError::UnknownRoot {
+            node: root,
+            node_count: rig.nodes().len(),
+        }
+        .into());
+    };
+    let rest = node.translation;
+    let mut clips = bound.library().clips().to_vec();
+    for (c, clip) in clips.iter_mut().enumerate() {
+        for (t, track) in clip.tracks.iter_mut().enumerate() {
+            if track.property != Property::Translation
+                || bound.node(c as u32, t as u32) != Some(root)
+            {
+                continue;
+            }
+            let cubic = track.interpolation == Interpolation::CubicSpline;
+            for (e, v) in track.values.chunks_exact_mut(3).enumerate() {
+                // CUBICSPLINE elements: in-tangent, value, out-tangent.
+                let value = !cubic || e % 3 == 1;
+                for (axis, x) in v.iter_mut().enumerate() {
+                    if axes[axis] {
+                        *x = if value { rest[axis] } else { 0.0 };
+                    }
+                }
+            }
+        }
+    }
+    let library = AnimationLibrary::new(clips)?;
+    Ok(bound.with_same_tracks(library))
+}
