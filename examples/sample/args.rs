@@ -73,6 +73,13 @@ pub struct Cli {
     /// blended local pose (with --joints: the joint matrices).
     #[arg(long, value_name = "MIX.json")]
     pub mix: Option<PathBuf>,
+    /// Drive the playback layer with a script: PLAY.json gives the
+    /// characters, a root node, markers and per frame a time step and
+    /// commands (play, wrap, speed, crossfade, pause, seek); prints one
+    /// JSON object per frame (actions, root motion, events; with
+    /// --joints the joint matrices).
+    #[arg(long, value_name = "PLAY.json")]
+    pub play: Option<PathBuf>,
     /// Print the plan the GPU runs for this file on this adapter (every
     /// dispatch: entry point, overrides, workgroups; the tables) for
     /// --instances instances, and exit.

@@ -86,6 +86,8 @@ mod engine;
 mod joints;
 mod json;
 mod mix;
+mod play;
+mod play_file;
 mod plot;
 mod source;
 mod table;
@@ -200,6 +202,22 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             )));
         }
     }
+    if cli.play.is_some() {
+        // PLAY.json names the animations and steps of every frame.
+        let clash = [
+            (cli.mix.is_some(), "--mix"),
+            (cli.plot.is_some(), "--plot"),
+            (cli.times.is_some(), "--times"),
+            (cli.all_animations, "--all-animations"),
+            (cli.compare, "--compare"),
+            (cli.plan, "--plan"),
+        ];
+        if let Some((_, flag)) = clash.iter().find(|(on, _)| *on) {
+            return Err(Failure::Message(format!(
+                "{flag} cannot be combined with --play (PLAY.json drives every frame)"
+            )));
+        }
+    }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
             "--plot cannot be combined with --joints".into(),
@@ -245,6 +263,10 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
     }
     if let Some(path) = &cli.mix {
         return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);
+    }
+    if let Some(path) = &cli.play {
+        play::run(cli, path, &source, out)?;
+        return Ok(ExitCode::SUCCESS);
     }
     if cli.joints {
         return joints::run(cli, &source, tol, out);

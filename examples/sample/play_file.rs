@@ -81,7 +81,11 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
     let Some(root) = root.as_object() else {
         return Err("the top level is not an object".into());
     };
-    known_fields(root, &["instances", "root", "markers", "frames"], "the top level")?;
+    known_fields(
+        root,
+        &["instances", "root", "markers", "frames"],
+        "the top level",
+    )?;
     let instances = match root.get("instances") {
         Some(v) => match v.as_u64() {
             Some(n) if (1..=MAX_INSTANCES).contains(&n) => n as u32,
@@ -177,7 +181,15 @@ fn command(
     };
     known_fields(
         obj,
-        &["instance", "play", "wrap", "speed", "crossfade", "pause", "seek"],
+        &[
+            "instance",
+            "play",
+            "wrap",
+            "speed",
+            "crossfade",
+            "pause",
+            "seek",
+        ],
         "the command",
     )?;
     let instance = match field(obj, "instance")?.as_u64() {
@@ -236,7 +248,8 @@ fn command(
 }
 
 fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
-    obj.get(name).ok_or_else(|| format!("\"{name}\" is missing"))
+    obj.get(name)
+        .ok_or_else(|| format!("\"{name}\" is missing"))
 }
 
 fn finite(v: &Value, name: &str) -> Result<f64, String> {
