@@ -43,6 +43,20 @@ pub enum Error {
         /// Name of the clip.
         clip_name: String,
     },
+    /// A clip's marker is at a time that is NaN, infinite or negative.
+    #[error(
+        "clip {clip} ({clip_name:?}): marker {marker:?} at {time} is not at a finite time >= 0"
+    )]
+    BadMarker {
+        /// Index of the clip in the library.
+        clip: usize,
+        /// Name of the clip.
+        clip_name: String,
+        /// The marker's name.
+        marker: String,
+        /// Its time.
+        time: f64,
+    },
     /// The library holds no clip.
     #[error("the animation library holds no clip")]
     EmptyLibrary,

@@ -154,8 +154,8 @@ pub use model::rig::{
 };
 pub use model::target::{NodeName, SourceId};
 pub use model::track::{
-    Clip, Interpolation, PointerTarget, PointerType, Property, Track, TrackError, ValueKind,
-    WrapMode, QUAT_UNIT_TOLERANCE,
+    Clip, Interpolation, Marker, PointerTarget, PointerType, Property, Track, TrackError,
+    ValueKind, WrapMode, QUAT_UNIT_TOLERANCE,
 };
 pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 

@@ -295,3 +295,65 @@ fn bad_play_files_are_refused_in_one_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not valid JSON"));
 }
+
+#[test]
+fn markers_in_an_animations_extras_are_imported_and_crossed() {
+    use keyframe_gpu::playback::{Clips, Player};
+    let dir = temp_dir("cli_play_extras");
+    let mut b = Builder::new();
+    let n = b.node(None);
+    let times = b.accessor_f32(&[0.0, 1.0], "SCALAR");
+    let t = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], "VEC3");
+    b.animation("walk", &[(times, t, "LINEAR")], &[(0, n, "translation")]);
+    b.animations[0]["extras"] = json!({"author": "someone",
+        "markers": [{"name": "right", "time": 0.75}, {"name": "left", "time": 0.25}]});
+    let path = dir.join("markers.glb");
+    std::fs::write(&path, b.to_glb()).unwrap();
+    let imported = keyframe_gpu::gltf::load(&path).unwrap();
+    let clip = &imported.library.clips()[0];
+    let got: Vec<(f64, &str)> = clip.markers.iter().map(|m| (m.time, &*m.name)).collect();
+    assert_eq!(got, [(0.25, "left"), (0.75, "right")]);
+    let clips = std::sync::Arc::new(Clips::new(&imported.library));
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    let names: Vec<String> = p
+        .advance(1.0)
+        .unwrap()
+        .events
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    assert_eq!(names, ["left", "right"]);
+    // --play reports them with no "markers" in PLAY.json.
+    let play = write(
+        &dir,
+        "p.json",
+        &json!({"instances": 1, "frames": [
+        {"dt": 0.5, "commands": [{"instance": 0, "play": 0}]}]}),
+    );
+    let o = run(&[path.to_str().unwrap(), "--play", play.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"name\": \"left\""), "{}", stdout(&o));
+
+    // Malformed markers: a typed error naming the animation.
+    for (k, bad) in [
+        json!({"markers": {"name": "x"}}),
+        json!({"markers": [{"name": 3, "time": 0.1}]}),
+        json!({"markers": [{"name": "x", "time": -1.0}]}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        b.animations[0]["extras"] = bad;
+        let p = dir.join(format!("bad{k}.glb"));
+        std::fs::write(&p, b.to_glb()).unwrap();
+        match keyframe_gpu::gltf::load(&p) {
+            Err(keyframe_gpu::Error::Import {
+                animation: Some(0),
+                kind: keyframe_gpu::ImportErrorKind::BadMarkers { .. },
+                ..
+            }) => {}
+            other => panic!("case {k}: {other:?}"),
+        }
+    }
+}

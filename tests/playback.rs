@@ -369,6 +369,11 @@ fn bad_input_is_refused_and_nothing_advances() {
     let mut clips = Clips::new(&library());
     assert!(clips.add_marker(9, 0.0, "x").is_err());
     assert!(clips.add_marker(0, f64::NAN, "x").is_err());
+    let nan = Clip::new("x", library().clips()[0].tracks.clone()).with_marker(f64::NAN, "m");
+    assert!(matches!(
+        AnimationLibrary::new(vec![nan]),
+        Err(Error::BadMarker { clip: 0, .. })
+    ));
     let bound = library().bind(&rig()).unwrap();
     assert!(matches!(
         Clips::with_root(&bound, 5),

@@ -16,7 +16,7 @@ use super::Document;
 use crate::error::{Error, Result};
 use crate::model::library::AnimationLibrary;
 use crate::model::track::{
-    Clip, Interpolation, PointerTarget, PointerType, Property, Track, ValueKind,
+    Clip, Interpolation, Marker, PointerTarget, PointerType, Property, Track, ValueKind,
 };
 use crate::model::NodeName;
 
@@ -189,13 +189,19 @@ impl Document {
                 channels.push(info);
             }
             let name = anim.name.clone();
-            clips.push(
-                Clip::new(
-                    name.clone().unwrap_or_else(|| format!("animation {a}")),
-                    tracks,
-                )
-                .with_source(self.source),
-            );
+            let mut clip = Clip::new(
+                name.clone().unwrap_or_else(|| format!("animation {a}")),
+                tracks,
+            )
+            .with_source(self.source);
+            clip.markers = markers(anim.extras.as_deref()).map_err(|reason| Error::Import {
+                animation: Some(a),
+                channel: None,
+                skin: None,
+                accessor: None,
+                kind: ImportErrorKind::BadMarkers { reason },
+            })?;
+            clips.push(clip);
             infos.push(AnimationInfo { name, channels });
         }
         let library = AnimationLibrary::new(clips)?;
@@ -748,4 +754,43 @@ pub(super) fn primitive_target_count(
         }
     }
     Ok(targets.unwrap_or(0))
+}
+
+/// The markers of an animation's `extras`: `{"markers": [{"name": S,
+/// "time": T}, ...]}`, by time; none without extras or without
+/// `"markers"`. Other fields of the extras are the file's own and left
+/// alone.
+fn markers(extras: Option<&gltf::json::extras::RawValue>) -> Result<Vec<Marker>, String> {
+    use gltf::json::Value;
+    let Some(raw) = extras else {
+        return Ok(Vec::new());
+    };
+    let value: Value = gltf::json::deserialize::from_str(raw.get())
+        .map_err(|e| format!("extras are not valid JSON: {e}"))?;
+    let Some(list) = value.get("markers") else {
+        return Ok(Vec::new());
+    };
+    let Some(list) = list.as_array() else {
+        return Err("extras.markers is not an array".into());
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (m, item) in list.iter().enumerate() {
+        let name = item
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("extras.markers[{m}].name is missing or not a string"))?;
+        let time = item
+            .get("time")
+            .and_then(Value::as_f64)
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                format!("extras.markers[{m}].time is missing or not a finite number >= 0")
+            })?;
+        out.push(Marker {
+            time,
+            name: name.into(),
+        });
+    }
+    out.sort_by(|a, b| a.time.total_cmp(&b.time));
+    Ok(out)
 }

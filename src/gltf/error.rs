@@ -90,6 +90,13 @@ pub enum ImportErrorKind {
     /// The file requires an extension this importer does not support.
     #[error("required extension {0:?} is not supported")]
     UnsupportedExtension(String),
+    /// An animation's `extras.markers` is not a list of `{"name": string,
+    /// "time": number >= 0}`.
+    #[error("bad markers: {reason}")]
+    BadMarkers {
+        /// What is wrong.
+        reason: String,
+    },
     /// An index names an object the file does not have.
     #[error("{what} index {index} is out of range (the file has {count})")]
     IndexOutOfRange {

@@ -643,6 +643,21 @@ pub struct Clip {
     /// for clips built in code). On the rig of the same file its tracks
     /// bind by node index, exactly as the file says.
     pub source: Option<SourceId>,
+    /// Named instants of the clip (footsteps, sound cues), by time: given
+    /// in code ([`Clip::with_marker`]) or read by the glTF importer from
+    /// the animation's `extras` (`{"markers": [{"name": ..., "time":
+    /// ...}]}`). The playback layer reports them when a playhead crosses
+    /// them ([`crate::playback`]).
+    pub markers: Vec<Marker>,
+}
+
+/// A named instant of a clip (a footstep, a sound cue).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// The clip time, in seconds (finite, `>= 0`).
+    pub time: f64,
+    /// The name reported with each crossing.
+    pub name: Arc<str>,
 }
 
 impl PartialEq for Clip {
@@ -659,7 +674,21 @@ impl Clip {
             name: name.into(),
             tracks,
             source: None,
+            markers: Vec::new(),
         }
+    }
+
+    /// The same clip with a marker `name` at clip time `time` (markers
+    /// are kept by time; [`AnimationLibrary::new`](crate::AnimationLibrary::new)
+    /// refuses a time that is NaN, infinite or negative).
+    #[must_use]
+    pub fn with_marker(mut self, time: f64, name: &str) -> Self {
+        self.markers.push(Marker {
+            time,
+            name: name.into(),
+        });
+        self.markers.sort_by(|a, b| a.time.total_cmp(&b.time));
+        self
     }
 
     /// The same clip, marked as read from `source`.
@@ -711,6 +740,18 @@ impl Clip {
                 }
                 pointers.insert(&target.pointer, t);
             }
+        }
+        if let Some(m) = self
+            .markers
+            .iter()
+            .find(|m| !(m.time.is_finite() && m.time >= 0.0))
+        {
+            return Err(Error::BadMarker {
+                clip: index,
+                clip_name: self.name.clone(),
+                marker: m.name.to_string(),
+                time: m.time,
+            });
         }
         Ok(())
     }

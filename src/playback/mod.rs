@@ -80,6 +80,7 @@ use root::{Blend, RootTracks, Scratch};
 use crate::error::Result;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, MaskId};
+pub use crate::model::track::Marker;
 use crate::model::track::WrapMode;
 use crate::model::BoundLibrary;
 
@@ -161,15 +162,6 @@ pub enum PlaybackError {
     },
 }
 
-/// A named instant of a clip (a footstep, a sound cue).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Marker {
-    /// The clip time, in seconds.
-    pub time: f64,
-    /// The name reported with each crossing.
-    pub name: Arc<str>,
-}
-
 /// A marker crossed during a step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
@@ -191,7 +183,8 @@ pub struct Clips {
 }
 
 impl Clips {
-    /// The clips of `library`: their durations, no marker, no root motion.
+    /// The clips of `library`: their durations and markers
+    /// ([`Clip::markers`](crate::Clip::markers)), no root motion.
     #[must_use]
     pub fn new(library: &AnimationLibrary) -> Clips {
         let durations: Vec<f64> = library
@@ -200,7 +193,7 @@ impl Clips {
             .map(|c| f64::from(c.duration()))
             .collect();
         Clips {
-            markers: vec![Vec::new(); durations.len()],
+            markers: library.clips().iter().map(|c| c.markers.clone()).collect(),
             durations,
             root: None,
         }
