@@ -308,8 +308,29 @@ fn every_refusal_names_what_is_wrong() {
     // By name: a weights track on a node without a matching mesh is
     // unbound, not an error; by index it is refused.
     let weights = |node| Track::weights(node, 2, Interpolation::Step, vec![0.0], vec![0.0; 2]);
-    let bound = lib(vec![weights(0).with_target(NodeName::new("Body"))])
-        .bind(&p.character)
+    let body = || lib(vec![weights(0).with_target(NodeName::new("Body"))]);
+    // A clip of which nothing binds is refused by default, naming the
+    // clip, the rig and what did not bind...
+    match body().bind(&p.character) {
+        Err(Error::Bind(BindError::TooFewBound {
+            clip: 0,
+            bound: 0,
+            node_tracks: 1,
+            rig,
+            unbound,
+            ..
+        })) => {
+            assert!(rig.contains("10 nodes"), "{rig}");
+            assert_eq!(unbound, ["Body"]);
+        }
+        other => panic!("a clip that binds nothing: {other:?}"),
+    }
+    // ...and taken when asked.
+    let bound = body()
+        .bind_with(
+            &p.character,
+            &BindOptions::default().with_min_bound_share(0.0),
+        )
         .unwrap();
     assert_eq!(
         bound.report().clips()[0].unbound[0].why,
@@ -512,4 +533,50 @@ fn one_upload_serves_two_rigs_of_the_same_names() {
             assert!(g.abs_diff_eq(t, 1e-5), "model {i} node {n}");
         }
     }
+}
+
+#[test]
+fn a_minimum_bound_share_refuses_clips_made_for_another_skeleton() {
+    let p = pack();
+    let rot = |name: &str| {
+        Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::Step,
+            vec![0.0],
+            vec![0.0, 0.0, 0.0, 1.0],
+        )
+        .with_target(NodeName::new(name))
+    };
+    // One of three node tracks names a node of the rig.
+    let clip = || {
+        AnimationLibrary::new(vec![Clip::new(
+            "mostly foreign",
+            vec![rot("Spine"), rot("Tail"), rot("Wing")],
+        )])
+        .unwrap()
+    };
+    // By default one bound track is enough: the rest are reported.
+    let bound = clip().bind(&p.character).unwrap();
+    assert_eq!(bound.report().clips()[0].bound(), 1);
+    assert_eq!(bound.report().clips()[0].unbound.len(), 2);
+    // A share of a half refuses it, naming what did not bind.
+    let half = BindOptions::default().with_min_bound_share(0.5);
+    match clip().bind_with(&p.character, &half) {
+        Err(Error::Bind(e @ BindError::TooFewBound { .. })) => {
+            let text = e.to_string();
+            assert!(text.contains("\"mostly foreign\""), "{text}");
+            assert!(text.contains("1 of 3"), "{text}");
+            assert!(text.contains("Tail, Wing"), "{text}");
+        }
+        other => panic!("1 of 3 bound at a share of 0.5: {other:?}"),
+    }
+    // A third is enough for a share of a third.
+    let third = BindOptions::default().with_min_bound_share(1.0 / 3.0);
+    assert!(clip().bind_with(&p.character, &third).is_ok());
+    // Strict still refuses the first unbound track.
+    assert!(matches!(
+        clip().bind_with(&p.character, &BindOptions::strict()),
+        Err(Error::Bind(BindError::Unbound { track: 1, .. }))
+    ));
 }

@@ -141,7 +141,20 @@ pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result
         None
     } else {
         let rig = Rig::from_document(&document)?;
-        let bound = library.bind(&rig)?;
+        let bound = library.bind(&rig).map_err(|e| match &e {
+            // Name the file whose clip binds nothing.
+            keyframe_gpu::Error::Bind(keyframe_gpu::BindError::TooFewBound { clip, .. }) => {
+                match ranges.iter().find(|(_, r)| r.contains(clip)) {
+                    Some((file, _)) => Failure::Message(format!(
+                        "--clips {}: no track binds to a node of {} (tracks bind by node name): {e}",
+                        file.display(),
+                        path.display()
+                    )),
+                    None => Failure::from(e),
+                }
+            }
+            _ => Failure::from(e),
+        })?;
         for (file, range) in ranges {
             let report = &bound.report().clips()[range];
             if report.iter().all(|c| c.bound() == 0) {

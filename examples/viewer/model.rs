@@ -282,7 +282,11 @@ fn bind_clips(doc: &Document, rig: &Rig, clip_files: &[ClipFile]) -> Result<Boun
         return Err("the file has no animations (give clips with --clips FILE)".into());
     }
     let library = AnimationLibrary::new(clips).map_err(|e| e.to_string())?;
-    let bound = library.bind(rig).map_err(|e| e.to_string())?;
+    // A clip that binds nothing is refused below, by file, with an example.
+    let options = keyframe_gpu::BindOptions::default().with_min_bound_share(0.0);
+    let bound = library
+        .bind_with(rig, &options)
+        .map_err(|e| e.to_string())?;
     let report = bound.report().clips();
     let mut at = own;
     for f in clip_files {

@@ -40,19 +40,58 @@ use crate::error::{Error, Result};
 pub(crate) const UNBOUND: u32 = u32::MAX;
 
 /// How [`AnimationLibrary::bind_with`] treats tracks it cannot bind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+///
+/// By default an unbound track is skipped (and listed in the
+/// [`BindReport`]), but a clip of which no node track binds at all is
+/// refused ([`BindError::TooFewBound`]): its characters would silently
+/// stay in the rest pose, which is what a clip made for another skeleton
+/// does.
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct BindOptions {
     /// Refuse the first unbound track ([`BindError::Unbound`]) instead of
     /// skipping it.
     pub strict: bool,
+    /// The least share of a clip's node tracks that must bind, in
+    /// `[0, 1]`: a clip below it is refused ([`BindError::TooFewBound`]).
+    /// `None` (the default): at least one, when the clip has node tracks.
+    /// `Some(0.0)` takes any clip.
+    pub min_bound_share: Option<f32>,
+}
+
+impl Default for BindOptions {
+    fn default() -> Self {
+        BindOptions {
+            strict: false,
+            min_bound_share: None,
+        }
+    }
 }
 
 impl BindOptions {
     /// Options that refuse any track the rig cannot take.
     #[must_use]
     pub fn strict() -> Self {
-        BindOptions { strict: true }
+        BindOptions {
+            strict: true,
+            ..BindOptions::default()
+        }
+    }
+
+    /// The same options, refusing a clip of which less than `share` of
+    /// the node tracks bind (`0.0` takes every clip, even one that binds
+    /// nothing; a share outside `[0, 1]` is clamped into it).
+    #[must_use]
+    pub fn with_min_bound_share(self, share: f32) -> Self {
+        let share = if share.is_nan() {
+            0.0
+        } else {
+            share.clamp(0.0, 1.0)
+        };
+        BindOptions {
+            min_bound_share: Some(share),
+            ..self
+        }
     }
 }
 
@@ -228,6 +267,23 @@ pub enum BindError {
         /// The name paths of the rig's nodes of that name.
         candidates: Vec<String>,
     },
+    /// Too few of a clip's node tracks bind to the rig: none by default,
+    /// or less than [`BindOptions::min_bound_share`].
+    #[error("clip {clip} ({clip_name:?}): {bound} of {node_tracks} node tracks bind to {rig}; first unbound: {} (BindOptions::with_min_bound_share(0.0) takes it anyway)", unbound.join(", "))]
+    TooFewBound {
+        /// The clip.
+        clip: usize,
+        /// The clip's name.
+        clip_name: String,
+        /// The rig, described by its root's name and node count.
+        rig: String,
+        /// Node tracks that bound.
+        bound: u32,
+        /// The clip's node tracks.
+        node_tracks: u32,
+        /// The first unbound targets (at most five), as the clip names them.
+        unbound: Vec<String>,
+    },
     /// With [`BindOptions::strict`]: a track the rig cannot take.
     #[error("clip {clip}, track {track}: {target}: {why}")]
     Unbound {
@@ -329,6 +385,7 @@ impl AnimationLibrary {
         let mut report = BindReport::default();
         for (c, clip) in self.clips().iter().enumerate() {
             let (clip_nodes, clip_report) = bind_clip(c, clip, rig, &names, options)?;
+            check_share(c, &clip_report, rig, options)?;
             nodes.push(clip_nodes);
             report.clips.push(clip_report);
         }
@@ -338,6 +395,50 @@ impl AnimationLibrary {
             nodes: nodes.into(),
             report: Arc::new(report),
         })
+    }
+}
+
+/// [`BindError::TooFewBound`] when less of the clip's node tracks bound
+/// than `options` ask for.
+fn check_share(c: usize, report: &ClipReport, rig: &Rig, options: &BindOptions) -> Result<()> {
+    let bound = report.bound();
+    let node_tracks = bound + report.unbound.len() as u32;
+    if node_tracks == 0 {
+        return Ok(());
+    }
+    let enough = match options.min_bound_share {
+        None => bound > 0,
+        Some(share) => bound as f32 >= share * node_tracks as f32,
+    };
+    if enough {
+        return Ok(());
+    }
+    Err(BindError::TooFewBound {
+        clip: c,
+        clip_name: report.name.clone(),
+        rig: describe_rig(rig),
+        bound,
+        node_tracks,
+        unbound: report
+            .unbound
+            .iter()
+            .take(5)
+            .map(|u| u.target.clone())
+            .collect(),
+    }
+    .into())
+}
+
+/// "the rig of root "Armature" (65 nodes)", for errors.
+fn describe_rig(rig: &Rig) -> String {
+    let nodes = rig.nodes();
+    let root = nodes
+        .iter()
+        .find(|n| n.parent.is_none() && n.name.is_some())
+        .and_then(|n| n.name.as_deref());
+    match root {
+        Some(name) => format!("the rig of root {name:?} ({} nodes)", nodes.len()),
+        None => format!("the rig ({} nodes)", nodes.len()),
     }
 }
 
