@@ -46,7 +46,7 @@ pub(crate) const UNBOUND: u32 = u32::MAX;
 /// refused ([`BindError::TooFewBound`]): its characters would silently
 /// stay in the rest pose, which is what a clip made for another skeleton
 /// does.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
 pub struct BindOptions {
     /// Refuse the first unbound track ([`BindError::Unbound`]) instead of
@@ -57,15 +57,6 @@ pub struct BindOptions {
     /// `None` (the default): at least one, when the clip has node tracks.
     /// `Some(0.0)` takes any clip.
     pub min_bound_share: Option<f32>,
-}
-
-impl Default for BindOptions {
-    fn default() -> Self {
-        BindOptions {
-            strict: false,
-            min_bound_share: None,
-        }
-    }
 }
 
 impl BindOptions {
