@@ -60,6 +60,17 @@ pub enum Error {
     /// The library holds no clip.
     #[error("the animation library holds no clip")]
     EmptyLibrary,
+    /// Two frames compared ([`Poses::compare`](crate::Poses::compare))
+    /// differ in shape: (instances, nodes, joints, morph weights).
+    #[error(
+        "the frames differ in shape: {left} vs {right} (instances, nodes, joints, morph weights)"
+    )]
+    PosesDiffer {
+        /// This frame's shape.
+        left: String,
+        /// The other's.
+        right: String,
+    },
     /// An instance names a clip the library does not have.
     #[error("instance {instance}: clip index {clip} is out of range (the library has {clip_count} clips)")]
     ClipOutOfRange {

@@ -148,7 +148,7 @@ pub use model::binding::{
 pub use model::instance::Instance;
 pub use model::library::{AnimationLibrary, PointerOutput};
 pub use model::mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
-pub use model::poses::{OutputLayout, Part, Poses, Transform};
+pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
 pub use model::rig::{
     FitError, NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin,
 };

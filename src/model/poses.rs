@@ -391,3 +391,193 @@ impl Poses {
             .get(i as usize * stride..(i as usize + 1) * stride)
     }
 }
+
+/// What [`Poses::compare`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// A node's local transform: translation (elements 0-2), rotation
+    /// (3-6, x y z w, up to sign), scale (7-9).
+    Local,
+    /// A node's world matrix, column-major.
+    World,
+    /// A joint matrix (index: the joint's slot in the instance's joint
+    /// block), column-major.
+    Joints,
+    /// A morph weight (index: its slot in the instance's weight block).
+    MorphWeights,
+}
+
+/// One element of two frames, and how far apart they are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Difference {
+    /// What it is.
+    pub quantity: Quantity,
+    /// The instance (or character).
+    pub instance: u32,
+    /// The node, joint slot or weight slot.
+    pub index: u32,
+    /// The element within it.
+    pub element: u32,
+    /// This frame's value.
+    pub left: f32,
+    /// The other frame's value.
+    pub right: f32,
+    /// `|left - right|` over the element's tolerance: at most 1 is within
+    /// it.
+    pub excess: f32,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "instance {}, {:?} {} element {}: {} vs {} ({:.2}x the tolerance)",
+            self.instance,
+            self.quantity,
+            self.index,
+            self.element,
+            self.left,
+            self.right,
+            self.excess
+        )
+    }
+}
+
+/// The result of [`Poses::compare`]: the largest difference of each
+/// quantity, and the worst element measured against its tolerance.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Comparison {
+    /// The largest absolute difference per quantity: local transforms,
+    /// world matrices, joint matrices, morph weights.
+    pub max_abs: [f32; 4],
+    /// The element farthest outside (or least inside) its tolerance;
+    /// `None` for frames with nothing to compare.
+    pub worst: Option<Difference>,
+}
+
+impl Comparison {
+    /// Whether every element is within its tolerance.
+    #[must_use]
+    pub fn within(&self) -> bool {
+        self.worst.is_none_or(|d| d.excess <= 1.0)
+    }
+}
+
+/// The tolerance of one element, the README's ("Tests"): rotations
+/// 2e-5 per component; translations, scales and morph weights 1e-5
+/// relative (of the larger of 1 and the other frame's value); world and
+/// joint matrices 1e-4 per element, likewise relative.
+fn tolerance(q: Quantity, element: u32, right: f32) -> f32 {
+    let scale = right.abs().max(1.0);
+    match q {
+        Quantity::Local if (3..7).contains(&element) => 2e-5,
+        Quantity::Local | Quantity::MorphWeights => 1e-5 * scale,
+        Quantity::World | Quantity::Joints => 1e-4 * scale,
+    }
+}
+
+impl Poses {
+    /// Compares this frame with `other` (the GPU's with the CPU twin's,
+    /// say) element by element: every node's local transform (rotations
+    /// up to sign) and world matrix, every joint matrix, every morph
+    /// weight, each against the README's tolerance for it.
+    ///
+    /// ```
+    /// # fn f(gpu: &keyframe_gpu::Poses, cpu: &keyframe_gpu::Poses) {
+    /// let c = gpu.compare(cpu).expect("frames of the same shape");
+    /// assert!(c.within(), "worst: {:?}", c.worst);
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::PosesDiffer`](crate::Error::PosesDiffer) when the frames
+    /// do not have the same shape (instances, nodes, joints, weights).
+    pub fn compare(&self, other: &Poses) -> crate::error::Result<Comparison> {
+        let shape = |p: &Poses| {
+            (
+                p.instance_count,
+                p.layout.nodes,
+                p.layout.joints,
+                p.layout.morph_weights,
+            )
+        };
+        if shape(self) != shape(other) {
+            return Err(crate::error::Error::PosesDiffer {
+                left: format!("{:?}", shape(self)),
+                right: format!("{:?}", shape(other)),
+            });
+        }
+        let mut c = Comparison::default();
+        let mut note = |q: Quantity, instance: u32, index: u32, a: &[f32], b: &[f32]| {
+            for (e, (&l, &r)) in a.iter().zip(b).enumerate() {
+                let abs = (l - r).abs();
+                let slot = q as usize;
+                c.max_abs[slot] = c.max_abs[slot].max(abs);
+                let excess = abs / tolerance(q, e as u32, r);
+                let excess = if excess.is_nan() {
+                    f32::INFINITY
+                } else {
+                    excess
+                };
+                if c.worst.is_none_or(|w| excess > w.excess) {
+                    c.worst = Some(Difference {
+                        quantity: q,
+                        instance,
+                        index,
+                        element: e as u32,
+                        left: l,
+                        right: r,
+                        excess,
+                    });
+                }
+            }
+        };
+        let nodes = self.layout.nodes as usize;
+        for i in 0..self.instance_count {
+            for n in 0..nodes {
+                let at = i as usize * nodes + n;
+                let (a, b) = (self.locals[at], other.locals[at]);
+                let sign = if a.rotation.dot(b.rotation) < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                };
+                let flat = |t: Transform, s: f32| {
+                    let mut v = [0.0f32; 10];
+                    v[..3].copy_from_slice(&t.translation.to_array());
+                    v[3..7].copy_from_slice(&(t.rotation * s).to_array());
+                    v[7..].copy_from_slice(&t.scale.to_array());
+                    v
+                };
+                note(Quantity::Local, i, n as u32, &flat(a, sign), &flat(b, 1.0));
+                let (a, b) = (self.world[at], other.world[at]);
+                note(
+                    Quantity::World,
+                    i,
+                    n as u32,
+                    &a.to_cols_array(),
+                    &b.to_cols_array(),
+                );
+            }
+            let joints = self.layout.joints as usize;
+            for j in 0..joints {
+                let at = i as usize * joints + j;
+                let (a, b) = (self.joints[at], other.joints[at]);
+                note(
+                    Quantity::Joints,
+                    i,
+                    j as u32,
+                    &a.to_cols_array(),
+                    &b.to_cols_array(),
+                );
+            }
+            let w = self.layout.morph_weights as usize;
+            let base = i as usize * w;
+            for k in 0..w {
+                let (a, b) = (self.morph_weights[base + k], other.morph_weights[base + k]);
+                note(Quantity::MorphWeights, i, k as u32, &[a], &[b]);
+            }
+        }
+        Ok(c)
+    }
+}
