@@ -146,7 +146,7 @@ pub use model::binding::{
     BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
 };
 pub use model::instance::Instance;
-pub use model::library::{AnimationLibrary, PointerOutput};
+pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
 pub use model::mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
 pub use model::rig::{

@@ -8,6 +8,7 @@ use super::compressed::{packed_block, CompressError, CompressedTrack, KeyTimes, 
 use crate::error::{Error, Result};
 use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
+use crate::model::target::SourceId;
 use crate::model::track::{
     normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
     TrackError, ValueKind,
@@ -291,13 +292,77 @@ impl AnimationLibrary {
     }
 
     /// The index of the first clip named `name` (an [`Instance`]'s clip),
-    /// or `None` when no clip has that name.
+    /// or `None` when no clip has that name. Names may repeat in a library
+    /// joined from several files (every Mixamo clip is
+    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) and
+    /// [`ClipId`] tell them apart.
     ///
     /// [`Instance`]: crate::Instance
     #[must_use]
     pub fn clip_by_name(&self, name: &str) -> Option<u32> {
         let index = self.data.clips.iter().position(|c| c.name == name)?;
         u32::try_from(index).ok()
+    }
+
+    /// The index of the first clip named `name` read from the file
+    /// `source` ([`Clip::source`]; a glTF import's `document.source`).
+    #[must_use]
+    pub fn clip_in(&self, source: SourceId, name: &str) -> Option<u32> {
+        self.clip_by_id(&ClipId {
+            source: Some(source),
+            name: name.to_owned(),
+        })
+    }
+
+    /// The index of the first clip of `id`'s file and name.
+    #[must_use]
+    pub fn clip_by_id(&self, id: &ClipId) -> Option<u32> {
+        let index = self
+            .data
+            .clips
+            .iter()
+            .position(|c| c.source == id.source && c.name == id.name)?;
+        u32::try_from(index).ok()
+    }
+
+    /// Clip `clip`'s file and name; `None` out of range.
+    #[must_use]
+    pub fn clip_id(&self, clip: u32) -> Option<ClipId> {
+        let c = self.data.clips.get(clip as usize)?;
+        Some(ClipId {
+            source: c.source,
+            name: c.name.clone(),
+        })
+    }
+
+    /// One library of the clips of `libraries`, in order: the first
+    /// library's clips keep their indices, the second's follow, and so on.
+    /// Each clip keeps its file ([`Clip::source`]), name and markers, so
+    /// [`clip_in`](Self::clip_in) finds a clip by file and name where
+    /// names repeat across files. Compressed libraries join as the clips
+    /// they were made from: compress the joined library.
+    ///
+    /// ```no_run
+    /// # fn f() -> Result<(), keyframe_gpu::Error> {
+    /// use keyframe_gpu::{gltf, AnimationLibrary};
+    /// let xbot = gltf::load("Xbot.glb")?;
+    /// let ely = gltf::load("Ely.glb")?;
+    /// let clips = AnimationLibrary::join([&xbot.library, &ely.library])?;
+    /// let dance = clips.clip_in(ely.document.source, "Armature|mixamo.com|Layer0");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Those of [`AnimationLibrary::new`] ([`Error::EmptyLibrary`] when
+    /// there is no clip at all).
+    pub fn join<'a>(
+        libraries: impl IntoIterator<Item = &'a AnimationLibrary>,
+    ) -> Result<AnimationLibrary> {
+        let clips: Vec<Clip> = libraries
+            .into_iter()
+            .flat_map(|l| l.clips().iter().cloned())
+            .collect();
+        AnimationLibrary::new(clips)
     }
 
     #[doc(hidden)]
@@ -855,4 +920,15 @@ impl Flattener {
             }),
         })
     }
+}
+
+/// A clip named by its file and its name: unique across the files of a
+/// joined library where the names alone repeat
+/// ([`AnimationLibrary::clip_by_id`], [`AnimationLibrary::clip_id`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClipId {
+    /// The file the clip was read from (`None`: built in code).
+    pub source: Option<SourceId>,
+    /// The clip's name.
+    pub name: String,
 }
