@@ -336,7 +336,7 @@ fn corpus() -> Vec<Case> {
         "JSON nested 100000 deep",
         "a.gltf",
         {
-            let mut s = br#"{"asset": {"version": "2.0"}, "extras": "#.to_vec();
+            let mut s = br#"{"asset": {"version": "2.0"}, "accessors": "#.to_vec();
             s.extend(std::iter::repeat_n(b'[', 100_000));
             s.extend(std::iter::repeat_n(b']', 100_000));
             s.push(b'}');
@@ -345,6 +345,39 @@ fn corpus() -> Vec<Case> {
         NOWHERE,
         |k| matches!(k, K::Json(_)),
         &["JSON"],
+    );
+    // Extras are the file's own data, kept unparsed (only an animation's
+    // extras are read, for markers, with the parser's depth limit): nested
+    // 100000 deep they cost no stack, and the file is refused for what it
+    // lacks.
+    add(
+        "extras nested 100000 deep",
+        "a.gltf",
+        {
+            let mut s = br#"{"asset": {"version": "2.0"}, "extras": "#.to_vec();
+            s.extend(std::iter::repeat_n(b'[', 100_000));
+            s.extend(std::iter::repeat_n(b']', 100_000));
+            s.push(b'}');
+            s
+        },
+        NOWHERE,
+        |k| matches!(k, K::NoAnimations),
+        &["no animations"],
+    );
+    add(
+        "an animation's markers nested 100000 deep",
+        "a.gltf",
+        {
+            let text = String::from_utf8(gltf_with(|v| {
+                v["animations"][0]["extras"] = json!({"markers": "DEEP"});
+            }))
+            .unwrap();
+            let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+            text.replace("\"DEEP\"", &deep).into_bytes()
+        },
+        (Some(0), None, None),
+        |k| matches!(k, K::BadMarkers { .. }),
+        &["markers"],
     );
     add(
         "accessors is a string",
