@@ -9,6 +9,9 @@
 
 use std::sync::Arc;
 
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+
 use glam::{Quat, Vec3};
 use keyframe_gpu::playback::{gather, Clips, Layer, PlaybackError, Player};
 use keyframe_gpu::{
@@ -403,4 +406,32 @@ fn in_place_keeps_the_root_at_rest_on_the_chosen_axes() {
         keyframe_gpu::playback::in_place(&bound, 3, [true; 3]),
         Err(Error::Playback(PlaybackError::UnknownRoot { node: 3, .. }))
     ));
+}
+
+#[test]
+fn gathering_a_crowds_players_allocates_nothing_once_sized() {
+    // 100 players, each crossfading two clips; frames without root motion
+    // or markers.
+    let clips = Arc::new(Clips::new(&library()));
+    let mut players: Vec<Player> = (0..100).map(|_| Player::new(&clips)).collect();
+    for p in &mut players {
+        p.play(0).unwrap();
+        p.crossfade(1, 10.0).unwrap();
+    }
+    let (mut actions, mut counts) = (Vec::new(), Vec::new());
+    for p in &mut players {
+        p.advance(0.016).unwrap();
+    }
+    gather(&players, &mut actions, &mut counts);
+    let (n, ()) = counting_alloc::count(|| {
+        for _ in 0..10 {
+            for p in &mut players {
+                p.advance(0.016).unwrap();
+            }
+            gather(&players, &mut actions, &mut counts);
+        }
+    });
+    assert_eq!(n, 0, "advancing and gathering allocated");
+    assert_eq!(counts, vec![2; 100]);
+    assert_eq!(actions.len(), 200);
 }
