@@ -410,6 +410,7 @@ fn in_place_keeps_the_root_at_rest_on_the_chosen_axes() {
 
 #[test]
 fn gathering_a_crowds_players_allocates_nothing_once_sized() {
+    counting_alloc::no_lib_backtraces();
     // 100 players, each crossfading two clips; frames without root motion
     // or markers.
     let clips = Arc::new(Clips::new(&library()));
