@@ -31,10 +31,9 @@
 // The first UNIFORM_HEAD entries of `channels` again, in a uniform buffer
 // (the host zero-pads it), and likewise `nodes` (binding 10, declared
 // with node_at() by pose_nodes.wgsl, or by skin_io_wide.wgsl in the skin
-// module with wide reads). On lavapipe (Mesa 22.3) a storage read is a
-// loop over the lanes, a uniform read one gather per component (one load
-// only at an index the compiler proves uniform, a constant: a table index
-// from a loop counter is not).
+// module with wide reads). The plan reads the small tables from these
+// copies on CPU adapters (plan/cpu_adapter.rs, uniform_heads, with the
+// measurement behind it).
 @group(0) @binding(11) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
 // Whether every node (NODES_IN_HEAD) and every pose channel

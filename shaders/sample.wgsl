@@ -100,8 +100,8 @@ override RUN_KEYS: u32 = 0u;
 // (and where REGULAR_SEARCH the search offset) of the segment's first row
 // plus i times its second's minus its first's, its other fields the first
 // row's. sample_run then reads two rows per segment and computes the
-// others (regular_row), where it read every row: on the CPU adapters each
-// row read is a gather per field, though every lane reads the same row. A
+// others (regular_row) instead of reading each (why: plan/cpu_adapter.rs,
+// docs/PERFORMANCE.md "Where the time goes on the CPU adapters"). A
 // group's rows are sorted by property, so a run holding rows of two
 // properties (crowd_mixed's STEP group: translations, rotations, scales)
 // is regular by segments where it is not as a whole. Without
@@ -125,9 +125,8 @@ fn texel(i: u32) -> vec2<u32> {
     return vec2<u32>(i & ((1u << ROW_SHIFT) - 1u), i >> ROW_SHIFT);
 }
 
-// Track row `row`, from its two texels of `track_search`: two gathers on
-// the CPU adapters where the storage table's struct took a loop over the
-// lanes per member read.
+// Track row `row`, from its two texels of `track_search` (two texel
+// fetches, one per texel).
 fn track_row(row: u32) -> Track {
     let s = textureLoad(track_search, texel(2u * row), 0);
     let r = textureLoad(track_search, texel(2u * row + 1u), 0);
