@@ -449,6 +449,28 @@ impl Player {
         }
     }
 
+    /// Ramps every base action from its weight to 0 over `duration`.
+    fn fade_base_out(&mut self, duration: f64) {
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.fade = Some(Fade {
+                from: p.weight,
+                to: 0.0,
+                elapsed: 0.0,
+                duration,
+            });
+        }
+    }
+
+    /// Adds `action` as the last base action, before the layers.
+    fn insert_base(&mut self, action: Playing) {
+        let at = self
+            .playing
+            .iter()
+            .take_while(|p| p.layer.is_none())
+            .count();
+        self.playing.insert(at, action);
+    }
+
     /// Plays `clip` from its start at weight 1, alone in the base (the
     /// layers stay); the loop count and finished flag start again.
     ///
@@ -487,14 +509,7 @@ impl Player {
             .playing
             .iter()
             .position(|p| p.layer.is_none() && p.clip == to);
-        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
-            p.fade = Some(Fade {
-                from: p.weight,
-                to: 0.0,
-                elapsed: 0.0,
-                duration,
-            });
-        }
+        self.fade_base_out(duration);
         let incoming = match existing {
             Some(i) => self.playing.remove(i),
             None => self.base_action(to, 0.0, None),
@@ -505,18 +520,10 @@ impl Player {
             elapsed: 0.0,
             duration,
         };
-        let at = self
-            .playing
-            .iter()
-            .take_while(|p| p.layer.is_none())
-            .count();
-        self.playing.insert(
-            at,
-            Playing {
-                fade: Some(fade),
-                ..incoming
-            },
-        );
+        self.insert_base(Playing {
+            fade: Some(fade),
+            ..incoming
+        });
         self.loops = 0;
         self.finished = false;
         Ok(())
@@ -537,12 +544,7 @@ impl Player {
             duration,
         };
         let action = self.base_action(clip, 0.0, Some(fade));
-        let at = self
-            .playing
-            .iter()
-            .take_while(|p| p.layer.is_none())
-            .count();
-        self.playing.insert(at, action);
+        self.insert_base(action);
         Ok(())
     }
 
@@ -553,14 +555,7 @@ impl Player {
     /// [`PlaybackError::BadDuration`].
     pub fn fade_out(&mut self, duration: f64) -> Result<()> {
         self.check_duration("fade_out", duration)?;
-        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
-            p.fade = Some(Fade {
-                from: p.weight,
-                to: 0.0,
-                elapsed: 0.0,
-                duration,
-            });
-        }
+        self.fade_base_out(duration);
         Ok(())
     }
 
