@@ -60,16 +60,27 @@ pub enum Error {
     /// The library holds no clip.
     #[error("the animation library holds no clip")]
     EmptyLibrary,
-    /// Two frames compared ([`Poses::compare`](crate::Poses::compare))
+    /// Two frames compared ([`Poses::compare`](crate::Poses::compare),
+    /// [`Poses::compare_instances`](crate::Poses::compare_instances))
     /// differ in shape: (instances, nodes, joints, morph weights).
     #[error(
         "the frames differ in shape: {left} vs {right} (instances, nodes, joints, morph weights)"
     )]
     PosesDiffer {
-        /// This frame's shape.
+        /// This frame's shape (the instances chosen, where they are).
         left: String,
         /// The other's.
         right: String,
+    },
+    /// An instance compared
+    /// ([`Poses::compare_instances`](crate::Poses::compare_instances)) is
+    /// not in the frame.
+    #[error("instance {instance} is not in the frame ({instance_count} instances)")]
+    NoSuchInstance {
+        /// The instance asked for.
+        instance: u32,
+        /// The frame's instances.
+        instance_count: u32,
     },
     /// An instance names a clip the library does not have.
     #[error("instance {instance}: clip index {clip} is out of range (the library has {clip_count} clips)")]

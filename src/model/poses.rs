@@ -392,19 +392,20 @@ impl Poses {
     }
 }
 
-/// What [`Poses::compare`] compares.
+/// What [`Poses::compare`] compares, numbered as [`Comparison::max_abs`]
+/// is indexed (`quantity as usize`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {
     /// A node's local transform: translation (elements 0-2), rotation
     /// (3-6, x y z w, up to sign), scale (7-9).
-    Local,
+    Local = 0,
     /// A node's world matrix, column-major.
-    World,
+    World = 1,
     /// A joint matrix (index: the joint's slot in the instance's joint
     /// block), column-major.
-    Joints,
+    Joints = 2,
     /// A morph weight (index: its slot in the instance's weight block).
-    MorphWeights,
+    MorphWeights = 3,
 }
 
 /// One element of two frames, and how far apart they are.
@@ -443,12 +444,14 @@ impl std::fmt::Display for Difference {
     }
 }
 
-/// The result of [`Poses::compare`]: the largest difference of each
-/// quantity, and the worst element measured against its tolerance.
+/// The result of [`Poses::compare`] and [`Poses::compare_instances`]: the
+/// largest difference of each quantity, and the worst element measured
+/// against its tolerance.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Comparison {
     /// The largest absolute difference per quantity: local transforms,
-    /// world matrices, joint matrices, morph weights.
+    /// world matrices, joint matrices, morph weights (indexed as
+    /// [`Quantity`] is numbered). A NaN on either side counts as infinity.
     pub max_abs: [f32; 4],
     /// The element farthest outside (or least inside) its tolerance;
     /// `None` for frames with nothing to compare.
@@ -476,6 +479,55 @@ fn tolerance(q: Quantity, element: u32, right: f32) -> f32 {
     }
 }
 
+impl Comparison {
+    /// Notes elements `a` (this frame's) and `b` (the other's) of
+    /// `quantity` at `instance`, `index`. Equal values (infinities
+    /// included) differ by 0; a NaN on either side differs by infinity, so
+    /// it is never within a tolerance.
+    fn note(&mut self, quantity: Quantity, instance: u32, index: u32, a: &[f32], b: &[f32]) {
+        for (e, (&l, &r)) in a.iter().zip(b).enumerate() {
+            let abs = if l == r { 0.0 } else { (l - r).abs() };
+            let abs = if abs.is_nan() { f32::INFINITY } else { abs };
+            let slot = quantity as usize;
+            self.max_abs[slot] = self.max_abs[slot].max(abs);
+            let excess = abs / tolerance(quantity, e as u32, r);
+            let excess = if excess.is_nan() {
+                f32::INFINITY
+            } else {
+                excess
+            };
+            if self.worst.is_none_or(|w| excess > w.excess) {
+                self.worst = Some(Difference {
+                    quantity,
+                    instance,
+                    index,
+                    element: e as u32,
+                    left: l,
+                    right: r,
+                    excess,
+                });
+            }
+        }
+    }
+}
+
+/// Instance `i`'s block of `stride` elements of `v` (empty where `v` is
+/// shorter).
+fn block<T>(v: &[T], i: u32, stride: u32) -> &[T] {
+    let (i, stride) = (i as usize, stride as usize);
+    v.get(i * stride..(i + 1) * stride).unwrap_or(&[])
+}
+
+/// A local transform as the 10 elements [`Quantity::Local`] numbers, its
+/// rotation multiplied by `sign`.
+fn local_elements(t: &Transform, sign: f32) -> [f32; 10] {
+    let mut v = [0.0f32; 10];
+    v[..3].copy_from_slice(&t.translation.to_array());
+    v[3..7].copy_from_slice(&(t.rotation * sign).to_array());
+    v[7..].copy_from_slice(&t.scale.to_array());
+    v
+}
+
 impl Poses {
     /// Compares this frame with `other` (the GPU's with the CPU twin's,
     /// say) element by element: every node's local transform (rotations
@@ -493,91 +545,98 @@ impl Poses {
     /// [`Error::PosesDiffer`](crate::Error::PosesDiffer) when the frames
     /// do not have the same shape (instances, nodes, joints, weights).
     pub fn compare(&self, other: &Poses) -> crate::error::Result<Comparison> {
-        let shape = |p: &Poses| {
-            (
-                p.instance_count,
-                p.layout.nodes,
-                p.layout.joints,
-                p.layout.morph_weights,
-            )
-        };
-        if shape(self) != shape(other) {
-            return Err(crate::error::Error::PosesDiffer {
-                left: format!("{:?}", shape(self)),
-                right: format!("{:?}", shape(other)),
+        self.check_shape(self.instance_count, other)?;
+        Ok(self.compare_pairs((0..self.instance_count).map(|i| (i, i)), other))
+    }
+
+    /// Compares this frame's instances `chosen` with every instance of
+    /// `other`: instance `chosen[k]` here with instance `k` there, as
+    /// [`compare`](Self::compare) does. A large frame read back from the
+    /// GPU is checked this way against the CPU twin of a sample of its
+    /// instances. A [`Difference`]'s instance is this frame's.
+    ///
+    /// # Errors
+    /// [`Error::PosesDiffer`](crate::Error::PosesDiffer) when `other` has
+    /// another number of instances than `chosen`, or another rig's shape
+    /// (nodes, joints, weights);
+    /// [`Error::NoSuchInstance`](crate::Error::NoSuchInstance) when an
+    /// instance of `chosen` is not in this frame.
+    pub fn compare_instances(
+        &self,
+        chosen: &[u32],
+        other: &Poses,
+    ) -> crate::error::Result<Comparison> {
+        self.check_shape(u32::try_from(chosen.len()).unwrap_or(u32::MAX), other)?;
+        if let Some(&instance) = chosen.iter().find(|&&i| i >= self.instance_count) {
+            return Err(crate::error::Error::NoSuchInstance {
+                instance,
+                instance_count: self.instance_count,
             });
         }
+        Ok(self.compare_pairs(chosen.iter().copied().zip(0..), other))
+    }
+
+    /// [`Error::PosesDiffer`](crate::Error::PosesDiffer) unless `other`
+    /// has `instances` instances and this frame's nodes, joints and
+    /// weights per instance.
+    fn check_shape(&self, instances: u32, other: &Poses) -> crate::error::Result<()> {
+        let shape =
+            |n: u32, p: &Poses| (n, p.layout.nodes, p.layout.joints, p.layout.morph_weights);
+        let (left, right) = (shape(instances, self), shape(other.instance_count, other));
+        if left == right {
+            return Ok(());
+        }
+        Err(crate::error::Error::PosesDiffer {
+            left: format!("{left:?}"),
+            right: format!("{right:?}"),
+        })
+    }
+
+    /// Compares this frame's instance `i` with `other`'s `k` for each
+    /// pair `(i, k)`; the shapes are checked.
+    fn compare_pairs(&self, pairs: impl Iterator<Item = (u32, u32)>, other: &Poses) -> Comparison {
         let mut c = Comparison::default();
-        let mut note = |q: Quantity, instance: u32, index: u32, a: &[f32], b: &[f32]| {
-            for (e, (&l, &r)) in a.iter().zip(b).enumerate() {
-                let abs = (l - r).abs();
-                let slot = q as usize;
-                c.max_abs[slot] = c.max_abs[slot].max(abs);
-                let excess = abs / tolerance(q, e as u32, r);
-                let excess = if excess.is_nan() {
-                    f32::INFINITY
-                } else {
-                    excess
-                };
-                if c.worst.is_none_or(|w| excess > w.excess) {
-                    c.worst = Some(Difference {
-                        quantity: q,
-                        instance,
-                        index,
-                        element: e as u32,
-                        left: l,
-                        right: r,
-                        excess,
-                    });
-                }
-            }
-        };
-        let nodes = self.layout.nodes as usize;
-        for i in 0..self.instance_count {
-            for n in 0..nodes {
-                let at = i as usize * nodes + n;
-                let (a, b) = (self.locals[at], other.locals[at]);
+        let (nodes, joints, weights) = (
+            self.layout.nodes,
+            self.layout.joints,
+            self.layout.morph_weights,
+        );
+        for (i, k) in pairs {
+            let locals = block(&self.locals, i, nodes).iter();
+            let world = block(&self.world, i, nodes).iter();
+            let theirs = block(&other.locals, k, nodes)
+                .iter()
+                .zip(block(&other.world, k, nodes));
+            for (n, ((a, wa), (b, wb))) in locals.zip(world).zip(theirs).enumerate() {
                 let sign = if a.rotation.dot(b.rotation) < 0.0 {
                     -1.0
                 } else {
                     1.0
                 };
-                let flat = |t: Transform, s: f32| {
-                    let mut v = [0.0f32; 10];
-                    v[..3].copy_from_slice(&t.translation.to_array());
-                    v[3..7].copy_from_slice(&(t.rotation * s).to_array());
-                    v[7..].copy_from_slice(&t.scale.to_array());
-                    v
-                };
-                note(Quantity::Local, i, n as u32, &flat(a, sign), &flat(b, 1.0));
-                let (a, b) = (self.world[at], other.world[at]);
-                note(
-                    Quantity::World,
-                    i,
-                    n as u32,
-                    &a.to_cols_array(),
-                    &b.to_cols_array(),
-                );
+                let n = n as u32;
+                let (a, b) = (local_elements(a, sign), local_elements(b, 1.0));
+                c.note(Quantity::Local, i, n, &a, &b);
+                let (a, b) = (wa.to_cols_array(), wb.to_cols_array());
+                c.note(Quantity::World, i, n, &a, &b);
             }
-            let joints = self.layout.joints as usize;
-            for j in 0..joints {
-                let at = i as usize * joints + j;
-                let (a, b) = (self.joints[at], other.joints[at]);
-                note(
-                    Quantity::Joints,
-                    i,
-                    j as u32,
-                    &a.to_cols_array(),
-                    &b.to_cols_array(),
-                );
+            let theirs = block(&other.joints, k, joints);
+            for (j, (a, b)) in block(&self.joints, i, joints)
+                .iter()
+                .zip(theirs)
+                .enumerate()
+            {
+                let (a, b) = (a.to_cols_array(), b.to_cols_array());
+                c.note(Quantity::Joints, i, j as u32, &a, &b);
             }
-            let w = self.layout.morph_weights as usize;
-            let base = i as usize * w;
-            for k in 0..w {
-                let (a, b) = (self.morph_weights[base + k], other.morph_weights[base + k]);
-                note(Quantity::MorphWeights, i, k as u32, &[a], &[b]);
+            let theirs = block(&other.morph_weights, k, weights);
+            for (w, (a, b)) in block(&self.morph_weights, i, weights)
+                .iter()
+                .zip(theirs)
+                .enumerate()
+            {
+                c.note(Quantity::MorphWeights, i, w as u32, &[*a], &[*b]);
             }
         }
-        Ok(c)
+        c
     }
 }
