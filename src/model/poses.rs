@@ -467,9 +467,9 @@ impl Comparison {
 }
 
 /// The tolerance of one element, the README's ("Tests"): rotations
-/// 2e-5 per component; translations, scales and morph weights 1e-5
-/// relative (of the larger of 1 and the other frame's value); world and
-/// joint matrices 1e-4 per element, likewise relative.
+/// 2e-5 per component; translations, scales and morph weights 1e-5; world
+/// and joint matrices 1e-4 per element; all but rotations relative above
+/// 1 (times the larger of 1 and the other frame's value).
 fn tolerance(q: Quantity, element: u32, right: f32) -> f32 {
     let scale = right.abs().max(1.0);
     match q {
@@ -532,7 +532,10 @@ impl Poses {
     /// Compares this frame with `other` (the GPU's with the CPU twin's,
     /// say) element by element: every node's local transform (rotations
     /// up to sign) and world matrix, every joint matrix, every morph
-    /// weight, each against the README's tolerance for it.
+    /// weight, each against the README's tolerance for it: rotations 2e-5
+    /// per component; world and joint matrices 1e-4 per element;
+    /// translations, scales and morph weights 1e-5; all but rotations
+    /// relative above 1 (times the larger of 1 and `other`'s value).
     ///
     /// ```
     /// # fn f(gpu: &keyframe_gpu::Poses, cpu: &keyframe_gpu::Poses) {
