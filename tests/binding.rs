@@ -580,3 +580,55 @@ fn a_minimum_bound_share_refuses_clips_made_for_another_skeleton() {
         Err(Error::Bind(BindError::Unbound { track: 1, .. }))
     ));
 }
+
+#[test]
+fn a_share_of_k_in_n_takes_k_bound_tracks_of_n() {
+    // Thirteen named nodes; a clip of `n` rotation tracks of which the
+    // first `k` name nodes of the rig. A share of k/n (the nearest f32, as
+    // a decimal literal gives it) takes k bound tracks of n and refuses
+    // k - 1.
+    let mut b = Rig::builder();
+    for n in 0..13 {
+        let node = b.node(None, NodeTransform::IDENTITY);
+        b.name(node, format!("n{n}"));
+    }
+    let rig = b.build().unwrap();
+    let clip = |k: usize, n: usize| {
+        let tracks = (0..n)
+            .map(|t| {
+                let name = if t < k {
+                    format!("n{t}")
+                } else {
+                    format!("x{t}")
+                };
+                Track::new(
+                    0,
+                    Property::Rotation,
+                    Interpolation::Step,
+                    vec![0.0],
+                    vec![0.0, 0.0, 0.0, 1.0],
+                )
+                .with_target(NodeName::new(&name))
+            })
+            .collect();
+        AnimationLibrary::new(vec![Clip::new("part", tracks)]).unwrap()
+    };
+    let tenths = [0.1f32, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+    let cases = tenths
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (i + 1, 10, s))
+        // 7 of 13: a share whose product with 13 rounds above 7 in f32.
+        .chain([(7, 13, 7.0f32 / 13.0), (1, 3, 1.0 / 3.0), (2, 3, 2.0 / 3.0)]);
+    for (k, n, share) in cases {
+        let options = BindOptions::default().with_min_bound_share(share);
+        let bound = clip(k, n).bind_with(&rig, &options);
+        assert!(bound.is_ok(), "{k} of {n} at a share of {share}: {bound:?}");
+        match clip(k - 1, n).bind_with(&rig, &options) {
+            Err(Error::Bind(BindError::TooFewBound {
+                bound, node_tracks, ..
+            })) => assert_eq!((bound, node_tracks), (k as u32 - 1, n as u32)),
+            other => panic!("{} of {n} at a share of {share}: {other:?}", k - 1),
+        }
+    }
+}

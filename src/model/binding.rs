@@ -71,7 +71,8 @@ impl BindOptions {
 
     /// The same options, refusing a clip of which less than `share` of
     /// the node tracks bind (`0.0` takes every clip, even one that binds
-    /// nothing; a share outside `[0, 1]` is clamped into it).
+    /// nothing; a share outside `[0, 1]` is clamped into it, NaN is taken
+    /// as `0.0`). `k` bound tracks of `n` meet a share of `k / n`.
     #[must_use]
     pub fn with_min_bound_share(self, share: f32) -> Self {
         let share = if share.is_nan() {
@@ -399,7 +400,10 @@ fn check_share(c: usize, report: &ClipReport, rig: &Rig, options: &BindOptions) 
     }
     let enough = match options.min_bound_share {
         None => bound > 0,
-        Some(share) => bound as f32 >= share * node_tracks as f32,
+        // The share as a quotient, rounded as the share was: k of n
+        // bound meets a share of k/n (k >= share * n can round the other
+        // way).
+        Some(share) => bound as f32 / node_tracks as f32 >= share,
     };
     if enough {
         return Ok(());
