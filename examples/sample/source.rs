@@ -122,21 +122,25 @@ pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result
         options = options.with_asset_root(root);
     }
     let document = Document::load_with(path, &options)?;
-    let (mut all, mut infos) = if document.root.animations.is_empty() && !clips.is_empty() {
+    let (mut libraries, mut infos) = if document.root.animations.is_empty() && !clips.is_empty() {
         (Vec::new(), Vec::new())
     } else {
         let (library, infos) = document.animations()?;
-        (library.clips().to_vec(), infos)
+        (vec![library], infos)
     };
+    // Joined, each file's clips follow the previous file's.
+    let mut at = libraries.first().map_or(0, |l| l.clips().len());
     let mut ranges = Vec::with_capacity(clips.len());
     for file in clips {
         let imported = keyframe_gpu::gltf::load_with(file, &options)
             .map_err(|e| Failure::Message(format!("--clips {}: {e}", file.display())))?;
-        ranges.push((file, all.len()..all.len() + imported.library.clips().len()));
-        all.extend(imported.library.clips().iter().cloned());
+        let count = imported.library.clips().len();
+        ranges.push((file, at..at + count));
+        at += count;
+        libraries.push(imported.library);
         infos.extend(imported.animations);
     }
-    let library = AnimationLibrary::new(all)?;
+    let library = AnimationLibrary::join(&libraries)?;
     let bound = if clips.is_empty() {
         None
     } else {
