@@ -626,8 +626,15 @@ fn a_share_of_k_in_n_takes_k_bound_tracks_of_n() {
         assert!(bound.is_ok(), "{k} of {n} at a share of {share}: {bound:?}");
         match clip(k - 1, n).bind_with(&rig, &options) {
             Err(Error::Bind(BindError::TooFewBound {
-                bound, node_tracks, ..
-            })) => assert_eq!((bound, node_tracks), (k as u32 - 1, n as u32)),
+                bound,
+                node_tracks,
+                rig,
+                ..
+            })) => {
+                assert_eq!((bound, node_tracks), (k as u32 - 1, n as u32));
+                // Thirteen roots: the first named, and twelve more.
+                assert_eq!(rig, "the rig of roots \"n0\" and 12 more (13 nodes)");
+            }
             other => panic!("{} of {n} at a share of {share}: {other:?}", k - 1),
         }
     }

@@ -424,16 +424,23 @@ fn check_share(c: usize, report: &ClipReport, rig: &Rig, options: &BindOptions) 
     .into())
 }
 
-/// "the rig of root "Armature" (65 nodes)", for errors.
+/// "the rig of root "Armature" (65 nodes)" (or "of roots "Armature" and 2
+/// more"), for errors.
 fn describe_rig(rig: &Rig) -> String {
     let nodes = rig.nodes();
+    let roots = nodes.iter().filter(|n| n.parent.is_none()).count();
     let root = nodes
         .iter()
         .find(|n| n.parent.is_none() && n.name.is_some())
         .and_then(|n| n.name.as_deref());
-    match root {
-        Some(name) => format!("the rig of root {name:?} ({} nodes)", nodes.len()),
-        None => format!("the rig ({} nodes)", nodes.len()),
+    match (root, roots) {
+        (Some(name), 1) => format!("the rig of root {name:?} ({} nodes)", nodes.len()),
+        (Some(name), _) => format!(
+            "the rig of roots {name:?} and {} more ({} nodes)",
+            roots - 1,
+            nodes.len()
+        ),
+        (None, _) => format!("the rig ({} nodes)", nodes.len()),
     }
 }
 
