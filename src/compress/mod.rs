@@ -189,6 +189,21 @@ pub struct TrackCompression {
     /// How many times its tolerance was multiplied by 1/sqrt(2) for its
     /// clip to hold the bound (24: stored losslessly).
     pub tightenings: u32,
+    /// Whether it is stored verbatim: its values (and tangents) as the
+    /// uncompressed library's `f32`s, without a block header.
+    pub verbatim: bool,
+    /// Bytes of its values in the uncompressed library: every `f32` of
+    /// its values (CUBICSPLINE tangents included), 4 bytes each. Its key
+    /// times are not counted: a list of times is stored once for every
+    /// track that has it, in either library.
+    pub raw_bytes: u64,
+    /// Bytes it takes in the compressed library, counted as
+    /// [`raw_bytes`](Self::raw_bytes) is: its block (header, offsets,
+    /// frame, elements, padding to 16 bytes) or its verbatim `f32`s,
+    /// plus its key times where they are a list that the uncompressed
+    /// track does not have (after keys were dropped). Never more than
+    /// [`raw_bytes`](Self::raw_bytes).
+    pub bytes: u64,
 }
 
 /// What the compressor did with one clip.
@@ -220,9 +235,14 @@ pub struct CompressionReport {
     /// their tolerance. At most [`bound`](Self::bound).
     pub max_error: f64,
     /// Bytes of key times and values uncompressed
-    /// ([`AnimationLibrary::stored_bytes`]).
+    /// ([`AnimationLibrary::stored_bytes`]): every distinct list of key
+    /// times once and every value, as `f32`s.
     pub uncompressed_bytes: u64,
-    /// Bytes of key times and packed words compressed.
+    /// Bytes of key times and packed words compressed
+    /// ([`AnimationLibrary::stored_bytes`] of the compressed library):
+    /// every distinct list of key times once, every block and every
+    /// verbatim track's `f32`s. Never more than
+    /// [`uncompressed_bytes`](Self::uncompressed_bytes).
     pub compressed_bytes: u64,
     /// Per clip.
     pub clips: Vec<ClipCompression>,
@@ -231,7 +251,9 @@ pub struct CompressionReport {
 }
 
 impl CompressionReport {
-    /// Uncompressed bytes over compressed bytes.
+    /// Uncompressed bytes over compressed bytes: at least 1, since no
+    /// track is stored larger than its raw values (module documentation,
+    /// "Size").
     #[must_use]
     pub fn ratio(&self) -> f64 {
         self.uncompressed_bytes as f64 / self.compressed_bytes.max(1) as f64
