@@ -527,9 +527,9 @@ fn verbatim_clip() -> (Clip, Vec<CompressedTrack>) {
 /// in, out per key) with no header: the blocks take 48 words (a raw
 /// CUBICSPLINE translation of 4 keys: 4 of header, 2 x 4 of offsets, 12
 /// of values, 24 of tangents) and 12 (the quantized one: 4 + 4 + 1, to a
-/// multiple of 4), so the verbatim words start at 60 and run 20 + 24 + 45
-/// + 60 + 3 + 30 words; the library stores those and the 5 irregular
-/// times. The twin samples the verbatim tracks on listed times bit for bit
+/// multiple of 4), so the verbatim words start at 60 and run for
+/// 20 + 24 + 45 + 60 + 3 + 30 words (keys x width, x 3 for CUBICSPLINE);
+/// the library stores those and the 5 irregular times. The twin samples the verbatim tracks on listed times bit for bit
 /// as the uncompressed library does (the one on a rate within 1e-6), and
 /// every sampler plan on the GPU as the twin does.
 #[test]
