@@ -6,10 +6,25 @@
 // CPU twin: src/cpu/decode.rs, function by function.
 
 // Whether the library is compressed: every track row's values_offset is
-// then the first word of its block in `packed` (a multiple of 4), and a
-// row with lookup_scale < 0 has uniform key times (key k at lookup_origin
-// + k / -lookup_scale) and no search texels.
+// then the first word of its block in `packed` (a multiple of 4), or of
+// its words where it is verbatim (VERBATIM_START), and a row with
+// lookup_scale < 0 has uniform key times (key k at lookup_origin + k /
+// -lookup_scale) and no search texels.
 override COMPRESSED: bool = false;
+
+// The first word of a compressed library's verbatim tracks in `packed`,
+// after every block: a row whose values_offset is at least this has no
+// block, its values are f32s from values_offset (width a key), then for
+// CUBICSPLINE its tangents (in-tangent, out-tangent a key), and the
+// decoder takes VERBATIM_META for its header (is_verbatim). Such a row's
+// uniform key times (a rate) have no key interval: it has one key, or it
+// is not CUBICSPLINE.
+override VERBATIM_START: u32 = 4294967295u;
+
+// Whether `track` is stored verbatim (VERBATIM_START).
+fn is_verbatim(track: Track) -> bool {
+    return track.values_offset >= VERBATIM_START;
+}
 
 // Whether every row of a compressed library's dispatch has uniform key
 // times: every search is done before it starts (rate_segment), and the
@@ -115,15 +130,19 @@ fn frame_words(encoding: u32) -> u32 {
 // The value stream of `track`, whose header's first two words are `info`
 // and `step` (the header: [info, value step, tangent step, dt]): its
 // offsets after the header, its elements after the offsets of both
-// streams (each padded to a multiple of 4 words).
+// streams (each padded to a multiple of 4 words); a verbatim track's
+// elements at its values_offset (info is then VERBATIM_META: raw, no
+// offsets read).
 fn value_stream(track: Track, info: u32, step: u32) -> Stream {
     let pad = ((track.width + 3u) >> 2u) << 2u;
     let tangents = select(0u, pad, track.interpolation == INTERP_CUBICSPLINE);
     let encoding = info & 0xffu;
     let bits = (info >> 8u) & 0xffu;
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
-    return Stream(offsets, offsets + pad + frame_words(encoding) + tangents, encoding, bits,
-        element_stride(encoding, bits, track.width), bitcast<f32>(step));
+    let data = select(offsets + pad + frame_words(encoding) + tangents, track.values_offset,
+        is_verbatim(track));
+    return Stream(offsets, data, encoding, bits, element_stride(encoding, bits, track.width),
+        bitcast<f32>(step));
 }
 
 // The tangent stream of a CUBICSPLINE `track` (header words `info` and
@@ -280,7 +299,8 @@ const RATE_SNAP: f32 = 4.76837158203125e-7;
 // multiplication, the same on every device); on key round(u) where u is
 // within RATE_SNAP of it, else k = floor(u) and t = u - k; exact before
 // the first key, at or after the last and on a key. dt, the key interval,
-// is the block header's.
+// is the block header's (0 for a verbatim track, which has no header and
+// whose spline never reads it).
 fn rate_segment(track: Track, time: f32) -> Segment {
     let last = track.key_count - 1u;
     let u = (time - track.lookup_origin) * -track.lookup_scale;
@@ -289,7 +309,10 @@ fn rate_segment(track: Track, time: f32) -> Segment {
     let kf = select(floor(u), nearest, on_key);
     let k = u32(clamp(kf, 0.0, f32(last)));
     let t = u - kf;
-    let dt = bitcast<f32>(packed_word(track.values_offset + 3u));
+    var dt = 0.0;
+    if (!is_verbatim(track)) {
+        dt = bitcast<f32>(packed_word(track.values_offset + 3u));
+    }
     if (u <= 0.0 || kf >= f32(last) || on_key) {
         return Segment(k, 0.0, dt, true);
     }
@@ -324,12 +347,18 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     }
     // The header [meta, value step, tangent step, dt] and the value
     // offsets, from the uniform copies where HEADS_IN_UNIFORM (without the
-    // tangent step, which the spline reads from the header).
+    // tangent step, which the spline reads from the header); a verbatim
+    // track's meta is VERBATIM_META (raw streams read no step and no
+    // offsets).
+    let verbatim = is_verbatim(track);
     var h: vec4<u32>;
     if (HEADS_IN_UNIFORM) {
         h = vec4<u32>(decode_head(track.times_offset, 0u).xy, 0u, 0u);
-    } else {
+    } else if (!verbatim) {
         h = packed[track.values_offset >> 2u];
+    }
+    if (verbatim) {
+        h.x = VERBATIM_META;
     }
     let vs = value_stream(track, h.x, h.y);
     var offsets: vec4<i32>;
@@ -338,7 +367,7 @@ fn sample_compressed(track: Track, seg: Segment, out: u32) {
     } else {
         offsets = stream_offsets(vs);
     }
-    if (HEADS_IN_UNIFORM && cubic) {
+    if (HEADS_IN_UNIFORM && cubic && !verbatim) {
         h.z = packed_word(track.values_offset + 2u);
     }
     let k = seg.k;

@@ -133,6 +133,10 @@ const ENC_SMALLEST_THREE: u32 = 1u;
 const ENC_RAW: u32 = 2u;
 const ENC_FRAMED: u32 = 3u;
 const FRAME_WORDS: u32 = 8u;
+// A verbatim track (decode.wgsl's VERBATIM_START) has no block: the
+// decoder takes this meta word for it, raw values and raw tangents of 32
+// bits (ENC_RAW | 32 << 8 | ENC_RAW << 16 | 32 << 24).
+const VERBATIM_META: u32 = 0x20022002u;
 
 // The key search's tables are 2D textures 2^KEY_TEXTURE_ROW_SHIFT texels
 // wide (less on a device with a smaller max_texture_dimension_2d: the

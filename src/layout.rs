@@ -509,6 +509,10 @@ pub(crate) const ENC_RAW: u32 = 2;
 pub(crate) const ENC_FRAMED: u32 = 3;
 /// Words of a framed stream's frame after its offsets: two quaternions.
 pub(crate) const FRAME_WORDS: u32 = 8;
+/// The meta word the decoder takes for a verbatim track, which has no
+/// block (WGSL `VERBATIM_META`): raw values and raw tangents, 32 bits a
+/// component.
+pub(crate) const VERBATIM_META: u32 = ENC_RAW | (32 << 8) | (ENC_RAW << 16) | (32 << 24);
 
 /// The key search's tables live in 2D textures ([`crate::gpu::key_textures::KeyTextures`]):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture

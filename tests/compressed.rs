@@ -15,8 +15,10 @@ mod mocap;
 use clips::{mixed_clips, probe_times, sample_at};
 use glam::Mat4;
 use keyframe_gpu::compress::{CompressOptions, Encoding};
-use keyframe_gpu::{cpu, AnimationLibrary, BoundLibrary, Clip, Instance, Property, WrapMode};
-use mocap::{mocap_clip, skeleton, Rng};
+use keyframe_gpu::{
+    cpu, AnimationLibrary, BoundLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
+};
+use mocap::{axis_angle, mocap_clip, skeleton, Rng};
 
 // ------------------------------------------------------------ the bound
 
@@ -254,6 +256,157 @@ fn angle_between(a: &[f32], b: &[f32]) -> f64 {
         .sum::<f64>()
         .sqrt();
     4.0 * (d / 2.0).min(1.0).asin()
+}
+
+// ------------------------------------------------------------ size
+
+/// Clips of tiny tracks (one to three keys, where a block's header would
+/// outweigh the values), as small real files have them: per node `n` of
+/// the first 6 of a 12-node chain a 2-key LINEAR rotation, a 3-key STEP
+/// translation on irregular times, a constant (equal keys) 3-key LINEAR
+/// scale, and a 2-key CUBICSPLINE translation of node `n + 6`; two clips,
+/// so that lists of times are shared within and across clips.
+fn tiny_clips(rng: &mut Rng) -> Vec<Clip> {
+    (0..2)
+        .map(|c| {
+            let two: std::sync::Arc<[f32]> = std::sync::Arc::from([0.0f32, 0.5 + c as f32]);
+            let three: std::sync::Arc<[f32]> = std::sync::Arc::from([0.0f32, 0.2, 0.9]);
+            let mut tracks = Vec::new();
+            for n in 0..6u32 {
+                let q0 = axis_angle([0.0, 0.0, 1.0], 0.3 * rng.signed());
+                let q1 = axis_angle([1.0, 0.0, 0.0], 0.3 * rng.signed());
+                tracks.push(Track::new(
+                    n,
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    two.clone(),
+                    [q0, q1].concat(),
+                ));
+                let t: Vec<f32> = (0..9).map(|_| 0.3 * rng.signed()).collect();
+                tracks.push(Track::new(
+                    n,
+                    Property::Translation,
+                    Interpolation::Step,
+                    three.clone(),
+                    t,
+                ));
+                tracks.push(Track::new(
+                    n,
+                    Property::Scale,
+                    Interpolation::Linear,
+                    three.clone(),
+                    [1.0, 1.0, 1.0].repeat(3),
+                ));
+                // [in, value, out] per key.
+                let v: Vec<f32> = (0..18).map(|_| 0.2 * rng.signed()).collect();
+                tracks.push(Track::new(
+                    n + 6,
+                    Property::Translation,
+                    Interpolation::CubicSpline,
+                    two.clone(),
+                    v,
+                ));
+            }
+            Clip::new(format!("tiny{c}"), tracks)
+        })
+        .collect()
+}
+
+/// A library of tiny tracks is never stored larger than raw: every
+/// track's bytes are at most its raw values' (`4 keys width` bytes, three
+/// elements a key for CUBICSPLINE), a track kept whole costs exactly those
+/// (no header), a constant one the bytes of its one key, and the library
+/// at most the uncompressed one's (ratio at least 1), which is its
+/// distinct lists of times and its values: `4 (2 + 3 + 2)` bytes of times
+/// (the 2-key lists differ between the clips) and `2 * 6 * 4 (8 + 9 + 9 +
+/// 18)` of values. Posed, it stays within the bound of the uncompressed
+/// library, with a rig and without.
+#[test]
+fn tiny_tracks_never_take_more_than_raw() {
+    let (rig, _) = skeleton(12, 1.0);
+    let clips = tiny_clips(&mut Rng::new(21));
+    let plain = AnimationLibrary::new(clips.clone()).unwrap();
+    let values = 2 * 6 * 4 * (8 + 9 + 9 + 18);
+    assert_eq!(plain.stored_bytes(), 4 * (2 + 3 + 2) + values);
+    let raw = plain.bind(&rig).unwrap();
+    let (lossy, report) = raw.compress(&CompressOptions::default()).unwrap();
+    let (unbound, unbound_report) = plain.compress(&CompressOptions::default()).unwrap();
+    for (name, report, library) in [
+        ("bound", &report, lossy.library()),
+        ("no rig", &unbound_report, &unbound),
+    ] {
+        assert_eq!(report.uncompressed_bytes, plain.stored_bytes(), "{name}");
+        assert_eq!(report.compressed_bytes, library.stored_bytes(), "{name}");
+        assert!(
+            report.compressed_bytes <= report.uncompressed_bytes,
+            "{name}: {} > {}",
+            report.compressed_bytes,
+            report.uncompressed_bytes
+        );
+        assert!(report.ratio() >= 1.0, "{name}: ratio {}", report.ratio());
+        for (c, clip) in clips.iter().enumerate() {
+            for (t, (track, tr)) in clip.tracks.iter().zip(&report.tracks[c]).enumerate() {
+                let per_key = match track.interpolation {
+                    Interpolation::CubicSpline => 3,
+                    _ => 1,
+                };
+                let raw_bytes = 4 * track.key_count() as u64 * u64::from(track.width) * per_key;
+                assert_eq!(tr.raw_bytes, raw_bytes, "{name} clip {c} track {t}");
+                assert!(
+                    tr.bytes <= tr.raw_bytes,
+                    "{name} clip {c} track {t}: {tr:?}"
+                );
+                if tr.verbatim && tr.keys == tr.source_keys {
+                    assert_eq!(tr.bytes, raw_bytes, "{name} clip {c} track {t}: {tr:?}");
+                }
+                if tr.keys == 1 {
+                    assert!(tr.verbatim, "{name} clip {c} track {t}: {tr:?}");
+                    let one = 4 * u64::from(track.width) * per_key;
+                    assert_eq!(tr.bytes, one, "{name} clip {c} track {t}: {tr:?}");
+                }
+                if track.property == Property::Scale {
+                    assert_eq!(tr.keys, 1, "{name}: constant scale {tr:?}");
+                }
+            }
+        }
+    }
+    // A 2-key rotation is 32 bytes raw; the smallest block (a 16-byte
+    // header, 16 bytes of offsets and a word of elements, padded to 16
+    // bytes) is 48: every one stays whole and verbatim.
+    for tracks in &report.tracks {
+        for tr in tracks.iter().step_by(4) {
+            assert!(tr.verbatim && tr.keys == 2 && tr.bytes == 32, "{tr:?}");
+        }
+    }
+    for c in 0..2 {
+        let e = world_error(&raw, &lossy, c, report.distance);
+        assert!(e <= report.bound, "clip {c}: {e} > {}", report.bound);
+    }
+    // Without a rig: each value within its value bound.
+    for (c, clip) in clips.iter().enumerate() {
+        let times = probe_times(clip);
+        let a = sample_at(&plain, c as u32, &times);
+        let b = sample_at(&unbound, c as u32, &times);
+        let stride = plain.output_stride() as usize;
+        for (t, track) in clip.tracks.iter().enumerate() {
+            let (o, w) = plain.track_output(c as u32, t as u32).unwrap();
+            for i in 0..times.len() {
+                let x = &a[i * stride + o as usize..][..w as usize];
+                let y = &b[i * stride + o as usize..][..w as usize];
+                if track.property == Property::Rotation {
+                    let angle = angle_between(x, y);
+                    assert!(angle <= 5.6e-5, "clip {c} track {t}: {angle} rad");
+                } else {
+                    let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                    for (p, q) in x.iter().zip(y) {
+                        let d = (f64::from(*p) - f64::from(*q)).abs();
+                        let tol = 5.6e-5 * f64::from(largest) + 1e-9;
+                        assert!(d <= tol, "clip {c} track {t}: {d}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------ GPU

@@ -109,6 +109,46 @@ fn shared_assets_gpu_matches_cpu() {
     }
 }
 
+/// Compressing a shared asset never makes it larger: bound to its rig at
+/// the default bound, every track takes at most the bytes of its raw
+/// values and the library at most the uncompressed one's (ratio at least
+/// 1), and the report's largest error is within the bound.
+#[test]
+fn compressing_a_shared_asset_never_makes_it_larger() {
+    let Some(files) = shared_assets("compressing_a_shared_asset_never_makes_it_larger") else {
+        return;
+    };
+    for f in files {
+        let imported = gltf::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let rig = keyframe_gpu::Rig::from_document(&imported.document).unwrap();
+        let raw = imported.library.bind(&rig).unwrap();
+        let (lossy, report) = raw
+            .compress(&keyframe_gpu::compress::CompressOptions::default())
+            .unwrap();
+        let name = f.display();
+        assert_eq!(report.uncompressed_bytes, raw.library().stored_bytes());
+        assert_eq!(report.compressed_bytes, lossy.library().stored_bytes());
+        assert!(
+            report.compressed_bytes <= report.uncompressed_bytes && report.ratio() >= 1.0,
+            "{name}: {} bytes compressed from {} (ratio {})",
+            report.compressed_bytes,
+            report.uncompressed_bytes,
+            report.ratio()
+        );
+        for (c, clip) in raw.library().clips().iter().enumerate() {
+            for (t, (track, tr)) in clip.tracks.iter().zip(&report.tracks[c]).enumerate() {
+                assert_eq!(tr.raw_bytes, 4 * track.values.len() as u64);
+                assert!(
+                    tr.bytes <= tr.raw_bytes,
+                    "{name} clip {c} track {t}: {tr:?}"
+                );
+            }
+        }
+        assert!(report.max_error <= report.bound, "{name}: {report:?}");
+        println!("{name}: ratio {:.2}", report.ratio());
+    }
+}
+
 #[test]
 fn generated_assets_gpu_matches_cpu() {
     let Some(h) = common::gpu("generated_assets_gpu_matches_cpu") else {

@@ -10,7 +10,6 @@ use crate::model::compressed::{
     packed_block, BitWriter, CompressedTrack, Encoding, Frame, KeyTimes, Quantized,
     MAX_FRAMED_BITS, MAX_QUANTIZED,
 };
-use crate::model::library::PACKED_PADDING;
 use crate::model::track::{Interpolation, Track};
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes
@@ -305,9 +304,9 @@ fn principal_axes(mut a: [[f64; 3]; 3]) -> DMat3 {
 }
 
 /// Samples a candidate for `track` at each of `times`, through the CPU
-/// twin's decoder on a block of its own: what a library holding it gives
-/// (the search starts elsewhere there, which changes no result). Returns
-/// `times.len() * width` floats.
+/// twin's decoder on a block (or verbatim words) of its own: what a
+/// library holding it gives (the search starts elsewhere there, which
+/// changes no result). Returns `times.len() * width` floats.
 #[must_use]
 pub(crate) fn sample_candidate(
     track: &Track,
@@ -315,8 +314,12 @@ pub(crate) fn sample_candidate(
     times: &[f32],
 ) -> Vec<f32> {
     let w = track.width as usize;
-    let mut packed = packed_block(candidate, track.width);
-    packed.resize(packed.len() + PACKED_PADDING, 0);
+    let verbatim = candidate.is_verbatim(track.interpolation);
+    let (packed, verbatim_start) = if verbatim {
+        (candidate.verbatim_words(), 0)
+    } else {
+        (packed_block(candidate, track.width), u32::MAX)
+    };
     let (key_times, scale, origin): (Vec<f32>, f32, f32) = match &candidate.times {
         KeyTimes::Uniform { start, rate, .. } => (Vec::new(), -rate, *start),
         KeyTimes::List(t) => (t.to_vec(), 0.0, 0.0),
@@ -338,13 +341,20 @@ pub(crate) fn sample_candidate(
     };
     let mut out = vec![0.0; times.len() * w];
     for (time, o) in times.iter().zip(out.chunks_exact_mut(w.max(1))) {
-        sample_track_compressed(&key_times, &search_keys, &packed, &row, *time, o);
+        sample_track_compressed(
+            &key_times,
+            &search_keys,
+            (&packed, verbatim_start),
+            &row,
+            *time,
+            o,
+        );
     }
     out
 }
 
 /// A track of one key: `track`'s first value element (and zero tangents),
-/// stored raw.
+/// stored raw (verbatim: no block).
 #[must_use]
 pub(crate) fn constant(track: &Track, values: &[f32]) -> CompressedTrack {
     let w = track.width as usize;

@@ -42,12 +42,34 @@
 //! a grid of their own), key times as a rate where the rate reproduces
 //! every key exactly, and, for LINEAR and STEP tracks, without the keys
 //! that interpolation reproduces where the list of times that costs is
-//! smaller than the keys it saves. Errors of tracks on one chain add up,
+//! smaller than the keys it saves; and of those, the smallest
+//! ("Size" below), or the track stored losslessly where none is smaller.
+//! Errors of tracks on one chain add up,
 //! so each clip is then checked as a whole: where a node's virtual points
 //! move too far, the tolerance of the tracks on its chain from the root
 //! that move them most is multiplied by 1/sqrt(2) and those tracks compressed again, until
 //! every node holds (a track whose tolerance reaches 2^-12 of its first
 //! is stored losslessly).
+//!
+//! # Size
+//!
+//! No track is stored larger than raw, so a compressed library is never
+//! larger than the uncompressed one: [`CompressionReport::ratio`] is at
+//! least 1. Both sizes are [`AnimationLibrary::stored_bytes`]: every
+//! distinct list of key times once (tracks whose times have the same bits
+//! share one list, in either library), plus the values as `f32`s
+//! uncompressed, or the packed words compressed (each block's header,
+//! offsets, frame and padding included). The key search tables and the
+//! track and clip tables, the same in both, are not counted. Per track,
+//! [`TrackCompression::raw_bytes`] is its values as `f32`s (CUBICSPLINE
+//! tangents included) and [`TrackCompression::bytes`] what it takes
+//! compressed, counted alike: its block, or its `f32`s where it is stored
+//! verbatim, plus its list of key times only where the uncompressed track
+//! does not have that list (keys dropped). A track stored losslessly is
+//! stored verbatim and takes exactly its raw bytes; the compressor keeps
+//! another candidate only where it takes fewer bytes (of two alike, the
+//! one with uniform key times, which needs no key search). Summed over the
+//! tracks, with each list of times counted once, that bounds the library.
 //!
 //! # The format
 //!
@@ -71,6 +93,9 @@
 //!   as above with its component's offset; the dropped one is
 //!   `sqrt(max(0, 1 - (a a + b b + c c)))` (stride `3 + 3 bits`);
 //! - [`Encoding::Raw`]: each component an `f32`'s bits (stride `32 width`).
+//!   A track whose streams are all raw is stored verbatim (no block, see
+//!   below) unless it is CUBICSPLINE with two keys or more and its key
+//!   times are a rate (its spline needs the key interval of a header).
 //! - [`Encoding::Framed`] (rotations): three fields of `bits[0]`,
 //!   `bits[1]` and `bits[2]` bits (0 to 16 each; the stream's `bits` is
 //!   their sum, the stride), decoded as above with the first three
@@ -84,6 +109,14 @@
 //! `step` is a power of two and `|offset| + 2^bits - 1 <= 2^24`, so that
 //! `f32(field + offset)` and the product are exact: every device decodes a
 //! vector component to the same bits.
+//!
+//! A track's block is a header of 4 words, each stream's per-component
+//! offsets (padded to a multiple of 4 words; a framed stream's frame after
+//! them), then the streams' words, padded to a multiple of 4 words: 32
+//! bytes and more besides the elements. A verbatim track has no block:
+//! its values' `f32`s, then its tangents' (in-tangent, out-tangent per
+//! key), after every block, as the uncompressed library stores its
+//! values ([`TrackCompression::verbatim`]).
 //!
 //! Every compressed track is validated before a library is built from it:
 //! anything a decoder could not read in bounds or that would decode to a
@@ -189,6 +222,21 @@ pub struct TrackCompression {
     /// How many times its tolerance was multiplied by 1/sqrt(2) for its
     /// clip to hold the bound (24: stored losslessly).
     pub tightenings: u32,
+    /// Whether it is stored verbatim: its values (and tangents) as the
+    /// uncompressed library's `f32`s, without a block header.
+    pub verbatim: bool,
+    /// Bytes of its values in the uncompressed library: every `f32` of
+    /// its values (CUBICSPLINE tangents included), 4 bytes each. Its key
+    /// times are not counted: a list of times is stored once for every
+    /// track that has it, in either library.
+    pub raw_bytes: u64,
+    /// Bytes it takes in the compressed library, counted as
+    /// [`raw_bytes`](Self::raw_bytes) is: its block (header, offsets,
+    /// frame, elements, padding to 16 bytes) or its verbatim `f32`s,
+    /// plus its key times where they are a list that the uncompressed
+    /// track does not have (after keys were dropped). Never more than
+    /// [`raw_bytes`](Self::raw_bytes).
+    pub bytes: u64,
 }
 
 /// What the compressor did with one clip.
@@ -220,9 +268,14 @@ pub struct CompressionReport {
     /// their tolerance. At most [`bound`](Self::bound).
     pub max_error: f64,
     /// Bytes of key times and values uncompressed
-    /// ([`AnimationLibrary::stored_bytes`]).
+    /// ([`AnimationLibrary::stored_bytes`]): every distinct list of key
+    /// times once and every value, as `f32`s.
     pub uncompressed_bytes: u64,
-    /// Bytes of key times and packed words compressed.
+    /// Bytes of key times and packed words compressed
+    /// ([`AnimationLibrary::stored_bytes`] of the compressed library):
+    /// every distinct list of key times once, every block and every
+    /// verbatim track's `f32`s. Never more than
+    /// [`uncompressed_bytes`](Self::uncompressed_bytes).
     pub compressed_bytes: u64,
     /// Per clip.
     pub clips: Vec<ClipCompression>,
@@ -231,7 +284,9 @@ pub struct CompressionReport {
 }
 
 impl CompressionReport {
-    /// Uncompressed bytes over compressed bytes.
+    /// Uncompressed bytes over compressed bytes: at least 1, since no
+    /// track is stored larger than its raw values (module documentation,
+    /// "Size").
     #[must_use]
     pub fn ratio(&self) -> f64 {
         self.uncompressed_bytes as f64 / self.compressed_bytes.max(1) as f64

@@ -318,6 +318,9 @@ fn finish(
         .zip(&tracks)
         .zip(levels)
         .map(|((j, (ct, err)), &level)| TrackCompression {
+            bytes: cost(j.track, ct),
+            raw_bytes: j.track.values.len() as u64 * 4,
+            verbatim: ct.is_verbatim(j.track.interpolation),
             metric: j.metric,
             tolerance: j.tolerance * TIGHTEN.powi(level as i32),
             tightenings: level,
@@ -550,21 +553,45 @@ pub(super) fn world_errors(raw: &[Mat4], lossy: &[Mat4], nodes: usize, distance:
     out
 }
 
+/// What `ct` costs a library in bytes for `track` ([`TrackCompression::bytes`]):
+/// its packed words (its block, or its `f32`s where it is verbatim), and
+/// its key times where they are a list other than the track's own (the
+/// track's own list is stored once for every track that has it, in the
+/// uncompressed library as in the compressed one).
+pub(super) fn cost(track: &Track, ct: &CompressedTrack) -> u64 {
+    let own = match &ct.times {
+        KeyTimes::List(t) => {
+            t.len() == track.times.len()
+                && t.iter()
+                    .zip(track.times.iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        }
+        KeyTimes::Uniform { .. } => false,
+    };
+    ct.data_bytes(track) + if own { 0 } else { ct.times_bytes() }
+}
+
 /// The smallest candidate for `job` within `tolerance` alone (sampled
 /// through the twin at `times`), with its error: one key where the track
 /// is constant within it; else its values (and tangents) on the coarsest
 /// power-of-two grid that meets it, key times as a rate where that is
 /// exact; with fewer keys where interpolation reproduces the others and
-/// that pays; losslessly where nothing meets it.
+/// that pays; losslessly (verbatim) where nothing meets it or nothing is
+/// smaller ([`cost`]), so that no track costs more than its raw values.
 fn compress_track(job: &Job<'_>, times: &[f32], tolerance: f64) -> (CompressedTrack, f64) {
     let track = job.track;
     let w = track.width as usize;
     let err =
         |ct: &CompressedTrack| error(job.metric, w, &job.raw, &sample_candidate(track, ct, times));
+    // The fewest bytes; of two alike, uniform times (no key search).
+    let rank = |ct: &CompressedTrack| {
+        let listed = matches!(ct.times, KeyTimes::List(_));
+        (cost(track, ct), listed)
+    };
     let lossless = CompressedTrack::lossless(track);
     let mut best = (lossless, 0.0);
     let mut consider = |ct: CompressedTrack, e: f64| {
-        if e <= tolerance && ct.stored_bytes(track.width) < best.0.stored_bytes(track.width) {
+        if e <= tolerance && rank(&ct) < rank(&best.0) {
             best = (ct, e);
         }
     };
@@ -575,7 +602,7 @@ fn compress_track(job: &Job<'_>, times: &[f32], tolerance: f64) -> (CompressedTr
     }
     let key_times =
         KeyTimes::uniform_of(&track.times).unwrap_or_else(|| KeyTimes::List(track.times.clone()));
-    // Raw values with times as a rate: lossless values, fewer bytes.
+    // Raw values with times as a rate: lossless values, no key search.
     if matches!(key_times, KeyTimes::Uniform { .. }) {
         let raw_rate = CompressedTrack {
             times: key_times.clone(),

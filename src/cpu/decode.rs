@@ -3,10 +3,9 @@
 //! names, same argument order, same `f32` arithmetic; integer steps may be
 //! written with branches where the shader selects, with the same results).
 //!
-//! # Panics
-//! As the other twins, these index the packed words as the shader does;
-//! words and rows of one validated compressed library are always in
-//! range.
+//! The packed words are read as the shader reads them; past their end
+//! (the decoder reads up to 3 words past the last word of a stream) they
+//! read as zeros, as the device's buffer holds there.
 #![allow(
     clippy::needless_range_loop,
     reason = "keeps the code easy to compare with the shader"
@@ -18,6 +17,7 @@ use super::quat::{quat_mul, quat_normalize, quat_slerp};
 use super::sample::{hermite, Segment};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
+    VERBATIM_META,
 };
 pub(crate) use crate::model::compressed::RATE_SNAP;
 use crate::model::track::{Interpolation, ValueKind};
@@ -43,16 +43,24 @@ pub(crate) struct Stream {
     pub(crate) step: f32,
 }
 
-/// Word `i` of the packed words.
+/// Word `i` of the packed words (0 past their end).
 #[must_use]
 pub(crate) fn packed_word(packed: &[u32], i: u32) -> u32 {
-    packed[i as usize]
+    packed.get(i as usize).copied().unwrap_or(0)
 }
 
 /// The `vec4` of words `4i .. 4i + 4` (WGSL `packed[i]`).
 fn packed4(packed: &[u32], i: u32) -> [u32; 4] {
-    let b = 4 * i as usize;
-    [packed[b], packed[b + 1], packed[b + 2], packed[b + 3]]
+    let b = 4 * i;
+    [0, 1, 2, 3].map(|j| packed_word(packed, b + j))
+}
+
+/// Whether `track` is stored verbatim: its values offset at or past
+/// `verbatim_start` (WGSL `is_verbatim`, with the override
+/// `VERBATIM_START`).
+#[must_use]
+pub(crate) fn is_verbatim(track: &GpuTrack, verbatim_start: u32) -> bool {
+    track.values_offset >= verbatim_start
 }
 
 /// Words `i .. i + 3`.
@@ -112,9 +120,9 @@ pub(crate) fn frame_words(encoding: u32) -> u32 {
 }
 
 /// The value stream of `track`, whose header's first two words are
-/// `info` and `step`.
+/// `info` and `step`; a verbatim track's elements at its values offset.
 #[must_use]
-pub(crate) fn value_stream(track: &GpuTrack, info: u32, step: u32) -> Stream {
+pub(crate) fn value_stream(track: &GpuTrack, verbatim_start: u32, info: u32, step: u32) -> Stream {
     let pad = ((track.width + 3) >> 2) << 2;
     let tangents = if track.interpolation == INTERP_CUBICSPLINE {
         pad
@@ -124,9 +132,14 @@ pub(crate) fn value_stream(track: &GpuTrack, info: u32, step: u32) -> Stream {
     let encoding = info & 0xff;
     let bits = (info >> 8) & 0xff;
     let offsets = track.values_offset + COMPRESS_HEADER_WORDS;
+    let data = if is_verbatim(track, verbatim_start) {
+        track.values_offset
+    } else {
+        offsets + pad + frame_words(encoding) + tangents
+    };
     Stream {
         offsets,
-        data: offsets + pad + frame_words(encoding) + tangents,
+        data,
         encoding,
         bits,
         stride: element_stride(encoding, bits, track.width),
@@ -293,9 +306,14 @@ pub(crate) fn stream_component(packed: &[u32], s: &Stream, e: u32, c: u32) -> f3
 /// (`lookup_scale < 0`): `u = (time - t_0) * rate`; on key `round(u)`
 /// where `u` is within [`RATE_SNAP`] of it, else `k = floor(u)`,
 /// `t = u - k`; exact before the first key, at or after the last, and on
-/// a key.
+/// a key. `dt` is the block header's, 0 for a verbatim track.
 #[must_use]
-pub(crate) fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segment {
+pub(crate) fn rate_segment(
+    packed: &[u32],
+    verbatim_start: u32,
+    track: &GpuTrack,
+    time: f32,
+) -> Segment {
     let last = track.key_count - 1;
     let u = (time - track.lookup_origin) * -track.lookup_scale;
     let nearest = (u + 0.5).floor();
@@ -304,7 +322,11 @@ pub(crate) fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segme
     // WGSL: u32(clamp(kf, 0.0, f32(last)))
     let k = kf.clamp(0.0, last as f32) as u32;
     let t = u - kf;
-    let dt = f32::from_bits(packed_word(packed, track.values_offset + 3));
+    let dt = if is_verbatim(track, verbatim_start) {
+        0.0
+    } else {
+        f32::from_bits(packed_word(packed, track.values_offset + 3))
+    };
     if u <= 0.0 || kf >= last as f32 || on_key {
         return Segment {
             k,
@@ -324,15 +346,26 @@ pub(crate) fn rate_segment(packed: &[u32], track: &GpuTrack, time: f32) -> Segme
 /// [`crate::cpu::sample::sample_track`]'s interpolation for a
 /// compressed library (WGSL `sample_compressed`), into `out[..width]`:
 /// components 0 to 3 as four floats, the others (morph weights) one at a
-/// time.
-pub(crate) fn sample_compressed(packed: &[u32], track: &GpuTrack, seg: Segment, out: &mut [f32]) {
+/// time. Rows from `verbatim_start` on are verbatim.
+pub(crate) fn sample_compressed(
+    packed: &[u32],
+    verbatim_start: u32,
+    track: &GpuTrack,
+    seg: Segment,
+    out: &mut [f32],
+) {
     let cubic = track.interpolation == INTERP_CUBICSPLINE;
     let stepped = track.interpolation == INTERP_STEP;
     let moving = !(seg.exact || stepped);
     let rotation = track.kind == KIND_ROTATION;
     let width = track.width;
-    let h = packed4(packed, track.values_offset >> 2);
-    let vs = value_stream(track, h[0], h[1]);
+    // A verbatim track has no header: raw streams read no step.
+    let h = if is_verbatim(track, verbatim_start) {
+        [VERBATIM_META, 0, 0, 0]
+    } else {
+        packed4(packed, track.values_offset >> 2)
+    };
+    let vs = value_stream(track, verbatim_start, h[0], h[1]);
     let (k, t) = (seg.k, seg.t);
     let lanes = width.min(4);
     let (v0, v1) = stream_pair(packed, &vs, k, stream_offsets(packed, &vs), lanes, moving);

@@ -307,24 +307,25 @@ pub(crate) fn sample_track(
 }
 
 #[doc(hidden)]
-/// Samples one track of a compressed library (`packed`, its packed words)
-/// at clip time `time` into `out[..width]`: the shader's
+/// Samples one track of a compressed library (`packed`, its packed words,
+/// and where its verbatim tracks start in them) at clip time `time` into
+/// `out[..width]`: the shader's
 /// `find_segment_track` (a track with uniform key times: `rate_segment`,
 /// no texel), then `sample_compressed`.
 pub(crate) fn sample_track_compressed(
     times: &[f32],
     search_keys: &[u32],
-    packed: &[u32],
+    (packed, verbatim_start): (&[u32], u32),
     track: &GpuTrack,
     time: f32,
     out: &mut [f32],
 ) {
     let seg = if track.lookup_scale < 0.0 {
-        super::decode::rate_segment(packed, track, time)
+        super::decode::rate_segment(packed, verbatim_start, track, time)
     } else {
         find_segment_track(times, search_keys, track, time)
     };
-    super::decode::sample_compressed(packed, track, seg, out);
+    super::decode::sample_compressed(packed, verbatim_start, track, seg, out);
 }
 
 #[doc(hidden)]
@@ -346,7 +347,7 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
                 Some(packed) => sample_track_compressed(
                     library.times(),
                     library.search_keys(),
-                    packed,
+                    (packed, library.verbatim_start()),
                     track,
                     inst.time,
                     out,

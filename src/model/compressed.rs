@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::track::{normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
-    FRAME_WORDS,
+    FRAME_WORDS, VERBATIM_META,
 };
 
 /// The most keys of a track whose times are a rate: key indices stay
@@ -599,8 +599,9 @@ impl Quantized {
 impl CompressedTrack {
     /// `track` stored losslessly: its key times as a list, its values (and
     /// tangents) as raw `f32`s, rotation keys normalized as an uncompressed
-    /// library stores them. Sampled, it gives the uncompressed track's
-    /// results bit for bit.
+    /// library stores them; verbatim ([`is_verbatim`](Self::is_verbatim)),
+    /// so it takes the bytes of the uncompressed track's values. Sampled,
+    /// it gives the uncompressed track's results bit for bit.
     #[must_use]
     pub(crate) fn lossless(track: &Track) -> CompressedTrack {
         let mut values = track.values.clone();
@@ -648,15 +649,50 @@ impl CompressedTrack {
         }
     }
 
-    /// Bytes on the device: the packed block (`packed_block`) and, for
-    /// a list of times, the times (not counting sharing).
+    /// Bytes of its key times: 4 a key for a list, 0 for a rate.
     #[must_use]
-    pub(crate) fn stored_bytes(&self, width: u32) -> u64 {
-        let times = match &self.times {
+    pub(crate) fn times_bytes(&self) -> u64 {
+        match &self.times {
             KeyTimes::Uniform { .. } => 0,
             KeyTimes::List(t) => t.len() as u64 * 4,
+        }
+    }
+
+    /// Bytes of its values in the packed words: its block (header,
+    /// offsets, frame, elements and padding to 16 bytes), or for a
+    /// verbatim track its `f32`s alone.
+    #[must_use]
+    pub(crate) fn data_bytes(&self, track: &Track) -> u64 {
+        let words = if self.is_verbatim(track.interpolation) {
+            self.verbatim_words().len()
+        } else {
+            block_words(self, track.width)
         };
-        times + block_words(self, width) as u64 * 4
+        words as u64 * 4
+    }
+
+    /// Whether the track is stored verbatim, without a block: its values
+    /// (and CUBICSPLINE tangents) are [`Encoding::Raw`], and its key times
+    /// a list or, but for a CUBICSPLINE track of two keys or more (whose
+    /// spline needs the key interval of a block's header), a rate.
+    #[must_use]
+    pub(crate) fn is_verbatim(&self, interpolation: Interpolation) -> bool {
+        let raw = |q: &Quantized| q.encoding == Encoding::Raw;
+        let uniform_spline = interpolation == Interpolation::CubicSpline
+            && matches!(self.times, KeyTimes::Uniform { count, .. } if count > 1);
+        raw(&self.values) && self.tangents.as_ref().is_none_or(raw) && !uniform_spline
+    }
+
+    /// A verbatim track's words in the packed words: its values' `f32`
+    /// bits, then its tangents' (CUBICSPLINE: in-tangent, out-tangent per
+    /// key).
+    #[must_use]
+    pub(crate) fn verbatim_words(&self) -> Vec<u32> {
+        let mut words = self.values.words.clone();
+        if let Some(t) = &self.tangents {
+            words.extend_from_slice(&t.words);
+        }
+        words
     }
 }
 
@@ -745,11 +781,21 @@ pub(crate) fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
 }
 
 /// The header `[meta, value step, tangent step, dt]` of `track`'s block
-/// in a compressed library's packed words ([`packed_block`]); `None` past
-/// their end.
+/// in a compressed library's packed words ([`packed_block`]), whose
+/// verbatim tracks start at word `verbatim_start`; for a verbatim track
+/// the header the decoder takes for it, `[VERBATIM_META, 1.0, 1.0, 0.0]`
+/// (raw values and tangents, no key interval). `None` past their end.
 #[must_use]
-pub(crate) fn block_header(packed: &[u32], track: &GpuTrack) -> Option<[u32; 4]> {
+pub(crate) fn block_header(
+    packed: &[u32],
+    verbatim_start: u32,
+    track: &GpuTrack,
+) -> Option<[u32; 4]> {
     let v = track.values_offset as usize;
+    if track.values_offset >= verbatim_start {
+        let one = 1f32.to_bits();
+        return (v < packed.len()).then_some([VERBATIM_META, one, one, 0]);
+    }
     packed
         .get(v..v + COMPRESS_HEADER_WORDS as usize)?
         .try_into()
@@ -758,16 +804,21 @@ pub(crate) fn block_header(packed: &[u32], track: &GpuTrack) -> Option<[u32; 4]>
 
 /// The value stream's first four offsets in `track`'s block, and its
 /// frame (`left`, `right`) where the stream is framed ([`packed_block`]);
-/// zeros past the packed words' end.
+/// zeros past the packed words' end and for a verbatim track.
 #[must_use]
 pub(crate) fn block_offsets_and_frame(
     packed: &[u32],
+    verbatim_start: u32,
     track: &GpuTrack,
 ) -> ([u32; 4], Option<[[u32; 4]; 2]>) {
+    if track.values_offset >= verbatim_start {
+        return ([0; 4], None);
+    }
     let word = |i: usize| packed.get(i).copied().unwrap_or(0);
     let vec4 = |i: usize| [word(i), word(i + 1), word(i + 2), word(i + 3)];
     let offsets = track.values_offset as usize + COMPRESS_HEADER_WORDS as usize;
-    let framed = block_header(packed, track).is_some_and(|h| h[0] & 0xff == ENC_FRAMED);
+    let framed =
+        block_header(packed, verbatim_start, track).is_some_and(|h| h[0] & 0xff == ENC_FRAMED);
     let frame = offset_words(track.width) as usize + offsets;
     (
         vec4(offsets),

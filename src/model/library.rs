@@ -59,13 +59,14 @@ struct LibraryData {
     pointer_targets: Vec<PointerOutput>,
     /// A compressed library's packed words (`values` is then empty): per
     /// track its block ([`packed_block`]) at its row's `values_offset`,
-    /// then [`PACKED_PADDING`] zeros.
+    /// every block before `verbatim_start`, then the verbatim tracks'
+    /// words ([`CompressedTrack::is_verbatim`]).
     packed: Option<Vec<u32>>,
+    /// The first word of the verbatim tracks in `packed` (its length when
+    /// there are none): a row whose `values_offset` is at least this is
+    /// verbatim.
+    verbatim_start: u32,
 }
-
-/// Zero words after a compressed library's last block: the decoder reads
-/// up to 3 words past the last word of a stream (`packed_window`).
-pub(crate) const PACKED_PADDING: usize = 8;
 
 /// Where a pointer target's value lands in every instance's output block:
 /// an entry of [`AnimationLibrary::pointer_targets`]. A renderer binds the
@@ -217,13 +218,41 @@ impl AnimationLibrary {
         let pointer_targets = targets.outputs()?;
         check_rest_track_count(clips.len(), targets.list.len())?;
         let fillers = rest_value_tracks(&clips, &targets.list);
+        let rest: Vec<Vec<CompressedTrack>> = fillers
+            .iter()
+            .map(|r| r.iter().map(rest_value_block).collect())
+            .collect();
+        // Every block first, then the verbatim tracks' words.
+        let mut block_words = 0u64;
+        for ((clip, rest_tracks), (compressed, rest)) in
+            clips.iter().zip(&fillers).zip(tracks.iter().zip(&rest))
+        {
+            for (track, ct) in clip
+                .tracks
+                .iter()
+                .chain(rest_tracks)
+                .zip(compressed.iter().chain(rest))
+            {
+                if !ct.is_verbatim(track.interpolation) {
+                    block_words += ct.data_bytes(track) / 4;
+                }
+            }
+        }
+        let verbatim_start = u32::try_from(block_words).map_err(|_| Error::LimitExceeded {
+            what: "packed words",
+            needed: block_words * 4,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        })?;
         let mut flat = Flattener {
             packed: Some(Vec::new()),
+            verbatim_start,
             ..Flattener::default()
         };
-        for ((clip, rest_tracks), compressed) in clips.iter().zip(&fillers).zip(&tracks) {
-            let rest: Vec<CompressedTrack> = rest_tracks.iter().map(rest_value_block).collect();
-            let all: Vec<&CompressedTrack> = compressed.iter().chain(&rest).collect();
+        for ((clip, rest_tracks), (compressed, rest)) in
+            clips.iter().zip(&fillers).zip(tracks.iter().zip(&rest))
+        {
+            let all: Vec<&CompressedTrack> = compressed.iter().chain(rest).collect();
             flat.add_clip(clip, rest_tracks, Some(&all), |p| {
                 targets.slot(p, &pointer_targets)
             })?;
@@ -240,9 +269,10 @@ impl AnimationLibrary {
 
     /// The bytes of key times and values the library puts on the device:
     /// `f32` times (each distinct list once) and values, or for a
-    /// compressed library its times and packed words (headers, offsets
-    /// and padding included). The key search's texels and the track and
-    /// clip tables are not counted.
+    /// compressed library its times and packed words (block headers,
+    /// offsets and padding included). The key search's texels, the track
+    /// and clip tables, and the zeros the device's buffer holds after the
+    /// last word (as many for either library) are not counted.
     #[must_use]
     pub fn stored_bytes(&self) -> u64 {
         let values = match &self.data.packed {
@@ -253,10 +283,23 @@ impl AnimationLibrary {
     }
 
     /// A compressed library's packed words (a block per track at its row's
-    /// `values_offset`, then zeros); `None` for an uncompressed library.
+    /// `values_offset`, then the verbatim tracks' words); `None` for an
+    /// uncompressed library. The decoder reads up to 3 words past the last
+    /// one: the device's buffer has zeros there, and the CPU twin reads
+    /// zeros.
     #[must_use]
     pub(crate) fn packed(&self) -> Option<&[u32]> {
         self.data.packed.as_deref()
+    }
+
+    /// The first word of a compressed library's verbatim tracks in its
+    /// packed words: a row whose `values_offset` is at least this is
+    /// verbatim, its values (then its tangents) `f32`s from there without
+    /// a block (WGSL override `VERBATIM_START`). The length of the packed
+    /// words where no track is verbatim; 0 for an uncompressed library.
+    #[must_use]
+    pub(crate) fn verbatim_start(&self) -> u32 {
+        self.data.verbatim_start
     }
 
     /// Every pointer target of the library's clips, in the order they
@@ -655,12 +698,18 @@ struct Flattener {
     tracks_per_instance: u32,
     group_tracks: [u32; SAMPLE_GROUPS],
     track_rows: Vec<u32>,
-    /// A compressed library's packed words (`None`: uncompressed).
+    /// A compressed library's packed words (`None`: uncompressed): its
+    /// blocks.
     packed: Option<Vec<u32>>,
+    /// Where the verbatim tracks' words start in the packed words: after
+    /// every block.
+    verbatim_start: u32,
+    /// The verbatim tracks' words, appended to the blocks by `finish`.
+    verbatim: Vec<u32>,
 }
 
 /// A rest-value track (one key, STEP) as a compressed track: uniform
-/// times, the value raw.
+/// times, the value raw (stored verbatim).
 fn rest_value_block(track: &Track) -> CompressedTrack {
     CompressedTrack {
         times: KeyTimes::Uniform {
@@ -758,9 +807,9 @@ impl Flattener {
         })
     }
 
-    /// Appends a compressed track's block to the packed words, its times
-    /// when they are a list, and its row, writing at `output`; returns the
-    /// end of what it writes. A row with uniform times has no search
+    /// Appends a compressed track's block to the packed words (or its
+    /// words to the verbatim ones), its times when they are a list, and
+    /// its row, writing at `output`; returns the end of what it writes. A row with uniform times has no search
     /// texels: its lookup scale is the negated rate, its origin the first
     /// key's time.
     fn add_compressed_track(
@@ -778,8 +827,15 @@ impl Flattener {
             }
         };
         let packed = self.packed.get_or_insert_with(Vec::new);
-        let values_offset = to_u32(packed.len(), "packed words")?;
-        packed.extend(packed_block(compressed, track.width));
+        let values_offset = if compressed.is_verbatim(track.interpolation) {
+            let at = u64::from(self.verbatim_start) + self.verbatim.len() as u64;
+            self.verbatim.extend(compressed.verbatim_words());
+            to_u32(at as usize, "packed words")?
+        } else {
+            let at = to_u32(packed.len(), "packed words")?;
+            packed.extend(packed_block(compressed, track.width));
+            at
+        };
         let pointer = track.property == Property::Pointer;
         self.tracks.push(GpuTrack {
             times_offset,
@@ -896,8 +952,9 @@ impl Flattener {
         to_u32(self.values.len(), "key values")?;
         to_u32(self.search_keys.len(), "key search table")?;
         to_u32(self.tracks.len(), "track table")?;
+        let verbatim = self.verbatim;
         let packed = self.packed.map(|mut p| {
-            p.resize(p.len() + PACKED_PADDING, 0);
+            p.extend_from_slice(&verbatim);
             p
         });
         if let Some(p) = &packed {
@@ -917,6 +974,7 @@ impl Flattener {
                 track_rows: self.track_rows,
                 pointer_targets,
                 packed,
+                verbatim_start: self.verbatim_start,
             }),
         })
     }

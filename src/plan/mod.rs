@@ -239,10 +239,11 @@ pub(crate) fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool
 }
 
 /// The uniform copy of `track`'s block head in a compressed library's
-/// `packed` words ([`SampleTables::decode_heads`]).
-fn decode_head(packed: &[u32], track: &GpuTrack) -> [[u32; 4]; 4] {
-    let header = block_header(packed, track).unwrap_or([0; 4]);
-    let (offsets, frame) = block_offsets_and_frame(packed, track);
+/// `packed` words ([`SampleTables::decode_heads`]), whose verbatim
+/// tracks start at `verbatim_start`.
+fn decode_head(packed: &[u32], verbatim_start: u32, track: &GpuTrack) -> [[u32; 4]; 4] {
+    let header = block_header(packed, verbatim_start, track).unwrap_or([0; 4]);
+    let (offsets, frame) = block_offsets_and_frame(packed, verbatim_start, track);
     let [left, right] = frame.unwrap_or([[0; 4]; 2]);
     [
         [header[0], header[1], track.values_offset, track.key_count],
@@ -466,14 +467,15 @@ impl SampleTables {
         self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
         self.texels = library.key_windows();
         let packed = library.packed().unwrap_or(&[]);
+        let verbatim = library.verbatim_start();
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
-        let dt = |t: &GpuTrack| block_header(packed, t).map(|h| h[3]);
+        let dt = |t: &GpuTrack| block_header(packed, verbatim, t).map(|h| h[3]);
         if uniform_heads && self.rows.len() <= DECODE_HEAD as usize {
             self.decode_heads = library
                 .tracks()
                 .iter()
-                .map(|t| decode_head(packed, t))
+                .map(|t| decode_head(packed, verbatim, t))
                 .collect();
         }
         let judged: Vec<GpuSampleRow> = self
@@ -493,6 +495,12 @@ impl SampleTables {
                 continue;
             }
             let runs = run_keys::runs_of(library, g, run);
+            // Only the spline reads the key interval (a verbatim row's
+            // is 0: it has none).
+            let spline = matches!(
+                g,
+                crate::layout::GROUP_CUBIC | crate::layout::GROUP_CUBIC_ROTATION | GROUP_ALL
+            );
             let shared = runs.iter().all(|(_, rows)| {
                 let r0 = &rows[0];
                 r0.lookup_scale < 0.0
@@ -503,7 +511,7 @@ impl SampleTables {
                                     && t.lookup_scale.to_bits() == r0.lookup_scale.to_bits()
                                     && t.lookup_origin.to_bits() == r0.lookup_origin.to_bits()
                                     && dt(t).is_some()
-                                    && dt(t) == dt(r0)))
+                                    && (!spline || dt(t) == dt(r0))))
                     })
             });
             if !shared {

@@ -63,6 +63,10 @@ pub(crate) struct SampleOverrides {
     /// copies (`HEADS_IN_UNIFORM`: clip-blocks on CPU adapters, at most
     /// `DECODE_HEAD` rows).
     pub(crate) heads_in_uniform: bool,
+    /// The first word of a compressed library's verbatim tracks in its
+    /// packed words (`VERBATIM_START`; `u32::MAX` for an uncompressed
+    /// library).
+    pub(crate) verbatim_start: u32,
 }
 
 fn flag(b: bool) -> f64 {
@@ -99,6 +103,7 @@ impl SampleOverrides {
             ("WIDE_ROWS", flag(self.wide_rows)),
             ("ENCODINGS", f64::from(self.encodings)),
             ("HEADS_IN_UNIFORM", flag(self.heads_in_uniform)),
+            ("VERBATIM_START", f64::from(self.verbatim_start)),
         ]
     }
 }

@@ -618,6 +618,11 @@ pub(crate) fn sample_overrides(
         encodings: stream_encodings(library, g),
         // Built only where the profile takes uniform heads.
         heads_in_uniform: !tables.decode_heads.is_empty(),
+        verbatim_start: if library.is_compressed() {
+            library.verbatim_start()
+        } else {
+            u32::MAX
+        },
     }
 }
 
@@ -640,7 +645,7 @@ fn stream_encodings(library: &AnimationLibrary, g: u32) -> u32 {
         .iter()
         .filter(|t| g == GROUP_ALL || t.group() == g)
     {
-        let Some([meta, ..]) = block_header(packed, t) else {
+        let Some([meta, ..]) = block_header(packed, library.verbatim_start(), t) else {
             return ALL_ENCODINGS;
         };
         bits |= 1 << (meta & 0xff).min(31);

@@ -415,6 +415,212 @@ fn a_lossless_compressed_library_samples_bit_for_bit() {
     }
 }
 
+// ------------------------------------------------------------ verbatim
+
+/// Keys of unit quaternions about `axis`, one per time, at angles
+/// `0.4 k + noise`.
+fn turning(rng: &mut Rng, axis: [f32; 3], keys: usize) -> Vec<[f32; 4]> {
+    (0..keys)
+        .map(|k| axis_angle(axis, 0.4 * k as f32 + 0.2 * rng.signed()))
+        .collect()
+}
+
+/// A clip of tracks stored verbatim beside two blocks, with the
+/// compressed tracks: (0) a LINEAR rotation on irregular times, (1) a
+/// LINEAR translation of 8 keys at 4 per second as a rate, (2) a
+/// CUBICSPLINE scale and (3) a CUBICSPLINE rotation on the irregular
+/// times, (4) a constant STEP translation of one key as a rate, (5) 6
+/// morph weights on the irregular times; then blocks: (6) a raw
+/// CUBICSPLINE translation of 4 keys as a rate (its spline needs the key
+/// interval of a header) and (7) a quantized translation
+/// (`vector_track`).
+fn verbatim_clip() -> (Clip, Vec<CompressedTrack>) {
+    let mut rng = Rng::new(31);
+    let irregular: Arc<[f32]> = Arc::from([0.0f32, 0.13, 0.4, 0.45, 1.1]);
+    let n = irregular.len();
+    let noise = |rng: &mut Rng, count: usize| -> Vec<f32> {
+        (0..count).map(|_| 0.5 * rng.signed()).collect()
+    };
+    let rotation: Vec<f32> = turning(&mut rng, [0.0, 0.6, 0.8], n).concat();
+    // [in, value, out] per key: a unit value between free tangents.
+    let spline_rotation: Vec<f32> = turning(&mut rng, [1.0, 0.0, 0.0], n)
+        .into_iter()
+        .flat_map(|q| [noise(&mut rng, 4), q.to_vec(), noise(&mut rng, 4)].concat())
+        .collect();
+    let eighths: Vec<f32> = (0..8).map(|k| k as f32 / 4.0).collect();
+    let quarters: Vec<f32> = (0..4).map(|k| k as f32 / 4.0).collect();
+    let (quantized, quantized_ct) = vector_track();
+    let tracks = vec![
+        Track::new(
+            0,
+            Property::Rotation,
+            Interpolation::Linear,
+            irregular.clone(),
+            rotation,
+        ),
+        Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            eighths,
+            noise(&mut rng, 24),
+        ),
+        Track::new(
+            1,
+            Property::Scale,
+            Interpolation::CubicSpline,
+            irregular.clone(),
+            noise(&mut rng, 45),
+        ),
+        Track::new(
+            2,
+            Property::Rotation,
+            Interpolation::CubicSpline,
+            irregular.clone(),
+            spline_rotation,
+        ),
+        Track::new(
+            3,
+            Property::Translation,
+            Interpolation::Step,
+            vec![0.0],
+            vec![1.0, 2.0, 3.0],
+        ),
+        Track::weights(
+            4,
+            6,
+            Interpolation::Linear,
+            irregular.clone(),
+            noise(&mut rng, 30),
+        ),
+        Track::new(
+            5,
+            Property::Translation,
+            Interpolation::CubicSpline,
+            quarters,
+            noise(&mut rng, 36),
+        ),
+        Track {
+            node: 6,
+            ..quantized
+        },
+    ];
+    let rate = |t: &Track| CompressedTrack {
+        times: KeyTimes::uniform_of(&t.times).unwrap(),
+        ..CompressedTrack::lossless(t)
+    };
+    let compressed = vec![
+        CompressedTrack::lossless(&tracks[0]),
+        rate(&tracks[1]),
+        CompressedTrack::lossless(&tracks[2]),
+        CompressedTrack::lossless(&tracks[3]),
+        rate(&tracks[4]),
+        CompressedTrack::lossless(&tracks[5]),
+        rate(&tracks[6]),
+        quantized_ct,
+    ];
+    (Clip::new("verbatim", tracks), compressed)
+}
+
+/// Tracks stored verbatim lie after every block, each its floats as the
+/// uncompressed library stores them (values, then CUBICSPLINE tangents
+/// in, out per key) with no header: the blocks take 48 words (a raw
+/// CUBICSPLINE translation of 4 keys: 4 of header, 2 x 4 of offsets, 12
+/// of values, 24 of tangents) and 12 (the quantized one: 4 + 4 + 1, to a
+/// multiple of 4), so the verbatim words start at 60 and run for
+/// 20 + 24 + 45 + 60 + 3 + 30 words (keys x width, x 3 for CUBICSPLINE);
+/// the library stores those and the 5 irregular times. The twin samples the verbatim tracks on listed times bit for bit
+/// as the uncompressed library does (the one on a rate within 1e-6), and
+/// every sampler plan on the GPU as the twin does.
+#[test]
+fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
+    let (clip, compressed) = verbatim_clip();
+    let plain = AnimationLibrary::new(vec![clip.clone()]).unwrap();
+    let library = AnimationLibrary::from_compressed(vec![clip.clone()], vec![compressed]).unwrap();
+    assert_eq!(library.verbatim_start(), 60);
+    let packed = library.packed().unwrap();
+    assert_eq!(packed.len(), 60 + 20 + 24 + 45 + 60 + 3 + 30);
+    assert_eq!(library.stored_bytes(), 4 * (5 + packed.len() as u64));
+    for (t, track) in clip.tracks.iter().enumerate() {
+        let row = library.tracks()[library.track_row(0, t).unwrap()];
+        let verbatim = row.values_offset >= library.verbatim_start();
+        assert_eq!(verbatim, t < 6, "track {t}: {row:?}");
+        if !verbatim {
+            continue;
+        }
+        // The uncompressed library's floats, values first, then tangents.
+        let plain_row = plain.tracks()[plain.track_row(0, t).unwrap()];
+        let w = track.width as usize;
+        let n = track.key_count();
+        let at = |e: usize| &plain.values()[plain_row.values_offset as usize + e * w..][..w];
+        let mut want: Vec<f32> = Vec::new();
+        if track.interpolation == Interpolation::CubicSpline {
+            (0..n).for_each(|k| want.extend_from_slice(at(3 * k + 1)));
+            for k in 0..n {
+                want.extend_from_slice(at(3 * k));
+                want.extend_from_slice(at(3 * k + 2));
+            }
+        } else {
+            (0..n).for_each(|k| want.extend_from_slice(at(k)));
+        }
+        let got = &packed[row.values_offset as usize..][..want.len()];
+        let bits: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(got, &bits[..], "track {t}");
+    }
+    let times = probe_times(&clip);
+    let a = sample_at(&plain, 0, &times);
+    let b = sample_at(&library, 0, &times);
+    let stride = plain.output_stride() as usize;
+    for t in 0..6u32 {
+        let (o, w) = plain.track_output(0, t).unwrap();
+        for i in 0..times.len() {
+            let x = &a[i * stride + o as usize..][..w as usize];
+            let y = &b[i * stride + o as usize..][..w as usize];
+            if t == 1 {
+                let d = x
+                    .iter()
+                    .zip(y)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0.0, f32::max);
+                assert!(d <= 1e-6, "track 1 at {}: {x:?} {y:?}", times[i]);
+            } else {
+                assert_eq!(x, y, "track {t} at {}", times[i]);
+            }
+        }
+    }
+    let Some(h) = common::gpu("verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu")
+    else {
+        return;
+    };
+    let instances: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(0, f64::from(t)))
+        .collect();
+    let want = cpu::sample(&library, &instances).unwrap();
+    let clips = vec![0u32; instances.len()];
+    for plan in [
+        SamplerPlan::Reference,
+        SamplerPlan::Grouped,
+        SamplerPlan::ClipBlocks,
+        SamplerPlan::Auto,
+    ] {
+        let described = Plan::sampling(&library, 64, &DeviceProfile::cpu_adapter(), plan)
+            .unwrap()
+            .to_string();
+        assert!(described.contains("VERBATIM_START=60"), "{described}");
+        let mut sampler =
+            GpuSampler::with_plan(&h.device, &h.queue, &library, instances.len() as u32, plan)
+                .unwrap();
+        let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+        let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+        assert!(
+            report.max_abs_err() <= 2e-5,
+            "{plan:?} ({:?}): {report:?}",
+            sampler.plan()
+        );
+    }
+}
+
 // ------------------------------------------------------------ hostile data
 
 fn vector_track() -> (Track, CompressedTrack) {

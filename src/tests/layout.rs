@@ -416,6 +416,7 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
             keyframe_gpu::compress::Encoding::Framed as u32,
         ),
         ("FRAME_WORDS", keyframe_gpu::layout::FRAME_WORDS),
+        ("VERBATIM_META", keyframe_gpu::layout::VERBATIM_META),
     ]
 }
 
@@ -1055,6 +1056,7 @@ fn plan_overrides_are_the_modules_overrides() {
         wide_rows: true,
         encodings: 15,
         heads_in_uniform: false,
+        verbatim_start: u32::MAX,
     };
     let rig = RigOverrides {
         parents_first: true,
