@@ -100,8 +100,8 @@ override RUN_KEYS: u32 = 0u;
 // (and where REGULAR_SEARCH the search offset) of the segment's first row
 // plus i times its second's minus its first's, its other fields the first
 // row's. sample_run then reads two rows per segment and computes the
-// others (regular_row) instead of reading each (why: plan/cpu_adapter.rs,
-// docs/PERFORMANCE.md "Where the time goes on the CPU adapters"). A
+// others (regular_row) instead of reading each (why:
+// plan/cpu_adapter.rs). A
 // group's rows are sorted by property, so a run holding rows of two
 // properties (crowd_mixed's STEP group: translations, rotations, scales)
 // is regular by segments where it is not as a whole. Without

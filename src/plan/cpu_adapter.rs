@@ -16,13 +16,10 @@
 //!   uniform read cost per instruction, and a 64-bit component moves two
 //!   floats).
 //!
-//! The measurements behind these costs (a storage access a loop over the
-//! lanes, a uniform read one gather per component unless its index is
-//! built from constants, a texel fetch one load per lane) and what each
-//! part of a kernel costs are in `docs/PERFORMANCE.md`, "Where the time
-//! goes on the CPU adapters", with the builds that measure them
-//! (`scripts/variants/`); the shaders say what the code does and point
-//! here.
+//! These costs (a storage access a loop over the lanes, a uniform read
+//! one gather per component unless its index is built from constants, a
+//! texel fetch one load per lane) are why each choice is made; the
+//! shaders say what the code does and point here.
 
 use super::{full_blocks, vec4_library, DeviceProfile, SamplerPlan, SkinStrategy};
 use crate::model::library::AnimationLibrary;
