@@ -436,3 +436,168 @@ fn gathering_a_crowds_players_allocates_nothing_once_sized() {
     assert_eq!(counts, vec![2; 100]);
     assert_eq!(actions.len(), 200);
 }
+
+/// The twin's local pose of node 0 for one character playing `actions`.
+fn twin_root(bound: &keyframe_gpu::BoundLibrary, actions: &[keyframe_gpu::Action]) -> (Vec3, Quat) {
+    let poses =
+        keyframe_gpu::cpu::mixed_poses(bound, &[], actions, &[actions.len() as u32]).unwrap();
+    let local = poses.local(0, 0).unwrap();
+    (local.translation, local.rotation)
+}
+
+#[test]
+fn root_motion_blends_each_property_over_the_actions_whose_clips_animate_it() {
+    // walk (translation only, 2 along x per second) with an unmasked
+    // layer of turn (rotation only, 90 degrees a second about y), both at
+    // weight 1, played once. The mixer blends the root's translation over
+    // walk alone and its rotation over turn alone, so from 0.2 s to 0.7 s
+    // the root moves by (1, 0, 0) and turns 45 degrees about y.
+    let bound = library().bind(&rig()).unwrap();
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        2,
+        Layer {
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.2).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    assert!(
+        (motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5,
+        "{motion:?}"
+    );
+    let quarter_turn = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+    assert!(
+        motion.rotation.dot(quarter_turn).abs() > 1.0 - 1e-6,
+        "{motion:?}"
+    );
+    // The twin's pose moved and turned by as much.
+    let ((t0, r0), (t1, r1)) = (twin_root(&bound, &before), twin_root(&bound, &after));
+    assert!((t1 - t0 - motion.translation).length() < 1e-5);
+    assert!((r0.conjugate() * r1).dot(motion.rotation).abs() > 1.0 - 1e-6);
+}
+
+#[test]
+fn an_action_that_stands_still_weighs_in_root_motion_with_no_motion() {
+    // walk at weight 1 with a layer of run at weight 1 and speed 0 (held
+    // at its start): the pose's root is the average of the two, so it
+    // moves half as far as walk: from 0.2 s to 0.7 s, (0.5, 0, 0).
+    let bound = library().bind(&rig()).unwrap();
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        1,
+        Layer {
+            speed: 0.0,
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.2).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    assert!(
+        (motion.translation - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-5,
+        "{motion:?}"
+    );
+    let moved = twin_root(&bound, &after).0 - twin_root(&bound, &before).0;
+    assert!((moved - motion.translation).length() < 1e-5, "{moved}");
+}
+
+#[test]
+fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
+    // walk (1 s) half played, then a crossfade to long (2 s) over 1 s:
+    // 0.75 s later walk has passed its loop end, long has not.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.advance(0.5).unwrap();
+    p.crossfade(3, 1.0).unwrap();
+    assert_eq!(p.current(), Some((3, 0.0)));
+    p.advance(0.75).unwrap();
+    let (clip, time) = p.current().unwrap();
+    assert_eq!(clip, 3);
+    assert!((time - 0.75).abs() < EPS, "{time}");
+    assert_eq!(p.loops(), 0);
+    p.advance(1.5).unwrap(); // long at 2.25: one loop end
+    assert_eq!(p.loops(), 1);
+    // Played once: walk reaches its end first, long has not finished.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.crossfade(3, 1.5).unwrap();
+    p.advance(1.0).unwrap();
+    assert!(!p.finished());
+    p.advance(1.0).unwrap();
+    assert!(p.finished());
+    assert_eq!(p.current(), Some((3, 2.0)));
+    // fade_in starts a new current action.
+    p.fade_in(1, 0.5).unwrap();
+    assert!(!p.finished());
+    assert_eq!(p.current(), Some((1, 0.0)));
+}
+
+#[test]
+fn ping_pong_after_another_wrap_moves_forwards_again() {
+    // walk (1 s) ping-pong: 1.5 s is 0.5 on the way back. Repeat from
+    // there moves forward to 0.75; ping-pong again goes on forwards.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::PingPong);
+    p.advance(1.5).unwrap();
+    p.advance(0.125).unwrap();
+    assert!((p.current().unwrap().1 - 0.375).abs() < EPS);
+    p.set_wrap(WrapMode::Repeat);
+    p.advance(0.375).unwrap();
+    assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
+    p.set_wrap(WrapMode::PingPong);
+    p.advance(0.125).unwrap();
+    assert!((p.current().unwrap().1 - 0.875).abs() < EPS);
+}
+
+#[test]
+fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
+    counting_alloc::no_lib_backtraces();
+    // 50 players crossfading walk into run over 10 s, with root motion
+    // and two markers per clip, 0.3 s a frame: most frames cross one.
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    for clip in [0, 1] {
+        clips.add_marker(clip, 0.25, "left").unwrap();
+        clips.add_marker(clip, 0.75, "right").unwrap();
+    }
+    let clips = Arc::new(clips);
+    let mut players: Vec<Player> = (0..50).map(|_| Player::new(&clips)).collect();
+    for p in &mut players {
+        p.play(0).unwrap();
+        p.crossfade(1, 10.0).unwrap();
+    }
+    let (mut actions, mut counts) = (Vec::new(), Vec::new());
+    // Ten frames of 0.3 s cover every phase the markers are met in.
+    for _ in 0..10 {
+        for p in &mut players {
+            p.advance(0.3).unwrap();
+        }
+        gather(&players, &mut actions, &mut counts);
+    }
+    let (n, events) = counting_alloc::count(|| {
+        let mut events = 0;
+        for _ in 0..10 {
+            for p in &mut players {
+                events += p.advance(0.3).unwrap().events.len();
+            }
+            gather(&players, &mut actions, &mut counts);
+        }
+        events
+    });
+    assert_eq!(n, 0, "advancing with root motion and markers allocated");
+    // 3 s of two clips with two markers a second each: 12 per player.
+    assert_eq!(events, 50 * 12);
+    assert!(players[0].frame().root_motion.translation.length() > 0.0);
+}

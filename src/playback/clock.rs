@@ -75,6 +75,9 @@ impl Clock {
             WrapMode::Clamp => {
                 let to = (from + delta).clamp(0.0, duration);
                 self.time = to;
+                // Only ping-pong runs passes backwards; a later switch to
+                // ping-pong starts moving forwards again.
+                self.backwards = false;
                 Step {
                     from,
                     to,
@@ -93,6 +96,7 @@ impl Clock {
                     to = 0.0;
                 }
                 self.time = to.max(0.0);
+                self.backwards = false;
                 let wraps = loops as i64;
                 Step {
                     from,
@@ -153,7 +157,10 @@ pub(crate) fn crossings(
         }
     };
     let (lo, hi) = if forward { (start, end) } else { (end, start) };
-    let mut found: Vec<f64> = Vec::new();
+    // Appended to `out` in place, so a step allocates nothing once `out`
+    // has grown.
+    let first = out.len();
+    let found = out;
     match wrap {
         WrapMode::Clamp => {
             if inside(marker) {
@@ -163,7 +170,7 @@ pub(crate) fn crossings(
         WrapMode::Repeat => {
             // A marker at the duration is the instant a loop starts again.
             let m = if marker >= duration { 0.0 } else { marker };
-            walk(lo, hi, duration, forward, limit, &mut found, |j| {
+            walk(lo, hi, duration, forward, first + limit, found, |j| {
                 let p = m + j as f64 * duration;
                 [inside(p).then_some(p), None]
             });
@@ -173,7 +180,7 @@ pub(crate) fn crossings(
             // The phases of the marker in one period: on the way out, and
             // on the way back (the same instant at either end).
             let back = (marker > 0.0 && marker < duration).then_some(period - marker);
-            walk(lo, hi, period, forward, limit, &mut found, |j| {
+            walk(lo, hi, period, forward, first + limit, found, |j| {
                 let base = j as f64 * period;
                 let out = marker + base;
                 let back = back.map(|b| b + base);
@@ -185,18 +192,18 @@ pub(crate) fn crossings(
             });
         }
     }
+    let mine = &mut found[first..];
     if forward {
-        found.sort_by(f64::total_cmp);
+        mine.sort_unstable_by(f64::total_cmp);
     } else {
-        found.sort_by(|a, b| b.total_cmp(a));
+        mine.sort_unstable_by(|a, b| b.total_cmp(a));
     }
-    found.truncate(limit);
-    out.extend(found);
+    found.truncate(first + limit);
 }
 
 /// Calls `at(j)` for the periods `j` of length `period` that overlap
 /// `[lo, hi]`, from the step's start (`lo` moving forward, `hi` moving
-/// back), collecting what it finds until `limit` is passed.
+/// back), collecting what it finds until `found` holds more than `limit`.
 fn walk(
     lo: f64,
     hi: f64,

@@ -530,7 +530,8 @@ impl Player {
     }
 
     /// Adds `clip` to the base, from its start, ramping from weight 0 to
-    /// 1 over `duration` seconds.
+    /// 1 over `duration` seconds; it becomes the current action
+    /// ([`current`](Self::current)).
     ///
     /// # Errors
     /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
@@ -545,6 +546,8 @@ impl Player {
         };
         let action = self.base_action(clip, 0.0, Some(fade));
         self.insert_base(action);
+        self.loops = 0;
+        self.finished = false;
         Ok(())
     }
 
@@ -691,8 +694,9 @@ impl Player {
         let mut blend = Blend::new();
         let clips = Arc::clone(&self.clips);
         let moving = !self.paused;
-        let mut main_done = None;
-        for (i, p) in self.playing.iter_mut().enumerate() {
+        // The newest base action's step (the base comes first).
+        let mut main_step = None;
+        for p in &mut self.playing {
             let d = clips.duration(p.clip).unwrap_or(0.0);
             let delta = if moving {
                 dt * self.speed * p.speed
@@ -706,15 +710,17 @@ impl Player {
                     p.weight = f.weight();
                 }
             }
-            if i == 0 && p.layer.is_none() {
-                main_done = Some(step);
+            if p.layer.is_none() {
+                main_step = Some(step);
+            }
+            // An action that stands still still takes its weight's part of
+            // the blend, with no motion.
+            if let (Some(root), None, None) = (&clips.root, p.mask, p.reference_time) {
+                let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
+                blend.add(m, p.weight, root.animates(p.clip));
             }
             if step.start == step.end {
                 continue;
-            }
-            if let (Some(root), None, None) = (&clips.root, p.mask, p.reference_time) {
-                let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
-                blend.add(m, p.weight);
             }
             // Every marker's crossings, then all of them in playhead order.
             self.hits.clear();
@@ -731,14 +737,14 @@ impl Player {
                 self.hits
                     .extend(self.positions.drain(before..).map(|at| (at, k)));
             }
+            // By playhead position, then (markers at the same time) by
+            // marker; unstable, as the keys are distinct, so nothing is
+            // allocated.
             let forward = step.end > step.start;
-            self.hits.sort_by(|a, b| {
+            self.hits.sort_unstable_by(|a, b| {
                 let order = a.0.total_cmp(&b.0);
-                if forward {
-                    order
-                } else {
-                    order.reverse()
-                }
+                let order = if forward { order } else { order.reverse() };
+                order.then(a.1.cmp(&b.1))
             });
             self.hits.truncate(MAX_EVENTS_PER_STEP);
             for &(_, k) in &self.hits {
@@ -750,7 +756,7 @@ impl Player {
                 });
             }
         }
-        if let Some(step) = main_done {
+        if let Some(step) = main_step {
             self.note_main_step(&step);
         }
         // Fades that reached 0 end their action; others keep their weight.
@@ -791,26 +797,31 @@ impl Player {
         &self.frame
     }
 
-    /// The loop ends (repeat) or turns (ping-pong) the first base action
-    /// crossed since it started.
+    /// The loop ends (repeat) or turns (ping-pong) the current action
+    /// (see [`current`](Self::current)) crossed since it started.
     #[must_use]
     pub fn loops(&self) -> u64 {
         self.loops
     }
 
-    /// Whether the first base action, wrapped with [`WrapMode::Clamp`]
-    /// (played once), reached the end it moves towards.
+    /// Whether the current action (see [`current`](Self::current)),
+    /// wrapped with [`WrapMode::Clamp`] (played once), reached the end it
+    /// moves towards.
     #[must_use]
     pub fn finished(&self) -> bool {
         self.finished
     }
 
-    /// The first base action's clip and clip time, if any.
+    /// The current action's clip and clip time, if any: the base action
+    /// started last (by [`play`](Self::play), [`crossfade`](Self::crossfade)
+    /// or [`fade_in`](Self::fade_in)), the one a crossfade goes to. Its
+    /// loop count and finished flag are [`loops`](Self::loops) and
+    /// [`finished`](Self::finished).
     #[must_use]
     pub fn current(&self) -> Option<(u32, f64)> {
         self.playing
             .iter()
-            .find(|p| p.layer.is_none())
+            .rfind(|p| p.layer.is_none())
             .map(|p| (p.clip, p.clock.time))
     }
 
