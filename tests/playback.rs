@@ -601,3 +601,64 @@ fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
     assert_eq!(events, 50 * 12);
     assert!(players[0].frame().root_motion.translation.length() > 0.0);
 }
+
+#[test]
+fn huge_steps_keep_every_playhead_in_its_clip_and_never_panic() {
+    // Steps far past f64's integer precision, forwards and backwards, on
+    // every wrap, with root motion and a marker: the playhead stays a clip
+    // time in [0, 2], the motion finite, the events capped.
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.add_marker(3, 0.5, "m").unwrap();
+    let clips = Arc::new(clips);
+    for wrap in [WrapMode::Repeat, WrapMode::PingPong, WrapMode::Clamp] {
+        let mut p = Player::new(&clips);
+        p.play(3).unwrap(); // long: 2 s
+        p.set_wrap(wrap);
+        for (dt, speed) in [(1e300, 1.0), (1e300, -1.0), (1e19, 1.0), (3e18, -1.0)] {
+            p.set_speed(speed).unwrap();
+            for _ in 0..3 {
+                let f = p.advance(dt).unwrap();
+                let time = f.actions[0].time;
+                assert!((0.0..=2.0).contains(&time), "{wrap:?} {dt} {speed}: {time}");
+                assert!(f.root_motion.translation.is_finite(), "{wrap:?}");
+                assert!(f.events.len() <= keyframe_gpu::playback::MAX_EVENTS_PER_STEP);
+            }
+        }
+        // A step whose dt * speed is past f64's range is refused.
+        p.set_speed(1e300).unwrap();
+        let before = p.current();
+        assert!(matches!(
+            p.advance(1e300),
+            Err(Error::Playback(PlaybackError::BadNumber {
+                command: "advance",
+                ..
+            }))
+        ));
+        assert_eq!(p.current(), before);
+    }
+}
+
+#[test]
+fn players_can_advance_on_other_threads() {
+    // A crowd's players split across threads, as a game's job system
+    // would: Player and Clips are Send and Sync.
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Player>();
+    shareable::<Clips>();
+    let clips = Arc::new(Clips::new(&library()));
+    let mut players: Vec<Player> = (0..8).map(|_| Player::new(&clips)).collect();
+    std::thread::scope(|s| {
+        for chunk in players.chunks_mut(4) {
+            s.spawn(move || {
+                for p in chunk {
+                    p.play(0).unwrap();
+                    p.advance(0.25).unwrap();
+                }
+            });
+        }
+    });
+    for p in &players {
+        assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    }
+}

@@ -90,13 +90,10 @@ impl Clock {
             }
             WrapMode::Repeat => {
                 let end = from + delta;
-                let loops = (end / duration).floor();
-                let mut to = end - loops * duration;
-                if to >= duration {
-                    to = 0.0;
-                }
-                self.time = to.max(0.0);
+                let (loops, to) = fold(end, duration);
+                self.time = to;
                 self.backwards = false;
+                // Saturates for steps past i64's range of loops.
                 let wraps = loops as i64;
                 Step {
                     from,
@@ -112,10 +109,7 @@ impl Clock {
                 let period = 2.0 * duration;
                 let start = self.phase(duration);
                 let end = start + delta;
-                let mut q = end - (end / period).floor() * period;
-                if q >= period {
-                    q = 0.0;
-                }
+                let (_, q) = fold(end, period);
                 self.backwards = q > duration;
                 self.time = if self.backwards { period - q } else { q };
                 let folds = ((end / duration).floor() - (start / duration).floor()).abs() as u64;
@@ -131,6 +125,25 @@ impl Clock {
             }
         }
     }
+}
+
+/// `x` as whole periods of `period` and the rest, in `[0, period)`. When
+/// rounding puts the rest at `period` it is the start of the next period;
+/// below 0 (a product that rounded past `x`, or a step so long that `f64`
+/// holds no fraction of a period), the start of this one. The periods
+/// then always agree with the rest, so a loop is counted exactly when the
+/// playhead folds.
+fn fold(x: f64, period: f64) -> (f64, f64) {
+    let mut periods = (x / period).floor();
+    let mut rest = x - periods * period;
+    if rest >= period {
+        periods += 1.0;
+        rest = 0.0;
+    }
+    if !(rest >= 0.0) {
+        rest = 0.0;
+    }
+    (periods, rest)
 }
 
 /// The playhead positions in the unfolded timeline of `step` at which
@@ -213,13 +226,18 @@ fn walk(
     found: &mut Vec<f64>,
     at: impl Fn(i64) -> [Option<f64>; 2],
 ) {
+    // Float-to-int casts saturate; the walk stops at either end of i64.
     let (first, last) = (
-        (lo / period).floor() as i64 - 1,
+        ((lo / period).floor() as i64).saturating_sub(1),
         (hi / period).ceil() as i64,
     );
-    let mut j = if forward { first } else { last };
-    while (first..=last).contains(&j) && found.len() <= limit {
-        found.extend(at(j).into_iter().flatten());
-        j += if forward { 1 } else { -1 };
+    let mut j = Some(if forward { first } else { last });
+    while let Some(k) = j.filter(|k| (first..=last).contains(k) && found.len() <= limit) {
+        found.extend(at(k).into_iter().flatten());
+        j = if forward {
+            k.checked_add(1)
+        } else {
+            k.checked_sub(1)
+        };
     }
 }

@@ -687,9 +687,15 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for a `dt` that is NaN, infinite or
-    /// negative; nothing advances.
+    /// negative, or whose product with an action's speed is infinite;
+    /// nothing advances.
     pub fn advance(&mut self, dt: f64) -> Result<&Frame> {
         self.check_number("advance", "dt", dt, true)?;
+        // A step past f64's range (a huge dt times a huge speed) moves no
+        // playhead anywhere meaningful: refused before anything moves.
+        for p in &self.playing {
+            self.check_number("advance", "dt * speed", dt * self.speed * p.speed, false)?;
+        }
         self.frame.events.clear();
         let mut blend = Blend::new();
         let clips = Arc::clone(&self.clips);
@@ -785,7 +791,7 @@ impl Player {
     }
 
     fn note_main_step(&mut self, step: &Step) {
-        self.loops += step.folds;
+        self.loops = self.loops.saturating_add(step.folds);
         if step.reached_end {
             self.finished = true;
         }

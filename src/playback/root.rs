@@ -164,9 +164,11 @@ impl RootTracks {
         let rotation = if k == 0 {
             r0.conjugate() * r1
         } else if k > 0 {
-            (r0.conjugate() * re) * power(whole, k - 1) * (rs.conjugate() * r1)
+            (r0.conjugate() * re) * power(whole, k.unsigned_abs() - 1) * (rs.conjugate() * r1)
         } else {
-            (r0.conjugate() * rs) * power(whole.conjugate(), -k - 1) * (re.conjugate() * r1)
+            (r0.conjugate() * rs)
+                * power(whole.conjugate(), k.unsigned_abs() - 1)
+                * (re.conjugate() * r1)
         };
         RootMotion {
             translation,
@@ -175,8 +177,8 @@ impl RootTracks {
     }
 }
 
-/// `q` to the power `n` (`n >= 0`), by squaring.
-fn power(q: Quat, n: i64) -> Quat {
+/// `q` to the power `n`, by squaring.
+fn power(q: Quat, n: u64) -> Quat {
     let (mut acc, mut base, mut n) = (Quat::IDENTITY, q, n);
     while n > 0 {
         if n & 1 == 1 {
