@@ -662,3 +662,27 @@ fn players_can_advance_on_other_threads() {
         assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
     }
 }
+
+#[test]
+fn events_carry_the_weight_of_the_action_that_crossed_them() {
+    // walk crossfading into run over 1 s, each with a step at 0.25 s:
+    // 0.3 s in, both crossed it; walk weighs 1 - 0.3, run 0.3.
+    let mut clips = Clips::new(&library());
+    clips.add_marker(0, 0.25, "walk step").unwrap();
+    clips.add_marker(1, 0.25, "run step").unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    p.play(0).unwrap();
+    p.crossfade(1, 1.0).unwrap();
+    let events = &p.advance(0.3).unwrap().events;
+    let got: Vec<(&str, u32, f32)> = events
+        .iter()
+        .map(|e| (&*e.name, e.clip, e.weight))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0, got[0].1), ("walk step", 0));
+    assert_eq!((got[1].0, got[1].1), ("run step", 1));
+    assert!(
+        (got[0].2 - 0.7).abs() < 1e-6 && (got[1].2 - 0.3).abs() < 1e-6,
+        "{got:?}"
+    );
+}

@@ -171,6 +171,10 @@ pub struct Event {
     pub clip: u32,
     /// The marker's clip time.
     pub time: f64,
+    /// The weight of the action that crossed it, after the step (as in
+    /// the frame's action table): during a crossfade both clips report
+    /// their markers, and a game may keep only the heavier one's.
+    pub weight: f32,
 }
 
 /// What players of one library share: clip durations, markers, and the
@@ -759,6 +763,7 @@ impl Player {
                     name: Arc::clone(&marker.name),
                     clip: p.clip,
                     time: marker.time,
+                    weight: p.weight,
                 });
             }
         }
