@@ -686,3 +686,100 @@ fn events_carry_the_weight_of_the_action_that_crossed_them() {
         "{got:?}"
     );
 }
+
+#[test]
+fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
+    // walk (1 s, 2 along x a second) repeating twice, with markers at
+    // 0.5 ("mid") and 1.0 ("end", the instant a loop starts again).
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.add_marker(0, 0.5, "mid").unwrap();
+    clips.add_marker(0, 1.0, "end").unwrap();
+    let clips = Arc::new(clips);
+    let names = |f: &keyframe_gpu::playback::Frame| -> Vec<String> {
+        f.events.iter().map(|e| e.name.to_string()).collect()
+    };
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(2));
+    p.play(0).unwrap();
+    // 0 -> 0.75; 0.75 -> 1.75 (one loop end); then 1.75 -> 2.75 stops at
+    // 2.0, the end of the second loop: clip time 1, 0.25 s of motion.
+    let f = p.advance(0.75).unwrap();
+    assert_eq!(names(f), ["mid"]);
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(names(f), ["end", "mid"]);
+    assert!((f.root_motion.translation.x - 2.0).abs() < 1e-5);
+    assert!(!p.finished());
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(names(f), ["end"]);
+    assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5, "{f:?}");
+    assert_eq!(f.actions[0].time, 1.0);
+    assert!(p.finished());
+    assert_eq!(p.loops(), 2);
+    // It holds: no motion, no event.
+    let f = p.advance(1.0).unwrap();
+    assert!(f.events.is_empty());
+    assert_eq!(f.root_motion.translation, Vec3::ZERO);
+    assert_eq!(f.actions[0].time, 1.0);
+    // A seek plays it again, counting from there: one pass left of a
+    // limit of 1 from 0.5 ends at 1.0.
+    p.set_repetitions(Some(1));
+    p.seek(0.5).unwrap();
+    assert!(!p.finished());
+    p.advance(0.25).unwrap();
+    assert!(!p.finished());
+    let f = p.advance(0.5).unwrap();
+    assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5);
+    assert!(p.finished());
+
+    // Backwards from 0.5 with one repetition: stops at 0, having moved
+    // back by 1.
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(1));
+    p.play(0).unwrap();
+    p.seek(0.5).unwrap();
+    p.set_speed(-1.0).unwrap();
+    let f = p.advance(0.75).unwrap();
+    assert_eq!(f.actions[0].time, 0.0);
+    assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
+    assert!(p.finished());
+
+    // Ping-pong, three passes: out, back, out, stopping at the clip's
+    // end. 2.5 s is halfway through the third pass; one more second
+    // stops at its end, 0.5 s later.
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(3));
+    p.set_wrap(WrapMode::PingPong);
+    p.play(0).unwrap();
+    p.advance(2.5).unwrap();
+    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert!(!p.finished());
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(f.actions[0].time, 1.0);
+    assert!((f.root_motion.translation.x - 1.0).abs() < 1e-5);
+    assert!(p.finished());
+    assert_eq!(p.loops(), 3);
+
+    // A layer's own limit; a limit below the passes played stops the
+    // base where it stands.
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    p.add_layer(
+        1,
+        Layer {
+            repetitions: Some(1),
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    p.advance(1.25).unwrap();
+    assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    p.set_repetitions(Some(1));
+    p.advance(0.5).unwrap();
+    let times: Vec<f64> = p.frame().actions.iter().map(|a| a.time).collect();
+    assert!(
+        (times[0] - 0.25).abs() < EPS && times[1] == 1.0,
+        "{times:?}"
+    );
+    assert!(p.finished());
+}

@@ -11,6 +11,10 @@ pub(crate) struct Clock {
     pub(crate) time: f64,
     /// Ping-pong: the current pass runs backwards.
     pub(crate) backwards: bool,
+    /// Passes ended (loop ends, ping-pong turns) since the clock was set.
+    pub(crate) passes: u64,
+    /// The clock played its last repetition and holds at its end.
+    pub(crate) done: bool,
 }
 
 /// What one step of a playhead did.
@@ -38,12 +42,98 @@ impl Clock {
         let mut c = Clock {
             time: 0.0,
             backwards: false,
+            passes: 0,
+            done: false,
         };
         if duration > 0.0 {
             let s = c.step(time, duration, wrap);
             c.time = s.to;
         }
+        c.passes = 0;
         c
+    }
+
+    /// [`step`](Self::step), ending the clock's last pass where a limit of
+    /// `repetitions` passes (repeat: loops; ping-pong: passes out or back)
+    /// runs out: the playhead stops at the end of that pass (repeat: at
+    /// the clip's end moving forward, at its start moving back; ping-pong:
+    /// at the end the pass turns at), the step ends there with
+    /// `reached_end`, and later steps hold it still. With no pass left
+    /// it stops where it stands. `None`, or a [`WrapMode::Clamp`]
+    /// playhead: no limit.
+    pub(crate) fn step_limited(
+        &mut self,
+        delta: f64,
+        duration: f64,
+        wrap: WrapMode,
+        repetitions: Option<u64>,
+    ) -> Step {
+        let before = *self;
+        if self.done {
+            let mut s = self.step(0.0, duration, wrap);
+            s.reached_end = true;
+            return s;
+        }
+        let mut s = self.step(delta, duration, wrap);
+        let left = match repetitions {
+            Some(n) if wrap != WrapMode::Clamp => n.saturating_sub(before.passes),
+            _ => {
+                self.passes = before.passes.saturating_add(s.folds);
+                return s;
+            }
+        };
+        if left == 0 {
+            // No pass left (a limit lowered below the passes played): the
+            // playhead stops where it stands.
+            *self = Clock {
+                done: true,
+                ..before
+            };
+            let mut s = self.step(0.0, duration, wrap);
+            s.reached_end = true;
+            return s;
+        }
+        if s.folds < left {
+            self.passes = before.passes + s.folds;
+            return s;
+        }
+        // The `left`-th pass ends at a multiple `m` of the duration in the
+        // unfolded timeline: the next one past the start moving forward,
+        // the start itself (or the one before it) moving back, as
+        // `Step::folds` counts them.
+        let k0 = (s.start / duration).floor();
+        let m = if delta > 0.0 {
+            k0 + left as f64
+        } else {
+            k0 - left as f64 + 1.0
+        };
+        let end = m * duration;
+        // Repeat: the clip's end (forward) or start (back); ping-pong: the
+        // end the pass turns at, by the parity of `m`.
+        let to = match wrap {
+            WrapMode::Repeat if delta > 0.0 => duration,
+            WrapMode::Repeat => 0.0,
+            _ if m.rem_euclid(2.0) == 1.0 => duration,
+            _ => 0.0,
+        };
+        s.end = end;
+        s.to = to;
+        // The whole loops between `from` and `to`, so that `wraps * d + to`
+        // is still the unfolded end.
+        s.wraps = if wrap == WrapMode::Repeat {
+            (m - if delta > 0.0 { 1.0 } else { 0.0 }) as i64
+        } else {
+            0
+        };
+        s.folds = left;
+        s.reached_end = true;
+        *self = Clock {
+            time: to,
+            backwards: false,
+            passes: before.passes.saturating_add(left),
+            done: true,
+        };
+        s
     }
 
     /// The ping-pong phase of this playhead, in `[0, 2 * duration)`.

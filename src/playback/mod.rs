@@ -297,6 +297,8 @@ struct Playing {
     reference_time: Option<f64>,
     /// This action's own time scale (layers), times the player's speed.
     speed: f64,
+    /// Passes it plays before it stops (`None`: no limit).
+    repetitions: Option<u64>,
 }
 
 /// How a layer plays: over the base actions, through a mask or added.
@@ -313,6 +315,9 @@ pub struct Layer {
     pub wrap: WrapMode,
     /// Its time scale, times the player's speed.
     pub speed: f64,
+    /// How many passes it plays before it stops at the end of the last
+    /// (`None`: no limit); see [`Player::set_repetitions`].
+    pub repetitions: Option<u64>,
 }
 
 impl Default for Layer {
@@ -323,6 +328,7 @@ impl Default for Layer {
             additive: None,
             wrap: WrapMode::Repeat,
             speed: 1.0,
+            repetitions: None,
         }
     }
 }
@@ -355,6 +361,7 @@ pub struct Player {
     speed: f64,
     paused: bool,
     wrap: WrapMode,
+    repetitions: Option<u64>,
     loops: u64,
     finished: bool,
     frame: Frame,
@@ -377,6 +384,7 @@ impl Player {
             speed: 1.0,
             paused: false,
             wrap: WrapMode::Repeat,
+            repetitions: None,
             loops: 0,
             finished: false,
             frame: Frame::default(),
@@ -450,6 +458,7 @@ impl Player {
             mask: None,
             reference_time: None,
             speed: 1.0,
+            repetitions: self.repetitions,
         }
     }
 
@@ -586,6 +595,23 @@ impl Player {
         self.finished = false;
     }
 
+    /// Sets how many passes the base actions (those playing and those to
+    /// come) play with [`WrapMode::Repeat`] or [`WrapMode::PingPong`]
+    /// before they stop: `Some(n)` ends the `n`-th loop (repeat) or the
+    /// `n`-th pass out or back (ping-pong) at its end, holds the playhead
+    /// there and sets [`finished`](Self::finished), as three.js's
+    /// `AnimationAction.repetitions`; `None` (the default) plays on. The
+    /// passes count from the action's start or its last
+    /// [`seek`](Self::seek); an action with none left stops where it
+    /// stands. An action stopped by its limit holds until it is played
+    /// or sought again.
+    pub fn set_repetitions(&mut self, repetitions: Option<u64>) {
+        self.repetitions = repetitions;
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.repetitions = repetitions;
+        }
+    }
+
     /// Pauses or resumes: a paused player's playheads and fades stand
     /// still, and it reports no root motion and no event.
     pub fn set_paused(&mut self, paused: bool) {
@@ -593,7 +619,8 @@ impl Player {
     }
 
     /// Moves every base action's playhead to clip time `time` (folded by
-    /// its wrap): no event and no root motion across the jump.
+    /// its wrap): no event and no root motion across the jump. Their
+    /// [repetitions](Self::set_repetitions) count again from there.
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
@@ -634,6 +661,7 @@ impl Player {
             mask: layer.mask,
             reference_time: layer.additive,
             speed: layer.speed,
+            repetitions: layer.repetitions,
         });
         Ok(id)
     }
@@ -713,7 +741,7 @@ impl Player {
             } else {
                 0.0
             };
-            let step = p.clock.step(delta, d, p.wrap);
+            let step = p.clock.step_limited(delta, d, p.wrap, p.repetitions);
             if moving {
                 if let Some(f) = &mut p.fade {
                     f.elapsed += dt;
@@ -815,9 +843,10 @@ impl Player {
         self.loops
     }
 
-    /// Whether the current action (see [`current`](Self::current)),
-    /// wrapped with [`WrapMode::Clamp`] (played once), reached the end it
-    /// moves towards.
+    /// Whether the current action (see [`current`](Self::current))
+    /// reached the end it moves towards, wrapped with [`WrapMode::Clamp`]
+    /// (played once), or played its last
+    /// [repetition](Self::set_repetitions).
     #[must_use]
     pub fn finished(&self) -> bool {
         self.finished
