@@ -230,7 +230,7 @@ fn fold(x: f64, period: f64) -> (f64, f64) {
         periods += 1.0;
         rest = 0.0;
     }
-    if !(rest >= 0.0) {
+    if rest.is_nan() || rest < 0.0 {
         rest = 0.0;
     }
     (periods, rest)
