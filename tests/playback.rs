@@ -783,3 +783,63 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     );
     assert!(p.finished());
 }
+
+#[test]
+fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
+    // walk at weight 1 and a layer of run (6 along z a second) through a
+    // mask of factor 0.5 at the root: the mixer's weights there are 1 and
+    // 0.5, so the root moves by 2/3 of walk's and 1/3 of run's motion:
+    // over 0.5 s, 2/3 * (1, 0, 0) + 1/3 * (0, 0, 3) = (2/3, 0, 1).
+    let bound = library().bind(&rig()).unwrap();
+    let masks = [keyframe_gpu::Mask::filled(bound.rig(), 0.5).unwrap()];
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.set_masks(&bound, &masks).unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        1,
+        Layer {
+            mask: Some(keyframe_gpu::MaskId::new(0)),
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.25).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    let want = Vec3::new(2.0 / 3.0, 0.0, 1.0);
+    assert!((motion.translation - want).length() < 1e-5, "{motion:?}");
+    let pose = |acts: &[keyframe_gpu::Action]| {
+        let poses =
+            keyframe_gpu::cpu::mixed_poses(&bound, &masks, acts, &[acts.len() as u32]).unwrap();
+        poses.local(0, 0).unwrap().translation
+    };
+    let moved = pose(&after) - pose(&before);
+    assert!((moved - motion.translation).length() < 1e-5, "{moved}");
+    // Without the masks, a masked layer moves no root: walk's alone.
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.add_layer(
+        1,
+        Layer {
+            mask: Some(keyframe_gpu::MaskId::new(0)),
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    assert!((motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
+    // Masks of another rig are refused.
+    let mut b = Rig::builder();
+    b.node(None, NodeTransform::IDENTITY);
+    b.node(Some(0), NodeTransform::IDENTITY);
+    let other = b.build().unwrap();
+    let foreign = [keyframe_gpu::Mask::filled(&other, 1.0).unwrap()];
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    assert!(matches!(
+        clips.set_masks(&bound, &foreign),
+        Err(Error::Mix(_))
+    ));
+}

@@ -79,7 +79,7 @@ use root::{Blend, RootTracks, Scratch};
 
 use crate::error::Result;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{Action, MaskId};
+use crate::model::mix::{Action, Mask, MaskId};
 pub use crate::model::track::Marker;
 use crate::model::track::WrapMode;
 use crate::model::BoundLibrary;
@@ -212,6 +212,24 @@ impl Clips {
         let mut clips = Clips::new(bound.library());
         clips.root = Some(RootTracks::of(bound, root)?);
         Ok(clips)
+    }
+
+    /// Takes the mixer's masks ([`MixerDesc::masks`](crate::MixerDesc::masks),
+    /// in the order of their [`MaskId`]s), so that a masked action's root
+    /// motion weighs by its mask's factor at the root node, as the mixer
+    /// weighs its pose. Without them (or without
+    /// [`with_root`](Self::with_root)) a masked action moves no root.
+    ///
+    /// # Errors
+    /// [`MixError::MaskOfOtherRig`](crate::MixError::MaskOfOtherRig) or
+    /// [`MixError::MaskLength`](crate::MixError::MaskLength) for a mask of
+    /// another rig than `bound`'s.
+    pub fn set_masks(&mut self, bound: &BoundLibrary, masks: &[Mask]) -> Result<()> {
+        crate::model::mix::check_masks(bound.rig(), masks)?;
+        if let Some(root) = &mut self.root {
+            root.set_masks(masks);
+        }
+        Ok(())
     }
 
     /// Adds a marker `name` at clip time `time` of clip `clip` (in
@@ -753,9 +771,13 @@ impl Player {
             }
             // An action that stands still still takes its weight's part of
             // the blend, with no motion.
-            if let (Some(root), None, None) = (&clips.root, p.mask, p.reference_time) {
-                let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
-                blend.add(m, p.weight, root.animates(p.clip));
+            if let (Some(root), None) = (&clips.root, p.reference_time) {
+                // The mixer's weight of the action at the root.
+                let w = p.weight * root.mask_factor(p.mask);
+                if w > 0.0 {
+                    let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
+                    blend.add(m, w, root.animates(p.clip));
+                }
             }
             if step.start == step.end {
                 continue;

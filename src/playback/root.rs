@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::layout::GpuInstance;
 use crate::model::instance::{resolve_instances_into, Instance};
 use crate::model::library::AnimationLibrary;
+use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Property, Track, WrapMode};
 use crate::model::BoundLibrary;
 
@@ -46,6 +47,11 @@ pub(crate) struct RootTracks {
     /// The rest translation and rotation of the node (what a clip without
     /// a track for it holds).
     rest: (Vec3, Quat),
+    /// The node.
+    node: u32,
+    /// The node's factor in each mask of the mixer, by [`MaskId`] (none
+    /// given: a masked action moves no root).
+    mask_factors: Vec<f32>,
 }
 
 impl RootTracks {
@@ -98,6 +104,27 @@ impl RootTracks {
             library: root,
             offsets,
             rest,
+            node,
+            mask_factors: Vec::new(),
+        })
+    }
+
+    /// Takes the root's factor in each of `masks` (masks of the rig).
+    pub(crate) fn set_masks(&mut self, masks: &[Mask]) {
+        self.mask_factors = masks
+            .iter()
+            .map(|m| m.factor(self.node).unwrap_or(0.0))
+            .collect();
+    }
+
+    /// The root's factor in the mask `mask` names: 1 with no mask, 0 for
+    /// a mask not given to [`set_masks`](Self::set_masks).
+    pub(crate) fn mask_factor(&self, mask: Option<MaskId>) -> f32 {
+        mask.map_or(1.0, |m| {
+            self.mask_factors
+                .get(m.index() as usize)
+                .copied()
+                .unwrap_or(0.0)
         })
     }
 
