@@ -843,3 +843,80 @@ fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
         Err(Error::Mix(_))
     ));
 }
+
+#[test]
+fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
+    // At most 3 actions. walk, crossfades to run then turn 0.25 s apart
+    // (1 s each): walk 0.75 * 0.75, run 0.25 * 0.75, turn 0.25 when the
+    // crossfade to long comes. The table is full: run (the lightest) goes,
+    // and its 0.1875 is long's start, ramping to the sum 1. Half a second
+    // later: walk 0.5625 * 0.5, turn 0.25 * 0.5, long 0.1875 + 0.8125 *
+    // 0.5, summing to 1.
+    let mut p = player().with_max_actions(3).with_character(2);
+    p.play(0).unwrap();
+    p.crossfade(1, 1.0).unwrap();
+    p.advance(0.25).unwrap();
+    p.crossfade(2, 1.0).unwrap();
+    p.advance(0.25).unwrap();
+    p.crossfade(3, 1.0).unwrap();
+    p.advance(0.5).unwrap();
+    let w = weights(&p);
+    let want = [(0, 0.28125), (2, 0.125), (3, 0.59375)];
+    assert_eq!(w.len(), 3, "{w:?}");
+    for ((c, got), (ec, e)) in w.iter().zip(want) {
+        assert_eq!(*c, ec, "{w:?}");
+        assert!((got - e).abs() < 1e-6, "{w:?}");
+    }
+    // A fade-in drops the lightest too (turn, at 0.125).
+    p.fade_in(1, 0.5).unwrap();
+    let clips: Vec<u32> = p
+        .advance(0.0)
+        .unwrap()
+        .actions
+        .iter()
+        .map(|a| a.clip)
+        .collect();
+    assert_eq!(clips, [0, 3, 1]);
+    // Layers are never dropped: a table the layers fill refuses more.
+    let mut p = player().with_max_actions(2).with_character(2);
+    p.play(0).unwrap();
+    p.add_layer(1, Layer::default()).unwrap();
+    let full = |r: Result<_, Error>, command: &str| match r {
+        Err(Error::Playback(PlaybackError::TooManyActions {
+            character: 2,
+            command: c,
+            max: 2,
+        })) if c == command => {}
+        other => panic!("{command}: {other:?}"),
+    };
+    full(p.add_layer(2, Layer::default()).map(|_| ()), "add_layer");
+    p.crossfade(2, 1.0).unwrap(); // walk goes, turn comes
+    assert_eq!(
+        p.advance(0.0)
+            .unwrap()
+            .actions
+            .iter()
+            .map(|a| a.clip)
+            .collect::<Vec<_>>(),
+        [2, 1]
+    );
+    let mut p = player().with_max_actions(1);
+    p.add_layer(1, Layer::default()).unwrap();
+    assert!(matches!(
+        p.play(0),
+        Err(Error::Playback(PlaybackError::TooManyActions { .. }))
+    ));
+    assert!(matches!(
+        p.crossfade(0, 1.0),
+        Err(Error::Playback(PlaybackError::TooManyActions { .. }))
+    ));
+    // Nothing changed: the layer alone.
+    let clips: Vec<u32> = p
+        .advance(0.0)
+        .unwrap()
+        .actions
+        .iter()
+        .map(|a| a.clip)
+        .collect();
+    assert_eq!(clips, [1]);
+}

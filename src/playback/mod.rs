@@ -139,6 +139,18 @@ pub enum PlaybackError {
         /// The layer.
         layer: u32,
     },
+    /// An action that does not fit in the player's table
+    /// ([`Player::with_max_actions`]): layers are never dropped to make
+    /// room, and a layer or a `play` does not fit when the layers fill it.
+    #[error("character {character}, {command}: the action table holds at most {max} actions, its layers included")]
+    TooManyActions {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The most actions the table holds.
+        max: u32,
+    },
     /// Root motion asked of a node the rig does not have.
     #[error("root motion: node {node} is out of range (the rig has {node_count} nodes)")]
     UnknownRoot {
@@ -380,6 +392,7 @@ pub struct Player {
     paused: bool,
     wrap: WrapMode,
     repetitions: Option<u64>,
+    max_actions: u32,
     loops: u64,
     finished: bool,
     frame: Frame,
@@ -403,6 +416,7 @@ impl Player {
             paused: false,
             wrap: WrapMode::Repeat,
             repetitions: None,
+            max_actions: crate::MAX_ACTIONS,
             loops: 0,
             finished: false,
             frame: Frame::default(),
@@ -416,6 +430,52 @@ impl Player {
     #[must_use]
     pub fn with_character(self, character: u32) -> Player {
         Player { character, ..self }
+    }
+
+    /// The same player, its action table holding at most `max` actions
+    /// (at least 1; by default [`MAX_ACTIONS`](crate::MAX_ACTIONS)): give
+    /// it the mixer's
+    /// [`actions_per_character`](crate::MixerDesc::actions_per_character)
+    /// so that every frame fits. A crossfade or fade-in that finds the
+    /// table full drops the lightest base action (the oldest of equals);
+    /// a crossfade gives its weight to the incoming action's start, so
+    /// that the base's weights keep their sum. Applies to the actions
+    /// added after it.
+    #[must_use]
+    pub fn with_max_actions(self, max: u32) -> Player {
+        Player {
+            max_actions: max.max(1),
+            ..self
+        }
+    }
+
+    /// Drops the lightest base actions (the oldest of equals) until one
+    /// more action fits in the table; returns their weights' sum.
+    /// Refused, with nothing dropped, when the layers leave no room.
+    fn make_room(&mut self, command: &'static str) -> std::result::Result<f32, PlaybackError> {
+        let excess = (self.playing.len() + 1).saturating_sub(self.max_actions as usize);
+        let base = self.playing.iter().filter(|p| p.layer.is_none()).count();
+        if excess > base {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command,
+                max: self.max_actions,
+            });
+        }
+        let mut freed = 0.0;
+        for _ in 0..excess {
+            let lightest = self
+                .playing
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.layer.is_none())
+                .min_by(|a, b| a.1.weight.total_cmp(&b.1.weight))
+                .map(|(i, _)| i);
+            if let Some(i) = lightest {
+                freed += self.playing.remove(i).weight;
+            }
+        }
+        Ok(freed)
     }
 
     fn check_clip(
@@ -506,9 +566,19 @@ impl Player {
     /// layers stay); the loop count and finished flag start again.
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`].
+    /// [`PlaybackError::UnknownClip`]; [`PlaybackError::TooManyActions`]
+    /// when the layers fill the table.
     pub fn play(&mut self, clip: u32) -> Result<()> {
         self.check_clip("play", clip)?;
+        let layers = self.playing.iter().filter(|p| p.layer.is_some()).count();
+        if layers >= self.max_actions as usize {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command: "play",
+                max: self.max_actions,
+            }
+            .into());
+        }
         self.playing.retain(|p| p.layer.is_some());
         let action = self.base_action(clip, 1.0, None);
         self.playing.insert(0, action);
@@ -522,10 +592,13 @@ impl Player {
     /// (or its current weight, when it is fading out) to the sum of the
     /// base's current weights (1 after a [`play`](Self::play)). A
     /// crossfade during a fade starts from the current weights. `to`
-    /// starts from its beginning unless it is playing already.
+    /// starts from its beginning unless it is playing already. A full
+    /// table drops its lightest base action first
+    /// ([`with_max_actions`](Self::with_max_actions)).
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn crossfade(&mut self, to: u32, duration: f64) -> Result<()> {
         self.check_clip("crossfade", to)?;
         self.check_duration("crossfade", duration)?;
@@ -540,11 +613,14 @@ impl Player {
             .playing
             .iter()
             .position(|p| p.layer.is_none() && p.clip == to);
-        self.fade_base_out(duration);
         let incoming = match existing {
             Some(i) => self.playing.remove(i),
-            None => self.base_action(to, 0.0, None),
+            None => {
+                let freed = self.make_room("crossfade")?;
+                self.base_action(to, freed, None)
+            }
         };
+        self.fade_base_out(duration);
         let fade = Fade {
             from: incoming.weight,
             to: total,
@@ -562,13 +638,16 @@ impl Player {
 
     /// Adds `clip` to the base, from its start, ramping from weight 0 to
     /// 1 over `duration` seconds; it becomes the current action
-    /// ([`current`](Self::current)).
+    /// ([`current`](Self::current)). A full table drops its lightest base
+    /// action first ([`with_max_actions`](Self::with_max_actions)).
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn fade_in(&mut self, clip: u32, duration: f64) -> Result<()> {
         self.check_clip("fade_in", clip)?;
         self.check_duration("fade_in", duration)?;
+        self.make_room("fade_in")?;
         let fade = Fade {
             from: 0.0,
             to: 1.0,
@@ -659,13 +738,23 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::UnknownClip`]; [`PlaybackError::BadNumber`] for a
     /// weight or speed that is not finite, a negative weight or an
-    /// additive reference time that is not finite.
+    /// additive reference time that is not finite;
+    /// [`PlaybackError::TooManyActions`] when the table is full
+    /// ([`with_max_actions`](Self::with_max_actions)).
     pub fn add_layer(&mut self, clip: u32, layer: Layer) -> Result<u32> {
         self.check_clip("add_layer", clip)?;
         self.check_number("add_layer", "weight", f64::from(layer.weight), true)?;
         self.check_number("add_layer", "speed", layer.speed, false)?;
         if let Some(r) = layer.additive {
             self.check_number("add_layer", "reference time", r, false)?;
+        }
+        if self.playing.len() >= self.max_actions as usize {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command: "add_layer",
+                max: self.max_actions,
+            }
+            .into());
         }
         let id = self.next_layer;
         self.next_layer += 1;
