@@ -49,7 +49,6 @@ impl Clock {
             let s = c.step(time, duration, wrap);
             c.time = s.to;
         }
-        c.passes = 0;
         c
     }
 
