@@ -436,3 +436,487 @@ fn gathering_a_crowds_players_allocates_nothing_once_sized() {
     assert_eq!(counts, vec![2; 100]);
     assert_eq!(actions.len(), 200);
 }
+
+/// The twin's local pose of node 0 for one character playing `actions`.
+fn twin_root(bound: &keyframe_gpu::BoundLibrary, actions: &[keyframe_gpu::Action]) -> (Vec3, Quat) {
+    let poses =
+        keyframe_gpu::cpu::mixed_poses(bound, &[], actions, &[actions.len() as u32]).unwrap();
+    let local = poses.local(0, 0).unwrap();
+    (local.translation, local.rotation)
+}
+
+#[test]
+fn root_motion_blends_each_property_over_the_actions_whose_clips_animate_it() {
+    // walk (translation only, 2 along x per second) with an unmasked
+    // layer of turn (rotation only, 90 degrees a second about y), both at
+    // weight 1, played once. The mixer blends the root's translation over
+    // walk alone and its rotation over turn alone, so from 0.2 s to 0.7 s
+    // the root moves by (1, 0, 0) and turns 45 degrees about y.
+    let bound = library().bind(&rig()).unwrap();
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        2,
+        Layer {
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.2).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    assert!(
+        (motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5,
+        "{motion:?}"
+    );
+    let quarter_turn = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+    assert!(
+        motion.rotation.dot(quarter_turn).abs() > 1.0 - 1e-6,
+        "{motion:?}"
+    );
+    // The twin's pose moved and turned by as much.
+    let ((t0, r0), (t1, r1)) = (twin_root(&bound, &before), twin_root(&bound, &after));
+    assert!((t1 - t0 - motion.translation).length() < 1e-5);
+    assert!((r0.conjugate() * r1).dot(motion.rotation).abs() > 1.0 - 1e-6);
+}
+
+#[test]
+fn an_action_that_stands_still_weighs_in_root_motion_with_no_motion() {
+    // walk at weight 1 with a layer of run at weight 1 and speed 0 (held
+    // at its start): the pose's root is the average of the two, so it
+    // moves half as far as walk: from 0.2 s to 0.7 s, (0.5, 0, 0).
+    let bound = library().bind(&rig()).unwrap();
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        1,
+        Layer {
+            speed: 0.0,
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.2).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    assert!(
+        (motion.translation - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-5,
+        "{motion:?}"
+    );
+    let moved = twin_root(&bound, &after).0 - twin_root(&bound, &before).0;
+    assert!((moved - motion.translation).length() < 1e-5, "{moved}");
+}
+
+#[test]
+fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
+    // walk (1 s) half played, then a crossfade to long (2 s) over 1 s:
+    // 0.75 s later walk has passed its loop end, long has not.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.advance(0.5).unwrap();
+    p.crossfade(3, 1.0).unwrap();
+    assert_eq!(p.current(), Some((3, 0.0)));
+    p.advance(0.75).unwrap();
+    let (clip, time) = p.current().unwrap();
+    assert_eq!(clip, 3);
+    assert!((time - 0.75).abs() < EPS, "{time}");
+    assert_eq!(p.loops(), 0);
+    p.advance(1.5).unwrap(); // long at 2.25: one loop end
+    assert_eq!(p.loops(), 1);
+    // Played once: walk reaches its end first, long has not finished.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.crossfade(3, 1.5).unwrap();
+    p.advance(1.0).unwrap();
+    assert!(!p.finished());
+    p.advance(1.0).unwrap();
+    assert!(p.finished());
+    assert_eq!(p.current(), Some((3, 2.0)));
+    // fade_in starts a new current action.
+    p.fade_in(1, 0.5).unwrap();
+    assert!(!p.finished());
+    assert_eq!(p.current(), Some((1, 0.0)));
+}
+
+#[test]
+fn ping_pong_after_another_wrap_moves_forwards_again() {
+    // walk (1 s) ping-pong: 1.5 s is 0.5 on the way back. Repeat from
+    // there moves forward to 0.75; ping-pong again goes on forwards.
+    let mut p = player();
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::PingPong);
+    p.advance(1.5).unwrap();
+    p.advance(0.125).unwrap();
+    assert!((p.current().unwrap().1 - 0.375).abs() < EPS);
+    p.set_wrap(WrapMode::Repeat);
+    p.advance(0.375).unwrap();
+    assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
+    p.set_wrap(WrapMode::PingPong);
+    p.advance(0.125).unwrap();
+    assert!((p.current().unwrap().1 - 0.875).abs() < EPS);
+}
+
+#[test]
+fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
+    counting_alloc::no_lib_backtraces();
+    // 50 players crossfading walk into run over 10 s, with root motion
+    // and two markers per clip, 0.3 s a frame: most frames cross one.
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    for clip in [0, 1] {
+        clips.add_marker(clip, 0.25, "left").unwrap();
+        clips.add_marker(clip, 0.75, "right").unwrap();
+    }
+    let clips = Arc::new(clips);
+    let mut players: Vec<Player> = (0..50).map(|_| Player::new(&clips)).collect();
+    for p in &mut players {
+        p.play(0).unwrap();
+        p.crossfade(1, 10.0).unwrap();
+    }
+    let (mut actions, mut counts) = (Vec::new(), Vec::new());
+    // Ten frames of 0.3 s cover every phase the markers are met in.
+    for _ in 0..10 {
+        for p in &mut players {
+            p.advance(0.3).unwrap();
+        }
+        gather(&players, &mut actions, &mut counts);
+    }
+    let (n, events) = counting_alloc::count(|| {
+        let mut events = 0;
+        for _ in 0..10 {
+            for p in &mut players {
+                events += p.advance(0.3).unwrap().events.len();
+            }
+            gather(&players, &mut actions, &mut counts);
+        }
+        events
+    });
+    assert_eq!(n, 0, "advancing with root motion and markers allocated");
+    // 3 s of two clips with two markers a second each: 12 per player.
+    assert_eq!(events, 50 * 12);
+    assert!(players[0].frame().root_motion.translation.length() > 0.0);
+}
+
+#[test]
+fn huge_steps_keep_every_playhead_in_its_clip_and_never_panic() {
+    // Steps far past f64's integer precision, forwards and backwards, on
+    // every wrap, with root motion and a marker: the playhead stays a clip
+    // time in [0, 2], the motion finite, the events capped.
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.add_marker(3, 0.5, "m").unwrap();
+    let clips = Arc::new(clips);
+    for wrap in [WrapMode::Repeat, WrapMode::PingPong, WrapMode::Clamp] {
+        let mut p = Player::new(&clips);
+        p.play(3).unwrap(); // long: 2 s
+        p.set_wrap(wrap);
+        for (dt, speed) in [(1e300, 1.0), (1e300, -1.0), (1e19, 1.0), (3e18, -1.0)] {
+            p.set_speed(speed).unwrap();
+            for _ in 0..3 {
+                let f = p.advance(dt).unwrap();
+                let time = f.actions[0].time;
+                assert!((0.0..=2.0).contains(&time), "{wrap:?} {dt} {speed}: {time}");
+                assert!(f.root_motion.translation.is_finite(), "{wrap:?}");
+                assert!(f.events.len() <= keyframe_gpu::playback::MAX_EVENTS_PER_STEP);
+            }
+        }
+        // A step whose dt * speed is past f64's range is refused.
+        p.set_speed(1e300).unwrap();
+        let before = p.current();
+        assert!(matches!(
+            p.advance(1e300),
+            Err(Error::Playback(PlaybackError::BadNumber {
+                command: "advance",
+                ..
+            }))
+        ));
+        assert_eq!(p.current(), before);
+    }
+}
+
+#[test]
+fn players_can_advance_on_other_threads() {
+    // A crowd's players split across threads, as a game's job system
+    // would: Player and Clips are Send and Sync.
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Player>();
+    shareable::<Clips>();
+    let clips = Arc::new(Clips::new(&library()));
+    let mut players: Vec<Player> = (0..8).map(|_| Player::new(&clips)).collect();
+    std::thread::scope(|s| {
+        for chunk in players.chunks_mut(4) {
+            s.spawn(move || {
+                for p in chunk {
+                    p.play(0).unwrap();
+                    p.advance(0.25).unwrap();
+                }
+            });
+        }
+    });
+    for p in &players {
+        assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    }
+}
+
+#[test]
+fn events_carry_the_weight_of_the_action_that_crossed_them() {
+    // walk crossfading into run over 1 s, each with a step at 0.25 s:
+    // 0.3 s in, both crossed it; walk weighs 1 - 0.3, run 0.3.
+    let mut clips = Clips::new(&library());
+    clips.add_marker(0, 0.25, "walk step").unwrap();
+    clips.add_marker(1, 0.25, "run step").unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    p.play(0).unwrap();
+    p.crossfade(1, 1.0).unwrap();
+    let events = &p.advance(0.3).unwrap().events;
+    let got: Vec<(&str, u32, f32)> = events
+        .iter()
+        .map(|e| (&*e.name, e.clip, e.weight))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0, got[0].1), ("walk step", 0));
+    assert_eq!((got[1].0, got[1].1), ("run step", 1));
+    assert!(
+        (got[0].2 - 0.7).abs() < 1e-6 && (got[1].2 - 0.3).abs() < 1e-6,
+        "{got:?}"
+    );
+}
+
+#[test]
+fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
+    // walk (1 s, 2 along x a second) repeating twice, with markers at
+    // 0.5 ("mid") and 1.0 ("end", the instant a loop starts again).
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.add_marker(0, 0.5, "mid").unwrap();
+    clips.add_marker(0, 1.0, "end").unwrap();
+    let clips = Arc::new(clips);
+    let names = |f: &keyframe_gpu::playback::Frame| -> Vec<String> {
+        f.events.iter().map(|e| e.name.to_string()).collect()
+    };
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(2));
+    p.play(0).unwrap();
+    // 0 -> 0.75; 0.75 -> 1.75 (one loop end); then 1.75 -> 2.75 stops at
+    // 2.0, the end of the second loop: clip time 1, 0.25 s of motion.
+    let f = p.advance(0.75).unwrap();
+    assert_eq!(names(f), ["mid"]);
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(names(f), ["end", "mid"]);
+    assert!((f.root_motion.translation.x - 2.0).abs() < 1e-5);
+    assert!(!p.finished());
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(names(f), ["end"]);
+    assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5, "{f:?}");
+    assert_eq!(f.actions[0].time, 1.0);
+    assert!(p.finished());
+    assert_eq!(p.loops(), 2);
+    // It holds: no motion, no event.
+    let f = p.advance(1.0).unwrap();
+    assert!(f.events.is_empty());
+    assert_eq!(f.root_motion.translation, Vec3::ZERO);
+    assert_eq!(f.actions[0].time, 1.0);
+    // A seek plays it again, counting from there: one pass left of a
+    // limit of 1 from 0.5 ends at 1.0.
+    p.set_repetitions(Some(1));
+    p.seek(0.5).unwrap();
+    assert!(!p.finished());
+    p.advance(0.25).unwrap();
+    assert!(!p.finished());
+    let f = p.advance(0.5).unwrap();
+    assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5);
+    assert!(p.finished());
+
+    // Backwards from 0.5 with one repetition: stops at 0, having moved
+    // back by 1.
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(1));
+    p.play(0).unwrap();
+    p.seek(0.5).unwrap();
+    p.set_speed(-1.0).unwrap();
+    let f = p.advance(0.75).unwrap();
+    assert_eq!(f.actions[0].time, 0.0);
+    assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
+    assert!(p.finished());
+
+    // Ping-pong, three passes: out, back, out, stopping at the clip's
+    // end. 2.5 s is halfway through the third pass; one more second
+    // stops at its end, 0.5 s later.
+    let mut p = Player::new(&clips);
+    p.set_repetitions(Some(3));
+    p.set_wrap(WrapMode::PingPong);
+    p.play(0).unwrap();
+    p.advance(2.5).unwrap();
+    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert!(!p.finished());
+    let f = p.advance(1.0).unwrap();
+    assert_eq!(f.actions[0].time, 1.0);
+    assert!((f.root_motion.translation.x - 1.0).abs() < 1e-5);
+    assert!(p.finished());
+    assert_eq!(p.loops(), 3);
+
+    // A layer's own limit; a limit below the passes played stops the
+    // base where it stands.
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    p.add_layer(
+        1,
+        Layer {
+            repetitions: Some(1),
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    p.advance(1.25).unwrap();
+    assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    p.set_repetitions(Some(1));
+    p.advance(0.5).unwrap();
+    let times: Vec<f64> = p.frame().actions.iter().map(|a| a.time).collect();
+    assert!(
+        (times[0] - 0.25).abs() < EPS && times[1] == 1.0,
+        "{times:?}"
+    );
+    assert!(p.finished());
+}
+
+#[test]
+fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
+    // walk at weight 1 and a layer of run (6 along z a second) through a
+    // mask of factor 0.5 at the root: the mixer's weights there are 1 and
+    // 0.5, so the root moves by 2/3 of walk's and 1/3 of run's motion:
+    // over 0.5 s, 2/3 * (1, 0, 0) + 1/3 * (0, 0, 3) = (2/3, 0, 1).
+    let bound = library().bind(&rig()).unwrap();
+    let masks = [keyframe_gpu::Mask::filled(bound.rig(), 0.5).unwrap()];
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    clips.set_masks(&bound, &masks).unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    p.play(0).unwrap();
+    p.set_wrap(WrapMode::Clamp);
+    p.add_layer(
+        1,
+        Layer {
+            mask: Some(keyframe_gpu::MaskId::new(0)),
+            wrap: WrapMode::Clamp,
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let before = p.advance(0.25).unwrap().actions.clone();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    let after = p.frame().actions.clone();
+    let want = Vec3::new(2.0 / 3.0, 0.0, 1.0);
+    assert!((motion.translation - want).length() < 1e-5, "{motion:?}");
+    let pose = |acts: &[keyframe_gpu::Action]| {
+        let poses =
+            keyframe_gpu::cpu::mixed_poses(&bound, &masks, acts, &[acts.len() as u32]).unwrap();
+        poses.local(0, 0).unwrap().translation
+    };
+    let moved = pose(&after) - pose(&before);
+    assert!((moved - motion.translation).length() < 1e-5, "{moved}");
+    // Without the masks, a masked layer moves no root: walk's alone.
+    let mut p = rooted();
+    p.play(0).unwrap();
+    p.add_layer(
+        1,
+        Layer {
+            mask: Some(keyframe_gpu::MaskId::new(0)),
+            ..Layer::default()
+        },
+    )
+    .unwrap();
+    let motion = p.advance(0.5).unwrap().root_motion;
+    assert!((motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
+    // Masks of another rig are refused.
+    let mut b = Rig::builder();
+    b.node(None, NodeTransform::IDENTITY);
+    b.node(Some(0), NodeTransform::IDENTITY);
+    let other = b.build().unwrap();
+    let foreign = [keyframe_gpu::Mask::filled(&other, 1.0).unwrap()];
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    assert!(matches!(
+        clips.set_masks(&bound, &foreign),
+        Err(Error::Mix(_))
+    ));
+}
+
+#[test]
+fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
+    // At most 3 actions. walk, crossfades to run then turn 0.25 s apart
+    // (1 s each): walk 0.75 * 0.75, run 0.25 * 0.75, turn 0.25 when the
+    // crossfade to long comes. The table is full: run (the lightest) goes,
+    // and its 0.1875 is long's start, ramping to the sum 1. Half a second
+    // later: walk 0.5625 * 0.5, turn 0.25 * 0.5, long 0.1875 + 0.8125 *
+    // 0.5, summing to 1.
+    let mut p = player().with_max_actions(3).with_character(2);
+    p.play(0).unwrap();
+    p.crossfade(1, 1.0).unwrap();
+    p.advance(0.25).unwrap();
+    p.crossfade(2, 1.0).unwrap();
+    p.advance(0.25).unwrap();
+    p.crossfade(3, 1.0).unwrap();
+    p.advance(0.5).unwrap();
+    let w = weights(&p);
+    let want = [(0, 0.28125), (2, 0.125), (3, 0.59375)];
+    assert_eq!(w.len(), 3, "{w:?}");
+    for ((c, got), (ec, e)) in w.iter().zip(want) {
+        assert_eq!(*c, ec, "{w:?}");
+        assert!((got - e).abs() < 1e-6, "{w:?}");
+    }
+    // A fade-in drops the lightest too (turn, at 0.125).
+    p.fade_in(1, 0.5).unwrap();
+    let clips: Vec<u32> = p
+        .advance(0.0)
+        .unwrap()
+        .actions
+        .iter()
+        .map(|a| a.clip)
+        .collect();
+    assert_eq!(clips, [0, 3, 1]);
+    // Layers are never dropped: a table the layers fill refuses more.
+    let mut p = player().with_max_actions(2).with_character(2);
+    p.play(0).unwrap();
+    p.add_layer(1, Layer::default()).unwrap();
+    let full = |r: Result<_, Error>, command: &str| match r {
+        Err(Error::Playback(PlaybackError::TooManyActions {
+            character: 2,
+            command: c,
+            max: 2,
+        })) if c == command => {}
+        other => panic!("{command}: {other:?}"),
+    };
+    full(p.add_layer(2, Layer::default()).map(|_| ()), "add_layer");
+    p.crossfade(2, 1.0).unwrap(); // walk goes, turn comes
+    assert_eq!(
+        p.advance(0.0)
+            .unwrap()
+            .actions
+            .iter()
+            .map(|a| a.clip)
+            .collect::<Vec<_>>(),
+        [2, 1]
+    );
+    let mut p = player().with_max_actions(1);
+    p.add_layer(1, Layer::default()).unwrap();
+    assert!(matches!(
+        p.play(0),
+        Err(Error::Playback(PlaybackError::TooManyActions { .. }))
+    ));
+    assert!(matches!(
+        p.crossfade(0, 1.0),
+        Err(Error::Playback(PlaybackError::TooManyActions { .. }))
+    ));
+    // Nothing changed: the layer alone.
+    let clips: Vec<u32> = p
+        .advance(0.0)
+        .unwrap()
+        .actions
+        .iter()
+        .map(|a| a.clip)
+        .collect();
+    assert_eq!(clips, [1]);
+}

@@ -11,6 +11,10 @@ pub(crate) struct Clock {
     pub(crate) time: f64,
     /// Ping-pong: the current pass runs backwards.
     pub(crate) backwards: bool,
+    /// Passes ended (loop ends, ping-pong turns) since the clock was set.
+    pub(crate) passes: u64,
+    /// The clock played its last repetition and holds at its end.
+    pub(crate) done: bool,
 }
 
 /// What one step of a playhead did.
@@ -38,12 +42,97 @@ impl Clock {
         let mut c = Clock {
             time: 0.0,
             backwards: false,
+            passes: 0,
+            done: false,
         };
         if duration > 0.0 {
             let s = c.step(time, duration, wrap);
             c.time = s.to;
         }
         c
+    }
+
+    /// [`step`](Self::step), ending the clock's last pass where a limit of
+    /// `repetitions` passes (repeat: loops; ping-pong: passes out or back)
+    /// runs out: the playhead stops at the end of that pass (repeat: at
+    /// the clip's end moving forward, at its start moving back; ping-pong:
+    /// at the end the pass turns at), the step ends there with
+    /// `reached_end`, and later steps hold it still. With no pass left
+    /// it stops where it stands. `None`, or a [`WrapMode::Clamp`]
+    /// playhead: no limit.
+    pub(crate) fn step_limited(
+        &mut self,
+        delta: f64,
+        duration: f64,
+        wrap: WrapMode,
+        repetitions: Option<u64>,
+    ) -> Step {
+        let before = *self;
+        if self.done {
+            let mut s = self.step(0.0, duration, wrap);
+            s.reached_end = true;
+            return s;
+        }
+        let mut s = self.step(delta, duration, wrap);
+        let left = match repetitions {
+            Some(n) if wrap != WrapMode::Clamp => n.saturating_sub(before.passes),
+            _ => {
+                self.passes = before.passes.saturating_add(s.folds);
+                return s;
+            }
+        };
+        if left == 0 {
+            // No pass left (a limit lowered below the passes played): the
+            // playhead stops where it stands.
+            *self = Clock {
+                done: true,
+                ..before
+            };
+            let mut s = self.step(0.0, duration, wrap);
+            s.reached_end = true;
+            return s;
+        }
+        if s.folds < left {
+            self.passes = before.passes + s.folds;
+            return s;
+        }
+        // The `left`-th pass ends at a multiple `m` of the duration in the
+        // unfolded timeline: the next one past the start moving forward,
+        // the start itself (or the one before it) moving back, as
+        // `Step::folds` counts them.
+        let k0 = (s.start / duration).floor();
+        let m = if delta > 0.0 {
+            k0 + left as f64
+        } else {
+            k0 - left as f64 + 1.0
+        };
+        let end = m * duration;
+        // Repeat: the clip's end (forward) or start (back); ping-pong: the
+        // end the pass turns at, by the parity of `m`.
+        let to = match wrap {
+            WrapMode::Repeat if delta > 0.0 => duration,
+            WrapMode::Repeat => 0.0,
+            _ if m.rem_euclid(2.0) == 1.0 => duration,
+            _ => 0.0,
+        };
+        s.end = end;
+        s.to = to;
+        // The whole loops between `from` and `to`, so that `wraps * d + to`
+        // is still the unfolded end.
+        s.wraps = if wrap == WrapMode::Repeat {
+            (m - if delta > 0.0 { 1.0 } else { 0.0 }) as i64
+        } else {
+            0
+        };
+        s.folds = left;
+        s.reached_end = true;
+        *self = Clock {
+            time: to,
+            backwards: false,
+            passes: before.passes.saturating_add(left),
+            done: true,
+        };
+        s
     }
 
     /// The ping-pong phase of this playhead, in `[0, 2 * duration)`.
@@ -75,6 +164,9 @@ impl Clock {
             WrapMode::Clamp => {
                 let to = (from + delta).clamp(0.0, duration);
                 self.time = to;
+                // Only ping-pong runs passes backwards; a later switch to
+                // ping-pong starts moving forwards again.
+                self.backwards = false;
                 Step {
                     from,
                     to,
@@ -87,12 +179,10 @@ impl Clock {
             }
             WrapMode::Repeat => {
                 let end = from + delta;
-                let loops = (end / duration).floor();
-                let mut to = end - loops * duration;
-                if to >= duration {
-                    to = 0.0;
-                }
-                self.time = to.max(0.0);
+                let (loops, to) = fold(end, duration);
+                self.time = to;
+                self.backwards = false;
+                // Saturates for steps past i64's range of loops.
                 let wraps = loops as i64;
                 Step {
                     from,
@@ -108,10 +198,7 @@ impl Clock {
                 let period = 2.0 * duration;
                 let start = self.phase(duration);
                 let end = start + delta;
-                let mut q = end - (end / period).floor() * period;
-                if q >= period {
-                    q = 0.0;
-                }
+                let (_, q) = fold(end, period);
                 self.backwards = q > duration;
                 self.time = if self.backwards { period - q } else { q };
                 let folds = ((end / duration).floor() - (start / duration).floor()).abs() as u64;
@@ -127,6 +214,25 @@ impl Clock {
             }
         }
     }
+}
+
+/// `x` as whole periods of `period` and the rest, in `[0, period)`. When
+/// rounding puts the rest at `period` it is the start of the next period;
+/// below 0 (a product that rounded past `x`, or a step so long that `f64`
+/// holds no fraction of a period), the start of this one. The periods
+/// then always agree with the rest, so a loop is counted exactly when the
+/// playhead folds.
+fn fold(x: f64, period: f64) -> (f64, f64) {
+    let mut periods = (x / period).floor();
+    let mut rest = x - periods * period;
+    if rest >= period {
+        periods += 1.0;
+        rest = 0.0;
+    }
+    if rest.is_nan() || rest < 0.0 {
+        rest = 0.0;
+    }
+    (periods, rest)
 }
 
 /// The playhead positions in the unfolded timeline of `step` at which
@@ -153,7 +259,10 @@ pub(crate) fn crossings(
         }
     };
     let (lo, hi) = if forward { (start, end) } else { (end, start) };
-    let mut found: Vec<f64> = Vec::new();
+    // Appended to `out` in place, so a step allocates nothing once `out`
+    // has grown.
+    let first = out.len();
+    let found = out;
     match wrap {
         WrapMode::Clamp => {
             if inside(marker) {
@@ -163,7 +272,7 @@ pub(crate) fn crossings(
         WrapMode::Repeat => {
             // A marker at the duration is the instant a loop starts again.
             let m = if marker >= duration { 0.0 } else { marker };
-            walk(lo, hi, duration, forward, limit, &mut found, |j| {
+            walk(lo, hi, duration, forward, first + limit, found, |j| {
                 let p = m + j as f64 * duration;
                 [inside(p).then_some(p), None]
             });
@@ -173,7 +282,7 @@ pub(crate) fn crossings(
             // The phases of the marker in one period: on the way out, and
             // on the way back (the same instant at either end).
             let back = (marker > 0.0 && marker < duration).then_some(period - marker);
-            walk(lo, hi, period, forward, limit, &mut found, |j| {
+            walk(lo, hi, period, forward, first + limit, found, |j| {
                 let base = j as f64 * period;
                 let out = marker + base;
                 let back = back.map(|b| b + base);
@@ -185,18 +294,18 @@ pub(crate) fn crossings(
             });
         }
     }
+    let mine = &mut found[first..];
     if forward {
-        found.sort_by(f64::total_cmp);
+        mine.sort_unstable_by(f64::total_cmp);
     } else {
-        found.sort_by(|a, b| b.total_cmp(a));
+        mine.sort_unstable_by(|a, b| b.total_cmp(a));
     }
-    found.truncate(limit);
-    out.extend(found);
+    found.truncate(first + limit);
 }
 
 /// Calls `at(j)` for the periods `j` of length `period` that overlap
 /// `[lo, hi]`, from the step's start (`lo` moving forward, `hi` moving
-/// back), collecting what it finds until `limit` is passed.
+/// back), collecting what it finds until `found` holds more than `limit`.
 fn walk(
     lo: f64,
     hi: f64,
@@ -206,13 +315,18 @@ fn walk(
     found: &mut Vec<f64>,
     at: impl Fn(i64) -> [Option<f64>; 2],
 ) {
+    // Float-to-int casts saturate; the walk stops at either end of i64.
     let (first, last) = (
-        (lo / period).floor() as i64 - 1,
+        ((lo / period).floor() as i64).saturating_sub(1),
         (hi / period).ceil() as i64,
     );
-    let mut j = if forward { first } else { last };
-    while (first..=last).contains(&j) && found.len() <= limit {
-        found.extend(at(j).into_iter().flatten());
-        j += if forward { 1 } else { -1 };
+    let mut j = Some(if forward { first } else { last });
+    while let Some(k) = j.filter(|k| (first..=last).contains(k) && found.len() <= limit) {
+        found.extend(at(k).into_iter().flatten());
+        j = if forward {
+            k.checked_add(1)
+        } else {
+            k.checked_sub(1)
+        };
     }
 }

@@ -79,7 +79,7 @@ use root::{Blend, RootTracks, Scratch};
 
 use crate::error::Result;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{Action, MaskId};
+use crate::model::mix::{Action, Mask, MaskId};
 pub use crate::model::track::Marker;
 use crate::model::track::WrapMode;
 use crate::model::BoundLibrary;
@@ -139,6 +139,18 @@ pub enum PlaybackError {
         /// The layer.
         layer: u32,
     },
+    /// An action that does not fit in the player's table
+    /// ([`Player::with_max_actions`]): layers are never dropped to make
+    /// room, and a layer or a `play` does not fit when the layers fill it.
+    #[error("character {character}, {command}: the action table holds at most {max} actions, its layers included")]
+    TooManyActions {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The most actions the table holds.
+        max: u32,
+    },
     /// Root motion asked of a node the rig does not have.
     #[error("root motion: node {node} is out of range (the rig has {node_count} nodes)")]
     UnknownRoot {
@@ -171,6 +183,10 @@ pub struct Event {
     pub clip: u32,
     /// The marker's clip time.
     pub time: f64,
+    /// The weight of the action that crossed it, after the step (as in
+    /// the frame's action table): during a crossfade both clips report
+    /// their markers, and a game may keep only the heavier one's.
+    pub weight: f32,
 }
 
 /// What players of one library share: clip durations, markers, and the
@@ -208,6 +224,24 @@ impl Clips {
         let mut clips = Clips::new(bound.library());
         clips.root = Some(RootTracks::of(bound, root)?);
         Ok(clips)
+    }
+
+    /// Takes the mixer's masks ([`MixerDesc::masks`](crate::MixerDesc::masks),
+    /// in the order of their [`MaskId`]s), so that a masked action's root
+    /// motion weighs by its mask's factor at the root node, as the mixer
+    /// weighs its pose. Without them (or without
+    /// [`with_root`](Self::with_root)) a masked action moves no root.
+    ///
+    /// # Errors
+    /// [`MixError::MaskOfOtherRig`](crate::MixError::MaskOfOtherRig) or
+    /// [`MixError::MaskLength`](crate::MixError::MaskLength) for a mask of
+    /// another rig than `bound`'s.
+    pub fn set_masks(&mut self, bound: &BoundLibrary, masks: &[Mask]) -> Result<()> {
+        crate::model::mix::check_masks(bound.rig(), masks)?;
+        if let Some(root) = &mut self.root {
+            root.set_masks(masks);
+        }
+        Ok(())
     }
 
     /// Adds a marker `name` at clip time `time` of clip `clip` (in
@@ -293,6 +327,8 @@ struct Playing {
     reference_time: Option<f64>,
     /// This action's own time scale (layers), times the player's speed.
     speed: f64,
+    /// Passes it plays before it stops (`None`: no limit).
+    repetitions: Option<u64>,
 }
 
 /// How a layer plays: over the base actions, through a mask or added.
@@ -309,6 +345,9 @@ pub struct Layer {
     pub wrap: WrapMode,
     /// Its time scale, times the player's speed.
     pub speed: f64,
+    /// How many passes it plays before it stops at the end of the last
+    /// (`None`: no limit); see [`Player::set_repetitions`].
+    pub repetitions: Option<u64>,
 }
 
 impl Default for Layer {
@@ -319,6 +358,7 @@ impl Default for Layer {
             additive: None,
             wrap: WrapMode::Repeat,
             speed: 1.0,
+            repetitions: None,
         }
     }
 }
@@ -351,6 +391,8 @@ pub struct Player {
     speed: f64,
     paused: bool,
     wrap: WrapMode,
+    repetitions: Option<u64>,
+    max_actions: u32,
     loops: u64,
     finished: bool,
     frame: Frame,
@@ -373,6 +415,8 @@ impl Player {
             speed: 1.0,
             paused: false,
             wrap: WrapMode::Repeat,
+            repetitions: None,
+            max_actions: crate::MAX_ACTIONS,
             loops: 0,
             finished: false,
             frame: Frame::default(),
@@ -386,6 +430,52 @@ impl Player {
     #[must_use]
     pub fn with_character(self, character: u32) -> Player {
         Player { character, ..self }
+    }
+
+    /// The same player, its action table holding at most `max` actions
+    /// (at least 1; by default [`MAX_ACTIONS`](crate::MAX_ACTIONS)): give
+    /// it the mixer's
+    /// [`actions_per_character`](crate::MixerDesc::actions_per_character)
+    /// so that every frame fits. A crossfade or fade-in that finds the
+    /// table full drops the lightest base action (the oldest of equals);
+    /// a crossfade gives its weight to the incoming action's start, so
+    /// that the base's weights keep their sum. Applies to the actions
+    /// added after it.
+    #[must_use]
+    pub fn with_max_actions(self, max: u32) -> Player {
+        Player {
+            max_actions: max.max(1),
+            ..self
+        }
+    }
+
+    /// Drops the lightest base actions (the oldest of equals) until one
+    /// more action fits in the table; returns their weights' sum.
+    /// Refused, with nothing dropped, when the layers leave no room.
+    fn make_room(&mut self, command: &'static str) -> std::result::Result<f32, PlaybackError> {
+        let excess = (self.playing.len() + 1).saturating_sub(self.max_actions as usize);
+        let base = self.playing.iter().filter(|p| p.layer.is_none()).count();
+        if excess > base {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command,
+                max: self.max_actions,
+            });
+        }
+        let mut freed = 0.0;
+        for _ in 0..excess {
+            let lightest = self
+                .playing
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.layer.is_none())
+                .min_by(|a, b| a.1.weight.total_cmp(&b.1.weight))
+                .map(|(i, _)| i);
+            if let Some(i) = lightest {
+                freed += self.playing.remove(i).weight;
+            }
+        }
+        Ok(freed)
     }
 
     fn check_clip(
@@ -446,6 +536,7 @@ impl Player {
             mask: None,
             reference_time: None,
             speed: 1.0,
+            repetitions: self.repetitions,
         }
     }
 
@@ -475,9 +566,19 @@ impl Player {
     /// layers stay); the loop count and finished flag start again.
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`].
+    /// [`PlaybackError::UnknownClip`]; [`PlaybackError::TooManyActions`]
+    /// when the layers fill the table.
     pub fn play(&mut self, clip: u32) -> Result<()> {
         self.check_clip("play", clip)?;
+        let layers = self.playing.iter().filter(|p| p.layer.is_some()).count();
+        if layers >= self.max_actions as usize {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command: "play",
+                max: self.max_actions,
+            }
+            .into());
+        }
         self.playing.retain(|p| p.layer.is_some());
         let action = self.base_action(clip, 1.0, None);
         self.playing.insert(0, action);
@@ -491,10 +592,13 @@ impl Player {
     /// (or its current weight, when it is fading out) to the sum of the
     /// base's current weights (1 after a [`play`](Self::play)). A
     /// crossfade during a fade starts from the current weights. `to`
-    /// starts from its beginning unless it is playing already.
+    /// starts from its beginning unless it is playing already. A full
+    /// table drops its lightest base action first
+    /// ([`with_max_actions`](Self::with_max_actions)).
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn crossfade(&mut self, to: u32, duration: f64) -> Result<()> {
         self.check_clip("crossfade", to)?;
         self.check_duration("crossfade", duration)?;
@@ -509,11 +613,14 @@ impl Player {
             .playing
             .iter()
             .position(|p| p.layer.is_none() && p.clip == to);
-        self.fade_base_out(duration);
         let incoming = match existing {
             Some(i) => self.playing.remove(i),
-            None => self.base_action(to, 0.0, None),
+            None => {
+                let freed = self.make_room("crossfade")?;
+                self.base_action(to, freed, None)
+            }
         };
+        self.fade_base_out(duration);
         let fade = Fade {
             from: incoming.weight,
             to: total,
@@ -530,13 +637,17 @@ impl Player {
     }
 
     /// Adds `clip` to the base, from its start, ramping from weight 0 to
-    /// 1 over `duration` seconds.
+    /// 1 over `duration` seconds; it becomes the current action
+    /// ([`current`](Self::current)). A full table drops its lightest base
+    /// action first ([`with_max_actions`](Self::with_max_actions)).
     ///
     /// # Errors
-    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`].
+    /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn fade_in(&mut self, clip: u32, duration: f64) -> Result<()> {
         self.check_clip("fade_in", clip)?;
         self.check_duration("fade_in", duration)?;
+        self.make_room("fade_in")?;
         let fade = Fade {
             from: 0.0,
             to: 1.0,
@@ -545,6 +656,8 @@ impl Player {
         };
         let action = self.base_action(clip, 0.0, Some(fade));
         self.insert_base(action);
+        self.loops = 0;
+        self.finished = false;
         Ok(())
     }
 
@@ -579,6 +692,23 @@ impl Player {
         self.finished = false;
     }
 
+    /// Sets how many passes the base actions (those playing and those to
+    /// come) play with [`WrapMode::Repeat`] or [`WrapMode::PingPong`]
+    /// before they stop: `Some(n)` ends the `n`-th loop (repeat) or the
+    /// `n`-th pass out or back (ping-pong) at its end, holds the playhead
+    /// there and sets [`finished`](Self::finished), as three.js's
+    /// `AnimationAction.repetitions`; `None` (the default) plays on. The
+    /// passes count from the action's start or its last
+    /// [`seek`](Self::seek); an action with none left stops where it
+    /// stands. An action stopped by its limit holds until it is played
+    /// or sought again.
+    pub fn set_repetitions(&mut self, repetitions: Option<u64>) {
+        self.repetitions = repetitions;
+        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
+            p.repetitions = repetitions;
+        }
+    }
+
     /// Pauses or resumes: a paused player's playheads and fades stand
     /// still, and it reports no root motion and no event.
     pub fn set_paused(&mut self, paused: bool) {
@@ -586,7 +716,8 @@ impl Player {
     }
 
     /// Moves every base action's playhead to clip time `time` (folded by
-    /// its wrap): no event and no root motion across the jump.
+    /// its wrap): no event and no root motion across the jump. Their
+    /// [repetitions](Self::set_repetitions) count again from there.
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
@@ -607,13 +738,23 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::UnknownClip`]; [`PlaybackError::BadNumber`] for a
     /// weight or speed that is not finite, a negative weight or an
-    /// additive reference time that is not finite.
+    /// additive reference time that is not finite;
+    /// [`PlaybackError::TooManyActions`] when the table is full
+    /// ([`with_max_actions`](Self::with_max_actions)).
     pub fn add_layer(&mut self, clip: u32, layer: Layer) -> Result<u32> {
         self.check_clip("add_layer", clip)?;
         self.check_number("add_layer", "weight", f64::from(layer.weight), true)?;
         self.check_number("add_layer", "speed", layer.speed, false)?;
         if let Some(r) = layer.additive {
             self.check_number("add_layer", "reference time", r, false)?;
+        }
+        if self.playing.len() >= self.max_actions as usize {
+            return Err(PlaybackError::TooManyActions {
+                character: self.character,
+                command: "add_layer",
+                max: self.max_actions,
+            }
+            .into());
         }
         let id = self.next_layer;
         self.next_layer += 1;
@@ -627,6 +768,7 @@ impl Player {
             mask: layer.mask,
             reference_time: layer.additive,
             speed: layer.speed,
+            repetitions: layer.repetitions,
         });
         Ok(id)
     }
@@ -684,37 +826,50 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for a `dt` that is NaN, infinite or
-    /// negative; nothing advances.
+    /// negative, or whose product with an action's speed is infinite;
+    /// nothing advances.
     pub fn advance(&mut self, dt: f64) -> Result<&Frame> {
         self.check_number("advance", "dt", dt, true)?;
+        // A step past f64's range (a huge dt times a huge speed) moves no
+        // playhead anywhere meaningful: refused before anything moves.
+        for p in &self.playing {
+            self.check_number("advance", "dt * speed", dt * self.speed * p.speed, false)?;
+        }
         self.frame.events.clear();
         let mut blend = Blend::new();
         let clips = Arc::clone(&self.clips);
         let moving = !self.paused;
-        let mut main_done = None;
-        for (i, p) in self.playing.iter_mut().enumerate() {
+        // The newest base action's step (the base comes first).
+        let mut main_step = None;
+        for p in &mut self.playing {
             let d = clips.duration(p.clip).unwrap_or(0.0);
             let delta = if moving {
                 dt * self.speed * p.speed
             } else {
                 0.0
             };
-            let step = p.clock.step(delta, d, p.wrap);
+            let step = p.clock.step_limited(delta, d, p.wrap, p.repetitions);
             if moving {
                 if let Some(f) = &mut p.fade {
                     f.elapsed += dt;
                     p.weight = f.weight();
                 }
             }
-            if i == 0 && p.layer.is_none() {
-                main_done = Some(step);
+            if p.layer.is_none() {
+                main_step = Some(step);
+            }
+            // An action that stands still still takes its weight's part of
+            // the blend, with no motion.
+            if let (Some(root), None) = (&clips.root, p.reference_time) {
+                // The mixer's weight of the action at the root.
+                let w = p.weight * root.mask_factor(p.mask);
+                if w > 0.0 {
+                    let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
+                    blend.add(m, w, root.animates(p.clip));
+                }
             }
             if step.start == step.end {
                 continue;
-            }
-            if let (Some(root), None, None) = (&clips.root, p.mask, p.reference_time) {
-                let m = root.motion(p.clip, d, p.wrap, &step, &mut self.scratch);
-                blend.add(m, p.weight);
             }
             // Every marker's crossings, then all of them in playhead order.
             self.hits.clear();
@@ -731,14 +886,14 @@ impl Player {
                 self.hits
                     .extend(self.positions.drain(before..).map(|at| (at, k)));
             }
+            // By playhead position, then (markers at the same time) by
+            // marker; unstable, as the keys are distinct, so nothing is
+            // allocated.
             let forward = step.end > step.start;
-            self.hits.sort_by(|a, b| {
+            self.hits.sort_unstable_by(|a, b| {
                 let order = a.0.total_cmp(&b.0);
-                if forward {
-                    order
-                } else {
-                    order.reverse()
-                }
+                let order = if forward { order } else { order.reverse() };
+                order.then(a.1.cmp(&b.1))
             });
             self.hits.truncate(MAX_EVENTS_PER_STEP);
             for &(_, k) in &self.hits {
@@ -747,10 +902,11 @@ impl Player {
                     name: Arc::clone(&marker.name),
                     clip: p.clip,
                     time: marker.time,
+                    weight: p.weight,
                 });
             }
         }
-        if let Some(step) = main_done {
+        if let Some(step) = main_step {
             self.note_main_step(&step);
         }
         // Fades that reached 0 end their action; others keep their weight.
@@ -779,7 +935,7 @@ impl Player {
     }
 
     fn note_main_step(&mut self, step: &Step) {
-        self.loops += step.folds;
+        self.loops = self.loops.saturating_add(step.folds);
         if step.reached_end {
             self.finished = true;
         }
@@ -791,26 +947,32 @@ impl Player {
         &self.frame
     }
 
-    /// The loop ends (repeat) or turns (ping-pong) the first base action
-    /// crossed since it started.
+    /// The loop ends (repeat) or turns (ping-pong) the current action
+    /// (see [`current`](Self::current)) crossed since it started.
     #[must_use]
     pub fn loops(&self) -> u64 {
         self.loops
     }
 
-    /// Whether the first base action, wrapped with [`WrapMode::Clamp`]
-    /// (played once), reached the end it moves towards.
+    /// Whether the current action (see [`current`](Self::current))
+    /// reached the end it moves towards, wrapped with [`WrapMode::Clamp`]
+    /// (played once), or played its last
+    /// [repetition](Self::set_repetitions).
     #[must_use]
     pub fn finished(&self) -> bool {
         self.finished
     }
 
-    /// The first base action's clip and clip time, if any.
+    /// The current action's clip and clip time, if any: the base action
+    /// started last (by [`play`](Self::play), [`crossfade`](Self::crossfade)
+    /// or [`fade_in`](Self::fade_in)), the one a crossfade goes to. Its
+    /// loop count and finished flag are [`loops`](Self::loops) and
+    /// [`finished`](Self::finished).
     #[must_use]
     pub fn current(&self) -> Option<(u32, f64)> {
         self.playing
             .iter()
-            .find(|p| p.layer.is_none())
+            .rfind(|p| p.layer.is_none())
             .map(|p| (p.clip, p.clock.time))
     }
 

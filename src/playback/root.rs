@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::layout::GpuInstance;
 use crate::model::instance::{resolve_instances_into, Instance};
 use crate::model::library::AnimationLibrary;
+use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Property, Track, WrapMode};
 use crate::model::BoundLibrary;
 
@@ -46,6 +47,11 @@ pub(crate) struct RootTracks {
     /// The rest translation and rotation of the node (what a clip without
     /// a track for it holds).
     rest: (Vec3, Quat),
+    /// The node.
+    node: u32,
+    /// The node's factor in each mask of the mixer, by [`MaskId`] (none
+    /// given: a masked action moves no root).
+    mask_factors: Vec<f32>,
 }
 
 impl RootTracks {
@@ -98,12 +104,42 @@ impl RootTracks {
             library: root,
             offsets,
             rest,
+            node,
+            mask_factors: Vec::new(),
         })
     }
 
+    /// Takes the root's factor in each of `masks` (masks of the rig).
+    pub(crate) fn set_masks(&mut self, masks: &[Mask]) {
+        self.mask_factors = masks
+            .iter()
+            .map(|m| m.factor(self.node).unwrap_or(0.0))
+            .collect();
+    }
+
+    /// The root's factor in the mask `mask` names: 1 with no mask, 0 for
+    /// a mask not given to [`set_masks`](Self::set_masks).
+    pub(crate) fn mask_factor(&self, mask: Option<MaskId>) -> f32 {
+        mask.map_or(1.0, |m| {
+            self.mask_factors
+                .get(m.index() as usize)
+                .copied()
+                .unwrap_or(0.0)
+        })
+    }
+
+    /// Whether clip `clip` animates the root's translation and its
+    /// rotation: the mixer blends a property over the actions whose clips
+    /// have a track for it, and so does root motion.
+    pub(crate) fn animates(&self, clip: u32) -> (bool, bool) {
+        let (t, r) = self.offsets.get(clip as usize).copied().unwrap_or_default();
+        (t.is_some(), r.is_some())
+    }
+
     /// The root's translation and rotation in clip `clip` at clip times
-    /// `times`, sampled by the twin (into `scratch`).
-    fn sample(&self, clip: u32, times: &[f64], scratch: &mut Scratch) -> Vec<(Vec3, Quat)> {
+    /// `times`, sampled by the twin (through `scratch`, so that nothing is
+    /// allocated once it has grown).
+    fn sample(&self, clip: u32, times: [f64; 4], scratch: &mut Scratch) -> [(Vec3, Quat); 4] {
         scratch.instances.clear();
         scratch
             .instances
@@ -113,19 +149,17 @@ impl RootTracks {
         scratch.out.resize(times.len() * stride, 0.0);
         if resolve_instances_into(&self.library, &scratch.instances, &mut scratch.resolved).is_err()
         {
-            return vec![self.rest; times.len()];
+            return [self.rest; 4];
         }
         sample_resolved(&self.library, &scratch.resolved, &mut scratch.out);
         let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
-        (0..times.len())
-            .map(|i| {
-                let base = i * stride;
-                let v = |o: u32, n: usize| &scratch.out[base + o as usize..base + o as usize + n];
-                let t = t_at.map_or(self.rest.0, |o| Vec3::from_slice(v(o, 3)));
-                let r = r_at.map_or(self.rest.1, |o| Quat::from_slice(v(o, 4)));
-                (t, r)
-            })
-            .collect()
+        std::array::from_fn(|i| {
+            let base = i * stride;
+            let v = |o: u32, n: usize| &scratch.out[base + o as usize..base + o as usize + n];
+            let t = t_at.map_or(self.rest.0, |o| Vec3::from_slice(v(o, 3)));
+            let r = r_at.map_or(self.rest.1, |o| Quat::from_slice(v(o, 4)));
+            (t, r)
+        })
     }
 
     /// The root's motion over `step` of clip `clip` (of `duration`
@@ -143,8 +177,8 @@ impl RootTracks {
         if step.start == step.end {
             return RootMotion::default();
         }
-        let s = self.sample(clip, &[step.from, step.to, 0.0, duration], scratch);
-        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] = [s[0], s[1], s[2], s[3]];
+        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] =
+            self.sample(clip, [step.from, step.to, 0.0, duration], scratch);
         let k = if wrap == WrapMode::Repeat {
             step.wraps
         } else {
@@ -157,9 +191,11 @@ impl RootTracks {
         let rotation = if k == 0 {
             r0.conjugate() * r1
         } else if k > 0 {
-            (r0.conjugate() * re) * power(whole, k - 1) * (rs.conjugate() * r1)
+            (r0.conjugate() * re) * power(whole, k.unsigned_abs() - 1) * (rs.conjugate() * r1)
         } else {
-            (r0.conjugate() * rs) * power(whole.conjugate(), -k - 1) * (re.conjugate() * r1)
+            (r0.conjugate() * rs)
+                * power(whole.conjugate(), k.unsigned_abs() - 1)
+                * (re.conjugate() * r1)
         };
         RootMotion {
             translation,
@@ -168,8 +204,8 @@ impl RootTracks {
     }
 }
 
-/// `q` to the power `n` (`n >= 0`), by squaring.
-fn power(q: Quat, n: i64) -> Quat {
+/// `q` to the power `n`, by squaring.
+fn power(q: Quat, n: u64) -> Quat {
     let (mut acc, mut base, mut n) = (Quat::IDENTITY, q, n);
     while n > 0 {
         if n & 1 == 1 {
@@ -191,53 +227,79 @@ pub(crate) struct Scratch {
 }
 
 /// The blend of per-action root motions by the mixer's rules for normal
-/// actions (`docs/USAGE.md`, "Blending"): a weighted average of the
-/// actions of weight > 0 (rotations by the mixer's quaternion mix), mixed
-/// with no motion by `1 - W` where the weights sum to `W < 1`.
+/// actions (`docs/USAGE.md`, "Blending"), each property on its own over
+/// the actions whose clips animate it: a weighted average of the actions
+/// of weight > 0 (rotations by the mixer's quaternion mix), mixed with no
+/// motion by `1 - W` where their weights sum to `W < 1`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Blend {
     translation: Vec4,
+    translation_weight: f32,
     rotation: Vec4,
-    weight: f32,
+    rotation_weight: f32,
+}
+
+/// One property's running blend (the mixer's rule 1): the first value
+/// sets it, each next one mixes in by `w / W`.
+fn blend_in(acc: &mut Vec4, total: &mut f32, v: Vec4, w: f32, rotation: bool) {
+    if *total == 0.0 {
+        *acc = v;
+        *total = w;
+        return;
+    }
+    *total += w;
+    let f = w / *total;
+    *acc = if rotation {
+        crate::cpu::mix::quat_mix(*acc, v, f)
+    } else {
+        crate::cpu::mix::vec_mix(*acc, v, f)
+    };
 }
 
 impl Blend {
     pub(crate) fn new() -> Blend {
         Blend {
             translation: Vec4::ZERO,
-            rotation: Vec4::new(0.0, 0.0, 0.0, 1.0),
-            weight: 0.0,
+            translation_weight: 0.0,
+            rotation: IDENTITY,
+            rotation_weight: 0.0,
         }
     }
 
-    /// Adds one action's motion at weight `w`.
-    pub(crate) fn add(&mut self, m: RootMotion, w: f32) {
+    /// Adds one action's motion at weight `w`; `animates` says whether
+    /// its clip has the root's translation and rotation tracks (a
+    /// property it has no track for takes no part in that property's
+    /// blend, as in the mixer).
+    pub(crate) fn add(&mut self, m: RootMotion, w: f32, animates: (bool, bool)) {
         if w.is_nan() || w <= 0.0 {
             return;
         }
-        let (t, r) = (
-            m.translation.extend(0.0),
-            Vec4::from_array(m.rotation.to_array()),
-        );
-        if self.weight == 0.0 {
-            self.translation = t;
-            self.rotation = r;
-            self.weight = w;
-            return;
+        if animates.0 {
+            let t = m.translation.extend(0.0);
+            blend_in(
+                &mut self.translation,
+                &mut self.translation_weight,
+                t,
+                w,
+                false,
+            );
         }
-        self.weight += w;
-        let f = w / self.weight;
-        self.translation = crate::cpu::mix::vec_mix(self.translation, t, f);
-        self.rotation = crate::cpu::mix::quat_mix(self.rotation, r, f);
+        if animates.1 {
+            let r = Vec4::from_array(m.rotation.to_array());
+            blend_in(&mut self.rotation, &mut self.rotation_weight, r, w, true);
+        }
     }
 
     /// The blended motion.
     pub(crate) fn finish(self) -> RootMotion {
         let (mut t, mut r) = (self.translation, self.rotation);
-        if self.weight < 1.0 {
-            let rest = 1.0 - self.weight;
+        if self.translation_weight < 1.0 {
+            let rest = 1.0 - self.translation_weight;
             t = crate::cpu::mix::vec_mix(t, Vec4::ZERO, rest);
-            r = crate::cpu::mix::quat_mix(r, Vec4::new(0.0, 0.0, 0.0, 1.0), rest);
+        }
+        if self.rotation_weight < 1.0 {
+            let rest = 1.0 - self.rotation_weight;
+            r = crate::cpu::mix::quat_mix(r, IDENTITY, rest);
         }
         RootMotion {
             translation: t.truncate(),
@@ -245,3 +307,6 @@ impl Blend {
         }
     }
 }
+
+/// The identity rotation, as the mixer holds it (x, y, z, w).
+const IDENTITY: Vec4 = Vec4::new(0.0, 0.0, 0.0, 1.0);
