@@ -7,6 +7,7 @@
 //! recorded into one compute pass.
 
 use super::animator::Animator;
+use super::timer::PassTimer;
 use crate::error::Result;
 use crate::model::crowd::{renumber, CrowdModel, ModelSource};
 pub use crate::model::crowd::{
@@ -469,6 +470,20 @@ impl Crowd {
             timestamp_writes: None,
         });
         self.record_pass(&mut pass);
+    }
+
+    /// [`record`](Self::record), with the compute pass's GPU time (every
+    /// model's passes) measured by `timer` (when its previous measurement
+    /// has been read). Records nothing once the device is known lost.
+    pub fn record_timed(&self, encoder: &mut wgpu::CommandEncoder, timer: &mut PassTimer) {
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("keyframe-gpu.crowd"),
+                timestamp_writes: timer.pass_writes(),
+            });
+            self.record_pass(&mut pass);
+        }
+        timer.resolve(encoder);
     }
 
     /// Records every model's passes into a compute pass the caller owns

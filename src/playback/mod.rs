@@ -600,8 +600,32 @@ impl Player {
     /// [`PlaybackError::UnknownClip`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn crossfade(&mut self, to: u32, duration: f64) -> Result<()> {
-        self.check_clip("crossfade", to)?;
-        self.check_duration("crossfade", duration)?;
+        self.crossfade_from("crossfade", to, duration)
+    }
+
+    /// As [`crossfade`](Self::crossfade), with `to`'s playhead moved to
+    /// clip time `time` (folded by its wrap), whether it was playing or
+    /// not: a game keeps a walk and a run in step, or each character of a
+    /// crowd at its own phase, as three.js sets `action.time` before
+    /// `crossFadeTo`. No event and no root motion across the move.
+    ///
+    /// # Errors
+    /// Those of [`crossfade`](Self::crossfade);
+    /// [`PlaybackError::BadNumber`] for a `time` that is NaN or infinite.
+    pub fn crossfade_at(&mut self, to: u32, duration: f64, time: f64) -> Result<()> {
+        self.check_number("crossfade_at", "time", time, false)?;
+        self.crossfade_from("crossfade_at", to, duration)?;
+        let d = self.clips.duration(to).unwrap_or(0.0);
+        if let Some(p) = self.playing.iter_mut().rfind(|p| p.layer.is_none()) {
+            p.clock = Clock::at(time, d, p.wrap);
+        }
+        Ok(())
+    }
+
+    /// [`crossfade`](Self::crossfade), its errors naming `command`.
+    fn crossfade_from(&mut self, command: &'static str, to: u32, duration: f64) -> Result<()> {
+        self.check_clip(command, to)?;
+        self.check_duration(command, duration)?;
         let total: f32 = self
             .playing
             .iter()
@@ -616,7 +640,7 @@ impl Player {
         let incoming = match existing {
             Some(i) => self.playing.remove(i),
             None => {
-                let freed = self.make_room("crossfade")?;
+                let freed = self.make_room(command)?;
                 self.base_action(to, freed, None)
             }
         };
