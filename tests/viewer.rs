@@ -272,14 +272,16 @@ fn a_clip_change_crossfades_in_a_real_window() {
     }
 }
 
-/// A change during a fade fades from the clip that weighs more at that
-/// moment, and the other clip goes (two actions per instance): "bend" ->
-/// "curl" from 2.6 s, then at 2.7 s ("curl" at 0.33) a change to "wiggle"
-/// fades from "bend", at 2.78 s ("curl" at 0.6) from "curl"; a change back
-/// to "bend" at 2.65 s drops the fade ("bend" alone); and a fade that
-/// replaced another ends on its new clip exactly.
+/// A change during a fade is the playback layer's crossfade with two
+/// actions per character: the lighter clip goes and the new one starts
+/// from its weight. "bend" -> "curl" from 2.6 s, then at 2.7 s ("curl" at
+/// 0.33) a change to "wiggle" drops "curl" ("bend" -> "wiggle"), at 2.78 s
+/// ("curl" at 0.6) drops "bend" ("curl" -> "wiggle"); a change back to
+/// "bend" at 2.65 s fades "bend" in again from 0.83 ("curl" -> "bend" at
+/// 2.73 s, "bend" alone once 2.95 s is past); and a fade that replaced
+/// another ends on its new clip exactly.
 #[test]
-fn a_change_during_a_fade_starts_from_the_dominant_clip() {
+fn a_change_during_a_fade_drops_the_lighter_clip() {
     let dir = temp_dir("viewer_fade_interrupted");
     let shot =
         |name: &str, frames, extra: &[&str]| fade_shot(Route::Offscreen, &dir, name, frames, extra);
@@ -305,15 +307,26 @@ fn a_change_during_a_fade_starts_from_the_dominant_clip() {
         "{title}"
     );
     // Given in reverse: the changes run in time order.
-    let (back, title) = shot(
-        "back",
-        8,
-        &["--switch-at", "2.65:0", "--switch-at", "2.6:1"],
-    )
-    .unwrap();
+    let back = ["--switch-at", "2.65:0", "--switch-at", "2.6:1"];
+    let (back_mid, title) = shot("back_mid", 8, &back).unwrap();
+    assert!(
+        title.contains("clip 2/3 \"curl\" -> 1/3 \"bend\" |"),
+        "{title}"
+    );
+    let (bend_mid, _) = shot("bend_mid", 8, &[]).unwrap();
+    assert!(
+        differing(&back_mid, &bend_mid) > 0,
+        "back to bend: curl (0.12) has gone at once"
+    );
+    // 2.5 s + 14 / 30 = 2.967 s: the fade back ended at 2.95 s.
+    let (back_end, title) = shot("back_end", 15, &back).unwrap();
     assert!(title.contains("clip 1/3 \"bend\" |"), "{title}");
-    let (bend, _) = shot("bend", 8, &[]).unwrap();
-    assert_eq!(differing(&back, &bend), 0, "back to bend: not bend alone");
+    let (bend_end, _) = shot("bend_end", 15, &[]).unwrap();
+    assert_eq!(
+        differing(&back_end, &bend_end),
+        0,
+        "after the fade back: not bend alone"
+    );
     // bend -> wiggle from 2.62 s ends at 2.92 s, before frame 14 (2.933 s).
     let (ended, title) = shot(
         "ended",

@@ -5,7 +5,8 @@
 //! writes, blended ones after them, back to front, without; back faces
 //! culled unless the material is double-sided.
 //!
-//! Each frame: [`SceneRenderer::write_frame`] (camera, grid), then
+//! Each frame: [`SceneRenderer::write_frame`] (camera),
+//! [`SceneRenderer::write_places`] (where each instance stands), then
 //! [`SceneRenderer::draw`] in a render pass: one instanced draw per
 //! (part, primitive), every instance reading its matrices from the
 //! animator's output buffers (group 0), with no readback.
@@ -22,12 +23,25 @@ use crate::uniforms::{self, Frame, Item, MaterialBlock};
 /// The depth attachment's format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
+/// What the draw renders into: the colour target's format, and whether
+/// the parts show the false-colour ramp instead of their materials.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// The colour target's format.
+    pub format: wgpu::TextureFormat,
+    /// Joint weights or nodes in a colour ramp instead of the materials.
+    pub false_color: bool,
+}
+
+/// Bytes of one instance's place (`[f32; 4]`).
+const PLACE_BYTES: u64 = 16;
+
 /// Background colour of the view (sRGB-encoded RGBA8).
 pub const BACKGROUND: [u8; 4] = [20, 20, 26, 255];
 
-/// Where the instances of a draw stand: a grid in the XZ plane centred on
-/// the origin, instance `k` in column `k % cols`, row `k / cols`
-/// (`scene.wgsl`'s `grid_offset`).
+/// Where the instances stand: a grid in the XZ plane centred on the
+/// origin, place `k` in column `k % cols`, row `k / cols`
+/// ([`place`](Self::place)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Grid {
     /// Distance between columns (along X) and rows (along Z).
@@ -48,6 +62,24 @@ impl Grid {
             cols,
             rows: n.div_ceil(cols),
         }
+    }
+
+    /// Place `k`'s centre.
+    pub fn place(&self, k: u32) -> Vec3 {
+        let cols = self.cols.max(1);
+        let col = (k % cols) as f32 - 0.5 * (cols as f32 - 1.0);
+        let row = (k / cols) as f32 - 0.5 * (self.rows as f32 - 1.0);
+        Vec3::new(col * self.spacing[0], 0.0, row * self.spacing[1])
+    }
+
+    /// The grid's whole extent along X and Z (a spacing per column and
+    /// row).
+    pub fn extent(&self) -> Vec3 {
+        Vec3::new(
+            self.cols as f32 * self.spacing[0],
+            0.0,
+            self.rows as f32 * self.spacing[1],
+        )
     }
 
     /// Half the grid's extent along X and Z.
@@ -98,6 +130,9 @@ pub struct SceneRenderer {
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     frame_buf: wgpu::Buffer,
+    /// Per instance, where it stands (xyz, w unused): the instance-rate
+    /// vertex buffer.
+    places: wgpu::Buffer,
     group: wgpu::BindGroup,
     materials: Vec<wgpu::BindGroup>,
     items: Vec<DrawItem>,
@@ -178,9 +213,10 @@ fn layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::BindGroupLayo
 
 impl SceneRenderer {
     /// Uploads `model` and builds its pipelines for colour targets of
-    /// `color_format` (depth [`DEPTH_FORMAT`]), binding `animator`'s
-    /// outputs as group 0. With `false_color` the parts show joint weights
-    /// or their node in a colour ramp instead of their materials.
+    /// `target.format` (depth [`DEPTH_FORMAT`]), binding `animator`'s
+    /// outputs as group 0, for up to `instances` instances. With
+    /// `target.false_color` the parts show joint weights or their node in a colour
+    /// ramp instead of their materials.
     ///
     /// # Errors
     /// When the adapter cannot read storage buffers in a vertex shader, the
@@ -191,15 +227,15 @@ impl SceneRenderer {
         adapter: &wgpu::Adapter,
         model: &Model,
         animator: &Animator,
-        color_format: wgpu::TextureFormat,
-        false_color: bool,
+        instances: u32,
+        target: Target,
     ) -> Result<SceneRenderer, String> {
         check_vertex_storage(adapter, device)?;
         // wgpu's validation and allocation errors become this call's error
         // instead of the device's uncaptured-error panic.
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let renderer = Self::build(device, queue, model, animator, color_format, false_color);
+        let renderer = Self::build(device, queue, model, animator, instances, target);
         let v = pollster::block_on(validation.pop());
         let o = pollster::block_on(oom.pop());
         match v.or(o) {
@@ -213,9 +249,13 @@ impl SceneRenderer {
         queue: &wgpu::Queue,
         model: &Model,
         animator: &Animator,
-        color_format: wgpu::TextureFormat,
-        false_color: bool,
+        instances: u32,
+        target: Target,
     ) -> Result<SceneRenderer, String> {
+        let Target {
+            format: color_format,
+            false_color,
+        } = target;
         let (outputs_layout, _) = animator
             .output_bind_group()
             .ok_or("the animator has no rig")?;
@@ -235,6 +275,12 @@ impl SceneRenderer {
             label: Some("viewer.frame"),
             size: std::mem::size_of::<Frame>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let places = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("viewer.places"),
+            size: u64::from(instances.max(1)) * PLACE_BYTES,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let group = frame_group(
@@ -276,6 +322,7 @@ impl SceneRenderer {
             vertices: meshes.vertices,
             indices: meshes.indices,
             frame_buf,
+            places,
             group,
             materials,
             items,
@@ -285,7 +332,6 @@ impl SceneRenderer {
                 view_proj: Mat4::IDENTITY.to_cols_array(),
                 eye: [0.0; 4],
                 light: [0.0, 1.0, 0.0, 0.0],
-                grid: [0.0, 0.0, 1.0, 1.0],
                 node_stride: layout.nodes(),
                 joint_stride: layout.joints(),
                 morph_stride: layout.morph_weights(),
@@ -295,30 +341,26 @@ impl SceneRenderer {
     }
 
     /// Writes this frame's camera (`view_proj`, seen from `eye`, lit from
-    /// direction `light`) and grid, and sorts the blended draws back to
-    /// front for it.
-    pub fn write_frame(
-        &mut self,
-        queue: &wgpu::Queue,
-        view_proj: Mat4,
-        eye: Vec3,
-        light: Vec3,
-        grid: Grid,
-    ) {
+    /// direction `light`), and sorts the blended draws back to front for
+    /// it.
+    pub fn write_frame(&mut self, queue: &wgpu::Queue, view_proj: Mat4, eye: Vec3, light: Vec3) {
         self.frame.view_proj = view_proj.to_cols_array();
         self.frame.eye = eye.extend(1.0).to_array();
         self.frame.light = light.normalize_or(Vec3::Y).extend(0.0).to_array();
-        self.frame.grid = [
-            grid.spacing[0],
-            grid.spacing[1],
-            grid.cols as f32,
-            grid.rows as f32,
-        ];
         queue.write_buffer(&self.frame_buf, 0, bytemuck::bytes_of(&self.frame));
         let items = &self.items;
         let distance = |i: usize| items[i].centre.distance_squared(eye);
         self.blend_order
             .sort_unstable_by(|&a, &b| distance(b).total_cmp(&distance(a)));
+    }
+
+    /// Writes where instance `k` stands, `places[k]` (xyz, w unused), for
+    /// the first `places.len()` instances (at most the instances given to
+    /// [`new`](Self::new)).
+    pub fn write_places(&self, queue: &wgpu::Queue, places: &[[f32; 4]]) {
+        let fit = (self.places.size() / PLACE_BYTES) as usize;
+        let places = &places[..places.len().min(fit)];
+        queue.write_buffer(&self.places, 0, bytemuck::cast_slice(places));
     }
 
     /// Draws `instances` instances: the opaque and masked parts, then the
@@ -329,6 +371,7 @@ impl SceneRenderer {
         };
         pass.set_bind_group(0, outputs, &[]);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
+        pass.set_vertex_buffer(1, self.places.slice(..));
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let opaque = (0..self.items.len()).filter(|&i| !self.items[i].blend);
         let mut current = None;
@@ -706,14 +749,21 @@ fn pipeline(
             module,
             entry_point: Some("vs_main"),
             compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<crate::mesh::Vertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![
-                    0 => Float32x3, 1 => Float32x3, 2 => Float32x2,
-                    3 => Float32x4, 4 => Uint32x4, 5 => Float32x4
-                ],
-            })],
+            buffers: &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<crate::mesh::Vertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![
+                        0 => Float32x3, 1 => Float32x3, 2 => Float32x2,
+                        3 => Float32x4, 4 => Uint32x4, 5 => Float32x4
+                    ],
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: PLACE_BYTES,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &wgpu::vertex_attr_array![6 => Float32x4],
+                }),
+            ],
         },
         primitive: wgpu::PrimitiveState {
             front_face: if key.mirrored {

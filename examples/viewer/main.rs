@@ -13,6 +13,7 @@
 //! cargo run --release --example viewer                          # the demo arm, built in code
 //! cargo run --release --example viewer -- Fox.glb --instances 100
 //! cargo run --release --example viewer -- character.glb --clips run.glb --clips jump.glb
+//! cargo run --release --example viewer -- Xbot.glb Ybot.glb --clips walk.glb --root-motion
 //! cargo run --example viewer -- --screenshot shot.png --frames 5 # write the 5th frame and exit
 //! ```
 //!
@@ -21,12 +22,18 @@
 //! skin, a blended bulb and a masked sign. `--clips FILE` (repeatable)
 //! adds the clips of an animation-only file, bound to the model by node
 //! name (a file none of whose tracks binds is refused); clips are numbered
-//! the model's own first, then each file's in order. `--false-color`
-//! shows joint weights (skinned parts) or nodes (rigid parts) in a colour
-//! ramp instead of the materials. Instances stand on a grid, each at its
-//! own time.
+//! the model's own first, then each file's in order. Several files make
+//! one crowd: each model's characters (`--instances` of each) alternate
+//! on one grid, animated by one [`keyframe_gpu::Crowd`], and each
+//! `--clips` file binds to every model. `--false-color` shows joint
+//! weights (skinned parts) or nodes (rigid parts) in a colour ramp instead
+//! of the materials. Characters stand on a grid, each at its own time;
+//! with `--root-motion` they walk across it, moved by their clips' root
+//! motion (`motion.rs`), and with `--screenshot` the last lines say how
+//! far the first character of each model walked.
 //!
-//! Keys: 1-9 crossfade to clip k over 0.3 s (the mixer: `player.rs`),
+//! Keys: 1-9 crossfade to clip k over 0.3 s (the playback layer:
+//! `player.rs`),
 //! space pause, + and - speed, R random times, Esc quit. Mouse: drag to
 //! turn the camera, wheel to zoom. The title shows the clip ("A -> B"
 //! during a fade), the instance count, the frame time and the GPU time of
@@ -49,7 +56,8 @@
 //! `--clips` file that does not bind, an image that cannot be read, no
 //! adapter, no display without `--screenshot`.
 //!
-//! Modules: `model` (what is drawn and animated, from the file), `mesh`,
+//! Modules: `model` (what is drawn and animated, from the file),
+//! `motion` (root motion), `mesh`,
 //! `material` and `image` (reading the file's vertices, materials and
 //! images), `demo` (the model built in code), `player` (the frame:
 //! instance table, animation passes, draw; no window), `draw` and
@@ -66,6 +74,7 @@ mod image;
 mod material;
 mod mesh;
 mod model;
+mod motion;
 mod offscreen;
 mod player;
 mod uniforms;
@@ -84,9 +93,10 @@ use model::{ClipFile, Model};
     about = "A glTF model (or a demo built in code) with its materials, animated on the GPU, in a window"
 )]
 struct Cli {
-    /// A .gltf or .glb file (default: a demo model built in code).
-    file: Option<PathBuf>,
-    /// An animation-only .gltf or .glb whose clips play on the model,
+    /// .gltf or .glb files, one crowd of all (default: a demo model built
+    /// in code).
+    files: Vec<PathBuf>,
+    /// An animation-only .gltf or .glb whose clips play on every model,
     /// bound by node name; may be repeated.
     #[arg(long, value_name = "FILE")]
     clips: Vec<PathBuf>,
@@ -95,7 +105,7 @@ struct Cli {
     /// it).
     #[arg(long, value_name = "DIR")]
     asset_root: Option<PathBuf>,
-    /// Copies of the model, on a grid, each at its own time.
+    /// Characters of each model, on a grid, each at its own time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65_536))]
     instances: u32,
     /// The clip played first (0-based, the model's own clips first, then
@@ -131,6 +141,11 @@ struct Cli {
     /// SECONDS, as keys 1-9 do; may be repeated.
     #[arg(long, value_name = "SECONDS:CLIP", value_parser = parse_switch)]
     switch_at: Vec<(f64, u32)>,
+    /// Move the characters by their clips' root motion: that of node
+    /// NODE (given as --root-motion=NODE), or of the node with a
+    /// translation track nearest the top of the hierarchy.
+    #[arg(long, value_name = "NODE", num_args = 0..=1, require_equals = true)]
+    root_motion: Option<Option<String>>,
     /// For fault tests: at redraw N resize the window to WIDTHxHEIGHT
     /// (0x0: minimised); repeatable.
     #[arg(long, value_name = "N:WxH", value_parser = parse_resize)]
@@ -147,8 +162,11 @@ struct Cli {
 /// What the window, the offscreen path and the player need of the command line.
 #[derive(Debug)]
 pub struct Options {
-    /// Instance count.
+    /// Characters per model.
     pub instances: u32,
+    /// Root motion: of the named node, or (`Some(None)`) the default
+    /// root.
+    pub root_motion: Option<Option<String>>,
     /// The clip played first.
     pub clip: u32,
     /// Playback time of the first frame.
@@ -229,9 +247,9 @@ fn parse_switch(s: &str) -> Result<(f64, u32), String> {
     Ok((t, c))
 }
 
-/// The model to show: the file's, or the demo; with the `--clips` files'
-/// clips after its own.
-fn load(cli: &Cli) -> Result<Model, String> {
+/// The models to show: the files', or the demo; each with the `--clips`
+/// files' clips after its own, under a name of its own.
+fn load(cli: &Cli) -> Result<Vec<Model>, String> {
     let mut options = LoadOptions::default();
     if let Some(root) = &cli.asset_root {
         options = options.with_asset_root(root);
@@ -241,35 +259,69 @@ fn load(cli: &Cli) -> Result<Model, String> {
         .iter()
         .map(|path| ClipFile::load(path, &options))
         .collect::<Result<Vec<_>, _>>()?;
-    let model = match &cli.file {
-        Some(path) => {
-            Model::load(path, &options, &clips).map_err(|e| format!("{}: {e}", path.display()))?
+    let mut models = Vec::new();
+    for path in &cli.files {
+        let mut model =
+            Model::load(path, &options, &clips).map_err(|e| format!("{}: {e}", path.display()))?;
+        // The crowd tells its models apart by name.
+        let copy = format!("{} (", model.name);
+        let same = models
+            .iter()
+            .filter(|m: &&Model| m.name == model.name || m.name.starts_with(&copy))
+            .count();
+        if same > 0 {
+            model.name = format!("{} ({})", model.name, same + 1);
         }
-        None => Model::from_bytes("demo (built in code)", &demo::glb()?, &clips)?,
-    };
-    let count = model.library().clips().len();
-    if cli.animation as usize >= count {
+        models.push(model);
+    }
+    if models.is_empty() {
+        models.push(Model::from_bytes(
+            "demo (built in code)",
+            &demo::glb()?,
+            &clips,
+        )?);
+    }
+    for model in &models {
+        let count = model.library().clips().len();
+        if cli.animation as usize >= count {
+            return Err(format!(
+                "animation {} does not exist ({count} animations{})",
+                cli.animation,
+                of_model(&models, model)
+            ));
+        }
+    }
+    let most = models
+        .iter()
+        .map(|m| m.library().clips().len())
+        .max()
+        .unwrap_or(0);
+    if let Some((_, clip)) = cli.switch_at.iter().find(|s| s.1 as usize >= most) {
         return Err(format!(
-            "animation {} does not exist ({count} animations)",
-            cli.animation
+            "--switch-at: clip {clip} does not exist ({most} animations)"
         ));
     }
-    if let Some((_, clip)) = cli.switch_at.iter().find(|s| s.1 as usize >= count) {
-        return Err(format!(
-            "--switch-at: clip {clip} does not exist ({count} animations)"
-        ));
+    Ok(models)
+}
+
+/// ` in NAME` when there are several models.
+fn of_model(models: &[Model], model: &Model) -> String {
+    if models.len() > 1 {
+        format!(" in {}", model.name)
+    } else {
+        String::new()
     }
-    Ok(model)
 }
 
 /// The clips bound by name (those of `--clips` files) on stdout, one line
 /// each, and what the viewer could not draw as the file says on stderr.
-fn describe(model: &Model) {
+fn describe(models: &[Model], model: &Model) {
     for (c, r) in model.bound.report().clips().iter().enumerate() {
         if r.by_name + r.by_path > 0 || !r.unbound.is_empty() {
             println!(
-                "clip {} {:?}: {} tracks bound by name, {} unbound",
+                "clip {}{} {:?}: {} tracks bound by name, {} unbound",
                 c + 1,
+                of_model(models, model),
                 r.name,
                 r.by_name + r.by_path,
                 r.unbound.len()
@@ -285,10 +337,13 @@ fn run(cli: &Cli) -> Result<(), String> {
     if !cli.time.is_finite() {
         return Err("--time must be a finite number of seconds".into());
     }
-    let model = load(cli)?;
-    describe(&model);
+    let models = load(cli)?;
+    for model in &models {
+        describe(&models, model);
+    }
     let options = Options {
         instances: cli.instances,
+        root_motion: cli.root_motion.clone(),
         clip: cli.animation,
         time: cli.time,
         fixed_step: cli.screenshot.as_ref().map(|_| 1.0 / 30.0),
@@ -305,7 +360,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         lose_device_at: cli.lose_device_at,
     };
     match winit::event_loop::EventLoop::new() {
-        Ok(event_loop) => window::run(event_loop, model, &options),
+        Ok(event_loop) => window::run(event_loop, models, &options),
         Err(e) => {
             // winit's message starts with where in winit it failed.
             let msg = e.to_string();
@@ -314,7 +369,7 @@ fn run(cli: &Cli) -> Result<(), String> {
                 cli::one_line(msg.rsplit(": ").next().unwrap_or(&msg))
             );
             match &options.screenshot {
-                Some(path) => offscreen::run(model, &options, path, &why),
+                Some(path) => offscreen::run(models, &options, path, &why),
                 None => Err(format!(
                     "cannot open a window: {why}; --screenshot PATH --frames N renders offscreen without one"
                 )),

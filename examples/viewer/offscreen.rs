@@ -11,7 +11,7 @@ use crate::Options;
 
 /// Renders `options.frames` frames offscreen and writes the last to `path`.
 /// `why` says why there is no window (printed with the result).
-pub fn run(model: Model, options: &Options, path: &Path, why: &str) -> Result<(), String> {
+pub fn run(models: Vec<Model>, options: &Options, path: &Path, why: &str) -> Result<(), String> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let (adapter, device, queue) = request_device(&instance, None, options.fallback)?;
@@ -36,7 +36,7 @@ pub fn run(model: Model, options: &Options, path: &Path, why: &str) -> Result<()
         &adapter,
         &device,
         &queue,
-        model,
+        models,
         options,
         format,
         width as f32 / height as f32,
@@ -54,13 +54,14 @@ pub fn run(model: Model, options: &Options, path: &Path, why: &str) -> Result<()
         queue.submit([encoder.finish()]);
         player.after_submit(&device);
         if frame + 1 < options.frames {
-            player.advance(step);
+            player.advance(step)?;
         }
     }
     let capture = capture.ok_or("no frame rendered")?;
     capture.write_png(&device, path)?;
     let info = adapter.get_info();
     println!("{}", player.title(None));
+    player.print_root_motion();
     println!(
         "wrote {} ({width}x{height}, frame {} rendered offscreen on {} ({:?}, {:?}): {why})",
         path.display(),

@@ -1,35 +1,46 @@
-//! What the viewer does each frame, without a window: the clock, the
-//! action table, the animation passes (one [`Animator`] with a mixer for
-//! every instance, timed with the crate's [`PassTimer`] where the device
-//! has timestamp queries) and the draw of every part of the model. The
-//! window ([`crate::window`]) and the offscreen path ([`crate::offscreen`])
-//! drive it the same way:
+//! What the viewer does each frame, without a window: the playback of
+//! every character, the action table, the animation passes (one
+//! [`Crowd`] of every model, each with a mixer, timed with the crate's
+//! [`PassTimer`] where the device has timestamp queries) and the draw of
+//! every model. The window ([`crate::window`]) and the offscreen path
+//! ([`crate::offscreen`]) drive it the same way:
 //!
 //! ```text
 //! record(encoder, colour view)   // action table, compute passes, render pass
 //! queue.submit(encoder)
 //! after_submit(device)           // timestamps on their way back
-//! advance(seconds)               // the clock
+//! advance(seconds)               // playback: playheads, fades, root motion
 //! ```
 //!
-//! A clip change (keys 1-9, `--switch-at`) is a crossfade of
-//! [`FADE_SECONDS`] of playback time: each instance is a mixer character
-//! playing the old clip at weight `1 - f` and the new one at weight `f`,
-//! both at the instance's own time, `f` going from 0 to 1; outside a fade
-//! it plays its one clip at weight 1. A change during a fade starts a new
-//! fade from the clip that weighs more at that moment (the new one from
-//! `f = 0.5` on) and drops the other at once: the mixer holds two actions
-//! per character, and the dominant clip is the one the eye follows, so the
-//! jump is at most half a weight. Pressing the key of the clip fading in
-//! changes nothing; pressing the key of the dominant clip fading out
-//! drops the fade and plays that clip alone.
+//! Each character (`--instances` per model, the models' characters
+//! alternating on the grid) is a [`playback::Player`] of two actions,
+//! every character at its own phase: character `k` of `n` of a model plays
+//! its clip at playback time `time + d * k / n` (`d` the first clip's
+//! duration). A clip change (keys 1-9, `--switch-at`) is the playback
+//! layer's crossfade over [`FADE_SECONDS`] of playback time
+//! ([`playback::Player::crossfade_at`], the new clip at the character's
+//! own time): the old clip's weight ramps to 0 while the new one's ramps
+//! up, their sum staying 1. A change during a fade drops the lighter of
+//! the two clips (the table holds two actions per character) and the new
+//! clip starts from the weight it had; a change back to the clip fading
+//! out fades it in again from its current weight; pressing the key of the
+//! clip fading in changes nothing. A model without clip k keeps playing
+//! its clip.
+//!
+//! With `--root-motion` each character walks across the floor by its
+//! clips' root motion ([`crate::motion`]).
 
+use std::sync::Arc;
+
+use glam::Vec3;
 use keyframe_gpu::gpu::PassTimer;
-use keyframe_gpu::{Action, Animator, MixerDesc, WrapMode};
+use keyframe_gpu::playback::{self, Clips};
+use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId, WrapMode};
 
 use crate::camera::Orbit;
-use crate::draw::{self, Grid, SceneRenderer, DEPTH_FORMAT};
+use crate::draw::{self, Grid, SceneRenderer, Target, DEPTH_FORMAT};
 use crate::model::Model;
+use crate::motion::{self, Root};
 use crate::Options;
 
 /// Speed factor of one `+` or `-`.
@@ -89,14 +100,49 @@ impl From<FrameError> for String {
     }
 }
 
+/// The adapter, device and queue a cast is uploaded to.
+type Gpu<'a> = (&'a wgpu::Adapter, &'a wgpu::Device, &'a wgpu::Queue);
+
+/// One model of the crowd: what it draws, what the crowd poses and what
+/// its players share.
+#[derive(Debug)]
+struct Cast {
+    model: Model,
+    /// What the crowd animates: the model's clips, the root in place with
+    /// `--root-motion`.
+    posed: BoundLibrary,
+    /// Its root motion, with `--root-motion`.
+    root: Option<Root>,
+    clips: Arc<Clips>,
+    id: ModelId,
+    renderer: SceneRenderer,
+    /// This frame's place of each of its characters.
+    places: Vec<[f32; 4]>,
+}
+
+/// One character: its model, its playback and where it stands.
+#[derive(Debug)]
+struct Character {
+    cast: usize,
+    player: playback::Player,
+    /// It plays at playback time `time + phase`.
+    phase: f64,
+    /// Its place on the grid.
+    home: Vec3,
+    /// How far its root motion moved it from there (wrapped to the grid's
+    /// area).
+    offset: Vec3,
+    /// How far its root motion moved it in all (not wrapped).
+    travelled: Vec3,
+}
+
 /// The viewer's state between frames.
 #[derive(Debug)]
 pub struct Player {
-    model: Model,
+    casts: Vec<Cast>,
     /// The colour ramp instead of the materials (kept for a rebuild).
     false_color: bool,
-    animator: Animator,
-    renderer: SceneRenderer,
+    crowd: Crowd,
     timer: Option<PassTimer>,
     /// The animation passes' GPU time in ms, smoothed.
     gpu_ms: Option<f64>,
@@ -106,21 +152,17 @@ pub struct Player {
     /// The camera (the window turns and zooms it).
     pub camera: Orbit,
     grid: Grid,
-    /// The clip every instance plays (during a fade, the one fading in).
-    clip: u32,
-    /// The fade in progress, if any.
-    fade: Option<Fade>,
+    /// Every character, model by model (a model's characters in crowd
+    /// order).
+    characters: Vec<Character>,
     /// Clip changes due at given playback times (`--switch-at`), in time
     /// order; `switches[next_switch..]` are still to come.
     switches: Vec<(f64, u32)>,
     next_switch: usize,
-    /// Instance `i` plays at `time + phases[i]`.
-    phases: Vec<f64>,
-    /// This frame's action table and actions per instance, refilled in
-    /// place within the capacity allocated up front (no allocation per
-    /// frame).
+    /// This frame's crowd table and actions, refilled in place within the
+    /// capacity allocated up front (no allocation per frame).
+    table: Vec<CrowdCharacter>,
     actions: Vec<Action>,
-    counts: Vec<u32>,
     time: f64,
     speed: f64,
     paused: bool,
@@ -128,57 +170,40 @@ pub struct Player {
     rng: u64,
 }
 
-/// A clip change in progress: `from` fades out while the player's clip
-/// fades in, from playback time `start` to `start + FADE_SECONDS`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Fade {
-    from: u32,
-    start: f64,
-}
-
-impl Fade {
-    /// The new clip's weight at playback time `time`: 0 at the start, 1
-    /// from `FADE_SECONDS` later on.
-    fn weight(self, time: f64) -> f64 {
-        ((time - self.start) / FADE_SECONDS).clamp(0.0, 1.0)
-    }
-}
-
 impl Player {
-    /// Uploads the model, builds the animator (a mixer of
-    /// `options.instances` characters of two actions each, no masks) and
-    /// the pipelines for `color_format`, and frames the camera on the
-    /// instance grid for a view of `aspect`.
+    /// Uploads the models, builds the crowd (per model a mixer of
+    /// `options.instances` characters of two actions each) and the
+    /// pipelines for `color_format`, starts every character on
+    /// `options.clip` and frames the camera on the grid for a view of
+    /// `aspect`.
     pub fn new(
         adapter: &wgpu::Adapter,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        model: Model,
+        models: Vec<Model>,
         options: &Options,
         color_format: wgpu::TextureFormat,
         aspect: f32,
     ) -> Result<Player, String> {
         let n = options.instances.max(1);
-        let desc = MixerDesc {
-            characters: n,
-            actions_per_character: ACTIONS_PER_INSTANCE,
-            masks: Vec::new(),
-        };
-        let animator =
-            Animator::with_mixer(device, queue, &model.bound, &desc).map_err(|e| e.to_string())?;
-        let renderer = SceneRenderer::new(
-            device,
-            queue,
-            adapter,
-            &model,
-            &animator,
-            color_format,
-            options.false_color,
-        )?;
-        let (lo, hi) = model.bounds()?;
+        let count = models.len().max(1) as u32;
+        let mut crowd = Crowd::new();
+        let mut casts = Vec::with_capacity(models.len());
+        let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for model in models {
+            let (l, h) = model.bounds()?;
+            lo = lo.min(l);
+            hi = hi.max(h);
+            let target = Target {
+                format: color_format,
+                false_color: options.false_color,
+            };
+            let gpu = (adapter, device, queue);
+            casts.push(Cast::new(gpu, &mut crowd, model, options, target)?);
+        }
         let extent = hi - lo;
         let gap = 0.2 * extent.max_element();
-        let grid = Grid::for_instances(n, [extent.x + gap, extent.z + gap]);
+        let grid = Grid::for_instances(n * count, [extent.x + gap, extent.z + gap]);
         let camera = Orbit::framing(
             lo - grid.half_extent(),
             hi + grid.half_extent(),
@@ -186,42 +211,63 @@ impl Player {
             options.yaw.to_radians(),
             options.pitch.to_radians(),
         );
-        let clip = options.clip;
-        let duration = f64::from(model.library().clips()[clip as usize].duration());
+        let mut characters = Vec::with_capacity((n * count) as usize);
+        for (c, cast) in casts.iter().enumerate() {
+            let duration = cast.clips.duration(options.clip).unwrap_or(0.0);
+            for k in 0..n {
+                let global = characters.len() as u32;
+                let phase = duration * f64::from(k) / f64::from(n);
+                let mut player = playback::Player::new(&cast.clips)
+                    .with_character(global)
+                    .with_max_actions(ACTIONS_PER_INSTANCE);
+                player.set_wrap(WrapMode::Repeat);
+                player.play(options.clip).map_err(|e| e.to_string())?;
+                player
+                    .seek(options.time + phase)
+                    .map_err(|e| e.to_string())?;
+                characters.push(Character {
+                    cast: c,
+                    player,
+                    phase,
+                    // The models alternate along the grid.
+                    home: grid.place(k * count + c as u32),
+                    offset: Vec3::ZERO,
+                    travelled: Vec3::ZERO,
+                });
+            }
+        }
         let mut switches = options.switches.clone();
         // Stable: changes due at the same time keep their order.
         switches.sort_by(|a, b| a.0.total_cmp(&b.0));
-        Ok(Player {
+        let mut player = Player {
+            casts,
             false_color: options.false_color,
-            clip,
-            fade: None,
-            switches,
-            next_switch: 0,
-            model,
-            animator,
-            renderer,
+            crowd,
             timer: PassTimer::new(device, queue),
             gpu_ms: None,
             srgb: color_format.is_srgb(),
             camera,
             grid,
-            phases: (0..n)
-                .map(|i| duration * f64::from(i) / f64::from(n))
-                .collect(),
-            actions: Vec::with_capacity((n * ACTIONS_PER_INSTANCE) as usize),
-            counts: Vec::with_capacity(n as usize),
+            table: Vec::with_capacity(characters.len()),
+            actions: Vec::with_capacity(characters.len() * ACTIONS_PER_INSTANCE as usize),
+            characters,
+            switches,
+            next_switch: 0,
             time: options.time,
             speed: 1.0,
             paused: false,
             depth: None,
             rng: 0x9e37_79b9_7f4a_7c15,
-        })
+        };
+        // Changes due by the first frame start with it; the frame's tables.
+        player.step(0.0)?;
+        Ok(player)
     }
 
-    /// Rebuilds everything on the device from the model, after the old
-    /// device was lost: the animator (the model holds no GPU object), the
-    /// renderer and the timer. Playback (time, clip, fade, camera) goes on
-    /// where it was.
+    /// Rebuilds everything on the device from the models, after the old
+    /// device was lost: the crowd (the models hold no GPU object), the
+    /// renderers and the timer. Playback (time, clips, fades, places,
+    /// camera) goes on where it was.
     pub fn rebuild(
         &mut self,
         adapter: &wgpu::Adapter,
@@ -229,59 +275,46 @@ impl Player {
         queue: &wgpu::Queue,
         color_format: wgpu::TextureFormat,
     ) -> Result<(), String> {
-        let desc = MixerDesc::new(self.phases.len() as u32, ACTIONS_PER_INSTANCE);
-        self.animator = Animator::with_mixer(device, queue, &self.model.bound, &desc)
-            .map_err(|e| e.to_string())?;
-        self.renderer = SceneRenderer::new(
-            device,
-            queue,
-            adapter,
-            &self.model,
-            &self.animator,
-            color_format,
-            self.false_color,
-        )?;
+        let mut crowd = Crowd::new();
+        for cast in &mut self.casts {
+            let n = cast.places.capacity() as u32;
+            let target = Target {
+                format: color_format,
+                false_color: self.false_color,
+            };
+            let gpu = (adapter, device, queue);
+            let (id, renderer) =
+                Cast::upload(gpu, &mut crowd, &cast.model, &cast.posed, n, target)?;
+            cast.id = id;
+            cast.renderer = renderer;
+        }
+        self.crowd = crowd;
         self.timer = PassTimer::new(device, queue);
         self.gpu_ms = None;
         self.depth = None;
         Ok(())
     }
 
-    /// Fades every instance over to clip `clip` (0-based) in
-    /// [`FADE_SECONDS`] of playback time from now; clips that do not exist
-    /// are ignored. Each instance keeps its time. During a fade, see the
-    /// module's documentation.
+    /// Fades every character over to clip `clip` (0-based) in
+    /// [`FADE_SECONDS`] of playback time from now; a model without that
+    /// clip keeps its own. Each character keeps its time. During a fade,
+    /// see the module's documentation.
     pub fn switch_clip(&mut self, clip: u32) {
-        self.fade_to(clip, self.time);
+        self.fade_to(clip);
     }
 
-    /// Starts a fade to `clip` at playback time `at` (now, or a
-    /// `--switch-at` time that the clock has reached).
-    fn fade_to(&mut self, clip: u32, at: f64) {
-        if clip as usize >= self.model.library().clips().len() || clip == self.clip {
-            return;
-        }
-        // The clip that weighs more at `at` (the new one from 0.5 on).
-        let from = match self.fade {
-            Some(fade) if fade.weight(at) < 0.5 => fade.from,
-            _ => self.clip,
-        };
-        self.fade = (from != clip).then_some(Fade { from, start: at });
-        self.clip = clip;
-    }
-
-    /// Starts the `--switch-at` changes that the clock has reached, each
-    /// at its own time, and ends a fade that is over.
-    fn update_fade(&mut self) {
-        while let Some(&(at, clip)) = self.switches.get(self.next_switch) {
-            if at > self.time {
-                break;
+    /// Starts a fade to `clip` now, for every character whose model has it
+    /// and does not play it already as its current clip.
+    fn fade_to(&mut self, clip: u32) {
+        for ch in &mut self.characters {
+            let current = ch.player.current().map(|c| c.0);
+            if current == Some(clip) || clip as usize >= self.casts[ch.cast].clips.len() {
+                continue;
             }
-            self.next_switch += 1;
-            self.fade_to(clip, at);
-        }
-        if self.fade.is_some_and(|f| f.weight(self.time) >= 1.0) {
-            self.fade = None;
+            // The clip exists and the numbers are finite: nothing to refuse.
+            let _ = ch
+                .player
+                .crossfade_at(clip, FADE_SECONDS, self.time + ch.phase);
         }
     }
 
@@ -296,23 +329,85 @@ impl Player {
         self.speed = (self.speed * f).clamp(1.0 / 64.0, 64.0);
     }
 
-    /// Gives every instance a random time within the current clip.
+    /// Gives every character a random time within its current clip.
     pub fn randomize_times(&mut self) {
-        let duration = f64::from(self.model.library().clips()[self.clip as usize].duration());
-        for p in &mut self.phases {
+        for ch in &mut self.characters {
+            let clip = ch.player.current().map_or(0, |c| c.0);
+            let duration = self.casts[ch.cast].clips.duration(clip).unwrap_or(0.0);
             // xorshift64: reproducible, no dependency.
             self.rng ^= self.rng << 13;
             self.rng ^= self.rng >> 7;
             self.rng ^= self.rng << 17;
-            *p = duration * (self.rng >> 11) as f64 / (1u64 << 53) as f64;
+            let t = duration * (self.rng >> 11) as f64 / (1u64 << 53) as f64;
+            if ch.player.seek(t).is_ok() {
+                ch.phase = t - self.time;
+            }
         }
     }
 
-    /// Moves the clock on by `seconds` of playback (times the speed),
-    /// unless paused.
-    pub fn advance(&mut self, seconds: f64) {
-        if !self.paused {
-            self.time += self.speed * seconds;
+    /// Moves playback on by `seconds` (times the speed), unless paused:
+    /// every playhead, fade and root motion, with each `--switch-at`
+    /// change started at its own time within the step.
+    pub fn advance(&mut self, seconds: f64) -> Result<(), String> {
+        if self.paused {
+            return Ok(());
+        }
+        self.step(self.speed * seconds)
+    }
+
+    /// Moves playback on by `dt` seconds of playback time, starting the
+    /// changes due on the way at their times.
+    fn step(&mut self, dt: f64) -> Result<(), String> {
+        let end = self.time + dt;
+        while let Some(&(at, clip)) = self.switches.get(self.next_switch) {
+            if at > end {
+                break;
+            }
+            self.next_switch += 1;
+            if at > self.time {
+                self.step_players(at - self.time)?;
+                self.time = at;
+            }
+            self.fade_to(clip);
+        }
+        self.step_players(end - self.time)?;
+        self.time = end;
+        Ok(())
+    }
+
+    /// Advances every player by `dt` and moves each character by its root
+    /// motion.
+    fn step_players(&mut self, dt: f64) -> Result<(), String> {
+        let half = 0.5 * self.grid.extent();
+        for ch in &mut self.characters {
+            let frame = ch.player.advance(dt).map_err(|e| e.to_string())?;
+            if let Some(root) = &self.casts[ch.cast].root {
+                let step = root.world_step(&frame.root_motion);
+                ch.travelled += step;
+                let at = ch.home + ch.offset + step;
+                let wrapped =
+                    Vec3::new(motion::wrap(at.x, half.x), at.y, motion::wrap(at.z, half.z));
+                ch.offset = wrapped - ch.home;
+            }
+        }
+        Ok(())
+    }
+
+    /// Prints how far character 0 of each model walked by its root motion
+    /// (with `--root-motion`): one line per model, `root motion of NAME:
+    /// ROOT moved character 0 by (x, y, z)`.
+    pub fn print_root_motion(&self) {
+        for (c, cast) in self.casts.iter().enumerate() {
+            let Some(root) = &cast.root else {
+                continue;
+            };
+            if let Some(ch) = self.characters.iter().find(|ch| ch.cast == c) {
+                let d = ch.travelled;
+                println!(
+                    "root motion of {}: {} moved character 0 by ({:.4}, {:.4}, {:.4})",
+                    cast.model.name, root.name, d.x, d.y, d.z
+                );
+            }
         }
     }
 
@@ -333,41 +428,40 @@ impl Player {
         Ok(())
     }
 
-    /// The action table and the animation passes (sampling, mix, pose,
-    /// skin) in one compute pass, between timestamps when they are
-    /// measured.
+    /// The action table, the places and the animation passes (sampling,
+    /// mix, pose, skin of every model) in one compute pass, between
+    /// timestamps when they are measured.
     pub fn record_animation(
         &mut self,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(), FrameError> {
-        self.update_fade();
+        self.table.clear();
         self.actions.clear();
-        self.counts.clear();
-        let fade = self.fade.map(|f| (f.from, f.weight(self.time) as f32));
-        for phase in &self.phases {
-            let action = |clip| Action::new(clip, self.time + phase).with_wrap(WrapMode::Repeat);
-            match fade {
-                Some((from, f)) => {
-                    self.actions.push(action(from).with_weight(1.0 - f));
-                    self.actions.push(action(self.clip).with_weight(f));
-                    self.counts.push(2);
-                }
-                None => {
-                    self.actions.push(action(self.clip));
-                    self.counts.push(1);
-                }
-            }
+        for cast in &mut self.casts {
+            cast.places.clear();
         }
-        self.animator
-            .set_actions(queue, &self.actions, &self.counts)
+        for ch in &self.characters {
+            let cast = &mut self.casts[ch.cast];
+            let own = &ch.player.frame().actions;
+            self.table
+                .push(CrowdCharacter::new(cast.id, own.len() as u32));
+            self.actions.extend_from_slice(own);
+            cast.places
+                .push((ch.home + ch.offset).extend(1.0).to_array());
+        }
+        self.crowd
+            .set_actions(queue, &self.table, &self.actions)
             .map_err(|e| match e {
                 keyframe_gpu::Error::DeviceLost { .. } => FrameError::DeviceLost,
                 e => FrameError::Failed(e.to_string()),
             })?;
+        for cast in &self.casts {
+            cast.renderer.write_places(queue, &cast.places);
+        }
         match &mut self.timer {
-            Some(timer) => self.animator.record_timed(encoder, timer),
-            None => self.animator.record(encoder),
+            Some(timer) => self.crowd.record_timed(encoder, timer),
+            None => self.crowd.record(encoder),
         }
         Ok(())
     }
@@ -384,20 +478,22 @@ impl Player {
         height: u32,
     ) {
         let aspect = width as f32 / height.max(1) as f32;
-        self.renderer.write_frame(
-            queue,
-            self.camera.view_proj(aspect),
-            self.camera.eye(),
-            self.camera.light(),
-            self.grid,
-        );
+        let view_proj = self.camera.view_proj(aspect);
+        for cast in &mut self.casts {
+            cast.renderer
+                .write_frame(queue, view_proj, self.camera.eye(), self.camera.light());
+        }
         self.ensure_depth(device, width, height);
         let Some((depth, _, _)) = &self.depth else {
             return;
         };
         let mut pass = draw::begin_pass(encoder, color, depth, self.srgb, "viewer.draw");
-        self.renderer
-            .draw(&mut pass, &self.animator, self.phases.len() as u32);
+        for cast in &self.casts {
+            if let Some(animator) = self.crowd.model(cast.id) {
+                cast.renderer
+                    .draw(&mut pass, animator, cast.places.len() as u32);
+            }
+        }
     }
 
     /// After the frame's submit: starts reading its timestamps back and
@@ -413,16 +509,16 @@ impl Player {
         }
     }
 
-    /// The window title: the model, clip (`A -> B` during a fade), instances, frame
-    /// time, the animation passes' GPU time ("n/a" without timestamp
-    /// queries), speed.
+    /// The window title: the models, the clip of each model's first
+    /// character (`A -> B` during a fade), the characters, frame time, the
+    /// animation passes' GPU time ("n/a" without timestamp queries),
+    /// speed.
     pub fn title(&self, frame_ms: Option<f64>) -> String {
-        let clips = self.model.library().clips();
-        let name = |c: u32| format!("{}/{} \"{}\"", c + 1, clips.len(), clips[c as usize].name);
-        let clip = match self.fade {
-            Some(fade) => format!("{} -> {}", name(fade.from), name(self.clip)),
-            None => name(self.clip),
-        };
+        let names: Vec<&str> = self.casts.iter().map(|c| c.model.name.as_str()).collect();
+        let clips: Vec<String> = (0..self.casts.len())
+            .filter_map(|c| self.characters.iter().find(|ch| ch.cast == c))
+            .map(|ch| self.clip_label(ch))
+            .collect();
         let gpu = match &self.timer {
             None => "n/a".to_string(),
             Some(_) => self
@@ -430,14 +526,39 @@ impl Player {
                 .map_or("...".to_string(), |ms| format!("{ms:.2} ms")),
         };
         let frame = frame_ms.map_or("...".to_string(), |ms| format!("{ms:.1} ms"));
+        let n = self.characters.len();
         format!(
-            "keyframe-gpu viewer | {} | clip {clip} | {} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
-            self.model.name,
-            self.phases.len(),
-            if self.phases.len() == 1 { "" } else { "s" },
+            "keyframe-gpu viewer | {} | clip {} | {n} instance{} | frame {frame} | animation GPU {gpu} | speed {:.2}x{}",
+            names.join(" + "),
+            clips.join(" + "),
+            if n == 1 { "" } else { "s" },
             self.speed,
             if self.paused { " (paused)" } else { "" },
         )
+    }
+
+    /// A character's clip as `k/n "name"`, or `A -> B` while a clip fades
+    /// out (`B` the current one).
+    fn clip_label(&self, ch: &Character) -> String {
+        let clips = self.casts[ch.cast].model.library().clips();
+        let name = |c: u32| {
+            let clip = clips.get(c as usize).map_or("?", |c| c.name.as_str());
+            format!("{}/{} \"{clip}\"", c + 1, clips.len())
+        };
+        let Some((current, _)) = ch.player.current() else {
+            return "none".into();
+        };
+        let fading = ch
+            .player
+            .frame()
+            .actions
+            .iter()
+            .find(|a| a.clip != current)
+            .map(|a| a.clip);
+        match fading {
+            Some(from) => format!("{} -> {}", name(from), name(current)),
+            None => name(current),
+        }
     }
 
     /// Makes the depth attachment match a `width` x `height` target.
@@ -459,5 +580,59 @@ impl Player {
             });
             self.depth = Some((texture.create_view(&Default::default()), width, height));
         }
+    }
+}
+
+impl Cast {
+    /// One model in `crowd` with its renderer; with `--root-motion` posed
+    /// in place.
+    fn new(
+        gpu: Gpu<'_>,
+        crowd: &mut Crowd,
+        model: Model,
+        options: &Options,
+        target: Target,
+    ) -> Result<Cast, String> {
+        let n = options.instances.max(1);
+        let root = match &options.root_motion {
+            Some(name) => Some(Root::choose(&model.bound, name.as_deref(), &model.name)?),
+            None => None,
+        };
+        let (posed, clips) = match &root {
+            Some(root) => (
+                root.in_place(&model.bound)?,
+                Clips::with_root(&model.bound, root.node).map_err(|e| e.to_string())?,
+            ),
+            None => (model.bound.clone(), Clips::new(model.library())),
+        };
+        let (id, renderer) = Cast::upload(gpu, crowd, &model, &posed, n, target)?;
+        Ok(Cast {
+            model,
+            posed,
+            root,
+            clips: Arc::new(clips),
+            id,
+            renderer,
+            places: Vec::with_capacity(n as usize),
+        })
+    }
+
+    /// Adds `posed` to `crowd` as `model` (a mixer of `n` characters) and
+    /// builds its renderer.
+    fn upload(
+        (adapter, device, queue): Gpu<'_>,
+        crowd: &mut Crowd,
+        model: &Model,
+        posed: &BoundLibrary,
+        n: u32,
+        target: Target,
+    ) -> Result<(ModelId, SceneRenderer), String> {
+        let desc = MixerDesc::new(n, ACTIONS_PER_INSTANCE);
+        let id = crowd
+            .add_mixed_model(device, queue, &model.name, posed, &desc)
+            .map_err(|e| e.to_string())?;
+        let animator = crowd.model(id).ok_or("the crowd lost a model")?;
+        let renderer = SceneRenderer::new(device, queue, adapter, model, animator, n, target)?;
+        Ok((id, renderer))
     }
 }

@@ -3,7 +3,8 @@
 // joint matrices, morph weights, world matrices), with no readback.
 //
 // One draw per (part, primitive), instanced: instance k reads animated
-// instance k's matrices and stands at its place on the grid. A rigid part
+// instance k's matrices and stands at its place (an instance-rate vertex
+// attribute: its place on the grid, moved by its root motion). A rigid part
 // is placed by its node's world matrix; a skinned part by the world matrix
 // of its skin's mesh node times the blend of its joint matrices (which
 // include the inverse of that node's world matrix). Morph targets add
@@ -21,7 +22,6 @@ struct Frame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,         // the camera's position
     light: vec4<f32>,       // towards the light (unit)
-    grid: vec4<f32>,        // column spacing (x), row spacing (z), columns, rows
     node_stride: u32,       // world matrices per instance
     joint_stride: u32,      // joint matrices per instance
     morph_stride: u32,      // morph weights per instance
@@ -74,6 +74,7 @@ struct VertexIn {
     @location(3) color: vec4<f32>,
     @location(4) joints: vec4<u32>,
     @location(5) weights: vec4<f32>,
+    @location(6) place: vec4<f32>,  // per instance: where it stands (xyz)
 }
 
 struct VertexOut {
@@ -107,13 +108,6 @@ fn joint(instance: u32, j: u32) -> mat4x4<f32> {
     return joint_matrices[instance * frame.joint_stride + item.joint_offset + k];
 }
 
-fn grid_offset(k: u32) -> vec3<f32> {
-    let cols = max(u32(frame.grid.z), 1u);
-    let col = f32(k % cols) - 0.5 * (frame.grid.z - 1.0);
-    let row = f32(k / cols) - 0.5 * (frame.grid.w - 1.0);
-    return vec3<f32>(col * frame.grid.x, 0.0, row * frame.grid.y);
-}
-
 // The matrix that turns normals: the cofactors of the upper 3 x 3 (the
 // inverse transpose times the determinant; normalized later, so scaled and
 // sheared parts are lit right).
@@ -143,7 +137,7 @@ fn vs_main(in: VertexIn, @builtin(vertex_index) v: u32,
         ramp = w.x * ramp_color(j.x) + w.y * ramp_color(j.y)
             + w.z * ramp_color(j.z) + w.w * ramp_color(j.w);
     }
-    let world = (model * vec4<f32>(p, 1.0)).xyz + grid_offset(k);
+    let world = (model * vec4<f32>(p, 1.0)).xyz + in.place.xyz;
     var out: VertexOut;
     out.clip = frame.view_proj * vec4<f32>(world, 1.0);
     out.world = world;

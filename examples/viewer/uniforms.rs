@@ -10,13 +10,12 @@ pub struct Frame {
     pub view_proj: [f32; 16],
     pub eye: [f32; 4],
     pub light: [f32; 4],
-    pub grid: [f32; 4],
     pub node_stride: u32,
     pub joint_stride: u32,
     pub morph_stride: u32,
     pub flags: u32,
 }
-const _: () = assert!(std::mem::size_of::<Frame>() == 128);
+const _: () = assert!(std::mem::size_of::<Frame>() == 112);
 
 /// `Frame::flags`: the false-colour ramp instead of the materials.
 pub const FALSE_COLOR: u32 = 1;
@@ -73,7 +72,6 @@ pub fn layouts() -> Vec<Layout> {
                 ("view_proj", offset_of!(Frame, view_proj)),
                 ("eye", offset_of!(Frame, eye)),
                 ("light", offset_of!(Frame, light)),
-                ("grid", offset_of!(Frame, grid)),
                 ("node_stride", offset_of!(Frame, node_stride)),
                 ("joint_stride", offset_of!(Frame, joint_stride)),
                 ("morph_stride", offset_of!(Frame, morph_stride)),

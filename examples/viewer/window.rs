@@ -25,11 +25,11 @@ const TITLE_INTERVAL: f64 = 0.25;
 
 /// Runs the viewer in a window until it is closed (or, with
 /// `--screenshot`, until the last frame is written).
-pub fn run(event_loop: EventLoop<()>, model: Model, options: &Options) -> Result<(), String> {
+pub fn run(event_loop: EventLoop<()>, models: Vec<Model>, options: &Options) -> Result<(), String> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App {
         options,
-        model: Some(model),
+        models: Some(models),
         win: None,
         error: None,
         frames: 0,
@@ -70,7 +70,7 @@ struct Win {
 struct App<'a> {
     options: &'a Options,
     /// Until the window exists.
-    model: Option<Model>,
+    models: Option<Vec<Model>>,
     win: Option<Win>,
     error: Option<String>,
     frames: u32,
@@ -92,7 +92,7 @@ impl App<'_> {
     }
 
     /// Creates the window, the surface, the device and the player.
-    fn open(&mut self, event_loop: &ActiveEventLoop, model: Model) -> Result<Win, String> {
+    fn open(&mut self, event_loop: &ActiveEventLoop, models: Vec<Model>) -> Result<Win, String> {
         let (w, h) = self.options.size;
         let window = Arc::new(
             event_loop
@@ -151,7 +151,7 @@ impl App<'_> {
             &adapter,
             &device,
             &queue,
-            model,
+            models,
             self.options,
             format,
             aspect,
@@ -281,6 +281,7 @@ impl App<'_> {
             (Some(path), Some(capture)) => {
                 capture.write_png(&win.device, path)?;
                 println!("{}", win.player.title(self.frame_ms));
+                win.player.print_root_motion();
                 println!(
                     "wrote {} ({width}x{height}, frame {} of the window)",
                     path.display(),
@@ -290,7 +291,7 @@ impl App<'_> {
             }
             _ => {
                 let step = self.options.fixed_step.unwrap_or(wall);
-                win.player.advance(step);
+                win.player.advance(step)?;
             }
         }
         if now.duration_since(self.title_at).as_secs_f64() >= TITLE_INTERVAL {
@@ -411,10 +412,10 @@ fn watch_errors(device: &wgpu::Device, slot: &Arc<std::sync::Mutex<Option<String
 
 impl ApplicationHandler for App<'_> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(model) = self.model.take() else {
+        let Some(models) = self.models.take() else {
             return;
         };
-        match self.open(event_loop, model) {
+        match self.open(event_loop, models) {
             Ok(win) => {
                 win.window.request_redraw();
                 self.win = Some(win);
