@@ -920,3 +920,61 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         .collect();
     assert_eq!(clips, [1]);
 }
+
+#[test]
+fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
+    // walk (1 s) plays from 0; at 0.25 s a crossfade over 0.5 s to run
+    // (1 s) at clip time 2.75 (folded by repeat: 0.75).
+    let mut p = player();
+    p.play(0).unwrap();
+    p.advance(0.25).unwrap();
+    p.crossfade_at(1, 0.5, 2.75).unwrap();
+    assert_eq!(p.current().map(|c| c.0), Some(1));
+    assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
+    // 0.1 s later: walk at 0.35 weighing 1 - 0.1 / 0.5 = 0.8, run at
+    // 0.85 weighing 0.2.
+    let f = p.advance(0.1).unwrap();
+    let got: Vec<(u32, f64, f32)> = f
+        .actions
+        .iter()
+        .map(|a| (a.clip, a.time, a.weight))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].0, 0);
+    assert!((got[0].1 - 0.35).abs() < EPS && (got[0].2 - 0.8).abs() < 1e-6);
+    assert_eq!(got[1].0, 1);
+    assert!((got[1].1 - 0.85).abs() < EPS && (got[1].2 - 0.2).abs() < 1e-6);
+    // A clip already playing moves to the time given too: back to walk,
+    // at 0.5 (walk stood at 0.35).
+    p.crossfade_at(0, 0.5, 0.5).unwrap();
+    assert_eq!(p.current().map(|c| c.0), Some(0));
+    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+}
+
+#[test]
+fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
+    let mut p = player();
+    p.play(0).unwrap();
+    p.advance(0.25).unwrap();
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let e = p.crossfade_at(1, 0.5, bad).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Playback(PlaybackError::BadNumber {
+                    command: "crossfade_at",
+                    what: "time",
+                    ..
+                })
+            ),
+            "{e}"
+        );
+        assert_eq!(weights(&p), [(0, 1.0)]);
+        assert_eq!(p.current().map(|c| c.0), Some(0));
+    }
+    // Its other errors name it too.
+    let e = p.crossfade_at(9, 0.5, 0.0).unwrap_err();
+    assert!(e.to_string().contains("crossfade_at"), "{e}");
+    let e = p.crossfade_at(1, 0.0, 0.0).unwrap_err();
+    assert!(e.to_string().contains("crossfade_at"), "{e}");
+}

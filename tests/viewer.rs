@@ -429,10 +429,9 @@ fn broken_file_nothing_animated_and_no_adapter_are_one_line_and_exit_2() {
     assert!(!Path::new(shot).exists());
 }
 
-#[test]
-fn a_file_without_skins_shows_its_animated_nodes() {
-    // One triangle on node 0, turned a quarter about Z over a second; an
-    // unmoving triangle on node 1, two units along X.
+/// One triangle on node 0, turned a quarter about Z over a second
+/// (clip "turn"); an unmoving triangle on node 1, two units along X.
+fn rigid_turn(dir: &Path) -> PathBuf {
     let mut b = Builder::new();
     let mesh = b.mesh_with_targets(0);
     let n0 = b.node(Some(mesh));
@@ -441,7 +440,6 @@ fn a_file_without_skins_shows_its_animated_nodes() {
     let times = b.accessor_f32(&[0.0, 1.0], "SCALAR");
     let rot = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h], "VEC4");
     b.animation("turn", &[(times, rot, "LINEAR")], &[(0, n0, "rotation")]);
-    let dir = temp_dir("viewer_rigid");
     // The gltf crate's validation (which the viewer's mesh reader runs)
     // wants POSITION's bounds.
     let mut json: serde_json::Value = serde_json::from_slice(&b.to_gltf_embedded()).unwrap();
@@ -451,6 +449,13 @@ fn a_file_without_skins_shows_its_animated_nodes() {
     json["accessors"][pos]["max"] = serde_json::json!([1.0, 1.0, 0.0]);
     let path = dir.join("rigid.gltf");
     std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn a_file_without_skins_shows_its_animated_nodes() {
+    let dir = temp_dir("viewer_rigid");
+    let path = rigid_turn(&dir);
     let a = dir.join("a.png");
     let c = dir.join("c.png");
     for (shot, time) in [(&a, "0"), (&c, "0.9")] {
@@ -536,5 +541,205 @@ fn in_a_window_the_viewer_recovers_from_a_minimised_window_a_lost_surface_and_de
         differing(&rebuilt, &plain),
         0,
         "the rebuilt device draws the frame a run without the loss draws"
+    );
+}
+
+/// A walker built in code: node 0 "stage" (scale 2, no mesh) holds node 1
+/// "body" (one triangle), which holds node 2 "hand" (no mesh). Clip 0
+/// "walk" moves body from (0, 0, 0) to (0.5, 0.1, 0) and hand from
+/// (0, 0, 0) to (0, 0.2, 0) over 1 s; clip 1 "run" moves body to
+/// (1, 0, 0) over 1 s. In the world (the stage's scale) a walk's loop
+/// goes 1 along X and 0.2 up.
+fn walker(dir: &Path) -> PathBuf {
+    let mut b = Builder::new();
+    let mesh = b.mesh_with_targets(0);
+    let stage = b.node(None);
+    let body = b.node(Some(mesh));
+    let hand = b.node(None);
+    let times = b.accessor_f32(&[0.0, 1.0], "SCALAR");
+    let walk = b.accessor_f32(&[0.0, 0.0, 0.0, 0.5, 0.1, 0.0], "VEC3");
+    let lift = b.accessor_f32(&[0.0, 0.0, 0.0, 0.0, 0.2, 0.0], "VEC3");
+    let run = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], "VEC3");
+    b.animation(
+        "walk",
+        &[(times, walk, "LINEAR"), (times, lift, "LINEAR")],
+        &[(0, body, "translation"), (1, hand, "translation")],
+    );
+    b.animation(
+        "run",
+        &[(times, run, "LINEAR")],
+        &[(0, body, "translation")],
+    );
+    let mut json: serde_json::Value = serde_json::from_slice(&b.to_gltf_embedded()).unwrap();
+    json["nodes"][stage] =
+        serde_json::json!({"name": "stage", "scale": [2.0, 2.0, 2.0], "children": [body]});
+    json["nodes"][body]["name"] = serde_json::json!("body");
+    json["nodes"][body]["children"] = serde_json::json!([hand]);
+    json["nodes"][hand]["name"] = serde_json::json!("hand");
+    json["scenes"][0]["nodes"] = serde_json::json!([stage]);
+    let pos = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"].clone();
+    let pos = pos.as_u64().unwrap() as usize;
+    json["accessors"][pos]["min"] = serde_json::json!([0.0, 0.0, 0.0]);
+    json["accessors"][pos]["max"] = serde_json::json!([1.0, 1.0, 0.0]);
+    let path = dir.join("walker.gltf");
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+/// The distance the viewer's last line says character 0 of `model` walked.
+fn walked(out: &str, model: &str) -> [f32; 3] {
+    let prefix = format!("root motion of {model}: body moved character 0 by (");
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no root motion line for {model} in {out}"));
+    let v: Vec<f32> = line
+        .trim_end_matches(')')
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    [v[0], v[1], v[2]]
+}
+
+/// Pixels of `a` and `b` that differ by more than 8 levels in a channel.
+fn differing_much(a: &Path, b: &Path) -> usize {
+    let (pa, _, _) = read_png(a);
+    let (pb, _, _) = read_png(b);
+    pa.iter()
+        .zip(&pb)
+        .filter(|(x, y)| x.iter().zip(y.iter()).any(|(p, q)| p.abs_diff(*q) > 8))
+        .count()
+}
+
+/// `--root-motion`: the root (body, the translated node nearest the top;
+/// not hand, below it) moves the character by its horizontal motion,
+/// turned into the world by its parent (the stage's scale 2): 1.5 s of
+/// walking is 1.5 loops of 1 along X, and nothing upwards (the vertical
+/// stays in the pose). Within the first loop the character stands where
+/// the clip alone puts it.
+#[test]
+fn root_motion_walks_the_character_on_across_loops() {
+    let dir = temp_dir("viewer_root_motion");
+    let file = walker(&dir);
+    let shot = |name: &str, frames: &str, extra: &[&str]| {
+        let png = dir.join(format!("{name}.png"));
+        let mut args = vec![
+            file.to_str().unwrap(),
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--frames",
+            frames,
+            "--size",
+            SIZE,
+        ];
+        args.extend_from_slice(extra);
+        let out = run_headless(&args);
+        (out, png)
+    };
+    let (out, _) = shot("walked", "46", &["--root-motion"]);
+    if !gpu_ran("viewer root motion", &out) {
+        return;
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    let d = walked(&stdout(&out), "walker.gltf");
+    let want = [1.5, 0.0, 0.0];
+    for k in 0..3 {
+        assert!((d[k] - want[k]).abs() < 1e-3, "walked {d:?}, want {want:?}");
+    }
+    // Named, the same root; a crossfade to run at 1 s (over 0.3 s)
+    // blends the clips' motions: walk goes 1 per second, run 2, and each
+    // frame's step weighs by the action's weight after it (the frame's
+    // table): 30 frames of walk, 9 of the fade (run at k / 9), 6 of run.
+    let (out, _) = shot("named", "46", &["--root-motion=body", "--switch-at", "1:1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let d = walked(&stdout(&out), "walker.gltf");
+    let fade: f32 = (1..=9).map(|k| (1.0 + k as f32 / 9.0) / 30.0).sum();
+    let want = 1.0 + fade + 6.0 * 2.0 / 30.0;
+    assert!(
+        (d[0] - want).abs() < 1e-3,
+        "walked {d:?}, want {want} along x"
+    );
+    // Within the first loop, pose and place together are the clip's.
+    let (on, on_png) = shot("on_the_spot", "16", &["--root-motion"]);
+    let (_, off_png) = shot("as_authored", "16", &[]);
+    assert!(on.status.success(), "{}", stderr(&on));
+    check_shows_model(&on_png);
+    let (px, _, _) = read_png(&on_png);
+    let n = differing_much(&on_png, &off_png);
+    assert!(
+        n * 500 <= px.len(),
+        "0.5 s with root motion: {n} of {} pixels differ from the clip alone",
+        px.len()
+    );
+    // A node the model does not have.
+    let (out, _) = shot("nothing", "1", &["--root-motion=tail"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(e.contains("--root-motion") && e.contains("\"tail\""), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+}
+
+/// Several files are one crowd: their characters alternate on one grid
+/// (with one character each, the first model on the left, the second on
+/// the right), the title names both and counts every character, a key of a
+/// clip one model lacks changes only the other, and the same file twice
+/// gets a second name.
+#[test]
+fn several_models_play_as_one_crowd() {
+    let dir = temp_dir("viewer_crowd");
+    let walker = walker(&dir);
+    let shot = |files: &[&Path], name: &str, extra: &[&str]| {
+        let png = dir.join(format!("{name}.png"));
+        let mut args: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+        args.extend_from_slice(&[
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--frames",
+            "8",
+            "--size",
+            SIZE,
+            "--yaw",
+            "0",
+            "--pitch",
+            "0",
+        ]);
+        args.extend_from_slice(extra);
+        (run_headless(&args), png)
+    };
+    let (out, _) = shot(&[&walker, &walker], "twice", &["--instances", "2"]);
+    if !gpu_ran("viewer crowd", &out) {
+        return;
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    let so = stdout(&out);
+    assert!(
+        so.contains("| walker.gltf + walker.gltf (2) |") && so.contains("| 4 instances |"),
+        "{so}"
+    );
+    // One character each: both drawn, side by side.
+    // The turning triangles have one clip: clip 2 leaves them on "turn".
+    let rigid = rigid_turn(&dir);
+    let (out, png) = shot(&[&rigid, &walker], "pair", &["--switch-at", "0.1:1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let model = check_shows_model(&png);
+    let (_, w, h) = read_png(&png);
+    let half = |left: bool| {
+        (0..h as usize)
+            .flat_map(|y| (0..w as usize).map(move |x| (x, y)))
+            .filter(|&(x, y)| (x < w as usize / 2) == left && model[y * w as usize + x])
+            .count()
+    };
+    assert!(
+        half(true) > 0 && half(false) > 0,
+        "left {} right {}",
+        half(true),
+        half(false)
+    );
+    let so = stdout(&out);
+    assert!(
+        so.contains("| rigid.gltf + walker.gltf |")
+            && so.contains("clip 1/1 \"turn\" + 1/2 \"walk\" -> 2/2 \"run\" |")
+            && so.contains("| 2 instances |"),
+        "{so}"
     );
 }
