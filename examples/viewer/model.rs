@@ -2,14 +2,15 @@
 //! mesh node of the file's default scene (rigid and skinned parts, the
 //! crate's [`Part`] list), each primitive with its material, the decoded
 //! base colour images, and the clips: the file's own, then those of each
-//! `--clips` file, in one library bound to the model's rig (the file's own
-//! clips by node index, the others by node name).
+//! `--clips` file, joined into one library (`AnimationLibrary::join`)
+//! bound to the model's rig (the file's own clips by node index, the
+//! others by node name).
 
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
 use keyframe_gpu::gltf::{Document, LoadOptions};
-use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip, Instance, Part, Rig};
+use keyframe_gpu::{AnimationLibrary, BoundLibrary, Instance, Part, Rig};
 
 use crate::image::{self, Image};
 use crate::material::{read_materials, Material, Sampling};
@@ -46,7 +47,7 @@ pub struct ClipFile {
     /// The file.
     pub path: PathBuf,
     /// Its clips.
-    pub clips: Vec<Clip>,
+    pub library: AnimationLibrary,
 }
 
 impl ClipFile {
@@ -59,7 +60,7 @@ impl ClipFile {
             .map_err(|e| format!("--clips {}: {e}", path.display()))?;
         Ok(ClipFile {
             path: path.to_path_buf(),
-            clips: imported.library.clips().to_vec(),
+            library: imported.library,
         })
     }
 }
@@ -269,19 +270,17 @@ struct PartBox {
 /// One library of the model file's clips then each `--clips` file's, bound
 /// to `rig`; a `--clips` file none of whose node tracks binds is refused.
 fn bind_clips(doc: &Document, rig: &Rig, clip_files: &[ClipFile]) -> Result<BoundLibrary, String> {
-    let mut clips = Vec::new();
-    if !doc.root.animations.is_empty() {
-        let (library, _) = doc.animations().map_err(|e| e.to_string())?;
-        clips.extend_from_slice(library.clips());
-    }
-    let own = clips.len();
-    for f in clip_files {
-        clips.extend_from_slice(&f.clips);
-    }
-    if clips.is_empty() {
+    let own = if doc.root.animations.is_empty() {
+        None
+    } else {
+        Some(doc.animations().map_err(|e| e.to_string())?.0)
+    };
+    if own.is_none() && clip_files.is_empty() {
         return Err("the file has no animations (give clips with --clips FILE)".into());
     }
-    let library = AnimationLibrary::new(clips).map_err(|e| e.to_string())?;
+    let library = AnimationLibrary::join(own.iter().chain(clip_files.iter().map(|f| &f.library)))
+        .map_err(|e| e.to_string())?;
+    let own = own.map_or(0, |l| l.clips().len());
     // A clip that binds nothing is refused below, by file, with an example.
     let options = keyframe_gpu::BindOptions::default().with_min_bound_share(0.0);
     let bound = library
@@ -290,8 +289,9 @@ fn bind_clips(doc: &Document, rig: &Rig, clip_files: &[ClipFile]) -> Result<Boun
     let report = bound.report().clips();
     let mut at = own;
     for f in clip_files {
-        let mine = &report[at..at + f.clips.len()];
-        at += f.clips.len();
+        let n = f.library.clips().len();
+        let mine = &report[at..at + n];
+        at += n;
         if mine.iter().map(|r| r.bound()).sum::<u32>() == 0 {
             let example = mine
                 .iter()
