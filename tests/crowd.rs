@@ -848,3 +848,42 @@ fn steady_state_mixed_frames_allocate_nothing_of_the_crowds_own() {
     assert_eq!(crowd.slot(1), Some((b, 0)));
     assert_eq!(crowd.slot(59), Some((a, 39)));
 }
+
+/// `record_timed` records the same passes as `record` (the same poses)
+/// and, on a device with timestamp queries, measures them: a time
+/// arrives within a few frames. Without the feature there is no timer to
+/// give it, which `tests/faults.rs` covers.
+#[test]
+fn record_timed_gives_the_poses_of_record_and_a_gpu_time() {
+    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
+        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
+    )
+    .with_timestamps();
+    let Some(h) = common::gpu_with("crowd record_timed", &options) else {
+        return;
+    };
+    let Some(mut timer) = keyframe_gpu::PassTimer::new(&h.device, &h.queue) else {
+        eprintln!("SKIP crowd record_timed: the adapter has no timestamp queries");
+        return;
+    };
+    let mut s = scene(&h, 4, 4);
+    let insts = frame(&s);
+    s.crowd.set_instances(&h.queue, &insts).unwrap();
+    let plain = run(&h, &s.crowd);
+    let mut measured = None;
+    for _ in 0..8 {
+        let mut encoder = h.device.create_command_encoder(&Default::default());
+        s.crowd.record_timed(&mut encoder, &mut timer);
+        h.queue.submit([encoder.finish()]);
+        timer.after_submit();
+        h.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        if let Some(t) = timer.poll() {
+            measured = Some(t);
+            break;
+        }
+    }
+    let timed = s.crowd.read_back(&h.device, &h.queue).unwrap();
+    assert_crowds_close("record_timed vs record", &timed, &plain, 0.0);
+    let t = measured.expect("no GPU time arrived in 8 timed frames");
+    assert!(t.as_nanos() > 0, "{t:?}");
+}
