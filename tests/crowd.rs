@@ -131,9 +131,18 @@ struct Scene {
 }
 
 fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
+    scene_in(h, Crowd::new(), cap_a, cap_b)
+}
+
+/// Models A and B added to `crowd` for `cap_a` and `cap_b` instances.
+fn scene_in(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    mut crowd: Crowd,
+    cap_a: u32,
+    cap_b: u32,
+) -> Scene {
     let (rig_a, lib_a) = model_a();
     let (rig_b, lib_b) = model_b();
-    let mut crowd = Crowd::new();
     let a = crowd
         .add_model(
             &h.device,
@@ -886,4 +895,195 @@ fn record_timed_gives_the_poses_of_record_and_a_gpu_time() {
     assert_crowds_close("record_timed vs record", &timed, &plain, 0.0);
     let t = measured.expect("no GPU time arrived in 8 timed frames");
     assert!(t.as_nanos() > 0, "{t:?}");
+}
+
+/// `n` instances of each model, alternating A, B, at times spread over
+/// (and past) their clips, every wrap mode.
+fn many(s: &Scene, n: usize) -> Vec<CrowdInstance> {
+    let wraps = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong];
+    let mut out = Vec::new();
+    for k in 0..n {
+        let t = 0.37 * k as f64;
+        let wrap = wraps[k % 3];
+        for (m, clips) in [
+            (s.a, ["idle", "bend", "lift"]),
+            (s.b, ["slide", "turn", "idle"]),
+        ] {
+            let clip = s.crowd.clip(m, clips[k % 3]).unwrap();
+            out.push(CrowdInstance::new(m, clip, t).with_wrap(wrap));
+        }
+    }
+    out
+}
+
+/// Chunks of two: models of five instances are three chunks each, which
+/// share their model's upload; every instance lands at `locate`'s chunk
+/// and index (its model slot split by the chunk size), and the crowd
+/// reads back equal to the twin and to the same crowd unchunked.
+#[test]
+fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
+    let Some(h) = common::gpu("chunked_models_equal_their_twins_and_the_unchunked_crowd") else {
+        return;
+    };
+    let mut s = scene_in(&h, Crowd::new().with_chunk_limit(2), 5, 5);
+    let (a, b) = (s.a, s.b);
+    for id in [a, b] {
+        assert_eq!(s.crowd.chunk_count(id), Some(3));
+        assert_eq!(s.crowd.chunk_capacity(id), Some(2));
+        assert!(s.crowd.chunk(id, 2).is_some() && s.crowd.chunk(id, 3).is_none());
+    }
+    assert_eq!(s.crowd.uploads(), 2, "a model's chunks share its upload");
+    let insts = many(&s, 5);
+    s.crowd.set_instances(&h.queue, &insts).unwrap();
+    let gpu = run(&h, &s.crowd);
+    for (i, inst) in insts.iter().enumerate() {
+        let (m, slot) = s.crowd.slot(i).unwrap();
+        // Alternating: the k-th pair is slot k of each model.
+        assert_eq!((m, slot), (inst.model, (i / 2) as u32));
+        assert_eq!(s.crowd.locate(i), Some((m, (slot / 2) as usize, slot % 2)));
+    }
+    assert_eq!(s.crowd.locate(insts.len()), None);
+    let counts: Vec<u32> = (0..3)
+        .map(|k| s.crowd.chunk(a, k).unwrap().instance_count())
+        .collect();
+    assert_eq!(counts, [2, 2, 1]);
+    let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), &insts).unwrap();
+    assert_crowds_close("chunks of 2 against the twin", &gpu, &cpu, 1e-5);
+    let mut whole = scene(&h, 5, 5);
+    assert_eq!(whole.crowd.chunk_count(whole.a), Some(1));
+    let insts_whole = many(&whole, 5);
+    whole.crowd.set_instances(&h.queue, &insts_whole).unwrap();
+    let one = run(&h, &whole.crowd);
+    assert_crowds_close("chunks of 2 against one chunk", &gpu, &one, 0.0);
+    // Fewer instances the next frame: the chunks past them record nothing
+    // and the poses still equal the twin.
+    let few = &insts[..3];
+    s.crowd.set_instances(&h.queue, few).unwrap();
+    let gpu = run(&h, &s.crowd);
+    let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), few).unwrap();
+    assert_crowds_close("three instances", &gpu, &cpu, 1e-5);
+    assert_eq!(s.crowd.chunk(a, 1).unwrap().instance_count(), 0);
+}
+
+/// Mixers in chunks of two: seven characters of A (two actions each, a
+/// crossfade) and three of B, interleaved, equal the twin; a bad action in
+/// the last chunk is refused naming the crowd's character, and the frame
+/// in effect stays.
+#[test]
+fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
+    let Some(h) = common::gpu("chunked_mixers_equal_their_twins") else {
+        return;
+    };
+    let (rig_a, lib_a) = model_a();
+    let (rig_b, lib_b) = model_b();
+    let (bound_a, bound_b) = (lib_a.bind(&rig_a).unwrap(), lib_b.bind(&rig_b).unwrap());
+    let mut crowd = Crowd::new().with_chunk_limit(2);
+    let a = crowd
+        .add_mixed_model(&h.device, &h.queue, "a", &bound_a, &MixerDesc::new(7, 2))
+        .unwrap();
+    let b = crowd
+        .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 1))
+        .unwrap();
+    assert_eq!(crowd.chunk_count(a), Some(4));
+    assert_eq!(crowd.chunk_count(b), Some(2));
+    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
+    let turn = clip(b, "turn");
+    let mut actions = Vec::new();
+    let mut characters = Vec::new();
+    for k in 0..7 {
+        let t = 0.3 * f64::from(k);
+        let f = k as f32 / 6.0;
+        actions.push(Action::new(if k % 2 == 0 { idle } else { bend }, t).with_weight(1.0 - f));
+        actions.push(Action::new(lift, t).with_weight(f));
+        characters.push(CrowdCharacter::new(a, 2));
+        if k < 3 {
+            actions.push(Action::new(turn, t + 0.1).with_wrap(WrapMode::Repeat));
+            characters.push(CrowdCharacter::new(b, 1));
+        }
+    }
+    crowd.set_actions(&h.queue, &characters, &actions).unwrap();
+    let gpu = run(&h, &crowd);
+    let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
+    assert_crowds_close("mixers in chunks of 2", &gpu, &cpu, 1e-4);
+    // The last of A's characters is character 9 of the crowd (A, B
+    // alternate for three pairs, then A alone): chunk 3, index 0.
+    assert_eq!(crowd.locate(9), Some((a, 3, 0)));
+    let mut bad = actions.clone();
+    let last = bad.len() - 1;
+    bad[last] = Action::new(9, 0.0);
+    match crowd.set_actions(&h.queue, &characters, &bad) {
+        Err(Error::Mix(MixError::UnknownClip {
+            character: 9,
+            action: 1,
+            clip: 9,
+            ..
+        })) => {}
+        other => panic!("an unknown clip of crowd character 9: {other:?}"),
+    }
+    let again = run(&h, &crowd);
+    assert_crowds_close("the frame in effect", &again, &cpu, 1e-4);
+}
+
+/// A device whose storage bindings hold 16 KiB: a model of 300 instances
+/// (A's 4 world matrices and 3 joint matrices per instance alone need
+/// 300 * 256 bytes) is split as the device needs, with no limit given,
+/// and equals the twin; the crowd's chunk size is the largest that fits.
+#[test]
+fn a_model_past_one_binding_is_split_by_the_device_limit() {
+    let name = "a_model_past_one_binding_is_split_by_the_device_limit";
+    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
+        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
+    );
+    let Some(h) = common::gpu_with(name, &options) else {
+        return;
+    };
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 16 * 1024,
+        ..keyframe_gpu::required_limits(&h.adapter.limits())
+    };
+    let (device, queue) = pollster::block_on(h.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some(name),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("the adapter offers lower limits");
+    let h = keyframe_gpu::gpu::headless::Headless {
+        adapter: h.adapter,
+        device,
+        queue,
+    };
+    let (rig_a, lib_a) = model_a();
+    let bound = lib_a.bind(&rig_a).unwrap();
+    // One animator of 300 is refused by the binding limit.
+    match Animator::new(&h.device, &h.queue, &bound, 300) {
+        Err(Error::LimitExceeded { limit_name, .. }) => {
+            assert_eq!(limit_name, "max_storage_buffer_binding_size");
+        }
+        other => panic!("300 instances on 16 KiB bindings: {other:?}"),
+    }
+    let mut crowd = Crowd::new();
+    let a = crowd
+        .add_model(&h.device, &h.queue, "a", &bound, 300)
+        .unwrap();
+    let size = crowd.chunk_capacity(a).unwrap();
+    let chunks = crowd.chunk_count(a).unwrap();
+    assert!(
+        chunks > 1 && chunks == 300usize.div_ceil(size as usize),
+        "{chunks} of {size}"
+    );
+    // The largest that fits: one more instance per chunk does not.
+    assert!(Animator::new(&h.device, &h.queue, &bound, size).is_ok());
+    assert!(Animator::new(&h.device, &h.queue, &bound, size + 1).is_err());
+    let clips = ["idle", "bend", "lift"];
+    let insts: Vec<CrowdInstance> = (0..300)
+        .map(|k| {
+            let clip = crowd.clip(a, clips[k % 3]).unwrap();
+            CrowdInstance::new(a, clip, 0.01 * k as f64).with_wrap(WrapMode::Repeat)
+        })
+        .collect();
+    crowd.set_instances(&h.queue, &insts).unwrap();
+    let gpu = run(&h, &crowd);
+    let cpu = keyframe_gpu::cpu::crowd_poses(crowd.models(), &insts).unwrap();
+    assert_crowds_close("split by the device", &gpu, &cpu, 1e-5);
 }

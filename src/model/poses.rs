@@ -270,6 +270,19 @@ impl Poses {
         }
     }
 
+    /// Appends `other`'s instances after this one's: the results of the
+    /// next chunk of the same model (the same layout, strides and
+    /// targets), so that a chunked model reads back as one.
+    pub(crate) fn append(&mut self, other: Poses) {
+        self.instance_count += other.instance_count;
+        self.locals.extend(other.locals);
+        self.world.extend(other.world);
+        self.joints.extend(other.joints);
+        self.morph_weights.extend(other.morph_weights);
+        self.samples.extend(other.samples);
+        self.properties.extend(other.properties);
+    }
+
     /// Results of a frame sampled without a rig: only the sampled values
     /// and the pointer properties in them.
     pub(crate) fn unposed(
