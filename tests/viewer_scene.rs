@@ -328,7 +328,9 @@ fn parts_follow_their_bones() {
     }
 }
 
-/// `--instances 2`: two copies side by side, each with every part.
+/// `--instances 2`: two copies side by side, each with every part, and
+/// the same picture with each copy in a chunk of its own (`--chunk-limit
+/// 1`: buffers and a draw per chunk).
 #[test]
 fn instances_repeat_every_part() {
     let dir = temp_dir("viewer_parts_instances");
@@ -355,6 +357,18 @@ fn instances_repeat_every_part() {
         assert!(l >= 20 && r >= 20, "{name}: {l} pixels left, {r} right");
     }
     assert_eq!(s.find(MAGENTA).0, 0);
+    // In chunks of one character (each its own buffers and draw), the same
+    // picture.
+    let chunked = shot(
+        Route::Offscreen,
+        &dir,
+        "two_chunks",
+        &model,
+        (320, 120),
+        &["--instances", "2", "--chunk-limit", "1"],
+    )
+    .unwrap();
+    assert!(chunked.px == s.px, "chunks of one draw another picture");
 }
 
 // ---------------------------------------------------------------------------

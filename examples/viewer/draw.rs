@@ -363,15 +363,22 @@ impl SceneRenderer {
         queue.write_buffer(&self.places, 0, bytemuck::cast_slice(places));
     }
 
-    /// Draws `instances` instances: the opaque and masked parts, then the
-    /// blended ones.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, animator: &Animator, instances: u32) {
+    /// Draws `instances` instances from `animator`'s buffers (a crowd's
+    /// chunk), standing at places `first..`: the opaque and masked parts,
+    /// then the blended ones.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        animator: &Animator,
+        first: u32,
+        instances: u32,
+    ) {
         let Some((_, outputs)) = animator.output_bind_group() else {
             return;
         };
         pass.set_bind_group(0, outputs, &[]);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
-        pass.set_vertex_buffer(1, self.places.slice(..));
+        pass.set_vertex_buffer(1, self.places.slice(u64::from(first) * PLACE_BYTES..));
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let opaque = (0..self.items.len()).filter(|&i| !self.items[i].blend);
         let mut current = None;

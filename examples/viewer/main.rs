@@ -146,6 +146,11 @@ struct Cli {
     /// translation track nearest the top of the hierarchy.
     #[arg(long, value_name = "NODE", num_args = 0..=1, require_equals = true)]
     root_motion: Option<Option<String>>,
+    /// Split each model's characters into chunks of at most N, each with
+    /// buffers of its own, drawn one by one (default: as many as one
+    /// storage binding of the device holds).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    chunk_limit: Option<u32>,
     /// For fault tests: at redraw N resize the window to WIDTHxHEIGHT
     /// (0x0: minimised); repeatable.
     #[arg(long, value_name = "N:WxH", value_parser = parse_resize)]
@@ -164,6 +169,8 @@ struct Cli {
 pub struct Options {
     /// Characters per model.
     pub instances: u32,
+    /// The most characters per chunk.
+    pub chunk_limit: Option<u32>,
     /// Root motion: of the named node, or (`Some(None)`) the default
     /// root.
     pub root_motion: Option<Option<String>>,
@@ -343,6 +350,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     let options = Options {
         instances: cli.instances,
+        chunk_limit: cli.chunk_limit,
         root_motion: cli.root_motion.clone(),
         clip: cli.animation,
         time: cli.time,

@@ -142,6 +142,8 @@ pub struct Player {
     casts: Vec<Cast>,
     /// The colour ramp instead of the materials (kept for a rebuild).
     false_color: bool,
+    /// The most characters per chunk (kept for a rebuild).
+    chunk_limit: u32,
     crowd: Crowd,
     timer: Option<PassTimer>,
     /// The animation passes' GPU time in ms, smoothed.
@@ -187,7 +189,7 @@ impl Player {
     ) -> Result<Player, String> {
         let n = options.instances.max(1);
         let count = models.len().max(1) as u32;
-        let mut crowd = Crowd::new();
+        let mut crowd = Crowd::new().with_chunk_limit(options.chunk_limit.unwrap_or(u32::MAX));
         let mut casts = Vec::with_capacity(models.len());
         let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
         for model in models {
@@ -242,6 +244,7 @@ impl Player {
         let mut player = Player {
             casts,
             false_color: options.false_color,
+            chunk_limit: options.chunk_limit.unwrap_or(u32::MAX),
             crowd,
             timer: PassTimer::new(device, queue),
             gpu_ms: None,
@@ -275,7 +278,7 @@ impl Player {
         queue: &wgpu::Queue,
         color_format: wgpu::TextureFormat,
     ) -> Result<(), String> {
-        let mut crowd = Crowd::new();
+        let mut crowd = Crowd::new().with_chunk_limit(self.chunk_limit);
         for cast in &mut self.casts {
             let n = cast.places.capacity() as u32;
             let target = Target {
@@ -488,10 +491,18 @@ impl Player {
             return;
         };
         let mut pass = draw::begin_pass(encoder, color, depth, self.srgb, "viewer.draw");
+        // A model past one storage binding is split into chunks, each
+        // with buffers of its own: one draw per chunk, from its places on.
         for cast in &self.casts {
-            if let Some(animator) = self.crowd.model(cast.id) {
-                cast.renderer
-                    .draw(&mut pass, animator, cast.places.len() as u32);
+            let size = self.crowd.chunk_capacity(cast.id).unwrap_or(1);
+            for k in 0..self.crowd.chunk_count(cast.id).unwrap_or(0) {
+                let Some(animator) = self.crowd.chunk(cast.id, k) else {
+                    continue;
+                };
+                let n = animator.instance_count();
+                if n > 0 {
+                    cast.renderer.draw(&mut pass, animator, k as u32 * size, n);
+                }
             }
         }
     }
