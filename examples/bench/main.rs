@@ -11,7 +11,9 @@
 //! mixer's chain, measured against itself with one action per character:
 //! `bench/blend.rs`) and `compressed` (a 65-joint motion-capture-like
 //! library compressed, against itself uncompressed:
-//! `bench/compressed.rs`). For each, on the same
+//! `bench/compressed.rs`) and `big_crowd` (100,000 characters of an
+//! 84-node, 4-skin rig in one crowd, past one storage binding:
+//! `bench/big_crowd.rs`). For each, on the same
 //! device in the same run, medians over frames after a warm-up:
 //! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
 //!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
@@ -54,6 +56,7 @@
 //! (`--plot`), `alloc` (the counting allocator).
 
 mod alloc;
+mod big_crowd;
 mod blend;
 mod compressed;
 // The one module shared with another example (sample's plot): Cargo has no
@@ -236,6 +239,18 @@ fn main() {
         }
         c
     });
+    let big_name = "big_crowd";
+    let big = (args.only.is_empty() || args.only.iter().any(|o| big_name.contains(o.as_str())))
+        .then(|| {
+            eprintln!(
+                "bench: {big_name}: a crowd past one storage binding (chunks), sampling, pose and joints"
+            );
+            let b = big_crowd::run(&gpu, args.quick);
+            if args.json {
+                println!("{}", b.json(&gpu));
+            }
+            b
+        });
     let mut out: Box<dyn std::io::Write> = if args.json {
         Box::new(std::io::stderr())
     } else {
@@ -249,6 +264,9 @@ fn main() {
     }
     if let Some(c) = &packed {
         c.print(&mut out);
+    }
+    if let Some(b) = &big {
+        b.print(&mut out);
     }
     drop(out);
     if let Some(path) = &args.plot {
