@@ -445,74 +445,103 @@ fn sample_segment(track: Track, seg: Segment, out: u32) {
         width = 4u;
     }
     if (HAS_CUBIC && cubic && ALIGNED4) {
-        // Four components at a time: the four elements the spline reads
-        // (value, out-tangent of key k, in-tangent and value of key k + 1)
-        // as vec4s, the same operations per component as below; a
-        // rotation (width 4, one pass) is normalized when moving.
-        let e = 3u * k + 1u;
-        let w4 = width >> 2u;
-        let v0 = (track.values_offset >> 2u) + e * w4;
-        let o = out >> 2u;
-        for (var c = 0u; c < w4; c++) {
-            var v = values4[v0 + c];
-            if (moving) {
-                v = hermite4(v, values4[v0 + w4 + c], values4[v0 + 3u * w4 + c],
-                    values4[v0 + 2u * w4 + c], seg.t, seg.dt);
-                if (rotation) {
-                    v = quat_normalize(v);
-                }
-            }
-            output4[o + c] = v;
-        }
+        spline_segment4(track, seg, out, width, moving, rotation);
         return;
     }
     if (HAS_CUBIC && cubic) {
-        // One loop for every property: key k's value (element 3k + 1) as
-        // is when not moving, else the spline; rotations are normalized
-        // after it. (The fallback adapter steps through every block of a
-        // divergent branch, so separate rotation, vector and on-key blocks
-        // cost their loads three times over.)
-        let e = 3u * k + 1u;
-        var q = vec4<f32>(0.0);
-        for (var c = 0u; c < width; c++) {
-            var v = value_at(track, e, c);
-            if (moving) {
-                v = hermite(v, value_at(track, e + 1u, c), value_at(track, e + 3u, c),
-                    value_at(track, e + 2u, c), seg.t, seg.dt);
-            }
-            q[min(c, 3u)] = v;
-            output[out + c] = v;
-        }
-        if (rotation && moving) {
-            store_quat(out, quat_normalize(q));
-        }
+        spline_segment(track, seg, out, width, moving, rotation);
         return;
     }
     if (HAS_BLEND && ALIGNED4) {
-        // Four components at a time, as below.
-        let t = seg.t;
-        let v0 = (track.values_offset >> 2u) + k * (width >> 2u);
-        let o = out >> 2u;
-        for (var c = 0u; c < (width >> 2u); c++) {
-            var v = values4[v0 + c];
-            if (moving) {
-                v = (1.0 - t) * v + t * values4[v0 + (width >> 2u) + c];
-            }
-            output4[o + c] = v;
-        }
+        blend_segment4(track, seg, out, width, moving);
         return;
     }
     if (HAS_BLEND) {
-        let t = seg.t;
-        for (var c = 0u; c < width; c++) {
-            // Key k's value as is when not moving (STEP, on a key,
-            // clamped): no load of the next key's.
-            var v = value_at(track, k, c);
-            if (moving) {
-                v = (1.0 - t) * v + t * value_at(track, k + 1u, c);
+        blend_segment(track, seg, out, width, moving);
+    }
+}
+
+// The spline of segment `seg` of `track`, four components at a time
+// (ALIGNED4), into `out`: key k's value as is when not moving; a rotation
+// normalized.
+fn spline_segment4(track: Track, seg: Segment, out: u32, width: u32, moving: bool, rotation: bool) {
+    let k = seg.k;
+    // Four components at a time: the four elements the spline reads
+    // (value, out-tangent of key k, in-tangent and value of key k + 1)
+    // as vec4s, the same operations per component as below; a
+    // rotation (width 4, one pass) is normalized when moving.
+    let e = 3u * k + 1u;
+    let w4 = width >> 2u;
+    let v0 = (track.values_offset >> 2u) + e * w4;
+    let o = out >> 2u;
+    for (var c = 0u; c < w4; c++) {
+        var v = values4[v0 + c];
+        if (moving) {
+            v = hermite4(v, values4[v0 + w4 + c], values4[v0 + 3u * w4 + c],
+                values4[v0 + 2u * w4 + c], seg.t, seg.dt);
+            if (rotation) {
+                v = quat_normalize(v);
             }
-            output[out + c] = v;
         }
+        output4[o + c] = v;
+    }
+}
+
+// The spline of segment `seg` of `track`, component by component, into
+// `out`: key k's value as is when not moving; a rotation normalized.
+fn spline_segment(track: Track, seg: Segment, out: u32, width: u32, moving: bool, rotation: bool) {
+    let k = seg.k;
+    // One loop for every property: key k's value (element 3k + 1) as
+    // is when not moving, else the spline; rotations are normalized
+    // after it. (The fallback adapter steps through every block of a
+    // divergent branch, so separate rotation, vector and on-key blocks
+    // cost their loads three times over.)
+    let e = 3u * k + 1u;
+    var q = vec4<f32>(0.0);
+    for (var c = 0u; c < width; c++) {
+        var v = value_at(track, e, c);
+        if (moving) {
+            v = hermite(v, value_at(track, e + 1u, c), value_at(track, e + 3u, c),
+                value_at(track, e + 2u, c), seg.t, seg.dt);
+        }
+        q[min(c, 3u)] = v;
+        output[out + c] = v;
+    }
+    if (rotation && moving) {
+        store_quat(out, quat_normalize(q));
+    }
+}
+
+// The blend of keys k and k + 1 of `track` at `seg`, four components at
+// a time (ALIGNED4), into `out`: key k's value as is when not moving.
+fn blend_segment4(track: Track, seg: Segment, out: u32, width: u32, moving: bool) {
+    let k = seg.k;
+    // Four components at a time, as below.
+    let t = seg.t;
+    let v0 = (track.values_offset >> 2u) + k * (width >> 2u);
+    let o = out >> 2u;
+    for (var c = 0u; c < (width >> 2u); c++) {
+        var v = values4[v0 + c];
+        if (moving) {
+            v = (1.0 - t) * v + t * values4[v0 + (width >> 2u) + c];
+        }
+        output4[o + c] = v;
+    }
+}
+
+// The blend of keys k and k + 1 of `track` at `seg`, component by
+// component, into `out`: key k's value as is when not moving.
+fn blend_segment(track: Track, seg: Segment, out: u32, width: u32, moving: bool) {
+    let k = seg.k;
+    let t = seg.t;
+    for (var c = 0u; c < width; c++) {
+        // Key k's value as is when not moving (STEP, on a key,
+        // clamped): no load of the next key's.
+        var v = value_at(track, k, c);
+        if (moving) {
+            v = (1.0 - t) * v + t * value_at(track, k + 1u, c);
+        }
+        output[out + c] = v;
     }
 }
 
@@ -669,28 +698,12 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
     }
     let first = block.row_first + run * ROW_RUN;
     var one = Segment(0u, 0.0, 0.0, true);
-    var e0 = vec4<u32>(0u);
-    var e1 = vec4<u32>(0u);
-    var e2 = vec4<u32>(0u);
-    var e3 = vec4<u32>(0u);
+    var entries = BucketEntries(vec4<u32>(0u), vec4<u32>(0u), vec4<u32>(0u), vec4<u32>(0u));
     if (RUN_KEYS == 1u) {
         // Every row of the run has the first row's key times.
         one = find_segment_track(block_track(first, kind), time);
     } else {
-        // The run's bucket table (its header: [offset, buckets, scale,
-        // origin]) and the entries of the time's bucket.
-        let h = textureLoad(key_windows, texel(RUN_BASE + first), 0);
-        let table = h.x + lookup_bucket(time, bitcast<f32>(h.w), bitcast<f32>(h.z), h.y) * TABLE_TEXELS;
-        e0 = textureLoad(key_windows, texel(table), 0);
-        if (TABLE_TEXELS > 1u) {
-            e1 = textureLoad(key_windows, texel(table + 1u), 0);
-        }
-        if (TABLE_TEXELS > 2u) {
-            e2 = textureLoad(key_windows, texel(table + 2u), 0);
-        }
-        if (TABLE_TEXELS > 3u) {
-            e3 = textureLoad(key_windows, texel(table + 3u), 0);
-        }
+        entries = bucket_entries(first, time);
     }
     // The run's segments (one of ROW_RUN rows when they are read), and in
     // each its rows two at a time.
@@ -714,41 +727,13 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
                 break;
             }
             let second = p + 1u < seg_rows && j + 1u < block.row_count;
-            var ta = regular_row(r0, r1, p);
-            var tb = regular_row(r0, r1, select(p, p + 1u, second));
-            if (REGULAR_SEGMENT == 0u) {
-                ta = block_track(block.row_first + j, kind);
-                tb = block_track(block.row_first + select(j, j + 1u, second), kind);
-            } else if (!REGULAR_SEARCH) {
-                ta.search_offset = block_track(block.row_first + j, kind).search_offset;
-                tb.search_offset = block_track(block.row_first + select(j, j + 1u, second), kind).search_offset;
-            }
-            if (COMPRESSED && REGULAR_SEGMENT > 0u) {
-                // A compressed block has a size of its own, and rows
-                // differ in key counts: each row's are read (the host
-                // judged the rest regular without them).
-                let ra = row_block(block.row_first + j);
-                let rb = row_block(block.row_first + select(j, j + 1u, second));
-                ta.values_offset = ra.x;
-                ta.key_count = ra.y;
-                tb.values_offset = rb.x;
-                tb.key_count = rb.y;
-            }
+            let ta = run_row(block, kind, r0, r1, p, j);
+            let tb = run_row(block, kind, r0, r1, select(p, p + 1u, second), select(j, j + 1u, second));
             var segs = SegmentPair(one, one);
             if (RUN_KEYS >= 2u) {
-                // Entries i and i + 1 (i even) share a word: word i / e of
-                // the bucket's entries, e = 32 / TABLE_BITS per word; the
-                // texel and its component by selects (constant indices: no
-                // run-time indexing of a private array, which the fallback
-                // adapters read lane by lane).
-                let w = i / (32u / TABLE_BITS);
-                let v = select(select(e0, e1, w >= 4u), select(e2, e3, w >= 12u), w >= 8u);
-                let c = w & 3u;
-                let word = select(select(v.x, v.y, c >= 1u), select(v.z, v.w, c >= 3u), c >= 2u);
-                let mask = (1u << TABLE_BITS) - 1u;
-                let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
-                let ka = (word >> shift) & mask;
-                let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
+                let keys = bucket_pair(entries, i, second);
+                let ka = keys.x;
+                let kb = keys.y;
                 if (RUN_KEYS == 3u) {
                     segs = first_pair(ta, tb, ka, kb, time);
                 } else {
@@ -763,6 +748,73 @@ fn sample_run(block: SampleBlock, run: u32, kind: u32, time: f32, out: u32) {
             interpolate_pair(ta, tb, segs, out, second);
         }
     }
+}
+
+// The entries of one bucket of a run table: TABLE_TEXELS texels (the rest
+// zero).
+struct BucketEntries {
+    e0: vec4<u32>,
+    e1: vec4<u32>,
+    e2: vec4<u32>,
+    e3: vec4<u32>,
+}
+
+// The entries of the bucket of `time` in the run table of the run whose
+// first row is `first` (its header: [offset, buckets, scale, origin]).
+fn bucket_entries(first: u32, time: f32) -> BucketEntries {
+    var b = BucketEntries(vec4<u32>(0u), vec4<u32>(0u), vec4<u32>(0u), vec4<u32>(0u));
+    let h = textureLoad(key_windows, texel(RUN_BASE + first), 0);
+    let table = h.x + lookup_bucket(time, bitcast<f32>(h.w), bitcast<f32>(h.z), h.y) * TABLE_TEXELS;
+    b.e0 = textureLoad(key_windows, texel(table), 0);
+    if (TABLE_TEXELS > 1u) {
+        b.e1 = textureLoad(key_windows, texel(table + 1u), 0);
+    }
+    if (TABLE_TEXELS > 2u) {
+        b.e2 = textureLoad(key_windows, texel(table + 2u), 0);
+    }
+    if (TABLE_TEXELS > 3u) {
+        b.e3 = textureLoad(key_windows, texel(table + 3u), 0);
+    }
+    return b;
+}
+
+// Entries i and i + 1 (i even) of a bucket (entry i again where there is
+// no `second` row). They share a word: word i / e of the bucket's
+// entries, e = 32 / TABLE_BITS per word; the texel and its component by
+// selects (constant indices: no run-time indexing of a private array,
+// which the fallback adapters read lane by lane).
+fn bucket_pair(b: BucketEntries, i: u32, second: bool) -> vec2<u32> {
+    let w = i / (32u / TABLE_BITS);
+    let v = select(select(b.e0, b.e1, w >= 4u), select(b.e2, b.e3, w >= 12u), w >= 8u);
+    let c = w & 3u;
+    let word = select(select(v.x, v.y, c >= 1u), select(v.z, v.w, c >= 3u), c >= 2u);
+    let mask = (1u << TABLE_BITS) - 1u;
+    let shift = TABLE_BITS * (i % (32u / TABLE_BITS));
+    let ka = (word >> shift) & mask;
+    let kb = select(ka, (word >> (shift + TABLE_BITS)) & mask, second);
+    return vec2<u32>(ka, kb);
+}
+
+// Row `p` of a run's segment whose first two rows are `r0` and `r1`, row
+// `j` of `block`: computed from them with REGULAR_SEGMENT (its search
+// offset read unless REGULAR_SEARCH; a compressed row's values offset and
+// key count read), else read.
+fn run_row(block: SampleBlock, kind: u32, r0: Track, r1: Track, p: u32, j: u32) -> Track {
+    var t = regular_row(r0, r1, p);
+    if (REGULAR_SEGMENT == 0u) {
+        t = block_track(block.row_first + j, kind);
+    } else if (!REGULAR_SEARCH) {
+        t.search_offset = block_track(block.row_first + j, kind).search_offset;
+    }
+    if (COMPRESSED && REGULAR_SEGMENT > 0u) {
+        // A compressed block has a size of its own, and rows differ in
+        // key counts: each row's are read (the host judged the rest
+        // regular without them).
+        let r = row_block(block.row_first + j);
+        t.values_offset = r.x;
+        t.key_count = r.y;
+    }
+    return t;
 }
 
 // A segment of a row with at least as many keys and the same first key

@@ -838,10 +838,21 @@ mod tests {
     #[test]
     fn build_picks_each_mode_and_packs_the_tables() {
         let mut rng = Rng(3);
+        let (lib, base) = tables_pack_each_run(&mut rng);
+        spread_keys_get_exact_tables(&mut rng);
+        close_keys_keep_the_plain_table(&mut rng);
+        long_rows_get_16_bit_entries(&mut rng);
+        uneven_and_baked_rows_search_their_own(&mut rng);
+        shared_oversize_and_single_row_runs(&mut rng, &lib, base);
+    }
+
+    /// Distinct key times: 8-bit tables, each run's `run_table`; returns
+    /// the library and its base.
+    fn tables_pack_each_run(rng: &mut Rng) -> (AnimationLibrary, u64) {
         // Distinct key times, up to 256 keys: 8-bit tables; a clip of 35
         // rows gives runs of 32 and 3.
-        let rows: Vec<Vec<f32>> = (0..35).map(|r| times(&mut rng, 0.0, 20 + r % 30)).collect();
-        let few = vec![times(&mut rng, 0.3, 256), times(&mut rng, 0.0, 3)];
+        let rows: Vec<Vec<f32>> = (0..35).map(|r| times(rng, 0.0, 20 + r % 30)).collect();
+        let few = vec![times(rng, 0.3, 256), times(rng, 0.0, 3)];
         let lib = library(vec![rows.clone(), few.clone()]);
         let base = lib.search_keys().len() as u64;
         let built = build(&lib, &[(0, 32)], base, u64::MAX);
@@ -861,11 +872,14 @@ mod tests {
         for (row, h) in built.texels[..tracks].iter().enumerate() {
             assert_eq!(h[1] > 0, [0, 32, 35].contains(&row), "header of row {row}");
         }
+        (lib, base)
+    }
+
+    /// Keys far apart: exact tables.
+    fn spread_keys_get_exact_tables(rng: &mut Rng) {
         // Keys 0.02 s apart at least: exact tables, each run's
         // exact_run_table.
-        let wide_rows: Vec<Vec<f32>> = (0..35)
-            .map(|r| spread(&mut rng, 0.0, 20 + r % 30))
-            .collect();
+        let wide_rows: Vec<Vec<f32>> = (0..35).map(|r| spread(rng, 0.0, 20 + r % 30)).collect();
         let wide = library(vec![wide_rows.clone()]);
         let wide_base = wide.search_keys().len() as u64;
         let built = build(&wide, &[(0, 32)], wide_base, u64::MAX);
@@ -881,13 +895,17 @@ mod tests {
         assert_tables(&built, wide_base, 35, &runs, |s| {
             exact_run_table(s).unwrap()
         });
+    }
+
+    /// Two keys close together: the exact table is too big.
+    fn close_keys_keep_the_plain_table(rng: &mut Rng) {
         // Three rows of 18 irregular keys, two of them 0.008 s apart: the
         // exact table's buckets (at least twice run_table's 34, two texels
         // each) pass the rows' own 3 x 34 bucket texels; the plain table's
         // do not.
         let pairs: Vec<Vec<f32>> = (0..3)
             .map(|_| {
-                let mut t = spread(&mut rng, 0.0, 17);
+                let mut t = spread(rng, 0.0, 17);
                 t.insert(9, t[8] + 0.008);
                 t
             })
@@ -898,11 +916,13 @@ mod tests {
         assert!(close.tracks().iter().all(|t| t.lookup_scale > 0.0));
         let built = build(&close, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0].mode, RunKeys::Table);
+    }
+
+    /// Rows past 256 keys: 16-bit entries.
+    fn long_rows_get_16_bit_entries(rng: &mut Rng) {
         // Rows of 257 keys and more: 16-bit entries, 32 rows in four
         // texels.
-        let long = library(vec![(0..32)
-            .map(|r| times(&mut rng, 0.0, 257 + r))
-            .collect()]);
+        let long = library(vec![(0..32).map(|r| times(rng, 0.0, 257 + r)).collect()]);
         let built = build(&long, &[(0, 32)], 0, u64::MAX);
         assert_eq!(
             built.groups[0],
@@ -912,13 +932,14 @@ mod tests {
                 table_texels: 4
             }
         );
+    }
+
+    /// Uneven or directly indexed rows: no tables.
+    fn uneven_and_baked_rows_search_their_own(rng: &mut Rng) {
         // One long row among short ones: its buckets times 32 rows'
         // entries would pass the rows' own bucket texels. Rows indexed
         // directly (uniform keys) have no bucket texels to stand in for.
-        let uneven = library(vec![vec![
-            times(&mut rng, 0.0, 300),
-            times(&mut rng, 0.0, 9),
-        ]]);
+        let uneven = library(vec![vec![times(rng, 0.0, 300), times(rng, 0.0, 9)]]);
         let built = build(&uneven, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
         let baked = library(vec![(1..5)
@@ -927,15 +948,20 @@ mod tests {
         assert!(baked.tracks().iter().all(|t| t.lookup_scale < 0.0));
         let built = build(&baked, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
+    }
+
+    /// Shared key times, one row per run, huge rows, a small texture.
+    fn shared_oversize_and_single_row_runs(rng: &mut Rng, lib: &AnimationLibrary, base: u64) {
+        let tracks = lib.tracks().len();
         // Every row with the first row's key times: shared, no texels.
-        let t = times(&mut rng, 0.0, 30);
+        let t = times(rng, 0.0, 30);
         let shared = library(vec![vec![t.clone(); 5], vec![t.clone(); 3]]);
         let built = build(&shared, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0].mode, RunKeys::Shared);
         assert!(built.texels.is_empty());
         // One row per run (the shader's ROW_RUN 1), more than 65,536 keys,
         // or tables past the texture: each row searches its own.
-        let built = build(&lib, &[(0, 1)], base, u64::MAX);
+        let built = build(lib, &[(0, 1)], base, u64::MAX);
         assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
         assert!(built.texels.is_empty());
         let huge = library(vec![vec![
@@ -946,7 +972,7 @@ mod tests {
             build(&huge, &[(0, 32)], 0, u64::MAX).groups[0],
             GroupRunKeys::PER_ROW
         );
-        let small = build(&lib, &[(0, 32)], base, base + tracks as u64 + 10);
+        let small = build(lib, &[(0, 32)], base, base + tracks as u64 + 10);
         assert_eq!(small.groups[0], GroupRunKeys::PER_ROW);
         assert!(small.texels.is_empty());
     }

@@ -28,6 +28,51 @@ struct Sizes {
 /// A workload's name and how to build it (built only when it runs).
 pub type Builder = (&'static str, Box<dyn Fn() -> Workload>);
 
+/// What a workload is, beyond its clips: instances at random times
+/// (`wrap`), drawn after the clips from the same generator (`seed`).
+#[derive(Clone, Copy)]
+struct Spec {
+    name: &'static str,
+    note: &'static str,
+    seed: u64,
+    instances: usize,
+    wrap: WrapMode,
+    coherent: bool,
+}
+
+impl Spec {
+    /// A workload of `instances` clamped instances, not advancing.
+    fn new(name: &'static str, seed: u64, instances: usize, note: &'static str) -> Spec {
+        Spec {
+            name,
+            note,
+            seed,
+            instances,
+            wrap: WrapMode::Clamp,
+            coherent: false,
+        }
+    }
+
+    /// The builder of this workload, its clips (and rig) made by `make`.
+    fn build(self, make: impl Fn(&mut Rng) -> (Vec<Clip>, Option<Rig>) + 'static) -> Builder {
+        let build = move || {
+            let mut rng = Rng::new(self.seed);
+            let (clips, rig) = make(&mut rng);
+            let durations: Vec<f32> = clips.iter().map(Clip::duration).collect();
+            let instances = data::random_instances(&mut rng, self.instances, &durations, self.wrap);
+            Workload {
+                name: self.name,
+                clips,
+                instances,
+                coherent: self.coherent,
+                note: self.note,
+                rig,
+            }
+        };
+        (self.name, Box::new(build))
+    }
+}
+
 pub fn workloads(quick: bool) -> Vec<Builder> {
     let s = if quick {
         Sizes {
@@ -45,146 +90,84 @@ pub fn workloads(quick: bool) -> Vec<Builder> {
         }
     };
     let crowd = s.crowd;
-    let skin = s.skin;
     let (li, lk) = (s.long_instances, s.long_keys);
-    let durations = |clips: &[Clip]| clips.iter().map(Clip::duration).collect::<Vec<_>>();
+    let crowd_rot = |rng: &mut Rng| {
+        let clips = data::rotation_clips(rng, 16, 64, 64, Spacing::Irregular);
+        (clips, None)
+    };
     vec![
-        (
+        Spec::new(
             "crowd_rot",
-            Box::new(move || {
-                let mut rng = Rng::new(1);
-                let clips = data::rotation_clips(&mut rng, 16, 64, 64, Spacing::Irregular);
-                let instances =
-                    data::random_instances(&mut rng, crowd, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "crowd_rot",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "16 clips x 64 LINEAR rotation tracks x 64 irregular keys",
-                }
-            }),
-        ),
-        (
+            1,
+            crowd,
+            "16 clips x 64 LINEAR rotation tracks x 64 irregular keys",
+        )
+        .build(crowd_rot),
+        Spec::new(
             "crowd_mixed",
-            Box::new(move || {
-                let mut rng = Rng::new(2);
-                let clips = data::mixed_clips(&mut rng, 16, 24, 60);
-                let instances =
-                    data::random_instances(&mut rng, crowd, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "crowd_mixed",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "16 clips x 24 x (T, R, S), STEP/LINEAR/CUBICSPLINE, 60 irregular keys",
-                }
-            }),
-        ),
-        (
-            "crowd_coherent",
-            Box::new(move || {
-                let mut rng = Rng::new(1);
-                let clips = data::rotation_clips(&mut rng, 16, 64, 64, Spacing::Irregular);
-                let instances =
-                    data::random_instances(&mut rng, crowd, &durations(&clips), WrapMode::Repeat);
-                Workload {
-                    name: "crowd_coherent",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: true,
-                    note: "crowd_rot's data, every instance advancing 1/60 s per frame (repeat)",
-                }
-            }),
-        ),
-        (
+            2,
+            crowd,
+            "16 clips x 24 x (T, R, S), STEP/LINEAR/CUBICSPLINE, 60 irregular keys",
+        )
+        .build(|rng| (data::mixed_clips(rng, 16, 24, 60), None)),
+        Spec {
+            wrap: WrapMode::Repeat,
+            coherent: true,
+            ..Spec::new(
+                "crowd_coherent",
+                1,
+                crowd,
+                "crowd_rot's data, every instance advancing 1/60 s per frame (repeat)",
+            )
+        }
+        .build(crowd_rot),
+        Spec::new(
             "long_keys",
-            Box::new(move || {
-                let mut rng = Rng::new(4);
-                let clips = data::rotation_clips(&mut rng, 1, 64, lk, Spacing::Uniform30);
-                let instances =
-                    data::random_instances(&mut rng, li, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "long_keys",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "1 clip x 64 LINEAR rotation tracks, keys baked at 30 fps (k/30 in f32): equal in every track, so the library stores them once",
-                }
-            }),
-        ),
-        (
+            4,
+            li,
+            "1 clip x 64 LINEAR rotation tracks, keys baked at 30 fps (k/30 in f32): equal in every track, so the library stores them once",
+        )
+        .build(move |rng| {
+            let clips = data::rotation_clips(rng, 1, 64, lk, Spacing::Uniform30);
+            (clips, None)
+        }),
+        Spec::new(
             "long_keys_irregular",
-            Box::new(move || {
-                let mut rng = Rng::new(5);
-                let clips = data::rotation_clips(&mut rng, 1, 64, lk, Spacing::Irregular);
-                let instances =
-                    data::random_instances(&mut rng, li, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "long_keys_irregular",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "as long_keys with irregular key intervals, different in every track (no direct indexing, no sharing)",
-                }
-            }),
-        ),
-        (
+            5,
+            li,
+            "as long_keys with irregular key intervals, different in every track (no direct indexing, no sharing)",
+        )
+        .build(move |rng| {
+            let clips = data::rotation_clips(rng, 1, 64, lk, Spacing::Irregular);
+            (clips, None)
+        }),
+        Spec::new(
             "morph",
-            Box::new(move || {
-                let mut rng = Rng::new(6);
-                let clips = data::morph_clips(&mut rng, 16, 64, 32);
-                let instances =
-                    data::random_instances(&mut rng, crowd, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "morph",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "16 clips x 1 LINEAR weights track of 64 targets x 32 irregular keys",
-                }
-            }),
-        ),
-        (
+            6,
+            crowd,
+            "16 clips x 1 LINEAR weights track of 64 targets x 32 irregular keys",
+        )
+        .build(|rng| (data::morph_clips(rng, 16, 64, 32), None)),
+        Spec::new(
             "skin_chain",
-            Box::new(move || {
-                let mut rng = Rng::new(8);
-                let (rig, clips) = data::skin_chain(&mut rng, 4, 64, 60);
-                let instances =
-                    data::random_instances(&mut rng, skin, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "skin_chain",
-                    clips,
-                    instances,
-                    rig: Some(rig),
-                    coherent: false,
-                    note: "64-joint chain, 4 clips x 64 LINEAR rotation tracks x 60 keys; \
-                           sampling + local pose, hierarchy and joint matrices",
-                }
-            }),
-        ),
-        (
+            8,
+            s.skin,
+            "64-joint chain, 4 clips x 64 LINEAR rotation tracks x 60 keys; \
+             sampling + local pose, hierarchy and joint matrices",
+        )
+        .build(|rng| {
+            let (rig, clips) = data::skin_chain(rng, 4, 64, 60);
+            (clips, Some(rig))
+        }),
+        Spec::new(
             "tiny",
-            Box::new(move || {
-                let mut rng = Rng::new(7);
-                let clips = data::rotation_clips(&mut rng, 1, 1, 64, Spacing::Irregular);
-                let instances =
-                    data::random_instances(&mut rng, 1, &durations(&clips), WrapMode::Clamp);
-                Workload {
-                    name: "tiny",
-                    clips,
-                    instances,
-                    rig: None,
-                    coherent: false,
-                    note: "1 instance x 1 rotation track (per-frame overhead)",
-                }
-            }),
-        ),
+            7,
+            1,
+            "1 instance x 1 rotation track (per-frame overhead)",
+        )
+        .build(|rng| {
+            let clips = data::rotation_clips(rng, 1, 1, 64, Spacing::Irregular);
+            (clips, None)
+        }),
     ]
 }

@@ -174,9 +174,21 @@ fn print_plan(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks the options, loads the source and samples the selected
-/// animations (or runs the demo, or `--joints`).
-fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
+/// The first flag of `clash` that is set, refused: it cannot be
+/// combined with `option` (`why` says why).
+fn refuse_clash(clash: &[(bool, &str)], option: &str, why: &str) -> Result<(), Failure> {
+    match clash.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(Failure::Message(format!(
+            "{flag} cannot be combined with {option} ({why})"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Checks the options that need no file: finite times, a valid
+/// tolerance, flags that cannot be combined, a positive compression
+/// bound. Returns the tolerance.
+fn check_options(cli: &Cli) -> Result<f32, Failure> {
     if let Some(t) = cli.times.iter().flatten().find(|t| !t.is_finite()) {
         return Err(Failure::Message(format!(
             "--times: {t} is not a finite number"
@@ -196,11 +208,11 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             (cli.all_animations, "--all-animations"),
             (cli.animation != 0, "--animation"),
         ];
-        if let Some((_, flag)) = clash.iter().find(|(on, _)| *on) {
-            return Err(Failure::Message(format!(
-                "{flag} cannot be combined with --mix (MIX.json gives each sample's animations and times)"
-            )));
-        }
+        refuse_clash(
+            &clash,
+            "--mix",
+            "MIX.json gives each sample's animations and times",
+        )?;
     }
     if cli.play.is_some() {
         // PLAY.json names the animations and steps of every frame.
@@ -212,11 +224,7 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             (cli.compare, "--compare"),
             (cli.plan, "--plan"),
         ];
-        if let Some((_, flag)) = clash.iter().find(|(on, _)| *on) {
-            return Err(Failure::Message(format!(
-                "{flag} cannot be combined with --play (PLAY.json drives every frame)"
-            )));
-        }
+        refuse_clash(&clash, "--play", "PLAY.json drives every frame")?;
     }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
@@ -230,7 +238,13 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
             )));
         }
     }
-    let mut source = match &cli.file {
+    Ok(tol)
+}
+
+/// The source the options name: FILE (with `--clips`), or the built-in
+/// demo where the options need no file.
+fn load_source(cli: &Cli) -> Result<source::Source, Failure> {
+    Ok(match &cli.file {
         None if !cli.clips.is_empty() => {
             return Err(Failure::Message(
                 "--clips needs a FILE (the model the clips are bound to)".into(),
@@ -248,7 +262,64 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         }
         None => demo::source()?,
         Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
-    };
+    })
+}
+
+/// Samples animation `a` at the options' times and prints its channels
+/// (a table, or JSON); with `--compare`, on both backends, printing the
+/// verdict. Returns whether the comparison failed.
+fn sample_animation(
+    cli: &Cli,
+    source: &source::Source,
+    engine: &mut Engine<'_>,
+    a: usize,
+    tol: f32,
+    out: &mut impl Write,
+) -> Result<bool, Failure> {
+    let mut failed = false;
+    let times = source::times(cli, &source.library.clips()[a]);
+    let instances: Vec<Instance> = times
+        .iter()
+        .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
+        .collect();
+    if cli.compare {
+        let gpu = engine.sample(Backend::Gpu, &instances)?;
+        let cpu = engine.sample(Backend::Cpu, &instances)?;
+        let verdict = compare::channels(source, a, times.len(), &gpu, &cpu, tol);
+        failed = verdict.failed;
+        verdict.print(cli.json, out)?;
+        if cli.json {
+            let values = if cli.backend == Backend::Gpu {
+                &gpu
+            } else {
+                &cpu
+            };
+            writeln!(
+                out,
+                "{}",
+                json::channels(source, a, cli.backend, &times, values)
+            )?;
+        }
+    } else {
+        let values = engine.sample(cli.backend, &instances)?;
+        if cli.json {
+            writeln!(
+                out,
+                "{}",
+                json::channels(source, a, cli.backend, &times, &values)
+            )?;
+        } else {
+            table::channels(source, a, &times, &values, out)?;
+        }
+    }
+    Ok(failed)
+}
+
+/// Checks the options, loads the source and samples the selected
+/// animations (or runs the demo, or `--joints`).
+fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
+    let tol = check_options(cli)?;
+    let mut source = load_source(cli)?;
     if let Some(bound) = cli.compress {
         let report = source.compress(bound)?;
         eprintln!(
@@ -287,42 +358,8 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
         writeln!(out, "backend: {}", cli.backend_label())?;
     }
     for &a in &anims {
-        let times = source::times(cli, &source.library.clips()[a]);
-        let instances: Vec<Instance> = times
-            .iter()
-            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
-            .collect();
-        if cli.compare {
-            let gpu = engine.sample(Backend::Gpu, &instances)?;
-            let cpu = engine.sample(Backend::Cpu, &instances)?;
-            let verdict = compare::channels(&source, a, times.len(), &gpu, &cpu, tol);
-            if verdict.failed {
-                code = ExitCode::from(1);
-            }
-            verdict.print(cli.json, out)?;
-            if cli.json {
-                let values = if cli.backend == Backend::Gpu {
-                    &gpu
-                } else {
-                    &cpu
-                };
-                writeln!(
-                    out,
-                    "{}",
-                    json::channels(&source, a, cli.backend, &times, values)
-                )?;
-            }
-        } else {
-            let values = engine.sample(cli.backend, &instances)?;
-            if cli.json {
-                writeln!(
-                    out,
-                    "{}",
-                    json::channels(&source, a, cli.backend, &times, &values)
-                )?;
-            } else {
-                table::channels(&source, a, &times, &values, out)?;
-            }
+        if sample_animation(cli, &source, &mut engine, a, tol, out)? {
+            code = ExitCode::from(1);
         }
         if let Some(plot_path) = &cli.plot {
             let path = if anims.len() > 1 {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use keyframe_gpu::{Instance, WrapMode};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::args::Backend;
@@ -66,17 +67,7 @@ pub fn plot(
     let lib = &source.library;
     let clip = &lib.clips()[a];
     let n = clip.tracks.len();
-    let start = clip
-        .tracks
-        .iter()
-        .filter_map(|t| t.times.first().copied())
-        .fold(f32::INFINITY, f32::min);
-    let end = clip.duration();
-    let (t0, t1) = if start.is_finite() && end > start {
-        (f64::from(start), f64::from(end))
-    } else {
-        (f64::from(end) - 0.5, f64::from(end) + 0.5)
-    };
+    let (t0, t1) = time_span(clip);
     let times: Vec<f64> = (0..DENSE)
         .map(|i| t0 + (t1 - t0) * i as f64 / (DENSE - 1) as f64)
         .collect();
@@ -116,98 +107,156 @@ pub fn plot(
         let panels = body.split_evenly((rows, cols));
         for ((j, track), area) in clip.tracks.iter().enumerate().zip(&panels) {
             let (offset, width) = lib.track_output(a as u32, j as u32).unwrap_or((0, 0));
-            let width = width as usize;
-            let series: Vec<&[f32]> = (0..DENSE)
-                .map(|i| {
-                    let s = i * stride + offset as usize;
-                    values.get(s..s + width).unwrap_or_default()
-                })
-                .collect();
-            // Keys: the value element of each key (never a tangent).
-            let per_key = track.interpolation.elements_per_key();
-            let value_el = if per_key == 3 { 1 } else { 0 };
-            let keys: Vec<(f64, &[f32])> = track
-                .times
-                .iter()
-                .enumerate()
-                .map(|(k, &t)| {
-                    let s = (k * per_key + value_el) * width;
-                    (
-                        f64::from(t),
-                        track.values.get(s..s + width).unwrap_or_default(),
-                    )
-                })
-                .collect();
-            let (lo, hi) = series
-                .iter()
-                .flat_map(|s| s.iter())
-                .chain(keys.iter().flat_map(|k| k.1.iter()))
-                .filter(|v| v.is_finite())
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                    (lo.min(f64::from(v)), hi.max(f64::from(v)))
-                });
-            let (lo, hi) = value_range(lo, hi);
-            let title = format!("#{j} {} {}", source.label(a, j), track.interpolation);
-            let mut chart = ChartBuilder::on(area)
-                .caption(&title, (FONT, 14).into_font().color(&TEXT))
-                .margin(6)
-                .margin_right(16)
-                .x_label_area_size(22)
-                .y_label_area_size(62)
-                .build_cartesian_2d(t0..t1, lo..hi)
-                .map_err(draw_error)?;
-            let x_label = |t: &f64| tick(*t, t1 - t0);
-            let y_label = |v: &f64| tick(*v, hi - lo);
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .bold_line_style(GRID)
-                .max_light_lines(0)
-                .axis_style(FRAME)
-                .x_labels(5)
-                .y_labels(5)
-                .label_style((FONT, 12).into_font().color(&TEXT))
-                .x_label_formatter(&x_label)
-                .y_label_formatter(&y_label)
-                .draw()
-                .map_err(draw_error)?;
-            // Keys: grid lines, or (many keys: baked clips) ticks on the
-            // time axis and no markers.
-            let sparse_keys = keys.len() <= 40;
-            let key_top = if sparse_keys {
-                hi
-            } else {
-                lo + (hi - lo) * 0.03
+            let panel = Panel {
+                title: format!("#{j} {} {}", source.label(a, j), track.interpolation),
+                times: &times,
+                series: channel_series(&values, stride, offset as usize, width as usize),
+                keys: key_values(track, width as usize),
+                width: width as usize,
+                span: (t0, t1),
             };
-            let key_style = if sparse_keys { GRID } else { FRAME };
-            chart
-                .draw_series(
-                    keys.iter()
-                        .map(|&(t, _)| PathElement::new(vec![(t, lo), (t, key_top)], key_style)),
-                )
-                .map_err(draw_error)?;
-            for c in 0..width {
-                let color = PALETTE[c % PALETTE.len()];
-                let line = times
-                    .iter()
-                    .zip(&series)
-                    .filter_map(|(&t, v)| v.get(c).map(|&v| (t, f64::from(v))));
-                chart
-                    .draw_series(LineSeries::new(line, color.stroke_width(2)))
-                    .map_err(draw_error)?;
-                if sparse_keys {
-                    let marks = keys
-                        .iter()
-                        .filter_map(|&(t, v)| v.get(c).map(|&v| (t, f64::from(v))));
-                    chart
-                        .draw_series(marks.map(|p| Circle::new(p, 3, color.filled())))
-                        .map_err(draw_error)?;
-                }
-            }
+            draw_panel(area, &panel)?;
         }
         root.present().map_err(draw_error)?;
     }
     save_png(path, w as u32, h as u32, &rgb)?;
+    Ok(())
+}
+
+/// The times a chart spans: from its first key to the clip's end, or a
+/// second around the end for a clip with no span.
+fn time_span(clip: &keyframe_gpu::Clip) -> (f64, f64) {
+    let start = clip
+        .tracks
+        .iter()
+        .filter_map(|t| t.times.first().copied())
+        .fold(f32::INFINITY, f32::min);
+    let end = clip.duration();
+    if start.is_finite() && end > start {
+        (f64::from(start), f64::from(end))
+    } else {
+        (f64::from(end) - 0.5, f64::from(end) + 0.5)
+    }
+}
+
+/// One channel's samples: per dense time, its `width` values at `offset`
+/// of each `stride`-float sample (empty where out of range).
+fn channel_series(values: &[f32], stride: usize, offset: usize, width: usize) -> Vec<&[f32]> {
+    (0..DENSE)
+        .map(|i| {
+            let s = i * stride + offset;
+            values.get(s..s + width).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A track's keys: per key its time and value element (never a tangent).
+fn key_values(track: &keyframe_gpu::Track, width: usize) -> Vec<(f64, &[f32])> {
+    let per_key = track.interpolation.elements_per_key();
+    let value_el = if per_key == 3 { 1 } else { 0 };
+    track
+        .times
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| {
+            let s = (k * per_key + value_el) * width;
+            (
+                f64::from(t),
+                track.values.get(s..s + width).unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// What one channel's panel shows.
+struct Panel<'a> {
+    title: String,
+    /// The dense sample times.
+    times: &'a [f64],
+    /// Per dense time, the channel's values.
+    series: Vec<&'a [f32]>,
+    /// Per key, its time and value.
+    keys: Vec<(f64, &'a [f32])>,
+    /// Components of the channel.
+    width: usize,
+    /// The time axis, first to last.
+    span: (f64, f64),
+}
+
+/// Draws `panel` into `area`: axes, key lines, one line per component and
+/// (few keys) the keys marked.
+fn draw_panel(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    panel: &Panel<'_>,
+) -> Result<(), Failure> {
+    let (t0, t1) = panel.span;
+    let (series, keys) = (&panel.series, &panel.keys);
+    let (lo, hi) = series
+        .iter()
+        .flat_map(|s| s.iter())
+        .chain(keys.iter().flat_map(|k| k.1.iter()))
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(f64::from(v)), hi.max(f64::from(v)))
+        });
+    let (lo, hi) = value_range(lo, hi);
+    let mut chart = ChartBuilder::on(area)
+        .caption(&panel.title, (FONT, 14).into_font().color(&TEXT))
+        .margin(6)
+        .margin_right(16)
+        .x_label_area_size(22)
+        .y_label_area_size(62)
+        .build_cartesian_2d(t0..t1, lo..hi)
+        .map_err(draw_error)?;
+    let x_label = |t: &f64| tick(*t, t1 - t0);
+    let y_label = |v: &f64| tick(*v, hi - lo);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .bold_line_style(GRID)
+        .max_light_lines(0)
+        .axis_style(FRAME)
+        .x_labels(5)
+        .y_labels(5)
+        .label_style((FONT, 12).into_font().color(&TEXT))
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label)
+        .draw()
+        .map_err(draw_error)?;
+    // Keys: grid lines, or (many keys: baked clips) ticks on the
+    // time axis and no markers.
+    let sparse_keys = keys.len() <= 40;
+    let key_top = if sparse_keys {
+        hi
+    } else {
+        lo + (hi - lo) * 0.03
+    };
+    let key_style = if sparse_keys { GRID } else { FRAME };
+    chart
+        .draw_series(
+            keys.iter()
+                .map(|&(t, _)| PathElement::new(vec![(t, lo), (t, key_top)], key_style)),
+        )
+        .map_err(draw_error)?;
+    for c in 0..panel.width {
+        let color = PALETTE[c % PALETTE.len()];
+        let line = panel
+            .times
+            .iter()
+            .zip(series)
+            .filter_map(|(&t, v)| v.get(c).map(|&v| (t, f64::from(v))));
+        chart
+            .draw_series(LineSeries::new(line, color.stroke_width(2)))
+            .map_err(draw_error)?;
+        if sparse_keys {
+            let marks = keys
+                .iter()
+                .filter_map(|&(t, v)| v.get(c).map(|&v| (t, f64::from(v))));
+            chart
+                .draw_series(marks.map(|p| Circle::new(p, 3, color.filled())))
+                .map_err(draw_error)?;
+        }
+    }
     Ok(())
 }
 

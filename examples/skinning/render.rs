@@ -294,24 +294,43 @@ pub fn tube_scene() -> Scene {
     b.attach(mesh_node, rig_mesh, Some(skin));
     // Built in code from valid parts: cannot fail.
     let rig = b.build().expect("the tube rig is valid");
+    Scene {
+        name: "tube (built in code)".into(),
+        rig,
+        library: tube_clips(&joints, mesh_node),
+        clip: 0,
+        mesh: tube_mesh(mesh_node, rig_mesh),
+        mesh_node,
+        rig_mesh,
+        skin: Some(skin),
+        material: None,
+    }
+}
 
+/// A LINEAR rotation track of `node` about +Z: at `times[k]`, `angles[k]`
+/// radians.
+fn z_rotation_track(node: u32, times: impl Into<std::sync::Arc<[f32]>>, angles: &[f32]) -> Track {
+    Track::new(
+        node,
+        Property::Rotation,
+        Interpolation::Linear,
+        times,
+        angles
+            .iter()
+            .flat_map(|&x| Quat::from_rotation_z(x).to_array())
+            .collect(),
+    )
+}
+
+/// The tube's clips ("bend", "curl", "wiggle"; see [`tube_scene`]) over
+/// its `joints` and the bulge weight of `mesh_node`.
+fn tube_clips(joints: &[u32], mesh_node: u32) -> AnimationLibrary {
     let times: std::sync::Arc<[f32]> = vec![0.0, 1.0, 2.0, 3.0, 4.0].into();
     let a = TUBE_BEND_DEGREES.to_radians();
     let angles = [0.0, a, 0.0, -a, 0.0];
     let mut tracks: Vec<Track> = joints[1..]
         .iter()
-        .map(|&j| {
-            Track::new(
-                j,
-                Property::Rotation,
-                Interpolation::Linear,
-                times.clone(),
-                angles
-                    .iter()
-                    .flat_map(|&x| Quat::from_rotation_z(x).to_array())
-                    .collect(),
-            )
-        })
+        .map(|&j| z_rotation_track(j, times.clone(), &angles))
         .collect();
     tracks.push(Track::weights(
         mesh_node,
@@ -325,18 +344,7 @@ pub fn tube_scene() -> Scene {
     let c = 40f32.to_radians();
     let curl: Vec<Track> = joints[1..]
         .iter()
-        .map(|&j| {
-            Track::new(
-                j,
-                Property::Rotation,
-                Interpolation::Linear,
-                vec![0.0, 2.0, 4.0],
-                [0.0, c, 0.0]
-                    .iter()
-                    .flat_map(|&x| Quat::from_rotation_z(x).to_array())
-                    .collect(),
-            )
-        })
+        .map(|&j| z_rotation_track(j, vec![0.0, 2.0, 4.0], &[0.0, c, 0.0]))
         .collect();
     // "wiggle", meant as an additive layer (reference time 0, at rest): the
     // top joint swings +-40 degrees about +Z once a second, and the bulge
@@ -344,18 +352,14 @@ pub fn tube_scene() -> Scene {
     let steps = 17;
     let wiggle_times: Vec<f32> = (0..steps).map(|k| k as f32 * 0.25).collect();
     let swing = 40f32.to_radians();
+    let swings: Vec<f32> = (0..steps)
+        .map(|k| [0.0, swing, 0.0, -swing][k % 4])
+        .collect();
     let wiggle = vec![
-        Track::new(
+        z_rotation_track(
             joints[TUBE_BONES as usize - 1],
-            Property::Rotation,
-            Interpolation::Linear,
             wiggle_times.clone(),
-            (0..steps)
-                .flat_map(|k| {
-                    let x = [0.0, swing, 0.0, -swing][k % 4];
-                    Quat::from_rotation_z(x).to_array()
-                })
-                .collect(),
+            &swings,
         ),
         Track::weights(
             mesh_node,
@@ -365,13 +369,18 @@ pub fn tube_scene() -> Scene {
             (0..steps).map(|k| [0.0, 0.6][k % 2]).collect(),
         ),
     ];
-    let library = AnimationLibrary::new(vec![
+    AnimationLibrary::new(vec![
         Clip::new("bend", tracks),
         Clip::new("curl", curl),
         Clip::new("wiggle", wiggle),
     ])
-    .expect("the tube clips are valid");
+    .expect("the tube clips are valid")
+}
 
+/// The tube's mesh: rings of vertices up the tube, weighted to its
+/// joints, capped at both ends, with the "bulge" morph target; one part,
+/// drawn at `mesh_node` as mesh `rig_mesh`.
+fn tube_mesh(mesh_node: u32, rig_mesh: u32) -> MeshData {
     const RINGS: u32 = 41;
     const SEGMENTS: u32 = 24;
     let height = TUBE_BONES as f32;
@@ -420,17 +429,7 @@ pub fn tube_scene() -> Scene {
         first_vertex: 0,
         vertex_count: mesh.positions.len() as u32,
     });
-    Scene {
-        name: "tube (built in code)".into(),
-        rig,
-        library,
-        clip: 0,
-        mesh,
-        mesh_node,
-        rig_mesh,
-        skin: Some(skin),
-        material: None,
-    }
+    mesh
 }
 
 /// The tube of [`tube_scene`] with a material animated by pointer

@@ -154,15 +154,7 @@ pub(super) fn compress_clip(
 ) -> Result<ClipResult> {
     let raw_library = AnimationLibrary::new(vec![clip.clone()])?;
     let times = check_times(clip);
-    let instances: Vec<GpuInstance> = times
-        .iter()
-        .map(|&time| GpuInstance {
-            clip: 0,
-            time,
-            _pad0: 0,
-            _pad1: 0,
-        })
-        .collect();
+    let instances = check_instances(&times);
     let stride = raw_library.output_stride() as usize;
     let mut raw_samples = vec![0.0; instances.len() * stride];
     sample_resolved(&raw_library, &instances, &mut raw_samples);
@@ -182,39 +174,12 @@ pub(super) fn compress_clip(
         None => None,
     };
     let reach = world.as_ref().map(|w| Reach::of(w, times.len()));
-    let jobs: Vec<Job<'_>> = clip
-        .tracks
-        .iter()
-        .enumerate()
-        .map(|(t, track)| {
-            let (offset, width) = raw_library.track_output(0, t as u32).unwrap_or((0, 0));
-            let raw: Vec<f32> = raw_samples
-                .chunks_exact(stride.max(1))
-                .flat_map(|s| s[offset as usize..][..width as usize].iter().copied())
-                .collect();
-            let mut values = track.values.clone();
-            normalize_rotation_keys(track.property, track.interpolation, &mut values);
-            let node = nodes(t).filter(|_| track.property != Property::Weights);
-            let (metric, tolerance, node) = match (&reach, node) {
-                (Some(reach), Some(n)) => {
-                    let (m, tol) = reach.tolerance(track.property, n as usize, bound);
-                    (m, tol, Some(n as usize))
-                }
-                _ => {
-                    let (m, tol) = value_tolerance(track, &values, relative);
-                    (m, tol, None)
-                }
-            };
-            Job {
-                track,
-                values,
-                raw,
-                metric,
-                tolerance,
-                node,
-            }
-        })
-        .collect();
+    let raw = RawSamples {
+        library: &raw_library,
+        samples: &raw_samples,
+        stride,
+    };
+    let jobs = make_jobs(clip, &raw, reach.as_ref(), nodes, bound, relative);
     // Each track starts at its tolerance alone. Errors of the tracks on
     // one chain add up: where the clip check finds a node whose virtual
     // points move too far, the tracks on its chain from the root that move
@@ -228,12 +193,7 @@ pub(super) fn compress_clip(
         .iter()
         .map(|j| compress_track(j, &times, j.tolerance))
         .collect();
-    let mut on_node: Vec<Vec<usize>> = vec![Vec::new(); rig.map_or(0, |r| r.nodes().len())];
-    for (t, job) in jobs.iter().enumerate() {
-        if let Some(list) = job.node.and_then(|n| on_node.get_mut(n)) {
-            list.push(t);
-        }
-    }
+    let on_node = tracks_on_nodes(&jobs, rig.map_or(0, |r| r.nodes().len()));
     for _ in 0..MAX_CHECKS {
         let checked = check(clip, &jobs, &tracks, &instances, world.as_ref(), bound)?;
         if checked.ok {
@@ -242,27 +202,7 @@ pub(super) fn compress_clip(
         let (Some(reach), Some(world)) = (&reach, &world) else {
             break;
         };
-        let mut tighten = vec![false; jobs.len()];
-        for (j, e) in checked.node_errors.iter().enumerate() {
-            if *e <= world.bound {
-                continue;
-            }
-            let moves: Vec<(usize, f64)> = reach.chains[j]
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &a)| on_node[a].iter().map(move |&t| (i, t)))
-                .map(|(i, t)| {
-                    let c = reach.contribution(jobs[t].track.property, j, i, tracks[t].1);
-                    (t, c)
-                })
-                .collect();
-            let most = moves.iter().map(|m| m.1).fold(0.0, f64::max);
-            for (t, c) in moves {
-                if c > 0.0 && c >= 0.5 * most {
-                    tighten[t] = true;
-                }
-            }
-        }
+        let tighten = to_tighten(reach, world, &jobs, &tracks, &on_node, &checked.node_errors);
         let mut changed = false;
         for (t, job) in jobs.iter().enumerate() {
             if !tighten[t] || levels[t] >= MAX_TIGHTENINGS {
@@ -287,6 +227,119 @@ pub(super) fn compress_clip(
     }
     let checked = check(clip, &jobs, &tracks, &instances, world.as_ref(), bound)?;
     Ok(finish(&jobs, tracks, checked.max_error, &levels))
+}
+
+/// One instance of clip 0 per check time.
+fn check_instances(times: &[f32]) -> Vec<GpuInstance> {
+    times
+        .iter()
+        .map(|&time| GpuInstance {
+            clip: 0,
+            time,
+            _pad0: 0,
+            _pad1: 0,
+        })
+        .collect()
+}
+
+/// The uncompressed clip's samples at the check times: `stride` floats
+/// per time, laid out as `library` lays out its output.
+struct RawSamples<'a> {
+    library: &'a AnimationLibrary,
+    samples: &'a [f32],
+    stride: usize,
+}
+
+/// The jobs of a clip's tracks: each with its raw samples, its values as
+/// stored and its tolerance (from the rig's reach where its node is
+/// checked in the world, else by value).
+fn make_jobs<'a>(
+    clip: &'a Clip,
+    raw: &RawSamples<'_>,
+    reach: Option<&Reach>,
+    nodes: &dyn Fn(usize) -> Option<u32>,
+    bound: f64,
+    relative: f64,
+) -> Vec<Job<'a>> {
+    clip.tracks
+        .iter()
+        .enumerate()
+        .map(|(t, track)| {
+            let (offset, width) = raw.library.track_output(0, t as u32).unwrap_or((0, 0));
+            let samples: Vec<f32> = raw
+                .samples
+                .chunks_exact(raw.stride.max(1))
+                .flat_map(|s| s[offset as usize..][..width as usize].iter().copied())
+                .collect();
+            let mut values = track.values.clone();
+            normalize_rotation_keys(track.property, track.interpolation, &mut values);
+            let node = nodes(t).filter(|_| track.property != Property::Weights);
+            let (metric, tolerance, node) = match (reach, node) {
+                (Some(reach), Some(n)) => {
+                    let (m, tol) = reach.tolerance(track.property, n as usize, bound);
+                    (m, tol, Some(n as usize))
+                }
+                _ => {
+                    let (m, tol) = value_tolerance(track, &values, relative);
+                    (m, tol, None)
+                }
+            };
+            Job {
+                track,
+                values,
+                raw: samples,
+                metric,
+                tolerance,
+                node,
+            }
+        })
+        .collect()
+}
+
+/// Per rig node (of `nodes`), the jobs whose tracks move it.
+fn tracks_on_nodes(jobs: &[Job<'_>], nodes: usize) -> Vec<Vec<usize>> {
+    let mut on_node: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    for (t, job) in jobs.iter().enumerate() {
+        if let Some(list) = job.node.and_then(|n| on_node.get_mut(n)) {
+            list.push(t);
+        }
+    }
+    on_node
+}
+
+/// Which tracks to tighten after a failing check: per node over the
+/// bound, the tracks on its chain that move it at least half as much as
+/// the one that moves it most.
+fn to_tighten(
+    reach: &Reach,
+    world: &World<'_>,
+    jobs: &[Job<'_>],
+    tracks: &[(CompressedTrack, f64)],
+    on_node: &[Vec<usize>],
+    node_errors: &[f64],
+) -> Vec<bool> {
+    let mut tighten = vec![false; jobs.len()];
+    for (j, e) in node_errors.iter().enumerate() {
+        if *e <= world.bound {
+            continue;
+        }
+        let moves: Vec<(usize, f64)> = reach.chains[j]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| on_node[a].iter().map(move |&t| (i, t)))
+            .map(|(i, t)| {
+                let c = reach.contribution(jobs[t].track.property, j, i, tracks[t].1);
+                (t, c)
+            })
+            .collect();
+        let most = moves.iter().map(|m| m.1).fold(0.0, f64::max);
+        for (t, c) in moves {
+            if c > 0.0 && c >= 0.5 * most {
+                tighten[t] = true;
+            }
+        }
+    }
+    tighten
 }
 
 /// Per node, the nodes of its chain from the root: itself, then its

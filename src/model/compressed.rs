@@ -563,32 +563,44 @@ impl Quantized {
             });
         }
         if self.encoding == Encoding::Raw {
-            for (i, w) in self.words.iter().enumerate() {
-                let value = f32::from_bits(*w);
-                if !value.is_finite() {
-                    let width = width.max(1) as usize;
-                    return Err(CompressError::RawValue {
-                        stream,
-                        element: i / width,
-                        component: i % width,
-                        value,
-                    });
-                }
+            self.validate_raw_words(stream, kind, width)?;
+        }
+        Ok(())
+    }
+
+    /// Checks a raw stream's words: every value finite, and every rotation
+    /// key of a values stream a unit quaternion.
+    fn validate_raw_words(
+        &self,
+        stream: Stream,
+        kind: ValueKind,
+        width: u32,
+    ) -> Result<(), CompressError> {
+        for (i, w) in self.words.iter().enumerate() {
+            let value = f32::from_bits(*w);
+            if !value.is_finite() {
+                let width = width.max(1) as usize;
+                return Err(CompressError::RawValue {
+                    stream,
+                    element: i / width,
+                    component: i % width,
+                    value,
+                });
             }
-            if stream == Stream::Values && kind == ValueKind::Rotation {
-                for (key, q) in self.words.chunks_exact(4).enumerate() {
-                    let length = q
-                        .iter()
-                        .map(|&w| f64::from(f32::from_bits(w)).powi(2))
-                        .sum::<f64>()
-                        .sqrt();
-                    let unit = (length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE);
-                    if !unit {
-                        return Err(CompressError::RotationKey {
-                            key,
-                            length: length as f32,
-                        });
-                    }
+        }
+        if stream == Stream::Values && kind == ValueKind::Rotation {
+            for (key, q) in self.words.chunks_exact(4).enumerate() {
+                let length = q
+                    .iter()
+                    .map(|&w| f64::from(f32::from_bits(w)).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let unit = (length - 1.0).abs() <= f64::from(QUAT_UNIT_TOLERANCE);
+                if !unit {
+                    return Err(CompressError::RotationKey {
+                        key,
+                        length: length as f32,
+                    });
                 }
             }
         }

@@ -865,7 +865,8 @@ impl Player {
         let moving = !self.paused;
         // The newest base action's step (the base comes first).
         let mut main_step = None;
-        for p in &mut self.playing {
+        for i in 0..self.playing.len() {
+            let p = &mut self.playing[i];
             let d = clips.duration(p.clip).unwrap_or(0.0);
             let delta = if moving {
                 dt * self.speed * p.speed
@@ -895,40 +896,7 @@ impl Player {
             if step.start == step.end {
                 continue;
             }
-            // Every marker's crossings, then all of them in playhead order.
-            self.hits.clear();
-            for (k, marker) in clips.markers(p.clip).iter().enumerate() {
-                let before = self.positions.len();
-                crossings(
-                    &step,
-                    marker.time,
-                    d,
-                    p.wrap,
-                    MAX_EVENTS_PER_STEP,
-                    &mut self.positions,
-                );
-                self.hits
-                    .extend(self.positions.drain(before..).map(|at| (at, k)));
-            }
-            // By playhead position, then (markers at the same time) by
-            // marker; unstable, as the keys are distinct, so nothing is
-            // allocated.
-            let forward = step.end > step.start;
-            self.hits.sort_unstable_by(|a, b| {
-                let order = a.0.total_cmp(&b.0);
-                let order = if forward { order } else { order.reverse() };
-                order.then(a.1.cmp(&b.1))
-            });
-            self.hits.truncate(MAX_EVENTS_PER_STEP);
-            for &(_, k) in &self.hits {
-                let marker = &clips.markers(p.clip)[k];
-                self.frame.events.push(Event {
-                    name: Arc::clone(&marker.name),
-                    clip: p.clip,
-                    time: marker.time,
-                    weight: p.weight,
-                });
-            }
+            self.push_marker_events(i, &step, d);
         }
         if let Some(step) = main_step {
             self.note_main_step(&step);
@@ -956,6 +924,51 @@ impl Player {
                 reference_time: p.reference_time,
             }));
         Ok(&self.frame)
+    }
+
+    /// Reports the markers action `i`'s playhead crossed in `step` (of a
+    /// clip `duration` seconds long) as events, in playhead order, at most
+    /// [`MAX_EVENTS_PER_STEP`]; allocates nothing once its buffers have
+    /// grown.
+    fn push_marker_events(&mut self, i: usize, step: &Step, duration: f64) {
+        let Some(p) = self.playing.get(i) else {
+            return;
+        };
+        let markers = self.clips.markers(p.clip);
+        // Every marker's crossings, then all of them in playhead order.
+        self.hits.clear();
+        for (k, marker) in markers.iter().enumerate() {
+            let before = self.positions.len();
+            crossings(
+                step,
+                marker.time,
+                duration,
+                p.wrap,
+                MAX_EVENTS_PER_STEP,
+                &mut self.positions,
+            );
+            self.hits
+                .extend(self.positions.drain(before..).map(|at| (at, k)));
+        }
+        // By playhead position, then (markers at the same time) by
+        // marker; unstable, as the keys are distinct, so nothing is
+        // allocated.
+        let forward = step.end > step.start;
+        self.hits.sort_unstable_by(|a, b| {
+            let order = a.0.total_cmp(&b.0);
+            let order = if forward { order } else { order.reverse() };
+            order.then(a.1.cmp(&b.1))
+        });
+        self.hits.truncate(MAX_EVENTS_PER_STEP);
+        for &(_, k) in &self.hits {
+            let marker = &markers[k];
+            self.frame.events.push(Event {
+                name: Arc::clone(&marker.name),
+                clip: p.clip,
+                time: marker.time,
+                weight: p.weight,
+            });
+        }
     }
 
     fn note_main_step(&mut self, step: &Step) {

@@ -680,11 +680,7 @@ fn hostile_compressed_data_is_refused() {
         vec![vec![good.clone()]],
     )
     .unwrap();
-    let with = |f: &dyn Fn(&mut CompressedTrack)| {
-        let mut t = good.clone();
-        f(&mut t);
-        t
-    };
+    let with = |f: &dyn Fn(&mut CompressedTrack)| altered(&good, f);
     // Bit counts out of range.
     for bits in [0u32, 25, 32, 255] {
         let e = refused(&track, with(&|t| t.values.bits = bits));
@@ -733,6 +729,30 @@ fn hostile_compressed_data_is_refused() {
     );
     let e = refused(&track, with(&|t| t.values.words.clear()));
     assert!(matches!(e, CompressError::WordCount { .. }), "{e:?}");
+}
+
+/// `good` with `f` applied.
+fn altered(good: &CompressedTrack, f: &dyn Fn(&mut CompressedTrack)) -> CompressedTrack {
+    let mut t = good.clone();
+    f(&mut t);
+    t
+}
+
+/// A LINEAR rotation track of node 0 with one key, the identity.
+fn one_key_rotation() -> Track {
+    Track::new(
+        0,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0],
+        vec![0.0, 0.0, 0.0, 1.0],
+    )
+}
+
+#[test]
+fn compressed_key_times_that_break_the_rules_are_refused() {
+    let (track, good) = vector_track();
+    let with = |f: &dyn Fn(&mut CompressedTrack)| altered(&good, f);
     // A key count the words do not hold; times that break the rules.
     let e = refused(
         &track,
@@ -772,6 +792,12 @@ fn hostile_compressed_data_is_refused() {
             "{list:?}: {e:?}"
         );
     }
+}
+
+#[test]
+fn compressed_encodings_and_raw_values_that_do_not_fit_are_refused() {
+    let (track, good) = vector_track();
+    let with = |f: &dyn Fn(&mut CompressedTrack)| altered(&good, f);
     // Encodings the track cannot take; tangents where there are none.
     let e = refused(
         &track,
@@ -800,13 +826,7 @@ fn hostile_compressed_data_is_refused() {
         ),
         "{e:?}"
     );
-    let rotation = Track::new(
-        0,
-        Property::Rotation,
-        Interpolation::Linear,
-        vec![0.0],
-        vec![0.0, 0.0, 0.0, 1.0],
-    );
+    let rotation = one_key_rotation();
     let zero = CompressedTrack {
         times: KeyTimes::Uniform {
             start: 0.0,
@@ -821,6 +841,41 @@ fn hostile_compressed_data_is_refused() {
         matches!(e, CompressError::RotationKey { key: 0, .. }),
         "{e:?}"
     );
+    // A discrete (bool) track must stay raw.
+    let visible = Arc::new(PointerTarget::new(
+        "/nodes/0/extensions/KHR_node_visibility/visible",
+        PointerType::Bool,
+        vec![1.0],
+    ));
+    let flag = Track::for_pointer(visible, Interpolation::Step, vec![0.0, 1.0], vec![0.0, 1.0]);
+    let mut q = BitWriter::new();
+    q.push(0, 1);
+    q.push(1, 1);
+    let quantized = CompressedTrack {
+        times: KeyTimes::Uniform {
+            start: 0.0,
+            rate: 1.0,
+            count: 2,
+        },
+        values: Quantized {
+            encoding: Encoding::Vector,
+            bits: 1,
+            step: 1.0,
+            offsets: vec![0],
+            frame: None,
+            words: q.finish(),
+        },
+        tangents: None,
+    };
+    let e = refused(&flag, quantized);
+    assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
+}
+
+#[test]
+fn compressed_frames_that_break_the_rules_are_refused() {
+    let (track, good) = vector_track();
+    let with = |f: &dyn Fn(&mut CompressedTrack)| altered(&good, f);
+    let rotation = one_key_rotation();
     // Framed streams: only rotation values, with a unit frame whose field
     // bits are at most 16 and sum to the stream's bits.
     let h = std::f32::consts::FRAC_1_SQRT_2;
@@ -889,34 +944,11 @@ fn hostile_compressed_data_is_refused() {
         }),
     );
     assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
-    // A discrete (bool) track must stay raw.
-    let visible = Arc::new(PointerTarget::new(
-        "/nodes/0/extensions/KHR_node_visibility/visible",
-        PointerType::Bool,
-        vec![1.0],
-    ));
-    let flag = Track::for_pointer(visible, Interpolation::Step, vec![0.0, 1.0], vec![0.0, 1.0]);
-    let mut q = BitWriter::new();
-    q.push(0, 1);
-    q.push(1, 1);
-    let quantized = CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: 0.0,
-            rate: 1.0,
-            count: 2,
-        },
-        values: Quantized {
-            encoding: Encoding::Vector,
-            bits: 1,
-            step: 1.0,
-            offsets: vec![0],
-            frame: None,
-            words: q.finish(),
-        },
-        tangents: None,
-    };
-    let e = refused(&flag, quantized);
-    assert!(matches!(e, CompressError::Encoding { .. }), "{e:?}");
+}
+
+#[test]
+fn compressed_counts_and_options_that_do_not_match_are_refused() {
+    let (track, good) = vector_track();
     // Counts of compressed tracks and clips that do not match.
     let two = AnimationLibrary::from_compressed(
         vec![Clip::new("c", vec![track.clone()])],
@@ -1111,119 +1143,17 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
 /// from the packed words in a library of more rows than those hold.
 #[test]
 fn baked_runs_share_their_segment_and_compute_their_rows() {
-    let baked = |shift: usize, seed: u64, count: usize| -> AnimationLibrary {
-        let mut rng = Rng::new(seed);
-        let times = |n: usize, first: usize| -> Arc<[f32]> {
-            (first..first + n).map(|k| k as f32 / 32.0).collect()
-        };
-        let mut clips = Vec::new();
-        for c in 0..count {
-            let mut tracks = Vec::new();
-            for j in 0..10u32 {
-                let q: Vec<f32> = (0..40)
-                    .flat_map(|k| axis_angle([0.0, 1.0, 0.0], 0.05 * k as f32 + rng.signed()))
-                    .collect();
-                tracks.push(Track::new(
-                    j,
-                    Property::Rotation,
-                    Interpolation::Linear,
-                    times(40, 0),
-                    q,
-                ));
-            }
-            for j in 0..10u32 {
-                let n = match j {
-                    0 => 40,
-                    1..=4 => 1,
-                    _ => 25,
-                };
-                // One row's times start later where `shift` is given.
-                let first = if j == 7 { shift } else { 0 };
-                let v = (0..n * 3).map(|_| rng.signed()).collect();
-                tracks.push(Track::new(
-                    j,
-                    Property::Translation,
-                    Interpolation::Linear,
-                    times(n, first),
-                    v,
-                ));
-            }
-            for j in 0..10u32 {
-                let n = if j < 5 { 40 } else { 20 };
-                let v = (0..n * 9).map(|_| 1.0 + 0.1 * rng.signed()).collect();
-                tracks.push(Track::new(
-                    j,
-                    Property::Scale,
-                    Interpolation::CubicSpline,
-                    times(n, 0),
-                    v,
-                ));
-            }
-            clips.push(Clip::new(format!("take{c}"), tracks));
-        }
-        let packed = clips
-            .iter()
-            .map(|c| {
-                c.tracks
-                    .iter()
-                    .map(|t| CompressedTrack {
-                        times: KeyTimes::uniform_of(&t.times).unwrap(),
-                        ..CompressedTrack::lossless(t)
-                    })
-                    .collect()
-            })
-            .collect();
-        AnimationLibrary::from_compressed(clips, packed).unwrap()
-    };
     let gpu = common::gpu("baked_runs_share_their_segment_and_compute_their_rows");
     // (first key of row 7, shared runs, clips): the last has more rows
     // than the block heads' uniform copies hold (DECODE_HEAD), so its
     // heads are read from the packed words.
     for (shift, shared, count) in [(0, true, 2), (15, false, 2), (0, true, 70)] {
-        let library = baked(shift, 3, count);
-        let plan = Plan::sampling(
-            &library,
-            64,
-            &DeviceProfile::cpu_adapter(),
-            SamplerPlan::ClipBlocks,
-        )
-        .unwrap()
-        .to_string();
-        let dispatches: Vec<&str> = plan
-            .lines()
-            .filter(|l| l.contains("sample_blocks_main"))
-            .collect();
-        assert_eq!(dispatches.len(), 3, "{plan}");
-        for d in &dispatches {
-            let translations = d.contains("GROUP=2 ");
-            let expect = shared || !translations;
-            assert_eq!(d.contains("RUN_KEYS=1 "), expect, "{plan}");
-            assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
-            assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), count < 70, "{plan}");
-        }
-        assert_eq!(plan.contains("decode heads"), count < 70, "{plan}");
-        // A GPU reads the heads from the packed words: no copies made.
-        let on_gpu = Plan::sampling(&library, 64, &DeviceProfile::gpu(), SamplerPlan::ClipBlocks)
-            .unwrap()
-            .to_string();
-        assert!(!on_gpu.contains("HEADS_IN_UNIFORM=1"), "{on_gpu}");
-        assert!(!on_gpu.contains("decode heads"), "{on_gpu}");
+        let library = baked_library(shift, 3, count);
+        assert_baked_plans(&library, shared, count);
         let Some(h) = &gpu else {
             continue;
         };
-        let mut instances = Vec::new();
-        for (c, clip) in library.clips().iter().enumerate() {
-            let mut times = vec![-0.5, 0.0, clip.duration() + 1.0];
-            if count < 70 {
-                times = probe_times(clip);
-            }
-            times.extend(
-                (0..40).flat_map(|k| [k as f32, k as f32 + 0.5, k as f32 + 0.3].map(|x| x / 32.0)),
-            );
-            for t in times {
-                instances.push(Instance::new(c as u32, f64::from(t)));
-            }
-        }
+        let instances = baked_probe_instances(&library, count);
         let want = cpu::sample(&library, &instances).unwrap();
         let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
         let mut sampler = GpuSampler::with_plan(
@@ -1241,4 +1171,127 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
             "shift {shift}, {count} clips: {report:?}"
         );
     }
+}
+
+/// `count` clips of baked keys (1/32 s apart): 10 LINEAR rotations of 40
+/// keys, 10 LINEAR translations of 40, 1 or 25 keys (row 7's times
+/// starting `shift` keys later), 10 CUBICSPLINE scales of 40 or 20; their
+/// values random from `seed`, compressed losslessly with uniform times.
+fn baked_library(shift: usize, seed: u64, count: usize) -> AnimationLibrary {
+    let mut rng = Rng::new(seed);
+    let times = |n: usize, first: usize| -> Arc<[f32]> {
+        (first..first + n).map(|k| k as f32 / 32.0).collect()
+    };
+    let mut clips = Vec::new();
+    for c in 0..count {
+        let mut tracks = Vec::new();
+        for j in 0..10u32 {
+            let q: Vec<f32> = (0..40)
+                .flat_map(|k| axis_angle([0.0, 1.0, 0.0], 0.05 * k as f32 + rng.signed()))
+                .collect();
+            tracks.push(Track::new(
+                j,
+                Property::Rotation,
+                Interpolation::Linear,
+                times(40, 0),
+                q,
+            ));
+        }
+        for j in 0..10u32 {
+            let n = match j {
+                0 => 40,
+                1..=4 => 1,
+                _ => 25,
+            };
+            // One row's times start later where `shift` is given.
+            let first = if j == 7 { shift } else { 0 };
+            let v = (0..n * 3).map(|_| rng.signed()).collect();
+            tracks.push(Track::new(
+                j,
+                Property::Translation,
+                Interpolation::Linear,
+                times(n, first),
+                v,
+            ));
+        }
+        for j in 0..10u32 {
+            let n = if j < 5 { 40 } else { 20 };
+            let v = (0..n * 9).map(|_| 1.0 + 0.1 * rng.signed()).collect();
+            tracks.push(Track::new(
+                j,
+                Property::Scale,
+                Interpolation::CubicSpline,
+                times(n, 0),
+                v,
+            ));
+        }
+        clips.push(Clip::new(format!("take{c}"), tracks));
+    }
+    let packed = clips
+        .iter()
+        .map(|c| {
+            c.tracks
+                .iter()
+                .map(|t| CompressedTrack {
+                    times: KeyTimes::uniform_of(&t.times).unwrap(),
+                    ..CompressedTrack::lossless(t)
+                })
+                .collect()
+        })
+        .collect();
+    AnimationLibrary::from_compressed(clips, packed).unwrap()
+}
+
+/// The clip-blocks plans of `library` (`count` clips): on a CPU adapter,
+/// three dispatches whose runs share their segment and compute their rows
+/// (translations too where `shared`), the block heads in uniform copies
+/// below 70 clips; on a GPU, no copies.
+fn assert_baked_plans(library: &AnimationLibrary, shared: bool, count: usize) {
+    let plan = Plan::sampling(
+        library,
+        64,
+        &DeviceProfile::cpu_adapter(),
+        SamplerPlan::ClipBlocks,
+    )
+    .unwrap()
+    .to_string();
+    let dispatches: Vec<&str> = plan
+        .lines()
+        .filter(|l| l.contains("sample_blocks_main"))
+        .collect();
+    assert_eq!(dispatches.len(), 3, "{plan}");
+    for d in &dispatches {
+        let translations = d.contains("GROUP=2 ");
+        let expect = shared || !translations;
+        assert_eq!(d.contains("RUN_KEYS=1 "), expect, "{plan}");
+        assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
+        assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), count < 70, "{plan}");
+    }
+    assert_eq!(plan.contains("decode heads"), count < 70, "{plan}");
+    // A GPU reads the heads from the packed words: no copies made.
+    let on_gpu = Plan::sampling(library, 64, &DeviceProfile::gpu(), SamplerPlan::ClipBlocks)
+        .unwrap()
+        .to_string();
+    assert!(!on_gpu.contains("HEADS_IN_UNIFORM=1"), "{on_gpu}");
+    assert!(!on_gpu.contains("decode heads"), "{on_gpu}");
+}
+
+/// Per clip of `library`: times around its keys (before, at, after; with
+/// 70 clips or more, just before, at 0 and after the end) and on, between
+/// and off the baked keys.
+fn baked_probe_instances(library: &AnimationLibrary, count: usize) -> Vec<Instance> {
+    let mut instances = Vec::new();
+    for (c, clip) in library.clips().iter().enumerate() {
+        let mut times = vec![-0.5, 0.0, clip.duration() + 1.0];
+        if count < 70 {
+            times = probe_times(clip);
+        }
+        times.extend(
+            (0..40).flat_map(|k| [k as f32, k as f32 + 0.5, k as f32 + 0.3].map(|x| x / 32.0)),
+        );
+        for t in times {
+            instances.push(Instance::new(c as u32, f64::from(t)));
+        }
+    }
+    instances
 }

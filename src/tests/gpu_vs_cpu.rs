@@ -545,6 +545,29 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
         .collect();
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    assert_grids_capped(&sampler, &lib, 150);
+    let cpu = cpu::sample(&lib, &instances).unwrap();
+    assert_matches(&lib, &instances, &gpu, &cpu);
+    clip_blocks_fill_a_2d_grid(&h);
+
+    // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
+    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LimitExceeded {
+                limit_name: "max_compute_workgroups_per_dimension",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+/// Each of `sampler`'s grids (for `instances` instances of `lib`) is at
+/// most 4 workgroups wide and covers its group's invocations, and one of
+/// them uses a second dimension.
+fn assert_grids_capped(sampler: &GpuSampler, lib: &AnimationLibrary, instances: u32) {
     // One dispatch per track group; each grid covers 150 x that group's
     // invocations per instance (its tracks per instance, two to an
     // invocation in the CPU-adapter plan) in workgroups of 64, at most 4
@@ -558,7 +581,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
             SamplerPlan::Reference => 1,
             _ => keyframe_gpu::plan::invocation_rows(g, rows),
         };
-        let invocations = 150 * rows.div_ceil(per_invocation);
+        let invocations = instances * rows.div_ceil(per_invocation);
         let workgroups = invocations.div_ceil(64);
         assert_eq!(
             x,
@@ -574,8 +597,12 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
         grids.iter().any(|&(_, (_, y, _))| y > 1),
         "a second grid dimension is used: {grids:?}"
     );
-    let cpu = cpu::sample(&lib, &instances).unwrap();
-    assert_matches(&lib, &instances, &gpu, &cpu);
+}
+
+/// The clip-blocks plan on a device limited to 4 workgroups a dimension
+/// lays its workgroups out in x then y, and refuses a capacity past the
+/// grid.
+fn clip_blocks_fill_a_2d_grid(h: &Headless) {
     // The clip-blocks plan: a workgroup per (block, run of up to
     // MAX_BLOCK_ROW_RUN rows), in x then y. Three clips of 70 rotation
     // tracks: 70 rows in the LINEAR-rotation group, in runs of 32, 32 and
@@ -621,19 +648,6 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     assert_eq!(grids.len(), 1, "one group: {grids:?}");
     let (_, (x, y, z)) = grids[0];
     assert_eq!((x, y, z), (4, 3, 1), "3 blocks x 3 runs over 4 x 3");
-
-    // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
-    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::LimitExceeded {
-                limit_name: "max_compute_workgroups_per_dimension",
-                ..
-            }
-        ),
-        "{err}"
-    );
 }
 
 #[test]
@@ -1169,84 +1183,6 @@ fn clip_blocks_run_keys_match_cpu() {
     let Some(h) = common::gpu("clip_blocks_run_keys_match_cpu") else {
         return;
     };
-    let same = AnimationLibrary::new(vec![Clip::new(
-        "same",
-        (0..36)
-            .map(|r| {
-                let times = run_key_times(99, 0.0, 12, false);
-                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
-            })
-            .collect(),
-    )])
-    .unwrap();
-    // Rows of equal key counts, laid out one after the other: every run
-    // regular, its rows computed from its first two. (A gap of 0.6 s after
-    // the first key keeps every row from direct indexing, whose rows have
-    // no bucket texels and would break the layout's regular steps.)
-    let regular = |apart: bool| {
-        AnimationLibrary::new(vec![Clip::new(
-            "regular",
-            (0..40)
-                .map(|r| {
-                    let mut times = run_key_times(r + 200, 0.002 * r as f32, 30, apart);
-                    for t in &mut times[1..] {
-                        *t += 0.6;
-                    }
-                    track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
-                })
-                .collect(),
-        )])
-        .unwrap()
-    };
-    // The same clip and one whose two rows differ in key count: one run
-    // not regular, so the group reads every row.
-    let regular_but_one = || {
-        let mut clips = regular(true).clips().to_vec();
-        clips.push(Clip::new(
-            "uneven",
-            (0..2)
-                .map(|r| {
-                    let mut times = run_key_times(r + 300, 0.0, 30 + r as usize, true);
-                    for t in &mut times[1..] {
-                        *t += 0.6;
-                    }
-                    track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
-                })
-                .collect(),
-        ));
-        AnimationLibrary::new(clips).unwrap()
-    };
-    // Every property (but weights) and interpolation, 8 nodes each, of 30
-    // keys: each group's rows are sorted by property, so its runs (24 rows
-    // of STEP translations, rotations and scales; 16 of LINEAR or
-    // CUBICSPLINE translations and scales; 8 of rotations) are regular in
-    // segments of 8, one property's rows, though not as a whole. With
-    // `direct` of every three nodes' keys uniform (indexed directly: no
-    // bucket texels before their key texels) the rows' key texels step
-    // unevenly: with one, the sampler copies them in step (within the
-    // bucket texels the run tables left unread); with two, the copies
-    // would take more than those, and each row's search offset is read.
-    let segments = |direct: u32| {
-        let mut tracks = Vec::new();
-        for property in &PROPERTIES[..3] {
-            for interp in INTERPOLATIONS {
-                for n in 0..8u32 {
-                    let node = tracks.len() as u32;
-                    let times = if n % 3 < direct {
-                        (0..30).map(|k| k as f32 / 30.0).collect()
-                    } else {
-                        let mut t = run_key_times(node + 400, 0.001 * n as f32, 30, true);
-                        for t in &mut t[1..] {
-                            *t += 0.6;
-                        }
-                        t
-                    };
-                    tracks.push(track_of(node, *property, interp, times, 4));
-                }
-            }
-        }
-        AnimationLibrary::new(vec![Clip::new("segments", tracks)]).unwrap()
-    };
     // (library, the run-keys mode its LINEAR rotations (group 0) must
     // take: 2 with 8- or 16-bit entries, 3 the same exact, 1 shared; how
     // many of their runs are stored key by key: the shared ones, a run of
@@ -1258,49 +1194,154 @@ fn clip_blocks_run_keys_match_cpu() {
         (&long_run_keys_library(false), (2, 16), 0, None, false),
         (&run_keys_library(true), (3, 8), 0, None, false),
         (&long_run_keys_library(true), (3, 16), 0, None, false),
-        (&regular(false), (2, 8), 0, Some((32, true)), true),
-        (&regular(true), (3, 8), 0, Some((32, true)), true),
-        (&regular_but_one(), (3, 8), 0, None, true),
-        (&same, (1, 0), 2, Some((32, true)), true),
-        (&segments(0), (3, 8), 0, Some((8, true)), true),
-        (&segments(1), (3, 8), 0, Some((8, true)), true),
-        (&segments(2), (3, 8), 0, Some((8, false)), true),
+        (&regular_library(false), (2, 8), 0, Some((32, true)), true),
+        (&regular_library(true), (3, 8), 0, Some((32, true)), true),
+        (&regular_but_one_library(), (3, 8), 0, None, true),
+        (&same_times_library(), (1, 0), 2, Some((32, true)), true),
+        (&segments_library(0), (3, 8), 0, Some((8, true)), true),
+        (&segments_library(1), (3, 8), 0, Some((8, true)), true),
+        (&segments_library(2), (3, 8), 0, Some((8, false)), true),
     ] {
         let blocks =
             GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
-        let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
-        assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
-        assert_eq!(blocks.interleaved_runs(), interleaved);
-        let regular: Vec<(u32, u32, bool)> = blocks.regular_segments().collect();
-        let of = |g: u32| {
-            regular
-                .iter()
-                .find(|r| r.0 == g)
-                .map(|&(_, rows, search)| (rows, search))
-        };
-        assert_eq!(of(0), computed, "{modes:?} {regular:?}");
-        if every_group {
-            for &(g, _, _) in &modes {
-                assert_eq!(of(g), computed, "group {g}: {modes:?} {regular:?}");
-            }
-        }
-        let mut instances = Vec::new();
-        for (c, clip) in lib.clips().iter().enumerate() {
-            let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];
-            for t in &clip.tracks {
-                for w in t.times.windows(2) {
-                    times.push(0.5 * (w[0] + w[1]));
-                }
-                for &k in t.times.iter() {
-                    times.extend([k, k.next_up(), k.next_down()]);
-                }
-            }
-            instances.extend(
-                times
-                    .into_iter()
-                    .map(|t| Instance::new(c as u32, f64::from(t))),
-            );
-        }
-        every_plan_matches_cpu(&h, lib, &instances);
+        assert_run_key_modes(&blocks, want, interleaved, computed, every_group);
+        every_plan_matches_cpu(&h, lib, &key_probe_instances(lib));
     }
+}
+
+/// 36 rows that all share their key times.
+fn same_times_library() -> AnimationLibrary {
+    AnimationLibrary::new(vec![Clip::new(
+        "same",
+        (0..36)
+            .map(|r| {
+                let times = run_key_times(99, 0.0, 12, false);
+                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+            })
+            .collect(),
+    )])
+    .unwrap()
+}
+
+/// Rows of equal key counts, laid out one after the other: every run
+/// regular, its rows computed from its first two. (A gap of 0.6 s after
+/// the first key keeps every row from direct indexing, whose rows have
+/// no bucket texels and would break the layout's regular steps.)
+fn regular_library(apart: bool) -> AnimationLibrary {
+    AnimationLibrary::new(vec![Clip::new(
+        "regular",
+        (0..40)
+            .map(|r| {
+                let mut times = run_key_times(r + 200, 0.002 * r as f32, 30, apart);
+                for t in &mut times[1..] {
+                    *t += 0.6;
+                }
+                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+            })
+            .collect(),
+    )])
+    .unwrap()
+}
+
+/// The clip of [`regular_library`] (keys apart) and one whose two rows
+/// differ in key count: one run
+/// not regular, so the group reads every row.
+fn regular_but_one_library() -> AnimationLibrary {
+    let mut clips = regular_library(true).clips().to_vec();
+    clips.push(Clip::new(
+        "uneven",
+        (0..2)
+            .map(|r| {
+                let mut times = run_key_times(r + 300, 0.0, 30 + r as usize, true);
+                for t in &mut times[1..] {
+                    *t += 0.6;
+                }
+                track_of(r, Property::Rotation, Interpolation::Linear, times, 4)
+            })
+            .collect(),
+    ));
+    AnimationLibrary::new(clips).unwrap()
+}
+
+/// Every property (but weights) and interpolation, 8 nodes each, of 30
+/// keys: each group's rows are sorted by property, so its runs (24 rows
+/// of STEP translations, rotations and scales; 16 of LINEAR or
+/// CUBICSPLINE translations and scales; 8 of rotations) are regular in
+/// segments of 8, one property's rows, though not as a whole. With
+/// `direct` of every three nodes' keys uniform (indexed directly: no
+/// bucket texels before their key texels) the rows' key texels step
+/// unevenly: with one, the sampler copies them in step (within the
+/// bucket texels the run tables left unread); with two, the copies
+/// would take more than those, and each row's search offset is read.
+fn segments_library(direct: u32) -> AnimationLibrary {
+    let mut tracks = Vec::new();
+    for property in &PROPERTIES[..3] {
+        for interp in INTERPOLATIONS {
+            for n in 0..8u32 {
+                let node = tracks.len() as u32;
+                let times = if n % 3 < direct {
+                    (0..30).map(|k| k as f32 / 30.0).collect()
+                } else {
+                    let mut t = run_key_times(node + 400, 0.001 * n as f32, 30, true);
+                    for t in &mut t[1..] {
+                        *t += 0.6;
+                    }
+                    t
+                };
+                tracks.push(track_of(node, *property, interp, times, 4));
+            }
+        }
+    }
+    AnimationLibrary::new(vec![Clip::new("segments", tracks)]).unwrap()
+}
+
+/// `blocks` takes run-keys mode `want` (mode, bits) for group 0, stores
+/// `interleaved` runs key by key, and computes group 0's rows as
+/// `computed` says (and every group's, with `every_group`).
+fn assert_run_key_modes(
+    blocks: &GpuSampler,
+    want: (u32, u32),
+    interleaved: usize,
+    computed: Option<(u32, bool)>,
+    every_group: bool,
+) {
+    let modes: Vec<(u32, u32, u32)> = blocks.run_keys().collect();
+    assert!(modes.contains(&(0, want.0, want.1)), "{modes:?}");
+    assert_eq!(blocks.interleaved_runs(), interleaved);
+    let regular: Vec<(u32, u32, bool)> = blocks.regular_segments().collect();
+    let of = |g: u32| {
+        regular
+            .iter()
+            .find(|r| r.0 == g)
+            .map(|&(_, rows, search)| (rows, search))
+    };
+    assert_eq!(of(0), computed, "{modes:?} {regular:?}");
+    if every_group {
+        for &(g, _, _) in &modes {
+            assert_eq!(of(g), computed, "group {g}: {modes:?} {regular:?}");
+        }
+    }
+}
+
+/// Per clip of `lib`: instances before, at and far after its keys, at
+/// every key time, the floats next to it, and between keys.
+fn key_probe_instances(lib: &AnimationLibrary) -> Vec<Instance> {
+    let mut instances = Vec::new();
+    for (c, clip) in lib.clips().iter().enumerate() {
+        let mut times: Vec<f32> = vec![-1.0, 0.0, 1e6];
+        for t in &clip.tracks {
+            for w in t.times.windows(2) {
+                times.push(0.5 * (w[0] + w[1]));
+            }
+            for &k in t.times.iter() {
+                times.extend([k, k.next_up(), k.next_down()]);
+            }
+        }
+        instances.extend(
+            times
+                .into_iter()
+                .map(|t| Instance::new(c as u32, f64::from(t))),
+        );
+    }
+    instances
 }

@@ -395,35 +395,29 @@ fn cpu_twin_refuses_the_same_instances() {
     }
 }
 
-/// Wrap modes stay exact far from zero: the host wraps in `f64`, so
-/// `Repeat` at `1e9 + 0.25` on a 1 s clip samples exactly like `0.25` (in
-/// `f32`, `1e9 + 0.25` rounds to `1e9` and would sample like 0).
-#[test]
-fn wrap_modes_are_exact_far_from_zero() {
-    let Some(h) = common::gpu("wrap_modes_are_exact_far_from_zero") else {
-        return;
-    };
-    // Clip 0 "walk" lasts 1.0 s; clip 1 lasts 0.75 s.
-    let lib = {
-        let mut clips = library().clips()[..1].to_vec();
-        clips.push(Clip::new(
-            "three quarters",
-            vec![Track::new(
-                0,
-                Property::Translation,
-                Interpolation::Linear,
-                vec![0.0, 0.75],
-                vec![0.0, 0.0, 0.0, 3.0, -6.0, 12.0],
-            )],
-        ));
-        AnimationLibrary::new(clips).unwrap()
-    };
-    assert_eq!(lib.clip_table()[0].duration, 1.0);
-    assert_eq!(lib.clip_table()[1].duration, 0.75);
+/// Clip 0 "walk" of [`library`] (1.0 s) and clip 1 "three quarters", a
+/// translation over 0.75 s.
+fn walk_and_three_quarters() -> AnimationLibrary {
+    let mut clips = library().clips()[..1].to_vec();
+    clips.push(Clip::new(
+        "three quarters",
+        vec![Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, 0.75],
+            vec![0.0, 0.0, 0.0, 3.0, -6.0, 12.0],
+        )],
+    ));
+    AnimationLibrary::new(clips).unwrap()
+}
+
+/// Pairs of a far instance and a near one with the same clip-local time,
+/// on the clips of [`walk_and_three_quarters`].
+fn far_and_near() -> [(Instance, Instance); 11] {
     let rep = WrapMode::Repeat;
     let pp = WrapMode::PingPong;
-    // (far instance, near instance with the same clip-local time).
-    let pairs = [
+    [
         (
             Instance::new(0, 1e9 + 0.25).with_wrap(rep),
             Instance::new(0, 0.25),
@@ -465,7 +459,21 @@ fn wrap_modes_are_exact_far_from_zero() {
         // Clamp: far outside holds the last and first keys.
         (Instance::new(0, 1e9 + 0.25), Instance::new(0, 1.0)),
         (Instance::new(0, -1e9 - 0.25), Instance::new(0, 0.0)),
-    ];
+    ]
+}
+
+/// Wrap modes stay exact far from zero: the host wraps in `f64`, so
+/// `Repeat` at `1e9 + 0.25` on a 1 s clip samples exactly like `0.25` (in
+/// `f32`, `1e9 + 0.25` rounds to `1e9` and would sample like 0).
+#[test]
+fn wrap_modes_are_exact_far_from_zero() {
+    let Some(h) = common::gpu("wrap_modes_are_exact_far_from_zero") else {
+        return;
+    };
+    let lib = walk_and_three_quarters();
+    assert_eq!(lib.clip_table()[0].duration, 1.0);
+    assert_eq!(lib.clip_table()[1].duration, 0.75);
+    let pairs = far_and_near();
     let instances: Vec<Instance> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
@@ -482,6 +490,20 @@ fn wrap_modes_are_exact_far_from_zero() {
         assert_eq!(bits(f), bits(n), "GPU far vs near: {ctx}");
         assert_eq!(bits(fc), bits(nc), "CPU far vs near: {ctx}");
     }
+    assert_hand_values(&lib, &instances, &gpu, &cpu_out);
+}
+
+/// The samples of [`far_and_near`]'s instances (interleaved far, near)
+/// against values computed by hand: at 0.25 s the tracks whose arithmetic
+/// is exact in f32, at 0.5 s of clip 1 within tolerance, and clamped far
+/// outside the keys, the stored keys.
+fn assert_hand_values(
+    lib: &AnimationLibrary,
+    instances: &[Instance],
+    gpu: &[f32],
+    cpu_out: &[f32],
+) {
+    let stride = lib.output_stride() as usize;
     // Hand-computed values at 0.25 s for the tracks whose arithmetic is exact
     // in f32 (lerp with t = 0.5 or 0.25 of small integers), and the STEP
     // weights: GPU, CPU and hand agree bit for bit.
@@ -496,17 +518,17 @@ fn wrap_modes_are_exact_far_from_zero() {
     for inst in [0, 1, 2, 3, 4, 5, 8, 9, 13] {
         let ctx = format!("instance {inst} ({:?})", instances[inst]);
         assert_eq!(
-            bits(&at(&gpu, inst, t_off as usize, 3)),
+            bits(&at(gpu, inst, t_off as usize, 3)),
             bits(&want_t),
             "{ctx}"
         );
         assert_eq!(
-            bits(&at(&cpu_out, inst, t_off as usize, 3)),
+            bits(&at(cpu_out, inst, t_off as usize, 3)),
             bits(&want_t),
             "{ctx}"
         );
         assert_eq!(
-            bits(&at(&gpu, inst, w_off as usize, 3)),
+            bits(&at(gpu, inst, w_off as usize, 3)),
             bits(&want_w),
             "{ctx}"
         );
@@ -514,7 +536,7 @@ fn wrap_modes_are_exact_far_from_zero() {
     // Clip 1 at 0.25 of 0.75 s: a third of the way... not exact; at 0.5 s
     // (instances 16, 17): two thirds of (3, -6, 12) = (2, -4, 8) within 1e-5.
     for inst in [16, 17] {
-        let got = at(&gpu, inst, 0, 3);
+        let got = at(gpu, inst, 0, 3);
         for (g, want) in got.iter().zip([2.0f32, -4.0, 8.0]) {
             assert!(
                 (g - want).abs() <= REL_TOL * want.abs(),
@@ -529,12 +551,209 @@ fn wrap_modes_are_exact_far_from_zero() {
             let k = k.min(track.times.len() - 1);
             let (off, w) = lib.track_output(0, j as u32).unwrap();
             assert_eq!(
-                bits(&at(&gpu, inst, off as usize, w as usize)),
+                bits(&at(gpu, inst, off as usize, w as usize)),
                 bits(&key_value(track, k)),
                 "instance {inst} track {j}"
             );
         }
     }
+}
+
+/// The value a track must hold at `time` where the shader copies a key
+/// (a single key, STEP at NaN, at or past either end); `None` elsewhere.
+fn exact_value(track: &Track, time: f32) -> Option<Vec<f32>> {
+    let last = track.times.len() - 1;
+    if time.is_nan() {
+        // NaN compares false everywhere: no key is chosen as exact,
+        // the factor is NaN; what matters is that it stays in its slot
+        // (its caller checks that). A single-key track holds its key.
+        if track.times.len() == 1 || track.interpolation == Interpolation::Step {
+            Some(key_value(track, 0))
+        } else {
+            None
+        }
+    } else if time >= track.times[last] {
+        Some(key_value(track, last))
+    } else if time <= track.times[0] {
+        Some(key_value(track, 0))
+    } else {
+        None
+    }
+}
+
+/// The buffers a raw dispatch of the sampling shader binds.
+struct RawBuffers {
+    values: wgpu::Buffer,
+    clips: wgpu::Buffer,
+    instances: wgpu::Buffer,
+    params: wgpu::Buffer,
+    output: wgpu::Buffer,
+    heads: wgpu::Buffer,
+}
+
+/// The sampling pipeline as [`GpuSampler`] builds it, for `per` tracks a
+/// workgroup row.
+fn raw_sample_pipeline(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    keys: &crate::gpu::key_textures::KeyTextures,
+    per: u32,
+) -> wgpu::ComputePipeline {
+    let module = h.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("sample"),
+        source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
+    });
+    h.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("sample"),
+            layout: None,
+            module: &module,
+            entry_point: Some("sample_main"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[
+                    ("ROW_SHIFT", f64::from(keys.row_shift())),
+                    ("GROUP_ROWS", f64::from(per.max(1))),
+                ],
+                ..Default::default()
+            },
+            cache: None,
+        })
+}
+
+/// The bind group entries of a raw dispatch, numbered as in
+/// SAMPLE_BINDINGS.
+fn raw_sample_entries<'a>(
+    keys: &'a crate::gpu::key_textures::KeyTextures,
+    b: &'a RawBuffers,
+) -> Vec<wgpu::BindGroupEntry<'a>> {
+    let all = [
+        (0, wgpu::BindingResource::TextureView(keys.key_windows())),
+        (1, b.values.as_entire_binding()),
+        (3, b.clips.as_entire_binding()),
+        (4, b.instances.as_entire_binding()),
+        (5, b.params.as_entire_binding()),
+        (6, b.output.as_entire_binding()),
+        (7, wgpu::BindingResource::TextureView(keys.clip_groups())),
+        (8, wgpu::BindingResource::TextureView(keys.track_search())),
+    ];
+    let mut entries: Vec<_> = all
+        .into_iter()
+        .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
+        .collect();
+    // The values and the output again, as vec4s (`values4`, `output4`;
+    // read and written only where the override ALIGNED4 is set).
+    entries.push(wgpu::BindGroupEntry {
+        binding: 15,
+        resource: b.values.as_entire_binding(),
+    });
+    entries.push(wgpu::BindGroupEntry {
+        binding: 16,
+        resource: b.output.as_entire_binding(),
+    });
+    // The values as packed words (`packed`; read only where the override
+    // COMPRESSED is set).
+    entries.push(wgpu::BindGroupEntry {
+        binding: 17,
+        resource: b.values.as_entire_binding(),
+    });
+    for binding in [18, 19] {
+        entries.push(wgpu::BindGroupEntry {
+            binding,
+            resource: b.heads.as_entire_binding(),
+        });
+    }
+    entries
+}
+
+/// Runs the sampling shader over raw instance `rows` of `lib`
+/// (`counted` of them in its params, every one given invocations) on an
+/// output filled with `fill`, and reads the output back.
+fn dispatch_raw_rows(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    lib: &AnimationLibrary,
+    rows: &[GpuInstance],
+    counted: usize,
+    fill: f32,
+) -> Vec<f32> {
+    let stride = lib.output_stride() as usize;
+    let buf = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+        h.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+    };
+    let storage = wgpu::BufferUsages::STORAGE;
+    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib).unwrap();
+    let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
+    let clips = buf(
+        "clips",
+        bytemuck::cast_slice::<GpuClip, u8>(lib.clip_table()),
+        storage,
+    );
+    let instances = buf("instances", bytemuck::cast_slice(rows), storage);
+    let per = lib.tracks_per_instance();
+    let params = GpuParams {
+        instance_count: counted as u32,
+        tracks_per_instance: per,
+        output_stride: stride as u32,
+        row_invocations: 64,
+    };
+    let params = buf(
+        "params",
+        bytemuck::bytes_of(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let init = vec![fill; rows.len() * stride];
+    let output = buf(
+        "output",
+        bytemuck::cast_slice(&init),
+        storage | wgpu::BufferUsages::COPY_SRC,
+    );
+    let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("staging"),
+        size: (init.len() * 4) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    // The block heads' uniform copies (`decode_heads`, `decode_frames`;
+    // read only where the override HEADS_IN_UNIFORM is set).
+    let heads = buf(
+        "decode heads",
+        &vec![0u8; keyframe_gpu::layout::DECODE_HEAD as usize * 32],
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let b = RawBuffers {
+        values,
+        clips,
+        instances,
+        params,
+        output,
+        heads,
+    };
+    let pipeline = raw_sample_pipeline(h, &keys, per);
+    let entries = raw_sample_entries(&keys, &b);
+    let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("sample"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        // Every row, counted or not, gets invocations.
+        pass.dispatch_workgroups((rows.len() as u32 * per).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&b.output, 0, &staging, 0, (init.len() * 4) as u64);
+    h.queue.submit([encoder.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    h.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let out: Vec<f32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().unwrap());
+
+    out
 }
 
 /// Below the host checks: raw instance rows that the host would never
@@ -572,131 +791,7 @@ fn shader_never_writes_outside_an_instance_block() {
         row(7, 0.5),
     ];
     let counted = 10usize;
-    let buf = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-        h.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-    };
-    let storage = wgpu::BufferUsages::STORAGE;
-    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
-    let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
-    let clips = buf(
-        "clips",
-        bytemuck::cast_slice::<GpuClip, u8>(lib.clip_table()),
-        storage,
-    );
-    let instances = buf("instances", bytemuck::cast_slice(&rows), storage);
-    let per = lib.tracks_per_instance();
-    let params = GpuParams {
-        instance_count: counted as u32,
-        tracks_per_instance: per,
-        output_stride: stride as u32,
-        row_invocations: 64,
-    };
-    let params = buf(
-        "params",
-        bytemuck::bytes_of(&params),
-        wgpu::BufferUsages::UNIFORM,
-    );
-    let init = vec![SENTINEL; rows.len() * stride];
-    let output = buf(
-        "output",
-        bytemuck::cast_slice(&init),
-        storage | wgpu::BufferUsages::COPY_SRC,
-    );
-    let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("staging"),
-        size: (init.len() * 4) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let module = h.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("sample"),
-        source: wgpu::ShaderSource::Wgsl(SAMPLE_WGSL.into()),
-    });
-    let pipeline = h
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("sample"),
-            layout: None,
-            module: &module,
-            entry_point: Some("sample_main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[
-                    ("ROW_SHIFT", f64::from(keys.row_shift())),
-                    ("GROUP_ROWS", f64::from(per.max(1))),
-                ],
-                ..Default::default()
-            },
-            cache: None,
-        });
-    // Numbered as in SAMPLE_BINDINGS.
-    let all = [
-        (0, wgpu::BindingResource::TextureView(keys.key_windows())),
-        (1, values.as_entire_binding()),
-        (3, clips.as_entire_binding()),
-        (4, instances.as_entire_binding()),
-        (5, params.as_entire_binding()),
-        (6, output.as_entire_binding()),
-        (7, wgpu::BindingResource::TextureView(keys.clip_groups())),
-        (8, wgpu::BindingResource::TextureView(keys.track_search())),
-    ];
-    let mut entries: Vec<_> = all
-        .into_iter()
-        .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
-        .collect();
-    // The values and the output again, as vec4s (`values4`, `output4`;
-    // read and written only where the override ALIGNED4 is set).
-    entries.push(wgpu::BindGroupEntry {
-        binding: 15,
-        resource: values.as_entire_binding(),
-    });
-    entries.push(wgpu::BindGroupEntry {
-        binding: 16,
-        resource: output.as_entire_binding(),
-    });
-    // The values as packed words (`packed`; read only where the override
-    // COMPRESSED is set).
-    entries.push(wgpu::BindGroupEntry {
-        binding: 17,
-        resource: values.as_entire_binding(),
-    });
-    // The block heads' uniform copies (`decode_heads`, `decode_frames`;
-    // read only where the override HEADS_IN_UNIFORM is set).
-    let heads = buf(
-        "decode heads",
-        &vec![0u8; keyframe_gpu::layout::DECODE_HEAD as usize * 32],
-        wgpu::BufferUsages::UNIFORM,
-    );
-    for binding in [18, 19] {
-        entries.push(wgpu::BindGroupEntry {
-            binding,
-            resource: heads.as_entire_binding(),
-        });
-    }
-    let bind_group = h.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("sample"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    });
-    let mut encoder = h.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        // Every row, counted or not, gets invocations.
-        pass.dispatch_workgroups((rows.len() as u32 * per).div_ceil(64), 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&output, 0, &staging, 0, (init.len() * 4) as u64);
-    h.queue.submit([encoder.finish()]);
-    let slice = staging.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    h.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out: Vec<f32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().unwrap());
-
+    let out = dispatch_raw_rows(&h, &lib, &rows, counted, SENTINEL);
     for (i, r) in rows.iter().enumerate() {
         let block = &out[i * stride..(i + 1) * stride];
         let ctx = format!("row {i} {r:?}: {block:?}");
@@ -723,23 +818,7 @@ fn shader_never_writes_outside_an_instance_block() {
         for (j, track) in clip.tracks.iter().enumerate() {
             let (off, w) = lib.track_output(r.clip, j as u32).unwrap();
             let g = &block[off as usize..(off + w) as usize];
-            let last = track.times.len() - 1;
-            let want = if r.time.is_nan() {
-                // NaN compares false everywhere: no key is chosen as exact,
-                // the factor is NaN; what matters is that it stays in its slot
-                // (checked above). A single-key track holds its key.
-                if track.times.len() == 1 || track.interpolation == Interpolation::Step {
-                    Some(key_value(track, 0))
-                } else {
-                    None
-                }
-            } else if r.time >= track.times[last] {
-                Some(key_value(track, last))
-            } else if r.time <= track.times[0] {
-                Some(key_value(track, 0))
-            } else {
-                None
-            };
+            let want = exact_value(track, r.time);
             if let Some(want) = want {
                 assert_eq!(bits(g), bits(&want), "track {j}: {ctx}");
             }

@@ -955,6 +955,59 @@ fn deep_chain_of_64() {
 
 #[test]
 fn several_skins_sharing_joints_and_out_of_order_nodes() {
+    let rig = out_of_order_rig();
+    assert_eq!(rig.order(), &[1, 5, 7, 2, 0, 6, 3, 4]);
+    assert_eq!(rig.skins()[0].mesh_node, Some(5), "lowest-index user");
+    assert_eq!(rig.skins()[1].mesh_node, Some(6));
+    let lib = shared_joint_clip();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    // Children listed before their parents: the walk through
+    // global_matrix, not chain by chain.
+    assert!(!tables.parents_first());
+    assert_eq!(tables.skin_offsets(), &[0, 3]);
+    assert_eq!(tables.skin_nodes(), &[Some(5), Some(6)]);
+    // Node -> slot links: node 2 is slot 1 (skin 0) and slot 3 (skin 1),
+    // node 0 slots 2 and 4; nodes without joints link nothing.
+    let first: Vec<i32> = tables.nodes().iter().map(|n| n.first_joint).collect();
+    assert_eq!(first, [2, 0, 1, 5, 6, -1, -1, -1]);
+    let next: Vec<i32> = tables.joints().iter().map(|j| j.next_joint).collect();
+    assert_eq!(next, [-1, 3, 4, -1, -1, -1, -1]);
+    let params = tables.params(2);
+    assert_eq!((params.skin_count, params.mesh_nodes), (2, [5, 6, -1, -1]));
+    let inst = [Instance::new(0, 0.2), Instance::new(0, 0.8)];
+    let Some(cpu) = gpu_vs_cpu("shared joints", &rig, &lib, &inst) else {
+        return;
+    };
+    assert_globals_chain(&rig, &cpu, inst.len());
+    // Node 2 is a joint of both skins: same global, different mesh nodes.
+    let n = rig.nodes().len();
+    let g2 = cpu.globals[n + 2];
+    assert_mat_close(
+        "skin 0 joint 1",
+        cpu.joints[7 + 1],
+        cpu.globals[n + 5].inverse()
+            * g2
+            * Mat4::from_cols_array(&translation_ibm([0.0, 1.0, 0.0])),
+        1e-4,
+    );
+    assert_mat_close(
+        "skin 1 joint 0",
+        cpu.joints[7 + 3],
+        cpu.globals[n + 6].inverse()
+            * g2
+            * Mat4::from_cols_array(&translation_ibm([0.0, 1.0, 0.0])),
+        1e-4,
+    );
+}
+
+/// The inverse bind matrix of a joint bound at translation `t`.
+fn translation_ibm(t: [f32; 3]) -> [f32; 16] {
+    Mat4::from_translation(-Vec3::from(t)).to_cols_array()
+}
+
+/// Two skins sharing joints 2 and 0, over nodes listed before their
+/// parents.
+fn out_of_order_rig() -> Rig {
     // Node 0's parent is node 2, node 2's parent is node 1: children come
     // before their parents in the file.
     let node = |parent: Option<u32>, t: [f32; 3], r: Quat, mesh, skin| RigNode {
@@ -994,31 +1047,36 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
         ), // 6
         node(None, [9.0, 9.0, 9.0], Quat::IDENTITY, Some(0), Some(0)), // 7
     ];
-    let ibm = |t: [f32; 3]| Mat4::from_translation(-Vec3::from(t)).to_cols_array();
     let skins = vec![
         RigSkin {
             name: None,
             joints: vec![1, 2, 0],
-            inverse_bind_matrices: vec![ibm([0.0; 3]), ibm([0.0, 1.0, 0.0]), ibm([0.0, 2.0, 0.0])],
+            inverse_bind_matrices: vec![
+                translation_ibm([0.0; 3]),
+                translation_ibm([0.0, 1.0, 0.0]),
+                translation_ibm([0.0, 2.0, 0.0]),
+            ],
             mesh_node: None,
         },
         RigSkin {
             name: None,
             joints: vec![2, 0, 3, 4],
             inverse_bind_matrices: vec![
-                ibm([0.0, 1.0, 0.0]),
-                ibm([0.0, 2.0, 0.0]),
-                ibm([0.0, 3.0, 0.0]),
-                ibm([0.5, 3.0, 0.0]),
+                translation_ibm([0.0, 1.0, 0.0]),
+                translation_ibm([0.0, 2.0, 0.0]),
+                translation_ibm([0.0, 3.0, 0.0]),
+                translation_ibm([0.5, 3.0, 0.0]),
             ],
             mesh_node: None,
         },
     ];
-    let rig = Rig::from_parts(nodes, skins, vec![RigMesh::default()]).unwrap();
-    assert_eq!(rig.order(), &[1, 5, 7, 2, 0, 6, 3, 4]);
-    assert_eq!(rig.skins()[0].mesh_node, Some(5), "lowest-index user");
-    assert_eq!(rig.skins()[1].mesh_node, Some(6));
-    let lib = AnimationLibrary::new(vec![Clip::new(
+    Rig::from_parts(nodes, skins, vec![RigMesh::default()]).unwrap()
+}
+
+/// A clip moving node 2 (a joint of both skins of [`out_of_order_rig`])
+/// and node 0.
+fn shared_joint_clip() -> AnimationLibrary {
+    AnimationLibrary::new(vec![Clip::new(
         "shared",
         vec![
             Track::new(
@@ -1037,31 +1095,19 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
             ),
         ],
     )])
-    .unwrap();
-    let tables = SkinTables::new(&rig, &lib).unwrap();
-    // Children listed before their parents: the walk through
-    // global_matrix, not chain by chain.
-    assert!(!tables.parents_first());
-    assert_eq!(tables.skin_offsets(), &[0, 3]);
-    assert_eq!(tables.skin_nodes(), &[Some(5), Some(6)]);
-    // Node -> slot links: node 2 is slot 1 (skin 0) and slot 3 (skin 1),
-    // node 0 slots 2 and 4; nodes without joints link nothing.
-    let first: Vec<i32> = tables.nodes().iter().map(|n| n.first_joint).collect();
-    assert_eq!(first, [2, 0, 1, 5, 6, -1, -1, -1]);
-    let next: Vec<i32> = tables.joints().iter().map(|j| j.next_joint).collect();
-    assert_eq!(next, [-1, 3, 4, -1, -1, -1, -1]);
-    let params = tables.params(2);
-    assert_eq!((params.skin_count, params.mesh_nodes), (2, [5, 6, -1, -1]));
-    let inst = [Instance::new(0, 0.2), Instance::new(0, 0.8)];
-    let Some(cpu) = gpu_vs_cpu("shared joints", &rig, &lib, &inst) else {
-        return;
-    };
+    .unwrap()
+}
+
+/// Every global of `instances` instances of `rig` in `cpu` is its
+/// parent's global times its local (glam products of the separately
+/// computed locals).
+fn assert_globals_chain(rig: &Rig, cpu: &SkinOutput, instances: usize) {
+    let n = rig.nodes().len();
     // Every global is its parent's global times its local (glam products
     // of the separately computed locals), also for nodes listed before
     // their parents, whose ancestors' locals the walk recomputes.
-    let n = 8;
-    let locals = local_mats(&cpu);
-    for i in 0..inst.len() {
+    let locals = local_mats(cpu);
+    for i in 0..instances {
         for node in 0..n {
             let want = match rig.nodes()[node].parent {
                 Some(p) => cpu.globals[i * n + p as usize] * locals[i * n + node],
@@ -1075,20 +1121,6 @@ fn several_skins_sharing_joints_and_out_of_order_nodes() {
             );
         }
     }
-    // Node 2 is a joint of both skins: same global, different mesh nodes.
-    let g2 = cpu.globals[n + 2];
-    assert_mat_close(
-        "skin 0 joint 1",
-        cpu.joints[7 + 1],
-        cpu.globals[n + 5].inverse() * g2 * Mat4::from_cols_array(&ibm([0.0, 1.0, 0.0])),
-        1e-4,
-    );
-    assert_mat_close(
-        "skin 1 joint 0",
-        cpu.joints[7 + 3],
-        cpu.globals[n + 6].inverse() * g2 * Mat4::from_cols_array(&ibm([0.0, 1.0, 0.0])),
-        1e-4,
-    );
 }
 
 #[test]
@@ -1291,7 +1323,7 @@ fn skin_strategy_auto_and_the_per_node_limit() {
 }
 
 #[test]
-fn invalid_rigs_and_mismatched_libraries_are_refused() {
+fn invalid_rigs_are_refused() {
     let node = |parent| RigNode {
         name: None,
         parent,
@@ -1346,37 +1378,54 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
         NodeTransform::Matrix(Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)).to_cols_array()),
     );
     assert_eq!(b.build(), Err(RigError::MatrixNotDecomposable { node: 0 }));
+}
 
+/// A rig of two root nodes, the second with a mesh of 2 morph targets.
+fn two_nodes_one_mesh() -> Rig {
     let mut b = Rig::builder();
-    let n0 = b.node(None, NodeTransform::IDENTITY);
+    let _ = b.node(None, NodeTransform::IDENTITY);
     let n1 = b.node(None, NodeTransform::IDENTITY);
     let mesh = b.mesh(2, vec![]);
     b.attach(n1, mesh, None);
-    let rig = b.build().unwrap();
-    let tables = |tracks: Vec<Track>| {
-        SkinTables::new(
-            &rig,
-            &AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap(),
-        )
-    };
-    let tr = |node| {
-        Track::new(
-            node,
-            Property::Translation,
-            Interpolation::Step,
-            vec![0.0],
-            vec![0.0; 3],
-        )
-    };
-    let w = |node, width| {
-        Track::weights(
-            node,
-            width,
-            Interpolation::Step,
-            vec![0.0],
-            vec![0.0; width as usize],
-        )
-    };
+    b.build().unwrap()
+}
+
+/// The skin tables of `rig` and a one-clip library of `tracks`.
+fn tables_of(rig: &Rig, tracks: Vec<Track>) -> keyframe_gpu::Result<SkinTables> {
+    SkinTables::new(
+        rig,
+        &AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap(),
+    )
+}
+
+/// A one-key STEP translation of `node`.
+fn step_translation(node: u32) -> Track {
+    Track::new(
+        node,
+        Property::Translation,
+        Interpolation::Step,
+        vec![0.0],
+        vec![0.0; 3],
+    )
+}
+
+/// A one-key STEP weights track of `node`, `width` targets wide.
+fn step_weights(node: u32, width: u32) -> Track {
+    Track::weights(
+        node,
+        width,
+        Interpolation::Step,
+        vec![0.0],
+        vec![0.0; width as usize],
+    )
+}
+
+#[test]
+fn libraries_that_do_not_fit_the_rig_are_refused() {
+    let rig = two_nodes_one_mesh();
+    let (n0, n1) = (0, 1);
+    let tables = |tracks| tables_of(&rig, tracks);
+    let (tr, w) = (step_translation, step_weights);
     assert!(matches!(
         tables(vec![tr(7)]),
         Err(Error::Bind(BindError::NodeOutOfRange {
@@ -1412,12 +1461,17 @@ fn invalid_rigs_and_mismatched_libraries_are_refused() {
         }))
     ));
     assert!(tables(vec![w(n1, 2), tr(0)]).is_ok());
+}
 
+#[test]
+fn tables_and_sampler_of_different_libraries_are_refused() {
+    let rig = two_nodes_one_mesh();
+    let tr = step_translation;
     // Tables of one library, sampler of another.
     let Some(h) = common::gpu("library mismatch") else {
         return;
     };
-    let t = tables(vec![tr(0)]).unwrap();
+    let t = tables_of(&rig, vec![tr(0)]).unwrap();
     let other = AnimationLibrary::new(vec![Clip::new("o", vec![tr(0), tr(1)])]).unwrap();
     let sampler = GpuSampler::new(&h.device, &h.queue, &other, 1).unwrap();
     assert!(matches!(
@@ -1738,32 +1792,9 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
 #[test]
 fn rig_import_checks_the_indices_it_reads() {
     let buf = ibm_buffer();
-    let root =
-        |json: &str| gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses");
-    let from_document = |json: &str| {
-        Rig::from_document(&keyframe_gpu::gltf::Document {
-            root: root(json),
-            buffers: vec![buf.clone()],
-            source: keyframe_gpu::SourceId::new(),
-            pointers: Default::default(),
-        })
-    };
-    let unvalidated = |json: &str| {
-        Rig::from_gltf(
-            &gltf::Document::from_json_without_validation(root(json)),
-            &[buf.as_slice()],
-        )
-    };
-    let invalid = |r: Result<Rig, Error>, words: &[&str]| match r {
-        Err(Error::Import {
-            animation: None,
-            channel: None,
-            skin: None,
-            accessor: None,
-            kind: ImportErrorKind::InvalidDocument { reason },
-        }) => assert!(words.iter().all(|w| reason.contains(w)), "{reason}"),
-        other => panic!("expected InvalidDocument naming {words:?}, got {other:?}"),
-    };
+    let from_document = |json: &str| rig_from_document(json, &buf);
+    let unvalidated = |json: &str| rig_unvalidated(json, &buf);
+    let invalid = assert_invalid_document;
     let good = gltf_json(GOOD_IBM, GOOD_VIEW, "");
     let rig = gltf_rig(&good, &buf).unwrap();
     assert_eq!(from_document(&good).unwrap(), rig, "both entries agree");
@@ -1847,12 +1878,21 @@ fn rig_import_checks_the_indices_it_reads() {
         ),
         "{r:?}"
     );
+}
+
+/// A mesh whose primitives have different morph-target counts is refused.
+#[cfg(feature = "gltf")]
+#[test]
+fn rig_import_refuses_primitives_with_different_target_counts() {
+    let buf = ibm_buffer();
+    let good = gltf_json(GOOD_IBM, GOOD_VIEW, "");
     // Primitives of one mesh with different morph-target counts (valid for
     // the validation).
-    let r = from_document(&good.replace(
+    let json = good.replace(
         r#""weights": [0.25, 0.5]}]"#,
         r#""weights": [0.25, 0.5]}, {"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 0}]}, {"attributes": {"POSITION": 0}}]}]"#,
-    ));
+    );
+    let r = rig_from_document(&json, &buf);
     assert!(
         matches!(
             &r,
@@ -1866,6 +1906,49 @@ fn rig_import_checks_the_indices_it_reads() {
         ),
         "{r:?}"
     );
+}
+
+/// `json` parsed as a glTF document.
+#[cfg(feature = "gltf")]
+fn gltf_root(json: &str) -> gltf::json::Root {
+    gltf::json::Root::from_slice(json.as_bytes()).expect("test JSON parses")
+}
+
+/// The rig of `json` (its buffer `buf`) through the validating entry.
+#[cfg(feature = "gltf")]
+fn rig_from_document(json: &str, buf: &[u8]) -> Result<Rig, Error> {
+    Rig::from_document(&keyframe_gpu::gltf::Document {
+        root: gltf_root(json),
+        buffers: vec![buf.to_vec()],
+        source: keyframe_gpu::SourceId::new(),
+        pointers: Default::default(),
+    })
+}
+
+/// The rig of `json` (its buffer `buf`) from a document that skipped
+/// validation.
+#[cfg(feature = "gltf")]
+fn rig_unvalidated(json: &str, buf: &[u8]) -> Result<Rig, Error> {
+    Rig::from_gltf(
+        &gltf::Document::from_json_without_validation(gltf_root(json)),
+        &[buf],
+    )
+}
+
+/// `r` is an invalid-document error whose reason names every one of
+/// `words`.
+#[cfg(feature = "gltf")]
+fn assert_invalid_document(r: Result<Rig, Error>, words: &[&str]) {
+    match r {
+        Err(Error::Import {
+            animation: None,
+            channel: None,
+            skin: None,
+            accessor: None,
+            kind: ImportErrorKind::InvalidDocument { reason },
+        }) => assert!(words.iter().all(|w| reason.contains(w)), "{reason}"),
+        other => panic!("expected InvalidDocument naming {words:?}, got {other:?}"),
+    }
 }
 
 // ------------------------------- assets against an independent glam chain
