@@ -1,5 +1,5 @@
-//! `sample FILE --json` on files with `KHR_animation_pointer` channels
-//! (issue 14, item 5): pointer channels reported by their pointer in the
+//! `sample FILE --json` on files with `KHR_animation_pointer` channels:
+//! pointer channels reported by their pointer in the
 //! order of the animation's `channels`, mixed with core channels that keep
 //! their schema, on the GPU and the CPU; `--plot` draws them; every
 //! refused pointer ends with exit code 2 and one line on stderr.

@@ -1,4 +1,4 @@
-//! `KHR_animation_pointer` import (issue 14, items 2, 3 and 6): files built
+//! `KHR_animation_pointer` import: files built
 //! in code with a pointer channel of every supported kind, mixed with core
 //! channels, sampled by the CPU twin and checked against values computed
 //! by hand from the interpolation formulas; and one file per refusal, each

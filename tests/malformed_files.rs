@@ -1,4 +1,4 @@
-//! A corpus of malformed glTF/GLB files, generated here (issue 6, item 6):
+//! A corpus of malformed glTF/GLB files, generated here:
 //! each file breaks one rule of a valid base asset, and
 //! - the importer refuses it with its specific [`ImportErrorKind`] (or
 //!   [`TrackError`]) and the animation, channel and accessor where the

@@ -1,4 +1,4 @@
-//! Pointer tracks in the data model (issue 14, items 1 and 4): a track
+//! Pointer tracks in the data model: a track
 //! that targets a property outside the node hierarchy is host data; the
 //! sampler sees only how to interpolate it. The library gives every
 //! pointer target one slot, at the same offset in every clip, written by

@@ -1,6 +1,6 @@
 //! GPU vs CPU twin, element by element, on the fallback adapter.
 //!
-//! Tolerances (issue 2): STEP and times on or outside the keys are
+//! Tolerances: STEP and times on or outside the keys are
 //! bit-exact (the shader copies the stored value); unit-quaternion
 //! components within 2e-5 absolute, compared up to sign; everything else
 //! within 1e-5 relative (|gpu - cpu| <= 1e-5 * max(1, |cpu|)). The shader

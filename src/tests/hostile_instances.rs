@@ -1,4 +1,4 @@
-//! Hostile instance tables (issue 6, item 2): NaN, infinite, huge and
+//! Hostile instance tables: NaN, infinite, huge and
 //! negative playback times, clip indices past the end, every wrap mode.
 //!
 //! Contract checked here: [`GpuSampler::set_instances`] either refuses the
@@ -826,10 +826,10 @@ fn shader_never_writes_outside_an_instance_block() {
     }
 }
 
-/// Device loss surfaces as an error of the call that meets it (issue 6,
-/// item 4), never as a panic: after `device.destroy()`, sampling with an
+/// Device loss surfaces as an error of the call that meets it, never as
+/// a panic: after `device.destroy()`, sampling with an
 /// existing sampler and creating a new sampler both return
-/// `Error::DeviceLost` (issue 35; tests/faults.rs checks every call).
+/// `Error::DeviceLost` (tests/faults.rs checks every call).
 /// (wgpu's own `create_buffer_init` panics when the mapping of a new
 /// buffer fails; the sampler must not use it.)
 #[test]
