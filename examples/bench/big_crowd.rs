@@ -15,6 +15,11 @@
 //!   (160 per character), and `ns_per_character_node` over characters x
 //!   nodes;
 //! - `chunks` and `chunk_capacity`: how the crowd split the model;
+//! - `one_chunk_ms`: the first chunk's characters alone, in a crowd of
+//!   one chunk (the same work per character, no split), timed in the
+//!   frames right after the whole crowd's; `chunked_over_one_chunk`: the
+//!   median of the per-frame ratios of their times per character, the
+//!   cost of the split;
 //! - `max_abs_err`: the worst difference of world matrices, joint
 //!   matrices and local poses against the CPU twin (`cpu::poses`), on the
 //!   characters of the first and the last chunk.
@@ -41,6 +46,8 @@ pub struct BigCrowd {
     pub chunks: usize,
     pub chunk_capacity: u32,
     pub gpu_ms: f64,
+    pub one_chunk_ms: f64,
+    pub chunked_over_one_chunk: f64,
     pub ns_per_character_joint: f64,
     pub ns_per_character_node: f64,
     pub max_abs_err: f32,
@@ -127,6 +134,17 @@ pub fn run(gpu: &Gpu, quick: bool) -> BigCrowd {
         model,
         table: Vec::with_capacity(characters as usize),
     };
+    let mut alone = Crowd::new();
+    let alone_model = fail(
+        "big_crowd one chunk",
+        alone.add_model(&gpu.h.device, &gpu.h.queue, "robot", &bound, chunk_capacity),
+    );
+    let mut one = CrowdKernel {
+        crowd: alone,
+        model: alone_model,
+        table: Vec::with_capacity(chunk_capacity as usize),
+    };
+    let first = chunk_capacity as usize;
     // Frames of a second or more on a CPU adapter: a few are enough.
     let frames = Frames {
         warmup: 1,
@@ -135,9 +153,22 @@ pub fn run(gpu: &Gpu, quick: bool) -> BigCrowd {
         min_time: std::time::Duration::ZERO,
     };
     let measured = measure(frames, &mut instances, &|_| {}, |insts| {
-        gpu_frame(gpu, &mut kernel, insts)
+        let all = gpu_frame(gpu, &mut kernel, insts);
+        let part = gpu_frame(gpu, &mut one, &insts[..first]);
+        (all, part)
     });
-    let gpu_ms = median(measured.iter().map(|m| m.gpu_ms).collect());
+    let gpu_ms = median(measured.iter().map(|m| m.0.gpu_ms).collect());
+    let one_chunk_ms = median(measured.iter().map(|m| m.1.gpu_ms).collect());
+    let per_character = |ms: f64, n: usize| ms / n as f64;
+    let chunked_over_one_chunk = median(
+        measured
+            .iter()
+            .map(|(a, b)| {
+                per_character(a.gpu_ms, characters as usize) / per_character(b.gpu_ms, first)
+            })
+            .collect(),
+    );
+    drop(one);
     kernel.set(&gpu.h.queue, &instances);
     let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
     kernel.crowd.record(&mut encoder);
@@ -153,6 +184,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> BigCrowd {
         chunks,
         chunk_capacity,
         gpu_ms,
+        one_chunk_ms,
+        chunked_over_one_chunk,
         ns_per_character_joint: per(joint_matrices),
         ns_per_character_node: per(nodes),
         max_abs_err,
@@ -199,6 +232,7 @@ impl BigCrowd {
         format!(
             "{{\"workload\": \"big_crowd\", \"characters\": {}, \"nodes\": {}, \
              \"joint_matrices\": {}, \"chunks\": {}, \"chunk_capacity\": {}, \"gpu_ms\": {:.3}, \
+             \"one_chunk_ms\": {:.3}, \"chunked_over_one_chunk\": {:.4}, \
              \"ns_per_character_joint\": {:.3}, \"ns_per_character_node\": {:.3}, \
              \"max_abs_err\": {:e}, \"checked\": {}, \"adapter\": {}, \"backend\": {}}}",
             self.characters,
@@ -207,6 +241,8 @@ impl BigCrowd {
             self.chunks,
             self.chunk_capacity,
             self.gpu_ms,
+            self.one_chunk_ms,
+            self.chunked_over_one_chunk,
             self.ns_per_character_joint,
             self.ns_per_character_node,
             self.max_abs_err,
@@ -221,19 +257,23 @@ impl BigCrowd {
             out,
             "\nbig_crowd: {} characters of {} nodes and {} joint matrices (4 skins), one crowd model \
              in {} chunks of {}\n\
-             {:>10} {:>14} {:>14} {:>10} {:>9}\n\
-             {:>10.1} {:>14.3} {:>14.3} {:>10.1e} {:>9}",
+             {:>10} {:>12} {:>14} {:>14} {:>14} {:>10} {:>9}\n\
+             {:>10.1} {:>12.1} {:>14.3} {:>14.3} {:>14.3} {:>10.1e} {:>9}",
             self.characters,
             self.nodes,
             self.joint_matrices,
             self.chunks,
             self.chunk_capacity,
             "gpu_ms",
+            "one_chunk_ms",
+            "chunked/one",
             "ns/char-joint",
             "ns/char-node",
             "max|err|",
             "checked",
             self.gpu_ms,
+            self.one_chunk_ms,
+            self.chunked_over_one_chunk,
             self.ns_per_character_joint,
             self.ns_per_character_node,
             self.max_abs_err,
