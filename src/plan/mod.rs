@@ -44,12 +44,12 @@ pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub use passes::SkinStrategy;
 pub use profile::{DeviceLimits, DeviceProfile};
 pub(crate) use schedule::dispatch_grid;
+#[cfg(test)]
+pub(crate) use schedule::Module;
 pub(crate) use schedule::{
-    block_workgroups as schedule_block_workgroups, lanes_per_instance, rig_overrides,
+    block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
 };
 pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
-#[cfg(test)]
-pub(crate) use schedule::{Module, Overrides};
 
 use crate::layout::{
     GpuSampleRow, GpuTrack, DECODE_HEAD, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE,

@@ -98,6 +98,9 @@ pub struct Dispatch {
     pub per_instance: u32,
     /// Rows one invocation samples (`ROW_RUN`; 1 for rig passes).
     pub row_run: u32,
+    /// The rig pass it runs (`None` for the sampler's dispatches): what
+    /// the skin stage builds its pipeline from.
+    pub(crate) rig_pass: Option<Pass>,
 }
 
 /// A table the plan uploads, with its size.
@@ -242,12 +245,26 @@ impl Plan {
         profile: &DeviceProfile,
         choices: PlanChoices,
     ) -> Result<Plan> {
-        let capacity = capacity.max(1);
         let tables = SkinTables::of(bound)?;
-        let skin = choices.skin.resolve(profile, &tables)?;
-        let mut plan = Plan::sampling_rows(bound.library(), capacity, capacity, profile, choices)?;
-        plan.add_rig(tables, skin, strategy_passes(skin), capacity);
+        let mut plan = Plan::with_tables(bound.library(), tables, capacity, profile, choices)?;
         plan.bound = Some(bound.clone());
+        Ok(plan)
+    }
+
+    /// The plan of [`with_choices`](Self::with_choices) from `library`
+    /// and the rig tables made for it (which the skin stage checks against
+    /// the sampler's library).
+    pub(crate) fn with_tables(
+        library: &AnimationLibrary,
+        tables: SkinTables,
+        capacity: u32,
+        profile: &DeviceProfile,
+        choices: PlanChoices,
+    ) -> Result<Plan> {
+        let capacity = capacity.max(1);
+        let skin = choices.skin.resolve(profile, &tables)?;
+        let mut plan = Plan::sampling_rows(library, capacity, capacity, profile, choices)?;
+        plan.add_rig(tables, skin, strategy_passes(skin), capacity);
         Ok(plan)
     }
 
@@ -378,6 +395,7 @@ impl Plan {
                 group: None,
                 per_instance: per,
                 row_run: 1,
+                rig_pass: Some(pass),
             });
         }
         let bytes = |b: usize| b as u64;
@@ -554,6 +572,7 @@ fn sample_dispatches(
                 group: Some(tables.dispatches[slot].0),
                 per_instance: tables.dispatches[slot].1,
                 row_run: overrides.row_run,
+                rig_pass: None,
             }
         })
         .collect()

@@ -42,12 +42,13 @@ use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::model::rig::{
     FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables,
 };
+use keyframe_gpu::plan::PlanChoices;
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
-use keyframe_gpu::SkinStrategy;
 use keyframe_gpu::{
     AnimationLibrary, BindError, Clip, Error, Instance, Interpolation, Property, Track, WrapMode,
 };
+use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 const GPU_TOL: f32 = 1e-4;
 const HAND_TOL: f32 = 1e-5;
@@ -126,12 +127,12 @@ fn run_gpu(
     strategy: SkinStrategy,
 ) -> GpuOut {
     let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
-    let mut skinner = GpuSkinner::with_strategy(&h.device, &sampler, tables, strategy).unwrap();
-    assert_eq!(skinner.strategy(), strategy);
+    let (mut skinner, plan) = skinner_with(&h.device, &sampler, tables, strategy).unwrap();
+    assert_eq!(plan.skin, Some(strategy));
     // Wide accesses exactly on CPU adapters of devices with 64-bit
     // integers.
     assert_eq!(
-        skinner.wide_accesses(),
+        wide(&h.device, &plan),
         h.device.features().contains(wgpu::Features::SHADER_INT64)
             && h.adapter.get_info().device_type == wgpu::DeviceType::Cpu
     );
@@ -153,6 +154,38 @@ fn run_gpu(
             .read_back_morph_weights(&h.device, &h.queue)
             .unwrap(),
     }
+}
+
+/// The skin stage an animator builds on `sampler` for `tables` with
+/// `strategy`: the plan for the sampler's library, capacity and sampler
+/// plan (`Plan::with_tables`), then `GpuSkinner::from_plan`; with the
+/// plan, whose `skin` and `wide_accesses` say what it chose.
+fn skinner_with(
+    device: &wgpu::Device,
+    sampler: &GpuSampler,
+    tables: &SkinTables,
+    strategy: SkinStrategy,
+) -> keyframe_gpu::Result<(GpuSkinner, Plan)> {
+    let profile = DeviceProfile::of(device);
+    let choices = PlanChoices {
+        sampler: sampler.plan(),
+        skin: strategy,
+    };
+    let plan = Plan::with_tables(
+        sampler.library(),
+        tables.clone(),
+        sampler.capacity(),
+        &profile,
+        choices,
+    )?;
+    let skinner = GpuSkinner::from_plan(device, sampler, &plan, None)?;
+    Ok((skinner, plan))
+}
+
+/// Whether a skin stage of `plan` on `device` accesses memory 64 bits a
+/// component: the plan's choice where the device compiles it.
+fn wide(device: &wgpu::Device, plan: &Plan) -> bool {
+    plan.wide_accesses && device.features().contains(wgpu::Features::SHADER_INT64)
 }
 
 /// The skin strategies a rig can take: all three, or `Staged` and
@@ -404,16 +437,15 @@ fn wide_accesses_where_the_device_has_int64() {
     }
     for strategy in strategies(&tables) {
         let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
-        let skinner = GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
+        let (_, plan) = skinner_with(&h.device, &sampler, &tables, strategy).unwrap();
         assert_eq!(
-            skinner.wide_accesses(),
+            wide(&h.device, &plan),
             has && info.device_type == wgpu::DeviceType::Cpu,
             "{strategy:?}"
         );
         let sampler = GpuSampler::new(&plain.device, &plain.queue, &lib, 4).unwrap();
-        let skinner =
-            GpuSkinner::with_strategy(&plain.device, &sampler, &tables, strategy).unwrap();
-        assert!(!skinner.wide_accesses(), "{strategy:?}: plain device");
+        let (_, plan) = skinner_with(&plain.device, &sampler, &tables, strategy).unwrap();
+        assert!(!wide(&plain.device, &plan), "{strategy:?}: plain device");
     }
     eprintln!(
         "{name}: {} on {:?} ({})",
@@ -433,7 +465,7 @@ fn gpu_skin_joints_match_the_cpu_api() {
     let times = [0.0, 0.5, 1.0, 2.0];
     let inst: Vec<Instance> = times.iter().map(|&t| Instance::new(0, t)).collect();
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
-    let mut skinner = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
+    let (mut skinner, _) = skinner_with(&h.device, &sampler, &tables, SkinStrategy::Auto).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
     skinner.prepare(&h.queue, &sampler).unwrap();
     let mut encoder = h.device.create_command_encoder(&Default::default());
@@ -678,8 +710,7 @@ fn skinner_reads_the_samplers_instance_table() {
     let swapped = [Instance::new(1, 0.7), Instance::new(0, 0.25)];
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
     for strategy in strategies(&tables) {
-        let mut skinner =
-            GpuSkinner::with_strategy(&h.device, &sampler, &tables, strategy).unwrap();
+        let (mut skinner, _) = skinner_with(&h.device, &sampler, &tables, strategy).unwrap();
         let mut globals = Vec::new();
         for inst in [&first, &swapped] {
             sampler.set_instances(&h.queue, inst).unwrap();
@@ -721,8 +752,8 @@ fn a_mixer_can_rewrite_the_local_poses_between_the_stages() {
     };
     let inst = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
     let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
-    let mut skinner =
-        GpuSkinner::with_strategy(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
+    let (mut skinner, _) =
+        skinner_with(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
     skinner.prepare(&h.queue, &sampler).unwrap();
     let run = |record: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
@@ -1255,7 +1286,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     let tables2 = SkinTables::new(&rig2, &lib).unwrap();
     let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
     assert!(matches!(
-        GpuSkinner::new(&h.device, &sampler, &tables2),
+        skinner_with(&h.device, &sampler, &tables2, SkinStrategy::Auto),
         Err(Error::LimitExceeded {
             needed: 300,
             limit: 2,
@@ -1265,7 +1296,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     // PerNode: one workgroup of 64 per instance, 150 * 64 invocations.
     let one_mesh = SkinTables::new(&rig, &lib).unwrap();
     assert!(matches!(
-        GpuSkinner::with_strategy(&h.device, &sampler, &one_mesh, SkinStrategy::PerNode),
+        skinner_with(&h.device, &sampler, &one_mesh, SkinStrategy::PerNode),
         Err(Error::LimitExceeded {
             needed: 9600,
             limit: 2,
@@ -1284,13 +1315,13 @@ fn skin_strategy_auto_and_the_per_node_limit() {
     let (rig, lib) = three_bone_chain();
     let tables = SkinTables::new(&rig, &lib).unwrap();
     let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
-    let auto = GpuSkinner::new(&h.device, &sampler, &tables).unwrap();
+    let (_, auto) = skinner_with(&h.device, &sampler, &tables, SkinStrategy::Auto).unwrap();
     let want = if h.device.adapter_info().device_type == wgpu::DeviceType::Cpu {
         SkinStrategy::PerInstance
     } else {
         SkinStrategy::PerNode
     };
-    assert_eq!(auto.strategy(), want);
+    assert_eq!(auto.skin, Some(want));
     // A chain one node longer than a workgroup holds: Auto walks it per
     // instance, PerNode is refused with the numbers.
     let mut b = Rig::builder();
@@ -1300,15 +1331,14 @@ fn skin_strategy_auto_and_the_per_node_limit() {
     }
     let long = b.build().unwrap();
     let long_tables = SkinTables::new(&long, &lib).unwrap();
-    let auto = GpuSkinner::new(&h.device, &sampler, &long_tables).unwrap();
-    assert_eq!(auto.strategy(), SkinStrategy::PerInstance);
+    let (_, auto) = skinner_with(&h.device, &sampler, &long_tables, SkinStrategy::Auto).unwrap();
+    assert_eq!(auto.skin, Some(SkinStrategy::PerInstance));
     // Staged takes rigs of any size.
-    let staged =
-        GpuSkinner::with_strategy(&h.device, &sampler, &long_tables, SkinStrategy::Staged).unwrap();
-    assert_eq!(staged.strategy(), SkinStrategy::Staged);
+    let (staged, plan) =
+        skinner_with(&h.device, &sampler, &long_tables, SkinStrategy::Staged).unwrap();
+    assert_eq!(plan.skin, Some(SkinStrategy::Staged));
     assert!(staged.locals_buffer().is_some());
-    let err = GpuSkinner::with_strategy(&h.device, &sampler, &long_tables, SkinStrategy::PerNode)
-        .unwrap_err();
+    let err = skinner_with(&h.device, &sampler, &long_tables, SkinStrategy::PerNode).unwrap_err();
     assert!(
         matches!(
             err,
@@ -1475,7 +1505,7 @@ fn tables_and_sampler_of_different_libraries_are_refused() {
     let other = AnimationLibrary::new(vec![Clip::new("o", vec![tr(0), tr(1)])]).unwrap();
     let sampler = GpuSampler::new(&h.device, &h.queue, &other, 1).unwrap();
     assert!(matches!(
-        GpuSkinner::new(&h.device, &sampler, &t),
+        skinner_with(&h.device, &sampler, &t, SkinStrategy::Auto),
         Err(Error::Fit(FitError::LibraryMismatch {
             tables_stride: 3,
             sampler_stride: 6,

@@ -25,9 +25,9 @@ use crate::layout::SKIN_WORKGROUP_SIZE;
 #[cfg(test)]
 use crate::model::rig::SkinJoints;
 use crate::model::rig::{FitError, SkinTables};
-use crate::plan::passes::{Pass, RigModule, MIXED_PASSES};
+use crate::plan::passes::{Pass, RigModule};
 use crate::plan::SkinStrategy;
-use crate::plan::{lanes_per_instance, DeviceProfile, Plan};
+use crate::plan::{lanes_per_instance, Overrides, Plan, RigOverrides};
 use buffers::{check_limits, Buffers, MixSpec};
 
 /// Computes local poses, morph weights, global transforms and joint
@@ -91,53 +91,12 @@ pub(crate) struct GpuSkinner {
     /// Per pass (in `passes` order), its grid for the current instances.
     groups: Vec<(u32, u32)>,
     max_dim: u32,
-    #[cfg(test)]
-    strategy: SkinStrategy,
-    #[cfg(test)]
-    wide: bool,
 }
 
 impl GpuSkinner {
-    /// Uploads `tables` and builds the pipelines for up to
-    /// `sampler.capacity()` instances, reading `sampler`'s output buffer
-    /// and instance table.
-    ///
-    /// # Errors
-    /// [`FitError::LibraryMismatch`] when the tables were built for a
-    /// library with another output stride or clip count than the
-    /// sampler's; [`Error::LimitExceeded`] when a buffer passes the
-    /// device's storage limits or a dispatch its workgroup-count limit;
-    /// [`Error::Gpu`] when wgpu reports an error.
-    #[cfg(test)]
-    pub(crate) fn new(
-        device: &wgpu::Device,
-        sampler: &crate::gpu::GpuSampler,
-        tables: &SkinTables,
-    ) -> Result<Self> {
-        Self::with_strategy(device, sampler, tables, SkinStrategy::Auto)
-    }
-
-    /// [`new`](Self::new) with the [`SkinStrategy`] chosen by the caller
-    /// ([`strategy`](Self::strategy) tells which one `Auto` picked).
-    ///
-    /// # Errors
-    /// As [`new`](Self::new); [`Error::LimitExceeded`] also for
-    /// [`SkinStrategy::PerNode`] with a rig of more than
-    /// `MAX_PARALLEL_NODES` nodes.
-    #[cfg(test)]
-    pub(crate) fn with_strategy(
-        device: &wgpu::Device,
-        sampler: &crate::gpu::GpuSampler,
-        tables: &SkinTables,
-        strategy: SkinStrategy,
-    ) -> Result<Self> {
-        let profile = DeviceProfile::of(device);
-        let strategy = strategy.resolve(&profile, tables)?;
-        Self::build(device, sampler, tables, &profile, strategy, None)
-    }
-
-    /// The skin stage `plan` lists (its strategy's passes, or the mixer's
-    /// with `mix`), on `sampler`.
+    /// The skin stage `plan` lists: its rig dispatches (the strategy's
+    /// passes, or the mixer's with `mix`) with their overrides, and its
+    /// wide accesses where the device has `SHADER_INT64`, on `sampler`.
     pub(crate) fn from_plan(
         device: &wgpu::Device,
         sampler: &crate::gpu::GpuSampler,
@@ -159,19 +118,37 @@ impl GpuSkinner {
                 },
             )
         });
-        Self::build(device, sampler, tables, &plan.profile, strategy, mix)
+        let passes = plan
+            .dispatches
+            .iter()
+            .filter_map(|d| match (d.rig_pass, &d.overrides) {
+                (Some(pass), Overrides::Rig(o)) => Some((pass, *o)),
+                _ => None,
+            })
+            .collect();
+        Self::build(
+            device,
+            sampler,
+            tables,
+            passes,
+            plan.wide_accesses,
+            strategy,
+            mix,
+        )
     }
 
-    /// The passes of a (resolved) `strategy` on a device of `profile`, or
-    /// with `mix` the mixer's ([`MIXED_PASSES`]: `mix_main`,
-    /// `mix_morph_main`, `mix_props_main`, then the staged hierarchy pass)
+    /// `passes` with their overrides (those of a resolved `strategy`, or
+    /// with `mix` the mixer's, [`MIXED_PASSES`]: `mix_main`,
+    /// `mix_morph_main`, `mix_props_main`, then the staged hierarchy pass,
     /// for up to `characters` characters, whose outputs are indexed by
-    /// character (the sampler's rows are the actions).
+    /// character: the sampler's rows are the actions), the skin module
+    /// wide where `wide` and the device compiles it.
     fn build(
         device: &wgpu::Device,
         sampler: &crate::gpu::GpuSampler,
         tables: &SkinTables,
-        profile: &DeviceProfile,
+        passes: Vec<(Pass, RigOverrides)>,
+        wide: bool,
         strategy: SkinStrategy,
         mix: Option<(u32, MixSpec<'_>)>,
     ) -> Result<Self> {
@@ -191,19 +168,18 @@ impl GpuSkinner {
             .into());
         }
         let limits = device.limits();
-        let (capacity, pass_list, spec) = match mix {
-            Some((characters, spec)) => (characters.max(1), &MIXED_PASSES[..], Some(spec)),
-            None => (sampler.capacity().max(1), strategy.passes(), None),
+        let (capacity, spec) = match mix {
+            Some((characters, spec)) => (characters.max(1), Some(spec)),
+            None => (sampler.capacity().max(1), None),
         };
         let staged = strategy == SkinStrategy::Staged || mix.is_some();
-        // The profile's choice, where the device can compile it.
-        let wide = crate::plan::cpu_adapter::wide_accesses(profile)
-            && device.features().contains(wgpu::Features::SHADER_INT64);
-        check_limits(&limits, tables, capacity, pass_list, staged, spec)?;
+        // The plan's choice, where the device can compile it.
+        let wide = wide && device.features().contains(wgpu::Features::SHADER_INT64);
+        let pass_list: Vec<Pass> = passes.iter().map(|p| p.0).collect();
+        check_limits(&limits, tables, capacity, &pass_list, staged, spec)?;
         scoped(device, "GpuSkinner::new", || {
             let buffers = Buffers::new(device, tables, capacity, staged, spec)?;
-            let passes =
-                Self::build_passes(device, sampler, tables, profile, pass_list, &buffers, wide)?;
+            let passes = Self::build_passes(device, sampler, &passes, &buffers, wide)?;
             let (output_layout, output_bind_group) = Self::output_binding(device, &buffers);
             Ok(GpuSkinner {
                 health,
@@ -217,22 +193,16 @@ impl GpuSkinner {
                 capacity,
                 instance_count: 0,
                 max_dim: limits.max_compute_workgroups_per_dimension.max(1),
-                #[cfg(test)]
-                strategy,
-                #[cfg(test)]
-                wide,
             })
         })?
     }
 
-    /// The pipelines and bind groups of `strategy`'s passes, one shader
-    /// module per [`RigModule`] they use.
+    /// The pipelines and bind groups of `pass_list`'s passes with their
+    /// overrides, one shader module per [`RigModule`] they use.
     fn build_passes(
         device: &wgpu::Device,
         sampler: &crate::gpu::GpuSampler,
-        tables: &SkinTables,
-        profile: &DeviceProfile,
-        pass_list: &[Pass],
+        pass_list: &[(Pass, RigOverrides)],
         buffers: &Buffers,
         wide: bool,
     ) -> Result<Vec<passes::BuiltPass>> {
@@ -246,14 +216,14 @@ impl GpuSkinner {
                 source: wgpu::ShaderSource::Wgsl(m.wgsl_with(wide).into()),
             })
         };
-        let uses = |m: RigModule| pass_list.iter().any(|p| p.module == m);
+        let uses = |m: RigModule| pass_list.iter().any(|p| p.0.module == m);
         let pose_module = uses(RigModule::Pose).then(|| module(RigModule::Pose));
         let skin_module = uses(RigModule::Skin).then(|| module(RigModule::Skin));
         let mix_module = uses(RigModule::Mix).then(|| module(RigModule::Mix));
         let resources = buffers.resources(sampler);
         pass_list
             .iter()
-            .map(|&pass| {
+            .map(|&(pass, overrides)| {
                 let module = match pass.module {
                     RigModule::Pose => pose_module.as_ref(),
                     RigModule::Skin => skin_module.as_ref(),
@@ -263,7 +233,6 @@ impl GpuSkinner {
                     during: "GpuSkinner::new",
                     message: format!("no shader module for {}", pass.entry),
                 })?;
-                let overrides = crate::plan::rig_overrides(tables, profile, pass);
                 passes::build(device, module, pass, &resources, &overrides)
             })
             .collect()
@@ -302,33 +271,10 @@ impl GpuSkinner {
         (layout, group)
     }
 
-    /// Whether the skin stage's module accesses memory 64 bits a component
-    /// ([`SKIN_WIDE_WGSL`]: its matrices written and read as `vec4<u64>`s,
-    /// the node and inverse-bind tables' uniform copies read as such): on
-    /// CPU adapters of devices with `SHADER_INT64`
-    /// ([`optional_features`](crate::optional_features)). The buffers hold
-    /// the same values either way. On those adapters a storage store costs
-    /// per instruction, and a `vec4<u64>` writes two columns where a
-    /// `vec3<f32>` writes one; a uniform read at a loop index costs per
-    /// component, and a 64-bit component holds two floats.
-    #[cfg(test)]
-    #[must_use]
-    pub(crate) fn wide_accesses(&self) -> bool {
-        self.wide
-    }
-
     /// The tables this skinner was built from.
     #[must_use]
     pub(crate) fn tables(&self) -> &SkinTables {
         &self.tables
-    }
-
-    /// The skin pass's strategy: the one asked for, or the one
-    /// [`SkinStrategy::Auto`] picked.
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn strategy(&self) -> SkinStrategy {
-        self.strategy
     }
 
     /// Instances in the current table.
