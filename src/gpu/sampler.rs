@@ -145,48 +145,6 @@ struct Sizes {
 }
 
 impl GpuSampler {
-    /// Uploads `library` (buffers created with their contents; the key
-    /// search's textures written through `queue`) and builds the pipelines
-    /// for up to `max_instances` instances per dispatch.
-    ///
-    /// # Errors
-    /// [`Error::DeviceLimit`] when the device was created with lower limits
-    /// than [`crate::required_limits`]; [`Error::LimitExceeded`] when a
-    /// buffer would pass the device's storage-binding or buffer size limit,
-    /// or the dispatch its workgroup-count limit;
-    /// [`Error::TextureRowsExceeded`] when a key texture would pass
-    /// `max_texture_dimension_2d`; [`Error::Gpu`] when wgpu reports an
-    /// error (caught with error scopes).
-    #[cfg(test)]
-    pub(crate) fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        library: &AnimationLibrary,
-        max_instances: u32,
-    ) -> Result<Self> {
-        Self::with_plan(device, queue, library, max_instances, SamplerPlan::Auto)
-    }
-
-    /// [`new`](Self::new) with the [`SamplerPlan`] chosen by the caller
-    /// ([`plan`](Self::plan) tells which one `Auto` picked). Every plan
-    /// gives the same results.
-    ///
-    /// # Errors
-    /// As [`new`](Self::new).
-    #[cfg(test)]
-    pub(crate) fn with_plan(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        library: &AnimationLibrary,
-        max_instances: u32,
-        plan: SamplerPlan,
-    ) -> Result<Self> {
-        super::check_device(device)?;
-        let profile = crate::plan::DeviceProfile::of(device);
-        let plan = Plan::sampling(library, max_instances, &profile, plan)?;
-        Self::from_plan(device, queue, library, &plan)
-    }
-
     /// The sampler `plan` lists: its tables uploaded, then its own buffers
     /// and dispatches.
     pub(crate) fn from_plan(

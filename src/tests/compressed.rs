@@ -18,7 +18,6 @@ mod mocap;
 
 use clips::{mixed_clips, probe_times, sample_at};
 use keyframe_gpu::compress::{CompressError, CompressOptions, Encoding};
-use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::model::compressed::{BitWriter, CompressedTrack, Frame, KeyTimes, Quantized};
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, DeviceProfile, Error, Instance, Interpolation, Plan,
@@ -609,7 +608,7 @@ fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
             .to_string();
         assert!(described.contains("VERBATIM_START=60"), "{described}");
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, &library, instances.len() as u32, plan)
+            super::sampler_with(&h.device, &h.queue, &library, instances.len() as u32, plan)
                 .unwrap();
         let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
@@ -1116,7 +1115,7 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
             SamplerPlan::Auto,
         ] {
             let mut sampler =
-                GpuSampler::with_plan(&h.device, &h.queue, &library, instances.len() as u32, plan)
+                super::sampler_with(&h.device, &h.queue, &library, instances.len() as u32, plan)
                     .unwrap();
             let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
             let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
@@ -1156,7 +1155,7 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
         let instances = baked_probe_instances(&library, count);
         let want = cpu::sample(&library, &instances).unwrap();
         let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
-        let mut sampler = GpuSampler::with_plan(
+        let mut sampler = super::sampler_with(
             &h.device,
             &h.queue,
             &library,

@@ -194,7 +194,7 @@ fn every_plan_matches_cpu(h: &Headless, lib: &AnimationLibrary, instances: &[Ins
     let cpu = cpu::sample(lib, instances).unwrap();
     for plan in PLANS {
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, lib, instances.len() as u32, plan).unwrap();
+            super::sampler_with(&h.device, &h.queue, lib, instances.len() as u32, plan).unwrap();
         assert_eq!(sampler.plan(), plan);
         let gpu = sampler.sample(&h.device, &h.queue, instances).unwrap();
         assert_matches(lib, instances, &gpu, &cpu);
@@ -220,17 +220,17 @@ fn plans_dispatch_as_documented() {
     let lib = every_mode_library();
     let instances = [Instance::new(0, 0.25), Instance::new(1, 0.5)];
     let mut reference =
-        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::Reference).unwrap();
+        super::sampler_with(&h.device, &h.queue, &lib, 2, SamplerPlan::Reference).unwrap();
     reference.set_instances(&h.queue, &instances).unwrap();
     let groups: Vec<u32> = reference.workgroups().map(|(g, _)| g).collect();
     assert_eq!(groups, [keyframe_gpu::layout::GROUP_ALL]);
     let mut tuned =
-        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::Grouped).unwrap();
+        super::sampler_with(&h.device, &h.queue, &lib, 2, SamplerPlan::Grouped).unwrap();
     tuned.set_instances(&h.queue, &instances).unwrap();
     let groups: Vec<u32> = tuned.workgroups().map(|(g, _)| g).collect();
     // every_mode_library has tracks of all five groups.
     assert_eq!(groups, [0, 1, 2, 3, 4]);
-    let auto = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let auto = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
     let cpu_adapter = h.adapter.get_info().device_type == wgpu::DeviceType::Cpu;
     let want = if cpu_adapter {
         SamplerPlan::Grouped
@@ -243,9 +243,9 @@ fn plans_dispatch_as_documented() {
     let clips = lib.clip_table().len() as u32;
     assert!(!keyframe_gpu::plan::full_blocks(&lib, 64 * clips - 1));
     assert!(keyframe_gpu::plan::full_blocks(&lib, 64 * clips));
-    let below = GpuSampler::new(&h.device, &h.queue, &lib, 64 * clips - 1).unwrap();
+    let below = super::sampler(&h.device, &h.queue, &lib, 64 * clips - 1).unwrap();
     assert_eq!(below.plan(), want);
-    let full = GpuSampler::new(&h.device, &h.queue, &lib, 64 * clips).unwrap();
+    let full = super::sampler(&h.device, &h.queue, &lib, 64 * clips).unwrap();
     let want_full = if cpu_adapter {
         SamplerPlan::ClipBlocks
     } else {
@@ -255,7 +255,7 @@ fn plans_dispatch_as_documented() {
     // The clip-blocks plan: the same groups; Auto picks it on CPU adapters
     // for a library whose every group is vec4-aligned (rotations only).
     let mut blocks =
-        GpuSampler::with_plan(&h.device, &h.queue, &lib, 2, SamplerPlan::ClipBlocks).unwrap();
+        super::sampler_with(&h.device, &h.queue, &lib, 2, SamplerPlan::ClipBlocks).unwrap();
     blocks.set_instances(&h.queue, &instances).unwrap();
     let groups: Vec<u32> = blocks.workgroups().map(|(g, _)| g).collect();
     assert_eq!(groups, [0, 1, 2, 3, 4]);
@@ -272,7 +272,7 @@ fn plans_dispatch_as_documented() {
     )])
     .unwrap();
     assert!(keyframe_gpu::plan::vec4_library(&rotations));
-    let auto = GpuSampler::new(&h.device, &h.queue, &rotations, 2).unwrap();
+    let auto = super::sampler(&h.device, &h.queue, &rotations, 2).unwrap();
     let want = if cpu_adapter {
         SamplerPlan::ClipBlocks
     } else {
@@ -368,7 +368,7 @@ fn sampler_shares_the_librarys_arrays_instead_of_copying_them() {
     let Some(h) = common::gpu("sampler_shares_the_librarys_arrays_instead_of_copying_them") else {
         return;
     };
-    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
     assert!(
         std::ptr::eq(sampler.library().values(), lib.values()),
         "the sampler holds a copy of the library's values"
@@ -400,7 +400,7 @@ fn quaternion_edge_cases_match_cpu() {
     let instances: Vec<_> = (0..=64)
         .map(|i| Instance::new(0, i as f64 / 16.0))
         .collect();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 128).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 128).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
@@ -412,7 +412,7 @@ fn wrap_modes_and_instance_updates_match_cpu() {
         return;
     };
     let lib = every_mode_library();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 256).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 256).unwrap();
     for frame in 0..3 {
         let instances: Vec<_> = (0..200)
             .map(|i| {
@@ -543,7 +543,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     let instances: Vec<_> = (0..150)
         .map(|i| Instance::new(i % 3, i as f64 * 0.0123))
         .collect();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 150).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     assert_grids_capped(&sampler, &lib, 150);
     let cpu = cpu::sample(&lib, &instances).unwrap();
@@ -551,7 +551,7 @@ fn dispatch_goes_2d_past_the_workgroup_limit() {
     clip_blocks_fill_a_2d_grid(&h);
 
     // Past even the 2D grid (4 x 4 workgroups of 64): refused, naming the limit.
-    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
+    let err = super::sampler(&h.device, &h.queue, &lib, 1_000_000).unwrap_err();
     assert!(
         matches!(
             err,
@@ -632,7 +632,7 @@ fn clip_blocks_fill_a_2d_grid(h: &Headless) {
             .collect(),
     )
     .unwrap();
-    let refused = GpuSampler::with_plan(&h.device, &h.queue, &wide, 300, SamplerPlan::ClipBlocks);
+    let refused = super::sampler_with(&h.device, &h.queue, &wide, 300, SamplerPlan::ClipBlocks);
     assert!(
         matches!(refused, Err(Error::LimitExceeded { .. })),
         "{refused:?}"
@@ -641,7 +641,7 @@ fn clip_blocks_fill_a_2d_grid(h: &Headless) {
         .map(|i| Instance::new(i % 3, f64::from(i) * 0.0171))
         .collect();
     let mut blocks =
-        GpuSampler::with_plan(&h.device, &h.queue, &wide, 150, SamplerPlan::ClipBlocks).unwrap();
+        super::sampler_with(&h.device, &h.queue, &wide, 150, SamplerPlan::ClipBlocks).unwrap();
     let gpu = blocks.sample(&h.device, &h.queue, &few).unwrap();
     assert_matches(&wide, &few, &gpu, &cpu::sample(&wide, &few).unwrap());
     let grids: Vec<_> = blocks.workgroups().collect();
@@ -669,7 +669,7 @@ fn storage_binding_limit_is_refused_with_numbers() {
         vec![0.0; keys * 3],
     );
     let lib = AnimationLibrary::new(vec![Clip::new("big", vec![track])]).unwrap();
-    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1).unwrap_err();
+    let err = super::sampler(&h.device, &h.queue, &lib, 1).unwrap_err();
     match &err {
         Error::LimitExceeded {
             what,
@@ -742,7 +742,7 @@ fn key_textures_narrower_than_4096_match_cpu() {
     let instances: Vec<_> = (0..=400)
         .map(|i| Instance::new(0, f64::from(i) * 0.0075 - 0.1))
         .collect();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu = cpu::sample(&lib, &instances).unwrap();
     assert_matches(&lib, &instances, &gpu, &cpu);
@@ -774,7 +774,7 @@ fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
         (1, 1, 1),
         "a table, a direct index, a middle start: {scales:?}"
     );
-    let err = GpuSampler::new(&h.device, &h.queue, &lib, 1).unwrap_err();
+    let err = super::sampler(&h.device, &h.queue, &lib, 1).unwrap_err();
     match &err {
         Error::TextureRowsExceeded {
             what,
@@ -801,7 +801,7 @@ fn bad_instances_are_refused_and_keep_the_previous_table() {
         return;
     };
     let lib = every_mode_library();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
     let good = [Instance::new(1, 0.4)];
     let before = sampler.sample(&h.device, &h.queue, &good).unwrap();
     for bad in [
@@ -830,7 +830,7 @@ fn output_buffer_binds_in_a_callers_pipeline() {
     let (device, queue) = (&h.device, &h.queue);
     let lib = every_mode_library();
     let instances: Vec<_> = (0..3).map(|c| Instance::new(c, 0.8)).collect();
-    let mut sampler = GpuSampler::new(device, queue, &lib, 3).unwrap();
+    let mut sampler = super::sampler(device, queue, &lib, 3).unwrap();
     sampler.set_instances(queue, &instances).unwrap();
     let n = (3 * lib.output_stride()) as u64;
     let dst = device.create_buffer(&wgpu::BufferDescriptor {
@@ -960,7 +960,7 @@ fn vec4_aligned_libraries_match_cpu_in_every_plan() {
     let cpu = cpu::sample(&lib, &instances).unwrap();
     for plan in PLANS {
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
+            super::sampler_with(&h.device, &h.queue, &lib, instances.len() as u32, plan).unwrap();
         let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         assert_matches(&lib, &instances, &gpu, &cpu);
         // A second frame with fewer instances, all of one clip, reuses
@@ -1015,7 +1015,7 @@ fn clip_blocks_past_the_uniform_heads_match_cpu() {
     let capacity = 64 * (BLOCK_HEAD + 10);
     for (lib, capacity) in [(&many_rows, 150), (&many_blocks, capacity)] {
         let mut sampler =
-            GpuSampler::with_plan(&h.device, &h.queue, lib, capacity, SamplerPlan::ClipBlocks)
+            super::sampler_with(&h.device, &h.queue, lib, capacity, SamplerPlan::ClipBlocks)
                 .unwrap();
         let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         assert_matches(
@@ -1203,7 +1203,7 @@ fn clip_blocks_run_keys_match_cpu() {
         (&segments_library(2), (3, 8), 0, Some((8, false)), true),
     ] {
         let blocks =
-            GpuSampler::with_plan(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
+            super::sampler_with(&h.device, &h.queue, lib, 1, SamplerPlan::ClipBlocks).unwrap();
         assert_run_key_modes(&blocks, want, interleaved, computed, every_group);
         every_plan_matches_cpu(&h, lib, &key_probe_instances(lib));
     }

@@ -297,7 +297,7 @@ fn random_hostile_tables_are_refused_or_finite_and_match_cpu() {
     };
     let lib = library();
     let clips = lib.clips().len();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 16).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 16).unwrap();
     let mut rng = Rng(0x6b65_7966_7261_6d65);
     let mut last_good: Option<Vec<f32>> = None;
     let (mut refused, mut accepted) = (0, 0);
@@ -475,7 +475,7 @@ fn wrap_modes_are_exact_far_from_zero() {
     assert_eq!(lib.clip_table()[1].duration, 0.75);
     let pairs = far_and_near();
     let instances: Vec<Instance> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
     let gpu = sampler.sample(&h.device, &h.queue, &instances).unwrap();
     let cpu_out = cpu::sample(&lib, &instances).unwrap();
     let stride = lib.output_stride() as usize;
@@ -838,7 +838,7 @@ fn a_lost_device_is_an_error_not_a_panic() {
         return;
     };
     let lib = library();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
     let before = sampler.sample(&h.device, &h.queue, &[Instance::new(0, 0.5)]);
     assert!(before.is_ok(), "{before:?}");
     h.device.destroy();
@@ -846,7 +846,7 @@ fn a_lost_device_is_an_error_not_a_panic() {
         Err(Error::DeviceLost { .. }) => {}
         other => panic!("sampling on a destroyed device: expected DeviceLost, got {other:?}"),
     }
-    match GpuSampler::new(&h.device, &h.queue, &lib, 4) {
+    match super::sampler(&h.device, &h.queue, &lib, 4) {
         Err(Error::DeviceLost { .. }) => {}
         other => panic!("a sampler on a destroyed device: expected DeviceLost, got {other:?}"),
     }

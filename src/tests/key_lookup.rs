@@ -14,7 +14,6 @@
 
 use super::common;
 
-use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::{cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track};
 
 fn oracle(times: &[f32], t: f32) -> u32 {
@@ -325,7 +324,7 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
         let q = queries(&times);
         let instances: Vec<Instance> = q.iter().map(|&t| Instance::new(0, f64::from(t))).collect();
         let mut sampler =
-            GpuSampler::new(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
+            super::sampler(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
         let out = sampler.sample(&h.device, &h.queue, &instances).unwrap();
         let stride = lib.output_stride() as usize;
         // The key search sees the clip time the host resolved (Clamp rounds

@@ -19,3 +19,31 @@ mod mixer;
 mod plans;
 mod playback;
 mod skinning;
+
+use keyframe_gpu::gpu::GpuSampler;
+use keyframe_gpu::{AnimationLibrary, DeviceProfile, Plan, SamplerPlan};
+
+/// A sampler of `library` for up to `capacity` instances with `plan`,
+/// built as an animator builds it: the plan for this device
+/// (`Plan::sampling`), then `GpuSampler::from_plan`.
+pub(crate) fn sampler_with(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    library: &AnimationLibrary,
+    capacity: u32,
+    plan: SamplerPlan,
+) -> keyframe_gpu::Result<GpuSampler> {
+    keyframe_gpu::gpu::check_device(device)?;
+    let plan = Plan::sampling(library, capacity, &DeviceProfile::of(device), plan)?;
+    GpuSampler::from_plan(device, queue, library, &plan)
+}
+
+/// [`sampler_with`] the plan the profile picks.
+pub(crate) fn sampler(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    library: &AnimationLibrary,
+    capacity: u32,
+) -> keyframe_gpu::Result<GpuSampler> {
+    sampler_with(device, queue, library, capacity, SamplerPlan::Auto)
+}

@@ -126,7 +126,7 @@ fn run_gpu(
     inst: &[Instance],
     strategy: SkinStrategy,
 ) -> GpuOut {
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, lib, inst.len() as u32).unwrap();
     let (mut skinner, plan) = skinner_with(&h.device, &sampler, tables, strategy).unwrap();
     assert_eq!(plan.skin, Some(strategy));
     // Wide accesses exactly on CPU adapters of devices with 64-bit
@@ -436,14 +436,14 @@ fn wide_accesses_where_the_device_has_int64() {
         );
     }
     for strategy in strategies(&tables) {
-        let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+        let sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
         let (_, plan) = skinner_with(&h.device, &sampler, &tables, strategy).unwrap();
         assert_eq!(
             wide(&h.device, &plan),
             has && info.device_type == wgpu::DeviceType::Cpu,
             "{strategy:?}"
         );
-        let sampler = GpuSampler::new(&plain.device, &plain.queue, &lib, 4).unwrap();
+        let sampler = super::sampler(&plain.device, &plain.queue, &lib, 4).unwrap();
         let (_, plan) = skinner_with(&plain.device, &sampler, &tables, strategy).unwrap();
         assert!(!wide(&plain.device, &plan), "{strategy:?}: plain device");
     }
@@ -464,7 +464,7 @@ fn gpu_skin_joints_match_the_cpu_api() {
     };
     let times = [0.0, 0.5, 1.0, 2.0];
     let inst: Vec<Instance> = times.iter().map(|&t| Instance::new(0, t)).collect();
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
     let (mut skinner, _) = skinner_with(&h.device, &sampler, &tables, SkinStrategy::Auto).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
     skinner.prepare(&h.queue, &sampler).unwrap();
@@ -708,7 +708,7 @@ fn skinner_reads_the_samplers_instance_table() {
     };
     let first = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
     let swapped = [Instance::new(1, 0.7), Instance::new(0, 0.25)];
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
     for strategy in strategies(&tables) {
         let (mut skinner, _) = skinner_with(&h.device, &sampler, &tables, strategy).unwrap();
         let mut globals = Vec::new();
@@ -730,7 +730,7 @@ fn skinner_reads_the_samplers_instance_table() {
         let per = 16 * rig.nodes().len();
         assert!(max_diff(&globals[0][..per], &globals[0][per..]) > 0.1);
         assert!(max_diff(&globals[0][..per], &globals[1][per..]) <= GPU_TOL);
-        let other = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+        let other = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
         assert!(matches!(
             skinner.prepare(&h.queue, &other),
             Err(Error::Fit(FitError::OtherSampler))
@@ -751,7 +751,7 @@ fn a_mixer_can_rewrite_the_local_poses_between_the_stages() {
         return;
     };
     let inst = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
-    let mut sampler = GpuSampler::new(&h.device, &h.queue, &lib, 2).unwrap();
+    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
     let (mut skinner, _) =
         skinner_with(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
@@ -1284,7 +1284,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     b.attach(n1, m1, None);
     let rig2 = b.build().unwrap();
     let tables2 = SkinTables::new(&rig2, &lib).unwrap();
-    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 150).unwrap();
+    let sampler = super::sampler(&h.device, &h.queue, &lib, 150).unwrap();
     assert!(matches!(
         skinner_with(&h.device, &sampler, &tables2, SkinStrategy::Auto),
         Err(Error::LimitExceeded {
@@ -1314,7 +1314,7 @@ fn skin_strategy_auto_and_the_per_node_limit() {
     };
     let (rig, lib) = three_bone_chain();
     let tables = SkinTables::new(&rig, &lib).unwrap();
-    let sampler = GpuSampler::new(&h.device, &h.queue, &lib, 4).unwrap();
+    let sampler = super::sampler(&h.device, &h.queue, &lib, 4).unwrap();
     let (_, auto) = skinner_with(&h.device, &sampler, &tables, SkinStrategy::Auto).unwrap();
     let want = if h.device.adapter_info().device_type == wgpu::DeviceType::Cpu {
         SkinStrategy::PerInstance
@@ -1503,7 +1503,7 @@ fn tables_and_sampler_of_different_libraries_are_refused() {
     };
     let t = tables_of(&rig, vec![tr(0)]).unwrap();
     let other = AnimationLibrary::new(vec![Clip::new("o", vec![tr(0), tr(1)])]).unwrap();
-    let sampler = GpuSampler::new(&h.device, &h.queue, &other, 1).unwrap();
+    let sampler = super::sampler(&h.device, &h.queue, &other, 1).unwrap();
     assert!(matches!(
         skinner_with(&h.device, &sampler, &t, SkinStrategy::Auto),
         Err(Error::Fit(FitError::LibraryMismatch {
