@@ -21,8 +21,6 @@ mod timer;
 pub use crate::error::RingError;
 pub use animator::Animator;
 pub use crowd::{ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId};
-#[cfg(test)]
-pub(crate) use key_textures::{clip_group_texels, track_search_texels};
 pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
 pub use loss::is_device_lost;

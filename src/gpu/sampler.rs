@@ -21,8 +21,6 @@ use crate::layout::{
 use crate::model::instance::{resolve_instances_into, Instance};
 use crate::model::library::AnimationLibrary;
 use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
-#[cfg(test)]
-use crate::run_keys::GroupRunKeys;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
 /// dispatch.
@@ -110,15 +108,6 @@ struct GroupDispatch {
     /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
     /// run, the CPU-adapter plan's pair, 1 in the reference plan.
     row_run: u32,
-    /// The clip-blocks plan's run keys for this group.
-    #[cfg(test)]
-    run_keys: GroupRunKeys,
-    /// The clip-blocks plan's regular segments of its runs, whose rows
-    /// are computed from their first two (`REGULAR_SEGMENT`, 0 where the
-    /// rows are read), and whether their search offsets are too
-    /// (`REGULAR_SEARCH`): [`crate::plan::regular_segments`].
-    #[cfg(test)]
-    regular: (u32, bool),
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: (u32, u32, u32),
@@ -416,10 +405,6 @@ impl SampleUpload {
                 group: d.group.unwrap_or(0),
                 per_instance: d.per_instance,
                 row_run: d.row_run,
-                #[cfg(test)]
-                run_keys: self.tables.run_keys[slot],
-                #[cfg(test)]
-                regular: self.tables.regular[slot],
                 pipeline,
                 bind_group,
                 workgroups: (0, 0, 0),
@@ -604,13 +589,6 @@ impl GpuSampler {
         &self.scratch
     }
 
-    /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn plan(&self) -> SamplerPlan {
-        self.upload.tables.plan
-    }
-
     /// The library this sampler was built from.
     #[must_use]
     pub(crate) fn library(&self) -> &AnimationLibrary {
@@ -627,28 +605,6 @@ impl GpuSampler {
     #[must_use]
     pub(crate) fn instance_count(&self) -> u32 {
         self.instance_count
-    }
-
-    /// Writes the instance table for the next dispatches (one
-    /// `queue.write_buffer` of 16 bytes per instance, plus one of the
-    /// dispatch parameters of every track group; the clip-blocks plan also
-    /// sorts the instances by clip and writes the sorted table, 8 bytes per
-    /// instance, and the block table, 16 bytes per block). Playback times
-    /// are wrapped on the host in `f64`.
-    ///
-    /// # Errors
-    /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
-    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
-    /// previous table stays in effect. [`Error::DeviceLost`] once the
-    /// device is lost (checked first, with a poll that does not block).
-    #[cfg(test)]
-    pub(crate) fn set_instances(
-        &mut self,
-        queue: &wgpu::Queue,
-        instances: &[Instance],
-    ) -> Result<()> {
-        self.health.check("GpuSampler::set_instances")?;
-        self.write_instances(queue, instances)
     }
 
     /// Writes the instance table, without the device check (the objects
@@ -707,18 +663,6 @@ impl GpuSampler {
         self.instance_count = n;
     }
 
-    /// Records the sampling dispatches into `encoder` (in a compute pass of
-    /// its own, labelled `keyframe-gpu.sample`). Records nothing once the
-    /// device is known lost: the fallible calls report the loss.
-    #[cfg(test)]
-    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("keyframe-gpu.sample"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
-    }
-
     /// Records the sampling dispatches, one per track group with tracks,
     /// into a compute pass the caller owns. Does nothing when the instance
     /// table is empty, or once the device is known lost.
@@ -735,59 +679,6 @@ impl GpuSampler {
             pass.set_bind_group(0, &d.bind_group, &[]);
             pass.dispatch_workgroups(x, y, z);
         }
-    }
-
-    /// The dispatches of the next frame: for each one its track group
-    /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
-    /// group with tracks: `crate::layout::GROUP_SLERP`, `GROUP_CUBIC`,
-    /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
-    /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
-    /// the count passes `max_compute_workgroups_per_dimension` (in the
-    /// clip-blocks plan the count is blocks x the group's most rows in a
-    /// clip, rows varying fastest).
-    #[cfg(test)]
-    pub(crate) fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
-        self.groups.iter().map(|d| (d.group, d.workgroups))
-    }
-
-    #[doc(hidden)]
-    /// For each dispatch, its track group and how the clip-blocks plan's
-    /// run keys find its rows' keys: `(group, mode, bits)`, mode 0 each row
-    /// from its own table (every other plan), 1 one search per run of rows
-    /// sharing their key times, 2 from the run's bucket table of `bits`-bit
-    /// entries, 3 from an exact one (one step, no search loop;
-    /// `src/run_keys.rs`). For tests that must know which path they
-    /// exercised.
-    #[cfg(test)]
-    pub(crate) fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        self.groups
-            .iter()
-            .map(|d| (d.group, d.run_keys.mode as u32, d.run_keys.bits))
-    }
-
-    #[doc(hidden)]
-    /// For each dispatch whose clip-blocks runs compute their rows from
-    /// the first two of each segment ([`crate::plan::regular_segments`]),
-    /// `(group, segment, search)`: its track group, the rows per segment
-    /// and whether the search offsets are computed too (else read per
-    /// row); none in the other plans. For tests that must know which path
-    /// they exercised.
-    #[cfg(test)]
-    pub(crate) fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
-        self.groups
-            .iter()
-            .filter(|d| d.regular.0 > 0)
-            .map(|d| (d.group, d.regular.0, d.regular.1))
-    }
-
-    #[doc(hidden)]
-    /// How many runs of LINEAR rotation rows the clip-blocks plan stores
-    /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
-    /// every other plan. For tests that must know which path they
-    /// exercised.
-    #[cfg(test)]
-    pub(crate) fn interleaved_runs(&self) -> usize {
-        self.upload.tables.interleaved.len()
     }
 
     /// The output storage buffer: `capacity * output_stride` `f32`s, layout
@@ -825,26 +716,6 @@ impl GpuSampler {
             return Ok(Vec::new());
         }
         read_buffer(&self.health, device, queue, &self.output, bytes)
-    }
-
-    /// Convenience for tools and tests: sets the instances, records and
-    /// submits the dispatch, and reads the result back.
-    ///
-    /// # Errors
-    /// Those of [`set_instances`](Self::set_instances) and
-    /// [`read_back`](Self::read_back).
-    #[cfg(test)]
-    pub(crate) fn sample(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        instances: &[Instance],
-    ) -> Result<Vec<f32>> {
-        self.set_instances(queue, instances)?;
-        super::submit_now(device, queue, "GpuSampler::sample (dispatch)", |encoder| {
-            self.record(encoder);
-        })?;
-        self.read_back(device, queue)
     }
 }
 
@@ -895,5 +766,124 @@ impl BlockTables {
             queue.write_buffer(&self.blocks, 0, bytemuck::cast_slice(sort.blocks()));
         }
         queue.write_buffer(&self.params, 0, &self.params_bytes);
+    }
+}
+
+/// What the crate's own tests inspect and drive directly.
+#[cfg(test)]
+impl GpuSampler {
+    /// The plan the sampler runs ([`SamplerPlan::Auto`] resolved).
+    #[must_use]
+    pub(crate) fn plan(&self) -> SamplerPlan {
+        self.upload.tables.plan
+    }
+
+    /// Writes the instance table for the next dispatches (one
+    /// `queue.write_buffer` of 16 bytes per instance, plus one of the
+    /// dispatch parameters of every track group; the clip-blocks plan also
+    /// sorts the instances by clip and writes the sorted table, 8 bytes per
+    /// instance, and the block table, 16 bytes per block). Playback times
+    /// are wrapped on the host in `f64`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyInstances`], [`Error::ClipOutOfRange`] or
+    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
+    /// previous table stays in effect. [`Error::DeviceLost`] once the
+    /// device is lost (checked first, with a poll that does not block).
+    pub(crate) fn set_instances(
+        &mut self,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<()> {
+        self.health.check("GpuSampler::set_instances")?;
+        self.write_instances(queue, instances)
+    }
+
+    /// Records the sampling dispatches into `encoder` (in a compute pass of
+    /// its own, labelled `keyframe-gpu.sample`). Records nothing once the
+    /// device is known lost: the fallible calls report the loss.
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.sample"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// The dispatches of the next frame: for each one its track group
+    /// (`GROUP_ALL` in the reference plan; in the CPU-adapter plan each
+    /// group with tracks: `crate::layout::GROUP_SLERP`, `GROUP_CUBIC`,
+    /// `GROUP_BLEND`, `GROUP_CUBIC_ROTATION`, `GROUP_STEP`) and its
+    /// workgroup counts `(x, y, z)`: `z` is 1, and `y` more than 1 once
+    /// the count passes `max_compute_workgroups_per_dimension` (in the
+    /// clip-blocks plan the count is blocks x the group's most rows in a
+    /// clip, rows varying fastest).
+    pub(crate) fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
+        self.groups.iter().map(|d| (d.group, d.workgroups))
+    }
+
+    #[doc(hidden)]
+    /// For each dispatch, its track group and how the clip-blocks plan's
+    /// run keys find its rows' keys: `(group, mode, bits)`, mode 0 each row
+    /// from its own table (every other plan), 1 one search per run of rows
+    /// sharing their key times, 2 from the run's bucket table of `bits`-bit
+    /// entries, 3 from an exact one (one step, no search loop;
+    /// `src/run_keys.rs`). For tests that must know which path they
+    /// exercised.
+    pub(crate) fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        // Dispatch `slot` is the plan's: its run keys are the tables'.
+        let keys = &self.upload.tables.run_keys;
+        self.groups
+            .iter()
+            .zip(keys.iter())
+            .map(|(d, k)| (d.group, k.mode as u32, k.bits))
+    }
+
+    #[doc(hidden)]
+    /// For each dispatch whose clip-blocks runs compute their rows from
+    /// the first two of each segment ([`crate::plan::regular_segments`]),
+    /// `(group, segment, search)`: its track group, the rows per segment
+    /// and whether the search offsets are computed too (else read per
+    /// row); none in the other plans. For tests that must know which path
+    /// they exercised.
+    pub(crate) fn regular_segments(&self) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+        // The clip-blocks plan's regular segments of each dispatch's runs,
+        // whose rows are computed from their first two (`REGULAR_SEGMENT`,
+        // 0 where the rows are read), and whether their search offsets are
+        // too (`REGULAR_SEARCH`): `crate::plan::regular_segments`.
+        let regular = &self.upload.tables.regular;
+        self.groups
+            .iter()
+            .zip(regular.iter())
+            .filter(|(_, r)| r.0 > 0)
+            .map(|(d, r)| (d.group, r.0, r.1))
+    }
+
+    #[doc(hidden)]
+    /// How many runs of LINEAR rotation rows the clip-blocks plan stores
+    /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
+    /// every other plan. For tests that must know which path they
+    /// exercised.
+    pub(crate) fn interleaved_runs(&self) -> usize {
+        self.upload.tables.interleaved.len()
+    }
+
+    /// Convenience for tools and tests: sets the instances, records and
+    /// submits the dispatch, and reads the result back.
+    ///
+    /// # Errors
+    /// Those of [`set_instances`](Self::set_instances) and
+    /// [`read_back`](Self::read_back).
+    pub(crate) fn sample(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        instances: &[Instance],
+    ) -> Result<Vec<f32>> {
+        self.set_instances(queue, instances)?;
+        super::submit_now(device, queue, "GpuSampler::sample (dispatch)", |encoder| {
+            self.record(encoder);
+        })?;
+        self.read_back(device, queue)
     }
 }

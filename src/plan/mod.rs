@@ -44,8 +44,6 @@ pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub use passes::SkinStrategy;
 pub use profile::{DeviceLimits, DeviceProfile};
 pub(crate) use schedule::dispatch_grid;
-#[cfg(test)]
-pub(crate) use schedule::Module;
 pub(crate) use schedule::{
     block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
 };

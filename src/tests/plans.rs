@@ -7,8 +7,9 @@
 
 use super::common;
 
+use keyframe_gpu::plan::schedule::Module;
 use keyframe_gpu::plan::{
-    DeviceProfile, Module, Overrides, Plan, PlanChoices, SamplerPlan, SkinStrategy, Stage,
+    DeviceProfile, Overrides, Plan, PlanChoices, SamplerPlan, SkinStrategy, Stage,
 };
 use keyframe_gpu::{
     cpu, AnimationLibrary, Animator, BoundLibrary, Clip, Instance, Interpolation, MixerDesc,

@@ -283,28 +283,6 @@ impl GpuSkinner {
         self.instance_count
     }
 
-    /// Prepares the next dispatches for the instances of `sampler`'s
-    /// current table (set by [`GpuSampler::set_instances`]): writes the
-    /// dispatch parameters only. The passes read the clip of each instance
-    /// from the sampler's own instance table, so instances are given once.
-    /// Call it after each `set_instances`, before [`record`](Self::record).
-    ///
-    /// # Errors
-    /// [`FitError::OtherSampler`] when `sampler` is not the one this
-    /// skinner was built from (its buffers are the ones bound); nothing is
-    /// written then. [`Error::DeviceLost`] once the device is lost.
-    ///
-    /// [`GpuSampler::set_instances`]: crate::gpu::GpuSampler::set_instances
-    #[cfg(test)]
-    pub(crate) fn prepare(
-        &mut self,
-        queue: &wgpu::Queue,
-        sampler: &crate::gpu::GpuSampler,
-    ) -> Result<()> {
-        self.health.check("GpuSkinner::prepare")?;
-        self.prepare_unchecked(queue, sampler)
-    }
-
     /// Writes this frame's dispatch parameters from `sampler`'s instance
     /// count, without the device check (the animator checks first).
     pub(crate) fn prepare_unchecked(
@@ -398,47 +376,12 @@ impl GpuSkinner {
         }
     }
 
-    /// Records the dispatches into `encoder`, in one compute pass labelled
-    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch. Records
-    /// nothing once the device is known lost: the fallible calls report
-    /// the loss.
-    #[cfg(test)]
-    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("keyframe-gpu.skin"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
-    }
-
     /// Records the dispatches (`passes`) into a compute
     /// pass the caller owns, after the sampler's dispatch: the same as
     /// `record_pose_pass` then
     /// `record_hierarchy_pass`.
     pub(crate) fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.record_module(pass, None);
-    }
-
-    /// Records the pose stage's dispatches (those of [`RigModule::Pose`]:
-    /// with [`SkinStrategy::Staged`] the local poses into
-    /// [`locals_buffer`](Self::locals_buffer) and the morph weights; with
-    /// the fused strategies the morph weights only), after the sampler's
-    /// dispatch. A pass of the caller's (a mixer) may then read and
-    /// rewrite the local poses before
-    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
-    #[cfg(test)]
-    pub(crate) fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.record_module(pass, Some(RigModule::Pose));
-    }
-
-    /// Records the hierarchy and joint-matrix dispatch (that of
-    /// [`RigModule::Skin`]: with [`SkinStrategy::Staged`] it reads the
-    /// local poses from [`locals_buffer`](Self::locals_buffer); the fused
-    /// strategies compute them from the sampler's output), after
-    /// [`record_pose_pass`](Self::record_pose_pass).
-    #[cfg(test)]
-    pub(crate) fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.record_module(pass, Some(RigModule::Skin));
     }
 
     /// Records the dispatches of `module`'s passes (all for `None`).
@@ -490,21 +433,6 @@ impl GpuSkinner {
         &self.buffers.globals
     }
 
-    /// The local poses ([`GpuLocalPose`], `array<LocalPose>`):
-    /// `i * node_count + node`, written by the pose pass and read by the
-    /// hierarchy pass of [`SkinStrategy::Staged`]; `None` with the fused
-    /// strategies, which keep them in registers or workgroup memory.
-    /// Usages `STORAGE | COPY_SRC | COPY_DST`: a pass of the caller's may
-    /// read and rewrite it between
-    /// [`record_pose_pass`](Self::record_pose_pass) and
-    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass) (rotations
-    /// must stay unit: the hierarchy stage does not normalize them).
-    #[cfg(test)]
-    #[must_use]
-    pub(crate) fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.buffers.locals.as_ref()
-    }
-
     /// A read-only layout of the outputs for a renderer, visible to vertex,
     /// fragment and compute stages: binding 0 joint matrices, 1 morph
     /// weights, 2 global matrices.
@@ -547,38 +475,6 @@ impl GpuSkinner {
     ) -> Result<Vec<f32>> {
         let per = u64::from(self.tables.joint_count()) * 64;
         self.read(device, queue, &self.buffers.joint_matrices, per)
-    }
-
-    /// Optional readback of every current instance's joint matrices, split
-    /// per skin (column-major, in each skin's joint order, with the skin's
-    /// mesh node): entry `i` is instance `i`. The GPU twin of
-    /// [`crate::cpu_skin::joint_matrices`].
-    ///
-    /// # Errors
-    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
-    /// or [`Error::Gpu`].
-    #[cfg(test)]
-    pub(crate) fn read_back_skin_joints(
-        &self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-    ) -> Result<Vec<Vec<SkinJoints>>> {
-        let flat = self.read_back_joints(device, queue)?;
-        let mats: Vec<[f32; 16]> = flat
-            .chunks_exact(16)
-            .map(|c| {
-                let mut m = [0.0; 16];
-                m.copy_from_slice(c);
-                m
-            })
-            .collect();
-        let per = self.tables.joint_count() as usize;
-        Ok((0..self.instance_count as usize)
-            .map(|i| {
-                let block = mats.get(i * per..(i + 1) * per).unwrap_or(&[]);
-                self.tables.split_joints(block)
-            })
-            .collect())
     }
 
     /// Optional readback of the global matrices (`instance_count *
@@ -635,6 +531,108 @@ impl GpuSkinner {
                 translation: [c[0], c[1], c[2], c[3]],
                 rotation: [c[4], c[5], c[6], c[7]],
                 scale: [c[8], c[9], c[10], c[11]],
+            })
+            .collect())
+    }
+}
+
+/// What the crate's own tests inspect and drive directly.
+#[cfg(test)]
+impl GpuSkinner {
+    /// Prepares the next dispatches for the instances of `sampler`'s
+    /// current table (set by [`GpuSampler::set_instances`]): writes the
+    /// dispatch parameters only. The passes read the clip of each instance
+    /// from the sampler's own instance table, so instances are given once.
+    /// Call it after each `set_instances`, before [`record`](Self::record).
+    ///
+    /// # Errors
+    /// [`FitError::OtherSampler`] when `sampler` is not the one this
+    /// skinner was built from (its buffers are the ones bound); nothing is
+    /// written then. [`Error::DeviceLost`] once the device is lost.
+    ///
+    /// [`GpuSampler::set_instances`]: crate::gpu::GpuSampler::set_instances
+    pub(crate) fn prepare(
+        &mut self,
+        queue: &wgpu::Queue,
+        sampler: &crate::gpu::GpuSampler,
+    ) -> Result<()> {
+        self.health.check("GpuSkinner::prepare")?;
+        self.prepare_unchecked(queue, sampler)
+    }
+
+    /// Records the dispatches into `encoder`, in one compute pass labelled
+    /// `keyframe-gpu.skin`. Record it after the sampler's dispatch. Records
+    /// nothing once the device is known lost: the fallible calls report
+    /// the loss.
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("keyframe-gpu.skin"),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Records the pose stage's dispatches (those of [`RigModule::Pose`]:
+    /// with [`SkinStrategy::Staged`] the local poses into
+    /// [`locals_buffer`](Self::locals_buffer) and the morph weights; with
+    /// the fused strategies the morph weights only), after the sampler's
+    /// dispatch. A pass of the caller's (a mixer) may then read and
+    /// rewrite the local poses before
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass).
+    pub(crate) fn record_pose_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Pose));
+    }
+
+    /// Records the hierarchy and joint-matrix dispatch (that of
+    /// [`RigModule::Skin`]: with [`SkinStrategy::Staged`] it reads the
+    /// local poses from [`locals_buffer`](Self::locals_buffer); the fused
+    /// strategies compute them from the sampler's output), after
+    /// [`record_pose_pass`](Self::record_pose_pass).
+    pub(crate) fn record_hierarchy_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.record_module(pass, Some(RigModule::Skin));
+    }
+
+    /// The local poses ([`GpuLocalPose`], `array<LocalPose>`):
+    /// `i * node_count + node`, written by the pose pass and read by the
+    /// hierarchy pass of [`SkinStrategy::Staged`]; `None` with the fused
+    /// strategies, which keep them in registers or workgroup memory.
+    /// Usages `STORAGE | COPY_SRC | COPY_DST`: a pass of the caller's may
+    /// read and rewrite it between
+    /// [`record_pose_pass`](Self::record_pose_pass) and
+    /// [`record_hierarchy_pass`](Self::record_hierarchy_pass) (rotations
+    /// must stay unit: the hierarchy stage does not normalize them).
+    #[must_use]
+    pub(crate) fn locals_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.buffers.locals.as_ref()
+    }
+
+    /// Optional readback of every current instance's joint matrices, split
+    /// per skin (column-major, in each skin's joint order, with the skin's
+    /// mesh node): entry `i` is instance `i`. The GPU twin of
+    /// [`crate::cpu_skin::joint_matrices`].
+    ///
+    /// # Errors
+    /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
+    /// or [`Error::Gpu`].
+    pub(crate) fn read_back_skin_joints(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<Vec<SkinJoints>>> {
+        let flat = self.read_back_joints(device, queue)?;
+        let mats: Vec<[f32; 16]> = flat
+            .chunks_exact(16)
+            .map(|c| {
+                let mut m = [0.0; 16];
+                m.copy_from_slice(c);
+                m
+            })
+            .collect();
+        let per = self.tables.joint_count() as usize;
+        Ok((0..self.instance_count as usize)
+            .map(|i| {
+                let block = mats.get(i * per..(i + 1) * per).unwrap_or(&[]);
+                self.tables.split_joints(block)
             })
             .collect())
     }

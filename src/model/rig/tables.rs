@@ -293,16 +293,6 @@ fn link_joints(nodes: &mut [GpuNode], joints: &mut [GpuJoint]) -> Result<()> {
 }
 
 impl SkinTables {
-    /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
-    /// tables of the result (`SkinTables::of`).
-    ///
-    /// # Errors
-    /// Those of [`AnimationLibrary::bind`] and `SkinTables::of`.
-    #[cfg(test)]
-    pub(crate) fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
-        SkinTables::of(&library.bind(rig)?)
-    }
-
     /// Flattens the bound library's rig and maps every bound track of
     /// every clip to the node property (or mesh weights) it animates.
     ///
@@ -440,20 +430,6 @@ impl SkinTables {
     #[must_use]
     pub(crate) fn inverse_binds(&self) -> &[[f32; 16]] {
         &self.inverse_binds
-    }
-
-    /// First joint slot of each skin.
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn skin_offsets(&self) -> &[u32] {
-        &self.skin_offsets
-    }
-
-    /// Each skin's mesh node (lowest-index node using it).
-    #[cfg(test)]
-    #[must_use]
-    pub(crate) fn skin_nodes(&self) -> &[Option<u32>] {
-        &self.skin_nodes
     }
 
     /// Whether every skin's mesh-node inverse is the identity in every
@@ -604,32 +580,6 @@ impl SkinTables {
             _pad1: 0,
         }
     }
-
-    /// Splits one instance's block of joint matrices
-    /// (`joint_count` matrices) per skin. Missing matrices (a short block)
-    /// are left out.
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
-        let mut out = Vec::with_capacity(self.skin_offsets.len());
-        for (s, &start) in self.skin_offsets.iter().enumerate() {
-            let end = self
-                .skin_offsets
-                .get(s + 1)
-                .copied()
-                .unwrap_or(self.joints.len() as u32);
-            let joints = block
-                .get(start as usize..(end as usize).min(block.len()))
-                .unwrap_or(&[])
-                .to_vec();
-            out.push(SkinJoints {
-                skin: s as u32,
-                node: self.skin_nodes[s],
-                joints,
-            });
-        }
-        out
-    }
 }
 
 /// The mixer's pointer tables of `library`: per (clip, target) the slot
@@ -660,4 +610,54 @@ fn pointer_tables(library: &AnimationLibrary) -> Result<(Vec<i32>, Vec<[u32; 4]>
         }
     }
     Ok((channels, table, rest))
+}
+
+/// What the crate's own tests inspect and drive directly.
+#[cfg(test)]
+impl SkinTables {
+    /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
+    /// tables of the result (`SkinTables::of`).
+    ///
+    /// # Errors
+    /// Those of [`AnimationLibrary::bind`] and `SkinTables::of`.
+    pub(crate) fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
+        SkinTables::of(&library.bind(rig)?)
+    }
+
+    /// First joint slot of each skin.
+    #[must_use]
+    pub(crate) fn skin_offsets(&self) -> &[u32] {
+        &self.skin_offsets
+    }
+
+    /// Each skin's mesh node (lowest-index node using it).
+    #[must_use]
+    pub(crate) fn skin_nodes(&self) -> &[Option<u32>] {
+        &self.skin_nodes
+    }
+
+    /// Splits one instance's block of joint matrices
+    /// (`joint_count` matrices) per skin. Missing matrices (a short block)
+    /// are left out.
+    #[must_use]
+    pub(crate) fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
+        let mut out = Vec::with_capacity(self.skin_offsets.len());
+        for (s, &start) in self.skin_offsets.iter().enumerate() {
+            let end = self
+                .skin_offsets
+                .get(s + 1)
+                .copied()
+                .unwrap_or(self.joints.len() as u32);
+            let joints = block
+                .get(start as usize..(end as usize).min(block.len()))
+                .unwrap_or(&[])
+                .to_vec();
+            out.push(SkinJoints {
+                skin: s as u32,
+                node: self.skin_nodes[s],
+                joints,
+            });
+        }
+        out
+    }
 }
