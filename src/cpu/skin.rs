@@ -509,7 +509,8 @@ mod entries {
     use crate::model::instance::resolve_instances;
     use crate::model::instance::Instance;
     use crate::model::library::AnimationLibrary;
-    use crate::model::rig::{Rig, SkinJoints};
+    use crate::model::rig::tables::SkinJoints;
+    use crate::model::rig::Rig;
 
     /// WGSL `a * b` for 4x4 matrices.
     #[must_use]

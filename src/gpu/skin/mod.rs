@@ -22,8 +22,6 @@ use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
 use crate::layout::GpuMixAction;
 use crate::layout::SKIN_WORKGROUP_SIZE;
-#[cfg(test)]
-use crate::model::rig::SkinJoints;
 use crate::model::rig::{FitError, SkinTables};
 use crate::plan::passes::{Pass, RigModule};
 use crate::plan::SkinStrategy;
@@ -618,7 +616,7 @@ impl GpuSkinner {
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-    ) -> Result<Vec<Vec<SkinJoints>>> {
+    ) -> Result<Vec<Vec<crate::model::rig::tables::SkinJoints>>> {
         let flat = self.read_back_joints(device, queue)?;
         let mats: Vec<[f32; 16]> = flat
             .chunks_exact(16)

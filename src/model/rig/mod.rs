@@ -665,6 +665,4 @@ pub(crate) mod tables;
 // The flat tables the passes and the twin read: implementation.
 pub(crate) use crate::layout::{GpuJoint, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
 pub use tables::FitError;
-#[cfg(test)]
-pub(crate) use tables::SkinJoints;
 pub(crate) use tables::SkinTables;
