@@ -24,6 +24,8 @@
 
 mod common;
 
+#[path = "../examples/common/gfx.rs"]
+mod gfx;
 #[path = "../examples/skinning/render.rs"]
 mod render;
 

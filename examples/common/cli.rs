@@ -69,3 +69,20 @@ pub fn start<C: clap::Parser>() -> Result<C, ExitCode> {
     one_line_panics();
     parse()
 }
+
+/// The whole `main` of an example that runs one job: [`start`], then
+/// `run` on the command line; its error is one line on stderr (`error:
+/// ...`) and exit code 2.
+pub fn main_with<C: clap::Parser>(run: impl FnOnce(&C) -> Result<(), String>) -> ExitCode {
+    let cli = match start::<C>() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", one_line(&e));
+            ExitCode::from(2)
+        }
+    }
+}

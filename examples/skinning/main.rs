@@ -23,6 +23,8 @@
 
 #[path = "../common/cli.rs"]
 mod cli;
+#[path = "../common/gfx.rs"]
+mod gfx;
 mod render;
 
 use std::path::PathBuf;
@@ -328,15 +330,5 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let cli: Cli = match cli::start() {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::main_with::<Cli>(run)
 }

@@ -694,31 +694,6 @@ pub enum Pose {
     Bind,
 }
 
-/// A right-handed view matrix looking from `eye` at `centre`.
-pub fn look_at(eye: Vec3, centre: Vec3, up: Vec3) -> Mat4 {
-    let f = (centre - eye).normalize();
-    let s = f.cross(up).normalize();
-    let u = s.cross(f);
-    Mat4::from_cols(
-        Vec4::new(s.x, u.x, -f.x, 0.0),
-        Vec4::new(s.y, u.y, -f.y, 0.0),
-        Vec4::new(s.z, u.z, -f.z, 0.0),
-        Vec4::new(-s.dot(eye), -u.dot(eye), f.dot(eye), 1.0),
-    )
-}
-
-/// A right-handed perspective projection to wgpu's clip space (depth 0..1).
-pub fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32) -> Mat4 {
-    let h = 1.0 / (0.5 * fov_y).tan();
-    let r = far / (near - far);
-    Mat4::from_cols(
-        Vec4::new(h / aspect, 0.0, 0.0, 0.0),
-        Vec4::new(0.0, h, 0.0, 0.0),
-        Vec4::new(0.0, 0.0, r, -1.0),
-        Vec4::new(0.0, 0.0, r * near, 0.0),
-    )
-}
-
 /// A right-handed orthographic projection to wgpu's clip space (depth 0..1).
 pub fn orthographic(left: f32, right: f32, bottom: f32, top: f32, near: f32, far: f32) -> Mat4 {
     let (w, h, r) = (
@@ -738,7 +713,7 @@ pub fn orthographic(left: f32, right: f32, bottom: f32, top: f32, near: f32, far
 /// `[-half, half]` around `(0, centre_y)`.
 pub fn front_ortho(centre_y: f32, half: f32) -> Mat4 {
     orthographic(-half, half, -half, half, 0.1, 20.0)
-        * look_at(
+        * crate::gfx::look_at(
             Vec3::new(0.0, centre_y, 10.0),
             Vec3::new(0.0, centre_y, 0.0),
             Vec3::Y,
@@ -811,9 +786,9 @@ pub fn fit_camera_play(scene: &Scene, play: &Play) -> Result<Mat4, String> {
     let fov = 40f32.to_radians();
     let dist = radius / (fov * 0.5).sin() * 1.05;
     let dir = Vec3::new(0.55, 0.35, 1.0).normalize();
-    let view = look_at(centre + dir * dist, centre, Vec3::Y);
+    let view = crate::gfx::look_at(centre + dir * dist, centre, Vec3::Y);
     let near = (dist - radius * 1.5).max(dist * 0.01);
-    let proj = perspective(fov, 1.0, near, dist + radius * 1.5) * view;
+    let proj = crate::gfx::perspective(fov, 1.0, near, dist + radius * 1.5) * view;
     // Zoom in clip space so that the posed mesh fills 90% of the frame.
     let (mut nlo, mut nhi) = (
         glam::Vec2::splat(f32::INFINITY),
@@ -1171,31 +1146,20 @@ pub fn render_play(
     for f in 0..count {
         renderer.write_draw(&h.queue, f, view_proj, f, Grid::SINGLE);
     }
-    let extent = wgpu::Extent3d {
-        width,
-        height,
-        depth_or_array_layers: 1,
-    };
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("skinning.target"),
-        size: extent,
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: color_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let depth = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("skinning.depth"),
-        size: extent,
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: DEPTH_FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        view_formats: &[],
-    });
+    let target = crate::gfx::texture_2d(
+        device,
+        "skinning.target",
+        (width, height),
+        color_format,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
+    let depth = crate::gfx::texture_2d(
+        device,
+        "skinning.depth",
+        (width, height),
+        DEPTH_FORMAT,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    );
     let row_bytes = (width * 4).div_ceil(256) * 256;
     let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("skinning.readback"),
@@ -1232,7 +1196,7 @@ pub fn render_play(
                 rows_per_image: Some(height),
             },
         },
-        extent,
+        target.size(),
     );
     h.queue.submit([encoder.finish()]);
     let bytes = h.read_buffer(&readback).map_err(|e| e.to_string())?;
@@ -1260,34 +1224,7 @@ pub fn begin_pass<'e>(
     label: &str,
 ) -> wgpu::RenderPass<'e> {
     let bg = BACKGROUND.map(|c| f64::from(c) / 255.0);
-    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: bg[0],
-                    g: bg[1],
-                    b: bg[2],
-                    a: 1.0,
-                }),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Store,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
+    crate::gfx::clear_pass(encoder, label, color, depth, [bg[0], bg[1], bg[2]])
 }
 
 /// The mesh's vertices with their part word (node, first morph weight and

@@ -1,7 +1,7 @@
 //! An orbit camera: yaw and pitch around a target at a distance, framed on
 //! a bounding box.
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 
 /// Radians per pixel dragged.
 const RADIANS_PER_PIXEL: f32 = 0.008;
@@ -97,32 +97,7 @@ impl Orbit {
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
         let near = (self.distance - 2.0 * self.radius).max(self.distance * 0.01);
         let far = self.distance + 2.0 * self.radius;
-        perspective(self.fov_y, aspect.max(1e-3), near, far)
-            * look_at(self.eye(), self.target, Vec3::Y)
+        crate::gfx::perspective(self.fov_y, aspect.max(1e-3), near, far)
+            * crate::gfx::look_at(self.eye(), self.target, Vec3::Y)
     }
-}
-
-/// A right-handed view matrix looking from `eye` at `centre`.
-fn look_at(eye: Vec3, centre: Vec3, up: Vec3) -> Mat4 {
-    let f = (centre - eye).normalize();
-    let s = f.cross(up).normalize();
-    let u = s.cross(f);
-    Mat4::from_cols(
-        Vec4::new(s.x, u.x, -f.x, 0.0),
-        Vec4::new(s.y, u.y, -f.y, 0.0),
-        Vec4::new(s.z, u.z, -f.z, 0.0),
-        Vec4::new(-s.dot(eye), -u.dot(eye), f.dot(eye), 1.0),
-    )
-}
-
-/// A right-handed perspective projection to wgpu's clip space (depth 0..1).
-fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32) -> Mat4 {
-    let h = 1.0 / (0.5 * fov_y).tan();
-    let r = far / (near - far);
-    Mat4::from_cols(
-        Vec4::new(h / aspect, 0.0, 0.0, 0.0),
-        Vec4::new(0.0, h, 0.0, 0.0),
-        Vec4::new(0.0, 0.0, r, -1.0),
-        Vec4::new(0.0, 0.0, r * near, 0.0),
-    )
 }

@@ -826,32 +826,6 @@ pub fn begin_pass<'e>(
             c
         }
     };
-    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: channel(BACKGROUND[0]),
-                    g: channel(BACKGROUND[1]),
-                    b: channel(BACKGROUND[2]),
-                    a: 1.0,
-                }),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Store,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
+    let clear = BACKGROUND.map(channel);
+    crate::gfx::clear_pass(encoder, label, color, depth, [clear[0], clear[1], clear[2]])
 }

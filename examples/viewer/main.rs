@@ -70,6 +70,8 @@ mod capture;
 mod cli;
 mod demo;
 mod draw;
+#[path = "../common/gfx.rs"]
+mod gfx;
 mod image;
 mod material;
 mod mesh;
@@ -387,15 +389,5 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let cli: Cli = match cli::start() {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {}", cli::one_line(&e));
-            ExitCode::from(2)
-        }
-    }
+    cli::main_with::<Cli>(run)
 }

@@ -17,20 +17,13 @@ pub fn run(models: Vec<Model>, options: &Options, path: &Path, why: &str) -> Res
     let (adapter, device, queue) = request_device(&instance, None, options.fallback)?;
     let (width, height) = options.size;
     let format = wgpu::TextureFormat::Rgba8UnormSrgb;
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("viewer.offscreen"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
+    let texture = crate::gfx::texture_2d(
+        &device,
+        "viewer.offscreen",
+        (width, height),
         format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    );
     let view = texture.create_view(&Default::default());
     let mut player = Player::new(
         &adapter,

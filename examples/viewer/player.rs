@@ -575,20 +575,13 @@ impl Player {
     /// Makes the depth attachment match a `width` x `height` target.
     fn ensure_depth(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         if !matches!(&self.depth, Some((_, w, h)) if (*w, *h) == (width, height)) {
-            let texture = device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("viewer.depth"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: DEPTH_FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            });
+            let texture = crate::gfx::texture_2d(
+                device,
+                "viewer.depth",
+                (width, height),
+                DEPTH_FORMAT,
+                wgpu::TextureUsages::RENDER_ATTACHMENT,
+            );
             self.depth = Some((texture.create_view(&Default::default()), width, height));
         }
     }

@@ -245,16 +245,14 @@ impl App<'_> {
             Some(Capture::record(&win.device, &mut encoder, &frame.texture)?)
         } else {
             // The same frame again, into a texture that can be copied.
-            let texture = win.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("viewer.screenshot"),
-                size: frame.texture.size(),
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: win.config.format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            });
+            let size = frame.texture.size();
+            let texture = crate::gfx::texture_2d(
+                &win.device,
+                "viewer.screenshot",
+                (size.width, size.height),
+                win.config.format,
+                wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            );
             let copy_view = texture.create_view(&Default::default());
             win.player.record_draw(
                 &win.device,
