@@ -136,9 +136,10 @@ fn add_vec(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
 // quat_mix(add, add * conj(r) * v, w). (The CPU twin's blend_normal and
 // add_quat state the two rules on their own; a test checks this against
 // them bit for bit.)
-// The fallback adapters run both blocks of a branch, so the two functions
-// called from two blocks cost two slerps per action, whatever its kind;
-// here the slerp's ends and factor are selected and it runs once.
+// The slerp's ends and factor are selected and it runs once per action,
+// whatever its kind, where calling the two rules from the two blocks of a
+// branch would write two slerps (plan/cpu_adapter.rs: on the CPU
+// adapters a branch costs both of its sides).
 fn blend_rotation(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32, additive: bool) -> Blend {
     var out = b;
     let total = b.total + w;

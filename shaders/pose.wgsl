@@ -31,25 +31,23 @@
 // The first UNIFORM_HEAD entries of `channels` again, in a uniform buffer
 // (the host zero-pads it), and likewise `nodes` (binding 10, declared
 // with node_at() by pose_nodes.wgsl, or by skin_io_wide.wgsl in the skin
-// module with wide reads). The plan reads the small tables from these
-// copies on CPU adapters (plan/cpu_adapter.rs, uniform_heads, with the
-// measurement behind it).
+// module with wide reads). The plan says whether the small tables are
+// read from these copies (plan/cpu_adapter.rs, uniform_heads).
 @group(0) @binding(11) var<uniform> channels_head: array<vec4<i32>, UNIFORM_HEAD>;
 
 // Whether every node (NODES_IN_HEAD) and every pose channel
 // (CHANNELS_IN_HEAD) fits in the uniform copies; the host sets them from
-// the rig's tables. Then node_at() and channel_at() leave out their
-// storage reads: the fallback adapters run a branch that no lane takes
-// all the same, a storage read as a loop over the lanes (JOINTS_IN_HEAD
-// does the same for skin.wgsl's joint table).
+// the rig's tables. Then node_at() and channel_at() compile out their
+// storage reads, branch included (JOINTS_IN_HEAD does the same for
+// skin.wgsl's joint table).
 override NODES_IN_HEAD: bool = false;
 override CHANNELS_IN_HEAD: bool = false;
 
 // The rig's node, mesh and pointer-target counts as constants (the same
 // numbers as params.node_count, mesh_count and pointer_count), the
 // divisors of the passes with one invocation per (instance, node), mesh
-// or target: a division by a uniform is one scalar division per lane on
-// the CPU adapters, by a constant a multiplication.
+// or target: the compiler turns a division by a constant into a
+// multiplication.
 override NODE_COUNT: u32 = 1u;
 override MESH_COUNT: u32 = 1u;
 override POINTER_COUNT: u32 = 1u;
@@ -81,8 +79,7 @@ fn sample_vec4(at: u32) -> vec4<f32> {
 // multiple of 4 floats in an instance's output block, whose stride is a
 // multiple of 4 too (set by the host: SkinTables::rotations_aligned4; a
 // library of rotations only, or with each clip's rotations first).
-// sample_rotation() then reads one vec4: on the CPU adapters one storage
-// access, a loop over the lanes, where four floats take four.
+// sample_rotation() then reads one vec4 where it would read four floats.
 override ROTATIONS_ALIGNED4: bool = false;
 
 // Whether some pose channel of the library animates a translation

@@ -14,8 +14,8 @@
 //   computes it.
 // skin_main (PerInstance): the pose stage fused in: one invocation per
 //   instance computes each local where it uses it, from local_pose(), in
-//   registers (no locals buffer written and read back, one dispatch fewer;
-//   the fastest on the CPU fallback adapters), in the three steps below.
+//   registers (no locals buffer written and read back, one dispatch
+//   fewer), in the three steps below.
 // skin_nodes_main (PerNode): one workgroup per instance, for GPUs; see
 //   its own comment at the end.
 //
@@ -71,17 +71,16 @@
 // Tables: node n, joint slot j and inverse bind j are read through
 // node_at(), joint_at() and inverse_bind(): from uniform copies of the
 // first UNIFORM_HEAD entries (16 KiB each at most), from the storage
-// buffers beyond: on the CPU fallback adapters a storage read is a loop
-// over the lanes, a uniform read a gather per component (see pose.wgsl).
-// With wide reads (skin_io_wide.wgsl) node_at() and inverse_bind() read
-// their uniform copies 64 bits per component, half as many gathers.
+// buffers beyond (plan/cpu_adapter.rs, uniform_heads, says when). With
+// wide reads (skin_io_wide.wgsl) node_at() and inverse_bind() read their
+// uniform copies 64 bits per component, in half as many components.
 //
 // skin_main, one invocation per instance, one dispatch (PerInstance):
 // locals in registers instead of a locals buffer written and read back,
 // two dispatches and barriers fewer than the staged passes, and joint
-// matrices from the global still in registers. That suits the CPU
-// fallback adapters; on a GPU with many more lanes than instances it
-// leaves most of the chip idle, which skin_nodes_main (PerNode) addresses.
+// matrices from the global still in registers: the work of an instance
+// is serial, so with fewer instances than lanes most lanes are idle,
+// which skin_nodes_main (PerNode) addresses.
 
 // Bindings 0..11 are pose.wgsl's (10 declared with node_at()). Bindings
 // 12 (`globals`), 15 (`joint_matrices`) and 16 (`inverse_binds_head`)
@@ -97,8 +96,7 @@
 
 // True when every node's parent has a smaller index (set by the host from
 // the node table): global_matrix() then never recomputes an ancestor, and
-// its loop is compiled out (the fallback adapter would step through it
-// once per node with every lane masked off).
+// its loop is compiled out.
 override PARENTS_FIRST: bool = false;
 
 const IDENTITY = mat4x4<f32>(
@@ -452,17 +450,15 @@ fn skin_main(@builtin(global_invocation_id) gid: vec3<u32>,
         mesh_inverse[s] = mesh_node_inverse(i, clip, params.mesh_nodes[s]);
     }
     // Each joint takes its skin's inverse by selects, not by indexing the
-    // array: on the fallback adapters a private array indexed at run time
-    // is read lane by lane, 16 floats per lane, once per joint.
+    // array at run time.
     let inverses = mesh_inverse;
     // Step 2: locals, globals and (fused) joint matrices. With parents
     // first, chain by chain (Node.chain: the nodes from a chain's first on,
     // each the child of the one before): the chain's first node multiplies
     // its parent's global, read back from `globals` (none for a root), and
     // each node after it the global before it, in registers, with no
-    // parent read and no branch per node (on the fallback adapters every
-    // node paid both sides of global_matrix's branch and its parent's
-    // read). The same products in the same order as global_matrix.
+    // parent read and no branch per node. The same products in the same
+    // order as global_matrix.
     if (PARENTS_FIRST) {
         var n = 0u;
         for (var step = 0u; step < params.node_count && n < params.node_count; step++) {

@@ -2,8 +2,8 @@
 // component: global_at(), store_global(), store_joint() and
 // inverse_bind(), with the bindings they use. The host puts this file
 // between pose.wgsl and skin.wgsl, or skin_io_wide.wgsl instead (the same
-// functions and node_at() with 64-bit stores and reads, on CPU adapters
-// with SHADER_INT64).
+// functions and node_at() with 64-bit stores and reads, where the plan
+// says: Plan::wide_accesses).
 
 // Global matrices, each as its four columns' first three rows (a vec3 has
 // a stride of 16 bytes: the buffer holds mat4x4s, column by column). Every

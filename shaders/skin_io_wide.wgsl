@@ -2,28 +2,20 @@
 // 64-bit stores and reads: the same buffers, bytes and values, each u64
 // the bits of two floats (or ints), the first in its low half
 // (little-endian, as every wgpu backend is). Needs SHADER_INT64; the host
-// uses it in the skin module on CPU adapters that have it
-// (GpuSkinner::wide_accesses).
+// uses it in the skin module where the plan says (Plan::wide_accesses;
+// plan/cpu_adapter.rs says why).
 //
-// Why, on the CPU adapters (lavapipe, Mesa 22.3):
-// - Every storage store or load is a loop over the lanes, one per store
-//   instruction whatever its width, and an instruction moves at most four
-//   components: a vec4<u64> moves two matrix columns where a vec3<f32>
-//   moves one column's three rows. The count of store instructions is
-//   the cost, not their bytes: a vec2<u64> a column (as many stores as
-//   vec3<f32> columns) gains nothing.
-// - A uniform read at an index the compiler cannot prove uniform (a node
-//   or joint index from a loop counter) is a gather per component, eight
-//   scalar loads: read 64 bits a component, a node's rest translation,
-//   rotation and scale take 6 gathers instead of 10, an affine inverse
-//   bind 8 instead of 12.
+// A store writes two matrix columns as one vec4<u64> (a column pair's
+// first three rows and the pair's last rows), where skin_io.wgsl writes
+// a column's three rows as one vec3<f32>; a node's rest translation,
+// rotation and scale are read from their uniform copy in 6 components
+// instead of 10, an affine inverse bind in 8 instead of 12.
 //
 // Every column is written whole, its last row included, with the values
 // the host put there: 0, 0, 0, 1 in a global, and in a joint matrix where
 // every inverse bind is affine (INVERSE_BINDS_AFFINE), as literals (the
-// products' own last rows are the same values, but storing them is
-// slower on the CPU adapters than storing constants); the product's last
-// row, its inverse bind's, in a joint matrix otherwise.
+// products' own last rows are the same values); the product's last row,
+// its inverse bind's, in a joint matrix otherwise.
 
 // The first UNIFORM_HEAD entries of `nodes` (pose.wgsl's binding 10): a
 // Node (64 bytes) as two vec4<u64>s.
