@@ -27,6 +27,7 @@
 
 use std::f64::consts::PI;
 
+use super::key_value;
 use crate::model::instance::resolve_instances;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
@@ -43,16 +44,6 @@ enum Expect {
     Exact(Vec<f32>),
     /// Within `tol[c]` of `value[c]`.
     Near { value: Vec<f64>, tol: Vec<f64> },
-}
-
-/// Value element of key `k` (for CUBICSPLINE the middle of the triple).
-fn value_element(track: &Track, k: usize) -> Vec<f32> {
-    let w = track.width as usize;
-    let e = match track.interpolation {
-        Interpolation::CubicSpline => 3 * k + 1,
-        _ => k,
-    };
-    track.values[e * w..(e + 1) * w].to_vec()
 }
 
 /// Element `e` of the flat value array, widened to f64.
@@ -123,15 +114,15 @@ fn oracle(track: &Track, time: f32) -> Expect {
     let times = &track.times;
     let n = times.len();
     if n == 1 || time <= times[0] {
-        return Expect::Exact(value_element(track, 0));
+        return Expect::Exact(key_value(track, 0));
     }
     if time >= times[n - 1] {
-        return Expect::Exact(value_element(track, n - 1));
+        return Expect::Exact(key_value(track, n - 1));
     }
     // Largest k with t_k <= time: a linear scan.
     let k = (0..n).rev().find(|&k| times[k] <= time).unwrap();
     if times[k] == time || track.interpolation == Interpolation::Step {
-        return Expect::Exact(value_element(track, k));
+        return Expect::Exact(key_value(track, k));
     }
     let (tk, tk1) = (f64::from(times[k]), f64::from(times[k + 1]));
     let t = (f64::from(time) - tk) / (tk1 - tk);

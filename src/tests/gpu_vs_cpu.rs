@@ -20,9 +20,6 @@ use keyframe_gpu::{
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-const QUAT_TOL: f32 = 2e-5;
-const REL_TOL: f32 = 1e-5;
-
 /// Checks every component of every instance against the CPU twin.
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
@@ -37,36 +34,10 @@ fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], c
             let g = &gpu[s..s + width as usize];
             let c = &cpu[s..s + width as usize];
             let ctx = format!(
-                "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {})",
+                "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {}): gpu {g:?} cpu {c:?}",
                 inst.clip, track.interpolation, track.property, inst.time, gclip.duration
             );
-            let t = inst.time;
-            let on_or_outside = t <= track.times[0]
-                || t >= *track.times.last().unwrap()
-                || track.times.contains(&t);
-            if track.interpolation == Interpolation::Step || on_or_outside {
-                assert_eq!(
-                    g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                    c.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                    "bit-exact expected: {ctx}: gpu {g:?} cpu {c:?}"
-                );
-            } else if track.property == Property::Rotation {
-                let d: f32 = g.iter().zip(c).map(|(a, b)| a * b).sum();
-                let sign = if d < 0.0 { -1.0 } else { 1.0 };
-                for k in 0..4 {
-                    assert!(
-                        (g[k] - sign * c[k]).abs() <= QUAT_TOL,
-                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
-                    );
-                }
-            } else {
-                for k in 0..width as usize {
-                    assert!(
-                        (g[k] - c[k]).abs() <= REL_TOL * c[k].abs().max(1.0),
-                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
-                    );
-                }
-            }
+            super::assert_track_matches(track, inst.time, g, c, &ctx);
         }
     }
 }
