@@ -20,7 +20,7 @@
 use glam::{Vec3, Vec4};
 
 use crate::cpu::pose::{channel_at, node_at, sample_vec3, sample_vec4};
-use crate::cpu::quat::{dot, kf_acos, kf_sin, quat_mul, quat_normalize, SLERP_NLERP_THRESHOLD};
+use crate::cpu::quat::{kf_sin, quat_mul, quat_normalize, slerp_with};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
@@ -87,18 +87,7 @@ pub(crate) fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
     if a.cmpeq(b_in).all() {
         return a;
     }
-    let d_in = dot(a, b_in);
-    let b = if d_in < 0.0 { -b_in } else { b_in };
-    let d = d_in.abs();
-    let theta = kf_acos(d);
-    let near = d > SLERP_NLERP_THRESHOLD;
-    let w0 = if near {
-        1.0 - t
-    } else {
-        kf_sin_wide((1.0 - t) * theta)
-    };
-    let w1 = if near { t } else { kf_sin_wide(t * theta) };
-    quat_normalize(w0 * a + w1 * b)
+    slerp_with(a, b_in, t, kf_sin_wide)
 }
 
 /// WGSL `quat_conj`.
