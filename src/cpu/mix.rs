@@ -126,20 +126,28 @@ pub(crate) fn blend_start(identity: Vec4) -> Blend {
 /// [`blend_rotation`], which equals this with `rotation` true (tested).
 #[must_use]
 pub(crate) fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
-    let mut out = b;
-    if b.total == 0.0 {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        let t = w / out.total;
-        out.acc = if rotation {
-            quat_mix(b.acc, v, t)
+    let (acc, total) = accumulate(b.acc, b.total, v, w, |acc, v, t| {
+        if rotation {
+            quat_mix(acc, v, t)
         } else {
-            vec_mix(b.acc, v, t)
-        };
+            vec_mix(acc, v, t)
+        }
+    });
+    Blend { acc, total, ..b }
+}
+
+/// Rule 1's accumulation, which [`blend_normal`] and [`scalar_normal`]
+/// share (the shader writes it out in each): the first action (`total`
+/// 0) gives its value `v` and weight `w` as they are; a later one adds
+/// `w` to `total` and mixes `v` into `acc` with `mix` at the factor
+/// `w / (total + w)`. Returns the new accumulator and total weight.
+fn accumulate<T>(acc: T, total: f32, v: T, w: f32, mix: impl Fn(T, T, f32) -> T) -> (T, f32) {
+    if total == 0.0 {
+        return (v, w);
     }
-    out
+    let total = total + w;
+    let t = w / total;
+    (mix(acc, v, t), total)
 }
 
 /// WGSL `add_vec` (rule 3, vectors).
@@ -209,24 +217,18 @@ pub(crate) struct Scalar {
 /// `>= 0.5`).
 #[must_use]
 pub(crate) fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
-    let mut out = b;
-    if b.total == 0.0 {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        let t = w / out.total;
-        out.acc = if discrete {
+    let (acc, total) = accumulate(b.acc, b.total, v, w, |acc, v, t| {
+        if discrete {
             if t >= 0.5 {
                 v
             } else {
-                b.acc
+                acc
             }
         } else {
-            scalar_mix(b.acc, v, t)
-        };
-    }
-    out
+            scalar_mix(acc, v, t)
+        }
+    });
+    Scalar { acc, total, ..b }
 }
 
 /// WGSL `scalar_additive` (rule 3; a discrete value replaces the layer at
