@@ -96,18 +96,23 @@ pub(crate) fn quat_conj(q: Vec4) -> Vec4 {
     Vec4::new(-q.x, -q.y, -q.z, q.w)
 }
 
-/// One property's blend in progress (WGSL `Blend`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Blend {
+/// A blend in progress: WGSL `Blend` for a property ([`Blend`]),
+/// `Scalar` for a morph weight or one component of a pointer target
+/// ([`Scalar`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Accum<T> {
     /// The normal actions' accumulator.
-    pub(crate) acc: Vec4,
+    pub(crate) acc: T,
     /// Their total weight (0: none yet).
     pub(crate) total: f32,
-    /// The additive layer.
-    pub(crate) add: Vec4,
+    /// The additive layer (for a discrete scalar: the replacing value).
+    pub(crate) add: T,
     /// Whether an additive action contributed.
     pub(crate) added: bool,
 }
+
+/// One property's blend in progress (WGSL `Blend`).
+pub(crate) type Blend = Accum<Vec4>;
 
 /// WGSL `blend_start`.
 #[must_use]
@@ -201,17 +206,7 @@ pub(crate) fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool)
 
 /// One scalar's blend in progress (WGSL `Scalar`): a morph weight or one
 /// component of a pointer target.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct Scalar {
-    /// The normal actions' accumulator.
-    pub(crate) acc: f32,
-    /// Their total weight (0: none yet).
-    pub(crate) total: f32,
-    /// The additive layer (a discrete value: the replacing value).
-    pub(crate) add: f32,
-    /// Whether an additive action contributed.
-    pub(crate) added: bool,
-}
+pub(crate) type Scalar = Accum<f32>;
 
 /// WGSL `scalar_normal` (rule 1; a discrete value replaced at a factor
 /// `>= 0.5`).
