@@ -23,23 +23,14 @@ use proptest::test_runner::{Config, TestRunner};
 /// Checks every component of every instance against the CPU twin.
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
-    let stride = lib.output_stride() as usize;
-    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
-    for (i, inst) in resolved.iter().enumerate() {
-        let clip = &lib.clips()[inst.clip as usize];
+    super::each_track_output(lib, instances, gpu, cpu, |i, inst, j, track, g, c| {
         let gclip = lib.clip_table()[inst.clip as usize];
-        for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
-            let s = i * stride + off as usize;
-            let g = &gpu[s..s + width as usize];
-            let c = &cpu[s..s + width as usize];
-            let ctx = format!(
-                "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {}): gpu {g:?} cpu {c:?}",
-                inst.clip, track.interpolation, track.property, inst.time, gclip.duration
-            );
-            super::assert_track_matches(track, inst.time, g, c, &ctx);
-        }
-    }
+        let ctx = format!(
+            "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {}): gpu {g:?} cpu {c:?}",
+            inst.clip, track.interpolation, track.property, inst.time, gclip.duration
+        );
+        super::assert_track_matches(track, inst.time, g, c, &ctx);
+    });
 }
 
 fn quat(axis: [f32; 3], angle: f32) -> [f32; 4] {

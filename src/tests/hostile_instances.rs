@@ -203,48 +203,40 @@ fn check_outputs(
     ctx: &str,
 ) {
     assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
-    let stride = lib.output_stride() as usize;
-    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
-    for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
-        let clip = &lib.clips()[inst.clip as usize];
-        for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
-            let s = i * stride + off as usize;
-            let g = &gpu[s..s + width as usize];
-            let c = &cpu[s..s + width as usize];
-            let here = format!(
-                "{ctx}: instance {i} ({inst:?} -> clip time {}) track {j} ({:?} {:?}): gpu {g:?} cpu {c:?}",
-                row.time, track.interpolation, track.property
+    super::each_track_output(lib, instances, gpu, cpu, |i, row, j, track, g, c| {
+        let inst = &instances[i];
+        let here = format!(
+            "{ctx}: instance {i} ({inst:?} -> clip time {}) track {j} ({:?} {:?}): gpu {g:?} cpu {c:?}",
+            row.time, track.interpolation, track.property
+        );
+        assert!(g.iter().all(|x| x.is_finite()), "not finite: {here}");
+        assert!(
+            c.iter().all(|x| x.is_finite()),
+            "CPU twin not finite: {here}"
+        );
+        let first = track.times[0];
+        let last = *track.times.last().unwrap();
+        let t = row.time;
+        // Clamp saturates the time to the finite f32 range
+        // (WrapMode::clip_time), so far before or after the keys gives the
+        // first or last key, wherever the keys start.
+        if inst.wrap == WrapMode::Clamp && inst.time <= f64::from(first) - 1e6 {
+            assert_eq!(
+                bits(g),
+                bits(&key_value(track, 0)),
+                "first key expected: {here}"
             );
-            assert!(g.iter().all(|x| x.is_finite()), "not finite: {here}");
-            assert!(
-                c.iter().all(|x| x.is_finite()),
-                "CPU twin not finite: {here}"
-            );
-            let first = track.times[0];
-            let last = *track.times.last().unwrap();
-            let t = row.time;
-            // Clamp saturates the time to the finite f32 range
-            // (WrapMode::clip_time), so far before or after the keys gives the
-            // first or last key, wherever the keys start.
-            if inst.wrap == WrapMode::Clamp && inst.time <= f64::from(first) - 1e6 {
-                assert_eq!(
-                    bits(g),
-                    bits(&key_value(track, 0)),
-                    "first key expected: {here}"
-                );
-            }
-            if inst.wrap == WrapMode::Clamp && inst.time >= f64::from(last) + 1e6 {
-                let k = track.times.len() - 1;
-                assert_eq!(
-                    bits(g),
-                    bits(&key_value(track, k)),
-                    "last key expected: {here}"
-                );
-            }
-            super::assert_track_matches(track, t, g, c, &here);
         }
-    }
+        if inst.wrap == WrapMode::Clamp && inst.time >= f64::from(last) + 1e6 {
+            let k = track.times.len() - 1;
+            assert_eq!(
+                bits(g),
+                bits(&key_value(track, k)),
+                "last key expected: {here}"
+            );
+        }
+        super::assert_track_matches(track, t, g, c, &here);
+    });
 }
 
 fn redispatch(h: &keyframe_gpu::gpu::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {

@@ -74,3 +74,34 @@ fn assert_track_matches(track: &keyframe_gpu::Track, t: f32, g: &[f32], c: &[f32
         }
     }
 }
+
+/// Calls `check(i, row, j, track, g, c)` for track `j` of every instance
+/// `i` of `instances` (`row`: the instance resolved), with that track's
+/// slice of the GPU output `gpu` (`g`) and of the CPU twin's `cpu` (`c`).
+fn each_track_output(
+    lib: &keyframe_gpu::AnimationLibrary,
+    instances: &[keyframe_gpu::Instance],
+    gpu: &[f32],
+    cpu: &[f32],
+    mut check: impl FnMut(
+        usize,
+        &keyframe_gpu::layout::GpuInstance,
+        usize,
+        &keyframe_gpu::Track,
+        &[f32],
+        &[f32],
+    ),
+) {
+    let stride = lib.output_stride() as usize;
+    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
+    for (i, row) in resolved.iter().enumerate() {
+        let clip = &lib.clips()[row.clip as usize];
+        for (j, track) in clip.tracks.iter().enumerate() {
+            let (off, width) = lib.track_output(row.clip, j as u32).unwrap();
+            let s = i * stride + off as usize;
+            let g = &gpu[s..s + width as usize];
+            let c = &cpu[s..s + width as usize];
+            check(i, row, j, track, g, c);
+        }
+    }
+}
