@@ -287,6 +287,16 @@ pub(crate) const MAX_LOOKUP_KEYS: usize = 1 << 24;
 /// `KIND_ROTATION`, [`crate::ValueKind::Rotation`]).
 pub(crate) const KIND_ROTATION: u32 = crate::ValueKind::Rotation as u32;
 
+/// [`crate::Interpolation::Step`] as `u32` (WGSL `INTERP_STEP`).
+pub(crate) const INTERP_STEP: u32 = crate::Interpolation::Step as u32;
+
+/// [`crate::Interpolation::Linear`] as `u32` (WGSL `INTERP_LINEAR`).
+pub(crate) const INTERP_LINEAR: u32 = crate::Interpolation::Linear as u32;
+
+/// [`crate::Interpolation::CubicSpline`] as `u32` (WGSL
+/// `INTERP_CUBICSPLINE`).
+pub(crate) const INTERP_CUBICSPLINE: u32 = crate::Interpolation::CubicSpline as u32;
+
 /// Group of LINEAR rotation tracks (WGSL `GROUP_SLERP`): sampled by slerp.
 pub(crate) const GROUP_SLERP: u32 = 0;
 /// Group of CUBICSPLINE tracks other than rotations (WGSL `GROUP_CUBIC`).

@@ -263,7 +263,6 @@ impl Floor {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let params = GridDispatch::params_buffer(device, "bench.floor.params");
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.floor.output"),
             size: (u64::from(capacity.max(1))
@@ -272,10 +271,6 @@ impl Floor {
                 .max(16),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bench.floor.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(floor_wgsl().into()),
         });
         let vec4 = shape.vec4();
         let constants = [
@@ -289,39 +284,24 @@ impl Floor {
             ("TRACKS", f64::from(shape.tracks.max(1))),
             ("KEY_MAJOR", if shape.key_major { 1.0 } else { 0.0 }),
         ];
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("bench.floor"),
-            layout: None,
-            module: &module,
-            entry_point: Some(if vec4 { "floor_vec4" } else { "floor_f32" }),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let layout = pipeline.get_bind_group_layout(0);
         // Each resource next to its @binding number in the WGSL above; the
         // entry point uses either (2, 3) or (4, 5).
         let (values_binding, output_binding) = if vec4 { (4, 5) } else { (2, 3) };
-        let entries = [
-            buffer_entry(0, &params),
-            buffer_entry(1, &times),
-            buffer_entry(values_binding, &values),
-            buffer_entry(output_binding, &output),
-        ];
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bench.floor.bind_group"),
-            layout: &layout,
-            entries: &entries,
-        });
+        let dispatch = GridDispatch::new(
+            device,
+            "bench.floor",
+            floor_wgsl(),
+            if vec4 { "floor_vec4" } else { "floor_f32" },
+            &constants,
+            0,
+            &[
+                buffer_entry(1, &times),
+                buffer_entry(values_binding, &values),
+                buffer_entry(output_binding, &output),
+            ],
+        );
         Floor {
-            dispatch: GridDispatch {
-                pipeline,
-                bind_group,
-                params,
-                workgroups: (0, 0),
-            },
+            dispatch,
             output,
             times,
             scratch: Vec::with_capacity(capacity as usize),

@@ -217,6 +217,51 @@ pub struct GridDispatch {
 }
 
 impl GridDispatch {
+    /// Kernel `entry` of the WGSL `source` with its override `constants`,
+    /// and a bind group of `entries` and a new `Params` buffer at
+    /// `params_binding` (each next to its @binding number in the WGSL);
+    /// labelled `label`, `{label}.wgsl`, `{label}.params` and
+    /// `{label}.bind_group`. Dispatches nothing until [`Self::set`].
+    pub fn new(
+        device: &wgpu::Device,
+        label: &str,
+        source: String,
+        entry: &str,
+        constants: &[(&str, f64)],
+        params_binding: u32,
+        entries: &[wgpu::BindGroupEntry<'_>],
+    ) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&format!("{label}.wgsl")),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
+            cache: None,
+        });
+        let params = Self::params_buffer(device, &format!("{label}.params"));
+        let mut all = vec![buffer_entry(params_binding, &params)];
+        all.extend(entries.iter().cloned());
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("{label}.bind_group")),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &all,
+        });
+        GridDispatch {
+            pipeline,
+            bind_group,
+            params,
+            workgroups: (0, 0),
+        }
+    }
+
     /// The `Params` uniform buffer of a kernel, written by [`Self::set`].
     pub fn params_buffer(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {

@@ -121,7 +121,6 @@ impl Tables {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let params = GridDispatch::params_buffer(device, "bench.tables.params");
         let output = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bench.tables.output"),
             size: (u64::from(capacity.max(1))
@@ -131,53 +130,35 @@ impl Tables {
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bench.tables.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(tables_wgsl().into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("bench.tables"),
-            layout: None,
-            module: &module,
-            entry_point: Some("tables_main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[
-                    ("ROW_SHIFT", f64::from(keys.row_shift())),
-                    ("TRACKS", f64::from(library.tracks_per_instance().max(1))),
-                ],
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let layout = pipeline.get_bind_group_layout(0);
-        // Each resource next to its @binding number in the WGSL above.
-        let entries = [
-            buffer_entry(0, &values),
-            buffer_entry(3, &instances),
-            buffer_entry(4, &params),
-            buffer_entry(5, &output),
-            wgpu::BindGroupEntry {
-                binding: 6,
-                resource: wgpu::BindingResource::TextureView(keys.track_search()),
-            },
-            wgpu::BindGroupEntry {
-                binding: 7,
-                resource: wgpu::BindingResource::TextureView(keys.clip_groups()),
-            },
+        let constants = [
+            ("ROW_SHIFT", f64::from(keys.row_shift())),
+            ("TRACKS", f64::from(library.tracks_per_instance().max(1))),
         ];
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bench.tables.bind_group"),
-            layout: &layout,
-            entries: &entries,
-        });
+        // Each resource next to its @binding number in the WGSL above.
+        let dispatch = GridDispatch::new(
+            device,
+            "bench.tables",
+            tables_wgsl(),
+            "tables_main",
+            &constants,
+            4,
+            &[
+                buffer_entry(0, &values),
+                buffer_entry(3, &instances),
+                buffer_entry(5, &output),
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: wgpu::BindingResource::TextureView(keys.track_search()),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: wgpu::BindingResource::TextureView(keys.clip_groups()),
+                },
+            ],
+        );
         Ok(Tables {
             _keys: keys,
-            dispatch: GridDispatch {
-                pipeline,
-                bind_group,
-                params,
-                workgroups: (0, 0),
-            },
+            dispatch,
             instances,
         })
     }

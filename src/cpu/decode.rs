@@ -17,14 +17,9 @@ use super::quat::{quat_mul, quat_normalize, quat_slerp};
 use super::sample::{hermite, Segment};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
-    VERBATIM_META,
+    INTERP_CUBICSPLINE, INTERP_STEP, KIND_ROTATION, VERBATIM_META,
 };
 pub(crate) use crate::model::compressed::RATE_SNAP;
-use crate::model::track::{Interpolation, ValueKind};
-
-const INTERP_STEP: u32 = Interpolation::Step as u32;
-const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
-const KIND_ROTATION: u32 = ValueKind::Rotation as u32;
 
 /// One stream of a track's block (WGSL `Stream`).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -20,7 +20,7 @@
 use glam::{Vec3, Vec4};
 
 use crate::cpu::pose::{channel_at, node_at, sample_vec3, sample_vec4};
-use crate::cpu::quat::{dot, kf_acos, kf_sin, quat_mul, quat_normalize, SLERP_NLERP_THRESHOLD};
+use crate::cpu::quat::{kf_sin, quat_mul, quat_normalize, slerp_with};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
@@ -87,18 +87,7 @@ pub(crate) fn quat_mix(a: Vec4, b_in: Vec4, t: f32) -> Vec4 {
     if a.cmpeq(b_in).all() {
         return a;
     }
-    let d_in = dot(a, b_in);
-    let b = if d_in < 0.0 { -b_in } else { b_in };
-    let d = d_in.abs();
-    let theta = kf_acos(d);
-    let near = d > SLERP_NLERP_THRESHOLD;
-    let w0 = if near {
-        1.0 - t
-    } else {
-        kf_sin_wide((1.0 - t) * theta)
-    };
-    let w1 = if near { t } else { kf_sin_wide(t * theta) };
-    quat_normalize(w0 * a + w1 * b)
+    slerp_with(a, b_in, t, kf_sin_wide)
 }
 
 /// WGSL `quat_conj`.
@@ -107,18 +96,23 @@ pub(crate) fn quat_conj(q: Vec4) -> Vec4 {
     Vec4::new(-q.x, -q.y, -q.z, q.w)
 }
 
-/// One property's blend in progress (WGSL `Blend`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Blend {
+/// A blend in progress: WGSL `Blend` for a property ([`Blend`]),
+/// `Scalar` for a morph weight or one component of a pointer target
+/// ([`Scalar`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Accum<T> {
     /// The normal actions' accumulator.
-    pub(crate) acc: Vec4,
+    pub(crate) acc: T,
     /// Their total weight (0: none yet).
     pub(crate) total: f32,
-    /// The additive layer.
-    pub(crate) add: Vec4,
+    /// The additive layer (for a discrete scalar: the replacing value).
+    pub(crate) add: T,
     /// Whether an additive action contributed.
     pub(crate) added: bool,
 }
+
+/// One property's blend in progress (WGSL `Blend`).
+pub(crate) type Blend = Accum<Vec4>;
 
 /// WGSL `blend_start`.
 #[must_use]
@@ -137,20 +131,28 @@ pub(crate) fn blend_start(identity: Vec4) -> Blend {
 /// [`blend_rotation`], which equals this with `rotation` true (tested).
 #[must_use]
 pub(crate) fn blend_normal(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
-    let mut out = b;
-    if b.total == 0.0 {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        let t = w / out.total;
-        out.acc = if rotation {
-            quat_mix(b.acc, v, t)
+    let (acc, total) = accumulate(b.acc, b.total, v, w, |acc, v, t| {
+        if rotation {
+            quat_mix(acc, v, t)
         } else {
-            vec_mix(b.acc, v, t)
-        };
+            vec_mix(acc, v, t)
+        }
+    });
+    Blend { acc, total, ..b }
+}
+
+/// Rule 1's accumulation, which [`blend_normal`] and [`scalar_normal`]
+/// share (the shader writes it out in each): the first action (`total`
+/// 0) gives its value `v` and weight `w` as they are; a later one adds
+/// `w` to `total` and mixes `v` into `acc` with `mix` at the factor
+/// `w / (total + w)`. Returns the new accumulator and total weight.
+fn accumulate<T>(acc: T, total: f32, v: T, w: f32, mix: impl Fn(T, T, f32) -> T) -> (T, f32) {
+    if total == 0.0 {
+        return (v, w);
     }
-    out
+    let total = total + w;
+    let t = w / total;
+    (mix(acc, v, t), total)
 }
 
 /// WGSL `add_vec` (rule 3, vectors).
@@ -204,40 +206,24 @@ pub(crate) fn blend_rotation(b: Blend, v: Vec4, r: Vec4, w: f32, additive: bool)
 
 /// One scalar's blend in progress (WGSL `Scalar`): a morph weight or one
 /// component of a pointer target.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct Scalar {
-    /// The normal actions' accumulator.
-    pub(crate) acc: f32,
-    /// Their total weight (0: none yet).
-    pub(crate) total: f32,
-    /// The additive layer (a discrete value: the replacing value).
-    pub(crate) add: f32,
-    /// Whether an additive action contributed.
-    pub(crate) added: bool,
-}
+pub(crate) type Scalar = Accum<f32>;
 
 /// WGSL `scalar_normal` (rule 1; a discrete value replaced at a factor
 /// `>= 0.5`).
 #[must_use]
 pub(crate) fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
-    let mut out = b;
-    if b.total == 0.0 {
-        out.acc = v;
-        out.total = w;
-    } else {
-        out.total = b.total + w;
-        let t = w / out.total;
-        out.acc = if discrete {
+    let (acc, total) = accumulate(b.acc, b.total, v, w, |acc, v, t| {
+        if discrete {
             if t >= 0.5 {
                 v
             } else {
-                b.acc
+                acc
             }
         } else {
-            scalar_mix(b.acc, v, t)
-        };
-    }
-    out
+            scalar_mix(acc, v, t)
+        }
+    });
+    Scalar { acc, total, ..b }
 }
 
 /// WGSL `scalar_additive` (rule 3; a discrete value replaces the layer at

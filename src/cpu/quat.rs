@@ -56,6 +56,14 @@ pub(crate) fn dot(a: Vec4, b: Vec4) -> f32 {
 /// above [`SLERP_NLERP_THRESHOLD`].
 #[must_use]
 pub(crate) fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
+    slerp_with(q0, q1_in, t, kf_sin)
+}
+
+/// The body of [`quat_slerp`] with the sine `sin`: [`kf_sin`] there (`t`
+/// in `[0, 1]`), `kf_sin_wide` in the mixer's `quat_mix` (any `t`). The
+/// shader writes the body out in each function.
+#[must_use]
+pub(crate) fn slerp_with(q0: Vec4, q1_in: Vec4, t: f32, sin: impl Fn(f32) -> f32) -> Vec4 {
     let d_in = dot(q0, q1_in);
     // WGSL: select(q1_in, -q1_in, d_in < 0.0)
     let q1 = if d_in < 0.0 { -q1_in } else { q1_in };
@@ -67,9 +75,9 @@ pub(crate) fn quat_slerp(q0: Vec4, q1_in: Vec4, t: f32) -> Vec4 {
     let w0 = if near {
         1.0 - t
     } else {
-        kf_sin((1.0 - t) * theta)
+        sin((1.0 - t) * theta)
     };
-    let w1 = if near { t } else { kf_sin(t * theta) };
+    let w1 = if near { t } else { sin(t * theta) };
     quat_normalize(w0 * q0 + w1 * q1)
 }
 

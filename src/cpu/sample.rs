@@ -21,15 +21,11 @@ use glam::Vec4;
 
 use super::quat::{quat_normalize, quat_slerp};
 use crate::error::Result;
-use crate::layout::{GpuInstance, GpuTrack};
+use crate::layout::{
+    GpuInstance, GpuTrack, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
+};
 use crate::model::instance::{resolve_instances, Instance};
 use crate::model::library::AnimationLibrary;
-use crate::model::track::{Interpolation, ValueKind};
-
-const INTERP_STEP: u32 = Interpolation::Step as u32;
-const INTERP_LINEAR: u32 = Interpolation::Linear as u32;
-const INTERP_CUBICSPLINE: u32 = Interpolation::CubicSpline as u32;
-const KIND_ROTATION: u32 = ValueKind::Rotation as u32;
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
 /// at factor `t`. Mirrors WGSL `Segment`.

@@ -192,12 +192,32 @@ pub(crate) fn stored_global(
     n: u32,
     previous: Mat4,
 ) -> Mat4 {
+    let local = stored_local(tables, locals, i, n);
+    ancestors_times(tables, globals, i, n, local, previous, |p| {
+        stored_local(tables, locals, i, p)
+    })
+}
+
+/// The walk [`global_matrix`] and [`stored_global`] share (the shader
+/// writes it in each): `local` times the local matrices of node `n`'s
+/// ancestors with an index `>= n` (`local_of(a)`), times the global of the
+/// first ancestor `p` with a smaller index (`previous` when `p` is
+/// `n - 1`, else `globals[i * node_count + p]`), if any.
+fn ancestors_times(
+    tables: &SkinTables,
+    globals: &[Mat4],
+    i: u32,
+    n: u32,
+    local: Mat4,
+    previous: Mat4,
+    local_of: impl Fn(u32) -> Mat4,
+) -> Mat4 {
     let base = (i * tables.node_count()) as usize;
-    let mut m = stored_local(tables, locals, i, n);
+    let mut m = local;
     let mut p = node_at(tables, n).parent;
     let mut step = 0u32;
     while step < tables.node_count() && p >= n as i32 {
-        m = affine_mul_affine(stored_local(tables, locals, i, p as u32), m);
+        m = affine_mul_affine(local_of(p as u32), m);
         p = node_at(tables, p as u32).parent;
         step += 1;
     }
@@ -552,21 +572,9 @@ mod entries {
         local: Mat4,
         previous: Mat4,
     ) -> Mat4 {
-        let base = (i * tables.node_count()) as usize;
-        let mut m = local;
-        let mut p = node_at(tables, n).parent;
-        let mut step = 0u32;
-        while step < tables.node_count() && p >= n as i32 {
-            m = affine_mul_affine(posed_local(tables, samples, i, clip, p as u32), m);
-            p = node_at(tables, p as u32).parent;
-            step += 1;
-        }
-        if p >= 0 && p + 1 == n as i32 {
-            m = affine_mul_affine(previous, m);
-        } else if p >= 0 && p < n as i32 {
-            m = affine_mul_affine(globals[base + p as usize], m);
-        }
-        m
+        ancestors_times(tables, globals, i, n, local, previous, |p| {
+            posed_local(tables, samples, i, clip, p)
+        })
     }
 
     /// The global of node `n` for instance `i` computed on its own (WGSL

@@ -54,6 +54,43 @@ pub struct ChannelInfo {
     pub pointer: Option<String>,
 }
 
+/// What a channel's sampler gives it: the sampler's index in its
+/// animation, its interpolation and its input and output accessors.
+#[derive(Debug, Clone, Copy)]
+struct SamplerKeys {
+    sampler: usize,
+    interpolation: Interpolation,
+    input: usize,
+    output: usize,
+}
+
+impl SamplerKeys {
+    /// `track`, read through these keys, checked against their accessors
+    /// ([`Document::checked`]), with the info of its channel, which targets
+    /// `node`'s `property` or, with a `pointer`, what the pointer names.
+    fn imported(
+        self,
+        track: Track,
+        node: usize,
+        property: Property,
+        pointer: Option<String>,
+    ) -> ChannelResult<(Track, ChannelInfo)> {
+        let track = Document::checked(track, self.input, self.output)?;
+        Ok((
+            track,
+            ChannelInfo {
+                node,
+                property,
+                interpolation: self.interpolation,
+                sampler: self.sampler,
+                input: self.input,
+                output: self.output,
+                pointer,
+            },
+        ))
+    }
+}
+
 /// Where an imported clip came from: one entry per glTF animation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnimationInfo {
@@ -215,7 +252,7 @@ impl Document {
         a: usize,
         s: usize,
         inputs: &mut HashMap<usize, Arc<[f32]>>,
-    ) -> ChannelResult<(Interpolation, usize, usize, Arc<[f32]>)> {
+    ) -> ChannelResult<(SamplerKeys, Arc<[f32]>)> {
         let anim = &self.root.animations[a];
         let sampler = anim
             .samplers
@@ -230,8 +267,13 @@ impl Document {
             Checked::Invalid => return Err((None, ImportErrorKind::UnknownInterpolation)),
         };
         let input = sampler.input.value();
-        let output = sampler.output.value();
-        Ok((interpolation, input, output, self.key_times(input, inputs)?))
+        let keys = SamplerKeys {
+            sampler: s,
+            interpolation,
+            input,
+            output: sampler.output.value(),
+        };
+        Ok((keys, self.key_times(input, inputs)?))
     }
 
     /// Input accessor `input`: SCALAR FLOAT key times, read once.
@@ -353,24 +395,17 @@ impl Document {
             return Err((None, ImportErrorKind::UnknownInterpolation));
         }
         let width = self.node_width(node, property)?;
-        let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
+        let (keys, times) = self.sampler_keys(a, s, inputs)?;
+        let SamplerKeys {
+            interpolation,
+            output,
+            ..
+        } = keys;
         self.check_core_output(output, property)?;
         let (expected, floats) = counts(times.len(), interpolation, property, width);
         let values = self.output_values(output, times.len() as u64, expected, floats, budget)?;
         let track = node_track(node, property, interpolation, width, times, values);
-        let track = Self::checked(track, input, output)?;
-        Ok((
-            track,
-            ChannelInfo {
-                node,
-                property,
-                interpolation,
-                sampler: s,
-                input,
-                output,
-                pointer: None,
-            },
-        ))
+        keys.imported(track, node, property, None)
     }
 
     /// Components per value of `property` on node `node`: the property's
@@ -448,7 +483,12 @@ impl Document {
         // Discrete targets must be STEP: known before any accessor is read.
         check_discrete_step(sampler, &resolved).map_err(refuse)?;
         let (property, node, width, pointer_ty) = self.pointer_shape(&resolved)?;
-        let (interpolation, input, output, times) = self.sampler_keys(a, s, inputs)?;
+        let (keys, times) = self.sampler_keys(a, s, inputs)?;
+        let SamplerKeys {
+            interpolation,
+            output,
+            ..
+        } = keys;
         let out_acc = self
             .source()
             .accessor(output)
@@ -471,19 +511,7 @@ impl Document {
                 values,
             ),
         };
-        let track = Self::checked(track, input, output)?;
-        Ok((
-            track,
-            ChannelInfo {
-                node,
-                property,
-                interpolation,
-                sampler: s,
-                input,
-                output,
-                pointer: Some(pointer.to_string()),
-            },
-        ))
+        keys.imported(track, node, property, Some(pointer.to_string()))
     }
 
     /// Resolves a pointer's `tokens` against the document's JSON.

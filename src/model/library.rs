@@ -680,6 +680,10 @@ fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) ->
 /// search_offset)` of its [`GpuTrack`].
 type StoredTimes = (u32, f32, u32);
 
+/// Where a row's key times are: `(times_offset, lookup_scale,
+/// lookup_origin, search_offset)` of its [`GpuTrack`].
+type RowTimes = (u32, f32, f32, u32);
+
 /// The arrays of a library while [`AnimationLibrary::new`] fills them,
 /// clip after clip.
 #[derive(Default)]
@@ -772,7 +776,7 @@ impl Flattener {
     /// Appends `track`'s keys and its row, writing at `output`; returns the
     /// end of what it writes.
     fn add_track(&mut self, track: &Track, output: u32) -> Result<u32> {
-        let (times_offset, lookup_scale, search_offset) = self.key_times(&track.times)?;
+        let times = self.row_times(&track.times)?;
         let values_offset = to_u32(self.values.len(), "key values")?;
         let start = self.values.len();
         self.values.extend_from_slice(&track.values);
@@ -781,30 +785,7 @@ impl Flattener {
             track.interpolation,
             &mut self.values[start..],
         );
-        let pointer = track.property == Property::Pointer;
-        self.tracks.push(GpuTrack {
-            times_offset,
-            key_count: to_u32(track.times.len(), "key times")?,
-            values_offset,
-            width: track.width,
-            interpolation: track.interpolation as u32,
-            kind: track.value_kind() as u32,
-            output_offset: output,
-            node: if pointer { 0 } else { track.node },
-            lookup_scale,
-            lookup_origin: if lookup_scale != 0.0 {
-                track.times[0]
-            } else {
-                0.0
-            },
-            search_offset,
-        });
-        output.checked_add(track.width).ok_or(Error::LimitExceeded {
-            what: "output block of one instance",
-            needed: u64::from(output) * 4 + u64::from(track.width) * 4,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })
+        self.push_row(track, times, track.times.len(), values_offset, output)
     }
 
     /// Appends a compressed track's block to the packed words (or its
@@ -818,13 +799,9 @@ impl Flattener {
         compressed: &CompressedTrack,
         output: u32,
     ) -> Result<u32> {
-        let (times_offset, lookup_scale, lookup_origin, search_offset) = match &compressed.times {
+        let times = match &compressed.times {
             KeyTimes::Uniform { start, rate, .. } => (0, -rate, *start, 0),
-            KeyTimes::List(times) => {
-                let (o, scale, search) = self.key_times(times)?;
-                let origin = if scale != 0.0 { times[0] } else { 0.0 };
-                (o, scale, origin, search)
-            }
+            KeyTimes::List(times) => self.row_times(times)?,
         };
         let packed = self.packed.get_or_insert_with(Vec::new);
         let values_offset = if compressed.is_verbatim(track.interpolation) {
@@ -836,10 +813,25 @@ impl Flattener {
             packed.extend(packed_block(compressed, track.width));
             at
         };
+        self.push_row(track, times, compressed.key_count(), values_offset, output)
+    }
+
+    /// Appends the row of `track`, whose `key_count` keys have their times
+    /// at `times` and their values at `values_offset`, writing at
+    /// `output`; returns the end of what it writes.
+    fn push_row(
+        &mut self,
+        track: &Track,
+        times: RowTimes,
+        key_count: usize,
+        values_offset: u32,
+        output: u32,
+    ) -> Result<u32> {
+        let (times_offset, lookup_scale, lookup_origin, search_offset) = times;
         let pointer = track.property == Property::Pointer;
         self.tracks.push(GpuTrack {
             times_offset,
-            key_count: to_u32(compressed.key_count(), "key times")?,
+            key_count: to_u32(key_count, "key times")?,
             values_offset,
             width: track.width,
             interpolation: track.interpolation as u32,
@@ -856,6 +848,15 @@ impl Flattener {
             limit_name: "u32 indexing",
             limit: u64::from(u32::MAX),
         })
+    }
+
+    /// [`Self::key_times`] of a row's key times, with the row's lookup
+    /// origin: the first key time where they have a lookup (a scale other
+    /// than 0), else 0.
+    fn row_times(&mut self, times: &[f32]) -> Result<RowTimes> {
+        let (offset, scale, search) = self.key_times(times)?;
+        let origin = if scale != 0.0 { times[0] } else { 0.0 };
+        Ok((offset, scale, origin, search))
     }
 
     /// Where `times` are stored, storing them (and their search texels)

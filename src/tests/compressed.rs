@@ -596,25 +596,43 @@ fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
         .map(|&t| Instance::new(0, f64::from(t)))
         .collect();
     let want = cpu::sample(&library, &instances).unwrap();
-    let clips = vec![0u32; instances.len()];
-    for plan in [
-        SamplerPlan::Reference,
-        SamplerPlan::Grouped,
-        SamplerPlan::ClipBlocks,
-        SamplerPlan::Auto,
-    ] {
+    for plan in EVERY_PLAN {
         let described = Plan::sampling(&library, 64, &DeviceProfile::cpu_adapter(), plan)
             .unwrap()
             .to_string();
         assert!(described.contains("VERBATIM_START=60"), "{described}");
+    }
+    assert_every_plan_matches(&h, &library, &instances, &want, "verbatim");
+}
+
+/// Every sampler plan, [`SamplerPlan::Auto`] included.
+const EVERY_PLAN: [SamplerPlan; 4] = [
+    SamplerPlan::Reference,
+    SamplerPlan::Grouped,
+    SamplerPlan::ClipBlocks,
+    SamplerPlan::Auto,
+];
+
+/// Samples `instances` of `library` on the device under every plan and
+/// checks each output within 2e-5 of the CPU twin's `want`; `name` names
+/// the library in the failure messages.
+fn assert_every_plan_matches(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    library: &AnimationLibrary,
+    instances: &[Instance],
+    want: &[f32],
+    name: &str,
+) {
+    let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
+    for plan in EVERY_PLAN {
         let mut sampler =
-            super::sampler_with(&h.device, &h.queue, &library, instances.len() as u32, plan)
+            super::sampler_with(&h.device, &h.queue, library, instances.len() as u32, plan)
                 .unwrap();
-        let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-        let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+        let got = sampler.sample(&h.device, &h.queue, instances).unwrap();
+        let report = keyframe_gpu::compare::compare(library, &clips, &got, want);
         assert!(
             report.max_abs_err() <= 2e-5,
-            "{plan:?} ({:?}): {report:?}",
+            "{name}, {plan:?} ({:?}): {report:?}",
             sampler.plan()
         );
     }
@@ -1107,24 +1125,7 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
             }
         }
         let want = cpu::sample(&library, &instances).unwrap();
-        let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
-        for plan in [
-            SamplerPlan::Reference,
-            SamplerPlan::Grouped,
-            SamplerPlan::ClipBlocks,
-            SamplerPlan::Auto,
-        ] {
-            let mut sampler =
-                super::sampler_with(&h.device, &h.queue, &library, instances.len() as u32, plan)
-                    .unwrap();
-            let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-            let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
-            assert!(
-                report.max_abs_err() <= 2e-5,
-                "{name}, {plan:?} ({:?}): {report:?}",
-                sampler.plan()
-            );
-        }
+        assert_every_plan_matches(&h, &library, &instances, &want, name);
     }
     assert_eq!(paths.len(), 3, "{paths:?}");
 }

@@ -27,6 +27,7 @@
 
 use std::f64::consts::PI;
 
+use super::key_value;
 use crate::model::instance::resolve_instances;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
@@ -43,16 +44,6 @@ enum Expect {
     Exact(Vec<f32>),
     /// Within `tol[c]` of `value[c]`.
     Near { value: Vec<f64>, tol: Vec<f64> },
-}
-
-/// Value element of key `k` (for CUBICSPLINE the middle of the triple).
-fn value_element(track: &Track, k: usize) -> Vec<f32> {
-    let w = track.width as usize;
-    let e = match track.interpolation {
-        Interpolation::CubicSpline => 3 * k + 1,
-        _ => k,
-    };
-    track.values[e * w..(e + 1) * w].to_vec()
 }
 
 /// Element `e` of the flat value array, widened to f64.
@@ -123,15 +114,15 @@ fn oracle(track: &Track, time: f32) -> Expect {
     let times = &track.times;
     let n = times.len();
     if n == 1 || time <= times[0] {
-        return Expect::Exact(value_element(track, 0));
+        return Expect::Exact(key_value(track, 0));
     }
     if time >= times[n - 1] {
-        return Expect::Exact(value_element(track, n - 1));
+        return Expect::Exact(key_value(track, n - 1));
     }
     // Largest k with t_k <= time: a linear scan.
     let k = (0..n).rev().find(|&k| times[k] <= time).unwrap();
     if times[k] == time || track.interpolation == Interpolation::Step {
-        return Expect::Exact(value_element(track, k));
+        return Expect::Exact(key_value(track, k));
     }
     let (tk, tk1) = (f64::from(times[k]), f64::from(times[k + 1]));
     let t = (f64::from(time) - tk) / (tk1 - tk);
@@ -902,6 +893,12 @@ fn clip_time_by_hand() {
         (Repeat, 12.0, 0.0, 0.0),
         (PingPong, 12.0, 0.0, 0.0),
     ];
+    assert_clip_times(cases);
+}
+
+/// Checks `mode.clip_time(time, duration)` bit for bit against `want` for
+/// every `(mode, time, duration, want)` of `cases`.
+fn assert_clip_times(cases: &[(WrapMode, f64, f32, f32)]) {
     for &(mode, time, duration, want) in cases {
         let got = mode.clip_time(time, duration);
         assert_eq!(
@@ -937,15 +934,11 @@ fn huge_times_stay_exact() {
     ];
     // 1e9 + 0.25 is not representable in f32: the reason for f64.
     assert_eq!(1e9f32 + 0.25, 1e9f32);
-    for &(mode, time, duration, want) in cases {
-        let want = want as f32;
-        let got = mode.clip_time(time, duration);
-        assert_eq!(
-            got.to_bits(),
-            want.to_bits(),
-            "{mode:?}.clip_time({time}, {duration}) = {got}, expected {want}"
-        );
-    }
+    let rounded: Vec<_> = cases
+        .iter()
+        .map(|&(mode, time, duration, want)| (mode, time, duration, want as f32))
+        .collect();
+    assert_clip_times(&rounded);
 }
 
 /// Wrap modes through instances: the resolved clip time and the sampled

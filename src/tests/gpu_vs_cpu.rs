@@ -20,55 +20,17 @@ use keyframe_gpu::{
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-const QUAT_TOL: f32 = 2e-5;
-const REL_TOL: f32 = 1e-5;
-
 /// Checks every component of every instance against the CPU twin.
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
-    let stride = lib.output_stride() as usize;
-    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
-    for (i, inst) in resolved.iter().enumerate() {
-        let clip = &lib.clips()[inst.clip as usize];
+    super::each_track_output(lib, instances, gpu, cpu, |i, inst, j, track, g, c| {
         let gclip = lib.clip_table()[inst.clip as usize];
-        for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
-            let s = i * stride + off as usize;
-            let g = &gpu[s..s + width as usize];
-            let c = &cpu[s..s + width as usize];
-            let ctx = format!(
-                "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {})",
-                inst.clip, track.interpolation, track.property, inst.time, gclip.duration
-            );
-            let t = inst.time;
-            let on_or_outside = t <= track.times[0]
-                || t >= *track.times.last().unwrap()
-                || track.times.contains(&t);
-            if track.interpolation == Interpolation::Step || on_or_outside {
-                assert_eq!(
-                    g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                    c.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                    "bit-exact expected: {ctx}: gpu {g:?} cpu {c:?}"
-                );
-            } else if track.property == Property::Rotation {
-                let d: f32 = g.iter().zip(c).map(|(a, b)| a * b).sum();
-                let sign = if d < 0.0 { -1.0 } else { 1.0 };
-                for k in 0..4 {
-                    assert!(
-                        (g[k] - sign * c[k]).abs() <= QUAT_TOL,
-                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
-                    );
-                }
-            } else {
-                for k in 0..width as usize {
-                    assert!(
-                        (g[k] - c[k]).abs() <= REL_TOL * c[k].abs().max(1.0),
-                        "{ctx}: component {k}: gpu {g:?} cpu {c:?}"
-                    );
-                }
-            }
-        }
-    }
+        let ctx = format!(
+            "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {}): gpu {g:?} cpu {c:?}",
+            inst.clip, track.interpolation, track.property, inst.time, gclip.duration
+        );
+        super::assert_track_matches(track, inst.time, g, c, &ctx);
+    });
 }
 
 fn quat(axis: [f32; 3], angle: f32) -> [f32; 4] {

@@ -13,7 +13,7 @@
 //! bit; interpolated rotations within 2e-5 per component (up to sign), other
 //! interpolated values within 1e-5 relative, as in `src/tests/gpu_vs_cpu.rs`.
 
-use super::common;
+use super::{bits, common, key_value, REL_TOL};
 
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
@@ -22,8 +22,6 @@ use keyframe_gpu::{
 };
 use wgpu::util::DeviceExt;
 
-const QUAT_TOL: f32 = 2e-5;
-const REL_TOL: f32 = 1e-5;
 const S45: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// Four clips with every interpolation and property:
@@ -111,21 +109,6 @@ fn library() -> AnimationLibrary {
         ],
     );
     AnimationLibrary::new(vec![walk, single, before_zero, long]).unwrap()
-}
-
-/// The stored value of key `k` (the value element for CUBICSPLINE), read from
-/// the track's own data: the expected output on, before and after the keys.
-fn key_value(track: &Track, k: usize) -> Vec<f32> {
-    let w = track.width as usize;
-    let e = match track.interpolation {
-        Interpolation::CubicSpline => 3 * k + 1,
-        _ => k,
-    };
-    track.values[e * w..(e + 1) * w].to_vec()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
 }
 
 /// SplitMix64: a fixed-seed generator, so that a failure names a table that
@@ -220,67 +203,40 @@ fn check_outputs(
     ctx: &str,
 ) {
     assert_eq!(gpu.len(), cpu.len(), "{ctx}: output length");
-    let stride = lib.output_stride() as usize;
-    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
-    for (i, (inst, row)) in instances.iter().zip(&resolved).enumerate() {
-        let clip = &lib.clips()[inst.clip as usize];
-        for (j, track) in clip.tracks.iter().enumerate() {
-            let (off, width) = lib.track_output(inst.clip, j as u32).unwrap();
-            let s = i * stride + off as usize;
-            let g = &gpu[s..s + width as usize];
-            let c = &cpu[s..s + width as usize];
-            let here = format!(
-                "{ctx}: instance {i} ({inst:?} -> clip time {}) track {j} ({:?} {:?}): gpu {g:?} cpu {c:?}",
-                row.time, track.interpolation, track.property
+    super::each_track_output(lib, instances, gpu, cpu, |i, row, j, track, g, c| {
+        let inst = &instances[i];
+        let here = format!(
+            "{ctx}: instance {i} ({inst:?} -> clip time {}) track {j} ({:?} {:?}): gpu {g:?} cpu {c:?}",
+            row.time, track.interpolation, track.property
+        );
+        assert!(g.iter().all(|x| x.is_finite()), "not finite: {here}");
+        assert!(
+            c.iter().all(|x| x.is_finite()),
+            "CPU twin not finite: {here}"
+        );
+        let first = track.times[0];
+        let last = *track.times.last().unwrap();
+        let t = row.time;
+        // Clamp saturates the time to the finite f32 range
+        // (WrapMode::clip_time), so far before or after the keys gives the
+        // first or last key, wherever the keys start.
+        if inst.wrap == WrapMode::Clamp && inst.time <= f64::from(first) - 1e6 {
+            assert_eq!(
+                bits(g),
+                bits(&key_value(track, 0)),
+                "first key expected: {here}"
             );
-            assert!(g.iter().all(|x| x.is_finite()), "not finite: {here}");
-            assert!(
-                c.iter().all(|x| x.is_finite()),
-                "CPU twin not finite: {here}"
-            );
-            let first = track.times[0];
-            let last = *track.times.last().unwrap();
-            let t = row.time;
-            // Clamp saturates the time to the finite f32 range
-            // (WrapMode::clip_time), so far before or after the keys gives the
-            // first or last key, wherever the keys start.
-            if inst.wrap == WrapMode::Clamp && inst.time <= f64::from(first) - 1e6 {
-                assert_eq!(
-                    bits(g),
-                    bits(&key_value(track, 0)),
-                    "first key expected: {here}"
-                );
-            }
-            if inst.wrap == WrapMode::Clamp && inst.time >= f64::from(last) + 1e6 {
-                let k = track.times.len() - 1;
-                assert_eq!(
-                    bits(g),
-                    bits(&key_value(track, k)),
-                    "last key expected: {here}"
-                );
-            }
-            let on_or_outside = t <= first || t >= last || track.times.contains(&t);
-            if on_or_outside || track.interpolation == Interpolation::Step {
-                assert_eq!(bits(g), bits(c), "bit-exact expected: {here}");
-            } else if track.property == Property::Rotation {
-                let d: f32 = g.iter().zip(c).map(|(a, b)| a * b).sum();
-                let sign = if d < 0.0 { -1.0 } else { 1.0 };
-                for k in 0..4 {
-                    assert!(
-                        (g[k] - sign * c[k]).abs() <= QUAT_TOL,
-                        "component {k}: {here}"
-                    );
-                }
-            } else {
-                for k in 0..width as usize {
-                    assert!(
-                        (g[k] - c[k]).abs() <= REL_TOL * c[k].abs().max(1.0),
-                        "component {k}: {here}"
-                    );
-                }
-            }
         }
-    }
+        if inst.wrap == WrapMode::Clamp && inst.time >= f64::from(last) + 1e6 {
+            let k = track.times.len() - 1;
+            assert_eq!(
+                bits(g),
+                bits(&key_value(track, k)),
+                "last key expected: {here}"
+            );
+        }
+        super::assert_track_matches(track, t, g, c, &here);
+    });
 }
 
 fn redispatch(h: &keyframe_gpu::gpu::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
