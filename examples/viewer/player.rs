@@ -427,7 +427,7 @@ impl Player {
         height: u32,
     ) -> Result<(), FrameError> {
         self.record_animation(queue, encoder)?;
-        self.record_draw(device, queue, encoder, color, width, height);
+        self.record_draw(device, queue, encoder, color, (width, height));
         Ok(())
     }
 
@@ -477,8 +477,7 @@ impl Player {
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         color: &wgpu::TextureView,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
     ) {
         let aspect = width as f32 / height.max(1) as f32;
         let view_proj = self.camera.view_proj(aspect);

@@ -259,8 +259,7 @@ impl App<'_> {
                 &win.queue,
                 &mut encoder,
                 &copy_view,
-                width,
-                height,
+                (width, height),
             );
             Some(Capture::record(&win.device, &mut encoder, &texture)?)
         };
