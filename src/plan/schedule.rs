@@ -398,25 +398,19 @@ impl Plan {
                 rig_pass: Some(pass),
             });
         }
-        let bytes = |b: usize| b as u64;
-        self.tables.extend([
-            TableUse {
-                name: "nodes",
-                bytes: bytes(std::mem::size_of_val(tables.nodes())),
-            },
-            TableUse {
-                name: "pose channels",
-                bytes: bytes(std::mem::size_of_val(tables.channels())),
-            },
-            TableUse {
-                name: "joints",
-                bytes: bytes(std::mem::size_of_val(tables.joints())),
-            },
-            TableUse {
-                name: "inverse binds",
-                bytes: bytes(std::mem::size_of_val(tables.inverse_binds())),
-            },
-        ]);
+        let sizes = [
+            ("nodes", std::mem::size_of_val(tables.nodes())),
+            ("pose channels", std::mem::size_of_val(tables.channels())),
+            ("joints", std::mem::size_of_val(tables.joints())),
+            (
+                "inverse binds",
+                std::mem::size_of_val(tables.inverse_binds()),
+            ),
+        ];
+        self.tables.extend(sizes.map(|(name, bytes)| TableUse {
+            name,
+            bytes: bytes as u64,
+        }));
         self.skin = Some(strategy);
         self.skin_tables = Some(tables);
     }
