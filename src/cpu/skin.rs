@@ -198,7 +198,7 @@ pub(crate) fn stored_global(
     })
 }
 
-/// The walk [`global_matrix`] and [`stored_global`] share (the shader
+/// The walk `global_matrix` and [`stored_global`] share (the shader
 /// writes it in each): `local` times the local matrices of node `n`'s
 /// ancestors with an index `>= n` (`local_of(a)`), times the global of the
 /// first ancestor `p` with a smaller index (`previous` when `p` is

@@ -213,7 +213,7 @@ impl Crowd {
     /// model's upload of it ([`Animator::sharing`]).
     ///
     /// # Errors
-    /// [`Error::DuplicateModel`](crate::Error::DuplicateModel) when the crowd already has a model of that
+    /// [`Error::DuplicateModel`] when the crowd already has a model of that
     /// name; those of [`Animator::new`] (device limits, a lost device). On
     /// error the crowd is unchanged.
     pub fn add_model(
@@ -258,7 +258,7 @@ impl Crowd {
     /// its library on its own (no sharing), once per chunk.
     ///
     /// # Errors
-    /// [`Error::DuplicateModel`](crate::Error::DuplicateModel); those of [`Animator::with_mixer`] (masks
+    /// [`Error::DuplicateModel`]; those of [`Animator::with_mixer`] (masks
     /// of another rig, capacities, device limits, a lost device). On error
     /// the crowd is unchanged.
     pub fn add_mixed_model(
@@ -478,14 +478,14 @@ impl Crowd {
     /// sized when the models were added.
     ///
     /// # Errors
-    /// Naming the first bad instance: [`Error::UnknownModel`](crate::Error::UnknownModel) (an id of
-    /// another crowd), [`Error::ClipOfOtherModel`](crate::Error::ClipOfOtherModel) (a clip of another model
-    /// than the instance's), [`Error::ClipOutOfRange`](crate::Error::ClipOutOfRange),
-    /// [`Error::InstanceTimeNotFinite`](crate::Error::InstanceTimeNotFinite); and [`Error::ModelFull`](crate::Error::ModelFull) when a
+    /// Naming the first bad instance: [`Error::UnknownModel`] (an id of
+    /// another crowd), [`Error::ClipOfOtherModel`] (a clip of another model
+    /// than the instance's), [`Error::ClipOutOfRange`],
+    /// [`Error::InstanceTimeNotFinite`]; and [`Error::ModelFull`] when a
     /// model gets more instances than it was added for. On error nothing
     /// is written: every model keeps its previous table, and
     /// [`slot`](Self::slot) the previous frame's mapping.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once a model's device is lost (checked first).
+    /// [`Error::DeviceLost`] once a model's device is lost (checked first).
     pub fn set_instances(
         &mut self,
         queue: &wgpu::Queue,
@@ -556,14 +556,14 @@ impl Crowd {
     /// Allocates nothing in steady state.
     ///
     /// # Errors
-    /// Naming the crowd's character: [`Error::UnknownModel`](crate::Error::UnknownModel) (its
-    /// `instance` is the character), [`Error::ModelWithoutMixer`](crate::Error::ModelWithoutMixer), the
+    /// Naming the crowd's character: [`Error::UnknownModel`] (its
+    /// `instance` is the character), [`Error::ModelWithoutMixer`], the
     /// action errors of [`MixError`](crate::MixError) (clip or mask out of
     /// range for the character's model, weights, times, too many actions),
     /// [`MixError::CountMismatch`](crate::MixError::CountMismatch);
-    /// [`Error::ModelFull`](crate::Error::ModelFull) past a model's characters. On error nothing is
+    /// [`Error::ModelFull`] past a model's characters. On error nothing is
     /// written: every model keeps its previous frame.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once a model's device is lost (checked first).
+    /// [`Error::DeviceLost`] once a model's device is lost (checked first).
     pub fn set_actions(
         &mut self,
         queue: &wgpu::Queue,
@@ -630,7 +630,7 @@ impl Crowd {
         Ok(())
     }
 
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) when a model's device is lost: one poll (a
+    /// [`Error::DeviceLost`] when a model's device is lost: one poll (a
     /// crowd's models are on one device), then each chunk's probe.
     fn check_devices(&self, during: &'static str) -> Result<()> {
         for (i, c) in self.models.iter().flat_map(|m| &m.chunks).enumerate() {
@@ -681,7 +681,7 @@ impl Crowd {
     /// see [`Animator::read_back`]), indexed by crowd instance.
     ///
     /// # Errors
-    /// Those of [`Animator::read_back`]: [`Error::DeviceLost`](crate::Error::DeviceLost) once the
+    /// Those of [`Animator::read_back`]: [`Error::DeviceLost`] once the
     /// device is lost.
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<CrowdPoses> {
         self.check_devices("Crowd::read_back")?;

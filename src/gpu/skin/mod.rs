@@ -136,7 +136,7 @@ impl GpuSkinner {
     }
 
     /// `passes` with their overrides (those of a resolved `strategy`, or
-    /// with `mix` the mixer's, [`MIXED_PASSES`]: `mix_main`,
+    /// with `mix` the mixer's, `MIXED_PASSES`: `mix_main`,
     /// `mix_morph_main`, `mix_props_main`, then the staged hierarchy pass,
     /// for up to `characters` characters, whose outputs are indexed by
     /// character: the sampler's rows are the actions), the skin module
