@@ -83,7 +83,7 @@ for r in $(seq "$rounds"); do
             key=gpu_over_floor
             base=floor_ms
             if [ "$w" = skin_chain ]; then key=chain_over_sampling; fi
-            if [ "$w" = compressed ]; then key=gpu_over_uncompressed; base=uncompressed_ms; fi
+            case "$w" in compressed*) key=gpu_over_uncompressed; base=uncompressed_ms ;; esac
             ratio=$(sed -n "s/.*\"$key\": \([0-9.]*\).*/\1/p" <<<"$line")
             floor=$(sed -n "s/.*\"$base\": \([0-9.]*\).*/\1/p" <<<"$line")
             printf ' %8.2f (%6.2f ms)' "${ratio:-0}" "${floor:-0}"

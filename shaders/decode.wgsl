@@ -45,18 +45,19 @@ override WIDE_ROWS: bool = true;
 override ENCODINGS: u32 = 15u;
 
 // Whether a compressed library's block heads are read from their uniform
-// copies (the clip-blocks plan on CPU adapters, at most DECODE_HEAD rows):
-// row r's [meta, value step, values offset, key count] and its value
-// stream's first four offsets in decode_heads[2r], [2r + 1], a framed
-// value stream's left and right in decode_frames[2r], [2r + 1]. Every
+// copies (the clip-blocks plan on CPU adapters): a window of DECODE_HEAD
+// rows from BlockParams.head_first, where row r is at i = r - head_first:
+// its [meta, value step, values offset, key count] and its value
+// stream's first four offsets in decode_heads[2i], [2i + 1], a framed
+// value stream's left and right in decode_frames[2i], [2i + 1]. Every
 // lane of a clip-blocks workgroup samples the same row: on the CPU
 // adapters a uniform read at such an index is one load, a storage read
-// one per lane. A Track's times_offset is then its row (block_track).
+// one per lane. A Track's times_offset is then i (block_track).
 override HEADS_IN_UNIFORM: bool = false;
 @group(0) @binding(18) var<uniform> decode_heads: array<vec4<u32>, 2u * DECODE_HEAD>;
 @group(0) @binding(19) var<uniform> decode_frames: array<vec4<f32>, 2u * DECODE_HEAD>;
 
-// Vec4 i of row r's uniform head (i = 0 or 1).
+// Vec4 i (0 or 1) of the uniform head at place r of the window.
 fn decode_head(r: u32, i: u32) -> vec4<u32> {
     return decode_heads[2u * min(r, DECODE_HEAD - 1u) + i];
 }

@@ -73,12 +73,17 @@ struct SampleRow {
     interpolation: u32,
 }
 
-// A clip-blocks dispatch's parameters (a uniform, one slot per group).
+// A clip-blocks dispatch's parameters (a uniform, one slot per group, or
+// per window of a compressed library's block heads).
 struct BlockParams {
     block_base: u32,         // the group's first block in the block table
     block_count: u32,        // the group's blocks
     output_stride: u32,
     grid_width: u32,         // workgroups.x of the (x, y) grid
+    head_first: u32,         // the first row of the bound decode_heads window
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // Entries of the block and row tables that the clip-blocks plan reads
@@ -86,7 +91,8 @@ struct BlockParams {
 const BLOCK_HEAD: u32 = 2048u;
 const ROW_HEAD: u32 = 1024u;
 // Rows of a compressed library's block heads in their uniform copies
-// (decode.wgsl's decode_heads and decode_frames, 64 KiB each).
+// (decode.wgsl's decode_heads and decode_frames, 64 KiB each): a window
+// of them, from row BlockParams.head_first, where the library has more.
 const DECODE_HEAD: u32 = 2048u;
 
 const INTERP_STEP: u32 = 0u;

@@ -953,10 +953,11 @@ fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b
 
 // The values offset and the key count of row r of the clip-blocks plan's
 // row table alone (two words: two gathers on the CPU adapters where a row
-// is eight; none where the block heads' uniform copies hold them).
+// is eight; none where the block heads' uniform copies hold them, at r's
+// place in the dispatch's window).
 fn row_block(r: u32) -> vec2<u32> {
     if (HEADS_IN_UNIFORM) {
-        return decode_head(r, 0u).zw;
+        return decode_head(r - block_params.head_first, 0u).zw;
     }
     if (ROWS_IN_UNIFORM) {
         let i = min(r, ROW_HEAD - 1u);
@@ -967,8 +968,9 @@ fn row_block(r: u32) -> vec2<u32> {
 
 // Row r of the clip-blocks plan's row table as a Track of value kind
 // `kind`, from the uniform head where it fits; its times_offset (which
-// the shader does not read otherwise) is r, where the block heads'
-// uniform copies are found (HEADS_IN_UNIFORM).
+// the shader does not read otherwise) is r's place in the dispatch's
+// window of the block heads' uniform copies (HEADS_IN_UNIFORM), where
+// decode_head finds them.
 fn block_track(r: u32, kind: u32) -> Track {
     var row: SampleRow;
     if (ROWS_IN_UNIFORM) {
@@ -980,9 +982,10 @@ fn block_track(r: u32, kind: u32) -> Track {
         // Run tables: the row's search offset is its first key texel and
         // it has no bucket table (GpuSampleRow::of_key_texels), so that
         // key_texels() reads no lookup scale.
-        return Track(r, row.key_count, row.values_offset, row.width, row.interpolation, kind,
-            row.output_offset, 0u, 0.0, 0.0, row.search_offset);
+        return Track(r - block_params.head_first, row.key_count, row.values_offset, row.width,
+            row.interpolation, kind, row.output_offset, 0u, 0.0, 0.0, row.search_offset);
     }
-    return Track(r, row.key_count, row.values_offset, row.width, row.interpolation, kind,
-        row.output_offset, 0u, row.lookup_scale, row.lookup_origin, row.search_offset);
+    return Track(r - block_params.head_first, row.key_count, row.values_offset, row.width,
+        row.interpolation, kind, row.output_offset, 0u, row.lookup_scale, row.lookup_origin,
+        row.search_offset);
 }

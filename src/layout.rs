@@ -246,7 +246,8 @@ impl GpuSampleRow {
 }
 
 /// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one
-/// slot per track group).
+/// slot per track group, or per window of its block heads:
+/// [`crate::plan::HeadWindow`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub(crate) struct GpuBlockParams {
@@ -263,6 +264,16 @@ pub(crate) struct GpuBlockParams {
     /// [`crate::plan::block_row_run`] of it), rows `[run ROW_RUN, (run + 1)
     /// ROW_RUN)` of the block's clip.
     pub(crate) grid_width: u32,
+    /// The first row of the window of the block heads' uniform copies
+    /// that the dispatch binds (`DECODE_HEAD` rows from it; 0 where the
+    /// heads are not read from them).
+    pub(crate) head_first: u32,
+    /// Padding to a multiple of 16 bytes.
+    pub(crate) _pad0: u32,
+    /// Padding.
+    pub(crate) _pad1: u32,
+    /// Padding.
+    pub(crate) _pad2: u32,
 }
 
 /// Entries of the clip-blocks plan's block table read from a uniform
@@ -276,7 +287,13 @@ pub(crate) const ROW_HEAD: u32 = 1024;
 /// two `vec4<u32>` in `decode_heads` (`[meta, value step, values offset,
 /// key count]`, the value stream's first four offsets) and two in
 /// `decode_frames` (a framed stream's `left` and `right`); 64 KiB each.
+/// A library of more rows binds a window of them per dispatch
+/// ([`crate::plan::HeadWindow`]).
 pub(crate) const DECODE_HEAD: u32 = 2048;
+/// The rows a window of the block heads' uniform copies starts at a
+/// multiple of: 256 bytes, the largest `min_uniform_buffer_offset_alignment`
+/// a device may have (WebGPU's default limit).
+pub(crate) const DECODE_HEAD_ALIGN: u32 = 8;
 
 /// The largest key count that gets a bucket table (`2 (n - 1)` texels of
 /// 16 bytes each besides the keys' own); longer irregular tracks are
@@ -385,7 +402,7 @@ const _: () = assert!(std::mem::size_of::<GpuInstance>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuParams>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSampleBlock>() == 16);
 const _: () = assert!(std::mem::size_of::<GpuSampleRow>() == 32);
-const _: () = assert!(std::mem::size_of::<GpuBlockParams>() == 16);
+const _: () = assert!(std::mem::size_of::<GpuBlockParams>() == 32);
 
 /// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

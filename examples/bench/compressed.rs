@@ -8,6 +8,11 @@
 //! from it and from the same library uncompressed, frame after frame in
 //! alternation, with the same plan choice (`--plan`).
 //!
+//! `compressed_large`: the same with a 130-joint skeleton, 3,120 tracks,
+//! more than one uniform binding of the block heads holds (2,048 rows):
+//! on CPU adapters each clip-blocks dispatch runs in parts, one per window
+//! of them.
+//!
 //! - `ratio`: bytes of key times and values, `f32` uncompressed over
 //!   compressed (`AnimationLibrary::stored_bytes`);
 //! - `max_error`: the compressor's largest world-space displacement of a
@@ -26,8 +31,30 @@ use crate::gpu::{fail, gpu_frame, Gpu};
 use crate::measure::{measure, median, Frames};
 use crate::mocap::{mocap_clip, skeleton, Rng};
 
-/// What `compressed` measured.
+/// A compressed workload's library: its name, joints and clips.
+pub struct Shape {
+    pub name: &'static str,
+    pub joints: u32,
+    pub clips: u32,
+}
+
+/// The workloads: `compressed` and `compressed_large`.
+pub const SHAPES: [Shape; 2] = [
+    Shape {
+        name: "compressed",
+        joints: 65,
+        clips: 8,
+    },
+    Shape {
+        name: "compressed_large",
+        joints: 130,
+        clips: 8,
+    },
+];
+
+/// What a compressed workload measured.
 pub struct Compressed {
+    pub name: &'static str,
     pub instances: u32,
     pub joints: u32,
     pub clips: u32,
@@ -43,8 +70,8 @@ pub struct Compressed {
     pub uncompressed_plan: SamplerPlan,
 }
 
-pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
-    let (joints, clips, keys) = (65u32, 8u32, 300usize);
+pub fn run(gpu: &Gpu, shape: &Shape, quick: bool, frames: Frames) -> Compressed {
+    let (joints, clips, keys) = (shape.joints, shape.clips, 300usize);
     let count: u32 = if quick { 1_000 } else { 4_000 };
     let (rig, rest) = skeleton(joints, 1.0);
     let mut rng = Rng::new(21);
@@ -90,6 +117,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Compressed {
     let want = fail("cpu sample", cpu::sample(&packed, &instances));
     let max_abs_err = keyframe_gpu::compare::max_abs_diff(&got, &want);
     Compressed {
+        name: shape.name,
         instances: count,
         joints,
         clips,
@@ -110,12 +138,13 @@ impl Compressed {
     pub fn json(&self, gpu: &Gpu) -> String {
         let r = &self.report;
         format!(
-            "{{\"workload\": \"compressed\", \"joints\": {}, \"clips\": {}, \"keys\": {}, \
+            "{{\"workload\": \"{}\", \"joints\": {}, \"clips\": {}, \"keys\": {}, \
              \"instances\": {}, \"samples\": {}, \"gpu_ms\": {:.6}, \"uncompressed_ms\": {:.6}, \
              \"gpu_over_uncompressed\": {:.4}, \"ratio\": {:.4}, \"uncompressed_bytes\": {}, \
              \"compressed_bytes\": {}, \"max_error\": {:e}, \"bound\": {:e}, \"distance\": {:e}, \
              \"max_abs_err\": {:e}, \"compress_ms\": {:.1}, \"plan\": \"{:?}\", \
              \"uncompressed_plan\": \"{:?}\", \"adapter\": {}, \"backend\": {}}}",
+            self.name,
             self.joints,
             self.clips,
             self.keys,
@@ -143,10 +172,11 @@ impl Compressed {
         let r = &self.report;
         let _ = writeln!(
             out,
-            "\ncompressed: {} instances of {} clips x {} joints (T, R, S) x {} keys at 30 fps, \
+            "\n{}: {} instances of {} clips x {} joints (T, R, S) x {} keys at 30 fps, \
              compressed at the default bound in {:.0} ms\n\
              {:>10} {:>15} {:>8} {:>8} {:>12} {:>12} {:>9} {:>10} {:>10}\n\
              {:>10.3} {:>15.3} {:>8.3} {:>8.2} {:>12.3e} {:>12.3e} {:>9.1e} {:>10} {:>10}",
+            self.name,
             self.instances,
             self.clips,
             self.joints,

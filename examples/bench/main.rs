@@ -10,8 +10,8 @@
 //! morph and skin passes of `gpu::skin`), `tiny`, `blend_chain` (the
 //! mixer's chain, measured against itself with one action per character:
 //! `bench/blend.rs`) and `compressed` (a 65-joint motion-capture-like
-//! library compressed, against itself uncompressed:
-//! `bench/compressed.rs`) and `big_crowd` (100,000 characters of an
+//! library compressed, against itself uncompressed; `compressed_large`,
+//! the same of 130 joints: `bench/compressed.rs`) and `big_crowd` (100,000 characters of an
 //! 84-node, 4-skin rig in one crowd, past one storage binding:
 //! `bench/big_crowd.rs`). For each, on the same
 //! device in the same run, medians over frames after a warm-up:
@@ -223,22 +223,22 @@ fn main() {
             }
             b
         });
-    let compressed_name = "compressed";
-    let packed = (args.only.is_empty()
-        || args
-            .only
-            .iter()
-            .any(|o| compressed_name.contains(o.as_str())))
-    .then(|| {
+    let mut packed = Vec::new();
+    for shape in &compressed::SHAPES {
+        let name = shape.name;
+        if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
+            continue;
+        }
         eprintln!(
-            "bench: {compressed_name}: a 65-joint motion-capture-like library, compressed and not"
+            "bench: {name}: a {}-joint motion-capture-like library, compressed and not",
+            shape.joints
         );
-        let c = compressed::run(&gpu, args.quick, frames);
+        let c = compressed::run(&gpu, shape, args.quick, frames);
         if args.json {
             println!("{}", c.json(&gpu));
         }
-        c
-    });
+        packed.push(c);
+    }
     let big_name = "big_crowd";
     let big = (args.only.is_empty() || args.only.iter().any(|o| big_name.contains(o.as_str())))
         .then(|| {
@@ -262,7 +262,7 @@ fn main() {
     if let Some(b) = &blended {
         b.print(&mut out);
     }
-    if let Some(c) = &packed {
+    for c in &packed {
         c.print(&mut out);
     }
     if let Some(b) = &big {

@@ -14,6 +14,35 @@
 use crate::layout::{GpuClip, GpuInstance, GpuSampleBlock, WORKGROUP_SIZE};
 pub(crate) use crate::plan::max_blocks;
 
+/// One dispatch of the clip-blocks plan, as the sort sees it: the blocks
+/// of track group `group` for the clips `clip_begin..clip_end` (every clip,
+/// or those of a window of the block heads: `crate::plan::HeadWindow`,
+/// whose first row is `head_first`; 0 without).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The track group.
+    pub group: u32,
+    /// The first clip.
+    pub clip_begin: u32,
+    /// One past the last clip.
+    pub clip_end: u32,
+    /// The first row of the block heads' window it binds.
+    pub head_first: u32,
+}
+
+impl Part {
+    /// Group `group` over every clip, without a window.
+    #[cfg(test)]
+    pub(crate) fn whole(group: u32) -> Part {
+        Part {
+            group,
+            clip_begin: 0,
+            clip_end: u32::MAX,
+            head_first: 0,
+        }
+    }
+}
+
 /// The sort's and the block table's vectors, sized for a capacity.
 #[derive(Debug)]
 pub(crate) struct ClipSort {
@@ -24,27 +53,29 @@ pub(crate) struct ClipSort {
     sorted: Vec<[u32; 2]>,
     /// Every group's blocks, group after group.
     blocks: Vec<GpuSampleBlock>,
-    /// Per dispatch slot: (first block, block count) in `blocks`.
+    /// Per dispatch part: (first block, block count) in `blocks`.
     ranges: Vec<(u32, u32)>,
 }
 
 impl ClipSort {
-    /// Vectors for up to `capacity` instances of `clip_count` clips and
-    /// `groups` group dispatches.
-    pub(crate) fn new(capacity: u32, clip_count: usize, groups: usize) -> Self {
+    /// Vectors for up to `capacity` instances of `clip_count` clips,
+    /// `groups` track groups and `parts` dispatch parts (the groups' parts
+    /// partition their clips).
+    pub(crate) fn new(capacity: u32, clip_count: usize, groups: usize, parts: usize) -> Self {
         ClipSort {
             starts: Vec::with_capacity(clip_count + 1),
             sorted: Vec::with_capacity(capacity as usize),
             blocks: Vec::with_capacity(groups * max_blocks(capacity, clip_count) as usize),
-            ranges: Vec::with_capacity(groups),
+            ranges: Vec::with_capacity(parts),
         }
     }
 
     /// Sorts `resolved` (clips checked in range) by clip, stably, and
-    /// writes the blocks of each group in `groups` (the track group of
-    /// each dispatch slot): for every clip with instances and rows in
-    /// the group, its instances in blocks of at most `WORKGROUP_SIZE`.
-    pub(crate) fn sort(&mut self, resolved: &[GpuInstance], clips: &[GpuClip], groups: &[u32]) {
+    /// writes the blocks of each part in `parts` (each dispatch part's
+    /// track group and clips): for every clip of the part with instances
+    /// and rows in the group, its instances in blocks of at most
+    /// `WORKGROUP_SIZE`.
+    pub(crate) fn sort(&mut self, resolved: &[GpuInstance], clips: &[GpuClip], parts: &[Part]) {
         self.starts.clear();
         self.starts.resize(clips.len() + 1, 0);
         for r in resolved {
@@ -64,11 +95,17 @@ impl ClipSort {
         }
         self.blocks.clear();
         self.ranges.clear();
-        for &g in groups {
+        for part in parts {
             let base = self.blocks.len() as u32;
-            let mut begin = 0;
-            for (clip, &end) in clips.iter().zip(&self.starts) {
-                let (row_first, row_count) = clip.group_rows(g);
+            let first_clip = part.clip_begin as usize;
+            let last_clip = (part.clip_end as usize).min(clips.len());
+            let ends = self.starts.get(first_clip..last_clip).unwrap_or(&[]);
+            let mut begin = match first_clip.checked_sub(1) {
+                Some(c) => self.starts.get(c).copied().unwrap_or(0),
+                None => 0,
+            };
+            for (clip, &end) in clips[first_clip.min(last_clip)..last_clip].iter().zip(ends) {
+                let (row_first, row_count) = clip.group_rows(part.group);
                 if row_count > 0 {
                     let mut first = begin;
                     while first < end {
@@ -98,9 +135,9 @@ impl ClipSort {
         &self.blocks
     }
 
-    /// Dispatch slot `slot`'s (first block, block count).
-    pub(crate) fn range(&self, slot: usize) -> (u32, u32) {
-        self.ranges.get(slot).copied().unwrap_or((0, 0))
+    /// Dispatch part `part`'s (first block, block count).
+    pub(crate) fn range(&self, part: usize) -> (u32, u32) {
+        self.ranges.get(part).copied().unwrap_or((0, 0))
     }
 }
 
@@ -144,9 +181,10 @@ mod tests {
             let c = u32::from(i % 20 != 0);
             resolved.push(inst(c, i as f32));
         }
-        let mut sort = ClipSort::new(100, clips.len(), 2);
+        let mut sort = ClipSort::new(100, clips.len(), 2, 2);
         let cap = (sort.sorted.capacity(), sort.blocks.capacity());
-        sort.sort(&resolved, &clips, &[0, 2]);
+        let parts = [Part::whole(0), Part::whole(2)];
+        sort.sort(&resolved, &clips, &parts);
         assert_eq!((sort.sorted.capacity(), sort.blocks.capacity()), cap);
         let sorted = sort.sorted();
         assert_eq!(sorted.len(), 73);
@@ -178,9 +216,45 @@ mod tests {
         );
         assert_eq!((sort.range(0), sort.range(1)), ((0, 3), (3, 2)));
         // A second frame reuses the vectors.
-        sort.sort(&resolved[..1], &clips, &[0, 2]);
+        sort.sort(&resolved[..1], &clips, &parts);
         assert_eq!(sort.blocks(), [b(0, 1, 0, 2)]);
         assert_eq!((sort.range(0), sort.range(1)), ((0, 1), (1, 0)));
+    }
+
+    #[test]
+    fn parts_cut_a_group_by_clip() {
+        // Three clips of 2 slerp rows each, 70 instances of clip 1 and one
+        // of each other; group 0 in two parts: clip 0, then clips 1 and 2.
+        let clips = [
+            clip([0, 2, 2, 2, 2], [2, 0, 0, 0, 0]),
+            clip([2, 4, 4, 4, 4], [2, 0, 0, 0, 0]),
+            clip([4, 6, 6, 6, 6], [2, 0, 0, 0, 0]),
+        ];
+        let mut resolved = vec![inst(2, 0.0), inst(0, 0.0)];
+        resolved.extend((0..70).map(|i| inst(1, i as f32)));
+        let part = |clip_begin, clip_end| Part {
+            group: 0,
+            clip_begin,
+            clip_end,
+            head_first: 0,
+        };
+        let parts = [part(0, 1), part(1, 3)];
+        let mut sort = ClipSort::new(100, clips.len(), 1, 2);
+        sort.sort(&resolved, &clips, &parts);
+        let b = |first, count, row_first| GpuSampleBlock {
+            first,
+            count,
+            row_first,
+            row_count: 2,
+        };
+        assert_eq!(
+            sort.blocks(),
+            [b(0, 1, 0), b(1, 64, 2), b(65, 6, 2), b(71, 1, 4)]
+        );
+        assert_eq!((sort.range(0), sort.range(1)), ((0, 1), (1, 3)));
+        // Parts past the clips are empty.
+        sort.sort(&resolved, &clips, &[part(3, 5)]);
+        assert_eq!((sort.blocks(), sort.range(0)), (&[][..], (0, 0)));
     }
 
     #[test]

@@ -9,14 +9,13 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use super::bind;
-use super::blocks::{max_blocks, ClipSort};
+use super::blocks::{max_blocks, ClipSort, Part};
 use super::key_textures::KeyTextures;
 use super::{buffer_filled, buffer_init, check_size, dispatch_grid, read_buffer, scoped, Health};
 use crate::error::{Error, Result};
 use crate::layout::{
     GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, DECODE_HEAD,
-    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL,
-    WORKGROUP_SIZE,
+    ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES, SAMPLE_WGSL, WORKGROUP_SIZE,
 };
 use crate::model::instance::{resolve_instances_into, Instance};
 use crate::model::library::AnimationLibrary;
@@ -81,29 +80,36 @@ pub(crate) struct SampleUpload {
     rows: Option<wgpu::Buffer>,
     /// The clip-blocks plan's uniform copies of a compressed library's
     /// block heads, then of their frames ([`SampleTables::decode_heads`]:
-    /// `DECODE_HEAD` rows of 32 bytes each), or one region of zeros that
-    /// both bindings take where there are none.
+    /// two regions of [`SampleTables::decode_head_rows`] rows of 32 bytes
+    /// each, of which a dispatch part binds a window of `DECODE_HEAD`
+    /// rows), or one region of zeros that both bindings take where there
+    /// are none.
     decode_heads: wgpu::Buffer,
 }
 
 /// What [`SamplerPlan::ClipBlocks`] adds: the host's sort, the sorted
 /// instance and block tables it writes each frame, and the dispatches'
-/// parameters (one uniform slot per group, at `params_stride`).
+/// parameters (one uniform slot per dispatch part, at `params_stride`).
 #[derive(Debug)]
 struct BlockTables {
     sort: ClipSort,
+    /// Each dispatch part's group and clips, in recording order.
+    parts: Vec<Part>,
     sorted: wgpu::Buffer,
     blocks: wgpu::Buffer,
     params: wgpu::Buffer,
     params_bytes: Vec<u8>,
 }
 
-/// The dispatch of one track group: its pipeline (WGSL override `GROUP`),
-/// its bind group (whose `params` is the group's slot of the params
-/// buffer) and its grid for the current instance table.
+/// The dispatch of one track group, or of one part of it (the clips of
+/// one window of the block heads: [`crate::plan::HeadWindow`]): its
+/// pipeline (WGSL override `GROUP`), its bind group (whose `params` is the
+/// part's slot of the params buffer, and whose block heads are its
+/// window) and its grid for the current instance table.
 #[derive(Debug)]
 struct GroupDispatch {
-    group: u32,
+    /// Its track group, clips and block heads' window.
+    part: Part,
     per_instance: u32,
     /// The rows one invocation samples (`ROW_RUN`): the clip-blocks plan's
     /// run, the CPU-adapter plan's pair, 1 in the reference plan.
@@ -178,16 +184,19 @@ impl GpuSampler {
         scoped(device, "GpuSampler::new", || {
             let own = OwnBuffers::new(device, &upload, &sizes);
             let groups = upload.dispatches(device, &own, &sizes, plan)?;
+            let parts = groups.len();
             let blocks = own.blocks.map(|(sorted, blocks, params)| BlockTables {
                 sort: ClipSort::new(
                     capacity,
                     upload.library.clip_table().len(),
                     upload.tables.dispatches.len(),
+                    parts,
                 ),
+                parts: groups.iter().map(|d| d.part).collect(),
                 sorted,
                 blocks,
                 params,
-                params_bytes: vec![0; sizes.params_stride * groups.len().max(1)],
+                params_bytes: vec![0; sizes.params_stride * parts.max(1)],
             });
             Ok(GpuSampler {
                 health,
@@ -195,7 +204,7 @@ impl GpuSampler {
                 instances: own.instances,
                 params: own.params,
                 params_stride: sizes.params_stride,
-                params_bytes: vec![0; sizes.params_stride * upload.tables.dispatches.len().max(1)],
+                params_bytes: vec![0; sizes.params_stride * parts.max(1)],
                 output: own.output,
                 capacity,
                 instance_count: 0,
@@ -344,7 +353,7 @@ impl SampleUpload {
             let decode_heads = buffer_init(
                 device,
                 "keyframe-gpu.sample.decode_heads",
-                &decode_head_bytes(&tables.decode_heads),
+                &decode_head_bytes(&tables.decode_heads, tables.decode_head_rows()),
                 wgpu::BufferUsages::UNIFORM,
             )?;
             Ok(SampleUpload {
@@ -386,9 +395,9 @@ impl SampleUpload {
             immediate_size: 0,
         });
         let planned = plan.dispatches.iter().filter(|d| d.stage == Stage::Sample);
-        let mut groups = Vec::with_capacity(self.tables.dispatches.len());
+        let clip_count = u32::try_from(self.library.clip_table().len()).unwrap_or(u32::MAX);
+        let mut groups = Vec::with_capacity(self.tables.parts());
         for (slot, d) in planned.enumerate() {
-            let bind_group = self.bind_group(device, &layout, own, slot, sizes)?;
             let constants = d.overrides.constants(d.module);
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("keyframe-gpu.sample"),
@@ -401,20 +410,42 @@ impl SampleUpload {
                 },
                 cache: None,
             });
-            groups.push(GroupDispatch {
-                group: d.group.unwrap_or(0),
-                per_instance: d.per_instance,
-                row_run: d.row_run,
-                pipeline,
-                bind_group,
-                workgroups: (0, 0, 0),
-            });
+            let group = d.group.unwrap_or(0);
+            // One part over every clip, or one per window of the heads.
+            let whole = [crate::plan::HeadWindow {
+                first_row: 0,
+                clip_begin: 0,
+                clip_end: clip_count,
+            }];
+            let windows = match self.tables.head_windows.get(slot) {
+                Some(w) if !w.is_empty() => &w[..],
+                _ => &whole[..],
+            };
+            for w in windows {
+                let part = Part {
+                    group,
+                    clip_begin: w.clip_begin,
+                    clip_end: w.clip_end,
+                    head_first: w.first_row,
+                };
+                let bind_group =
+                    self.bind_group(device, &layout, own, groups.len(), sizes, part)?;
+                groups.push(GroupDispatch {
+                    part,
+                    per_instance: d.per_instance,
+                    row_run: d.row_run,
+                    pipeline: pipeline.clone(),
+                    bind_group,
+                    workgroups: (0, 0, 0),
+                });
+            }
         }
         Ok(groups)
     }
 
-    /// Dispatch `slot`'s bind group, paired with `SAMPLE_BINDINGS` by
-    /// number; its params binding is the group's slot of the params buffer.
+    /// Dispatch part `slot`'s bind group, paired with `SAMPLE_BINDINGS` by
+    /// number; its params binding is the part's slot of the params buffer,
+    /// and its block heads the window of `part`.
     fn bind_group(
         &self,
         device: &wgpu::Device,
@@ -422,6 +453,7 @@ impl SampleUpload {
         own: &OwnBuffers,
         slot: usize,
         sizes: &Sizes,
+        part: Part,
     ) -> Result<wgpu::BindGroup> {
         let keys = &self.keys;
         let slot_of = |buffer, size: usize| {
@@ -431,17 +463,19 @@ impl SampleUpload {
                 size: NonZeroU64::new(size as u64),
             })
         };
-        let region = u64::from(DECODE_HEAD) * 32;
+        // The part's window of each region (a multiple of 256 bytes).
+        let window = u64::from(DECODE_HEAD) * 32;
+        let heads_at = u64::from(part.head_first) * 32;
         let frames_at = if self.tables.decode_heads.is_empty() {
             0
         } else {
-            region
+            u64::from(self.tables.decode_head_rows()) * 32 + heads_at
         };
         let head_at = |offset: u64| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &self.decode_heads,
                 offset,
-                size: NonZeroU64::new(region),
+                size: NonZeroU64::new(window),
             })
         };
         let (Some(rows), Some((sorted, blocks, block_params))) = (&self.rows, &own.blocks) else {
@@ -462,7 +496,7 @@ impl SampleUpload {
                     (15, self.values.as_entire_binding()),
                     (16, own.output.as_entire_binding()),
                     (17, self.values.as_entire_binding()),
-                    (18, head_at(0)),
+                    (18, head_at(heads_at)),
                     (19, head_at(frames_at)),
                 ],
             );
@@ -498,7 +532,7 @@ impl SampleUpload {
                 (15, self.values.as_entire_binding()),
                 (16, own.output.as_entire_binding()),
                 (17, self.values.as_entire_binding()),
-                (18, head_at(0)),
+                (18, head_at(heads_at)),
                 (19, head_at(frames_at)),
             ],
         )
@@ -506,14 +540,14 @@ impl SampleUpload {
 }
 
 /// The bytes of the clip-blocks plan's uniform copies of `heads`: a
-/// region of `DECODE_HEAD` rows of 32 bytes for the heads (meta word and
+/// region of `rows` rows of 32 bytes for the heads (meta word and
 /// offsets), one for the frames; one region of zeros where there are no
 /// heads, which both bindings take.
-fn decode_head_bytes(heads: &[[[u32; 4]; 4]]) -> Vec<u8> {
-    let region = DECODE_HEAD as usize * 32;
+fn decode_head_bytes(heads: &[[[u32; 4]; 4]], rows: u32) -> Vec<u8> {
+    let region = rows as usize * 32;
     let regions = if heads.is_empty() { 1 } else { 2 };
     let mut bytes = vec![0u8; regions * region];
-    for (r, head) in heads.iter().enumerate() {
+    for (r, head) in heads.iter().enumerate().take(rows as usize) {
         let words: &[u8] = bytemuck::cast_slice(head);
         bytes[r * 32..r * 32 + 32].copy_from_slice(&words[..32]);
         bytes[region + r * 32..region + r * 32 + 32].copy_from_slice(&words[32..]);
@@ -535,7 +569,7 @@ impl OwnBuffers {
             })
         };
         use wgpu::BufferUsages as U;
-        let slots = (sizes.params_stride * upload.tables.dispatches.len().max(1)) as u64;
+        let slots = (sizes.params_stride * upload.tables.parts().max(1)) as u64;
         let blocks = (upload.tables.plan == SamplerPlan::ClipBlocks).then(|| {
             (
                 buffer(
@@ -732,16 +766,7 @@ impl BlockTables {
         max_dim: u32,
     ) {
         let sort = &mut self.sort;
-        // The group of each dispatch slot, without collecting them.
-        let mut slots = [0u32; SAMPLE_GROUPS];
-        for (s, d) in slots.iter_mut().zip(groups.iter()) {
-            *s = d.group;
-        }
-        sort.sort(
-            resolved,
-            library.clip_table(),
-            &slots[..groups.len().min(SAMPLE_GROUPS)],
-        );
+        sort.sort(resolved, library.clip_table(), &self.parts);
         for (slot, d) in groups.iter_mut().enumerate() {
             let (base, count) = sort.range(slot);
             // Fits: checked against max_blocks in new().
@@ -753,6 +778,10 @@ impl BlockTables {
                 block_count: count,
                 output_stride: library.output_stride(),
                 grid_width: x,
+                head_first: d.part.head_first,
+                _pad0: 0,
+                _pad1: 0,
+                _pad2: 0,
             };
             let at = slot * params_stride;
             self.params_bytes[at..at + std::mem::size_of::<GpuBlockParams>()]
@@ -819,7 +848,7 @@ impl GpuSampler {
     /// clip-blocks plan the count is blocks x the group's most rows in a
     /// clip, rows varying fastest).
     pub(crate) fn workgroups(&self) -> impl Iterator<Item = (u32, (u32, u32, u32))> + '_ {
-        self.groups.iter().map(|d| (d.group, d.workgroups))
+        self.groups.iter().map(|d| (d.part.group, d.workgroups))
     }
 
     #[doc(hidden)]
@@ -831,12 +860,12 @@ impl GpuSampler {
     /// `src/run_keys.rs`). For tests that must know which path they
     /// exercised.
     pub(crate) fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        // Dispatch `slot` is the plan's: its run keys are the tables'.
+        // A part's run keys are its plan dispatch's (one per group).
         let keys = &self.upload.tables.run_keys;
-        self.groups
-            .iter()
-            .zip(keys.iter())
-            .map(|(d, k)| (d.group, k.mode as u32, k.bits))
+        self.groups.iter().filter_map(|d| {
+            let k = keys.get(self.slot_of(d.part.group)?)?;
+            Some((d.part.group, k.mode as u32, k.bits))
+        })
     }
 
     #[doc(hidden)]
@@ -852,11 +881,21 @@ impl GpuSampler {
         // 0 where the rows are read), and whether their search offsets are
         // too (`REGULAR_SEARCH`): `crate::plan::regular_segments`.
         let regular = &self.upload.tables.regular;
-        self.groups
+        self.groups.iter().filter_map(|d| {
+            let r = regular
+                .get(self.slot_of(d.part.group)?)
+                .filter(|r| r.0 > 0)?;
+            Some((d.part.group, r.0, r.1))
+        })
+    }
+
+    /// The plan's dispatch of track group `group` (one per group).
+    fn slot_of(&self, group: u32) -> Option<usize> {
+        self.upload
+            .tables
+            .dispatches
             .iter()
-            .zip(regular.iter())
-            .filter(|(_, r)| r.0 > 0)
-            .map(|(d, r)| (d.group, r.0, r.1))
+            .position(|&(g, _)| g == group)
     }
 
     #[doc(hidden)]

@@ -50,7 +50,8 @@ pub(crate) use schedule::{
 pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 
 use crate::layout::{
-    GpuSampleRow, GpuTrack, DECODE_HEAD, GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE,
+    GpuClip, GpuSampleRow, GpuTrack, DECODE_HEAD, DECODE_HEAD_ALIGN, GROUP_ALL, SAMPLE_GROUPS,
+    WORKGROUP_SIZE,
 };
 use crate::model::compressed::{block_header, block_offsets_and_frame};
 use crate::model::library::AnimationLibrary;
@@ -251,6 +252,62 @@ fn decode_head(packed: &[u32], verbatim_start: u32, track: &GpuTrack) -> [[u32; 
     ]
 }
 
+/// A window of a compressed library's block heads in their uniform
+/// copies ([`SampleTables::decode_heads`]): the `DECODE_HEAD` rows from
+/// `first_row` (a multiple of `DECODE_HEAD_ALIGN`, so that its binding's
+/// offset is aligned on every device), which hold one track group's rows
+/// of the clips `clip_begin..clip_end`. A uniform binding holds
+/// `DECODE_HEAD` rows; where a group's rows span more, its clip-blocks
+/// dispatch is recorded in parts, one per window, each over its clips'
+/// blocks with its window bound (the shader reads row `r` at `r -
+/// first_row`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeadWindow {
+    /// The window's first row.
+    pub first_row: u32,
+    /// Its first clip.
+    pub clip_begin: u32,
+    /// One past its last clip.
+    pub clip_end: u32,
+}
+
+/// The windows of group `g`'s block heads over `clips` (in the track
+/// table's order: a clip's rows of a group are consecutive, and the
+/// clips follow each other), fewest first: each window takes clips while
+/// their rows of `g` end within it, and the clips without rows of `g`
+/// where they fall; together they cover every clip. `None` where one
+/// clip's rows of `g` are more than a window holds (its dispatch reads
+/// the heads from the packed words), or `g` has no rows.
+pub(crate) fn head_windows(clips: &[GpuClip], g: u32) -> Option<Vec<HeadWindow>> {
+    let mut windows: Vec<HeadWindow> = Vec::new();
+    for (c, clip) in (0u32..).zip(clips) {
+        let (first, count) = clip.group_rows(g);
+        if count == 0 {
+            continue;
+        }
+        let end = u64::from(first) + u64::from(count);
+        let begin = match windows.last_mut() {
+            Some(w) if end <= u64::from(w.first_row) + u64::from(DECODE_HEAD) => continue,
+            Some(w) => {
+                w.clip_end = c;
+                c
+            }
+            None => 0,
+        };
+        let first_row = first - first % DECODE_HEAD_ALIGN;
+        if end > u64::from(first_row) + u64::from(DECODE_HEAD) {
+            return None;
+        }
+        windows.push(HeadWindow {
+            first_row,
+            clip_begin: begin,
+            clip_end: begin,
+        });
+    }
+    windows.last_mut()?.clip_end = u32::try_from(clips.len()).ok()?;
+    Some(windows)
+}
+
 /// Track rows of group `g` one invocation of the
 /// [`Grouped`](SamplerPlan::Grouped) plan samples (the shader's
 /// override `ROW_RUN` in `sample_main`): two consecutive rows of its
@@ -300,12 +357,16 @@ pub(crate) struct SampleTables {
     /// The clip-blocks plan's row table (empty in the other plans).
     pub rows: Vec<GpuSampleRow>,
     /// A compressed library's block heads per row, for their uniform
-    /// copies (`DECODE_HEAD`): `[meta, value step, values offset, key
-    /// count]`, the value stream's first four offsets, and a framed value
-    /// stream's `left` and `right` (zeros otherwise). Empty where the
-    /// library is not compressed, the plan is not clip-blocks, the device
-    /// is not a CPU adapter, or the rows are more than `DECODE_HEAD`.
+    /// copies (`DECODE_HEAD` rows a binding): `[meta, value step, values
+    /// offset, key count]`, the value stream's first four offsets, and a
+    /// framed value stream's `left` and `right` (zeros otherwise). Empty
+    /// where the library is not compressed, the plan is not clip-blocks,
+    /// the device is not a CPU adapter, or no dispatch has windows.
     pub decode_heads: Vec<[[u32; 4]; 4]>,
+    /// Per dispatch: the windows of [`decode_heads`](Self::decode_heads)
+    /// it binds, one part of the dispatch each ([`head_windows`]); empty
+    /// where it reads the heads from the packed words.
+    pub head_windows: Vec<Vec<HeadWindow>>,
     /// The key search texture: the library's search texels, then the run
     /// keys' tables and key copies from texel `run_base`.
     pub texels: Vec<[u32; 4]>,
@@ -314,6 +375,26 @@ pub(crate) struct SampleTables {
 }
 
 impl SampleTables {
+    /// The rows of each of the block heads' two uniform regions (heads,
+    /// then frames): room for every row and every window's `DECODE_HEAD`
+    /// rows, a multiple of `DECODE_HEAD_ALIGN` (so that the frames' region
+    /// starts aligned), at least one window's.
+    pub(crate) fn decode_head_rows(&self) -> u32 {
+        let rows = u32::try_from(self.decode_heads.len()).unwrap_or(u32::MAX);
+        self.head_windows
+            .iter()
+            .flatten()
+            .map(|w| w.first_row.saturating_add(DECODE_HEAD))
+            .fold(DECODE_HEAD.max(rows), u32::max)
+            .next_multiple_of(DECODE_HEAD_ALIGN)
+    }
+
+    /// The dispatch parts: one per window of each dispatch's block
+    /// heads, one for each dispatch without windows.
+    pub(crate) fn parts(&self) -> usize {
+        self.head_windows.iter().map(|w| w.len().max(1)).sum()
+    }
+
     /// The tables of `library` under `plan` (resolved), within a key
     /// search texture of `texture_texels` texels; with `uniform_heads`
     /// (CPU adapters: `cpu_adapter::uniform_heads`) a compressed library's
@@ -334,6 +415,7 @@ impl SampleTables {
         let run_base = library.search_keys().len() as u64;
         let mut tables = SampleTables {
             plan,
+            head_windows: vec![Vec::new(); dispatches.len()],
             run_keys: vec![crate::run_keys::GroupRunKeys::PER_ROW; dispatches.len()],
             regular: vec![(0, true); dispatches.len()],
             dispatches,
@@ -458,8 +540,8 @@ impl SampleTables {
     /// judged without values offsets, key counts and lookups, and the
     /// shader reads each row's values offset and key count (two words,
     /// where a row is eight; the lookups only the first row's search
-    /// reads). With `uniform_heads`, and at most `DECODE_HEAD` rows, the
-    /// rows' block heads for their uniform copies.
+    /// reads). With `uniform_heads`, the rows' block heads for their
+    /// uniform copies, and each dispatch's windows of them.
     fn add_compressed_runs(&mut self, library: &AnimationLibrary, uniform_heads: bool) {
         use crate::run_keys::{self, GroupRunKeys, RunKeys};
         self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
@@ -469,7 +551,14 @@ impl SampleTables {
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
         let dt = |t: &GpuTrack| block_header(packed, verbatim, t).map(|h| h[3]);
-        if uniform_heads && self.rows.len() <= DECODE_HEAD as usize {
+        if uniform_heads {
+            self.head_windows = self
+                .dispatches
+                .iter()
+                .map(|&(g, _)| head_windows(library.clip_table(), g).unwrap_or_default())
+                .collect();
+        }
+        if self.head_windows.iter().any(|w| !w.is_empty()) {
             self.decode_heads = library
                 .tracks()
                 .iter()

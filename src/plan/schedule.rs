@@ -12,8 +12,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BLOCK_HEAD, DECODE_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
-    GROUP_ALL, GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
+    Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
+    GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
@@ -101,6 +101,9 @@ pub struct Dispatch {
     /// The rig pass it runs (`None` for the sampler's dispatches): what
     /// the skin stage builds its pipeline from.
     pub(crate) rig_pass: Option<Pass>,
+    /// The windows of a compressed library's block heads it binds, one
+    /// part of the dispatch each (empty where it reads none).
+    pub(crate) head_windows: Vec<super::HeadWindow>,
 }
 
 /// A table the plan uploads, with its size.
@@ -396,6 +399,7 @@ impl Plan {
                 per_instance: per,
                 row_run: 1,
                 rig_pass: Some(pass),
+                head_windows: Vec::new(),
             });
         }
         let sizes = [
@@ -455,7 +459,7 @@ impl Plan {
         {
             out.push(TableUse {
                 name: "decode heads",
-                bytes: 2 * u64::from(DECODE_HEAD) * 32,
+                bytes: 2 * u64::from(t.decode_head_rows()) * 32,
             });
         }
         out
@@ -567,6 +571,7 @@ fn sample_dispatches(
                 per_instance: tables.dispatches[slot].1,
                 row_run: overrides.row_run,
                 rig_pass: None,
+                head_windows: tables.head_windows.get(slot).cloned().unwrap_or_default(),
             }
         })
         .collect()
@@ -629,8 +634,9 @@ pub(crate) fn sample_overrides(
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
         encodings: stream_encodings(library, g),
-        // Built only where the profile takes uniform heads.
-        heads_in_uniform: !tables.decode_heads.is_empty(),
+        // Built only where the profile takes uniform heads and the
+        // group's clips fit windows.
+        heads_in_uniform: tables.head_windows.get(slot).is_some_and(|w| !w.is_empty()),
         verbatim_start: if library.is_compressed() {
             library.verbatim_start()
         } else {
@@ -720,7 +726,16 @@ impl fmt::Display for Plan {
             } else {
                 write!(f, "{} per instance, ", d.per_instance)?;
             }
-            write!(f, "workgroups ({x}, {y}, {z}); overrides")?;
+            write!(f, "workgroups ({x}, {y}, {z}); ")?;
+            if d.head_windows.len() > 1 {
+                let firsts: Vec<u32> = d.head_windows.iter().map(|w| w.first_row).collect();
+                write!(
+                    f,
+                    "{} parts, block heads in uniform windows from rows {firsts:?}; ",
+                    d.head_windows.len()
+                )?;
+            }
+            write!(f, "overrides")?;
             let module = d.module;
             for (name, value) in d.overrides.constants(module) {
                 write!(f, " {name}={value}")?;

@@ -1139,14 +1139,15 @@ fn gpu_decodes_as_the_twin_on_every_plan() {
 /// the twin does before, on, between and after every row's keys (a row
 /// read past its last key would read the next block). A library whose
 /// rows differ in their first key time gets neither, and samples the same.
-/// The block heads come from their uniform copies on CPU adapters, and
-/// from the packed words in a library of more rows than those hold.
+/// The block heads come from their uniform copies on CPU adapters, in a
+/// library of more rows than one window of them holds from one window
+/// per part of each dispatch.
 #[test]
 fn baked_runs_share_their_segment_and_compute_their_rows() {
     let gpu = common::gpu("baked_runs_share_their_segment_and_compute_their_rows");
     // (first key of row 7, shared runs, clips): the last has more rows
-    // than the block heads' uniform copies hold (DECODE_HEAD), so its
-    // heads are read from the packed words.
+    // than one window of the block heads' uniform copies holds
+    // (DECODE_HEAD), so its dispatches run in parts, one per window.
     for (shift, shared, count) in [(0, true, 2), (15, false, 2), (0, true, 70)] {
         let library = baked_library(shift, 3, count);
         assert_baked_plans(&library, shared, count);
@@ -1244,8 +1245,8 @@ fn baked_library(shift: usize, seed: u64, count: usize) -> AnimationLibrary {
 
 /// The clip-blocks plans of `library` (`count` clips): on a CPU adapter,
 /// three dispatches whose runs share their segment and compute their rows
-/// (translations too where `shared`), the block heads in uniform copies
-/// below 70 clips; on a GPU, no copies.
+/// (translations too where `shared`), the block heads in uniform copies,
+/// in two windows each from 70 clips (2,100 rows); on a GPU, no copies.
 fn assert_baked_plans(library: &AnimationLibrary, shared: bool, count: usize) {
     let plan = Plan::sampling(
         library,
@@ -1265,9 +1266,10 @@ fn assert_baked_plans(library: &AnimationLibrary, shared: bool, count: usize) {
         let expect = shared || !translations;
         assert_eq!(d.contains("RUN_KEYS=1 "), expect, "{plan}");
         assert_eq!(!d.contains("REGULAR_SEGMENT=0 "), expect, "{plan}");
-        assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), count < 70, "{plan}");
+        assert!(d.contains("HEADS_IN_UNIFORM=1"), "{plan}");
+        assert_eq!(d.contains("2 parts, block heads"), count >= 70, "{plan}");
     }
-    assert_eq!(plan.contains("decode heads"), count < 70, "{plan}");
+    assert!(plan.contains("decode heads"), "{plan}");
     // A GPU reads the heads from the packed words: no copies made.
     let on_gpu = Plan::sampling(library, 64, &DeviceProfile::gpu(), SamplerPlan::ClipBlocks)
         .unwrap()
@@ -1294,4 +1296,138 @@ fn baked_probe_instances(library: &AnimationLibrary, count: usize) -> Vec<Instan
         }
     }
     instances
+}
+
+// ------------------------------------------------- block heads in windows
+
+/// `clips` motion-capture-like takes of a `joints`-joint skeleton (per
+/// joint a LINEAR rotation, translation and scale) of `keys` keys at 30
+/// fps, bound and compressed at the default bound: framed rotations,
+/// constant tracks stored verbatim, the root's moving translation.
+fn large_mocap(joints: u32, clips: usize, keys: usize) -> AnimationLibrary {
+    let (rig, rest) = skeleton(joints, 1.0);
+    let mut rng = Rng::new(u64::from(joints));
+    let takes: Vec<Clip> = (0..clips)
+        .map(|c| mocap_clip(&mut rng, &format!("take{c}"), &rest, 1.0, keys, 0.003))
+        .collect();
+    let bound = AnimationLibrary::new(takes).unwrap().bind(&rig).unwrap();
+    let (packed, report) = bound.compress(&CompressOptions::default()).unwrap();
+    let tracks: Vec<_> = report.tracks.iter().flatten().collect();
+    assert!(tracks.iter().any(|t| t.encoding == Encoding::Framed));
+    assert!(tracks.iter().any(|t| t.verbatim));
+    assert!(tracks
+        .iter()
+        .any(|t| !t.verbatim && t.encoding != Encoding::Framed));
+    packed.library().clone()
+}
+
+/// The clip-blocks plan's dispatch lines of `library` on a CPU adapter.
+fn block_dispatches(library: &AnimationLibrary) -> Vec<String> {
+    let plan = Plan::sampling(
+        library,
+        256,
+        &DeviceProfile::cpu_adapter(),
+        SamplerPlan::ClipBlocks,
+    )
+    .unwrap();
+    // A GPU reads the heads from the packed words, in one part.
+    let on_gpu = Plan::sampling(library, 256, &DeviceProfile::gpu(), SamplerPlan::ClipBlocks)
+        .unwrap()
+        .to_string();
+    assert!(!on_gpu.contains("HEADS_IN_UNIFORM=1"), "{on_gpu}");
+    assert!(!on_gpu.contains("parts"), "{on_gpu}");
+    plan.to_string()
+        .lines()
+        .filter(|l| l.contains("sample_blocks_main"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Per clip of `library` (keys at 30 fps): times before, on, between
+/// and after its keys.
+fn probes(library: &AnimationLibrary) -> Vec<Instance> {
+    let mut instances = Vec::new();
+    for (c, clip) in library.clips().iter().enumerate() {
+        let keys = (clip.duration() * 30.0).round() as usize + 1;
+        let mut times = vec![-0.5, clip.duration() + 1.0];
+        times.extend((0..keys).flat_map(|k| [k as f32, k as f32 + 0.4].map(|x| x / 30.0)));
+        for t in times {
+            instances.push(Instance::new(c as u32, f64::from(t)));
+        }
+    }
+    instances
+}
+
+/// `library` sampled on the adapter through the clip-blocks plan equals
+/// the twin within 2e-5 (as `gpu_decodes_as_the_twin_on_every_plan`);
+/// returns the sampler's dispatches (parts included) with instances.
+fn assert_blocks_match_twin(
+    h: &keyframe_gpu::gpu::headless::Headless,
+    library: &AnimationLibrary,
+    what: &str,
+) -> usize {
+    let instances = probes(library);
+    let want = cpu::sample(library, &instances).unwrap();
+    let clips: Vec<u32> = instances.iter().map(|i| i.clip).collect();
+    let mut sampler = super::sampler_with(
+        &h.device,
+        &h.queue,
+        library,
+        instances.len() as u32,
+        SamplerPlan::ClipBlocks,
+    )
+    .unwrap();
+    let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
+    let report = keyframe_gpu::compare::compare(library, &clips, &got, &want);
+    let worst = report
+        .tracks
+        .iter()
+        .max_by(|a, b| a.max_abs_err.total_cmp(&b.max_abs_err));
+    assert!(report.max_abs_err() <= 2e-5, "{what}: worst {worst:?}");
+    sampler.workgroups().filter(|(_, w)| w.0 > 0).count()
+}
+
+/// A compressed library of more tracks than one window of the block
+/// heads' uniform copies holds (8 clips of 390 tracks: 3,120 rows, where
+/// a window holds 2,048) keeps them on CPU adapters: each clip-blocks
+/// dispatch reads its heads from uniform windows, in one part per window,
+/// and samples as the twin does.
+#[test]
+fn a_library_past_one_window_reads_its_heads_in_windows() {
+    let library = large_mocap(130, 8, 24);
+    assert_eq!(library.tracks().len(), 3120);
+    let dispatches = block_dispatches(&library);
+    // Rotations (130 a clip: 2,730 rows from the first clip's to the last
+    // clip's end) and the other LINEAR tracks (260 a clip) need two
+    // windows each.
+    assert_eq!(dispatches.len(), 2, "{dispatches:#?}");
+    for d in &dispatches {
+        assert!(d.contains("HEADS_IN_UNIFORM=1"), "{d}");
+        assert!(d.contains("2 parts, block heads in uniform windows"), "{d}");
+    }
+    let Some(h) = common::gpu("a_library_past_one_window_reads_its_heads_in_windows") else {
+        return;
+    };
+    // Every clip has instances: both parts of both dispatches run.
+    assert_eq!(assert_blocks_match_twin(&h, &library, "3,120 rows"), 4);
+}
+
+/// A clip of more rows of one group than a window holds (1,030 joints:
+/// 2,060 translations and scales) reads that group's heads from the
+/// packed words, and its rotations' (1,030) from a window; both sample
+/// as the twin does.
+#[test]
+fn a_clip_past_one_window_reads_its_heads_packed() {
+    let library = large_mocap(1030, 1, 6);
+    let dispatches = block_dispatches(&library);
+    assert_eq!(dispatches.len(), 2, "{dispatches:#?}");
+    for d in &dispatches {
+        let rotations = d.contains("GROUP=0 ");
+        assert_eq!(d.contains("HEADS_IN_UNIFORM=1"), rotations, "{d}");
+        assert!(!d.contains("parts"), "{d}");
+    }
+    let Some(h) = common::gpu("a_clip_past_one_window_reads_its_heads_packed") else {
+        return;
+    };
+    assert_eq!(assert_blocks_match_twin(&h, &library, "one clip"), 2);
 }

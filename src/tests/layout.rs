@@ -213,7 +213,16 @@ fn sample_twins() -> Vec<Twin> {
         twin!(
             "BlockParams",
             GpuBlockParams,
-            [block_base, block_count, output_stride, grid_width]
+            [
+                block_base,
+                block_count,
+                output_stride,
+                grid_width,
+                head_first,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
         ),
         twin!(
             "Params",
