@@ -28,8 +28,7 @@ fn is_verbatim(track: Track) -> bool {
 
 // Whether every row of a compressed library's dispatch has uniform key
 // times: every search is done before it starts (rate_segment), and the
-// search loop is left out (the CPU adapters run a loop's body, its texel
-// reads and its steps, at least once even where every lane is done).
+// search loop is compiled out.
 override UNIFORM_TIMES: bool = false;
 
 // Whether some row of a compressed library's dispatch has more than 4
@@ -39,9 +38,8 @@ override UNIFORM_TIMES: bool = false;
 override WIDE_ROWS: bool = true;
 
 // The encodings of the dispatch's compressed streams, bit 1 << ENC_*
-// (the host's, per dispatch; every one by default): element_at computes
-// only theirs, where the CPU adapters would run every encoding's
-// arithmetic and select one.
+// (the host's, per dispatch; every one by default): element_at compiles
+// in only theirs, not every encoding's arithmetic.
 override ENCODINGS: u32 = 15u;
 
 // Whether a compressed library's block heads are read from their uniform
@@ -50,9 +48,10 @@ override ENCODINGS: u32 = 15u;
 // its [meta, value step, values offset, key count] and its value
 // stream's first four offsets in decode_heads[2i], [2i + 1], a framed
 // value stream's left and right in decode_frames[2i], [2i + 1]. Every
-// lane of a clip-blocks workgroup samples the same row: on the CPU
-// adapters a uniform read at such an index is one load, a storage read
-// one per lane. A Track's times_offset is then i (block_track).
+// lane of a clip-blocks workgroup samples the same row, so these reads
+// are at workgroup-uniform indices (plan/cpu_adapter.rs, uniform_heads,
+// says when the plan uses them). A Track's times_offset is then i
+// (block_track).
 override HEADS_IN_UNIFORM: bool = false;
 @group(0) @binding(18) var<uniform> decode_heads: array<vec4<u32>, 2u * DECODE_HEAD>;
 @group(0) @binding(19) var<uniform> decode_frames: array<vec4<f32>, 2u * DECODE_HEAD>;
@@ -83,12 +82,8 @@ struct Stream {
     step: f32,       // the grid step, a power of two
 }
 
-// Word i of the packed words. On the CPU adapters a storage load is a
-// loop over the lanes that loads each component for each active lane
-// (quick for lanes masked off), and both sides of a branch run: a decode
-// there costs mostly the words its active lanes load, so the reads here
-// load the words they use, and the words only some lanes need are loaded
-// in a branch.
+// Word i of the packed words. The reads here load each word they use on
+// its own, and the words only some lanes need are loaded in a branch.
 fn packed_word(i: u32) -> u32 {
     return packed[i >> 2u][i & 3u];
 }
@@ -327,10 +322,8 @@ fn rate_segment(track: Track, time: f32) -> Segment {
 // the components past the fourth (wider morph weights) one at a time,
 // with sample_segment's rules: key k's value as is when not moving (STEP,
 // on a key, clamped); for LINEAR rotations the slerp, for CUBICSPLINE the
-// spline (rotations normalized), otherwise the blend. No loop over
-// groups of four components: the CPU adapters run a loop's body once
-// more with every lane masked off, and this one's decodes and slerp
-// would cost as much there as in the pass that uses them.
+// spline (rotations normalized), otherwise the blend, written out for up
+// to four components with no loop over groups of four.
 fn sample_compressed(track: Track, seg: Segment, out: u32) {
     let spline_group = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION;
     let cubic = spline_group || (GROUP == GROUP_ALL && track.interpolation == INTERP_CUBICSPLINE);

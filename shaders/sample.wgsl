@@ -17,8 +17,7 @@ override HAS_CUBIC: bool = GROUP == GROUP_CUBIC || GROUP == GROUP_CUBIC_ROTATION
 override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP == GROUP_ALL;
 
 // The key search's tables are textures (src/gpu/key_textures.rs): element
-// i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT). On CPU adapters a
-// textureLoad is one SIMD gather where a storage load loops over the lanes.
+// i is texel (i & (2^ROW_SHIFT - 1), i >> ROW_SHIFT).
 // Search texels (AnimationLibrary::key_windows): [p, bits of t_p, of
 // t_(p+1), of t_(p+2)] per key p of each distinct key times, after the
 // track's bucket texels when it has a bucket table.
@@ -59,8 +58,7 @@ override HAS_BLEND: bool = GROUP == GROUP_BLEND || GROUP == GROUP_STEP || GROUP 
 // output at a multiple of 4 floats and is a multiple of 4 wide, with an
 // output stride that is one too (rotations always are 4 wide; morph
 // weights often are): values are then loaded and stored as vec4s, one
-// storage access where there were four (each a loop over the lanes on the
-// CPU adapters). The host decides per group.
+// storage access where there were four. The host decides per group.
 override ALIGNED4: bool = false;
 
 override ROW_SHIFT: u32 = KEY_TEXTURE_ROW_SHIFT;
@@ -116,8 +114,7 @@ override RUN_BASE: u32 = 0u;
 
 // Whether the library has tracks with a bucket table (lookup_scale >
 // 0) and tracks indexed directly (lookup_scale < 0); the host sets them,
-// and the search leaves out the path of a kind that no track has (the
-// fallback adapter runs both paths of a branch, whichever the lanes take).
+// and the search compiles out the path of a kind that no track has.
 override HAS_TABLE: bool = true;
 override HAS_DIRECT: bool = true;
 
@@ -178,9 +175,7 @@ fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
 // comparisons are with the key times themselves, so the result is the
 // full search's on any device, whatever the first guess (a device that
 // rounds the bucket otherwise only takes longer). One texel read per step
-// and one loop: the fallback adapter runs both sides of a branch and
-// every loop body at least once, so a first try outside the loop would
-// cost a second read on every lane.
+// and one loop, the first try inside it (no read before the loop).
 //
 // A search in progress: the key range [lo, hi] left, the texel to read
 // next, whether that is the first guess, and once done its segment.
@@ -284,8 +279,7 @@ fn find_segment_track(track: Track, time: f32) -> Segment {
 // The segments of two tracks at one time (find_segment_track of each):
 // both searches in one loop, so that their texel reads, each a likely
 // cache miss, are made side by side and wait for memory together rather
-// than one after the other (on the CPU adapters everything between two
-// searches is hundreds of instructions, more than a core looks ahead).
+// than one after the other.
 // A search that is done reads its last texel again until the other ends.
 // Each result is find_segment_track's (CPU twin:
 // cpu::sample::find_segment_track, the same steps).
@@ -493,9 +487,7 @@ fn spline_segment(track: Track, seg: Segment, out: u32, width: u32, moving: bool
     let k = seg.k;
     // One loop for every property: key k's value (element 3k + 1) as
     // is when not moving, else the spline; rotations are normalized
-    // after it. (The fallback adapter steps through every block of a
-    // divergent branch, so separate rotation, vector and on-key blocks
-    // cost their loads three times over.)
+    // after it: one block of loads, not one per kind of row.
     let e = 3u * k + 1u;
     var q = vec4<f32>(0.0);
     for (var c = 0u; c < width; c++) {
@@ -551,8 +543,7 @@ fn sample_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The dispatch's invocations per instance as a constant (from
     // GROUP_ROWS, the same number as params.tracks_per_instance, and
     // ROW_RUN, its rows per invocation): dividing by it is a
-    // multiplication, where a uniform divisor costs one scalar division
-    // per lane on the CPU adapters (x86 has no vector integer division).
+    // multiplication.
     let per_instance = (GROUP_ROWS + ROW_RUN - 1u) / ROW_RUN;
     if (index >= params.instance_count * per_instance) {
         return;
@@ -618,9 +609,8 @@ fn interpolate_pair(ta: Track, tb: Track, segs: SegmentPair, out: u32, second: b
 // each lane sampling its instance's rows one after the other. Runs vary
 // fastest: the workgroups that run one after the other write the same
 // instances' output blocks. The block and the row are the same for every
-// lane: on the CPU adapters a uniform read at such an index is one load
-// where a storage read is one per lane, and on a GPU every lane of a warp
-// reads the same keys' neighbourhood. What each lane reads for itself is
+// lane, so they are read at workgroup-uniform indices, and the lanes of
+// a warp read the same keys' neighbourhood. What each lane reads for itself is
 // its sorted entry (index, time), once per run, the key search's texels
 // (with run keys, RUN_KEYS > 0: its run table's entries once per run, then
 // per row its key texels; sample_run) and its values.
@@ -781,8 +771,7 @@ fn bucket_entries(first: u32, time: f32) -> BucketEntries {
 // Entries i and i + 1 (i even) of a bucket (entry i again where there is
 // no `second` row). They share a word: word i / e of the bucket's
 // entries, e = 32 / TABLE_BITS per word; the texel and its component by
-// selects (constant indices: no run-time indexing of a private array,
-// which the fallback adapters read lane by lane).
+// selects (constant indices: no run-time indexing of a private array).
 fn bucket_pair(b: BucketEntries, i: u32, second: bool) -> vec2<u32> {
     let w = i / (32u / TABLE_BITS);
     let v = select(select(b.e0, b.e1, w >= 4u), select(b.e2, b.e3, w >= 12u), w >= 8u);
@@ -952,9 +941,9 @@ fn slerp_pair(ta: Track, tb: Track, segs: SegmentPair, oa: u32, ob: u32, store_b
 }
 
 // The values offset and the key count of row r of the clip-blocks plan's
-// row table alone (two words: two gathers on the CPU adapters where a row
-// is eight; none where the block heads' uniform copies hold them, at r's
-// place in the dispatch's window).
+// row table alone (two words where a row is eight; none read where the
+// block heads' uniform copies hold them, at r's place in the dispatch's
+// window).
 fn row_block(r: u32) -> vec2<u32> {
     if (HEADS_IN_UNIFORM) {
         return decode_head(r - block_params.head_first, 0u).zw;

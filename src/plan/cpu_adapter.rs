@@ -20,6 +20,20 @@
 //! one gather per component unless its index is built from constants, a
 //! texel fetch one load per lane) are why each choice is made; the
 //! shaders say what the code does and point here.
+//!
+//! They also shaped the shaders on every device, where a GPU loses
+//! nothing by it: overrides compile out what a dispatch does not need
+//! (`HAS_TABLE`, `HAS_DIRECT`, `ENCODINGS`, `UNIFORM_TIMES`,
+//! `NODES_IN_HEAD`, `PARENTS_FIRST`: a branch no lane takes still costs
+//! its body here, a loop its body once); divisors are override constants
+//! (a division by a uniform is one scalar division per lane, x86 having
+//! no vector integer division); one block of loads serves every kind of
+//! row, and values move as `vec4`s where aligned (`ALIGNED4`); private
+//! arrays are indexed by selects, not at run time (read lane by lane);
+//! two key searches run in one loop so that their texel misses overlap;
+//! a row's block head and values offset come from workgroup-uniform
+//! reads. `docs/PERFORMANCE.md` ("Where the time goes on the CPU
+//! adapters") has the measurements these rest on.
 
 use super::{full_blocks, vec4_library, DeviceProfile, SamplerPlan, SkinStrategy};
 use crate::model::library::AnimationLibrary;
