@@ -620,11 +620,9 @@ pub(crate) const NO_ROW: u32 = u32::MAX;
 pub(crate) const NO_MASK: u32 = u32::MAX;
 /// [`GpuMesh::node`] of a mesh no node uses (WGSL `NO_NODE`).
 pub(crate) const NO_NODE: u32 = u32::MAX;
-/// The hard maximum of actions per character (WGSL `MAX_ACTIONS`): the
-/// mixer's loop bound, and the most
-/// [`MixerDesc::actions_per_character`](crate::MixerDesc::actions_per_character)
-/// may ask for.
-pub const MAX_ACTIONS: u32 = 16;
+/// The hard maximum of actions per character (WGSL `MAX_ACTIONS`), the
+/// model's.
+pub use crate::model::mix::MAX_ACTIONS;
 
 /// A joint slot in the joint table (WGSL `Joint`): slot `j` writes joint
 /// matrix `j` of an instance's block and uses inverse bind matrix `j`.

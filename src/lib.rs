@@ -131,6 +131,7 @@ pub mod plan;
 pub mod playback;
 mod run_keys;
 mod run_values;
+pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
@@ -168,9 +169,9 @@ pub mod internals {
     pub use crate::cpu::sample::sample_resolved;
     pub use crate::gpu::key_textures::KeyTextures;
     pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
-    pub use crate::model::instance::resolve_instances_into;
-    pub use crate::model::mix::Packer;
     pub use crate::plan::schedule::dispatch_grid;
+    pub use crate::tables::instance::resolve_instances_into;
+    pub use crate::tables::mix::Packer;
 }
 
 pub(crate) mod layout;

@@ -41,6 +41,54 @@ fn the_model_and_the_cpu_twin_name_no_wgpu_type() {
     }
 }
 
+/// The model files that still build GPU tables themselves, naming the
+/// layout's `Gpu*` structs: a list that only shrinks. Each moves into
+/// `src/tables/` in turn (the instance table and the mixer's packer have).
+const STILL_NAMING_THE_LAYOUT: [&str; 5] = [
+    "src/model/compressed.rs",
+    "src/model/library.rs",
+    "src/model/poses.rs",
+    "src/model/rig/mod.rs",
+    "src/model/rig/tables.rs",
+];
+
+#[test]
+fn no_other_model_file_names_the_gpu_layout() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/model"), &mut files);
+    let mut naming = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let names = text.lines().any(|line| {
+            let code = line.split("//").next().unwrap_or("");
+            code.contains("crate::layout") || code.contains("Gpu")
+        });
+        if names {
+            let rel = file
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            naming.push(rel);
+        }
+    }
+    naming.sort();
+    for file in &naming {
+        assert!(
+            STILL_NAMING_THE_LAYOUT.contains(&file.as_str()),
+            "{file} names the GPU layout: its tables belong in src/tables/"
+        );
+    }
+    // The list holds no file that has moved on.
+    for file in STILL_NAMING_THE_LAYOUT {
+        assert!(
+            naming.iter().any(|n| n == file),
+            "{file} no longer names the GPU layout: drop it from the list"
+        );
+    }
+}
+
 #[test]
 fn a_model_binds_and_poses_without_a_device() {
     use keyframe_gpu::{cpu, AnimationLibrary, Clip, Instance, Interpolation, NodeTransform};

@@ -25,11 +25,12 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
-use crate::model::instance::resolve_instances;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{Action, Mask, Packer};
+use crate::model::mix::{Action, Mask};
 use crate::model::rig::SkinTables;
 use crate::model::track::ValueKind;
+use crate::tables::instance::resolve_instances;
+use crate::tables::mix::Packer;
 
 /// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
 #[derive(Debug, Clone, Copy)]
@@ -631,7 +632,7 @@ pub(crate) fn mix_with_samples(
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
     sample_resolved(library, &resolved, &mut samples);
-    let mask_table = crate::model::mix::mask_table(masks);
+    let mask_table = crate::tables::mix::mask_table(masks);
     let tables_view = MixTables {
         actions: &packer.actions,
         characters: &packer.characters,

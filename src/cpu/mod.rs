@@ -30,11 +30,12 @@ use crate::error::Result;
 use crate::model::crowd::{
     renumber, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelSource,
 };
-use crate::model::instance::{resolve_instances, Instance};
+use crate::model::instance::Instance;
 use crate::model::mix::{check_masks, Action, Mask};
 use crate::model::poses::Flat;
 use crate::model::rig::SkinTables;
 use crate::model::{BoundLibrary, Poses};
+use crate::tables::instance::resolve_instances;
 
 /// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
 /// samples `instances` of the bound library and poses its rig (the staged

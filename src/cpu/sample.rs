@@ -24,8 +24,9 @@ use crate::error::Result;
 use crate::layout::{
     GpuInstance, GpuTrack, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
 };
-use crate::model::instance::{resolve_instances, Instance};
+use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
+use crate::tables::instance::resolve_instances;
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
 /// at factor `t`. Mirrors WGSL `Segment`.

@@ -526,11 +526,11 @@ mod entries {
     use crate::cpu::pose::local_pose;
     use crate::cpu::sample::sample_resolved;
     use crate::error::Result;
-    use crate::model::instance::resolve_instances;
     use crate::model::instance::Instance;
     use crate::model::library::AnimationLibrary;
     use crate::model::rig::tables::SkinJoints;
     use crate::model::rig::Rig;
+    use crate::tables::instance::resolve_instances;
 
     /// WGSL `a * b` for 4x4 matrices.
     #[must_use]

@@ -9,11 +9,12 @@ use super::{check_device, GpuSampler};
 use crate::error::Result;
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{check_desc, mask_table, Action, MixError, MixerDesc, Packer};
+use crate::model::mix::{check_desc, Action, MixError, MixerDesc};
 use crate::model::poses::Flat;
 use crate::model::rig::Rig;
 use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
 use crate::plan::{DeviceProfile, Plan, PlanChoices, SkinStrategy};
+use crate::tables::mix::{mask_table, Packer};
 
 /// Animates many instances of a model on the GPU: sampling, then local
 /// pose, hierarchy, joint matrices and morph weights, with no readback in

@@ -17,9 +17,10 @@ use crate::layout::{
     GpuBlockParams, GpuInstance, GpuParams, GpuSampleBlock, GpuSampleRow, BLOCK_HEAD, DECODE_HEAD,
     ROW_HEAD, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES, SAMPLE_WGSL, WORKGROUP_SIZE,
 };
-use crate::model::instance::{resolve_instances_into, Instance};
+use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
+use crate::tables::instance::resolve_instances_into;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
 /// dispatch.

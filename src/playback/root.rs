@@ -9,11 +9,12 @@ use super::PlaybackError;
 use crate::cpu::sample::sample_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
-use crate::model::instance::{resolve_instances_into, Instance};
+use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Property, Track, WrapMode};
 use crate::model::BoundLibrary;
+use crate::tables::instance::resolve_instances_into;
 
 /// One frame's root motion of a character: how far the root node moved
 /// (in its parent's space) and turned, blended over the frame's actions.

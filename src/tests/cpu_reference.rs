@@ -28,7 +28,7 @@
 use std::f64::consts::PI;
 
 use super::key_value;
-use crate::model::instance::resolve_instances;
+use crate::tables::instance::resolve_instances;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track, WrapMode,
 };

@@ -329,7 +329,7 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_gpu() {
         let stride = lib.output_stride() as usize;
         // The key search sees the clip time the host resolved (Clamp rounds
         // to f32 and saturates); the oracle gets the same.
-        let resolved = crate::model::instance::resolve_instances(&lib, &instances).unwrap();
+        let resolved = crate::tables::instance::resolve_instances(&lib, &instances).unwrap();
         for (i, r) in resolved.iter().enumerate() {
             let want = oracle(&times, r.time) as f32;
             assert_eq!(

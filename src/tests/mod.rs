@@ -121,7 +121,7 @@ fn each_track_output(
     ),
 ) {
     let stride = lib.output_stride() as usize;
-    let resolved = crate::model::instance::resolve_instances(lib, instances).unwrap();
+    let resolved = crate::tables::instance::resolve_instances(lib, instances).unwrap();
     for (i, row) in resolved.iter().enumerate() {
         let clip = &lib.clips()[row.clip as usize];
         for (j, track) in clip.tracks.iter().enumerate() {

@@ -210,7 +210,7 @@ fn check_per_instance_twin(
     inst: &[Instance],
     staged: &SkinOutput,
 ) {
-    let resolved = crate::model::instance::resolve_instances(lib, inst).unwrap();
+    let resolved = crate::tables::instance::resolve_instances(lib, inst).unwrap();
     let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
     keyframe_gpu::cpu::sample::sample_resolved(lib, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
@@ -400,7 +400,7 @@ fn cpu_pose_stage_matches_hand_values() {
     assert_eq!(out.locals[3], rest, "mesh node: rest pose, bit for bit");
     // local_pose itself, for the same node and time, from the samples.
     let resolved =
-        crate::model::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
+        crate::tables::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
     let mut samples = vec![0.0; lib.output_stride() as usize];
     keyframe_gpu::cpu::sample::sample_resolved(&lib, &resolved, &mut samples);
     assert_eq!(

@@ -298,7 +298,7 @@ impl GpuSkinner {
     }
 
     /// Writes the mixer's tables for this frame (packed by
-    /// [`crate::model::mix::Packer`], already checked) and the parameters for
+    /// [`crate::tables::mix::Packer`], already checked) and the parameters for
     /// `characters.len()` characters. Nothing happens without a mixer.
     pub(crate) fn write_mix(
         &mut self,
