@@ -32,10 +32,10 @@ use crate::model::crowd::{
 };
 use crate::model::instance::Instance;
 use crate::model::mix::{check_masks, Action, Mask};
-use crate::model::poses::Flat;
 use crate::model::rig::SkinTables;
 use crate::model::{BoundLibrary, Poses};
 use crate::tables::instance::resolve_instances;
+use crate::tables::poses::Flat;
 
 /// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
 /// samples `instances` of the bound library and poses its rig (the staged
@@ -53,7 +53,7 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
     sample_resolved(library, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let out = skin::pose_resolved(&tables, &samples, &clips);
-    Ok(Poses::new(
+    Ok(crate::tables::poses::poses(
         bound.rig(),
         &tables,
         library,
@@ -89,7 +89,7 @@ pub fn mixed_poses(
     let tables = SkinTables::of(bound)?;
     let library = bound.library();
     let (out, samples) = mix::mix_with_samples(&tables, library, masks, actions, counts)?;
-    Ok(Poses::new(
+    Ok(crate::tables::poses::poses(
         bound.rig(),
         &tables,
         library,

@@ -10,11 +10,11 @@ use crate::error::Result;
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_desc, Action, MixError, MixerDesc};
-use crate::model::poses::Flat;
 use crate::model::rig::Rig;
 use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
 use crate::plan::{DeviceProfile, Plan, PlanChoices, SkinStrategy};
 use crate::tables::mix::{mask_table, Packer};
+use crate::tables::poses::Flat;
 
 /// Animates many instances of a model on the GPU: sampling, then local
 /// pose, hierarchy, joint matrices and morph weights, with no readback in
@@ -613,7 +613,12 @@ impl Animator {
                 None
             },
         };
-        Ok(Poses::new(posing.bound.rig(), tables, self.library(), flat))
+        Ok(crate::tables::poses::poses(
+            posing.bound.rig(),
+            tables,
+            self.library(),
+            flat,
+        ))
     }
 
     /// The sampled values (`array<f32>`): row `i`'s block of

@@ -10,8 +10,7 @@ use std::ops::Range;
 use glam::{Mat4, Quat, Vec3};
 
 use super::library::AnimationLibrary;
-use super::rig::{Rig, SkinTables};
-use crate::layout::GpuLocalPose;
+use super::rig::Rig;
 
 /// A node's local transform: translation, unit rotation, scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,15 +28,6 @@ impl Transform {
     #[must_use]
     pub fn to_matrix(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
-    }
-
-    pub(crate) fn of(pose: &GpuLocalPose) -> Transform {
-        let [x, y, z, w] = pose.rotation;
-        Transform {
-            translation: Vec3::from_slice(&pose.translation[..3]),
-            rotation: Quat::from_xyzw(x, y, z, w),
-            scale: Vec3::from_slice(&pose.scale[..3]),
-        }
     }
 }
 
@@ -212,38 +202,34 @@ pub struct Poses {
     property_stride: u32,
 }
 
-/// The flat results of one frame, as the passes write them.
-pub(crate) struct Flat {
+/// One frame's results, instance after instance, as [`Poses`] keeps them
+/// (`crate::tables::poses` makes them from what the passes write).
+pub(crate) struct Results {
     pub instance_count: u32,
     pub samples: Vec<f32>,
-    pub locals: Vec<GpuLocalPose>,
+    pub locals: Vec<Transform>,
     pub world: Vec<Mat4>,
     pub joints: Vec<Mat4>,
     pub morph_weights: Vec<f32>,
-    /// The mixer's blended pointer properties; `None` without a mixer.
-    pub properties: Option<Vec<f32>>,
+    /// With a mixer, its blended pointer properties; `None` without one
+    /// (the pointers are then read from the sampled values).
+    pub properties: Option<Properties>,
+}
+
+/// A mixer's blended pointer properties: the values, each pointer's
+/// (pointer, offset, width) in a character's block, and the block's
+/// stride.
+pub(crate) struct Properties {
+    pub values: Vec<f32>,
+    pub pointers: Vec<(String, u32, u32)>,
+    pub stride: u32,
 }
 
 impl Poses {
-    /// Results of a frame posed on `rig` with `tables` (built from the
-    /// bound library) from the flat arrays the passes write.
-    pub(crate) fn new(
-        rig: &Rig,
-        tables: &SkinTables,
-        library: &AnimationLibrary,
-        flat: Flat,
-    ) -> Poses {
+    /// Results of a frame of `library` posed on `rig`.
+    pub(crate) fn new(rig: &Rig, library: &AnimationLibrary, flat: Results) -> Poses {
         let (pointers, properties, property_stride) = match flat.properties {
-            Some(p) => (
-                library
-                    .pointer_targets()
-                    .iter()
-                    .zip(tables.pointer_targets())
-                    .map(|(t, &[_, width, _, at])| (t.pointer.clone(), at, width))
-                    .collect(),
-                p,
-                tables.property_stride(),
-            ),
+            Some(p) => (p.pointers, p.values, p.stride),
             None => (
                 library
                     .pointer_targets()
@@ -258,7 +244,7 @@ impl Poses {
             instance_count: flat.instance_count,
             layout: rig.output_layout(),
             node_meshes: rig.nodes().iter().map(|n| n.mesh).collect(),
-            locals: flat.locals.iter().map(Transform::of).collect(),
+            locals: flat.locals,
             world: flat.world,
             joints: flat.joints,
             morph_weights: flat.morph_weights,

@@ -1,7 +1,9 @@
 //! The steps that turn the device-free model into the tables the passes
-//! read: the instance table ([`instance`]) and the mixer's packed frame
-//! ([`mix`]). The model names none of their GPU types; the GPU objects
+//! read, and their results back: the instance table ([`instance`]), the
+//! mixer's packed frame ([`mix`]) and a frame's flat results as
+//! [`Poses`](crate::Poses) ([`poses`]). The model names none of their GPU types; the GPU objects
 //! and the CPU twin read them.
 
 pub(crate) mod instance;
 pub(crate) mod mix;
+pub(crate) mod poses;
