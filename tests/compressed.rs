@@ -209,11 +209,18 @@ fn a_library_without_a_rig_holds_value_bounds() {
     assert_eq!(smooth[0].keys, 1, "constant rotation: {:?}", smooth[0]);
     assert_eq!(smooth[1].keys, 2, "a line: {:?}", smooth[1]);
     assert!(!smooth[1].uniform);
+    assert_within_value_bounds(&plain, &lossy, &clips);
+}
+
+/// `lossy` samples every track of `clips` within the default value bound
+/// of `plain` at each clip's probe times: rotations within 5.6e-5 rad,
+/// other values within 5.6e-5 of the track's largest magnitude.
+fn assert_within_value_bounds(plain: &AnimationLibrary, lossy: &AnimationLibrary, clips: &[Clip]) {
+    let stride = plain.output_stride() as usize;
     for (c, clip) in clips.iter().enumerate() {
         let times = probe_times(clip);
-        let a = sample_at(&plain, c as u32, &times);
-        let b = sample_at(&lossy, c as u32, &times);
-        let stride = plain.output_stride() as usize;
+        let a = sample_at(plain, c as u32, &times);
+        let b = sample_at(lossy, c as u32, &times);
         for (t, track) in clip.tracks.iter().enumerate() {
             let (o, w) = plain.track_output(c as u32, t as u32).unwrap();
             for i in 0..times.len() {
@@ -226,10 +233,8 @@ fn a_library_without_a_rig_holds_value_bounds() {
                     let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
                     for (p, q) in x.iter().zip(y) {
                         let d = (f64::from(*p) - f64::from(*q)).abs();
-                        assert!(
-                            d <= 5.6e-5 * f64::from(largest) + 1e-9,
-                            "clip {c} track {t}: {d}"
-                        );
+                        let tol = 5.6e-5 * f64::from(largest) + 1e-9;
+                        assert!(d <= tol, "clip {c} track {t}: {d}");
                     }
                 }
             }
@@ -383,30 +388,7 @@ fn tiny_tracks_never_take_more_than_raw() {
         assert!(e <= report.bound, "clip {c}: {e} > {}", report.bound);
     }
     // Without a rig: each value within its value bound.
-    for (c, clip) in clips.iter().enumerate() {
-        let times = probe_times(clip);
-        let a = sample_at(&plain, c as u32, &times);
-        let b = sample_at(&unbound, c as u32, &times);
-        let stride = plain.output_stride() as usize;
-        for (t, track) in clip.tracks.iter().enumerate() {
-            let (o, w) = plain.track_output(c as u32, t as u32).unwrap();
-            for i in 0..times.len() {
-                let x = &a[i * stride + o as usize..][..w as usize];
-                let y = &b[i * stride + o as usize..][..w as usize];
-                if track.property == Property::Rotation {
-                    let angle = angle_between(x, y);
-                    assert!(angle <= 5.6e-5, "clip {c} track {t}: {angle} rad");
-                } else {
-                    let largest = track.values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-                    for (p, q) in x.iter().zip(y) {
-                        let d = (f64::from(*p) - f64::from(*q)).abs();
-                        let tol = 5.6e-5 * f64::from(largest) + 1e-9;
-                        assert!(d <= tol, "clip {c} track {t}: {d}");
-                    }
-                }
-            }
-        }
-    }
+    assert_within_value_bounds(&plain, &unbound, &clips);
 }
 
 // ------------------------------------------------------------ GPU
