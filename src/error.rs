@@ -255,7 +255,7 @@ pub enum Error {
     Bind(crate::model::BindError),
     /// The skin stage was given a sampler it was not built for.
     #[error("library on rig: {0}")]
-    Fit(crate::model::rig::FitError),
+    Fit(FitError),
     /// A glTF file could not be imported: what is wrong, and where (the
     /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]
@@ -339,4 +339,45 @@ impl From<RingError> for Error {
     fn from(e: RingError) -> Self {
         Error::Ring(e)
     }
+}
+
+/// A skin stage given a sampler it was not built for. (A library that
+/// does not fit a rig is refused when it is bound:
+/// [`BindError`](crate::model::BindError).)
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FitError {
+    /// Skin tables built for one library were given a sampler of another.
+    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
+    LibraryMismatch {
+        /// The tables' output stride.
+        tables_stride: u32,
+        /// The tables' clip count.
+        tables_clips: usize,
+        /// The sampler library's output stride.
+        sampler_stride: u32,
+        /// The sampler library's clip count.
+        sampler_clips: usize,
+    },
+    /// A skinner was given another sampler than the one it was built
+    /// from (it reads that sampler's buffers).
+    #[error("the skinner was given another sampler than the one it was built from")]
+    OtherSampler,
+}
+
+impl From<FitError> for Error {
+    fn from(e: FitError) -> Self {
+        Error::Fit(e)
+    }
+}
+
+/// `n` as a `u32` index, or [`Error::LimitExceeded`] naming `what` (`n`
+/// elements of 4 bytes).
+pub(crate) fn index_u32(n: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::LimitExceeded {
+        what,
+        needed: n as u64 * 4,
+        limit_name: "u32 indexing",
+        limit: u64::from(u32::MAX),
+    })
 }

@@ -36,7 +36,7 @@ pub(crate) struct GpuTrack {
     pub(crate) output_offset: u32,
     /// The target node for node-property tracks, 0 for pointer tracks
     /// (informational: the sampler does not read it; the pose stage finds
-    /// its channels in [`crate::model::rig::SkinTables`]).
+    /// its channels in [`crate::tables::rig::SkinTables`]).
     pub(crate) node: u32,
     /// Buckets per second of the track's bucket table; or, negated, keys
     /// per second of uniformly spaced keys, indexed directly without a
@@ -696,7 +696,7 @@ pub(crate) const MAX_FUSED_SKINS: u32 = 4;
 
 /// The skin pass writes a node's joint slots in straight code, not a
 /// loop, when no node has more than this many
-/// ([`SkinTables::max_slots_per_node`](crate::model::rig::SkinTables::max_slots_per_node);
+/// ([`SkinTables::max_slots_per_node`](crate::tables::rig::SkinTables::max_slots_per_node);
 /// WGSL `MAX_UNROLLED_SLOTS`, and `NODE_SLOTS` in skin.wgsl).
 #[cfg(test)]
 pub(crate) const MAX_UNROLLED_SLOTS: u32 = 4;

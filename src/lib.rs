@@ -135,7 +135,7 @@ pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
-pub use error::{Error, Result};
+pub use error::{Error, FitError, Result};
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
@@ -150,9 +150,7 @@ pub use model::instance::Instance;
 pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
 pub use model::mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
-pub use model::rig::{
-    FitError, NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin,
-};
+pub use model::rig::{NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin};
 pub use model::target::{NodeName, SourceId};
 pub use model::track::{
     Clip, Interpolation, Marker, PointerTarget, PointerType, Property, Track, TrackError,

@@ -130,9 +130,10 @@ pub(crate) struct RunKeyTexels {
 /// the clip-blocks plan's workgroups take them: each run's first row (its
 /// track index) and its rows (the last run of a clip may be shorter).
 pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usize, &[GpuTrack])> {
-    let tracks = library.tracks();
+    let tracks = library.tables().tracks();
     let run = run.max(1) as usize;
     library
+        .tables()
         .clip_table()
         .iter()
         .flat_map(|clip| {
@@ -316,7 +317,7 @@ pub(crate) fn build(
     base: u64,
     max_texels: u64,
 ) -> RunKeyTexels {
-    let tracks = library.tracks();
+    let tracks = library.tables().tracks();
     let mut tables = RunTables {
         library,
         base,
@@ -583,6 +584,7 @@ mod tests {
                 .collect();
             let library = AnimationLibrary::new(vec![Clip::new("c", tracks)]).unwrap();
             let rows: Vec<GpuSampleRow> = library
+                .tables()
                 .tracks()
                 .iter()
                 .map(GpuSampleRow::of_key_texels)
@@ -592,7 +594,7 @@ mod tests {
         // Every third row indexed directly: the key texels step unevenly.
         let (library, own) = library_of(|r| r % 3 == 0);
         assert!(!GpuSampleRow::is_regular_run(&own));
-        let windows = library.key_windows();
+        let windows = library.tables().key_windows();
         let base = windows.len() as u64 + 100;
         let mut rows = own.clone();
         let copies = key_copies(&library, &windows, &mut rows, 0, 8, base, u64::MAX).unwrap();
@@ -622,7 +624,7 @@ mod tests {
         // bucket texels, fewer than the 240 copies.
         let (library, own) = library_of(|r| r % 3 != 2);
         let mut rows = own.clone();
-        let windows = library.key_windows();
+        let windows = library.tables().key_windows();
         assert!(key_copies(&library, &windows, &mut rows, 0, 8, 0, u64::MAX).is_none());
         assert_eq!(rows, own);
     }
@@ -680,14 +682,20 @@ mod tests {
             let (scale, origin, buckets, entries) = run_table(&slices);
             for &time in &probes(&rows) {
                 let b = lookup_bucket(time, origin, scale, buckets) as usize;
-                for (i, track) in library.tracks().iter().enumerate() {
+                for (i, track) in library.tables().tracks().iter().enumerate() {
                     let own = times_of(&library, track);
                     let k = entries[b * rows.len() + i];
                     let want =
                         find_segment(library.times(), track.times_offset, track.key_count, time);
                     assert!(k <= want.k, "row {i} at {time}: guess {k} after {}", want.k);
                     let keys = track.key_texels();
-                    let got = find_segment_from(own, library.search_keys(), track, keys + k, time);
+                    let got = find_segment_from(
+                        own,
+                        library.tables().search_keys(),
+                        track,
+                        keys + k,
+                        time,
+                    );
                     assert_eq!(got, want, "row {i} at {time}");
                 }
             }
@@ -854,7 +862,7 @@ mod tests {
         let rows: Vec<Vec<f32>> = (0..35).map(|r| times(rng, 0.0, 20 + r % 30)).collect();
         let few = vec![times(rng, 0.3, 256), times(rng, 0.0, 3)];
         let lib = library(vec![rows.clone(), few.clone()]);
-        let base = lib.search_keys().len() as u64;
+        let base = lib.tables().search_keys().len() as u64;
         let built = build(&lib, &[(0, 32)], base, u64::MAX);
         assert_eq!(
             built.groups,
@@ -866,7 +874,7 @@ mod tests {
         );
         // Headers for rows 0, 32 (clip 0) and 35 (clip 1), and the tables
         // decode to run_table's entries.
-        let tracks = lib.tracks().len();
+        let tracks = lib.tables().tracks().len();
         let runs = [(0usize, &rows[..32]), (32, &rows[32..]), (35, &few[..])];
         assert_tables(&built, base, tracks, &runs, run_table);
         for (row, h) in built.texels[..tracks].iter().enumerate() {
@@ -881,7 +889,7 @@ mod tests {
         // exact_run_table.
         let wide_rows: Vec<Vec<f32>> = (0..35).map(|r| spread(rng, 0.0, 20 + r % 30)).collect();
         let wide = library(vec![wide_rows.clone()]);
-        let wide_base = wide.search_keys().len() as u64;
+        let wide_base = wide.tables().search_keys().len() as u64;
         let built = build(&wide, &[(0, 32)], wide_base, u64::MAX);
         assert_eq!(
             built.groups,
@@ -913,7 +921,7 @@ mod tests {
         let slices: Vec<&[f32]> = pairs.iter().map(Vec::as_slice).collect();
         assert!(exact_run_table(&slices).is_some_and(|t| t.2 > 34));
         let close = library(vec![pairs]);
-        assert!(close.tracks().iter().all(|t| t.lookup_scale > 0.0));
+        assert!(close.tables().tracks().iter().all(|t| t.lookup_scale > 0.0));
         let built = build(&close, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0].mode, RunKeys::Table);
     }
@@ -945,14 +953,14 @@ mod tests {
         let baked = library(vec![(1..5)
             .map(|r| (0..10 * r).map(|k| k as f32 / 30.0).collect())
             .collect()]);
-        assert!(baked.tracks().iter().all(|t| t.lookup_scale < 0.0));
+        assert!(baked.tables().tracks().iter().all(|t| t.lookup_scale < 0.0));
         let built = build(&baked, &[(0, 32)], 0, u64::MAX);
         assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
     }
 
     /// Shared key times, one row per run, huge rows, a small texture.
     fn shared_oversize_and_single_row_runs(rng: &mut Rng, lib: &AnimationLibrary, base: u64) {
-        let tracks = lib.tracks().len();
+        let tracks = lib.tables().tracks().len();
         // Every row with the first row's key times: shared, no texels.
         let t = times(rng, 0.0, 30);
         let shared = library(vec![vec![t.clone(); 5], vec![t.clone(); 3]]);

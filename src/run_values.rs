@@ -178,7 +178,12 @@ mod tests {
         assert_eq!(dst[base + 20..base + 24], q(3, 2));
         // Every row's key k is found at its row's new offset plus k times
         // its new width, and the row left alone is where it was.
-        let mut rows: Vec<GpuSampleRow> = library.tracks().iter().map(GpuSampleRow::of).collect();
+        let mut rows: Vec<GpuSampleRow> = library
+            .tables()
+            .tracks()
+            .iter()
+            .map(GpuSampleRow::of)
+            .collect();
         for run in &runs {
             run.point_rows(&mut rows);
         }
@@ -189,7 +194,10 @@ mod tests {
             }
         }
         assert_eq!(rows[4].width, 4);
-        assert_eq!(rows[4].values_offset, library.tracks()[4].values_offset);
+        assert_eq!(
+            rows[4].values_offset,
+            library.tables().tracks()[4].values_offset
+        );
     }
 
     #[test]

@@ -18,10 +18,11 @@ use crate::error::Result;
 use crate::layout::GpuInstance;
 use crate::model::compressed::{split_cubic, CompressedTrack, KeyTimes, Quantized};
 use crate::model::library::AnimationLibrary;
-use crate::model::rig::{Rig, SkinTables};
+use crate::model::rig::Rig;
 use crate::model::track::{
     normalize_rotation_keys, Clip, Interpolation, Property, Track, ValueKind,
 };
+use crate::tables::rig::SkinTables;
 
 /// How many times a node track's tolerance is tightened before it is
 /// stored losslessly (2^-12 of its tolerance alone).

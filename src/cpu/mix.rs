@@ -27,10 +27,10 @@ use crate::error::Result;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
-use crate::model::rig::SkinTables;
 use crate::model::track::ValueKind;
 use crate::tables::instance::resolve_instances;
 use crate::tables::mix::Packer;
+use crate::tables::rig::SkinTables;
 
 /// The mix pass's own tables (WGSL `mix_actions`, `characters`, `masks`).
 #[derive(Debug, Clone, Copy)]

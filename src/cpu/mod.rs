@@ -32,10 +32,10 @@ use crate::model::crowd::{
 };
 use crate::model::instance::Instance;
 use crate::model::mix::{check_masks, Action, Mask};
-use crate::model::rig::SkinTables;
 use crate::model::{BoundLibrary, Poses};
 use crate::tables::instance::resolve_instances;
 use crate::tables::poses::Flat;
+use crate::tables::rig::SkinTables;
 
 /// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
 /// samples `instances` of the bound library and poses its rig (the staged

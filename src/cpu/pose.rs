@@ -19,7 +19,8 @@ use glam::{Vec3, Vec4};
 
 use crate::cpu::quat::quat_normalize;
 use crate::layout::GpuLocalPose;
-use crate::model::rig::{GpuNode, SkinTables};
+use crate::layout::GpuNode;
+use crate::tables::rig::SkinTables;
 
 /// Node `n` (WGSL `node_at`, which reads the first
 /// [`UNIFORM_HEAD`](crate::layout::UNIFORM_HEAD) nodes from a uniform

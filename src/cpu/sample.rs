@@ -331,27 +331,27 @@ pub(crate) fn sample_track_compressed(
 /// `instances.len() * library.output_stride()` floats.
 pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], output: &mut [f32]) {
     let stride = library.output_stride() as usize;
-    let clips = library.clip_table();
+    let clips = library.tables().clip_table();
     for (i, inst) in instances.iter().enumerate() {
         let Some(clip) = clips.get(inst.clip as usize) else {
             continue;
         };
         for j in 0..clip.track_count {
-            let track = &library.tracks()[(clip.track_offset + j) as usize];
+            let track = &library.tables().tracks()[(clip.track_offset + j) as usize];
             let out = i * stride + track.output_offset as usize;
             let out = &mut output[out..out + track.width as usize];
-            match library.packed() {
+            match library.tables().packed() {
                 Some(packed) => sample_track_compressed(
                     library.times(),
-                    library.search_keys(),
-                    (packed, library.verbatim_start()),
+                    library.tables().search_keys(),
+                    (packed, library.tables().verbatim_start()),
                     track,
                     inst.time,
                     out,
                 ),
                 None => sample_track(
                     library.times(),
-                    library.search_keys(),
+                    library.tables().search_keys(),
                     library.values(),
                     track,
                     inst.time,

@@ -42,7 +42,8 @@ use glam::{Mat4, Vec3, Vec4};
 
 use crate::cpu::pose::{morph_main, node_at, pose_main};
 use crate::layout::GpuLocalPose;
-use crate::model::rig::{GpuJoint, SkinTables, MAX_FUSED_SKINS};
+use crate::layout::{GpuJoint, MAX_FUSED_SKINS};
+use crate::tables::rig::SkinTables;
 
 /// Everything the pose, morph and skin passes write, for a set of
 /// instances, in the GPU layouts described on [`SkinTables`].
@@ -528,9 +529,9 @@ mod entries {
     use crate::error::Result;
     use crate::model::instance::Instance;
     use crate::model::library::AnimationLibrary;
-    use crate::model::rig::tables::SkinJoints;
     use crate::model::rig::Rig;
     use crate::tables::instance::resolve_instances;
+    use crate::tables::rig::SkinJoints;
 
     /// WGSL `a * b` for 4x4 matrices.
     #[must_use]
@@ -619,7 +620,7 @@ mod entries {
     /// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
     /// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
     /// the nodes in index order (chain by chain when every parent comes before
-    /// its children: [`GpuNode::chain`](crate::model::rig::GpuNode::chain), else
+    /// its children: [`GpuNode::chain`](crate::layout::GpuNode::chain), else
     /// through [`global_matrix`]), each local computed where it is used
     /// ([`posed_local`]), each global written to `globals` and, right after
     /// it, the joint matrices of the slots whose joint node it is (from the

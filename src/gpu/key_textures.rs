@@ -99,7 +99,7 @@ impl KeyTextures {
         queue: &wgpu::Queue,
         library: &AnimationLibrary,
     ) -> Result<Self> {
-        Self::with_texels(device, queue, library, library.key_windows())
+        Self::with_texels(device, queue, library, library.tables().key_windows())
     }
 
     /// [`new`](Self::new), with `texels` as the key search texture's
@@ -116,11 +116,13 @@ impl KeyTextures {
         let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
         let windows: &[u32] = bytemuck::cast_slice(&texels);
         let search: Vec<u32> = library
+            .tables()
             .tracks()
             .iter()
             .flat_map(|t| track_search_texels(t).into_iter().flatten())
             .collect();
         let groups: Vec<u32> = library
+            .tables()
             .clip_table()
             .iter()
             .flat_map(|c| clip_group_texels(c).into_iter().flatten())

@@ -189,7 +189,7 @@ impl GpuSampler {
             let blocks = own.blocks.map(|(sorted, blocks, params)| BlockTables {
                 sort: ClipSort::new(
                     capacity,
-                    upload.library.clip_table().len(),
+                    upload.library.tables().clip_table().len(),
                     upload.tables.dispatches.len(),
                     parts,
                 ),
@@ -232,7 +232,7 @@ impl Sizes {
         check_size(limits, "output buffer", output, false)?;
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let clip_blocks = tables.plan == SamplerPlan::ClipBlocks;
-        let group_blocks = max_blocks(capacity, library.clip_table().len());
+        let group_blocks = max_blocks(capacity, library.tables().clip_table().len());
         let block_entries = u64::from(group_blocks) * tables.dispatches.len() as u64;
         let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
             .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
@@ -297,15 +297,15 @@ impl SampleUpload {
         let limits = device.limits();
         // A compressed library's packed words take the values' place (the
         // buffer is bound as `packed` too).
-        let value_bytes: &[u8] = match library.packed() {
+        let value_bytes: &[u8] = match library.tables().packed() {
             Some(p) => bytemuck::cast_slice(p),
             None => bytemuck::cast_slice(library.values()),
         };
         let values_bytes = value_bytes.len() as u64;
-        let clips_bytes = std::mem::size_of_val(library.clip_table()) as u64;
+        let clips_bytes = std::mem::size_of_val(library.tables().clip_table()) as u64;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
-        let rows_bytes = (library.tracks().len() as u64
+        let rows_bytes = (library.tables().tracks().len() as u64
             * std::mem::size_of::<GpuSampleRow>() as u64)
             .max(u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64);
         if tables.plan == SamplerPlan::ClipBlocks {
@@ -334,7 +334,7 @@ impl SampleUpload {
             let clips = buffer_init(
                 device,
                 "keyframe-gpu.clips",
-                bytemuck::cast_slice(library.clip_table()),
+                bytemuck::cast_slice(library.tables().clip_table()),
                 wgpu::BufferUsages::STORAGE,
             )?;
             // The rows, bound as storage and, for their head, as a uniform.
@@ -396,7 +396,8 @@ impl SampleUpload {
             immediate_size: 0,
         });
         let planned = plan.dispatches.iter().filter(|d| d.stage == Stage::Sample);
-        let clip_count = u32::try_from(self.library.clip_table().len()).unwrap_or(u32::MAX);
+        let clip_count =
+            u32::try_from(self.library.tables().clip_table().len()).unwrap_or(u32::MAX);
         let mut groups = Vec::with_capacity(self.tables.parts());
         for (slot, d) in planned.enumerate() {
             let constants = d.overrides.constants(d.module);
@@ -767,7 +768,7 @@ impl BlockTables {
         max_dim: u32,
     ) {
         let sort = &mut self.sort;
-        sort.sort(resolved, library.clip_table(), &self.parts);
+        sort.sort(resolved, library.tables().clip_table(), &self.parts);
         for (slot, d) in groups.iter_mut().enumerate() {
             let (base, count) = sort.range(slot);
             // Fits: checked against max_blocks in new().

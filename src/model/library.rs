@@ -4,15 +4,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::compressed::{packed_block, CompressError, CompressedTrack, KeyTimes, Quantized};
-use crate::error::{Error, Result};
-use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
-use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
+use super::compressed::{CompressError, CompressedTrack};
+use crate::error::{index_u32, Error, Result};
 use crate::model::target::SourceId;
 use crate::model::track::{
-    normalize_rotation_keys, Clip, Interpolation, PointerTarget, PointerType, Property, Track,
-    TrackError, ValueKind,
+    Clip, Interpolation, PointerTarget, PointerType, Track, TrackError, ValueKind,
 };
+use crate::tables::library::{rest_value_block, Flattener, LibraryTables};
 use std::collections::HashSet;
 
 /// Many clips, validated and flattened into GPU-ready arrays.
@@ -47,25 +45,8 @@ pub struct AnimationLibrary {
 #[derive(Debug)]
 struct LibraryData {
     clips: Vec<Clip>,
-    times: Vec<f32>,
-    search_keys: Vec<u32>,
-    values: Vec<f32>,
-    tracks: Vec<GpuTrack>,
-    clip_table: Vec<GpuClip>,
-    output_stride: u32,
-    tracks_per_instance: u32,
-    group_tracks: [u32; SAMPLE_GROUPS],
-    track_rows: Vec<u32>,
     pointer_targets: Vec<PointerOutput>,
-    /// A compressed library's packed words (`values` is then empty): per
-    /// track its block ([`packed_block`]) at its row's `values_offset`,
-    /// every block before `verbatim_start`, then the verbatim tracks'
-    /// words ([`CompressedTrack::is_verbatim`]).
-    packed: Option<Vec<u32>>,
-    /// The first word of the verbatim tracks in `packed` (its length when
-    /// there are none): a row whose `values_offset` is at least this is
-    /// verbatim.
-    verbatim_start: u32,
+    tables: LibraryTables,
 }
 
 /// Where a pointer target's value lands in every instance's output block:
@@ -93,26 +74,6 @@ pub struct PointerOutput {
 /// The most rest-value tracks (clips times pointer targets) a library
 /// adds; see [`AnimationLibrary::new`].
 const MAX_REST_TRACKS: u64 = 1 << 20;
-
-fn to_u32(n: usize, what: &'static str) -> Result<u32> {
-    u32::try_from(n).map_err(|_| Error::LimitExceeded {
-        what,
-        needed: n as u64 * 4,
-        limit_name: "u32 indexing",
-        limit: u64::from(u32::MAX),
-    })
-}
-
-/// A hash of the bits of a key time array and its length.
-fn times_hash(times: &[f32]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    times.len().hash(&mut h);
-    for t in times {
-        t.to_bits().hash(&mut h);
-    }
-    h.finish()
-}
 
 impl AnimationLibrary {
     /// Validates every clip and flattens them. Key times shared between
@@ -154,7 +115,13 @@ impl AnimationLibrary {
                 targets.slot(p, &pointer_targets)
             })?;
         }
-        flat.finish(clips, pointer_targets)
+        Ok(AnimationLibrary {
+            data: Arc::new(LibraryData {
+                clips,
+                pointer_targets,
+                tables: flat.finish()?,
+            }),
+        })
     }
 
     /// A compressed library: `clips` (validated as [`new`](Self::new)
@@ -244,11 +211,7 @@ impl AnimationLibrary {
             limit_name: "u32 indexing",
             limit: u64::from(u32::MAX),
         })?;
-        let mut flat = Flattener {
-            packed: Some(Vec::new()),
-            verbatim_start,
-            ..Flattener::default()
-        };
+        let mut flat = Flattener::compressed(verbatim_start);
         for ((clip, rest_tracks), (compressed, rest)) in
             clips.iter().zip(&fillers).zip(tracks.iter().zip(&rest))
         {
@@ -257,14 +220,20 @@ impl AnimationLibrary {
                 targets.slot(p, &pointer_targets)
             })?;
         }
-        flat.finish(clips, pointer_targets)
+        Ok(AnimationLibrary {
+            data: Arc::new(LibraryData {
+                clips,
+                pointer_targets,
+                tables: flat.finish()?,
+            }),
+        })
     }
 
     /// Whether the library is compressed ([`compress`](Self::compress),
     /// [`BoundLibrary::compress`](crate::BoundLibrary::compress)).
     #[must_use]
     pub fn is_compressed(&self) -> bool {
-        self.data.packed.is_some()
+        self.data.tables.packed().is_some()
     }
 
     /// The bytes of key times and values the library puts on the device:
@@ -275,31 +244,12 @@ impl AnimationLibrary {
     /// last word (as many for either library) are not counted.
     #[must_use]
     pub fn stored_bytes(&self) -> u64 {
-        let values = match &self.data.packed {
+        let tables = &self.data.tables;
+        let values = match tables.packed() {
             Some(p) => p.len(),
-            None => self.data.values.len(),
+            None => tables.values().len(),
         };
-        (self.data.times.len() + values) as u64 * 4
-    }
-
-    /// A compressed library's packed words (a block per track at its row's
-    /// `values_offset`, then the verbatim tracks' words); `None` for an
-    /// uncompressed library. The decoder reads up to 3 words past the last
-    /// one: the device's buffer has zeros there, and the CPU twin reads
-    /// zeros.
-    #[must_use]
-    pub(crate) fn packed(&self) -> Option<&[u32]> {
-        self.data.packed.as_deref()
-    }
-
-    /// The first word of a compressed library's verbatim tracks in its
-    /// packed words: a row whose `values_offset` is at least this is
-    /// verbatim, its values (then its tangents) `f32`s from there without
-    /// a block (WGSL override `VERBATIM_START`). The length of the packed
-    /// words where no track is verbatim; 0 for an uncompressed library.
-    #[must_use]
-    pub(crate) fn verbatim_start(&self) -> u32 {
-        self.data.verbatim_start
+        (tables.times().len() + values) as u64 * 4
     }
 
     /// Every pointer target of the library's clips, in the order they
@@ -408,121 +358,36 @@ impl AnimationLibrary {
         AnimationLibrary::new(clips)
     }
 
-    #[doc(hidden)]
-    /// All key times, shared inputs stored once.
-    #[must_use]
-    pub fn times(&self) -> &[f32] {
-        &self.data.times
-    }
-
-    #[doc(hidden)]
-    /// The key of each search texel ([`GpuTrack::search_offset`]): per
-    /// distinct key times, from their `search_offset`, the key each of the
-    /// `2 (key_count - 1)` buckets tries first when they have a bucket
-    /// table (`lookup_scale > 0`), then `0..key_count`. Texel `j` of a
-    /// track is [`key_texel`] of that key: see [`key_windows`](Self::key_windows).
-    #[must_use]
-    pub(crate) fn search_keys(&self) -> &[u32] {
-        &self.data.search_keys
-    }
-
-    #[doc(hidden)]
-    /// The key search's texels, as the sampler's `key_windows` texture
-    /// holds them: texel `j` is `[p, t_p, t_(p+1), t_(p+2)]` (the times as
-    /// their bits, indices clamped to the last key) for
-    /// `p = search_keys()[j]` and the key times of the track whose texels
-    /// those are. Built for the upload, not stored.
-    #[must_use]
-    pub(crate) fn key_windows(&self) -> Vec<[u32; 4]> {
-        let keys = &self.data.search_keys;
-        let mut texels = vec![[0u32; 4]; keys.len()];
-        let mut done = HashSet::new();
-        for track in &self.data.tracks {
-            // A compressed track with uniform times has no texels.
-            if self.is_compressed() && track.lookup_scale < 0.0 {
-                continue;
-            }
-            if !done.insert(track.search_offset) {
-                continue;
-            }
-            let times = self.track_times(track);
-            let start = track.search_offset as usize;
-            let end = start + search_texel_count(track);
-            for (texel, &p) in texels[start..end].iter_mut().zip(&keys[start..end]) {
-                *texel = key_texel(times, p as usize);
-            }
-        }
-        texels
-    }
-
-    /// The key times of `track`.
-    fn track_times(&self, track: &GpuTrack) -> &[f32] {
-        &self.data.times[track.times_offset as usize..][..track.key_count as usize]
-    }
-
-    #[doc(hidden)]
-    /// All key values, track after track (empty for a compressed library:
-    /// see [`packed`](Self::packed)).
-    #[must_use]
-    pub fn values(&self) -> &[f32] {
-        &self.data.values
-    }
-
-    #[doc(hidden)]
-    /// The track table, clip after clip; within a clip, its tracks grouped
-    /// by the shader block that samples them (LINEAR rotations, then
-    /// CUBICSPLINE tracks other than rotations, other LINEAR tracks,
-    /// CUBICSPLINE rotations, STEP tracks; see [`GpuClip`] and
-    /// [`crate::layout::SAMPLE_GROUPS`]; the group fixes the
-    /// interpolation), then by property within a group, in clip order
-    /// otherwise (a stable sort).
-    /// [`track_row`](Self::track_row) finds a clip track's row.
-    #[must_use]
-    pub(crate) fn tracks(&self) -> &[GpuTrack] {
-        &self.data.tracks
-    }
-
-    #[doc(hidden)]
-    /// The clip table.
-    #[must_use]
-    pub(crate) fn clip_table(&self) -> &[GpuClip] {
-        &self.data.clip_table
-    }
-
     /// `f32`s per instance in the output: the largest clip output width.
     #[must_use]
     pub fn output_stride(&self) -> u32 {
-        self.data.output_stride
-    }
-
-    #[doc(hidden)]
-    /// The row in [`tracks`](Self::tracks) of track `track` of clip
-    /// `clip`, or `None` if either index is out of range.
-    #[must_use]
-    pub(crate) fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
-        let c = self.data.clip_table.get(clip)?;
-        if track >= c.track_count as usize {
-            return None;
-        }
-        self.data
-            .track_rows
-            .get(c.track_offset as usize + track)
-            .map(|&r| r as usize)
-    }
-
-    #[doc(hidden)]
-    /// The largest number of tracks of group `group` (a
-    /// [`crate::layout::SAMPLE_GROUPS`] index) in any clip: invocations per
-    /// instance of that group's dispatch; 0 for a group out of range.
-    #[must_use]
-    pub(crate) fn group_tracks_per_instance(&self, group: usize) -> u32 {
-        self.data.group_tracks.get(group).copied().unwrap_or(0)
+        self.data.tables.output_stride()
     }
 
     /// The largest track count of any clip: invocations per instance.
     #[must_use]
     pub fn tracks_per_instance(&self) -> u32 {
-        self.data.tracks_per_instance
+        self.data.tables.tracks_per_instance()
+    }
+
+    /// The library's flat tables, as the sampler and the CPU twin read them.
+    #[must_use]
+    pub(crate) fn tables(&self) -> &LibraryTables {
+        &self.data.tables
+    }
+
+    #[doc(hidden)]
+    /// All key times, shared inputs stored once.
+    #[must_use]
+    pub fn times(&self) -> &[f32] {
+        self.data.tables.times()
+    }
+
+    #[doc(hidden)]
+    /// All key values, track after track (empty for a compressed library).
+    #[must_use]
+    pub fn values(&self) -> &[f32] {
+        self.data.tables.values()
     }
 
     /// Where track `track` of clip `clip` writes inside an instance's output
@@ -534,7 +399,8 @@ impl AnimationLibrary {
         if track >= self.data.clips.get(clip)?.tracks.len() {
             return None;
         }
-        let t = self.data.tracks.get(self.track_row(clip, track)?)?;
+        let tables = &self.data.tables;
+        let t = tables.tracks().get(tables.track_row(clip, track)?)?;
         Some((t.output_offset, t.width))
     }
 }
@@ -564,7 +430,7 @@ impl<'a> Targets<'a> {
                     None => width += u64::from(track.width),
                 }
             }
-            let width = to_u32(width as usize, "output block of one instance")?;
+            let width = index_u32(width as usize, "output block of one instance")?;
             targets.node_stride = targets.node_stride.max(width);
         }
         Ok(targets)
@@ -610,13 +476,13 @@ impl<'a> Targets<'a> {
                 pointer: target.pointer.clone(),
                 ty: target.ty,
                 kind: target.ty.value_kind(),
-                offset: to_u32(slot_end as usize, "output block of one instance")?,
+                offset: index_u32(slot_end as usize, "output block of one instance")?,
                 width,
                 rest: target.rest.clone(),
             });
             slot_end += u64::from(width);
         }
-        to_u32(slot_end as usize, "output block of one instance")?;
+        index_u32(slot_end as usize, "output block of one instance")?;
         Ok(outputs)
     }
 
@@ -674,311 +540,6 @@ fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) ->
                 .collect()
         })
         .collect()
-}
-
-/// Where a track's key times are stored: `(times_offset, lookup_scale,
-/// search_offset)` of its [`GpuTrack`].
-type StoredTimes = (u32, f32, u32);
-
-/// Where a row's key times are: `(times_offset, lookup_scale,
-/// lookup_origin, search_offset)` of its [`GpuTrack`].
-type RowTimes = (u32, f32, f32, u32);
-
-/// The arrays of a library while [`AnimationLibrary::new`] fills them,
-/// clip after clip.
-#[derive(Default)]
-struct Flattener {
-    times: Vec<f32>,
-    values: Vec<f32>,
-    tracks: Vec<GpuTrack>,
-    clip_table: Vec<GpuClip>,
-    search_keys: Vec<u32>,
-    /// Stored key times by the address and length of their allocation.
-    shared: HashMap<(usize, usize), StoredTimes>,
-    /// Stored key times by a hash of their bits (confirmed by comparing
-    /// them).
-    by_contents: HashMap<u64, Vec<StoredTimes>>,
-    output_stride: u32,
-    tracks_per_instance: u32,
-    group_tracks: [u32; SAMPLE_GROUPS],
-    track_rows: Vec<u32>,
-    /// A compressed library's packed words (`None`: uncompressed): its
-    /// blocks.
-    packed: Option<Vec<u32>>,
-    /// Where the verbatim tracks' words start in the packed words: after
-    /// every block.
-    verbatim_start: u32,
-    /// The verbatim tracks' words, appended to the blocks by `finish`.
-    verbatim: Vec<u32>,
-}
-
-/// A rest-value track (one key, STEP) as a compressed track: uniform
-/// times, the value raw (stored verbatim).
-fn rest_value_block(track: &Track) -> CompressedTrack {
-    CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: track.times.first().copied().unwrap_or(0.0),
-            rate: 1.0,
-            count: 1,
-        },
-        values: Quantized::raw(&track.values, track.width),
-        tangents: None,
-    }
-}
-
-impl Flattener {
-    /// Appends `clip`'s tracks, then its `rest_tracks`, grouped, and its
-    /// clip table entry; `slot_of` gives a pointer target's slot. In a
-    /// compressed library `compressed` holds one compressed track per
-    /// track (the clip's, then the rest tracks').
-    fn add_clip(
-        &mut self,
-        clip: &Clip,
-        rest_tracks: &[Track],
-        compressed: Option<&[&CompressedTrack]>,
-        slot_of: impl Fn(&str) -> u32,
-    ) -> Result<()> {
-        let track_offset = to_u32(self.tracks.len(), "track table")?;
-        let mut output_offset = 0u32;
-        let mut output_width = 0u32;
-        let mut properties = Vec::new();
-        for (i, track) in clip.tracks.iter().chain(rest_tracks).enumerate() {
-            let pointer = track.property == Property::Pointer;
-            let track_output = match &track.pointer {
-                Some(target) if pointer => slot_of(&target.pointer),
-                _ => output_offset,
-            };
-            properties.push(track.property);
-            let end = match compressed.and_then(|c| c.get(i)) {
-                Some(ct) => self.add_compressed_track(track, ct, track_output)?,
-                None => self.add_track(track, track_output)?,
-            };
-            output_width = output_width.max(end);
-            if !pointer {
-                output_offset = end;
-            }
-        }
-        let counts = self.group_rows(track_offset, &properties);
-        let track_count = to_u32(clip.tracks.len() + rest_tracks.len(), "track table")?;
-        self.clip_table.push(GpuClip {
-            track_offset,
-            track_count,
-            output_width,
-            duration: clip.duration(),
-            group_first: std::array::from_fn(|g| track_offset + counts[..g].iter().sum::<u32>()),
-            group_count: counts,
-        });
-        self.output_stride = self.output_stride.max(output_width);
-        self.tracks_per_instance = self.tracks_per_instance.max(track_count);
-        Ok(())
-    }
-
-    /// Appends `track`'s keys and its row, writing at `output`; returns the
-    /// end of what it writes.
-    fn add_track(&mut self, track: &Track, output: u32) -> Result<u32> {
-        let times = self.row_times(&track.times)?;
-        let values_offset = to_u32(self.values.len(), "key values")?;
-        let start = self.values.len();
-        self.values.extend_from_slice(&track.values);
-        normalize_rotation_keys(
-            track.property,
-            track.interpolation,
-            &mut self.values[start..],
-        );
-        self.push_row(track, times, track.times.len(), values_offset, output)
-    }
-
-    /// Appends a compressed track's block to the packed words (or its
-    /// words to the verbatim ones), its times when they are a list, and
-    /// its row, writing at `output`; returns the end of what it writes. A row with uniform times has no search
-    /// texels: its lookup scale is the negated rate, its origin the first
-    /// key's time.
-    fn add_compressed_track(
-        &mut self,
-        track: &Track,
-        compressed: &CompressedTrack,
-        output: u32,
-    ) -> Result<u32> {
-        let times = match &compressed.times {
-            KeyTimes::Uniform { start, rate, .. } => (0, -rate, *start, 0),
-            KeyTimes::List(times) => self.row_times(times)?,
-        };
-        let packed = self.packed.get_or_insert_with(Vec::new);
-        let values_offset = if compressed.is_verbatim(track.interpolation) {
-            let at = u64::from(self.verbatim_start) + self.verbatim.len() as u64;
-            self.verbatim.extend(compressed.verbatim_words());
-            to_u32(at as usize, "packed words")?
-        } else {
-            let at = to_u32(packed.len(), "packed words")?;
-            packed.extend(packed_block(compressed, track.width));
-            at
-        };
-        self.push_row(track, times, compressed.key_count(), values_offset, output)
-    }
-
-    /// Appends the row of `track`, whose `key_count` keys have their times
-    /// at `times` and their values at `values_offset`, writing at
-    /// `output`; returns the end of what it writes.
-    fn push_row(
-        &mut self,
-        track: &Track,
-        times: RowTimes,
-        key_count: usize,
-        values_offset: u32,
-        output: u32,
-    ) -> Result<u32> {
-        let (times_offset, lookup_scale, lookup_origin, search_offset) = times;
-        let pointer = track.property == Property::Pointer;
-        self.tracks.push(GpuTrack {
-            times_offset,
-            key_count: to_u32(key_count, "key times")?,
-            values_offset,
-            width: track.width,
-            interpolation: track.interpolation as u32,
-            kind: track.value_kind() as u32,
-            output_offset: output,
-            node: if pointer { 0 } else { track.node },
-            lookup_scale,
-            lookup_origin,
-            search_offset,
-        });
-        output.checked_add(track.width).ok_or(Error::LimitExceeded {
-            what: "output block of one instance",
-            needed: u64::from(output) * 4 + u64::from(track.width) * 4,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })
-    }
-
-    /// [`Self::key_times`] of a row's key times, with the row's lookup
-    /// origin: the first key time where they have a lookup (a scale other
-    /// than 0), else 0.
-    fn row_times(&mut self, times: &[f32]) -> Result<RowTimes> {
-        let (offset, scale, search) = self.key_times(times)?;
-        let origin = if scale != 0.0 { times[0] } else { 0.0 };
-        Ok((offset, scale, origin, search))
-    }
-
-    /// Where `times` are stored, storing them (and their search texels)
-    /// unless the same allocation or the same bits already are.
-    fn key_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
-        let key = (times.as_ptr() as usize, times.len());
-        let bits = times_hash(times);
-        if let Some(found) = self.find_times(key, bits, times) {
-            return Ok(found);
-        }
-        let stored = self.store_times(times)?;
-        self.shared.insert(key, stored);
-        self.by_contents.entry(bits).or_default().push(stored);
-        Ok(stored)
-    }
-
-    /// Stored key times from the allocation `key`, or else with the hash
-    /// `bits` and the same bits as `times`.
-    fn find_times(&self, key: (usize, usize), bits: u64, times: &[f32]) -> Option<StoredTimes> {
-        let same = |&&(o, _, _): &&StoredTimes| {
-            let stored = &self.times[o as usize..];
-            stored.len() >= times.len()
-                && stored[..times.len()]
-                    .iter()
-                    .zip(times.iter())
-                    .all(|(a, b)| a.to_bits() == b.to_bits())
-        };
-        self.shared.get(&key).copied().or_else(|| {
-            self.by_contents
-                .get(&bits)
-                .and_then(|c| c.iter().find(same).copied())
-        })
-    }
-
-    /// Appends `times` and their search texels: the buckets' first (a
-    /// track with a table), then one per key.
-    fn store_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
-        let o = to_u32(self.times.len(), "key times")?;
-        self.times.extend_from_slice(times);
-        let search = to_u32(self.search_keys.len(), "key search table")?;
-        // In a compressed library a negative scale means uniform times
-        // without texels: lists there search from a table or the middle.
-        let direct = if self.packed.is_some() {
-            0.0
-        } else {
-            uniform_key_scale(times)
-        };
-        let scale = match key_lookup(times) {
-            _ if direct > 0.0 => -direct,
-            Some((scale, first)) => {
-                self.search_keys.extend_from_slice(&first);
-                scale
-            }
-            None => 0.0,
-        };
-        self.search_keys
-            .extend(0..to_u32(times.len(), "key times")?);
-        Ok((o, scale, search))
-    }
-
-    /// Sorts the clip's rows (from `track_offset`, with `properties` in
-    /// clip order) by shader block, then by property within a group (so
-    /// that SIMD lanes and GPU warps side by side have the same width;
-    /// stable otherwise); records in `track_rows` each clip track's row.
-    /// Returns the rows of each group.
-    fn group_rows(&mut self, track_offset: u32, properties: &[Property]) -> [u32; SAMPLE_GROUPS] {
-        let rows = &mut self.tracks[track_offset as usize..];
-        let mut order: Vec<usize> = (0..rows.len()).collect();
-        order.sort_by_key(|&j| (rows[j].group(), properties[j] as u32));
-        let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
-        rows.copy_from_slice(&grouped);
-        let mut row_of = vec![0u32; order.len()];
-        for (row, &j) in order.iter().enumerate() {
-            row_of[j] = track_offset + row as u32;
-        }
-        self.track_rows.extend_from_slice(&row_of);
-        let mut counts = [0u32; SAMPLE_GROUPS];
-        for t in &grouped {
-            counts[t.group() as usize] += 1;
-        }
-        for (most, count) in self.group_tracks.iter_mut().zip(counts) {
-            *most = (*most).max(count);
-        }
-        counts
-    }
-
-    /// Checks that the arrays can be indexed with `u32` and makes the
-    /// library.
-    fn finish(
-        self,
-        clips: Vec<Clip>,
-        pointer_targets: Vec<PointerOutput>,
-    ) -> Result<AnimationLibrary> {
-        to_u32(self.values.len(), "key values")?;
-        to_u32(self.search_keys.len(), "key search table")?;
-        to_u32(self.tracks.len(), "track table")?;
-        let verbatim = self.verbatim;
-        let packed = self.packed.map(|mut p| {
-            p.extend_from_slice(&verbatim);
-            p
-        });
-        if let Some(p) = &packed {
-            to_u32(p.len(), "packed words")?;
-        }
-        Ok(AnimationLibrary {
-            data: Arc::new(LibraryData {
-                clips,
-                times: self.times,
-                search_keys: self.search_keys,
-                values: self.values,
-                tracks: self.tracks,
-                clip_table: self.clip_table,
-                output_stride: self.output_stride,
-                tracks_per_instance: self.tracks_per_instance,
-                group_tracks: self.group_tracks,
-                track_rows: self.track_rows,
-                pointer_targets,
-                packed,
-                verbatim_start: self.verbatim_start,
-            }),
-        })
-    }
 }
 
 /// A clip named by its file and its name: unique across the files of a

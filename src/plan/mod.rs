@@ -148,11 +148,16 @@ pub(crate) fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
     g != GROUP_ALL
         && !library.is_compressed()
         && library.output_stride().is_multiple_of(4)
-        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
-            t.values_offset.is_multiple_of(4)
-                && t.width.is_multiple_of(4)
-                && t.output_offset.is_multiple_of(4)
-        })
+        && library
+            .tables()
+            .tracks()
+            .iter()
+            .filter(|t| t.group() == g)
+            .all(|t| {
+                t.values_offset.is_multiple_of(4)
+                    && t.width.is_multiple_of(4)
+                    && t.output_offset.is_multiple_of(4)
+            })
 }
 
 /// Whether every track group of `library` is [`vec4_group`]: rotations
@@ -169,7 +174,7 @@ pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
 /// grouped plan with full blocks and slower with mostly idle lanes.
 #[must_use]
 pub(crate) fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
-    let clips = library.clip_table().len() as u64;
+    let clips = library.tables().clip_table().len() as u64;
     clips > 0 && u64::from(max_instances) >= u64::from(WORKGROUP_SIZE) * clips
 }
 
@@ -407,12 +412,12 @@ impl SampleTables {
     ) -> SampleTables {
         let dispatches: Vec<(u32, u32)> = match plan {
             SamplerPlan::Grouped | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
-                .map(|g| (g as u32, library.group_tracks_per_instance(g)))
+                .map(|g| (g as u32, library.tables().group_tracks_per_instance(g)))
                 .filter(|&(_, per)| per > 0)
                 .collect(),
             _ => vec![(GROUP_ALL, library.tracks_per_instance())],
         };
-        let run_base = library.search_keys().len() as u64;
+        let run_base = library.tables().search_keys().len() as u64;
         let mut tables = SampleTables {
             plan,
             head_windows: vec![Vec::new(); dispatches.len()],
@@ -428,7 +433,7 @@ impl SampleTables {
         if plan == SamplerPlan::ClipBlocks {
             tables.add_clip_blocks(library, texture_texels, uniform_heads);
         } else {
-            tables.texels = library.key_windows();
+            tables.texels = library.tables().key_windows();
         }
         tables
     }
@@ -481,6 +486,7 @@ impl SampleTables {
             .map(|(&(g, _), _)| g)
             .collect();
         let mut rows: Vec<GpuSampleRow> = library
+            .tables()
             .tracks()
             .iter()
             .map(|t| {
@@ -507,7 +513,7 @@ impl SampleTables {
             let run = block_row_run(per);
             let mut found = segments(&rows, g, run);
             if found.0 > 0 && !found.1 && key_groups.contains(&g) {
-                let windows = windows.get_or_insert_with(|| library.key_windows());
+                let windows = windows.get_or_insert_with(|| library.tables().key_windows());
                 let base = self.run_base + extra.len() as u64;
                 if let Some(copies) =
                     run_keys::key_copies(library, windows, &mut rows, g, run, base, texture_texels)
@@ -521,7 +527,7 @@ impl SampleTables {
                 self.regular[slot] = found;
             }
         }
-        let mut texels = windows.unwrap_or_else(|| library.key_windows());
+        let mut texels = windows.unwrap_or_else(|| library.tables().key_windows());
         texels.extend_from_slice(&extra);
         self.texels = texels;
         self.rows = rows;
@@ -544,10 +550,15 @@ impl SampleTables {
     /// uniform copies, and each dispatch's windows of them.
     fn add_compressed_runs(&mut self, library: &AnimationLibrary, uniform_heads: bool) {
         use crate::run_keys::{self, GroupRunKeys, RunKeys};
-        self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
-        self.texels = library.key_windows();
-        let packed = library.packed().unwrap_or(&[]);
-        let verbatim = library.verbatim_start();
+        self.rows = library
+            .tables()
+            .tracks()
+            .iter()
+            .map(GpuSampleRow::of)
+            .collect();
+        self.texels = library.tables().key_windows();
+        let packed = library.tables().packed().unwrap_or(&[]);
+        let verbatim = library.tables().verbatim_start();
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
         let dt = |t: &GpuTrack| block_header(packed, verbatim, t).map(|h| h[3]);
@@ -555,11 +566,12 @@ impl SampleTables {
             self.head_windows = self
                 .dispatches
                 .iter()
-                .map(|&(g, _)| head_windows(library.clip_table(), g).unwrap_or_default())
+                .map(|&(g, _)| head_windows(library.tables().clip_table(), g).unwrap_or_default())
                 .collect();
         }
         if self.head_windows.iter().any(|w| !w.is_empty()) {
             self.decode_heads = library
+                .tables()
                 .tracks()
                 .iter()
                 .map(|t| decode_head(packed, verbatim, t))

@@ -20,9 +20,9 @@ use crate::layout::{
 use crate::model::compressed::block_header;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::MixerDesc;
-use crate::model::rig::SkinTables;
 use crate::model::track::Interpolation;
 use crate::model::BoundLibrary;
+use crate::tables::rig::SkinTables;
 
 /// The stage of the pipeline a dispatch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -427,7 +427,7 @@ impl Plan {
                 name: "key search texels",
                 bytes: t.texels.len() as u64 * 16,
             },
-            match library.packed() {
+            match library.tables().packed() {
                 Some(p) => TableUse {
                     name: "packed values",
                     bytes: p.len() as u64 * 4,
@@ -439,11 +439,11 @@ impl Plan {
             },
             TableUse {
                 name: "tracks",
-                bytes: std::mem::size_of_val(library.tracks()) as u64,
+                bytes: std::mem::size_of_val(library.tables().tracks()) as u64,
             },
             TableUse {
                 name: "clips",
-                bytes: std::mem::size_of_val(library.clip_table()) as u64,
+                bytes: std::mem::size_of_val(library.tables().clip_table()) as u64,
             },
         ];
         if !t.rows.is_empty() {
@@ -517,10 +517,10 @@ pub(crate) fn block_grid_fits(
 /// `max_blocks` blocks, a workgroup per block and run of the group's rows,
 /// over x and then y; the largest group's.
 pub(crate) fn block_workgroups(library: &AnimationLibrary, rows: u32) -> u64 {
-    let group_blocks = max_blocks(rows, library.clip_table().len());
+    let group_blocks = max_blocks(rows, library.tables().clip_table().len());
     (0..SAMPLE_GROUPS)
         .map(|g| {
-            let per = library.group_tracks_per_instance(g);
+            let per = library.tables().group_tracks_per_instance(g);
             u64::from(group_blocks) * u64::from(per.div_ceil(block_row_run(per)))
         })
         .max()
@@ -548,7 +548,7 @@ fn sample_dispatches(
             let overrides = sample_overrides(library, tables, slot, rows, profile);
             let per = overrides.group_rows;
             let (x, y) = if clip_blocks {
-                let blocks = max_blocks(rows, library.clip_table().len());
+                let blocks = max_blocks(rows, library.tables().clip_table().len());
                 let workgroups = blocks.saturating_mul(per.div_ceil(overrides.row_run));
                 let x = workgroups.min(max_dim);
                 (x, if x == 0 { 0 } else { workgroups.div_ceil(x) })
@@ -591,8 +591,8 @@ pub(crate) fn sample_overrides(
     // The reference plan searches every key; the tuned plans compile in
     // the lookup paths the library's tracks take.
     let tuned = tables.plan != SamplerPlan::Reference;
-    let block_entries =
-        u64::from(max_blocks(rows, library.clip_table().len())) * tables.dispatches.len() as u64;
+    let block_entries = u64::from(max_blocks(rows, library.tables().clip_table().len()))
+        * tables.dispatches.len() as u64;
     let heads = cpu_adapter::uniform_heads(profile);
     let row_run = match tables.plan {
         SamplerPlan::ClipBlocks => block_row_run(per_instance),
@@ -602,14 +602,23 @@ pub(crate) fn sample_overrides(
     SampleOverrides {
         group: g,
         row_shift: key_row_shift(profile),
-        has_table: tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0),
+        has_table: tuned
+            && library
+                .tables()
+                .tracks()
+                .iter()
+                .any(|t| t.lookup_scale > 0.0),
         // A compressed library's negative scales are uniform times, which
         // have no texels to guess from (decode.wgsl's rate_segment).
         has_direct: tuned
             && !library.is_compressed()
-            && library.tracks().iter().any(|t| t.lookup_scale < 0.0),
+            && library
+                .tables()
+                .tracks()
+                .iter()
+                .any(|t| t.lookup_scale < 0.0),
         blocks_in_uniform: heads && block_entries <= u64::from(BLOCK_HEAD),
-        rows_in_uniform: heads && library.tracks().len() as u64 <= u64::from(ROW_HEAD),
+        rows_in_uniform: heads && library.tables().tracks().len() as u64 <= u64::from(ROW_HEAD),
         group_rows: per_instance.max(1),
         row_run,
         run_keys: run_keys.mode as u32,
@@ -624,12 +633,14 @@ pub(crate) fn sample_overrides(
         // A compressed row with uniform times has a negative scale.
         uniform_times: library.is_compressed()
             && library
+                .tables()
                 .tracks()
                 .iter()
                 .filter(|t| g == GROUP_ALL || t.group() == g)
                 .all(|t| t.lookup_scale < 0.0),
         wide_rows: !library.is_compressed()
             || library
+                .tables()
                 .tracks()
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
@@ -638,7 +649,7 @@ pub(crate) fn sample_overrides(
         // group's clips fit windows.
         heads_in_uniform: tables.head_windows.get(slot).is_some_and(|w| !w.is_empty()),
         verbatim_start: if library.is_compressed() {
-            library.verbatim_start()
+            library.tables().verbatim_start()
         } else {
             u32::MAX
         },
@@ -655,16 +666,17 @@ const ALL_ENCODINGS: u32 =
 /// in bits 16..24); every bit for an uncompressed library, which never
 /// decodes.
 fn stream_encodings(library: &AnimationLibrary, g: u32) -> u32 {
-    let Some(packed) = library.packed() else {
+    let Some(packed) = library.tables().packed() else {
         return ALL_ENCODINGS;
     };
     let mut bits = 0;
     for t in library
+        .tables()
         .tracks()
         .iter()
         .filter(|t| g == GROUP_ALL || t.group() == g)
     {
-        let Some([meta, ..]) = block_header(packed, library.verbatim_start(), t) else {
+        let Some([meta, ..]) = block_header(packed, library.tables().verbatim_start(), t) else {
             return ALL_ENCODINGS;
         };
         bits |= 1 << (meta & 0xff).min(31);

@@ -33,7 +33,7 @@ pub fn resolve_instances_into(
     instances: &[Instance],
     out: &mut Vec<GpuInstance>,
 ) -> Result<()> {
-    let clips = library.clip_table();
+    let clips = library.tables().clip_table();
     out.clear();
     for (i, inst) in instances.iter().enumerate() {
         out.push({

@@ -73,7 +73,7 @@ impl Packer {
         self.characters.clear();
         self.references.clear();
         self.reference_rows.clear();
-        let clips = library.clip_table();
+        let clips = library.tables().clip_table();
         let first_reference = actions.len() as u32;
         let mut first = 0u32;
         for &count in counts {

@@ -5,5 +5,7 @@
 //! and the CPU twin read them.
 
 pub(crate) mod instance;
+pub(crate) mod library;
 pub(crate) mod mix;
 pub(crate) mod poses;
+pub(crate) mod rig;

@@ -6,7 +6,8 @@ use glam::{Mat4, Quat, Vec3};
 use crate::layout::GpuLocalPose;
 use crate::model::library::AnimationLibrary;
 use crate::model::poses::{Poses, Properties, Results, Transform};
-use crate::model::rig::{Rig, SkinTables};
+use crate::model::rig::Rig;
+use crate::tables::rig::SkinTables;
 
 /// The flat results of one frame, as the passes write them.
 pub(crate) struct Flat {

@@ -536,19 +536,19 @@ fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
     let (clip, compressed) = verbatim_clip();
     let plain = AnimationLibrary::new(vec![clip.clone()]).unwrap();
     let library = AnimationLibrary::from_compressed(vec![clip.clone()], vec![compressed]).unwrap();
-    assert_eq!(library.verbatim_start(), 60);
-    let packed = library.packed().unwrap();
+    assert_eq!(library.tables().verbatim_start(), 60);
+    let packed = library.tables().packed().unwrap();
     assert_eq!(packed.len(), 60 + 20 + 24 + 45 + 60 + 3 + 30);
     assert_eq!(library.stored_bytes(), 4 * (5 + packed.len() as u64));
     for (t, track) in clip.tracks.iter().enumerate() {
-        let row = library.tracks()[library.track_row(0, t).unwrap()];
-        let verbatim = row.values_offset >= library.verbatim_start();
+        let row = library.tables().tracks()[library.tables().track_row(0, t).unwrap()];
+        let verbatim = row.values_offset >= library.tables().verbatim_start();
         assert_eq!(verbatim, t < 6, "track {t}: {row:?}");
         if !verbatim {
             continue;
         }
         // The uncompressed library's floats, values first, then tangents.
-        let plain_row = plain.tracks()[plain.track_row(0, t).unwrap()];
+        let plain_row = plain.tables().tracks()[plain.tables().track_row(0, t).unwrap()];
         let w = track.width as usize;
         let n = track.key_count();
         let at = |e: usize| &plain.values()[plain_row.values_offset as usize + e * w..][..w];
@@ -1395,7 +1395,7 @@ fn assert_blocks_match_twin(
 #[test]
 fn a_library_past_one_window_reads_its_heads_in_windows() {
     let library = large_mocap(130, 8, 24);
-    assert_eq!(library.tracks().len(), 3120);
+    assert_eq!(library.tables().tracks().len(), 3120);
     let dispatches = block_dispatches(&library);
     // Rotations (130 a clip: 2,730 rows from the first clip's to the last
     // clip's end) and the other LINEAR tracks (260 a clip) need two

@@ -176,11 +176,11 @@ fn library(track: Track) -> AnimationLibrary {
 
 /// The crate's sample at raw clip time `time` (no wrap mode).
 fn sample_raw(lib: &AnimationLibrary, time: f32) -> Vec<f32> {
-    let track = &lib.tracks()[0];
+    let track = &lib.tables().tracks()[0];
     let mut out = vec![f32::NAN; track.width as usize];
     cpu::sample::sample_track(
         lib.times(),
-        lib.search_keys(),
+        lib.tables().search_keys(),
         lib.values(),
         track,
         time,

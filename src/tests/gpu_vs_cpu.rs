@@ -24,7 +24,7 @@ use proptest::test_runner::{Config, TestRunner};
 fn assert_matches(lib: &AnimationLibrary, instances: &[Instance], gpu: &[f32], cpu: &[f32]) {
     assert_eq!(gpu.len(), cpu.len(), "output length");
     super::each_track_output(lib, instances, gpu, cpu, |i, inst, j, track, g, c| {
-        let gclip = lib.clip_table()[inst.clip as usize];
+        let gclip = lib.tables().clip_table()[inst.clip as usize];
         let ctx = format!(
             "instance {i} clip {} track {j} ({:?} {:?}) clip time {} (duration {}): gpu {g:?} cpu {c:?}",
             inst.clip, track.interpolation, track.property, inst.time, gclip.duration
@@ -202,7 +202,7 @@ fn plans_dispatch_as_documented() {
     assert_eq!(auto.plan(), want);
     // With 64 instances per clip (full blocks) Auto takes the clip-blocks
     // plan on CPU adapters whatever the library; one instance fewer, not.
-    let clips = lib.clip_table().len() as u32;
+    let clips = lib.tables().clip_table().len() as u32;
     assert!(!keyframe_gpu::plan::full_blocks(&lib, 64 * clips - 1));
     assert!(keyframe_gpu::plan::full_blocks(&lib, 64 * clips));
     let below = super::sampler(&h.device, &h.queue, &lib, 64 * clips - 1).unwrap();
@@ -271,7 +271,7 @@ fn clip_groups_partition_each_clips_rows() {
     let mut clips = every_mode_library().clips().to_vec();
     clips.push(Clip::new("mixed", mixed));
     let lib = AnimationLibrary::new(clips).unwrap();
-    for (c, clip) in lib.clip_table().iter().enumerate() {
+    for (c, clip) in lib.tables().clip_table().iter().enumerate() {
         // The groups follow each other from the clip's first row and add
         // up to its tracks.
         assert_eq!(clip.group_first[0], clip.track_offset, "clip {c}");
@@ -292,7 +292,7 @@ fn clip_groups_partition_each_clips_rows() {
         // rotations in 0, other LINEAR tracks in 2.
         for g in 0..5 {
             let first = clip.group_first[g] as usize;
-            for row in &lib.tracks()[first..first + clip.group_count[g] as usize] {
+            for row in &lib.tables().tracks()[first..first + clip.group_count[g] as usize] {
                 let rotation = row.kind == keyframe_gpu::ValueKind::Rotation as u32;
                 let want = if row.interpolation == Interpolation::CubicSpline as u32 {
                     if rotation {
@@ -311,7 +311,7 @@ fn clip_groups_partition_each_clips_rows() {
             }
         }
     }
-    let mixed = lib.clip_table().last().unwrap();
+    let mixed = lib.tables().clip_table().last().unwrap();
     assert_eq!(mixed.group_count, [2, 1, 2, 1, 2]);
 }
 
@@ -335,7 +335,10 @@ fn sampler_shares_the_librarys_arrays_instead_of_copying_them() {
         std::ptr::eq(sampler.library().values(), lib.values()),
         "the sampler holds a copy of the library's values"
     );
-    assert!(std::ptr::eq(sampler.library().tracks(), lib.tracks()));
+    assert!(std::ptr::eq(
+        sampler.library().tables().tracks(),
+        lib.tables().tracks()
+    ));
 }
 
 #[test]
@@ -538,7 +541,7 @@ fn assert_grids_capped(sampler: &GpuSampler, lib: &AnimationLibrary, instances: 
     assert!(!grids.is_empty());
     for &(g, (x, y, z)) in &grids {
         assert_eq!(z, 1);
-        let rows = lib.group_tracks_per_instance(g as usize);
+        let rows = lib.tables().group_tracks_per_instance(g as usize);
         let per_invocation = match sampler.plan() {
             SamplerPlan::Reference => 1,
             _ => keyframe_gpu::plan::invocation_rows(g, rows),
@@ -725,7 +728,12 @@ fn key_texture_rows_past_the_limit_are_refused_with_numbers() {
     // the uniform track's 300 keys (indexed directly, no buckets), the
     // 2-key track's 2: 1,200 texels in rows of 16, 75 rows > 16.
     let lib = multi_row_library();
-    let scales: Vec<f32> = lib.tracks().iter().map(|t| t.lookup_scale).collect();
+    let scales: Vec<f32> = lib
+        .tables()
+        .tracks()
+        .iter()
+        .map(|t| t.lookup_scale)
+        .collect();
     let kinds = |f: fn(&f32) -> bool| scales.iter().filter(|s| f(s)).count();
     assert_eq!(
         (
@@ -967,7 +975,7 @@ fn clip_blocks_past_the_uniform_heads_match_cpu() {
             .collect(),
     )
     .unwrap();
-    assert!(many_rows.tracks().len() > ROW_HEAD as usize);
+    assert!(many_rows.tables().tracks().len() > ROW_HEAD as usize);
     // Blocks: a capacity of more than BLOCK_HEAD blocks of 64.
     let many_blocks = AnimationLibrary::new(vec![
         Clip::new("a", vec![rotation(0)]),
@@ -1037,7 +1045,7 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
             .collect(),
     )
     .unwrap();
-    assert_eq!(lib.group_tracks_per_instance(0), 35);
+    assert_eq!(lib.tables().group_tracks_per_instance(0), 35);
     let mut instances = Vec::new();
     for c in 0..counts.len() as u32 {
         for (i, &t) in probe_times().iter().enumerate() {

@@ -427,8 +427,8 @@ fn wrap_modes_are_exact_far_from_zero() {
         return;
     };
     let lib = walk_and_three_quarters();
-    assert_eq!(lib.clip_table()[0].duration, 1.0);
-    assert_eq!(lib.clip_table()[1].duration, 0.75);
+    assert_eq!(lib.tables().clip_table()[0].duration, 1.0);
+    assert_eq!(lib.tables().clip_table()[1].duration, 0.75);
     let pairs = far_and_near();
     let instances: Vec<Instance> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
     let mut sampler = super::sampler(&h.device, &h.queue, &lib, instances.len() as u32).unwrap();
@@ -436,7 +436,7 @@ fn wrap_modes_are_exact_far_from_zero() {
     let cpu_out = cpu::sample(&lib, &instances).unwrap();
     let stride = lib.output_stride() as usize;
     for (p, (far, near)) in pairs.iter().enumerate() {
-        let w = lib.clip_table()[far.clip as usize].output_width as usize;
+        let w = lib.tables().clip_table()[far.clip as usize].output_width as usize;
         let f = &gpu[2 * p * stride..2 * p * stride + w];
         let n = &gpu[(2 * p + 1) * stride..(2 * p + 1) * stride + w];
         let fc = &cpu_out[2 * p * stride..2 * p * stride + w];
@@ -644,7 +644,7 @@ fn dispatch_raw_rows(
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let clips = buf(
         "clips",
-        bytemuck::cast_slice::<GpuClip, u8>(lib.clip_table()),
+        bytemuck::cast_slice::<GpuClip, u8>(lib.tables().clip_table()),
         storage,
     );
     let instances = buf("instances", bytemuck::cast_slice(rows), storage);
@@ -751,7 +751,7 @@ fn shader_never_writes_outside_an_instance_block() {
     for (i, r) in rows.iter().enumerate() {
         let block = &out[i * stride..(i + 1) * stride];
         let ctx = format!("row {i} {r:?}: {block:?}");
-        let written = match lib.clip_table().get(r.clip as usize) {
+        let written = match lib.tables().clip_table().get(r.clip as usize) {
             Some(c) if i < counted => c.output_width as usize,
             _ => 0,
         };

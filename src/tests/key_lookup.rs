@@ -154,12 +154,12 @@ fn tables_hold_what_their_definition_says() {
     for (name, times, kind) in cases() {
         let lib =
             AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
-        let track = lib.tracks()[0];
+        let track = lib.tables().tracks()[0];
         let scale = track.lookup_scale;
         let n = times.len();
         let span = f64::from(times[n - 1]) - f64::from(times[0]);
-        let keys = lib.search_keys();
-        let windows = lib.key_windows();
+        let keys = lib.tables().search_keys();
+        let windows = lib.tables().key_windows();
         assert_eq!(windows.len(), keys.len(), "{name}");
         let so = track.search_offset as usize;
         // Every texel is its key's.
@@ -225,10 +225,11 @@ fn lookup_finds_the_same_key_as_a_scan_on_the_cpu() {
     for (name, times, _) in cases() {
         let lib =
             AnimationLibrary::new(vec![Clip::new(name, vec![step_track(times.clone())])]).unwrap();
-        let track = lib.tracks()[0];
+        let track = lib.tables().tracks()[0];
         for t in queries(&times) {
             let want = oracle(&times, t);
-            let seg = cpu::sample::find_segment_track(lib.times(), lib.search_keys(), &track, t);
+            let seg =
+                cpu::sample::find_segment_track(lib.times(), lib.tables().search_keys(), &track, t);
             assert_eq!(seg.k, want, "{name}: time {t}");
             let on_key = t <= times[0] || t >= *times.last().unwrap() || times.contains(&t);
             assert_eq!(seg.exact, on_key, "{name}: time {t} exact");
@@ -249,7 +250,7 @@ fn a_wrong_bucket_still_finds_the_key() {
     let times: Vec<f32> = (0..300).map(|k| (k as f32 * 1.37).sqrt()).collect();
     let lib =
         AnimationLibrary::new(vec![Clip::new("sqrt", vec![step_track(times.clone())])]).unwrap();
-    let track = lib.tracks()[0];
+    let track = lib.tables().tracks()[0];
     assert!(track.lookup_scale > 0.0);
     let n = times.len() as u32;
     type Corrupt = Box<dyn Fn(u32, u32) -> u32>;
@@ -260,12 +261,12 @@ fn a_wrong_bucket_still_finds_the_key() {
         ("half", Box::new(|a, _| a / 2)),
     ];
     for (what, corrupt) in corruptions {
-        let mut table = lib.search_keys().to_vec();
+        let mut table = lib.tables().search_keys().to_vec();
         for b in 0..2 * (n - 1) {
             let at = (track.search_offset + b) as usize;
             table[at] = corrupt(table[at], b);
         }
-        assert_ne!(table, lib.search_keys(), "{what}");
+        assert_ne!(table, lib.tables().search_keys(), "{what}");
         for t in queries(&times) {
             let seg = cpu::sample::find_segment_track(lib.times(), &table, &track, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
@@ -286,7 +287,7 @@ fn a_wrong_direct_guess_still_finds_the_key() {
     let times: Vec<f32> = (0..400).map(|k| k as f32 / 30.0).collect();
     let lib =
         AnimationLibrary::new(vec![Clip::new("k/30", vec![step_track(times.clone())])]).unwrap();
-    let track = lib.tracks()[0];
+    let track = lib.tables().tracks()[0];
     assert!(track.lookup_scale < 0.0, "indexed directly");
     for (what, scale, origin) in [
         ("3% too big", track.lookup_scale * 1.03, track.lookup_origin),
@@ -307,7 +308,8 @@ fn a_wrong_direct_guess_still_finds_the_key() {
             ..track
         };
         for t in queries(&times) {
-            let seg = cpu::sample::find_segment_track(lib.times(), lib.search_keys(), &wrong, t);
+            let seg =
+                cpu::sample::find_segment_track(lib.times(), lib.tables().search_keys(), &wrong, t);
             assert_eq!(seg.k, oracle(&times, t), "{what}: time {t}");
         }
     }
@@ -355,11 +357,21 @@ fn equal_key_times_are_stored_once() {
     let b = step_track(irregular.clone()); // same contents, its own Arc
     let c = step_track(signed);
     let lib = AnimationLibrary::new(vec![Clip::new("shared", vec![a, b.clone(), c])]).unwrap();
-    let offsets: Vec<u32> = lib.tracks().iter().map(|t| t.times_offset).collect();
+    let offsets: Vec<u32> = lib
+        .tables()
+        .tracks()
+        .iter()
+        .map(|t| t.times_offset)
+        .collect();
     assert_eq!(offsets[0], offsets[1], "{offsets:?}");
     assert_ne!(offsets[0], offsets[2], "{offsets:?}");
     assert_eq!(lib.times().len(), 2 * irregular.len());
-    let search: Vec<u32> = lib.tracks().iter().map(|t| t.search_offset).collect();
+    let search: Vec<u32> = lib
+        .tables()
+        .tracks()
+        .iter()
+        .map(|t| t.search_offset)
+        .collect();
     assert_eq!(search[0], search[1], "{search:?}");
     assert_ne!(search[0], search[2], "{search:?}");
     let alone = AnimationLibrary::new(vec![Clip::new("alone", vec![b])]).unwrap();
@@ -399,7 +411,7 @@ fn track_and_clip_texels_hold_their_rows() {
         Clip::new("b", vec![rotation, step_track(vec![0.0, 1.0])]),
     ])
     .unwrap();
-    for t in lib.tracks() {
+    for t in lib.tables().tracks() {
         let [s, r] = track_search_texels(t);
         assert_eq!(
             s,
@@ -423,7 +435,7 @@ fn track_and_clip_texels_hold_their_rows() {
             )
         );
     }
-    for c in lib.clip_table() {
+    for c in lib.tables().clip_table() {
         let texels = clip_group_texels(c);
         assert_eq!(texels.len(), SAMPLE_GROUPS + 1);
         for (g, texel) in texels.iter().take(SAMPLE_GROUPS).enumerate() {

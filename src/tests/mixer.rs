@@ -19,7 +19,8 @@ use glam::{Quat, Vec4};
 use keyframe_gpu::cpu::mix::mix as cpu_mix;
 use keyframe_gpu::cpu::skin as cpu_skin;
 use keyframe_gpu::layout::GpuLocalPose;
-use keyframe_gpu::model::rig::{NodeTransform, Rig, SkinTables};
+use keyframe_gpu::model::rig::{NodeTransform, Rig};
+use keyframe_gpu::tables::rig::SkinTables;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Mask, MixError,
     MixerDesc, Property, Track, WrapMode, MAX_ACTIONS,
@@ -1251,7 +1252,7 @@ fn pointer_properties_follow_the_rules_by_hand() {
     // "move" (clip 3) does not animate the colour, whatever its filler.
     assert_eq!(
         tables.pointer_channels()[3 * 3 + k],
-        keyframe_gpu::model::rig::tables::REST
+        keyframe_gpu::tables::rig::REST
     );
     let at = |name: &str| {
         let k = lib

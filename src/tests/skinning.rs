@@ -39,10 +39,10 @@ use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
-use keyframe_gpu::model::rig::{
-    FitError, NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin, SkinTables,
-};
+use keyframe_gpu::model::rig::{NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin};
 use keyframe_gpu::plan::PlanChoices;
+use keyframe_gpu::tables::rig::SkinTables;
+use keyframe_gpu::FitError;
 #[cfg(feature = "gltf")]
 use keyframe_gpu::ImportErrorKind;
 use keyframe_gpu::{

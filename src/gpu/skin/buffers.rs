@@ -3,8 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuSampler;
+use crate::layout::{GpuJoint, GpuNode, GpuSkinParams};
 use crate::layout::{GpuLocalPose, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD};
-use crate::model::rig::{GpuJoint, GpuNode, GpuSkinParams, SkinTables};
+use crate::tables::rig::SkinTables;
 
 use crate::layout::GpuMixAction;
 use crate::plan::lanes_per_instance;

@@ -18,14 +18,15 @@ mod buffers;
 mod passes;
 
 use super::scoped;
+use crate::error::FitError;
 use crate::error::{Error, Result};
 use crate::layout::GpuLocalPose;
 use crate::layout::GpuMixAction;
 use crate::layout::SKIN_WORKGROUP_SIZE;
-use crate::model::rig::{FitError, SkinTables};
 use crate::plan::passes::{Pass, RigModule};
 use crate::plan::SkinStrategy;
 use crate::plan::{lanes_per_instance, Overrides, Plan, RigOverrides};
+use crate::tables::rig::SkinTables;
 use buffers::{check_limits, Buffers, MixSpec};
 
 /// Computes local poses, morph weights, global transforms and joint
@@ -616,7 +617,7 @@ impl GpuSkinner {
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-    ) -> Result<Vec<Vec<crate::model::rig::tables::SkinJoints>>> {
+    ) -> Result<Vec<Vec<crate::tables::rig::SkinJoints>>> {
         let flat = self.read_back_joints(device, queue)?;
         let mats: Vec<[f32; 16]> = flat
             .chunks_exact(16)

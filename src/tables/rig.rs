@@ -2,42 +2,12 @@
 //! morph and skin passes read ([`SkinTables`]; the `#[repr(C)]` twins of
 //! the WGSL rig structs are in [`crate::layout`]).
 
-use super::Rig;
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
 use crate::model::library::AnimationLibrary;
+use crate::model::rig::Rig;
 use crate::model::track::Property;
 use crate::model::BoundLibrary;
-
-/// A skin stage given a sampler it was not built for. (A library that
-/// does not fit a rig is refused when it is bound:
-/// [`BindError`](crate::model::BindError).)
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum FitError {
-    /// Skin tables built for one library were given a sampler of another.
-    #[error("skin tables were built for a library with output stride {tables_stride} and {tables_clips} clips, the sampler's has {sampler_stride} and {sampler_clips}")]
-    LibraryMismatch {
-        /// The tables' output stride.
-        tables_stride: u32,
-        /// The tables' clip count.
-        tables_clips: usize,
-        /// The sampler library's output stride.
-        sampler_stride: u32,
-        /// The sampler library's clip count.
-        sampler_clips: usize,
-    },
-    /// A skinner was given another sampler than the one it was built
-    /// from (it reads that sampler's buffers).
-    #[error("the skinner was given another sampler than the one it was built from")]
-    OtherSampler,
-}
-
-impl From<FitError> for Error {
-    fn from(e: FitError) -> Self {
-        Error::Fit(e)
-    }
-}
 
 /// "Not animated: use the rest value" in [`SkinTables::channels`].
 pub(crate) const REST: i32 = -1;
@@ -152,7 +122,7 @@ fn too_big(what: &'static str, n: usize) -> Error {
 /// parent-to-child chain it heads and no joint slot linked yet.
 fn gpu_nodes(rig: &Rig) -> Vec<GpuNode> {
     let mut nodes = rig
-        .nodes
+        .nodes()
         .iter()
         .map(|n| GpuNode {
             translation: [n.translation[0], n.translation[1], n.translation[2], 0.0],
@@ -177,10 +147,10 @@ fn gpu_nodes(rig: &Rig) -> Vec<GpuNode> {
 /// The rig's meshes (their `node` not yet set), all default weights one
 /// after another, and the morph weights per instance.
 fn mesh_tables(rig: &Rig) -> Result<(Vec<GpuMesh>, Vec<f32>, u32)> {
-    let mut meshes = Vec::with_capacity(rig.meshes.len());
+    let mut meshes = Vec::with_capacity(rig.meshes().len());
     let mut default_weights = Vec::new();
     let mut morph_stride = 0u32;
-    for m in &rig.meshes {
+    for m in rig.meshes() {
         meshes.push(GpuMesh {
             weights_offset: morph_stride,
             target_count: m.target_count,
@@ -201,7 +171,7 @@ fn mesh_tables(rig: &Rig) -> Result<(Vec<GpuMesh>, Vec<f32>, u32)> {
 /// lowest-index node using the mesh. [`REST`] where there is none.
 fn channel_tables(bound: &BoundLibrary) -> Result<(Vec<[i32; 4]>, Vec<i32>)> {
     let (rig, library) = (bound.rig(), bound.library());
-    let (node_count, mesh_count) = (rig.nodes.len(), rig.meshes.len());
+    let (node_count, mesh_count) = (rig.nodes().len(), rig.meshes().len());
     let clip_count = library.clips().len();
     let table_len = clip_count
         .checked_mul(node_count)
@@ -222,7 +192,7 @@ fn channel_tables(bound: &BoundLibrary) -> Result<(Vec<[i32; 4]>, Vec<i32>)> {
             let offset = offset_i32(offset)?;
             if property == Property::Weights {
                 // Binding checked that the node's mesh fits the track.
-                if let Some(mesh) = rig.nodes[node as usize].mesh {
+                if let Some(mesh) = rig.nodes()[node as usize].mesh {
                     let ms = c * mesh_count + mesh as usize;
                     if node < morph_node[ms] {
                         morph_node[ms] = node;
@@ -251,9 +221,9 @@ impl SkinJointTables {
     fn of(rig: &Rig) -> Result<Self> {
         let mut joints = Vec::new();
         let mut inverse_binds = Vec::new();
-        let mut skin_offsets = Vec::with_capacity(rig.skins.len());
-        let mut skin_nodes = Vec::with_capacity(rig.skins.len());
-        for (s, skin) in rig.skins.iter().enumerate() {
+        let mut skin_offsets = Vec::with_capacity(rig.skins().len());
+        let mut skin_nodes = Vec::with_capacity(rig.skins().len());
+        for (s, skin) in rig.skins().iter().enumerate() {
             skin_offsets.push(
                 u32::try_from(joints.len()).map_err(|_| too_big("joint table", joints.len()))?,
             );
@@ -307,7 +277,7 @@ impl SkinTables {
     /// 32-bit indexing.
     pub(crate) fn of(bound: &BoundLibrary) -> Result<Self> {
         let (rig, library) = (bound.rig(), bound.library());
-        let node_count = rig.nodes.len();
+        let node_count = rig.nodes().len();
         let clip_count = library.clips().len();
         let mut nodes = gpu_nodes(rig);
         let (mut meshes, default_weights, morph_stride) = mesh_tables(rig)?;
@@ -317,7 +287,7 @@ impl SkinTables {
         u32::try_from(node_count).map_err(|_| too_big("node table", node_count))?;
         let (pointer_channels, pointer_targets, pointer_rest) = pointer_tables(library)?;
         // Each mesh's node for the mixer's masks: the lowest index using it.
-        for (n, node) in rig.nodes.iter().enumerate().rev() {
+        for (n, node) in rig.nodes().iter().enumerate().rev() {
             if let Some(mesh) = node.mesh.and_then(|m| meshes.get_mut(m as usize)) {
                 mesh.node = n as u32;
             }

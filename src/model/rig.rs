@@ -659,10 +659,3 @@ fn fill_default_weights(m: u32, mesh: &mut RigMesh) -> Result<(), RigError> {
     }
     Ok(())
 }
-
-pub(crate) mod tables;
-
-// The flat tables the passes and the twin read: implementation.
-pub(crate) use crate::layout::{GpuJoint, GpuNode, GpuSkinParams, MAX_FUSED_SKINS};
-pub use tables::FitError;
-pub(crate) use tables::SkinTables;
