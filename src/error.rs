@@ -33,7 +33,7 @@ pub enum Error {
         /// Index of the track inside the clip.
         track: Option<usize>,
         /// What is wrong.
-        kind: crate::model::compressed::CompressError,
+        kind: crate::compress::format::CompressError,
     },
     /// A clip has no tracks.
     #[error("clip {clip} ({clip_name:?}) has no tracks")]

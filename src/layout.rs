@@ -522,7 +522,7 @@ pub(crate) const SAMPLE_BLOCKS_USES: [u32; 14] =
 
 /// Words of a compressed track's header in the packed words (WGSL
 /// `COMPRESS_HEADER_WORDS`): `[meta, value step, tangent step, dt]`, then
-/// the per-component offsets (`crate::model::compressed`).
+/// the per-component offsets (`crate::compress::format`).
 pub(crate) const COMPRESS_HEADER_WORDS: u32 = 4;
 /// A compressed stream of quantized vectors (WGSL `ENC_VECTOR`).
 pub(crate) const ENC_VECTOR: u32 = 0;

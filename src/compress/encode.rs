@@ -1,15 +1,15 @@
 //! Quantizing a track's elements on a grid of a given step: the encoders
-//! of the format (`crate::model::compressed`), and the standalone sampling
+//! of the format (`crate::compress::format`), and the standalone sampling
 //! of a candidate through the CPU twin's decoder.
 
 use glam::{DMat3, DQuat, DVec3, DVec4};
 
-use crate::cpu::sample::sample_track_compressed;
-use crate::layout::GpuTrack;
-use crate::model::compressed::{
+use crate::compress::format::{
     packed_block, BitWriter, CompressedTrack, Encoding, Frame, KeyTimes, Quantized,
     MAX_FRAMED_BITS, MAX_QUANTIZED,
 };
+use crate::cpu::sample::sample_track_compressed;
+use crate::layout::GpuTrack;
 use crate::model::track::{Interpolation, Track};
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes

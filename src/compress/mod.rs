@@ -123,10 +123,12 @@
 //! non-finite value is refused with an [`Error::Compressed`] naming the
 //! clip, the track and the [`CompressError`].
 
+pub(crate) mod decode;
 mod encode;
+pub(crate) mod format;
 mod search;
 
-pub use crate::model::compressed::{CompressError, Encoding, Stream};
+pub use crate::compress::format::{CompressError, Encoding, Stream};
 
 use glam::Mat4;
 

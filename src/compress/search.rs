@@ -12,11 +12,11 @@ use super::encode::{
     constant, quantize_framed, quantize_rotations, quantize_vectors, sample_candidate,
 };
 use super::{Metric, TrackCompression};
+use crate::compress::format::{split_cubic, CompressedTrack, KeyTimes, Quantized};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
-use crate::model::compressed::{split_cubic, CompressedTrack, KeyTimes, Quantized};
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::model::track::{

@@ -16,7 +16,6 @@
 
 // The per-stage twins, function by function: implementation, reached by
 // the crate's tests and (through `internals`) its tools.
-pub(crate) mod decode;
 pub(crate) mod mix;
 pub(crate) mod pose;
 pub(crate) mod quat;

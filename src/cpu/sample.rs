@@ -318,11 +318,11 @@ pub(crate) fn sample_track_compressed(
     out: &mut [f32],
 ) {
     let seg = if track.lookup_scale < 0.0 {
-        super::decode::rate_segment(packed, verbatim_start, track, time)
+        crate::compress::decode::rate_segment(packed, verbatim_start, track, time)
     } else {
         find_segment_track(times, search_keys, track, time)
     };
-    super::decode::sample_compressed(packed, verbatim_start, track, seg, out);
+    crate::compress::decode::sample_compressed(packed, verbatim_start, track, seg, out);
 }
 
 #[doc(hidden)]

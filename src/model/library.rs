@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::compressed::{CompressError, CompressedTrack};
+use crate::compress::format::{CompressError, CompressedTrack};
 use crate::error::{index_u32, Error, Result};
 use crate::model::target::SourceId;
 use crate::model::track::{

@@ -9,7 +9,6 @@
 //! mentions `wgpu`.
 
 pub(crate) mod binding;
-pub(crate) mod compressed;
 pub(crate) mod crowd;
 pub(crate) mod instance;
 pub(crate) mod library;

@@ -49,11 +49,11 @@ pub(crate) use schedule::{
 };
 pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 
+use crate::compress::format::{block_header, block_offsets_and_frame};
 use crate::layout::{
     GpuClip, GpuSampleRow, GpuTrack, DECODE_HEAD, DECODE_HEAD_ALIGN, GROUP_ALL, SAMPLE_GROUPS,
     WORKGROUP_SIZE,
 };
-use crate::model::compressed::{block_header, block_offsets_and_frame};
 use crate::model::library::AnimationLibrary;
 
 /// How the sampling pass lays out its dispatches.

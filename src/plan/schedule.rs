@@ -10,6 +10,7 @@ use super::{
     block_row_run, cpu_adapter, invocation_rows, max_blocks, vec4_group, DeviceProfile,
     RigOverrides, SampleOverrides, SampleTables, SamplerPlan, SkinStrategy,
 };
+use crate::compress::format::block_header;
 use crate::error::{Error, Result};
 use crate::layout::{
     Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
@@ -17,7 +18,6 @@ use crate::layout::{
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
-use crate::model::compressed::block_header;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::MixerDesc;
 use crate::model::track::Interpolation;

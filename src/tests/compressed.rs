@@ -17,8 +17,8 @@ mod clips;
 mod mocap;
 
 use clips::{mixed_clips, probe_times, sample_at};
+use keyframe_gpu::compress::format::{BitWriter, CompressedTrack, Frame, KeyTimes, Quantized};
 use keyframe_gpu::compress::{CompressError, CompressOptions, Encoding};
-use keyframe_gpu::model::compressed::{BitWriter, CompressedTrack, Frame, KeyTimes, Quantized};
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, DeviceProfile, Error, Instance, Interpolation, Plan,
     PointerTarget, PointerType, Property, SamplerPlan, Track,

@@ -537,7 +537,7 @@ fn stages_define_no_shared_constant_of_their_own() {
             // snap (decode.wgsl).
             let twin = match name {
                 "SLERP_NLERP_THRESHOLD" => keyframe_gpu::cpu::quat::SLERP_NLERP_THRESHOLD,
-                "RATE_SNAP" if label == "sample" => keyframe_gpu::model::compressed::RATE_SNAP,
+                "RATE_SNAP" if label == "sample" => keyframe_gpu::compress::format::RATE_SNAP,
                 _ => panic!("{label}: const {name} outside the prelude"),
             };
             match module.global_expressions[c.init] {

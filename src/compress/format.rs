@@ -2,15 +2,17 @@
 //! [`crate::compress`], "The format"): what a compressed
 //! [`AnimationLibrary`](crate::AnimationLibrary) stores per track instead
 //! of `f32` key times and values, and what the sampler decodes
-//! (`shaders/decode.wgsl`, CPU twin `src/cpu/decode.rs`). Host data, as
+//! (`shaders/decode.wgsl`, CPU twin `src/compress/decode.rs`). Host data, as
 //! [`Track`] is: no device.
 
 use std::sync::Arc;
 
-use super::track::{normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
     FRAME_WORDS, VERBATIM_META,
+};
+use crate::model::track::{
+    normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE,
 };
 
 /// The most keys of a track whose times are a rate: key indices stay

@@ -13,13 +13,13 @@
 
 use glam::Vec4;
 
-use super::quat::{quat_mul, quat_normalize, quat_slerp};
-use super::sample::{hermite, Segment};
+pub(crate) use crate::compress::format::RATE_SNAP;
+use crate::cpu::quat::{quat_mul, quat_normalize, quat_slerp};
+use crate::cpu::sample::{hermite, Segment};
 use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, FRAME_WORDS,
     INTERP_CUBICSPLINE, INTERP_STEP, KIND_ROTATION, VERBATIM_META,
 };
-pub(crate) use crate::model::compressed::RATE_SNAP;
 
 /// One stream of a track's block (WGSL `Stream`).
 #[derive(Debug, Clone, Copy, PartialEq)]
