@@ -212,7 +212,7 @@ impl GpuSampleRow {
     /// bucket tables are so (a bucket table's texels come before a track's
     /// key texels). In a group with run tables the sampler then copies the
     /// rows' key texels in step where its budget allows
-    /// (`src/run_keys.rs`, `key_copies`); otherwise the shader (without
+    /// (`src/tables/run_keys.rs`, `key_copies`); otherwise the shader (without
     /// override `REGULAR_SEARCH`) computes the rest of each row and reads
     /// its search offset.
     #[must_use]

@@ -125,12 +125,9 @@ mod error;
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
-mod key_lookup;
 pub mod model;
 pub mod plan;
 pub mod playback;
-mod run_keys;
-mod run_values;
 pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;

@@ -93,8 +93,8 @@ pub(crate) fn find_segment(times: &[f32], times_offset: u32, key_count: u32, tim
     )
 }
 
-use crate::key_lookup::key_texel;
-pub(crate) use crate::key_lookup::lookup_bucket;
+use crate::tables::key_lookup::key_texel;
+pub(crate) use crate::tables::key_lookup::lookup_bucket;
 
 #[doc(hidden)]
 /// The shader's `find_segment_track`, step for step, over the library's
@@ -190,7 +190,7 @@ pub(crate) fn find_segment_from(
 /// the last key: the decision of one search step on key `p`'s search
 /// texel, without its miss arithmetic and without the key count. The
 /// shader's `first_segment`, which the clip-blocks plan's exact run tables
-/// (`crate::run_keys`, mode 3) take as the whole search. Past the last key
+/// (`crate::tables::run_keys`, mode 3) take as the whole search. Past the last key
 /// the texel's two last times are equal (indices clamp to the last key),
 /// so a zero interval marks the exact end instead of `k >= last`. Equal
 /// to [`find_segment`]'s result whenever `times[p] <= time` (or `p` is 0)

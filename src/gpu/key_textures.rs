@@ -105,7 +105,7 @@ impl KeyTextures {
     /// [`new`](Self::new), with `texels` as the key search texture's
     /// contents: the library's ([`AnimationLibrary::key_windows`]) and
     /// after them the clip-blocks plan's run keys and key texel copies
-    /// (`crate::run_keys`).
+    /// (`crate::tables::run_keys`).
     pub(crate) fn with_texels(
         device: &wgpu::Device,
         queue: &wgpu::Queue,

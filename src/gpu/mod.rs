@@ -7,7 +7,6 @@
 
 mod animator;
 mod bind;
-mod blocks;
 mod crowd;
 pub mod headless;
 pub(crate) mod key_textures;

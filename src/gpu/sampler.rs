@@ -9,7 +9,6 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use super::bind;
-use super::blocks::{max_blocks, ClipSort, Part};
 use super::key_textures::KeyTextures;
 use super::{buffer_filled, buffer_init, check_size, dispatch_grid, read_buffer, scoped, Health};
 use crate::error::{Error, Result};
@@ -20,6 +19,7 @@ use crate::layout::{
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
+use crate::tables::blocks::{max_blocks, ClipSort, Part};
 use crate::tables::instance::resolve_instances_into;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute

@@ -353,12 +353,12 @@ pub(crate) struct SampleTables {
     /// Per dispatch: its track group and its rows per instance.
     pub dispatches: Vec<(u32, u32)>,
     /// Per dispatch: the clip-blocks plan's run keys (`PER_ROW` elsewhere).
-    pub run_keys: Vec<crate::run_keys::GroupRunKeys>,
+    pub run_keys: Vec<crate::tables::run_keys::GroupRunKeys>,
     /// Per dispatch: the rows per regular segment (0: rows are read) and
     /// whether their search offsets are computed ([`regular_segments`]).
     pub regular: Vec<(u32, bool)>,
     /// The clip-blocks plan's LINEAR rotation runs stored key by key.
-    pub interleaved: Vec<crate::run_values::InterleavedRun>,
+    pub interleaved: Vec<crate::tables::run_values::InterleavedRun>,
     /// The clip-blocks plan's row table (empty in the other plans).
     pub rows: Vec<GpuSampleRow>,
     /// A compressed library's block heads per row, for their uniform
@@ -421,7 +421,7 @@ impl SampleTables {
         let mut tables = SampleTables {
             plan,
             head_windows: vec![Vec::new(); dispatches.len()],
-            run_keys: vec![crate::run_keys::GroupRunKeys::PER_ROW; dispatches.len()],
+            run_keys: vec![crate::tables::run_keys::GroupRunKeys::PER_ROW; dispatches.len()],
             regular: vec![(0, true); dispatches.len()],
             dispatches,
             interleaved: Vec::new(),
@@ -438,13 +438,13 @@ impl SampleTables {
         tables
     }
 
-    /// The clip-blocks plan's part: run keys (`crate::run_keys`), the
+    /// The clip-blocks plan's part: run keys (`crate::tables::run_keys`), the
     /// LINEAR rotation runs stored key by key where every run of the group
-    /// shares its key times (`crate::run_values`), the row table, and per
+    /// shares its key times (`crate::tables::run_values`), the row table, and per
     /// dispatch the segments of its runs whose rows the shader computes
     /// from their first two; where only the search offsets step unevenly,
     /// copies of the rows' key texels after the run tables make them step
-    /// evenly too (`crate::run_keys::key_copies`).
+    /// evenly too (`crate::tables::run_keys::key_copies`).
     ///
     /// A compressed library's values stay packed and it has no run
     /// tables: see [`SampleTables::add_compressed_runs`].
@@ -454,7 +454,7 @@ impl SampleTables {
         texture_texels: u64,
         uniform_heads: bool,
     ) {
-        use crate::run_keys::{self, RunKeys};
+        use crate::tables::run_keys::{self, RunKeys};
         if library.is_compressed() {
             self.add_compressed_runs(library, uniform_heads);
             return;
@@ -474,7 +474,7 @@ impl SampleTables {
         if let Some(slot) = slerp {
             if self.run_keys[slot].mode == RunKeys::Shared {
                 let run = block_row_run(self.dispatches[slot].1);
-                self.interleaved = crate::run_values::interleaved_runs(library, run);
+                self.interleaved = crate::tables::run_values::interleaved_runs(library, run);
             }
         }
         // Rows of groups with run tables name their key texels directly.
@@ -537,7 +537,7 @@ impl SampleTables {
     /// for each group whose every run shares its first row's uniform key
     /// times (baked clips: every track at one rate over the clip; a row
     /// with fewer keys, such as a constant track's one key, has a prefix
-    /// of them) the run keys [`Shared`](crate::run_keys::RunKeys::Shared):
+    /// of them) the run keys [`Shared`](crate::tables::run_keys::RunKeys::Shared):
     /// a run's segment is found once, from its first row, for all its rows
     /// (the shader clamps it to each row's last key, which gives each
     /// row's own segment). Then the segments of its runs whose rows the
@@ -549,7 +549,7 @@ impl SampleTables {
     /// reads). With `uniform_heads`, the rows' block heads for their
     /// uniform copies, and each dispatch's windows of them.
     fn add_compressed_runs(&mut self, library: &AnimationLibrary, uniform_heads: bool) {
-        use crate::run_keys::{self, GroupRunKeys, RunKeys};
+        use crate::tables::run_keys::{self, GroupRunKeys, RunKeys};
         self.rows = library
             .tables()
             .tracks()

@@ -8,9 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::compress::format::{packed_block, CompressedTrack, KeyTimes, Quantized};
 use crate::error::{index_u32, Error, Result};
-use crate::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
 use crate::model::track::{normalize_rotation_keys, Clip, Property, Track};
+use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 
 /// A library's flat tables; see [`AnimationLibrary`](crate::AnimationLibrary)
 /// for the output layout they encode.

@@ -1132,7 +1132,7 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 }
 
 /// The clip-blocks plan's run keys (the first guess of each row's key
-/// search taken from one bucket table per run of rows; `src/run_keys.rs`)
+/// search taken from one bucket table per run of rows; `src/tables/run_keys.rs`)
 /// in each of their modes, against the CPU twin at every key time of every
 /// row, the floats next to them, between keys, before and after: tables of
 /// 8-bit entries (runs of 32 rows and a short run, rows that start late or
@@ -1145,7 +1145,7 @@ fn long_run_keys_library(apart: bool) -> AnimationLibrary {
 /// key texels, or read), and rows that
 /// all share their key times
 /// (one search per run, their values stored key by key:
-/// `src/run_values.rs`). A guess after the answer, a misread table entry,
+/// `src/tables/run_values.rs`). A guess after the answer, a misread table entry,
 /// a miscomputed row or a misplaced value would give another key's
 /// values.
 #[test]

@@ -14,7 +14,7 @@
 //!   `n` keys in its longest row; bucket `b` holds, for every row `r` of the
 //!   run, `A_(r,b)`: the last key of row `r` whose bucket is before `b` (0
 //!   when none), as in a track's own table
-//!   ([`key_lookup`](crate::key_lookup)), in 8 or 16 bits.
+//!   ([`key_lookup`](crate::tables::key_lookup)), in 8 or 16 bits.
 //! - A lane computes its time's bucket once per run and reads the bucket's
 //!   entries (one or two texels for 32 rows); each row's search then
 //!   starts from the row's own search texel of key `A_(r,b)`
@@ -63,9 +63,9 @@
 //!
 //! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
 
-use crate::key_lookup::{bucket_firsts, lookup_bucket};
 use crate::layout::{GpuSampleRow, GpuTrack};
 use crate::model::library::AnimationLibrary;
+use crate::tables::key_lookup::{bucket_firsts, lookup_bucket};
 
 /// How a clip-blocks group's rows find their keys: the shader's override
 /// `RUN_KEYS` (the discriminant).

@@ -5,7 +5,7 @@
 //! samples a run of up to 32 consecutive track rows of one clip, each lane
 //! its instance's rows one after the other. When every row of the run has
 //! the same key times (keys baked at a fixed rate, which the library
-//! stores once; [`run_keys`](crate::run_keys) then searches once per run),
+//! stores once; [`run_keys`](crate::tables::run_keys) then searches once per run),
 //! a lane reads keys `k` and `k + 1` of every row at the same `k`. The
 //! library stores each row's keys one after the other, so those reads are
 //! one or two cache lines per row, far apart; with the run's values stored
@@ -32,11 +32,11 @@
 //! other plans read the library's own layout.
 //!
 //! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
-//! [`RunKeys::Shared`]: crate::run_keys::RunKeys::Shared
+//! [`RunKeys::Shared`]: crate::tables::run_keys::RunKeys::Shared
 
 use crate::layout::{GpuSampleRow, GROUP_SLERP};
 use crate::model::library::AnimationLibrary;
-use crate::run_keys::runs_of;
+use crate::tables::run_keys::runs_of;
 
 /// A run of LINEAR rotation rows whose values the clip-blocks plan stores
 /// key by key.

@@ -103,7 +103,7 @@ pub(crate) fn key_lookup(times: &[f32]) -> Option<(f32, Vec<u32>)> {
 /// For each of the `buckets` buckets from `t0`, `scale` buckets per second
 /// ([`lookup_bucket`]), the last key of `times` whose bucket is before it
 /// (0 when none): a track's bucket table ([`key_lookup`]), and a row's
-/// entries in its run's table (`crate::run_keys`, which shares one origin
+/// entries in its run's table (`crate::tables::run_keys`, which shares one origin
 /// and scale among the run's rows).
 pub(crate) fn bucket_firsts(
     times: &[f32],
