@@ -197,7 +197,7 @@ impl GpuSampleRow {
     /// lookup, width and interpolation are the first row's (so a run of one
     /// row is regular, and a run of two whose other fields agree). Where
     /// every run of a group is regular, or every segment of its runs (see
-    /// [`crate::plan::regular_segments`]), the shader (override
+    /// [`crate::tables::sample::regular_segments`]), the shader (override
     /// `REGULAR_SEGMENT`) reads two rows per segment and computes the
     /// others, instead of reading each row: libraries whose tracks have
     /// equal key counts (keys baked at one rate, crowd_rot's 64 keys a
@@ -247,7 +247,7 @@ impl GpuSampleRow {
 
 /// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one
 /// slot per track group, or per window of its block heads:
-/// [`crate::plan::HeadWindow`]).
+/// [`crate::tables::sample::HeadWindow`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub(crate) struct GpuBlockParams {
@@ -288,7 +288,7 @@ pub(crate) const ROW_HEAD: u32 = 1024;
 /// key count]`, the value stream's first four offsets) and two in
 /// `decode_frames` (a framed stream's `left` and `right`); 64 KiB each.
 /// A library of more rows binds a window of them per dispatch
-/// ([`crate::plan::HeadWindow`]).
+/// ([`crate::tables::sample::HeadWindow`]).
 pub(crate) const DECODE_HEAD: u32 = 2048;
 /// The rows a window of the block heads' uniform copies starts at a
 /// multiple of: 256 bytes, the largest `min_uniform_buffer_offset_alignment`

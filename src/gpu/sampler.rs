@@ -18,9 +18,10 @@ use crate::layout::{
 };
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
-use crate::plan::{Plan, SampleTables, SamplerPlan, Stage};
+use crate::plan::{Plan, SamplerPlan, Stage};
 use crate::tables::blocks::{max_blocks, ClipSort, Part};
 use crate::tables::instance::resolve_instances_into;
+use crate::tables::sample::SampleTables;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
 /// dispatch.
@@ -103,7 +104,7 @@ struct BlockTables {
 }
 
 /// The dispatch of one track group, or of one part of it (the clips of
-/// one window of the block heads: [`crate::plan::HeadWindow`]): its
+/// one window of the block heads: [`crate::tables::sample::HeadWindow`]): its
 /// pipeline (WGSL override `GROUP`), its bind group (whose `params` is the
 /// part's slot of the params buffer, and whose block heads are its
 /// window) and its grid for the current instance table.
@@ -414,7 +415,7 @@ impl SampleUpload {
             });
             let group = d.group.unwrap_or(0);
             // One part over every clip, or one per window of the heads.
-            let whole = [crate::plan::HeadWindow {
+            let whole = [crate::tables::sample::HeadWindow {
                 first_row: 0,
                 clip_begin: 0,
                 clip_end: clip_count,
@@ -872,7 +873,7 @@ impl GpuSampler {
 
     #[doc(hidden)]
     /// For each dispatch whose clip-blocks runs compute their rows from
-    /// the first two of each segment ([`crate::plan::regular_segments`]),
+    /// the first two of each segment ([`crate::tables::sample::regular_segments`]),
     /// `(group, segment, search)`: its track group, the rows per segment
     /// and whether the search offsets are computed too (else read per
     /// row); none in the other plans. For tests that must know which path
@@ -881,7 +882,7 @@ impl GpuSampler {
         // The clip-blocks plan's regular segments of each dispatch's runs,
         // whose rows are computed from their first two (`REGULAR_SEGMENT`,
         // 0 where the rows are read), and whether their search offsets are
-        // too (`REGULAR_SEARCH`): `crate::plan::regular_segments`.
+        // too (`REGULAR_SEARCH`): `crate::tables::sample::regular_segments`.
         let regular = &self.upload.tables.regular;
         self.groups.iter().filter_map(|d| {
             let r = regular

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::passes::{Lanes, Pass, RigModule, MIXED_PASSES};
 use super::{
     block_row_run, cpu_adapter, invocation_rows, max_blocks, vec4_group, DeviceProfile,
-    RigOverrides, SampleOverrides, SampleTables, SamplerPlan, SkinStrategy,
+    RigOverrides, SampleOverrides, SamplerPlan, SkinStrategy,
 };
 use crate::compress::format::block_header;
 use crate::error::{Error, Result};
@@ -23,6 +23,7 @@ use crate::model::mix::MixerDesc;
 use crate::model::track::Interpolation;
 use crate::model::BoundLibrary;
 use crate::tables::rig::SkinTables;
+use crate::tables::sample::SampleTables;
 
 /// The stage of the pipeline a dispatch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +104,7 @@ pub struct Dispatch {
     pub(crate) rig_pass: Option<Pass>,
     /// The windows of a compressed library's block heads it binds, one
     /// part of the dispatch each (empty where it reads none).
-    pub(crate) head_windows: Vec<super::HeadWindow>,
+    pub(crate) head_windows: Vec<crate::tables::sample::HeadWindow>,
 }
 
 /// A table the plan uploads, with its size.

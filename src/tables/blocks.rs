@@ -16,7 +16,7 @@ pub(crate) use crate::plan::max_blocks;
 
 /// One dispatch of the clip-blocks plan, as the sort sees it: the blocks
 /// of track group `group` for the clips `clip_begin..clip_end` (every clip,
-/// or those of a window of the block heads: `crate::plan::HeadWindow`,
+/// or those of a window of the block heads: `crate::tables::sample::HeadWindow`,
 /// whose first row is `head_first`; 0 without).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Part {

@@ -5,7 +5,9 @@
 //! (`sample.wgsl`) and its CPU twin read them; the bucket formula is shared
 //! by all three.
 
-use crate::layout::MAX_LOOKUP_KEYS;
+use crate::layout::{GpuClip, GpuTrack, GROUP_ALL, MAX_LOOKUP_KEYS, SAMPLE_GROUPS};
+
+const _: () = assert!(GROUP_ALL as usize == SAMPLE_GROUPS);
 
 /// The bucket of `time` in a bucket table of `buckets` buckets that
 /// starts at `t0`, `scale` buckets per second: the shader's formula in the
@@ -149,4 +151,42 @@ pub(crate) fn search_texel_count(track: &crate::layout::GpuTrack) -> usize {
     } else {
         0
     }
+}
+
+/// The two texels of track row `row` in the `track_search` texture
+/// (`Rgba32Uint`), everything `sample_main` reads of a track:
+/// texel `2 row` the key search's fields, `[search_offset, key_count,
+/// lookup_scale, lookup_origin]` (the two floats as their bits), texel
+/// `2 row + 1` the rest, `[values_offset, output_offset, width,
+/// interpolation | kind << 16]`.
+#[must_use]
+pub(crate) fn track_search_texels(track: &GpuTrack) -> [[u32; 4]; 2] {
+    [
+        [
+            track.search_offset,
+            track.key_count,
+            track.lookup_scale.to_bits(),
+            track.lookup_origin.to_bits(),
+        ],
+        [
+            track.values_offset,
+            track.output_offset,
+            track.width,
+            track.interpolation | (track.kind << 16),
+        ],
+    ]
+}
+
+/// The texels of clip `clip` in the `clip_groups` texture (`Rg32Uint`),
+/// `SAMPLE_GROUPS + 1` from texel `clip (SAMPLE_GROUPS + 1)`: for each
+/// track group `g` its first track row and row count (`GpuClip::group_first`
+/// and `group_count`), then the clip's first row and count of all its
+/// rows (the reference plan's `GROUP_ALL`, which is `SAMPLE_GROUPS`).
+#[must_use]
+pub(crate) fn clip_group_texels(clip: &GpuClip) -> [[u32; 2]; SAMPLE_GROUPS + 1] {
+    let mut texels = [[clip.track_offset, clip.track_count]; SAMPLE_GROUPS + 1];
+    for (g, texel) in texels.iter_mut().take(SAMPLE_GROUPS).enumerate() {
+        *texel = [clip.group_first[g], clip.group_count[g]];
+    }
+    texels
 }

@@ -13,3 +13,4 @@ pub(crate) mod poses;
 pub(crate) mod rig;
 pub(crate) mod run_keys;
 pub(crate) mod run_values;
+pub(crate) mod sample;

@@ -388,8 +388,8 @@ fn equal_key_times_are_stored_once() {
 /// unpacks them.
 #[test]
 fn track_and_clip_texels_hold_their_rows() {
-    use keyframe_gpu::gpu::key_textures::{clip_group_texels, track_search_texels};
     use keyframe_gpu::layout::{GROUP_ALL, SAMPLE_GROUPS};
+    use keyframe_gpu::tables::key_lookup::{clip_group_texels, track_search_texels};
     let rotation = Track::new(
         1,
         Property::Rotation,

@@ -21,7 +21,7 @@ use keyframe_gpu::layout::{
     MAX_FUSED_SKINS, MAX_PARALLEL_NODES, PRELUDE_WGSL, ROW_HEAD, SAMPLE_BINDINGS,
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SAMPLE_WGSL, UNIFORM_HEAD, WORKGROUP_SIZE,
 };
-use keyframe_gpu::{plan, Interpolation, Property, ValueKind};
+use keyframe_gpu::{tables, Interpolation, Property, ValueKind};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 /// A Rust struct that must match a WGSL struct byte for byte.
@@ -971,7 +971,7 @@ fn regular_runs_are_exactly_the_arithmetic_ones() {
     }
 }
 
-/// `plan::regular_segments`, which picks the segments of a clip-blocks
+/// `tables::sample::regular_segments`, which picks the segments of a clip-blocks
 /// group's runs whose rows the shader computes from their first two: the
 /// whole run when it is regular; else the longest even length dividing the
 /// run at which every segment is, down to `MIN_REGULAR_SEGMENT`; segments
@@ -998,7 +998,7 @@ fn regular_segments_are_the_longest_that_serve_every_run() {
     };
     let segments = |runs: &[Vec<GpuSampleRow>], rows: u32| {
         let runs: Vec<&[GpuSampleRow]> = runs.iter().map(Vec::as_slice).collect();
-        plan::regular_segments(&runs, rows)
+        tables::sample::regular_segments(&runs, rows)
     };
     assert_eq!(segments(&[run(1, 32), run(1, 8)], 32), (32, true));
     assert_eq!(segments(&[run(3, 8)], 24), (8, true));
@@ -1014,7 +1014,7 @@ fn regular_segments_are_the_longest_that_serve_every_run() {
     // Properties of 3 rows: no even length of 4 or more keeps to one.
     assert_eq!(segments(&[run(4, 3)], 12), (0, true));
     // A run shorter than MIN_REGULAR_SEGMENT is one segment.
-    assert_eq!(plan::MIN_REGULAR_SEGMENT, 4);
+    assert_eq!(tables::sample::MIN_REGULAR_SEGMENT, 4);
     assert_eq!(segments(&[run(1, 3)], 3), (3, true));
     // One row's search offset out of step: its segment's rows still
     // follow but for it, so the search offsets are read.
