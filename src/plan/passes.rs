@@ -1,7 +1,7 @@
 //! The skin stage's compute passes, as data: which kernel, in which
 //! module, binding what ([`Pass`]), and which passes each
 //! [`SkinStrategy`] records. `src/gpu/skin/` builds their pipelines and
-//! bind groups from the binding tables of `src/layout.rs`.
+//! bind groups from the binding tables of `src/layout/`.
 
 use crate::layout::{
     Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_MODULE_BINDINGS,

@@ -32,12 +32,13 @@ use super::common;
 
 use std::sync::Arc;
 
+use super::layout::MAX_UNROLLED_SLOTS;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu::skin::{self as cpu_skin, SkinOutput};
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::gpu::GpuSampler;
-use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS, MAX_UNROLLED_SLOTS};
+use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::model::rig::{NodeTransform, Rig, RigError, RigMesh, RigNode, RigSkin};
 use keyframe_gpu::plan::PlanChoices;

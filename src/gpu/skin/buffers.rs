@@ -293,7 +293,7 @@ impl Buffers {
     }
 
     /// `(binding number, resource)` of every binding of the skin module
-    /// (pose.wgsl's and skin.wgsl's: `src/layout.rs`,
+    /// (pose.wgsl's and skin.wgsl's: `src/layout/`,
     /// `SKIN_MODULE_BINDINGS`), reading `sampler`'s output and instance
     /// table; `locals` only when it exists.
     pub(crate) fn resources<'a>(

@@ -1,6 +1,6 @@
 //! The skin stage's passes on the device: each [`Pass`] of a plan built
 //! into a pipeline and a bind group (its layout from its module's binding
-//! table in `src/layout.rs`, paired by number: `src/gpu/bind.rs`).
+//! table in `src/layout/`, paired by number: `src/gpu/bind.rs`).
 
 use crate::error::Result;
 use crate::plan::passes::Pass;
