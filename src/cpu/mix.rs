@@ -165,19 +165,6 @@ pub(crate) fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     out
 }
 
-/// Rule 3 for a rotation: `add = quat_mix(add, add * conj(r) * v, w)`.
-/// The shader has no function of its own for it: [`blend_rotation`], which
-/// it uses, equals this for an additive action (tested).
-#[cfg(test)]
-#[must_use]
-pub(crate) fn add_quat(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
-    let mut out = b;
-    let delta = quat_mul(quat_conj(r), v);
-    out.add = quat_mix(b.add, quat_mul(b.add, delta), w);
-    out.added = true;
-    out
-}
-
 /// WGSL `blend_rotation`: [`blend_normal`]`(b, v, w, true)` for a normal
 /// action, `add_quat``(b, v, r, w)` for an additive one (`r`: the action
 /// at its reference time), with one [`quat_mix`] whose ends and factor
@@ -580,18 +567,6 @@ pub(crate) fn mix_resolved(
         mix_props_main(tables, mix, samples, index, &mut properties);
     }
     with_hierarchy(tables, count, locals, morph_weights, properties)
-}
-
-/// [`mix_with_samples`] without the sampled rows.
-#[cfg(test)]
-pub(crate) fn mix(
-    tables: &SkinTables,
-    library: &AnimationLibrary,
-    masks: &[Mask],
-    actions: &[Action],
-    counts: &[u32],
-) -> Result<SkinOutput> {
-    Ok(mix_with_samples(tables, library, masks, actions, counts)?.0)
 }
 
 /// Packs `actions` (`counts[c]` of them, consecutive, are character

@@ -80,7 +80,7 @@ fn type_shape(t: Type) -> (u64, u64) {
 }
 
 /// Decodes one component at `bytes[at..]`; the caller has checked the range.
-fn read_component(bytes: &[u8], at: usize, ct: ComponentType, normalized: bool) -> f32 {
+pub(crate) fn read_component(bytes: &[u8], at: usize, ct: ComponentType, normalized: bool) -> f32 {
     let b = |i: usize| bytes.get(at + i).copied().unwrap_or(0);
     match ct {
         ComponentType::F32 => f32::from_le_bytes([b(0), b(1), b(2), b(3)]),
@@ -503,22 +503,5 @@ pub(super) fn bad_component(acc: &json::Accessor, usage: &'static str) -> Import
             Checked::Invalid => "unknown".into(),
         },
         normalized: acc.normalized,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalized_formulas() {
-        let one = |ct, bytes: &[u8]| read_component(bytes, 0, ct, true);
-        assert_eq!(one(ComponentType::I8, &[0x80]), -1.0);
-        assert_eq!(one(ComponentType::I8, &[0x81]), -1.0);
-        assert_eq!(one(ComponentType::I8, &[127]), 1.0);
-        assert_eq!(one(ComponentType::U8, &[255]), 1.0);
-        assert_eq!(one(ComponentType::I16, &[0x00, 0x80]), -1.0);
-        assert_eq!(one(ComponentType::U16, &[0xff, 0xff]), 1.0);
-        assert_eq!(one(ComponentType::U16, &[0x00, 0x80]), 32768.0 / 65535.0);
     }
 }

@@ -211,7 +211,9 @@ fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// Splits a GLB container into its JSON chunk and optional BIN chunk.
-fn parse_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), ImportErrorKind> {
+pub(crate) fn parse_glb(
+    bytes: &[u8],
+) -> std::result::Result<(&[u8], Option<&[u8]>), ImportErrorKind> {
     let glb = |m: &str| ImportErrorKind::Glb(m.to_string());
     let version = le_u32(bytes, 4).ok_or_else(|| glb("truncated header"))?;
     let length = le_u32(bytes, 8).ok_or_else(|| glb("truncated header"))? as usize;
@@ -267,7 +269,7 @@ fn parse_glb(bytes: &[u8]) -> std::result::Result<(&[u8], Option<&[u8]>), Import
     Ok((json, bin))
 }
 
-fn base64_decode(text: &str) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn base64_decode(text: &str) -> std::result::Result<Vec<u8>, String> {
     let trimmed = text.trim_end_matches('=');
     if text.len() - trimmed.len() > 2 {
         return Err("too much padding".into());
@@ -298,7 +300,7 @@ fn base64_decode(text: &str) -> std::result::Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn percent_decode(uri: &str) -> std::result::Result<String, String> {
+pub(crate) fn percent_decode(uri: &str) -> std::result::Result<String, String> {
     let b = uri.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -395,37 +397,5 @@ pub(super) fn resolve_external(
             path: path.display().to_string(),
             message,
         })),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_known_values() {
-        assert_eq!(base64_decode("").unwrap(), b"");
-        assert_eq!(base64_decode("TQ==").unwrap(), b"M");
-        assert_eq!(base64_decode("TWE=").unwrap(), b"Ma");
-        assert_eq!(base64_decode("TWFu").unwrap(), b"Man");
-        assert_eq!(base64_decode("TWE").unwrap(), b"Ma");
-        assert!(base64_decode("T").is_err());
-        assert!(base64_decode("TW!u").is_err());
-        assert!(base64_decode("T===").is_err());
-    }
-
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b.bin").unwrap(), "a b.bin");
-        assert!(percent_decode("a%2").is_err());
-    }
-
-    #[test]
-    fn glb_header_checks() {
-        assert!(parse_glb(b"glTF").is_err());
-        let mut b = b"glTF".to_vec();
-        b.extend_from_slice(&2u32.to_le_bytes());
-        b.extend_from_slice(&100u32.to_le_bytes());
-        assert!(matches!(parse_glb(&b), Err(ImportErrorKind::Glb(_))));
     }
 }

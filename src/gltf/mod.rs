@@ -40,13 +40,13 @@ use std::path::Path;
 use crate::error::Result;
 use crate::model::library::AnimationLibrary;
 
-mod accessor;
+pub(crate) mod accessor;
 mod animation;
-mod container;
+pub(crate) mod container;
 mod error;
-mod pointer;
+pub(crate) mod pointer;
 mod rig;
-mod uri;
+pub(crate) mod uri;
 
 pub use accessor::AccessorData;
 pub use animation::{AnimationInfo, ChannelInfo};

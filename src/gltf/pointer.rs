@@ -143,7 +143,7 @@ pub(super) enum Resolved {
 /// Splits a JSON pointer into its unescaped reference tokens (RFC 6901:
 /// `""` is the whole document; otherwise every token follows a `/`, `~1`
 /// stands for `/` and `~0` for `~`, and no other `~` is allowed).
-pub(super) fn tokens(pointer: &str) -> Result<Vec<String>, PointerProblem> {
+pub(crate) fn tokens(pointer: &str) -> Result<Vec<String>, PointerProblem> {
     if pointer.is_empty() {
         return Ok(Vec::new());
     }
@@ -178,7 +178,7 @@ pub(super) fn tokens(pointer: &str) -> Result<Vec<String>, PointerProblem> {
 
 /// The pointer written back from tokens (canonical escapes): the key under
 /// which duplicates are found and slots named.
-pub(super) fn canonical(tokens: &[String]) -> String {
+pub(crate) fn canonical(tokens: &[String]) -> String {
     let mut s = String::new();
     for t in tokens {
         s.push('/');
@@ -188,7 +188,7 @@ pub(super) fn canonical(tokens: &[String]) -> String {
 }
 
 /// An array index token (RFC 6901: `0`, or digits without a leading zero).
-fn index(token: &str) -> Result<Option<usize>, PointerProblem> {
+pub(crate) fn index(token: &str) -> Result<Option<usize>, PointerProblem> {
     if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(None);
     }
@@ -445,31 +445,5 @@ fn resolve_camera(json: &Value, c: &str, rest: &[&str]) -> Result<Resolved, Poin
             property(object(cam, "orthographic")?, p, PointerType::Float, None)
         }
         _ => Err(PointerProblem::Unsupported),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc6901_tokens() {
-        assert_eq!(tokens("").unwrap(), Vec::<String>::new());
-        assert_eq!(tokens("/a/b").unwrap(), vec!["a", "b"]);
-        assert_eq!(tokens("/a~1b/c~0d/~01").unwrap(), vec!["a/b", "c~d", "~1"]);
-        assert_eq!(tokens("/").unwrap(), vec![""]);
-        assert!(matches!(tokens("a/b"), Err(PointerProblem::Malformed(_))));
-        assert!(matches!(tokens("/a~2"), Err(PointerProblem::Malformed(_))));
-        assert!(matches!(tokens("/a~"), Err(PointerProblem::Malformed(_))));
-        assert_eq!(canonical(&tokens("/a~1b/c~0d").unwrap()), "/a~1b/c~0d");
-    }
-
-    #[test]
-    fn indices() {
-        assert_eq!(index("0").unwrap(), Some(0));
-        assert_eq!(index("12").unwrap(), Some(12));
-        assert_eq!(index("x").unwrap(), None);
-        assert_eq!(index("-").unwrap(), None);
-        assert!(index("01").is_err());
     }
 }

@@ -179,34 +179,3 @@ pub(crate) fn check_raw(uri: &str) -> Result<(), UriEscape> {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn refused(r: Result<PathBuf, Resolve>) -> UriEscape {
-        match r {
-            Err(Resolve::Refused(why)) => why,
-            other => panic!("expected a refusal, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn text_checks_need_no_folder() {
-        let nowhere = Path::new("/definitely/not/here");
-        for (uri, why) in [
-            ("a\0b", UriEscape::ControlCharacter),
-            ("a\nb", UriEscape::ControlCharacter),
-            ("..\\x", UriEscape::Backslash),
-            ("/etc/passwd", UriEscape::Absolute),
-            ("//host/share", UriEscape::Absolute),
-            ("C:/x", UriEscape::Absolute),
-        ] {
-            assert_eq!(refused(resolve(uri, nowhere, nowhere)), why, "{uri:?}");
-        }
-        assert_eq!(check_raw("file:///etc/passwd"), Err(UriEscape::FileScheme));
-        assert_eq!(check_raw("FILE:x"), Err(UriEscape::FileScheme));
-        assert_eq!(check_raw("c:\\x"), Err(UriEscape::Absolute));
-        assert_eq!(check_raw("a%20b.bin"), Ok(()));
-    }
-}

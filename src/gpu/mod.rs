@@ -75,7 +75,7 @@ pub(crate) fn scoped<T>(
 /// What an operation's error scopes caught, as the crate's error. Out of
 /// memory wins: a resource that could not be allocated makes the calls
 /// that use it fail validation, and the allocation is the cause.
-fn scope_error(
+pub(crate) fn scope_error(
     during: &'static str,
     validation: Option<wgpu::Error>,
     oom: Option<wgpu::Error>,
@@ -294,38 +294,4 @@ pub(crate) fn map_read<T>(
     buffer.unmap();
     health.check(DURING)?;
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn wgpu_error(oom: bool) -> wgpu::Error {
-        let source = Box::new(std::io::Error::other("test"));
-        if oom {
-            wgpu::Error::OutOfMemory { source }
-        } else {
-            wgpu::Error::Validation {
-                source,
-                description: "test".into(),
-            }
-        }
-    }
-
-    #[test]
-    fn out_of_memory_is_its_own_error_and_wins_over_validation() {
-        assert!(scope_error("x", None, None).is_none());
-        assert!(matches!(
-            scope_error("x", Some(wgpu_error(false)), None),
-            Some(Error::Gpu { during: "x", .. })
-        ));
-        assert!(matches!(
-            scope_error("x", None, Some(wgpu_error(true))),
-            Some(Error::OutOfMemory { during: "x", .. })
-        ));
-        assert!(matches!(
-            scope_error("x", Some(wgpu_error(false)), Some(wgpu_error(true))),
-            Some(Error::OutOfMemory { during: "x", .. })
-        ));
-    }
 }

@@ -10,7 +10,7 @@
 //! `cargo test`, without an adapter.
 
 mod compressed;
-mod mix;
+pub(crate) mod mix;
 mod rig;
 mod sample;
 mod shaders;

@@ -12,18 +12,6 @@ use crate::model::BoundLibrary;
 /// "Not animated: use the rest value" in [`SkinTables::channels`].
 pub(crate) const REST: i32 = -1;
 
-/// One skin's joint matrices for one instance, in the skin's joint order.
-#[cfg(test)]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SkinJoints {
-    /// The skin's index.
-    pub skin: u32,
-    /// Its mesh node (lowest-index node using it), if any.
-    pub node: Option<u32>,
-    /// Column-major joint matrices.
-    pub joints: Vec<[f32; 16]>,
-}
-
 /// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
 /// passes: uploaded once by the skin stage, read as is by
 /// `crate::cpu_skin`.
@@ -44,8 +32,8 @@ pub(crate) struct SkinTables {
     morph_channels: Vec<i32>,
     joints: Vec<GpuJoint>,
     inverse_binds: Vec<[f32; 16]>,
-    skin_offsets: Vec<u32>,
-    skin_nodes: Vec<Option<u32>>,
+    pub(crate) skin_offsets: Vec<u32>,
+    pub(crate) skin_nodes: Vec<Option<u32>>,
     morph_stride: u32,
     output_stride: u32,
     clip_count: u32,
@@ -580,54 +568,4 @@ fn pointer_tables(library: &AnimationLibrary) -> Result<(Vec<i32>, Vec<[u32; 4]>
         }
     }
     Ok((channels, table, rest))
-}
-
-/// What the crate's own tests inspect and drive directly.
-#[cfg(test)]
-impl SkinTables {
-    /// Binds `library` to `rig` ([`AnimationLibrary::bind`]) and builds the
-    /// tables of the result (`SkinTables::of`).
-    ///
-    /// # Errors
-    /// Those of [`AnimationLibrary::bind`] and `SkinTables::of`.
-    pub(crate) fn new(rig: &Rig, library: &AnimationLibrary) -> Result<Self> {
-        SkinTables::of(&library.bind(rig)?)
-    }
-
-    /// First joint slot of each skin.
-    #[must_use]
-    pub(crate) fn skin_offsets(&self) -> &[u32] {
-        &self.skin_offsets
-    }
-
-    /// Each skin's mesh node (lowest-index node using it).
-    #[must_use]
-    pub(crate) fn skin_nodes(&self) -> &[Option<u32>] {
-        &self.skin_nodes
-    }
-
-    /// Splits one instance's block of joint matrices
-    /// (`joint_count` matrices) per skin. Missing matrices (a short block)
-    /// are left out.
-    #[must_use]
-    pub(crate) fn split_joints(&self, block: &[[f32; 16]]) -> Vec<SkinJoints> {
-        let mut out = Vec::with_capacity(self.skin_offsets.len());
-        for (s, &start) in self.skin_offsets.iter().enumerate() {
-            let end = self
-                .skin_offsets
-                .get(s + 1)
-                .copied()
-                .unwrap_or(self.joints.len() as u32);
-            let joints = block
-                .get(start as usize..(end as usize).min(block.len()))
-                .unwrap_or(&[])
-                .to_vec();
-            out.push(SkinJoints {
-                skin: s as u32,
-                node: self.skin_nodes[s],
-                joints,
-            });
-        }
-        out
-    }
 }

@@ -14,10 +14,11 @@
 //! CPU 1e-4 per element (as for the unblended chain: src/tests/skinning.rs).
 
 use super::common;
+use crate::tests::twins::TestSkinTables;
 
+use super::skin_entries as cpu_skin;
+use super::twins::mix as cpu_mix;
 use glam::{Quat, Vec4};
-use keyframe_gpu::cpu::mix::mix as cpu_mix;
-use keyframe_gpu::cpu::skin as cpu_skin;
 use keyframe_gpu::layout::GpuLocalPose;
 use keyframe_gpu::model::rig::{NodeTransform, Rig};
 use keyframe_gpu::tables::rig::SkinTables;
@@ -1331,7 +1332,8 @@ fn gpu_pointer_properties_match_cpu() {
 /// one, and rule 3 (`add_quat`) for an additive one, equal to the last bit.
 #[test]
 fn blend_rotation_is_rule_1_or_rule_3() {
-    use keyframe_gpu::cpu::mix::{add_quat, blend_normal, blend_rotation, blend_start};
+    use super::twins::add_quat;
+    use keyframe_gpu::cpu::mix::{blend_normal, blend_rotation, blend_start};
     let bits = |b: keyframe_gpu::cpu::mix::Blend| {
         (
             b.acc.to_array().map(f32::to_bits),

@@ -5,8 +5,21 @@
 //! those pieces stay private, through the same `keyframe_gpu::` paths (the
 //! crate names itself so under `cfg(test)`).
 
+mod blocks;
 #[path = "../../tests/common/mod.rs"]
 mod common;
+#[cfg(feature = "gltf")]
+mod gltf_accessor;
+#[cfg(feature = "gltf")]
+mod gltf_container;
+#[cfg(feature = "gltf")]
+mod gltf_pointer;
+#[cfg(feature = "gltf")]
+mod gltf_uri;
+mod gpu_errors;
+mod run_keys;
+mod run_values;
+mod target;
 
 mod compressed;
 mod cpu_reference;
@@ -18,7 +31,9 @@ mod loss;
 mod mixer;
 mod plans;
 mod playback;
+mod skin_entries;
 mod skinning;
+pub(crate) mod twins;
 
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::{AnimationLibrary, DeviceProfile, Plan, SamplerPlan};

@@ -29,12 +29,14 @@
 //! whose joint matrices have elements up to 88).
 
 use super::common;
+use crate::tests::twins::TestSkinTables;
 
 use std::sync::Arc;
 
 use super::layout::MAX_UNROLLED_SLOTS;
+use super::skin_entries as cpu_skin;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::cpu::skin::{self as cpu_skin, SkinOutput};
+use keyframe_gpu::cpu::skin::SkinOutput;
 use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::gpu::GpuSampler;

@@ -608,7 +608,7 @@ impl GpuSkinner {
     /// Optional readback of every current instance's joint matrices, split
     /// per skin (column-major, in each skin's joint order, with the skin's
     /// mesh node): entry `i` is instance `i`. The GPU twin of
-    /// [`crate::cpu_skin::joint_matrices`].
+    /// `joint_matrices` (the tests' skin entries).
     ///
     /// # Errors
     /// [`Error::DeviceLost`] once the device is lost; [`Error::Readback`]
@@ -617,7 +617,8 @@ impl GpuSkinner {
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-    ) -> Result<Vec<Vec<crate::tables::rig::SkinJoints>>> {
+    ) -> Result<Vec<Vec<crate::tests::twins::SkinJoints>>> {
+        use crate::tests::twins::TestSkinTables;
         let flat = self.read_back_joints(device, queue)?;
         let mats: Vec<[f32; 16]> = flat
             .chunks_exact(16)

@@ -1,0 +1,210 @@
+//! The twin of each skin-stage entry point and its steps, element by
+//! element as the shaders compute them: what the crate's own tests
+//! compare the passes with.
+
+use super::twins::{SkinJoints, TestSkinTables};
+use crate::cpu::pose::local_pose;
+use crate::cpu::pose::node_at;
+use crate::cpu::sample::sample_resolved;
+pub(crate) use crate::cpu::skin::*;
+use crate::error::Result;
+use crate::model::instance::Instance;
+use crate::model::library::AnimationLibrary;
+use crate::model::rig::Rig;
+use crate::tables::instance::resolve_instances;
+use crate::tables::rig::SkinTables;
+use glam::{Mat4, Vec4};
+
+/// WGSL `a * b` for 4x4 matrices.
+#[must_use]
+pub(crate) fn mat_mul(a: Mat4, b: Mat4) -> Mat4 {
+    let col = |v: Vec4| a.x_axis * v.x + a.y_axis * v.y + a.z_axis * v.z + a.w_axis * v.w;
+    Mat4::from_cols(col(b.x_axis), col(b.y_axis), col(b.z_axis), col(b.w_axis))
+}
+
+/// The local matrix of node `n` for instance `i`, whose clip is `clip`,
+/// from the pose stage's [`local_pose`] (WGSL `posed_local`, used by the
+/// fused kernels).
+#[must_use]
+pub(crate) fn posed_local(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    local_matrix(local_pose(tables, samples, i, clip, n))
+}
+
+/// The global matrix of node `n` for instance `i` (WGSL `global_matrix`),
+/// given its local matrix `local`, the globals of this instance's nodes
+/// `0..n` in `globals` (`instance * node_count + node`) and node `n - 1`'s
+/// in `previous`: `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where
+/// `a_1..` are `n`'s ancestors up to the first one, `p`, with a smaller
+/// index (the parent, when the table lists parents first). The locals of
+/// ancestors with an index `>= n` are recomputed ([`posed_local`]).
+#[allow(clippy::too_many_arguments, reason = "the WGSL function's arguments")]
+#[must_use]
+pub(crate) fn global_matrix(
+    tables: &SkinTables,
+    samples: &[f32],
+    globals: &[Mat4],
+    i: u32,
+    clip: u32,
+    n: u32,
+    local: Mat4,
+    previous: Mat4,
+) -> Mat4 {
+    ancestors_times(tables, globals, i, n, local, previous, |p| {
+        posed_local(tables, samples, i, clip, p)
+    })
+}
+
+/// The global of node `n` for instance `i` computed on its own (WGSL
+/// `mesh_global`): the product of the locals of `n` and its ancestors,
+/// root first, multiplied from `n` upwards.
+#[must_use]
+pub(crate) fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    let mut m = posed_local(tables, samples, i, clip, n);
+    let mut p = node_at(tables, n).parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= 0 {
+        m = affine_mul_affine(posed_local(tables, samples, i, clip, p as u32), m);
+        p = node_at(tables, p as u32).parent;
+        step += 1;
+    }
+    m
+}
+
+/// Inverse of mesh node `node`'s global for instance `i` (WGSL
+/// `mesh_node_inverse`); the identity for -1 (a skin without mesh node).
+#[must_use]
+pub(crate) fn mesh_node_inverse(
+    tables: &SkinTables,
+    samples: &[f32],
+    i: u32,
+    clip: u32,
+    node: i32,
+) -> Mat4 {
+    if node < 0 {
+        return IDENTITY;
+    }
+    affine_inverse(mesh_global(tables, samples, i, clip, node as u32))
+}
+
+/// One invocation of WGSL `skin_main` (the per-instance strategy, the pose
+/// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
+/// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
+/// the nodes in index order (chain by chain when every parent comes before
+/// its children: [`GpuNode::chain`](crate::layout::GpuNode::chain), else
+/// through [`global_matrix`]), each local computed where it is used
+/// ([`posed_local`]), each global written to `globals` and, right after
+/// it, the joint matrices of the slots whose joint node it is (from the
+/// global in hand). With more skins: the walk writes the globals only,
+/// then [`joints_from_globals`].
+pub(crate) fn skin_main(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+    i: u32,
+    globals: &mut [Mat4],
+    joint_matrices: &mut [Mat4],
+) {
+    let clip = instance_clips[i as usize];
+    walk(
+        tables,
+        i,
+        |node| mesh_node_inverse(tables, samples, i, clip, node),
+        |n| posed_local(tables, samples, i, clip, n),
+        |globals, n, previous| {
+            let local = posed_local(tables, samples, i, clip, n);
+            global_matrix(tables, samples, globals, i, clip, n, local, previous)
+        },
+        globals,
+        joint_matrices,
+    );
+}
+
+/// [`pose_resolved`] with the per-instance strategy's kernels:
+/// [`morph_main`] and [`skin_main`] for every invocation (no locals:
+/// [`SkinOutput::locals`] is empty). Its globals equal the staged ones bit
+/// for bit (the same operations); its joint matrices differ by rounding
+/// where a mesh node is not a root (step 1 builds the mesh node's global on
+/// its own, another association of the same products).
+#[must_use]
+pub(crate) fn per_instance_resolved(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+) -> SkinOutput {
+    let samples = padded(tables, samples, instance_clips.len());
+    let count = instance_clips.len() as u32;
+    let morph_weights = morph_weights(tables, &samples, instance_clips);
+    let mut globals = vec![IDENTITY; (count * tables.node_count()) as usize];
+    let mut joint_matrices = vec![IDENTITY; (count * tables.joint_count()) as usize];
+    for i in 0..count {
+        skin_main(
+            tables,
+            &samples,
+            instance_clips,
+            i,
+            &mut globals,
+            &mut joint_matrices,
+        );
+    }
+    SkinOutput {
+        locals: Vec::new(),
+        globals,
+        joints: joint_matrices,
+        morph_weights,
+        properties: Vec::new(),
+    }
+}
+
+/// Samples `instances` on the CPU ([`crate::cpu`]) and runs the staged
+/// pose and skin passes on the result ([`pose_resolved`]).
+///
+/// # Errors
+/// The instance errors of the sampler (clip out of range, time not finite).
+pub(crate) fn skin(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    instances: &[Instance],
+) -> Result<SkinOutput> {
+    let resolved = resolve_instances(library, instances)?;
+    let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
+    sample_resolved(library, &resolved, &mut samples);
+    let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
+    Ok(pose_resolved(tables, &samples, &clips))
+}
+
+/// Each skin's joint matrices (column-major, in the skin's joint order)
+/// with clip `clip` of `library` played on `rig` at `time` seconds,
+/// clamped to the clip (glTF rule): `inverse(global(node)) *
+/// global(joint) * inverseBindMatrix`, where `node` is the skin's mesh node
+/// and every local transform comes from the clip at that time (rest values
+/// where not animated).
+///
+/// Builds the tables on each call; to sample many times, build
+/// [`SkinTables`] once and call `joint_matrices_with`.
+///
+/// # Errors
+/// Those of [`SkinTables::new`] and [`skin`].
+pub(crate) fn joint_matrices(
+    rig: &Rig,
+    library: &AnimationLibrary,
+    clip: u32,
+    time: f64,
+) -> Result<Vec<SkinJoints>> {
+    let tables = SkinTables::new(rig, library)?;
+    joint_matrices_with(&tables, library, clip, time)
+}
+
+/// [`joint_matrices`] with tables built once.
+///
+/// # Errors
+/// Those of [`skin`].
+pub(crate) fn joint_matrices_with(
+    tables: &SkinTables,
+    library: &AnimationLibrary,
+    clip: u32,
+    time: f64,
+) -> Result<Vec<SkinJoints>> {
+    let out = skin(tables, library, &[Instance::new(clip, time)])?;
+    let block: Vec<[f32; 16]> = out.joints.iter().map(Mat4::to_cols_array).collect();
+    Ok(tables.split_joints(&block))
+}
