@@ -1,6 +1,17 @@
 //! The WGSL modules the passes are built from, each the concatenation of
 //! the shader files it needs, in order.
 
+/// The files `shaders/NAME.wgsl` for each NAME, in order, one after the
+/// other with a newline between them.
+macro_rules! wgsl_module {
+    ($first:literal $(, $rest:literal)*) => {
+        concat!(
+            include_str!(concat!("../../shaders/", $first, ".wgsl"))
+            $(, "\n", include_str!(concat!("../../shaders/", $rest, ".wgsl")))*
+        )
+    };
+}
+
 /// WGSL of the prelude every kernel is built from: the structs twinned
 /// here and the constants both languages use (`shaders/prelude.wgsl`).
 pub const PRELUDE_WGSL: &str = include_str!("../../shaders/prelude.wgsl");
@@ -8,27 +19,11 @@ pub const PRELUDE_WGSL: &str = include_str!("../../shaders/prelude.wgsl");
 /// WGSL source of the sampling stage: the prelude, `quat.wgsl`,
 /// `sample.wgsl`, `decode.wgsl` (compressed tracks, compiled in only where
 /// the override `COMPRESSED` is set).
-pub(crate) const SAMPLE_WGSL: &str = concat!(
-    include_str!("../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../shaders/sample.wgsl"),
-    "\n",
-    include_str!("../../shaders/decode.wgsl")
-);
+pub(crate) const SAMPLE_WGSL: &str = wgsl_module!("prelude", "quat", "sample", "decode");
 
 /// WGSL of the pose stage: `prelude.wgsl`, `quat.wgsl`, `pose_nodes.wgsl`,
 /// `pose.wgsl` (entry points `pose_main` and `morph_main`).
-pub(crate) const POSE_WGSL: &str = concat!(
-    include_str!("../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose.wgsl")
-);
+pub(crate) const POSE_WGSL: &str = wgsl_module!("prelude", "quat", "pose_nodes", "pose");
 
 /// WGSL of the hierarchy and joint-matrix stage: `prelude.wgsl`,
 /// `quat.wgsl`, `pose_nodes.wgsl`, `pose.wgsl` (whose `local_pose` the
@@ -36,48 +31,18 @@ pub(crate) const POSE_WGSL: &str = concat!(
 /// `skin_io.wgsl` (the matrix stores and inverse-bind reads), `skin.wgsl`
 /// (entry points `hierarchy_main`, `skin_main` and `skin_nodes_main`; see
 /// [`SkinStrategy`](crate::plan::SkinStrategy)).
-pub(crate) const SKIN_WGSL: &str = concat!(
-    include_str!("../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../shaders/skin_io.wgsl"),
-    "\n",
-    include_str!("../../shaders/skin.wgsl")
-);
+pub(crate) const SKIN_WGSL: &str =
+    wgsl_module!("prelude", "quat", "pose_nodes", "pose", "skin_io", "skin");
 
 /// [`SKIN_WGSL`] with `skin_io_wide.wgsl` in place of `pose_nodes.wgsl` and
 /// `skin_io.wgsl`: the matrices written and read two columns per
 /// `vec4<u64>`, the node and inverse-bind tables' uniform copies read 64
 /// bits a component. Needs `SHADER_INT64`; used on CPU adapters that have
 /// it (`GpuSkinner::wide_accesses`).
-pub(crate) const SKIN_WIDE_WGSL: &str = concat!(
-    include_str!("../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../shaders/skin_io_wide.wgsl"),
-    "\n",
-    include_str!("../../shaders/skin.wgsl")
-);
+pub(crate) const SKIN_WIDE_WGSL: &str =
+    wgsl_module!("prelude", "quat", "pose", "skin_io_wide", "skin");
 
 /// WGSL of the mixer's pose stage: `prelude.wgsl`, `quat.wgsl`,
 /// `pose_nodes.wgsl`, `pose.wgsl` (its bindings and table readers),
 /// `mix.wgsl` (entry points `mix_main` and `mix_morph_main`).
-pub(crate) const MIX_WGSL: &str = concat!(
-    include_str!("../../shaders/prelude.wgsl"),
-    "\n",
-    include_str!("../../shaders/quat.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose_nodes.wgsl"),
-    "\n",
-    include_str!("../../shaders/pose.wgsl"),
-    "\n",
-    include_str!("../../shaders/mix.wgsl")
-);
+pub(crate) const MIX_WGSL: &str = wgsl_module!("prelude", "quat", "pose_nodes", "pose", "mix");

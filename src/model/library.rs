@@ -10,7 +10,7 @@ use crate::model::target::SourceId;
 use crate::model::track::{
     Clip, Interpolation, PointerTarget, PointerType, Track, TrackError, ValueKind,
 };
-use crate::tables::library::{rest_value_block, Flattener, LibraryTables};
+use crate::tables::library::LibraryTables;
 use std::collections::HashSet;
 
 /// Many clips, validated and flattened into GPU-ready arrays.
@@ -99,29 +99,7 @@ impl AnimationLibrary {
     /// a pointer animated with two types), or [`Error::LimitExceeded`] when
     /// an index does not fit in `u32`. Nothing is built on error.
     pub fn new(clips: Vec<Clip>) -> Result<Self> {
-        if clips.is_empty() {
-            return Err(Error::EmptyLibrary);
-        }
-        for (i, clip) in clips.iter().enumerate() {
-            clip.validate(i)?;
-        }
-        let targets = Targets::collect(&clips)?;
-        let pointer_targets = targets.outputs()?;
-        check_rest_track_count(clips.len(), targets.list.len())?;
-        let fillers = rest_value_tracks(&clips, &targets.list);
-        let mut flat = Flattener::default();
-        for (clip, rest_tracks) in clips.iter().zip(&fillers) {
-            flat.add_clip(clip, rest_tracks, None, |p| {
-                targets.slot(p, &pointer_targets)
-            })?;
-        }
-        Ok(AnimationLibrary {
-            data: Arc::new(LibraryData {
-                clips,
-                pointer_targets,
-                tables: flat.finish()?,
-            }),
-        })
+        Self::build(clips, None)
     }
 
     /// A compressed library: `clips` (validated as [`new`](Self::new)
@@ -146,85 +124,35 @@ impl AnimationLibrary {
         clips: Vec<Clip>,
         tracks: Vec<Vec<CompressedTrack>>,
     ) -> Result<Self> {
+        Self::build(clips, Some(&tracks))
+    }
+
+    /// Validates `clips` (and their `compressed` tracks) and flattens them:
+    /// [`new`](Self::new) and [`from_compressed`](Self::from_compressed).
+    fn build(clips: Vec<Clip>, compressed: Option<&[Vec<CompressedTrack>]>) -> Result<Self> {
         if clips.is_empty() {
             return Err(Error::EmptyLibrary);
         }
         for (i, clip) in clips.iter().enumerate() {
             clip.validate(i)?;
         }
-        if tracks.len() != clips.len() {
-            return Err(Error::Compressed {
-                clip: 0,
-                track: None,
-                kind: CompressError::TrackCount {
-                    expected: clips.len(),
-                    found: tracks.len(),
-                },
-            });
-        }
-        for (c, (clip, compressed)) in clips.iter().zip(&tracks).enumerate() {
-            if compressed.len() != clip.tracks.len() {
-                return Err(Error::Compressed {
-                    clip: c,
-                    track: None,
-                    kind: CompressError::TrackCount {
-                        expected: clip.tracks.len(),
-                        found: compressed.len(),
-                    },
-                });
-            }
-            for (t, (track, ct)) in clip.tracks.iter().zip(compressed).enumerate() {
-                ct.validate(track).map_err(|kind| Error::Compressed {
-                    clip: c,
-                    track: Some(t),
-                    kind,
-                })?;
-            }
+        if let Some(tracks) = compressed {
+            check_compressed(&clips, tracks)?;
         }
         let targets = Targets::collect(&clips)?;
         let pointer_targets = targets.outputs()?;
         check_rest_track_count(clips.len(), targets.list.len())?;
         let fillers = rest_value_tracks(&clips, &targets.list);
-        let rest: Vec<Vec<CompressedTrack>> = fillers
-            .iter()
-            .map(|r| r.iter().map(rest_value_block).collect())
-            .collect();
-        // Every block first, then the verbatim tracks' words.
-        let mut block_words = 0u64;
-        for ((clip, rest_tracks), (compressed, rest)) in
-            clips.iter().zip(&fillers).zip(tracks.iter().zip(&rest))
-        {
-            for (track, ct) in clip
-                .tracks
-                .iter()
-                .chain(rest_tracks)
-                .zip(compressed.iter().chain(rest))
-            {
-                if !ct.is_verbatim(track.interpolation) {
-                    block_words += ct.data_bytes(track) / 4;
-                }
-            }
-        }
-        let verbatim_start = u32::try_from(block_words).map_err(|_| Error::LimitExceeded {
-            what: "packed words",
-            needed: block_words * 4,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })?;
-        let mut flat = Flattener::compressed(verbatim_start);
-        for ((clip, rest_tracks), (compressed, rest)) in
-            clips.iter().zip(&fillers).zip(tracks.iter().zip(&rest))
-        {
-            let all: Vec<&CompressedTrack> = compressed.iter().chain(rest).collect();
-            flat.add_clip(clip, rest_tracks, Some(&all), |p| {
-                targets.slot(p, &pointer_targets)
-            })?;
-        }
+        let slot = |p: &str| targets.slot(p, &pointer_targets);
+        let tables = match compressed {
+            None => LibraryTables::plain(&clips, &fillers, slot)?,
+            Some(tracks) => LibraryTables::compressed(&clips, &fillers, tracks, slot)?,
+        };
         Ok(AnimationLibrary {
             data: Arc::new(LibraryData {
                 clips,
                 pointer_targets,
-                tables: flat.finish()?,
+                tables,
             }),
         })
     }
@@ -551,4 +479,39 @@ pub struct ClipId {
     pub source: Option<SourceId>,
     /// The clip's name.
     pub name: String,
+}
+
+/// Checks that `tracks` holds one compressed track per track of `clips`,
+/// each fitting its track.
+fn check_compressed(clips: &[Clip], tracks: &[Vec<CompressedTrack>]) -> Result<()> {
+    if tracks.len() != clips.len() {
+        return Err(Error::Compressed {
+            clip: 0,
+            track: None,
+            kind: CompressError::TrackCount {
+                expected: clips.len(),
+                found: tracks.len(),
+            },
+        });
+    }
+    for (c, (clip, compressed)) in clips.iter().zip(tracks).enumerate() {
+        if compressed.len() != clip.tracks.len() {
+            return Err(Error::Compressed {
+                clip: c,
+                track: None,
+                kind: CompressError::TrackCount {
+                    expected: clip.tracks.len(),
+                    found: compressed.len(),
+                },
+            });
+        }
+        for (t, (track, ct)) in clip.tracks.iter().zip(compressed).enumerate() {
+            ct.validate(track).map_err(|kind| Error::Compressed {
+                clip: c,
+                track: Some(t),
+                kind,
+            })?;
+        }
+    }
+    Ok(())
 }

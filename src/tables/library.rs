@@ -14,7 +14,7 @@ use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, unifo
 
 /// A library's flat tables; see [`AnimationLibrary`](crate::AnimationLibrary)
 /// for the output layout they encode.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct LibraryTables {
     times: Vec<f32>,
     search_keys: Vec<u32>,
@@ -32,6 +32,62 @@ pub(crate) struct LibraryTables {
 }
 
 impl LibraryTables {
+    /// The tables of `clips`, each followed by its rest-value tracks
+    /// (`rest[c]`); `slot` gives a pointer target's slot.
+    pub(crate) fn plain(
+        clips: &[Clip],
+        rest: &[Vec<Track>],
+        slot: impl Fn(&str) -> u32,
+    ) -> Result<LibraryTables> {
+        let mut flat = Flattener::default();
+        for (clip, rest_tracks) in clips.iter().zip(rest) {
+            flat.add_clip(clip, rest_tracks, None, &slot)?;
+        }
+        flat.finish()
+    }
+
+    /// The tables of a compressed library: as [`plain`](Self::plain), with
+    /// `tracks[c][t]` in place of the keys of track `t` of clip `c` (the
+    /// rest-value tracks stored verbatim). Every block comes first in the
+    /// packed words, then the verbatim tracks' words.
+    pub(crate) fn compressed(
+        clips: &[Clip],
+        rest: &[Vec<Track>],
+        tracks: &[Vec<CompressedTrack>],
+        slot: impl Fn(&str) -> u32,
+    ) -> Result<LibraryTables> {
+        let rest_blocks: Vec<Vec<CompressedTrack>> = rest
+            .iter()
+            .map(|r| r.iter().map(rest_value_block).collect())
+            .collect();
+        let all = || clips.iter().zip(rest).zip(tracks.iter().zip(&rest_blocks));
+        let mut block_words = 0u64;
+        for ((clip, rest_tracks), (compressed, rest_blocks)) in all() {
+            for (track, ct) in clip
+                .tracks
+                .iter()
+                .chain(rest_tracks)
+                .zip(compressed.iter().chain(rest_blocks))
+            {
+                if !ct.is_verbatim(track.interpolation) {
+                    block_words += ct.data_bytes(track) / 4;
+                }
+            }
+        }
+        let verbatim_start = u32::try_from(block_words).map_err(|_| Error::LimitExceeded {
+            what: "packed words",
+            needed: block_words * 4,
+            limit_name: "u32 indexing",
+            limit: u64::from(u32::MAX),
+        })?;
+        let mut flat = Flattener::compressed(verbatim_start);
+        for ((clip, rest_tracks), (compressed, rest_blocks)) in all() {
+            let both: Vec<&CompressedTrack> = compressed.iter().chain(rest_blocks).collect();
+            flat.add_clip(clip, rest_tracks, Some(&both), &slot)?;
+        }
+        flat.finish()
+    }
+
     /// All key times, shared inputs stored once.
     #[must_use]
     pub(crate) fn times(&self) -> &[f32] {
@@ -183,34 +239,21 @@ type RowTimes = (u32, f32, f32, u32);
 /// The arrays of a library while [`AnimationLibrary::new`] fills them,
 /// clip after clip.
 #[derive(Default)]
-pub(crate) struct Flattener {
-    times: Vec<f32>,
-    values: Vec<f32>,
-    tracks: Vec<GpuTrack>,
-    clip_table: Vec<GpuClip>,
-    search_keys: Vec<u32>,
+struct Flattener {
+    /// The tables so far.
+    tables: LibraryTables,
     /// Stored key times by the address and length of their allocation.
     shared: HashMap<(usize, usize), StoredTimes>,
     /// Stored key times by a hash of their bits (confirmed by comparing
     /// them).
     by_contents: HashMap<u64, Vec<StoredTimes>>,
-    output_stride: u32,
-    tracks_per_instance: u32,
-    group_tracks: [u32; SAMPLE_GROUPS],
-    track_rows: Vec<u32>,
-    /// A compressed library's packed words (`None`: uncompressed): its
-    /// blocks.
-    packed: Option<Vec<u32>>,
-    /// Where the verbatim tracks' words start in the packed words: after
-    /// every block.
-    verbatim_start: u32,
     /// The verbatim tracks' words, appended to the blocks by `finish`.
     verbatim: Vec<u32>,
 }
 
 /// A rest-value track (one key, STEP) as a compressed track: uniform
 /// times, the value raw (stored verbatim).
-pub(crate) fn rest_value_block(track: &Track) -> CompressedTrack {
+fn rest_value_block(track: &Track) -> CompressedTrack {
     CompressedTrack {
         times: KeyTimes::Uniform {
             start: track.times.first().copied().unwrap_or(0.0),
@@ -225,26 +268,25 @@ pub(crate) fn rest_value_block(track: &Track) -> CompressedTrack {
 impl Flattener {
     /// A flattener for a compressed library whose verbatim tracks' words
     /// start at `verbatim_start` in the packed words, after every block.
-    pub(crate) fn compressed(verbatim_start: u32) -> Flattener {
-        Flattener {
-            packed: Some(Vec::new()),
-            verbatim_start,
-            ..Flattener::default()
-        }
+    fn compressed(verbatim_start: u32) -> Flattener {
+        let mut flat = Flattener::default();
+        flat.tables.packed = Some(Vec::new());
+        flat.tables.verbatim_start = verbatim_start;
+        flat
     }
 
     /// Appends `clip`'s tracks, then its `rest_tracks`, grouped, and its
     /// clip table entry; `slot_of` gives a pointer target's slot. In a
     /// compressed library `compressed` holds one compressed track per
     /// track (the clip's, then the rest tracks').
-    pub(crate) fn add_clip(
+    fn add_clip(
         &mut self,
         clip: &Clip,
         rest_tracks: &[Track],
         compressed: Option<&[&CompressedTrack]>,
         slot_of: impl Fn(&str) -> u32,
     ) -> Result<()> {
-        let track_offset = index_u32(self.tracks.len(), "track table")?;
+        let track_offset = index_u32(self.tables.tracks.len(), "track table")?;
         let mut output_offset = 0u32;
         let mut output_width = 0u32;
         let mut properties = Vec::new();
@@ -266,7 +308,7 @@ impl Flattener {
         }
         let counts = self.group_rows(track_offset, &properties);
         let track_count = index_u32(clip.tracks.len() + rest_tracks.len(), "track table")?;
-        self.clip_table.push(GpuClip {
+        self.tables.clip_table.push(GpuClip {
             track_offset,
             track_count,
             output_width,
@@ -274,8 +316,8 @@ impl Flattener {
             group_first: std::array::from_fn(|g| track_offset + counts[..g].iter().sum::<u32>()),
             group_count: counts,
         });
-        self.output_stride = self.output_stride.max(output_width);
-        self.tracks_per_instance = self.tracks_per_instance.max(track_count);
+        self.tables.output_stride = self.tables.output_stride.max(output_width);
+        self.tables.tracks_per_instance = self.tables.tracks_per_instance.max(track_count);
         Ok(())
     }
 
@@ -283,13 +325,13 @@ impl Flattener {
     /// end of what it writes.
     fn add_track(&mut self, track: &Track, output: u32) -> Result<u32> {
         let times = self.row_times(&track.times)?;
-        let values_offset = index_u32(self.values.len(), "key values")?;
-        let start = self.values.len();
-        self.values.extend_from_slice(&track.values);
+        let values_offset = index_u32(self.tables.values.len(), "key values")?;
+        let start = self.tables.values.len();
+        self.tables.values.extend_from_slice(&track.values);
         normalize_rotation_keys(
             track.property,
             track.interpolation,
-            &mut self.values[start..],
+            &mut self.tables.values[start..],
         );
         self.push_row(track, times, track.times.len(), values_offset, output)
     }
@@ -309,9 +351,9 @@ impl Flattener {
             KeyTimes::Uniform { start, rate, .. } => (0, -rate, *start, 0),
             KeyTimes::List(times) => self.row_times(times)?,
         };
-        let packed = self.packed.get_or_insert_with(Vec::new);
+        let packed = self.tables.packed.get_or_insert_with(Vec::new);
         let values_offset = if compressed.is_verbatim(track.interpolation) {
-            let at = u64::from(self.verbatim_start) + self.verbatim.len() as u64;
+            let at = u64::from(self.tables.verbatim_start) + self.verbatim.len() as u64;
             self.verbatim.extend(compressed.verbatim_words());
             index_u32(at as usize, "packed words")?
         } else {
@@ -335,7 +377,7 @@ impl Flattener {
     ) -> Result<u32> {
         let (times_offset, lookup_scale, lookup_origin, search_offset) = times;
         let pointer = track.property == Property::Pointer;
-        self.tracks.push(GpuTrack {
+        self.tables.tracks.push(GpuTrack {
             times_offset,
             key_count: index_u32(key_count, "key times")?,
             values_offset,
@@ -383,7 +425,7 @@ impl Flattener {
     /// `bits` and the same bits as `times`.
     fn find_times(&self, key: (usize, usize), bits: u64, times: &[f32]) -> Option<StoredTimes> {
         let same = |&&(o, _, _): &&StoredTimes| {
-            let stored = &self.times[o as usize..];
+            let stored = &self.tables.times[o as usize..];
             stored.len() >= times.len()
                 && stored[..times.len()]
                     .iter()
@@ -400,12 +442,12 @@ impl Flattener {
     /// Appends `times` and their search texels: the buckets' first (a
     /// track with a table), then one per key.
     fn store_times(&mut self, times: &[f32]) -> Result<StoredTimes> {
-        let o = index_u32(self.times.len(), "key times")?;
-        self.times.extend_from_slice(times);
-        let search = index_u32(self.search_keys.len(), "key search table")?;
+        let o = index_u32(self.tables.times.len(), "key times")?;
+        self.tables.times.extend_from_slice(times);
+        let search = index_u32(self.tables.search_keys.len(), "key search table")?;
         // In a compressed library a negative scale means uniform times
         // without texels: lists there search from a table or the middle.
-        let direct = if self.packed.is_some() {
+        let direct = if self.tables.packed.is_some() {
             0.0
         } else {
             uniform_key_scale(times)
@@ -413,12 +455,13 @@ impl Flattener {
         let scale = match key_lookup(times) {
             _ if direct > 0.0 => -direct,
             Some((scale, first)) => {
-                self.search_keys.extend_from_slice(&first);
+                self.tables.search_keys.extend_from_slice(&first);
                 scale
             }
             None => 0.0,
         };
-        self.search_keys
+        self.tables
+            .search_keys
             .extend(0..index_u32(times.len(), "key times")?);
         Ok((o, scale, search))
     }
@@ -429,7 +472,7 @@ impl Flattener {
     /// stable otherwise); records in `track_rows` each clip track's row.
     /// Returns the rows of each group.
     fn group_rows(&mut self, track_offset: u32, properties: &[Property]) -> [u32; SAMPLE_GROUPS] {
-        let rows = &mut self.tracks[track_offset as usize..];
+        let rows = &mut self.tables.tracks[track_offset as usize..];
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_by_key(|&j| (rows[j].group(), properties[j] as u32));
         let grouped: Vec<GpuTrack> = order.iter().map(|&j| rows[j]).collect();
@@ -438,12 +481,12 @@ impl Flattener {
         for (row, &j) in order.iter().enumerate() {
             row_of[j] = track_offset + row as u32;
         }
-        self.track_rows.extend_from_slice(&row_of);
+        self.tables.track_rows.extend_from_slice(&row_of);
         let mut counts = [0u32; SAMPLE_GROUPS];
         for t in &grouped {
             counts[t.group() as usize] += 1;
         }
-        for (most, count) in self.group_tracks.iter_mut().zip(counts) {
+        for (most, count) in self.tables.group_tracks.iter_mut().zip(counts) {
             *most = (*most).max(count);
         }
         counts
@@ -451,30 +494,15 @@ impl Flattener {
 
     /// Checks that the arrays can be indexed with `u32` and makes the
     /// tables.
-    pub(crate) fn finish(self) -> Result<LibraryTables> {
-        index_u32(self.values.len(), "key values")?;
-        index_u32(self.search_keys.len(), "key search table")?;
-        index_u32(self.tracks.len(), "track table")?;
-        let verbatim = self.verbatim;
-        let packed = self.packed.map(|mut p| {
-            p.extend_from_slice(&verbatim);
-            p
-        });
-        if let Some(p) = &packed {
+    fn finish(self) -> Result<LibraryTables> {
+        let mut tables = self.tables;
+        index_u32(tables.values.len(), "key values")?;
+        index_u32(tables.search_keys.len(), "key search table")?;
+        index_u32(tables.tracks.len(), "track table")?;
+        if let Some(p) = &mut tables.packed {
+            p.extend_from_slice(&self.verbatim);
             index_u32(p.len(), "packed words")?;
         }
-        Ok(LibraryTables {
-            times: self.times,
-            search_keys: self.search_keys,
-            values: self.values,
-            tracks: self.tracks,
-            clip_table: self.clip_table,
-            output_stride: self.output_stride,
-            tracks_per_instance: self.tracks_per_instance,
-            group_tracks: self.group_tracks,
-            track_rows: self.track_rows,
-            packed,
-            verbatim_start: self.verbatim_start,
-        })
+        Ok(tables)
     }
 }

@@ -154,13 +154,7 @@ fn hand_packed_smallest_three_keys_decode_and_slerp() {
     };
     let q0 = rebuilt(keys[0]);
     let q1 = rebuilt(keys[1]);
-    let track = Track::new(
-        0,
-        Property::Rotation,
-        Interpolation::Linear,
-        vec![0.0, 1.0],
-        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-    );
+    let track = identity_keys(Interpolation::Linear);
     let compressed = CompressedTrack {
         times: KeyTimes::List(Arc::from([0.0f32, 1.0])),
         values: Quantized {
@@ -235,19 +229,9 @@ fn hand_packed_framed_keys_decode_in_their_frame() {
         ];
         hamilton(hamilton(wide(left), r), wide(right))
     };
-    let track = Track::new(
-        0,
-        Property::Rotation,
-        Interpolation::Step,
-        vec![0.0, 1.0],
-        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-    );
+    let track = identity_keys(Interpolation::Step);
     let compressed = CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: 0.0,
-            rate: 1.0,
-            count: 2,
-        },
+        times: TWO_KEYS,
         values: Quantized {
             encoding: Encoding::Framed,
             bits: 9,
@@ -653,11 +637,7 @@ fn vector_track() -> (Track, CompressedTrack) {
         w.push(f, 4);
     }
     let good = CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: 0.0,
-            rate: 1.0,
-            count: 2,
-        },
+        times: TWO_KEYS,
         values: Quantized {
             encoding: Encoding::Vector,
             bits: 4,
@@ -869,11 +849,7 @@ fn compressed_encodings_and_raw_values_that_do_not_fit_are_refused() {
     q.push(0, 1);
     q.push(1, 1);
     let quantized = CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: 0.0,
-            rate: 1.0,
-            count: 2,
-        },
+        times: TWO_KEYS,
         values: Quantized {
             encoding: Encoding::Vector,
             bits: 1,
@@ -1431,3 +1407,16 @@ fn a_clip_past_one_window_reads_its_heads_packed() {
     };
     assert_eq!(assert_blocks_match_twin(&h, &library, "one clip"), 2);
 }
+
+/// A rotation track of node 0 with two identity keys, at 0 s and 1 s.
+fn identity_keys(interpolation: Interpolation) -> Track {
+    let values = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    Track::new(0, Property::Rotation, interpolation, vec![0.0, 1.0], values)
+}
+
+/// Two keys, at 0 s and 1 s, as uniform times.
+const TWO_KEYS: KeyTimes = KeyTimes::Uniform {
+    start: 0.0,
+    rate: 1.0,
+    count: 2,
+};

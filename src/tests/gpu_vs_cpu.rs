@@ -1023,13 +1023,7 @@ fn clip_blocks_row_pairs_with_odd_counts_match_cpu() {
                 )
             })
             .collect();
-        Track::new(
-            node,
-            Property::Rotation,
-            Interpolation::Linear,
-            times,
-            values,
-        )
+        common::linear_rotation(node, times, values)
     };
     let counts = [1u32, 2, 3, 5, 35];
     let lib = AnimationLibrary::new(

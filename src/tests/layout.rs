@@ -271,14 +271,7 @@ fn sample_entry_points_use_only_their_bindings() {
             .iter()
             .position(|ep| ep.name == entry)
             .unwrap();
-        let ep_info = info.get_entry_point(index);
-        let mut used: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter(|(h, _)| !ep_info[*h].is_empty())
-            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-            .collect();
-        used.sort_unstable();
+        let used = bindings_used(&module, &info, index);
         assert_eq!(used, uses, "{entry}: bindings used");
         let storage = SAMPLE_BINDINGS
             .iter()
@@ -599,21 +592,15 @@ fn check_bindings(label: &str, source: &str, table: &[Binding]) {
                 naga::TypeInner::Image {
                     dim: naga::ImageDimension::D2,
                     arrayed: false,
-                    class:
-                        naga::ImageClass::Sampled {
-                            kind: naga::ScalarKind::Float,
-                            multi: false,
-                        },
-                } => BindingKind::TextureFloat,
-                naga::TypeInner::Image {
-                    dim: naga::ImageDimension::D2,
-                    arrayed: false,
-                    class:
-                        naga::ImageClass::Sampled {
-                            kind: naga::ScalarKind::Uint,
-                            multi: false,
-                        },
-                } => BindingKind::TextureUint,
+                    class: naga::ImageClass::Sampled { kind, multi: false },
+                } => match kind {
+                    naga::ScalarKind::Float => BindingKind::TextureFloat,
+                    naga::ScalarKind::Uint => BindingKind::TextureUint,
+                    other => panic!(
+                        "{label}: binding {} ({name}): {other:?} texture",
+                        rb.binding
+                    ),
+                },
                 ref other => panic!(
                     "{label}: binding {} ({name}): unexpected handle {other:?}",
                     rb.binding
@@ -854,14 +841,7 @@ fn rig_passes_exist_and_use_only_their_bindings() {
         let Some(index) = module.entry_points.iter().position(|ep| ep.name == label) else {
             panic!("{label}: no such entry point in {:?}", pass.module);
         };
-        let ep_info = info.get_entry_point(index);
-        let mut used: Vec<u32> = module
-            .global_variables
-            .iter()
-            .filter(|(h, _)| !ep_info[*h].is_empty())
-            .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
-            .collect();
-        used.sort_unstable();
+        let used = bindings_used(&module, &info, index);
         assert_eq!(used, pass.bindings, "{label}: bindings used");
         let storage = pass
             .module
@@ -1114,4 +1094,17 @@ fn plan_overrides_are_the_modules_overrides() {
         check("sample", SAMPLE_WGSL, vec![("GROUPS", 0.0)]);
     });
     assert!(result.is_err());
+}
+
+/// The binding numbers entry point `index` of `module` uses, sorted.
+fn bindings_used(module: &naga::Module, info: &naga::valid::ModuleInfo, index: usize) -> Vec<u32> {
+    let ep_info = info.get_entry_point(index);
+    let mut used: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter(|(h, _)| !ep_info[*h].is_empty())
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+        .collect();
+    used.sort_unstable();
+    used
 }

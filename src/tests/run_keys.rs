@@ -2,7 +2,7 @@
 
 use crate::cpu::sample::{find_segment, find_segment_from, first_segment, segment_of};
 use crate::layout::GpuSampleRow;
-use crate::model::track::{Clip, Interpolation, Property, Track};
+use crate::model::track::{Clip, Track};
 use crate::tables::key_lookup::lookup_bucket;
 use crate::tables::run_keys::*;
 use crate::AnimationLibrary;
@@ -53,13 +53,7 @@ fn spread(rng: &mut Rng, start: f32, n: usize) -> Vec<f32> {
 
 fn rotation(node: u32, times: Vec<f32>) -> Track {
     let values = times.iter().flat_map(|_| [0.0, 0.0, 0.0, 1.0]).collect();
-    Track::new(
-        node,
-        Property::Rotation,
-        Interpolation::Linear,
-        times,
-        values,
-    )
+    super::common::linear_rotation(node, times, values)
 }
 
 /// Every time worth probing for rows `rows`: every key time, the

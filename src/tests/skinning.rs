@@ -1519,19 +1519,29 @@ fn tables_and_sampler_of_different_libraries_are_refused() {
 
 // ------------------------------------------------------------ real assets
 
+/// The glTF files of `../shared/assets`, sorted; `None`, with a skip line
+/// naming `label`, where the folder is absent.
 #[cfg(feature = "gltf")]
-#[test]
-fn assets_with_skins_gpu_matches_cpu() {
+fn asset_files(label: &str) -> Option<Vec<std::path::PathBuf>> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIP assets: {} is absent", dir.display());
-        return;
+        eprintln!("SKIP {label}: {} is absent", dir.display());
+        return None;
     };
     let mut files: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
         .collect();
     files.sort();
+    Some(files)
+}
+
+#[cfg(feature = "gltf")]
+#[test]
+fn assets_with_skins_gpu_matches_cpu() {
+    let Some(files) = asset_files("assets") else {
+        return;
+    };
     let Some(h) = common::gpu("assets") else {
         return;
     };
@@ -1576,7 +1586,7 @@ fn assets_with_skins_gpu_matches_cpu() {
             );
         }
     }
-    assert!(skinned > 0, "no skinned asset in {}", dir.display());
+    assert!(skinned > 0, "no skinned asset in ../shared/assets");
 }
 
 // ------------------------------------------------- Rig::from_gltf, hostile
@@ -1798,22 +1808,15 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
     // Node 0 listed twice among node 1's children: two parent links (the
     // gltf crate's validation lets this through).
     let r = gltf_rig(&gltf_json(GOOD_IBM, GOOD_VIEW, ", 0"), &buf);
-    assert!(
-        matches!(
-            r,
-            Err(Error::Import {
-                animation: None,
-                channel: None,
-                skin: None,
-                accessor: None,
-                kind: ImportErrorKind::MultipleParents {
-                    node: 0,
-                    first: 1,
-                    second: 1
-                }
-            })
-        ),
-        "{r:?}"
+    assert_rig_import_error(
+        &r,
+        None,
+        None,
+        ImportErrorKind::MultipleParents {
+            node: 0,
+            first: 1,
+            second: 1,
+        },
     );
 }
 
@@ -1857,43 +1860,29 @@ fn rig_import_checks_the_indices_it_reads() {
     let bad_child = gltf_json(GOOD_IBM, GOOD_VIEW, ", 7");
     invalid(from_document(&bad_child), &["children"]);
     let r = unvalidated(&bad_child);
-    assert!(
-        matches!(
-            r,
-            Err(Error::Import {
-                animation: None,
-                channel: None,
-                skin: None,
-                accessor: None,
-                kind: ImportErrorKind::IndexOutOfRange {
-                    what: "child node",
-                    index: 7,
-                    count: 3
-                }
-            })
-        ),
-        "{r:?}"
+    assert_rig_import_error(
+        &r,
+        None,
+        None,
+        ImportErrorKind::IndexOutOfRange {
+            what: "child node",
+            index: 7,
+            count: 3,
+        },
     );
     // An inverse bind matrices accessor out of range.
     let bad_ibm = good.replace(r#""inverseBindMatrices": 1"#, r#""inverseBindMatrices": 5"#);
     invalid(from_document(&bad_ibm), &["inverseBindMatrices"]);
     let r = unvalidated(&bad_ibm);
-    assert!(
-        matches!(
-            r,
-            Err(Error::Import {
-                animation: None,
-                channel: None,
-                skin: Some(0),
-                accessor: Some(5),
-                kind: ImportErrorKind::IndexOutOfRange {
-                    what: "accessor",
-                    index: 5,
-                    count: 2
-                }
-            })
-        ),
-        "{r:?}"
+    assert_rig_import_error(
+        &r,
+        Some(0),
+        Some(5),
+        ImportErrorKind::IndexOutOfRange {
+            what: "accessor",
+            index: 5,
+            count: 2,
+        },
     );
     // A joint out of range: the rig model's check.
     let bad_joint = good.replace(r#""joints": [1, 0]"#, r#""joints": [1, 4]"#);
@@ -1966,6 +1955,27 @@ fn rig_unvalidated(json: &str, buf: &[u8]) -> Result<Rig, Error> {
         &gltf::Document::from_json_without_validation(gltf_root(json)),
         &[buf],
     )
+}
+
+/// `r` is an import error of a rig (no animation or channel) at `skin`
+/// and `accessor`, of kind `kind`.
+#[cfg(feature = "gltf")]
+fn assert_rig_import_error(
+    r: &Result<Rig, Error>,
+    skin: Option<usize>,
+    accessor: Option<usize>,
+    kind: ImportErrorKind,
+) {
+    match r {
+        Err(Error::Import {
+            animation: None,
+            channel: None,
+            skin: s,
+            accessor: a,
+            kind: k,
+        }) => assert_eq!((*s, *a, k), (skin, accessor, &kind), "{r:?}"),
+        other => panic!("expected an import error {kind:?}, got {other:?}"),
+    }
 }
 
 /// `r` is an invalid-document error whose reason names every one of
@@ -2127,16 +2137,9 @@ fn independent_joints(
 #[cfg(feature = "gltf")]
 #[test]
 fn assets_joint_matrices_match_an_independent_glam_chain() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIP assets (independent): {} is absent", dir.display());
+    let Some(files) = asset_files("assets (independent)") else {
         return;
     };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb")))
-        .collect();
-    files.sort();
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let imported = keyframe_gpu::gltf::load(&path).unwrap();

@@ -68,3 +68,16 @@ pub fn sampler_with_plan(
     let plan = keyframe_gpu::Plan::sampling(library, capacity, &profile, plan)?;
     keyframe_gpu::Animator::from_plan(device, queue, &plan)
 }
+
+/// A LINEAR rotation track of `node` with keys at `times` and the
+/// quaternions `values` (4 per key).
+pub fn linear_rotation(node: u32, times: Vec<f32>, values: Vec<f32>) -> keyframe_gpu::Track {
+    use keyframe_gpu::{Interpolation, Property, Track};
+    Track::new(
+        node,
+        Property::Rotation,
+        Interpolation::Linear,
+        times,
+        values,
+    )
+}
