@@ -1,7 +1,7 @@
 //! GPU-vs-CPU comparison: the largest absolute error per track.
 
+use crate::model::kinds::Property;
 use crate::model::library::AnimationLibrary;
-use crate::model::track::Property;
 
 /// The largest error of one track of one clip, over all compared instances.
 #[derive(Debug, Clone, PartialEq)]

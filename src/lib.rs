@@ -132,7 +132,7 @@ pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
-pub use error::{Error, FitError, Result};
+pub use error::{BindError, Error, FitError, MixError, Result, RigError, TrackError, Unbound};
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
@@ -140,19 +140,15 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
     CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
 };
-pub use model::binding::{
-    BindError, BindOptions, BindReport, BoundLibrary, ClipReport, Unbound, UnboundTrack,
-};
+pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
 pub use model::instance::Instance;
+pub use model::kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
-pub use model::mix::{Action, Mask, MaskId, MixError, MixerDesc, MAX_ACTIONS};
+pub use model::mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
-pub use model::rig::{NodeTransform, Rig, RigBuilder, RigError, RigMesh, RigNode, RigSkin};
+pub use model::rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin};
 pub use model::target::{NodeName, SourceId};
-pub use model::track::{
-    Clip, Interpolation, Marker, PointerTarget, PointerType, Property, Track, TrackError,
-    ValueKind, WrapMode, QUAT_UNIT_TOLERANCE,
-};
+pub use model::track::{Clip, Marker, PointerTarget, Track, WrapMode};
 pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the

@@ -14,7 +14,8 @@ mod sample_cli;
 use std::path::{Path, PathBuf};
 
 use gltf_builder::*;
-use keyframe_gpu::gltf::{self, ImportErrorKind, LoadOptions, UriEscape};
+use keyframe_gpu::gltf::ImportErrorKind;
+use keyframe_gpu::gltf::{self, LoadOptions, UriEscape};
 use keyframe_gpu::Error;
 
 /// One node with a LINEAR translation over two keys: (0, 0, 0) at 0 s,

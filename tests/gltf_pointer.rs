@@ -9,7 +9,8 @@
 mod gltf_builder;
 
 use gltf_builder::*;
-use keyframe_gpu::gltf::{self, Imported, PointerProblem};
+use keyframe_gpu::gltf::PointerProblem;
+use keyframe_gpu::gltf::{self, Imported};
 use keyframe_gpu::{cpu, Error, ImportErrorKind, Instance, PointerType, Property};
 use serde_json::{json, Value};
 

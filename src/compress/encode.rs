@@ -10,7 +10,8 @@ use crate::compress::format::{
 };
 use crate::cpu::sample::sample_track_compressed;
 use crate::layout::GpuTrack;
-use crate::model::track::{Interpolation, Track};
+use crate::model::kinds::Interpolation;
+use crate::model::track::Track;
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes
 /// 2^24.

@@ -11,9 +11,9 @@ use crate::layout::{
     GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR,
     FRAME_WORDS, VERBATIM_META,
 };
-use crate::model::track::{
-    normalize_rotation_keys, Interpolation, Track, ValueKind, QUAT_UNIT_TOLERANCE,
-};
+use crate::model::kinds::QUAT_UNIT_TOLERANCE;
+use crate::model::kinds::{Interpolation, ValueKind};
+use crate::model::track::{normalize_rotation_keys, Track};
 
 /// The most keys of a track whose times are a rate: key indices stay
 /// exact in `f32`.

@@ -17,11 +17,10 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
+use crate::model::kinds::{Interpolation, Property, ValueKind};
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
-use crate::model::track::{
-    normalize_rotation_keys, Clip, Interpolation, Property, Track, ValueKind,
-};
+use crate::model::track::{normalize_rotation_keys, Clip, Track};
 use crate::tables::rig::SkinTables;
 
 /// How many times a node track's tolerance is tightened before it is

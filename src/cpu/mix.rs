@@ -25,9 +25,9 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
+use crate::model::kinds::ValueKind;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
-use crate::model::track::ValueKind;
 use crate::tables::instance::resolve_instances;
 use crate::tables::mix::Packer;
 use crate::tables::rig::SkinTables;
@@ -588,7 +588,7 @@ pub(crate) fn mix_with_samples(
 ) -> Result<(SkinOutput, Vec<f32>)> {
     for mask in masks {
         if mask.factors().len() != tables.node_count() as usize {
-            return Err(crate::model::mix::MixError::MaskLength {
+            return Err(crate::error::MixError::MaskLength {
                 len: mask.factors().len(),
                 node_count: tables.node_count() as usize,
             }

@@ -8,8 +8,9 @@ use ::gltf::json;
 use json::accessor::{ComponentType, GenericComponentType, IndexComponentType, Type};
 use json::validation::Checked;
 
-use super::error::{out_of_range, ImportErrorKind};
+use super::error::out_of_range;
 use super::Document;
+use crate::error::ImportErrorKind;
 use crate::error::{Error, Result};
 
 /// The most elements (components, all counted) that an accessor without a

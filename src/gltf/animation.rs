@@ -10,14 +10,14 @@ use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::validation::Checked;
 
 use super::accessor::{bad_component, check_type};
-use super::error::{import_err, out_of_range, ImportErrorKind, PointerProblem};
+use super::error::{import_err, out_of_range};
 use super::pointer::{self, ChannelSlot};
 use super::Document;
 use crate::error::{Error, Result};
+use crate::error::{ImportErrorKind, PointerProblem};
+use crate::model::kinds::{Interpolation, PointerType, Property, ValueKind};
 use crate::model::library::AnimationLibrary;
-use crate::model::track::{
-    Clip, Interpolation, Marker, PointerTarget, PointerType, Property, Track, ValueKind,
-};
+use crate::model::track::{Clip, Marker, PointerTarget, Track};
 use crate::model::NodeName;
 
 /// The most key values (`f32`s, all channels of all animations together)

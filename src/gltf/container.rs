@@ -7,10 +7,12 @@ use std::path::Path;
 
 use ::gltf::json;
 
-use super::error::{import_err, ImportErrorKind};
+use super::error::import_err;
 use super::pointer::PointerChannels;
-use super::uri::{self, LoadOptions, UriEscape};
+use super::uri::{self, LoadOptions};
+use crate::error::ImportErrorKind;
 use crate::error::Result;
+use crate::error::UriEscape;
 
 /// Required extensions this importer accepts. None of them changes how
 /// animation samplers, accessors, nodes or morph-target counts are read

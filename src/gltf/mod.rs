@@ -48,13 +48,12 @@ pub(crate) mod pointer;
 mod rig;
 pub(crate) mod uri;
 
+pub use crate::error::{ImportErrorKind, PointerProblem, UriEscape};
 pub use accessor::AccessorData;
 pub use animation::{AnimationInfo, ChannelInfo};
 pub use container::Document;
 pub(crate) use container::SUPPORTED_EXTENSIONS;
-pub(crate) use error::import_location;
-pub use error::{ImportErrorKind, PointerProblem};
-pub use uri::{resolve_uri, LoadOptions, UriEscape};
+pub use uri::{resolve_uri, LoadOptions};
 
 /// The result of [`load`] / [`from_slice`].
 #[derive(Debug, Clone)]

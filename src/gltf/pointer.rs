@@ -26,8 +26,8 @@ use std::sync::Arc;
 
 use ::gltf::json::Value;
 
-use super::error::PointerProblem;
-use crate::model::track::{PointerType, Property};
+use crate::error::PointerProblem;
+use crate::model::kinds::{PointerType, Property};
 
 /// The key of the pointer channels' extension object.
 pub(super) const EXTENSION: &str = "KHR_animation_pointer";

@@ -10,8 +10,9 @@ use json::validation::Checked;
 
 use super::accessor::{bad_component, check_type, Source};
 use super::animation::primitive_target_count;
-use super::error::{import_err, out_of_range, ImportErrorKind};
+use super::error::{import_err, out_of_range};
 use super::Document;
+use crate::error::ImportErrorKind;
 use crate::error::{Error, Result};
 use crate::model::rig::{decompose, Rig, RigMesh, RigNode, RigSkin};
 

@@ -18,6 +18,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::UriEscape;
+
 /// How a file is loaded: options of [`load_with`](super::load_with) and
 /// [`Document::load_with`](super::Document::load_with).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,38 +39,6 @@ impl LoadOptions {
         self.asset_root = Some(root.into());
         self
     }
-}
-
-/// Why an external URI was refused: wrapped in
-/// [`ImportErrorKind::UnsafeUri`](super::ImportErrorKind::UnsafeUri), which
-/// names the buffer and the URI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum UriEscape {
-    /// `..` segments (percent-encoded or not) leave the root folder.
-    #[error(
-        "its '..' segments leave the asset root (the file's folder, unless a wider one is given)"
-    )]
-    ParentSegments,
-    /// A backslash, which some systems read as a separator.
-    #[error("it contains a backslash (URIs separate segments with '/')")]
-    Backslash,
-    /// An absolute path (`/...`, `//host/...`, a drive letter).
-    #[error("it is an absolute path")]
-    Absolute,
-    /// A `file:` URI.
-    #[error("it is a file: URI")]
-    FileScheme,
-    /// A NUL or another control character.
-    #[error("it contains a control character")]
-    ControlCharacter,
-    /// The path inside the root is a symlink (or passes through one) to a
-    /// place outside it.
-    #[error("it resolves through a symlink to a place outside the asset root (the file's folder, unless a wider one is given)")]
-    Symlink,
-    /// The file being loaded is not inside the asset root given.
-    #[error("the file's own folder is not inside the asset root")]
-    BaseOutsideRoot,
 }
 
 /// Resolves an external URI of a file in `base_dir` (a buffer's, or an

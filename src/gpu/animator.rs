@@ -6,10 +6,11 @@
 use super::skin::GpuSkinner;
 use super::timer::PassTimer;
 use super::{check_device, GpuSampler};
+use crate::error::MixError;
 use crate::error::Result;
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{check_desc, Action, MixError, MixerDesc};
+use crate::model::mix::{check_desc, Action, MixerDesc};
 use crate::model::rig::Rig;
 use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
 use crate::plan::{DeviceProfile, Plan, PlanChoices, SkinStrategy};

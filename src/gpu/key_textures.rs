@@ -64,7 +64,7 @@ impl KeyTextures {
     }
 
     /// [`new`](Self::new), with `texels` as the key search texture's
-    /// contents: the library's ([`AnimationLibrary::key_windows`]) and
+    /// contents: the library's ([`LibraryTables::key_windows`](crate::tables::library::LibraryTables::key_windows)) and
     /// after them the clip-blocks plan's run keys and key texel copies
     /// (`crate::tables::run_keys`).
     pub(crate) fn with_texels(

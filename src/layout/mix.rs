@@ -38,7 +38,7 @@ pub use crate::model::mix::MAX_ACTIONS;
 const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 20);
 
 /// The bindings declared by `shaders/mix.wgsl`, group 0, numbered after
-/// [`SKIN_BINDINGS`]. The mix module, built on pose.wgsl, has
+/// [`SKIN_BINDINGS`](super::SKIN_BINDINGS). The mix module, built on pose.wgsl, has
 /// [`POSE_BINDINGS`] and these: [`MIX_MODULE_BINDINGS`].
 pub(crate) const MIX_BINDINGS: [Binding; 7] = [
     binding(

@@ -353,7 +353,7 @@ impl GpuTrack {
     /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]
     pub(crate) fn group(&self) -> u32 {
-        use crate::model::track::Interpolation;
+        use crate::model::kinds::Interpolation;
         if self.interpolation == Interpolation::CubicSpline as u32 {
             if self.kind == KIND_ROTATION {
                 GROUP_CUBIC_ROTATION

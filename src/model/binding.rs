@@ -33,8 +33,9 @@ use std::sync::Arc;
 
 use super::library::AnimationLibrary;
 use super::rig::Rig;
-use super::track::{Clip, Property, Track};
-use crate::error::{Error, Result};
+use super::track::{Clip, Track};
+use crate::error::{BindError, Result, Unbound};
+use crate::model::kinds::Property;
 
 /// No node: a pointer track, or a track left unbound.
 pub(crate) const UNBOUND: u32 = u32::MAX;
@@ -111,44 +112,6 @@ enum BoundBy {
     Name,
     /// By its node's name path, where the name repeats in the rig.
     Path,
-}
-
-/// Why a track was left unbound.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Unbound {
-    /// The rig has no node of the track's name.
-    MissingName,
-    /// The track's node has no name and the clip comes from another file
-    /// than the rig: an index means nothing there.
-    Unnamed,
-    /// A morph-weights track whose node in this rig has no mesh, or a mesh
-    /// with another number of morph targets (`None`: no mesh).
-    MorphTargets {
-        /// The morph targets of the node's mesh in the rig.
-        rig: Option<u32>,
-        /// The weights per key of the track.
-        track: u32,
-    },
-}
-
-impl fmt::Display for Unbound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Unbound::MissingName => f.write_str("no node of that name in the rig"),
-            Unbound::Unnamed => f.write_str("an unnamed node of another file"),
-            Unbound::MorphTargets { rig: None, track } => {
-                write!(f, "{track} weights, but the node has no mesh in the rig")
-            }
-            Unbound::MorphTargets {
-                rig: Some(r),
-                track,
-            } => write!(
-                f,
-                "{track} weights, but the node's mesh has {r} morph targets"
-            ),
-        }
-    }
 }
 
 /// A track left unbound, in a [`ClipReport`].
@@ -240,126 +203,13 @@ impl fmt::Display for BindReport {
     }
 }
 
-/// Why a library cannot be bound to a rig: wrapped in [`Error::Bind`].
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BindError {
-    /// The track's node name appears several times in the rig, and not
-    /// exactly one of those nodes has the track's name path.
-    #[error("clip {clip}, track {track}: node name {name:?} ({path}) is ambiguous in the rig: candidates {}", candidates.join(", "))]
-    Ambiguous {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The name.
-        name: String,
-        /// The track's name path.
-        path: String,
-        /// The name paths of the rig's nodes of that name.
-        candidates: Vec<String>,
-    },
-    /// Too few of a clip's node tracks bind to the rig: none by default,
-    /// or less than [`BindOptions::min_bound_share`].
-    #[error("clip {clip} ({clip_name:?}): {bound} of {node_tracks} node tracks bind to {rig}; first unbound: {} (BindOptions::with_min_bound_share(0.0) takes it anyway)", unbound.join(", "))]
-    TooFewBound {
-        /// The clip.
-        clip: usize,
-        /// The clip's name.
-        clip_name: String,
-        /// The rig, described by its root's name and node count.
-        rig: String,
-        /// Node tracks that bound.
-        bound: u32,
-        /// The clip's node tracks.
-        node_tracks: u32,
-        /// The first unbound targets (at most five), as the clip names them.
-        unbound: Vec<String>,
-    },
-    /// With [`BindOptions::strict`]: a track the rig cannot take.
-    #[error("clip {clip}, track {track}: {target}: {why}")]
-    Unbound {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The target as the clip names it.
-        target: String,
-        /// Why it is unbound.
-        why: Unbound,
-    },
-    /// A track bound by index names a node the rig does not have.
-    #[error(
-        "clip {clip}, track {track}: node {node} is out of range ({node_count} nodes in the rig)"
-    )]
-    NodeOutOfRange {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node index.
-        node: u32,
-        /// Nodes of the rig.
-        node_count: usize,
-    },
-    /// Two tracks of one clip bind to the same property of the same node.
-    #[error(
-        "clip {clip}, track {track}: node {node} {property:?} is already animated by track {first}"
-    )]
-    DuplicateChannel {
-        /// The clip.
-        clip: usize,
-        /// The later track.
-        track: usize,
-        /// The earlier track.
-        first: usize,
-        /// The rig node.
-        node: u32,
-        /// The property.
-        property: Property,
-    },
-    /// A weights track bound by index targets a node without a mesh.
-    #[error("clip {clip}, track {track}: weights on node {node}, which has no mesh")]
-    WeightsWithoutMesh {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-    },
-    /// A weights track bound by index has another width than its node's
-    /// mesh has morph targets.
-    #[error("clip {clip}, track {track}: {found} weights for node {node}, whose mesh {mesh} has {expected} morph targets")]
-    WeightsWidthMismatch {
-        /// The clip.
-        clip: usize,
-        /// The track.
-        track: usize,
-        /// The node.
-        node: u32,
-        /// Its mesh.
-        mesh: u32,
-        /// The mesh's morph targets.
-        expected: u32,
-        /// The track's width.
-        found: u32,
-    },
-}
-
-impl From<BindError> for Error {
-    fn from(e: BindError) -> Self {
-        Error::Bind(e)
-    }
-}
-
 impl AnimationLibrary {
     /// Binds every node track of the library to a node of `rig`, skipping
     /// the tracks it cannot bind (see [`BindReport`]); the rules are the
     /// module's (`crate::model::binding`).
     ///
     /// # Errors
-    /// [`Error::Bind`]: an ambiguous name, a node index out of range, two
+    /// [`Error::Bind`](crate::Error::Bind): an ambiguous name, a node index out of range, two
     /// tracks of one clip on the same node property, a weights track bound
     /// by index to a node whose mesh does not fit it.
     pub fn bind(&self, rig: &Rig) -> Result<BoundLibrary> {

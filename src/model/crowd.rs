@@ -10,10 +10,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::error::MixError;
 use crate::error::{Error, Result};
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{Action, MixError, MixerDesc};
+use crate::model::mix::{Action, MixerDesc};
 use crate::model::poses::Poses;
 use crate::model::track::WrapMode;
 use crate::model::BoundLibrary;

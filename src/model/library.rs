@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::compress::format::{CompressError, CompressedTrack};
+use crate::error::TrackError;
 use crate::error::{index_u32, Error, Result};
+use crate::model::kinds::{Interpolation, PointerType, ValueKind};
 use crate::model::target::SourceId;
-use crate::model::track::{
-    Clip, Interpolation, PointerTarget, PointerType, Track, TrackError, ValueKind,
-};
+use crate::model::track::{Clip, PointerTarget, Track};
 use crate::tables::library::LibraryTables;
 use std::collections::HashSet;
 

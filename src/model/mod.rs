@@ -11,6 +11,7 @@
 pub(crate) mod binding;
 pub(crate) mod crowd;
 pub(crate) mod instance;
+pub(crate) mod kinds;
 pub(crate) mod library;
 pub(crate) mod mix;
 pub(crate) mod poses;
@@ -18,7 +19,7 @@ pub(crate) mod rig;
 pub(crate) mod target;
 pub(crate) mod track;
 
-pub(crate) use binding::{BindError, BoundLibrary};
+pub(crate) use binding::BoundLibrary;
 pub(crate) use poses::{OutputLayout, Part, Poses};
 #[cfg(feature = "gltf")]
 pub(crate) use target::{NodeName, SourceId};

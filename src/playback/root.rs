@@ -5,14 +5,15 @@
 use glam::{Quat, Vec3, Vec4};
 
 use super::clock::Step;
-use super::PlaybackError;
 use crate::cpu::sample::sample_resolved;
+use crate::error::PlaybackError;
 use crate::error::Result;
 use crate::layout::GpuInstance;
 use crate::model::instance::Instance;
+use crate::model::kinds::Property;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
-use crate::model::track::{Clip, Property, Track, WrapMode};
+use crate::model::track::{Clip, Track, WrapMode};
 use crate::model::BoundLibrary;
 use crate::tables::instance::resolve_instances_into;
 

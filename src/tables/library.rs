@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 use crate::compress::format::{packed_block, CompressedTrack, KeyTimes, Quantized};
 use crate::error::{index_u32, Error, Result};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::model::track::{normalize_rotation_keys, Clip, Property, Track};
+use crate::model::kinds::Property;
+use crate::model::track::{normalize_rotation_keys, Clip, Track};
 use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 
 /// A library's flat tables; see [`AnimationLibrary`](crate::AnimationLibrary)
@@ -236,7 +237,7 @@ type StoredTimes = (u32, f32, u32);
 /// lookup_origin, search_offset)` of its [`GpuTrack`].
 type RowTimes = (u32, f32, f32, u32);
 
-/// The arrays of a library while [`AnimationLibrary::new`] fills them,
+/// The arrays of a library while [`AnimationLibrary::new`](crate::AnimationLibrary::new) fills them,
 /// clip after clip.
 #[derive(Default)]
 struct Flattener {

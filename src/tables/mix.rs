@@ -4,10 +4,11 @@
 
 use std::collections::HashMap;
 
+use crate::error::MixError;
 use crate::layout::{GpuMixAction, NO_MASK, NO_ROW};
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
-use crate::model::mix::{Action, Mask, MaskId, MixError};
+use crate::model::mix::{Action, Mask, MaskId};
 use crate::model::track::WrapMode;
 
 /// One frame's actions packed for the mix pass: the sampler rows (every

@@ -4,9 +4,9 @@
 
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
+use crate::model::kinds::Property;
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
-use crate::model::track::Property;
 use crate::model::BoundLibrary;
 
 /// "Not animated: use the rest value" in [`SkinTables::channels`].

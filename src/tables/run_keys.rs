@@ -167,7 +167,7 @@ pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usiz
 ///
 /// The budget: no more texels than the bucket texels of the group's rows
 /// (each distinct key times once), which a group with run tables never
-/// reads. `windows` is the library's [`AnimationLibrary::key_windows`].
+/// reads. `windows` is the library's [`LibraryTables::key_windows`](crate::tables::library::LibraryTables::key_windows).
 pub(crate) fn key_copies(
     library: &AnimationLibrary,
     windows: &[[u32; 4]],

@@ -1,7 +1,7 @@
 //! Unit tests of `src/gltf/pointer.rs`.
 
+use crate::error::PointerProblem;
 use crate::gltf::pointer::*;
-use crate::gltf::PointerProblem;
 
 #[test]
 fn rfc6901_tokens() {

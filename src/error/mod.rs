@@ -1,11 +1,28 @@
 //! The umbrella [`Error`]: every refusal names what is wrong and where.
-//! Each domain's own error type lives with its domain ([`TrackError`] in
-//! `track.rs`, `RigError` in `rig/`, the import's kinds in `gltf/`), except
-//! the readback ring's [`RingError`], which is here; `Error` wraps them
-//! with the location.
+//! Every error type of the crate is here: each domain's in a file of its
+//! own ([`TrackError`], [`MixError`], [`RigError`], [`BindError`], the
+//! import's [`ImportErrorKind`]), and the readback ring's [`RingError`]
+//! and the skin stage's [`FitError`] below. `Error` wraps them with the
+//! location. They name only the model's plain enums
+//! (`crate::model::kinds`), so no file here imports one that imports it.
 
-use crate::model::mix::MixError;
-use crate::model::track::TrackError;
+mod bind;
+#[cfg(feature = "gltf")]
+mod import;
+mod mix;
+mod playback;
+mod rig;
+mod track;
+
+pub use bind::{BindError, Unbound};
+#[cfg(feature = "gltf")]
+pub(crate) use import::import_location;
+#[cfg(feature = "gltf")]
+pub use import::{ImportErrorKind, PointerProblem, UriEscape};
+pub use mix::MixError;
+pub use playback::PlaybackError;
+pub use rig::RigError;
+pub use track::TrackError;
 
 /// Every error the crate returns.
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +132,7 @@ pub enum Error {
     /// The playback layer refused a command or a step (naming the
     /// character and the command).
     #[error(transparent)]
-    Playback(#[from] crate::playback::PlaybackError),
+    Playback(#[from] PlaybackError),
     /// A crowd instance names a model that is not one of the crowd's (an
     /// id of another [`Crowd`](crate::Crowd)).
     #[error("crowd instance {instance}: model {model} is not a model of this crowd")]
@@ -248,11 +265,11 @@ pub enum Error {
     Ring(RingError),
     /// A rig is invalid.
     #[error("rig: {0}")]
-    Rig(crate::model::rig::RigError),
+    Rig(RigError),
     /// A library cannot be bound to a rig
     /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)).
     #[error("binding: {0}")]
-    Bind(crate::model::BindError),
+    Bind(BindError),
     /// The skin stage was given a sampler it was not built for.
     #[error("library on rig: {0}")]
     Fit(FitError),
@@ -260,7 +277,7 @@ pub enum Error {
     /// animation, channel, skin and accessor, as far as they are known).
     #[cfg(feature = "gltf")]
     #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
-    #[error("glTF import{}: {kind}", crate::gltf::import_location(*.animation, *.channel, *.skin, *.accessor))]
+    #[error("glTF import{}: {kind}", import_location(*.animation, *.channel, *.skin, *.accessor))]
     Import {
         /// Index of the glTF animation, when the problem is inside one.
         animation: Option<usize>,
@@ -272,7 +289,7 @@ pub enum Error {
         /// Index of the accessor being read.
         accessor: Option<usize>,
         /// What is wrong.
-        kind: crate::gltf::ImportErrorKind,
+        kind: ImportErrorKind,
     },
 }
 
@@ -343,7 +360,7 @@ impl From<RingError> for Error {
 
 /// A skin stage given a sampler it was not built for. (A library that
 /// does not fit a rig is refused when it is bound:
-/// [`BindError`](crate::model::BindError).)
+/// [`BindError`].)
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FitError {

@@ -1,0 +1,122 @@
+//! [`MixError`]: an action table, mask or mixer the mixer refuses.
+
+/// Why a mixer or one frame of actions was refused. Action errors name
+/// the character and the action (its index among the character's).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MixError {
+    /// An action names a clip the library does not have.
+    #[error("character {character}, action {action}: clip {clip} is out of range (the library has {clip_count} clips)")]
+    UnknownClip {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The clip it names.
+        clip: u32,
+        /// Clips in the library.
+        clip_count: usize,
+    },
+    /// An action names a mask the mixer does not have.
+    #[error("character {character}, action {action}: mask {mask} is out of range (the mixer has {mask_count} masks)")]
+    UnknownMask {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The mask it names.
+        mask: u32,
+        /// Masks of the mixer.
+        mask_count: usize,
+    },
+    /// An action's weight is negative, NaN or infinite.
+    #[error("character {character}, action {action}: weight {weight} is not a finite number >= 0")]
+    BadWeight {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// The weight.
+        weight: f32,
+    },
+    /// An action's time (or additive reference time) is NaN or infinite.
+    #[error("character {character}, action {action}: {field} {time} is not finite")]
+    TimeNotFinite {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+        /// `"time"` or `"reference time"`.
+        field: &'static str,
+        /// The time.
+        time: f64,
+    },
+    /// A character has more actions than the mixer was created for.
+    #[error("character {character}: {count} actions, but the mixer was created for at most {capacity} per character")]
+    TooManyActions {
+        /// The character.
+        character: usize,
+        /// Its action count.
+        count: u32,
+        /// The mixer's actions per character.
+        capacity: u32,
+    },
+    /// More characters than the mixer was created for.
+    #[error("{count} characters, but the mixer was created for at most {capacity}")]
+    TooManyCharacters {
+        /// Characters given.
+        count: usize,
+        /// The mixer's capacity.
+        capacity: u32,
+    },
+    /// The per-character counts do not add up to the number of actions.
+    #[error("the action counts add up to {counted}, but {actions} actions were given")]
+    CountMismatch {
+        /// The sum of the counts.
+        counted: u64,
+        /// `actions.len()`.
+        actions: usize,
+    },
+    /// A mixer asked for 0 or more than [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per
+    /// character.
+    #[error("{asked} actions per character: a mixer takes 1 to {max}")]
+    ActionCapacity {
+        /// The capacity asked for.
+        asked: u32,
+        /// [`MAX_ACTIONS`](crate::MAX_ACTIONS).
+        max: u32,
+    },
+    /// A mask names a node the rig does not have.
+    #[error("mask: node {node} is out of range (the rig has {node_count} nodes)")]
+    MaskNodeOutOfRange {
+        /// The node.
+        node: u32,
+        /// Nodes in the rig.
+        node_count: usize,
+    },
+    /// A mask factor is not in `[0, 1]`.
+    #[error("mask: factor {factor} of node {node} is not in [0, 1]")]
+    MaskFactor {
+        /// The node (`u32::MAX` for a fill value).
+        node: u32,
+        /// The factor.
+        factor: f32,
+    },
+    /// A mask has another length than the rig has nodes.
+    #[error("mask: {len} factors for a rig of {node_count} nodes")]
+    MaskLength {
+        /// Factors given.
+        len: usize,
+        /// Nodes in the rig.
+        node_count: usize,
+    },
+    /// A mask made for another rig than the mixer's.
+    #[error("mask {mask} was made for another rig than the mixer's")]
+    MaskOfOtherRig {
+        /// The mask's index.
+        mask: usize,
+    },
+    /// Actions were given to an animator created without a mixer.
+    #[error("this animator has no mixer: create it with Animator::with_mixer to set actions")]
+    NoMixer,
+}
