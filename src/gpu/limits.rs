@@ -6,10 +6,9 @@
 
 use crate::error::{Error, Result};
 use crate::layout::{
-    Binding, BindingKind, MAX_PARALLEL_NODES, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES,
-    SKIN_MODULE_BINDINGS, SKIN_WORKGROUP_SIZE, WORKGROUP_SIZE,
+    Binding, BindingKind, MAX_PARALLEL_NODES, SKIN_WORKGROUP_SIZE, WORKGROUP_SIZE,
 };
-use crate::plan::passes::PASSES;
+use crate::plan::passes::STAGE_TABLE;
 
 /// Bindings of `table` numbered in `uses` and of the kinds `kinds`.
 fn count(table: &[Binding], uses: &[u32], kinds: &[BindingKind]) -> u32 {
@@ -41,16 +40,11 @@ struct Need {
 /// kernels' workgroup size and the skin pass's uniform heads and
 /// workgroup memory.
 fn needs() -> [Need; 7] {
-    // Every pipeline's bindings: the sampler's, and each skin pass's.
-    let mut passes: Vec<(&[Binding], &[u32])> = vec![
-        (&SAMPLE_BINDINGS, &SAMPLE_USES),
-        (&SAMPLE_BINDINGS, &SAMPLE_BLOCKS_USES),
-    ];
-    passes.extend(
-        PASSES
-            .iter()
-            .map(|p| (&SKIN_MODULE_BINDINGS[..], p.bindings)),
-    );
+    // Every pipeline's bindings (the stage table's passes).
+    let passes: Vec<(&[Binding], &[u32])> = STAGE_TABLE
+        .iter()
+        .map(|p| (p.module.bindings(), p.bindings))
+        .collect();
     let most = |kinds: &[BindingKind]| {
         passes
             .iter()

@@ -1,11 +1,13 @@
-//! The skin stage's compute passes, as data: which kernel, in which
-//! module, binding what ([`Pass`]), and which passes each
-//! [`SkinStrategy`] records. `src/gpu/skin/` builds their pipelines and
-//! bind groups from the binding tables of `src/layout/`.
+//! The crate's compute passes, as data. [`STAGE_TABLE`] lists every one:
+//! its entry point, its module, the bindings its layout holds and the CPU
+//! twin it is tested against. The rig passes carry more ([`Pass`]: their
+//! invocations per instance), and [`SkinStrategy`] says which of them each
+//! strategy records. `src/gpu/` builds pipelines and bind groups from
+//! these and the binding tables of `src/layout/`.
 
 use crate::layout::{
-    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SKIN_MODULE_BINDINGS,
-    SKIN_WGSL, SKIN_WIDE_WGSL,
+    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS,
+    SAMPLE_BLOCKS_USES, SAMPLE_USES, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
 };
 
 /// How the skin stage spreads the pose, hierarchy and joint-matrix work
@@ -44,7 +46,28 @@ pub enum SkinStrategy {
     PerNode,
 }
 
-/// The WGSL module a pass's entry point is in.
+/// The WGSL module a dispatch's entry point is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Module {
+    /// `SAMPLE_WGSL`.
+    Sample,
+    /// A rig module (`POSE_WGSL`, `SKIN_WGSL` or `SKIN_WIDE_WGSL`,
+    /// `MIX_WGSL`).
+    Rig(RigModule),
+}
+
+impl Module {
+    /// Every binding the module declares.
+    #[must_use]
+    pub(crate) fn bindings(self) -> &'static [Binding] {
+        match self {
+            Module::Sample => &SAMPLE_BINDINGS,
+            Module::Rig(m) => m.bindings(),
+        }
+    }
+}
+
+/// The WGSL module a rig pass's entry point is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RigModule {
     /// [`POSE_WGSL`]: the pose stage (`pose_main`, `morph_main`).
@@ -194,18 +217,6 @@ pub(crate) const MIX_PROPS_PASS: Pass = Pass {
 pub(crate) const MIXED_PASSES: [Pass; 4] =
     [MIX_PASS, MIX_MORPH_PASS, MIX_PROPS_PASS, HIERARCHY_PASS];
 
-/// Every pass of every strategy, and the mixer's.
-pub(crate) const PASSES: [Pass; 8] = [
-    POSE_PASS,
-    MORPH_PASS,
-    HIERARCHY_PASS,
-    SKIN_PASS,
-    SKIN_NODES_PASS,
-    MIX_PASS,
-    MIX_MORPH_PASS,
-    MIX_PROPS_PASS,
-];
-
 impl SkinStrategy {
     /// The passes this strategy records, in order ([`SkinStrategy::Auto`]:
     /// those of the strategy it picks on a CPU adapter,
@@ -219,3 +230,58 @@ impl SkinStrategy {
         }
     }
 }
+
+/// One row of [`STAGE_TABLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StageRow {
+    /// The entry point.
+    pub(crate) entry: &'static str,
+    /// The module it is in.
+    pub(crate) module: Module,
+    /// The binding numbers its layout holds: exactly those it uses.
+    pub(crate) bindings: &'static [u32],
+    /// Its CPU twin, `FILE::FUNCTION` under `src/`: what the tests compare
+    /// the pass with.
+    #[allow(dead_code, reason = "documentation the tests check; no pass reads it")]
+    pub(crate) twin: &'static str,
+}
+
+/// A rig pass's row.
+const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
+    StageRow {
+        entry: pass.entry,
+        module: Module::Rig(pass.module),
+        bindings: pass.bindings,
+        twin,
+    }
+}
+
+/// Every compute pass the crate records, in stage order: sampling (two
+/// layouts of the same work, by [`SamplerPlan`](crate::SamplerPlan)), the
+/// pose stage, the skin stage's three strategies' passes, and the
+/// mixer's. A test checks each row against the module (the entry point
+/// exists and uses exactly these bindings), that no module has an entry
+/// point the table lacks, that each twin exists, and that
+/// `docs/ARCHITECTURE.md`'s pass table says the same.
+pub(crate) const STAGE_TABLE: [StageRow; 10] = [
+    StageRow {
+        entry: "sample_main",
+        module: Module::Sample,
+        bindings: &SAMPLE_USES,
+        twin: "cpu/sample.rs::sample_resolved",
+    },
+    StageRow {
+        entry: "sample_blocks_main",
+        module: Module::Sample,
+        bindings: &SAMPLE_BLOCKS_USES,
+        twin: "cpu/sample.rs::sample_resolved",
+    },
+    rig_row(POSE_PASS, "cpu/pose.rs::pose_main"),
+    rig_row(MORPH_PASS, "cpu/pose.rs::morph_main"),
+    rig_row(HIERARCHY_PASS, "cpu/skin.rs::hierarchy_main"),
+    rig_row(SKIN_PASS, "tests/skin_entries.rs::skin_main"),
+    rig_row(SKIN_NODES_PASS, "cpu/skin.rs::pose_resolved"),
+    rig_row(MIX_PASS, "cpu/mix.rs::mix_main"),
+    rig_row(MIX_MORPH_PASS, "cpu/mix.rs::mix_morph_main"),
+    rig_row(MIX_PROPS_PASS, "cpu/mix.rs::mix_props_main"),
+];

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::passes::{Lanes, Pass, RigModule, MIXED_PASSES};
+use super::passes::{Lanes, Module, Pass, MIXED_PASSES};
 use super::{
     block_row_run, cpu_adapter, invocation_rows, max_blocks, vec4_group, DeviceProfile,
     RigOverrides, SampleOverrides, SamplerPlan, SkinStrategy,
@@ -65,16 +65,6 @@ impl Overrides {
             (Overrides::Sample(s), _) => s.constants(),
         }
     }
-}
-
-/// The WGSL module a dispatch's entry point is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Module {
-    /// `SAMPLE_WGSL`.
-    Sample,
-    /// A rig module (`POSE_WGSL`, `SKIN_WGSL` or `SKIN_WIDE_WGSL`,
-    /// `MIX_WGSL`).
-    Rig(RigModule),
 }
 
 /// One dispatch of a plan, in recording order.

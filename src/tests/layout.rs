@@ -826,9 +826,22 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
     assert_eq!(skin(13), [16, 16]);
 }
 
+use keyframe_gpu::plan::passes;
+
+/// Every pass of every strategy, and the mixer's.
+const PASSES: [passes::Pass; 8] = [
+    passes::POSE_PASS,
+    passes::MORPH_PASS,
+    passes::HIERARCHY_PASS,
+    passes::SKIN_PASS,
+    passes::SKIN_NODES_PASS,
+    passes::MIX_PASS,
+    passes::MIX_MORPH_PASS,
+    passes::MIX_PROPS_PASS,
+];
+
 #[test]
 fn rig_passes_exist_and_use_only_their_bindings() {
-    use keyframe_gpu::plan::passes::PASSES;
     use keyframe_gpu::SkinStrategy;
     // Each pass's entry point is in its module, and its layout holds
     // exactly the globals the entry point uses (wgpu refuses a pipeline
@@ -1107,4 +1120,74 @@ fn bindings_used(module: &naga::Module, info: &naga::valid::ModuleInfo, index: u
         .collect();
     used.sort_unstable();
     used
+}
+
+/// The stage table (`plan::passes::STAGE_TABLE`) is complete and true:
+/// every compute entry point of every module is a row; each row's entry
+/// point uses exactly its bindings; its twin function exists in its file;
+/// and docs/ARCHITECTURE.md's pass table has a line naming the entry point
+/// with its twin.
+#[test]
+fn the_stage_table_lists_every_pass_with_its_bindings_and_twin() {
+    use keyframe_gpu::layout::{MIX_WGSL, POSE_WGSL, SAMPLE_WGSL, SKIN_WGSL};
+    use keyframe_gpu::plan::passes::{Module, RigModule, STAGE_TABLE};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let architecture = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let modules = [
+        (Module::Sample, SAMPLE_WGSL),
+        (Module::Rig(RigModule::Pose), POSE_WGSL),
+        (Module::Rig(RigModule::Skin), SKIN_WGSL),
+        (Module::Rig(RigModule::Mix), MIX_WGSL),
+    ];
+    for (module_id, source) in modules {
+        let (module, info) = parse_and_validate(&format!("{module_id:?}"), source);
+        for (index, ep) in module.entry_points.iter().enumerate() {
+            if ep.stage != naga::ShaderStage::Compute {
+                continue;
+            }
+            let Some(row) = STAGE_TABLE.iter().find(|r| r.entry == ep.name) else {
+                panic!(
+                    "{}: an entry point of {module_id:?} missing from the stage table",
+                    ep.name
+                );
+            };
+            // A rig entry point is in its row's module (the pose stage's
+            // are also in the skin and mix modules, which include pose.wgsl).
+            let home =
+                row.module == module_id || matches!(row.module, Module::Rig(RigModule::Pose));
+            assert!(
+                home,
+                "{}: listed in {:?}, found in {module_id:?}",
+                ep.name, row.module
+            );
+            if row.module == module_id {
+                assert_eq!(
+                    bindings_used(&module, &info, index),
+                    row.bindings,
+                    "{}: bindings",
+                    ep.name
+                );
+            }
+        }
+    }
+    for row in STAGE_TABLE {
+        let (file, function) = row.twin.split_once("::").unwrap();
+        let text = std::fs::read_to_string(root.join("src").join(file)).unwrap();
+        assert!(
+            text.contains(&format!("fn {function}(")),
+            "{}: its twin {} does not exist",
+            row.entry,
+            row.twin
+        );
+        let documented = architecture.lines().any(|line| {
+            line.starts_with('|')
+                && line.contains(&format!("`{}`", row.entry))
+                && line.contains(&format!("`{function}`"))
+        });
+        assert!(
+            documented,
+            "{}: docs/ARCHITECTURE.md's pass table has no line naming it with `{function}`",
+            row.entry
+        );
+    }
 }

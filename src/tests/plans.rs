@@ -7,7 +7,7 @@
 
 use super::common;
 
-use keyframe_gpu::plan::schedule::Module;
+use keyframe_gpu::plan::passes::Module;
 use keyframe_gpu::plan::{
     DeviceProfile, Overrides, Plan, PlanChoices, SamplerPlan, SkinStrategy, Stage,
 };
