@@ -5,9 +5,10 @@
 use glam::{DMat3, DQuat, DVec3, DVec4};
 
 use crate::compress::format::{
-    packed_block, BitWriter, CompressedTrack, Encoding, Frame, KeyTimes, Quantized,
-    MAX_FRAMED_BITS, MAX_QUANTIZED,
+    packed_block, BitWriter, CompressedTrack, Frame, KeyTimes, Quantized, MAX_FRAMED_BITS,
+    MAX_QUANTIZED,
 };
+use crate::compress::kinds::Encoding;
 use crate::cpu::sample::sample_track_compressed;
 use crate::layout::GpuTrack;
 use crate::model::kinds::Interpolation;

@@ -126,9 +126,11 @@
 pub(crate) mod decode;
 mod encode;
 pub(crate) mod format;
+pub(crate) mod kinds;
 mod search;
 
-pub use crate::compress::format::{CompressError, Encoding, Stream};
+pub use crate::error::CompressError;
+pub use kinds::{Encoding, Stream};
 
 use glam::Mat4;
 

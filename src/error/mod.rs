@@ -1,12 +1,14 @@
 //! The umbrella [`Error`]: every refusal names what is wrong and where.
 //! Every error type of the crate is here: each domain's in a file of its
 //! own ([`TrackError`], [`MixError`], [`RigError`], [`BindError`], the
-//! import's [`ImportErrorKind`]), and the readback ring's [`RingError`]
+//! import's [`ImportErrorKind`], [`PlaybackError`], [`CompressError`]),
+//! and the readback ring's [`RingError`]
 //! and the skin stage's [`FitError`] below. `Error` wraps them with the
-//! location. They name only the model's plain enums
-//! (`crate::model::kinds`), so no file here imports one that imports it.
+//! location. They name only plain enums (`crate::model::kinds`,
+//! `crate::compress::kinds`), which import nothing that imports them.
 
 mod bind;
+mod compress;
 #[cfg(feature = "gltf")]
 mod import;
 mod mix;
@@ -15,6 +17,7 @@ mod rig;
 mod track;
 
 pub use bind::{BindError, Unbound};
+pub use compress::CompressError;
 #[cfg(feature = "gltf")]
 pub(crate) use import::import_location;
 #[cfg(feature = "gltf")]
@@ -50,7 +53,7 @@ pub enum Error {
         /// Index of the track inside the clip.
         track: Option<usize>,
         /// What is wrong.
-        kind: crate::compress::format::CompressError,
+        kind: CompressError,
     },
     /// A clip has no tracks.
     #[error("clip {clip} ({clip_name:?}) has no tracks")]

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::compress::format::{CompressError, CompressedTrack};
+use crate::compress::format::CompressedTrack;
+use crate::error::CompressError;
 use crate::error::TrackError;
 use crate::error::{index_u32, Error, Result};
 use crate::model::kinds::{Interpolation, PointerType, ValueKind};
