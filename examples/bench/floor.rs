@@ -26,7 +26,7 @@
 //!   (`KEY_MAJOR`: long_keys), by (block, key, track, component) instead,
 //!   so that an instance's tracks read neighbouring values, as the
 //!   sampler's clip-blocks plan stores such tracks (the least work of that
-//!   shape: `src/run_values.rs`);
+//!   shape: `src/tables/run_values.rs`);
 //!
 //! and writes, per component, the sum of the two values. Where every
 //! track's width and the output stride are multiples of 4 (rotations,

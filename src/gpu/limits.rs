@@ -35,6 +35,18 @@ struct Need {
     raise: fn(&mut wgpu::Limits, u32),
 }
 
+/// The [`Need`] of the `wgpu::Limits` field `$field`: `$needed` of it.
+macro_rules! need {
+    ($field:ident, $needed:expr) => {
+        Need {
+            name: stringify!($field),
+            needed: $needed,
+            get: |l| l.$field.into(),
+            raise: |l, v| l.$field = l.$field.max(v.into()),
+        }
+    };
+}
+
 /// Every limit the passes need more of than nothing, derived from the
 /// binding tables (the most bindings of a kind in any one pipeline), the
 /// kernels' workgroup size and the skin pass's uniform heads and
@@ -65,64 +77,13 @@ fn needs() -> [Need; 7] {
         .max()
         .unwrap_or(0);
     [
-        Need {
-            name: "max_storage_buffers_per_shader_stage",
-            needed: most(&STORAGE),
-            get: |l| l.max_storage_buffers_per_shader_stage.into(),
-            raise: |l, v| {
-                l.max_storage_buffers_per_shader_stage =
-                    l.max_storage_buffers_per_shader_stage.max(v)
-            },
-        },
-        Need {
-            name: "max_uniform_buffers_per_shader_stage",
-            needed: most(&UNIFORM),
-            get: |l| l.max_uniform_buffers_per_shader_stage.into(),
-            raise: |l, v| {
-                l.max_uniform_buffers_per_shader_stage =
-                    l.max_uniform_buffers_per_shader_stage.max(v)
-            },
-        },
-        Need {
-            name: "max_sampled_textures_per_shader_stage",
-            needed: most(&TEXTURES),
-            get: |l| l.max_sampled_textures_per_shader_stage.into(),
-            raise: |l, v| {
-                l.max_sampled_textures_per_shader_stage =
-                    l.max_sampled_textures_per_shader_stage.max(v)
-            },
-        },
-        Need {
-            name: "max_uniform_buffer_binding_size",
-            needed: uniform_size,
-            get: |l| l.max_uniform_buffer_binding_size,
-            raise: |l, v| {
-                l.max_uniform_buffer_binding_size = l.max_uniform_buffer_binding_size.max(v.into())
-            },
-        },
-        Need {
-            name: "max_compute_workgroup_size_x",
-            needed: workgroup,
-            get: |l| l.max_compute_workgroup_size_x.into(),
-            raise: |l, v| l.max_compute_workgroup_size_x = l.max_compute_workgroup_size_x.max(v),
-        },
-        Need {
-            name: "max_compute_invocations_per_workgroup",
-            needed: workgroup,
-            get: |l| l.max_compute_invocations_per_workgroup.into(),
-            raise: |l, v| {
-                l.max_compute_invocations_per_workgroup =
-                    l.max_compute_invocations_per_workgroup.max(v)
-            },
-        },
-        Need {
-            name: "max_compute_workgroup_storage_size",
-            needed: PER_NODE_WORKGROUP_BYTES,
-            get: |l| l.max_compute_workgroup_storage_size.into(),
-            raise: |l, v| {
-                l.max_compute_workgroup_storage_size = l.max_compute_workgroup_storage_size.max(v)
-            },
-        },
+        need!(max_storage_buffers_per_shader_stage, most(&STORAGE)),
+        need!(max_uniform_buffers_per_shader_stage, most(&UNIFORM)),
+        need!(max_sampled_textures_per_shader_stage, most(&TEXTURES)),
+        need!(max_uniform_buffer_binding_size, uniform_size),
+        need!(max_compute_workgroup_size_x, workgroup),
+        need!(max_compute_invocations_per_workgroup, workgroup),
+        need!(max_compute_workgroup_storage_size, PER_NODE_WORKGROUP_BYTES),
     ]
 }
 

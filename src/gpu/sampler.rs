@@ -860,7 +860,7 @@ impl GpuSampler {
     /// from its own table (every other plan), 1 one search per run of rows
     /// sharing their key times, 2 from the run's bucket table of `bits`-bit
     /// entries, 3 from an exact one (one step, no search loop;
-    /// `src/run_keys.rs`). For tests that must know which path they
+    /// `src/tables/run_keys.rs`). For tests that must know which path they
     /// exercised.
     pub(crate) fn run_keys(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
         // A part's run keys are its plan dispatch's (one per group).
@@ -903,7 +903,7 @@ impl GpuSampler {
 
     #[doc(hidden)]
     /// How many runs of LINEAR rotation rows the clip-blocks plan stores
-    /// key by key (rows sharing their key times: `src/run_values.rs`); 0 in
+    /// key by key (rows sharing their key times: `src/tables/run_values.rs`); 0 in
     /// every other plan. For tests that must know which path they
     /// exercised.
     pub(crate) fn interleaved_runs(&self) -> usize {

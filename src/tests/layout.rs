@@ -285,28 +285,15 @@ fn sample_entry_points_use_only_their_bindings() {
             .count();
         assert!(storage <= 8, "{entry}: {storage} storage buffers");
     }
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(module.to_ctx()).unwrap();
-    for (_, var) in module.global_variables.iter() {
-        let Some(rb) = &var.binding else { continue };
-        let want = match module.types[var.ty].inner {
-            naga::TypeInner::Array {
-                size: naga::ArraySize::Dynamic,
-                base,
-                ..
-            } => layouter[base].size,
-            naga::TypeInner::Image { .. } => 0,
-            _ => layouter[var.ty].size,
-        };
+    for (binding, want) in binding_sizes(&module) {
         let entry = SAMPLE_BINDINGS
             .iter()
-            .find(|b| b.binding == rb.binding)
+            .find(|b| b.binding == binding)
             .unwrap();
         assert_eq!(
             entry.min_size,
             u64::from(want),
-            "binding {} ({})",
-            rb.binding,
+            "binding {binding} ({})",
             entry.name
         );
     }
@@ -771,27 +758,15 @@ fn rig_binding_min_sizes_are_one_element_or_the_whole_uniform() {
     let mut wants: Vec<(&str, u32, u32)> = Vec::new();
     for (label, source, table) in rig_modules() {
         let (module, _) = parse_and_validate(label, source);
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).unwrap();
-        for (_, var) in module.global_variables.iter() {
-            let Some(rb) = &var.binding else { continue };
-            let want = match module.types[var.ty].inner {
-                naga::TypeInner::Array {
-                    size: naga::ArraySize::Dynamic,
-                    stride,
-                    ..
-                } => stride,
-                _ => layouter[var.ty].size,
-            };
-            let entry = table.iter().find(|b| b.binding == rb.binding).unwrap();
+        for (binding, want) in binding_sizes(&module) {
+            let entry = table.iter().find(|b| b.binding == binding).unwrap();
             assert!(
                 entry.min_size >= u64::from(want),
-                "{label}: binding {} ({}) under one element",
-                rb.binding,
+                "{label}: binding {binding} ({}) under one element",
                 entry.name
             );
             let module_name = label.split(' ').next().unwrap_or(label);
-            wants.push((module_name, rb.binding, want));
+            wants.push((module_name, binding, want));
         }
     }
     for (label, _, table) in rig_modules() {
@@ -1190,4 +1165,29 @@ fn the_stage_table_lists_every_pass_with_its_bindings_and_twin() {
             row.entry
         );
     }
+}
+
+/// Each binding of `module` with the smallest buffer it accepts: naga's
+/// stride of a runtime-sized array (one element and its padding), 0 for a
+/// texture, else the size of the whole type.
+fn binding_sizes(module: &naga::Module) -> Vec<(u32, u32)> {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    module
+        .global_variables
+        .iter()
+        .filter_map(|(_, var)| {
+            let rb = var.binding.as_ref()?;
+            let want = match module.types[var.ty].inner {
+                naga::TypeInner::Array {
+                    size: naga::ArraySize::Dynamic,
+                    stride,
+                    ..
+                } => stride,
+                naga::TypeInner::Image { .. } => 0,
+                _ => layouter[var.ty].size,
+            };
+            Some((rb.binding, want))
+        })
+        .collect()
 }

@@ -699,20 +699,36 @@ fn hierarchy_rest_pose_and_instances_at_different_times() {
     );
 }
 
+/// Two instances of the small hierarchy, one per clip.
+fn two_instances() -> [Instance; 2] {
+    [Instance::new(0, 0.25), Instance::new(1, 0.7)]
+}
+
+/// A device, the small hierarchy's rig, library and tables, and a sampler
+/// of two instances (`None`: no adapter, with a skip line naming `test`).
+fn small_hierarchy_on(
+    test: &str,
+) -> Option<(Headless, Rig, AnimationLibrary, SkinTables, GpuSampler)> {
+    let (rig, lib) = small_hierarchy();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    let h = common::gpu(test)?;
+    let sampler = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
+    Some((h, rig, lib, tables, sampler))
+}
+
 #[test]
 fn skinner_reads_the_samplers_instance_table() {
     // The skinner has no instance table of its own: after the sampler's
     // table changes (clips swapped), prepare() alone makes the skinner pose
     // each instance with its new clip. A skinner given another sampler is
     // refused.
-    let (rig, lib) = small_hierarchy();
-    let tables = SkinTables::new(&rig, &lib).unwrap();
-    let Some(h) = common::gpu("skinner_reads_the_samplers_instance_table") else {
+    let Some((h, rig, lib, tables, mut sampler)) =
+        small_hierarchy_on("skinner_reads_the_samplers_instance_table")
+    else {
         return;
     };
-    let first = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
-    let swapped = [Instance::new(1, 0.7), Instance::new(0, 0.25)];
-    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
+    let first = two_instances();
+    let swapped = [first[1], first[0]];
     for strategy in strategies(&tables) {
         let (mut skinner, _) = skinner_with(&h.device, &sampler, &tables, strategy).unwrap();
         let mut globals = Vec::new();
@@ -749,13 +765,12 @@ fn a_mixer_can_rewrite_the_local_poses_between_the_stages() {
     // local rotation in the buffer (as a mixer would), then record the
     // hierarchy: the globals are the CPU twin's hierarchy_main of the
     // rewritten locals, and differ from those of the sampled pose.
-    let (rig, lib) = small_hierarchy();
-    let tables = SkinTables::new(&rig, &lib).unwrap();
-    let Some(h) = common::gpu("a_mixer_can_rewrite_the_local_poses_between_the_stages") else {
+    let Some((h, rig, lib, tables, mut sampler)) =
+        small_hierarchy_on("a_mixer_can_rewrite_the_local_poses_between_the_stages")
+    else {
         return;
     };
-    let inst = [Instance::new(0, 0.25), Instance::new(1, 0.7)];
-    let mut sampler = super::sampler(&h.device, &h.queue, &lib, 2).unwrap();
+    let inst = two_instances();
     let (mut skinner, _) =
         skinner_with(&h.device, &sampler, &tables, SkinStrategy::Staged).unwrap();
     sampler.set_instances(&h.queue, &inst).unwrap();
