@@ -93,3 +93,47 @@ fn a_model_binds_and_poses_without_a_device() {
     );
     assert_eq!(poses.world(0, root).unwrap(), glam::Mat4::IDENTITY);
 }
+
+/// The error types name only plain enums that import nothing of the
+/// crate (`model/kinds.rs`, `compress/kinds.rs`), so no import cycle runs
+/// through `src/error/`: outside doc comments, a file there names no other
+/// `crate::` path.
+#[test]
+fn the_errors_name_only_the_plain_enums() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/error"), &mut files);
+    assert!(files.len() >= 5, "src/error/ has its files");
+    let allowed = [
+        "crate::model::kinds",
+        "crate::compress::kinds",
+        "crate::error",
+    ];
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(at) = rest.find("crate::") {
+                let path = &rest[at..];
+                assert!(
+                    allowed.iter().any(|a| path.starts_with(a)),
+                    "{}:{} names {path}",
+                    file.display(),
+                    n + 1
+                );
+                rest = &path["crate::".len()..];
+            }
+        }
+    }
+    for leaf in ["src/model/kinds.rs", "src/compress/kinds.rs"] {
+        let text = std::fs::read_to_string(root.join(leaf)).unwrap();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("crate::") || code.contains("crate::layout"),
+                "{leaf} imports {code}"
+            );
+        }
+    }
+}
