@@ -425,7 +425,7 @@ fn mixer_packing_allocates_nothing() {
             }
             counts.push(n);
         }
-        let (allocs, r) = count(|| packer.pack(&lib, 0, characters, per, &actions, &counts));
+        let (allocs, r) = count(|| packer.pack(&lib, 0, &actions, &counts));
         assert!(r.is_ok(), "frame {frame}: {r:?}");
         assert_eq!(allocs, 0, "frame {frame}: {allocs} allocations");
         assert_eq!(packer.characters.len(), counts.len());

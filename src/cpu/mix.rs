@@ -596,14 +596,7 @@ pub(crate) fn mix_with_samples(
         }
     }
     let mut packer = Packer::new(counts.len() as u32, MAX_ACTIONS);
-    packer.pack(
-        library,
-        masks.len(),
-        u32::try_from(counts.len()).unwrap_or(u32::MAX),
-        MAX_ACTIONS,
-        actions,
-        counts,
-    )?;
+    packer.pack(library, masks.len(), actions, counts)?;
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
     sample_resolved(library, &resolved, &mut samples);

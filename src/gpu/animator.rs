@@ -128,7 +128,6 @@ struct Posing {
 #[derive(Debug)]
 struct Mixer {
     characters: u32,
-    per_character: u32,
     mask_count: usize,
     packer: Packer,
 }
@@ -290,7 +289,6 @@ impl Animator {
             }),
             mixer: Some(Mixer {
                 characters: desc.characters,
-                per_character: desc.actions_per_character,
                 mask_count: desc.masks.len(),
                 packer: Packer::new(desc.characters, desc.actions_per_character),
             }),
@@ -362,14 +360,9 @@ impl Animator {
         let Some(mixer) = &mut self.mixer else {
             return Err(MixError::NoMixer.into());
         };
-        mixer.packer.pack(
-            self.sampler.library(),
-            mixer.mask_count,
-            mixer.characters,
-            mixer.per_character,
-            actions,
-            counts,
-        )?;
+        mixer
+            .packer
+            .pack(self.sampler.library(), mixer.mask_count, actions, counts)?;
         Ok(())
     }
 

@@ -28,6 +28,10 @@ pub struct Packer {
     pub characters: Vec<[u32; 2]>,
     references: HashMap<(u32, u32), u32>,
     reference_rows: Vec<Instance>,
+    /// The most characters a frame may have.
+    character_capacity: u32,
+    /// The most actions per character.
+    per_character: u32,
 }
 
 impl Packer {
@@ -41,34 +45,28 @@ impl Packer {
             characters: Vec::with_capacity(characters as usize),
             references: HashMap::with_capacity(actions),
             reference_rows: Vec::with_capacity(actions),
+            character_capacity: characters,
+            per_character,
         }
     }
 
     /// Checks every action, then packs them; on error nothing is changed.
     /// `counts[c]` actions of `actions` (consecutive, in list order) are
-    /// character `c`'s.
+    /// character `c`'s; there may be as many characters and actions per
+    /// character as the packer was made for, and `mask_count` masks.
     ///
     /// # Errors
     /// The action errors of [`MixError`], [`MixError::TooManyCharacters`]
     /// and [`MixError::CountMismatch`].
-    #[allow(clippy::too_many_arguments)]
     pub fn pack(
         &mut self,
         library: &AnimationLibrary,
         mask_count: usize,
-        character_capacity: u32,
-        per_character: u32,
         actions: &[Action],
         counts: &[u32],
     ) -> Result<(), MixError> {
-        check(
-            library,
-            mask_count,
-            character_capacity,
-            per_character,
-            actions,
-            counts,
-        )?;
+        let limits = (mask_count, self.character_capacity, self.per_character);
+        check(library, limits, actions, counts)?;
         self.rows.clear();
         self.actions.clear();
         self.characters.clear();
@@ -140,15 +138,16 @@ impl Packer {
     }
 }
 
-/// Every check of [`Packer::pack`], before anything is written.
+/// Every check of [`Packer::pack`], before anything is written, with
+/// `limits` the mask count, the most characters and the most actions per
+/// character.
 fn check(
     library: &AnimationLibrary,
-    mask_count: usize,
-    character_capacity: u32,
-    per_character: u32,
+    limits: (usize, u32, u32),
     actions: &[Action],
     counts: &[u32],
 ) -> Result<(), MixError> {
+    let (mask_count, character_capacity, per_character) = limits;
     if counts.len() > character_capacity as usize {
         return Err(MixError::TooManyCharacters {
             count: counts.len(),
