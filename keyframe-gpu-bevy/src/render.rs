@@ -1,0 +1,205 @@
+//! The render world: one keyframe-gpu `Crowd` on Bevy's device and queue
+//! for every animated scene of the world, the frame's action table
+//! extracted from the main world, and the compute passes submitted
+//! before the render graph draws.
+
+use bevy::prelude::*;
+use bevy::render::render_resource::Buffer;
+use bevy::render::renderer::{RenderDevice, RenderQueue};
+use bevy::extract::Extract;
+use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
+
+use crate::model::GpuModels;
+use crate::ACTIONS_PER_CHARACTER;
+
+/// One model as the render world knows it.
+struct RenderModel {
+    posed: BoundLibrary,
+    capacity: u32,
+    generation: u32,
+    counts: Vec<u32>,
+    actions: Vec<Action>,
+}
+
+/// The crowd and the frame's table.
+#[derive(Resource, Default)]
+pub(crate) struct RenderAnimation {
+    models: Vec<RenderModel>,
+    crowd: Option<Crowd>,
+    ids: Vec<ModelId>,
+    /// The models changed since the crowd was made.
+    stale: bool,
+    /// The frame's table, in crowd order.
+    characters: Vec<CrowdCharacter>,
+    actions: Vec<Action>,
+    /// Whether this frame's table was accepted (the passes have work).
+    ready: bool,
+    /// The device is lost: nothing is recorded until a new one comes.
+    lost: bool,
+}
+
+/// A model's output buffers, which the materials bind.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelBuffers {
+    generation: u32,
+    pub(crate) joints: Buffer,
+    pub(crate) worlds: Buffer,
+}
+
+/// Every model's output buffers (see [`ModelBuffers`]).
+#[derive(Resource, Debug, Default)]
+pub struct RenderAnimationBuffers {
+    models: Vec<Option<ModelBuffers>>,
+}
+
+impl RenderAnimationBuffers {
+    /// Model `model`'s buffers if they are of `generation`.
+    pub(crate) fn model(&self, model: u32, generation: u32) -> Option<&ModelBuffers> {
+        self.models
+            .get(model as usize)?
+            .as_ref()
+            .filter(|b| b.generation == generation)
+    }
+}
+
+/// Copies the frame's table (and any new or grown model) from the main
+/// world.
+pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract<Res<GpuModels>>) {
+    let render = &mut *render;
+    for (i, m) in models.models.iter().enumerate() {
+        match render.models.get_mut(i) {
+            Some(r) if r.generation == m.generation => {}
+            Some(r) => {
+                r.capacity = m.capacity;
+                r.generation = m.generation;
+                render.stale = true;
+            }
+            None => {
+                render.models.push(RenderModel {
+                    posed: m.posed.clone(),
+                    capacity: m.capacity,
+                    generation: m.generation,
+                    counts: Vec::new(),
+                    actions: Vec::new(),
+                });
+                render.stale = true;
+            }
+        }
+        if let Some(r) = render.models.get_mut(i) {
+            r.counts.clear();
+            r.counts.extend_from_slice(&m.frame_counts);
+            r.actions.clear();
+            r.actions.extend_from_slice(&m.frame_actions);
+        }
+    }
+}
+
+/// Makes the crowd again when models came or grew, then writes the
+/// frame's actions.
+pub(crate) fn prepare_crowd(
+    mut render: ResMut<RenderAnimation>,
+    mut buffers: ResMut<RenderAnimationBuffers>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    let render = &mut *render;
+    render.ready = false;
+    if device.is_changed() && !device.is_added() {
+        // A new device after a loss: everything is made again on it.
+        render.lost = false;
+        render.stale = true;
+    }
+    if render.lost || render.models.iter().all(|m| m.capacity == 0) {
+        return;
+    }
+    let wgpu_device = device.wgpu_device();
+    let wgpu_queue: &wgpu::Queue = &queue;
+    if render.stale || render.crowd.is_none() {
+        let mut crowd = Crowd::new();
+        let mut ids = Vec::with_capacity(render.models.len());
+        buffers.models.clear();
+        for (i, m) in render.models.iter().enumerate() {
+            let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
+            let id = match crowd.add_mixed_model(wgpu_device, wgpu_queue, &i.to_string(), &m.posed, &desc)
+            {
+                Ok(id) => id,
+                Err(e) => {
+                    report(render, &e);
+                    return;
+                }
+            };
+            if crowd.chunk_count(id).unwrap_or(0) > 1 {
+                error!(
+                    "keyframe-gpu-bevy: model {i}: {} characters do not fit one buffer of this device; \
+                     the characters past the first buffer are not drawn",
+                    m.capacity
+                );
+            }
+            let animator = crowd.chunk(id, 0);
+            let joints = animator.and_then(|a| a.joint_matrix_buffer());
+            let worlds = animator.and_then(|a| a.world_matrix_buffer());
+            buffers.models.push(match (joints, worlds) {
+                (Some(j), Some(w)) => Some(ModelBuffers {
+                    generation: m.generation,
+                    joints: Buffer::from(j.clone()),
+                    worlds: Buffer::from(w.clone()),
+                }),
+                _ => None,
+            });
+            ids.push(id);
+        }
+        render.crowd = Some(crowd);
+        render.ids = ids;
+        render.stale = false;
+    }
+    render.characters.clear();
+    render.actions.clear();
+    for (m, &id) in render.models.iter().zip(&render.ids) {
+        render
+            .characters
+            .extend(m.counts.iter().map(|&n| CrowdCharacter::new(id, n)));
+        render.actions.extend_from_slice(&m.actions);
+    }
+    let Some(crowd) = render.crowd.as_mut() else {
+        return;
+    };
+    match crowd.set_actions(wgpu_queue, &render.characters, &render.actions) {
+        Ok(()) => render.ready = !render.characters.is_empty(),
+        Err(e) => report(render, &e),
+    }
+}
+
+fn report(render: &mut RenderAnimation, e: &keyframe_gpu::Error) {
+    if matches!(e, keyframe_gpu::Error::DeviceLost { .. }) {
+        if !render.lost {
+            error!("keyframe-gpu-bevy: the GPU device was lost; animation stops until a new device");
+        }
+        render.lost = true;
+        render.crowd = None;
+    } else {
+        error!("keyframe-gpu-bevy: {e}");
+    }
+}
+
+/// Records the crowd's compute passes and submits them, before the
+/// cameras' passes of the frame.
+pub(crate) fn submit_passes(
+    render: Res<RenderAnimation>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    if !render.ready || render.lost {
+        return;
+    }
+    let Some(crowd) = render.crowd.as_ref() else {
+        return;
+    };
+    let mut encoder = device
+        .wgpu_device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("keyframe_gpu_bevy.animation"),
+        });
+    crowd.record(&mut encoder);
+    let wgpu_queue: &wgpu::Queue = &queue;
+    wgpu_queue.submit([encoder.finish()]);
+}

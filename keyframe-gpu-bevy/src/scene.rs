@@ -1,0 +1,247 @@
+//! Setting up a spawned scene for the GPU: its meshes get the plugin's
+//! material and their character's `MeshTag`, Bevy's own skinning and
+//! animation are taken off them.
+
+use std::collections::HashMap;
+
+use bevy::animation::{AnimatedBy, AnimationPlayer};
+use bevy::camera::visibility::NoFrustumCulling;
+use bevy::mesh::skinning::SkinnedMesh;
+use bevy::mesh::MeshTag;
+use bevy::prelude::*;
+use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
+use keyframe_gpu::playback::Player;
+use keyframe_gpu::Rig;
+
+use crate::error::GpuAnimationError;
+use crate::material::{GpuSkin, GpuSkinnedMaterial};
+use crate::model::{GpuModels, ModelKey};
+use crate::player::{GpuAnimationPlayer, PlayerState};
+use crate::ACTIONS_PER_CHARACTER;
+
+/// Where each player's character is, for when its entity goes.
+#[derive(Resource, Debug, Default)]
+pub(crate) struct Owners(pub(crate) HashMap<Entity, (usize, u32)>);
+
+/// The entities of a spawned scene, read while matching it to its rig.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct SceneEntities<'w, 's> {
+    children: Query<'w, 's, &'static Children>,
+    names: Query<'w, 's, &'static Name>,
+    meshes: Query<'w, 's, Option<&'static MeshMaterial3d<StandardMaterial>>, With<Mesh3d>>,
+}
+
+/// A spawned scene with a [`GpuAnimationPlayer`] is ready: set it up.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_scene_ready(
+    ready: On<WorldInstanceReady>,
+    mut commands: Commands,
+    mut players: Query<(&mut GpuAnimationPlayer, Option<&WorldAssetRoot>)>,
+    scene: SceneEntities,
+    standard: Res<Assets<StandardMaterial>>,
+    mut skinned: ResMut<Assets<GpuSkinnedMaterial>>,
+    mut models: ResMut<GpuModels>,
+    mut owners: ResMut<Owners>,
+    asset_server: Res<AssetServer>,
+) {
+    let root = ready.entity;
+    let Ok((mut player, world_root)) = players.get_mut(root) else {
+        return;
+    };
+    if player.state.is_some() {
+        return;
+    }
+    let source = match (&player.source, world_root) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(w)) => asset_server
+            .get_path(w.0.id())
+            .map(|p| p.path().to_path_buf()),
+        (None, None) => None,
+    };
+    let Some(source) = source else {
+        fail(&mut player, root, GpuAnimationError::UnknownSource);
+        return;
+    };
+    let key = ModelKey {
+        source: models.resolve(&source),
+        clip_files: player.clip_files.iter().map(|p| models.resolve(p)).collect(),
+        root_motion: player.root_motion_node.clone(),
+    };
+    let index = match models.get_or_load(key) {
+        Ok(i) => i,
+        Err(e) => {
+            fail(&mut player, root, e);
+            return;
+        }
+    };
+    let model = &mut models.models[index];
+
+    // The scene's entities, matched to the rig's nodes by name from the
+    // scene's top-level nodes down.
+    let mut found: Vec<(Entity, u32)> = Vec::new();
+    let mut mesh_entities: Vec<(Entity, u32)> = Vec::new();
+    let rig = model.posed.rig();
+    let children_of = rig_children(rig);
+    let roots: Vec<u32> = (0..rig.nodes().len() as u32)
+        .filter(|&n| rig.nodes()[n as usize].parent.is_none())
+        .collect();
+    if let Ok(top) = scene.children.get(root) {
+        for &world in top {
+            match_nodes(&scene, rig, &children_of, world, None, &roots, &mut found, &mut mesh_entities);
+        }
+    }
+    if mesh_entities.is_empty() {
+        let e = GpuAnimationError::SceneMismatch(format!(
+            "no mesh of the file's nodes found under {root}"
+        ));
+        fail(&mut player, root, e);
+        return;
+    }
+
+    let (slot, grows) = model.allocate(root);
+    if grows {
+        // New buffers: every material of the model binds them again.
+        for handle in model.materials.values() {
+            if let Some(mut m) = skinned.get_mut(handle) {
+                m.extension.generation = model.generation;
+            }
+        }
+    }
+    for (entity, node) in mesh_entities {
+        let Some(part_index) = model.parts.iter().position(|p| p.node == node) else {
+            continue;
+        };
+        let Ok(Some(base)) = scene.meshes.get(entity) else {
+            continue;
+        };
+        let base_id = base.0.id();
+        let handle = match model.materials.get(&(part_index, base_id)) {
+            Some(h) => h.clone(),
+            None => {
+                let (Some(base), Some(part)) =
+                    (standard.get(base_id), model.part_uniform(part_index))
+                else {
+                    continue;
+                };
+                let h = skinned.add(GpuSkinnedMaterial {
+                    base: base.clone(),
+                    extension: GpuSkin {
+                        model: index as u32,
+                        generation: model.generation,
+                        part,
+                    },
+                });
+                model.materials.insert((part_index, base_id), h.clone());
+                h
+            }
+        };
+        commands
+            .entity(entity)
+            .remove::<(MeshMaterial3d<StandardMaterial>, SkinnedMesh)>()
+            .insert((MeshMaterial3d(handle), MeshTag::new(slot), NoFrustumCulling));
+    }
+    // Bevy's animation leaves the scene alone: its nodes keep their rest
+    // transforms, which the placement in the vertex stage relies on.
+    for (entity, _) in &found {
+        commands
+            .entity(*entity)
+            .try_remove::<(AnimationPlayer, AnimatedBy)>();
+    }
+    commands.entity(root).try_remove::<AnimationPlayer>();
+
+    owners.0.insert(root, (index, slot));
+    player.state = Some(PlayerState {
+        model: index,
+        slot,
+        player: Player::new(&model.clips)
+            .with_character(slot)
+            .with_max_actions(ACTIONS_PER_CHARACTER),
+    });
+}
+
+fn fail(player: &mut GpuAnimationPlayer, entity: Entity, e: GpuAnimationError) {
+    error!("keyframe-gpu-bevy: {entity}: {e}");
+    player.error = Some(e);
+}
+
+/// Per rig node, its children in index order.
+fn rig_children(rig: &Rig) -> Vec<Vec<u32>> {
+    let mut children = vec![Vec::new(); rig.nodes().len()];
+    for (i, node) in rig.nodes().iter().enumerate() {
+        if let Some(p) = node.parent {
+            if let Some(c) = children.get_mut(p as usize) {
+                c.push(i as u32);
+            }
+        }
+    }
+    children
+}
+
+/// The name Bevy gives the entity of rig node `n`.
+fn node_name(rig: &Rig, n: u32) -> String {
+    rig.nodes()
+        .get(n as usize)
+        .and_then(|node| node.name.clone())
+        .unwrap_or_else(|| format!("GltfNode{n}"))
+}
+
+/// Matches `entity` (rig node `node`, or a scene root for `None`) and its
+/// descendants: a child with a mesh is a primitive of `node`; a child
+/// named as one of `candidates` (the node's children in the rig) is that
+/// node, the first unmatched one where names repeat.
+#[allow(clippy::too_many_arguments)]
+fn match_nodes(
+    scene: &SceneEntities,
+    rig: &Rig,
+    children_of: &[Vec<u32>],
+    entity: Entity,
+    node: Option<u32>,
+    candidates: &[u32],
+    found: &mut Vec<(Entity, u32)>,
+    meshes: &mut Vec<(Entity, u32)>,
+) {
+    let Ok(children) = scene.children.get(entity) else {
+        return;
+    };
+    let mut used = vec![false; candidates.len()];
+    for &child in children {
+        if scene.meshes.contains(child) {
+            if let Some(n) = node {
+                meshes.push((child, n));
+            }
+            continue;
+        }
+        let Ok(name) = scene.names.get(child) else {
+            continue;
+        };
+        let matched = candidates
+            .iter()
+            .enumerate()
+            .find(|(k, &c)| !used[*k] && node_name(rig, c) == name.as_str());
+        if let Some((k, &c)) = matched {
+            used[k] = true;
+            found.push((child, c));
+            let next = children_of.get(c as usize).map_or(&[][..], |v| &v[..]);
+            match_nodes(scene, rig, children_of, child, Some(c), next, found, meshes);
+        } else if node.is_none() {
+            // The scene's own root entity (named after the scene) holds
+            // the top-level nodes.
+            match_nodes(scene, rig, children_of, child, None, candidates, found, meshes);
+        }
+    }
+}
+
+/// Frees the characters of players that are gone.
+pub(crate) fn release_removed(
+    mut removed: RemovedComponents<GpuAnimationPlayer>,
+    mut owners: ResMut<Owners>,
+    mut models: ResMut<GpuModels>,
+) {
+    for entity in removed.read() {
+        if let Some((model, slot)) = owners.0.remove(&entity) {
+            if let Some(m) = models.models.get_mut(model) {
+                m.release(slot);
+            }
+        }
+    }
+}
