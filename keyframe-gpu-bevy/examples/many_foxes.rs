@@ -4,7 +4,7 @@
 //! Bevy's `examples/stress_tests/many_foxes.rs`.
 //!
 //! ```text
-//! many_foxes [COUNT] --model PATH --animation gpu|bevy --frames N [--clip NAME]
+//! many_foxes [COUNT] --model PATH --animation gpu|bevy --frames N [--clip NAME] [--screenshot PNG]
 //! ```
 //!
 //! COUNT defaults to 1000. After N frames of animation (counted from the
@@ -35,6 +35,7 @@ use bevy::asset::AssetPlugin;
 use bevy::gltf::GltfAssetLabel;
 use bevy::pbr::extract_skins;
 use bevy::prelude::*;
+use bevy::render::view::screenshot::{save_to_disk, Screenshot};
 use bevy::render::view::Tonemapping;
 use bevy::extract::{ExtractSchedule, MainWorld};
 use bevy::render::RenderApp;
@@ -48,6 +49,9 @@ const FOX_SPACING: f32 = 2.0;
 /// Frames between "every fox plays" and the first measured frame: the
 /// first frames compile pipelines and fill caches.
 const WARM_UP_FRAMES: u32 = 5;
+/// With `--screenshot`, the shot is taken this many frames before the
+/// end (it is written a frame or two after it is asked for).
+const SCREENSHOT_FRAMES: u32 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Animation {
@@ -71,10 +75,11 @@ struct Options {
     animation: Animation,
     frames: u32,
     clip: String,
+    screenshot: Option<PathBuf>,
 }
 
 const USAGE: &str =
-    "usage: many_foxes [COUNT] --model PATH --animation gpu|bevy --frames N [--clip NAME]";
+    "usage: many_foxes [COUNT] --model PATH --animation gpu|bevy --frames N [--clip NAME] [--screenshot PNG]";
 
 fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut count = None;
@@ -82,6 +87,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut animation = None;
     let mut frames = None;
     let mut clip = String::from("Run");
+    let mut screenshot = None;
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -105,6 +111,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
                 );
             }
             "--clip" => clip = value("--clip")?,
+            "--screenshot" => screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "-h" | "--help" => return Err(USAGE.to_owned()),
             positional if count.is_none() && !positional.starts_with('-') => {
                 count = Some(
@@ -128,6 +135,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
         animation: animation.ok_or_else(|| format!("--animation is required\n{USAGE}"))?,
         frames: frames.unwrap_or(300),
         clip,
+        screenshot,
     })
 }
 
@@ -383,6 +391,7 @@ fn start_bevy_animation(
 }
 
 fn count_frames(
+    mut commands: Commands,
     mut measure: ResMut<Measure>,
     options: Res<Options>,
     gpu_players: Query<&GpuAnimationPlayer>,
@@ -412,7 +421,15 @@ fn count_frames(
     if measure.all_playing {
         let n = measure.playing_frames.map_or(0, |n| n + 1);
         measure.playing_frames = Some(n);
-        if n >= WARM_UP_FRAMES + options.frames {
+        let last = WARM_UP_FRAMES + options.frames;
+        if n + SCREENSHOT_FRAMES == last {
+            if let Some(path) = &options.screenshot {
+                commands
+                    .spawn(Screenshot::primary_window())
+                    .observe(save_to_disk(path.clone()));
+            }
+        }
+        if n >= last {
             println!(
                 "many_foxes: animation={} foxes={} frame_ms_median={:.3} main_world_animation_ms={:.3}",
                 options.animation.name(),

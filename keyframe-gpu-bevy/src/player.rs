@@ -40,6 +40,7 @@ pub struct GpuAnimationPlayer {
     pub(crate) source: Option<PathBuf>,
     pub(crate) clip_files: Vec<PathBuf>,
     pub(crate) root_motion_node: Option<String>,
+    pub(crate) keep_nodes: bool,
     pub(crate) commands: Vec<PlayerCommand>,
     pub(crate) state: Option<PlayerState>,
     pub(crate) error: Option<GpuAnimationError>,
@@ -95,6 +96,17 @@ impl GpuAnimationPlayer {
     #[must_use]
     pub fn with_root_motion(mut self, node: impl Into<String>) -> Self {
         self.root_motion_node = Some(node.into());
+        self
+    }
+
+    /// Keeps every node entity of the scene. By default the nodes that
+    /// lead to no mesh (the skeleton's joints, usually) are despawned once
+    /// the scene is set up: the GPU poses them, and transform propagation
+    /// would otherwise walk them every frame for nothing. Kept nodes stay
+    /// at their rest transforms; [`GpuAttachment`] follows a joint's pose.
+    #[must_use]
+    pub fn keep_nodes(mut self) -> Self {
+        self.keep_nodes = true;
         self
     }
 

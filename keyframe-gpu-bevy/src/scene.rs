@@ -29,6 +29,19 @@ pub(crate) struct SceneEntities<'w, 's> {
     children: Query<'w, 's, &'static Children>,
     names: Query<'w, 's, &'static Name>,
     meshes: Query<'w, 's, Option<&'static MeshMaterial3d<StandardMaterial>>, With<Mesh3d>>,
+    parents: Query<'w, 's, &'static ChildOf>,
+    /// What a scene may hold besides nodes and meshes.
+    others: Query<
+        'w,
+        's,
+        (),
+        Or<(
+            With<Camera>,
+            With<DirectionalLight>,
+            With<PointLight>,
+            With<SpotLight>,
+        )>,
+    >,
 }
 
 /// A spawned scene with a [`GpuAnimationPlayer`] is ready: set it up.
@@ -142,10 +155,23 @@ pub(crate) fn on_scene_ready(
     }
     // Bevy's animation leaves the scene alone: its nodes keep their rest
     // transforms, which the placement in the vertex stage relies on.
+    // Nodes that lead to no mesh (the skeleton, usually) are not needed
+    // to draw: unless the player keeps them, they are despawned, so that
+    // transform propagation no longer walks them every frame (a game
+    // reads a joint through `GpuAttachment`).
+    let keep: std::collections::HashSet<Entity> = if player.keep_nodes {
+        found.iter().map(|(e, _)| *e).collect()
+    } else {
+        needed_nodes(&scene, root)
+    };
     for (entity, _) in &found {
-        commands
-            .entity(*entity)
-            .try_remove::<(AnimationPlayer, AnimatedBy)>();
+        if keep.contains(entity) {
+            commands
+                .entity(*entity)
+                .try_remove::<(AnimationPlayer, AnimatedBy)>();
+        } else if parent_kept(&scene, &keep, *entity) {
+            commands.entity(*entity).try_despawn();
+        }
     }
     commands.entity(root).try_remove::<AnimationPlayer>();
 
@@ -229,6 +255,40 @@ fn match_nodes(
             match_nodes(scene, rig, children_of, child, None, candidates, found, meshes);
         }
     }
+}
+
+/// The entities under `root` that have a mesh below them (or are
+/// meshes), and anything that is neither a mesh nor a plain node (a
+/// light, a camera, a game's own entity) with its ancestors.
+fn needed_nodes(scene: &SceneEntities, root: Entity) -> std::collections::HashSet<Entity> {
+    fn walk(scene: &SceneEntities, e: Entity, keep: &mut std::collections::HashSet<Entity>) -> bool {
+        let mut needed = scene.meshes.contains(e) || scene.others.contains(e);
+        if let Ok(children) = scene.children.get(e) {
+            for &c in children {
+                needed |= walk(scene, c, keep);
+            }
+        }
+        if needed {
+            keep.insert(e);
+        }
+        needed
+    }
+    let mut keep = std::collections::HashSet::new();
+    walk(scene, root, &mut keep);
+    keep
+}
+
+/// Whether the parent of `entity` is kept: only the topmost node of a
+/// pruned subtree is despawned (its descendants go with it).
+fn parent_kept(
+    scene: &SceneEntities,
+    keep: &std::collections::HashSet<Entity>,
+    entity: Entity,
+) -> bool {
+    scene
+        .parents
+        .get(entity)
+        .is_ok_and(|p| keep.contains(&p.parent()))
 }
 
 /// Frees the characters of players that are gone.
