@@ -32,13 +32,13 @@ use bevy::animation::AnimationPlayer;
 use bevy::app::AnimationSystems;
 use bevy::app::AppExit;
 use bevy::asset::AssetPlugin;
+use bevy::extract::{ExtractSchedule, MainWorld};
 use bevy::gltf::GltfAssetLabel;
 use bevy::pbr::extract_skins;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot};
 use bevy::render::view::Tonemapping;
-use bevy::extract::{ExtractSchedule, MainWorld};
-use bevy::render::RenderApp;
+use bevy::render::{RenderApp, RenderPlugin};
 use bevy::transform::TransformSystems;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
@@ -124,8 +124,8 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
         }
     }
     let model = model.ok_or_else(|| format!("--model is required\n{USAGE}"))?;
-    let model = std::path::absolute(&model)
-        .map_err(|e| format!("--model {}: {e}", model.display()))?;
+    let model =
+        std::path::absolute(&model).map_err(|e| format!("--model {}: {e}", model.display()))?;
     if !model.is_file() {
         return Err(format!("--model {}: no such file", model.display()));
     }
@@ -157,6 +157,12 @@ fn main() -> ExitCode {
                     resolution: WindowResolution::new(800, 600),
                     ..default()
                 }),
+                ..default()
+            })
+            .set(RenderPlugin {
+                // Pipelines are compiled before the frame that needs them
+                // ends: no measured frame misses a fox (nor skips one).
+                synchronous_pipeline_compilation: true,
                 ..default()
             })
             .set(AssetPlugin {
@@ -332,7 +338,11 @@ fn setup(
     }
 
     let zoom = 0.8;
-    let translation = Vec3::new(radius * 1.25 * zoom, radius * 0.5 * zoom, radius * 1.5 * zoom);
+    let translation = Vec3::new(
+        radius * 1.25 * zoom,
+        radius * 0.5 * zoom,
+        radius * 1.5 * zoom,
+    );
     commands.spawn((
         Camera3d::default(),
         Tonemapping::None,
@@ -472,7 +482,10 @@ fn extraction_ended(mut start: ResMut<ExtractionStart>, mut main_world: ResMut<M
     }
 }
 
-fn update_fox_rings(time: Res<Time>, mut rings: Query<(&Ring, &RotationDirection, &mut Transform)>) {
+fn update_fox_rings(
+    time: Res<Time>,
+    mut rings: Query<(&Ring, &RotationDirection, &mut Transform)>,
+) {
     let dt = time.delta_secs();
     for (ring, direction, mut transform) in &mut rings {
         let angular_velocity = 2.0 / ring.radius;

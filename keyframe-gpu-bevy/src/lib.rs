@@ -56,9 +56,9 @@ mod scene;
 
 use std::path::PathBuf;
 
+use bevy::extract::ExtractSchedule;
 use bevy::prelude::*;
 use bevy::render::renderer::{RenderGraph, RenderGraphSystems};
-use bevy::extract::ExtractSchedule;
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::transform::TransformSystems;
 

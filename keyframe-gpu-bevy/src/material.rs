@@ -62,7 +62,7 @@ pub(crate) struct PartUniform {
     pub(crate) skinned: u32,
     pub(crate) morph_offset: u32,
     pub(crate) morph_per_character: u32,
-    pub(crate) pad: u32,
+    pub(crate) morph_count: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<PartUniform>() == 96);
@@ -75,6 +75,7 @@ pub struct GpuSkinKey;
 const PART_BINDING: u32 = 100;
 const JOINTS_BINDING: u32 = 101;
 const WORLDS_BINDING: u32 = 102;
+const MORPH_BINDING: u32 = 103;
 
 impl AsBindGroup for GpuSkin {
     type Data = GpuSkinKey;
@@ -116,6 +117,10 @@ impl AsBindGroup for GpuSkin {
             WORLDS_BINDING,
             UnpreparedBindingResource::Buffer(buffers.worlds.clone()),
         ));
+        output.push((
+            MORPH_BINDING,
+            UnpreparedBindingResource::Buffer(buffers.morph_weights.clone()),
+        ));
         Ok(())
     }
 
@@ -141,13 +146,14 @@ impl AsBindGroup for GpuSkin {
                     ty: BufferBindingType::Uniform,
                     has_dynamic_offset: false,
                     min_binding_size: std::num::NonZeroU64::new(
-                        std::mem::size_of::<PartUniform>() as u64,
+                        std::mem::size_of::<PartUniform>() as u64
                     ),
                 },
                 count: None,
             },
             storage(JOINTS_BINDING),
             storage(WORLDS_BINDING),
+            storage(MORPH_BINDING),
         ]
     }
 }

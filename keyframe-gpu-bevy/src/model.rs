@@ -80,18 +80,17 @@ impl Model {
             let other = keyframe_gpu::gltf::load(path).map_err(|e| import_err(path, e))?;
             libraries.push(other.library);
         }
-        let library = AnimationLibrary::join(libraries.iter())
-            .map_err(|e| import_err(&key.source, e))?;
-        let bound = library
-            .bind(&rig)
-            .map_err(|e| import_err(&key.source, e))?;
+        let library =
+            AnimationLibrary::join(libraries.iter()).map_err(|e| import_err(&key.source, e))?;
+        let bound = library.bind(&rig).map_err(|e| import_err(&key.source, e))?;
         let (clips, posed) = match &key.root_motion {
             None => (Clips::new(bound.library()), bound),
             Some(name) => {
                 let node = rig.node_by_name(name).ok_or_else(|| {
                     GpuAnimationError::SceneMismatch(format!("no node named {name:?}"))
                 })?;
-                let clips = Clips::with_root(&bound, node).map_err(|e| import_err(&key.source, e))?;
+                let clips =
+                    Clips::with_root(&bound, node).map_err(|e| import_err(&key.source, e))?;
                 // The pose keeps the root in place on the ground plane; the
                 // game moves the entity by the reported motion.
                 let posed = playback::in_place(&bound, node, [true, false, true])
@@ -164,7 +163,7 @@ impl Model {
             skinned: u32::from(part.skin.is_some()),
             morph_offset: part.morph_weights.start,
             morph_per_character: self.layout.morph_weights(),
-            pad: 0,
+            morph_count: part.morph_weights.end - part.morph_weights.start,
         })
     }
 }

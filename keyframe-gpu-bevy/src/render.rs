@@ -3,10 +3,10 @@
 //! extracted from the main world, and the compute passes submitted
 //! before the render graph draws.
 
+use bevy::extract::Extract;
 use bevy::prelude::*;
 use bevy::render::render_resource::Buffer;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
-use bevy::extract::Extract;
 use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
 
 use crate::model::GpuModels;
@@ -44,6 +44,9 @@ pub(crate) struct ModelBuffers {
     generation: u32,
     pub(crate) joints: Buffer,
     pub(crate) worlds: Buffer,
+    /// The crate's morph weights (a small unused buffer for a rig
+    /// without morph targets).
+    pub(crate) morph_weights: Buffer,
 }
 
 /// Every model's output buffers (see [`ModelBuffers`]).
@@ -120,8 +123,13 @@ pub(crate) fn prepare_crowd(
         buffers.models.clear();
         for (i, m) in render.models.iter().enumerate() {
             let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
-            let id = match crowd.add_mixed_model(wgpu_device, wgpu_queue, &i.to_string(), &m.posed, &desc)
-            {
+            let id = match crowd.add_mixed_model(
+                wgpu_device,
+                wgpu_queue,
+                &i.to_string(),
+                &m.posed,
+                &desc,
+            ) {
                 Ok(id) => id,
                 Err(e) => {
                     report(render, &e);
@@ -138,11 +146,23 @@ pub(crate) fn prepare_crowd(
             let animator = crowd.chunk(id, 0);
             let joints = animator.and_then(|a| a.joint_matrix_buffer());
             let worlds = animator.and_then(|a| a.world_matrix_buffer());
+            let morph = animator
+                .and_then(|a| a.morph_weight_buffer())
+                .cloned()
+                .unwrap_or_else(|| {
+                    wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("keyframe_gpu_bevy.no_morph_weights"),
+                        size: 16,
+                        usage: wgpu::BufferUsages::STORAGE,
+                        mapped_at_creation: false,
+                    })
+                });
             buffers.models.push(match (joints, worlds) {
                 (Some(j), Some(w)) => Some(ModelBuffers {
                     generation: m.generation,
                     joints: Buffer::from(j.clone()),
                     worlds: Buffer::from(w.clone()),
+                    morph_weights: Buffer::from(morph),
                 }),
                 _ => None,
             });
@@ -172,7 +192,9 @@ pub(crate) fn prepare_crowd(
 fn report(render: &mut RenderAnimation, e: &keyframe_gpu::Error) {
     if matches!(e, keyframe_gpu::Error::DeviceLost { .. }) {
         if !render.lost {
-            error!("keyframe-gpu-bevy: the GPU device was lost; animation stops until a new device");
+            error!(
+                "keyframe-gpu-bevy: the GPU device was lost; animation stops until a new device"
+            );
         }
         render.lost = true;
         render.crowd = None;
@@ -194,11 +216,12 @@ pub(crate) fn submit_passes(
     let Some(crowd) = render.crowd.as_ref() else {
         return;
     };
-    let mut encoder = device
-        .wgpu_device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("keyframe_gpu_bevy.animation"),
-        });
+    let mut encoder =
+        device
+            .wgpu_device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe_gpu_bevy.animation"),
+            });
     crowd.record(&mut encoder);
     let wgpu_queue: &wgpu::Queue = &queue;
     wgpu_queue.submit([encoder.finish()]);

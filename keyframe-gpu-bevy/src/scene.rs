@@ -77,7 +77,11 @@ pub(crate) fn on_scene_ready(
     };
     let key = ModelKey {
         source: models.resolve(&source),
-        clip_files: player.clip_files.iter().map(|p| models.resolve(p)).collect(),
+        clip_files: player
+            .clip_files
+            .iter()
+            .map(|p| models.resolve(p))
+            .collect(),
         root_motion: player.root_motion_node.clone(),
     };
     let index = match models.get_or_load(key) {
@@ -100,7 +104,16 @@ pub(crate) fn on_scene_ready(
         .collect();
     if let Ok(top) = scene.children.get(root) {
         for &world in top {
-            match_nodes(&scene, rig, &children_of, world, None, &roots, &mut found, &mut mesh_entities);
+            match_nodes(
+                &scene,
+                rig,
+                &children_of,
+                world,
+                None,
+                &roots,
+                &mut found,
+                &mut mesh_entities,
+            );
         }
     }
     if mesh_entities.is_empty() {
@@ -252,7 +265,16 @@ fn match_nodes(
         } else if node.is_none() {
             // The scene's own root entity (named after the scene) holds
             // the top-level nodes.
-            match_nodes(scene, rig, children_of, child, None, candidates, found, meshes);
+            match_nodes(
+                scene,
+                rig,
+                children_of,
+                child,
+                None,
+                candidates,
+                found,
+                meshes,
+            );
         }
     }
 }
@@ -261,7 +283,11 @@ fn match_nodes(
 /// meshes), and anything that is neither a mesh nor a plain node (a
 /// light, a camera, a game's own entity) with its ancestors.
 fn needed_nodes(scene: &SceneEntities, root: Entity) -> std::collections::HashSet<Entity> {
-    fn walk(scene: &SceneEntities, e: Entity, keep: &mut std::collections::HashSet<Entity>) -> bool {
+    fn walk(
+        scene: &SceneEntities,
+        e: Entity,
+        keep: &mut std::collections::HashSet<Entity>,
+    ) -> bool {
         let mut needed = scene.meshes.contains(e) || scene.others.contains(e);
         if let Ok(children) = scene.children.get(e) {
             for &c in children {

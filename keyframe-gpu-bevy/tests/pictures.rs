@@ -16,7 +16,7 @@ const TOLERANCE: u8 = 12;
 /// the same pose (edges a rounding apart).
 const SAME_SHARE: f64 = 0.004;
 /// At least this share differs between two poses that must differ.
-const MOVED_SHARE: f64 = 0.01;
+const MOVED_SHARE: f64 = 0.005;
 
 const PIXELS: f64 = (WIDTH * HEIGHT) as f64;
 
@@ -33,11 +33,11 @@ fn red() -> Column {
 }
 
 fn is_red(c: [u8; 3]) -> bool {
-    c[0] > 60 && c[0] > 2 * c[1].max(c[2])
+    i32::from(c[0]) - i32::from(c[1].max(c[2])) > 60
 }
 
 fn is_blue(c: [u8; 3]) -> bool {
-    c[2] > 60 && c[2] > 2 * c[0].max(c[1])
+    i32::from(c[2]) - i32::from(c[0].max(c[1])) > 60
 }
 
 /// One scene at the origin, drawn after `frames` frames of `step`
@@ -77,7 +77,7 @@ fn share(n: usize) -> f64 {
 fn the_plugin_draws_the_pose_bevy_animation_draws() {
     let dir = temp_dir("same_pose");
     let file = column(&dir, "red", &red());
-    let Some(gpu) = one(&file, held("bend", 0.5), 3, 1.0 / 60.0) else {
+    let Some(gpu) = one(&file, held("bend", 0.5), 5, 1.0 / 60.0) else {
         return skip();
     };
     let Some(cpu) = one(
@@ -86,22 +86,32 @@ fn the_plugin_draws_the_pose_bevy_animation_draws() {
             clip: "bend".into(),
             time: 0.5,
         },
-        3,
+        5,
         1.0 / 60.0,
     ) else {
         return skip();
     };
-    let Some(rest) = one(&file, held("bend", 0.0), 3, 1.0 / 60.0) else {
+    let Some(rest) = one(&file, held("bend", 0.0), 5, 1.0 / 60.0) else {
         return skip();
     };
     save(&gpu, &dir.join("gpu.png"));
     save(&cpu, &dir.join("bevy.png"));
     save(&rest, &dir.join("rest.png"));
     // The column is in the picture, and bending moves it.
-    assert!(share(painted(&gpu, is_red)) > 0.01, "the column is not drawn: {}", dir.display());
+    assert!(
+        share(painted(&gpu, is_red)) > 0.01,
+        "the column is not drawn: {}",
+        dir.display()
+    );
     let moved = differing(&gpu, &rest, TOLERANCE);
-    assert!(share(moved) > MOVED_SHARE, "bent and straight look alike: {moved} pixels");
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "bent and straight look alike: {moved} pixels"
+    );
     let diff = differing(&gpu, &cpu, TOLERANCE);
+    eprintln!(
+        "plugin vs bevy_animation: {diff} of {PIXELS} pixels differ; bent vs straight: {moved}"
+    );
     assert!(
         share(diff) <= SAME_SHARE,
         "{diff} pixels differ between the plugin and bevy_animation ({})",
@@ -137,16 +147,30 @@ fn a_crossfade_ends_on_the_new_clip_and_blends_on_the_way() {
     ]) else {
         return skip();
     };
-    for (name, p) in [("faded", &faded), ("sway", &sway), ("bend", &bend), ("half", &half)] {
+    for (name, p) in [
+        ("faded", &faded),
+        ("sway", &sway),
+        ("bend", &bend),
+        ("half", &half),
+    ] {
         save(p, &dir.join(format!("{name}.png")));
     }
     let d = differing(&faded, &sway, TOLERANCE);
-    assert!(share(d) <= SAME_SHARE, "after the fade: {d} pixels differ from sway");
+    assert!(
+        share(d) <= SAME_SHARE,
+        "after the fade: {d} pixels differ from sway"
+    );
     let d = differing(&sway, &bend, TOLERANCE);
-    assert!(share(d) > MOVED_SHARE, "sway and bend look alike: {d} pixels");
+    assert!(
+        share(d) > MOVED_SHARE,
+        "sway and bend look alike: {d} pixels"
+    );
     for (name, other) in [("sway", &sway), ("bend", &bend)] {
         let d = differing(&half, other, TOLERANCE);
-        assert!(share(d) > MOVED_SHARE / 4.0, "halfway looks like {name} alone: {d} pixels");
+        assert!(
+            share(d) > MOVED_SHARE / 4.0,
+            "halfway looks like {name} alone: {d} pixels"
+        );
     }
 }
 
@@ -188,16 +212,27 @@ fn two_models_are_drawn_as_bevy_animation_draws_them() {
             },
         ]
     };
-    let Some(gpu) = render(scenes(true), eye, at, 3, 1.0 / 60.0) else {
+    let Some(gpu) = render(scenes(true), eye, at, 5, 1.0 / 60.0) else {
         return skip();
     };
-    let Some(cpu) = render(scenes(false), eye, at, 3, 1.0 / 60.0) else {
+    let Some(cpu) = render(scenes(false), eye, at, 5, 1.0 / 60.0) else {
         return skip();
     };
     save(&gpu, &dir.join("gpu.png"));
     save(&cpu, &dir.join("bevy.png"));
-    assert!(share(painted(&gpu, is_red)) > 0.005, "the red column is missing");
-    assert!(share(painted(&gpu, is_blue)) > 0.005, "the blue column is missing");
+    assert!(
+        share(painted(&gpu, is_red)) > 0.005,
+        "the red column is missing"
+    );
+    assert!(
+        share(painted(&gpu, is_blue)) > 0.005,
+        "the blue column is missing"
+    );
     let d = differing(&gpu, &cpu, TOLERANCE);
-    assert!(share(d) <= SAME_SHARE, "{d} pixels differ ({})", dir.display());
+    eprintln!("two models, plugin vs bevy_animation: {d} of {PIXELS} pixels differ");
+    assert!(
+        share(d) <= SAME_SHARE,
+        "{d} pixels differ ({})",
+        dir.display()
+    );
 }

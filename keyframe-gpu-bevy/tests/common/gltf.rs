@@ -20,7 +20,8 @@ impl Doc {
         while self.bin.len() % 4 != 0 {
             self.bin.push(0);
         }
-        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         if let Some(t) = target {
             view["target"] = json!(t);
         }
@@ -142,7 +143,22 @@ pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
     for j in 0..column.joints {
         // Inverse of a translation by (0, j, 0), column-major.
         ibm.extend_from_slice(&[
-            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -(j as f32), 0.0, 1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            -(j as f32),
+            0.0,
+            1.0,
         ]);
     }
     let ibm = doc.floats(&ibm, "MAT4", 16, false);
@@ -165,9 +181,14 @@ pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
     let joint_nodes: Vec<usize> = (0..column.joints).map(|j| j + 2).collect();
 
     let mut animations = Vec::new();
-    for (clip, axis, angle, seconds) in [("bend", [0.0f32, 0.0, 1.0], 0.5f32, 1.0f32), ("sway", [1.0, 0.0, 0.0], -0.6, 2.0)] {
+    for (clip, axis, angle, seconds) in [
+        ("bend", [0.0f32, 0.0, 1.0], 0.5f32, 1.0f32),
+        ("sway", [1.0, 0.0, 0.0], -0.6, 2.0),
+    ] {
         let steps = 8;
-        let times: Vec<f32> = (0..=steps).map(|k| seconds * k as f32 / steps as f32).collect();
+        let times: Vec<f32> = (0..=steps)
+            .map(|k| seconds * k as f32 / steps as f32)
+            .collect();
         let input = doc.floats(&times, "SCALAR", 1, true);
         let mut samplers = Vec::new();
         let mut channels = Vec::new();

@@ -19,6 +19,7 @@ use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::view::Tonemapping;
+use bevy::render::RenderPlugin;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy::world_serialization::WorldAssetRoot;
@@ -94,7 +95,13 @@ struct Captured(Arc<Mutex<Option<Image>>>);
 /// `frames_before_shot` frames with every scene ready; each frame
 /// advances the plugin's players by `step` seconds. `None` when no
 /// adapter renders (the caller skips).
-pub fn render(scenes: Vec<Placed>, eye: Vec3, look_at: Vec3, frames_before_shot: u32, step: f64) -> Option<Picture> {
+pub fn render(
+    scenes: Vec<Placed>,
+    eye: Vec3,
+    look_at: Vec3,
+    frames_before_shot: u32,
+    step: f64,
+) -> Option<Picture> {
     let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scenes
         .first()
@@ -114,11 +121,20 @@ pub fn render(scenes: Vec<Placed>, eye: Vec3, look_at: Vec3, frames_before_shot:
                 file_path: dir.to_string_lossy().into_owned(),
                 ..default()
             })
+            .set(RenderPlugin {
+                // Every pipeline compiled in the frame that first needs it:
+                // the shot shows every mesh.
+                synchronous_pipeline_compilation: true,
+                ..default()
+            })
             .disable::<WinitPlugin>()
             .disable::<PipelinedRenderingPlugin>()
             .disable::<bevy::log::LogPlugin>(),
-    )
-    .add_plugins(KeyframeGpuPlugin {
+    );
+    if std::env::var_os("KEYFRAME_GPU_BEVY_TEST_LOG").is_some() {
+        app.add_plugins(bevy::log::LogPlugin::default());
+    }
+    app.add_plugins(KeyframeGpuPlugin {
         asset_root: Some(dir.clone()),
     })
     .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
@@ -151,9 +167,12 @@ pub fn render(scenes: Vec<Placed>, eye: Vec3, look_at: Vec3, frames_before_shot:
         brightness: 300.0,
         ..default()
     })
-    .add_systems(Startup, move |mut commands: Commands, assets: Res<AssetServer>, setup: Res<Setup>| {
-        spawn(&mut commands, &assets, &setup, eye, look_at);
-    })
+    .add_systems(
+        Startup,
+        move |mut commands: Commands, assets: Res<AssetServer>, setup: Res<Setup>| {
+            spawn(&mut commands, &assets, &setup, eye, look_at);
+        },
+    )
     .add_systems(Update, (start_bevy_players, count_and_shoot))
     .add_systems(PostUpdate, hold_bevy_players.before(AnimationSystems));
     app.finish();
@@ -241,7 +260,9 @@ fn start_bevy_players(
             if let Ok(mut player) = players.get_mut(e) {
                 let (graph, node) = AnimationGraph::from_clip(clip.clone());
                 player.play(node).seek_to(animated.time).pause();
-                commands.entity(e).insert(AnimationGraphHandle(graphs.add(graph)));
+                commands
+                    .entity(e)
+                    .insert(AnimationGraphHandle(graphs.add(graph)));
             }
         }
     }
@@ -249,7 +270,11 @@ fn start_bevy_players(
 
 /// Keeps bevy_animation's players at their time (a seek is consumed by
 /// the frame that applies it).
-fn hold_bevy_players(roots: Query<(Entity, &BevyAnimated)>, children: Query<&Children>, mut players: Query<&mut AnimationPlayer>) {
+fn hold_bevy_players(
+    roots: Query<(Entity, &BevyAnimated)>,
+    children: Query<&Children>,
+    mut players: Query<&mut AnimationPlayer>,
+) {
     for (root, animated) in &roots {
         for e in children.iter_descendants(root) {
             if let Ok(mut player) = players.get_mut(e) {
@@ -293,14 +318,22 @@ pub fn differing(a: &Picture, b: &Picture, tolerance: u8) -> usize {
     a.pixels
         .chunks(4)
         .zip(b.pixels.chunks(4))
-        .filter(|(p, q)| p.iter().zip(q.iter()).take(3).any(|(x, y)| x.abs_diff(*y) > tolerance))
+        .filter(|(p, q)| {
+            p.iter()
+                .zip(q.iter())
+                .take(3)
+                .any(|(x, y)| x.abs_diff(*y) > tolerance)
+        })
         .count()
 }
 
 /// Pixels of `colour`-ish hue: the column's paint, told from the grey
 /// floor and the black background.
 pub fn painted(p: &Picture, is_paint: impl Fn([u8; 3]) -> bool) -> usize {
-    p.pixels.chunks(4).filter(|c| is_paint([c[0], c[1], c[2]])).count()
+    p.pixels
+        .chunks(4)
+        .filter(|c| is_paint([c[0], c[1], c[2]]))
+        .count()
 }
 
 /// Writes the picture as a PNG next to the test's files, for a look.
