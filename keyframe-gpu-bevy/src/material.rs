@@ -63,9 +63,11 @@ pub(crate) struct PartUniform {
     pub(crate) morph_offset: u32,
     pub(crate) morph_per_character: u32,
     pub(crate) morph_count: u32,
+    pub(crate) placed_node_is_static: u32,
+    pub(crate) pad: [u32; 3],
 }
 
-const _: () = assert!(std::mem::size_of::<PartUniform>() == 96);
+const _: () = assert!(std::mem::size_of::<PartUniform>() == 112);
 
 /// The pipeline key of a [`GpuSkin`]: none of its data changes the
 /// pipeline.

@@ -34,6 +34,8 @@ pub(crate) struct Model {
     pub(crate) layout: OutputLayout,
     /// Per rig node, the inverse of its rest world matrix in the scene.
     pub(crate) inverse_rest: Vec<Mat4>,
+    /// Per rig node, whether a clip animates it or one of its ancestors.
+    moved: Vec<bool>,
     /// Characters the model's buffers hold.
     pub(crate) capacity: u32,
     /// Bumped whenever the buffers are made again (a larger capacity).
@@ -102,12 +104,14 @@ impl Model {
         let layout = rig.output_layout();
         let parts = rig.parts();
         let inverse_rest = rest_world(rig).iter().map(|m| m.inverse()).collect();
+        let moved = moved_nodes(&posed);
         Ok(Model {
             clips: Arc::new(clips),
             posed: posed.clone(),
             parts,
             layout,
             inverse_rest,
+            moved,
             capacity: 0,
             generation: 0,
             slots: Vec::new(),
@@ -153,9 +157,19 @@ impl Model {
     pub(crate) fn part_uniform(&self, index: usize) -> Option<PartUniform> {
         let part = self.parts.get(index)?;
         let node = part.skin_node.unwrap_or(part.node);
-        let inverse_rest = self.inverse_rest.get(part.node as usize)?;
+        let inverse_rest = *self.inverse_rest.get(part.node as usize)?;
+        // A placing node that no clip moves (nor any ancestor) keeps its
+        // rest world matrix: folded in here, the vertex stage skips it.
+        let is_static = !self.moved.get(node as usize).copied().unwrap_or(true);
+        let fixed = if is_static {
+            inverse_rest * self.inverse_rest.get(node as usize)?.inverse()
+        } else {
+            inverse_rest
+        };
         Some(PartUniform {
-            inverse_rest: inverse_rest.to_cols_array(),
+            inverse_rest: fixed.to_cols_array(),
+            placed_node_is_static: u32::from(is_static),
+            pad: [0; 3],
             node,
             joint_offset: part.joints.as_ref().map_or(0, |j| j.start),
             joints_per_character: self.layout.joints(),
@@ -166,6 +180,31 @@ impl Model {
             morph_count: part.morph_weights.end - part.morph_weights.start,
         })
     }
+}
+
+/// Per rig node, whether a track of a clip animates it or an ancestor.
+fn moved_nodes(bound: &BoundLibrary) -> Vec<bool> {
+    let rig = bound.rig();
+    let mut moved = vec![false; rig.nodes().len()];
+    for (c, clip) in bound.library().clips().iter().enumerate() {
+        for t in 0..clip.tracks.len() {
+            if let Some(n) = bound.node(c as u32, t as u32) {
+                if let Some(m) = moved.get_mut(n as usize) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    // Parents come first in the rig's order: a moved parent moves its
+    // children.
+    for &n in rig.order() {
+        if let Some(p) = rig.nodes()[n as usize].parent {
+            if moved[p as usize] {
+                moved[n as usize] = true;
+            }
+        }
+    }
+    moved
 }
 
 /// Every node's rest world matrix in the scene (its parents' rest

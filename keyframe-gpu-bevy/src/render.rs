@@ -226,3 +226,73 @@ pub(crate) fn submit_passes(
     let wgpu_queue: &wgpu::Queue = &queue;
     wgpu_queue.submit([encoder.finish()]);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bevy::ecs::system::RunSystemOnce;
+    use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
+    use keyframe_gpu::Rig;
+
+    use super::*;
+
+    /// The render world's systems on a device that is destroyed between
+    /// two frames: the loss is reported, nothing more is recorded, and
+    /// nothing panics.
+    #[test]
+    fn a_lost_device_stops_the_passes_without_a_panic() {
+        let Ok(h) = request_device(AdapterChoice::Fallback) else {
+            eprintln!("no adapter: skipped");
+            return;
+        };
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/column.gltf");
+        let imported = keyframe_gpu::gltf::load(&path).expect("the committed column");
+        let rig = Rig::from_document(&imported.document).expect("its rig");
+        let bound = imported.library.bind(&rig).expect("its clips bound");
+        let mut world = World::new();
+        world.insert_resource(RenderDevice::new(h.device.clone()));
+        world.insert_resource(RenderQueue::new(h.queue.clone()));
+        world.init_resource::<RenderAnimationBuffers>();
+        let mut animation = RenderAnimation::default();
+        animation.models.push(RenderModel {
+            posed: bound,
+            capacity: 4,
+            generation: 1,
+            counts: vec![1, 2],
+            actions: vec![
+                Action::new(0, 0.25),
+                Action::new(0, 0.5).with_weight(0.5),
+                Action::new(1, 0.5).with_weight(0.5),
+            ],
+        });
+        world.insert_resource(animation);
+        let frame = |world: &mut World| {
+            world.run_system_once(prepare_crowd).expect("prepare runs");
+            world.run_system_once(submit_passes).expect("submit runs");
+        };
+        frame(&mut world);
+        assert!(
+            world.resource::<RenderAnimation>().ready,
+            "the frame was accepted"
+        );
+        assert!(
+            world
+                .resource::<RenderAnimationBuffers>()
+                .model(0, 1)
+                .is_some(),
+            "the materials' buffers exist"
+        );
+        h.device.destroy();
+        for _ in 0..3 {
+            frame(&mut world);
+        }
+        let animation = world.resource::<RenderAnimation>();
+        assert!(animation.lost, "the loss is known");
+        assert!(!animation.ready, "nothing is recorded after the loss");
+        assert!(
+            animation.crowd.is_none(),
+            "the crowd of the lost device is dropped"
+        );
+    }
+}

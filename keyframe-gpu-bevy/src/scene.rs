@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use bevy::animation::{AnimatedBy, AnimationPlayer};
-use bevy::camera::visibility::NoFrustumCulling;
+use bevy::camera::primitives::Aabb;
+use bevy::camera::visibility::{DynamicSkinnedMeshBounds, NoFrustumCulling};
 use bevy::mesh::skinning::SkinnedMesh;
 use bevy::mesh::MeshTag;
 use bevy::prelude::*;
@@ -19,6 +20,11 @@ use crate::model::{GpuModels, ModelKey};
 use crate::player::{GpuAnimationPlayer, PlayerState};
 use crate::ACTIONS_PER_CHARACTER;
 
+/// How much wider than the mesh's rest bounds an animated mesh is
+/// assumed to reach, for frustum culling (the main world does not know
+/// the GPU's pose).
+pub(crate) const BOUNDS_MARGIN: f32 = 1.5;
+
 /// Where each player's character is, for when its entity goes.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct Owners(pub(crate) HashMap<Entity, (usize, u32)>);
@@ -29,6 +35,7 @@ pub(crate) struct SceneEntities<'w, 's> {
     children: Query<'w, 's, &'static Children>,
     names: Query<'w, 's, &'static Name>,
     meshes: Query<'w, 's, Option<&'static MeshMaterial3d<StandardMaterial>>, With<Mesh3d>>,
+    bounds: Query<'w, 's, &'static Aabb>,
     parents: Query<'w, 's, &'static ChildOf>,
     /// What a scene may hold besides nodes and meshes.
     others: Query<
@@ -161,10 +168,26 @@ pub(crate) fn on_scene_ready(
                 h
             }
         };
-        commands
-            .entity(entity)
-            .remove::<(MeshMaterial3d<StandardMaterial>, SkinnedMesh)>()
-            .insert((MeshMaterial3d(handle), MeshTag::new(slot), NoFrustumCulling));
+        let mut e = commands.entity(entity);
+        e.remove::<(
+            MeshMaterial3d<StandardMaterial>,
+            SkinnedMesh,
+            DynamicSkinnedMeshBounds,
+        )>()
+        .insert((MeshMaterial3d(handle), MeshTag::new(slot)));
+        // The pose is the GPU's: culling keeps the file's bounds of the
+        // mesh, widened, where it has them.
+        match scene.bounds.get(entity) {
+            Ok(aabb) => {
+                e.insert(Aabb {
+                    center: aabb.center,
+                    half_extents: aabb.half_extents * BOUNDS_MARGIN,
+                });
+            }
+            Err(_) => {
+                e.insert(NoFrustumCulling);
+            }
+        }
     }
     // Bevy's animation leaves the scene alone: its nodes keep their rest
     // transforms, which the placement in the vertex stage relies on.

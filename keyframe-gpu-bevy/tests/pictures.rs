@@ -29,6 +29,7 @@ fn red() -> Column {
         color: [0.8, 0.1, 0.1, 1.0],
         joints: 3,
         segments: 6,
+        walker: false,
     }
 }
 
@@ -185,6 +186,7 @@ fn two_models_are_drawn_as_bevy_animation_draws_them() {
             color: [0.1, 0.2, 0.9, 1.0],
             joints: 4,
             segments: 4,
+            walker: false,
         },
     );
     let (eye, at) = eye();

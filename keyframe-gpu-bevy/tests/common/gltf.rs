@@ -66,7 +66,16 @@ pub struct Column {
     pub joints: usize,
     /// Box segments per joint.
     pub segments: usize,
+    /// Every clip has a translation track on `armature` (still in `bend`
+    /// and `sway`): keyframe-gpu's root motion wants the root animated
+    /// by every clip.
+    pub walker: bool,
 }
+
+/// How far the `walk` clip moves `armature` along +Z in its one second.
+pub const WALK_DISTANCE: f32 = 2.0;
+/// The clip time of `walk`'s marker `step`.
+pub const STEP_TIME: f32 = 0.5;
 
 /// Writes `name.gltf` in `dir`: a column of boxes 0.5 wide along +Y,
 /// `column.joints` units tall, skinned to a chain of joints named
@@ -74,7 +83,9 @@ pub struct Column {
 /// under a node `armature`; the mesh node `body` is a top-level node.
 /// Two clips: `bend` turns every joint but the first about +Z by up to
 /// 0.5 rad over one second; `sway` turns them about +X by up to -0.6 rad
-/// over two seconds.
+/// over two seconds; `walk` moves `armature` along +Z by
+/// [`WALK_DISTANCE`] over one second, with a marker `step` at
+/// [`STEP_TIME`].
 pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
     let mut doc = Doc::default();
     let height = column.joints as f32;
@@ -205,9 +216,25 @@ pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
             samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
             channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": j + 2, "path": "rotation"}}));
         }
+        if column.walker {
+            let still = doc.floats(&[0.0; 6], "VEC3", 3, false);
+            let ends = doc.floats(&[0.0, seconds], "SCALAR", 1, true);
+            samplers.push(json!({"input": ends, "output": still, "interpolation": "LINEAR"}));
+            channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": 1, "path": "translation"}}));
+        }
         animations.push(json!({"name": clip, "samplers": samplers, "channels": channels}));
     }
 
+    {
+        let times = doc.floats(&[0.0, 1.0], "SCALAR", 1, true);
+        let moves = doc.floats(&[0.0, 0.0, 0.0, 0.0, 0.0, WALK_DISTANCE], "VEC3", 3, false);
+        animations.push(json!({
+            "name": "walk",
+            "samplers": [{"input": times, "output": moves, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "translation"}}],
+            "extras": {"markers": [{"name": "step", "time": STEP_TIME}]},
+        }));
+    }
     let data = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
     let gltf = json!({
         "asset": {"version": "2.0"},

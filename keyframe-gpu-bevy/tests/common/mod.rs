@@ -47,6 +47,8 @@ pub enum Command {
     Seek(f64),
     Paused(bool),
     Speed(f64),
+    /// `with_root_motion(node)`.
+    RootMotion(String),
 }
 
 /// One scene of a picture: its file, where it stands, how it moves.
@@ -101,6 +103,19 @@ pub fn render(
     look_at: Vec3,
     frames_before_shot: u32,
     step: f64,
+) -> Option<Picture> {
+    render_with(scenes, eye, look_at, frames_before_shot, step, |_| {})
+}
+
+/// [`render`], with `configure` given the app (its plugins finished)
+/// before it runs.
+pub fn render_with(
+    scenes: Vec<Placed>,
+    eye: Vec3,
+    look_at: Vec3,
+    frames_before_shot: u32,
+    step: f64,
+    configure: impl FnOnce(&mut App),
 ) -> Option<Picture> {
     let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scenes
@@ -177,6 +192,7 @@ pub fn render(
     .add_systems(PostUpdate, hold_bevy_players.before(AnimationSystems));
     app.finish();
     app.cleanup();
+    configure(&mut app);
     for _ in 0..600 {
         app.update();
         if let Some(image) = captured.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
@@ -205,6 +221,10 @@ fn spawn(commands: &mut Commands, assets: &AssetServer, setup: &Setup, eye: Vec3
                         Command::Seek(t) => p.seek(*t),
                         Command::Paused(b) => p.set_paused(*b),
                         Command::Speed(s) => p.set_speed(*s),
+                        Command::RootMotion(node) => {
+                            p = std::mem::take(&mut p).with_root_motion(node.clone());
+                            &mut p
+                        }
                     };
                 }
                 e.insert(p);
