@@ -364,6 +364,10 @@ fn setup(
 
 /// The Bevy path: once the scenes have spawned their players, every
 /// player runs the clip on repeat.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a Bevy system: each argument is a resource or query it reads"
+)]
 fn start_bevy_animation(
     mut commands: Commands,
     options: Res<Options>,

@@ -29,6 +29,15 @@ pub(crate) const BOUNDS_MARGIN: f32 = 1.5;
 #[derive(Resource, Debug, Default)]
 pub(crate) struct Owners(pub(crate) HashMap<Entity, (usize, u32)>);
 
+/// Entities of a scene that are neither nodes nor meshes: what pruning
+/// keeps with their ancestors.
+type NotANode = Or<(
+    With<Camera>,
+    With<DirectionalLight>,
+    With<PointLight>,
+    With<SpotLight>,
+)>;
+
 /// The entities of a spawned scene, read while matching it to its rig.
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct SceneEntities<'w, 's> {
@@ -38,17 +47,7 @@ pub(crate) struct SceneEntities<'w, 's> {
     bounds: Query<'w, 's, &'static Aabb>,
     parents: Query<'w, 's, &'static ChildOf>,
     /// What a scene may hold besides nodes and meshes.
-    others: Query<
-        'w,
-        's,
-        (),
-        Or<(
-            With<Camera>,
-            With<DirectionalLight>,
-            With<PointLight>,
-            With<SpotLight>,
-        )>,
-    >,
+    others: Query<'w, 's, (), NotANode>,
 }
 
 /// A spawned scene with a [`GpuAnimationPlayer`] is ready: set it up.

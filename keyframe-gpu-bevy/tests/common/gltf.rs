@@ -17,7 +17,7 @@ struct Doc {
 
 impl Doc {
     fn push(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut view =
