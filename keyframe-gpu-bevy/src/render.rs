@@ -243,6 +243,10 @@ mod tests {
     #[test]
     fn a_lost_device_stops_the_passes_without_a_panic() {
         let Ok(h) = request_device(AdapterChoice::Fallback) else {
+            assert!(
+                std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
+                "no adapter, and KEYFRAME_GPU_REQUIRE_ADAPTER=1"
+            );
             eprintln!("no adapter: skipped");
             return;
         };

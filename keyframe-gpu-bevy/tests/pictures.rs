@@ -6,7 +6,9 @@ mod common;
 
 use bevy::prelude::Vec3;
 use common::gltf::{column, temp_dir, Column};
-use common::{differing, painted, render, save, Animate, Command, Picture, Placed, HEIGHT, WIDTH};
+use common::{
+    differing, painted, render, save, skip, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
+};
 
 /// A pixel differs when a channel differs by more than this (of 255): the
 /// GPU and bevy_animation's CPU arithmetic differ in the last bits of a
@@ -64,10 +66,6 @@ fn held(clip: &str, time: f64) -> Animate {
         Command::Seek(time),
         Command::Paused(true),
     ])
-}
-
-fn skip() {
-    eprintln!("no adapter rendered: skipped");
 }
 
 fn share(n: usize) -> f64 {
@@ -236,5 +234,73 @@ fn two_models_are_drawn_as_bevy_animation_draws_them() {
         share(d) <= SAME_SHARE,
         "{d} pixels differ ({})",
         dir.display()
+    );
+}
+
+#[test]
+fn clips_of_another_file_bind_by_name() {
+    let dir = temp_dir("other_file");
+    let file = column(&dir, "red", &red());
+    // A file of another rig (one joint more) whose `sway` is renamed
+    // `wave`: its tracks on `j1` and `j2` bind to the red column's joints
+    // of those names (`j3` has none there), and turn them as red's own
+    // `sway` does.
+    let other = column(
+        &dir,
+        "clips",
+        &Column {
+            color: [0.1, 0.2, 0.9, 1.0],
+            joints: 4,
+            segments: 1,
+            walker: false,
+        },
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&other).expect("the clips file")).expect("json");
+    for a in json["animations"].as_array_mut().expect("animations") {
+        if a["name"] == "sway" {
+            a["name"] = "wave".into();
+        }
+    }
+    std::fs::write(&other, serde_json::to_vec(&json).expect("json")).expect("write");
+    let (eye, at) = eye();
+    let with_other = |clip: &str| {
+        render(
+            vec![Placed {
+                file: file.clone(),
+                at: Vec3::ZERO,
+                animate: Animate::Gpu(vec![
+                    Command::ClipsFrom(other.clone()),
+                    Command::Play(clip.into()),
+                    Command::Seek(0.7),
+                    Command::Paused(true),
+                ]),
+            }],
+            eye,
+            at,
+            5,
+            1.0 / 60.0,
+        )
+    };
+    let Some(wave) = with_other("wave") else {
+        return skip();
+    };
+    let Some(sway) = with_other("sway") else {
+        return skip();
+    };
+    let Some(bend) = with_other("bend") else {
+        return skip();
+    };
+    save(&wave, &dir.join("wave.png"));
+    save(&sway, &dir.join("sway.png"));
+    let d = differing(&wave, &sway, TOLERANCE);
+    assert!(
+        share(d) <= SAME_SHARE,
+        "the other file's clip: {d} pixels differ"
+    );
+    let moved = differing(&wave, &bend, TOLERANCE);
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "wave looks like bend: {moved} pixels"
     );
 }

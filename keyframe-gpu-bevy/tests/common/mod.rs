@@ -49,6 +49,8 @@ pub enum Command {
     Speed(f64),
     /// `with_root_motion(node)`.
     RootMotion(String),
+    /// `with_clips_from(path)`.
+    ClipsFrom(PathBuf),
 }
 
 /// One scene of a picture: its file, where it stands, how it moves.
@@ -225,6 +227,10 @@ fn spawn(commands: &mut Commands, assets: &AssetServer, setup: &Setup, eye: Vec3
                             p = std::mem::take(&mut p).with_root_motion(node.clone());
                             &mut p
                         }
+                        Command::ClipsFrom(path) => {
+                            p = std::mem::take(&mut p).with_clips_from(path);
+                            &mut p
+                        }
                     };
                 }
                 e.insert(p);
@@ -331,6 +337,17 @@ fn count_and_shoot(
                 *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(shot.image.clone());
             });
     }
+}
+
+/// Says that a test did not run for want of an adapter; with
+/// `KEYFRAME_GPU_REQUIRE_ADAPTER=1` (CI) that is a failure, as in the
+/// keyframe-gpu crate's tests.
+pub fn skip() {
+    assert!(
+        std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
+        "no adapter rendered, and KEYFRAME_GPU_REQUIRE_ADAPTER=1"
+    );
+    eprintln!("no adapter rendered: skipped");
 }
 
 /// Pixels whose largest channel difference passes `tolerance` (0-255).
