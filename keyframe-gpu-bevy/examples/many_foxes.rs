@@ -16,12 +16,12 @@
 //!
 //! `frame_ms_median` is the median wall time between two frames.
 //! `main_world_animation_ms` is the median, per frame, of the main world's
-//! time from the start of the animation systems to the end of transform
-//! propagation (`PostUpdate`), plus the extraction of skins and of this
-//! plugin's action table (`ExtractSchedule`): where Bevy samples, blends
-//! and propagates every joint and computes every joint matrix on the CPU,
-//! and where the plugin advances its players and hands the action table
-//! to the render world.
+//! time in three windows: the animation systems (Bevy's, or the plugin's
+//! playback), transform propagation (`PostUpdate`), and the extraction of
+//! skins and of this plugin's action table (`ExtractSchedule`): where
+//! Bevy samples, blends and propagates every joint and computes every
+//! joint matrix on the CPU, and where the plugin advances its players and
+//! hands the action table to the render world.
 
 use std::f32::consts::PI;
 use std::path::PathBuf;
@@ -189,7 +189,13 @@ fn main() -> ExitCode {
         PostUpdate,
         (
             animation_started.before(AnimationSystems),
-            animation_ended.after(TransformSystems::Propagate),
+            animation_ended
+                .after(AnimationSystems)
+                .before(TransformSystems::Propagate),
+            propagation_started
+                .after(animation_ended)
+                .before(TransformSystems::Propagate),
+            propagation_ended.after(TransformSystems::Propagate),
         ),
     );
     match options.animation {
@@ -199,7 +205,9 @@ fn main() -> ExitCode {
             });
             app.configure_sets(
                 PostUpdate,
-                KeyframeGpuSystems::Playback.after(animation_started),
+                KeyframeGpuSystems::Playback
+                    .after(animation_started)
+                    .before(animation_ended),
             );
         }
         Animation::Bevy => {
@@ -466,6 +474,16 @@ fn median_ms(times: &mut [Duration]) -> f64 {
 
 fn animation_started(mut measure: ResMut<Measure>) {
     measure.started = Some(Instant::now());
+}
+
+fn propagation_started(mut measure: ResMut<Measure>) {
+    measure.started = Some(Instant::now());
+}
+
+fn propagation_ended(mut measure: ResMut<Measure>) {
+    if let Some(start) = measure.started.take() {
+        measure.current += start.elapsed();
+    }
 }
 
 fn animation_ended(mut measure: ResMut<Measure>) {

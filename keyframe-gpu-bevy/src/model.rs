@@ -168,7 +168,11 @@ impl Model {
         };
         Some(PartUniform {
             inverse_rest: fixed.to_cols_array(),
-            placed_node_is_static: u32::from(is_static),
+            placed_node_is_static: match (is_static, node == part.node) {
+                (true, true) => 2,
+                (true, false) => 1,
+                (false, _) => 0,
+            },
             pad: [0; 3],
             node,
             joint_offset: part.joints.as_ref().map_or(0, |j| j.start),

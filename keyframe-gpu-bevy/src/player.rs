@@ -99,9 +99,11 @@ impl GpuAnimationPlayer {
         self
     }
 
-    /// Keeps every node entity of the scene. By default the nodes that
-    /// lead to no mesh (the skeleton's joints, usually) are despawned once
-    /// the scene is set up: the GPU poses them, and transform propagation
+    /// Keeps every node entity of the scene. By default, once the scene
+    /// is set up, its meshes become children of the player's entity (at
+    /// their rest place) and its node entities are despawned (where the
+    /// scene has a light, a camera or a morph target, only the nodes that
+    /// lead to no mesh): the GPU poses them, and transform propagation
     /// would otherwise walk them every frame for nothing. Kept nodes stay
     /// at their rest transforms; [`GpuAttachment`] follows a joint's pose.
     #[must_use]

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use bevy::animation::{AnimatedBy, AnimationPlayer};
 use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::{DynamicSkinnedMeshBounds, NoFrustumCulling};
+use bevy::mesh::morph::MeshMorphWeights;
 use bevy::mesh::skinning::SkinnedMesh;
 use bevy::mesh::MeshTag;
 use bevy::prelude::*;
@@ -46,6 +47,8 @@ pub(crate) struct SceneEntities<'w, 's> {
     meshes: Query<'w, 's, Option<&'static MeshMaterial3d<StandardMaterial>>, With<Mesh3d>>,
     bounds: Query<'w, 's, &'static Aabb>,
     parents: Query<'w, 's, &'static ChildOf>,
+    transforms: Query<'w, 's, &'static Transform>,
+    morphed: Query<'w, 's, (), With<MeshMorphWeights>>,
     /// What a scene may hold besides nodes and meshes.
     others: Query<'w, 's, (), NotANode>,
 }
@@ -139,6 +142,7 @@ pub(crate) fn on_scene_ready(
             }
         }
     }
+    let mesh_list = mesh_entities.clone();
     for (entity, node) in mesh_entities {
         let Some(part_index) = model.parts.iter().position(|p| p.node == node) else {
             continue;
@@ -194,18 +198,55 @@ pub(crate) fn on_scene_ready(
     // to draw: unless the player keeps them, they are despawned, so that
     // transform propagation no longer walks them every frame (a game
     // reads a joint through `GpuAttachment`).
-    let keep: std::collections::HashSet<Entity> = if player.keep_nodes {
-        found.iter().map(|(e, _)| *e).collect()
+    let flat = !player.keep_nodes
+        && !mesh_list.iter().any(|(e, _)| scene.morphed.contains(*e))
+        && !has_others(&scene, root);
+    if flat {
+        // Nothing but nodes and meshes (no light, camera or morph target,
+        // whose weights Bevy reads from the node entity): the meshes hang
+        // straight under the player's entity at their rest place in the
+        // scene, and every node entity goes. Per character, propagation
+        // then walks the player's entity and its meshes only.
+        let top: Vec<Entity> = scene
+            .children
+            .get(root)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default();
+        let scene_root = top
+            .first()
+            .and_then(|&e| scene.transforms.get(e).ok())
+            .map_or(Mat4::IDENTITY, Transform::to_matrix);
+        for (entity, node) in &mesh_list {
+            let rest = model
+                .inverse_rest
+                .get(*node as usize)
+                .map_or(Mat4::IDENTITY, Mat4::inverse);
+            let own = scene
+                .transforms
+                .get(*entity)
+                .map_or(Mat4::IDENTITY, Transform::to_matrix);
+            commands.entity(*entity).insert((
+                ChildOf(root),
+                Transform::from_matrix(scene_root * rest * own),
+            ));
+        }
+        for e in top {
+            commands.entity(e).try_despawn();
+        }
     } else {
-        needed_nodes(&scene, root)
-    };
-    for (entity, _) in &found {
-        if keep.contains(entity) {
-            commands
-                .entity(*entity)
-                .try_remove::<(AnimationPlayer, AnimatedBy)>();
-        } else if parent_kept(&scene, &keep, *entity) {
-            commands.entity(*entity).try_despawn();
+        let keep: std::collections::HashSet<Entity> = if player.keep_nodes {
+            found.iter().map(|(e, _)| *e).collect()
+        } else {
+            needed_nodes(&scene, root)
+        };
+        for (entity, _) in &found {
+            if keep.contains(entity) {
+                commands
+                    .entity(*entity)
+                    .try_remove::<(AnimationPlayer, AnimatedBy)>();
+            } else if parent_kept(&scene, &keep, *entity) {
+                commands.entity(*entity).try_despawn();
+            }
         }
     }
     commands.entity(root).try_remove::<AnimationPlayer>();
@@ -324,6 +365,15 @@ fn needed_nodes(scene: &SceneEntities, root: Entity) -> std::collections::HashSe
     let mut keep = std::collections::HashSet::new();
     walk(scene, root, &mut keep);
     keep
+}
+
+/// Whether the scene under `root` holds a light or a camera.
+fn has_others(scene: &SceneEntities, root: Entity) -> bool {
+    scene.others.contains(root)
+        || scene
+            .children
+            .get(root)
+            .is_ok_and(|c| c.iter().any(|e| has_others(scene, e)))
 }
 
 /// Whether the parent of `entity` is kept: only the topmost node of a
