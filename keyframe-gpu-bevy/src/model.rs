@@ -1,0 +1,281 @@
+//! The models of the main world: one per glTF file (with its extra clip
+//! files and root-motion node), its clips bound to its rig, its parts,
+//! and the characters that play it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use keyframe_gpu::playback::{self, Clips};
+use keyframe_gpu::{Action, AnimationLibrary, BoundLibrary, OutputLayout, Part, Rig};
+
+use crate::error::GpuAnimationError;
+use crate::material::{GpuSkinnedMaterial, PartUniform};
+
+/// What makes two players share a model: the same file, the same extra
+/// clip files, the same root-motion node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ModelKey {
+    pub(crate) source: PathBuf,
+    pub(crate) clip_files: Vec<PathBuf>,
+    pub(crate) root_motion: Option<String>,
+}
+
+/// One model: its clips bound to its rig, what the GPU poses (the root
+/// kept in place when root motion is reported) and its characters.
+pub(crate) struct Model {
+    /// What the players' clips come from (durations, markers, root
+    /// tracks).
+    pub(crate) clips: Arc<Clips>,
+    /// What the crowd poses.
+    pub(crate) posed: BoundLibrary,
+    pub(crate) parts: Vec<Part>,
+    pub(crate) layout: OutputLayout,
+    /// Per rig node, the inverse of its rest world matrix in the scene.
+    pub(crate) inverse_rest: Vec<Mat4>,
+    /// Per rig node, whether a clip animates it or one of its ancestors.
+    moved: Vec<bool>,
+    /// Characters the model's buffers hold.
+    pub(crate) capacity: u32,
+    /// Bumped whenever the buffers are made again (a larger capacity).
+    pub(crate) generation: u32,
+    /// Per slot, the player's entity.
+    pub(crate) slots: Vec<Option<Entity>>,
+    free: Vec<u32>,
+    /// Per slot, the frame's actions (kept to avoid allocating).
+    pub(crate) staged: Vec<Vec<Action>>,
+    /// Whether players of the model report root motion.
+    pub(crate) has_root_motion: bool,
+    /// The frame's table, slot order: actions per character.
+    pub(crate) frame_counts: Vec<u32>,
+    /// The frame's table: every character's actions.
+    pub(crate) frame_actions: Vec<Action>,
+    /// The materials made for the model's parts, by (part, base material).
+    pub(crate) materials: HashMap<(usize, AssetId<StandardMaterial>), Handle<GpuSkinnedMaterial>>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("capacity", &self.capacity)
+            .field("generation", &self.generation)
+            .field("characters", &self.slots.iter().flatten().count())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Smallest capacity a model's buffers are made with.
+const MIN_CAPACITY: u32 = 64;
+
+impl Model {
+    /// Loads `key`'s files and binds their clips to the scene file's rig.
+    pub(crate) fn load(key: &ModelKey) -> Result<Model, GpuAnimationError> {
+        let import_err = |path: &Path, e: keyframe_gpu::Error| GpuAnimationError::Import {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let own = keyframe_gpu::gltf::load(&key.source).map_err(|e| import_err(&key.source, e))?;
+        let rig = Rig::from_document(&own.document).map_err(|e| import_err(&key.source, e))?;
+        let mut libraries = vec![own.library];
+        for path in &key.clip_files {
+            let other = keyframe_gpu::gltf::load(path).map_err(|e| import_err(path, e))?;
+            libraries.push(other.library);
+        }
+        let library =
+            AnimationLibrary::join(libraries.iter()).map_err(|e| import_err(&key.source, e))?;
+        let bound = library.bind(&rig).map_err(|e| import_err(&key.source, e))?;
+        let (clips, posed) = match &key.root_motion {
+            None => (Clips::new(bound.library()), bound),
+            Some(name) => {
+                let node = rig.node_by_name(name).ok_or_else(|| {
+                    GpuAnimationError::SceneMismatch(format!("no node named {name:?}"))
+                })?;
+                let clips =
+                    Clips::with_root(&bound, node).map_err(|e| import_err(&key.source, e))?;
+                // The pose keeps the root in place on the ground plane; the
+                // game moves the entity by the reported motion.
+                let posed = playback::in_place(&bound, node, [true, false, true])
+                    .map_err(|e| import_err(&key.source, e))?;
+                (clips, posed)
+            }
+        };
+        let rig = posed.rig();
+        let layout = rig.output_layout();
+        let parts = rig.parts();
+        let inverse_rest = rest_world(rig).iter().map(|m| m.inverse()).collect();
+        let moved = moved_nodes(&posed);
+        Ok(Model {
+            clips: Arc::new(clips),
+            posed: posed.clone(),
+            parts,
+            layout,
+            inverse_rest,
+            moved,
+            capacity: 0,
+            generation: 0,
+            slots: Vec::new(),
+            free: Vec::new(),
+            staged: Vec::new(),
+            has_root_motion: key.root_motion.is_some(),
+            frame_counts: Vec::new(),
+            frame_actions: Vec::new(),
+            materials: HashMap::new(),
+        })
+    }
+
+    /// A slot for a new character; `true` when the buffers must grow (a
+    /// new generation).
+    pub(crate) fn allocate(&mut self, entity: Entity) -> (u32, bool) {
+        if let Some(slot) = self.free.pop() {
+            self.slots[slot as usize] = Some(entity);
+            return (slot, false);
+        }
+        let slot = self.slots.len() as u32;
+        self.slots.push(Some(entity));
+        self.staged.push(Vec::new());
+        let grows = slot >= self.capacity;
+        if grows {
+            self.capacity = (self.capacity * 2).max(MIN_CAPACITY);
+            self.generation += 1;
+        }
+        (slot, grows)
+    }
+
+    /// Frees a character's slot (its entity is gone).
+    pub(crate) fn release(&mut self, slot: u32) {
+        if let Some(s) = self.slots.get_mut(slot as usize) {
+            *s = None;
+            if let Some(staged) = self.staged.get_mut(slot as usize) {
+                staged.clear();
+            }
+            self.free.push(slot);
+        }
+    }
+
+    /// The constants of part `index` for its material.
+    pub(crate) fn part_uniform(&self, index: usize) -> Option<PartUniform> {
+        let part = self.parts.get(index)?;
+        let node = part.skin_node.unwrap_or(part.node);
+        let inverse_rest = *self.inverse_rest.get(part.node as usize)?;
+        // A placing node that no clip moves (nor any ancestor) keeps its
+        // rest world matrix: folded in here, the vertex stage skips it.
+        let is_static = !self.moved.get(node as usize).copied().unwrap_or(true);
+        let fixed = if is_static {
+            inverse_rest * self.inverse_rest.get(node as usize)?.inverse()
+        } else {
+            inverse_rest
+        };
+        Some(PartUniform {
+            inverse_rest: fixed.to_cols_array(),
+            placed_node_is_static: match (is_static, node == part.node) {
+                (true, true) => 2,
+                (true, false) => 1,
+                (false, _) => 0,
+            },
+            pad: [0; 3],
+            node,
+            joint_offset: part.joints.as_ref().map_or(0, |j| j.start),
+            joints_per_character: self.layout.joints(),
+            nodes_per_character: self.layout.nodes(),
+            skinned: u32::from(part.skin.is_some()),
+            morph_offset: part.morph_weights.start,
+            morph_per_character: self.layout.morph_weights(),
+            morph_count: part.morph_weights.end - part.morph_weights.start,
+        })
+    }
+}
+
+/// Per rig node, whether a track of a clip animates it or an ancestor.
+fn moved_nodes(bound: &BoundLibrary) -> Vec<bool> {
+    let rig = bound.rig();
+    let mut moved = vec![false; rig.nodes().len()];
+    for (c, clip) in bound.library().clips().iter().enumerate() {
+        for t in 0..clip.tracks.len() {
+            if let Some(n) = bound.node(c as u32, t as u32) {
+                if let Some(m) = moved.get_mut(n as usize) {
+                    *m = true;
+                }
+            }
+        }
+    }
+    // Parents come first in the rig's order: a moved parent moves its
+    // children.
+    for &n in rig.order() {
+        if let Some(p) = rig.nodes()[n as usize].parent {
+            if moved[p as usize] {
+                moved[n as usize] = true;
+            }
+        }
+    }
+    moved
+}
+
+/// Every node's rest world matrix in the scene (its parents' rest
+/// transforms and its own).
+fn rest_world(rig: &Rig) -> Vec<Mat4> {
+    let nodes = rig.nodes();
+    let mut world = vec![Mat4::IDENTITY; nodes.len()];
+    for &n in rig.order() {
+        let node = &nodes[n as usize];
+        let local = Mat4::from_scale_rotation_translation(
+            Vec3::from_array(node.scale),
+            Quat::from_array(node.rotation),
+            Vec3::from_array(node.translation),
+        );
+        world[n as usize] = match node.parent {
+            Some(p) => world[p as usize] * local,
+            None => local,
+        };
+    }
+    world
+}
+
+/// Every model of the main world, and where files are read from.
+#[derive(Resource, Debug)]
+pub(crate) struct GpuModels {
+    pub(crate) asset_root: PathBuf,
+    pub(crate) models: Vec<Model>,
+    by_key: HashMap<ModelKey, usize>,
+    /// Files that failed to load, kept so that every player of one gets
+    /// the error without reading the file again.
+    failed: HashMap<ModelKey, GpuAnimationError>,
+}
+
+impl GpuModels {
+    pub(crate) fn new(asset_root: PathBuf) -> Self {
+        GpuModels {
+            asset_root,
+            models: Vec::new(),
+            by_key: HashMap::new(),
+            failed: HashMap::new(),
+        }
+    }
+
+    /// The model of `key`, loaded on first use.
+    pub(crate) fn get_or_load(&mut self, key: ModelKey) -> Result<usize, GpuAnimationError> {
+        if let Some(&i) = self.by_key.get(&key) {
+            return Ok(i);
+        }
+        if let Some(e) = self.failed.get(&key) {
+            return Err(e.clone());
+        }
+        match Model::load(&key) {
+            Ok(model) => {
+                self.models.push(model);
+                let i = self.models.len() - 1;
+                self.by_key.insert(key, i);
+                Ok(i)
+            }
+            Err(e) => {
+                self.failed.insert(key, e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// `path` resolved against the asset root (an absolute path stays).
+    pub(crate) fn resolve(&self, path: &Path) -> PathBuf {
+        self.asset_root.join(path)
+    }
+}

@@ -1,0 +1,302 @@
+//! The render world: one keyframe-gpu `Crowd` on Bevy's device and queue
+//! for every animated scene of the world, the frame's action table
+//! extracted from the main world, and the compute passes submitted
+//! before the render graph draws.
+
+use bevy::extract::Extract;
+use bevy::prelude::*;
+use bevy::render::render_resource::Buffer;
+use bevy::render::renderer::{RenderDevice, RenderQueue};
+use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
+
+use crate::model::GpuModels;
+use crate::ACTIONS_PER_CHARACTER;
+
+/// One model as the render world knows it.
+struct RenderModel {
+    posed: BoundLibrary,
+    capacity: u32,
+    generation: u32,
+    counts: Vec<u32>,
+    actions: Vec<Action>,
+}
+
+/// The crowd and the frame's table.
+#[derive(Resource, Default)]
+pub(crate) struct RenderAnimation {
+    models: Vec<RenderModel>,
+    crowd: Option<Crowd>,
+    ids: Vec<ModelId>,
+    /// The models changed since the crowd was made.
+    stale: bool,
+    /// The frame's table, in crowd order.
+    characters: Vec<CrowdCharacter>,
+    actions: Vec<Action>,
+    /// Whether this frame's table was accepted (the passes have work).
+    ready: bool,
+    /// The device is lost: nothing is recorded until a new one comes.
+    lost: bool,
+}
+
+/// A model's output buffers, which the materials bind.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelBuffers {
+    generation: u32,
+    pub(crate) joints: Buffer,
+    pub(crate) worlds: Buffer,
+    /// The crate's morph weights (a small unused buffer for a rig
+    /// without morph targets).
+    pub(crate) morph_weights: Buffer,
+}
+
+/// Every model's output buffers (see [`ModelBuffers`]).
+#[derive(Resource, Debug, Default)]
+pub struct RenderAnimationBuffers {
+    models: Vec<Option<ModelBuffers>>,
+}
+
+impl RenderAnimationBuffers {
+    /// Model `model`'s buffers if they are of `generation`.
+    pub(crate) fn model(&self, model: u32, generation: u32) -> Option<&ModelBuffers> {
+        self.models
+            .get(model as usize)?
+            .as_ref()
+            .filter(|b| b.generation == generation)
+    }
+}
+
+/// Copies the frame's table (and any new or grown model) from the main
+/// world.
+pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract<Res<GpuModels>>) {
+    let render = &mut *render;
+    for (i, m) in models.models.iter().enumerate() {
+        match render.models.get_mut(i) {
+            Some(r) if r.generation == m.generation => {}
+            Some(r) => {
+                r.capacity = m.capacity;
+                r.generation = m.generation;
+                render.stale = true;
+            }
+            None => {
+                render.models.push(RenderModel {
+                    posed: m.posed.clone(),
+                    capacity: m.capacity,
+                    generation: m.generation,
+                    counts: Vec::new(),
+                    actions: Vec::new(),
+                });
+                render.stale = true;
+            }
+        }
+        if let Some(r) = render.models.get_mut(i) {
+            r.counts.clear();
+            r.counts.extend_from_slice(&m.frame_counts);
+            r.actions.clear();
+            r.actions.extend_from_slice(&m.frame_actions);
+        }
+    }
+}
+
+/// Makes the crowd again when models came or grew, then writes the
+/// frame's actions.
+pub(crate) fn prepare_crowd(
+    mut render: ResMut<RenderAnimation>,
+    mut buffers: ResMut<RenderAnimationBuffers>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    let render = &mut *render;
+    render.ready = false;
+    if device.is_changed() && !device.is_added() {
+        // A new device after a loss: everything is made again on it.
+        render.lost = false;
+        render.stale = true;
+    }
+    if render.lost || render.models.iter().all(|m| m.capacity == 0) {
+        return;
+    }
+    let wgpu_device = device.wgpu_device();
+    let wgpu_queue: &wgpu::Queue = &queue;
+    if render.stale || render.crowd.is_none() {
+        let mut crowd = Crowd::new();
+        let mut ids = Vec::with_capacity(render.models.len());
+        buffers.models.clear();
+        for (i, m) in render.models.iter().enumerate() {
+            let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
+            let id = match crowd.add_mixed_model(
+                wgpu_device,
+                wgpu_queue,
+                &i.to_string(),
+                &m.posed,
+                &desc,
+            ) {
+                Ok(id) => id,
+                Err(e) => {
+                    report(render, &e);
+                    return;
+                }
+            };
+            if crowd.chunk_count(id).unwrap_or(0) > 1 {
+                error!(
+                    "keyframe-gpu-bevy: model {i}: {} characters do not fit one buffer of this device; \
+                     the characters past the first buffer are not drawn",
+                    m.capacity
+                );
+            }
+            let animator = crowd.chunk(id, 0);
+            let joints = animator.and_then(|a| a.joint_matrix_buffer());
+            let worlds = animator.and_then(|a| a.world_matrix_buffer());
+            let morph = animator
+                .and_then(|a| a.morph_weight_buffer())
+                .cloned()
+                .unwrap_or_else(|| {
+                    wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("keyframe_gpu_bevy.no_morph_weights"),
+                        size: 16,
+                        usage: wgpu::BufferUsages::STORAGE,
+                        mapped_at_creation: false,
+                    })
+                });
+            buffers.models.push(match (joints, worlds) {
+                (Some(j), Some(w)) => Some(ModelBuffers {
+                    generation: m.generation,
+                    joints: Buffer::from(j.clone()),
+                    worlds: Buffer::from(w.clone()),
+                    morph_weights: Buffer::from(morph),
+                }),
+                _ => None,
+            });
+            ids.push(id);
+        }
+        render.crowd = Some(crowd);
+        render.ids = ids;
+        render.stale = false;
+    }
+    render.characters.clear();
+    render.actions.clear();
+    for (m, &id) in render.models.iter().zip(&render.ids) {
+        render
+            .characters
+            .extend(m.counts.iter().map(|&n| CrowdCharacter::new(id, n)));
+        render.actions.extend_from_slice(&m.actions);
+    }
+    let Some(crowd) = render.crowd.as_mut() else {
+        return;
+    };
+    match crowd.set_actions(wgpu_queue, &render.characters, &render.actions) {
+        Ok(()) => render.ready = !render.characters.is_empty(),
+        Err(e) => report(render, &e),
+    }
+}
+
+fn report(render: &mut RenderAnimation, e: &keyframe_gpu::Error) {
+    if matches!(e, keyframe_gpu::Error::DeviceLost { .. }) {
+        if !render.lost {
+            error!(
+                "keyframe-gpu-bevy: the GPU device was lost; animation stops until a new device"
+            );
+        }
+        render.lost = true;
+        render.crowd = None;
+    } else {
+        error!("keyframe-gpu-bevy: {e}");
+    }
+}
+
+/// Records the crowd's compute passes and submits them, before the
+/// cameras' passes of the frame.
+pub(crate) fn submit_passes(
+    render: Res<RenderAnimation>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    if !render.ready || render.lost {
+        return;
+    }
+    let Some(crowd) = render.crowd.as_ref() else {
+        return;
+    };
+    let mut encoder =
+        device
+            .wgpu_device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("keyframe_gpu_bevy.animation"),
+            });
+    crowd.record(&mut encoder);
+    let wgpu_queue: &wgpu::Queue = &queue;
+    wgpu_queue.submit([encoder.finish()]);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bevy::ecs::system::RunSystemOnce;
+    use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
+    use keyframe_gpu::Rig;
+
+    use super::*;
+
+    /// The render world's systems on a device that is destroyed between
+    /// two frames: the loss is reported, nothing more is recorded, and
+    /// nothing panics.
+    #[test]
+    fn a_lost_device_stops_the_passes_without_a_panic() {
+        let Ok(h) = request_device(AdapterChoice::Fallback) else {
+            assert!(
+                std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
+                "no adapter, and KEYFRAME_GPU_REQUIRE_ADAPTER=1"
+            );
+            eprintln!("no adapter: skipped");
+            return;
+        };
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/column.gltf");
+        let imported = keyframe_gpu::gltf::load(&path).expect("the committed column");
+        let rig = Rig::from_document(&imported.document).expect("its rig");
+        let bound = imported.library.bind(&rig).expect("its clips bound");
+        let mut world = World::new();
+        world.insert_resource(RenderDevice::new(h.device.clone()));
+        world.insert_resource(RenderQueue::new(h.queue.clone()));
+        world.init_resource::<RenderAnimationBuffers>();
+        let mut animation = RenderAnimation::default();
+        animation.models.push(RenderModel {
+            posed: bound,
+            capacity: 4,
+            generation: 1,
+            counts: vec![1, 2],
+            actions: vec![
+                Action::new(0, 0.25),
+                Action::new(0, 0.5).with_weight(0.5),
+                Action::new(1, 0.5).with_weight(0.5),
+            ],
+        });
+        world.insert_resource(animation);
+        let frame = |world: &mut World| {
+            world.run_system_once(prepare_crowd).expect("prepare runs");
+            world.run_system_once(submit_passes).expect("submit runs");
+        };
+        frame(&mut world);
+        assert!(
+            world.resource::<RenderAnimation>().ready,
+            "the frame was accepted"
+        );
+        assert!(
+            world
+                .resource::<RenderAnimationBuffers>()
+                .model(0, 1)
+                .is_some(),
+            "the materials' buffers exist"
+        );
+        h.device.destroy();
+        for _ in 0..3 {
+            frame(&mut world);
+        }
+        let animation = world.resource::<RenderAnimation>();
+        assert!(animation.lost, "the loss is known");
+        assert!(!animation.ready, "nothing is recorded after the loss");
+        assert!(
+            animation.crowd.is_none(),
+            "the crowd of the lost device is dropped"
+        );
+    }
+}

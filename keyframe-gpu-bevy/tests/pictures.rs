@@ -1,0 +1,306 @@
+//! The plugin's pictures against bevy_animation's, on whatever adapter
+//! Bevy picks (lavapipe on a machine without a GPU; CI runs them under
+//! `xvfb-run` with `WGPU_BACKEND=vulkan`). The files are built in code.
+
+mod common;
+
+use bevy::prelude::Vec3;
+use common::gltf::{column, temp_dir, Column};
+use common::{
+    differing, painted, render, save, skip, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
+};
+
+/// A pixel differs when a channel differs by more than this (of 255): the
+/// GPU and bevy_animation's CPU arithmetic differ in the last bits of a
+/// matrix, which moves an edge pixel's coverage, not a colour.
+const TOLERANCE: u8 = 12;
+/// At most this share of the pixels may differ between two pictures of
+/// the same pose (edges a rounding apart).
+const SAME_SHARE: f64 = 0.004;
+/// At least this share differs between two poses that must differ.
+const MOVED_SHARE: f64 = 0.005;
+
+const PIXELS: f64 = (WIDTH * HEIGHT) as f64;
+
+fn eye() -> (Vec3, Vec3) {
+    (Vec3::new(0.0, 2.0, 7.0), Vec3::new(0.0, 1.6, 0.0))
+}
+
+fn red() -> Column {
+    Column {
+        color: [0.8, 0.1, 0.1, 1.0],
+        joints: 3,
+        segments: 6,
+        walker: false,
+    }
+}
+
+fn is_red(c: [u8; 3]) -> bool {
+    i32::from(c[0]) - i32::from(c[1].max(c[2])) > 60
+}
+
+fn is_blue(c: [u8; 3]) -> bool {
+    i32::from(c[2]) - i32::from(c[0].max(c[1])) > 60
+}
+
+/// One scene at the origin, drawn after `frames` frames of `step`
+/// seconds.
+fn one(file: &std::path::Path, animate: Animate, frames: u32, step: f64) -> Option<Picture> {
+    let (eye, at) = eye();
+    render(
+        vec![Placed {
+            file: file.to_path_buf(),
+            at: Vec3::ZERO,
+            animate,
+        }],
+        eye,
+        at,
+        frames,
+        step,
+    )
+}
+
+fn held(clip: &str, time: f64) -> Animate {
+    Animate::Gpu(vec![
+        Command::Play(clip.into()),
+        Command::Seek(time),
+        Command::Paused(true),
+    ])
+}
+
+fn share(n: usize) -> f64 {
+    n as f64 / PIXELS
+}
+
+#[test]
+fn the_plugin_draws_the_pose_bevy_animation_draws() {
+    let dir = temp_dir("same_pose");
+    let file = column(&dir, "red", &red());
+    let Some(gpu) = one(&file, held("bend", 0.5), 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    let Some(cpu) = one(
+        &file,
+        Animate::Bevy {
+            clip: "bend".into(),
+            time: 0.5,
+        },
+        5,
+        1.0 / 60.0,
+    ) else {
+        return skip();
+    };
+    let Some(rest) = one(&file, held("bend", 0.0), 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    save(&rest, &dir.join("rest.png"));
+    // The column is in the picture, and bending moves it.
+    assert!(
+        share(painted(&gpu, is_red)) > 0.01,
+        "the column is not drawn: {}",
+        dir.display()
+    );
+    let moved = differing(&gpu, &rest, TOLERANCE);
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "bent and straight look alike: {moved} pixels"
+    );
+    let diff = differing(&gpu, &cpu, TOLERANCE);
+    eprintln!(
+        "plugin vs bevy_animation: {diff} of {PIXELS} pixels differ; bent vs straight: {moved}"
+    );
+    assert!(
+        share(diff) <= SAME_SHARE,
+        "{diff} pixels differ between the plugin and bevy_animation ({})",
+        dir.display()
+    );
+}
+
+#[test]
+fn a_crossfade_ends_on_the_new_clip_and_blends_on_the_way() {
+    let dir = temp_dir("crossfade");
+    let file = column(&dir, "red", &red());
+    let step = 0.05;
+    let frames = 16; // 0.8 s
+    let run = |commands: Vec<Command>| one(&file, Animate::Gpu(commands), frames, step);
+    // bend fades into sway over 0.2 s, long before the shot: the picture
+    // is sway's at the same playhead.
+    let Some(faded) = run(vec![
+        Command::Play("bend".into()),
+        Command::Crossfade("sway".into(), 0.2),
+    ]) else {
+        return skip();
+    };
+    let Some(sway) = run(vec![Command::Play("sway".into())]) else {
+        return skip();
+    };
+    let Some(bend) = run(vec![Command::Play("bend".into())]) else {
+        return skip();
+    };
+    // Halfway through a fade of 1.6 s: neither clip alone.
+    let Some(half) = run(vec![
+        Command::Play("bend".into()),
+        Command::Crossfade("sway".into(), 1.6),
+    ]) else {
+        return skip();
+    };
+    for (name, p) in [
+        ("faded", &faded),
+        ("sway", &sway),
+        ("bend", &bend),
+        ("half", &half),
+    ] {
+        save(p, &dir.join(format!("{name}.png")));
+    }
+    let d = differing(&faded, &sway, TOLERANCE);
+    assert!(
+        share(d) <= SAME_SHARE,
+        "after the fade: {d} pixels differ from sway"
+    );
+    let d = differing(&sway, &bend, TOLERANCE);
+    assert!(
+        share(d) > MOVED_SHARE,
+        "sway and bend look alike: {d} pixels"
+    );
+    for (name, other) in [("sway", &sway), ("bend", &bend)] {
+        let d = differing(&half, other, TOLERANCE);
+        assert!(
+            share(d) > MOVED_SHARE / 4.0,
+            "halfway looks like {name} alone: {d} pixels"
+        );
+    }
+}
+
+#[test]
+fn two_models_are_drawn_as_bevy_animation_draws_them() {
+    let dir = temp_dir("two_models");
+    let red_file = column(&dir, "red", &red());
+    let blue_file = column(
+        &dir,
+        "blue",
+        &Column {
+            color: [0.1, 0.2, 0.9, 1.0],
+            joints: 4,
+            segments: 4,
+            walker: false,
+        },
+    );
+    let (eye, at) = eye();
+    let scenes = |gpu: bool| {
+        let animate = |clip: &str, time: f32| {
+            if gpu {
+                held(clip, f64::from(time))
+            } else {
+                Animate::Bevy {
+                    clip: clip.into(),
+                    time,
+                }
+            }
+        };
+        vec![
+            Placed {
+                file: red_file.clone(),
+                at: Vec3::new(-1.2, 0.0, 0.0),
+                animate: animate("bend", 0.5),
+            },
+            Placed {
+                file: blue_file.clone(),
+                at: Vec3::new(1.2, 0.0, 0.0),
+                animate: animate("sway", 0.7),
+            },
+        ]
+    };
+    let Some(gpu) = render(scenes(true), eye, at, 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    let Some(cpu) = render(scenes(false), eye, at, 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    assert!(
+        share(painted(&gpu, is_red)) > 0.005,
+        "the red column is missing"
+    );
+    assert!(
+        share(painted(&gpu, is_blue)) > 0.005,
+        "the blue column is missing"
+    );
+    let d = differing(&gpu, &cpu, TOLERANCE);
+    eprintln!("two models, plugin vs bevy_animation: {d} of {PIXELS} pixels differ");
+    assert!(
+        share(d) <= SAME_SHARE,
+        "{d} pixels differ ({})",
+        dir.display()
+    );
+}
+
+#[test]
+fn clips_of_another_file_bind_by_name() {
+    let dir = temp_dir("other_file");
+    let file = column(&dir, "red", &red());
+    // A file of another rig (one joint more) whose `sway` is renamed
+    // `wave`: its tracks on `j1` and `j2` bind to the red column's joints
+    // of those names (`j3` has none there), and turn them as red's own
+    // `sway` does.
+    let other = column(
+        &dir,
+        "clips",
+        &Column {
+            color: [0.1, 0.2, 0.9, 1.0],
+            joints: 4,
+            segments: 1,
+            walker: false,
+        },
+    );
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&other).expect("the clips file")).expect("json");
+    for a in json["animations"].as_array_mut().expect("animations") {
+        if a["name"] == "sway" {
+            a["name"] = "wave".into();
+        }
+    }
+    std::fs::write(&other, serde_json::to_vec(&json).expect("json")).expect("write");
+    let (eye, at) = eye();
+    let with_other = |clip: &str| {
+        render(
+            vec![Placed {
+                file: file.clone(),
+                at: Vec3::ZERO,
+                animate: Animate::Gpu(vec![
+                    Command::ClipsFrom(other.clone()),
+                    Command::Play(clip.into()),
+                    Command::Seek(0.7),
+                    Command::Paused(true),
+                ]),
+            }],
+            eye,
+            at,
+            5,
+            1.0 / 60.0,
+        )
+    };
+    let Some(wave) = with_other("wave") else {
+        return skip();
+    };
+    let Some(sway) = with_other("sway") else {
+        return skip();
+    };
+    let Some(bend) = with_other("bend") else {
+        return skip();
+    };
+    save(&wave, &dir.join("wave.png"));
+    save(&sway, &dir.join("sway.png"));
+    let d = differing(&wave, &sway, TOLERANCE);
+    assert!(
+        share(d) <= SAME_SHARE,
+        "the other file's clip: {d} pixels differ"
+    );
+    let moved = differing(&wave, &bend, TOLERANCE);
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "wave looks like bend: {moved} pixels"
+    );
+}
