@@ -10,16 +10,7 @@ use common::gltf::{column, temp_dir, Column};
 #[test]
 fn the_committed_column_is_the_one_built_in_code() {
     let dir = temp_dir("asset_file");
-    let built = column(
-        &dir,
-        "column",
-        &Column {
-            color: [0.8, 0.1, 0.1, 1.0],
-            joints: 3,
-            segments: 6,
-            walker: false,
-        },
-    );
+    let built = column(&dir, "column", &Column::red());
     let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/column.gltf");
     let built = std::fs::read(built).expect("the built file");
     if std::env::var_os("KEYFRAME_GPU_BEVY_WRITE_ASSETS").is_some() {

@@ -29,16 +29,7 @@ fn destroy_device_once(device: Res<RenderDevice>, mut frames: Local<u32>) {
             the plugin's own systems are tested in src/render.rs"]
 fn after_a_lost_device_the_plugin_animates_on_the_new_one() {
     let dir = temp_dir("device_loss");
-    let file = column(
-        &dir,
-        "red",
-        &Column {
-            color: [0.8, 0.1, 0.1, 1.0],
-            joints: 3,
-            segments: 6,
-            walker: false,
-        },
-    );
+    let file = column(&dir, "red", &Column::red());
     let scenes = || {
         vec![Placed {
             file: file.clone(),

@@ -148,16 +148,7 @@ fn read_hand(hands: Query<&Transform, With<Hand>>, placed: Res<HandAt>) {
 #[test]
 fn an_attachment_follows_its_joint_from_the_cpu_twin() {
     let dir = temp_dir("attachment");
-    let file = column(
-        &dir,
-        "red",
-        &Column {
-            color: [0.8, 0.1, 0.1, 1.0],
-            joints: 3,
-            segments: 6,
-            walker: false,
-        },
-    );
+    let file = column(&dir, "red", &Column::red());
     let placed = HandAt::default();
     let in_app = placed.clone();
     let picture = render_with(

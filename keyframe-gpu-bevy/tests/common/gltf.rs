@@ -72,6 +72,18 @@ pub struct Column {
     pub walker: bool,
 }
 
+impl Column {
+    /// The red column of three joints and six segments, no walker.
+    pub fn red() -> Column {
+        Column {
+            color: [0.8, 0.1, 0.1, 1.0],
+            joints: 3,
+            segments: 6,
+            walker: false,
+        }
+    }
+}
+
 /// How far the `walk` clip moves `armature` along +Z in its one second.
 pub const WALK_DISTANCE: f32 = 2.0;
 /// The clip time of `walk`'s marker `step`.
