@@ -978,3 +978,45 @@ fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
     let e = p.crossfade_at(1, 0.0, 0.0).unwrap_err();
     assert!(e.to_string().contains("crossfade_at"), "{e}");
 }
+
+/// A clip that does not animate the root node (here: only the child's
+/// rotation) is accepted by `Clips::with_root` and moves the root by
+/// nothing, while the clip that walks it still reports its walk: 2 units
+/// along x per second, so 0.5 s is (1, 0, 0).
+#[test]
+fn a_clip_that_leaves_the_root_alone_moves_it_by_nothing() {
+    let walk = Track::new(
+        0,
+        Property::Translation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        vec![0.0, 0.0, 0.0, 2.0, 0.0, 0.0],
+    );
+    let q = Quat::from_rotation_z(0.5);
+    let wave = Track::new(
+        1,
+        Property::Rotation,
+        Interpolation::Linear,
+        vec![0.0, 1.0],
+        [Quat::IDENTITY.to_array(), q.to_array()].concat(),
+    );
+    let lib = AnimationLibrary::new(vec![
+        Clip::new("walk", vec![walk]),
+        Clip::new("wave", vec![wave]),
+    ])
+    .unwrap();
+    let mut b = Rig::builder();
+    let root = b.node(None, NodeTransform::IDENTITY);
+    b.node(Some(root), NodeTransform::IDENTITY);
+    let bound = lib.bind(&b.build().unwrap()).unwrap();
+    let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
+    let mut p = Player::new(&clips);
+    p.play(1).unwrap();
+    let f = p.advance(0.5).unwrap();
+    assert_eq!(f.root_motion.translation, Vec3::ZERO);
+    assert_eq!(f.root_motion.rotation, Quat::IDENTITY);
+    let mut p = Player::new(&clips);
+    p.play(0).unwrap();
+    let f = p.advance(0.5).unwrap();
+    assert!((f.root_motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
+}

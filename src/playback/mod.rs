@@ -131,7 +131,8 @@ impl Clips {
     }
 
     /// The clips of `bound`'s library with root motion of rig node `root`
-    /// (its translation and rotation tracks in each clip).
+    /// (its translation and rotation tracks in each clip). A clip that
+    /// animates neither moves the root by nothing.
     ///
     /// # Errors
     /// [`PlaybackError::UnknownRoot`] for a node the rig does not have.

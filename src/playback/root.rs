@@ -6,11 +6,10 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::clock::Step;
 use crate::cpu::sample::sample_resolved;
-use crate::error::PlaybackError;
-use crate::error::Result;
+use crate::error::{PlaybackError, Result};
 use crate::layout::GpuInstance;
 use crate::model::instance::Instance;
-use crate::model::kinds::Property;
+use crate::model::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Track, WrapMode};
@@ -73,6 +72,7 @@ impl RootTracks {
         );
         let library = bound.library();
         let mut clips = Vec::with_capacity(library.clips().len());
+        let mut moves = Vec::with_capacity(library.clips().len());
         for (c, clip) in library.clips().iter().enumerate() {
             let of = |property: Property| -> Option<Track> {
                 clip.tracks
@@ -83,23 +83,42 @@ impl RootTracks {
                     })
                     .map(|(_, tr)| tr.clone())
             };
-            let tracks: Vec<Track> = [of(Property::Translation), of(Property::Rotation)]
+            let mut tracks: Vec<Track> = [of(Property::Translation), of(Property::Rotation)]
                 .into_iter()
                 .flatten()
                 .collect();
+            moves.push(!tracks.is_empty());
+            if tracks.is_empty() {
+                // A clip that does not animate the root moves it by
+                // nothing: a one-key track of its rest place stands in
+                // (a library refuses an empty clip), and is never read.
+                let at = rest.0.to_array().to_vec();
+                tracks.push(Track::new(
+                    node,
+                    Property::Translation,
+                    Interpolation::Step,
+                    vec![0.0],
+                    at,
+                ));
+            }
             clips.push(Clip::new(clip.name.clone(), tracks));
         }
         let root = AnimationLibrary::new(clips)?;
         let offsets = root
             .clips()
             .iter()
+            .zip(&moves)
             .enumerate()
-            .map(|(c, clip)| {
+            .map(|(c, (clip, &moves))| {
                 let at = |p: Property| {
                     let t = clip.tracks.iter().position(|t| t.property == p)?;
                     root.track_output(c as u32, t as u32).map(|(o, _)| o)
                 };
-                (at(Property::Translation), at(Property::Rotation))
+                if moves {
+                    (at(Property::Translation), at(Property::Rotation))
+                } else {
+                    (None, None)
+                }
             })
             .collect();
         Ok(RootTracks {
