@@ -115,6 +115,7 @@ impl Plugin for KeyframeGpuPlugin {
                     scene::release_removed,
                     playback::advance_players,
                     playback::place_attachments,
+                    scene::refresh_morphed_meshes,
                 )
                     .chain()
                     .in_set(KeyframeGpuSystems::Playback),

@@ -403,3 +403,24 @@ pub(crate) fn release_removed(
         }
     }
 }
+
+/// Marks the plugin's meshes with morph targets changed, every frame, so
+/// that Bevy extracts them again. Bevy gives a mesh instance the index of
+/// its morph descriptor (where its morph targets are) when it extracts
+/// it, and makes that descriptor only for an instance it already knows:
+/// an instance extracted once has none, and the vertex stage would see
+/// no morph target. Bevy's own skinned meshes are extracted every frame
+/// (their bounds change); the plugin's would be only when they change.
+pub(crate) fn refresh_morphed_meshes(
+    mut meshes: Query<
+        &mut MeshTag,
+        (
+            With<MeshMorphWeights>,
+            With<MeshMaterial3d<GpuSkinnedMaterial>>,
+        ),
+    >,
+) {
+    for mut tag in &mut meshes {
+        tag.set_changed();
+    }
+}

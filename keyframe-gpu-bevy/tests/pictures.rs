@@ -5,7 +5,7 @@
 mod common;
 
 use bevy::prelude::Vec3;
-use common::gltf::{column, temp_dir, Column};
+use common::gltf::{column, leaning_column, temp_dir, Column};
 use common::{
     differing, painted, render, save, skip, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
 };
@@ -110,6 +110,65 @@ fn the_plugin_draws_the_pose_bevy_animation_draws() {
     let diff = differing(&gpu, &cpu, TOLERANCE);
     eprintln!(
         "plugin vs bevy_animation: {diff} of {PIXELS} pixels differ; bent vs straight: {moved}"
+    );
+    assert!(
+        share(diff) <= SAME_SHARE,
+        "{diff} pixels differ between the plugin and bevy_animation ({})",
+        dir.display()
+    );
+}
+
+#[test]
+fn the_plugin_weights_morph_targets_as_bevy_animation_does() {
+    let dir = temp_dir("morph");
+    let file = leaning_column(&dir, "red", &red());
+    // Halfway through `lean`: the target at weight 0.5, the column's top
+    // a quarter of a unit to the right of its rest place.
+    let Some(gpu) = one(&file, held("lean", 0.5), 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    let Some(cpu) = one(
+        &file,
+        Animate::Bevy {
+            clip: "lean".into(),
+            time: 0.5,
+        },
+        5,
+        1.0 / 60.0,
+    ) else {
+        return skip();
+    };
+    let Some(rest) = one(&file, held("lean", 0.0), 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    save(&rest, &dir.join("rest.png"));
+    assert!(
+        share(painted(&gpu, is_red)) > 0.01,
+        "the column is not drawn: {}",
+        dir.display()
+    );
+    // The leant column covers more pixels right of its rest outline.
+    let right_of_rest = |p: &Picture| {
+        p.pixels
+            .chunks(4)
+            .enumerate()
+            .filter(|(i, c)| (*i as u32 % WIDTH) >= WIDTH / 2 && is_red([c[0], c[1], c[2]]))
+            .count()
+    };
+    assert!(
+        right_of_rest(&gpu) > right_of_rest(&rest),
+        "the leant column reaches no farther right than the straight one"
+    );
+    let moved = differing(&gpu, &rest, TOLERANCE);
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "leant and straight look alike: {moved} pixels"
+    );
+    let diff = differing(&gpu, &cpu, TOLERANCE);
+    eprintln!(
+        "morph, plugin vs bevy_animation: {diff} of {PIXELS} pixels differ; leant vs straight: {moved}"
     );
     assert!(
         share(diff) <= SAME_SHARE,

@@ -1,5 +1,6 @@
 //! Small skinned glTF files built in code: a column of boxes bent by a
-//! chain of joints, written with embedded base64 buffers.
+//! chain of joints (and, in one, leant by a morph target), written with
+//! embedded base64 buffers.
 
 use std::path::{Path, PathBuf};
 
@@ -99,6 +100,22 @@ pub const STEP_TIME: f32 = 0.5;
 /// [`WALK_DISTANCE`] over one second, with a marker `step` at
 /// [`STEP_TIME`].
 pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
+    write(dir, name, column, false)
+}
+
+/// How far the morph target `lean` moves the top of a column along +X
+/// (the column's width); each vertex moves in proportion to its height.
+pub const LEAN: f32 = 0.5;
+
+/// [`column`] whose mesh has one morph target, `lean` (POSITION only: a
+/// vertex at height `y` moves by `LEAN * y / height` along +X), and a
+/// fourth clip `lean` whose only track is the mesh node's `weights`, 0
+/// to 1 over one second (LINEAR).
+pub fn leaning_column(dir: &Path, name: &str, column: &Column) -> PathBuf {
+    write(dir, name, column, true)
+}
+
+fn write(dir: &Path, name: &str, column: &Column, lean: bool) -> PathBuf {
     let mut doc = Doc::default();
     let height = column.joints as f32;
     let rings = column.joints * column.segments + 1;
@@ -162,6 +179,13 @@ pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
     let joints = doc.u16s(&jnt, "VEC4", 4, None);
     let weights = doc.floats(&wgt, "VEC4", 4, false);
     let indices = doc.u16s(&idx, "SCALAR", 1, Some(34963));
+    let lean_target = lean.then(|| {
+        let shift: Vec<f32> = pos
+            .chunks(3)
+            .flat_map(|p| [LEAN * p[1] / height, 0.0, 0.0])
+            .collect();
+        doc.floats(&shift, "VEC3", 3, true)
+    });
     let mut ibm = Vec::new();
     for j in 0..column.joints {
         // Inverse of a translation by (0, j, 0), column-major.
@@ -247,17 +271,34 @@ pub fn column(dir: &Path, name: &str, column: &Column) -> PathBuf {
             "extras": {"markers": [{"name": "step", "time": STEP_TIME}]},
         }));
     }
+    if lean {
+        let times = doc.floats(&[0.0, 1.0], "SCALAR", 1, true);
+        let weights = doc.floats(&[0.0, 1.0], "SCALAR", 1, false);
+        animations.push(json!({
+            "name": "lean",
+            "samplers": [{"input": times, "output": weights, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
+        }));
+    }
+    let mut primitive = json!({
+        "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weights},
+        "indices": indices,
+        "material": 0
+    });
+    let mut mesh = json!({"name": "column"});
+    if let Some(target) = lean_target {
+        primitive["targets"] = json!([{"POSITION": target}]);
+        mesh["weights"] = json!([0.0]);
+        mesh["extras"] = json!({"targetNames": ["lean"]});
+    }
+    mesh["primitives"] = json!([primitive]);
     let data = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
     let gltf = json!({
         "asset": {"version": "2.0"},
         "scene": 0,
         "scenes": [{"nodes": [0, 1]}],
         "nodes": nodes,
-        "meshes": [{"name": "column", "primitives": [{
-            "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weights},
-            "indices": indices,
-            "material": 0
-        }]}],
+        "meshes": [mesh],
         "materials": [{"name": "paint", "pbrMetallicRoughness": {"baseColorFactor": column.color, "metallicFactor": 0.0, "roughnessFactor": 0.6}}],
         "skins": [{"joints": joint_nodes, "inverseBindMatrices": ibm, "skeleton": 2}],
         "animations": animations,
