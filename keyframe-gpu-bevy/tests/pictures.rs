@@ -72,30 +72,34 @@ fn share(n: usize) -> f64 {
     n as f64 / PIXELS
 }
 
+/// `clip` of `file` at 0.5 s drawn by the plugin and by bevy_animation,
+/// and at 0 s by the plugin, each after 5 frames, saved in `dir` (`None`:
+/// no adapter).
+fn three_pictures(
+    file: &std::path::Path,
+    clip: &str,
+    dir: &std::path::Path,
+) -> Option<(Picture, Picture, Picture)> {
+    let bevy = Animate::Bevy {
+        clip: clip.into(),
+        time: 0.5,
+    };
+    let gpu = one(file, held(clip, 0.5), 5, 1.0 / 60.0)?;
+    let cpu = one(file, bevy, 5, 1.0 / 60.0)?;
+    let rest = one(file, held(clip, 0.0), 5, 1.0 / 60.0)?;
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    save(&rest, &dir.join("rest.png"));
+    Some((gpu, cpu, rest))
+}
+
 #[test]
 fn the_plugin_draws_the_pose_bevy_animation_draws() {
     let dir = temp_dir("same_pose");
     let file = column(&dir, "red", &red());
-    let Some(gpu) = one(&file, held("bend", 0.5), 5, 1.0 / 60.0) else {
+    let Some((gpu, cpu, rest)) = three_pictures(&file, "bend", &dir) else {
         return skip();
     };
-    let Some(cpu) = one(
-        &file,
-        Animate::Bevy {
-            clip: "bend".into(),
-            time: 0.5,
-        },
-        5,
-        1.0 / 60.0,
-    ) else {
-        return skip();
-    };
-    let Some(rest) = one(&file, held("bend", 0.0), 5, 1.0 / 60.0) else {
-        return skip();
-    };
-    save(&gpu, &dir.join("gpu.png"));
-    save(&cpu, &dir.join("bevy.png"));
-    save(&rest, &dir.join("rest.png"));
     // The column is in the picture, and bending moves it.
     assert!(
         share(painted(&gpu, is_red)) > 0.01,
@@ -124,26 +128,9 @@ fn the_plugin_weights_morph_targets_as_bevy_animation_does() {
     let file = leaning_column(&dir, "red", &red());
     // Halfway through `lean`: the target at weight 0.5, the column's top
     // a quarter of a unit to the right of its rest place.
-    let Some(gpu) = one(&file, held("lean", 0.5), 5, 1.0 / 60.0) else {
+    let Some((gpu, cpu, rest)) = three_pictures(&file, "lean", &dir) else {
         return skip();
     };
-    let Some(cpu) = one(
-        &file,
-        Animate::Bevy {
-            clip: "lean".into(),
-            time: 0.5,
-        },
-        5,
-        1.0 / 60.0,
-    ) else {
-        return skip();
-    };
-    let Some(rest) = one(&file, held("lean", 0.0), 5, 1.0 / 60.0) else {
-        return skip();
-    };
-    save(&gpu, &dir.join("gpu.png"));
-    save(&cpu, &dir.join("bevy.png"));
-    save(&rest, &dir.join("rest.png"));
     assert!(
         share(painted(&gpu, is_red)) > 0.01,
         "the column is not drawn: {}",

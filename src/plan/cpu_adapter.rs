@@ -32,9 +32,8 @@
 //! arrays are indexed by selects, not at run time (read lane by lane);
 //! two key searches run in one loop so that their texel misses overlap;
 //! a row's block head and values offset come from workgroup-uniform
-//! reads. `docs/PERFORMANCE.md` gives the figures: "Where the time goes
-//! on the CPU adapters" for these costs, "The CPU-adapter choices,
-//! measured" for each choice below against its alternative.
+//! reads. `docs/PERFORMANCE.md` has the figures for these costs and for
+//! each choice below against its alternative.
 
 use super::{full_blocks, vec4_library, DeviceProfile, SamplerPlan, SkinStrategy};
 use crate::model::library::AnimationLibrary;
