@@ -279,7 +279,18 @@ fn start_bevy_players(
         let Some(gltf) = gltfs.get(&animated.gltf) else {
             continue;
         };
-        let Some(clip) = gltf.named_animations.get(animated.clip.as_str()) else {
+        // keyframe-gpu names an unnamed animation "animation N"; Bevy
+        // lists it by index only.
+        let unnamed = animated
+            .clip
+            .strip_prefix("animation ")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| gltf.animations.get(n));
+        let Some(clip) = gltf
+            .named_animations
+            .get(animated.clip.as_str())
+            .or(unnamed)
+        else {
             panic!("the test file has no clip {}", animated.clip);
         };
         for e in children.iter_descendants(root) {
