@@ -132,7 +132,10 @@ impl Plugin for KeyframeGpuPlugin {
             )
             .add_systems(
                 Render,
-                render::prepare_crowd.in_set(RenderSystems::PrepareResources),
+                (
+                    render::forget_lost_device.in_set(RenderSystems::ExtractCommands),
+                    render::prepare_crowd.in_set(RenderSystems::PrepareResources),
+                ),
             )
             .add_systems(
                 RenderGraph,

@@ -97,6 +97,24 @@ pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract
     }
 }
 
+/// Forgets the crowd and its buffers when Bevy has a new device (after a
+/// loss): first in the render schedule, so that no material of this
+/// frame binds a buffer of the lost device (materials are prepared
+/// before [`prepare_crowd`] makes the crowd again on the new one).
+pub(crate) fn forget_lost_device(
+    device: Res<RenderDevice>,
+    mut render: ResMut<RenderAnimation>,
+    mut buffers: ResMut<RenderAnimationBuffers>,
+) {
+    // Also true on the first frame, when there is nothing to forget.
+    if device.is_changed() {
+        render.lost = false;
+        render.stale = true;
+        render.crowd = None;
+        buffers.models.clear();
+    }
+}
+
 /// Makes the crowd again when models came or grew, then writes the
 /// frame's actions.
 pub(crate) fn prepare_crowd(
@@ -107,15 +125,10 @@ pub(crate) fn prepare_crowd(
 ) {
     let render = &mut *render;
     render.ready = false;
-    if device.is_changed() && !device.is_added() {
-        // A new device after a loss: everything is made again on it.
-        render.lost = false;
-        render.stale = true;
-    }
+    let wgpu_device = device.wgpu_device();
     if render.lost || render.models.iter().all(|m| m.capacity == 0) {
         return;
     }
-    let wgpu_device = device.wgpu_device();
     let wgpu_queue: &wgpu::Queue = &queue;
     if render.stale || render.crowd.is_none() {
         let mut crowd = Crowd::new();
@@ -231,7 +244,6 @@ pub(crate) fn submit_passes(
 mod tests {
     use std::path::Path;
 
-    use bevy::ecs::system::RunSystemOnce;
     use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
     use keyframe_gpu::Rig;
 
@@ -239,9 +251,9 @@ mod tests {
 
     /// The render world's systems on a device that is destroyed between
     /// two frames: the loss is reported, nothing more is recorded, and
-    /// nothing panics.
+    /// nothing panics; on the next device the crowd is made again.
     #[test]
-    fn a_lost_device_stops_the_passes_without_a_panic() {
+    fn a_lost_device_stops_the_passes_and_a_new_one_starts_them() {
         let Ok(h) = request_device(AdapterChoice::Fallback) else {
             assert!(
                 std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
@@ -271,10 +283,11 @@ mod tests {
             ],
         });
         world.insert_resource(animation);
-        let frame = |world: &mut World| {
-            world.run_system_once(prepare_crowd).expect("prepare runs");
-            world.run_system_once(submit_passes).expect("submit runs");
-        };
+        // One schedule for every frame: change detection sees the device
+        // replaced between two of its runs, as in Bevy's render world.
+        let mut schedule = Schedule::default();
+        schedule.add_systems((forget_lost_device, prepare_crowd, submit_passes).chain());
+        let mut frame = |world: &mut World| schedule.run(world);
         frame(&mut world);
         assert!(
             world.resource::<RenderAnimation>().ready,
@@ -297,6 +310,32 @@ mod tests {
         assert!(
             animation.crowd.is_none(),
             "the crowd of the lost device is dropped"
+        );
+        // Bevy's new device: the materials get no buffer of the lost one,
+        // and the next frame makes everything again on the new one.
+        let Ok(new) = request_device(AdapterChoice::Fallback) else {
+            panic!("a second device of the adapter that gave the first");
+        };
+        world.insert_resource(RenderDevice::new(new.device.clone()));
+        world.insert_resource(RenderQueue::new(new.queue.clone()));
+        assert!(
+            world
+                .resource::<RenderAnimationBuffers>()
+                .model(0, 1)
+                .is_some(),
+            "the lost device's buffers are kept until the new device is seen"
+        );
+        frame(&mut world);
+        assert!(
+            world.resource::<RenderAnimation>().ready,
+            "the frame on the new device was accepted"
+        );
+        assert!(
+            world
+                .resource::<RenderAnimationBuffers>()
+                .model(0, 1)
+                .is_some(),
+            "the materials' buffers exist on the new device"
         );
     }
 }
