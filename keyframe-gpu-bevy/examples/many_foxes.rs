@@ -202,6 +202,7 @@ fn main() -> ExitCode {
         Animation::Gpu => {
             app.add_plugins(KeyframeGpuPlugin {
                 asset_root: options.model.parent().map(|p| p.to_path_buf()),
+                ..default()
             });
             app.configure_sets(
                 PostUpdate,

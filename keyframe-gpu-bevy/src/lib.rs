@@ -83,6 +83,11 @@ pub struct KeyframeGpuPlugin {
     /// manifest folder (`CARGO_MANIFEST_DIR`), else beside the
     /// executable. Give it when `AssetPlugin::file_path` is changed.
     pub asset_root: Option<PathBuf>,
+    /// At most this many characters of a model in one set of buffers (a
+    /// chunk of keyframe-gpu's `Crowd`; each chunk's meshes get a
+    /// material of their own). `None`: as many as one storage binding of
+    /// the device holds, which is what a chunk is at most in any case.
+    pub chunk_limit: Option<u32>,
 }
 
 /// The plugin's systems, for ordering a game's own around them.
@@ -99,8 +104,10 @@ impl Plugin for KeyframeGpuPlugin {
     fn build(&self, app: &mut App) {
         let root = self.asset_root.clone().unwrap_or_else(default_asset_root);
         material::add_shaders(app);
+        let chunk_sizes = model::ChunkSizes::new(self.chunk_limit);
         app.add_plugins(MaterialPlugin::<GpuSkinnedMaterial>::default())
             .insert_resource(model::GpuModels::new(root))
+            .insert_resource(chunk_sizes.clone())
             .init_resource::<scene::Owners>()
             .add_message::<GpuRootMotion>()
             .add_message::<GpuAnimationEvent>()
@@ -115,6 +122,7 @@ impl Plugin for KeyframeGpuPlugin {
                     scene::release_removed,
                     playback::advance_players,
                     playback::place_attachments,
+                    model::apply_chunk_sizes,
                     scene::refresh_morphed_meshes,
                 )
                     .chain()
@@ -126,6 +134,7 @@ impl Plugin for KeyframeGpuPlugin {
         render_app
             .init_resource::<render::RenderAnimation>()
             .init_resource::<RenderAnimationBuffers>()
+            .insert_resource(chunk_sizes)
             .add_systems(
                 ExtractSchedule,
                 render::extract_frame.in_set(KeyframeGpuSystems::Extract),

@@ -37,8 +37,9 @@ pub(crate) fn add_shaders(app: &mut App) {
 
 /// The vertex stage of a mesh part animated by the plugin: which model's
 /// buffers it reads and where its matrices sit. Made by the plugin when
-/// it sets up a scene; one per (model, part, base material), shared by
-/// every character of the model (the character is the mesh's `MeshTag`).
+/// it sets up a scene; one per (model, part, base material, chunk),
+/// shared by every character of the model's chunk (the character is the
+/// mesh's `MeshTag`, its index in the chunk).
 #[derive(Asset, TypePath, Clone, Debug, PartialEq)]
 pub struct GpuSkin {
     /// The model (index among the plugin's models).
@@ -47,6 +48,10 @@ pub struct GpuSkin {
     /// model that grows gets new buffers and its materials a new
     /// generation.
     pub(crate) generation: u32,
+    /// The chunk of the model's characters whose buffers it binds
+    /// (keyframe-gpu's `Crowd` splits a model's characters into chunks
+    /// that each fit one storage binding).
+    pub(crate) chunk: u32,
     pub(crate) part: PartUniform,
 }
 
@@ -103,7 +108,7 @@ impl AsBindGroup for GpuSkin {
         // crowd for this generation; until then, the next frame.
         let buffers = param
             .as_ref()
-            .and_then(|b| b.model(self.model, self.generation))
+            .and_then(|b| b.chunk(self.model, self.generation, self.chunk))
             .ok_or(AsBindGroupError::RetryNextUpdate)?;
         let part = render_device.create_buffer_with_data(&BufferInitDescriptor {
             label: Some("keyframe_gpu_bevy.part"),

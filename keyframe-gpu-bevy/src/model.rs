@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
 use keyframe_gpu::playback::{self, Clips};
 use keyframe_gpu::{Action, AnimationLibrary, BoundLibrary, OutputLayout, Part, Rig};
 
 use crate::error::GpuAnimationError;
-use crate::material::{GpuSkinnedMaterial, PartUniform};
+use crate::material::{GpuSkin, GpuSkinnedMaterial, PartUniform};
 
 /// What makes two players share a model: the same file, the same extra
 /// clip files, the same root-motion node.
@@ -42,6 +42,13 @@ pub(crate) struct Model {
     pub(crate) generation: u32,
     /// Per slot, the player's entity.
     pub(crate) slots: Vec<Option<Entity>>,
+    /// Per slot, the character's mesh entities: (entity, part, base
+    /// material).
+    pub(crate) meshes: Vec<Vec<(Entity, usize, AssetId<StandardMaterial>)>>,
+    /// Characters per chunk of the model's buffers, as the meshes' tags
+    /// and materials were given ([`ChunkSizes`]); `u32::MAX` until the
+    /// render world has said.
+    pub(crate) chunk: u32,
     free: Vec<u32>,
     /// Per slot, the frame's actions (kept to avoid allocating).
     pub(crate) staged: Vec<Vec<Action>>,
@@ -51,8 +58,10 @@ pub(crate) struct Model {
     pub(crate) frame_counts: Vec<u32>,
     /// The frame's table: every character's actions.
     pub(crate) frame_actions: Vec<Action>,
-    /// The materials made for the model's parts, by (part, base material).
-    pub(crate) materials: HashMap<(usize, AssetId<StandardMaterial>), Handle<GpuSkinnedMaterial>>,
+    /// The materials made for the model's parts, by (part, base
+    /// material, chunk).
+    pub(crate) materials:
+        HashMap<(usize, AssetId<StandardMaterial>, u32), Handle<GpuSkinnedMaterial>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -115,6 +124,8 @@ impl Model {
             capacity: 0,
             generation: 0,
             slots: Vec::new(),
+            meshes: Vec::new(),
+            chunk: u32::MAX,
             free: Vec::new(),
             staged: Vec::new(),
             has_root_motion: key.root_motion.is_some(),
@@ -133,6 +144,7 @@ impl Model {
         }
         let slot = self.slots.len() as u32;
         self.slots.push(Some(entity));
+        self.meshes.push(Vec::new());
         self.staged.push(Vec::new());
         let grows = slot >= self.capacity;
         if grows {
@@ -149,8 +161,45 @@ impl Model {
             if let Some(staged) = self.staged.get_mut(slot as usize) {
                 staged.clear();
             }
+            if let Some(meshes) = self.meshes.get_mut(slot as usize) {
+                meshes.clear();
+            }
             self.free.push(slot);
         }
+    }
+
+    /// Where character `slot` is in the buffers: (chunk, index in the
+    /// chunk, the mesh's `MeshTag`).
+    pub(crate) fn place(&self, slot: u32) -> (u32, u32) {
+        (slot / self.chunk, slot % self.chunk)
+    }
+
+    /// The material of part `part` over base material `base` for chunk
+    /// `chunk` of this model (model `index`), made on first use. `None`
+    /// when the base material or the part is not there.
+    pub(crate) fn material(
+        &mut self,
+        index: usize,
+        part: usize,
+        base: AssetId<StandardMaterial>,
+        chunk: u32,
+        standard: &Assets<StandardMaterial>,
+        skinned: &mut Assets<GpuSkinnedMaterial>,
+    ) -> Option<Handle<GpuSkinnedMaterial>> {
+        if let Some(h) = self.materials.get(&(part, base, chunk)) {
+            return Some(h.clone());
+        }
+        let h = skinned.add(GpuSkinnedMaterial {
+            base: standard.get(base)?.clone(),
+            extension: GpuSkin {
+                model: index as u32,
+                generation: self.generation,
+                chunk,
+                part: self.part_uniform(part)?,
+            },
+        });
+        self.materials.insert((part, base, chunk), h.clone());
+        Some(h)
     }
 
     /// The constants of part `index` for its material.
@@ -277,5 +326,89 @@ impl GpuModels {
     /// `path` resolved against the asset root (an absolute path stays).
     pub(crate) fn resolve(&self, path: &Path) -> PathBuf {
         self.asset_root.join(path)
+    }
+}
+
+/// What the render world tells the main world: per model, the characters
+/// that each chunk of its buffers holds, which keyframe-gpu's `Crowd`
+/// decides from the device's limits when it makes them, for the
+/// generation it made them for. One resource in both worlds, sharing the
+/// table.
+#[derive(Resource, Clone, Debug, Default)]
+pub(crate) struct ChunkSizes {
+    /// The plugin's own bound on characters per chunk
+    /// ([`KeyframeGpuPlugin::chunk_limit`](crate::KeyframeGpuPlugin::chunk_limit)).
+    pub(crate) limit: Option<u32>,
+    made: Arc<Mutex<Vec<Option<Made>>>>,
+}
+
+/// A model's buffers as the render world made them: (generation,
+/// characters per chunk).
+type Made = (u32, u32);
+
+impl ChunkSizes {
+    pub(crate) fn new(limit: Option<u32>) -> Self {
+        ChunkSizes {
+            limit,
+            made: Arc::default(),
+        }
+    }
+
+    /// The render world made model `model`'s buffers of `generation`
+    /// with `size` characters per chunk.
+    pub(crate) fn report(&self, model: usize, generation: u32, size: u32) {
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        if made.len() <= model {
+            made.resize(model + 1, None);
+        }
+        made[model] = Some((generation, size));
+    }
+
+    /// What the render world last made for model `model`: (generation,
+    /// characters per chunk).
+    pub(crate) fn made(&self, model: usize) -> Option<(u32, u32)> {
+        let made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        made.get(model).copied().flatten()
+    }
+}
+
+/// Gives the characters of a model the material and tag of their chunk
+/// once the render world has made the model's buffers with chunks of
+/// another size than the tags assume (at first, and when a grown model's
+/// chunks are larger).
+pub(crate) fn apply_chunk_sizes(
+    mut commands: Commands,
+    mut models: ResMut<GpuModels>,
+    sizes: Res<ChunkSizes>,
+    standard: Res<Assets<StandardMaterial>>,
+    mut skinned: ResMut<Assets<GpuSkinnedMaterial>>,
+) {
+    for (index, model) in models.models.iter_mut().enumerate() {
+        let Some((generation, size)) = sizes.made(index) else {
+            continue;
+        };
+        if generation != model.generation || size == model.chunk || size == 0 {
+            continue;
+        }
+        let before: Vec<(u32, u32)> = (0..model.slots.len() as u32)
+            .map(|s| model.place(s))
+            .collect();
+        model.chunk = size;
+        for slot in 0..model.meshes.len() {
+            let (chunk, tag) = model.place(slot as u32);
+            if before.get(slot) == Some(&(chunk, tag)) {
+                continue;
+            }
+            for i in 0..model.meshes[slot].len() {
+                let (entity, part, base) = model.meshes[slot][i];
+                let Some(h) = model.material(index, part, base, chunk, &standard, &mut skinned)
+                else {
+                    continue;
+                };
+                commands
+                    .entity(entity)
+                    .try_insert((MeshMaterial3d(h), bevy::mesh::MeshTag::new(tag)));
+            }
+        }
     }
 }

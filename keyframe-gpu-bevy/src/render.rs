@@ -9,7 +9,7 @@ use bevy::render::render_resource::Buffer;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
 
-use crate::model::GpuModels;
+use crate::model::{ChunkSizes, GpuModels};
 use crate::ACTIONS_PER_CHARACTER;
 
 /// One model as the render world knows it.
@@ -38,7 +38,7 @@ pub(crate) struct RenderAnimation {
     lost: bool,
 }
 
-/// A model's output buffers, which the materials bind.
+/// A chunk's output buffers, which the materials bind.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelBuffers {
     generation: u32,
@@ -49,18 +49,19 @@ pub(crate) struct ModelBuffers {
     pub(crate) morph_weights: Buffer,
 }
 
-/// Every model's output buffers (see [`ModelBuffers`]).
+/// Every model's output buffers, per chunk (see [`ModelBuffers`]).
 #[derive(Resource, Debug, Default)]
 pub struct RenderAnimationBuffers {
-    models: Vec<Option<ModelBuffers>>,
+    models: Vec<Vec<ModelBuffers>>,
 }
 
 impl RenderAnimationBuffers {
-    /// Model `model`'s buffers if they are of `generation`.
-    pub(crate) fn model(&self, model: u32, generation: u32) -> Option<&ModelBuffers> {
+    /// Chunk `chunk` of model `model`: its buffers if they are of
+    /// `generation`.
+    pub(crate) fn chunk(&self, model: u32, generation: u32, chunk: u32) -> Option<&ModelBuffers> {
         self.models
             .get(model as usize)?
-            .as_ref()
+            .get(chunk as usize)
             .filter(|b| b.generation == generation)
     }
 }
@@ -120,6 +121,7 @@ pub(crate) fn forget_lost_device(
 pub(crate) fn prepare_crowd(
     mut render: ResMut<RenderAnimation>,
     mut buffers: ResMut<RenderAnimationBuffers>,
+    sizes: Res<ChunkSizes>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
 ) {
@@ -131,7 +133,10 @@ pub(crate) fn prepare_crowd(
     }
     let wgpu_queue: &wgpu::Queue = &queue;
     if render.stale || render.crowd.is_none() {
-        let mut crowd = Crowd::new();
+        let mut crowd = match sizes.limit {
+            Some(limit) => Crowd::new().with_chunk_limit(limit),
+            None => Crowd::new(),
+        };
         let mut ids = Vec::with_capacity(render.models.len());
         buffers.models.clear();
         for (i, m) in render.models.iter().enumerate() {
@@ -149,36 +154,18 @@ pub(crate) fn prepare_crowd(
                     return;
                 }
             };
-            if crowd.chunk_count(id).unwrap_or(0) > 1 {
-                error!(
-                    "keyframe-gpu-bevy: model {i}: {} characters do not fit one buffer of this device; \
-                     the characters past the first buffer are not drawn",
-                    m.capacity
-                );
-            }
-            let animator = crowd.chunk(id, 0);
-            let joints = animator.and_then(|a| a.joint_matrix_buffer());
-            let worlds = animator.and_then(|a| a.world_matrix_buffer());
-            let morph = animator
-                .and_then(|a| a.morph_weight_buffer())
-                .cloned()
-                .unwrap_or_else(|| {
-                    wgpu_device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("keyframe_gpu_bevy.no_morph_weights"),
-                        size: 16,
-                        usage: wgpu::BufferUsages::STORAGE,
-                        mapped_at_creation: false,
-                    })
-                });
-            buffers.models.push(match (joints, worlds) {
-                (Some(j), Some(w)) => Some(ModelBuffers {
-                    generation: m.generation,
-                    joints: Buffer::from(j.clone()),
-                    worlds: Buffer::from(w.clone()),
-                    morph_weights: Buffer::from(morph),
-                }),
-                _ => None,
-            });
+            let chunks = crowd.chunk_count(id).unwrap_or(0);
+            buffers.models.push(
+                (0..chunks)
+                    .filter_map(|c| crowd.chunk(id, c))
+                    .map_while(|a| chunk_buffers(wgpu_device, a, m.generation))
+                    .collect(),
+            );
+            sizes.report(
+                i,
+                m.generation,
+                crowd.chunk_capacity(id).unwrap_or(m.capacity),
+            );
             ids.push(id);
         }
         render.crowd = Some(crowd);
@@ -200,6 +187,29 @@ pub(crate) fn prepare_crowd(
         Ok(()) => render.ready = !render.characters.is_empty(),
         Err(e) => report(render, &e),
     }
+}
+
+/// The buffers of one chunk's animator (`None`: an animator without a
+/// rig, which the plugin never makes).
+fn chunk_buffers(
+    device: &wgpu::Device,
+    animator: &keyframe_gpu::Animator,
+    generation: u32,
+) -> Option<ModelBuffers> {
+    let morph = animator.morph_weight_buffer().cloned().unwrap_or_else(|| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("keyframe_gpu_bevy.no_morph_weights"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    });
+    Some(ModelBuffers {
+        generation,
+        joints: Buffer::from(animator.joint_matrix_buffer()?.clone()),
+        worlds: Buffer::from(animator.world_matrix_buffer()?.clone()),
+        morph_weights: Buffer::from(morph),
+    })
 }
 
 fn report(render: &mut RenderAnimation, e: &keyframe_gpu::Error) {
@@ -270,6 +280,7 @@ mod tests {
         world.insert_resource(RenderDevice::new(h.device.clone()));
         world.insert_resource(RenderQueue::new(h.queue.clone()));
         world.init_resource::<RenderAnimationBuffers>();
+        world.init_resource::<ChunkSizes>();
         let mut animation = RenderAnimation::default();
         animation.models.push(RenderModel {
             posed: bound,
@@ -296,7 +307,7 @@ mod tests {
         assert!(
             world
                 .resource::<RenderAnimationBuffers>()
-                .model(0, 1)
+                .chunk(0, 1, 0)
                 .is_some(),
             "the materials' buffers exist"
         );
@@ -321,7 +332,7 @@ mod tests {
         assert!(
             world
                 .resource::<RenderAnimationBuffers>()
-                .model(0, 1)
+                .chunk(0, 1, 0)
                 .is_some(),
             "the lost device's buffers are kept until the new device is seen"
         );
@@ -333,7 +344,7 @@ mod tests {
         assert!(
             world
                 .resource::<RenderAnimationBuffers>()
-                .model(0, 1)
+                .chunk(0, 1, 0)
                 .is_some(),
             "the materials' buffers exist on the new device"
         );

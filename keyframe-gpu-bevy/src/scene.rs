@@ -16,7 +16,7 @@ use keyframe_gpu::playback::Player;
 use keyframe_gpu::Rig;
 
 use crate::error::GpuAnimationError;
-use crate::material::{GpuSkin, GpuSkinnedMaterial};
+use crate::material::GpuSkinnedMaterial;
 use crate::model::{GpuModels, ModelKey};
 use crate::player::{GpuAnimationPlayer, PlayerState};
 use crate::ACTIONS_PER_CHARACTER;
@@ -142,6 +142,7 @@ pub(crate) fn on_scene_ready(
             }
         }
     }
+    let (chunk, tag) = model.place(slot);
     let mesh_list = mesh_entities.clone();
     for (entity, node) in mesh_entities {
         let Some(part_index) = model.parts.iter().position(|p| p.node == node) else {
@@ -151,33 +152,21 @@ pub(crate) fn on_scene_ready(
             continue;
         };
         let base_id = base.0.id();
-        let handle = match model.materials.get(&(part_index, base_id)) {
-            Some(h) => h.clone(),
-            None => {
-                let (Some(base), Some(part)) =
-                    (standard.get(base_id), model.part_uniform(part_index))
-                else {
-                    continue;
-                };
-                let h = skinned.add(GpuSkinnedMaterial {
-                    base: base.clone(),
-                    extension: GpuSkin {
-                        model: index as u32,
-                        generation: model.generation,
-                        part,
-                    },
-                });
-                model.materials.insert((part_index, base_id), h.clone());
-                h
-            }
+        let Some(handle) =
+            model.material(index, part_index, base_id, chunk, &standard, &mut skinned)
+        else {
+            continue;
         };
+        if let Some(meshes) = model.meshes.get_mut(slot as usize) {
+            meshes.push((entity, part_index, base_id));
+        }
         let mut e = commands.entity(entity);
         e.remove::<(
             MeshMaterial3d<StandardMaterial>,
             SkinnedMesh,
             DynamicSkinnedMeshBounds,
         )>()
-        .insert((MeshMaterial3d(handle), MeshTag::new(slot)));
+        .insert((MeshMaterial3d(handle), MeshTag::new(tag)));
         // The pose is the GPU's: culling keeps the file's bounds of the
         // mesh, widened, where it has them.
         match scene.bounds.get(entity) {

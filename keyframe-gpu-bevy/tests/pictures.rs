@@ -7,7 +7,8 @@ mod common;
 use bevy::prelude::Vec3;
 use common::gltf::{column, leaning_column, temp_dir, Column};
 use common::{
-    differing, painted, render, save, skip, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
+    differing, painted, render, render_chunked, save, skip, Animate, Command, Picture, Placed,
+    HEIGHT, WIDTH,
 };
 
 /// A pixel differs when a channel differs by more than this (of 255): the
@@ -348,5 +349,63 @@ fn clips_of_another_file_bind_by_name() {
     assert!(
         share(moved) > MOVED_SHARE,
         "wave looks like bend: {moved} pixels"
+    );
+}
+
+/// Three characters of one model in chunks of two (the plugin's
+/// `chunk_limit`): the third is in the second chunk, with buffers and a
+/// material of its own, and is drawn in its pose as bevy_animation draws
+/// it.
+#[test]
+fn characters_past_the_first_chunk_are_drawn_as_bevy_animation_draws_them() {
+    let dir = temp_dir("chunks");
+    let file = column(&dir, "red", &red());
+    let (eye, at) = eye();
+    let poses = [(-1.5, "bend", 0.5), (0.0, "sway", 0.7), (1.5, "bend", 0.25)];
+    let scenes = |gpu: bool| {
+        poses
+            .iter()
+            .map(|&(x, clip, time)| Placed {
+                file: file.clone(),
+                at: Vec3::new(x, 0.0, 0.0),
+                animate: if gpu {
+                    held(clip, f64::from(time))
+                } else {
+                    Animate::Bevy {
+                        clip: clip.into(),
+                        time,
+                    }
+                },
+            })
+            .collect::<Vec<_>>()
+    };
+    let Some(gpu) = render_chunked(scenes(true), eye, at, 5, 1.0 / 60.0, 2) else {
+        return skip();
+    };
+    let Some(cpu) = render(scenes(false), eye, at, 5, 1.0 / 60.0) else {
+        return skip();
+    };
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    // Each column in its third of the picture.
+    for third in 0..3 {
+        let red_in_third = gpu
+            .pixels
+            .chunks(4)
+            .enumerate()
+            .filter(|(i, c)| (*i as u32 % WIDTH) * 3 / WIDTH == third && is_red([c[0], c[1], c[2]]))
+            .count();
+        assert!(
+            share(red_in_third) > 0.003,
+            "no column in third {third} of the picture ({})",
+            dir.display()
+        );
+    }
+    let d = differing(&gpu, &cpu, TOLERANCE);
+    eprintln!("three characters in chunks of two, plugin vs bevy_animation: {d} of {PIXELS} pixels differ");
+    assert!(
+        share(d) <= SAME_SHARE,
+        "{d} pixels differ ({})",
+        dir.display()
     );
 }

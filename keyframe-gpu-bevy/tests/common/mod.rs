@@ -119,6 +119,50 @@ pub fn render_with(
     step: f64,
     configure: impl FnOnce(&mut App),
 ) -> Option<Picture> {
+    let plugin = KeyframeGpuPlugin::default();
+    render_app(
+        scenes,
+        (eye, look_at),
+        frames_before_shot,
+        step,
+        plugin,
+        configure,
+    )
+}
+
+/// [`render`] with the plugin's characters per chunk bounded by
+/// `chunk_limit`.
+pub fn render_chunked(
+    scenes: Vec<Placed>,
+    eye: Vec3,
+    look_at: Vec3,
+    frames_before_shot: u32,
+    step: f64,
+    chunk_limit: u32,
+) -> Option<Picture> {
+    let plugin = KeyframeGpuPlugin {
+        chunk_limit: Some(chunk_limit),
+        ..default()
+    };
+    render_app(
+        scenes,
+        (eye, look_at),
+        frames_before_shot,
+        step,
+        plugin,
+        |_| {},
+    )
+}
+
+/// [`render_with`] with `plugin` (its asset root set here).
+fn render_app(
+    scenes: Vec<Placed>,
+    (eye, look_at): (Vec3, Vec3),
+    frames_before_shot: u32,
+    step: f64,
+    plugin: KeyframeGpuPlugin,
+    configure: impl FnOnce(&mut App),
+) -> Option<Picture> {
     let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scenes
         .first()
@@ -153,6 +197,7 @@ pub fn render_with(
     }
     app.add_plugins(KeyframeGpuPlugin {
         asset_root: Some(dir.clone()),
+        ..plugin
     })
     .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
         std::time::Duration::from_secs_f64(step),
