@@ -35,14 +35,17 @@
 //!   [`GpuAnimationEvent`] messages are sent; [`GpuAttachment`]s are
 //!   placed from the CPU twin.
 //! - extraction ([`KeyframeGpuSystems::Extract`]): the action table
-//!   (a few actions per character) is copied to the render world.
+//!   (a few actions per character) and each character's placement in
+//!   the world (one matrix) are copied to the render world.
 //! - render world: the table is written to one keyframe-gpu `Crowd` of
 //!   every model, whose compute passes are submitted at the start of the
-//!   render graph, before any camera draws.
+//!   render graph, before any camera draws; a pass of the plugin's own
+//!   follows them and makes the joint matrices world-space.
 //! - drawing: each mesh of an animated scene has a
 //!   [`GpuSkinnedMaterial`] (its `StandardMaterial` extended with a vertex
-//!   stage) and a `MeshTag` naming its character; the vertex stage reads
-//!   the crate's joint and node matrices.
+//!   stage) and a `MeshTag` naming its character in its chunk; a skinned
+//!   vertex blends four world-space joint matrices (as Bevy's own
+//!   skinning does), a rigid one reads its node's matrix.
 
 #![deny(missing_docs)]
 
@@ -53,6 +56,7 @@ mod playback;
 mod player;
 mod render;
 mod scene;
+mod world_joints;
 
 use std::path::PathBuf;
 

@@ -10,6 +10,7 @@ use bevy::render::renderer::{RenderDevice, RenderQueue};
 use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
 
 use crate::model::{ChunkSizes, GpuModels};
+use crate::world_joints::{ChunkWorldJoints, WorldJointsPipeline};
 use crate::ACTIONS_PER_CHARACTER;
 
 /// One model as the render world knows it.
@@ -19,6 +20,9 @@ struct RenderModel {
     generation: u32,
     counts: Vec<u32>,
     actions: Vec<Action>,
+    /// Per slot, the character's placement in the world: world(mesh
+    /// entity) * inverse(rest(mesh node)); zero for a free slot.
+    placements: Vec<Mat4>,
 }
 
 /// The crowd and the frame's table.
@@ -36,6 +40,13 @@ pub(crate) struct RenderAnimation {
     ready: bool,
     /// The device is lost: nothing is recorded until a new one comes.
     lost: bool,
+    /// The world-space joint pass, made with the crowd.
+    world_joints: Option<WorldJointsPipeline>,
+    /// Per model, per chunk, that pass's buffers.
+    chunks: Vec<Vec<ChunkWorldJoints>>,
+    /// Characters per chunk, per model.
+    chunk_sizes: Vec<u32>,
+    scratch: Vec<f32>,
 }
 
 /// A chunk's output buffers, which the materials bind.
@@ -68,7 +79,11 @@ impl RenderAnimationBuffers {
 
 /// Copies the frame's table (and any new or grown model) from the main
 /// world.
-pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract<Res<GpuModels>>) {
+pub(crate) fn extract_frame(
+    mut render: ResMut<RenderAnimation>,
+    models: Extract<Res<GpuModels>>,
+    transforms: Extract<Query<&GlobalTransform>>,
+) {
     let render = &mut *render;
     for (i, m) in models.models.iter().enumerate() {
         match render.models.get_mut(i) {
@@ -85,6 +100,7 @@ pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract
                     generation: m.generation,
                     counts: Vec::new(),
                     actions: Vec::new(),
+                    placements: Vec::new(),
                 });
                 render.stale = true;
             }
@@ -94,6 +110,17 @@ pub(crate) fn extract_frame(mut render: ResMut<RenderAnimation>, models: Extract
             r.counts.extend_from_slice(&m.frame_counts);
             r.actions.clear();
             r.actions.extend_from_slice(&m.frame_actions);
+            r.placements.clear();
+            r.placements.extend(m.meshes.iter().map(|meshes| {
+                meshes
+                    .first()
+                    .and_then(|&(entity, part, _)| {
+                        let world = transforms.get(entity).ok()?.to_matrix();
+                        let node = m.parts.get(part)?.node;
+                        Some(world * *m.inverse_rest.get(node as usize)?)
+                    })
+                    .unwrap_or(Mat4::ZERO)
+            }));
         }
     }
 }
@@ -112,6 +139,8 @@ pub(crate) fn forget_lost_device(
         render.lost = false;
         render.stale = true;
         render.crowd = None;
+        render.world_joints = None;
+        render.chunks.clear();
         buffers.models.clear();
     }
 }
@@ -139,6 +168,11 @@ pub(crate) fn prepare_crowd(
         };
         let mut ids = Vec::with_capacity(render.models.len());
         buffers.models.clear();
+        render.chunks.clear();
+        render.chunk_sizes.clear();
+        let pipeline = render
+            .world_joints
+            .get_or_insert_with(|| WorldJointsPipeline::new(wgpu_device));
         for (i, m) in render.models.iter().enumerate() {
             let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
             let id = match crowd.add_mixed_model(
@@ -154,23 +188,37 @@ pub(crate) fn prepare_crowd(
                     return;
                 }
             };
-            let chunks = crowd.chunk_count(id).unwrap_or(0);
+            let size = crowd.chunk_capacity(id).unwrap_or(m.capacity);
+            let chunks: Vec<ChunkWorldJoints> = (0..crowd.chunk_count(id).unwrap_or(0))
+                .filter_map(|c| crowd.chunk(id, c))
+                .map_while(|a| pipeline.chunk(wgpu_device, wgpu_queue, m.posed.rig(), a, size))
+                .collect();
             buffers.models.push(
-                (0..chunks)
+                (0..chunks.len())
                     .filter_map(|c| crowd.chunk(id, c))
-                    .map_while(|a| chunk_buffers(wgpu_device, a, m.generation))
+                    .zip(&chunks)
+                    .map_while(|(a, w)| chunk_buffers(wgpu_device, a, w, m.generation))
                     .collect(),
             );
-            sizes.report(
-                i,
-                m.generation,
-                crowd.chunk_capacity(id).unwrap_or(m.capacity),
-            );
+            render.chunks.push(chunks);
+            render.chunk_sizes.push(size);
+            sizes.report(i, m.generation, size);
             ids.push(id);
         }
         render.crowd = Some(crowd);
         render.ids = ids;
         render.stale = false;
+    }
+    for ((m, chunks), &size) in render
+        .models
+        .iter()
+        .zip(&render.chunks)
+        .zip(&render.chunk_sizes)
+    {
+        for (c, chunk) in chunks.iter().enumerate() {
+            let first = (c * size as usize).min(m.placements.len());
+            chunk.write(wgpu_queue, &m.placements[first..], &mut render.scratch);
+        }
     }
     render.characters.clear();
     render.actions.clear();
@@ -194,6 +242,7 @@ pub(crate) fn prepare_crowd(
 fn chunk_buffers(
     device: &wgpu::Device,
     animator: &keyframe_gpu::Animator,
+    world_joints: &ChunkWorldJoints,
     generation: u32,
 ) -> Option<ModelBuffers> {
     let morph = animator.morph_weight_buffer().cloned().unwrap_or_else(|| {
@@ -206,7 +255,7 @@ fn chunk_buffers(
     });
     Some(ModelBuffers {
         generation,
-        joints: Buffer::from(animator.joint_matrix_buffer()?.clone()),
+        joints: Buffer::from(world_joints.output.clone()),
         worlds: Buffer::from(animator.world_matrix_buffer()?.clone()),
         morph_weights: Buffer::from(morph),
     })
@@ -246,6 +295,9 @@ pub(crate) fn submit_passes(
                 label: Some("keyframe_gpu_bevy.animation"),
             });
     crowd.record(&mut encoder);
+    if let Some(pipeline) = &render.world_joints {
+        pipeline.record(&mut encoder, render.chunks.iter().flatten());
+    }
     let wgpu_queue: &wgpu::Queue = &queue;
     wgpu_queue.submit([encoder.finish()]);
 }
@@ -287,6 +339,7 @@ mod tests {
             capacity: 4,
             generation: 1,
             counts: vec![1, 2],
+            placements: vec![Mat4::IDENTITY; 2],
             actions: vec![
                 Action::new(0, 0.25),
                 Action::new(0, 0.5).with_weight(0.5),
