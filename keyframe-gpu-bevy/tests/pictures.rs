@@ -7,8 +7,8 @@ mod common;
 use bevy::prelude::Vec3;
 use common::gltf::{column, leaning_column, temp_dir, Column};
 use common::{
-    differing, painted, render, render_chunked, save, skip, Animate, Command, Picture, Placed,
-    HEIGHT, WIDTH,
+    differing, held, painted, render, render_chunked, render_one, save, skip, Animate, Command,
+    Picture, Placed, HEIGHT, WIDTH,
 };
 
 /// A pixel differs when a channel differs by more than this (of 255): the
@@ -47,26 +47,7 @@ fn is_blue(c: [u8; 3]) -> bool {
 /// One scene at the origin, drawn after `frames` frames of `step`
 /// seconds.
 fn one(file: &std::path::Path, animate: Animate, frames: u32, step: f64) -> Option<Picture> {
-    let (eye, at) = eye();
-    render(
-        vec![Placed {
-            file: file.to_path_buf(),
-            at: Vec3::ZERO,
-            animate,
-        }],
-        eye,
-        at,
-        frames,
-        step,
-    )
-}
-
-fn held(clip: &str, time: f64) -> Animate {
-    Animate::Gpu(vec![
-        Command::Play(clip.into()),
-        Command::Seek(time),
-        Command::Paused(true),
-    ])
+    render_one(file, animate, eye(), frames, step)
 }
 
 fn share(n: usize) -> f64 {
@@ -379,7 +360,7 @@ fn characters_past_the_first_chunk_are_drawn_as_bevy_animation_draws_them() {
             })
             .collect::<Vec<_>>()
     };
-    let Some(gpu) = render_chunked(scenes(true), eye, at, 5, 1.0 / 60.0, 2) else {
+    let Some(gpu) = render_chunked(scenes(true), eye, at, 2) else {
         return skip();
     };
     let Some(cpu) = render(scenes(false), eye, at, 5, 1.0 / 60.0) else {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use bevy::prelude::Vec3;
 use common::gltf::temp_dir;
-use common::{differing, render, save, skip, Animate, Command, Picture, Placed, HEIGHT, WIDTH};
+use common::{differing, held, render_one, save, skip, Animate, Picture, HEIGHT, WIDTH};
 
 /// As in `pictures.rs`: a channel differs by more than this (of 255).
 const TOLERANCE: u8 = 12;
@@ -46,25 +46,7 @@ fn shared(name: &str) -> Option<PathBuf> {
 
 /// One scene at the origin, after 5 frames.
 fn one(file: &Path, animate: Animate, eye: Vec3, at: Vec3) -> Option<Picture> {
-    render(
-        vec![Placed {
-            file: file.to_path_buf(),
-            at: Vec3::ZERO,
-            animate,
-        }],
-        eye,
-        at,
-        5,
-        1.0 / 60.0,
-    )
-}
-
-fn held(clip: &str, time: f64) -> Animate {
-    Animate::Gpu(vec![
-        Command::Play(clip.into()),
-        Command::Seek(time),
-        Command::Paused(true),
-    ])
+    render_one(file, animate, (eye, at), 5, 1.0 / 60.0)
 }
 
 /// `clip` of the shared file `name` at `time`: the plugin's picture

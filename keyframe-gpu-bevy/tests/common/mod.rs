@@ -120,46 +120,57 @@ pub fn render_with(
     configure: impl FnOnce(&mut App),
 ) -> Option<Picture> {
     let plugin = KeyframeGpuPlugin::default();
-    render_app(
-        scenes,
-        (eye, look_at),
-        frames_before_shot,
-        step,
-        plugin,
-        configure,
-    )
+    let shot = (frames_before_shot, step);
+    render_app(scenes, (eye, look_at), shot, plugin, configure)
 }
 
-/// [`render`] with the plugin's characters per chunk bounded by
-/// `chunk_limit`.
+/// [`render`] after 5 frames of 1/60 s, with the plugin's characters per
+/// chunk bounded by `chunk_limit`.
 pub fn render_chunked(
     scenes: Vec<Placed>,
     eye: Vec3,
     look_at: Vec3,
-    frames_before_shot: u32,
-    step: f64,
     chunk_limit: u32,
 ) -> Option<Picture> {
     let plugin = KeyframeGpuPlugin {
         chunk_limit: Some(chunk_limit),
         ..default()
     };
-    render_app(
-        scenes,
-        (eye, look_at),
-        frames_before_shot,
-        step,
-        plugin,
-        |_| {},
-    )
+    render_app(scenes, (eye, look_at), (5, 1.0 / 60.0), plugin, |_| {})
 }
 
-/// [`render_with`] with `plugin` (its asset root set here).
+/// One scene at the origin, seen from `eye` towards `look_at`, after
+/// `frames` frames of `step` seconds.
+pub fn render_one(
+    file: &Path,
+    animate: Animate,
+    (eye, look_at): (Vec3, Vec3),
+    frames: u32,
+    step: f64,
+) -> Option<Picture> {
+    let scene = Placed {
+        file: file.to_path_buf(),
+        at: Vec3::ZERO,
+        animate,
+    };
+    render(vec![scene], eye, look_at, frames, step)
+}
+
+/// The plugin's player holding `clip` at `time`.
+pub fn held(clip: &str, time: f64) -> Animate {
+    Animate::Gpu(vec![
+        Command::Play(clip.into()),
+        Command::Seek(time),
+        Command::Paused(true),
+    ])
+}
+
+/// [`render_with`] with `plugin` (its asset root set here); `shot` is
+/// (frames before the shot, playback step).
 fn render_app(
     scenes: Vec<Placed>,
     (eye, look_at): (Vec3, Vec3),
-    frames_before_shot: u32,
-    step: f64,
+    (frames_before_shot, step): (u32, f64),
     plugin: KeyframeGpuPlugin,
     configure: impl FnOnce(&mut App),
 ) -> Option<Picture> {
