@@ -311,46 +311,188 @@ mod tests {
 
     use super::*;
 
-    /// The render world's systems on a device that is destroyed between
-    /// two frames: the loss is reported, nothing more is recorded, and
-    /// nothing panics; on the next device the crowd is made again.
-    #[test]
-    fn a_lost_device_stops_the_passes_and_a_new_one_starts_them() {
-        let Ok(h) = request_device(AdapterChoice::Fallback) else {
-            assert!(
-                std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
-                "no adapter, and KEYFRAME_GPU_REQUIRE_ADAPTER=1"
-            );
-            eprintln!("no adapter: skipped");
-            return;
-        };
+    /// Lavapipe's device, or `None` (a skip line; a failure under
+    /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1`).
+    fn fallback_device() -> Option<keyframe_gpu::gpu::headless::Headless> {
+        match request_device(AdapterChoice::Fallback) {
+            Ok(h) => Some(h),
+            Err(_) => {
+                assert!(
+                    std::env::var("KEYFRAME_GPU_REQUIRE_ADAPTER").as_deref() != Ok("1"),
+                    "no adapter, and KEYFRAME_GPU_REQUIRE_ADAPTER=1"
+                );
+                eprintln!("no adapter: skipped");
+                None
+            }
+        }
+    }
+
+    /// The committed column's rig and its clips bound to it.
+    fn column() -> (Rig, BoundLibrary) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/column.gltf");
         let imported = keyframe_gpu::gltf::load(&path).expect("the committed column");
         let rig = Rig::from_document(&imported.document).expect("its rig");
         let bound = imported.library.bind(&rig).expect("its clips bound");
+        (rig, bound)
+    }
+
+    /// A render world on `h` with one model.
+    fn render_world(h: &keyframe_gpu::gpu::headless::Headless, model: RenderModel) -> World {
         let mut world = World::new();
         world.insert_resource(RenderDevice::new(h.device.clone()));
         world.insert_resource(RenderQueue::new(h.queue.clone()));
         world.init_resource::<RenderAnimationBuffers>();
         world.init_resource::<ChunkSizes>();
         let mut animation = RenderAnimation::default();
-        animation.models.push(RenderModel {
-            posed: bound,
-            capacity: 4,
-            generation: 1,
-            counts: vec![1, 2],
-            placements: vec![Mat4::IDENTITY; 2],
-            actions: vec![
-                Action::new(0, 0.25),
-                Action::new(0, 0.5).with_weight(0.5),
-                Action::new(1, 0.5).with_weight(0.5),
-            ],
-        });
+        animation.models.push(model);
         world.insert_resource(animation);
-        // One schedule for every frame: change detection sees the device
-        // replaced between two of its runs, as in Bevy's render world.
+        world
+    }
+
+    /// The plugin's render-world systems in their order, one run a frame:
+    /// one schedule for every frame, so that change detection sees the
+    /// device replaced between two runs, as in Bevy's render world.
+    fn frames() -> Schedule {
         let mut schedule = Schedule::default();
         schedule.add_systems((forget_lost_device, prepare_crowd, submit_passes).chain());
+        schedule
+    }
+
+    /// `buffer`'s first `count` matrices, read back.
+    fn read_matrices(
+        h: &keyframe_gpu::gpu::headless::Headless,
+        buffer: &wgpu::Buffer,
+        count: usize,
+    ) -> Vec<Mat4> {
+        let size = (count * 64) as u64;
+        let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = h.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        h.queue.submit([encoder.finish()]);
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, |r| r.expect("mapped"));
+        h.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("the copy finishes");
+        let view = staging
+            .slice(..)
+            .get_mapped_range()
+            .expect("the mapped range");
+        let floats: Vec<f32> = bytemuck::cast_slice(&view).to_vec();
+        floats
+            .chunks_exact(16)
+            .map(|c| Mat4::from_cols_slice(c))
+            .collect()
+    }
+
+    /// The plugin's pass: each character's joint matrices, world-space,
+    /// are its placement times its skin node's world matrix times the
+    /// crate's joint matrix, worked out here on the CPU from the crate's
+    /// own outputs of the same frame.
+    #[test]
+    fn world_joints_are_placement_times_skin_node_times_joint() {
+        let Some(h) = fallback_device() else {
+            return;
+        };
+        let (rig, bound) = column();
+        let layout = rig.output_layout();
+        let skin_node = rig
+            .parts()
+            .iter()
+            .find_map(|p| p.joints.as_ref().map(|_| p.skin_node.unwrap_or(p.node)))
+            .expect("a skinned part");
+        let placements = [
+            Mat4::from_scale_rotation_translation(
+                Vec3::splat(2.0),
+                Quat::from_rotation_y(0.7),
+                Vec3::new(3.0, -1.0, 5.0),
+            ),
+            Mat4::from_rotation_x(-0.4) * Mat4::from_translation(Vec3::new(-2.0, 0.5, 1.0)),
+        ];
+        let mut world = render_world(
+            &h,
+            RenderModel {
+                posed: bound,
+                capacity: 2,
+                generation: 1,
+                counts: vec![1, 1],
+                actions: vec![Action::new(0, 0.3), Action::new(1, 0.6)],
+                placements: placements.to_vec(),
+            },
+        );
+        let mut schedule = frames();
+        schedule.run(&mut world);
+        let animation = world.resource::<RenderAnimation>();
+        assert!(animation.ready, "the frame was accepted");
+        let crowd = animation.crowd.as_ref().expect("the crowd");
+        let animator = crowd.chunk(animation.ids[0], 0).expect("its chunk");
+        let per = layout.joints() as usize;
+        let nodes = layout.nodes() as usize;
+        let joints = read_matrices(&h, animator.joint_matrix_buffer().expect("joints"), 2 * per);
+        let worlds = read_matrices(
+            &h,
+            animator.world_matrix_buffer().expect("worlds"),
+            2 * nodes,
+        );
+        let out = read_matrices(&h, &animation.chunks[0][0].output, 2 * per);
+        let mut largest = 0.0f32;
+        for c in 0..2 {
+            for j in 0..per {
+                let expected =
+                    placements[c] * worlds[c * nodes + skin_node as usize] * joints[c * per + j];
+                let got = out[c * per + j];
+                let d = (expected - got)
+                    .abs()
+                    .to_cols_array()
+                    .into_iter()
+                    .fold(0.0, f32::max);
+                largest = largest.max(d);
+            }
+        }
+        assert!(
+            largest < 1e-4,
+            "world-space joint matrices differ from the CPU's by {largest}"
+        );
+        // The characters' poses differ, so a pass that read one
+        // character's matrices for both would fail above.
+        assert_ne!(joints[..per], joints[per..2 * per], "two poses");
+        assert!(
+            out.iter().any(|m| m.w_axis.truncate().length() > 1.0),
+            "the placements moved the joints"
+        );
+    }
+
+    /// The render world's systems on a device that is destroyed between
+    /// two frames: the loss is reported, nothing more is recorded, and
+    /// nothing panics; on the next device the crowd is made again.
+    #[test]
+    fn a_lost_device_stops_the_passes_and_a_new_one_starts_them() {
+        let Some(h) = fallback_device() else {
+            return;
+        };
+        let (_, bound) = column();
+        let mut world = render_world(
+            &h,
+            RenderModel {
+                posed: bound,
+                capacity: 4,
+                generation: 1,
+                counts: vec![1, 2],
+                placements: vec![Mat4::IDENTITY; 2],
+                actions: vec![
+                    Action::new(0, 0.25),
+                    Action::new(0, 0.5).with_weight(0.5),
+                    Action::new(1, 0.5).with_weight(0.5),
+                ],
+            },
+        );
+        let mut schedule = frames();
         let mut frame = |world: &mut World| schedule.run(world);
         frame(&mut world);
         assert!(

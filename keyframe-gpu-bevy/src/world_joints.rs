@@ -102,10 +102,11 @@ impl WorldJointsPipeline {
             u64::from(characters) * MATRIX_BYTES,
             wgpu::BufferUsages::COPY_DST,
         );
+        // COPY_SRC: a game (or a test) may read the matrices back.
         let output = storage(
             "keyframe_gpu_bevy.world_joints",
             joints.size(),
-            wgpu::BufferUsages::empty(),
+            wgpu::BufferUsages::COPY_SRC,
         );
         let nodes = joint_nodes(rig, per_character);
         let joint_nodes = storage(
