@@ -147,9 +147,16 @@ impl Plugin for KeyframeGpuPlugin {
             )
             .add_systems(
                 Render,
+                // The crowd is made before `PrepareAssets`, where Bevy
+                // prepares the materials that bind its buffers: a material
+                // whose buffers were made again (a model grew) binds the
+                // new ones in the same frame instead of its meshes missing
+                // one.
                 (
-                    render::forget_lost_device.in_set(RenderSystems::ExtractCommands),
-                    render::prepare_crowd.in_set(RenderSystems::PrepareResources),
+                    (render::forget_lost_device, render::make_crowd)
+                        .chain()
+                        .in_set(RenderSystems::ExtractCommands),
+                    render::write_frame.in_set(RenderSystems::PrepareResources),
                 ),
             )
             .add_systems(

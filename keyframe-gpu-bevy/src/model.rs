@@ -46,9 +46,14 @@ pub(crate) struct Model {
     /// material).
     pub(crate) meshes: Vec<Vec<(Entity, usize, AssetId<StandardMaterial>)>>,
     /// Characters per chunk of the model's buffers, as the meshes' tags
-    /// and materials were given ([`ChunkSizes`]); `u32::MAX` until the
-    /// render world has said.
+    /// and materials were given: what the main world expects when the
+    /// buffers grow ([`expected_chunk`](Self::expected_chunk)), then
+    /// what the render world made ([`ChunkSizes`]).
     pub(crate) chunk: u32,
+    /// Characters that one chunk of the device holds, when the render
+    /// world made chunks smaller than the capacity and the plugin's limit
+    /// asked for; `u32::MAX` while none was.
+    fit: u32,
     free: Vec<u32>,
     /// Per slot, the frame's actions (kept to avoid allocating).
     pub(crate) staged: Vec<Vec<Action>>,
@@ -126,6 +131,7 @@ impl Model {
             slots: Vec::new(),
             meshes: Vec::new(),
             chunk: u32::MAX,
+            fit: u32::MAX,
             free: Vec::new(),
             staged: Vec::new(),
             has_root_motion: key.root_motion.is_some(),
@@ -172,6 +178,55 @@ impl Model {
     /// chunk, the mesh's `MeshTag`).
     pub(crate) fn place(&self, slot: u32) -> (u32, u32) {
         (slot / self.chunk, slot % self.chunk)
+    }
+
+    /// Characters per chunk the render world will make buffers of this
+    /// capacity with, as far as the main world can tell: the capacity,
+    /// the plugin's `limit` or what one chunk of the device was found to
+    /// hold, whichever is least. Known before the render world makes
+    /// them, so that characters of grown buffers are drawn from their
+    /// first frame; the render world's report corrects it when the
+    /// device holds less (a model's first chunk past the device's fit).
+    pub(crate) fn expected_chunk(&self, limit: Option<u32>) -> u32 {
+        self.capacity
+            .min(limit.unwrap_or(u32::MAX))
+            .min(self.fit)
+            .max(1)
+    }
+
+    /// Sets the characters per chunk to `chunk` and gives the characters
+    /// whose place changes with it the material and tag of their new
+    /// place (this is model `index`).
+    pub(crate) fn retag(
+        &mut self,
+        index: usize,
+        chunk: u32,
+        commands: &mut Commands,
+        standard: &Assets<StandardMaterial>,
+        skinned: &mut Assets<GpuSkinnedMaterial>,
+    ) {
+        if chunk == self.chunk || chunk == 0 {
+            return;
+        }
+        let before: Vec<(u32, u32)> = (0..self.slots.len() as u32)
+            .map(|s| self.place(s))
+            .collect();
+        self.chunk = chunk;
+        for slot in 0..self.meshes.len() {
+            let (chunk, tag) = self.place(slot as u32);
+            if before.get(slot) == Some(&(chunk, tag)) {
+                continue;
+            }
+            for i in 0..self.meshes[slot].len() {
+                let (entity, part, base) = self.meshes[slot][i];
+                let Some(h) = self.material(index, part, base, chunk, standard, skinned) else {
+                    continue;
+                };
+                commands
+                    .entity(entity)
+                    .try_insert((MeshMaterial3d(h), bevy::mesh::MeshTag::new(tag)));
+            }
+        }
     }
 
     /// The material of part `part` over base material `base` for chunk
@@ -374,8 +429,8 @@ impl ChunkSizes {
 
 /// Gives the characters of a model the material and tag of their chunk
 /// once the render world has made the model's buffers with chunks of
-/// another size than the tags assume (at first, and when a grown model's
-/// chunks are larger).
+/// another size than the tags assume: the device holds fewer characters
+/// in one chunk than expected (or, after a device loss, more).
 pub(crate) fn apply_chunk_sizes(
     mut commands: Commands,
     mut models: ResMut<GpuModels>,
@@ -387,28 +442,11 @@ pub(crate) fn apply_chunk_sizes(
         let Some((generation, size)) = sizes.made(index) else {
             continue;
         };
-        if generation != model.generation || size == model.chunk || size == 0 {
+        if generation != model.generation || size == 0 {
             continue;
         }
-        let before: Vec<(u32, u32)> = (0..model.slots.len() as u32)
-            .map(|s| model.place(s))
-            .collect();
-        model.chunk = size;
-        for slot in 0..model.meshes.len() {
-            let (chunk, tag) = model.place(slot as u32);
-            if before.get(slot) == Some(&(chunk, tag)) {
-                continue;
-            }
-            for i in 0..model.meshes[slot].len() {
-                let (entity, part, base) = model.meshes[slot][i];
-                let Some(h) = model.material(index, part, base, chunk, &standard, &mut skinned)
-                else {
-                    continue;
-                };
-                commands
-                    .entity(entity)
-                    .try_insert((MeshMaterial3d(h), bevy::mesh::MeshTag::new(tag)));
-            }
-        }
+        let asked = model.capacity.min(sizes.limit.unwrap_or(u32::MAX));
+        model.fit = if size < asked { size } else { u32::MAX };
+        model.retag(index, size, &mut commands, &standard, &mut skinned);
     }
 }

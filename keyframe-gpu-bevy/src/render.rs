@@ -126,9 +126,9 @@ pub(crate) fn extract_frame(
 }
 
 /// Forgets the crowd and its buffers when Bevy has a new device (after a
-/// loss): first in the render schedule, so that no material of this
-/// frame binds a buffer of the lost device (materials are prepared
-/// before [`prepare_crowd`] makes the crowd again on the new one).
+/// loss): first in the render schedule, before [`make_crowd`] makes
+/// them again on the new one, so that no material binds a buffer of the
+/// lost device.
 pub(crate) fn forget_lost_device(
     device: Res<RenderDevice>,
     mut render: ResMut<RenderAnimation>,
@@ -145,9 +145,11 @@ pub(crate) fn forget_lost_device(
     }
 }
 
-/// Makes the crowd again when models came or grew, then writes the
-/// frame's actions.
-pub(crate) fn prepare_crowd(
+/// Makes the crowd and its buffers again when models came or grew (or
+/// the device is new). Runs before Bevy prepares the frame's materials,
+/// which bind the buffers made here: a grown model's characters are
+/// drawn in the frame its buffers are made again.
+pub(crate) fn make_crowd(
     mut render: ResMut<RenderAnimation>,
     mut buffers: ResMut<RenderAnimationBuffers>,
     sizes: Res<ChunkSizes>,
@@ -155,7 +157,6 @@ pub(crate) fn prepare_crowd(
     queue: Res<RenderQueue>,
 ) {
     let render = &mut *render;
-    render.ready = false;
     let wgpu_device = device.wgpu_device();
     if render.lost || render.models.iter().all(|m| m.capacity == 0) {
         return;
@@ -209,6 +210,17 @@ pub(crate) fn prepare_crowd(
         render.ids = ids;
         render.stale = false;
     }
+}
+
+/// Writes the frame's placements and actions to the crowd that
+/// [`make_crowd`] made.
+pub(crate) fn write_frame(mut render: ResMut<RenderAnimation>, queue: Res<RenderQueue>) {
+    let render = &mut *render;
+    render.ready = false;
+    if render.lost || render.stale || render.models.iter().all(|m| m.capacity == 0) {
+        return;
+    }
+    let wgpu_queue: &wgpu::Queue = &queue;
     for ((m, chunks), &size) in render
         .models
         .iter()
@@ -354,7 +366,7 @@ mod tests {
     /// device replaced between two runs, as in Bevy's render world.
     fn frames() -> Schedule {
         let mut schedule = Schedule::default();
-        schedule.add_systems((forget_lost_device, prepare_crowd, submit_passes).chain());
+        schedule.add_systems((forget_lost_device, make_crowd, write_frame, submit_passes).chain());
         schedule
     }
 

@@ -17,7 +17,7 @@ use keyframe_gpu::Rig;
 
 use crate::error::GpuAnimationError;
 use crate::material::GpuSkinnedMaterial;
-use crate::model::{GpuModels, ModelKey};
+use crate::model::{ChunkSizes, GpuModels, ModelKey};
 use crate::player::{GpuAnimationPlayer, PlayerState};
 use crate::ACTIONS_PER_CHARACTER;
 
@@ -64,6 +64,7 @@ pub(crate) fn on_scene_ready(
     mut skinned: ResMut<Assets<GpuSkinnedMaterial>>,
     mut models: ResMut<GpuModels>,
     mut owners: ResMut<Owners>,
+    sizes: Res<ChunkSizes>,
     asset_server: Res<AssetServer>,
 ) {
     let root = ready.entity;
@@ -135,12 +136,15 @@ pub(crate) fn on_scene_ready(
 
     let (slot, grows) = model.allocate(root);
     if grows {
-        // New buffers: every material of the model binds them again.
+        // New buffers: every material of the model binds them again, and
+        // the characters take their places in the new buffers' chunks.
         for handle in model.materials.values() {
             if let Some(mut m) = skinned.get_mut(handle) {
                 m.extension.generation = model.generation;
             }
         }
+        let chunk = model.expected_chunk(sizes.limit);
+        model.retag(index, chunk, &mut commands, &standard, &mut skinned);
     }
     let (chunk, tag) = model.place(slot);
     let mesh_list = mesh_entities.clone();

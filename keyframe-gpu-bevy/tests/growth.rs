@@ -1,0 +1,166 @@
+//! A model's buffers grow while its characters are drawn: the plugin
+//! makes them again, larger, when a character arrives past their
+//! capacity. Every character already there stays drawn through it, and
+//! the new ones are drawn from the frame they are set up.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use bevy::camera::RenderTarget;
+use bevy::gltf::GltfAssetLabel;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::world_serialization::WorldAssetRoot;
+use common::gltf::{column, temp_dir, Column};
+use common::{differing, held, painted, render_with, save, skip, Picture, Placed, HEIGHT, WIDTH};
+use keyframe_gpu_bevy::GpuAnimationPlayer;
+
+/// Characters spawned after the first: with it, one past the 64 a
+/// model's buffers are first made for, so that they grow.
+const MORE: usize = 64;
+/// Ready frames of the first character before the others are spawned.
+const SPAWN_AT: u32 = 3;
+/// Frames shot one by one from the frame the others are spawned.
+const SHOTS: u32 = 12;
+/// At most this many pixels of a frame with every character set up may
+/// differ from the last frame (by more than 12 of 255 in a channel): a
+/// few edge pixels. One column seen from above covers about 140.
+const SAME_PIXELS: usize = 20;
+/// The first column alone, seen from above, paints about 290 red pixels:
+/// a frame with fewer lacks it.
+const FIRST_RED: usize = 200;
+
+fn is_red(c: [u8; 3]) -> bool {
+    i32::from(c[0]) - i32::from(c[1].max(c[2])) > 60
+}
+
+/// Per frame shot: (the frame, characters set up in it, the picture).
+type Shots = Arc<Mutex<Vec<(u32, usize, Picture)>>>;
+
+/// Once the first character is set up, spawns [`MORE`] characters of
+/// the same file in a grid beside it, each held at the first's pose,
+/// then shoots the next [`SHOTS`] frames one by one. Runs in `Last`, so
+/// that it counts the characters set up in the frame it shoots.
+fn spawn_more_and_shoot(
+    shots: Shots,
+    file: String,
+) -> impl FnMut(Commands, Res<AssetServer>, Query<&GpuAnimationPlayer>, Query<&RenderTarget>, Local<u32>)
+{
+    move |mut commands, assets, players, targets, mut frames| {
+        let ready = players.iter().filter(|p| p.is_ready()).count();
+        if *frames == 0 && ready == 0 {
+            return;
+        }
+        *frames += 1;
+        if *frames == SPAWN_AT {
+            let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(file.clone()));
+            for i in 0..MORE {
+                let mut player = GpuAnimationPlayer::new();
+                player.play("bend").seek(0.5).set_paused(true);
+                let (row, column) = ((i / 8) as f32, (i % 8) as f32);
+                let at = Vec3::new(2.0 * column - 7.0, 0.0, -2.0 - 2.0 * row);
+                commands.spawn((
+                    WorldAssetRoot(scene.clone()),
+                    Transform::from_translation(at),
+                    player,
+                ));
+            }
+        }
+        let Some(shot) = frames.checked_sub(SPAWN_AT).filter(|&s| s < SHOTS) else {
+            return;
+        };
+        let Some(target) = targets.iter().find_map(|t| match t {
+            RenderTarget::Image(image) => Some(image.handle.clone()),
+            _ => None,
+        }) else {
+            return;
+        };
+        let shots = shots.clone();
+        commands.spawn(Screenshot::image(target)).observe(
+            move |captured: On<ScreenshotCaptured>| {
+                if let Some(pixels) = captured.image.data.clone() {
+                    let mut shots = shots.lock().unwrap_or_else(|e| e.into_inner());
+                    shots.push((shot, ready, Picture { pixels }));
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn characters_are_drawn_in_every_frame_while_the_buffers_grow() {
+    let dir = temp_dir("growth");
+    let file = column(&dir, "red", &Column::red());
+    let scenes = vec![Placed {
+        file: file.clone(),
+        at: Vec3::ZERO,
+        animate: held("bend", 0.5),
+    }];
+    // From above: every column of the grid is in the picture, none
+    // behind another.
+    let (eye, at) = (Vec3::new(0.0, 22.0, 8.0), Vec3::new(0.0, 0.0, -7.0));
+    let shots = Shots::default();
+    let name = file
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let system = spawn_more_and_shoot(shots.clone(), name);
+    // The harness's own shot comes once every character is set up, after
+    // the frames shot here: every character in its held pose.
+    let Some(last) = render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
+        app.add_systems(Last, system);
+    }) else {
+        return skip();
+    };
+    save(&last, &dir.join("last.png"));
+    let pixels = f64::from(WIDTH * HEIGHT);
+    let drawn = |p: &Picture| painted(p, is_red) as f64 / pixels;
+    assert!(drawn(&last) > 0.01, "the columns are not drawn at the end");
+    let shots = shots.lock().unwrap_or_else(|e| e.into_inner());
+    for (frame, ready, picture) in shots.iter() {
+        save(picture, &dir.join(format!("frame{frame}_{ready}.png")));
+    }
+    let all = MORE + 1;
+    let report: Vec<String> = shots
+        .iter()
+        .map(|(frame, ready, p)| {
+            let (d, red) = (differing(p, &last, 12), painted(p, is_red));
+            format!("frame {frame}: {ready} set up, {red} red pixels, {d} unlike the end")
+        })
+        .collect();
+    eprintln!("{}", report.join("\n"));
+    assert!(
+        shots.len() as u32 >= SHOTS - 2,
+        "only {} of {SHOTS} frames were shot",
+        shots.len()
+    );
+    // The first column is drawn while the others come and the buffers
+    // grow ...
+    let missing: Vec<u32> = shots
+        .iter()
+        .filter(|(_, _, p)| painted(p, is_red) < FIRST_RED)
+        .map(|(frame, _, _)| *frame)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the first column is not drawn in frames {missing:?} ({})",
+        dir.display()
+    );
+    // ... and from the frame every character is set up, every one is
+    // drawn in its pose: the picture is the last one.
+    let first_all = shots.iter().position(|(_, ready, _)| *ready == all);
+    assert!(
+        first_all.is_some(),
+        "no frame shot had all {all} characters set up:\n{}",
+        report.join("\n")
+    );
+    for (frame, _, picture) in shots.iter().filter(|(_, ready, _)| *ready == all) {
+        let d = differing(picture, &last, 12);
+        assert!(
+            d <= SAME_PIXELS,
+            "frame {frame}, every character set up, differs from the end by {d} pixels ({})",
+            dir.display()
+        );
+    }
+}
