@@ -38,7 +38,9 @@ pub(crate) struct Model {
     moved: Vec<bool>,
     /// Characters the model's buffers hold.
     pub(crate) capacity: u32,
-    /// Bumped whenever the buffers are made again (a larger capacity).
+    /// Bumped whenever the crowd's buffers are made again (a model grew
+    /// or came: [`GpuModels::new_generation`]); the materials bind the
+    /// buffers of their generation.
     pub(crate) generation: u32,
     /// Per slot, the player's entity.
     pub(crate) slots: Vec<Option<Entity>>,
@@ -141,8 +143,8 @@ impl Model {
         })
     }
 
-    /// A slot for a new character; `true` when the buffers must grow (a
-    /// new generation).
+    /// A slot for a new character; `true` when the buffers must grow
+    /// (the caller starts a new generation).
     pub(crate) fn allocate(&mut self, entity: Entity) -> (u32, bool) {
         if let Some(slot) = self.free.pop() {
             self.slots[slot as usize] = Some(entity);
@@ -155,7 +157,6 @@ impl Model {
         let grows = slot >= self.capacity;
         if grows {
             self.capacity = (self.capacity * 2).max(MIN_CAPACITY);
-            self.generation += 1;
         }
         (slot, grows)
     }
@@ -374,6 +375,20 @@ impl GpuModels {
             Err(e) => {
                 self.failed.insert(key, e.clone());
                 Err(e)
+            }
+        }
+    }
+
+    /// The render world will make the crowd again (a model grew or came),
+    /// and with it every model's buffers: every model takes a new
+    /// generation, and its materials bind the new buffers.
+    pub(crate) fn new_generation(&mut self, skinned: &mut Assets<GpuSkinnedMaterial>) {
+        for model in &mut self.models {
+            model.generation += 1;
+            for handle in model.materials.values() {
+                if let Some(mut m) = skinned.get_mut(handle) {
+                    m.extension.generation = model.generation;
+                }
             }
         }
     }

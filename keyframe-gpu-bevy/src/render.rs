@@ -102,7 +102,10 @@ pub(crate) fn extract_frame(
                     actions: Vec::new(),
                     placements: Vec::new(),
                 });
-                render.stale = true;
+                // A model without characters (its scene was refused)
+                // waits; its first character starts a new generation of
+                // every model.
+                render.stale |= m.capacity > 0;
             }
         }
         if let Some(r) = render.models.get_mut(i) {

@@ -136,13 +136,14 @@ pub(crate) fn on_scene_ready(
 
     let (slot, grows) = model.allocate(root);
     if grows {
-        // New buffers: every material of the model binds them again, and
-        // the characters take their places in the new buffers' chunks.
-        for handle in model.materials.values() {
-            if let Some(mut m) = skinned.get_mut(handle) {
-                m.extension.generation = model.generation;
-            }
-        }
+        // The crowd is made again, with new buffers for every model: every
+        // material binds them again ...
+        models.new_generation(&mut skinned);
+    }
+    let model = &mut models.models[index];
+    if grows {
+        // ... and this model's characters take their places in the new
+        // buffers' chunks.
         let chunk = model.expected_chunk(sizes.limit);
         model.retag(index, chunk, &mut commands, &standard, &mut skinned);
     }

@@ -1,7 +1,8 @@
-//! A model's buffers grow while its characters are drawn: the plugin
-//! makes them again, larger, when a character arrives past their
-//! capacity. Every character already there stays drawn through it, and
-//! the new ones are drawn from the frame they are set up.
+//! The crowd's buffers are made again while characters are drawn: when
+//! a character arrives past a model's capacity, or the first character
+//! of another model. Every character already there stays drawn and
+//! animated through it, and the new ones are drawn from the frame they
+//! are set up.
 
 mod common;
 
@@ -13,7 +14,10 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::world_serialization::WorldAssetRoot;
 use common::gltf::{column, temp_dir, Column};
-use common::{differing, held, painted, render_with, save, skip, Picture, Placed, HEIGHT, WIDTH};
+use common::{
+    differing, held, painted, render_with, save, skip, Animate, Command, Picture, Placed, HEIGHT,
+    WIDTH,
+};
 use keyframe_gpu_bevy::GpuAnimationPlayer;
 
 /// Characters spawned after the first: with it, one past the 64 a
@@ -35,16 +39,26 @@ fn is_red(c: [u8; 3]) -> bool {
     i32::from(c[0]) - i32::from(c[1].max(c[2])) > 60
 }
 
+fn is_blue(c: [u8; 3]) -> bool {
+    i32::from(c[2]) - i32::from(c[0].max(c[1])) > 60
+}
+
+/// A character spawned by [`spawn_later_and_shoot`]: the file's name in
+/// the test's folder and where it stands. It holds `bend` at 0.5 s.
+struct Later {
+    file: String,
+    at: Vec3,
+}
+
 /// Per frame shot: (the frame, characters set up in it, the picture).
 type Shots = Arc<Mutex<Vec<(u32, usize, Picture)>>>;
 
-/// Once the first character is set up, spawns [`MORE`] characters of
-/// the same file in a grid beside it, each held at the first's pose,
+/// Once the first character is set up, spawns the `later` characters,
 /// then shoots the next [`SHOTS`] frames one by one. Runs in `Last`, so
 /// that it counts the characters set up in the frame it shoots.
-fn spawn_more_and_shoot(
+fn spawn_later_and_shoot(
     shots: Shots,
-    file: String,
+    later: Vec<Later>,
 ) -> impl FnMut(Commands, Res<AssetServer>, Query<&GpuAnimationPlayer>, Query<&RenderTarget>, Local<u32>)
 {
     move |mut commands, assets, players, targets, mut frames| {
@@ -54,15 +68,13 @@ fn spawn_more_and_shoot(
         }
         *frames += 1;
         if *frames == SPAWN_AT {
-            let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(file.clone()));
-            for i in 0..MORE {
+            for l in &later {
+                let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(l.file.clone()));
                 let mut player = GpuAnimationPlayer::new();
                 player.play("bend").seek(0.5).set_paused(true);
-                let (row, column) = ((i / 8) as f32, (i % 8) as f32);
-                let at = Vec3::new(2.0 * column - 7.0, 0.0, -2.0 - 2.0 * row);
                 commands.spawn((
-                    WorldAssetRoot(scene.clone()),
-                    Transform::from_translation(at),
+                    WorldAssetRoot(scene),
+                    Transform::from_translation(l.at),
                     player,
                 ));
             }
@@ -101,11 +113,17 @@ fn characters_are_drawn_in_every_frame_while_the_buffers_grow() {
     // behind another.
     let (eye, at) = (Vec3::new(0.0, 22.0, 8.0), Vec3::new(0.0, 0.0, -7.0));
     let shots = Shots::default();
-    let name = file
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let system = spawn_more_and_shoot(shots.clone(), name);
+    // A grid beside the first, each held at the first's pose.
+    let later = (0..MORE)
+        .map(|i| {
+            let (row, column) = ((i / 8) as f32, (i % 8) as f32);
+            Later {
+                file: file_name(&file),
+                at: Vec3::new(2.0 * column - 7.0, 0.0, -2.0 - 2.0 * row),
+            }
+        })
+        .collect();
+    let system = spawn_later_and_shoot(shots.clone(), later);
     // The harness's own shot comes once every character is set up, after
     // the frames shot here: every character in its held pose.
     let Some(last) = render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
@@ -163,4 +181,80 @@ fn characters_are_drawn_in_every_frame_while_the_buffers_grow() {
             dir.display()
         );
     }
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_model_keeps_moving_when_another_model_comes() {
+    let dir = temp_dir("another_model");
+    let red = column(&dir, "red", &Column::red());
+    let blue = column(
+        &dir,
+        "blue",
+        &Column {
+            color: [0.1, 0.1, 0.8, 1.0],
+            ..Column::red()
+        },
+    );
+    // The red column bends on and on: its pose differs from frame to
+    // frame.
+    let scenes = vec![Placed {
+        file: red.clone(),
+        at: Vec3::new(-1.5, 0.0, 0.0),
+        animate: Animate::Gpu(vec![Command::Play("bend".into())]),
+    }];
+    let shots = Shots::default();
+    let later = vec![Later {
+        file: file_name(&blue),
+        at: Vec3::new(1.5, 0.0, 0.0),
+    }];
+    let system = spawn_later_and_shoot(shots.clone(), later);
+    let (eye, at) = (Vec3::new(0.0, 2.0, 7.0), Vec3::new(0.0, 1.6, 0.0));
+    let Some(last) = render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
+        app.add_systems(Last, system);
+    }) else {
+        return skip();
+    };
+    save(&last, &dir.join("last.png"));
+    let shots = shots.lock().unwrap_or_else(|e| e.into_inner());
+    for (frame, ready, picture) in shots.iter() {
+        save(picture, &dir.join(format!("frame{frame}_{ready}.png")));
+    }
+    let both: Vec<&(u32, usize, Picture)> = shots.iter().filter(|(_, r, _)| *r == 2).collect();
+    assert!(
+        both.len() >= 6,
+        "only {} frames shot with both columns set up",
+        both.len()
+    );
+    for (frame, ready, p) in shots.iter() {
+        let (red, blue) = (painted(p, is_red), painted(p, is_blue));
+        eprintln!("frame {frame}: {ready} set up, {red} red pixels, {blue} blue");
+        assert!(
+            red > 500,
+            "frame {frame}: the red column is not drawn ({})",
+            dir.display()
+        );
+        assert!(
+            *ready < 2 || blue > 500,
+            "frame {frame}: the blue column is set up and not drawn ({})",
+            dir.display()
+        );
+    }
+    // The blue column is held: what differs between two frames is the
+    // red column's pose, a quarter of its bend apart at least.
+    let (first, _, a) = both[0];
+    let (then, _, b) = both[both.len() - 1];
+    let moved = differing(a, b, 12);
+    eprintln!("frames {first} and {then}, both models set up: {moved} pixels differ");
+    assert!(
+        moved > 300,
+        "the red column stood still from frame {first} to {then} once the blue one came: \
+         {moved} pixels differ ({})",
+        dir.display()
+    );
 }
