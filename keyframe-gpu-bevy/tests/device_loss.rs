@@ -12,11 +12,10 @@ use bevy::prelude::*;
 use bevy::render::error_handler::{ErrorType, RenderErrorHandler, RenderErrorPolicy};
 use bevy::render::renderer::RenderDevice;
 use bevy::render::settings::RenderCreation;
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 use common::gltf::{column, temp_dir, Column};
 use common::{
-    differing, render, render_with, save, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
+    differing, render, render_with, save, shoot, Animate, Command, Picture, Placed, HEIGHT, WIDTH,
 };
 use keyframe_gpu_bevy::GpuAnimationPlayer;
 
@@ -135,20 +134,10 @@ fn shoot_at(
         if *frames != at {
             return;
         }
-        let Some(target) = targets.iter().find_map(|t| match t {
-            RenderTarget::Image(image) => Some(image.handle.clone()),
-            _ => None,
-        }) else {
-            return;
-        };
         let slot = slot.clone();
-        commands.spawn(Screenshot::image(target)).observe(
-            move |captured: On<ScreenshotCaptured>| {
-                if let Some(pixels) = captured.image.data.clone() {
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Picture { pixels });
-                }
-            },
-        );
+        shoot(&mut commands, &targets, move |picture| {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(picture);
+        });
     }
 }
 

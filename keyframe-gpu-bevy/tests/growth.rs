@@ -11,12 +11,11 @@ use std::sync::{Arc, Mutex};
 use bevy::camera::RenderTarget;
 use bevy::gltf::GltfAssetLabel;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::world_serialization::WorldAssetRoot;
 use common::gltf::{column, temp_dir, Column};
 use common::{
-    differing, held, painted, render_with, save, skip, Animate, Command, Picture, Placed, HEIGHT,
-    WIDTH,
+    differing, held, painted, render_with, save, shoot, skip, Animate, Command, Picture, Placed,
+    HEIGHT, WIDTH,
 };
 use keyframe_gpu_bevy::GpuAnimationPlayer;
 
@@ -82,21 +81,11 @@ fn spawn_later_and_shoot(
         let Some(shot) = frames.checked_sub(SPAWN_AT).filter(|&s| s < SHOTS) else {
             return;
         };
-        let Some(target) = targets.iter().find_map(|t| match t {
-            RenderTarget::Image(image) => Some(image.handle.clone()),
-            _ => None,
-        }) else {
-            return;
-        };
         let shots = shots.clone();
-        commands.spawn(Screenshot::image(target)).observe(
-            move |captured: On<ScreenshotCaptured>| {
-                if let Some(pixels) = captured.image.data.clone() {
-                    let mut shots = shots.lock().unwrap_or_else(|e| e.into_inner());
-                    shots.push((shot, ready, Picture { pixels }));
-                }
-            },
-        );
+        shoot(&mut commands, &targets, move |picture| {
+            let mut shots = shots.lock().unwrap_or_else(|e| e.into_inner());
+            shots.push((shot, ready, picture));
+        });
     }
 }
 

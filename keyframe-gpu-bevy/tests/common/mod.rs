@@ -406,6 +406,29 @@ fn count_and_shoot(
     }
 }
 
+/// Shoots the frame the app draws now, from its camera's image; `keep`
+/// gets the picture once it is read back (a frame or two later). For a
+/// test that wants more pictures than the last.
+pub fn shoot(
+    commands: &mut Commands,
+    targets: &Query<&RenderTarget>,
+    keep: impl Fn(Picture) + Send + Sync + 'static,
+) {
+    let Some(target) = targets.iter().find_map(|t| match t {
+        RenderTarget::Image(image) => Some(image.handle.clone()),
+        _ => None,
+    }) else {
+        return;
+    };
+    commands
+        .spawn(Screenshot::image(target))
+        .observe(move |captured: On<ScreenshotCaptured>| {
+            if let Some(pixels) = captured.image.data.clone() {
+                keep(Picture { pixels });
+            }
+        });
+}
+
 /// Says that a test did not run for want of an adapter; with
 /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1` (CI) that is a failure, as in the
 /// keyframe-gpu crate's tests.
