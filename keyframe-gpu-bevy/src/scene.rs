@@ -17,7 +17,7 @@ use keyframe_gpu::Rig;
 
 use crate::error::GpuAnimationError;
 use crate::material::GpuSkinnedMaterial;
-use crate::model::{ChunkSizes, GpuModels, ModelKey};
+use crate::model::{ChunkSizes, GpuModels, Model, ModelKey};
 use crate::player::{GpuAnimationPlayer, PlayerState};
 use crate::ACTIONS_PER_CHARACTER;
 
@@ -29,6 +29,11 @@ pub(crate) const BOUNDS_MARGIN: f32 = 1.5;
 /// Where each player's character is, for when its entity goes.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct Owners(pub(crate) HashMap<Entity, (usize, u32)>);
+
+/// An entity of a scene matched to a rig node: (entity, node).
+type Match = (Entity, u32);
+/// Entities of a scene matched to the rig's nodes.
+type Matched = [Match];
 
 /// Entities of a scene that are neither nodes nor meshes: what pruning
 /// keeps with their ancestors.
@@ -103,29 +108,7 @@ pub(crate) fn on_scene_ready(
     };
     let model = &mut models.models[index];
 
-    // The scene's entities, matched to the rig's nodes by name from the
-    // scene's top-level nodes down.
-    let mut found: Vec<(Entity, u32)> = Vec::new();
-    let mut mesh_entities: Vec<(Entity, u32)> = Vec::new();
-    let rig = model.posed.rig();
-    let children_of = rig_children(rig);
-    let roots: Vec<u32> = (0..rig.nodes().len() as u32)
-        .filter(|&n| rig.nodes()[n as usize].parent.is_none())
-        .collect();
-    if let Ok(top) = scene.children.get(root) {
-        for &world in top {
-            match_nodes(
-                &scene,
-                rig,
-                &children_of,
-                world,
-                None,
-                &roots,
-                &mut found,
-                &mut mesh_entities,
-            );
-        }
-    }
+    let (found, mesh_entities) = match_scene(&scene, model.posed.rig(), root);
     if mesh_entities.is_empty() {
         let e = GpuAnimationError::SceneMismatch(format!(
             "no mesh of the file's nodes found under {root}"
@@ -147,9 +130,50 @@ pub(crate) fn on_scene_ready(
         let chunk = model.expected_chunk(sizes.limit);
         model.retag(index, chunk, &mut commands, &standard, &mut skinned);
     }
+    take_meshes(
+        &mut commands,
+        &scene,
+        model,
+        (index, slot),
+        &mesh_entities,
+        &standard,
+        &mut skinned,
+    );
+    prune_scene(
+        &mut commands,
+        &scene,
+        root,
+        &model.inverse_rest,
+        &mesh_entities,
+        &found,
+        player.keep_nodes,
+    );
+    commands.entity(root).try_remove::<AnimationPlayer>();
+
+    owners.0.insert(root, (index, slot));
+    player.state = Some(PlayerState {
+        model: index,
+        slot,
+        player: Player::new(&model.clips)
+            .with_character(slot)
+            .with_max_actions(ACTIONS_PER_CHARACTER),
+    });
+}
+
+/// Gives the scene's meshes (character `slot` of model `index`) the
+/// plugin's material and their character's tag, and takes Bevy's own
+/// skinning off them.
+fn take_meshes(
+    commands: &mut Commands,
+    scene: &SceneEntities,
+    model: &mut Model,
+    (index, slot): (usize, u32),
+    meshes: &Matched,
+    standard: &Assets<StandardMaterial>,
+    skinned: &mut Assets<GpuSkinnedMaterial>,
+) {
     let (chunk, tag) = model.place(slot);
-    let mesh_list = mesh_entities.clone();
-    for (entity, node) in mesh_entities {
+    for &(entity, node) in meshes {
         let Some(part_index) = model.parts.iter().position(|p| p.node == node) else {
             continue;
         };
@@ -157,8 +181,7 @@ pub(crate) fn on_scene_ready(
             continue;
         };
         let base_id = base.0.id();
-        let Some(handle) =
-            model.material(index, part_index, base_id, chunk, &standard, &mut skinned)
+        let Some(handle) = model.material(index, part_index, base_id, chunk, standard, skinned)
         else {
             continue;
         };
@@ -186,15 +209,55 @@ pub(crate) fn on_scene_ready(
             }
         }
     }
+}
+
+/// The entities of the scene under `root` matched to `rig`'s nodes by
+/// name from the scene's top-level nodes down: (every node, the meshes).
+fn match_scene(scene: &SceneEntities, rig: &Rig, root: Entity) -> (Vec<Match>, Vec<Match>) {
+    let mut found = Vec::new();
+    let mut mesh_entities = Vec::new();
+    let children_of = rig_children(rig);
+    let roots: Vec<u32> = (0..rig.nodes().len() as u32)
+        .filter(|&n| rig.nodes()[n as usize].parent.is_none())
+        .collect();
+    if let Ok(top) = scene.children.get(root) {
+        for &world in top {
+            match_nodes(
+                scene,
+                rig,
+                &children_of,
+                world,
+                None,
+                &roots,
+                &mut found,
+                &mut mesh_entities,
+            );
+        }
+    }
+    (found, mesh_entities)
+}
+
+/// Takes the set-up scene's nodes out of the way. Bevy's animation
+/// leaves the scene alone from here; `mesh_list` are the mesh entities
+/// with their rig nodes, `found` every matched node entity.
+fn prune_scene(
+    commands: &mut Commands,
+    scene: &SceneEntities,
+    root: Entity,
+    inverse_rest: &[Mat4],
+    mesh_list: &Matched,
+    found: &Matched,
+    keep_nodes: bool,
+) {
     // Bevy's animation leaves the scene alone: its nodes keep their rest
     // transforms, which the placement in the vertex stage relies on.
     // Nodes that lead to no mesh (the skeleton, usually) are not needed
     // to draw: unless the player keeps them, they are despawned, so that
     // transform propagation no longer walks them every frame (a game
     // reads a joint through `GpuAttachment`).
-    let flat = !player.keep_nodes
+    let flat = !keep_nodes
         && !mesh_list.iter().any(|(e, _)| scene.morphed.contains(*e))
-        && !has_others(&scene, root);
+        && !has_others(scene, root);
     if flat {
         // Nothing but nodes and meshes (no light, camera or morph target,
         // whose weights Bevy reads from the node entity): the meshes hang
@@ -210,9 +273,8 @@ pub(crate) fn on_scene_ready(
             .first()
             .and_then(|&e| scene.transforms.get(e).ok())
             .map_or(Mat4::IDENTITY, Transform::to_matrix);
-        for (entity, node) in &mesh_list {
-            let rest = model
-                .inverse_rest
+        for (entity, node) in mesh_list {
+            let rest = inverse_rest
                 .get(*node as usize)
                 .map_or(Mat4::IDENTITY, Mat4::inverse);
             let own = scene
@@ -228,31 +290,21 @@ pub(crate) fn on_scene_ready(
             commands.entity(e).try_despawn();
         }
     } else {
-        let keep: std::collections::HashSet<Entity> = if player.keep_nodes {
+        let keep: std::collections::HashSet<Entity> = if keep_nodes {
             found.iter().map(|(e, _)| *e).collect()
         } else {
-            needed_nodes(&scene, root)
+            needed_nodes(scene, root)
         };
-        for (entity, _) in &found {
+        for (entity, _) in found {
             if keep.contains(entity) {
                 commands
                     .entity(*entity)
                     .try_remove::<(AnimationPlayer, AnimatedBy)>();
-            } else if parent_kept(&scene, &keep, *entity) {
+            } else if parent_kept(scene, &keep, *entity) {
                 commands.entity(*entity).try_despawn();
             }
         }
     }
-    commands.entity(root).try_remove::<AnimationPlayer>();
-
-    owners.0.insert(root, (index, slot));
-    player.state = Some(PlayerState {
-        model: index,
-        slot,
-        player: Player::new(&model.clips)
-            .with_character(slot)
-            .with_max_actions(ACTIONS_PER_CHARACTER),
-    });
 }
 
 fn fail(player: &mut GpuAnimationPlayer, entity: Entity, e: GpuAnimationError) {
@@ -293,8 +345,8 @@ fn match_nodes(
     entity: Entity,
     node: Option<u32>,
     candidates: &[u32],
-    found: &mut Vec<(Entity, u32)>,
-    meshes: &mut Vec<(Entity, u32)>,
+    found: &mut Vec<Match>,
+    meshes: &mut Vec<Match>,
 ) {
     let Ok(children) = scene.children.get(entity) else {
         return;
