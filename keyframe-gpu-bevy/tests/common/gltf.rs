@@ -118,16 +118,106 @@ pub fn leaning_column(dir: &Path, name: &str, column: &Column) -> PathBuf {
 fn write(dir: &Path, name: &str, column: &Column, lean: bool) -> PathBuf {
     let mut doc = Doc::default();
     let height = column.joints as f32;
+    let Geometry {
+        pos,
+        nrm,
+        jnt,
+        wgt,
+        idx,
+    } = geometry(column);
+    let position = doc.floats(&pos, "VEC3", 3, true);
+    let normal = doc.floats(&nrm, "VEC3", 3, false);
+    let joints = doc.u16s(&jnt, "VEC4", 4, None);
+    let weights = doc.floats(&wgt, "VEC4", 4, false);
+    let indices = doc.u16s(&idx, "SCALAR", 1, Some(34963));
+    let lean_target = lean.then(|| {
+        let shift: Vec<f32> = pos
+            .chunks(3)
+            .flat_map(|p| [LEAN * p[1] / height, 0.0, 0.0])
+            .collect();
+        doc.floats(&shift, "VEC3", 3, true)
+    });
+    let ibm = inverse_binds(column.joints);
+    let ibm = doc.floats(&ibm, "MAT4", 16, false);
+
+    // Nodes: 0 body (mesh, skin), 1 armature, 2.. joints.
+    let mut nodes = vec![
+        json!({"name": "body", "mesh": 0, "skin": 0}),
+        json!({"name": "armature", "children": [2]}),
+    ];
+    for j in 0..column.joints {
+        let mut node = json!({"name": format!("j{j}")});
+        if j > 0 {
+            node["translation"] = json!([0.0, 1.0, 0.0]);
+        }
+        if j + 1 < column.joints {
+            node["children"] = json!([j + 3]);
+        }
+        nodes.push(node);
+    }
+    let joint_nodes: Vec<usize> = (0..column.joints).map(|j| j + 2).collect();
+
+    let animations = clips(&mut doc, column, lean);
+    let mut primitive = json!({
+        "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weights},
+        "indices": indices,
+        "material": 0
+    });
+    let mut mesh = json!({"name": "column"});
+    if let Some(target) = lean_target {
+        primitive["targets"] = json!([{"POSITION": target}]);
+        mesh["weights"] = json!([0.0]);
+        mesh["extras"] = json!({"targetNames": ["lean"]});
+    }
+    mesh["primitives"] = json!([primitive]);
+    let data = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
+    let gltf = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": nodes,
+        "meshes": [mesh],
+        "materials": [{"name": "paint", "pbrMetallicRoughness": {"baseColorFactor": column.color, "metallicFactor": 0.0, "roughnessFactor": 0.6}}],
+        "skins": [{"joints": joint_nodes, "inverseBindMatrices": ibm, "skeleton": 2}],
+        "animations": animations,
+        "buffers": [{"byteLength": doc.bin.len(), "uri": format!("data:application/octet-stream;base64,{data}")}],
+        "bufferViews": doc.views,
+        "accessors": doc.accessors,
+    });
+    let path = dir.join(format!("{name}.gltf"));
+    std::fs::write(&path, serde_json::to_vec_pretty(&gltf).expect("json")).expect("write the glTF");
+    path
+}
+
+/// A fresh folder for a test's files.
+pub fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("keyframe_gpu_bevy_{test}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A column's vertices (positions, normals, joints, weights) and
+/// triangle indices.
+#[derive(Default)]
+struct Geometry {
+    pos: Vec<f32>,
+    nrm: Vec<f32>,
+    jnt: Vec<u16>,
+    wgt: Vec<f32>,
+    idx: Vec<u16>,
+}
+
+/// The column's box: four faces of `rings` rows each, skinned to the two
+/// joints nearest each row, and two end caps.
+fn geometry(column: &Column) -> Geometry {
+    let height = column.joints as f32;
     let rings = column.joints * column.segments + 1;
     let half = 0.25f32;
     // Four faces, each a strip of quads, with flat normals; two more
     // quads close the ends.
     let corners = [[-half, -half], [half, -half], [half, half], [-half, half]];
-    let mut pos = Vec::new();
-    let mut nrm = Vec::new();
-    let mut jnt: Vec<u16> = Vec::new();
-    let mut wgt = Vec::new();
-    let mut idx: Vec<u16> = Vec::new();
+    let mut g = Geometry::default();
     let influence = |y: f32| -> ([u16; 4], [f32; 4]) {
         // Blend between the two joints nearest below and above.
         let f = (y - 0.5).clamp(0.0, height - 1.0);
@@ -142,52 +232,47 @@ fn write(dir: &Path, name: &str, column: &Column, lean: bool) -> PathBuf {
         let mid = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0];
         let len = (mid[0] * mid[0] + mid[1] * mid[1]).sqrt();
         let normal = [mid[0] / len, 0.0, mid[1] / len];
-        let first = (pos.len() / 3) as u16;
+        let first = (g.pos.len() / 3) as u16;
         for r in 0..rings {
             let y = r as f32 * height / (rings - 1) as f32;
             for c in [a, b] {
-                pos.extend_from_slice(&[c[0], y, c[1]]);
-                nrm.extend_from_slice(&normal);
+                g.pos.extend_from_slice(&[c[0], y, c[1]]);
+                g.nrm.extend_from_slice(&normal);
                 let (j, w) = influence(y);
-                jnt.extend_from_slice(&j);
-                wgt.extend_from_slice(&w);
+                g.jnt.extend_from_slice(&j);
+                g.wgt.extend_from_slice(&w);
             }
         }
         for r in 0..(rings - 1) as u16 {
             let v = first + 2 * r;
             // Counter-clockwise seen from outside.
-            idx.extend_from_slice(&[v, v + 3, v + 1, v, v + 2, v + 3]);
+            g.idx.extend_from_slice(&[v, v + 3, v + 1, v, v + 2, v + 3]);
         }
     }
     for (y, up) in [(0.0f32, -1.0f32), (height, 1.0)] {
-        let first = (pos.len() / 3) as u16;
+        let first = (g.pos.len() / 3) as u16;
         for c in corners {
-            pos.extend_from_slice(&[c[0], y, c[1]]);
-            nrm.extend_from_slice(&[0.0, up, 0.0]);
+            g.pos.extend_from_slice(&[c[0], y, c[1]]);
+            g.nrm.extend_from_slice(&[0.0, up, 0.0]);
             let (j, w) = influence(y);
-            jnt.extend_from_slice(&j);
-            wgt.extend_from_slice(&w);
+            g.jnt.extend_from_slice(&j);
+            g.wgt.extend_from_slice(&w);
         }
         if up > 0.0 {
-            idx.extend_from_slice(&[first, first + 3, first + 2, first, first + 2, first + 1]);
+            g.idx
+                .extend_from_slice(&[first, first + 3, first + 2, first, first + 2, first + 1]);
         } else {
-            idx.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
+            g.idx
+                .extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
         }
     }
-    let position = doc.floats(&pos, "VEC3", 3, true);
-    let normal = doc.floats(&nrm, "VEC3", 3, false);
-    let joints = doc.u16s(&jnt, "VEC4", 4, None);
-    let weights = doc.floats(&wgt, "VEC4", 4, false);
-    let indices = doc.u16s(&idx, "SCALAR", 1, Some(34963));
-    let lean_target = lean.then(|| {
-        let shift: Vec<f32> = pos
-            .chunks(3)
-            .flat_map(|p| [LEAN * p[1] / height, 0.0, 0.0])
-            .collect();
-        doc.floats(&shift, "VEC3", 3, true)
-    });
+    g
+}
+
+/// The inverse bind matrices of the chain: joint `j` at (0, j, 0).
+fn inverse_binds(joints: usize) -> Vec<f32> {
     let mut ibm = Vec::new();
-    for j in 0..column.joints {
+    for j in 0..joints {
         // Inverse of a translation by (0, j, 0), column-major.
         ibm.extend_from_slice(&[
             1.0,
@@ -208,25 +293,12 @@ fn write(dir: &Path, name: &str, column: &Column, lean: bool) -> PathBuf {
             1.0,
         ]);
     }
-    let ibm = doc.floats(&ibm, "MAT4", 16, false);
+    ibm
+}
 
-    // Nodes: 0 body (mesh, skin), 1 armature, 2.. joints.
-    let mut nodes = vec![
-        json!({"name": "body", "mesh": 0, "skin": 0}),
-        json!({"name": "armature", "children": [2]}),
-    ];
-    for j in 0..column.joints {
-        let mut node = json!({"name": format!("j{j}")});
-        if j > 0 {
-            node["translation"] = json!([0.0, 1.0, 0.0]);
-        }
-        if j + 1 < column.joints {
-            node["children"] = json!([j + 3]);
-        }
-        nodes.push(node);
-    }
-    let joint_nodes: Vec<usize> = (0..column.joints).map(|j| j + 2).collect();
-
+/// The column's clips (`bend`, `sway`, `walk`, and with `lean` its
+/// morph clip), their keys written to `doc`.
+fn clips(doc: &mut Doc, column: &Column, lean: bool) -> Vec<serde_json::Value> {
     let mut animations = Vec::new();
     for (clip, axis, angle, seconds) in [
         ("bend", [0.0f32, 0.0, 1.0], 0.5f32, 1.0f32),
@@ -280,41 +352,5 @@ fn write(dir: &Path, name: &str, column: &Column, lean: bool) -> PathBuf {
             "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}],
         }));
     }
-    let mut primitive = json!({
-        "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weights},
-        "indices": indices,
-        "material": 0
-    });
-    let mut mesh = json!({"name": "column"});
-    if let Some(target) = lean_target {
-        primitive["targets"] = json!([{"POSITION": target}]);
-        mesh["weights"] = json!([0.0]);
-        mesh["extras"] = json!({"targetNames": ["lean"]});
-    }
-    mesh["primitives"] = json!([primitive]);
-    let data = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
-    let gltf = json!({
-        "asset": {"version": "2.0"},
-        "scene": 0,
-        "scenes": [{"nodes": [0, 1]}],
-        "nodes": nodes,
-        "meshes": [mesh],
-        "materials": [{"name": "paint", "pbrMetallicRoughness": {"baseColorFactor": column.color, "metallicFactor": 0.0, "roughnessFactor": 0.6}}],
-        "skins": [{"joints": joint_nodes, "inverseBindMatrices": ibm, "skeleton": 2}],
-        "animations": animations,
-        "buffers": [{"byteLength": doc.bin.len(), "uri": format!("data:application/octet-stream;base64,{data}")}],
-        "bufferViews": doc.views,
-        "accessors": doc.accessors,
-    });
-    let path = dir.join(format!("{name}.gltf"));
-    std::fs::write(&path, serde_json::to_vec_pretty(&gltf).expect("json")).expect("write the glTF");
-    path
-}
-
-/// A fresh folder for a test's files.
-pub fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("keyframe_gpu_bevy_{test}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    animations
 }
