@@ -137,8 +137,9 @@ pub use error::{BindError, Error, FitError, MixError, Result, RigError, TrackErr
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
-    CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
+    optional_features, required_features, required_limits, Animator, AnimatorChunk, CharacterId,
+    ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer,
+    ReadbackRing,
 };
 pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
 pub use model::instance::Instance;

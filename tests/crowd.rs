@@ -356,6 +356,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     match s.crowd.set_instances(&h.queue, &full) {
         Err(Error::ModelFull {
             model: 1,
+            what: "instance",
             requested: 4,
             capacity: 3,
             ref name,
@@ -382,7 +383,11 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             CrowdInstance::new(id, foreign_bend, 0.0),
         ];
         match s.crowd.set_instances(&h.queue, &unknown) {
-            Err(Error::UnknownModel { instance: 1, model }) if model == index => {}
+            Err(Error::UnknownModel {
+                what: "instance",
+                entry: Some(1),
+                model,
+            }) if model == index => {}
             other => panic!("expected UnknownModel for instance 1, got {other:?}"),
         }
     }
@@ -723,6 +728,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     match crowd.set_actions(&h.queue, &five_a, &actions) {
         Err(Error::ModelFull {
             model: 0,
+            what: "character",
             requested: 5,
             capacity: 4,
             ..
@@ -1028,7 +1034,9 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
 /// A device whose storage bindings hold 16 KiB: a model of 300 instances
 /// (A's 4 world matrices and 3 joint matrices per instance alone need
 /// 300 * 256 bytes) is split as the device needs, with no limit given,
-/// and equals the twin; the crowd's chunk size is the largest that fits.
+/// and equals the twin; the crowd's chunk size is the largest that fits
+/// (`plan::chunk_capacity`), and an animator of the same model splits
+/// the same way.
 #[test]
 fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let name = "a_model_past_one_binding_is_split_by_the_device_limit";
@@ -1055,12 +1063,15 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     };
     let (rig_a, lib_a) = model_a();
     let bound = lib_a.bind(&rig_a).unwrap();
-    // One animator of 300 is refused by the binding limit.
-    match Animator::new(&h.device, &h.queue, &bound, 300) {
+    let profile = keyframe_gpu::DeviceProfile::of(&h.device);
+    // One chunk of 300 is refused by the binding limit.
+    let plan = keyframe_gpu::Plan::new(&bound, 300, &profile).unwrap();
+    match Animator::from_plan(&h.device, &h.queue, &plan) {
         Err(Error::LimitExceeded { limit_name, .. }) => {
             assert_eq!(limit_name, "max_storage_buffer_binding_size");
         }
-        other => panic!("300 instances on 16 KiB bindings: {other:?}"),
+        Err(other) => panic!("300 instances in one chunk on 16 KiB bindings: {other}"),
+        Ok(_) => panic!("300 instances in one chunk on 16 KiB bindings were taken"),
     }
     let mut crowd = Crowd::new();
     let a = crowd
@@ -1072,9 +1083,19 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
         chunks > 1 && chunks == 300usize.div_ceil(size as usize),
         "{chunks} of {size}"
     );
+    let fit =
+        keyframe_gpu::plan::chunk_capacity(keyframe_gpu::plan::ChunkModel::Bound(&bound), &profile)
+            .unwrap();
+    assert_eq!(size, fit);
     // The largest that fits: one more instance per chunk does not.
-    assert!(Animator::new(&h.device, &h.queue, &bound, size).is_ok());
-    assert!(Animator::new(&h.device, &h.queue, &bound, size + 1).is_err());
+    let at = |n| keyframe_gpu::Plan::new(&bound, n, &profile).unwrap();
+    assert!(Animator::from_plan(&h.device, &h.queue, &at(size)).is_ok());
+    assert!(Animator::from_plan(&h.device, &h.queue, &at(size + 1)).is_err());
+    let alone = Animator::new(&h.device, &h.queue, &bound, 300).unwrap();
+    assert_eq!(
+        (alone.chunk_count(), alone.chunk_capacity()),
+        (chunks, size)
+    );
     let clips = ["idle", "bend", "lift"];
     let insts: Vec<CrowdInstance> = (0..300)
         .map(|k| {

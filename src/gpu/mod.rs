@@ -7,6 +7,7 @@
 
 mod animator;
 mod bind;
+mod chunk;
 mod crowd;
 pub mod headless;
 pub(crate) mod key_textures;
@@ -19,7 +20,10 @@ mod timer;
 
 pub use crate::error::RingError;
 pub use animator::Animator;
-pub use crowd::{ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId};
+pub use chunk::AnimatorChunk;
+pub use crowd::{
+    CharacterId, ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+};
 pub(crate) use limits::check_device;
 pub use limits::{optional_features, required_features, required_limits};
 pub use loss::is_device_lost;

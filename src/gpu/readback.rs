@@ -232,7 +232,7 @@ impl ReadbackRing {
     /// # Errors
     /// Those of [`new`](Self::new).
     pub fn for_animator(device: &wgpu::Device, animator: &Animator, slots: usize) -> Result<Self> {
-        let sampler = &animator.sampler;
+        let sampler = animator.sampler();
         let bytes =
             u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
         Self::with_health(sampler.health().clone(), device, bytes, slots)
@@ -274,7 +274,7 @@ impl ReadbackRing {
         encoder: &mut wgpu::CommandEncoder,
         animator: &Animator,
     ) -> Result<Ticket> {
-        let sampler = &animator.sampler;
+        let sampler = animator.sampler();
         let count = sampler.instance_count();
         let bytes = u64::from(count) * u64::from(sampler.library().output_stride()) * 4;
         self.record_buffer(encoder, sampler.output_buffer(), bytes, count)

@@ -34,12 +34,15 @@
 //! plan and the per-node skin strategy, with no CPU-adapter trick, until
 //! a measurement on a GPU (`scripts/gpu_check`) says otherwise.
 
+mod capacity;
 pub(crate) mod cpu_adapter;
 mod overrides;
 pub(crate) mod passes;
 mod profile;
 pub(crate) mod schedule;
 
+pub(crate) use capacity::{check_plan, largest_fit};
+pub use capacity::{chunk_capacity, ChunkModel};
 pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub use passes::SkinStrategy;
 pub use profile::{DeviceLimits, DeviceProfile};
