@@ -87,8 +87,12 @@
 //! character (or, for models added with a mixer, one
 //! [`Crowd::set_actions`] that blends each character's actions), one
 //! [`Crowd::record`]; each model's buffers are drawn with its own meshes.
+//! Models come, grow and go in place ([`Crowd::grow_model`],
+//! [`Crowd::remove_model`]), and a character added with
+//! [`Crowd::add_character`] keeps its slot while others come and go.
 //! [`cpu::crowd_poses`] and [`cpu::crowd_mixed_poses`] are the crowd's
-//! twins.
+//! twins. An animator (and each model of a crowd) past what one chunk
+//! holds on the device ([`plan::chunk_capacity`]) is split into chunks.
 //!
 //! ## Faults
 //!
