@@ -415,19 +415,6 @@ impl Crowd {
         Some((id, (slot / size) as usize, slot % size))
     }
 
-    /// Where character `character`'s results are: the chunk of its model
-    /// and its index in that chunk's buffers. `None` for a character not
-    /// in the crowd.
-    #[must_use]
-    pub fn locate_character(&self, character: CharacterId) -> Option<(usize, u32)> {
-        if !self.desc.has_character(character) {
-            return None;
-        }
-        let size = self.chunk_capacity(character.model())?.max(1);
-        let slot = character.slot();
-        Some(((slot / size) as usize, slot % size))
-    }
-
     /// The clip named `name` of model `model`; `None` when the model has no
     /// such clip (or is not a model of this crowd).
     #[must_use]

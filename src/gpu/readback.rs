@@ -225,7 +225,9 @@ impl ReadbackRing {
 
     /// A ring sized for `animator`'s sampled values at its full capacity
     /// (`output_stride` floats per sampled row: one row per instance, two
-    /// per action slot with a mixer). It learns of a loss of the device
+    /// per action slot with a mixer), of its first chunk where it has
+    /// several (read the others' with [`record_buffer`](Self::record_buffer)
+    /// and each chunk's `sample_buffer()`). It learns of a loss of the device
     /// with the animator: after the animator has seen it,
     /// [`record`](Self::record) refuses too.
     ///
@@ -258,7 +260,8 @@ impl ReadbackRing {
 
     /// Records the copy of the animator's current sampled values (rows *
     /// `output_stride` floats, a row per instance; the row count is handed
-    /// back in [`ReadbackFrame::count`]) into the next free slot. Call it
+    /// back in [`ReadbackFrame::count`]; its first chunk's, for a chunked
+    /// animator) into the next free slot. Call it
     /// after [`Animator::record`] in the same encoder, with no
     /// `set_instances` in between, then submit the encoder and
     /// [`map`](Self::map) the ticket.

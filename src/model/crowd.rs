@@ -403,12 +403,6 @@ impl CrowdModels {
         self.get(id)?.mixer.as_ref()
     }
 
-    /// The model's capacity (instances, or characters with a mixer).
-    #[must_use]
-    pub fn capacity(&self, id: ModelId) -> Option<u32> {
-        Some(self.get(id)?.capacity)
-    }
-
     /// The clip named `name` of model `model`; `None` when the model has no
     /// such clip (or is not a model of this crowd).
     #[must_use]
@@ -500,13 +494,6 @@ impl CrowdModels {
         s.serials[slot] = s.serials[slot].wrapping_add(1);
         s.live -= 1;
         Ok(())
-    }
-
-    /// Whether `id` is a character of this crowd.
-    #[must_use]
-    pub fn has_character(&self, id: CharacterId) -> bool {
-        self.get(id.model)
-            .is_some_and(|m| m.slots.holds((id.slot, id.serial)))
     }
 }
 
