@@ -149,7 +149,7 @@ pub enum Error {
         model: usize,
     },
     /// A crowd's frame entry, or a call, names a character the crowd does
-    /// not hold: removed ([`Crowd::remove_character`](crate::Crowd::remove_character)),
+    /// not hold: removed (`Crowd::remove_character`),
     /// or of another crowd.
     #[error("crowd {what}{}: the character of model {model} at slot {slot} is not in this crowd (removed, or of another crowd)", at(*.entry))]
     UnknownCharacter {
@@ -202,7 +202,7 @@ pub enum Error {
     },
     /// A crowd frame holds more instances (characters) of a model than
     /// the model was added for, counting the characters that hold its
-    /// slots ([`Crowd::add_character`](crate::Crowd::add_character)); or
+    /// slots (`Crowd::add_character`); or
     /// a character is added to a full model.
     #[error("{} of model {model} ({name:?}) requested, but it was added for at most {capacity}", count(*.requested, what))]
     ModelFull {

@@ -28,7 +28,7 @@ static NEXT_CROWD: AtomicU64 = AtomicU64::new(0);
 /// A model of a [`Crowd`](crate::Crowd), as returned by
 /// [`Crowd::add_model`](crate::Crowd::add_model). Only valid in the crowd
 /// that made it, while the model is in it: another crowd, or the crowd
-/// after [`remove_model`](crate::Crowd::remove_model), refuses it as
+/// after `Crowd::remove_model`, refuses it as
 /// unknown. Adding, growing or removing other models never changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ModelId {
@@ -70,9 +70,8 @@ impl ClipRef {
     }
 }
 
-/// A character of a [`Crowd`](crate::Crowd)'s model
-/// ([`Crowd::add_character`](crate::Crowd::add_character)): it holds one
-/// slot of its model's buffers until it is removed, whatever other
+/// A character of a `Crowd`'s model (`Crowd::add_character`): it holds
+/// one slot of its model's buffers until it is removed, whatever other
 /// characters and models come, grow or go, so a renderer's per-character
 /// data stays where it is. A frame names it with
 /// [`CrowdInstance::of`] or [`CrowdCharacter::of`]. A removed character's
@@ -93,7 +92,7 @@ impl CharacterId {
 
     /// The character's slot in its model's buffers: chunk
     /// `slot / chunk_capacity`, index `slot % chunk_capacity`
-    /// ([`Crowd::chunk_capacity`](crate::Crowd::chunk_capacity)).
+    /// (`Crowd::chunk_capacity`).
     #[must_use]
     pub fn slot(self) -> u32 {
         self.slot
@@ -107,7 +106,7 @@ type Held = (u32, u32);
 /// that model's clips it plays, at what time, and how the time wraps.
 /// Made by [`new`](Self::new) (the entry takes the model's next free slot
 /// in frame order) or [`of`](Self::of) (the slot of a character added
-/// with [`Crowd::add_character`](crate::Crowd::add_character)).
+/// with `Crowd::add_character`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CrowdInstance {
     /// The instance's model.
@@ -804,7 +803,7 @@ impl ModelFrame {
     /// most `desc.actions_per_character` actions: a character with more
     /// drops its lightest base actions (normal, unmasked; the first in
     /// its list of equal weights) until it fits, then, if it must, its
-    /// lightest other actions, as [`Player`](crate::playback::Player)
+    /// lightest other actions, as a playback `Player`
     /// makes room. A dropped action is checked as the mixer checks
     /// actions.
     ///

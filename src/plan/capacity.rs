@@ -21,9 +21,8 @@ use crate::model::BoundLibrary;
 use crate::tables::rig::SkinTables;
 
 /// What one chunk of a model animates, for [`chunk_capacity`]: what
-/// [`Animator::new`](crate::Animator::new),
-/// [`Animator::with_mixer`](crate::Animator::with_mixer) and
-/// [`Animator::sampler_only`](crate::Animator::sampler_only) take.
+/// `Animator::new`, `Animator::with_mixer` and `Animator::sampler_only`
+/// take.
 #[derive(Debug, Clone, Copy)]
 pub enum ChunkModel<'a> {
     /// A library bound to a rig: sampled, posed and skinned.
@@ -57,8 +56,7 @@ impl<'a> ChunkModel<'a> {
 /// [`Plan::new`](super::Plan::new) picks them.
 ///
 /// A model with more characters is split into chunks of at most this
-/// many ([`Animator::chunk_capacity`](crate::Animator::chunk_capacity),
-/// [`Crowd::chunk_capacity`](crate::Crowd::chunk_capacity)).
+/// many (`Animator::chunk_capacity`, `Crowd::chunk_capacity`).
 ///
 /// ```
 /// use keyframe_gpu::plan::{chunk_capacity, ChunkModel};
