@@ -838,6 +838,7 @@ impl Player {
                 weight: p.weight,
                 mask: p.mask,
                 reference_time: p.reference_time,
+                overrides: false,
             }));
         Ok(&self.frame)
     }
