@@ -315,7 +315,7 @@ fn markers_in_an_animations_extras_are_imported_and_crossed() {
     assert_eq!(got, [(0.25, "left"), (0.75, "right")]);
     let clips = std::sync::Arc::new(Clips::new(&imported.library));
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(clips.clip("walk").unwrap()).unwrap();
     let names: Vec<String> = p
         .advance(1.0)
         .unwrap()

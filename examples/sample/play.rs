@@ -96,8 +96,9 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
 /// One command on its character, field by field: play, wrap, speed,
 /// crossfade, pause, seek.
 fn apply(p: &mut Player, cmd: &CommandSpec) -> Result<(), keyframe_gpu::Error> {
+    let clips = Arc::clone(p.clips());
     if let Some(clip) = cmd.play {
-        p.play(clip)?;
+        p.play(clips.clip_at(clip)?)?;
     }
     if let Some(w) = cmd.wrap {
         p.set_wrap(match w {
@@ -110,7 +111,7 @@ fn apply(p: &mut Player, cmd: &CommandSpec) -> Result<(), keyframe_gpu::Error> {
         p.set_speed(s)?;
     }
     if let Some((to, d)) = cmd.crossfade {
-        p.crossfade(to, d)?;
+        p.crossfade(clips.clip_at(to)?, d)?;
     }
     if let Some(paused) = cmd.pause {
         p.set_paused(paused);
@@ -145,7 +146,7 @@ fn character_json(k: usize, f: &Frame, skins: Option<String>) -> String {
             format!(
                 "{{\"name\": {}, \"animation\": {}, \"time\": {}}}",
                 serde_json::to_string(&*e.name).unwrap_or_else(|_| "\"?\"".into()),
-                e.clip,
+                e.clip.index(),
                 time_str(e.time)
             )
         })

@@ -511,7 +511,9 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
             "override at 1 through a mask",
             vec![
                 a(0, 1.0),
-                a(1, 1.0).overriding().with_mask(keyframe_gpu::MaskId::new(1)),
+                a(1, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(1)),
             ],
         ),
         (
@@ -546,8 +548,12 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
             "override through fractional masks",
             vec![
                 a(0, 0.0),
-                a(1, 1.0).overriding().with_mask(keyframe_gpu::MaskId::new(2)),
-                a(4, 1.0).overriding().with_mask(keyframe_gpu::MaskId::new(0)),
+                a(1, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(2)),
+                a(4, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(0)),
             ],
         ),
     ]
