@@ -365,9 +365,11 @@ fn markers_in_an_animations_extras_are_imported_and_crossed() {
     }
 }
 
-/// Every character's rows of frame `frame`: `(animation, time, weight,
-/// finished, loops)` of its base actions.
-fn rows(frame: &Value, instance: usize) -> Vec<(u64, f64, f64, bool, u64)> {
+/// An action row: `(animation, time, weight, finished, loops)`.
+type Row = (u64, f64, f64, bool, u64);
+
+/// Character `instance`'s rows of its base actions in `frame`.
+fn rows(frame: &Value, instance: usize) -> Vec<Row> {
     frame["instances"][instance]["actions"]
         .as_array()
         .unwrap()
@@ -384,7 +386,7 @@ fn rows(frame: &Value, instance: usize) -> Vec<(u64, f64, f64, bool, u64)> {
         .collect()
 }
 
-fn rows_close(got: &[(u64, f64, f64, bool, u64)], want: &[(u64, f64, f64, bool, u64)], at: &str) {
+fn rows_close(got: &[Row], want: &[Row], at: &str) {
     assert_eq!(got.len(), want.len(), "{at}: {got:?} vs {want:?}");
     for (g, w) in got.iter().zip(want) {
         let same = g.0 == w.0
@@ -442,7 +444,7 @@ fn fades_crossfade_at_repetitions_and_wraps_per_action() {
     // walk 0.125, run 0.5 at 0.5 + 0.125. Frame 2: run alone at 1.
     // Frames 3-6: run fading out over 0.5 from 1: 0.75, 0.5, 0.25, gone;
     // its clip time passes 1.0 in frame 4 (one loop).
-    let expect: [&[(u64, f64, f64, bool, u64)]; 7] = [
+    let expect: [&[Row]; 7] = [
         &[(0, 0.125, 0.25, false, 0)],
         &[(0, 0.25, 0.125, false, 0), (1, 0.625, 0.5, false, 0)],
         &[(1, 0.75, 1.0, false, 0)],
@@ -578,25 +580,26 @@ fn layers_override_add_update_and_remove_with_nodes() {
         return;
     }
     assert!(gpu.status.success(), "{}", stderr(&gpu));
-    let g = frames(&stdout(&gpu));
+    assert_eq!(same_nodes(&frames(&stdout(&gpu)), &fr), 4 * 3 * 10);
+}
+
+/// Checks character 0's nodes of two runs' frames against each other
+/// (within 1e-5); returns how many numbers it compared.
+fn same_nodes(a: &[Value], b: &[Value]) -> usize {
     let mut compared = 0;
-    for (gf, cf) in g.iter().zip(&fr) {
-        let (gn, cn) = (&gf["instances"][0]["nodes"], &cf["instances"][0]["nodes"]);
-        for (a, b) in gn.as_array().unwrap().iter().zip(cn.as_array().unwrap()) {
+    for (af, bf) in a.iter().zip(b) {
+        let (an, bn) = (&af["instances"][0]["nodes"], &bf["instances"][0]["nodes"]);
+        for (x, y) in an.as_array().unwrap().iter().zip(bn.as_array().unwrap()) {
             for key in ["translation", "rotation", "scale"] {
-                for (x, y) in a[key]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .zip(b[key].as_array().unwrap())
-                {
-                    assert!((f(x) - f(y)).abs() < 1e-5, "{key}: {x} vs {y}");
+                let (xs, ys) = (x[key].as_array().unwrap(), y[key].as_array().unwrap());
+                for (p, q) in xs.iter().zip(ys) {
+                    assert!((f(p) - f(q)).abs() < 1e-5, "{key}: {p} vs {q}");
                     compared += 1;
                 }
             }
         }
     }
-    assert_eq!(compared, 4 * 3 * 10);
+    compared
 }
 
 #[test]

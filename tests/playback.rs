@@ -448,8 +448,8 @@ fn gathering_a_crowds_players_allocates_nothing_once_sized() {
     let clips = Arc::new(Clips::new(&library()));
     let mut players: Vec<Player> = (0..100).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(c(&p, 0)).unwrap();
-        p.crossfade(c(&p, 1), 10.0).unwrap();
+        p.play(c(p, 0)).unwrap();
+        p.crossfade(c(p, 1), 10.0).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     for p in &mut players {
@@ -609,8 +609,8 @@ fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
     let clips = Arc::new(clips);
     let mut players: Vec<Player> = (0..50).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(c(&p, 0)).unwrap();
-        p.crossfade(c(&p, 1), 10.0).unwrap();
+        p.play(c(p, 0)).unwrap();
+        p.crossfade(c(p, 1), 10.0).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     // Ten frames of 0.3 s cover every phase the markers are met in.
@@ -686,7 +686,7 @@ fn players_can_advance_on_other_threads() {
         for chunk in players.chunks_mut(4) {
             s.spawn(move || {
                 for p in chunk {
-                    p.play(c(&p, 0)).unwrap();
+                    p.play(c(p, 0)).unwrap();
                     p.advance(0.25).unwrap();
                 }
             });
@@ -765,7 +765,12 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5);
     assert!(p.finished());
+}
 
+#[test]
+fn repetitions_sought_backwards_enter_their_first_pass_at_the_start() {
+    let bound = library().bind(&rig()).unwrap();
+    let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
     // Backwards from 0.5 with one repetition: as three.js's
     // AnimationAction, the passage through 0 of an action started (or
     // sought) backwards enters its first pass and is no repetition; that
@@ -786,7 +791,12 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
     assert!(p.finished());
     assert_eq!(p.loops(), 1);
+}
 
+#[test]
+fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
+    let bound = library().bind(&rig()).unwrap();
+    let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
     // Ping-pong, three passes: out, back, out, stopping at the clip's
     // end. 2.5 s is halfway through the third pass; one more second
     // stops at its end, 0.5 s later.

@@ -507,6 +507,16 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
             vec![a(0, 7.5).with_weight(0.5), a(1, -2.0).with_weight(0.5)],
         ),
         ("no actions", vec![]),
+    ]
+    .into_iter()
+    .chain(override_scenarios())
+    .collect()
+}
+
+/// Named mixes with override actions (rule 3).
+fn override_scenarios() -> Vec<(&'static str, Vec<Action>)> {
+    let a = Action::new;
+    vec![
         (
             "override at 1 through a mask",
             vec![
