@@ -18,7 +18,9 @@
 //   5. any additive: rotation acc = acc * add, others acc += add.
 // Rules 1 and 4 run in one pass over the actions (the additive layer does
 // not depend on acc); rule 3 needs rule 2's result, so override actions
-// take a second pass, run only when a character has one.
+// take a second pass from the first of them: a loop of no turn for a
+// character without one (a branch around it would cost the CPU adapters,
+// which run both sides, as much as the pass itself).
 //
 // mix_main: one invocation per (character, node): mixed_pose() into
 //   `locals`, which hierarchy_main (skin.wgsl) reads.
@@ -304,10 +306,11 @@ struct NodeBlend {
 }
 
 // Rule 3 for node n: the override actions of the character's `range`
-// (first action, count), in order, over what rules 1-2 left in `b`.
-fn override_node(range: vec2<u32>, n: u32, b: NodeBlend) -> NodeBlend {
+// (first action, count) from its action `first` on, in order, over what
+// rules 1-2 left in `b`.
+fn override_node(range: vec2<u32>, first: u32, n: u32, b: NodeBlend) -> NodeBlend {
     var out = b;
-    for (var k = 0u; k < min(range.y, MAX_ACTIONS); k++) {
+    for (var k = first; k < min(range.y, MAX_ACTIONS); k++) {
         let a = mix_actions[range.x + k];
         let w = a.weight * mask_factor(a.mask, n);
         if (a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
@@ -335,11 +338,14 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
     var t = blend_start(vec4<f32>(0.0));
     var r = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
     var s = blend_start(vec4<f32>(0.0));
-    var overrides = false;
+    // The first override action (none: past the last action).
+    var first_override = MAX_ACTIONS;
     for (var k = 0u; k < min(range.y, MAX_ACTIONS); k++) {
         let a = mix_actions[range.x + k];
         let w = a.weight * mask_factor(a.mask, n);
-        overrides = overrides || a.blend == BLEND_OVERRIDE;
+        if (a.blend == BLEND_OVERRIDE) {
+            first_override = min(first_override, k);
+        }
         if (a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
             continue;
         }
@@ -391,9 +397,7 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
         blend_rest(r, node.rotation, true),
         blend_rest(s, vec4<f32>(node.scale.xyz, 0.0), false),
     );
-    if (overrides) {
-        b = override_node(range, n, b);
-    }
+    b = override_node(range, first_override, n, b);
     return LocalPose(
         vec4<f32>(blend_finish(b.t, false).xyz, 0.0),
         blend_finish(b.r, true),
@@ -410,11 +414,13 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
     let count = min(range.y, MAX_ACTIONS);
     for (var k = 0u; k < mesh.target_count; k++) {
         var b = Scalar(0.0, 0.0, 0.0, false);
-        var overrides = false;
+        var first_override = count;
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
             let w = a.weight * mask_factor(a.mask, mesh.node);
-            overrides = overrides || a.blend == BLEND_OVERRIDE;
+            if (a.blend == BLEND_OVERRIDE) {
+                first_override = min(first_override, j);
+            }
             if (a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
                 continue;
             }
@@ -431,7 +437,7 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
             }
         }
         b = scalar_rest(b, default_weights[mesh.defaults_offset + k], false);
-        for (var j = 0u; overrides && j < count; j++) {
+        for (var j = first_override; j < count; j++) {
             let a = mix_actions[range.x + j];
             let w = a.weight * mask_factor(a.mask, mesh.node);
             if (a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
@@ -462,10 +468,12 @@ fn write_mixed_rotation_property(range: vec2<u32>, k: u32, out: u32) {
     let tgt = pointer_targets[k];
     let count = min(range.y, MAX_ACTIONS);
     var b = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
-    var overrides = false;
+    var first_override = count;
     for (var j = 0u; j < count; j++) {
         let a = mix_actions[range.x + j];
-        overrides = overrides || a.blend == BLEND_OVERRIDE;
+        if (a.blend == BLEND_OVERRIDE) {
+            first_override = min(first_override, j);
+        }
         let src = pointer_source(a, k);
         if (a.blend == BLEND_OVERRIDE || src < 0) {
             continue;
@@ -481,7 +489,7 @@ fn write_mixed_rotation_property(range: vec2<u32>, k: u32, out: u32) {
     let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
                          pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);
     b = blend_rest(b, rest, true);
-    for (var j = 0u; overrides && j < count; j++) {
+    for (var j = first_override; j < count; j++) {
         let a = mix_actions[range.x + j];
         let src = pointer_source(a, k);
         if (a.blend == BLEND_OVERRIDE && src >= 0) {
@@ -511,10 +519,12 @@ fn write_mixed_property(c: u32, k: u32) {
     let discrete = tgt.z == KIND_DISCRETE;
     for (var i = 0u; i < tgt.y; i++) {
         var b = Scalar(0.0, 0.0, 0.0, false);
-        var overrides = false;
+        var first_override = count;
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
-            overrides = overrides || a.blend == BLEND_OVERRIDE;
+            if (a.blend == BLEND_OVERRIDE) {
+                first_override = min(first_override, j);
+            }
             let src = pointer_source(a, k);
             if (a.blend == BLEND_OVERRIDE || src < 0) {
                 continue;
@@ -528,7 +538,7 @@ fn write_mixed_property(c: u32, k: u32) {
             }
         }
         b = scalar_rest(b, pointer_rest[tgt.w + i], discrete);
-        for (var j = 0u; overrides && j < count; j++) {
+        for (var j = first_override; j < count; j++) {
             let a = mix_actions[range.x + j];
             let src = pointer_source(a, k);
             if (a.blend == BLEND_OVERRIDE && src >= 0) {

@@ -334,7 +334,8 @@ pub(crate) struct NodeBlend {
 }
 
 /// WGSL `override_node` (rule 3 for node `n`): the override actions of the
-/// character's `range` (first action, count), in order, over `b`.
+/// character's `range` (first action, count) from its action `first` on,
+/// in order, over `b`.
 #[must_use]
 #[allow(
     clippy::neg_cmp_op_on_partial_ord,
@@ -345,12 +346,13 @@ pub(crate) fn override_node(
     mix: &MixTables<'_>,
     samples: &[f32],
     range: [u32; 2],
+    first: u32,
     n: u32,
     b: NodeBlend,
 ) -> NodeBlend {
     let mut out = b;
     let stride = tables.output_stride();
-    for k in 0..range[1].min(MAX_ACTIONS) {
+    for k in first..range[1].min(MAX_ACTIONS) {
         let a = mix.actions[(range[0] + k) as usize];
         let w = a.weight * mask_factor(tables, mix, a.mask, n);
         if a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
@@ -394,11 +396,14 @@ pub(crate) fn mixed_pose(
     let mut t = blend_start(Vec4::ZERO);
     let mut r = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
     let mut s = blend_start(Vec4::ZERO);
-    let mut overrides = false;
+    // The first override action (none: past the last action).
+    let mut first_override = MAX_ACTIONS;
     for k in 0..count.min(MAX_ACTIONS) {
         let a = mix.actions[(first + k) as usize];
         let w = a.weight * mask_factor(tables, mix, a.mask, n);
-        overrides = overrides || a.blend == BLEND_OVERRIDE;
+        if a.blend == BLEND_OVERRIDE {
+            first_override = first_override.min(k);
+        }
         if a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
             continue;
         }
@@ -459,9 +464,7 @@ pub(crate) fn mixed_pose(
         r: blend_rest(r, Vec4::from_array(node.rotation), true),
         s: blend_rest(s, rest_s, false),
     };
-    if overrides {
-        b = override_node(tables, mix, samples, [first, count], n, b);
-    }
+    b = override_node(tables, mix, samples, [first, count], first_override, n, b);
     let tr = blend_finish(b.t, false);
     let sc = blend_finish(b.s, false);
     GpuLocalPose {
@@ -492,11 +495,13 @@ pub(crate) fn write_mixed_morph_weights(
     let stride = tables.output_stride();
     for k in 0..mesh.target_count {
         let mut b = Scalar::default();
-        let mut overrides = false;
+        let mut first_override = count;
         for j in 0..count {
             let a = mix.actions[(first + j) as usize];
             let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
-            overrides = overrides || a.blend == BLEND_OVERRIDE;
+            if a.blend == BLEND_OVERRIDE {
+                first_override = first_override.min(j);
+            }
             if a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
                 continue;
             }
@@ -514,7 +519,7 @@ pub(crate) fn write_mixed_morph_weights(
         }
         let rest = tables.default_weights()[(mesh.defaults_offset + k) as usize];
         b = scalar_rest(b, rest, false);
-        for j in (0..count).take_while(|_| overrides) {
+        for j in first_override..count {
             let a = mix.actions[(first + j) as usize];
             let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
             if a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
@@ -560,10 +565,12 @@ pub(crate) fn write_mixed_rotation_property(
     let count = range[1].min(MAX_ACTIONS);
     let stride = tables.output_stride() as usize;
     let mut b = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
-    let mut overrides = false;
+    let mut first_override = count;
     for j in 0..count {
         let a = mix.actions[(range[0] + j) as usize];
-        overrides = overrides || a.blend == BLEND_OVERRIDE;
+        if a.blend == BLEND_OVERRIDE {
+            first_override = first_override.min(j);
+        }
         let src = pointer_source(tables, &a, k);
         if a.blend == BLEND_OVERRIDE || src < 0 {
             continue;
@@ -579,7 +586,7 @@ pub(crate) fn write_mixed_rotation_property(
     let rest_of = |i: u32| tables.pointer_rest()[(at + i) as usize];
     let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
     b = blend_rest(b, rest, true);
-    for j in (0..count).take_while(|_| overrides) {
+    for j in first_override..count {
         let a = mix.actions[(range[0] + j) as usize];
         let src = pointer_source(tables, &a, k);
         if a.blend == BLEND_OVERRIDE && src >= 0 {
@@ -615,10 +622,12 @@ pub(crate) fn write_mixed_property(
     let discrete = kind == ValueKind::Discrete as u32;
     for i in 0..width {
         let mut b = Scalar::default();
-        let mut overrides = false;
+        let mut first_override = count;
         for j in 0..count {
             let a = mix.actions[(range[0] + j) as usize];
-            overrides = overrides || a.blend == BLEND_OVERRIDE;
+            if a.blend == BLEND_OVERRIDE {
+                first_override = first_override.min(j);
+            }
             let src = pointer_source(tables, &a, k);
             if a.blend == BLEND_OVERRIDE || src < 0 {
                 continue;
@@ -632,7 +641,7 @@ pub(crate) fn write_mixed_property(
             }
         }
         b = scalar_rest(b, tables.pointer_rest()[(at + i) as usize], discrete);
-        for j in (0..count).take_while(|_| overrides) {
+        for j in first_override..count {
             let a = mix.actions[(range[0] + j) as usize];
             let src = pointer_source(tables, &a, k);
             if a.blend == BLEND_OVERRIDE && src >= 0 {
