@@ -195,12 +195,6 @@ impl Clips {
         }
     }
 
-    /// The name of clip `index`.
-    #[must_use]
-    pub fn name(&self, index: u32) -> Option<&str> {
-        self.names.get(index as usize).map(|n| &**n)
-    }
-
     /// Clips in the library.
     #[must_use]
     pub fn len(&self) -> usize {

@@ -95,27 +95,28 @@ impl Player {
 
     /// The current action: the base action started last (by
     /// [`play`](Self::play), [`crossfade`](Self::crossfade) or
-    /// [`fade_in`](Self::fade_in)), the one a crossfade goes to.
-    #[must_use]
-    pub fn current_action(&self) -> Option<ActionState> {
+    /// [`fade_in`](Self::fade_in)), the one a crossfade goes to; the
+    /// last base action of [`actions`](Self::actions).
+    fn current_state(&self) -> Option<ActionState> {
         self.playing
             .iter()
             .rfind(|p| p.layer.is_none())
             .map(|p| self.state(p))
     }
 
-    /// The current action's clip and clip time, if any
-    /// ([`current_action`](Self::current_action)).
+    /// The current action's clip and clip time, if any: the base action
+    /// started last (by [`play`](Self::play), [`crossfade`](Self::crossfade)
+    /// or [`fade_in`](Self::fade_in)), the one a crossfade goes to.
     #[must_use]
     pub fn current(&self) -> Option<(ClipHandle, f64)> {
-        self.current_action().map(|a| (a.clip, a.time))
+        self.current_state().map(|a| (a.clip, a.time))
     }
 
     /// The loop ends (repeat) or turns (ping-pong) the current action
     /// crossed since it started; 0 with none.
     #[must_use]
     pub fn loops(&self) -> u64 {
-        self.current_action().map_or(0, |a| a.loops)
+        self.current_state().map_or(0, |a| a.loops)
     }
 
     /// Whether the current action reached the end it moves towards,
@@ -123,7 +124,7 @@ impl Player {
     /// [repetition](Self::set_repetitions).
     #[must_use]
     pub fn finished(&self) -> bool {
-        self.current_action().is_some_and(|a| a.finished)
+        self.current_state().is_some_and(|a| a.finished)
     }
 
     /// Whether the player is paused.
