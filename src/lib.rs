@@ -68,9 +68,9 @@
 //!
 //! [`Animator::with_mixer`] gives each character an ordered list of
 //! [`Action`]s per frame instead of one clip: a clip, a time, a weight,
-//! optionally a [`Mask`] (a factor per node; [`Mask::inverted`] for the
-//! base under an override layer) and optionally additive with a reference
-//! time. [`Animator::set_actions`] takes one flat table and a count per
+//! optionally a [`Mask`] (a factor per node), and normal, additive with a
+//! reference time, or override (it replaces the pose under it on its
+//! mask's nodes). [`Animator::set_actions`] takes one flat table and a count per
 //! character; the mixer blends per node on the GPU by the rules of
 //! three.js's `AnimationMixer` (`docs/USAGE.md`, "Blending"), and the
 //! hierarchy and joint stages read the blended pose. Its CPU twin is

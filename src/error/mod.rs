@@ -450,3 +450,15 @@ pub(crate) fn index_u32(n: usize, what: &'static str) -> Result<u32> {
         limit: u64::from(u32::MAX),
     })
 }
+
+/// `n` followed by `noun`, in the plural unless `n` is 1 ("1 clip",
+/// "3 clips"): messages agree in number. `noun` takes an `s` in the
+/// plural (every noun the messages count does).
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
