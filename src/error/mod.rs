@@ -204,7 +204,7 @@ pub enum Error {
     /// the model was added for, counting the characters that hold its
     /// slots (`Crowd::add_character`); or
     /// a character is added to a full model.
-    #[error("{} of model {model} ({name:?}) requested, but it was added for at most {capacity}", count(*.requested, what))]
+    #[error("{} of model {model} ({name:?}) requested, but it was added for at most {capacity}", count(*.requested as u64, what))]
     ModelFull {
         /// The model's index in the crowd.
         model: usize,
@@ -429,15 +429,6 @@ impl From<FitError> for Error {
 /// `" N"` for the index of a frame's entry, nothing outside a frame.
 fn at(entry: Option<usize>) -> String {
     entry.map(|e| format!(" {e}")).unwrap_or_default()
-}
-
-/// `"1 character"`, `"2 characters"`: `n` of `what`, agreeing in number.
-fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
 }
 
 /// `n` as a `u32` index, or [`Error::LimitExceeded`] naming `what` (`n`
