@@ -17,6 +17,7 @@
 // The per-stage twins, function by function: implementation, reached by
 // the crate's tests and (through `internals`) its tools.
 pub(crate) mod mix;
+pub(crate) mod playback;
 pub(crate) mod pose;
 pub(crate) mod quat;
 pub(crate) mod sample;

@@ -11,12 +11,14 @@
 
 mod compressed;
 pub(crate) mod mix;
+mod playback;
 mod rig;
 mod sample;
 mod shaders;
 
 pub(crate) use compressed::*;
 pub use mix::*;
+pub(crate) use playback::*;
 pub use rig::*;
 pub use sample::*;
 pub use shaders::*;

@@ -3,12 +3,16 @@
 
 use std::sync::Arc;
 
-use super::clock::{crossings, Step};
 use super::player::Player;
 use super::root::Blend;
 use super::{Event, Frame, MAX_EVENTS_PER_STEP};
+use crate::cpu::playback::clock::{
+    crossings, duration_ticks, join, seconds, slot_time, ticks, Step,
+};
+use crate::cpu::playback::{clip_ticks, finish_character, step_slot};
 use crate::error::Result;
-use crate::model::mix::Action;
+use crate::layout::{NO_MASK, SLOT_ADDITIVE, SLOT_OVERRIDES, WRAP_BITS};
+use crate::model::mix::{Action, MaskId};
 use crate::model::track::WrapMode;
 
 impl Player {
@@ -25,92 +29,76 @@ impl Player {
         self.check_number("advance", "dt", dt, true)?;
         // A step past f64's range (a huge dt times a huge speed) moves no
         // playhead anywhere meaningful: refused before anything moves.
-        for p in &self.playing {
-            self.check_number("advance", "dt * speed", dt * self.speed * p.speed, false)?;
+        let speed = self.speed();
+        for p in self.playing() {
+            let own = f64::from_bits(join(p.speed_lo, p.speed_hi));
+            self.check_number("advance", "dt * speed", dt * speed * own, false)?;
         }
         self.frame.events.clear();
         self.override_motion.clear();
+        let dt = ticks(dt).unsigned_abs();
         let mut blend = Blend::new();
-        for i in 0..self.playing.len() {
-            let (step, duration) = self.step_action(i, dt);
-            self.add_root_motion(i, &step, duration, &mut blend);
+        for i in 0..self.playing().len() {
+            let d = clip_ticks(self.clips.table(), self.slots[i].clip);
+            let step = step_slot(&self.state, &mut self.slots[i], dt, d);
+            self.add_root_motion(i, &step, &mut blend);
             if step.start != step.end {
-                self.push_marker_events(i, &step, duration);
+                self.push_marker_events(i, &step, d);
             }
         }
         for &(m, w, animates) in &self.override_motion {
             blend.overridden(m, w, animates);
         }
         // Fades that reached 0 end their action; others keep their weight.
-        self.playing.retain(|p| match p.fade {
-            Some(f) if f.elapsed >= f.duration => f.to > 0.0,
-            _ => true,
-        });
-        for p in &mut self.playing {
-            if p.fade.is_some_and(|f| f.elapsed >= f.duration) {
-                p.fade = None;
-            }
-        }
+        finish_character(&mut self.state, &mut self.slots);
         self.frame.root_motion = blend.finish();
         self.frame.actions.clear();
+        let count = self.state.count as usize;
         self.frame
             .actions
-            .extend(self.playing.iter().map(|p| Action {
-                clip: p.clip,
-                time: p.clock.time,
-                wrap: WrapMode::Clamp,
-                weight: p.weight,
-                mask: p.mask,
-                reference_time: p.reference_time,
-                overrides: p.overrides,
+            .extend(self.slots[..count].iter().map(|p| {
+                Action {
+                    clip: p.clip,
+                    time: seconds(slot_time(p)),
+                    wrap: WrapMode::Clamp,
+                    weight: p.weight,
+                    mask: (p.mask != NO_MASK).then(|| MaskId::new(p.mask)),
+                    reference_time: (p.flags & SLOT_ADDITIVE != 0)
+                        .then(|| f64::from_bits(join(p.reference_lo, p.reference_hi))),
+                    overrides: p.flags & SLOT_OVERRIDES != 0,
+                }
             }));
         Ok(&self.frame)
-    }
-
-    /// Moves action `i`'s playhead and fade by one step of `dt` (none
-    /// when paused), counting its loops and noting when it finishes;
-    /// returns the step and the clip's duration.
-    fn step_action(&mut self, i: usize, dt: f64) -> (Step, f64) {
-        let moving = !self.paused;
-        let speed = self.speed;
-        let clips = Arc::clone(&self.clips);
-        let p = &mut self.playing[i];
-        let d = clips.duration(p.clip).unwrap_or(0.0);
-        let delta = if moving { dt * speed * p.speed } else { 0.0 };
-        let step = p.clock.step_limited(delta, d, p.wrap, p.repetitions);
-        if moving {
-            if let Some(f) = &mut p.fade {
-                f.elapsed += dt;
-                p.weight = f.weight();
-            }
-        }
-        p.loops = p.loops.saturating_add(step.folds);
-        if step.reached_end {
-            p.finished = true;
-        }
-        (step, d)
     }
 
     /// Adds action `i`'s root motion over `step` to the frame's blend (an
     /// override action's waits for the normal ones in `override_motion`;
     /// an additive action moves no root). An action that stands still
     /// still takes its weight's part of the blend, with no motion.
-    fn add_root_motion(&mut self, i: usize, step: &Step, duration: f64, blend: &mut Blend) {
+    fn add_root_motion(&mut self, i: usize, step: &Step, blend: &mut Blend) {
         let Some(root) = &self.clips.root else {
             return;
         };
-        let p = &self.playing[i];
-        if p.reference_time.is_some() {
+        let p = &self.slots[i];
+        if p.flags & SLOT_ADDITIVE != 0 {
             return;
         }
         // The mixer's weight of the action at the root.
-        let w = p.weight * root.mask_factor(p.mask);
+        let mask = (p.mask != NO_MASK).then(|| MaskId::new(p.mask));
+        let w = p.weight * root.mask_factor(mask);
         if w.is_nan() || w <= 0.0 {
             return;
         }
-        let m = root.motion(p.clip, duration, p.wrap, step, &mut self.scratch);
+        let duration = self.clips.duration(p.clip).unwrap_or(0.0);
+        let m = root.motion(
+            p.clip,
+            duration,
+            p.flags & WRAP_BITS,
+            step,
+            &mut self.scratch,
+        );
         let animates = root.animates(p.clip);
-        if p.overrides {
+        if p.flags & SLOT_OVERRIDES != 0 {
             self.override_motion.push((m, w, animates));
         } else {
             blend.add(m, w, animates);
@@ -121,8 +109,8 @@ impl Player {
     /// clip `duration` seconds long) as events, in playhead order, at most
     /// [`MAX_EVENTS_PER_STEP`]; allocates nothing once its buffers have
     /// grown.
-    fn push_marker_events(&mut self, i: usize, step: &Step, duration: f64) {
-        let Some(p) = self.playing.get(i) else {
+    fn push_marker_events(&mut self, i: usize, step: &Step, d: u64) {
+        let Some(p) = self.playing().get(i).copied() else {
             return;
         };
         let markers = self.clips.markers(p.clip);
@@ -132,9 +120,9 @@ impl Player {
             let before = self.positions.len();
             crossings(
                 step,
-                marker.time,
-                duration,
-                p.wrap,
+                duration_ticks(marker.time),
+                d,
+                p.flags & WRAP_BITS,
                 MAX_EVENTS_PER_STEP,
                 &mut self.positions,
             );
@@ -146,7 +134,7 @@ impl Player {
         // allocated.
         let forward = step.end > step.start;
         self.hits.sort_unstable_by(|a, b| {
-            let order = a.0.total_cmp(&b.0);
+            let order = a.0.cmp(&b.0);
             let order = if forward { order } else { order.reverse() };
             order.then(a.1.cmp(&b.1))
         });

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::root::RootTracks;
+use crate::cpu::playback::clock::{duration_ticks, split};
 use crate::error::{PlaybackError, Result};
+use crate::layout::GpuPlaybackClip;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::Mask;
 use crate::model::track::Marker;
@@ -65,6 +67,9 @@ pub struct Clips {
     names: Vec<Arc<str>>,
     durations: Vec<f64>,
     markers: Vec<Vec<Marker>>,
+    /// Per clip, its duration in ticks and in seconds, as the playback
+    /// pass reads it.
+    table: Vec<GpuPlaybackClip>,
     pub(super) root: Option<RootTracks>,
 }
 
@@ -86,6 +91,19 @@ impl Clips {
                 .map(|c| c.name.as_str().into())
                 .collect(),
             markers: library.clips().iter().map(|c| c.markers.clone()).collect(),
+            table: library
+                .clips()
+                .iter()
+                .map(|c| {
+                    let (ticks_lo, ticks_hi) = split(duration_ticks(f64::from(c.duration())));
+                    GpuPlaybackClip {
+                        ticks_lo,
+                        ticks_hi,
+                        duration: c.duration(),
+                        _pad0: 0,
+                    }
+                })
+                .collect(),
             durations,
             root: None,
         }
@@ -211,6 +229,12 @@ impl Clips {
     #[must_use]
     pub fn duration(&self, index: u32) -> Option<f64> {
         self.durations.get(index as usize).copied()
+    }
+
+    /// Every clip's duration in ticks and seconds, as the playback pass
+    /// reads them.
+    pub(crate) fn table(&self) -> &[GpuPlaybackClip] {
+        &self.table
     }
 
     /// The markers of clip `index`, by time.

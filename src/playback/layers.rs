@@ -2,9 +2,9 @@
 //! weight, mask, blend (mixed in, additive or override), wrap and speed.
 
 use super::clips::ClipHandle;
-use super::clock::Clock;
-use super::player::{Fade, Layer, LayerId, Player, Playing};
+use super::player::{Layer, LayerId, Player};
 use crate::error::{PlaybackError, Result};
+use crate::layout::{GpuPlaybackCommand, SLOT_LAYER};
 
 impl Player {
     /// Checks a layer's numbers and blend for `command`.
@@ -24,19 +24,20 @@ impl Player {
         Ok(())
     }
 
-    /// The position of layer `layer` in the table.
-    fn layer_at(&self, command: &'static str, layer: LayerId) -> Result<usize> {
-        self.playing
+    /// Layer `layer`'s number, if it is a layer this player has.
+    fn layer_of(&self, command: &'static str, layer: LayerId) -> Result<u32> {
+        let has = self.slots[..self.state.count as usize]
             .iter()
-            .position(|p| layer.player == self.id && p.layer == Some(layer.index))
-            .ok_or_else(|| {
-                PlaybackError::UnknownLayer {
-                    character: self.character,
-                    command,
-                    layer: layer.index,
-                }
-                .into()
-            })
+            .any(|s| s.flags & SLOT_LAYER != 0 && s.layer == layer.index);
+        if layer.player == self.id && has {
+            return Ok(layer.index);
+        }
+        Err(PlaybackError::UnknownLayer {
+            character: self.character,
+            command,
+            layer: layer.index,
+        }
+        .into())
     }
 
     /// Adds a layer playing `clip` from its start over the base; returns
@@ -53,26 +54,10 @@ impl Player {
     pub fn add_layer(&mut self, clip: ClipHandle, layer: Layer) -> Result<LayerId> {
         let clip = self.own("add_layer", clip)?;
         self.check_layer("add_layer", &layer)?;
-        if self.playing.len() >= self.max_actions as usize {
-            return Err(self.too_many("add_layer").into());
-        }
         let index = self.next_layer;
+        let cmd = GpuPlaybackCommand::layer(0, clip, index, true, &layer.settings());
+        self.apply("add_layer", &cmd)?;
         self.next_layer += 1;
-        self.playing.push(Playing {
-            clip,
-            clock: Clock::at(0.0, 0.0, layer.wrap),
-            wrap: layer.wrap,
-            weight: layer.weight,
-            fade: None,
-            layer: Some(index),
-            mask: layer.mask,
-            reference_time: layer.additive,
-            overrides: layer.overrides,
-            speed: layer.speed,
-            repetitions: layer.repetitions,
-            loops: 0,
-            finished: false,
-        });
         Ok(LayerId {
             player: self.id,
             index,
@@ -87,21 +72,11 @@ impl Player {
     /// [`PlaybackError::UnknownLayer`] and those of
     /// [`add_layer`](Self::add_layer) for the numbers and blend.
     pub fn set_layer(&mut self, layer: LayerId, with: Layer) -> Result<()> {
-        let i = self.layer_at("set_layer", layer)?;
+        let index = self.layer_of("set_layer", layer)?;
         self.check_layer("set_layer", &with)?;
-        let p = &mut self.playing[i];
-        if p.wrap != with.wrap {
-            p.finished = false;
-        }
-        p.weight = with.weight;
-        p.fade = None;
-        p.mask = with.mask;
-        p.reference_time = with.additive;
-        p.overrides = with.overrides;
-        p.wrap = with.wrap;
-        p.speed = with.speed;
-        p.repetitions = with.repetitions;
-        Ok(())
+        // The clip is the layer's own: the command leaves it.
+        let cmd = GpuPlaybackCommand::layer(0, 0, index, false, &with.settings());
+        self.apply("set_layer", &cmd)
     }
 
     /// Ramps layer `layer`'s weight to `weight` over `duration` seconds
@@ -111,24 +86,11 @@ impl Player {
     /// [`PlaybackError::UnknownLayer`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::BadNumber`].
     pub fn fade_layer(&mut self, layer: LayerId, weight: f32, duration: f64) -> Result<()> {
-        if !(duration.is_finite() && duration > 0.0) {
-            return Err(PlaybackError::BadDuration {
-                character: self.character,
-                command: "fade_layer",
-                duration,
-            }
-            .into());
-        }
+        self.check_duration("fade_layer", duration)?;
         self.check_number("fade_layer", "weight", f64::from(weight), true)?;
-        let i = self.layer_at("fade_layer", layer)?;
-        let p = &mut self.playing[i];
-        p.fade = Some(Fade {
-            from: p.weight,
-            to: weight,
-            elapsed: 0.0,
-            duration,
-        });
-        Ok(())
+        let index = self.layer_of("fade_layer", layer)?;
+        let cmd = GpuPlaybackCommand::fade_layer(0, index, weight, duration);
+        self.apply("fade_layer", &cmd)
     }
 
     /// Removes layer `layer` at once.
@@ -136,8 +98,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::UnknownLayer`].
     pub fn remove_layer(&mut self, layer: LayerId) -> Result<()> {
-        let i = self.layer_at("remove_layer", layer)?;
-        self.playing.remove(i);
-        Ok(())
+        let index = self.layer_of("remove_layer", layer)?;
+        self.apply("remove_layer", &GpuPlaybackCommand::remove_layer(0, index))
     }
 }

@@ -77,7 +77,6 @@
 
 mod advance;
 mod clips;
-pub(crate) mod clock;
 mod ground;
 mod layers;
 mod player;

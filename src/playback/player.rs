@@ -1,69 +1,28 @@
 //! [`Player`]: one character's actions (clip, playhead, speed, wrap,
-//! weight and fade, layers) and the commands that change them. Stepping
-//! and reporting a frame is in `advance.rs`, reading the state back in
-//! `state.rs`.
+//! weight and fade, layers) and the commands that change them. Its state
+//! is the playback pass's records (`crate::layout::GpuCharacter`,
+//! `GpuActionSlot`), changed by the same commands and stepped by the same
+//! functions (`cpu::playback`), so a player is the CPU twin of a
+//! character played on the GPU. Stepping and reporting a frame is in
+//! `advance.rs`, reading the state back in `state.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::clips::{ClipHandle, Clips};
-use super::clock::Clock;
 use super::root::{RootMotion, Scratch};
 use super::Frame;
+use crate::cpu::playback::commands::{apply_command, new_character, LayerSettings, Playback};
 use crate::error::{PlaybackError, Result};
+use crate::layout::{
+    GpuActionSlot, GpuCharacter, GpuPlaybackCommand, APPLIED, KEPT_WORDS, REFUSED_FULL,
+};
 use crate::model::mix::MaskId;
 use crate::model::track::WrapMode;
 
 /// Tells players apart in their [`LayerId`]s (a player's clones keep its
 /// number).
 static NEXT_PLAYER: AtomicU64 = AtomicU64::new(1);
-
-/// A weight ramp: from `from` to `to` over `duration` seconds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Fade {
-    pub(super) from: f32,
-    pub(super) to: f32,
-    pub(super) elapsed: f64,
-    pub(super) duration: f64,
-}
-
-impl Fade {
-    pub(super) fn weight(&self) -> f32 {
-        let f = (self.elapsed / self.duration).clamp(0.0, 1.0) as f32;
-        self.from + (self.to - self.from) * f
-    }
-}
-
-/// One action of a player: a clip's playhead, its weight and fade, its
-/// own wrap, repetitions and counts, and for a layer its mask and blend.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Playing {
-    pub(super) clip: u32,
-    pub(super) clock: Clock,
-    pub(super) wrap: WrapMode,
-    pub(super) weight: f32,
-    pub(super) fade: Option<Fade>,
-    /// The layer it is (its index; `None`: a base action).
-    pub(super) layer: Option<u32>,
-    pub(super) mask: Option<MaskId>,
-    pub(super) reference_time: Option<f64>,
-    pub(super) overrides: bool,
-    /// Its own time scale (layers), times the player's speed.
-    pub(super) speed: f64,
-    /// Passes it plays before it stops (`None`: no limit).
-    pub(super) repetitions: Option<u64>,
-    /// Loop ends (repeat) or turns (ping-pong) crossed since it started.
-    pub(super) loops: u64,
-    /// It reached the end it moves towards (clamp) or its last repetition.
-    pub(super) finished: bool,
-}
-
-impl Playing {
-    /// Where its weight is heading: its fade's end, or its weight.
-    pub(super) fn target(&self) -> f32 {
-        self.fade.map_or(self.weight, |f| f.to)
-    }
-}
 
 /// How a layer plays over the base actions: its weight, mask, blend
 /// (mixed in, additive or override), wrap, speed and repetitions.
@@ -127,22 +86,21 @@ pub struct Player {
     pub(super) clips: Arc<Clips>,
     pub(super) id: u64,
     pub(super) character: u32,
-    pub(super) playing: Vec<Playing>,
+    /// The character's record: speed, pause, the wrap and repetitions of
+    /// clips without their own, the actions in use and the table's size.
+    pub(super) state: GpuCharacter,
+    /// The actions: `state.count` in use, the base actions (the oldest
+    /// first), then the layers in the order they were added.
+    pub(super) slots: Vec<GpuActionSlot>,
+    /// Per clip, the wrap and repetitions it keeps once it has played or
+    /// been given them (`KEPT_WORDS` each).
+    pub(super) kept: Vec<u32>,
     pub(super) next_layer: u32,
-    pub(super) speed: f64,
-    pub(super) paused: bool,
-    /// The wrap and repetitions of clips that have none of their own yet.
-    pub(super) wrap: WrapMode,
-    pub(super) repetitions: Option<u64>,
-    /// Per clip: the wrap and repetitions it keeps, once it has played or
-    /// been given them.
-    pub(super) kept: Vec<Option<(WrapMode, Option<u64>)>>,
-    pub(super) max_actions: u32,
     pub(super) frame: Frame,
     pub(super) scratch: Scratch,
-    /// Marker crossings of one step: (playhead position, marker).
-    pub(super) hits: Vec<(f64, usize)>,
-    pub(super) positions: Vec<f64>,
+    /// Marker crossings of one step: (playhead position in ticks, marker).
+    pub(super) hits: Vec<(i128, usize)>,
+    pub(super) positions: Vec<i128>,
     /// The override actions' root motions of one step, applied after the
     /// normal ones: (motion, weight at the root, tracks it has).
     pub(super) override_motion: Vec<(RootMotion, f32, (bool, bool))>,
@@ -154,18 +112,15 @@ impl Player {
     /// until they have their own.
     #[must_use]
     pub fn new(clips: &Arc<Clips>) -> Player {
+        let max = crate::MAX_ACTIONS;
         Player {
             clips: Arc::clone(clips),
             id: NEXT_PLAYER.fetch_add(1, Ordering::Relaxed),
             character: 0,
-            playing: Vec::new(),
+            state: new_character(max),
+            slots: vec![bytemuck::Zeroable::zeroed(); max as usize],
+            kept: vec![0; clips.len() * KEPT_WORDS as usize],
             next_layer: 0,
-            speed: 1.0,
-            paused: false,
-            wrap: WrapMode::Repeat,
-            repetitions: None,
-            kept: vec![None; clips.len()],
-            max_actions: crate::MAX_ACTIONS,
             frame: Frame::default(),
             scratch: Scratch::default(),
             hits: Vec::new(),
@@ -190,11 +145,12 @@ impl Player {
     /// that the base's weights head where they headed. Applies to the
     /// actions added after it.
     #[must_use]
-    pub fn with_max_actions(self, max: u32) -> Player {
-        Player {
-            max_actions: max.max(1),
-            ..self
-        }
+    pub fn with_max_actions(mut self, max: u32) -> Player {
+        let max = max.max(1);
+        self.state.max_actions = max;
+        let slots = (max as usize).max(self.state.count as usize);
+        self.slots.resize(slots, bytemuck::Zeroable::zeroed());
+        self
     }
 
     /// The clips it plays.
@@ -229,36 +185,11 @@ impl Player {
         })
     }
 
-    /// Drops the lightest base actions (the oldest of equals) until one
-    /// more action fits in the table; returns their weights' sum.
-    /// Refused, with nothing dropped, when the layers leave no room.
-    fn make_room(&mut self, command: &'static str) -> std::result::Result<f32, PlaybackError> {
-        let excess = (self.playing.len() + 1).saturating_sub(self.max_actions as usize);
-        let base = self.playing.iter().filter(|p| p.layer.is_none()).count();
-        if excess > base {
-            return Err(self.too_many(command));
-        }
-        let mut freed = 0.0;
-        for _ in 0..excess {
-            let lightest = self
-                .playing
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.layer.is_none())
-                .min_by(|a, b| a.1.weight.total_cmp(&b.1.weight))
-                .map(|(i, _)| i);
-            if let Some(i) = lightest {
-                freed += self.playing.remove(i).weight;
-            }
-        }
-        Ok(freed)
-    }
-
     pub(super) fn too_many(&self, command: &'static str) -> PlaybackError {
         PlaybackError::TooManyActions {
             character: self.character,
             command,
-            max: self.max_actions,
+            max: self.state.max_actions,
         }
     }
 
@@ -281,7 +212,7 @@ impl Player {
         })
     }
 
-    fn check_duration(
+    pub(super) fn check_duration(
         &self,
         command: &'static str,
         d: f64,
@@ -296,49 +227,30 @@ impl Player {
         })
     }
 
-    /// The wrap and repetitions clip `clip` plays with: its own, or (the
-    /// first time) the player's, which it keeps from then on.
-    fn settings(&mut self, clip: u32) -> (WrapMode, Option<u64>) {
-        let default = (self.wrap, self.repetitions);
-        match self.kept.get_mut(clip as usize) {
-            Some(kept) => *kept.get_or_insert(default),
-            None => default,
+    /// The player's records as a command sees them.
+    fn playback(&mut self) -> Playback<'_> {
+        Playback {
+            character: &mut self.state,
+            slots: &mut self.slots,
+            kept: &mut self.kept,
+            clips: self.clips.table(),
         }
     }
 
-    /// A base action of `clip` from its start, with its clip's settings.
-    fn base_action(&mut self, clip: u32, weight: f32, fade: Option<Fade>) -> Playing {
-        let (wrap, repetitions) = self.settings(clip);
-        Playing {
-            clip,
-            clock: Clock::at(0.0, 0.0, wrap),
-            wrap,
-            weight,
-            fade,
-            layer: None,
-            mask: None,
-            reference_time: None,
-            overrides: false,
-            speed: 1.0,
-            repetitions,
-            loops: 0,
-            finished: false,
+    /// Applies a checked command (`cpu::playback`, as the GPU pass does);
+    /// what it refuses (a full table, a layer gone) is an error naming
+    /// `command`, with nothing changed.
+    pub(crate) fn apply(&mut self, command: &'static str, cmd: &GpuPlaybackCommand) -> Result<()> {
+        match apply_command(&mut self.playback(), cmd) {
+            APPLIED => Ok(()),
+            REFUSED_FULL => Err(self.too_many(command).into()),
+            _ => Err(PlaybackError::UnknownLayer {
+                character: self.character,
+                command,
+                layer: cmd.layer,
+            }
+            .into()),
         }
-    }
-
-    /// Adds `action` as the last base action, before the layers.
-    fn insert_base(&mut self, action: Playing) {
-        let at = self
-            .playing
-            .iter()
-            .take_while(|p| p.layer.is_none())
-            .count();
-        self.playing.insert(at, action);
-    }
-
-    /// The current action: the base action started last.
-    pub(super) fn current_mut(&mut self) -> Option<&mut Playing> {
-        self.playing.iter_mut().rfind(|p| p.layer.is_none())
     }
 
     /// Plays `clip` from its start at weight 1, alone in the base (the
@@ -350,14 +262,7 @@ impl Player {
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn play(&mut self, clip: ClipHandle) -> Result<()> {
         let clip = self.own("play", clip)?;
-        let layers = self.playing.iter().filter(|p| p.layer.is_some()).count();
-        if layers >= self.max_actions as usize {
-            return Err(self.too_many("play").into());
-        }
-        self.playing.retain(|p| p.layer.is_some());
-        let action = self.base_action(clip, 1.0, None);
-        self.playing.insert(0, action);
-        Ok(())
+        self.apply("play", &GpuPlaybackCommand::play(0, clip))
     }
 
     /// Crossfades the base to `to` over `duration` seconds: every base
@@ -378,7 +283,10 @@ impl Player {
     /// [`PlaybackError::ClipOfOtherLibrary`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
     pub fn crossfade(&mut self, to: ClipHandle, duration: f64) -> Result<()> {
-        self.crossfade_from("crossfade", to, duration)
+        let to = self.own("crossfade", to)?;
+        self.check_duration("crossfade", duration)?;
+        let cmd = GpuPlaybackCommand::crossfade(0, to, duration, None);
+        self.apply("crossfade", &cmd)
     }
 
     /// As [`crossfade`](Self::crossfade), with `to`'s playhead moved to
@@ -393,71 +301,10 @@ impl Player {
     /// [`PlaybackError::BadNumber`] for a `time` that is NaN or infinite.
     pub fn crossfade_at(&mut self, to: ClipHandle, duration: f64, time: f64) -> Result<()> {
         self.check_number("crossfade_at", "time", time, false)?;
-        self.crossfade_from("crossfade_at", to, duration)?;
-        let clips = Arc::clone(&self.clips);
-        if let Some(p) = self.current_mut() {
-            let d = clips.duration(p.clip).unwrap_or(0.0);
-            p.clock = Clock::at(time, d, p.wrap);
-            p.finished = false;
-        }
-        Ok(())
-    }
-
-    /// [`crossfade`](Self::crossfade), its errors naming `command`.
-    fn crossfade_from(
-        &mut self,
-        command: &'static str,
-        to: ClipHandle,
-        duration: f64,
-    ) -> Result<()> {
-        let to = self.own(command, to)?;
-        self.check_duration(command, duration)?;
-        // Where the base is heading, before anything is dropped: an
-        // action dropped for room hands its part to the incoming one.
-        let heading: f32 = self
-            .playing
-            .iter()
-            .filter(|p| p.layer.is_none())
-            .map(Playing::target)
-            .sum();
-        let target = if heading > 0.0 { heading } else { 1.0 };
-        let existing = self
-            .playing
-            .iter()
-            .position(|p| p.layer.is_none() && p.clip == to);
-        let incoming = match existing {
-            Some(i) => self.playing.remove(i),
-            None => {
-                let freed = self.make_room(command)?;
-                self.base_action(to, freed, None)
-            }
-        };
-        self.fade_base_out(None, duration);
-        let fade = Fade {
-            from: incoming.weight,
-            to: target,
-            elapsed: 0.0,
-            duration,
-        };
-        self.insert_base(Playing {
-            fade: Some(fade),
-            ..incoming
-        });
-        Ok(())
-    }
-
-    /// Ramps the base actions of clip `clip` (all of them: `None`) from
-    /// their weights to 0 over `duration`.
-    fn fade_base_out(&mut self, clip: Option<u32>, duration: f64) {
-        let fading = |p: &&mut Playing| p.layer.is_none() && clip.is_none_or(|c| c == p.clip);
-        for p in self.playing.iter_mut().filter(fading) {
-            p.fade = Some(Fade {
-                from: p.weight,
-                to: 0.0,
-                elapsed: 0.0,
-                duration,
-            });
-        }
+        let to = self.own("crossfade_at", to)?;
+        self.check_duration("crossfade_at", duration)?;
+        let cmd = GpuPlaybackCommand::crossfade(0, to, duration, Some(time));
+        self.apply("crossfade_at", &cmd)
     }
 
     /// Adds `clip` to the base, from its start, ramping from weight 0 to
@@ -472,16 +319,10 @@ impl Player {
     pub fn fade_in(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
         let clip = self.own("fade_in", clip)?;
         self.check_duration("fade_in", duration)?;
-        self.make_room("fade_in")?;
-        let fade = Fade {
-            from: 0.0,
-            to: 1.0,
-            elapsed: 0.0,
-            duration,
-        };
-        let action = self.base_action(clip, 0.0, Some(fade));
-        self.insert_base(action);
-        Ok(())
+        self.apply(
+            "fade_in",
+            &GpuPlaybackCommand::fade(0, clip, duration, false),
+        )
     }
 
     /// Ramps the base action of `clip` from its current weight to 0 over
@@ -493,8 +334,10 @@ impl Player {
     pub fn fade_out(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
         let clip = self.own("fade_out", clip)?;
         self.check_duration("fade_out", duration)?;
-        self.fade_base_out(Some(clip), duration);
-        Ok(())
+        self.apply(
+            "fade_out",
+            &GpuPlaybackCommand::fade(0, clip, duration, true),
+        )
     }
 
     /// Sets the speed every playhead moves at (negative plays backwards,
@@ -504,8 +347,7 @@ impl Player {
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
     pub fn set_speed(&mut self, speed: f64) -> Result<()> {
         self.check_number("speed", "speed", speed, false)?;
-        self.speed = speed;
-        Ok(())
+        self.apply("speed", &GpuPlaybackCommand::speed(0, speed))
     }
 
     /// Sets the wrap of the current action ([`current`](Self::current)),
@@ -513,17 +355,8 @@ impl Player {
     /// outgoing one too, keep theirs. With no base action playing, sets
     /// the wrap that clips without one of their own start with.
     pub fn set_wrap(&mut self, wrap: WrapMode) {
-        let Some(p) = self.current_mut() else {
-            self.wrap = wrap;
-            return;
-        };
-        p.wrap = wrap;
-        p.finished = false;
-        let clip = p.clip;
-        if let Some(kept) = self.kept.get_mut(clip as usize) {
-            let repetitions = kept.map_or(self.repetitions, |k| k.1);
-            *kept = Some((wrap, repetitions));
-        }
+        // Never refused.
+        let _ = self.apply("set_wrap", &GpuPlaybackCommand::wrap(0, None, wrap));
     }
 
     /// Sets the wrap of `clip`, which it keeps from now on: every action
@@ -533,15 +366,8 @@ impl Player {
     /// [`PlaybackError::ClipOfOtherLibrary`].
     pub fn set_clip_wrap(&mut self, clip: ClipHandle, wrap: WrapMode) -> Result<()> {
         let clip = self.own("set_clip_wrap", clip)?;
-        for p in self.playing.iter_mut().filter(|p| p.clip == clip) {
-            p.wrap = wrap;
-            p.finished = false;
-        }
-        if let Some(kept) = self.kept.get_mut(clip as usize) {
-            let repetitions = kept.map_or(self.repetitions, |k| k.1);
-            *kept = Some((wrap, repetitions));
-        }
-        Ok(())
+        let cmd = GpuPlaybackCommand::wrap(0, Some(clip), wrap);
+        self.apply("set_clip_wrap", &cmd)
     }
 
     /// Sets how many passes the current action ([`current`](Self::current))
@@ -558,16 +384,9 @@ impl Player {
     /// left stops where it stands, and an action stopped by its limit
     /// holds until it is played or sought again.
     pub fn set_repetitions(&mut self, repetitions: Option<u64>) {
-        let Some(p) = self.current_mut() else {
-            self.repetitions = repetitions;
-            return;
-        };
-        p.repetitions = repetitions;
-        let clip = p.clip;
-        if let Some(kept) = self.kept.get_mut(clip as usize) {
-            let wrap = kept.map_or(self.wrap, |k| k.0);
-            *kept = Some((wrap, repetitions));
-        }
+        // Never refused.
+        let cmd = GpuPlaybackCommand::repetitions(0, None, repetitions);
+        let _ = self.apply("set_repetitions", &cmd);
     }
 
     /// Sets the repetitions of `clip` ([`set_repetitions`](Self::set_repetitions)),
@@ -582,20 +401,15 @@ impl Player {
         repetitions: Option<u64>,
     ) -> Result<()> {
         let clip = self.own("set_clip_repetitions", clip)?;
-        for p in self.playing.iter_mut().filter(|p| p.clip == clip) {
-            p.repetitions = repetitions;
-        }
-        if let Some(kept) = self.kept.get_mut(clip as usize) {
-            let wrap = kept.map_or(self.wrap, |k| k.0);
-            *kept = Some((wrap, repetitions));
-        }
-        Ok(())
+        let cmd = GpuPlaybackCommand::repetitions(0, Some(clip), repetitions);
+        self.apply("set_clip_repetitions", &cmd)
     }
 
     /// Pauses or resumes: a paused player's playheads and fades stand
     /// still, and it reports no root motion and no event.
     pub fn set_paused(&mut self, paused: bool) {
-        self.paused = paused;
+        // Never refused.
+        let _ = self.apply("set_paused", &GpuPlaybackCommand::pause(0, paused));
     }
 
     /// Moves every base action's playhead to clip time `time` (folded by
@@ -607,12 +421,21 @@ impl Player {
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
     pub fn seek(&mut self, time: f64) -> Result<()> {
         self.check_number("seek", "time", time, false)?;
-        let clips = Arc::clone(&self.clips);
-        for p in self.playing.iter_mut().filter(|p| p.layer.is_none()) {
-            let d = clips.duration(p.clip).unwrap_or(0.0);
-            p.clock = Clock::at(time, d, p.wrap);
-            p.finished = false;
+        self.apply("seek", &GpuPlaybackCommand::seek(0, time))
+    }
+}
+
+impl Layer {
+    /// The settings a layer command carries.
+    pub(super) fn settings(&self) -> LayerSettings {
+        LayerSettings {
+            weight: self.weight,
+            mask: self.mask.map(MaskId::index),
+            additive: self.additive,
+            overrides: self.overrides,
+            wrap: self.wrap,
+            speed: self.speed,
+            repetitions: self.repetitions,
         }
-        Ok(())
     }
 }

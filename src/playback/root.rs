@@ -5,7 +5,7 @@
 
 use glam::{Mat3, Quat, Vec3, Vec4};
 
-use super::clock::Step;
+use crate::cpu::playback::clock::{seconds, Step, WRAP_REPEAT};
 use crate::cpu::sample::sample_resolved;
 use crate::error::{PlaybackError, Result};
 use crate::layout::GpuInstance;
@@ -13,7 +13,7 @@ use crate::model::instance::Instance;
 use crate::model::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
-use crate::model::track::{Clip, Track, WrapMode};
+use crate::model::track::{Clip, Track};
 use crate::model::BoundLibrary;
 use crate::tables::instance::resolve_instances_into;
 
@@ -201,7 +201,7 @@ impl RootTracks {
     }
 
     /// The root's motion over `step` of clip `clip` (of `duration`
-    /// seconds, played with `wrap`), in the model's space: the sampled
+    /// seconds, played with wrap bits `wrap`), in the model's space: the sampled
     /// difference between the clip times after and before, plus on repeat
     /// the clip's whole-loop displacement once per loop end crossed (minus
     /// going backwards). Rotations compose in the parent's space, later
@@ -210,22 +210,21 @@ impl RootTracks {
         &self,
         clip: u32,
         duration: f64,
-        wrap: WrapMode,
+        wrap: u32,
         step: &Step,
         scratch: &mut Scratch,
     ) -> RootMotion {
         if step.start == step.end {
             return RootMotion::default();
         }
-        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] =
-            self.sample(clip, [step.from, step.to, 0.0, duration], scratch);
+        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] = self.sample(
+            clip,
+            [seconds(step.from), seconds(step.to), 0.0, duration],
+            scratch,
+        );
         // Repeat's whole loops (a ping-pong step plays back the way it
         // came at each turn: the difference alone).
-        let k = if wrap == WrapMode::Repeat {
-            step.wraps
-        } else {
-            0
-        };
+        let k = if wrap == WRAP_REPEAT { step.wraps } else { 0 };
         let translation = t1 - t0 + (te - ts) * k as f32;
         // From `from` to the loop's end, whole loops, then from the loop's
         // start to `to` (and the reverse), each turn after the ones before.

@@ -3,8 +3,13 @@
 //! the current action, its speed and pause.
 
 use super::clips::ClipHandle;
-use super::player::{LayerId, Player, Playing};
+use super::player::{LayerId, Player};
 use super::Frame;
+use crate::cpu::playback::clock::{join, seconds, slot_time, wrap_mode};
+use crate::layout::{
+    GpuActionSlot, CHARACTER_PAUSED, NO_MASK, SLOT_ADDITIVE, SLOT_FADING, SLOT_FINISHED,
+    SLOT_LAYER, SLOT_OVERRIDES, SLOT_REPS,
+};
 use crate::model::mix::MaskId;
 use crate::model::track::WrapMode;
 
@@ -47,32 +52,46 @@ pub struct ActionState {
 }
 
 impl Player {
-    fn state(&self, p: &Playing) -> ActionState {
+    fn state(&self, p: &GpuActionSlot) -> ActionState {
+        let fading = p.flags & SLOT_FADING != 0;
+        let elapsed = join(p.fade_elapsed_lo, p.fade_elapsed_hi);
+        let duration = join(p.fade_duration_lo, p.fade_duration_hi);
         ActionState {
             clip: self.clips.handle(p.clip),
-            time: p.clock.time,
+            time: seconds(slot_time(p)),
             weight: p.weight,
-            target: p.target(),
-            fade_left: p.fade.map_or(0.0, |f| (f.duration - f.elapsed).max(0.0)),
-            wrap: p.wrap,
-            speed: self.speed * p.speed,
-            repetitions: p.repetitions,
-            loops: p.loops,
-            finished: p.finished,
-            layer: p.layer.map(|index| LayerId {
+            target: if fading { p.fade_to } else { p.weight },
+            fade_left: if fading {
+                seconds(duration.saturating_sub(elapsed))
+            } else {
+                0.0
+            },
+            wrap: wrap_mode(p.flags),
+            speed: self.speed() * f64::from_bits(join(p.speed_lo, p.speed_hi)),
+            repetitions: (p.flags & SLOT_REPS != 0)
+                .then(|| join(p.repetitions_lo, p.repetitions_hi)),
+            loops: join(p.loops_lo, p.loops_hi),
+            finished: p.flags & SLOT_FINISHED != 0,
+            layer: (p.flags & SLOT_LAYER != 0).then_some(LayerId {
                 player: self.id,
-                index,
+                index: p.layer,
             }),
-            mask: p.mask,
-            additive: p.reference_time,
-            overrides: p.overrides,
+            mask: (p.mask != NO_MASK).then(|| MaskId::new(p.mask)),
+            additive: (p.flags & SLOT_ADDITIVE != 0)
+                .then(|| f64::from_bits(join(p.reference_lo, p.reference_hi))),
+            overrides: p.flags & SLOT_OVERRIDES != 0,
         }
+    }
+
+    /// The actions in use.
+    pub(super) fn playing(&self) -> &[GpuActionSlot] {
+        &self.slots[..(self.state.count as usize).min(self.slots.len())]
     }
 
     /// Every action as it stands, in the table's order: the base actions
     /// (the oldest first), then the layers in the order they were added.
     pub fn actions(&self) -> impl Iterator<Item = ActionState> + '_ {
-        self.playing.iter().map(|p| self.state(p))
+        self.playing().iter().map(|p| self.state(p))
     }
 
     /// Layer `layer` as it stands, if the player has it.
@@ -81,9 +100,9 @@ impl Player {
         if layer.player != self.id {
             return None;
         }
-        self.playing
+        self.playing()
             .iter()
-            .find(|p| p.layer == Some(layer.index))
+            .find(|p| p.flags & SLOT_LAYER != 0 && p.layer == layer.index)
             .map(|p| self.state(p))
     }
 
@@ -98,9 +117,9 @@ impl Player {
     /// [`fade_in`](Self::fade_in)), the one a crossfade goes to; the
     /// last base action of [`actions`](Self::actions).
     fn current_state(&self) -> Option<ActionState> {
-        self.playing
+        self.playing()
             .iter()
-            .rfind(|p| p.layer.is_none())
+            .rfind(|p| p.flags & SLOT_LAYER == 0)
             .map(|p| self.state(p))
     }
 
@@ -130,12 +149,12 @@ impl Player {
     /// Whether the player is paused.
     #[must_use]
     pub fn paused(&self) -> bool {
-        self.paused
+        self.state.flags & CHARACTER_PAUSED != 0
     }
 
     /// The speed.
     #[must_use]
     pub fn speed(&self) -> f64 {
-        self.speed
+        f64::from_bits(join(self.state.speed_lo, self.state.speed_hi))
     }
 }
