@@ -262,3 +262,150 @@ const UNIFORM_HEAD: u32 = 256u;
 // The most nodes a rig may have for the per-node skin strategy (one
 // workgroup per instance, a workgroup matrix per node).
 const MAX_PARALLEL_NODES: u32 = 128u;
+
+// ------------------------------------------------------------- playback
+// The playback pass (playback.wgsl) and its twin (src/cpu/playback/) hold
+// each character's state in these records. A u64 is two u32 words
+// (_lo, _hi); times are ticks (TICKS_PER_SECOND a second), speeds and an
+// additive layer's reference time f64 bit patterns.
+
+// One character's state besides its actions.
+struct PlaybackCharacter {
+    speed_lo: u32,           // its speed (f64 bits)
+    speed_hi: u32,
+    flags: u32,              // the wrap (WRAP_BITS) and SLOT_REPS of clips
+                             // without their own, CHARACTER_PAUSED
+    count: u32,              // actions in use: slots 0 .. count
+    repetitions_lo: u32,     // the repetition limit clips start with
+    repetitions_hi: u32,
+    max_actions: u32,        // the most actions its table holds
+    _pad0: u32,
+}
+
+// One action: clip, playhead (a clock), counts, speed, weight and fade;
+// base actions first, then the layers.
+struct ActionSlot {
+    clip: u32,
+    flags: u32,              // WRAP_BITS and the SLOT_* flags
+    layer: u32,              // a layer's number (SLOT_LAYER)
+    mask: u32,               // NO_MASK: none
+    time_lo: u32,            // clip time in ticks, in [0, duration]
+    time_hi: u32,
+    passes_lo: u32,          // passes ended since the clock was set
+    passes_hi: u32,
+    loops_lo: u32,           // loop ends or turns since it started
+    loops_hi: u32,
+    repetitions_lo: u32,     // its repetition limit (SLOT_REPS)
+    repetitions_hi: u32,
+    speed_lo: u32,           // its own time scale (f64 bits)
+    speed_hi: u32,
+    weight: f32,
+    fade_from: f32,          // its fade (SLOT_FADING): from, to, rate
+    fade_to: f32,            // (1 / duration in ticks), ticks played and
+    fade_rate: f32,          // the duration in ticks
+    fade_elapsed_lo: u32,
+    fade_elapsed_hi: u32,
+    fade_duration_lo: u32,
+    fade_duration_hi: u32,
+    reference_lo: u32,       // an additive layer's reference time (f64
+    reference_hi: u32,       // bits), and as the sampler takes it
+    reference_time: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// A clip as the playback pass knows it.
+struct PlaybackClip {
+    ticks_lo: u32,           // its duration in ticks
+    ticks_hi: u32,
+    duration: f32,           // and in seconds
+    _pad0: u32,
+}
+
+// One command for one character (a Player method's arguments).
+struct PlaybackCommand {
+    character: u32,          // its slot in the model
+    kind: u32,               // CMD_*
+    clip: u32,
+    flags: u32,              // a wrap, SLOT_REPS, SLOT_OVERRIDES,
+                             // SLOT_ADDITIVE, CHARACTER_PAUSED
+    duration_lo: u32,        // a fade's duration in ticks (>= 1)
+    duration_hi: u32,
+    time_lo: u32,            // a time in ticks (signed)
+    time_hi: u32,
+    rate: f32,               // 1 / duration
+    weight: f32,
+    speed_lo: u32,           // a speed (f64 bits)
+    speed_hi: u32,
+    repetitions_lo: u32,
+    repetitions_hi: u32,
+    mask: u32,
+    layer: u32,
+    reference_lo: u32,
+    reference_hi: u32,
+    reference_time: f32,
+    _pad0: u32,
+}
+
+// The head of a frame's commands: the step and how many commands follow.
+struct PlaybackFrame {
+    dt_lo: u32,
+    dt_hi: u32,
+    command_count: u32,
+    _pad0: u32,
+}
+
+// What one chunk's playback dispatches cover (a uniform).
+struct PlaybackParams {
+    first_character: u32,    // the model's slot of its first character
+    character_count: u32,
+    actions: u32,            // action slots per character
+    clip_count: u32,
+    reference_rows: u32,     // the first reference row
+    tick_seconds: f32,       // 1 / TICKS_PER_SECOND, rounded to f32
+    _pad0: u32,
+    _pad1: u32,
+}
+
+const TICKS_PER_SECOND: u32 = 705600000u;
+// A slot's wrap bits: WrapMode as u32.
+const WRAP_CLAMP: u32 = 0u;
+const WRAP_REPEAT: u32 = 1u;
+const WRAP_PINGPONG: u32 = 2u;
+const WRAP_BITS: u32 = 3u;
+const SLOT_BACKWARDS: u32 = 4u;
+const SLOT_DONE: u32 = 8u;
+const SLOT_FRESH: u32 = 16u;
+const SLOT_FREE_FOLD: u32 = 32u;
+const SLOT_FINISHED: u32 = 64u;
+const SLOT_FADING: u32 = 128u;
+const SLOT_REPS: u32 = 256u;
+const SLOT_LAYER: u32 = 512u;
+const SLOT_OVERRIDES: u32 = 1024u;
+const SLOT_ADDITIVE: u32 = 2048u;
+const KEPT_SET: u32 = 4096u;
+const CHARACTER_PAUSED: u32 = 8192u;
+const KEPT_WORDS: u32 = 3u;
+const CMD_PLAY: u32 = 0u;
+const CMD_CROSSFADE: u32 = 1u;
+const CMD_CROSSFADE_AT: u32 = 2u;
+const CMD_FADE_IN: u32 = 3u;
+const CMD_FADE_OUT: u32 = 4u;
+const CMD_SPEED: u32 = 5u;
+const CMD_PAUSE: u32 = 6u;
+const CMD_SEEK: u32 = 7u;
+const CMD_WRAP: u32 = 8u;
+const CMD_CLIP_WRAP: u32 = 9u;
+const CMD_REPETITIONS: u32 = 10u;
+const CMD_CLIP_REPETITIONS: u32 = 11u;
+const CMD_ADD_LAYER: u32 = 12u;
+const CMD_SET_LAYER: u32 = 13u;
+const CMD_FADE_LAYER: u32 = 14u;
+const CMD_REMOVE_LAYER: u32 = 15u;
+const CMD_RESET: u32 = 16u;
+const APPLIED: u32 = 0u;
+const REFUSED_FULL: u32 = 1u;
+const REFUSED_NO_LAYER: u32 = 2u;
+const NO_CLIP: u32 = 0xffffffffu;
+const PLAYBACK_WORKGROUP_SIZE: u32 = 64u;

@@ -200,6 +200,17 @@ pub enum Error {
         /// The model's name.
         model: String,
     },
+    /// A crowd's frame names a model whose characters are played on the
+    /// GPU (`playback::GpuPlayers`): they take commands, not frames.
+    #[error("crowd {what} {entry}: model {model:?} is played on the GPU (GpuPlayers): its characters take playback commands, not frames")]
+    PlayedOnGpu {
+        /// `"instance"` or `"character"`: what the call takes.
+        what: &'static str,
+        /// Index of the entry in the frame.
+        entry: usize,
+        /// The model's name.
+        model: String,
+    },
     /// A crowd frame holds more instances (characters) of a model than
     /// the model was added for, counting the characters that hold its
     /// slots (`Crowd::add_character`); or

@@ -24,6 +24,16 @@ pub enum PlaybackError {
         /// Clips in the library.
         clip_count: usize,
     },
+    /// Clips made from another library than a crowd model's, given to
+    /// play that model's characters on the GPU (`playback::GpuPlayers`):
+    /// not the same clips, names and durations.
+    #[error("clips #{clips} are not the clips of model {model:?} (another library: clips, names or durations differ)")]
+    ClipsOfOtherModel {
+        /// The identity of the clips.
+        clips: u64,
+        /// The model's name.
+        model: String,
+    },
     /// A clip handle of another [`Clips`](crate::playback::Clips) than the
     /// player's: a clip of another model or library.
     #[error("character {character}, {command}: clip {clip} belongs to clips #{clips}, not to this player's clips #{own}")]

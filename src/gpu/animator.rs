@@ -214,7 +214,8 @@ impl Animator {
         let model = ChunkModel::Bound(bound);
         let share = other.first();
         // Never uploads: the library is `other`'s, under its sampler plan.
-        Self::chunked_on(device, None, model, max_instances, u32::MAX, Some(share)).map(Some)
+        let limits = (max_instances, u32::MAX);
+        Self::chunked_on(device, None, model, limits, Some(share), SamplerPlan::Auto).map(Some)
     }
 
     /// An animator that only samples `library`, for up to `max_instances`
@@ -275,20 +276,47 @@ impl Animator {
         chunk_limit: u32,
         share: Option<&AnimatorChunk>,
     ) -> Result<Self> {
-        Self::chunked_on(device, Some(queue), model, capacity, chunk_limit, share)
+        let sampler = SamplerPlan::Auto;
+        Self::chunked_on(
+            device,
+            Some(queue),
+            model,
+            (capacity, chunk_limit),
+            share,
+            sampler,
+        )
     }
 
-    /// [`chunked`](Self::chunked); without a queue only by sharing
-    /// `share`'s upload. A chunk that shares runs under `share`'s profile
-    /// (the upload was laid out for it); its capacity is fitted to this
-    /// device's limits.
+    /// [`chunked`](Self::chunked) with the sampler plan `sampler`, no
+    /// upload shared.
+    pub(crate) fn chunked_with(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: ChunkModel<'_>,
+        (capacity, chunk_limit): (u32, u32),
+        sampler: SamplerPlan,
+    ) -> Result<Self> {
+        Self::chunked_on(
+            device,
+            Some(queue),
+            model,
+            (capacity, chunk_limit),
+            None,
+            sampler,
+        )
+    }
+
+    /// [`chunked`](Self::chunked) with the sampler plan `sampler` (or
+    /// `share`'s); without a queue only by sharing `share`'s upload. A
+    /// chunk that shares runs under `share`'s profile (the upload was laid
+    /// out for it); its capacity is fitted to this device's limits.
     fn chunked_on(
         device: &wgpu::Device,
         queue: Option<&wgpu::Queue>,
         model: ChunkModel<'_>,
-        capacity: u32,
-        chunk_limit: u32,
+        (capacity, chunk_limit): (u32, u32),
         share: Option<&AnimatorChunk>,
+        sampler: SamplerPlan,
     ) -> Result<Self> {
         super::check_device(device)?;
         let capacity = capacity.max(1);
@@ -298,7 +326,7 @@ impl Animator {
             limits: on_device.limits,
             ..profile
         };
-        let sampler = share.map_or(SamplerPlan::Auto, |s| s.plan.sampler);
+        let sampler = share.map_or(sampler, |s| s.plan.sampler);
         let size = largest_fit(model, &fit, sampler, capacity.min(chunk_limit.max(1)))?;
         let first = AnimatorChunk::build(device, queue, model, size, &profile, sampler, share)?;
         let mut animator = Animator {
@@ -751,5 +779,10 @@ impl Animator {
     /// Every chunk, in order.
     pub(crate) fn chunks(&self) -> &[AnimatorChunk] {
         &self.chunks
+    }
+
+    /// Every chunk, in order, to change.
+    pub(crate) fn chunks_mut(&mut self) -> &mut [AnimatorChunk] {
+        &mut self.chunks
     }
 }

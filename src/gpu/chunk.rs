@@ -207,6 +207,28 @@ impl AnimatorChunk {
         Ok(())
     }
 
+    /// With a mixer: the tables a playback pass writes for this chunk (the
+    /// sampler's rows, the mixer's action records and character ranges).
+    pub(crate) fn playback_targets(&self) -> Option<[&wgpu::Buffer; 3]> {
+        self.mixer.as_ref()?;
+        let (actions, characters) = self.skinner()?.mix_tables()?;
+        Some([self.sampler.instance_buffer(), actions, characters])
+    }
+
+    /// With a mixer: samples `rows` rows and blends `characters`
+    /// characters of tables a playback pass writes; `false` for a sampler
+    /// plan that sorts its rows on the host.
+    pub(crate) fn drive(&mut self, queue: &wgpu::Queue, rows: u32, characters: u32) -> bool {
+        let Some(posing) = &mut self.skin else {
+            return false;
+        };
+        if self.mixer.is_none() || !self.sampler.drive_rows(queue, rows) {
+            return false;
+        }
+        posing.skinner.drive_characters(queue, characters);
+        true
+    }
+
     /// Writes this chunk's instance table (with a mixer: one action of
     /// weight 1 per character); on error nothing is written.
     pub(crate) fn write_instances(

@@ -10,6 +10,7 @@
 
 use super::animator::Animator;
 use super::chunk::AnimatorChunk;
+use super::playback::PlaybackPass;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
 pub use crate::model::crowd::{
@@ -22,11 +23,12 @@ use crate::model::BoundLibrary;
 use crate::plan::ChunkModel;
 
 /// One model's GPU side: its animator (one chunk or several) and its
-/// part of each frame.
+/// part of each frame; for a model played on the GPU, its playback pass.
 #[derive(Debug)]
 struct Model {
     animator: Animator,
     frame: ModelFrame,
+    playback: Option<PlaybackPass>,
 }
 
 /// What an animator of `m` animates.
@@ -250,7 +252,11 @@ impl Crowd {
         let per_character = model.mixer.as_ref().map_or(0, |m| m.actions_per_character);
         frame.reserve(model.capacity, per_character);
         let id = self.desc.push(model)?;
-        self.models.push(Some(Model { animator, frame }));
+        self.models.push(Some(Model {
+            animator,
+            frame,
+            playback: None,
+        }));
         self.reserve();
         Ok(id)
     }
@@ -288,6 +294,9 @@ impl Crowd {
             return Ok(());
         }
         model.animator.grow_to(device, chunk_model(m), capacity)?;
+        if let Some(p) = &mut model.playback {
+            p.grow(device, model.animator.chunks())?;
+        }
         let per_character = m.mixer.as_ref().map_or(0, |d| d.actions_per_character);
         model.frame.reserve(capacity, per_character);
         self.desc.grow(id, capacity);
@@ -321,7 +330,11 @@ impl Crowd {
     /// [`Error::UnknownModel`]; [`Error::ModelFull`] when its characters
     /// hold every slot of the model (grow it first).
     pub fn add_character(&mut self, id: ModelId) -> Result<CharacterId> {
-        self.desc.add_character(id)
+        let character = self.desc.add_character(id)?;
+        if let Some(p) = self.playback_mut(id) {
+            p.reset(character.slot());
+        }
+        Ok(character)
     }
 
     /// Removes a character: its slot is free for entries without a
@@ -331,7 +344,11 @@ impl Crowd {
     /// # Errors
     /// [`Error::UnknownCharacter`] for a character not in the crowd.
     pub fn remove_character(&mut self, character: CharacterId) -> Result<()> {
-        self.desc.remove_character(character)
+        self.desc.remove_character(character)?;
+        if let Some(p) = self.playback_mut(character.model()) {
+            p.reset(character.slot());
+        }
+        Ok(())
     }
 
     /// How many uploads of clip libraries the crowd's models hold: models
@@ -472,9 +489,13 @@ impl Crowd {
         instances: &[CrowdInstance],
     ) -> Result<()> {
         self.check_devices("Crowd::set_instances")?;
+        let models = instances.iter().map(|i| i.model);
+        self.check_not_played("instance", models)?;
         self.next.place_instances(&self.desc, instances)?;
         for (index, m) in self.models.iter_mut().enumerate() {
-            let Some(m) = m else { continue };
+            let Some(m) = m.as_mut().filter(|m| m.playback.is_none()) else {
+                continue;
+            };
             m.frame.fill_instances(&self.next, index, instances);
             // Cannot fail: the placement checked what the animator
             // checks, check_devices() the devices.
@@ -546,6 +567,7 @@ impl Crowd {
         actions: &[Action],
     ) -> Result<()> {
         self.check_devices("Crowd::set_actions")?;
+        self.check_not_played("character", characters.iter().map(|c| c.model))?;
         self.next
             .place_characters(&self.desc, characters, actions.len())?;
         MixedFrame::index(characters, &mut self.firsts);
@@ -557,6 +579,7 @@ impl Crowd {
         // Every model's actions are packed (checked) before any is
         // written.
         for (index, m) in self.models.iter_mut().enumerate() {
+            let m = m.as_mut().filter(|m| m.playback.is_none());
             let (Some(m), Some(Some(desc))) = (m, self.desc.models.get(index)) else {
                 continue;
             };
@@ -569,6 +592,9 @@ impl Crowd {
                 .map_err(|e| m.frame.rename(e))?;
         }
         for m in self.models.iter_mut().flatten() {
+            if m.playback.is_some() {
+                continue;
+            }
             if m.animator.has_mixer() {
                 m.animator.write_packed(queue)?;
             } else {
@@ -577,6 +603,119 @@ impl Crowd {
         }
         std::mem::swap(&mut self.placement, &mut self.next);
         Ok(())
+    }
+
+    /// [`Error::PlayedOnGpu`] for the first of `models` (entries of a
+    /// frame) played on the GPU.
+    fn check_not_played(
+        &self,
+        what: &'static str,
+        models: impl Iterator<Item = ModelId>,
+    ) -> Result<()> {
+        for (entry, id) in models.enumerate() {
+            let played = self.desc.index(id).is_some()
+                && matches!(self.models.get(id.index()), Some(Some(m)) if m.playback.is_some());
+            if played {
+                return Err(Error::PlayedOnGpu {
+                    what,
+                    entry,
+                    model: self.desc.name(id).unwrap_or_default().to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Model `id`'s playback pass, when it is played on the GPU.
+    fn playback_mut(&mut self, id: ModelId) -> Option<&mut PlaybackPass> {
+        self.desc.index(id)?;
+        self.models.get_mut(id.index())?.as_mut()?.playback.as_mut()
+    }
+
+    /// Plays model `id`'s characters on the GPU from now on: a playback
+    /// pass (`gpu::playback`) over its chunks, which writes their sampler
+    /// rows and mixer tables each frame; a model whose sampler sorts its
+    /// rows on the host (the clip-blocks plan) is made again with the
+    /// grouped plan first (its buffers are new then). Its characters keep
+    /// their slots and start at rest. Nothing changes for a model played
+    /// already.
+    ///
+    /// # Errors
+    /// [`Error::UnknownModel`]; [`Error::ModelWithoutMixer`] for a model
+    /// added without a mixer; those of [`Animator::with_mixer`].
+    pub(crate) fn play_on_gpu(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        id: ModelId,
+        clips: &[crate::layout::GpuPlaybackClip],
+    ) -> Result<()> {
+        let unknown = Error::UnknownModel {
+            what: "model",
+            entry: None,
+            model: id.index(),
+        };
+        let (Some(desc), Some(Some(model))) = (self.desc.get(id), self.models.get_mut(id.index()))
+        else {
+            return Err(unknown);
+        };
+        if model.playback.is_some() {
+            return Ok(());
+        }
+        let Some(mixer) = &desc.mixer else {
+            return Err(Error::ModelWithoutMixer {
+                character: 0,
+                model: desc.name.clone(),
+            });
+        };
+        if model.animator.plan().sampler == crate::plan::SamplerPlan::ClipBlocks {
+            let limits = (desc.capacity, model.animator.chunk_capacity());
+            let grouped = crate::plan::SamplerPlan::Grouped;
+            let animator =
+                Animator::chunked_with(device, queue, chunk_model(desc), limits, grouped)?;
+            model.animator = animator;
+        }
+        let size = (model.animator.chunk_capacity(), mixer.actions_per_character);
+        let chunks = model.animator.chunks_mut();
+        let pass = PlaybackPass::new(device, queue, chunks, size, clips)?;
+        // Characters added before start at rest as every slot does.
+        model.playback = Some(pass);
+        Ok(())
+    }
+
+    /// Writes model `id`'s next playback frame: a step of `dt` ticks and
+    /// `commands`, sorted by character (`PlaybackPass::write_frame`).
+    pub(crate) fn write_playback(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        id: ModelId,
+        dt: u64,
+        commands: &[crate::layout::GpuPlaybackCommand],
+    ) -> Result<()> {
+        self.desc.index(id).ok_or(Error::UnknownModel {
+            what: "model",
+            entry: None,
+            model: id.index(),
+        })?;
+        let Some(Some(Model {
+            animator,
+            playback: Some(p),
+            ..
+        })) = self.models.get_mut(id.index())
+        else {
+            return Err(Error::Gpu {
+                during: "GpuPlayers::advance",
+                message: "the model is not played on the GPU".into(),
+            });
+        };
+        p.write_frame(device, queue, animator.chunks_mut(), dt, commands)
+    }
+
+    /// Model `id`'s playback pass, when it is played on the GPU.
+    pub(crate) fn playback(&self, id: ModelId) -> Option<&PlaybackPass> {
+        self.desc.index(id)?;
+        self.models.get(id.index())?.as_ref()?.playback.as_ref()
     }
 
     /// [`Error::DeviceLost`] when a model's device is lost: one poll (a
@@ -622,8 +761,11 @@ impl Crowd {
     /// Records every model's passes into a compute pass the caller owns
     /// (a chunk without instances this frame records nothing).
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        for a in self.animators() {
-            a.record_pass(pass);
+        for m in self.models.iter().flatten() {
+            if let Some(p) = &m.playback {
+                p.record_pass(pass);
+            }
+            m.animator.record_pass(pass);
         }
     }
 

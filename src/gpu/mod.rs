@@ -13,6 +13,7 @@ pub mod headless;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
+pub(crate) mod playback;
 pub mod readback;
 mod sampler;
 pub(crate) mod skin;

@@ -593,10 +593,12 @@ impl OwnBuffers {
             )
         });
         OwnBuffers {
+            // Also written by the playback pass (and read back by its
+            // tests).
             instances: buffer(
                 "keyframe-gpu.instances",
                 sizes.instances,
-                U::STORAGE | U::COPY_DST,
+                U::STORAGE | U::COPY_DST | U::COPY_SRC,
             ),
             params: buffer("keyframe-gpu.params", slots, U::UNIFORM | U::COPY_DST),
             output: buffer(
@@ -679,6 +681,17 @@ impl GpuSampler {
             self.instance_count = n;
             return;
         }
+        self.set_grids(n);
+        if n > 0 {
+            queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+        }
+        queue.write_buffer(&self.params, 0, &self.params_bytes);
+        self.instance_count = n;
+    }
+
+    /// Each dispatch's parameters and grid for `n` rows (the plans
+    /// without the clip-blocks sort).
+    fn set_grids(&mut self, n: u32) {
         for (slot, d) in self.groups.iter_mut().enumerate() {
             let invocations = n * d.per_instance.div_ceil(d.row_run); // fits: checked against capacity in new()
             let (x, y) = dispatch_grid(invocations, WORKGROUP_SIZE, self.max_workgroups_per_dim);
@@ -693,11 +706,22 @@ impl GpuSampler {
                 .copy_from_slice(bytemuck::bytes_of(&params));
             d.workgroups = (x, y, 1);
         }
-        if n > 0 {
-            queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.scratch));
+    }
+
+    /// Samples `n` rows (at most the capacity) that another pass writes
+    /// into the instance table (the playback pass): only the parameters
+    /// are written. `false` (nothing written) for the clip-blocks plan,
+    /// whose sort of the rows is the host's.
+    pub(crate) fn drive_rows(&mut self, queue: &wgpu::Queue, n: u32) -> bool {
+        if self.blocks.is_some() {
+            return false;
         }
+        let n = n.min(self.capacity);
+        self.scratch.clear();
+        self.set_grids(n);
         queue.write_buffer(&self.params, 0, &self.params_bytes);
         self.instance_count = n;
+        true
     }
 
     /// Records the sampling dispatches, one per track group with tracks,

@@ -200,7 +200,7 @@ pub(crate) struct GpuPlaybackFrame {
 /// uniform written once): its characters and the layout of the rows and
 /// tables it writes.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub(crate) struct GpuPlaybackParams {
     /// The model's slot of the chunk's first character.
     pub(crate) first_character: u32,
@@ -212,12 +212,12 @@ pub(crate) struct GpuPlaybackParams {
     pub(crate) clip_count: u32,
     /// The first reference row: `character_count * actions`.
     pub(crate) reference_rows: u32,
+    /// `1 / TICKS_PER_SECOND` rounded to `f32` (`cpu::playback::clock::clip_time`).
+    pub(crate) tick_seconds: f32,
     /// Padding.
     pub(crate) _pad0: u32,
     /// Padding.
     pub(crate) _pad1: u32,
-    /// Padding.
-    pub(crate) _pad2: u32,
 }
 
 /// [`GpuActionSlot::flags`]: the wrap's bits (`WrapMode` as `u32`).
@@ -283,6 +283,9 @@ pub(crate) const CMD_SET_LAYER: u32 = 13;
 pub(crate) const CMD_FADE_LAYER: u32 = 14;
 /// `Player::remove_layer`.
 pub(crate) const CMD_REMOVE_LAYER: u32 = 15;
+/// A character that came or went (crowd slots): at rest, speed 1, clips
+/// on repeat with no limit, nothing kept.
+pub(crate) const CMD_RESET: u32 = 16;
 
 /// What applying a command did: applied.
 pub(crate) const APPLIED: u32 = 0;
@@ -290,6 +293,11 @@ pub(crate) const APPLIED: u32 = 0;
 pub(crate) const REFUSED_FULL: u32 = 1;
 /// Refused: the character has no such layer.
 pub(crate) const REFUSED_NO_LAYER: u32 = 2;
+
+/// A sampler row no action holds: the sampler skips it (a clip past the
+/// clip table).
+#[cfg(test)]
+pub(crate) const NO_CLIP: u32 = u32::MAX;
 
 /// The playback pass's workgroup size.
 pub(crate) const PLAYBACK_WORKGROUP_SIZE: u32 = 64;

@@ -473,6 +473,12 @@ impl CrowdModels {
         })
     }
 
+    /// Whether the crowd holds character `id` (not removed, of this crowd).
+    pub(crate) fn holds(&self, id: CharacterId) -> bool {
+        self.get(id.model)
+            .is_some_and(|m| m.slots.holds((id.slot, id.serial)))
+    }
+
     /// Frees the character's slot; its handle is refused from now on.
     pub(crate) fn remove_character(&mut self, id: CharacterId) -> Result<()> {
         let unknown = Error::UnknownCharacter {

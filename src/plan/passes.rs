@@ -6,8 +6,9 @@
 //! these and the binding tables of `src/layout/`.
 
 use crate::layout::{
-    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS,
-    SAMPLE_BLOCKS_USES, SAMPLE_USES, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
+    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
+    PLAYBACK_USES, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES,
+    SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
 };
 
 /// How the skin stage spreads the pose, hierarchy and joint-matrix work
@@ -54,6 +55,8 @@ pub(crate) enum Module {
     /// A rig module (`POSE_WGSL`, `SKIN_WGSL` or `SKIN_WIDE_WGSL`,
     /// `MIX_WGSL`).
     Rig(RigModule),
+    /// `PLAYBACK_WGSL`: the playback pass, which writes a mixer's tables.
+    Playback,
 }
 
 impl Module {
@@ -63,6 +66,7 @@ impl Module {
         match self {
             Module::Sample => &SAMPLE_BINDINGS,
             Module::Rig(m) => m.bindings(),
+            Module::Playback => &PLAYBACK_BINDINGS,
         }
     }
 }
@@ -256,14 +260,27 @@ const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
     }
 }
 
-/// Every compute pass the crate records, in stage order: sampling (two
-/// layouts of the same work, by [`SamplerPlan`](crate::SamplerPlan)), the
-/// pose stage, the skin stage's three strategies' passes, and the
-/// mixer's. A test checks each row against the module (the entry point
+/// Every compute pass the crate records, in stage order: the playback
+/// pass (its commands, then its step, which writes a mixer's tables on
+/// the GPU), sampling (two layouts of the same work, by
+/// [`SamplerPlan`](crate::SamplerPlan)), the pose stage, the skin stage's
+/// three strategies' passes, and the mixer's. A test checks each row against the module (the entry point
 /// exists and uses exactly these bindings), that no module has an entry
 /// point the table lacks, that each twin exists, and that
 /// `docs/ARCHITECTURE.md`'s pass table says the same.
-pub(crate) const STAGE_TABLE: [StageRow; 10] = [
+pub(crate) const STAGE_TABLE: [StageRow; 12] = [
+    StageRow {
+        entry: "playback_commands_main",
+        module: Module::Playback,
+        bindings: &PLAYBACK_COMMANDS_USES,
+        twin: "cpu/playback/commands.rs::apply_command",
+    },
+    StageRow {
+        entry: "playback_main",
+        module: Module::Playback,
+        bindings: &PLAYBACK_USES,
+        twin: "cpu/playback/mod.rs::step_slot",
+    },
     StageRow {
         entry: "sample_main",
         module: Module::Sample,

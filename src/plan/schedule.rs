@@ -61,7 +61,7 @@ impl Overrides {
     pub(crate) fn constants(&self, module: Module) -> Vec<(&'static str, f64)> {
         match (self, module) {
             (Overrides::Rig(r), Module::Rig(m)) => r.constants_for(m),
-            (Overrides::Rig(r), Module::Sample) => r.constants(),
+            (Overrides::Rig(r), Module::Sample | Module::Playback) => r.constants(),
             (Overrides::Sample(s), _) => s.constants(),
         }
     }

@@ -34,9 +34,16 @@ impl Player {
             let own = f64::from_bits(join(p.speed_lo, p.speed_hi));
             self.check_number("advance", "dt * speed", dt * speed * own, false)?;
         }
+        self.step(ticks(dt).unsigned_abs());
+        Ok(&self.frame)
+    }
+
+    /// [`advance`](Self::advance) by `dt` ticks, checked (or, for a
+    /// character's twin, stepped as the GPU steps it: a step past `i64`'s
+    /// range is saturated, not refused).
+    pub(crate) fn step(&mut self, dt: u64) {
         self.frame.events.clear();
         self.override_motion.clear();
-        let dt = ticks(dt).unsigned_abs();
         let mut blend = Blend::new();
         for i in 0..self.playing().len() {
             let d = clip_ticks(self.clips.table(), self.slots[i].clip);
@@ -68,7 +75,6 @@ impl Player {
                     overrides: p.flags & SLOT_OVERRIDES != 0,
                 }
             }));
-        Ok(&self.frame)
     }
 
     /// Adds action `i`'s root motion over `step` to the frame's blend (an

@@ -9,19 +9,7 @@ use crate::layout::{GpuPlaybackCommand, SLOT_LAYER};
 impl Player {
     /// Checks a layer's numbers and blend for `command`.
     fn check_layer(&self, command: &'static str, layer: &Layer) -> Result<()> {
-        self.check_number(command, "weight", f64::from(layer.weight), true)?;
-        self.check_number(command, "speed", layer.speed, false)?;
-        if let Some(r) = layer.additive {
-            self.check_number(command, "reference time", r, false)?;
-            if layer.overrides {
-                return Err(PlaybackError::AdditiveOverride {
-                    character: self.character,
-                    command,
-                }
-                .into());
-            }
-        }
-        Ok(())
+        layer.check(self.character, command)
     }
 
     /// Layer `layer`'s number, if it is a layer this player has.

@@ -77,6 +77,7 @@
 
 mod advance;
 mod clips;
+mod gpu;
 mod ground;
 mod layers;
 mod player;
@@ -87,6 +88,7 @@ use std::sync::Arc;
 
 pub use crate::error::PlaybackError;
 pub use clips::{ClipHandle, Clips, ClipsId};
+pub use gpu::GpuPlayers;
 pub use ground::{in_place, in_place_with_up};
 pub use player::{Layer, LayerId, Player};
 pub use root::RootMotion;

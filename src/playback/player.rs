@@ -115,7 +115,7 @@ impl Player {
         let max = crate::MAX_ACTIONS;
         Player {
             clips: Arc::clone(clips),
-            id: NEXT_PLAYER.fetch_add(1, Ordering::Relaxed),
+            id: Player::new_id(),
             character: 0,
             state: new_character(max),
             slots: vec![bytemuck::Zeroable::zeroed(); max as usize],
@@ -127,6 +127,44 @@ impl Player {
             positions: Vec::new(),
             override_motion: Vec::new(),
         }
+    }
+
+    /// The twin of a character whose state is `state`, `slots` (the slots
+    /// in use first) and `kept` (the kept settings of every clip), its
+    /// layers numbered from `next_layer` under `id` (a character played
+    /// on the GPU: `GpuPlayers`).
+    pub(crate) fn from_state(
+        clips: &Arc<Clips>,
+        (id, character, next_layer): (u64, u32, u32),
+        state: GpuCharacter,
+        mut slots: Vec<GpuActionSlot>,
+        mut kept: Vec<u32>,
+    ) -> Player {
+        let room = (state.max_actions as usize).max(state.count as usize);
+        slots.resize(room, bytemuck::Zeroable::zeroed());
+        kept.resize(clips.len() * KEPT_WORDS as usize, 0);
+        Player {
+            id,
+            character,
+            state,
+            slots,
+            kept,
+            next_layer,
+            ..Player::new(clips)
+        }
+    }
+
+    /// Its records: its state, its slots in use and every clip's kept
+    /// settings (what the playback pass holds for a character).
+    #[cfg(test)]
+    pub(crate) fn records(&self) -> (&GpuCharacter, &[GpuActionSlot], &[u32]) {
+        let count = (self.state.count as usize).min(self.slots.len());
+        (&self.state, &self.slots[..count], &self.kept)
+    }
+
+    /// A number for a new player's (or character's) layers.
+    pub(crate) fn new_id() -> u64 {
+        NEXT_PLAYER.fetch_add(1, Ordering::Relaxed)
     }
 
     /// The same player, naming character `character` in its errors.
@@ -200,16 +238,7 @@ impl Player {
         value: f64,
         non_negative: bool,
     ) -> std::result::Result<(), PlaybackError> {
-        if value.is_finite() && (!non_negative || value >= 0.0) {
-            return Ok(());
-        }
-        Err(PlaybackError::BadNumber {
-            character: self.character,
-            command,
-            what,
-            value,
-            non_negative,
-        })
+        check_number(self.character, command, what, (value, non_negative))
     }
 
     pub(super) fn check_duration(
@@ -217,14 +246,7 @@ impl Player {
         command: &'static str,
         d: f64,
     ) -> std::result::Result<(), PlaybackError> {
-        if d.is_finite() && d > 0.0 {
-            return Ok(());
-        }
-        Err(PlaybackError::BadDuration {
-            character: self.character,
-            command,
-            duration: d,
-        })
+        check_duration(self.character, command, d)
     }
 
     /// The player's records as a command sees them.
@@ -425,7 +447,59 @@ impl Player {
     }
 }
 
+/// `value` is finite (and `>= 0` when `non_negative`), else
+/// [`PlaybackError::BadNumber`] naming `character`, `command` and `what`.
+pub(super) fn check_number(
+    character: u32,
+    command: &'static str,
+    what: &'static str,
+    (value, non_negative): (f64, bool),
+) -> std::result::Result<(), PlaybackError> {
+    if value.is_finite() && (!non_negative || value >= 0.0) {
+        return Ok(());
+    }
+    Err(PlaybackError::BadNumber {
+        character,
+        command,
+        what,
+        value,
+        non_negative,
+    })
+}
+
+/// `d` is a finite duration `> 0`, else [`PlaybackError::BadDuration`].
+pub(super) fn check_duration(
+    character: u32,
+    command: &'static str,
+    d: f64,
+) -> std::result::Result<(), PlaybackError> {
+    if d.is_finite() && d > 0.0 {
+        return Ok(());
+    }
+    Err(PlaybackError::BadDuration {
+        character,
+        command,
+        duration: d,
+    })
+}
+
 impl Layer {
+    /// Its numbers and blend, checked for `command` of `character`.
+    pub(super) fn check(&self, character: u32, command: &'static str) -> Result<()> {
+        let number = |what, value, non_negative| {
+            check_number(character, command, what, (value, non_negative))
+        };
+        number("weight", f64::from(self.weight), true)?;
+        number("speed", self.speed, false)?;
+        if let Some(r) = self.additive {
+            number("reference time", r, false)?;
+            if self.overrides {
+                return Err(PlaybackError::AdditiveOverride { character, command }.into());
+            }
+        }
+        Ok(())
+    }
+
     /// The settings a layer command carries.
     pub(super) fn settings(&self) -> LayerSettings {
         LayerSettings {

@@ -219,7 +219,7 @@ impl RootTracks {
         }
         let [(t0, r0), (t1, r1), (ts, rs), (te, re)] = self.sample(
             clip,
-            [seconds(step.from), seconds(step.to), 0.0, duration],
+            [seconds(step.before), seconds(step.after), 0.0, duration],
             scratch,
         );
         // Repeat's whole loops (a ping-pong step plays back the way it

@@ -414,12 +414,195 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("FRAME_WORDS", keyframe_gpu::layout::FRAME_WORDS),
         ("VERBATIM_META", keyframe_gpu::layout::VERBATIM_META),
     ]
+    .into_iter()
+    .chain(playback_constants())
+    .collect()
+}
+
+/// The playback pass's shared constants (`src/layout/playback.rs`).
+fn playback_constants() -> Vec<(&'static str, u32)> {
+    use keyframe_gpu::layout::*;
+    use keyframe_gpu::WrapMode;
+    vec![
+        ("TICKS_PER_SECOND", TICKS_PER_SECOND),
+        ("WRAP_CLAMP", WrapMode::Clamp as u32),
+        ("WRAP_REPEAT", WrapMode::Repeat as u32),
+        ("WRAP_PINGPONG", WrapMode::PingPong as u32),
+        ("WRAP_BITS", WRAP_BITS),
+        ("SLOT_BACKWARDS", SLOT_BACKWARDS),
+        ("SLOT_DONE", SLOT_DONE),
+        ("SLOT_FRESH", SLOT_FRESH),
+        ("SLOT_FREE_FOLD", SLOT_FREE_FOLD),
+        ("SLOT_FINISHED", SLOT_FINISHED),
+        ("SLOT_FADING", SLOT_FADING),
+        ("SLOT_REPS", SLOT_REPS),
+        ("SLOT_LAYER", SLOT_LAYER),
+        ("SLOT_OVERRIDES", SLOT_OVERRIDES),
+        ("SLOT_ADDITIVE", SLOT_ADDITIVE),
+        ("KEPT_SET", KEPT_SET),
+        ("CHARACTER_PAUSED", CHARACTER_PAUSED),
+        ("KEPT_WORDS", KEPT_WORDS),
+        ("CMD_PLAY", CMD_PLAY),
+        ("CMD_CROSSFADE", CMD_CROSSFADE),
+        ("CMD_CROSSFADE_AT", CMD_CROSSFADE_AT),
+        ("CMD_FADE_IN", CMD_FADE_IN),
+        ("CMD_FADE_OUT", CMD_FADE_OUT),
+        ("CMD_SPEED", CMD_SPEED),
+        ("CMD_PAUSE", CMD_PAUSE),
+        ("CMD_SEEK", CMD_SEEK),
+        ("CMD_WRAP", CMD_WRAP),
+        ("CMD_CLIP_WRAP", CMD_CLIP_WRAP),
+        ("CMD_REPETITIONS", CMD_REPETITIONS),
+        ("CMD_CLIP_REPETITIONS", CMD_CLIP_REPETITIONS),
+        ("CMD_ADD_LAYER", CMD_ADD_LAYER),
+        ("CMD_SET_LAYER", CMD_SET_LAYER),
+        ("CMD_FADE_LAYER", CMD_FADE_LAYER),
+        ("CMD_REMOVE_LAYER", CMD_REMOVE_LAYER),
+        ("CMD_RESET", CMD_RESET),
+        ("APPLIED", APPLIED),
+        ("REFUSED_FULL", REFUSED_FULL),
+        ("REFUSED_NO_LAYER", REFUSED_NO_LAYER),
+        ("NO_CLIP", NO_CLIP),
+        ("PLAYBACK_WORKGROUP_SIZE", PLAYBACK_WORKGROUP_SIZE),
+    ]
+}
+
+/// The playback pass's structs.
+fn playback_twins() -> Vec<Twin> {
+    use keyframe_gpu::layout::*;
+    vec![
+        twin!(
+            "PlaybackCharacter",
+            GpuCharacter,
+            [
+                speed_lo,
+                speed_hi,
+                flags,
+                count,
+                repetitions_lo,
+                repetitions_hi,
+                max_actions,
+                _pad0
+            ]
+        ),
+        twin!(
+            "ActionSlot",
+            GpuActionSlot,
+            [
+                clip,
+                flags,
+                layer,
+                mask,
+                time_lo,
+                time_hi,
+                passes_lo,
+                passes_hi,
+                loops_lo,
+                loops_hi,
+                repetitions_lo,
+                repetitions_hi,
+                speed_lo,
+                speed_hi,
+                weight,
+                fade_from,
+                fade_to,
+                fade_rate,
+                fade_elapsed_lo,
+                fade_elapsed_hi,
+                fade_duration_lo,
+                fade_duration_hi,
+                reference_lo,
+                reference_hi,
+                reference_time,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
+        ),
+        twin!(
+            "PlaybackClip",
+            GpuPlaybackClip,
+            [ticks_lo, ticks_hi, duration, _pad0]
+        ),
+        twin!(
+            "PlaybackCommand",
+            GpuPlaybackCommand,
+            [
+                character,
+                kind,
+                clip,
+                flags,
+                duration_lo,
+                duration_hi,
+                time_lo,
+                time_hi,
+                rate,
+                weight,
+                speed_lo,
+                speed_hi,
+                repetitions_lo,
+                repetitions_hi,
+                mask,
+                layer,
+                reference_lo,
+                reference_hi,
+                reference_time,
+                _pad0
+            ]
+        ),
+        twin!(
+            "PlaybackFrame",
+            GpuPlaybackFrame,
+            [dt_lo, dt_hi, command_count, _pad0]
+        ),
+        twin!(
+            "PlaybackParams",
+            GpuPlaybackParams,
+            [
+                first_character,
+                character_count,
+                actions,
+                clip_count,
+                reference_rows,
+                tick_seconds,
+                _pad0,
+                _pad1
+            ]
+        ),
+    ]
+}
+
+/// The playback pass's structs and bindings against its Rust twins, and
+/// its entry points' workgroup size.
+#[test]
+fn playback_shader_matches_rust_twins() {
+    use keyframe_gpu::layout::{PLAYBACK_BINDINGS, PLAYBACK_WGSL, PLAYBACK_WORKGROUP_SIZE};
+    check_layout("playback.wgsl", PLAYBACK_WGSL, &playback_twins());
+    check_bindings("playback.wgsl", PLAYBACK_WGSL, &PLAYBACK_BINDINGS);
+    let (module, _) = parse_and_validate("playback.wgsl", PLAYBACK_WGSL);
+    for ep in &module.entry_points {
+        assert_eq!(
+            ep.workgroup_size,
+            [PLAYBACK_WORKGROUP_SIZE, 1, 1],
+            "{}",
+            ep.name
+        );
+    }
 }
 
 /// Constants that a stage's WGSL defines for itself, derived from the
 /// prelude or private to the kernel: no Rust twin. Any other `const`
 /// outside the prelude fails [`stages_define_no_shared_constant_of_their_own`].
-const STAGE_LOCAL_CONSTANTS: [&str; 3] = ["IDENTITY", "NODES_PER_LANE", "PI"];
+const STAGE_LOCAL_CONSTANTS: [&str; 7] = [
+    "IDENTITY",
+    "NODES_PER_LANE",
+    "PI",
+    // playback.wgsl's 64-bit words.
+    "U64_MAX",
+    "I64_MAX",
+    "ONE",
+    "ZERO",
+];
 
 /// Every `const` of `source` that is a `u32` literal, by name. Constants
 /// written as expressions are evaluated by naga's front end already.
@@ -510,6 +693,7 @@ fn stages_define_no_shared_constant_of_their_own() {
         ("pose", POSE_WGSL),
         ("skin", SKIN_WGSL),
         ("mix", MIX_WGSL),
+        ("playback", keyframe_gpu::layout::PLAYBACK_WGSL),
     ] {
         let (module, _) = parse_and_validate(label, source);
         for (_, c) in module.constants.iter() {
@@ -1116,6 +1300,7 @@ fn the_stage_table_lists_every_pass_with_its_bindings_and_twin() {
         (Module::Rig(RigModule::Pose), POSE_WGSL),
         (Module::Rig(RigModule::Skin), SKIN_WGSL),
         (Module::Rig(RigModule::Mix), MIX_WGSL),
+        (Module::Playback, keyframe_gpu::layout::PLAYBACK_WGSL),
     ];
     for (module_id, source) in modules {
         let (module, info) = parse_and_validate(&format!("{module_id:?}"), source);

@@ -17,6 +17,7 @@ mod gltf_pointer;
 #[cfg(feature = "gltf")]
 mod gltf_uri;
 mod gpu_errors;
+mod gpu_playback;
 mod run_keys;
 mod run_values;
 mod target;

@@ -48,15 +48,15 @@ fn repeat_folds_and_counts_loops_both_ways() {
     let s = step(&mut c, 2.5, 1.0, WRAP_REPEAT);
     assert_eq!(
         (
-            sec(i128::from(s.from)),
-            sec(i128::from(s.to)),
+            sec(i128::from(s.before)),
+            sec(i128::from(s.after)),
             s.wraps,
             s.folds
         ),
         (0.25, 0.75, 2, 2)
     );
     let s = step(&mut c, -1.0, 1.0, WRAP_REPEAT);
-    assert_eq!((sec(i128::from(s.to)), s.wraps), (0.75, -1));
+    assert_eq!((sec(i128::from(s.after)), s.wraps), (0.75, -1));
 }
 
 #[test]
@@ -65,19 +65,25 @@ fn ping_pong_turns_at_the_ends() {
     let s = step(&mut c, 3.0, 2.0, WRAP_PINGPONG);
     // 0 -> 2 (turn) -> 1, moving back.
     let back = |c: &GpuActionSlot| c.flags & SLOT_BACKWARDS != 0;
-    assert_eq!((sec(i128::from(s.to)), back(&c), s.folds), (1.0, true, 1));
+    assert_eq!(
+        (sec(i128::from(s.after)), back(&c), s.folds),
+        (1.0, true, 1)
+    );
     let s = step(&mut c, 2.0, 2.0, WRAP_PINGPONG);
     // 1 -> 0 (turn) -> 1, moving forward.
-    assert_eq!((sec(i128::from(s.to)), back(&c), s.folds), (1.0, false, 1));
+    assert_eq!(
+        (sec(i128::from(s.after)), back(&c), s.folds),
+        (1.0, false, 1)
+    );
 }
 
 #[test]
 fn clamp_stops_at_the_end_it_moves_to() {
     let mut c = at(0.5, 1.0, WRAP_CLAMP);
     let s = step(&mut c, 0.75, 1.0, WRAP_CLAMP);
-    assert_eq!((sec(i128::from(s.to)), s.reached_end), (1.0, true));
+    assert_eq!((sec(i128::from(s.after)), s.reached_end), (1.0, true));
     let s = step(&mut c, -0.25, 1.0, WRAP_CLAMP);
-    assert_eq!((sec(i128::from(s.to)), s.reached_end), (0.75, false));
+    assert_eq!((sec(i128::from(s.after)), s.reached_end), (0.75, false));
 }
 
 #[test]

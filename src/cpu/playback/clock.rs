@@ -58,6 +58,7 @@ pub(crate) fn seconds(ticks: u64) -> f64 {
 /// WGSL): whole seconds and the ticks left over, each rounded to `f32`
 /// (halves to even), the ticks scaled by `1 / TICKS_PER_SECOND` in `f32`,
 /// then added: within about an `f32` ulp of the exact time.
+#[cfg(test)]
 pub(crate) fn clip_time(ticks: u64) -> f32 {
     let per = u64::from(TICKS_PER_SECOND);
     let whole = (ticks / per) as f32;
@@ -118,9 +119,9 @@ pub(crate) fn scale_ticks(ticks: i64, speed: u64) -> i64 {
 /// What one step of a playhead did, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Step {
-    /// The clip time before and after.
-    pub(crate) from: u64,
-    pub(crate) to: u64,
+    /// The clip time before and after the step.
+    pub(crate) before: u64,
+    pub(crate) after: u64,
     /// The step in the unfolded timeline (repeat: clip time plus whole
     /// loops; ping-pong: the phase over a period of two durations;
     /// clamp: clip time) from `start` to `end`.
@@ -184,8 +185,8 @@ fn saturate(v: i128) -> i64 {
 pub(crate) fn clock_step(slot: &mut GpuActionSlot, delta: i64, d: u64, wrap: u32) -> Step {
     let from = slot_time(slot);
     let still = Step {
-        from,
-        to: from,
+        before: from,
+        after: from,
         start: i128::from(from),
         end: i128::from(from),
         wraps: 0,
@@ -204,7 +205,7 @@ pub(crate) fn clock_step(slot: &mut GpuActionSlot, delta: i64, d: u64, wrap: u32
             set_flag(slot, SLOT_BACKWARDS, false);
             let wraps = saturate(end.div_euclid(dd));
             Step {
-                to,
+                after: to,
                 end,
                 wraps,
                 folds: wraps.unsigned_abs(),
@@ -222,7 +223,7 @@ pub(crate) fn clock_step(slot: &mut GpuActionSlot, delta: i64, d: u64, wrap: u32
             set_flag(slot, SLOT_BACKWARDS, backwards);
             let folds = (end.div_euclid(dd) - start.div_euclid(dd)).unsigned_abs();
             Step {
-                to,
+                after: to,
                 start,
                 end,
                 folds: folds.min(u128::from(u64::MAX)) as u64,
@@ -236,7 +237,7 @@ pub(crate) fn clock_step(slot: &mut GpuActionSlot, delta: i64, d: u64, wrap: u32
             // ping-pong starts moving forwards again.
             set_flag(slot, SLOT_BACKWARDS, false);
             Step {
-                to,
+                after: to,
                 end: i128::from(to),
                 reached_end: (delta > 0 && to >= d) || (delta < 0 && to == 0),
                 ..still
@@ -344,7 +345,7 @@ fn clock_stop_at_pass_end(
         _ => 0,
     };
     s.end = m * dd;
-    s.to = to;
+    s.after = to;
     // The whole loops between `from` and `to`, so that `wraps * d + to` is
     // still the unfolded end.
     s.wraps = if wrap == WRAP_REPEAT {

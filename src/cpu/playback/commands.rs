@@ -16,8 +16,8 @@ use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackClip, GpuPlaybackCommand, APPLIED, CHARACTER_PAUSED,
     CMD_ADD_LAYER, CMD_CLIP_REPETITIONS, CMD_CLIP_WRAP, CMD_CROSSFADE, CMD_CROSSFADE_AT,
     CMD_FADE_IN, CMD_FADE_LAYER, CMD_FADE_OUT, CMD_PAUSE, CMD_PLAY, CMD_REMOVE_LAYER,
-    CMD_REPETITIONS, CMD_SEEK, CMD_SET_LAYER, CMD_SPEED, CMD_WRAP, KEPT_SET, KEPT_WORDS, NO_MASK,
-    REFUSED_FULL, REFUSED_NO_LAYER, SLOT_ADDITIVE, SLOT_FADING, SLOT_FINISHED, SLOT_FRESH,
+    CMD_REPETITIONS, CMD_RESET, CMD_SEEK, CMD_SET_LAYER, CMD_SPEED, CMD_WRAP, KEPT_SET, KEPT_WORDS,
+    NO_MASK, REFUSED_FULL, REFUSED_NO_LAYER, SLOT_ADDITIVE, SLOT_FADING, SLOT_FINISHED, SLOT_FRESH,
     SLOT_LAYER, SLOT_OVERRIDES, SLOT_REPS, WRAP_BITS,
 };
 use crate::model::track::WrapMode;
@@ -193,6 +193,11 @@ impl GpuPlaybackCommand {
         c
     }
 
+    /// A character that came or went: its state reset.
+    pub(crate) fn reset(character: u32) -> Self {
+        Self::of(character, CMD_RESET, 0)
+    }
+
     /// `remove_layer(layer)`.
     pub(crate) fn remove_layer(character: u32, layer: u32) -> Self {
         let mut c = Self::of(character, CMD_REMOVE_LAYER, 0);
@@ -261,6 +266,11 @@ pub(crate) fn apply_command(p: &mut Playback<'_>, cmd: &GpuPlaybackCommand) -> u
         }
         CMD_ADD_LAYER => command_add_layer(p, cmd),
         CMD_SET_LAYER | CMD_FADE_LAYER | CMD_REMOVE_LAYER => command_layer(p, cmd),
+        CMD_RESET => {
+            *p.character = new_character(p.character.max_actions);
+            p.kept.fill(0);
+            APPLIED
+        }
         _ => APPLIED,
     }
 }

@@ -345,7 +345,10 @@ impl MixBuffers {
         capacity: u32,
         spec: &MixSpec<'_>,
     ) -> Result<Self> {
-        let table = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        // Also written by the playback pass (and read back by its tests).
+        let table = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
         let out_usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         let init = |label: &'static str, contents: &[u8], min: usize| {
             storage_init(device, label, contents, min)

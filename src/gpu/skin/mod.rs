@@ -320,6 +320,22 @@ impl GpuSkinner {
         self.write_params(queue, n);
     }
 
+    /// With a mixer: the action records and character ranges the mix
+    /// passes read (written by the host, or by the playback pass).
+    pub(crate) fn mix_tables(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        self.buffers
+            .mix
+            .as_ref()
+            .map(|m| (&m.actions, &m.characters))
+    }
+
+    /// Blends `n` characters whose tables another pass writes (the
+    /// playback pass): only the parameters are written.
+    pub(crate) fn drive_characters(&mut self, queue: &wgpu::Queue, n: u32) {
+        let n = n.min(self.capacity);
+        self.write_params(queue, n);
+    }
+
     /// Writes the dispatch parameters and grids for `n` instances (or
     /// characters).
     ///

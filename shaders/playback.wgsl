@@ -1,0 +1,1005 @@
+// The playback pass: every character's actions (clip, playhead, speed,
+// wrap, repetitions, fade, layers) live in storage buffers; each frame a
+// command pass applies the frame's commands (playback_commands_main, one
+// invocation per command, the first of each character's run applying its
+// commands in order), then playback_main (one invocation per character)
+// steps every action by the frame's time and writes what the sampler and
+// the mixer read: the sampler's rows (clip, clip time), the mixer's
+// action records and the character's range. The host writes only the
+// commands. Twin: src/cpu/playback/ (the `Player` runs it too), function
+// by function: the same integer arithmetic (here on pairs of u32 words,
+// there on u64/i128) and the same f32 operations.
+
+struct FrameCommands {
+    head: PlaybackFrame,
+    commands: array<PlaybackCommand>,
+}
+
+@group(0) @binding(0) var<uniform> playback_params: PlaybackParams;
+@group(0) @binding(1) var<storage, read> frame: FrameCommands;
+@group(0) @binding(2) var<storage, read> playback_clips: array<PlaybackClip>;
+@group(0) @binding(3) var<storage, read_write> characters_state: array<PlaybackCharacter>;
+@group(0) @binding(4) var<storage, read_write> slots: array<ActionSlot>;
+@group(0) @binding(5) var<storage, read_write> kept: array<u32>;
+@group(0) @binding(6) var<storage, read_write> rows: array<Instance>;
+@group(0) @binding(7) var<storage, read_write> mix_actions_out: array<MixAction>;
+@group(0) @binding(8) var<storage, read_write> ranges: array<vec2<u32>>;
+
+// ------------------------------------------------ 64-bit unsigned words
+// A u64 is a vec2<u32>: x the low word, y the high word.
+
+const U64_MAX: vec2<u32> = vec2<u32>(0xffffffffu, 0xffffffffu);
+const I64_MAX: vec2<u32> = vec2<u32>(0xffffffffu, 0x7fffffffu);
+const ONE: vec2<u32> = vec2<u32>(1u, 0u);
+const ZERO: vec2<u32> = vec2<u32>(0u, 0u);
+
+fn u64_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn u64_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+fn u64_lt(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+fn u64_le(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return !u64_lt(b, a);
+}
+
+fn u64_zero(a: vec2<u32>) -> bool {
+    return a.x == 0u && a.y == 0u;
+}
+
+fn u64_min(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return select(b, a, u64_lt(a, b));
+}
+
+fn u64_add_sat(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let s = u64_add(a, b);
+    return select(s, U64_MAX, u64_lt(s, a));
+}
+
+fn u64_sub_sat(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return select(u64_sub(a, b), ZERO, u64_lt(a, b));
+}
+
+// a << s, s < 64.
+fn u64_shl(a: vec2<u32>, s: u32) -> vec2<u32> {
+    if (s == 0u) {
+        return a;
+    }
+    if (s >= 32u) {
+        return vec2<u32>(0u, a.x << (s - 32u));
+    }
+    return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+}
+
+// a >> s, s < 64.
+fn u64_shr(a: vec2<u32>, s: u32) -> vec2<u32> {
+    if (s == 0u) {
+        return a;
+    }
+    if (s >= 32u) {
+        return vec2<u32>(a.y >> (s - 32u), 0u);
+    }
+    return vec2<u32>((a.x >> s) | (a.y << (32u - s)), a.y >> s);
+}
+
+struct DivMod {
+    q: vec2<u32>,
+    r: vec2<u32>,
+}
+
+// n / d and n % d (d > 0, below 2^63): one or two subtractions for the
+// usual quotients of 0 and 1, else bit by bit.
+fn u64_divmod(n: vec2<u32>, d: vec2<u32>) -> DivMod {
+    if (u64_lt(n, d)) {
+        return DivMod(ZERO, n);
+    }
+    let n1 = u64_sub(n, d);
+    if (u64_lt(n1, d)) {
+        return DivMod(ONE, n1);
+    }
+    var q = ZERO;
+    var r = ZERO;
+    for (var i = 0u; i < 64u; i++) {
+        let bit = 63u - i;
+        let b = select((n.x >> bit) & 1u, (n.y >> (bit - 32u)) & 1u, bit >= 32u);
+        r = vec2<u32>((r.x << 1u) | b, (r.y << 1u) | (r.x >> 31u));
+        if (u64_le(d, r)) {
+            r = u64_sub(r, d);
+            q = select(vec2<u32>(q.x | (1u << bit), q.y), vec2<u32>(q.x, q.y | (1u << (bit - 32u))), bit >= 32u);
+        }
+    }
+    return DivMod(q, r);
+}
+
+// a * b as 64 bits.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let al = a & 0xffffu;
+    let ah = a >> 16u;
+    let bl = b & 0xffffu;
+    let bh = b >> 16u;
+    let ll = al * bl;
+    let lh = al * bh;
+    let hl = ah * bl;
+    let hh = ah * bh;
+    let mid = lh + hl;
+    let mid_carry = select(0u, 0x10000u, mid < lh);
+    let lo = ll + (mid << 16u);
+    let lo_carry = select(0u, 1u, lo < ll);
+    return vec2<u32>(lo, hh + (mid >> 16u) + mid_carry + lo_carry);
+}
+
+// a * b as 128 bits (x the lowest word).
+fn u64_mul_wide(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    let p00 = mul_wide(a.x, b.x);
+    let p01 = mul_wide(a.x, b.y);
+    let p10 = mul_wide(a.y, b.x);
+    let p11 = mul_wide(a.y, b.y);
+    var w1 = p00.y + p01.x;
+    var c1 = select(0u, 1u, w1 < p01.x);
+    w1 += p10.x;
+    c1 += select(0u, 1u, w1 < p10.x);
+    var w2 = p01.y + p10.y;
+    var c2 = select(0u, 1u, w2 < p10.y);
+    w2 += p11.x;
+    c2 += select(0u, 1u, w2 < p11.x);
+    w2 += c1;
+    c2 += select(0u, 1u, w2 < c1);
+    return vec4<u32>(p00.x, w1, w2, p11.y + c2);
+}
+
+// The low 64 bits of a * b.
+fn u64_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return u64_mul_wide(a, b).xy;
+}
+
+// v + 2^bit (bit < 128) and v >> s (0 < s < 128), 128 bits.
+fn u128_add_pow2(v: vec4<u32>, bit: u32) -> vec4<u32> {
+    var w = array<u32, 4>(v.x, v.y, v.z, v.w);
+    var carry = 1u << (bit % 32u);
+    for (var i = bit / 32u; i < 4u; i++) {
+        let s = w[i] + carry;
+        carry = select(0u, 1u, s < w[i]);
+        w[i] = s;
+    }
+    return vec4<u32>(w[0], w[1], w[2], w[3]);
+}
+
+fn u128_shr(v: vec4<u32>, s: u32) -> vec4<u32> {
+    let w = array<u32, 4>(v.x, v.y, v.z, v.w);
+    var out = array<u32, 4>(0u, 0u, 0u, 0u);
+    let words = s / 32u;
+    let bits = s % 32u;
+    for (var i = 0u; i + words < 4u; i++) {
+        var x = w[i + words] >> bits;
+        if (bits > 0u && i + words + 1u < 4u) {
+            x = x | (w[i + words + 1u] << (32u - bits));
+        }
+        out[i] = x;
+    }
+    return vec4<u32>(out[0], out[1], out[2], out[3]);
+}
+
+// The nearest f32 of a u64 (halves to even), as Rust's `as f32`.
+fn u64_to_f32(v: vec2<u32>) -> f32 {
+    if (v.y == 0u && v.x < 0x1000000u) {
+        return f32(v.x);
+    }
+    let top = select(firstLeadingBit(v.x), 32u + firstLeadingBit(v.y), v.y != 0u);
+    let shift = top - 23u;
+    var m = u64_shr(v, shift).x;
+    let rest = u64_sub(v, u64_shl(vec2<u32>(m, 0u), shift));
+    let half = u64_shl(ONE, shift - 1u);
+    if (u64_lt(half, rest) || (all(rest == half) && (m & 1u) == 1u)) {
+        m += 1u;
+    }
+    return ldexp(f32(m), i32(shift));
+}
+
+// A signed 64-bit count as a sign and a magnitude (no negative zero).
+struct Signed {
+    neg: bool,
+    mag: vec2<u32>,
+}
+
+// ticks * speed rounded to a whole tick (halves away from zero),
+// saturated to 2^63 - 1 in magnitude, the speed an f64's bits: the
+// product of the magnitude and the speed's 53-bit mantissa, shifted by
+// its exponent.
+fn scale_ticks(t: Signed, speed: vec2<u32>) -> Signed {
+    let negative_speed = (speed.y >> 31u) != 0u;
+    let exponent = (speed.y >> 20u) & 0x7ffu;
+    var mantissa = vec2<u32>(speed.x, speed.y & 0xfffffu);
+    var shift = -1074;
+    if (exponent != 0u) {
+        mantissa.y = mantissa.y | 0x100000u;
+        shift = i32(exponent) - 1075;
+    }
+    let p = u64_mul_wide(t.mag, mantissa);
+    var m = ZERO;
+    if (all(p == vec4<u32>(0u))) {
+        m = ZERO;
+    } else if (shift >= 0) {
+        let s = u32(shift);
+        if (s > 63u || p.z != 0u || p.w != 0u || u64_lt(u64_shr(I64_MAX, s), p.xy)) {
+            m = I64_MAX;
+        } else {
+            m = u64_shl(p.xy, s);
+        }
+    } else {
+        let r = u32(-shift);
+        if (r < 128u) {
+            let v = u128_shr(u128_add_pow2(p, r - 1u), r);
+            m = select(v.xy, I64_MAX, v.z != 0u || v.w != 0u || v.y > 0x7fffffffu);
+        }
+    }
+    return Signed(negative_speed != t.neg && !u64_zero(m), m);
+}
+
+// A clip time in ticks as the sampler takes it: whole seconds and the
+// ticks left over, each rounded to f32, the ticks scaled by 1 /
+// TICKS_PER_SECOND in f32, then added.
+fn ticks_to_f32(t: vec2<u32>) -> f32 {
+    let qr = seconds_of(t);
+    return u64_to_f32(qr.q) + u64_to_f32(qr.r) * playback_params.tick_seconds;
+}
+
+// t / TICKS_PER_SECOND and t % TICKS_PER_SECOND: below 2^42 ticks (6,233
+// s) from an f32 estimate of the quotient, corrected by whole seconds;
+// beyond, bit by bit.
+fn seconds_of(t: vec2<u32>) -> DivMod {
+    let per = vec2<u32>(TICKS_PER_SECOND, 0u);
+    if (t.y >= 1024u) {
+        return u64_divmod(t, per);
+    }
+    var q = u32(max(u64_to_f32(t) * playback_params.tick_seconds, 0.0));
+    var product = mul_wide(q, TICKS_PER_SECOND);
+    while (u64_lt(t, product)) {
+        q -= 1u;
+        product = u64_sub(product, per);
+    }
+    var r = u64_sub(t, product);
+    while (u64_le(per, r)) {
+        q += 1u;
+        r = u64_sub(r, per);
+    }
+    return DivMod(vec2<u32>(q, 0u), r);
+}
+
+// ------------------------------------------------------------- the clock
+
+// What one step of a playhead did (Step in the twin, whose `end` is
+// `start` moved by `span` backwards or forwards): the clip time before
+// and after.
+struct Step {
+    before: vec2<u32>,
+    after: vec2<u32>,
+    start: vec2<u32>,
+    back: bool,
+    span: vec2<u32>,
+    wraps: Signed,
+    folds: vec2<u32>,
+    reached_end: bool,
+}
+
+fn slot_time(s: ActionSlot) -> vec2<u32> {
+    return vec2<u32>(s.time_lo, s.time_hi);
+}
+
+fn set_time(s: ptr<function, ActionSlot>, t: vec2<u32>) {
+    (*s).time_lo = t.x;
+    (*s).time_hi = t.y;
+}
+
+fn set_flag(s: ptr<function, ActionSlot>, f: u32, on: bool) {
+    (*s).flags = select((*s).flags & ~f, (*s).flags | f, on);
+}
+
+fn clock_phase(s: ActionSlot, d: vec2<u32>) -> vec2<u32> {
+    if ((s.flags & SLOT_BACKWARDS) != 0u) {
+        return u64_sub(u64_add(d, d), slot_time(s));
+    }
+    return slot_time(s);
+}
+
+// A count of loops (magnitude `q`, negative `neg`) saturated to i64.
+fn saturated_wraps(neg: bool, q: vec2<u32>) -> Signed {
+    if (neg) {
+        return Signed(!u64_zero(q), u64_min(q, vec2<u32>(0u, 0x80000000u)));
+    }
+    return Signed(false, u64_min(q, I64_MAX));
+}
+
+fn clock_step(s: ptr<function, ActionSlot>, delta: Signed, d: vec2<u32>, wrap: u32) -> Step {
+    let t0 = slot_time(*s);
+    var st = Step(t0, t0, t0, false, ZERO, Signed(false, ZERO), ZERO, false);
+    if (u64_zero(d) || u64_zero(delta.mag)) {
+        return st;
+    }
+    st.back = delta.neg;
+    st.span = delta.mag;
+    if (wrap == WRAP_REPEAT) {
+        var to = ZERO;
+        var loops = ZERO;
+        if (!delta.neg) {
+            let qr = u64_divmod(u64_add(t0, delta.mag), d);
+            to = qr.r;
+            loops = qr.q;
+        } else if (u64_le(delta.mag, t0)) {
+            let qr = u64_divmod(u64_sub(t0, delta.mag), d);
+            to = qr.r;
+            loops = qr.q;
+        } else {
+            let qr = u64_divmod(u64_sub(delta.mag, t0), d);
+            to = select(u64_sub(d, qr.r), ZERO, u64_zero(qr.r));
+            loops = select(u64_add(qr.q, ONE), qr.q, u64_zero(qr.r));
+        }
+        let negative = delta.neg && u64_lt(t0, delta.mag);
+        set_time(s, to);
+        set_flag(s, SLOT_BACKWARDS, false);
+        st.after = to;
+        st.wraps = saturated_wraps(negative, loops);
+        st.folds = st.wraps.mag;
+        return st;
+    }
+    if (wrap == WRAP_PINGPONG) {
+        let period = u64_add(d, d);
+        let start = clock_phase(*s, d);
+        let qr = u64_divmod(delta.mag, period);
+        var turns = qr.q;
+        var e = ZERO;
+        if (!delta.neg) {
+            e = u64_add(start, qr.r);
+            if (u64_le(period, e)) {
+                e = u64_sub(e, period);
+                turns = u64_add(turns, ONE);
+            }
+        } else if (u64_le(qr.r, start)) {
+            e = u64_sub(start, qr.r);
+        } else {
+            e = u64_sub(u64_add(start, period), qr.r);
+            turns = u64_add(turns, ONE);
+        }
+        let fs = select(0u, 1u, u64_le(d, start));
+        let fe = select(0u, 1u, u64_le(d, e));
+        let twice = u64_add(turns, turns);
+        st.folds = select(u64_sub(u64_add(twice, vec2<u32>(fe, 0u)), vec2<u32>(fs, 0u)),
+            u64_sub(u64_add(twice, vec2<u32>(fs, 0u)), vec2<u32>(fe, 0u)), delta.neg);
+        let backwards = u64_lt(d, e);
+        let to = select(e, u64_sub(period, e), backwards);
+        set_time(s, to);
+        set_flag(s, SLOT_BACKWARDS, backwards);
+        st.after = to;
+        st.start = start;
+        return st;
+    }
+    var to = ZERO;
+    if (!delta.neg) {
+        to = u64_min(u64_add(t0, delta.mag), d);
+    } else if (u64_lt(delta.mag, t0)) {
+        to = u64_sub(t0, delta.mag);
+    }
+    set_time(s, to);
+    set_flag(s, SLOT_BACKWARDS, false);
+    st.after = to;
+    st.back = u64_lt(to, t0);
+    st.span = select(u64_sub(to, t0), u64_sub(t0, to), st.back);
+    st.reached_end = (!delta.neg && u64_le(d, to)) || (delta.neg && u64_zero(to));
+    return st;
+}
+
+fn clock_at(s: ptr<function, ActionSlot>, t: Signed, d: vec2<u32>, wrap: u32) {
+    set_time(s, ZERO);
+    (*s).passes_lo = 0u;
+    (*s).passes_hi = 0u;
+    set_flag(s, SLOT_BACKWARDS | SLOT_DONE | SLOT_FREE_FOLD, false);
+    set_flag(s, SLOT_FRESH, true);
+    if (!u64_zero(d)) {
+        clock_step(s, t, d, wrap);
+    }
+}
+
+fn clock_start_moving(s: ptr<function, ActionSlot>, delta: Signed, d: vec2<u32>, wrap: u32) {
+    if (((*s).flags & SLOT_FRESH) == 0u || u64_zero(delta.mag) || u64_zero(d)) {
+        return;
+    }
+    set_flag(s, SLOT_FRESH, false);
+    if (!delta.neg || wrap == WRAP_CLAMP) {
+        return;
+    }
+    set_flag(s, SLOT_FREE_FOLD, true);
+    if (wrap == WRAP_PINGPONG) {
+        let period = u64_add(d, d);
+        var phase = u64_add(clock_phase(*s, d), d);
+        if (u64_le(period, phase)) {
+            phase = u64_sub(phase, period);
+        }
+        let backwards = u64_lt(d, phase);
+        set_flag(s, SLOT_BACKWARDS, backwards);
+        set_time(s, select(phase, u64_sub(period, phase), backwards));
+    }
+}
+
+fn clock_step_limited(s: ptr<function, ActionSlot>, delta: Signed, d: vec2<u32>, wrap: u32) -> Step {
+    let limited = ((*s).flags & SLOT_REPS) != 0u && wrap != WRAP_CLAMP;
+    let reps = vec2<u32>((*s).repetitions_lo, (*s).repetitions_hi);
+    let passes_now = vec2<u32>((*s).passes_lo, (*s).passes_hi);
+    let left = u64_sub_sat(reps, passes_now);
+    if (((*s).flags & SLOT_DONE) != 0u || (limited && u64_zero(left))) {
+        set_flag(s, SLOT_DONE, true);
+        var still = clock_step(s, Signed(false, ZERO), d, wrap);
+        still.reached_end = true;
+        return still;
+    }
+    clock_start_moving(s, delta, d, wrap);
+    let free_before = ((*s).flags & SLOT_FREE_FOLD) != 0u;
+    let passes_before = vec2<u32>((*s).passes_lo, (*s).passes_hi);
+    var st = clock_step(s, delta, d, wrap);
+    let extra = free_before && !u64_zero(st.folds);
+    if (extra) {
+        st.folds = u64_sub(st.folds, ONE);
+    }
+    set_flag(s, SLOT_FREE_FOLD, free_before && !extra);
+    if (!limited || u64_lt(st.folds, left)) {
+        let passes = u64_add_sat(passes_before, st.folds);
+        (*s).passes_lo = passes.x;
+        (*s).passes_hi = passes.y;
+        return st;
+    }
+    clock_stop_at_pass_end(s, &st, passes_before, left, extra, d, wrap);
+    return st;
+}
+
+fn clock_stop_at_pass_end(s: ptr<function, ActionSlot>, st: ptr<function, Step>,
+        passes_before: vec2<u32>, left: vec2<u32>, extra: bool, d: vec2<u32>, wrap: u32) {
+    let back = (*st).back;
+    let k0 = select(0u, 1u, u64_le(d, (*st).start));
+    let j = u64_add(left, vec2<u32>(select(0u, 1u, extra), 0u));
+    let jd = u64_mul(j, d);
+    // m = k0 + j forward, k0 - j + 1 back; `to` is the end of the pass.
+    var to = ZERO;
+    if (wrap == WRAP_REPEAT) {
+        to = select(d, ZERO, back);
+    } else {
+        let odd = ((k0 + j.x + select(0u, 1u, back)) & 1u) == 1u;
+        to = select(ZERO, d, odd);
+    }
+    if (!back) {
+        (*st).span = u64_sub(u64_add(jd, select(ZERO, d, k0 == 1u)), (*st).start);
+    } else {
+        (*st).span = u64_sub(u64_add(jd, (*st).start), u64_mul(vec2<u32>(k0 + 1u, 0u), d));
+    }
+    // Repeat's whole loops, m - 1 forward, m back.
+    if (wrap == WRAP_REPEAT) {
+        if (!back) {
+            (*st).wraps = saturated_wraps(false, u64_sub(u64_add(j, vec2<u32>(k0, 0u)), ONE));
+        } else if (u64_lt(vec2<u32>(k0, 0u), j)) {
+            (*st).wraps = saturated_wraps(true, u64_sub(j, vec2<u32>(k0 + 1u, 0u)));
+        } else {
+            (*st).wraps = Signed(false, u64_sub(vec2<u32>(k0 + 1u, 0u), j));
+        }
+    } else {
+        (*st).wraps = Signed(false, ZERO);
+    }
+    (*st).after = to;
+    (*st).folds = left;
+    (*st).reached_end = true;
+    set_time(s, to);
+    let passes = u64_add_sat(passes_before, left);
+    (*s).passes_lo = passes.x;
+    (*s).passes_hi = passes.y;
+    set_flag(s, SLOT_BACKWARDS | SLOT_FRESH | SLOT_FREE_FOLD, false);
+    set_flag(s, SLOT_DONE, true);
+}
+
+// ------------------------------------------------------- stepping a frame
+
+fn clip_ticks(clip: u32) -> vec2<u32> {
+    if (clip >= arrayLength(&playback_clips)) {
+        return ZERO;
+    }
+    let c = playback_clips[clip];
+    return vec2<u32>(c.ticks_lo, c.ticks_hi);
+}
+
+fn fade_weight(s: ActionSlot) -> f32 {
+    let elapsed = vec2<u32>(s.fade_elapsed_lo, s.fade_elapsed_hi);
+    let duration = vec2<u32>(s.fade_duration_lo, s.fade_duration_hi);
+    var f = 1.0;
+    if (u64_lt(elapsed, duration)) {
+        f = min(u64_to_f32(elapsed) * s.fade_rate, 1.0);
+    }
+    return s.fade_from + (s.fade_to - s.fade_from) * f;
+}
+
+fn fade_ended(s: ActionSlot) -> bool {
+    return (s.flags & SLOT_FADING) != 0u
+        && u64_le(vec2<u32>(s.fade_duration_lo, s.fade_duration_hi),
+            vec2<u32>(s.fade_elapsed_lo, s.fade_elapsed_hi));
+}
+
+fn slot_delta(c: PlaybackCharacter, s: ActionSlot, dt: vec2<u32>) -> Signed {
+    if ((c.flags & CHARACTER_PAUSED) != 0u) {
+        return Signed(false, ZERO);
+    }
+    let by_character = scale_ticks(Signed(false, dt), vec2<u32>(c.speed_lo, c.speed_hi));
+    return scale_ticks(by_character, vec2<u32>(s.speed_lo, s.speed_hi));
+}
+
+fn step_slot(c: PlaybackCharacter, s: ptr<function, ActionSlot>, dt: vec2<u32>, d: vec2<u32>) -> Step {
+    let moving = (c.flags & CHARACTER_PAUSED) == 0u;
+    let delta = slot_delta(c, *s, dt);
+    let st = clock_step_limited(s, delta, d, (*s).flags & WRAP_BITS);
+    if (moving && ((*s).flags & SLOT_FADING) != 0u) {
+        let elapsed = u64_add_sat(vec2<u32>((*s).fade_elapsed_lo, (*s).fade_elapsed_hi), dt);
+        (*s).fade_elapsed_lo = elapsed.x;
+        (*s).fade_elapsed_hi = elapsed.y;
+        (*s).weight = fade_weight(*s);
+    }
+    let loops = u64_add_sat(vec2<u32>((*s).loops_lo, (*s).loops_hi), st.folds);
+    (*s).loops_lo = loops.x;
+    (*s).loops_hi = loops.y;
+    if (st.reached_end) {
+        (*s).flags = (*s).flags | SLOT_FINISHED;
+    }
+    return st;
+}
+
+// After every action stepped: those whose fade ended at 0 go.
+fn finish_character(c: u32) {
+    let base = c * playback_params.actions;
+    let count = min(characters_state[c].count, playback_params.actions);
+    var kept_count = 0u;
+    for (var k = 0u; k < count; k++) {
+        var s = slots[base + k];
+        let ended = fade_ended(s);
+        if (ended && s.fade_to <= 0.0) {
+            continue;
+        }
+        if (ended) {
+            s.flags = s.flags & ~SLOT_FADING;
+        }
+        slots[base + kept_count] = s;
+        kept_count++;
+    }
+    characters_state[c].count = kept_count;
+}
+
+// The sampler's rows, the mixer's records and the range of character c.
+fn write_tables(c: u32) {
+    let a = playback_params.actions;
+    let count = characters_state[c].count;
+    for (var k = 0u; k < a; k++) {
+        let row = c * a + k;
+        let reference_row = playback_params.reference_rows + row;
+        if (k >= count) {
+            rows[row] = Instance(NO_CLIP, 0.0, 0u, 0u);
+            rows[reference_row] = Instance(NO_CLIP, 0.0, 0u, 0u);
+            continue;
+        }
+        let s = slots[row];
+        let additive = (s.flags & SLOT_ADDITIVE) != 0u;
+        rows[row] = Instance(s.clip, ticks_to_f32(slot_time(s)), 0u, 0u);
+        rows[reference_row] = Instance(select(NO_CLIP, s.clip, additive), s.reference_time, 0u, 0u);
+        var blend = BLEND_MIX;
+        if ((s.flags & SLOT_OVERRIDES) != 0u) {
+            blend = BLEND_OVERRIDE;
+        } else if (additive) {
+            blend = BLEND_ADDITIVE;
+        }
+        mix_actions_out[row] = MixAction(row, select(NO_ROW, reference_row, additive), s.clip,
+            s.mask, s.weight, blend);
+    }
+    ranges[c] = vec2<u32>(c * a, count);
+}
+
+@compute @workgroup_size(PLAYBACK_WORKGROUP_SIZE)
+fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.y * groups.x * PLAYBACK_WORKGROUP_SIZE + gid.x;
+    if (c >= playback_params.character_count) {
+        return;
+    }
+    let character = characters_state[c];
+    let dt = vec2<u32>(frame.head.dt_lo, frame.head.dt_hi);
+    let base = c * playback_params.actions;
+    let count = min(character.count, playback_params.actions);
+    for (var k = 0u; k < count; k++) {
+        var s = slots[base + k];
+        step_slot(character, &s, dt, clip_ticks(s.clip));
+        slots[base + k] = s;
+    }
+    finish_character(c);
+    write_tables(c);
+}
+
+// -------------------------------------------------------------- commands
+
+fn action_count(c: u32) -> u32 {
+    return min(characters_state[c].count, playback_params.actions);
+}
+
+// Base actions come first, before the layers.
+fn base_count(c: u32) -> u32 {
+    let n = action_count(c);
+    let base = c * playback_params.actions;
+    for (var k = 0u; k < n; k++) {
+        if ((slots[base + k].flags & SLOT_LAYER) != 0u) {
+            return k;
+        }
+    }
+    return n;
+}
+
+fn remove_slot(c: u32, at: u32) -> ActionSlot {
+    let base = c * playback_params.actions;
+    let n = action_count(c);
+    let removed = slots[base + at];
+    for (var k = at; k + 1u < n; k++) {
+        slots[base + k] = slots[base + k + 1u];
+    }
+    characters_state[c].count = n - 1u;
+    return removed;
+}
+
+fn insert_slot(c: u32, at: u32, s: ActionSlot) {
+    let base = c * playback_params.actions;
+    let n = action_count(c);
+    for (var k = n; k > at; k--) {
+        slots[base + k] = slots[base + k - 1u];
+    }
+    slots[base + at] = s;
+    characters_state[c].count = n + 1u;
+}
+
+// Drops the lightest base actions until one more fits; their weights'
+// sum, or a negative number (nothing dropped) when the layers leave no
+// room.
+fn make_room(c: u32) -> f32 {
+    let n = action_count(c);
+    let max_actions = min(characters_state[c].max_actions, playback_params.actions);
+    let excess = select(0u, n + 1u - max_actions, n + 1u > max_actions);
+    if (excess > base_count(c)) {
+        return -1.0;
+    }
+    let base = c * playback_params.actions;
+    var freed = 0.0;
+    for (var i = 0u; i < excess; i++) {
+        var lightest = 0u;
+        let bases = base_count(c);
+        for (var k = 1u; k < bases; k++) {
+            if (slots[base + k].weight < slots[base + lightest].weight) {
+                lightest = k;
+            }
+        }
+        freed += remove_slot(c, lightest).weight;
+    }
+    return freed;
+}
+
+fn kept_at(c: u32, clip: u32) -> u32 {
+    return (c * playback_params.clip_count + clip) * KEPT_WORDS;
+}
+
+// The wrap and SLOT_REPS of `clip` (x) and its repetitions (yz): its own,
+// or the character's, which it keeps from then on.
+fn settings(c: u32, clip: u32) -> vec3<u32> {
+    let ch = characters_state[c];
+    if (clip >= playback_params.clip_count) {
+        return vec3<u32>(ch.flags & (WRAP_BITS | SLOT_REPS), ch.repetitions_lo, ch.repetitions_hi);
+    }
+    let at = kept_at(c, clip);
+    if ((kept[at] & KEPT_SET) == 0u) {
+        kept[at] = KEPT_SET | (ch.flags & (WRAP_BITS | SLOT_REPS));
+        kept[at + 1u] = ch.repetitions_lo;
+        kept[at + 2u] = ch.repetitions_hi;
+    }
+    return vec3<u32>(kept[at] & (WRAP_BITS | SLOT_REPS), kept[at + 1u], kept[at + 2u]);
+}
+
+fn new_slot(clip: u32) -> ActionSlot {
+    // speed 1.0 (f64 bits 0x3ff00000_00000000).
+    return ActionSlot(clip, SLOT_FRESH, 0u, NO_MASK, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u,
+        0x3ff00000u, 0.0, 0.0, 0.0, 1.0, 0u, 0u, 1u, 0u, 0u, 0u, 0.0, 0u, 0u, 0u);
+}
+
+fn base_action(c: u32, clip: u32, weight: f32) -> ActionSlot {
+    let kept_settings = settings(c, clip);
+    var s = new_slot(clip);
+    s.flags = kept_settings.x | SLOT_FRESH;
+    s.repetitions_lo = kept_settings.y;
+    s.repetitions_hi = kept_settings.z;
+    s.weight = weight;
+    return s;
+}
+
+fn start_fade(s: ptr<function, ActionSlot>, to: f32, cmd: PlaybackCommand) {
+    (*s).flags = (*s).flags | SLOT_FADING;
+    (*s).fade_from = (*s).weight;
+    (*s).fade_to = to;
+    (*s).fade_rate = cmd.rate;
+    (*s).fade_elapsed_lo = 0u;
+    (*s).fade_elapsed_hi = 0u;
+    (*s).fade_duration_lo = cmd.duration_lo;
+    (*s).fade_duration_hi = cmd.duration_hi;
+}
+
+fn fade_base_out(c: u32, every: bool, clip: u32, cmd: PlaybackCommand) {
+    let base = c * playback_params.actions;
+    let bases = base_count(c);
+    for (var k = 0u; k < bases; k++) {
+        var s = slots[base + k];
+        if (every || s.clip == clip) {
+            start_fade(&s, 0.0, cmd);
+            slots[base + k] = s;
+        }
+    }
+}
+
+fn command_play(c: u32, cmd: PlaybackCommand) -> u32 {
+    let layers = action_count(c) - base_count(c);
+    if (layers >= min(characters_state[c].max_actions, playback_params.actions)) {
+        return REFUSED_FULL;
+    }
+    for (var bases = base_count(c); bases > 0u; bases--) {
+        remove_slot(c, 0u);
+    }
+    insert_slot(c, 0u, base_action(c, cmd.clip, 1.0));
+    return APPLIED;
+}
+
+fn command_crossfade(c: u32, cmd: PlaybackCommand) -> u32 {
+    let base = c * playback_params.actions;
+    var heading = 0.0;
+    var existing = NO_ROW;
+    let bases = base_count(c);
+    for (var k = 0u; k < bases; k++) {
+        let s = slots[base + k];
+        heading += select(s.weight, s.fade_to, (s.flags & SLOT_FADING) != 0u);
+        if (existing == NO_ROW && s.clip == cmd.clip) {
+            existing = k;
+        }
+    }
+    let aim = select(1.0, heading, heading > 0.0);
+    var incoming: ActionSlot;
+    if (existing != NO_ROW) {
+        incoming = remove_slot(c, existing);
+    } else {
+        let freed = make_room(c);
+        if (freed < 0.0) {
+            return REFUSED_FULL;
+        }
+        incoming = base_action(c, cmd.clip, freed);
+    }
+    fade_base_out(c, true, 0u, cmd);
+    start_fade(&incoming, aim, cmd);
+    insert_slot(c, base_count(c), incoming);
+    return APPLIED;
+}
+
+fn command_fade_in(c: u32, cmd: PlaybackCommand) -> u32 {
+    if (make_room(c) < 0.0) {
+        return REFUSED_FULL;
+    }
+    var s = base_action(c, cmd.clip, 0.0);
+    start_fade(&s, 1.0, cmd);
+    insert_slot(c, base_count(c), s);
+    return APPLIED;
+}
+
+// A command's signed time in ticks.
+fn command_time(cmd: PlaybackCommand) -> Signed {
+    let t = vec2<u32>(cmd.time_lo, cmd.time_hi);
+    if ((t.y >> 31u) != 0u) {
+        return Signed(true, u64_sub(ZERO, t));
+    }
+    return Signed(false, t);
+}
+
+// Sets the clocks of base actions `first .. end` at the command's time.
+fn seek_bases(c: u32, first: u32, end: u32, cmd: PlaybackCommand) {
+    let base = c * playback_params.actions;
+    for (var k = first; k < end; k++) {
+        var s = slots[base + k];
+        clock_at(&s, command_time(cmd), clip_ticks(s.clip), s.flags & WRAP_BITS);
+        s.flags = s.flags & ~SLOT_FINISHED;
+        slots[base + k] = s;
+    }
+}
+
+fn command_settings(c: u32, cmd: PlaybackCommand) -> u32 {
+    let wrap = cmd.kind == CMD_WRAP || cmd.kind == CMD_CLIP_WRAP;
+    let bits = select(SLOT_REPS, WRAP_BITS, wrap);
+    let value = cmd.flags & bits;
+    let per_clip = cmd.kind == CMD_CLIP_WRAP || cmd.kind == CMD_CLIP_REPETITIONS;
+    let bases = base_count(c);
+    let base = c * playback_params.actions;
+    if (!per_clip && bases == 0u) {
+        var ch = characters_state[c];
+        ch.flags = (ch.flags & ~bits) | value;
+        if (!wrap) {
+            ch.repetitions_lo = cmd.repetitions_lo;
+            ch.repetitions_hi = cmd.repetitions_hi;
+        }
+        characters_state[c] = ch;
+        return APPLIED;
+    }
+    var clip = cmd.clip;
+    if (!per_clip) {
+        clip = slots[base + bases - 1u].clip;
+    }
+    let n = action_count(c);
+    for (var k = 0u; k < n; k++) {
+        var s = slots[base + k];
+        if ((per_clip && s.clip == clip) || (!per_clip && k + 1u == bases)) {
+            s.flags = (s.flags & ~bits) | value;
+            if (wrap) {
+                s.flags = s.flags & ~SLOT_FINISHED;
+            } else {
+                s.repetitions_lo = cmd.repetitions_lo;
+                s.repetitions_hi = cmd.repetitions_hi;
+            }
+            slots[base + k] = s;
+        }
+    }
+    settings(c, clip);
+    if (clip < playback_params.clip_count) {
+        let at = kept_at(c, clip);
+        kept[at] = (kept[at] & ~bits) | value;
+        if (!wrap) {
+            kept[at + 1u] = cmd.repetitions_lo;
+            kept[at + 2u] = cmd.repetitions_hi;
+        }
+    }
+    return APPLIED;
+}
+
+fn layer_settings(s: ptr<function, ActionSlot>, cmd: PlaybackCommand) {
+    if ((((*s).flags ^ cmd.flags) & WRAP_BITS) != 0u) {
+        (*s).flags = (*s).flags & ~SLOT_FINISHED;
+    }
+    let own = WRAP_BITS | SLOT_REPS | SLOT_OVERRIDES | SLOT_ADDITIVE | SLOT_FADING;
+    (*s).flags = ((*s).flags & ~own)
+        | (cmd.flags & (WRAP_BITS | SLOT_REPS | SLOT_OVERRIDES | SLOT_ADDITIVE));
+    (*s).weight = cmd.weight;
+    (*s).mask = cmd.mask;
+    (*s).speed_lo = cmd.speed_lo;
+    (*s).speed_hi = cmd.speed_hi;
+    (*s).repetitions_lo = cmd.repetitions_lo;
+    (*s).repetitions_hi = cmd.repetitions_hi;
+    (*s).reference_lo = cmd.reference_lo;
+    (*s).reference_hi = cmd.reference_hi;
+    (*s).reference_time = cmd.reference_time;
+}
+
+fn command_add_layer(c: u32, cmd: PlaybackCommand) -> u32 {
+    let n = action_count(c);
+    if (n >= min(characters_state[c].max_actions, playback_params.actions)) {
+        return REFUSED_FULL;
+    }
+    var s = new_slot(cmd.clip);
+    s.flags = SLOT_LAYER | SLOT_FRESH;
+    s.layer = cmd.layer;
+    layer_settings(&s, cmd);
+    insert_slot(c, n, s);
+    return APPLIED;
+}
+
+fn command_layer(c: u32, cmd: PlaybackCommand) -> u32 {
+    let base = c * playback_params.actions;
+    let n = action_count(c);
+    for (var k = 0u; k < n; k++) {
+        var s = slots[base + k];
+        if ((s.flags & SLOT_LAYER) == 0u || s.layer != cmd.layer) {
+            continue;
+        }
+        if (cmd.kind == CMD_SET_LAYER) {
+            layer_settings(&s, cmd);
+            slots[base + k] = s;
+        } else if (cmd.kind == CMD_FADE_LAYER) {
+            start_fade(&s, cmd.weight, cmd);
+            slots[base + k] = s;
+        } else {
+            remove_slot(c, k);
+        }
+        return APPLIED;
+    }
+    return REFUSED_NO_LAYER;
+}
+
+fn apply_command(c: u32, cmd: PlaybackCommand) -> u32 {
+    switch (cmd.kind) {
+        case CMD_PLAY: {
+            return command_play(c, cmd);
+        }
+        case CMD_CROSSFADE: {
+            return command_crossfade(c, cmd);
+        }
+        case CMD_CROSSFADE_AT: {
+            let status = command_crossfade(c, cmd);
+            if (status == APPLIED) {
+                let current = base_count(c) - 1u;
+                seek_bases(c, current, current + 1u, cmd);
+            }
+            return status;
+        }
+        case CMD_FADE_IN: {
+            return command_fade_in(c, cmd);
+        }
+        case CMD_FADE_OUT: {
+            fade_base_out(c, false, cmd.clip, cmd);
+            return APPLIED;
+        }
+        case CMD_SPEED: {
+            characters_state[c].speed_lo = cmd.speed_lo;
+            characters_state[c].speed_hi = cmd.speed_hi;
+            return APPLIED;
+        }
+        case CMD_PAUSE: {
+            let flags = characters_state[c].flags;
+            characters_state[c].flags = (flags & ~CHARACTER_PAUSED) | (cmd.flags & CHARACTER_PAUSED);
+            return APPLIED;
+        }
+        case CMD_SEEK: {
+            seek_bases(c, 0u, base_count(c), cmd);
+            return APPLIED;
+        }
+        case CMD_WRAP, CMD_CLIP_WRAP, CMD_REPETITIONS, CMD_CLIP_REPETITIONS: {
+            return command_settings(c, cmd);
+        }
+        case CMD_ADD_LAYER: {
+            return command_add_layer(c, cmd);
+        }
+        case CMD_SET_LAYER, CMD_FADE_LAYER, CMD_REMOVE_LAYER: {
+            return command_layer(c, cmd);
+        }
+        case CMD_RESET: {
+            // Speed 1.0 (f64 bits 0x3ff00000_00000000), clips on repeat.
+            characters_state[c] = PlaybackCharacter(0u, 0x3ff00000u, WRAP_REPEAT, 0u, 0u, 0u,
+                playback_params.actions, 0u);
+            let first = kept_at(c, 0u);
+            for (var k = 0u; k < playback_params.clip_count * KEPT_WORDS; k++) {
+                kept[first + k] = 0u;
+            }
+            return APPLIED;
+        }
+        default: {
+            return APPLIED;
+        }
+    }
+}
+
+// One invocation per command of the frame (every chunk's, sorted by
+// character): the first command of each of this chunk's characters
+// applies that character's commands in order.
+@compute @workgroup_size(PLAYBACK_WORKGROUP_SIZE)
+fn playback_commands_main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = gid.y * groups.x * PLAYBACK_WORKGROUP_SIZE + gid.x;
+    let n = frame.head.command_count;
+    if (i >= n) {
+        return;
+    }
+    let character = frame.commands[i].character;
+    let first = playback_params.first_character;
+    if (character < first || character - first >= playback_params.character_count) {
+        return;
+    }
+    if (i > 0u && frame.commands[i - 1u].character == character) {
+        return;
+    }
+    let c = character - first;
+    for (var k = i; k < n; k++) {
+        let cmd = frame.commands[k];
+        if (cmd.character != character) {
+            break;
+        }
+        apply_command(c, cmd);
+    }
+}

@@ -1,0 +1,555 @@
+//! [`GpuPlayers`]: the [`Player`] commands on the characters of a crowd
+//! model whose playback state lives on the GPU, and CPU twins of the
+//! characters a game subscribes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::clips::{ClipHandle, Clips};
+use super::player::{check_duration, check_number, Layer, LayerId, Player};
+use crate::cpu::playback::clock::ticks;
+use crate::cpu::playback::commands::new_character;
+use crate::error::{Error, PlaybackError, Result};
+use crate::gpu::Crowd;
+use crate::layout::GpuPlaybackCommand;
+use crate::model::crowd::{CharacterId, ModelId};
+use crate::model::track::WrapMode;
+
+/// The characters of one model of a [`Crowd`] played on the GPU: each
+/// character's actions (clip, playhead, speed, wrap, repetitions, fades,
+/// layers) live in GPU buffers, and a compute pass recorded with the
+/// crowd's ([`Crowd::record`]) applies the frame's commands and steps them
+/// by the rules of [`Player`] (its CPU twin: the same records and
+/// arithmetic), then writes the sampler's rows and the mixer's tables
+/// itself. The host writes only the frame's commands, in one buffer
+/// write: a frame in which no character is given a command costs the
+/// CPU the same for ten characters or a hundred thousand.
+///
+/// The commands are [`Player`]'s, naming a character of the model
+/// ([`Crowd::add_character`]) and clips of the [`Clips`] the players
+/// were made with; they take effect in the next
+/// [`advance`](Self::advance), in the order given. Each is checked when
+/// given (a clip of other clips, a bad number or duration: an error,
+/// nothing queued); what depends on the character's state (a table with
+/// no room, a layer gone) is decided on the GPU, which skips the command
+/// as [`Player`] refuses it (nothing changes).
+///
+/// A game that needs a character's root motion, events or pose in the
+/// same frame (the player's own character, one a camera follows)
+/// [`subscribe`](Self::subscribe)s it: the crate then keeps the exact
+/// CPU twin of that character, a [`Player`] started from the GPU's state
+/// and driven by the same commands and steps ([`subscribed`](Self::subscribed)
+/// gives its frame). Its cost is that of a [`Player`] per subscribed
+/// character.
+///
+/// ```no_run
+/// # fn f(device: &wgpu::Device, queue: &wgpu::Queue, bound: &keyframe_gpu::BoundLibrary)
+/// #      -> Result<(), keyframe_gpu::Error> {
+/// use std::sync::Arc;
+/// use keyframe_gpu::playback::{Clips, GpuPlayers};
+/// use keyframe_gpu::{Crowd, MixerDesc};
+/// let mut crowd = Crowd::new();
+/// let fox = crowd.add_mixed_model(device, queue, "fox", bound, &MixerDesc::new(100_000, 2))?;
+/// let clips = Arc::new(Clips::new(bound.library()));
+/// let mut players = GpuPlayers::new(device, queue, &mut crowd, fox, &clips)?;
+/// let (walk, run) = (clips.clip("Walk")?, clips.clip("Run")?);
+/// let hero = crowd.add_character(fox)?;
+/// players.play(hero, walk)?;
+/// players.subscribe(device, queue, &crowd, hero)?;
+/// // Each frame: this frame's commands, then the step, then the passes.
+/// players.crossfade(hero, run, 0.3)?;
+/// players.advance(device, queue, &mut crowd, 1.0 / 60.0)?;
+/// let _moved = players.subscribed(hero).map(|p| p.frame().root_motion);
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// crowd.record(&mut encoder);
+/// queue.submit([encoder.finish()]);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct GpuPlayers {
+    clips: Arc<Clips>,
+    model: ModelId,
+    /// The model's actions per character.
+    actions: u32,
+    /// This frame's commands, in the order given, with their characters.
+    pending: Vec<(CharacterId, GpuPlaybackCommand)>,
+    /// The same sorted by slot, for the GPU.
+    sorted: Vec<GpuPlaybackCommand>,
+    /// Per character that has layers (or a twin): the number its
+    /// [`LayerId`]s carry and its next layer's.
+    layers: HashMap<CharacterId, (u64, u32)>,
+    /// The subscribed characters' twins.
+    twins: HashMap<CharacterId, Player>,
+}
+
+impl GpuPlayers {
+    /// Plays the characters of `crowd`'s model `model` on the GPU from now
+    /// on, with clips `clips` (made from the model's library: the same
+    /// clips, names and durations): its frames come from the playback
+    /// pass, no longer from [`Crowd::set_actions`] (which refuses the
+    /// model's characters: [`Error::PlayedOnGpu`]). Its characters start at
+    /// rest. A model whose sampler sorts its rows on the host (the CPU
+    /// adapters' clip-blocks plan) is made again with the grouped plan,
+    /// which samples the rows where the pass writes them.
+    ///
+    /// # Errors
+    /// [`Error::UnknownModel`]; [`Error::ModelWithoutMixer`] for a model
+    /// added without a mixer; [`PlaybackError::ClipsOfOtherModel`] when
+    /// `clips` are not the model's; those of [`Crowd::add_mixed_model`].
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &mut Crowd,
+        model: ModelId,
+        clips: &Arc<Clips>,
+    ) -> Result<GpuPlayers> {
+        let unknown = Error::UnknownModel {
+            what: "model",
+            entry: None,
+            model: model.index(),
+        };
+        let library = crowd.models().library(model).ok_or(unknown)?;
+        if !clips.fits(library) {
+            return Err(PlaybackError::ClipsOfOtherModel {
+                clips: clips.id().get(),
+                model: crowd.models().name(model).unwrap_or_default().to_owned(),
+            }
+            .into());
+        }
+        crowd.play_on_gpu(device, queue, model, clips.table())?;
+        let actions = crowd
+            .models()
+            .mixer(model)
+            .map_or(1, |m| m.actions_per_character);
+        Ok(GpuPlayers {
+            clips: Arc::clone(clips),
+            model,
+            actions,
+            pending: Vec::new(),
+            sorted: Vec::new(),
+            layers: HashMap::new(),
+            twins: HashMap::new(),
+        })
+    }
+
+    /// The clips the characters play.
+    #[must_use]
+    pub fn clips(&self) -> &Arc<Clips> {
+        &self.clips
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(&self) -> ModelId {
+        self.model
+    }
+
+    /// `clip`'s index, if it is one of these clips; `character` of this
+    /// model.
+    fn own(&self, command: &'static str, character: CharacterId, clip: ClipHandle) -> Result<u32> {
+        self.check_character(character)?;
+        if clip.clips() == self.clips.id() {
+            return Ok(clip.index());
+        }
+        Err(PlaybackError::ClipOfOtherLibrary {
+            character: character.slot(),
+            command,
+            clip: clip.index(),
+            clips: clip.clips().get(),
+            own: self.clips.id().get(),
+        }
+        .into())
+    }
+
+    fn check_character(&self, character: CharacterId) -> Result<()> {
+        if character.model() == self.model {
+            return Ok(());
+        }
+        Err(Error::UnknownCharacter {
+            what: "character",
+            entry: None,
+            model: character.model().index(),
+            slot: character.slot(),
+        })
+    }
+
+    fn push(&mut self, character: CharacterId, cmd: GpuPlaybackCommand) -> Result<()> {
+        self.pending.push((character, cmd));
+        Ok(())
+    }
+
+    /// [`Player::play`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`] for a character of another model;
+    /// [`PlaybackError::ClipOfOtherLibrary`].
+    pub fn play(&mut self, character: CharacterId, clip: ClipHandle) -> Result<()> {
+        let clip = self.own("play", character, clip)?;
+        self.push(character, GpuPlaybackCommand::play(character.slot(), clip))
+    }
+
+    /// [`Player::crossfade`] for `character`.
+    ///
+    /// # Errors
+    /// As [`play`](Self::play); [`PlaybackError::BadDuration`].
+    pub fn crossfade(
+        &mut self,
+        character: CharacterId,
+        to: ClipHandle,
+        duration: f64,
+    ) -> Result<()> {
+        let to = self.own("crossfade", character, to)?;
+        check_duration(character.slot(), "crossfade", duration)?;
+        let cmd = GpuPlaybackCommand::crossfade(character.slot(), to, duration, None);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::crossfade_at`] for `character`.
+    ///
+    /// # Errors
+    /// As [`crossfade`](Self::crossfade);
+    /// [`PlaybackError::BadNumber`] for a time that is not finite.
+    pub fn crossfade_at(
+        &mut self,
+        character: CharacterId,
+        to: ClipHandle,
+        duration: f64,
+        time: f64,
+    ) -> Result<()> {
+        check_number(character.slot(), "crossfade_at", "time", (time, false))?;
+        let to = self.own("crossfade_at", character, to)?;
+        check_duration(character.slot(), "crossfade_at", duration)?;
+        let cmd = GpuPlaybackCommand::crossfade(character.slot(), to, duration, Some(time));
+        self.push(character, cmd)
+    }
+
+    /// [`Player::fade_in`] for `character`.
+    ///
+    /// # Errors
+    /// As [`crossfade`](Self::crossfade).
+    pub fn fade_in(
+        &mut self,
+        character: CharacterId,
+        clip: ClipHandle,
+        duration: f64,
+    ) -> Result<()> {
+        let clip = self.own("fade_in", character, clip)?;
+        check_duration(character.slot(), "fade_in", duration)?;
+        let cmd = GpuPlaybackCommand::fade(character.slot(), clip, duration, false);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::fade_out`] for `character`.
+    ///
+    /// # Errors
+    /// As [`crossfade`](Self::crossfade).
+    pub fn fade_out(
+        &mut self,
+        character: CharacterId,
+        clip: ClipHandle,
+        duration: f64,
+    ) -> Result<()> {
+        let clip = self.own("fade_out", character, clip)?;
+        check_duration(character.slot(), "fade_out", duration)?;
+        let cmd = GpuPlaybackCommand::fade(character.slot(), clip, duration, true);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::set_speed`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`].
+    pub fn set_speed(&mut self, character: CharacterId, speed: f64) -> Result<()> {
+        self.check_character(character)?;
+        check_number(character.slot(), "speed", "speed", (speed, false))?;
+        self.push(
+            character,
+            GpuPlaybackCommand::speed(character.slot(), speed),
+        )
+    }
+
+    /// [`Player::set_paused`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`].
+    pub fn set_paused(&mut self, character: CharacterId, paused: bool) -> Result<()> {
+        self.check_character(character)?;
+        self.push(
+            character,
+            GpuPlaybackCommand::pause(character.slot(), paused),
+        )
+    }
+
+    /// [`Player::seek`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`].
+    pub fn seek(&mut self, character: CharacterId, time: f64) -> Result<()> {
+        self.check_character(character)?;
+        check_number(character.slot(), "seek", "time", (time, false))?;
+        self.push(character, GpuPlaybackCommand::seek(character.slot(), time))
+    }
+
+    /// [`Player::set_wrap`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`].
+    pub fn set_wrap(&mut self, character: CharacterId, wrap: WrapMode) -> Result<()> {
+        self.check_character(character)?;
+        let cmd = GpuPlaybackCommand::wrap(character.slot(), None, wrap);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::set_clip_wrap`] for `character`.
+    ///
+    /// # Errors
+    /// As [`play`](Self::play).
+    pub fn set_clip_wrap(
+        &mut self,
+        character: CharacterId,
+        clip: ClipHandle,
+        wrap: WrapMode,
+    ) -> Result<()> {
+        let clip = self.own("set_clip_wrap", character, clip)?;
+        let cmd = GpuPlaybackCommand::wrap(character.slot(), Some(clip), wrap);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::set_repetitions`] for `character`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`].
+    pub fn set_repetitions(
+        &mut self,
+        character: CharacterId,
+        repetitions: Option<u64>,
+    ) -> Result<()> {
+        self.check_character(character)?;
+        let cmd = GpuPlaybackCommand::repetitions(character.slot(), None, repetitions);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::set_clip_repetitions`] for `character`.
+    ///
+    /// # Errors
+    /// As [`play`](Self::play).
+    pub fn set_clip_repetitions(
+        &mut self,
+        character: CharacterId,
+        clip: ClipHandle,
+        repetitions: Option<u64>,
+    ) -> Result<()> {
+        let clip = self.own("set_clip_repetitions", character, clip)?;
+        let cmd = GpuPlaybackCommand::repetitions(character.slot(), Some(clip), repetitions);
+        self.push(character, cmd)
+    }
+
+    /// The number `character`'s layers carry, and its next layer's.
+    fn layer_numbers(&mut self, character: CharacterId) -> &mut (u64, u32) {
+        self.layers
+            .entry(character)
+            .or_insert_with(|| (Player::new_id(), 0))
+    }
+
+    /// [`Player::add_layer`] for `character`: the layer's handle, which
+    /// its other layer commands (and its twin, once subscribed) take. A
+    /// layer the character's table has no room for is skipped on the GPU
+    /// (its handle then names no layer).
+    ///
+    /// # Errors
+    /// As [`play`](Self::play); the numbers and blend of
+    /// [`Player::add_layer`].
+    pub fn add_layer(
+        &mut self,
+        character: CharacterId,
+        clip: ClipHandle,
+        layer: Layer,
+    ) -> Result<LayerId> {
+        let clip = self.own("add_layer", character, clip)?;
+        layer.check(character.slot(), "add_layer")?;
+        let numbers = self.layer_numbers(character);
+        let (player, index) = (numbers.0, numbers.1);
+        numbers.1 += 1;
+        let cmd = GpuPlaybackCommand::layer(character.slot(), clip, index, true, &layer.settings());
+        self.push(character, cmd)?;
+        Ok(LayerId { player, index })
+    }
+
+    /// `layer`'s number, if it is a layer `character` was given.
+    fn layer_of(
+        &self,
+        command: &'static str,
+        character: CharacterId,
+        layer: LayerId,
+    ) -> Result<u32> {
+        self.check_character(character)?;
+        match self.layers.get(&character) {
+            Some(&(player, next)) if player == layer.player && layer.index < next => {
+                Ok(layer.index)
+            }
+            _ => Err(PlaybackError::UnknownLayer {
+                character: character.slot(),
+                command,
+                layer: layer.index,
+            }
+            .into()),
+        }
+    }
+
+    /// [`Player::set_layer`] for `character`.
+    ///
+    /// # Errors
+    /// [`PlaybackError::UnknownLayer`] for a layer not given to the
+    /// character; those of [`add_layer`](Self::add_layer).
+    pub fn set_layer(&mut self, character: CharacterId, layer: LayerId, with: Layer) -> Result<()> {
+        let index = self.layer_of("set_layer", character, layer)?;
+        with.check(character.slot(), "set_layer")?;
+        let cmd = GpuPlaybackCommand::layer(character.slot(), 0, index, false, &with.settings());
+        self.push(character, cmd)
+    }
+
+    /// [`Player::fade_layer`] for `character`.
+    ///
+    /// # Errors
+    /// As [`set_layer`](Self::set_layer); [`PlaybackError::BadDuration`],
+    /// [`PlaybackError::BadNumber`].
+    pub fn fade_layer(
+        &mut self,
+        character: CharacterId,
+        layer: LayerId,
+        weight: f32,
+        duration: f64,
+    ) -> Result<()> {
+        check_duration(character.slot(), "fade_layer", duration)?;
+        check_number(
+            character.slot(),
+            "fade_layer",
+            "weight",
+            (f64::from(weight), true),
+        )?;
+        let index = self.layer_of("fade_layer", character, layer)?;
+        let cmd = GpuPlaybackCommand::fade_layer(character.slot(), index, weight, duration);
+        self.push(character, cmd)
+    }
+
+    /// [`Player::remove_layer`] for `character`.
+    ///
+    /// # Errors
+    /// As [`set_layer`](Self::set_layer).
+    pub fn remove_layer(&mut self, character: CharacterId, layer: LayerId) -> Result<()> {
+        let index = self.layer_of("remove_layer", character, layer)?;
+        self.push(
+            character,
+            GpuPlaybackCommand::remove_layer(character.slot(), index),
+        )
+    }
+
+    /// Keeps the exact CPU twin of `character` from now on: a [`Player`]
+    /// started from its state on the GPU (read back, blocking: call it
+    /// between frames, after the last frame's submission) and driven by
+    /// the same commands and steps, so that its frame (root motion,
+    /// events, the action table for a CPU pose of attachments) is there
+    /// in the same frame. A character subscribed already keeps its twin.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`] for a character `crowd` does not hold
+    /// or of another model; [`Error::DeviceLost`] and the readback's
+    /// errors.
+    pub fn subscribe(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        character: CharacterId,
+    ) -> Result<()> {
+        self.check_character(character)?;
+        if !crowd.models().holds(character) {
+            return Err(unknown(character));
+        }
+        if self.twins.contains_key(&character) {
+            return Ok(());
+        }
+        let Some(pass) = crowd.playback(self.model) else {
+            return Err(unknown(character));
+        };
+        let (state, slots, kept) = if pass.resets(character.slot()) {
+            // Added since the last frame: it starts at rest.
+            (new_character(self.actions), Vec::new(), Vec::new())
+        } else {
+            pass.read_state(device, queue, character.slot())?
+        };
+        let &mut (id, next) = self.layer_numbers(character);
+        let numbers = (id, character.slot(), next);
+        let twin = Player::from_state(&self.clips, numbers, state, slots, kept);
+        self.twins.insert(character, twin);
+        Ok(())
+    }
+
+    /// Drops `character`'s twin; returns whether it had one.
+    pub fn unsubscribe(&mut self, character: CharacterId) -> bool {
+        self.twins.remove(&character).is_some()
+    }
+
+    /// `character`'s CPU twin, when subscribed: its [`Player::frame`] is
+    /// the last [`advance`](Self::advance)'s (root motion, events, action
+    /// table), equal to what the GPU computed for it.
+    #[must_use]
+    pub fn subscribed(&self, character: CharacterId) -> Option<&Player> {
+        self.twins.get(&character)
+    }
+
+    /// The frame: writes the commands given since the last frame (sorted
+    /// by character, each character's in the order given) and a step of
+    /// `dt` seconds to the model's playback pass, in one buffer write, and
+    /// steps the subscribed characters' twins the same way. The pass runs
+    /// in the next [`Crowd::record`]. A twin whose character the crowd no
+    /// longer holds is dropped.
+    ///
+    /// # Errors
+    /// [`PlaybackError::BadNumber`] for a `dt` that is NaN, infinite or
+    /// negative; [`Error::UnknownCharacter`] for a command's character
+    /// the crowd no longer holds (removed since): those commands are
+    /// dropped and nothing is written this call (the others stay for the
+    /// next); [`Error::DeviceLost`].
+    pub fn advance(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &mut Crowd,
+        dt: f64,
+    ) -> Result<()> {
+        check_number(0, "advance", "dt", (dt, true))?;
+        let held = crowd.models();
+        if let Some(&(gone, _)) = self.pending.iter().find(|(c, _)| !held.holds(*c)) {
+            self.pending.retain(|(c, _)| held.holds(*c));
+            return Err(unknown(gone));
+        }
+        self.twins.retain(|c, _| held.holds(*c));
+        self.layers.retain(|c, _| held.holds(*c));
+        self.sorted.clear();
+        self.sorted.extend(self.pending.iter().map(|p| p.1));
+        self.sorted.sort_by_key(|c| c.character);
+        let step = ticks(dt).unsigned_abs();
+        crowd.write_playback(device, queue, self.model, step, &self.sorted)?;
+        for (character, cmd) in &self.pending {
+            if let Some(twin) = self.twins.get_mut(character) {
+                // Refused as the GPU skips it: nothing changes.
+                let _ = twin.apply("gpu", cmd);
+            }
+        }
+        for twin in self.twins.values_mut() {
+            twin.step(step);
+        }
+        self.pending.clear();
+        Ok(())
+    }
+}
+
+fn unknown(character: CharacterId) -> Error {
+    Error::UnknownCharacter {
+        what: "character",
+        entry: None,
+        model: character.model().index(),
+        slot: character.slot(),
+    }
+}

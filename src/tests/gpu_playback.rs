@@ -1,0 +1,388 @@
+//! The playback pass (`shaders/playback.wgsl`) against its twin
+//! (`cpu::playback`, run by the `Player`s `GpuPlayers` keeps for its
+//! subscribed characters): random commands of every kind on a crowd
+//! model in several chunks, uneven steps, each character's records read
+//! back and compared with its twin's, word for word (the f32 weights to
+//! within rounding), the rows and mixer records the pass writes against
+//! those the twin's state gives, and the blended poses against the CPU
+//! twin's mixer on the twins' action tables.
+
+use std::sync::Arc;
+
+use keyframe_gpu::cpu::playback::clock::{clip_time, slot_time};
+use keyframe_gpu::layout::{
+    GpuActionSlot, GpuCharacter, GpuInstance, GpuMixAction, BLEND_ADDITIVE, BLEND_MIX,
+    BLEND_OVERRIDE, NO_CLIP, NO_ROW, SLOT_ADDITIVE, SLOT_OVERRIDES,
+};
+use keyframe_gpu::playback::{Clips, GpuPlayers, Layer, LayerId};
+use keyframe_gpu::{
+    cpu, AnimationLibrary, BoundLibrary, CharacterId, Clip, Crowd, Interpolation, Mask, MixerDesc,
+    ModelId, NodeTransform, Property, Rig, Track, WrapMode,
+};
+
+use super::common::gpu;
+
+/// A chain of four nodes; clips of different lengths moving and turning
+/// them: "walk" 1 s, "run" 0.7 s, "wave" 2.3 s (node 2 and 3 only),
+/// "jump" 0.4 s, "blip" a few milliseconds.
+fn model() -> (BoundLibrary, Vec<Mask>) {
+    let mut b = Rig::builder();
+    let mut parent = None;
+    for k in 0..4 {
+        let n = b.node(
+            parent,
+            NodeTransform::translation([0.0, k as f32 * 0.5, 0.0]),
+        );
+        parent = Some(n);
+    }
+    let rig = b.build().unwrap();
+    let tr = |node: u32, end: f32, to: [f32; 3]| {
+        Track::new(
+            node,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, end * 0.5, end],
+            vec![
+                0.0,
+                0.0,
+                0.0,
+                to[0] * 0.3,
+                to[1],
+                to[2],
+                to[0],
+                to[1],
+                to[2] * 0.5,
+            ],
+        )
+    };
+    let rot = |node: u32, end: f32, angle: f32| {
+        let q = glam::Quat::from_rotation_z(angle);
+        Track::new(
+            node,
+            Property::Rotation,
+            Interpolation::Linear,
+            vec![0.0, end],
+            [glam::Quat::IDENTITY.to_array(), q.to_array()].concat(),
+        )
+    };
+    let library = AnimationLibrary::new(vec![
+        Clip::new("walk", vec![tr(0, 1.0, [2.0, 0.0, 0.4]), rot(1, 1.0, 0.6)]),
+        Clip::new("run", vec![tr(0, 0.7, [0.0, 0.2, 3.0]), rot(2, 0.7, -0.9)]),
+        Clip::new("wave", vec![rot(2, 2.3, 1.2), rot(3, 2.3, -0.5)]),
+        Clip::new("jump", vec![tr(0, 0.4, [0.0, 1.5, 0.0]), rot(1, 0.4, 0.2)]),
+        Clip::new("blip", vec![tr(3, 0.003, [0.1, 0.1, 0.1])]),
+    ])
+    .unwrap();
+    let bound = library.bind(&rig).unwrap();
+    let upper = Mask::subtree(&rig, 2).unwrap();
+    (bound, vec![upper])
+}
+
+/// A small xorshift generator: the same commands on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.below(from.len() as u64) as usize]
+    }
+}
+
+/// One random command for `c`; `layers` are the layers it was given
+/// (some gone since: the GPU and the twin skip those alike).
+fn command(rng: &mut Rng, p: &mut GpuPlayers, c: CharacterId, layers: &mut Vec<LayerId>) {
+    let clips = Arc::clone(p.clips());
+    let clip = clips.clip_at(rng.below(clips.len() as u64) as u32).unwrap();
+    let d = 0.02 + rng.unit() * 0.8;
+    let t = rng.unit() * 6.0 - 2.0;
+    let wrap = rng.pick(&[WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong]);
+    let reps = rng.pick(&[None, Some(0), Some(1), Some(2), Some(5)]);
+    let layer = Layer {
+        weight: rng.pick(&[0.0, 0.3, 0.5, 1.0, 1.4]),
+        mask: rng.pick(&[None, Some(keyframe_gpu::MaskId::new(0))]),
+        additive: if rng.below(4) == 0 {
+            Some(rng.unit() * 0.5)
+        } else {
+            None
+        },
+        overrides: rng.below(3) == 0,
+        wrap,
+        speed: rng.pick(&[1.0, -1.0, 0.5, 1.7]),
+        repetitions: reps,
+    };
+    let layer = Layer {
+        overrides: layer.overrides && layer.additive.is_none(),
+        ..layer
+    };
+    let id = layers
+        .get(rng.below(layers.len().max(1) as u64) as usize)
+        .copied();
+    let r = match rng.below(17) {
+        0 | 1 => p.play(c, clip),
+        2 | 3 => p.crossfade(c, clip, d),
+        4 => p.crossfade_at(c, clip, d, t),
+        5 => p.fade_in(c, clip, d),
+        6 => p.fade_out(c, clip, d),
+        7 => p.set_speed(c, rng.pick(&[1.0, -1.0, 0.0, 0.5, 2.0, -0.3, 1.7, 1e9])),
+        8 => p.set_paused(c, rng.below(3) == 0),
+        9 => p.seek(c, t),
+        10 => p.set_wrap(c, wrap),
+        11 => p.set_clip_wrap(c, clip, wrap),
+        12 => p.set_repetitions(c, reps),
+        13 => p.set_clip_repetitions(c, clip, reps),
+        14 => p.add_layer(c, clip, layer).map(|id| layers.push(id)),
+        15 => id.map_or(Ok(()), |id| p.set_layer(c, id, layer)),
+        _ => match id {
+            Some(id) if rng.below(2) == 0 => p.fade_layer(c, id, layer.weight, d),
+            Some(id) => p.remove_layer(c, id),
+            None => Ok(()),
+        },
+    };
+    r.unwrap();
+}
+
+/// The slot words that must be equal (every field but the f32 ones).
+fn words(s: &GpuActionSlot) -> Vec<u32> {
+    let all: &[u32] = bytemuck::cast_slice(std::slice::from_ref(s));
+    // weight, fade_from, fade_to, fade_rate (14..18) and reference_time
+    // (24) are f32s computed by the pass.
+    all.iter()
+        .enumerate()
+        .filter(|(i, _)| !(14..18).contains(i) && *i != 24)
+        .map(|(_, &w)| w)
+        .collect()
+}
+
+fn floats(s: &GpuActionSlot) -> [f32; 5] {
+    [
+        s.weight,
+        s.fade_from,
+        s.fade_to,
+        s.fade_rate,
+        s.reference_time,
+    ]
+}
+
+/// Every character's records on the GPU against its twin's.
+fn compare_state(
+    gpu: (&wgpu::Device, &wgpu::Queue),
+    crowd: &Crowd,
+    players: &GpuPlayers,
+    characters: &[CharacterId],
+    at: &str,
+) {
+    let (device, queue) = gpu;
+    let pass = crowd.playback(players.model()).unwrap();
+    let size = crowd.chunk_capacity(players.model()).unwrap() as usize;
+    let actions = crowd
+        .models()
+        .mixer(players.model())
+        .unwrap()
+        .actions_per_character as usize;
+    let chunks = crowd.chunk_count(players.model()).unwrap();
+    let mut state: Vec<(Vec<GpuCharacter>, Vec<GpuActionSlot>, Vec<u32>)> = Vec::new();
+    for k in 0..chunks {
+        state.push(pass.read_chunk(device, queue, k).unwrap());
+    }
+    for &c in characters {
+        let (k, i) = (c.slot() as usize / size, c.slot() as usize % size);
+        let (heads, slots, kept) = &state[k];
+        let (want_head, want_slots, want_kept) = players.subscribed(c).unwrap().records();
+        assert_eq!(&heads[i], want_head, "{at}: character {}", c.slot());
+        let got = &slots[i * actions..i * actions + want_head.count as usize];
+        for (s, (g, w)) in got.iter().zip(want_slots).enumerate() {
+            assert_eq!(words(g), words(w), "{at}: character {} slot {s}", c.slot());
+            for (x, y) in floats(g).iter().zip(floats(w)) {
+                assert!(
+                    (x - y).abs() <= 2e-6 * y.abs().max(1.0),
+                    "{at}: {g:?}\n{w:?}"
+                );
+            }
+        }
+        let n = want_kept.len();
+        assert_eq!(
+            &kept[i * n..i * n + n],
+            want_kept,
+            "{at}: kept of {}",
+            c.slot()
+        );
+    }
+}
+
+/// The rows and mixer records chunk 0's pass wrote, against those its
+/// characters' twins give.
+fn compare_rows(
+    gpu: (&wgpu::Device, &wgpu::Queue),
+    crowd: &Crowd,
+    players: &GpuPlayers,
+    characters: &[CharacterId],
+) {
+    let (device, queue) = gpu;
+    let chunk = crowd.chunk(players.model(), 0).unwrap();
+    let [rows, mix, ranges] = chunk.playback_targets().unwrap();
+    let read = |b: &wgpu::Buffer| {
+        let health = chunk.sampler.health();
+        let f = keyframe_gpu::gpu::read_buffer(health, device, queue, b, b.size()).unwrap();
+        bytemuck::cast_slice::<f32, u32>(&f).to_vec()
+    };
+    let (rows, mix, ranges) = (read(rows), read(mix), read(ranges));
+    let rows: &[GpuInstance] = bytemuck::cast_slice(&rows);
+    let mix: &[GpuMixAction] = bytemuck::cast_slice(&mix);
+    let a = crowd
+        .models()
+        .mixer(players.model())
+        .unwrap()
+        .actions_per_character;
+    let size = crowd.chunk_capacity(players.model()).unwrap();
+    for &c in characters.iter().filter(|c| c.slot() < size) {
+        let (_, slots, _) = players.subscribed(c).unwrap().records();
+        let first = c.slot() * a;
+        assert_eq!(
+            ranges[2 * c.slot() as usize..][..2],
+            [first, slots.len() as u32]
+        );
+        for (k, s) in slots.iter().enumerate() {
+            let row = (first + k as u32) as usize;
+            let additive = s.flags & SLOT_ADDITIVE != 0;
+            assert_eq!(rows[row].clip, s.clip);
+            let t = clip_time(slot_time(s));
+            assert!(
+                (rows[row].time - t).abs() <= t.abs() * 2e-7,
+                "{:?} {t}",
+                rows[row]
+            );
+            let reference = (size * a) as usize + row;
+            let want_clip = if additive { s.clip } else { NO_CLIP };
+            assert_eq!(rows[reference].clip, want_clip);
+            let blend = match (s.flags & SLOT_OVERRIDES != 0, additive) {
+                (true, _) => BLEND_OVERRIDE,
+                (false, true) => BLEND_ADDITIVE,
+                _ => BLEND_MIX,
+            };
+            let m = mix[row];
+            let reference_row = if additive { reference as u32 } else { NO_ROW };
+            assert_eq!(
+                (m.row, m.reference_row, m.clip, m.mask, m.blend),
+                (row as u32, reference_row, s.clip, s.mask, blend)
+            );
+            assert!((m.weight - s.weight).abs() <= 2e-6 * s.weight.max(1.0));
+        }
+        for k in slots.len() as u32..a {
+            assert_eq!(
+                rows[(first + k) as usize].clip,
+                NO_CLIP,
+                "a vacant row is skipped"
+            );
+        }
+    }
+}
+
+/// The blended poses of the crowd against the CPU twin's mixer on the
+/// twins' action tables.
+fn compare_poses(
+    gpu: (&wgpu::Device, &wgpu::Queue),
+    crowd: &Crowd,
+    players: &GpuPlayers,
+    characters: &[CharacterId],
+    (bound, masks): (&BoundLibrary, &[Mask]),
+) -> f32 {
+    let (device, queue) = gpu;
+    let got = crowd.read_back(device, queue).unwrap();
+    let got = got.model(players.model().index()).unwrap();
+    let slots = got.instance_count() as usize;
+    let mut counts = vec![0u32; slots];
+    let mut by_slot = vec![Vec::new(); slots];
+    for &c in characters {
+        let actions = &players.subscribed(c).unwrap().frame().actions;
+        counts[c.slot() as usize] = actions.len() as u32;
+        by_slot[c.slot() as usize] = actions.clone();
+    }
+    let actions: Vec<_> = by_slot.into_iter().flatten().collect();
+    let want = cpu::mixed_poses(bound, masks, &actions, &counts).unwrap();
+    let c = got.compare(&want).unwrap();
+    c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d))
+}
+
+fn run(test: &str, seed: u64, frames: u32) {
+    let Some(h) = gpu(test) else { return };
+    let (device, queue) = (&h.device, &h.queue);
+    let (bound, masks) = model();
+    let mut desc = MixerDesc::new(37, 3);
+    desc.add_mask(masks[0].clone());
+    let mut crowd = Crowd::new().with_chunk_limit(16);
+    let model: ModelId = crowd
+        .add_mixed_model(device, queue, "chain", &bound, &desc)
+        .unwrap();
+    let clips = Arc::new(Clips::new(bound.library()));
+    let mut players = GpuPlayers::new(device, queue, &mut crowd, model, &clips).unwrap();
+    assert_eq!(crowd.chunk_count(model), Some(3));
+    let characters: Vec<CharacterId> = (0..37)
+        .map(|_| crowd.add_character(model).unwrap())
+        .collect();
+    for &c in &characters {
+        players.subscribe(device, queue, &crowd, c).unwrap();
+    }
+    let mut rng = Rng(seed);
+    let mut layers = vec![Vec::new(); characters.len()];
+    let gpu = (device, queue);
+    let mut worst = 0.0f32;
+    for f in 0..frames {
+        for (i, &c) in characters.iter().enumerate() {
+            if rng.below(10) < 3 {
+                for _ in 0..=rng.below(3) {
+                    command(&mut rng, &mut players, c, &mut layers[i]);
+                }
+            }
+        }
+        let dt = match rng.below(20) {
+            0 => 0.0,
+            1 => 3.7,
+            _ => rng.unit() * 0.09,
+        };
+        players.advance(device, queue, &mut crowd, dt).unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        crowd.record(&mut encoder);
+        queue.submit([encoder.finish()]);
+        if f % 7 == 6 || f + 1 == frames {
+            let at = format!("frame {f}");
+            compare_state(gpu, &crowd, &players, &characters, &at);
+            compare_rows(gpu, &crowd, &players, &characters);
+            worst = worst.max(compare_poses(
+                gpu,
+                &crowd,
+                &players,
+                &characters,
+                (&bound, &masks),
+            ));
+        }
+    }
+    // The clip times differ by at most an f32 rounding (the pass's
+    // `ticks_to_f32` against the host's f64 seconds rounded to f32): the
+    // pose by that much of a clip's speed.
+    assert!(worst < 2e-4, "poses differ by {worst}");
+}
+
+#[test]
+fn the_playback_pass_equals_its_twin_under_random_commands() {
+    run("gpu_playback random commands", 0x5eed_1234_abcd_0001, 90);
+}
+
+#[test]
+fn the_playback_pass_equals_its_twin_with_another_seed() {
+    run(
+        "gpu_playback random commands (2)",
+        0x0bad_cafe_0000_7777,
+        60,
+    );
+}
