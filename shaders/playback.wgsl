@@ -243,33 +243,41 @@ fn scale_ticks(t: Signed, speed: vec2<u32>) -> Signed {
 }
 
 // A clip time in ticks as the sampler takes it: whole seconds and the
-// ticks left over, each rounded to f32, the ticks scaled by 1 /
-// TICKS_PER_SECOND in f32, then added.
+// ticks left over, each rounded to f32, the ticks scaled by seconds per
+// tick in f32, then added.
 fn ticks_to_f32(t: vec2<u32>) -> f32 {
     let qr = seconds_of(t);
     return u64_to_f32(qr.q) + u64_to_f32(qr.r) * playback_params.tick_seconds;
 }
 
-// t / TICKS_PER_SECOND and t % TICKS_PER_SECOND: below 2^42 ticks (6,233
-// s) from an f32 estimate of the quotient, corrected by whole seconds;
-// beyond, bit by bit.
+// Whole seconds of t ticks and the ticks left over: its flicks (t >>
+// TICK_SHIFT) divided by FLICKS_PER_SECOND, below 2^42 flicks (6,233 s)
+// from an f32 estimate of the quotient corrected by whole seconds, beyond
+// bit by bit.
 fn seconds_of(t: vec2<u32>) -> DivMod {
-    let per = vec2<u32>(TICKS_PER_SECOND, 0u);
-    if (t.y >= 1024u) {
-        return u64_divmod(t, per);
+    let flicks = u64_shr(t, TICK_SHIFT);
+    let per = vec2<u32>(FLICKS_PER_SECOND, 0u);
+    var qr: DivMod;
+    if (flicks.y >= 1024u) {
+        qr = u64_divmod(flicks, per);
+    } else {
+        var q = u32(max(u64_to_f32(flicks) * playback_params.flick_seconds, 0.0));
+        var product = mul_wide(q, FLICKS_PER_SECOND);
+        while (u64_lt(flicks, product)) {
+            q -= 1u;
+            product = u64_sub(product, per);
+        }
+        var r = u64_sub(flicks, product);
+        while (u64_le(per, r)) {
+            q += 1u;
+            r = u64_sub(r, per);
+        }
+        qr = DivMod(vec2<u32>(q, 0u), r);
     }
-    var q = u32(max(u64_to_f32(t) * playback_params.tick_seconds, 0.0));
-    var product = mul_wide(q, TICKS_PER_SECOND);
-    while (u64_lt(t, product)) {
-        q -= 1u;
-        product = u64_sub(product, per);
-    }
-    var r = u64_sub(t, product);
-    while (u64_le(per, r)) {
-        q += 1u;
-        r = u64_sub(r, per);
-    }
-    return DivMod(vec2<u32>(q, 0u), r);
+    // The ticks left: the flicks left, and the ticks below a flick.
+    let low = t.x & ((1u << TICK_SHIFT) - 1u);
+    let rest = u64_shl(qr.r, TICK_SHIFT);
+    return DivMod(qr.q, vec2<u32>(rest.x | low, rest.y));
 }
 
 // ------------------------------------------------------------- the clock

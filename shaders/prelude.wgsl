@@ -266,7 +266,8 @@ const MAX_PARALLEL_NODES: u32 = 128u;
 // ------------------------------------------------------------- playback
 // The playback pass (playback.wgsl) and its twin (src/cpu/playback/) hold
 // each character's state in these records. A u64 is two u32 words
-// (_lo, _hi); times are ticks (TICKS_PER_SECOND a second), speeds and an
+// (_lo, _hi); times are ticks (2^TICK_SHIFT flicks, FLICKS_PER_SECOND
+// flicks a second: src/layout/playback.rs), speeds and an
 // additive layer's reference time f64 bit patterns.
 
 // One character's state besides its actions.
@@ -363,12 +364,13 @@ struct PlaybackParams {
     actions: u32,            // action slots per character
     clip_count: u32,
     reference_rows: u32,     // the first reference row
-    tick_seconds: f32,       // 1 / TICKS_PER_SECOND, rounded to f32
-    _pad0: u32,
+    tick_seconds: f32,       // seconds per tick, rounded to f32
+    flick_seconds: f32,      // seconds per flick, rounded to f32
     _pad1: u32,
 }
 
-const TICKS_PER_SECOND: u32 = 705600000u;
+const FLICKS_PER_SECOND: u32 = 705600000u;
+const TICK_SHIFT: u32 = 16u;
 // A slot's wrap bits: WrapMode as u32.
 const WRAP_CLAMP: u32 = 0u;
 const WRAP_REPEAT: u32 = 1u;

@@ -1076,3 +1076,68 @@ fn a_clip_that_leaves_the_root_alone_moves_it_by_nothing() {
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
 }
+
+/// Ticks a second of a playhead (`docs/USAGE.md`, "Playback"): 2^16
+/// flicks of 1/705,600,000 s.
+const TICKS: u128 = 705_600_000 << 16;
+
+#[test]
+fn a_character_looped_for_days_keeps_its_phase_exactly() {
+    // 10^7 s (115 days) of play in uneven steps of whole 1/1024 s (each
+    // an exact f64 and a whole number of ticks, as the steps of the
+    // common frame rates and whole milliseconds are), on a clip of
+    // 1.5416666 s (f32), forwards and backwards. The playhead is ticks:
+    // each step is dt * TICKS ticks and the clip d * TICKS ticks (exact
+    // for an f32 duration of at least 0.25 s), so the phase after the run
+    // is the sum of the steps modulo the clip, computed here in integers.
+    let d = 1.541_666_6_f32;
+    let lib = AnimationLibrary::new(vec![Clip::new(
+        "loop",
+        vec![Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, d],
+            vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+        )],
+    )])
+    .unwrap();
+    // d as an exact fraction: its f32 bits' mantissa over a power of two.
+    let bits = d.to_bits();
+    let mantissa = u128::from((bits & 0x7f_ffff) | 0x80_0000);
+    let shift = 150 - ((bits >> 23) & 0xff); // d = mantissa / 2^shift
+    let clip_ticks = (mantissa * TICKS) >> shift;
+    assert_eq!(
+        clip_ticks << shift,
+        mantissa * TICKS,
+        "the clip is whole ticks"
+    );
+    for speed in [1.0, -1.0] {
+        let clips = Arc::new(Clips::new(&lib));
+        let mut p = Player::new(&clips);
+        p.play(clips.clip("loop").unwrap()).unwrap();
+        p.set_speed(speed).unwrap();
+        let mut total: u128 = 0; // in 1/1024 s
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        while total < 10_000_000 * 1024 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = 300 * 1024 + x % (400 * 1024); // 300 to 700 s
+            p.advance(k as f64 / 1024.0).unwrap();
+            total += u128::from(k);
+        }
+        let total = total * (TICKS / 1024);
+        let (time, loops) = if speed > 0.0 {
+            (total % clip_ticks, total / clip_ticks)
+        } else {
+            // Backwards from 0: the first passage through 0 enters the
+            // first pass (no loop), as three.js counts.
+            let back = (clip_ticks - total % clip_ticks) % clip_ticks;
+            (back, total.div_ceil(clip_ticks) - 1)
+        };
+        let (_, got) = p.current().unwrap();
+        assert_eq!(got, time as f64 / TICKS as f64, "speed {speed}");
+        assert_eq!(u128::from(p.loops()), loops, "speed {speed}");
+    }
+}

@@ -14,8 +14,8 @@ use crate::cpu::playback::commands::new_character;
 use crate::error::{Error, Result};
 use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackClip, GpuPlaybackCommand, GpuPlaybackFrame,
-    GpuPlaybackParams, KEPT_WORDS, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES, PLAYBACK_USES,
-    PLAYBACK_WGSL, PLAYBACK_WORKGROUP_SIZE, SLOT_ADDITIVE, TICKS_PER_SECOND,
+    GpuPlaybackParams, FLICKS_PER_SECOND, KEPT_WORDS, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
+    PLAYBACK_USES, PLAYBACK_WGSL, PLAYBACK_WORKGROUP_SIZE, SLOT_ADDITIVE, TICKS_PER_SECOND,
 };
 
 /// The commands a frame buffer holds at first (it grows when a frame
@@ -229,8 +229,8 @@ impl PlaybackPass {
                     actions: self.actions,
                     clip_count: self.clip_count,
                     reference_rows: n * self.actions,
-                    tick_seconds: (1.0 / f64::from(TICKS_PER_SECOND)) as f32,
-                    _pad0: 0,
+                    tick_seconds: (1.0 / TICKS_PER_SECOND as f64) as f32,
+                    flick_seconds: (1.0 / f64::from(FLICKS_PER_SECOND)) as f32,
                     _pad1: 0,
                 };
                 let params = buffer_init(

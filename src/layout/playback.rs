@@ -7,9 +7,9 @@
 //! records on the host (`cpu::playback` is the twin of the shader), so a
 //! character's state moves between the GPU and a `Player` as it is.
 //!
-//! Times are integer ticks ([`TICKS_PER_SECOND`] a second: flicks) in two
-//! `u32` words (`_lo`, `_hi`): a playhead keeps its phase exactly however
-//! long it plays. Speeds are `f64` bit patterns in two words, applied by integer
+//! Times are integer ticks ([`TICKS_PER_SECOND`] a second) in two `u32`
+//! words (`_lo`, `_hi`): a playhead keeps its phase exactly however long
+//! it plays. Speeds are `f64` bit patterns in two words, applied by integer
 //! arithmetic (`cpu::playback::scale_ticks`), so a WGSL pass without `f64`
 //! computes what the host does.
 
@@ -19,12 +19,22 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{binding, Binding, BindingKind};
 
-/// Ticks per second of a playhead: 705,600,000, the "flick" (Facebook's
-/// unit for media time), so that the steps of every common frame rate
-/// (24, 25, 30, 48, 50, 60, 90, 100, 120, 144 Hz) and every whole
-/// millisecond are whole numbers of ticks. A step or time of up to 2^63
-/// ticks (414 years) fits a signed 64-bit count.
-pub(crate) const TICKS_PER_SECOND: u32 = 705_600_000;
+/// Flicks per second: 705,600,000 (Facebook's unit for media time), so
+/// that the steps of every common frame rate (24, 25, 30, 48, 50, 60, 90,
+/// 100, 120, 144 Hz) and every whole millisecond are whole numbers of
+/// flicks.
+pub(crate) const FLICKS_PER_SECOND: u32 = 705_600_000;
+
+/// Ticks per flick, as a shift: a tick is 2^-16 flick.
+pub(crate) const TICK_SHIFT: u32 = 16;
+
+/// Ticks per second of a playhead: 2^16 flicks, 46,242,201,600,000
+/// (`1378125 * 2^25`). The steps of the common frame rates and whole
+/// milliseconds are whole numbers of ticks, and so is every `f32` clip
+/// duration of at least 0.25 s (a shorter one is rounded by at most half
+/// a tick, 1.1e-14 s); a time or step of up to 2^63 ticks (55.4 hours)
+/// fits a signed 64-bit count.
+pub(crate) const TICKS_PER_SECOND: u64 = (FLICKS_PER_SECOND as u64) << TICK_SHIFT;
 
 /// One character's playback state (WGSL `PlaybackCharacter`): what a
 /// `Player` keeps besides its actions.
@@ -214,8 +224,8 @@ pub(crate) struct GpuPlaybackParams {
     pub(crate) reference_rows: u32,
     /// `1 / TICKS_PER_SECOND` rounded to `f32` (`cpu::playback::clock::clip_time`).
     pub(crate) tick_seconds: f32,
-    /// Padding.
-    pub(crate) _pad0: u32,
+    /// `1 / FLICKS_PER_SECOND` rounded to `f32`.
+    pub(crate) flick_seconds: f32,
     /// Padding.
     pub(crate) _pad1: u32,
 }

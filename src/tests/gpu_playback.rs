@@ -386,3 +386,67 @@ fn the_playback_pass_equals_its_twin_with_another_seed() {
         60,
     );
 }
+
+#[test]
+fn a_character_looped_for_days_keeps_its_phase_on_the_gpu() {
+    // 10^7 s of play in 2,000 uneven steps of whole 1/1024 s, forwards
+    // and backwards, on "wave" (2.3 s as an f32: whole ticks): the GPU's
+    // playhead equals its twin's and the sum of the steps modulo the clip,
+    // computed here in integers.
+    let Some(h) = gpu("gpu_playback 10^7 s") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let (bound, _) = model();
+    let mut crowd = Crowd::new();
+    let desc = MixerDesc::new(2, 1);
+    let model = crowd
+        .add_mixed_model(device, queue, "chain", &bound, &desc)
+        .unwrap();
+    let clips = Arc::new(Clips::new(bound.library()));
+    let mut players = GpuPlayers::new(device, queue, &mut crowd, model, &clips).unwrap();
+    let wave = clips.clip("wave").unwrap();
+    let characters = [
+        crowd.add_character(model).unwrap(),
+        crowd.add_character(model).unwrap(),
+    ];
+    for (c, speed) in characters.iter().zip([1.0, -1.0]) {
+        players.play(*c, wave).unwrap();
+        players.set_speed(*c, speed).unwrap();
+        players.subscribe(device, queue, &crowd, *c).unwrap();
+    }
+    let ticks_per_second: u128 = 705_600_000 << 16;
+    let clip = (u128::from(2.3f32.to_bits() & 0x7f_ffff | 0x80_0000) * ticks_per_second) >> 22;
+    let mut total: u128 = 0;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    while total < 10_000_000 * 1024 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let k = 3000 * 1024 + x % (4000 * 1024); // 3,000 to 7,000 s
+        players
+            .advance(device, queue, &mut crowd, k as f64 / 1024.0)
+            .unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        crowd.record(&mut encoder);
+        queue.submit([encoder.finish()]);
+        total += u128::from(k);
+    }
+    let total = total * (ticks_per_second / 1024);
+    let forward = (total % clip, total / clip);
+    let back = ((clip - total % clip) % clip, total.div_ceil(clip) - 1);
+    let (heads, slots, _) = crowd
+        .playback(model)
+        .unwrap()
+        .read_chunk(device, queue, 0)
+        .unwrap();
+    for (i, (c, (time, loops))) in characters.iter().zip([forward, back]).enumerate() {
+        assert_eq!(heads[i].count, 1);
+        let s = &slots[i];
+        assert_eq!(u128::from(slot_time(s)), time, "character {i}: phase");
+        let got_loops = u128::from(s.loops_lo) | (u128::from(s.loops_hi) << 32);
+        assert_eq!(got_loops, loops, "character {i}: loops");
+        let (_, twin, _) = players.subscribed(*c).unwrap().records();
+        assert_eq!(words(&twin[0]), words(s), "character {i}: the twin");
+    }
+}

@@ -424,7 +424,8 @@ fn playback_constants() -> Vec<(&'static str, u32)> {
     use keyframe_gpu::layout::*;
     use keyframe_gpu::WrapMode;
     vec![
-        ("TICKS_PER_SECOND", TICKS_PER_SECOND),
+        ("FLICKS_PER_SECOND", FLICKS_PER_SECOND),
+        ("TICK_SHIFT", TICK_SHIFT),
         ("WRAP_CLAMP", WrapMode::Clamp as u32),
         ("WRAP_REPEAT", WrapMode::Repeat as u32),
         ("WRAP_PINGPONG", WrapMode::PingPong as u32),
@@ -565,7 +566,7 @@ fn playback_twins() -> Vec<Twin> {
                 clip_count,
                 reference_rows,
                 tick_seconds,
-                _pad0,
+                flick_seconds,
                 _pad1
             ]
         ),

@@ -8,8 +8,8 @@ use crate::cpu::playback::clock::{
 };
 use crate::layout::{GpuActionSlot, SLOT_BACKWARDS};
 
-/// Ticks a second (flicks).
-const S: i64 = 705_600_000;
+/// Ticks a second: 2^16 flicks.
+const S: i64 = 705_600_000 << 16;
 
 /// A slot whose clock is at `t` seconds of a clip of `d` seconds.
 fn at(t: f64, d: f64, wrap: u32) -> GpuActionSlot {
@@ -37,7 +37,12 @@ fn seconds_are_whole_ticks_and_back() {
     assert_eq!(ticks(1.0 / 60.0), S / 60);
     assert_eq!(ticks(1.0 / 144.0), S / 144);
     // A microsecond is not: the nearest.
-    assert_eq!(ticks(1e-6), 706);
+    assert_eq!(ticks(1e-6), 46_242_202);
+    // Every f32 duration of 0.25 s or more is.
+    for d in [0.25f32, 0.7083333, 1.5416666, 3.4166667, 1234.567] {
+        let t = ticks(f64::from(d));
+        assert_eq!(t as f64 / S as f64, f64::from(d), "{d}");
+    }
     // Past 2^63 ticks, saturated.
     assert_eq!(ticks(1e300), i64::MAX);
 }
@@ -132,14 +137,14 @@ fn markers_are_crossed_once_per_crossing_in_playhead_order() {
     out.clear();
     // The limit holds at any step.
     let mut c = at(0.0, 1.0, WRAP_REPEAT);
-    let s = step(&mut c, 1e6, 1.0, WRAP_REPEAT);
+    let s = step(&mut c, 1e5, 1.0, WRAP_REPEAT);
     crossings(&s, m(0.5), d, WRAP_REPEAT, 8, &mut out);
     assert_eq!(out.len(), 8);
     assert_eq!(sec(out[0]), 0.5);
     out.clear();
     // Backwards too: the crossings nearest the start come first.
     let mut c = at(0.5, 1.0, WRAP_REPEAT);
-    let s = step(&mut c, -1e6, 1.0, WRAP_REPEAT);
+    let s = step(&mut c, -1e5, 1.0, WRAP_REPEAT);
     crossings(&s, m(0.25), d, WRAP_REPEAT, 3, &mut out);
     assert_eq!(secs(&out), [0.25, -0.75, -1.75]);
     assert_eq!(slot_time(&c), m(0.5), "a whole number of loops back");

@@ -37,16 +37,16 @@ pub(crate) fn wrap_mode(bits: u32) -> WrapMode {
 const PER_SECOND: f64 = TICKS_PER_SECOND as f64;
 
 /// `seconds` in ticks, rounded to the nearest (halves away from zero),
-/// saturated to `i64`'s range (a step past 2^63 ticks, 414 years, is cut
-/// to that). Host only: the GPU receives ticks.
+/// saturated to `i64`'s range (a step past 2^63 ticks, 55.4 hours, is cut
+/// to that): the exact product of the `f64` and [`TICKS_PER_SECOND`],
+/// rounded once. Host only: the GPU receives ticks.
 pub(crate) fn ticks(seconds: f64) -> i64 {
-    // `as` saturates (and sends NaN, refused before, to 0).
-    (seconds * PER_SECOND).round() as i64
+    scale_ticks(TICKS_PER_SECOND as i64, seconds.to_bits())
 }
 
 /// A duration of `seconds >= 0` in ticks.
 pub(crate) fn duration_ticks(seconds: f64) -> u64 {
-    (seconds * PER_SECOND).round() as u64
+    ticks(seconds).unsigned_abs()
 }
 
 /// `ticks` in seconds, the nearest `f64`.
@@ -60,10 +60,10 @@ pub(crate) fn seconds(ticks: u64) -> f64 {
 /// then added: within about an `f32` ulp of the exact time.
 #[cfg(test)]
 pub(crate) fn clip_time(ticks: u64) -> f32 {
-    let per = u64::from(TICKS_PER_SECOND);
-    let whole = (ticks / per) as f32;
-    let rest = (ticks % per) as f32;
-    whole + rest * (1.0 / PER_SECOND) as f32
+    use crate::layout::{FLICKS_PER_SECOND, TICK_SHIFT};
+    let whole = (ticks >> TICK_SHIFT) / u64::from(FLICKS_PER_SECOND);
+    let rest = ticks - whole * TICKS_PER_SECOND;
+    (whole as f32) + (rest as f32) * (1.0 / PER_SECOND) as f32
 }
 
 /// A `u64` of two words.
