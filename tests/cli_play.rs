@@ -8,76 +8,17 @@
 
 #[path = "common/gltf_builder.rs"]
 mod gltf_builder;
+#[path = "common/play_asset.rs"]
+mod play_asset;
 #[path = "common/sample_cli.rs"]
 mod sample_cli;
 
 use std::path::{Path, PathBuf};
 
 use gltf_builder::*;
+use play_asset::asset;
 use sample_cli::{gpu_ran, run, stderr, stdout};
 use serde_json::{json, Value};
-
-/// Nodes "hips" (a root) -> "spine" -> a skinned mesh node; animations
-/// over [0, 1] s, LINEAR: 0 "walk" moves the hips from (0,0,0) to
-/// (2,0,0) and bends the spine (0 to 90 degrees about z); 1 "run" moves
-/// the hips from (0,0,0) to (0,0,4); 2 "wave" turns the spine 0 to 90
-/// degrees about x.
-fn asset(dir: &Path) -> PathBuf {
-    let mut b = Builder::new();
-    let mesh = b.mesh_with_targets(0);
-    let hips = b.node(None);
-    let spine = b.node(None);
-    let body = b.node(Some(mesh));
-    b.nodes[hips]["name"] = json!("hips");
-    b.nodes[spine]["name"] = json!("spine");
-    b.nodes[hips]["children"] = json!([spine]);
-    b.nodes[spine]["translation"] = json!([0.0, 1.0, 0.0]);
-    let ibm = b.accessor_f32(
-        &[
-            [
-                1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
-            ],
-            [
-                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0,
-            ],
-        ]
-        .concat(),
-        "MAT4",
-    );
-    b.skins
-        .push(json!({"joints": [hips, spine], "inverseBindMatrices": ibm}));
-    b.nodes[body]["skin"] = json!(0);
-    let times = b.accessor_f32(&[0.0, 1.0], "SCALAR");
-    let walk = b.accessor_f32(&[0.0, 0.0, 0.0, 2.0, 0.0, 0.0], "VEC3");
-    let h = std::f32::consts::FRAC_1_SQRT_2;
-    let bend = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h], "VEC4");
-    b.animation(
-        "walk",
-        &[(times, walk, "LINEAR"), (times, bend, "LINEAR")],
-        &[(0, hips, "translation"), (1, spine, "rotation")],
-    );
-    let run = b.accessor_f32(&[0.0, 0.0, 0.0, 0.0, 0.0, 4.0], "VEC3");
-    b.animation(
-        "run",
-        &[(times, run, "LINEAR")],
-        &[(0, hips, "translation")],
-    );
-    let wave = b.accessor_f32(&[0.0, 0.0, 0.0, 1.0, h, 0.0, 0.0, h], "VEC4");
-    b.animation(
-        "wave",
-        &[(times, wave, "LINEAR")],
-        &[(0, spine, "rotation")],
-    );
-    let mut root = b.json(None);
-    root["scenes"] = json!([{"nodes": [hips, body]}]);
-    let path = dir.join("play.glb");
-    std::fs::write(
-        &path,
-        glb(&serde_json::to_vec(&root).unwrap(), Some(&b.bin)),
-    )
-    .unwrap();
-    path
-}
 
 fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
     let p = dir.join(name);

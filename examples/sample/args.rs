@@ -85,6 +85,11 @@ pub struct Cli {
     /// character, as --mix --json prints a sample's nodes.
     #[arg(long)]
     pub nodes: bool,
+    /// With --play: play the characters on the GPU (the playback pass of
+    /// a crowd model, `playback::GpuPlayers`) and print the state read
+    /// back from it each frame, in the same schema.
+    #[arg(long)]
+    pub gpu_playback: bool,
     /// Print the plan the GPU runs for this file on this adapter (every
     /// dispatch: entry point, overrides, workgroups; the tables) for
     /// --instances instances, and exit.

@@ -83,6 +83,7 @@ use cli::one_line;
 mod compare;
 mod demo;
 mod engine;
+mod gpu_play;
 mod joints;
 mod json;
 mod mix;
@@ -226,6 +227,16 @@ fn check_options(cli: &Cli) -> Result<f32, Failure> {
         ];
         refuse_clash(&clash, "--play", "PLAY.json drives every frame")?;
     }
+    if cli.gpu_playback && cli.play.is_none() {
+        return Err(Failure::Message(
+            "--gpu-playback needs --play (it plays PLAY.json's characters on the GPU)".into(),
+        ));
+    }
+    if cli.gpu_playback && cli.backend == Backend::Cpu {
+        return Err(Failure::Message(
+            "--gpu-playback plays on the GPU: it cannot be combined with --backend cpu".into(),
+        ));
+    }
     if cli.nodes && cli.play.is_none() {
         return Err(Failure::Message(
             "--nodes needs --play (--mix --json prints the nodes of a mix)".into(),
@@ -339,6 +350,10 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
     }
     if let Some(path) = &cli.mix {
         return mix::run(cli, path, &source, cli.tol.unwrap_or(1e-4), out);
+    }
+    if let Some(path) = cli.play.as_ref().filter(|_| cli.gpu_playback) {
+        gpu_play::run(cli, path, &source, out)?;
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &cli.play {
         play::run(cli, path, &source, out)?;

@@ -14,9 +14,12 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use keyframe_gpu::playback::{gather, ActionState, Clips, Layer, LayerId, Player};
+use keyframe_gpu::playback::{
+    gather, ActionState, ClipHandle, Clips, Frame, Layer, LayerId, Player,
+};
 use keyframe_gpu::{
-    cpu, Action, Animator, BoundLibrary, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode, MAX_ACTIONS,
+    cpu, Action, Animator, BoundLibrary, Error, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode,
+    MAX_ACTIONS,
 };
 
 use crate::args::{Backend, Cli};
@@ -88,7 +91,7 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
                 (Some(b), Some(poses)) => pose_json(cli, b.rig(), poses, k as u32),
                 _ => String::new(),
             };
-            items.push(character_json(k, p, &posed));
+            items.push(character_json(k, p, p.frame(), &posed));
         }
         writeln!(
             out,
@@ -101,7 +104,7 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
 
 /// The clips the players share: with the root's motion when PLAY.json
 /// names a root, its markers, and the layers' masks for root motion.
-fn clips(
+pub fn clips(
     play: &PlayFile,
     bound: Option<&BoundLibrary>,
     masks: &[Mask],
@@ -130,7 +133,7 @@ fn clips(
 
 /// The layers' masks: factor 1 on each named node and every node below
 /// it, 0 elsewhere, one per distinct list of names.
-fn masks(rig: &Rig, lists: &[Vec<String>]) -> Result<Vec<Mask>, String> {
+pub fn masks(rig: &Rig, lists: &[Vec<String>]) -> Result<Vec<Mask>, String> {
     lists
         .iter()
         .map(|names| {
@@ -152,7 +155,7 @@ fn masks(rig: &Rig, lists: &[Vec<String>]) -> Result<Vec<Mask>, String> {
 }
 
 /// The mask of a layer command: its place among PLAY.json's masks.
-fn mask_of(lists: &[Vec<String>], spec: &LayerSpec) -> Option<MaskId> {
+pub fn mask_of(lists: &[Vec<String>], spec: &LayerSpec) -> Option<MaskId> {
     let names = spec.subtrees.as_ref()?;
     let k = lists.iter().position(|l| l == names)?;
     Some(MaskId::new(k as u32))
@@ -166,50 +169,128 @@ fn wrap_mode(w: Wrap) -> WrapMode {
     }
 }
 
+/// What a PLAY.json command drives: a `Player` (`--play`), or a
+/// character played on the GPU with its CPU shadow (`--gpu-playback`,
+/// `gpu_play.rs`). The methods are `Player`'s.
+pub trait Commands {
+    fn clips(&self) -> Arc<Clips>;
+    fn play(&mut self, clip: ClipHandle) -> Result<(), Error>;
+    fn crossfade(&mut self, to: ClipHandle, d: f64, at: Option<f64>) -> Result<(), Error>;
+    fn fade(&mut self, clip: ClipHandle, d: f64, out: bool) -> Result<(), Error>;
+    fn wrap(&mut self, clip: Option<ClipHandle>, wrap: WrapMode) -> Result<(), Error>;
+    fn repetitions(&mut self, clip: Option<ClipHandle>, n: Option<u64>) -> Result<(), Error>;
+    fn speed(&mut self, speed: f64) -> Result<(), Error>;
+    fn pause(&mut self, paused: bool) -> Result<(), Error>;
+    fn seek(&mut self, time: f64) -> Result<(), Error>;
+    fn layer(&self, id: LayerId) -> Option<ActionState>;
+    fn add_layer(&mut self, clip: ClipHandle, layer: Layer) -> Result<LayerId, Error>;
+    fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error>;
+    fn remove_layer(&mut self, id: LayerId) -> Result<(), Error>;
+}
+
+impl Commands for Player {
+    fn clips(&self) -> Arc<Clips> {
+        Arc::clone(Player::clips(self))
+    }
+    fn play(&mut self, clip: ClipHandle) -> Result<(), Error> {
+        Player::play(self, clip)
+    }
+    fn crossfade(&mut self, to: ClipHandle, d: f64, at: Option<f64>) -> Result<(), Error> {
+        match at {
+            Some(t) => self.crossfade_at(to, d, t),
+            None => Player::crossfade(self, to, d),
+        }
+    }
+    fn fade(&mut self, clip: ClipHandle, d: f64, out: bool) -> Result<(), Error> {
+        if out {
+            self.fade_out(clip, d)
+        } else {
+            self.fade_in(clip, d)
+        }
+    }
+    fn wrap(&mut self, clip: Option<ClipHandle>, wrap: WrapMode) -> Result<(), Error> {
+        match clip {
+            Some(c) => self.set_clip_wrap(c, wrap),
+            None => {
+                self.set_wrap(wrap);
+                Ok(())
+            }
+        }
+    }
+    fn repetitions(&mut self, clip: Option<ClipHandle>, n: Option<u64>) -> Result<(), Error> {
+        match clip {
+            Some(c) => self.set_clip_repetitions(c, n),
+            None => {
+                self.set_repetitions(n);
+                Ok(())
+            }
+        }
+    }
+    fn speed(&mut self, speed: f64) -> Result<(), Error> {
+        self.set_speed(speed)
+    }
+    fn pause(&mut self, paused: bool) -> Result<(), Error> {
+        self.set_paused(paused);
+        Ok(())
+    }
+    fn seek(&mut self, time: f64) -> Result<(), Error> {
+        Player::seek(self, time)
+    }
+    fn layer(&self, id: LayerId) -> Option<ActionState> {
+        Player::layer(self, id)
+    }
+    fn add_layer(&mut self, clip: ClipHandle, layer: Layer) -> Result<LayerId, Error> {
+        Player::add_layer(self, clip, layer)
+    }
+    fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error> {
+        Player::set_layer(self, id, layer)
+    }
+    fn remove_layer(&mut self, id: LayerId) -> Result<(), Error> {
+        Player::remove_layer(self, id)
+    }
+}
+
 /// One command on its character, field by field in PLAY.json's order:
 /// play, crossfade, crossfade_at, fade_in, fade_out, wrap and repetitions
 /// (of `animation`, or the action started last), speed, pause, seek,
 /// layer, remove. `layers` maps each animation to its layer.
-fn apply(
-    p: &mut Player,
+pub fn apply<P: Commands + ?Sized>(
+    p: &mut P,
     layers: &mut HashMap<u32, LayerId>,
     cmd: &CommandSpec,
     mask: &dyn Fn(&LayerSpec) -> Option<MaskId>,
 ) -> Result<(), String> {
-    let clips = Arc::clone(p.clips());
+    let clips = p.clips();
     let clip = |i: u32| clips.clip_at(i).map_err(|e| e.to_string());
     let err = |e: keyframe_gpu::Error| e.to_string();
     if let Some(c) = cmd.play {
         p.play(clip(c)?).map_err(err)?;
     }
     for fade in [cmd.crossfade, cmd.crossfade_at].into_iter().flatten() {
-        match fade.at {
-            Some(t) => p.crossfade_at(clip(fade.to)?, fade.duration, t),
-            None => p.crossfade(clip(fade.to)?, fade.duration),
-        }
-        .map_err(err)?;
+        p.crossfade(clip(fade.to)?, fade.duration, fade.at)
+            .map_err(err)?;
     }
     if let Some((c, d)) = cmd.fade_in {
-        p.fade_in(clip(c)?, d).map_err(err)?;
+        p.fade(clip(c)?, d, false).map_err(err)?;
     }
     if let Some((c, d)) = cmd.fade_out {
-        p.fade_out(clip(c)?, d).map_err(err)?;
+        p.fade(clip(c)?, d, true).map_err(err)?;
     }
-    match (cmd.animation, cmd.wrap) {
-        (Some(c), Some(w)) => p.set_clip_wrap(clip(c)?, wrap_mode(w)).map_err(err)?,
-        (None, Some(w)) => p.set_wrap(wrap_mode(w)),
-        _ => {}
+    let named = match cmd.wrap.is_some() || cmd.repetitions.is_some() {
+        true => cmd.animation.map(clip).transpose()?,
+        false => None,
+    };
+    if let Some(w) = cmd.wrap {
+        p.wrap(named, wrap_mode(w)).map_err(err)?;
     }
-    match (cmd.animation, cmd.repetitions) {
-        (Some(c), Some(r)) => p.set_clip_repetitions(clip(c)?, r).map_err(err)?,
-        (None, Some(r)) => p.set_repetitions(r),
-        _ => {}
+    if let Some(r) = cmd.repetitions {
+        p.repetitions(named, r).map_err(err)?;
     }
     if let Some(s) = cmd.speed {
-        p.set_speed(s).map_err(err)?;
+        p.speed(s).map_err(err)?;
     }
     if let Some(paused) = cmd.pause {
-        p.set_paused(paused);
+        p.pause(paused).map_err(err)?;
     }
     if let Some(t) = cmd.seek {
         p.seek(t).map_err(err)?;
@@ -228,8 +309,8 @@ fn apply(
 
 /// Adds the layer of `spec`'s animation, or updates it (its weight, mode
 /// and mask; its playhead, wrap and repetitions go on).
-fn set_layer(
-    p: &mut Player,
+fn set_layer<P: Commands + ?Sized>(
+    p: &mut P,
     layers: &mut HashMap<u32, LayerId>,
     spec: &LayerSpec,
     mask: Option<MaskId>,
@@ -261,7 +342,7 @@ fn set_layer(
 
 /// `, "joints": [...]` and `, "nodes": [...]` for character `k`, as the
 /// options ask.
-fn pose_json(cli: &Cli, rig: &Rig, poses: &Poses, k: u32) -> String {
+pub fn pose_json(cli: &Cli, rig: &Rig, poses: &Poses, k: u32) -> String {
     let mut s = String::new();
     if cli.joints {
         if let Some(skins) = skins_of(rig, poses, k) {
@@ -290,8 +371,7 @@ fn row(a: &ActionState) -> String {
 
 /// `{"instance": K, "actions": [...], "layers": [...], "root_motion":
 /// {...}, "events": [...]}` with `posed` (joints, nodes) at the end.
-fn character_json(k: usize, p: &Player, posed: &str) -> String {
-    let f = p.frame();
+pub fn character_json(k: usize, p: &Player, f: &Frame, posed: &str) -> String {
     let base: Vec<String> = p
         .actions()
         .filter(|a| a.layer.is_none())

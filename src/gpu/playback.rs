@@ -22,6 +22,10 @@ use crate::layout::{
 /// brings more).
 const FIRST_COMMAND_CAPACITY: u32 = 1024;
 
+/// One character's state as read back: its record, its action slots and
+/// its kept settings.
+pub(crate) type CharacterState = (GpuCharacter, Vec<GpuActionSlot>, Vec<u32>);
+
 /// The state of one chunk's characters and its bind groups.
 #[derive(Debug)]
 struct ChunkState {
@@ -411,37 +415,47 @@ impl PlaybackPass {
         }
     }
 
-    /// Reads model slot `slot`'s state back (blocking: it waits for the
-    /// GPU): its record, its action slots and its kept settings.
-    pub(crate) fn read_state(
+    /// Reads the state of model slots `slots` back (blocking: it waits
+    /// for the GPU), in one copy: each one's record, action slots and
+    /// kept settings.
+    pub(crate) fn read_states(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        slot: u32,
-    ) -> Result<(GpuCharacter, Vec<GpuActionSlot>, Vec<u32>)> {
-        self.health.check("GpuPlayers::subscribe")?;
-        let (k, i) = (slot / self.chunk_capacity, slot % self.chunk_capacity);
-        let Some(c) = self.chunks.get(k as usize) else {
-            return Err(Error::Gpu {
-                during: "GpuPlayers::subscribe",
-                message: format!("slot {slot} is past the model's chunks"),
-            });
-        };
+        slots: &[u32],
+    ) -> Result<Vec<CharacterState>> {
+        self.health.check("GpuPlayers::read_back")?;
         let character_size = std::mem::size_of::<GpuCharacter>() as u64;
         let slot_size = std::mem::size_of::<GpuActionSlot>() as u64 * u64::from(self.actions);
         let kept_size = u64::from(self.clip_count) * u64::from(KEPT_WORDS) * 4;
-        let ranges = [
-            (&c.characters, u64::from(i) * character_size, character_size),
-            (&c.slots, u64::from(i) * slot_size, slot_size),
-            (&c.kept, u64::from(i) * kept_size, kept_size),
-        ];
+        let mut ranges = Vec::with_capacity(slots.len() * 3);
+        for &slot in slots {
+            let (k, i) = (slot / self.chunk_capacity, slot % self.chunk_capacity);
+            let Some(c) = self.chunks.get(k as usize) else {
+                return Err(Error::Gpu {
+                    during: "GpuPlayers::read_back",
+                    message: format!("slot {slot} is past the model's chunks"),
+                });
+            };
+            ranges.push((&c.characters, u64::from(i) * character_size, character_size));
+            ranges.push((&c.slots, u64::from(i) * slot_size, slot_size));
+            ranges.push((&c.kept, u64::from(i) * kept_size, kept_size));
+        }
         let bytes = self.read_ranges(device, queue, &ranges)?;
-        let character = *bytemuck::from_bytes::<GpuCharacter>(&bytes[..character_size as usize]);
-        let at = character_size as usize;
-        let slots =
-            bytemuck::pod_collect_to_vec::<u8, GpuActionSlot>(&bytes[at..at + slot_size as usize]);
-        let kept = bytemuck::pod_collect_to_vec::<u8, u32>(&bytes[at + slot_size as usize..]);
-        Ok((character, slots, kept))
+        let each = (character_size + slot_size + kept_size) as usize;
+        Ok(bytes
+            .chunks_exact(each.max(1))
+            .take(slots.len())
+            .map(|b| {
+                let (head, rest) = b.split_at(character_size as usize);
+                let (actions, kept) = rest.split_at(slot_size as usize);
+                (
+                    bytemuck::pod_read_unaligned::<GpuCharacter>(head),
+                    bytemuck::pod_collect_to_vec::<u8, GpuActionSlot>(actions),
+                    bytemuck::pod_collect_to_vec::<u8, u32>(kept),
+                )
+            })
+            .collect())
     }
 
     /// The bytes of `ranges` (buffer, offset, size), one after the other.

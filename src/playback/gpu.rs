@@ -469,20 +469,77 @@ impl GpuPlayers {
         if self.twins.contains_key(&character) {
             return Ok(());
         }
-        let Some(pass) = crowd.playback(self.model) else {
-            return Err(unknown(character));
-        };
-        let (state, slots, kept) = if pass.resets(character.slot()) {
-            // Added since the last frame: it starts at rest.
-            (new_character(self.actions), Vec::new(), Vec::new())
-        } else {
-            pass.read_state(device, queue, character.slot())?
-        };
-        let &mut (id, next) = self.layer_numbers(character);
-        let numbers = (id, character.slot(), next);
-        let twin = Player::from_state(&self.clips, numbers, state, slots, kept);
+        let twin = self.snapshots(device, queue, crowd, &[character])?.pop();
+        let twin = twin.ok_or_else(|| unknown(character))?;
         self.twins.insert(character, twin);
         Ok(())
+    }
+
+    /// Players holding what the GPU holds for `characters` (read back,
+    /// blocking: call it after the last frame's submission): each one's
+    /// actions, speed and pause as [`Player::actions`] and the others show
+    /// them, its layers under the [`LayerId`]s these players gave. A
+    /// snapshot: nothing keeps it in step (see
+    /// [`subscribe`](Self::subscribe) for that), and its
+    /// [`frame`](Player::frame) is empty.
+    ///
+    /// # Errors
+    /// As [`subscribe`](Self::subscribe).
+    pub fn read_back(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        characters: &[CharacterId],
+    ) -> Result<Vec<Player>> {
+        for &c in characters {
+            self.check_character(c)?;
+            if !crowd.models().holds(c) {
+                return Err(unknown(c));
+            }
+        }
+        self.snapshots(device, queue, crowd, characters)
+    }
+
+    /// [`read_back`](Self::read_back), the characters checked.
+    fn snapshots(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        crowd: &Crowd,
+        characters: &[CharacterId],
+    ) -> Result<Vec<Player>> {
+        let Some(pass) = crowd.playback(self.model) else {
+            return Err(characters.first().map_or(
+                Error::UnknownModel {
+                    what: "model",
+                    entry: None,
+                    model: self.model.index(),
+                },
+                |&c| unknown(c),
+            ));
+        };
+        // Characters added since the last frame start at rest: the GPU
+        // resets them with the next frame.
+        let stale: Vec<u32> = characters
+            .iter()
+            .map(|c| c.slot())
+            .filter(|&s| !pass.resets(s))
+            .collect();
+        let mut read = pass.read_states(device, queue, &stale)?.into_iter();
+        let mut out = Vec::with_capacity(characters.len());
+        for &c in characters {
+            let (state, slots, kept) = if pass.resets(c.slot()) {
+                (new_character(self.actions), Vec::new(), Vec::new())
+            } else {
+                read.next()
+                    .unwrap_or_else(|| (new_character(self.actions), Vec::new(), Vec::new()))
+            };
+            let &mut (id, next) = self.layer_numbers(c);
+            let numbers = (id, c.slot(), next);
+            out.push(Player::from_state(&self.clips, numbers, state, slots, kept));
+        }
+        Ok(out)
     }
 
     /// Drops `character`'s twin; returns whether it had one.
