@@ -24,6 +24,28 @@ struct FrameCommands {
 @group(0) @binding(6) var<storage, read_write> rows: array<Instance>;
 @group(0) @binding(7) var<storage, read_write> mix_actions_out: array<MixAction>;
 @group(0) @binding(8) var<storage, read_write> ranges: array<vec2<u32>>;
+@group(0) @binding(9) var<storage, read> root_tracks: array<RootTrack>;
+@group(0) @binding(10) var<storage, read> root_keys: array<f32>;
+@group(0) @binding(11) var<storage, read> markers: array<vec2<u32>>;
+// Per character of the chunk: its root motion of the frame (translation,
+// rotation), in the model's space.
+@group(0) @binding(12) var<storage, read_write> motion: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> events: EventsOut;
+// Per character of the chunk: its placement (translation, rotation).
+@group(0) @binding(14) var<storage, read_write> placements: array<vec4<f32>>;
+
+// The frame's markers crossed, every chunk's: a character reserves its
+// entries at once (model slot, clip, marker, weight bits), in playhead
+// order; what does not fit is counted in `dropped`.
+struct EventsOut {
+    count: atomic<u32>,
+    dropped: atomic<u32>,
+    capacity: u32,
+    _pad0: u32,
+    entries: array<vec4<u32>>,
+}
+
+const PI: f32 = 3.14159265;
 
 // ------------------------------------------------ 64-bit unsigned words
 // A u64 is a vec2<u32>: x the low word, y the high word.
@@ -618,13 +640,432 @@ fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
     let dt = vec2<u32>(frame.head.dt_lo, frame.head.dt_hi);
     let base = c * playback_params.actions;
     let count = min(character.count, playback_params.actions);
+    var blend = Blend(Acc(vec4<f32>(0.0), 0.0), Acc(IDENTITY, 0.0), false);
+    var overrides: array<Motion, MAX_ACTIONS>;
+    var override_weights: array<vec4<f32>, MAX_ACTIONS>;
+    var override_count = 0u;
+    var found: Found;
+    let slot = playback_params.first_character + c;
     for (var k = 0u; k < count; k++) {
         var s = slots[base + k];
-        step_slot(character, &s, dt, clip_ticks(s.clip));
+        let d = clip_ticks(s.clip);
+        let st = step_slot(character, &s, dt, d);
         slots[base + k] = s;
+        // Additive actions move no root.
+        let w = root_weight(s);
+        if (playback_params.has_root == 1u && (s.flags & SLOT_ADDITIVE) == 0u && w > 0.0) {
+            let m = root_motion(s.clip, st, s.flags & WRAP_BITS);
+            let clip = playback_clips[s.clip];
+            let animates = vec2<bool>(clip.root_translation != NO_TRACK, clip.root_rotation != NO_TRACK);
+            if ((s.flags & SLOT_OVERRIDES) != 0u) {
+                overrides[override_count] = m;
+                override_weights[override_count] = vec4<f32>(w, select(0.0, 1.0, animates.x),
+                    select(0.0, 1.0, animates.y), 0.0);
+                override_count++;
+            } else {
+                blend = blend_add(blend, m, w, animates);
+            }
+        }
+        push_marker_events(slot, s, st, d, &found);
     }
+    for (var k = 0u; k < override_count; k++) {
+        let o = override_weights[k];
+        blend = blend_overridden(blend, overrides[k], o.x, vec2<bool>(o.y > 0.0, o.z > 0.0));
+    }
+    blend = blend_settle(blend);
+    motion[2u * c] = vec4<f32>(blend.translation.v.xyz, 0.0);
+    motion[2u * c + 1u] = quat_normalize(blend.rotation.v);
+    append_events(found);
     finish_character(c);
     write_tables(c);
+}
+
+// ----------------------------------------------------------- root motion
+// The root's motion of each action over its step, sampled from the root's
+// tracks alone and blended by the mixer's rules (twin: the Player's
+// src/playback/root.rs, RootTracks::motion and Blend).
+
+struct Motion {
+    t: vec3<f32>,
+    r: vec4<f32>,
+}
+
+const IDENTITY: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+
+fn vec_mix(a: vec4<f32>, b: vec4<f32>, t: f32) -> vec4<f32> {
+    return a * (1.0 - t) + b * t;
+}
+
+fn kf_sin_wide(x: f32) -> f32 {
+    let k = round(x / PI);
+    let s = kf_sin(x - k * PI);
+    return select(s, -s, (i32(k) & 1) != 0);
+}
+
+// The mixer's mix of unit quaternions (mix.wgsl's quat_mix).
+fn quat_mix(a: vec4<f32>, b_in: vec4<f32>, t: f32) -> vec4<f32> {
+    if (all(a == b_in)) {
+        return a;
+    }
+    let d_in = dot(a, b_in);
+    let b = select(b_in, -b_in, d_in < 0.0);
+    let d = abs(d_in);
+    let theta = kf_acos(d);
+    let near = d > SLERP_NLERP_THRESHOLD;
+    let w0 = select(kf_sin_wide((1.0 - t) * theta), 1.0 - t, near);
+    let w1 = select(kf_sin_wide(t * theta), t, near);
+    return quat_normalize(w0 * a + w1 * b);
+}
+
+fn quat_conj(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-q.xyz, q.w);
+}
+
+// The glTF spline for one component (sample.wgsl's hermite).
+fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {
+    let t2 = t * t;
+    let t3 = t2 * t;
+    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
+    let h10 = t3 - 2.0 * t2 + t;
+    let h01 = -2.0 * t3 + 3.0 * t2;
+    let h11 = t3 - t2;
+    return h00 * v0 + dt * h10 * b0 + h01 * v1 + dt * h11 * a1;
+}
+
+// Root track `index` (width 3: translation, 4: rotation) at clip time
+// `time`, `rest` without a track: the sampler's segment (the largest key
+// at or before the time) and interpolation.
+fn root_sample(index: u32, time: f32, rest: vec4<f32>, width: u32) -> vec4<f32> {
+    if (index == NO_TRACK) {
+        return rest;
+    }
+    let track = root_tracks[index];
+    let last = track.key_count - 1u;
+    var lo = 0u;
+    var hi = track.key_count;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (root_keys[track.times_offset + mid] <= time) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    let k = max(lo, 1u) - 1u;
+    let t0 = root_keys[track.times_offset + k];
+    let t1 = root_keys[track.times_offset + min(k + 1u, last)];
+    let dt = t1 - t0;
+    let exact = time <= t0 || k >= last;
+    let t = select((time - t0) / dt, 0.0, exact);
+    let moving = !(exact || track.interpolation == INTERP_STEP);
+    let cubic = track.interpolation == INTERP_CUBICSPLINE;
+    let e = select(k, 3u * k + 1u, cubic);
+    var v = rest;
+    var next = rest;
+    for (var c = 0u; c < width; c++) {
+        v[c] = root_keys[track.values_offset + e * width + c];
+        if (moving && cubic) {
+            let at = track.values_offset + c;
+            v[c] = hermite(v[c], root_keys[at + (e + 1u) * width],
+                root_keys[at + (e + 3u) * width], root_keys[at + (e + 2u) * width], t, dt);
+        } else if (moving) {
+            next[c] = root_keys[track.values_offset + (k + 1u) * width + c];
+        }
+    }
+    if (width == 4u && moving && cubic) {
+        return quat_normalize(v);
+    }
+    if (width == 4u && moving) {
+        return quat_slerp(v, next, t);
+    }
+    if (moving && !cubic) {
+        return (1.0 - t) * v + t * next;
+    }
+    return v;
+}
+
+// q to the power n (a u64), by squaring.
+fn quat_power(q: vec4<f32>, n: vec2<u32>) -> vec4<f32> {
+    var acc = IDENTITY;
+    var base = q;
+    for (var i = 0u; i < 64u; i++) {
+        let word = select(n.x, n.y, i >= 32u);
+        if (((word >> (i % 32u)) & 1u) == 1u) {
+            acc = quat_normalize(quat_mul(acc, base));
+        }
+        if (u64_zero(u64_shr(n, min(i + 1u, 63u))) || i == 63u) {
+            break;
+        }
+        base = quat_normalize(quat_mul(base, base));
+    }
+    return acc;
+}
+
+// The root's motion of clip `clip` over step `st` (played with `wrap`),
+// in the model's space: the sampled difference, plus on repeat the clip's
+// whole-loop motion per loop end crossed (RootTracks::motion).
+fn root_motion(clip: u32, st: Step, wrap: u32) -> Motion {
+    if (u64_zero(st.span)) {
+        return Motion(vec3<f32>(0.0), IDENTITY);
+    }
+    let c = playback_clips[clip];
+    let t0 = root_sample(c.root_translation, ticks_to_f32(st.before), c.root_start_translation, 3u);
+    let t1 = root_sample(c.root_translation, ticks_to_f32(st.after), c.root_start_translation, 3u);
+    let r0 = root_sample(c.root_rotation, ticks_to_f32(st.before), c.root_start_rotation, 4u);
+    let r1 = root_sample(c.root_rotation, ticks_to_f32(st.after), c.root_start_rotation, 4u);
+    let ts = c.root_start_translation;
+    let te = c.root_end_translation;
+    let rs = c.root_start_rotation;
+    let re = c.root_end_rotation;
+    var k = Signed(false, ZERO);
+    if (wrap == WRAP_REPEAT) {
+        k = st.wraps;
+    }
+    let kf = select(u64_to_f32(k.mag), -u64_to_f32(k.mag), k.neg);
+    let translation = t1.xyz - t0.xyz + (te.xyz - ts.xyz) * kf;
+    var rotation = quat_mul(r1, quat_conj(r0));
+    if (!u64_zero(k.mag)) {
+        let n = u64_sub(k.mag, ONE);
+        if (!k.neg) {
+            let whole = quat_mul(re, quat_conj(rs));
+            rotation = quat_mul(quat_mul(quat_mul(r1, quat_conj(rs)), quat_power(whole, n)),
+                quat_mul(re, quat_conj(r0)));
+        } else {
+            let whole = quat_mul(rs, quat_conj(re));
+            rotation = quat_mul(quat_mul(quat_mul(r1, quat_conj(re)), quat_power(whole, n)),
+                quat_mul(rs, quat_conj(r0)));
+        }
+    }
+    let l = playback_params.root_linear;
+    let turn = playback_params.root_turn;
+    let moved = l[0].xyz * translation.x + l[1].xyz * translation.y + l[2].xyz * translation.z;
+    let turned = quat_mul(quat_mul(turn, quat_normalize(rotation)), quat_conj(turn));
+    return Motion(moved, quat_normalize(turned));
+}
+
+// One property's running blend (root.rs's blend_in): its value and the
+// weights' sum.
+struct Acc {
+    v: vec4<f32>,
+    total: f32,
+}
+
+// A blend of root motions (root.rs's Blend): each property over the
+// actions whose clips animate it.
+struct Blend {
+    translation: Acc,
+    rotation: Acc,
+    settled: bool,
+}
+
+// The mixer's rule 1: the first value sets it, each next mixes in by
+// w / W.
+fn blend_in(a: Acc, v: vec4<f32>, w: f32, rotation: bool) -> Acc {
+    if (a.total == 0.0) {
+        return Acc(v, w);
+    }
+    let total = a.total + w;
+    let f = w / total;
+    return Acc(select(vec_mix(a.v, v, f), quat_mix(a.v, v, f), rotation), total);
+}
+
+fn blend_add(b: Blend, m: Motion, w: f32, animates: vec2<bool>) -> Blend {
+    var out = b;
+    if (!(w > 0.0)) {
+        return out;
+    }
+    if (animates.x) {
+        out.translation = blend_in(b.translation, vec4<f32>(m.t, 0.0), w, false);
+    }
+    if (animates.y) {
+        out.rotation = blend_in(b.rotation, m.r, w, true);
+    }
+    return out;
+}
+
+// The mixer's rule 2, once the normal actions are in.
+fn blend_settle(b: Blend) -> Blend {
+    var out = b;
+    if (b.settled) {
+        return out;
+    }
+    out.settled = true;
+    if (b.translation.total < 1.0) {
+        out.translation.v = vec_mix(b.translation.v, vec4<f32>(0.0), 1.0 - b.translation.total);
+    }
+    if (b.rotation.total < 1.0) {
+        out.rotation.v = quat_mix(b.rotation.v, IDENTITY, 1.0 - b.rotation.total);
+    }
+    return out;
+}
+
+// The mixer's rule 3 after rule 2: an override replaces (w >= 1) or
+// mixes in by w.
+fn blend_overridden(b: Blend, m: Motion, w: f32, animates: vec2<bool>) -> Blend {
+    var out = blend_settle(b);
+    if (!(w > 0.0)) {
+        return out;
+    }
+    let t = vec4<f32>(m.t, 0.0);
+    if (animates.x) {
+        out.translation.v = select(vec_mix(out.translation.v, t, w), t, w >= 1.0);
+    }
+    if (animates.y) {
+        out.rotation.v = select(quat_mix(out.rotation.v, m.r, w), m.r, w >= 1.0);
+    }
+    return out;
+}
+
+// The action's weight at the root: its weight times its mask's factor
+// there (a mask past those given moves no root).
+fn root_weight(s: ActionSlot) -> f32 {
+    if (s.mask == NO_MASK) {
+        return s.weight;
+    }
+    if (s.mask >= playback_params.mask_count) {
+        return 0.0;
+    }
+    return s.weight * root_keys[playback_params.mask_offset + s.mask];
+}
+
+// ---------------------------------------------------------------- events
+
+// A character's events of the frame, before they are appended.
+struct Found {
+    entries: array<vec4<u32>, EVENTS_PER_CHARACTER>,
+    count: u32,
+    dropped: u32,
+}
+
+// The most markers of a clip the pass crosses (two phases each in
+// ping-pong).
+const MAX_MARKER_POINTS: u32 = 64u;
+
+// The markers action `s` crossed in step `st` (of a clip of `d` ticks),
+// in playhead order (by distance from the step's start, then by marker):
+// each marker's phases in one period, the first crossing of each after
+// the start, then every period; the Player's push_marker_events.
+fn push_marker_events(slot: u32, s: ActionSlot, st: Step, d: vec2<u32>, found: ptr<function, Found>) {
+    let clip = playback_clips[s.clip];
+    let wrap = s.flags & WRAP_BITS;
+    if (u64_zero(st.span) || u64_zero(d) || clip.marker_count == 0u) {
+        return;
+    }
+    var delta: array<vec2<u32>, MAX_MARKER_POINTS>;
+    var which: array<u32, MAX_MARKER_POINTS>;
+    var points = 0u;
+    let period = select(d, u64_add(d, d), wrap == WRAP_PINGPONG);
+    let start = u64_divmod(st.start, period).r;
+    for (var i = 0u; i < clip.marker_count && points + 2u <= MAX_MARKER_POINTS; i++) {
+        let m = markers[clip.marker_first + i];
+        if (u64_lt(d, m)) {
+            continue;
+        }
+        var phases = array<vec2<u32>, 2>(m, m);
+        var n = 1u;
+        if (wrap == WRAP_REPEAT && u64_le(d, m)) {
+            phases[0] = ZERO;
+        } else if (wrap == WRAP_PINGPONG && !u64_zero(m) && u64_lt(m, d)) {
+            phases[1] = u64_sub(period, m);
+            n = 2u;
+        }
+        for (var j = 0u; j < n; j++) {
+            let p = phases[j];
+            var first = ZERO;
+            if (wrap == WRAP_CLAMP) {
+                let inside = select(u64_lt(st.start, p), u64_lt(p, st.start), st.back);
+                if (!inside) {
+                    continue;
+                }
+                first = select(u64_sub(p, st.start), u64_sub(st.start, p), st.back);
+            } else if (!st.back) {
+                // ((p - start - 1) mod period) + 1
+                first = u64_add(u64_divmod(u64_sub(u64_add(p, period), u64_add(start, ONE)), period).r, ONE);
+            } else {
+                first = u64_add(u64_divmod(u64_sub(u64_add(start, period), u64_add(p, ONE)), period).r, ONE);
+            }
+            // Insert by (distance, marker).
+            var at = points;
+            while (at > 0u && (u64_lt(first, delta[at - 1u])
+                    || (all(first == delta[at - 1u]) && i < which[at - 1u]))) {
+                delta[at] = delta[at - 1u];
+                which[at] = which[at - 1u];
+                at--;
+            }
+            delta[at] = first;
+            which[at] = i;
+            points++;
+        }
+    }
+    // Every period: the points in order, while within the step.
+    var base = ZERO;
+    var emitted = 0u;
+    loop {
+        for (var j = 0u; j < points; j++) {
+            let at = u64_add(base, delta[j]);
+            if (u64_lt(st.span, at) || u64_lt(at, base)) {
+                return;
+            }
+            if ((*found).count == EVENTS_PER_CHARACTER) {
+                (*found).dropped += 1u;
+                return;
+            }
+            (*found).entries[(*found).count] = vec4<u32>(slot, s.clip, which[j], bitcast<u32>(s.weight));
+            (*found).count += 1u;
+            emitted++;
+            if (emitted == MAX_EVENTS_PER_STEP) {
+                return;
+            }
+        }
+        if (wrap == WRAP_CLAMP) {
+            return;
+        }
+        base = u64_add(base, period);
+    }
+}
+
+// Appends a character's events to the frame's.
+fn append_events(found: Found) {
+    if (found.dropped > 0u) {
+        atomicAdd(&events.dropped, found.dropped);
+    }
+    if (found.count == 0u) {
+        return;
+    }
+    let first = atomicAdd(&events.count, found.count);
+    for (var j = 0u; j < found.count; j++) {
+        if (first + j < playback_params.event_capacity) {
+            events.entries[first + j] = found.entries[j];
+        } else {
+            atomicAdd(&events.dropped, 1u);
+        }
+    }
+}
+
+// ------------------------------------------------------------- placement
+
+// v turned by the unit quaternion q.
+fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let u = q.xyz;
+    let uv = cross(u, v);
+    let uuv = cross(u, uv);
+    return v + (uv * q.w + uuv) * 2.0;
+}
+
+// Moves character c's placement by its root motion of the frame:
+// translation += rotation * motion, rotation *= turn (move_placement).
+@compute @workgroup_size(PLAYBACK_WORKGROUP_SIZE)
+fn placement_main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.y * groups.x * PLAYBACK_WORKGROUP_SIZE + gid.x;
+    if (c >= playback_params.character_count) {
+        return;
+    }
+    let t = placements[2u * c];
+    let r = placements[2u * c + 1u];
+    let moved = quat_rotate(r, motion[2u * c].xyz);
+    placements[2u * c] = vec4<f32>(t.xyz + moved, 0.0);
+    placements[2u * c + 1u] = quat_normalize(quat_mul(r, motion[2u * c + 1u]));
 }
 
 // -------------------------------------------------------------- commands
@@ -967,6 +1408,12 @@ fn apply_command(c: u32, cmd: PlaybackCommand) -> u32 {
         case CMD_SET_LAYER, CMD_FADE_LAYER, CMD_REMOVE_LAYER: {
             return command_layer(c, cmd);
         }
+        case CMD_PLACE: {
+            placements[2u * c] = vec4<f32>(cmd.weight, cmd.rate, cmd.reference_time, 0.0);
+            placements[2u * c + 1u] = vec4<f32>(bitcast<f32>(cmd.speed_lo), bitcast<f32>(cmd.speed_hi),
+                bitcast<f32>(cmd.repetitions_lo), bitcast<f32>(cmd.repetitions_hi));
+            return APPLIED;
+        }
         case CMD_RESET: {
             // Speed 1.0 (f64 bits 0x3ff00000_00000000), clips on repeat.
             characters_state[c] = PlaybackCharacter(0u, 0x3ff00000u, WRAP_REPEAT, 0u, 0u, 0u,
@@ -991,6 +1438,12 @@ fn playback_commands_main(@builtin(global_invocation_id) gid: vec3<u32>,
         @builtin(num_workgroups) groups: vec3<u32>) {
     let i = gid.y * groups.x * PLAYBACK_WORKGROUP_SIZE + gid.x;
     let n = frame.head.command_count;
+    if (i == 0u && playback_params.first_character == 0u) {
+        // The first chunk's first invocation: a new frame of events.
+        atomicStore(&events.count, 0u);
+        atomicStore(&events.dropped, 0u);
+        events.capacity = playback_params.event_capacity;
+    }
     if (i >= n) {
         return;
     }

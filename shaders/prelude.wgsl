@@ -316,12 +316,30 @@ struct ActionSlot {
     _pad2: u32,
 }
 
-// A clip as the playback pass knows it.
+// A clip as the playback pass knows it: its duration, its markers, the
+// root's motion over it.
 struct PlaybackClip {
+    root_start_translation: vec4<f32>, // the root at clip time 0 and at
+    root_end_translation: vec4<f32>,   // the end (its rest without a
+    root_start_rotation: vec4<f32>,    // track)
+    root_end_rotation: vec4<f32>,
     ticks_lo: u32,           // its duration in ticks
     ticks_hi: u32,
     duration: f32,           // and in seconds
+    marker_first: u32,       // its markers in `markers`, by time
+    marker_count: u32,
+    root_translation: u32,   // the root's tracks in `root_tracks`
+    root_rotation: u32,      // (NO_TRACK: none)
     _pad0: u32,
+}
+
+// One of the root node's tracks: its keys in `root_keys` (times, then
+// values; CUBICSPLINE: in-tangent, value, out-tangent per key).
+struct RootTrack {
+    interpolation: u32,
+    key_count: u32,
+    times_offset: u32,
+    values_offset: u32,
 }
 
 // One command for one character (a Player method's arguments).
@@ -366,7 +384,14 @@ struct PlaybackParams {
     reference_rows: u32,     // the first reference row
     tick_seconds: f32,       // seconds per tick, rounded to f32
     flick_seconds: f32,      // seconds per flick, rounded to f32
-    _pad1: u32,
+    has_root: u32,           // 1: the clips' root motion is reported
+    root_linear: array<vec4<f32>, 3>, // the root's parent's rest linear
+    root_turn: vec4<f32>,    // part (columns) and rotation: into the
+                             // model's space
+    mask_offset: u32,        // the root's factor per mask in root_keys
+    mask_count: u32,
+    event_capacity: u32,     // entries of the events buffer
+    _pad0: u32,
 }
 
 const FLICKS_PER_SECOND: u32 = 705600000u;
@@ -406,6 +431,12 @@ const CMD_SET_LAYER: u32 = 13u;
 const CMD_FADE_LAYER: u32 = 14u;
 const CMD_REMOVE_LAYER: u32 = 15u;
 const CMD_RESET: u32 = 16u;
+const CMD_PLACE: u32 = 17u;
+const NO_TRACK: u32 = 0xffffffffu;
+const EVENTS_PER_CHARACTER: u32 = 16u;
+// The most events one action reports in one step (playback's
+// MAX_EVENTS_PER_STEP).
+const MAX_EVENTS_PER_STEP: u32 = 256u;
 const APPLIED: u32 = 0u;
 const REFUSED_FULL: u32 = 1u;
 const REFUSED_NO_LAYER: u32 = 2u;

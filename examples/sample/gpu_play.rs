@@ -3,10 +3,11 @@
 //! frame's commands are written to the playback pass, which steps every
 //! character on the device, and the state it holds is read back after
 //! the frame and printed in `--play`'s schema (actions with finished and
-//! loops, layers). The root motion and the events come from the GPU's own
-//! outputs of the frame, read back with it. A command the GPU's state
-//! refuses (a full table, a layer gone) is found on a shadow `Player`
-//! holding the state read back, and refused as `--play` refuses it.
+//! loops, layers): the root motion and the events too are the GPU's, its
+//! outputs of the frame read back with the state. A command the GPU's
+//! state refuses (a full table, a layer gone) is found on a shadow
+//! `Player` holding the state read back, and refused as `--play` refuses
+//! it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -139,8 +140,9 @@ impl OnGpu {
         })
     }
 
-    /// Steps the GPU by `dt` and reads every character back.
-    fn frame(&mut self, dt: f64) -> Result<Vec<Player>, Failure> {
+    /// Steps the GPU by `dt` and reads every character back: its state,
+    /// and its root motion and events of the frame.
+    fn frame(&mut self, dt: f64) -> Result<Vec<Player>, Error> {
         let (device, queue) = (&self.h.device, &self.h.queue);
         self.players.advance(device, queue, &mut self.crowd, dt)?;
         let mut encoder = device.create_command_encoder(&Default::default());
@@ -183,12 +185,9 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
                 Failure::Message(format!("--play {shown}: frame {f}, command {c}: {e}"))
             })?;
         }
-        // The shadows step too: a step the Player refuses is refused.
-        for s in &mut shadows {
-            s.advance(frame.dt)
-                .map_err(|e| Failure::Message(format!("--play {shown}: frame {f}: {e}")))?;
-        }
-        let got = gpu.frame(frame.dt)?;
+        let got = gpu
+            .frame(frame.dt)
+            .map_err(|e| Failure::Message(format!("--play {shown}: frame {f}: {e}")))?;
         let posed = if cli.joints || cli.nodes {
             let (device, queue) = (&gpu.h.device, &gpu.h.queue);
             Some(gpu.crowd.read_back(device, queue)?)
@@ -206,7 +205,7 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
                 }
                 None => String::new(),
             };
-            items.push(play::character_json(k, p, shadows[k].frame(), &pose));
+            items.push(play::character_json(k, p, p.frame(), &pose));
         }
         writeln!(
             out,

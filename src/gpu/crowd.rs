@@ -627,7 +627,7 @@ impl Crowd {
     }
 
     /// Model `id`'s playback pass, when it is played on the GPU.
-    fn playback_mut(&mut self, id: ModelId) -> Option<&mut PlaybackPass> {
+    pub(crate) fn playback_mut(&mut self, id: ModelId) -> Option<&mut PlaybackPass> {
         self.desc.index(id)?;
         self.models.get_mut(id.index())?.as_mut()?.playback.as_mut()
     }
@@ -648,7 +648,7 @@ impl Crowd {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         id: ModelId,
-        clips: &[crate::layout::GpuPlaybackClip],
+        clips: &crate::cpu::playback::PlaybackTables,
     ) -> Result<()> {
         let unknown = Error::UnknownModel {
             what: "model",

@@ -1,20 +1,23 @@
 //! [`PlaybackPass`]: the playback state of a crowd model's characters on
 //! the GPU and the passes that change and step it (`shaders/playback.wgsl`,
-//! twin `cpu::playback`). Per chunk of the model: each character's record,
-//! action slots and kept settings, with the bind groups over the chunk's
-//! sampler rows, mixer records and character ranges that the pass writes.
-//! Per frame the host writes the frame's commands in one buffer write
-//! (sorted by character); nothing per character.
+//! twin `cpu::playback` and the `Player`). Per chunk of the model: each
+//! character's record, action slots and kept settings, its root motion of
+//! the frame and its placement, with the bind groups over the chunk's
+//! sampler rows, mixer records and character ranges that the pass writes;
+//! per model: the clips' durations, markers and root tracks, and the
+//! frame's events. Per frame the host writes the frame's commands in one
+//! buffer write (sorted by character); nothing per character.
 
 use std::num::NonZeroU64;
 
 use super::chunk::AnimatorChunk;
 use super::{bind, buffer_init, check_size, dispatch_grid, map_read, scoped, Health};
 use crate::cpu::playback::commands::new_character;
+use crate::cpu::playback::PlaybackTables;
 use crate::error::{Error, Result};
 use crate::layout::{
-    GpuActionSlot, GpuCharacter, GpuPlaybackClip, GpuPlaybackCommand, GpuPlaybackFrame,
-    GpuPlaybackParams, FLICKS_PER_SECOND, KEPT_WORDS, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
+    GpuActionSlot, GpuCharacter, GpuPlaybackCommand, GpuPlaybackFrame, GpuPlaybackParams,
+    FLICKS_PER_SECOND, KEPT_WORDS, PLACEMENT_USES, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
     PLAYBACK_USES, PLAYBACK_WGSL, PLAYBACK_WORKGROUP_SIZE, SLOT_ADDITIVE, TICKS_PER_SECOND,
 };
 
@@ -22,9 +25,37 @@ use crate::layout::{
 /// brings more).
 const FIRST_COMMAND_CAPACITY: u32 = 1024;
 
-/// One character's state as read back: its record, its action slots and
-/// its kept settings.
-pub(crate) type CharacterState = (GpuCharacter, Vec<GpuActionSlot>, Vec<u32>);
+/// Bytes of the events buffer's head (count, dropped, capacity, padding)
+/// and of one event (model slot, clip, marker, weight bits).
+pub(crate) const EVENT_HEAD: u64 = 16;
+pub(crate) const EVENT_BYTES: u64 = 16;
+
+/// One character's state as read back: its record, its action slots, its
+/// kept settings and its root motion of the last frame (translation,
+/// rotation).
+pub(crate) type CharacterState = (GpuCharacter, Vec<GpuActionSlot>, Vec<u32>, [[f32; 4]; 2]);
+
+/// The events of an events buffer's bytes (its head, then its entries:
+/// model slot, clip, marker, weight bits), and how many did not fit (or
+/// were past a character's share of a frame).
+pub(crate) fn decode_events(bytes: &[u8]) -> (Vec<[u32; 4]>, u32) {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let (Some(&count), Some(&dropped), Some(&capacity)) =
+        (words.first(), words.get(1), words.get(2))
+    else {
+        return (Vec::new(), 0);
+    };
+    let stored = count.min(capacity) as usize;
+    let entries = words[4..]
+        .chunks_exact(4)
+        .take(stored)
+        .map(|e| [e[0], e[1], e[2], e[3]])
+        .collect();
+    (entries, dropped)
+}
 
 /// The state of one chunk's characters and its bind groups.
 #[derive(Debug)]
@@ -33,8 +64,13 @@ struct ChunkState {
     slots: wgpu::Buffer,
     kept: wgpu::Buffer,
     params: wgpu::Buffer,
-    commands_group: wgpu::BindGroup,
-    advance_group: wgpu::BindGroup,
+    /// Per character its root motion of the frame: translation, rotation
+    /// (two `vec4`s).
+    motion: wgpu::Buffer,
+    /// Per character its placement: translation, rotation.
+    placements: wgpu::Buffer,
+    /// The three passes' bind groups (commands, step, placement).
+    groups: Option<[wgpu::BindGroup; 3]>,
     /// The chunk's characters (its capacity).
     count: u32,
     /// The chunk's buffers the pass writes, kept for its bind groups when
@@ -46,12 +82,22 @@ struct ChunkState {
 #[derive(Debug)]
 pub(crate) struct PlaybackPass {
     health: Health,
-    commands_layout: wgpu::BindGroupLayout,
-    advance_layout: wgpu::BindGroupLayout,
-    commands_pipeline: wgpu::ComputePipeline,
-    advance_pipeline: wgpu::ComputePipeline,
+    /// The three entry points' layouts and pipelines (commands, step,
+    /// placement).
+    layouts: [wgpu::BindGroupLayout; 3],
+    pipelines: [wgpu::ComputePipeline; 3],
     clips: wgpu::Buffer,
     clip_count: u32,
+    /// The root's tracks, their keys and the masks' factors, the markers.
+    root_tracks: wgpu::Buffer,
+    root_keys: wgpu::Buffer,
+    markers: wgpu::Buffer,
+    /// The model's events of the frame (every chunk appends to it).
+    events: wgpu::Buffer,
+    /// The parameters the chunks share (each has its first character).
+    params: GpuPlaybackParams,
+    /// Whether the placement pass runs.
+    moves: bool,
     frame: wgpu::Buffer,
     frame_capacity: u32,
     chunks: Vec<ChunkState>,
@@ -74,20 +120,30 @@ pub(crate) struct PlaybackPass {
     max_dim: u32,
 }
 
-/// The pipelines of both entry points and their layouts.
-type Pipelines = (
-    wgpu::BindGroupLayout,
-    wgpu::BindGroupLayout,
-    wgpu::ComputePipeline,
-    wgpu::ComputePipeline,
-);
+/// The entry points, each with the bindings it uses.
+const ENTRIES: [(&str, &str, &[u32]); 3] = [
+    (
+        "keyframe-gpu.playback.commands",
+        "playback_commands_main",
+        &PLAYBACK_COMMANDS_USES,
+    ),
+    ("keyframe-gpu.playback", "playback_main", &PLAYBACK_USES),
+    (
+        "keyframe-gpu.playback.placement",
+        "placement_main",
+        &PLACEMENT_USES,
+    ),
+];
+
+/// The layouts and pipelines of [`ENTRIES`].
+type Pipelines = ([wgpu::BindGroupLayout; 3], [wgpu::ComputePipeline; 3]);
 
 fn pipelines(device: &wgpu::Device) -> Result<Pipelines> {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("keyframe-gpu.playback.wgsl"),
         source: wgpu::ShaderSource::Wgsl(PLAYBACK_WGSL.into()),
     });
-    let make = |label, uses: &[u32], entry| -> Result<_> {
+    let make = |(label, entry, uses): (&'static str, &'static str, &[u32])| -> Result<_> {
         let layout = bind::layout(device, label, &PLAYBACK_BINDINGS, uses)?;
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(label),
@@ -104,52 +160,90 @@ fn pipelines(device: &wgpu::Device) -> Result<Pipelines> {
         });
         Ok((layout, pipeline))
     };
-    let (commands_layout, commands) = make(
-        "keyframe-gpu.playback.commands",
-        &PLAYBACK_COMMANDS_USES,
-        "playback_commands_main",
-    )?;
-    let (advance_layout, advance) = make("keyframe-gpu.playback", &PLAYBACK_USES, "playback_main")?;
-    Ok((commands_layout, advance_layout, commands, advance))
+    let [a, b, c] = ENTRIES;
+    let ((la, pa), (lb, pb), (lc, pc)) = (make(a)?, make(b)?, make(c)?);
+    Ok(([la, lb, lc], [pa, pb, pc]))
 }
 
 impl PlaybackPass {
     /// The playback of the characters of `chunks` (each of
-    /// `chunk_capacity` characters of `actions` slots) playing clips
-    /// `clips`: every character at rest (no action), speed 1, clips
-    /// starting on repeat. Each chunk is driven by the pass from now on.
+    /// `chunk_capacity` characters of `actions` slots) playing the clips
+    /// of `tables`: every character at rest (no action), speed 1, clips
+    /// starting on repeat, placed at the origin. Each chunk is driven by
+    /// the pass from now on.
     pub(crate) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         chunks: &mut [AnimatorChunk],
         (chunk_capacity, actions): (u32, u32),
-        clips: &[GpuPlaybackClip],
+        tables: &PlaybackTables,
     ) -> Result<Self> {
         let health = Health::of(device);
         health.check("Crowd (GPU playback)")?;
         let limits = device.limits();
         let frame_bytes = frame_size(FIRST_COMMAND_CAPACITY);
         check_size(&limits, "playback commands", frame_bytes, false)?;
-        let (commands_layout, advance_layout, commands_pipeline, advance_pipeline) =
-            scoped(device, "Crowd (GPU playback pipelines)", || {
-                pipelines(device)
-            })??;
-        let clips_buffer = buffer_init(
-            device,
-            "keyframe-gpu.playback.clips",
-            bytemuck::cast_slice(clips),
-            wgpu::BufferUsages::STORAGE,
-        )?;
-        let frame = storage(device, "keyframe-gpu.playback.frame", frame_bytes);
+        // As many events a frame as the model has characters at first.
+        let total = u64::from(chunk_capacity) * chunks.len() as u64;
+        let event_capacity = u32::try_from(total.clamp(1024, 1 << 20)).unwrap_or(1 << 20);
+        let event_bytes = EVENT_HEAD + u64::from(event_capacity) * EVENT_BYTES;
+        check_size(&limits, "playback events", event_bytes, false)?;
+        let (layouts, pipelines) = scoped(device, "Crowd (GPU playback pipelines)", || {
+            pipelines(device)
+        })??;
+        // Each at least one element long (a binding's minimum).
+        let init = |label, bytes: &[u8]| {
+            let mut padded = bytes.to_vec();
+            padded.resize(bytes.len().max(16), 0);
+            buffer_init(device, label, &padded, wgpu::BufferUsages::STORAGE)
+        };
+        let (linear, turn) = tables.root.unwrap_or(([[0.0; 4]; 3], [0.0, 0.0, 0.0, 1.0]));
+        let params = GpuPlaybackParams {
+            first_character: 0,
+            character_count: chunk_capacity,
+            actions,
+            clip_count: tables.clips.len() as u32,
+            reference_rows: chunk_capacity * actions,
+            tick_seconds: (1.0 / TICKS_PER_SECOND as f64) as f32,
+            flick_seconds: (1.0 / f64::from(FLICKS_PER_SECOND)) as f32,
+            has_root: u32::from(tables.root.is_some()),
+            root_linear: linear,
+            root_turn: turn,
+            mask_offset: tables.mask_offset,
+            mask_count: tables.mask_count,
+            event_capacity,
+            _pad0: 0,
+        };
         let mut pass = PlaybackPass {
             health,
-            commands_layout,
-            advance_layout,
-            commands_pipeline,
-            advance_pipeline,
-            clips: clips_buffer,
-            clip_count: clips.len() as u32,
-            frame,
+            layouts,
+            pipelines,
+            clips: init(
+                "keyframe-gpu.playback.clips",
+                bytemuck::cast_slice(&tables.clips),
+            )?,
+            clip_count: tables.clips.len() as u32,
+            root_tracks: init(
+                "keyframe-gpu.playback.root_tracks",
+                bytemuck::cast_slice(&tables.root_tracks),
+            )?,
+            root_keys: init(
+                "keyframe-gpu.playback.root_keys",
+                bytemuck::cast_slice(&tables.root_keys),
+            )?,
+            markers: init(
+                "keyframe-gpu.playback.markers",
+                bytemuck::cast_slice(&tables.markers),
+            )?,
+            events: storage_with(
+                device,
+                "keyframe-gpu.playback.events",
+                event_bytes,
+                wgpu::BufferUsages::COPY_SRC,
+            ),
+            params,
+            moves: false,
+            frame: storage(device, "keyframe-gpu.playback.frame", frame_bytes),
             frame_capacity: FIRST_COMMAND_CAPACITY,
             chunks: Vec::new(),
             actions,
@@ -186,7 +280,7 @@ impl PlaybackPass {
         Ok(())
     }
 
-    /// Chunk `k`'s state: every character at rest.
+    /// Chunk `k`'s state: every character at rest, placed at the origin.
     fn chunk_state(
         &self,
         device: &wgpu::Device,
@@ -199,110 +293,94 @@ impl PlaybackPass {
                 message: "the model has no mixer".into(),
             });
         };
-        let targets = targets.map(Clone::clone);
         let n = self.chunk_capacity;
         let rest = vec![new_character(self.actions); n as usize];
+        let origin = vec![[0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]; n as usize];
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        scoped(
+        let slot_bytes =
+            u64::from(n) * u64::from(self.actions) * std::mem::size_of::<GpuActionSlot>() as u64;
+        let kept_bytes =
+            u64::from(n) * u64::from(self.clip_count.max(1)) * u64::from(KEPT_WORDS) * 4;
+        let params = GpuPlaybackParams {
+            first_character: k * n,
+            ..self.params
+        };
+        let mut c = scoped(
             device,
             "Crowd (GPU playback state)",
             || -> Result<ChunkState> {
-                let characters = buffer_init(
-                    device,
-                    "keyframe-gpu.playback.characters",
-                    bytemuck::cast_slice(&rest),
-                    usage,
-                )?;
-                let slots = storage_with(
-                    device,
-                    "keyframe-gpu.playback.slots",
-                    u64::from(n)
-                        * u64::from(self.actions)
-                        * std::mem::size_of::<GpuActionSlot>() as u64,
-                    usage,
-                );
-                let kept = storage_with(
-                    device,
-                    "keyframe-gpu.playback.kept",
-                    u64::from(n) * u64::from(self.clip_count.max(1)) * u64::from(KEPT_WORDS) * 4,
-                    usage,
-                );
-                let params = GpuPlaybackParams {
-                    first_character: k * n,
-                    character_count: n,
-                    actions: self.actions,
-                    clip_count: self.clip_count,
-                    reference_rows: n * self.actions,
-                    tick_seconds: (1.0 / TICKS_PER_SECOND as f64) as f32,
-                    flick_seconds: (1.0 / f64::from(FLICKS_PER_SECOND)) as f32,
-                    _pad1: 0,
-                };
-                let params = buffer_init(
-                    device,
-                    "keyframe-gpu.playback.params",
-                    bytemuck::bytes_of(&params),
-                    wgpu::BufferUsages::UNIFORM,
-                )?;
-                let (commands_group, advance_group) =
-                    self.bind_groups(device, [&params, &characters, &slots, &kept], &targets)?;
                 Ok(ChunkState {
-                    characters,
-                    slots,
-                    kept,
-                    params,
-                    commands_group,
-                    advance_group,
+                    characters: buffer_init(
+                        device,
+                        "keyframe-gpu.playback.characters",
+                        bytemuck::cast_slice(&rest),
+                        usage,
+                    )?,
+                    slots: storage_with(device, "keyframe-gpu.playback.slots", slot_bytes, usage),
+                    kept: storage_with(device, "keyframe-gpu.playback.kept", kept_bytes, usage),
+                    params: buffer_init(
+                        device,
+                        "keyframe-gpu.playback.params",
+                        bytemuck::bytes_of(&params),
+                        wgpu::BufferUsages::UNIFORM,
+                    )?,
+                    motion: storage_with(
+                        device,
+                        "keyframe-gpu.playback.motion",
+                        u64::from(n) * 32,
+                        usage,
+                    ),
+                    placements: buffer_init(
+                        device,
+                        "keyframe-gpu.playback.placements",
+                        bytemuck::cast_slice(&origin),
+                        usage,
+                    )?,
+                    groups: None,
                     count: n,
-                    targets,
+                    targets: targets.map(Clone::clone),
                 })
             },
-        )?
+        )??;
+        self.bind(device, &mut c)?;
+        Ok(c)
     }
 
-    /// The two passes' bind groups over a chunk's state and targets.
-    fn bind_groups(
-        &self,
-        device: &wgpu::Device,
-        [params, characters, slots, kept]: [&wgpu::Buffer; 4],
-        [rows, actions, ranges]: &[wgpu::Buffer; 3],
-    ) -> Result<(wgpu::BindGroup, wgpu::BindGroup)> {
+    /// The three passes' bind groups over chunk `c`'s state and targets.
+    fn bind(&self, device: &wgpu::Device, c: &mut ChunkState) -> Result<()> {
         let head = std::mem::size_of::<GpuPlaybackFrame>() as u64;
         let frame = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer: &self.frame,
             offset: 0,
             size: NonZeroU64::new(frame_size(self.frame_capacity).max(head)),
         });
-        let commands = bind::group(
-            device,
-            "keyframe-gpu.playback.commands",
-            &self.commands_layout,
-            &PLAYBACK_COMMANDS_USES,
-            &[
-                (0, params.as_entire_binding()),
-                (1, frame.clone()),
-                (2, self.clips.as_entire_binding()),
-                (3, characters.as_entire_binding()),
-                (4, slots.as_entire_binding()),
-                (5, kept.as_entire_binding()),
-            ],
-        )?;
-        let advance = bind::group(
-            device,
-            "keyframe-gpu.playback",
-            &self.advance_layout,
-            &PLAYBACK_USES,
-            &[
-                (0, params.as_entire_binding()),
-                (1, frame),
-                (2, self.clips.as_entire_binding()),
-                (3, characters.as_entire_binding()),
-                (4, slots.as_entire_binding()),
-                (6, rows.as_entire_binding()),
-                (7, actions.as_entire_binding()),
-                (8, ranges.as_entire_binding()),
-            ],
-        )?;
-        Ok((commands, advance))
+        let [rows, actions, ranges] = &c.targets;
+        let resource = |n: u32| -> wgpu::BindingResource<'_> {
+            match n {
+                0 => c.params.as_entire_binding(),
+                1 => frame.clone(),
+                2 => self.clips.as_entire_binding(),
+                3 => c.characters.as_entire_binding(),
+                4 => c.slots.as_entire_binding(),
+                5 => c.kept.as_entire_binding(),
+                6 => rows.as_entire_binding(),
+                7 => actions.as_entire_binding(),
+                8 => ranges.as_entire_binding(),
+                9 => self.root_tracks.as_entire_binding(),
+                10 => self.root_keys.as_entire_binding(),
+                11 => self.markers.as_entire_binding(),
+                12 => c.motion.as_entire_binding(),
+                13 => self.events.as_entire_binding(),
+                _ => c.placements.as_entire_binding(),
+            }
+        };
+        let mut groups = Vec::with_capacity(3);
+        for ((label, _, uses), layout) in ENTRIES.iter().zip(&self.layouts) {
+            let resources: Vec<_> = uses.iter().map(|&n| (n, resource(n))).collect();
+            groups.push(bind::group(device, label, layout, uses, &resources)?);
+        }
+        c.groups = <[wgpu::BindGroup; 3]>::try_from(groups).ok();
+        Ok(())
     }
 
     /// Sets every chunk to sample the rows and blend the characters the
@@ -383,52 +461,75 @@ impl PlaybackPass {
         check_size(&device.limits(), "playback commands", bytes, false)?;
         self.frame = storage(device, "keyframe-gpu.playback.frame", bytes);
         self.frame_capacity = capacity;
-        for k in 0..self.chunks.len() {
-            let c = &self.chunks[k];
-            let buffers = [&c.params, &c.characters, &c.slots, &c.kept];
-            let (commands, advance) = self.bind_groups(device, buffers, &c.targets)?;
-            self.chunks[k].commands_group = commands;
-            self.chunks[k].advance_group = advance;
-        }
-        Ok(())
+        let mut chunks = std::mem::take(&mut self.chunks);
+        let bound = chunks.iter_mut().try_for_each(|c| self.bind(device, c));
+        self.chunks = chunks;
+        bound
     }
 
-    /// Records each chunk's command pass (when the frame has commands) and
-    /// its step, before the chunk's sampling (nothing once the device is
-    /// known lost).
+    /// Moves each character's placement by its root motion every frame
+    /// (`placement_main`), or stops.
+    pub(crate) fn set_moving(&mut self, moves: bool) {
+        self.moves = moves;
+    }
+
+    /// Chunk `k`'s placements and root motions of the frame (per
+    /// character: translation, rotation).
+    pub(crate) fn chunk_outputs(&self, k: usize) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        self.chunks.get(k).map(|c| (&c.placements, &c.motion))
+    }
+
+    /// The model's events buffer of the frame.
+    pub(crate) fn events(&self) -> &wgpu::Buffer {
+        &self.events
+    }
+
+    /// Records each chunk's command pass, its step and (when moving) its
+    /// placement pass, before the chunk's sampling (nothing once the
+    /// device is known lost).
     pub(crate) fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         if self.health.is_lost() {
             return;
         }
         for c in &self.chunks {
-            if self.command_count > 0 {
-                let (x, y) =
-                    dispatch_grid(self.command_count, PLAYBACK_WORKGROUP_SIZE, self.max_dim);
-                pass.set_pipeline(&self.commands_pipeline);
-                pass.set_bind_group(0, &c.commands_group, &[]);
+            let Some([commands, advance, placement]) = &c.groups else {
+                continue;
+            };
+            // At least one invocation: the first chunk's clears the frame's
+            // events.
+            let n = self.command_count.max(1);
+            let (x, y) = dispatch_grid(n, PLAYBACK_WORKGROUP_SIZE, self.max_dim);
+            pass.set_pipeline(&self.pipelines[0]);
+            pass.set_bind_group(0, commands, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+            let (x, y) = dispatch_grid(c.count, PLAYBACK_WORKGROUP_SIZE, self.max_dim);
+            pass.set_pipeline(&self.pipelines[1]);
+            pass.set_bind_group(0, advance, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+            if self.moves {
+                pass.set_pipeline(&self.pipelines[2]);
+                pass.set_bind_group(0, placement, &[]);
                 pass.dispatch_workgroups(x, y, 1);
             }
-            let (x, y) = dispatch_grid(c.count, PLAYBACK_WORKGROUP_SIZE, self.max_dim);
-            pass.set_pipeline(&self.advance_pipeline);
-            pass.set_bind_group(0, &c.advance_group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
         }
     }
 
     /// Reads the state of model slots `slots` back (blocking: it waits
-    /// for the GPU), in one copy: each one's record, action slots and
-    /// kept settings.
+    /// for the GPU), in one copy: each one's record, action slots, kept
+    /// settings and root motion of the last frame; and that frame's
+    /// events (every character's: model slot, clip, marker, weight bits),
+    /// with the count of events that did not fit.
     pub(crate) fn read_states(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         slots: &[u32],
-    ) -> Result<Vec<CharacterState>> {
+    ) -> Result<(Vec<CharacterState>, Vec<[u32; 4]>, u32)> {
         self.health.check("GpuPlayers::read_back")?;
         let character_size = std::mem::size_of::<GpuCharacter>() as u64;
         let slot_size = std::mem::size_of::<GpuActionSlot>() as u64 * u64::from(self.actions);
         let kept_size = u64::from(self.clip_count) * u64::from(KEPT_WORDS) * 4;
-        let mut ranges = Vec::with_capacity(slots.len() * 3);
+        let mut ranges = Vec::with_capacity(slots.len() * 4 + 1);
         for &slot in slots {
             let (k, i) = (slot / self.chunk_capacity, slot % self.chunk_capacity);
             let Some(c) = self.chunks.get(k as usize) else {
@@ -437,25 +538,32 @@ impl PlaybackPass {
                     message: format!("slot {slot} is past the model's chunks"),
                 });
             };
-            ranges.push((&c.characters, u64::from(i) * character_size, character_size));
-            ranges.push((&c.slots, u64::from(i) * slot_size, slot_size));
-            ranges.push((&c.kept, u64::from(i) * kept_size, kept_size));
+            let i = u64::from(i);
+            ranges.push((&c.characters, i * character_size, character_size));
+            ranges.push((&c.slots, i * slot_size, slot_size));
+            ranges.push((&c.kept, i * kept_size, kept_size));
+            ranges.push((&c.motion, i * 32, 32));
         }
+        ranges.push((&self.events, 0, self.events.size()));
         let bytes = self.read_ranges(device, queue, &ranges)?;
-        let each = (character_size + slot_size + kept_size) as usize;
-        Ok(bytes
+        let each = (character_size + slot_size + kept_size + 32) as usize;
+        let (states, events) = bytes.split_at(each * slots.len());
+        let states = states
             .chunks_exact(each.max(1))
-            .take(slots.len())
             .map(|b| {
                 let (head, rest) = b.split_at(character_size as usize);
-                let (actions, kept) = rest.split_at(slot_size as usize);
+                let (actions, rest) = rest.split_at(slot_size as usize);
+                let (kept, motion) = rest.split_at(kept_size as usize);
                 (
                     bytemuck::pod_read_unaligned::<GpuCharacter>(head),
                     bytemuck::pod_collect_to_vec::<u8, GpuActionSlot>(actions),
                     bytemuck::pod_collect_to_vec::<u8, u32>(kept),
+                    bytemuck::pod_read_unaligned::<[[f32; 4]; 2]>(motion),
                 )
             })
-            .collect())
+            .collect();
+        let (list, dropped) = decode_events(events);
+        Ok((states, list, dropped))
     }
 
     /// The bytes of `ranges` (buffer, offset, size), one after the other.

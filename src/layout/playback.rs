@@ -128,19 +128,57 @@ pub(crate) struct GpuActionSlot {
 }
 
 /// What the playback pass knows of a clip (WGSL `PlaybackClip`): its
-/// duration in ticks and in seconds.
+/// duration in ticks and in seconds, its markers, and the root's motion
+/// over it (the root's value at its start and end, and its tracks).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub(crate) struct GpuPlaybackClip {
+    /// The root's translation at clip time 0 (its rest without a track).
+    pub(crate) root_start_translation: [f32; 4],
+    /// The root's translation at the clip's end.
+    pub(crate) root_end_translation: [f32; 4],
+    /// The root's rotation at clip time 0 (x, y, z, w).
+    pub(crate) root_start_rotation: [f32; 4],
+    /// The root's rotation at the clip's end.
+    pub(crate) root_end_rotation: [f32; 4],
     /// The duration in ticks (low word).
     pub(crate) ticks_lo: u32,
     /// High word of the duration in ticks.
     pub(crate) ticks_hi: u32,
     /// The duration in seconds, as the clip table has it.
     pub(crate) duration: f32,
-    /// Padding.
+    /// Its first marker in the marker table.
+    pub(crate) marker_first: u32,
+    /// Its markers (by time).
+    pub(crate) marker_count: u32,
+    /// The root's translation track in the root track table, `NO_TRACK`
+    /// for none.
+    pub(crate) root_translation: u32,
+    /// The root's rotation track, `NO_TRACK` for none.
+    pub(crate) root_rotation: u32,
+    /// Padding (96-byte records).
     pub(crate) _pad0: u32,
 }
+
+/// One of the root node's tracks (WGSL `RootTrack`): its keys in the root
+/// key table (`root_keys`: times, then values).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub(crate) struct GpuRootTrack {
+    /// `Interpolation` as `u32`.
+    pub(crate) interpolation: u32,
+    /// Keys.
+    pub(crate) key_count: u32,
+    /// Its first key time in `root_keys`.
+    pub(crate) times_offset: u32,
+    /// Its first value (CUBICSPLINE: in-tangent, value, out-tangent per
+    /// key).
+    pub(crate) values_offset: u32,
+}
+
+/// A root track's `GpuPlaybackClip::root_translation` when the clip has
+/// none.
+pub(crate) const NO_TRACK: u32 = u32::MAX;
 
 /// One command for one character (WGSL `PlaybackCommand`): a `Player`
 /// method's arguments, checked on the host, applied by the pass (or by a
@@ -226,9 +264,31 @@ pub(crate) struct GpuPlaybackParams {
     pub(crate) tick_seconds: f32,
     /// `1 / FLICKS_PER_SECOND` rounded to `f32`.
     pub(crate) flick_seconds: f32,
+    /// Whether the clips have a root node whose motion is reported (1) or
+    /// not (0).
+    pub(crate) has_root: u32,
+    /// The linear part of the root's parent's rest world matrix (columns
+    /// x, y, z; w unused): the root's motion into the model's space.
+    pub(crate) root_linear: [[f32; 4]; 3],
+    /// That matrix's rotation (x, y, z, w).
+    pub(crate) root_turn: [f32; 4],
+    /// Where the root's factor in each of the mixer's masks starts in
+    /// `root_keys`.
+    pub(crate) mask_offset: u32,
+    /// How many masks have a factor there (a mask past them moves no
+    /// root).
+    pub(crate) mask_count: u32,
+    /// Entries the events buffer holds.
+    pub(crate) event_capacity: u32,
     /// Padding.
-    pub(crate) _pad1: u32,
+    pub(crate) _pad0: u32,
 }
+
+/// The most events one character reports in one frame on the GPU (the
+/// markers crossed past them are counted in the events buffer's
+/// `dropped`).
+#[cfg(test)]
+pub(crate) const EVENTS_PER_CHARACTER: u32 = 16;
 
 /// [`GpuActionSlot::flags`]: the wrap's bits (`WrapMode` as `u32`).
 pub(crate) const WRAP_BITS: u32 = 3;
@@ -296,6 +356,10 @@ pub(crate) const CMD_REMOVE_LAYER: u32 = 15;
 /// A character that came or went (crowd slots): at rest, speed 1, clips
 /// on repeat with no limit, nothing kept.
 pub(crate) const CMD_RESET: u32 = 16;
+/// Sets a character's placement: its translation in `weight`, `rate`,
+/// `reference_time` and its rotation (x, y, z, w) in `speed_lo`,
+/// `speed_hi`, `repetitions_lo`, `repetitions_hi` (`f32` bits).
+pub(crate) const CMD_PLACE: u32 = 17;
 
 /// What applying a command did: applied.
 pub(crate) const APPLIED: u32 = 0;
@@ -313,11 +377,13 @@ pub(crate) const NO_CLIP: u32 = u32::MAX;
 pub(crate) const PLAYBACK_WORKGROUP_SIZE: u32 = 64;
 
 const _: () = assert!(size_of::<GpuCharacter>() == 32);
+const _: () = assert!(size_of::<GpuPlaybackClip>() == 96);
+const _: () = assert!(size_of::<GpuPlaybackParams>() == 112);
 const _: () = assert!(size_of::<GpuActionSlot>() == 112);
 const _: () = assert!(size_of::<GpuPlaybackCommand>() == 80);
 
 /// The bindings of `shaders/playback.wgsl`, a module of its own (group 0).
-pub(crate) const PLAYBACK_BINDINGS: [Binding; 9] = [
+pub(crate) const PLAYBACK_BINDINGS: [Binding; 15] = [
     binding(
         0,
         "playback_params",
@@ -357,9 +423,22 @@ pub(crate) const PLAYBACK_BINDINGS: [Binding; 9] = [
         size_of::<super::GpuMixAction>(),
     ),
     binding(8, "ranges", BindingKind::StorageReadWrite, 8),
+    binding(
+        9,
+        "root_tracks",
+        BindingKind::StorageRead,
+        size_of::<GpuRootTrack>(),
+    ),
+    binding(10, "root_keys", BindingKind::StorageRead, 4),
+    binding(11, "markers", BindingKind::StorageRead, 8),
+    binding(12, "motion", BindingKind::StorageReadWrite, 16),
+    binding(13, "events", BindingKind::StorageReadWrite, 32),
+    binding(14, "placements", BindingKind::StorageReadWrite, 16),
 ];
 
 /// The bindings the command pass (`playback_commands_main`) uses.
-pub(crate) const PLAYBACK_COMMANDS_USES: [u32; 6] = [0, 1, 2, 3, 4, 5];
+pub(crate) const PLAYBACK_COMMANDS_USES: [u32; 8] = [0, 1, 2, 3, 4, 5, 13, 14];
 /// The bindings the advance pass (`playback_main`) uses.
-pub(crate) const PLAYBACK_USES: [u32; 8] = [0, 1, 2, 3, 4, 6, 7, 8];
+pub(crate) const PLAYBACK_USES: [u32; 13] = [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13];
+/// The bindings the placement pass (`placement_main`) uses.
+pub(crate) const PLACEMENT_USES: [u32; 3] = [0, 12, 14];

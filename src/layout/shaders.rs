@@ -47,7 +47,8 @@ pub(crate) const SKIN_WIDE_WGSL: &str =
 /// `mix.wgsl` (entry points `mix_main` and `mix_morph_main`).
 pub(crate) const MIX_WGSL: &str = wgsl_module!("prelude", "quat", "pose_nodes", "pose", "mix");
 
-/// WGSL of the playback pass: `prelude.wgsl`, `playback.wgsl` (entry
-/// points `playback_commands_main` and `playback_main`; its twin is
-/// `cpu::playback`).
-pub(crate) const PLAYBACK_WGSL: &str = wgsl_module!("prelude", "playback");
+/// WGSL of the playback pass: `prelude.wgsl`, `quat.wgsl` (the root
+/// motion's slerp), `playback.wgsl` (entry points
+/// `playback_commands_main`, `playback_main` and `placement_main`; its
+/// twin is `cpu::playback` and the `Player`).
+pub(crate) const PLAYBACK_WGSL: &str = wgsl_module!("prelude", "quat", "playback");

@@ -6,9 +6,9 @@
 //! these and the binding tables of `src/layout/`.
 
 use crate::layout::{
-    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
-    PLAYBACK_USES, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS, SAMPLE_BLOCKS_USES, SAMPLE_USES,
-    SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
+    Binding, MIX_MODULE_BINDINGS, MIX_WGSL, PLACEMENT_USES, PLAYBACK_BINDINGS,
+    PLAYBACK_COMMANDS_USES, PLAYBACK_USES, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS,
+    SAMPLE_BLOCKS_USES, SAMPLE_USES, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
 };
 
 /// How the skin stage spreads the pose, hierarchy and joint-matrix work
@@ -268,7 +268,7 @@ const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
 /// exists and uses exactly these bindings), that no module has an entry
 /// point the table lacks, that each twin exists, and that
 /// `docs/ARCHITECTURE.md`'s pass table says the same.
-pub(crate) const STAGE_TABLE: [StageRow; 12] = [
+pub(crate) const STAGE_TABLE: [StageRow; 13] = [
     StageRow {
         entry: "playback_commands_main",
         module: Module::Playback,
@@ -280,6 +280,12 @@ pub(crate) const STAGE_TABLE: [StageRow; 12] = [
         module: Module::Playback,
         bindings: &PLAYBACK_USES,
         twin: "cpu/playback/mod.rs::step_slot",
+    },
+    StageRow {
+        entry: "placement_main",
+        module: Module::Playback,
+        bindings: &PLACEMENT_USES,
+        twin: "cpu/playback/mod.rs::move_placement",
     },
     StageRow {
         entry: "sample_main",

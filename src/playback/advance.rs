@@ -59,6 +59,11 @@ impl Player {
         // Fades that reached 0 end their action; others keep their weight.
         finish_character(&mut self.state, &mut self.slots);
         self.frame.root_motion = blend.finish();
+        self.fill_actions();
+    }
+
+    /// The frame's action table from the actions in use.
+    pub(crate) fn fill_actions(&mut self) {
         self.frame.actions.clear();
         let count = self.state.count as usize;
         self.frame

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::root::RootTracks;
 use crate::cpu::playback::clock::{duration_ticks, split};
+use crate::cpu::playback::PlaybackTables;
 use crate::error::{PlaybackError, Result};
-use crate::layout::GpuPlaybackClip;
+use crate::layout::{GpuPlaybackClip, NO_TRACK};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::Mask;
 use crate::model::track::Marker;
@@ -100,7 +101,7 @@ impl Clips {
                         ticks_lo,
                         ticks_hi,
                         duration: c.duration(),
-                        _pad0: 0,
+                        ..bytemuck::Zeroable::zeroed()
                     }
                 })
                 .collect(),
@@ -229,6 +230,30 @@ impl Clips {
     #[must_use]
     pub fn duration(&self, index: u32) -> Option<f64> {
         self.durations.get(index as usize).copied()
+    }
+
+    /// What the playback pass reads of these clips: durations, markers
+    /// (in ticks) and the root's motion (with
+    /// [`with_root`](Self::with_root)).
+    pub(crate) fn playback_tables(&self) -> PlaybackTables {
+        let mut tables = PlaybackTables {
+            clips: self.table.clone(),
+            ..PlaybackTables::default()
+        };
+        for (clip, markers) in tables.clips.iter_mut().zip(&self.markers) {
+            clip.marker_first = tables.markers.len() as u32;
+            clip.marker_count = markers.len() as u32;
+            clip.root_translation = NO_TRACK;
+            clip.root_rotation = NO_TRACK;
+            for m in markers {
+                let (lo, hi) = split(duration_ticks(m.time));
+                tables.markers.push([lo, hi]);
+            }
+        }
+        if let Some(root) = &self.root {
+            root.fill(&self.durations, &mut tables);
+        }
+        tables
     }
 
     /// Every clip's duration in ticks and seconds, as the playback pass

@@ -5,11 +5,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use glam::{Quat, Vec3};
+
 use super::clips::{ClipHandle, Clips};
 use super::player::{check_duration, check_number, Layer, LayerId, Player};
+use super::{Event, RootMotion};
 use crate::cpu::playback::clock::ticks;
 use crate::cpu::playback::commands::new_character;
 use crate::error::{Error, PlaybackError, Result};
+use crate::gpu::playback::decode_events;
 use crate::gpu::Crowd;
 use crate::layout::GpuPlaybackCommand;
 use crate::model::crowd::{CharacterId, ModelId};
@@ -116,7 +120,7 @@ impl GpuPlayers {
             }
             .into());
         }
-        crowd.play_on_gpu(device, queue, model, clips.table())?;
+        crowd.play_on_gpu(device, queue, model, &clips.playback_tables())?;
         let actions = crowd
             .models()
             .mixer(model)
@@ -478,10 +482,11 @@ impl GpuPlayers {
     /// Players holding what the GPU holds for `characters` (read back,
     /// blocking: call it after the last frame's submission): each one's
     /// actions, speed and pause as [`Player::actions`] and the others show
-    /// them, its layers under the [`LayerId`]s these players gave. A
-    /// snapshot: nothing keeps it in step (see
-    /// [`subscribe`](Self::subscribe) for that), and its
-    /// [`frame`](Player::frame) is empty.
+    /// them, its layers under the [`LayerId`]s these players gave, and as
+    /// its [`frame`](Player::frame) the GPU's last frame of it: the action
+    /// table, its root motion and the events it reported. A snapshot:
+    /// nothing keeps it in step (see [`subscribe`](Self::subscribe) for
+    /// that).
     ///
     /// # Errors
     /// As [`subscribe`](Self::subscribe).
@@ -521,25 +526,156 @@ impl GpuPlayers {
         };
         // Characters added since the last frame start at rest: the GPU
         // resets them with the next frame.
+        let fresh = |c: &CharacterId| pass.resets(c.slot());
         let stale: Vec<u32> = characters
             .iter()
+            .filter(|c| !fresh(c))
             .map(|c| c.slot())
-            .filter(|&s| !pass.resets(s))
             .collect();
-        let mut read = pass.read_states(device, queue, &stale)?.into_iter();
+        let (states, events, _) = pass.read_states(device, queue, &stale)?;
+        let mut read = states.into_iter();
         let mut out = Vec::with_capacity(characters.len());
-        for &c in characters {
-            let (state, slots, kept) = if pass.resets(c.slot()) {
-                (new_character(self.actions), Vec::new(), Vec::new())
-            } else {
-                read.next()
-                    .unwrap_or_else(|| (new_character(self.actions), Vec::new(), Vec::new()))
+        for c in characters {
+            let at_rest = (new_character(self.actions), Vec::new(), Vec::new(), REST);
+            let (state, slots, kept, motion) = match fresh(c) {
+                true => at_rest,
+                false => read.next().unwrap_or(at_rest),
             };
-            let &mut (id, next) = self.layer_numbers(c);
+            let &mut (id, next) = self.layer_numbers(*c);
             let numbers = (id, c.slot(), next);
-            out.push(Player::from_state(&self.clips, numbers, state, slots, kept));
+            let mut p = Player::from_state(&self.clips, numbers, state, slots, kept);
+            p.fill_actions();
+            p.frame.root_motion = RootMotion {
+                translation: Vec3::from_slice(&motion[0][..3]),
+                rotation: Quat::from_array(motion[1]),
+            };
+            let mine = events.iter().filter(|e| e[0] == c.slot());
+            p.frame.events.extend(mine.filter_map(|e| self.event(e)));
+            out.push(p);
         }
         Ok(out)
+    }
+
+    /// The event of an entry of the events buffer (model slot, clip,
+    /// marker, weight bits); `None` for a clip or marker these clips lack.
+    fn event(&self, e: &[u32; 4]) -> Option<Event> {
+        let marker = self.clips.markers(e[1]).get(e[2] as usize)?;
+        Some(Event {
+            name: Arc::clone(&marker.name),
+            clip: self.clips.clip_at(e[1]).ok()?,
+            time: marker.time,
+            weight: f32::from_bits(e[3]),
+        })
+    }
+
+    /// The model's events buffer, which the playback pass fills every
+    /// frame with the markers every character crossed: a head of four
+    /// words (events written, events that did not fit, capacity, 0), then
+    /// per event four words (the character's model slot, the clip, the
+    /// marker's index in the clip, the action's weight as `f32` bits),
+    /// each character's together and in playhead order. Copy it with a
+    /// [`ReadbackRing`](crate::gpu::ReadbackRing) after
+    /// [`Crowd::record`] (`record_buffer(encoder, buffer, buffer.size(),
+    /// 0)`) and decode it a frame or two later with
+    /// [`events_from`](Self::events_from): events come back as late as the
+    /// ring brings them. A character reports at most 16 events a frame on
+    /// the GPU (the others are counted as not fitting).
+    #[must_use]
+    pub fn events_buffer<'a>(&self, crowd: &'a Crowd) -> Option<&'a wgpu::Buffer> {
+        crowd.playback(self.model).map(|p| p.events())
+    }
+
+    /// Decodes a copy of [`events_buffer`](Self::events_buffer) (the
+    /// floats a ring gives) into `out`, cleared first: per event the
+    /// character's model slot ([`CharacterId::slot`]) and the [`Event`].
+    /// Returns how many events of that frame did not fit.
+    pub fn events_from(&self, data: &[f32], out: &mut Vec<(u32, Event)>) -> u32 {
+        out.clear();
+        let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_ne_bytes()).collect();
+        let (entries, dropped) = decode_events(&bytes);
+        out.extend(
+            entries
+                .iter()
+                .filter_map(|e| self.event(e).map(|ev| (e[0], ev))),
+        );
+        dropped
+    }
+
+    /// Places `character` (its placement: where the renderer draws it,
+    /// which [`move_placements`](Self::move_placements) moves by its root
+    /// motion): `translation`, and `rotation` (normalized).
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`] for a
+    /// component that is not finite.
+    pub fn set_placement(
+        &mut self,
+        character: CharacterId,
+        translation: Vec3,
+        rotation: Quat,
+    ) -> Result<()> {
+        self.check_character(character)?;
+        for v in translation
+            .to_array()
+            .into_iter()
+            .chain(rotation.to_array())
+        {
+            check_number(
+                character.slot(),
+                "set_placement",
+                "placement",
+                (f64::from(v), false),
+            )?;
+        }
+        let cmd = GpuPlaybackCommand::place(
+            character.slot(),
+            translation.to_array(),
+            rotation.normalize().to_array(),
+        );
+        self.push(character, cmd)
+    }
+
+    /// Moves every character's placement by its root motion each frame on
+    /// the GPU, from the next frame (`on`), or stops: `translation +=
+    /// rotation * motion.translation`, then `rotation = rotation *
+    /// motion.rotation` (normalized), the motion in the model's space
+    /// ([`Clips::with_root`]). A walking crowd then needs nothing of the
+    /// CPU per character; a renderer binds
+    /// [`placements`](Self::placements).
+    ///
+    /// # Errors
+    /// [`Error::UnknownModel`] for a model removed since.
+    pub fn move_placements(&self, crowd: &mut Crowd, on: bool) -> Result<()> {
+        let model = self.model;
+        let pass = crowd.playback_mut(model).ok_or(Error::UnknownModel {
+            what: "model",
+            entry: None,
+            model: model.index(),
+        })?;
+        pass.set_moving(on);
+        Ok(())
+    }
+
+    /// Chunk `chunk`'s placements ([`Crowd::chunk`]): per character of the
+    /// chunk two `vec4<f32>`, its translation (w 0) and its rotation (x,
+    /// y, z, w); for a renderer to bind.
+    #[must_use]
+    pub fn placements<'a>(&self, crowd: &'a Crowd, chunk: usize) -> Option<&'a wgpu::Buffer> {
+        crowd
+            .playback(self.model)?
+            .chunk_outputs(chunk)
+            .map(|b| b.0)
+    }
+
+    /// Chunk `chunk`'s root motions of the last frame: per character two
+    /// `vec4<f32>`, the translation (w 0) and the rotation, in the
+    /// model's space (identity without [`Clips::with_root`]).
+    #[must_use]
+    pub fn root_motions<'a>(&self, crowd: &'a Crowd, chunk: usize) -> Option<&'a wgpu::Buffer> {
+        crowd
+            .playback(self.model)?
+            .chunk_outputs(chunk)
+            .map(|b| b.1)
     }
 
     /// Drops `character`'s twin; returns whether it had one.
@@ -601,6 +737,9 @@ impl GpuPlayers {
         Ok(())
     }
 }
+
+/// A root motion of no motion, as read back.
+const REST: [[f32; 4]; 2] = [[0.0; 4], [0.0, 0.0, 0.0, 1.0]];
 
 fn unknown(character: CharacterId) -> Error {
     Error::UnknownCharacter {

@@ -6,9 +6,11 @@
 use glam::{Mat3, Quat, Vec3, Vec4};
 
 use crate::cpu::playback::clock::{seconds, Step, WRAP_REPEAT};
+use crate::cpu::playback::PlaybackTables;
 use crate::cpu::sample::sample_resolved;
 use crate::error::{PlaybackError, Result};
 use crate::layout::GpuInstance;
+use crate::layout::{GpuRootTrack, NO_TRACK};
 use crate::model::instance::Instance;
 use crate::model::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
@@ -172,6 +174,67 @@ impl RootTracks {
     pub(crate) fn animates(&self, clip: u32) -> (bool, bool) {
         let (t, r) = self.offsets.get(clip as usize).copied().unwrap_or_default();
         (t.is_some(), r.is_some())
+    }
+
+    /// Fills the root's part of the playback pass's tables: per clip of
+    /// `tables.clips` (of `durations` seconds) the root's value at its
+    /// start and end, sampled here as [`motion`](Self::motion) samples
+    /// them, and its tracks' keys; the parent's rest transform; the
+    /// root's factor in each mask.
+    pub(crate) fn fill(&self, durations: &[f64], tables: &mut PlaybackTables) {
+        let mut scratch = Scratch::default();
+        let (mut times, mut values) = (Vec::new(), Vec::new());
+        for (c, clip) in tables.clips.iter_mut().enumerate() {
+            let d = durations.get(c).copied().unwrap_or(0.0);
+            let [_, _, (ts, rs), (te, re)] =
+                self.sample(c as u32, [0.0, 0.0, 0.0, d], &mut scratch);
+            clip.root_start_translation = ts.extend(0.0).to_array();
+            clip.root_end_translation = te.extend(0.0).to_array();
+            clip.root_start_rotation = rs.to_array();
+            clip.root_end_rotation = re.to_array();
+            let (t, r) = self.animates(c as u32);
+            let tracks = self
+                .library
+                .clips()
+                .get(c)
+                .map_or(&[][..], |k| &k.tracks[..]);
+            for (on, property, slot) in [
+                (t, Property::Translation, &mut clip.root_translation),
+                (r, Property::Rotation, &mut clip.root_rotation),
+            ] {
+                *slot = NO_TRACK;
+                let Some(track) = tracks.iter().find(|k| on && k.property == property) else {
+                    continue;
+                };
+                *slot = tables.root_tracks.len() as u32;
+                tables.root_tracks.push(GpuRootTrack {
+                    interpolation: track.interpolation as u32,
+                    key_count: track.times.len() as u32,
+                    times_offset: times.len() as u32,
+                    values_offset: values.len() as u32,
+                });
+                times.extend_from_slice(&track.times);
+                values.extend_from_slice(&track.values);
+            }
+        }
+        // Values after the times, then the masks' factors.
+        let values_at = times.len() as u32;
+        for t in &mut tables.root_tracks {
+            t.values_offset += values_at;
+        }
+        tables.root_keys = times;
+        tables.root_keys.extend_from_slice(&values);
+        tables.mask_offset = tables.root_keys.len() as u32;
+        tables.mask_count = self.mask_factors.len() as u32;
+        tables.root_keys.extend_from_slice(&self.mask_factors);
+        let (linear, turn) = self.to_model;
+        let column = |v: Vec3| v.extend(0.0).to_array();
+        let linear = [
+            column(linear.x_axis),
+            column(linear.y_axis),
+            column(linear.z_axis),
+        ];
+        tables.root = Some((linear, turn.to_array()));
     }
 
     /// The root's translation and rotation in clip `clip` at clip times

@@ -465,6 +465,13 @@ fn playback_constants() -> Vec<(&'static str, u32)> {
         ("REFUSED_NO_LAYER", REFUSED_NO_LAYER),
         ("NO_CLIP", NO_CLIP),
         ("PLAYBACK_WORKGROUP_SIZE", PLAYBACK_WORKGROUP_SIZE),
+        ("CMD_PLACE", CMD_PLACE),
+        ("NO_TRACK", NO_TRACK),
+        ("EVENTS_PER_CHARACTER", EVENTS_PER_CHARACTER),
+        (
+            "MAX_EVENTS_PER_STEP",
+            keyframe_gpu::playback::MAX_EVENTS_PER_STEP as u32,
+        ),
     ]
 }
 
@@ -523,7 +530,25 @@ fn playback_twins() -> Vec<Twin> {
         twin!(
             "PlaybackClip",
             GpuPlaybackClip,
-            [ticks_lo, ticks_hi, duration, _pad0]
+            [
+                root_start_translation,
+                root_end_translation,
+                root_start_rotation,
+                root_end_rotation,
+                ticks_lo,
+                ticks_hi,
+                duration,
+                marker_first,
+                marker_count,
+                root_translation,
+                root_rotation,
+                _pad0
+            ]
+        ),
+        twin!(
+            "RootTrack",
+            GpuRootTrack,
+            [interpolation, key_count, times_offset, values_offset]
         ),
         twin!(
             "PlaybackCommand",
@@ -567,7 +592,13 @@ fn playback_twins() -> Vec<Twin> {
                 reference_rows,
                 tick_seconds,
                 flick_seconds,
-                _pad1
+                has_root,
+                root_linear,
+                root_turn,
+                mask_offset,
+                mask_count,
+                event_capacity,
+                _pad0
             ]
         ),
     ]
@@ -594,11 +625,12 @@ fn playback_shader_matches_rust_twins() {
 /// Constants that a stage's WGSL defines for itself, derived from the
 /// prelude or private to the kernel: no Rust twin. Any other `const`
 /// outside the prelude fails [`stages_define_no_shared_constant_of_their_own`].
-const STAGE_LOCAL_CONSTANTS: [&str; 7] = [
+const STAGE_LOCAL_CONSTANTS: [&str; 8] = [
     "IDENTITY",
     "NODES_PER_LANE",
     "PI",
-    // playback.wgsl's 64-bit words.
+    // playback.wgsl's 64-bit words and marker points.
+    "MAX_MARKER_POINTS",
     "U64_MAX",
     "I64_MAX",
     "ONE",

@@ -15,7 +15,7 @@ use super::clock::{clock_at, duration_ticks, join, split, ticks, wrap_bits, WRAP
 use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackClip, GpuPlaybackCommand, APPLIED, CHARACTER_PAUSED,
     CMD_ADD_LAYER, CMD_CLIP_REPETITIONS, CMD_CLIP_WRAP, CMD_CROSSFADE, CMD_CROSSFADE_AT,
-    CMD_FADE_IN, CMD_FADE_LAYER, CMD_FADE_OUT, CMD_PAUSE, CMD_PLAY, CMD_REMOVE_LAYER,
+    CMD_FADE_IN, CMD_FADE_LAYER, CMD_FADE_OUT, CMD_PAUSE, CMD_PLACE, CMD_PLAY, CMD_REMOVE_LAYER,
     CMD_REPETITIONS, CMD_RESET, CMD_SEEK, CMD_SET_LAYER, CMD_SPEED, CMD_WRAP, KEPT_SET, KEPT_WORDS,
     NO_MASK, REFUSED_FULL, REFUSED_NO_LAYER, SLOT_ADDITIVE, SLOT_FADING, SLOT_FINISHED, SLOT_FRESH,
     SLOT_LAYER, SLOT_OVERRIDES, SLOT_REPS, WRAP_BITS,
@@ -190,6 +190,15 @@ impl GpuPlaybackCommand {
         let mut c = Self::of(character, CMD_FADE_LAYER, 0).with_duration(seconds);
         c.layer = layer;
         c.weight = weight;
+        c
+    }
+
+    /// A character placed at `translation`, turned by `rotation`.
+    pub(crate) fn place(character: u32, translation: [f32; 3], rotation: [f32; 4]) -> Self {
+        let mut c = Self::of(character, CMD_PLACE, 0);
+        (c.weight, c.rate, c.reference_time) = (translation[0], translation[1], translation[2]);
+        let r = rotation.map(f32::to_bits);
+        (c.speed_lo, c.speed_hi, c.repetitions_lo, c.repetitions_hi) = (r[0], r[1], r[2], r[3]);
         c
     }
 

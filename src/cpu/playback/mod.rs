@@ -13,9 +13,30 @@ pub(crate) mod commands;
 use clock::{clock_step_limited, join, scale_ticks, split, Step};
 
 use crate::layout::{
-    GpuActionSlot, GpuCharacter, GpuPlaybackClip, CHARACTER_PAUSED, SLOT_FADING, SLOT_FINISHED,
-    WRAP_BITS,
+    GpuActionSlot, GpuCharacter, GpuPlaybackClip, GpuRootTrack, CHARACTER_PAUSED, SLOT_FADING,
+    SLOT_FINISHED, WRAP_BITS,
 };
+
+/// What the playback pass reads of a model's clips, uploaded once: each
+/// clip's duration, markers and root motion ([`GpuPlaybackClip`]), the
+/// root's tracks and their keys, the markers' times in ticks, and the
+/// root's place in the model (its parent's rest transform, its factor in
+/// each mask).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PlaybackTables {
+    pub(crate) clips: Vec<GpuPlaybackClip>,
+    pub(crate) root_tracks: Vec<GpuRootTrack>,
+    /// The root tracks' key times, then their values, then the root's
+    /// factor in each mask (from `mask_offset`).
+    pub(crate) root_keys: Vec<f32>,
+    pub(crate) mask_offset: u32,
+    pub(crate) mask_count: u32,
+    /// Every clip's markers' times in ticks (two words), clip after clip.
+    pub(crate) markers: Vec<[u32; 2]>,
+    /// With a root: the linear part (columns) and the rotation of its
+    /// parent's rest world transform.
+    pub(crate) root: Option<([[f32; 4]; 3], [f32; 4])>,
+}
 
 /// The duration in ticks of clip `clip` of `clips` (0 out of range).
 pub(crate) fn clip_ticks(clips: &[GpuPlaybackClip], clip: u32) -> u64 {
@@ -102,4 +123,41 @@ pub(crate) fn finish_character(character: &mut GpuCharacter, slots: &mut [GpuAct
         kept += 1;
     }
     character.count = kept as u32;
+}
+
+/// `v` turned by the unit quaternion `q` (x, y, z, w): the WGSL's
+/// `quat_rotate`.
+#[cfg(test)]
+fn quat_rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
+    let cross = |a: [f32; 3], b: [f32; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let u = [q[0], q[1], q[2]];
+    let uv = cross(u, v);
+    let uuv = cross(u, uv);
+    std::array::from_fn(|i| v[i] + (uv[i] * q[3] + uuv[i]) * 2.0)
+}
+
+/// A character's placement (translation, rotation) moved by its root
+/// motion of a frame (translation, rotation; in the model's space):
+/// `translation += rotation * motion`, `rotation = normalize(rotation *
+/// turn)`. The WGSL's `placement_main` (the GPU's placements are checked
+/// against it).
+#[cfg(test)]
+pub(crate) fn move_placement(placement: [[f32; 4]; 2], motion: [[f32; 4]; 2]) -> [[f32; 4]; 2] {
+    use crate::cpu::quat::{quat_mul, quat_normalize};
+    let [t, r] = placement;
+    let moved = quat_rotate(r, [motion[0][0], motion[0][1], motion[0][2]]);
+    let turned = quat_normalize(quat_mul(
+        glam::Vec4::from_array(r),
+        glam::Vec4::from_array(motion[1]),
+    ));
+    [
+        [t[0] + moved[0], t[1] + moved[1], t[2] + moved[2], 0.0],
+        turned.to_array(),
+    ]
 }
