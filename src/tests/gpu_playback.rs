@@ -314,6 +314,86 @@ fn compare_poses(
     c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d))
 }
 
+/// The root motion and events of every character's last frame as the GPU
+/// reported them (read back) against its twin's.
+fn compare_root_and_events(
+    gpu: (&wgpu::Device, &wgpu::Queue),
+    crowd: &Crowd,
+    players: &mut GpuPlayers,
+    characters: &[CharacterId],
+    at: &str,
+) -> (usize, f32) {
+    let (device, queue) = gpu;
+    let snaps = players.read_back(device, queue, crowd, characters).unwrap();
+    let (mut events, mut moved) = (0, 0.0f32);
+    for (c, got) in characters.iter().zip(&snaps) {
+        let want = players.subscribed(*c).unwrap().frame();
+        let (g, w) = (got.frame().root_motion, want.root_motion);
+        // Within 1e-4 of the motion's size (loops at a speed of 1e9 move
+        // thousands of units), or 1e-4 absolute: WGSL's division (2.5 ulp)
+        // in the blend's w / W, whose 1 - w / W loses digits when one
+        // action is almost all the weight, times motions that large.
+        let d = (g.translation - w.translation).abs().max_element();
+        let size = w.translation.abs().max_element().max(1.0);
+        let twin = players.subscribed(*c).unwrap();
+        let states: Vec<_> = twin.actions().collect();
+        assert!(
+            d < 1e-4 * size,
+            "{at}: character {}: {g:?} vs {w:?}\n{states:#?}",
+            c.slot()
+        );
+        let q = g.rotation.dot(w.rotation).abs();
+        assert!(
+            q > 1.0 - 1e-6,
+            "{at}: character {}: {g:?} vs {w:?}",
+            c.slot()
+        );
+        moved = moved.max(w.translation.length());
+        // The GPU lists at most 16 a character and frame, in the same
+        // order.
+        let ge = &got.frame().events;
+        let n = want.events.len().min(16);
+        assert_eq!(ge.len(), n, "{at}: character {}: events", c.slot());
+        for (a, b) in ge.iter().zip(&want.events) {
+            assert_eq!((&a.name, a.clip, a.time), (&b.name, b.clip, b.time), "{at}");
+            assert!((a.weight - b.weight).abs() <= 2e-6, "{at}: {a:?} vs {b:?}");
+        }
+        events += n;
+    }
+    (events, moved)
+}
+
+/// Every character's placement on the GPU against `want` (each moved on
+/// the CPU by its twin's root motions, `cpu::playback::move_placement`).
+fn compare_placements(
+    gpu: (&wgpu::Device, &wgpu::Queue),
+    crowd: &Crowd,
+    players: &GpuPlayers,
+    characters: &[CharacterId],
+    want: &[[[f32; 4]; 2]],
+) {
+    let (device, queue) = gpu;
+    let size = crowd.chunk_capacity(players.model()).unwrap();
+    let health = crowd.chunk(players.model(), 0).unwrap().sampler.health();
+    let mut chunks = Vec::new();
+    for k in 0..crowd.chunk_count(players.model()).unwrap() {
+        let b = players.placements(crowd, k).unwrap();
+        chunks.push(keyframe_gpu::gpu::read_buffer(health, device, queue, b, b.size()).unwrap());
+    }
+    for (c, w) in characters.iter().zip(want) {
+        let (k, i) = ((c.slot() / size) as usize, (c.slot() % size) as usize);
+        let got = &chunks[k][i * 8..i * 8 + 8];
+        for (g, w) in got.iter().zip(w.iter().flatten()) {
+            let size = w.abs().max(1.0);
+            assert!(
+                (g - w).abs() < 1e-4 * size,
+                "character {}: {got:?} vs {w:?}",
+                c.slot()
+            );
+        }
+    }
+}
+
 fn run(test: &str, seed: u64, frames: u32) {
     let Some(h) = gpu(test) else { return };
     let (device, queue) = (&h.device, &h.queue);
@@ -324,15 +404,38 @@ fn run(test: &str, seed: u64, frames: u32) {
     let model: ModelId = crowd
         .add_mixed_model(device, queue, "chain", &bound, &desc)
         .unwrap();
-    let clips = Arc::new(Clips::new(bound.library()));
+    // Root motion of node 0, markers on every clip (one at the end of
+    // "wave", one in "blip"), and the mask's factor at the root.
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    let marks = [
+        (0, 0.25),
+        (0, 0.75),
+        (1, 0.5),
+        (2, 1.0),
+        (2, 2.3),
+        (3, 0.1),
+        (4, 0.001),
+    ];
+    for (clip, time) in marks {
+        clips.add_marker(clip, time, &format!("m{clip}")).unwrap();
+    }
+    clips.set_masks(&bound, &masks).unwrap();
+    let clips = Arc::new(clips);
     let mut players = GpuPlayers::new(device, queue, &mut crowd, model, &clips).unwrap();
     assert_eq!(crowd.chunk_count(model), Some(3));
     let characters: Vec<CharacterId> = (0..37)
         .map(|_| crowd.add_character(model).unwrap())
         .collect();
-    for &c in &characters {
+    let mut placed = vec![[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]; characters.len()];
+    for (i, &c) in characters.iter().enumerate() {
         players.subscribe(device, queue, &crowd, c).unwrap();
+        let r = glam::Quat::from_rotation_y(i as f32 * 0.3);
+        let t = glam::Vec3::new(i as f32, 0.0, -0.5 * i as f32);
+        players.set_placement(c, t, r).unwrap();
+        placed[i] = [t.extend(0.0).to_array(), r.to_array()];
     }
+    players.move_placements(&mut crowd, true).unwrap();
+    let (mut events, mut moved) = (0, 0.0f32);
     let mut rng = Rng(seed);
     let mut layers = vec![Vec::new(); characters.len()];
     let gpu = (device, queue);
@@ -354,19 +457,27 @@ fn run(test: &str, seed: u64, frames: u32) {
         let mut encoder = device.create_command_encoder(&Default::default());
         crowd.record(&mut encoder);
         queue.submit([encoder.finish()]);
+        for (c, p) in characters.iter().zip(&mut placed) {
+            let m = players.subscribed(*c).unwrap().frame().root_motion;
+            let motion = [m.translation.extend(0.0).to_array(), m.rotation.to_array()];
+            *p = keyframe_gpu::cpu::playback::move_placement(*p, motion);
+        }
+        let at = format!("frame {f}");
+        let (e, m) = compare_root_and_events(gpu, &crowd, &mut players, &characters, &at);
+        (events, moved) = (events + e, moved.max(m));
         if f % 7 == 6 || f + 1 == frames {
-            let at = format!("frame {f}");
             compare_state(gpu, &crowd, &players, &characters, &at);
             compare_rows(gpu, &crowd, &players, &characters);
-            worst = worst.max(compare_poses(
-                gpu,
-                &crowd,
-                &players,
-                &characters,
-                (&bound, &masks),
-            ));
+            let poses = compare_poses(gpu, &crowd, &players, &characters, (&bound, &masks));
+            worst = worst.max(poses);
         }
     }
+    compare_placements(gpu, &crowd, &players, &characters, &placed);
+    // The comparisons had something to compare.
+    assert!(
+        events > 100 && moved > 0.1,
+        "{events} events, root moved {moved}"
+    );
     // The clip times differ by at most an f32 rounding (the pass's
     // `ticks_to_f32` against the host's f64 seconds rounded to f32): the
     // pose by that much of a clip's speed.
