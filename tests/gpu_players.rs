@@ -123,7 +123,7 @@ fn commands(s: &mut Scene, f: usize, i: usize) {
         8 => {
             let layer = Layer {
                 weight: 0.5,
-                overrides: i % 2 == 0,
+                overrides: i.is_multiple_of(2),
                 ..Layer::default()
             };
             p.add_layer(c, clip(1), layer).unwrap();
@@ -135,7 +135,7 @@ fn commands(s: &mut Scene, f: usize, i: usize) {
         15 => p.set_clip_repetitions(c, clip(0), Some(2)).unwrap(),
         17 => p.seek(c, 0.4).unwrap(),
         19 => p.crossfade_at(c, clip(1), 0.15, 0.25).unwrap(),
-        21 => p.set_paused(c, f % 2 == 0).unwrap(),
+        21 => p.set_paused(c, f.is_multiple_of(2)).unwrap(),
         _ => {}
     }
 }
