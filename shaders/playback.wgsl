@@ -235,6 +235,10 @@ struct Signed {
 // product of the magnitude and the speed's 53-bit mantissa, shifted by
 // its exponent.
 fn scale_ticks(t: Signed, speed: vec2<u32>) -> Signed {
+    // A speed of 1 (the usual one) leaves the ticks as they are.
+    if (speed.x == 0u && speed.y == 0x3ff00000u) {
+        return t;
+    }
     let negative_speed = (speed.y >> 31u) != 0u;
     let exponent = (speed.y >> 20u) & 0x7ffu;
     var mantissa = vec2<u32>(speed.x, speed.y & 0xfffffu);
@@ -644,8 +648,8 @@ fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
     var overrides: array<Motion, MAX_ACTIONS>;
     var override_weights: array<vec4<f32>, MAX_ACTIONS>;
     var override_count = 0u;
-    var found: Found;
-    let slot = playback_params.first_character + c;
+    var walk: Walk;
+    walk.slot = playback_params.first_character + c;
     for (var k = 0u; k < count; k++) {
         var s = slots[base + k];
         let d = clip_ticks(s.clip);
@@ -654,7 +658,7 @@ fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
         // Additive actions move no root.
         let w = root_weight(s);
         if (playback_params.has_root == 1u && (s.flags & SLOT_ADDITIVE) == 0u && w > 0.0) {
-            let m = root_motion(s.clip, st, s.flags & WRAP_BITS);
+            let m = root_motion(s.clip, st, s.flags & WRAP_BITS, ticks_to_f32(st.after));
             let clip = playback_clips[s.clip];
             let animates = vec2<bool>(clip.root_translation != NO_TRACK, clip.root_rotation != NO_TRACK);
             if ((s.flags & SLOT_OVERRIDES) != 0u) {
@@ -666,7 +670,7 @@ fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
                 blend = blend_add(blend, m, w, animates);
             }
         }
-        push_marker_events(slot, s, st, d, &found);
+        push_marker_events(&walk, s, st, d);
     }
     for (var k = 0u; k < override_count; k++) {
         let o = override_weights[k];
@@ -675,7 +679,9 @@ fn playback_main(@builtin(global_invocation_id) gid: vec3<u32>,
     blend = blend_settle(blend);
     motion[2u * c] = vec4<f32>(blend.translation.v.xyz, 0.0);
     motion[2u * c + 1u] = quat_normalize(blend.rotation.v);
-    append_events(found);
+    if (walk.dropped > 0u) {
+        atomicAdd(&events.dropped, walk.dropped);
+    }
     finish_character(c);
     write_tables(c);
 }
@@ -741,17 +747,31 @@ fn root_sample(index: u32, time: f32, rest: vec4<f32>, width: u32) -> vec4<f32> 
     }
     let track = root_tracks[index];
     let last = track.key_count - 1u;
-    var lo = 0u;
-    var hi = track.key_count;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        if (root_keys[track.times_offset + mid] <= time) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
+    var k = 0u;
+    if (track.rate > 0.0) {
+        // Evenly spaced keys: from the key the time gives, a step or two
+        // to the largest key at or before it (0 before the first).
+        let guess = (time - root_keys[track.times_offset]) * track.rate;
+        k = u32(clamp(guess, 0.0, f32(last)));
+        while (k > 0u && root_keys[track.times_offset + k] > time) {
+            k--;
         }
+        while (k < last && root_keys[track.times_offset + k + 1u] <= time) {
+            k++;
+        }
+    } else {
+        var lo = 0u;
+        var hi = track.key_count;
+        while (lo < hi) {
+            let mid = (lo + hi) / 2u;
+            if (root_keys[track.times_offset + mid] <= time) {
+                lo = mid + 1u;
+            } else {
+                hi = mid;
+            }
+        }
+        k = max(lo, 1u) - 1u;
     }
-    let k = max(lo, 1u) - 1u;
     let t0 = root_keys[track.times_offset + k];
     let t1 = root_keys[track.times_offset + min(k + 1u, last)];
     let dt = t1 - t0;
@@ -804,15 +824,16 @@ fn quat_power(q: vec4<f32>, n: vec2<u32>) -> vec4<f32> {
 // The root's motion of clip `clip` over step `st` (played with `wrap`),
 // in the model's space: the sampled difference, plus on repeat the clip's
 // whole-loop motion per loop end crossed (RootTracks::motion).
-fn root_motion(clip: u32, st: Step, wrap: u32) -> Motion {
+fn root_motion(clip: u32, st: Step, wrap: u32, after: f32) -> Motion {
     if (u64_zero(st.span)) {
         return Motion(vec3<f32>(0.0), IDENTITY);
     }
     let c = playback_clips[clip];
-    let t0 = root_sample(c.root_translation, ticks_to_f32(st.before), c.root_start_translation, 3u);
-    let t1 = root_sample(c.root_translation, ticks_to_f32(st.after), c.root_start_translation, 3u);
-    let r0 = root_sample(c.root_rotation, ticks_to_f32(st.before), c.root_start_rotation, 4u);
-    let r1 = root_sample(c.root_rotation, ticks_to_f32(st.after), c.root_start_rotation, 4u);
+    let before = ticks_to_f32(st.before);
+    let t0 = root_sample(c.root_translation, before, c.root_start_translation, 3u);
+    let t1 = root_sample(c.root_translation, after, c.root_start_translation, 3u);
+    let r0 = root_sample(c.root_rotation, before, c.root_start_rotation, 4u);
+    let r1 = root_sample(c.root_rotation, after, c.root_start_rotation, 4u);
     let ts = c.root_start_translation;
     let te = c.root_end_translation;
     let rs = c.root_start_rotation;
@@ -930,115 +951,148 @@ fn root_weight(s: ActionSlot) -> f32 {
 
 // ---------------------------------------------------------------- events
 
-// A character's events of the frame, before they are appended.
-struct Found {
-    entries: array<vec4<u32>, EVENTS_PER_CHARACTER>,
+// One action's walk over the markers its step crossed, in playhead
+// order: period after period (a clip's length on repeat, two on
+// ping-pong, one pass on clamp), each period's marker phases in the
+// order the playhead meets them (ties by marker), every crossing within
+// the step appended to the frame's events at once (the Player's
+// push_marker_events and crossings: the same events in the same order).
+struct Walk {
+    slot: u32,
+    clip: u32,
+    weight: u32,
+    first: u32,
     count: u32,
+    d: vec2<u32>,
+    // The step's start within its period, and its length.
+    s0: vec2<u32>,
+    span: vec2<u32>,
+    back: bool,
+    // Periods walked, times the period.
+    base: vec2<u32>,
+    // Events of this action, of the character (at most
+    // EVENTS_PER_CHARACTER listed), and those past it.
+    emitted: u32,
+    listed: u32,
     dropped: u32,
+    stop: bool,
 }
 
-// The most markers of a clip the pass crosses (two phases each in
-// ping-pong).
-const MAX_MARKER_POINTS: u32 = 64u;
+// Marker i at phase p of the current period: appended if the step
+// crosses it ((start, end] forwards, [end, start) backwards).
+fn visit(w: ptr<function, Walk>, i: u32, p: vec2<u32>) {
+    if ((*w).stop) {
+        return;
+    }
+    var dist = ZERO;
+    if (!(*w).back) {
+        let x = u64_add((*w).base, p);
+        if (u64_le(x, (*w).s0)) {
+            return;
+        }
+        dist = u64_sub(x, (*w).s0);
+    } else {
+        let x = u64_add((*w).s0, (*w).base);
+        if (u64_le(x, p)) {
+            return;
+        }
+        dist = u64_sub(x, p);
+    }
+    if (u64_lt((*w).span, dist) || (*w).emitted == MAX_EVENTS_PER_STEP) {
+        (*w).stop = true;
+        return;
+    }
+    (*w).emitted += 1u;
+    if ((*w).listed == EVENTS_PER_CHARACTER) {
+        (*w).dropped += 1u;
+        return;
+    }
+    (*w).listed += 1u;
+    let at = atomicAdd(&events.count, 1u);
+    if (at < playback_params.event_capacity) {
+        events.entries[at] = vec4<u32>((*w).slot, (*w).clip, i, (*w).weight);
+    } else {
+        (*w).dropped += 1u;
+    }
+}
 
-// The markers action `s` crossed in step `st` (of a clip of `d` ticks),
-// in playhead order (by distance from the step's start, then by marker):
-// each marker's phases in one period, the first crossing of each after
-// the start, then every period; the Player's push_marker_events.
-fn push_marker_events(slot: u32, s: ActionSlot, st: Step, d: vec2<u32>, found: ptr<function, Found>) {
+// The markers of `mode` (0: inside the clip, at phase m; 1: inside, at
+// the ping-pong way back's phase 2d - m; 2: every one up to the end, at
+// m; 3: at the start (m = 0); 4: at the end (m = d), at phase 0), in
+// time order or (`reverse`) against it, equal times in marker order.
+fn visit_markers(w: ptr<function, Walk>, mode: u32, reverse: bool) {
+    let n = (*w).count;
+    var i = 0u;
+    while (i < n && !(*w).stop) {
+        // The run of markers at the same time, from the start or the end.
+        let k = select(i, n - 1u - i, reverse);
+        let m = markers[(*w).first + k];
+        var a = k;
+        var b = k;
+        while (a > 0u && all(markers[(*w).first + a - 1u] == m)) {
+            a--;
+        }
+        while (b + 1u < n && all(markers[(*w).first + b + 1u] == m)) {
+            b++;
+        }
+        let d = (*w).d;
+        let inside = !u64_zero(m) && u64_lt(m, d);
+        let take = select(select(select(u64_le(m, d), all(m == d), mode == 4u),
+            u64_zero(m), mode == 3u), inside, mode <= 1u);
+        for (var j = a; j <= b && take; j++) {
+            let p = select(select(m, u64_sub(u64_add(d, d), m), mode == 1u), ZERO, mode >= 3u);
+            visit(w, j, p);
+        }
+        i += b - a + 1u;
+    }
+}
+
+// Appends the markers action `s` crossed in step `st` (of a clip of `d`
+// ticks) to the frame's events.
+fn push_marker_events(w: ptr<function, Walk>, s: ActionSlot, st: Step, d: vec2<u32>) {
     let clip = playback_clips[s.clip];
     let wrap = s.flags & WRAP_BITS;
     if (u64_zero(st.span) || u64_zero(d) || clip.marker_count == 0u) {
         return;
     }
-    var delta: array<vec2<u32>, MAX_MARKER_POINTS>;
-    var which: array<u32, MAX_MARKER_POINTS>;
-    var points = 0u;
     let period = select(d, u64_add(d, d), wrap == WRAP_PINGPONG);
-    let start = u64_divmod(st.start, period).r;
-    for (var i = 0u; i < clip.marker_count && points + 2u <= MAX_MARKER_POINTS; i++) {
-        let m = markers[clip.marker_first + i];
-        if (u64_lt(d, m)) {
-            continue;
-        }
-        var phases = array<vec2<u32>, 2>(m, m);
-        var n = 1u;
-        if (wrap == WRAP_REPEAT && u64_le(d, m)) {
-            phases[0] = ZERO;
-        } else if (wrap == WRAP_PINGPONG && !u64_zero(m) && u64_lt(m, d)) {
-            phases[1] = u64_sub(period, m);
-            n = 2u;
-        }
-        for (var j = 0u; j < n; j++) {
-            let p = phases[j];
-            var first = ZERO;
-            if (wrap == WRAP_CLAMP) {
-                let inside = select(u64_lt(st.start, p), u64_lt(p, st.start), st.back);
-                if (!inside) {
-                    continue;
-                }
-                first = select(u64_sub(p, st.start), u64_sub(st.start, p), st.back);
-            } else if (!st.back) {
-                // ((p - start - 1) mod period) + 1
-                first = u64_add(u64_divmod(u64_sub(u64_add(p, period), u64_add(start, ONE)), period).r, ONE);
-            } else {
-                first = u64_add(u64_divmod(u64_sub(u64_add(start, period), u64_add(p, ONE)), period).r, ONE);
-            }
-            // Insert by (distance, marker).
-            var at = points;
-            while (at > 0u && (u64_lt(first, delta[at - 1u])
-                    || (all(first == delta[at - 1u]) && i < which[at - 1u]))) {
-                delta[at] = delta[at - 1u];
-                which[at] = which[at - 1u];
-                at--;
-            }
-            delta[at] = first;
-            which[at] = i;
-            points++;
-        }
-    }
-    // Every period: the points in order, while within the step.
-    var base = ZERO;
-    var emitted = 0u;
-    loop {
-        for (var j = 0u; j < points; j++) {
-            let at = u64_add(base, delta[j]);
-            if (u64_lt(st.span, at) || u64_lt(at, base)) {
-                return;
-            }
-            if ((*found).count == EVENTS_PER_CHARACTER) {
-                (*found).dropped += 1u;
-                return;
-            }
-            (*found).entries[(*found).count] = vec4<u32>(slot, s.clip, which[j], bitcast<u32>(s.weight));
-            (*found).count += 1u;
-            emitted++;
-            if (emitted == MAX_EVENTS_PER_STEP) {
-                return;
-            }
-        }
-        if (wrap == WRAP_CLAMP) {
-            return;
-        }
-        base = u64_add(base, period);
-    }
-}
-
-// Appends a character's events to the frame's.
-fn append_events(found: Found) {
-    if (found.dropped > 0u) {
-        atomicAdd(&events.dropped, found.dropped);
-    }
-    if (found.count == 0u) {
+    (*w).clip = s.clip;
+    (*w).weight = bitcast<u32>(s.weight);
+    (*w).first = clip.marker_first;
+    (*w).count = clip.marker_count;
+    (*w).d = d;
+    (*w).s0 = select(u64_divmod(st.start, period).r, st.start, wrap == WRAP_CLAMP);
+    (*w).span = st.span;
+    (*w).back = st.back;
+    (*w).base = ZERO;
+    (*w).emitted = 0u;
+    (*w).stop = false;
+    // A clip whose markers are all past its end crosses none.
+    if (u64_lt(d, markers[clip.marker_first])) {
         return;
     }
-    let first = atomicAdd(&events.count, found.count);
-    for (var j = 0u; j < found.count; j++) {
-        if (first + j < playback_params.event_capacity) {
-            events.entries[first + j] = found.entries[j];
+    loop {
+        if (wrap == WRAP_REPEAT && !st.back) {
+            visit_markers(w, 3u, false);
+            visit_markers(w, 4u, false);
+            visit_markers(w, 0u, false);
+        } else if (wrap == WRAP_REPEAT) {
+            visit_markers(w, 0u, true);
+            visit_markers(w, 3u, false);
+            visit_markers(w, 4u, false);
+        } else if (wrap == WRAP_PINGPONG && !st.back) {
+            visit_markers(w, 2u, false);
+            visit_markers(w, 1u, true);
+        } else if (wrap == WRAP_PINGPONG) {
+            visit_markers(w, 1u, false);
+            visit_markers(w, 2u, true);
         } else {
-            atomicAdd(&events.dropped, 1u);
+            visit_markers(w, 2u, st.back);
         }
+        if ((*w).stop || wrap == WRAP_CLAMP) {
+            return;
+        }
+        (*w).base = u64_add((*w).base, period);
     }
 }
 

@@ -340,6 +340,11 @@ struct RootTrack {
     key_count: u32,
     times_offset: u32,
     values_offset: u32,
+    rate: f32,               // keys per second of evenly spaced keys (the
+                             // search starts at the key it gives), else 0
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // One command for one character (a Player method's arguments).

@@ -164,10 +164,16 @@ pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 pub mod internals {
     pub use crate::cpu::sample::sample_resolved;
     pub use crate::gpu::key_textures::KeyTextures;
+    pub use crate::gpu::CrowdStage;
     pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
     pub use crate::plan::schedule::dispatch_grid;
     pub use crate::tables::instance::resolve_instances_into;
     pub use crate::tables::mix::Packer;
+
+    /// Records `stage` of `crowd`'s passes into `pass`.
+    pub fn record_stage(crowd: &crate::Crowd, stage: CrowdStage, pass: &mut wgpu::ComputePass<'_>) {
+        crowd.record_stage(stage, pass);
+    }
 }
 
 pub(crate) mod layout;

@@ -106,15 +106,21 @@ impl Kernel for CrowdKernel {
     }
 }
 
+/// The rig and its 8 motion-capture-like clips of 120 keys, from `rng`
+/// (`crowd_playback` plays them too).
+pub fn robot_library(rng: &mut Rng) -> (Rig, AnimationLibrary) {
+    let (rig, rest) = robot();
+    let takes = (0..8)
+        .map(|c| mocap_clip(rng, &format!("take{c}"), &rest, 1.0, 120, 0.003))
+        .collect();
+    (rig, fail("big_crowd", AnimationLibrary::new(takes)))
+}
+
 pub fn run(gpu: &Gpu, quick: bool) -> BigCrowd {
     let characters: u32 = if quick { 10_000 } else { 100_000 };
     let clips = 8u32;
-    let (rig, rest) = robot();
     let mut rng = Rng::new(84);
-    let takes = (0..clips)
-        .map(|c| mocap_clip(&mut rng, &format!("take{c}"), &rest, 1.0, 120, 0.003))
-        .collect();
-    let library = fail("big_crowd", AnimationLibrary::new(takes));
+    let (rig, library) = robot_library(&mut rng);
     let bound = fail("bind", library.bind(&rig));
     let mut crowd = Crowd::new();
     let model = fail(

@@ -13,7 +13,9 @@
 //! library compressed, against itself uncompressed; `compressed_large`,
 //! the same of 130 joints: `bench/compressed.rs`) and `big_crowd` (100,000 characters of an
 //! 84-node, 4-skin rig in one crowd, past one storage binding:
-//! `bench/big_crowd.rs`). For each, on the same
+//! `bench/big_crowd.rs`) and `crowd_playback` (those characters played on
+//! the GPU, 1% given a command and 1% subscribed each frame, against a
+//! `Player` per character on the CPU: `bench/crowd_playback.rs`). For each, on the same
 //! device in the same run, medians over frames after a warm-up:
 //! - `gpu_ms`: `set_instances` + record + submit + wait (`device.poll`),
 //!   no readback. With `Features::TIMESTAMP_QUERY` the time between the
@@ -59,6 +61,7 @@ mod alloc;
 mod big_crowd;
 mod blend;
 mod compressed;
+mod crowd_playback;
 // The one module shared with another example (sample's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
 #[path = "../common/canvas.rs"]
@@ -251,6 +254,19 @@ fn main() {
             }
             b
         });
+    let playback_name = "crowd_playback";
+    let played = (args.only.is_empty()
+        || args.only.iter().any(|o| playback_name.contains(o.as_str())))
+    .then(|| {
+        eprintln!(
+            "bench: {playback_name}: characters played on the GPU against Players on the CPU"
+        );
+        let p = crowd_playback::run(&gpu, args.quick);
+        if args.json {
+            println!("{}", p.json());
+        }
+        p
+    });
     let mut out: Box<dyn std::io::Write> = if args.json {
         Box::new(std::io::stderr())
     } else {
@@ -267,6 +283,9 @@ fn main() {
     }
     if let Some(b) = &big {
         b.print(&mut out);
+    }
+    if let Some(p) = &played {
+        p.print(&mut out);
     }
     drop(out);
     if let Some(path) = &args.plot {

@@ -277,6 +277,19 @@ impl AnimatorChunk {
         }
     }
 
+    /// Records the chunk's sampling dispatches alone.
+    pub(crate) fn record_sampling(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.sampler.record_pass(pass);
+    }
+
+    /// Records the chunk's pose, mix and skin passes alone (after its
+    /// sampling).
+    pub(crate) fn record_posing(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if let Some(posing) = &self.skin {
+            posing.skinner.record_pass(pass);
+        }
+    }
+
     /// The library bound to the rig, when built with one.
     pub(crate) fn bound(&self) -> Option<&BoundLibrary> {
         self.skin.as_ref().map(|p| &p.bound)

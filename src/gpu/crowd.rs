@@ -22,6 +22,20 @@ use crate::model::mix::{Action, MixerDesc};
 use crate::model::BoundLibrary;
 use crate::plan::ChunkModel;
 
+/// One stage of a crowd's passes, recorded into a compute pass of its own
+/// (the bench times each; `Crowd::record` records all of them, in this
+/// order). Not part of the API (`internals`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrowdStage {
+    /// The playback passes of the models played on the GPU.
+    Playback,
+    /// Every chunk's sampling dispatches.
+    Sampling,
+    /// Every chunk's pose, mix and skin passes.
+    Posing,
+}
+
 /// One model's GPU side: its animator (one chunk or several) and its
 /// part of each frame; for a model played on the GPU, its playback pass.
 #[derive(Debug)]
@@ -766,6 +780,29 @@ impl Crowd {
                 p.record_pass(pass);
             }
             m.animator.record_pass(pass);
+        }
+    }
+
+    /// Records one stage of every model's passes (`internals::record_stage`).
+    pub(crate) fn record_stage(&self, stage: CrowdStage, pass: &mut wgpu::ComputePass<'_>) {
+        for m in self.models.iter().flatten() {
+            match stage {
+                CrowdStage::Playback => {
+                    if let Some(p) = &m.playback {
+                        p.record_pass(pass);
+                    }
+                }
+                CrowdStage::Sampling => {
+                    for c in m.animator.chunks() {
+                        c.record_sampling(pass);
+                    }
+                }
+                CrowdStage::Posing => {
+                    for c in m.animator.chunks() {
+                        c.record_posing(pass);
+                    }
+                }
+            }
         }
     }
 

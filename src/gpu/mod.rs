@@ -22,6 +22,8 @@ mod timer;
 pub use crate::error::RingError;
 pub use animator::Animator;
 pub use chunk::AnimatorChunk;
+#[doc(hidden)]
+pub use crowd::CrowdStage;
 pub use crowd::{
     CharacterId, ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };

@@ -191,10 +191,11 @@ impl PlaybackPass {
         let (layouts, pipelines) = scoped(device, "Crowd (GPU playback pipelines)", || {
             pipelines(device)
         })??;
-        // Each at least one element long (a binding's minimum).
+        // Each at least one element of the largest record long (a
+        // binding's minimum).
         let init = |label, bytes: &[u8]| {
             let mut padded = bytes.to_vec();
-            padded.resize(bytes.len().max(16), 0);
+            padded.resize(bytes.len().max(256), 0);
             buffer_init(device, label, &padded, wgpu::BufferUsages::STORAGE)
         };
         let (linear, turn) = tables.root.unwrap_or(([[0.0; 4]; 3], [0.0, 0.0, 0.0, 1.0]));

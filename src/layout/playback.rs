@@ -163,7 +163,7 @@ pub(crate) struct GpuPlaybackClip {
 /// One of the root node's tracks (WGSL `RootTrack`): its keys in the root
 /// key table (`root_keys`: times, then values).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub(crate) struct GpuRootTrack {
     /// `Interpolation` as `u32`.
     pub(crate) interpolation: u32,
@@ -174,6 +174,16 @@ pub(crate) struct GpuRootTrack {
     /// Its first value (CUBICSPLINE: in-tangent, value, out-tangent per
     /// key).
     pub(crate) values_offset: u32,
+    /// Keys per second after the first, `(keys - 1) / (last - first)`,
+    /// where its key times are evenly spaced (the search starts from the
+    /// key it gives); 0 otherwise (a binary search).
+    pub(crate) rate: f32,
+    /// Padding (32-byte records).
+    pub(crate) _pad0: u32,
+    /// Padding.
+    pub(crate) _pad1: u32,
+    /// Padding.
+    pub(crate) _pad2: u32,
 }
 
 /// A root track's `GpuPlaybackClip::root_translation` when the clip has

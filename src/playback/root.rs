@@ -212,6 +212,8 @@ impl RootTracks {
                     key_count: track.times.len() as u32,
                     times_offset: times.len() as u32,
                     values_offset: values.len() as u32,
+                    rate: even_rate(&track.times),
+                    ..bytemuck::Zeroable::zeroed()
                 });
                 times.extend_from_slice(&track.times);
                 values.extend_from_slice(&track.values);
@@ -305,6 +307,29 @@ impl RootTracks {
             translation: linear * translation,
             rotation: (turn * rotation.normalize() * turn.conjugate()).normalize(),
         }
+    }
+}
+
+/// Keys per second of evenly spaced key times (each within a hundredth
+/// of a step of its place), 0 for others: where the GPU's search of a
+/// root track starts (any guess gives the same key: it steps to it).
+fn even_rate(times: &[f32]) -> f32 {
+    let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
+        return 0.0;
+    };
+    let steps = times.len().saturating_sub(1) as f32;
+    if steps == 0.0 || last <= first {
+        return 0.0;
+    }
+    let step = (last - first) / steps;
+    let even = times
+        .iter()
+        .enumerate()
+        .all(|(k, &t)| (t - (first + step * k as f32)).abs() <= step * 0.01);
+    if even {
+        steps / (last - first)
+    } else {
+        0.0
     }
 }
 

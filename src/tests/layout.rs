@@ -548,7 +548,16 @@ fn playback_twins() -> Vec<Twin> {
         twin!(
             "RootTrack",
             GpuRootTrack,
-            [interpolation, key_count, times_offset, values_offset]
+            [
+                interpolation,
+                key_count,
+                times_offset,
+                values_offset,
+                rate,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
         ),
         twin!(
             "PlaybackCommand",

@@ -82,6 +82,10 @@ pub(crate) fn split(v: u64) -> (u32, u32) {
 /// exponent. Exact for every finite speed (1 gives `ticks` itself, 0
 /// gives 0).
 pub(crate) fn scale_ticks(ticks: i64, speed: u64) -> i64 {
+    // A speed of 1 (the usual one) leaves the ticks as they are.
+    if speed == 1.0f64.to_bits() {
+        return ticks;
+    }
     let negative_speed = (speed >> 63) != 0;
     let exponent = ((speed >> 52) & 0x7ff) as i32;
     let fraction = speed & ((1u64 << 52) - 1);
