@@ -1,6 +1,6 @@
 //! GPU-vs-CPU comparison: the largest absolute error per track.
 
-use crate::model::kinds::Property;
+use crate::kinds::Property;
 use crate::model::library::AnimationLibrary;
 
 /// The largest error of one track of one clip, over all compared instances.

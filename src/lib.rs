@@ -121,6 +121,7 @@ pub mod compare;
 pub mod compress;
 pub mod cpu;
 mod error;
+pub(crate) mod kinds;
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
@@ -142,7 +143,7 @@ pub use gpu::{
 };
 pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
 pub use model::instance::Instance;
-pub use model::kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
+pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
 pub use model::mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};

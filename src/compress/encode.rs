@@ -8,10 +8,10 @@ use crate::compress::format::{
     packed_block, BitWriter, CompressedTrack, Frame, KeyTimes, Quantized, MAX_FRAMED_BITS,
     MAX_QUANTIZED,
 };
-use crate::compress::kinds::Encoding;
+use crate::kinds::Encoding;
 use crate::cpu::sample::sample_track_compressed;
 use crate::layout::GpuTrack;
-use crate::model::kinds::Interpolation;
+use crate::kinds::Interpolation;
 use crate::model::track::Track;
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes

@@ -7,11 +7,11 @@
 
 use std::sync::Arc;
 
-use crate::compress::kinds::{Encoding, Stream};
+use crate::kinds::{Encoding, Stream};
 use crate::error::CompressError;
 use crate::layout::{GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, FRAME_WORDS, VERBATIM_META};
-use crate::model::kinds::QUAT_UNIT_TOLERANCE;
-use crate::model::kinds::{Interpolation, ValueKind};
+use crate::kinds::QUAT_UNIT_TOLERANCE;
+use crate::kinds::{Interpolation, ValueKind};
 use crate::model::track::{normalize_rotation_keys, Track};
 
 /// The most keys of a track whose times are a rate: key indices stay

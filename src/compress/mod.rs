@@ -126,11 +126,10 @@
 pub(crate) mod decode;
 mod encode;
 pub(crate) mod format;
-pub(crate) mod kinds;
 mod search;
 
 pub use crate::error::CompressError;
-pub use kinds::{Encoding, Stream};
+pub use crate::kinds::{Encoding, Stream};
 
 use glam::Mat4;
 

@@ -17,7 +17,7 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
 use crate::layout::GpuInstance;
-use crate::model::kinds::{Interpolation, Property, ValueKind};
+use crate::kinds::{Interpolation, Property, ValueKind};
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::model::track::{normalize_rotation_keys, Clip, Track};

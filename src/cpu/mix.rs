@@ -25,7 +25,7 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
-use crate::model::kinds::ValueKind;
+use crate::kinds::ValueKind;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
 use crate::tables::instance::resolve_instances;
@@ -572,7 +572,7 @@ pub(crate) fn mix_resolved(
 /// Packs `actions` (`counts[c]` of them, consecutive, are character
 /// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
 /// `mix_resolved`: the CPU reference of
-/// [`Animator::set_actions`](crate::Animator::set_actions), with the
+/// `Animator::set_actions`, with the
 /// sampled rows.
 ///
 /// # Errors

@@ -1,6 +1,6 @@
 //! The CPU twin of the shaders. Its entry points are [`sample()`] (every
 //! instance's sampled values), [`poses`] (a frame's [`Poses`], as
-//! [`Animator::read_back`](crate::Animator::read_back) gives them) and
+//! `Animator::read_back` gives them) and
 //! [`mixed_poses`] (a mixer's frame).
 //!
 //! Inside (crate-private), one module per shader stage, named like the
@@ -36,7 +36,7 @@ use crate::tables::instance::resolve_instances;
 use crate::tables::poses::Flat;
 use crate::tables::rig::SkinTables;
 
-/// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
+/// The CPU reference of `Animator::read_back`:
 /// samples `instances` of the bound library and poses its rig (the staged
 /// pose, morph and hierarchy passes), in the same [`Poses`] as the GPU
 /// gives.
@@ -69,8 +69,8 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
 }
 
 /// The CPU reference of a mixer's frame
-/// ([`Animator::set_actions`](crate::Animator::set_actions), then
-/// [`read_back`](crate::Animator::read_back)): `counts[c]` consecutive
+/// (`Animator::set_actions`, then
+/// `read_back`): `counts[c]` consecutive
 /// actions are character `c`'s, blended by the mixer's rules with
 /// `masks` (the [`MixerDesc`](crate::MixerDesc)'s), in the same [`Poses`]
 /// as the GPU gives, one "instance" per character.
@@ -104,15 +104,15 @@ pub fn mixed_poses(
     ))
 }
 
-/// The CPU reference of a [`Crowd`](crate::Crowd)'s frame
-/// ([`Crowd::set_instances`](crate::Crowd::set_instances), then
-/// [`read_back`](crate::Crowd::read_back)): `models` is the crowd's
-/// ([`Crowd::models`](crate::Crowd::models)); each model's instances, in
+/// The CPU reference of a `Crowd`'s frame
+/// (`Crowd::set_instances`, then
+/// `read_back`): `models` is the crowd's
+/// (`Crowd::models`); each model's instances, in
 /// crowd order, posed as [`poses`] poses them (or only sampled, for a
 /// model without a rig), in the same [`CrowdPoses`].
 ///
 /// # Errors
-/// Those of [`Crowd::set_instances`](crate::Crowd::set_instances) that
+/// Those of `Crowd::set_instances` that
 /// concern the frame (unknown model, a clip of another model, clip out of
 /// range, time not finite, a model given more than its capacity), naming
 /// the crowd instance.
@@ -140,15 +140,15 @@ pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<
     Ok(CrowdPoses { models: out, slots })
 }
 
-/// The CPU reference of a [`Crowd`](crate::Crowd)'s mixed frame
-/// ([`Crowd::set_actions`](crate::Crowd::set_actions), then
-/// [`read_back`](crate::Crowd::read_back)): `models` is the crowd's;
+/// The CPU reference of a `Crowd`'s mixed frame
+/// (`Crowd::set_actions`, then
+/// `read_back`): `models` is the crowd's;
 /// each model with a mixer blends its characters, in crowd order, as
 /// [`mixed_poses`] does with the model's masks; every other model has no
 /// character.
 ///
 /// # Errors
-/// Those of [`Crowd::set_actions`](crate::Crowd::set_actions), naming
+/// Those of `Crowd::set_actions`, naming
 /// the crowd's character.
 pub fn crowd_mixed_poses(
     models: &CrowdModels,

@@ -77,13 +77,13 @@ pub enum MixError {
         /// `actions.len()`.
         actions: usize,
     },
-    /// A mixer asked for 0 or more than [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per
+    /// A mixer asked for 0 or more than `MAX_ACTIONS` actions per
     /// character.
     #[error("{asked} actions per character: a mixer takes 1 to {max}")]
     ActionCapacity {
         /// The capacity asked for.
         asked: u32,
-        /// [`MAX_ACTIONS`](crate::MAX_ACTIONS).
+        /// `MAX_ACTIONS`.
         max: u32,
     },
     /// A mask names a node the rig does not have.

@@ -7,7 +7,7 @@ pub enum PlaybackError {
     /// A clip the library does not have.
     #[error("character {character}, {command}: clip {clip} is out of range (the library has {clip_count} clips)")]
     UnknownClip {
-        /// The player's character ([`Player::with_character`](crate::playback::Player::with_character)).
+        /// The player's character (`Player::with_character`).
         character: u32,
         /// The command.
         command: &'static str,
@@ -52,7 +52,7 @@ pub enum PlaybackError {
         layer: u32,
     },
     /// An action that does not fit in the player's table
-    /// ([`Player::with_max_actions`](crate::playback::Player::with_max_actions)): layers are never dropped to make
+    /// (`Player::with_max_actions`): layers are never dropped to make
     /// room, and a layer or a `play` does not fit when the layers fill it.
     #[error("character {character}, {command}: the action table holds at most {max} actions, its layers included")]
     TooManyActions {

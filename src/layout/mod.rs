@@ -1,7 +1,7 @@
 //! The Rust side of `shaders/prelude.wgsl`: `#[repr(C)]` twins of every
 //! WGSL struct that crosses the boundary, every constant both languages
 //! use, and the binding tables the bind group layouts are built from. This
-//! is the flat format that the shaders and the CPU twin ([`crate::cpu`])
+//! is the flat format that the shaders and the CPU twin (`cpu`)
 //! read.
 //!
 //! A test (`src/tests/layout.rs`) parses the shaders with naga and compares

@@ -2,10 +2,10 @@
 //! library bound to a rig, or a library alone, with an optional mixer),
 //! the handles that name them ([`ModelId`], [`ClipRef`]), one frame's
 //! characters ([`CrowdInstance`], [`CrowdCharacter`]) and results
-//! ([`CrowdPoses`]). The GPU [`Crowd`](crate::Crowd) holds a
+//! ([`CrowdPoses`]). The GPU `Crowd` holds a
 //! [`CrowdModels`] beside its animators, and the CPU twin
-//! ([`cpu::crowd_poses`](crate::cpu::crowd_poses),
-//! [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)) takes the
+//! (`cpu::crowd_poses`,
+//! `cpu::crowd_mixed_poses`) takes the
 //! same value, so both split a frame per model by the same checks.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,8 +23,8 @@ use crate::model::BoundLibrary;
 /// model of another.
 static NEXT_CROWD: AtomicU64 = AtomicU64::new(0);
 
-/// A model of a [`Crowd`](crate::Crowd), as returned by
-/// [`Crowd::add_model`](crate::Crowd::add_model). Only valid in the crowd
+/// A model of a `Crowd`, as returned by
+/// `Crowd::add_model`. Only valid in the crowd
 /// that made it: another crowd refuses it as unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ModelId {
@@ -40,9 +40,9 @@ impl ModelId {
     }
 }
 
-/// A clip of one model of a [`Crowd`](crate::Crowd): made by
-/// [`Crowd::clip`](crate::Crowd::clip) or
-/// [`Crowd::clip_at`](crate::Crowd::clip_at), so it always says which
+/// A clip of one model of a `Crowd`: made by
+/// `Crowd::clip` or
+/// `Crowd::clip_at`, so it always says which
 /// model it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipRef {
@@ -100,7 +100,7 @@ impl CrowdInstance {
 }
 
 /// One character of a crowd's mixed frame
-/// ([`Crowd::set_actions`](crate::Crowd::set_actions)): its model (one
+/// (`Crowd::set_actions`): its model (one
 /// added with a mixer) and how many of the frame's actions, consecutive
 /// and in list order, are its own. Its actions name clips of its model
 /// ([`ClipRef::clip`]) and masks of its model's [`MixerDesc`].
@@ -150,7 +150,7 @@ impl CrowdModel {
 }
 
 /// The models of a crowd, without a device: names, libraries (bound or
-/// sampled alone), mixers and capacities. [`Crowd::models`](crate::Crowd::models)
+/// sampled alone), mixers and capacities. `Crowd::models`
 /// gives a crowd's; the CPU twin takes it.
 #[derive(Debug, Clone)]
 pub struct CrowdModels {
@@ -509,7 +509,7 @@ pub(crate) fn renumber(e: Error, crowd: &[usize]) -> Error {
     }
 }
 
-/// One frame of a crowd, read back by [`Crowd::read_back`](crate::Crowd::read_back)
+/// One frame of a crowd, read back by `Crowd::read_back`
 /// or computed by the twin: each model's [`Poses`], and accessors by crowd
 /// instance (or character).
 #[derive(Debug, Clone)]

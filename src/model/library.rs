@@ -8,7 +8,7 @@ use crate::compress::format::CompressedTrack;
 use crate::error::CompressError;
 use crate::error::TrackError;
 use crate::error::{index_u32, Error, Result};
-use crate::model::kinds::{Interpolation, PointerType, ValueKind};
+use crate::kinds::{Interpolation, PointerType, ValueKind};
 use crate::model::target::SourceId;
 use crate::model::track::{Clip, PointerTarget, Track};
 use crate::tables::library::LibraryTables;
@@ -35,7 +35,7 @@ use std::collections::HashSet;
 /// tracks' alone.
 ///
 /// Cloning is cheap: the arrays are shared behind an [`Arc`], so a
-/// [`Animator`](crate::Animator) keeps a handle to the library it
+/// `Animator` keeps a handle to the library it
 /// was built from rather than a copy of its keys.
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {

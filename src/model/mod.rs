@@ -11,7 +11,6 @@
 pub(crate) mod binding;
 pub(crate) mod crowd;
 pub(crate) mod instance;
-pub(crate) mod kinds;
 pub(crate) mod library;
 pub(crate) mod mix;
 pub(crate) mod poses;

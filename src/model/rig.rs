@@ -1,5 +1,5 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
-//! a scene, and `SkinTables` (`crate::tables::rig`), the flat form of a rig plus an
+//! a scene, and `SkinTables` (`tables::rig`), the flat form of a rig plus an
 //! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin
 //! passes (GPU and CPU twin) read.
 //!
@@ -98,7 +98,7 @@ pub struct RigMesh {
 /// The node hierarchy, rest pose, skins and meshes of a scene.
 ///
 /// Build one in code with [`RigBuilder`], or from a glTF file with `Rig::from_document`
-/// (feature `gltf`, in [`crate::gltf`]).
+/// (feature `gltf`, in `gltf`).
 ///
 /// A rig has an identity: the masks made for it ([`crate::Mask`]) are
 /// refused on any other rig. A clone is the same rig. Equality (`==`)

@@ -38,7 +38,7 @@ impl Default for DeviceLimits {
 /// and a profile, and asks nothing else of the device, so a plan can be
 /// built, printed and tested without one ([`DeviceProfile::cpu_adapter`],
 /// [`DeviceProfile::gpu`]), and a GPU's plan run on a CPU adapter.
-/// `DeviceProfile::of(&device)` (in [`crate::gpu`]) reads a real one.
+/// `DeviceProfile::of(&device)` (in `gpu`) reads a real one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceProfile {
     /// A CPU fallback adapter (lavapipe, llvmpipe: `DeviceType::Cpu`),

@@ -18,7 +18,7 @@ use crate::layout::{
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
-use crate::model::kinds::Interpolation;
+use crate::kinds::Interpolation;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::MixerDesc;
 use crate::model::BoundLibrary;

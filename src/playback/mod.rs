@@ -971,7 +971,7 @@ pub fn gather<'a>(
 /// [`PlaybackError::UnknownRoot`] for a node the rig does not have; the
 /// library's own errors (none for a library that was valid).
 pub fn in_place(bound: &BoundLibrary, root: u32, axes: [bool; 3]) -> Result<BoundLibrary> {
-    use crate::model::kinds::{Interpolation, Property};
+    use crate::kinds::{Interpolation, Property};
     let rig = bound.rig();
     let Some(node) = rig.nodes().get(root as usize) else {
         return Err(PlaybackError::UnknownRoot {

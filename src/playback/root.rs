@@ -9,7 +9,7 @@ use crate::cpu::sample::sample_resolved;
 use crate::error::{PlaybackError, Result};
 use crate::layout::GpuInstance;
 use crate::model::instance::Instance;
-use crate::model::kinds::{Interpolation, Property};
+use crate::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Track, WrapMode};

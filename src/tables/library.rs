@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use crate::compress::format::{packed_block, CompressedTrack, KeyTimes, Quantized};
 use crate::error::{index_u32, Error, Result};
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::model::kinds::Property;
+use crate::kinds::Property;
 use crate::model::track::{normalize_rotation_keys, Clip, Track};
 use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
-use crate::model::kinds::Property;
+use crate::kinds::Property;
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::model::BoundLibrary;

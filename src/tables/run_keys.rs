@@ -61,7 +61,7 @@
 //! key of each row, within the bucket texels of the group's rows), so that
 //! the shader computes every row's search offset too (`REGULAR_SEARCH`).
 //!
-//! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
+//! [`SamplerPlan::ClipBlocks`]: SamplerPlan::ClipBlocks
 
 use crate::layout::{GpuSampleRow, GpuTrack};
 use crate::model::library::AnimationLibrary;

@@ -10,7 +10,8 @@ use crate::layout::{
     GpuClip, GpuSampleRow, GpuTrack, DECODE_HEAD, DECODE_HEAD_ALIGN, GROUP_ALL, SAMPLE_GROUPS,
 };
 use crate::model::library::AnimationLibrary;
-use crate::plan::{block_row_run, SamplerPlan};
+use crate::kinds::SamplerPlan;
+use crate::tables::blocks::block_row_run;
 
 /// The shortest segment worth computing (see [`regular_segments`]): below
 /// it the two rows a segment reads are all its rows.
