@@ -119,13 +119,14 @@
 
 pub mod compare;
 pub mod compress;
+mod compressor;
 pub mod cpu;
 mod error;
-pub(crate) mod kinds;
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
+pub(crate) mod kinds;
 pub mod model;
 pub mod plan;
 pub mod playback;
@@ -141,9 +142,9 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
     CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
 };
+pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
 pub use model::instance::Instance;
-pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
 pub use model::mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS};
 pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
@@ -163,6 +164,7 @@ pub mod internals {
     pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
     pub use crate::plan::schedule::dispatch_grid;
     pub use crate::tables::instance::resolve_instances_into;
+    pub use crate::tables::library::LibraryTables;
     pub use crate::tables::mix::Packer;
 }
 

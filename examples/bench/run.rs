@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use keyframe_gpu::gpu::ReadbackRing;
-use keyframe_gpu::internals::resolve_instances_into;
+use keyframe_gpu::internals::{resolve_instances_into, LibraryTables};
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::plan::PlanChoices;
 use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
@@ -382,6 +382,7 @@ fn time_cpu(
     let mut instances = start.to_vec();
     let mut resolved = Vec::with_capacity(n);
     let mut out = vec![0.0f32; n * library.output_stride() as usize];
+    let flat = fail("library tables", LibraryTables::of(library));
     let mut cpu_allocs = Vec::new();
     let cpu_frames = Frames {
         warmup: 1,
@@ -398,7 +399,7 @@ fn time_cpu(
                     "resolve",
                     resolve_instances_into(library, insts, &mut resolved),
                 );
-                keyframe_gpu::internals::sample_resolved(library, &resolved, &mut out);
+                keyframe_gpu::internals::sample_resolved(&flat, &resolved, &mut out);
             }
         }
         let ms = begin.elapsed().as_secs_f64() * 1e3;

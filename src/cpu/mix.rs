@@ -24,11 +24,12 @@ use crate::cpu::quat::{kf_sin, quat_mul, quat_normalize, slerp_with};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
-use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
 use crate::kinds::ValueKind;
+use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
 use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 use crate::tables::mix::Packer;
 use crate::tables::rig::SkinTables;
 
@@ -599,7 +600,7 @@ pub(crate) fn mix_with_samples(
     packer.pack(library, masks.len(), actions, counts)?;
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut samples);
+    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut samples);
     let mask_table = crate::tables::mix::mask_table(masks);
     let tables_view = MixTables {
         actions: &packer.actions,

@@ -16,6 +16,7 @@
 
 // The per-stage twins, function by function: implementation, reached by
 // the crate's tests and (through `internals`) its tools.
+pub(crate) mod decode;
 pub(crate) mod mix;
 pub(crate) mod pose;
 pub(crate) mod quat;
@@ -33,6 +34,7 @@ use crate::model::instance::Instance;
 use crate::model::mix::{check_masks, Action, Mask};
 use crate::model::{BoundLibrary, Poses};
 use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 use crate::tables::poses::Flat;
 use crate::tables::rig::SkinTables;
 
@@ -49,7 +51,7 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
     let library = bound.library();
     let resolved = resolve_instances(library, instances)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut samples);
+    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let out = skin::pose_resolved(&tables, &samples, &clips);
     Ok(crate::tables::poses::poses(

@@ -27,6 +27,7 @@ use crate::layout::{
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
 /// at factor `t`. Mirrors WGSL `Segment`.
@@ -318,40 +319,41 @@ pub(crate) fn sample_track_compressed(
     out: &mut [f32],
 ) {
     let seg = if track.lookup_scale < 0.0 {
-        crate::compress::decode::rate_segment(packed, verbatim_start, track, time)
+        super::decode::rate_segment(packed, verbatim_start, track, time)
     } else {
         find_segment_track(times, search_keys, track, time)
     };
-    crate::compress::decode::sample_compressed(packed, verbatim_start, track, seg, out);
+    super::decode::sample_compressed(packed, verbatim_start, track, seg, out);
 }
 
 #[doc(hidden)]
 /// Samples every track of every resolved instance: the body of
-/// `sample_main`, looped over all invocations. `output` must hold
+/// `sample_main`, looped over all invocations, over a library's tables
+/// (`LibraryTables::of`). `output` must hold
 /// `instances.len() * library.output_stride()` floats.
-pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], output: &mut [f32]) {
+pub fn sample_resolved(library: &LibraryTables, instances: &[GpuInstance], output: &mut [f32]) {
     let stride = library.output_stride() as usize;
-    let clips = library.tables().clip_table();
+    let clips = library.clip_table();
     for (i, inst) in instances.iter().enumerate() {
         let Some(clip) = clips.get(inst.clip as usize) else {
             continue;
         };
         for j in 0..clip.track_count {
-            let track = &library.tables().tracks()[(clip.track_offset + j) as usize];
+            let track = &library.tracks()[(clip.track_offset + j) as usize];
             let out = i * stride + track.output_offset as usize;
             let out = &mut output[out..out + track.width as usize];
-            match library.tables().packed() {
+            match library.packed() {
                 Some(packed) => sample_track_compressed(
                     library.times(),
-                    library.tables().search_keys(),
-                    (packed, library.tables().verbatim_start()),
+                    library.search_keys(),
+                    (packed.words(), packed.verbatim_start()),
                     track,
                     inst.time,
                     out,
                 ),
                 None => sample_track(
                     library.times(),
-                    library.tables().search_keys(),
+                    library.search_keys(),
                     library.values(),
                     track,
                     inst.time,
@@ -371,6 +373,6 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
 pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
     let resolved = resolve_instances(library, instances)?;
     let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut output);
+    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut output);
     Ok(output)
 }

@@ -410,8 +410,8 @@ impl Rig {
     }
 
     /// The rest local matrix of `node` (`T * R * S`, computed with glam, for
-    /// tools; the passes use `crate::cpu_skin::compose_trs`). `None` if out
-    /// of range.
+    /// tools; the passes and their twin compose it as the shader does,
+    /// `compose_trs` in `src/cpu/skin.rs`). `None` if out of range.
     #[must_use]
     pub(crate) fn rest_local(&self, node: u32) -> Option<Mat4> {
         let n = self.nodes.get(node as usize)?;

@@ -53,7 +53,7 @@ pub use crate::kinds::SamplerPlan;
 pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};
 
 use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
-use crate::model::library::AnimationLibrary;
+use crate::tables::library::LibraryTables;
 
 impl SamplerPlan {
     /// This plan, with [`Auto`](Self::Auto) resolved for `library` and up
@@ -64,7 +64,7 @@ impl SamplerPlan {
     pub(crate) fn resolve(
         self,
         profile: &DeviceProfile,
-        library: &AnimationLibrary,
+        library: &LibraryTables,
         max_instances: u32,
     ) -> SamplerPlan {
         match self {
@@ -95,26 +95,21 @@ impl SamplerPlan {
 /// Never for `GROUP_ALL` (the reference plan reads and writes floats).
 /// Never for a compressed library, whose values are decoded.
 #[must_use]
-pub(crate) fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
+pub(crate) fn vec4_group(library: &LibraryTables, g: u32) -> bool {
     g != GROUP_ALL
         && !library.is_compressed()
         && library.output_stride().is_multiple_of(4)
-        && library
-            .tables()
-            .tracks()
-            .iter()
-            .filter(|t| t.group() == g)
-            .all(|t| {
-                t.values_offset.is_multiple_of(4)
-                    && t.width.is_multiple_of(4)
-                    && t.output_offset.is_multiple_of(4)
-            })
+        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
+            t.values_offset.is_multiple_of(4)
+                && t.width.is_multiple_of(4)
+                && t.output_offset.is_multiple_of(4)
+        })
 }
 
 /// Whether every track group of `library` is [`vec4_group`]: rotations
 /// and morph weights of multiples of 4 targets, no translation or scale.
 #[must_use]
-pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
+pub(crate) fn vec4_library(library: &LibraryTables) -> bool {
     (0..SAMPLE_GROUPS as u32).all(|g| vec4_group(library, g))
 }
 
@@ -124,8 +119,8 @@ pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
 /// library has 3-float tracks, the clip-blocks plan is faster than the
 /// grouped plan with full blocks and slower with mostly idle lanes.
 #[must_use]
-pub(crate) fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
-    let clips = library.tables().clip_table().len() as u64;
+pub(crate) fn full_blocks(library: &LibraryTables, max_instances: u32) -> bool {
+    let clips = library.clip_table().len() as u64;
     clips > 0 && u64::from(max_instances) >= u64::from(WORKGROUP_SIZE) * clips
 }
 

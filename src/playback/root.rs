@@ -2,19 +2,22 @@
 //! rotation over a step of an action's playhead, sampled on the CPU from
 //! that node's tracks alone with the twin's interpolation.
 
+use std::sync::Arc;
+
 use glam::{Quat, Vec3, Vec4};
 
 use super::clock::Step;
 use crate::cpu::sample::sample_resolved;
 use crate::error::{PlaybackError, Result};
+use crate::kinds::{Interpolation, Property};
 use crate::layout::GpuInstance;
 use crate::model::instance::Instance;
-use crate::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Track, WrapMode};
 use crate::model::BoundLibrary;
 use crate::tables::instance::resolve_instances_into;
+use crate::tables::library::LibraryTables;
 
 /// One frame's root motion of a character: how far the root node moved
 /// (in its parent's space) and turned, blended over the frame's actions.
@@ -42,6 +45,8 @@ impl Default for RootMotion {
 #[derive(Debug, Clone)]
 pub(crate) struct RootTracks {
     library: AnimationLibrary,
+    /// Its tables, which the twin samples.
+    tables: Arc<LibraryTables>,
     /// Per clip: the offsets of the translation and the rotation in the
     /// root library's output, where the clip has them.
     offsets: Vec<(Option<u32>, Option<u32>)>,
@@ -122,6 +127,7 @@ impl RootTracks {
             })
             .collect();
         Ok(RootTracks {
+            tables: Arc::new(LibraryTables::of(&root)?),
             library: root,
             offsets,
             rest,
@@ -172,7 +178,7 @@ impl RootTracks {
         {
             return [self.rest; 4];
         }
-        sample_resolved(&self.library, &scratch.resolved, &mut scratch.out);
+        sample_resolved(&self.tables, &scratch.resolved, &mut scratch.out);
         let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
         std::array::from_fn(|i| {
             let base = i * stride;

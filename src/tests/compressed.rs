@@ -8,6 +8,7 @@
 //! are `tests/compressed.rs`; the helpers both use,
 //! `tests/common/compressed_clips.rs`.
 
+use crate::tests::Derived;
 use std::sync::Arc;
 
 use super::common;
@@ -521,7 +522,7 @@ fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
     let plain = AnimationLibrary::new(vec![clip.clone()]).unwrap();
     let library = AnimationLibrary::from_compressed(vec![clip.clone()], vec![compressed]).unwrap();
     assert_eq!(library.tables().verbatim_start(), 60);
-    let packed = library.tables().packed().unwrap();
+    let packed = library.tables().packed().unwrap().words();
     assert_eq!(packed.len(), 60 + 20 + 24 + 45 + 60 + 3 + 30);
     assert_eq!(library.stored_bytes(), 4 * (5 + packed.len() as u64));
     for (t, track) in clip.tracks.iter().enumerate() {

@@ -14,6 +14,7 @@
 //! interpolated values within 1e-5 relative, as in `src/tests/gpu_vs_cpu.rs`.
 
 use super::{bits, common, key_value, REL_TOL};
+use crate::tests::Derived;
 
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
@@ -640,7 +641,8 @@ fn dispatch_raw_rows(
             })
     };
     let storage = wgpu::BufferUsages::STORAGE;
-    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib).unwrap();
+    let keys =
+        crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib.tables()).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let clips = buf(
         "clips",

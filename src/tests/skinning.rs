@@ -30,6 +30,7 @@
 
 use super::common;
 use crate::tests::twins::TestSkinTables;
+use crate::tests::Derived;
 
 use std::sync::Arc;
 
@@ -216,7 +217,7 @@ fn check_per_instance_twin(
 ) {
     let resolved = crate::tables::instance::resolve_instances(lib, inst).unwrap();
     let mut samples = vec![0.0; resolved.len() * lib.output_stride() as usize];
-    keyframe_gpu::cpu::sample::sample_resolved(lib, &resolved, &mut samples);
+    keyframe_gpu::cpu::sample::sample_resolved(lib.tables(), &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let fused = cpu_skin::per_instance_resolved(tables, &samples, &clips);
     assert!(fused.locals.is_empty());
@@ -406,7 +407,7 @@ fn cpu_pose_stage_matches_hand_values() {
     let resolved =
         crate::tables::instance::resolve_instances(&lib, &[Instance::new(0, 0.5)]).unwrap();
     let mut samples = vec![0.0; lib.output_stride() as usize];
-    keyframe_gpu::cpu::sample::sample_resolved(&lib, &resolved, &mut samples);
+    keyframe_gpu::cpu::sample::sample_resolved(lib.tables(), &resolved, &mut samples);
     assert_eq!(
         keyframe_gpu::cpu::pose::local_pose(&tables, &samples, 0, 0, 1),
         got
