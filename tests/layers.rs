@@ -748,3 +748,68 @@ fn every_import_follows_the_order_of_the_layers() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The scan itself, on a crate written here: each way of naming another
+/// module counts (a doc link through lib.rs's re-export, a nested group,
+/// a `super::super` path, a path through another module's re-export,
+/// under both modules), and what the order leaves aside does not (a
+/// `#[cfg(test)]` module, a string of another crate).
+#[test]
+fn the_scan_counts_every_way_of_naming_a_module() {
+    let root = std::env::temp_dir().join(format!("keyframe-gpu-layers-{}", std::process::id()));
+    let files = [
+        ("src/lib.rs", "pub mod high;\npub mod low;\nmod mid;\npub use high::Thing;\n"),
+        (
+            "src/low.rs",
+            "//! Names [`Thing`](crate::Thing) in a doc link.\n\
+             use crate::{high::{Other, deep::Deeper}};\n\
+             pub struct Base;\n\
+             #[cfg(test)]\nmod tests {\n    use crate::mid::Tested;\n    fn f() { let _ = '{'; }\n}\n\
+             fn g() -> &'static str { \"other_crate::x\" }\n",
+        ),
+        (
+            "src/high/mod.rs",
+            "pub mod deep;\npub struct Thing;\npub struct Other;\npub use crate::low::Base;\n",
+        ),
+        (
+            "src/high/deep.rs",
+            "pub struct Deeper;\nfn f() { let _ = super::super::low::Base; }\n",
+        ),
+        ("src/mid.rs", "use crate::high::Base;\npub struct Tested;\n"),
+    ];
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let (found, tops, _) = edges(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+    let mut got: Vec<(String, String, String)> = found
+        .iter()
+        .map(|e| (e.from.clone(), e.to.clone(), e.path.clone()))
+        .collect();
+    got.sort();
+    let want = [
+        ("high", "low", "crate::low::Base"),
+        ("high", "low", "super::super::low::Base"),
+        ("low", "high", "crate::Thing"),
+        ("low", "high", "crate::high::Other"),
+        ("low", "high", "crate::high::deep::Deeper"),
+        ("mid", "high", "crate::high::Base"),
+        ("mid", "low", "crate::high::Base"),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(tops.len(), 3);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for e in &found {
+        graph
+            .entry(e.from.clone())
+            .or_default()
+            .insert(e.to.clone());
+    }
+    assert_eq!(circles(&graph).len(), 1, "high and low import each other");
+}
