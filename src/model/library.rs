@@ -174,7 +174,7 @@ impl AnimationLibrary {
         let outputs = clips
             .iter()
             .zip(&rest)
-            .map(|(clip, rest)| ClipOutput::of(clip, rest, &slot))
+            .map(|(clip, rest)| ClipOutput::of(clip, rest, slot))
             .collect::<Result<Vec<_>>>()?;
         // A compressed library stores its rest values raw.
         let compressed = compressed.map(|mut tracks| {
