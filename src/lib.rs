@@ -134,23 +134,31 @@ pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
-pub use error::{BindError, Error, FitError, MixError, Result, RigError, TrackError, Unbound};
+pub use error::{
+    bind::{BindError, Unbound},
+    mix::MixError,
+    rig::RigError,
+    track::TrackError,
+    Error, FitError, Result,
+};
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, ClipRef, Crowd,
-    CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer, ReadbackRing,
+    optional_features, required_features, required_limits, Animator, Crowd, PassTimer, ReadbackRing,
 };
 pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
-pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
-pub use model::instance::Instance;
-pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
-pub use model::mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS};
-pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
-pub use model::rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin};
-pub use model::target::{NodeName, SourceId};
-pub use model::track::{Clip, Marker, PointerTarget, Track, WrapMode};
+pub use model::{
+    binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack},
+    crowd::{ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId},
+    instance::Instance,
+    library::{AnimationLibrary, ClipId, PointerOutput},
+    mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
+    poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
+    rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},
+    target::{NodeName, SourceId},
+    track::{Clip, Marker, PointerTarget, Track, WrapMode},
+};
 pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the
@@ -159,13 +167,17 @@ pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 /// API, free to change in any release.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::cpu::sample::sample_resolved;
-    pub use crate::gpu::key_textures::KeyTextures;
-    pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
-    pub use crate::plan::schedule::dispatch_grid;
-    pub use crate::tables::instance::resolve_instances_into;
-    pub use crate::tables::library::LibraryTables;
-    pub use crate::tables::mix::Packer;
+    pub use crate::{
+        cpu::sample::sample_resolved,
+        gpu::key_textures::KeyTextures,
+        layout::{
+            rig::GpuSkinParams,
+            sample::{GpuInstance, GpuParams, WORKGROUP_SIZE},
+            shaders::PRELUDE_WGSL,
+        },
+        plan::schedule::dispatch_grid,
+        tables::{instance::resolve_instances_into, library::LibraryTables, mix::Packer},
+    };
 }
 
 pub(crate) mod layout;

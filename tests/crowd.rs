@@ -225,7 +225,7 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     assert_eq!(s.crowd.slot(6), None);
     for id in [a, b] {
         let count = s.crowd.model(id).unwrap().instance_count();
-        assert_eq!(count, 3, "model {}", s.crowd.model_name(id).unwrap());
+        assert_eq!(count, 3, "model {}", s.crowd.models().name(id).unwrap());
     }
 
     // By hand (globals of A's tip and B's hand).
@@ -299,11 +299,11 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     assert_ne!(idle_a, idle_b);
     assert_eq!((idle_a.model(), idle_a.clip()), (a, 0));
     assert_eq!((idle_b.model(), idle_b.clip()), (b, 2));
-    assert_eq!(s.crowd.clip_at(b, 2), Some(idle_b));
-    assert_eq!(s.crowd.clip_at(b, 3), None);
+    assert_eq!(s.crowd.models().clip_at(b, 2), Some(idle_b));
+    assert_eq!(s.crowd.models().clip_at(b, 3), None);
     assert_eq!(s.crowd.clip(a, "slide"), None, "slide is B's, not A's");
-    assert_eq!(s.crowd.model_by_name("b"), Some(b));
-    assert_eq!(s.crowd.model_ids().collect::<Vec<_>>(), [a, b]);
+    assert_eq!(s.crowd.models().model_by_name("b"), Some(b));
+    assert_eq!(s.crowd.models().model_ids().collect::<Vec<_>>(), [a, b]);
 }
 
 #[test]
@@ -400,7 +400,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             .add_model(&h.device, &h.queue, "a", &lib_a.bind(&rig_a).unwrap(), 1),
         Err(Error::DuplicateModel { ref name }) if name == "a"
     ));
-    assert_eq!(s.crowd.model_ids().count(), 2);
+    assert_eq!(s.crowd.models().model_ids().count(), 2);
 
     // Nothing was written: same slots, same poses on a fresh dispatch.
     assert_eq!(s.crowd.instance_count(), 6);
@@ -486,8 +486,12 @@ fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
     let (device, queue) = (&h.device, &h.queue);
     let mut s = scene(&h, 80, 80);
     let (a, b) = (s.a, s.b);
-    let clips_a: Vec<_> = (0..3).map(|c| s.crowd.clip_at(a, c).unwrap()).collect();
-    let clips_b: Vec<_> = (0..3).map(|c| s.crowd.clip_at(b, c).unwrap()).collect();
+    let clips_a: Vec<_> = (0..3)
+        .map(|c| s.crowd.models().clip_at(a, c).unwrap())
+        .collect();
+    let clips_b: Vec<_> = (0..3)
+        .map(|c| s.crowd.models().clip_at(b, c).unwrap())
+        .collect();
     // 100 instances, a third of them B, interleaved; times change per frame.
     let frames: Vec<Vec<CrowdInstance>> = (0..40)
         .map(|f| {

@@ -304,7 +304,7 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         "Animator::set_instances (sampling only)",
         o.sampler.set_instances(queue, &instances(N, 0.5)),
     );
-    let model = o.crowd.model_ids().next().unwrap();
+    let model = o.crowd.models().model_ids().next().unwrap();
     let walk = o.crowd.clip(model, "walk").unwrap();
     assert_lost(
         "Crowd::set_instances",

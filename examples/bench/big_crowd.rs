@@ -87,7 +87,7 @@ impl Kernel for CrowdKernel {
     fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
         self.table.clear();
         for i in instances {
-            let Some(clip) = self.crowd.clip_at(self.model, i.clip) else {
+            let Some(clip) = self.crowd.models().clip_at(self.model, i.clip) else {
                 eprintln!("bench: big_crowd: no clip {}", i.clip);
                 std::process::exit(2);
             };

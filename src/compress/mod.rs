@@ -131,8 +131,10 @@ pub(crate) mod encode;
 pub(crate) mod format;
 pub(crate) mod packed;
 
-pub use crate::error::CompressError;
-pub use crate::kinds::{Encoding, Stream};
+pub use crate::{
+    error::compress::CompressError,
+    kinds::{Encoding, Stream},
+};
 
 use crate::error::{Error, Result};
 

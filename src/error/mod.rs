@@ -7,25 +7,27 @@
 //! location. They name only the plain enums of `crate::kinds`, which
 //! import nothing of the crate.
 
-mod bind;
-mod compress;
+// Each domain's errors; the public paths are the crate root's and the
+// domain modules' re-exports.
+pub(crate) mod bind;
+pub(crate) mod compress;
 #[cfg(feature = "gltf")]
-mod import;
-mod mix;
-mod playback;
-mod rig;
-mod track;
+pub(crate) mod import;
+pub(crate) mod mix;
+pub(crate) mod playback;
+pub(crate) mod rig;
+pub(crate) mod track;
 
-pub use bind::{BindError, Unbound};
-pub use compress::CompressError;
+pub(crate) use bind::{BindError, Unbound};
+pub(crate) use compress::CompressError;
 #[cfg(feature = "gltf")]
 pub(crate) use import::import_location;
 #[cfg(feature = "gltf")]
-pub use import::{ImportErrorKind, PointerProblem, UriEscape};
-pub use mix::MixError;
-pub use playback::PlaybackError;
-pub use rig::RigError;
-pub use track::TrackError;
+pub(crate) use import::{ImportErrorKind, PointerProblem, UriEscape};
+pub(crate) use mix::MixError;
+pub(crate) use playback::PlaybackError;
+pub(crate) use rig::RigError;
+pub(crate) use track::TrackError;
 
 /// Every error the crate returns.
 #[derive(Debug, thiserror::Error)]

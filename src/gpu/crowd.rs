@@ -11,7 +11,7 @@ use super::animator::Animator;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
 use crate::model::crowd::{renumber, CrowdModel, ModelSource};
-pub use crate::model::crowd::{
+use crate::model::crowd::{
     ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };
 use crate::model::instance::Instance;
@@ -199,7 +199,8 @@ impl Crowd {
         }
     }
 
-    /// The crowd's models without their GPU objects: what the CPU twin
+    /// The crowd's models without their GPU objects (their ids, names,
+    /// libraries and clips): what the CPU twin
     /// ([`cpu::crowd_poses`](crate::cpu::crowd_poses),
     /// [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)) takes.
     #[must_use]
@@ -372,23 +373,6 @@ impl Crowd {
         Ok(id)
     }
 
-    /// The models' ids, in the order they were added.
-    pub fn model_ids(&self) -> impl Iterator<Item = ModelId> + '_ {
-        self.desc.model_ids()
-    }
-
-    /// The model named `name`.
-    #[must_use]
-    pub fn model_by_name(&self, name: &str) -> Option<ModelId> {
-        self.desc.model_by_name(name)
-    }
-
-    /// The model's name; `None` when `id` is not a model of this crowd.
-    #[must_use]
-    pub fn model_name(&self, id: ModelId) -> Option<&str> {
-        self.desc.name(id)
-    }
-
     /// The model's [`Animator`] (its first chunk's; the only one unless
     /// the model is split, see [`chunk_count`](Self::chunk_count)): its
     /// buffers (joint matrices, globals, morph weights, sampled values)
@@ -443,12 +427,6 @@ impl Crowd {
     #[must_use]
     pub fn clip(&self, model: ModelId, name: &str) -> Option<ClipRef> {
         self.desc.clip(model, name)
-    }
-
-    /// Clip `index` of model `model`'s library; `None` out of range.
-    #[must_use]
-    pub fn clip_at(&self, model: ModelId, index: u32) -> Option<ClipRef> {
-        self.desc.clip_at(model, index)
     }
 
     /// Crowd instances in the last frame set.

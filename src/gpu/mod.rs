@@ -17,16 +17,18 @@ mod sampler;
 pub(crate) mod skin;
 mod timer;
 
+pub use self::{
+    animator::Animator,
+    crowd::Crowd,
+    limits::{optional_features, required_features, required_limits},
+    loss::is_device_lost,
+    readback::{ReadbackFrame, ReadbackRing, Ticket},
+    timer::PassTimer,
+};
 pub use crate::error::RingError;
-pub use animator::Animator;
-pub use crowd::{ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId};
 pub(crate) use limits::check_device;
-pub use limits::{optional_features, required_features, required_limits};
-pub use loss::is_device_lost;
 pub(crate) use loss::Health;
-pub use readback::{ReadbackFrame, ReadbackRing, Ticket};
 pub(crate) use sampler::GpuSampler;
-pub use timer::PassTimer;
 
 use std::num::NonZeroU64;
 

@@ -11,15 +11,15 @@
 
 mod compressed;
 pub(crate) mod mix;
-mod rig;
-mod sample;
-mod shaders;
+pub(crate) mod rig;
+pub(crate) mod sample;
+pub(crate) mod shaders;
 
 pub(crate) use compressed::*;
-pub use mix::*;
-pub use rig::*;
-pub use sample::*;
-pub use shaders::*;
+pub(crate) use mix::*;
+pub(crate) use rig::*;
+pub(crate) use sample::*;
+pub(crate) use shaders::*;
 
 /// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,8 +41,7 @@ impl ModelId {
 }
 
 /// A clip of one model of a `Crowd`: made by
-/// `Crowd::clip` or
-/// `Crowd::clip_at`, so it always says which
+/// `Crowd::clip` or [`CrowdModels::clip_at`], so it always says which
 /// model it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipRef {

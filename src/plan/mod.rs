@@ -40,14 +40,16 @@ pub(crate) mod passes;
 mod profile;
 pub(crate) mod schedule;
 
+pub use self::{
+    passes::SkinStrategy,
+    profile::{DeviceLimits, DeviceProfile},
+    schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse},
+};
 pub(crate) use overrides::{RigOverrides, SampleOverrides};
-pub use passes::SkinStrategy;
-pub use profile::{DeviceLimits, DeviceProfile};
 pub(crate) use schedule::dispatch_grid;
 pub(crate) use schedule::{
     block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
 };
-pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
 
 pub use crate::kinds::SamplerPlan;
 pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};

@@ -73,7 +73,7 @@ mod root;
 
 use std::sync::Arc;
 
-pub use crate::error::PlaybackError;
+pub use crate::{error::playback::PlaybackError, model::track::Marker};
 use clock::{crossings, Clock, Step};
 pub use root::RootMotion;
 use root::{Blend, RootTracks, Scratch};
@@ -81,7 +81,6 @@ use root::{Blend, RootTracks, Scratch};
 use crate::error::Result;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask, MaskId};
-pub use crate::model::track::Marker;
 use crate::model::track::WrapMode;
 use crate::model::BoundLibrary;
 
