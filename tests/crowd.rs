@@ -662,7 +662,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
     assert_crowds_close("mixed crowd", &gpu, &cpu, 1e-4);
 
-    // By hand (DESIGN.md, blending): A's j0 = mix(idle (0,0,0), lift at
+    // By hand (docs/USAGE.md, "Blending"): A's j0 = mix(idle (0,0,0), lift at
     // 1 s (0,1.5,0), 0.75 / 1.0) = (0, 1.125, 0), the tip two units above;
     // B's r0 = mix(slide at 0.5 s (5,0,2), rest (5,0,0), 1 - 0.5) =
     // (5, 0, 1), the hand one unit along x; A bent 90 degrees about z at
