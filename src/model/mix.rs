@@ -3,13 +3,11 @@
 //! ([`MixError`]) and the mixer's description ([`MixerDesc`]). The
 //! packing of one frame's actions into the tables the mix pass reads is
 //! `tables::mix`, shared by the GPU path
-//! ([`Animator::with_mixer`]) and the CPU twin (`cpu::mix`).
+//! (`Animator::with_mixer`) and the CPU twin (`cpu::mix`).
 //!
 //! The blending rules are those of three.js's `AnimationMixer`, with masks
 //! added; `docs/USAGE.md` ("Blending") states them and
 //! `shaders/mix.wgsl` implements them.
-//!
-//! [`Animator::with_mixer`]: Animator::with_mixer
 
 /// The hard maximum of actions per character (WGSL `MAX_ACTIONS`): the
 /// mixer's loop bound, and the most
@@ -265,10 +263,8 @@ fn check_factor(node: u32, factor: f32) -> Result<(), MixError> {
     }
 }
 
-/// How a mixer is created ([`Animator::with_mixer`]): its capacity and
+/// How a mixer is created (`Animator::with_mixer`): its capacity and
 /// its masks (uploaded once, like clips).
-///
-/// [`Animator::with_mixer`]: Animator::with_mixer
 #[derive(Debug, Clone, PartialEq)]
 pub struct MixerDesc {
     /// The most characters per frame.

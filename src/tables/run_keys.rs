@@ -61,7 +61,7 @@
 //! key of each row, within the bucket texels of the group's rows), so that
 //! the shader computes every row's search offset too (`REGULAR_SEARCH`).
 //!
-//! [`SamplerPlan::ClipBlocks`]: SamplerPlan::ClipBlocks
+//! [`SamplerPlan::ClipBlocks`]: crate::kinds::SamplerPlan::ClipBlocks
 
 use crate::layout::{GpuSampleRow, GpuTrack};
 use crate::tables::key_lookup::{bucket_firsts, lookup_bucket};

@@ -31,7 +31,7 @@
 //! node, and its kernel reads no width otherwise. The CPU twin and the
 //! other plans read the library's own layout.
 //!
-//! [`SamplerPlan::ClipBlocks`]: SamplerPlan::ClipBlocks
+//! [`SamplerPlan::ClipBlocks`]: crate::kinds::SamplerPlan::ClipBlocks
 //! [`RunKeys::Shared`]: crate::tables::run_keys::RunKeys::Shared
 
 use crate::layout::{GpuSampleRow, GROUP_SLERP};
