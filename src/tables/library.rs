@@ -69,7 +69,7 @@ impl LibraryTables {
 
     /// All key times, shared inputs stored once.
     #[must_use]
-    pub fn times(&self) -> &[f32] {
+    pub(crate) fn times(&self) -> &[f32] {
         &self.times
     }
 
