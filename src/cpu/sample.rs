@@ -99,7 +99,7 @@ pub(crate) use crate::tables::key_lookup::lookup_bucket;
 
 #[doc(hidden)]
 /// The shader's `find_segment_track`, step for step, over the library's
-/// search texels ([`AnimationLibrary::key_windows`](crate::AnimationLibrary::key_windows),
+/// search texels ([`LibraryTables::key_windows`],
 /// each built here from its key, `search_keys[j]`, and the key times, as
 /// the upload builds them):
 /// the first texel from the track's bucket table (`lookup_scale > 0`),

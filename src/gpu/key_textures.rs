@@ -47,7 +47,7 @@ pub struct KeyTextures {
 
 impl KeyTextures {
     /// Creates and fills the textures of `library`'s search texels
-    /// (`AnimationLibrary::key_windows`, `Rgba32Uint`), track rows
+    /// (`LibraryTables::key_windows`, `Rgba32Uint`), track rows
     /// (`Rgba32Uint`, `track_search_texels`) and clip groups (`Rg32Uint`,
     /// `clip_group_texels`).
     ///

@@ -48,7 +48,7 @@ pub(crate) struct GpuTrack {
     /// (0 when `lookup_scale` is 0).
     pub(crate) lookup_origin: f32,
     /// Index of the track's first texel in the key search table
-    /// (`AnimationLibrary::key_windows`,
+    /// (`LibraryTables::key_windows`,
     /// the `key_windows` texture): its bucket texels when `lookup_scale >
     /// 0`, then one texel `[p, t_p, t_(p+1), t_(p+2)]` per key `p`.
     pub(crate) search_offset: u32,

@@ -41,7 +41,7 @@ impl LibraryTables {
     /// words.
     ///
     /// # Errors
-    /// [`Error::LimitExceeded`] when a table cannot be indexed with `u32`.
+    /// [`Error::LimitExceeded`](crate::error::Error::LimitExceeded) when a table cannot be indexed with `u32`.
     pub fn of(library: &AnimationLibrary) -> Result<LibraryTables> {
         let mut flat = Flattener::default();
         let mut offsets = Vec::new();
@@ -117,7 +117,7 @@ impl LibraryTables {
     }
 
     /// All key values, track after track (empty for a compressed library:
-    /// see [`packed`](Self::packed)).
+    /// see `packed`).
     #[must_use]
     pub fn values(&self) -> &[f32] {
         &self.values
@@ -130,7 +130,7 @@ impl LibraryTables {
     /// [`crate::layout::SAMPLE_GROUPS`]; the group fixes the
     /// interpolation), then by property within a group, in clip order
     /// otherwise (a stable sort).
-    /// [`track_row`](Self::track_row) finds a clip track's row.
+    /// `track_row` finds a clip track's row.
     #[must_use]
     pub(crate) fn tracks(&self) -> &[GpuTrack] {
         &self.tracks
