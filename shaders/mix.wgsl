@@ -1,19 +1,26 @@
 // The mixer, a pose stage of its own: each character's local pose per node
 // and morph weights per mesh, blended from its actions (sampled rows of the
-// sampler's output) by the rules of three.js's AnimationMixer, with masks.
-// Needs prelude.wgsl, quat.wgsl and pose.wgsl (whose bindings, node and
-// channel readers it uses; the host prepends them). CPU twin:
-// src/cpu/mix.rs. The contract (docs/USAGE.md, "Blending"), for node n,
-// property p, and each action a whose clip has a track for (n, p), with
-// w = weight(a) * mask(a)(n):
+// sampler's output) by the rules of three.js's AnimationMixer, with masks
+// and override actions added. Needs prelude.wgsl, quat.wgsl and pose.wgsl
+// (whose bindings, node and channel readers it uses; the host prepends
+// them). CPU twin: src/cpu/mix.rs. The contract (docs/USAGE.md,
+// "Blending"), for node n, property p, and each action a whose clip has a
+// track for (n, p), with w = weight(a) * mask(a)(n):
 //   1. normal actions with w > 0, in order: the first sets acc = v, W = w;
 //      each next: W += w, acc = mix(acc, v, w / W);
 //   2. W < 1: acc = mix(acc, rest, 1 - W); no normal action: acc = rest;
-//   3. additive actions with w > 0, in order: delta = conj(r) * v (rotation)
+//   3. override actions with w > 0, in order: acc = v when w >= 1, else
+//      acc = mix(acc, v, w);
+//   4. additive actions with w > 0, in order: delta = conj(r) * v (rotation)
 //      or v - r, r the action's clip at its reference time; add starts at
 //      the identity; rotation: add = mix(add, add * delta, w), others:
 //      add += w * delta;
-//   4. any additive: rotation acc = acc * add, others acc += add.
+//   5. any additive: rotation acc = acc * add, others acc += add.
+// Rules 1 and 4 run in one pass over the actions (the additive layer does
+// not depend on acc); rule 3 needs rule 2's result, so override actions
+// take a second pass from the first of them: a loop of no turn for a
+// character without one (a branch around it would cost the CPU adapters,
+// which run both sides, as much as the pass itself).
 //
 // mix_main: one invocation per (character, node): mixed_pose() into
 //   `locals`, which hierarchy_main (skin.wgsl) reads.
@@ -96,7 +103,7 @@ fn quat_conj(q: vec4<f32>) -> vec4<f32> {
 }
 
 // One property's blend in progress: the normal actions' accumulator and
-// total weight (rules 1-2) and the additive layer (rule 3).
+// total weight (rules 1-3) and the additive layer (rule 4).
 struct Blend {
     acc: vec4<f32>,
     total: f32,
@@ -122,7 +129,7 @@ fn blend_normal(b: Blend, v: vec4<f32>, w: f32) -> Blend {
     return out;
 }
 
-// Rule 3 for a vector property: v sampled, r at the reference time.
+// Rule 4 for a vector property: v sampled, r at the reference time.
 fn add_vec(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
     var out = b;
     out.add = b.add + w * (v - r);
@@ -130,7 +137,7 @@ fn add_vec(b: Blend, v: vec4<f32>, r: vec4<f32>, w: f32) -> Blend {
     return out;
 }
 
-// A rotation's rule 1 or 3 for an action of either kind, with one quat_mix:
+// A rotation's rule 1 or 4 for an action of either kind, with one quat_mix:
 // for a normal action, acc = v (the first) or quat_mix(acc, v, w / W); for
 // an additive one (r: the action at its reference time), add =
 // quat_mix(add, add * conj(r) * v, w). (The CPU twin's blend_normal and
@@ -188,7 +195,7 @@ fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
     return out;
 }
 
-// Rule 3 for a scalar: v sampled, r at the reference time (a discrete
+// Rule 4 for a scalar: v sampled, r at the reference time (a discrete
 // value replaces the layer at w >= 0.5 instead).
 fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
     var out = b;
@@ -204,8 +211,10 @@ fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar 
     return out;
 }
 
-// Rules 2 and 4 for a scalar with rest value `rest`.
-fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
+// Rule 2 for a scalar with rest value `rest`: afterwards `acc` is the
+// value the normal actions and the rest give (`total` as it was).
+fn scalar_rest(b: Scalar, rest: f32, discrete: bool) -> Scalar {
+    var out = b;
     var value = rest;
     if (b.total > 0.0) {
         value = b.acc;
@@ -217,16 +226,37 @@ fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
             }
         }
     }
+    out.acc = value;
+    return out;
+}
+
+// Rule 3 for a scalar (after scalar_rest): an override action's value v
+// at effective weight w replaces acc at w >= 1 (a discrete value at
+// w >= 0.5), else is mixed in by w.
+fn scalar_override(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
+    var out = b;
+    if (discrete) {
+        out.acc = select(b.acc, v, w >= 0.5);
+    } else {
+        out.acc = select(scalar_mix(b.acc, v, w), v, w >= 1.0);
+    }
+    return out;
+}
+
+// Rule 5 for a scalar (after scalar_rest and any override).
+fn scalar_finish(b: Scalar, discrete: bool) -> f32 {
+    var value = b.acc;
     if (b.added) {
         value = select(value + b.add, b.add, discrete);
     }
     return value;
 }
 
-// Rules 2 and 4 with rest value `rest`: rotations mixed with quat_mix,
-// the additive layer multiplied on the right, then normalized (as the pose
-// stage's); vectors mixed with vec_mix, the layer added.
-fn blend_finish(b: Blend, rest: vec4<f32>, rotation: bool) -> vec4<f32> {
+// Rule 2 with rest value `rest`: afterwards `acc` is the value the normal
+// actions and the rest give (rotations mixed with quat_mix, vectors with
+// vec_mix; `total` as it was).
+fn blend_rest(b: Blend, rest: vec4<f32>, rotation: bool) -> Blend {
+    var out = b;
     var acc = rest;
     if (b.total > 0.0) {
         acc = b.acc;
@@ -238,6 +268,27 @@ fn blend_finish(b: Blend, rest: vec4<f32>, rotation: bool) -> vec4<f32> {
             }
         }
     }
+    out.acc = acc;
+    return out;
+}
+
+// Rule 3 (after blend_rest): an override action's value v at effective
+// weight w replaces acc at w >= 1, bit for bit, else is mixed in by w.
+fn blend_override(b: Blend, v: vec4<f32>, w: f32, rotation: bool) -> Blend {
+    var out = b;
+    var mixed = vec_mix(b.acc, v, w);
+    if (rotation) {
+        mixed = quat_mix(b.acc, v, w);
+    }
+    out.acc = select(mixed, v, w >= 1.0);
+    return out;
+}
+
+// Rule 5 (after blend_rest and any override): rotations get the additive
+// layer multiplied on the right, then are normalized (as the pose stage's);
+// vectors get the layer added.
+fn blend_finish(b: Blend, rotation: bool) -> vec4<f32> {
+    var acc = b.acc;
     if (!rotation) {
         return select(acc, acc + b.add, b.added);
     }
@@ -247,6 +298,39 @@ fn blend_finish(b: Blend, rest: vec4<f32>, rotation: bool) -> vec4<f32> {
     return quat_normalize(acc);
 }
 
+// A node's three properties in blending.
+struct NodeBlend {
+    t: Blend,
+    r: Blend,
+    s: Blend,
+}
+
+// Rule 3 for node n: the override actions of the character's `range`
+// (first action, count) from its action `first` on, in order, over what
+// rules 1-2 left in `b`.
+fn override_node(range: vec2<u32>, first: u32, n: u32, b: NodeBlend) -> NodeBlend {
+    var out = b;
+    for (var k = first; k < min(range.y, MAX_ACTIONS); k++) {
+        let a = mix_actions[range.x + k];
+        let w = a.weight * mask_factor(a.mask, n);
+        if (a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
+            continue;
+        }
+        let ch = channel_at(a.clip * params.node_count + n);
+        let base = a.row * params.output_stride;
+        if (ANIMATED_TRANSLATIONS && ch.x >= 0) {
+            out.t = blend_override(out.t, vec4<f32>(sample_vec3(base + u32(ch.x)), 0.0), w, false);
+        }
+        if (ch.y >= 0) {
+            out.r = blend_override(out.r, sample_rotation(base + u32(ch.y)), w, true);
+        }
+        if (ANIMATED_SCALES && ch.z >= 0) {
+            out.s = blend_override(out.s, vec4<f32>(sample_vec3(base + u32(ch.z)), 0.0), w, false);
+        }
+    }
+    return out;
+}
+
 // The blended local pose of node n for character c.
 fn mixed_pose(c: u32, n: u32) -> LocalPose {
     let node = node_at(n);
@@ -254,10 +338,15 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
     var t = blend_start(vec4<f32>(0.0));
     var r = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
     var s = blend_start(vec4<f32>(0.0));
+    // The first override action (none: past the last action).
+    var first_override = MAX_ACTIONS;
     for (var k = 0u; k < min(range.y, MAX_ACTIONS); k++) {
         let a = mix_actions[range.x + k];
         let w = a.weight * mask_factor(a.mask, n);
-        if (!(w > 0.0) || a.clip >= params.clip_count) {
+        if (a.blend == BLEND_OVERRIDE) {
+            first_override = min(first_override, k);
+        }
+        if (a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
             continue;
         }
         let ch = channel_at(a.clip * params.node_count + n);
@@ -303,10 +392,16 @@ fn mixed_pose(c: u32, n: u32) -> LocalPose {
             r = blend_rotation(r, vr, ref_r, w, additive);
         }
     }
+    var b = NodeBlend(
+        blend_rest(t, vec4<f32>(node.translation.xyz, 0.0), false),
+        blend_rest(r, node.rotation, true),
+        blend_rest(s, vec4<f32>(node.scale.xyz, 0.0), false),
+    );
+    b = override_node(range, first_override, n, b);
     return LocalPose(
-        vec4<f32>(blend_finish(t, vec4<f32>(node.translation.xyz, 0.0), false).xyz, 0.0),
-        blend_finish(r, node.rotation, true),
-        vec4<f32>(blend_finish(s, vec4<f32>(node.scale.xyz, 0.0), false).xyz, 0.0),
+        vec4<f32>(blend_finish(b.t, false).xyz, 0.0),
+        blend_finish(b.r, true),
+        vec4<f32>(blend_finish(b.s, false).xyz, 0.0),
     );
 }
 
@@ -319,10 +414,14 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
     let count = min(range.y, MAX_ACTIONS);
     for (var k = 0u; k < mesh.target_count; k++) {
         var b = Scalar(0.0, 0.0, 0.0, false);
+        var first_override = count;
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
             let w = a.weight * mask_factor(a.mask, mesh.node);
-            if (!(w > 0.0) || a.clip >= params.clip_count) {
+            if (a.blend == BLEND_OVERRIDE) {
+                first_override = min(first_override, j);
+            }
+            if (a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
                 continue;
             }
             let src = morph_channels[a.clip * params.mesh_count + m];
@@ -337,56 +436,97 @@ fn write_mixed_morph_weights(c: u32, m: u32) {
                 b = scalar_additive(b, v, at_ref, w, false);
             }
         }
-        morph_weights[out + k] = scalar_finish(b, default_weights[mesh.defaults_offset + k], false);
+        b = scalar_rest(b, default_weights[mesh.defaults_offset + k], false);
+        for (var j = first_override; j < count; j++) {
+            let a = mix_actions[range.x + j];
+            let w = a.weight * mask_factor(a.mask, mesh.node);
+            if (a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= params.clip_count) {
+                continue;
+            }
+            let src = morph_channels[a.clip * params.mesh_count + m];
+            if (src >= 0) {
+                b = scalar_override(b, sample_at(a.row * params.output_stride + u32(src) + k), w, false);
+            }
+        }
+        morph_weights[out + k] = scalar_finish(b, false);
+    }
+}
+
+// Pointer target k's slot offset in action a's row, -1 where a's clip does
+// not animate it or a does not blend (a weight that is not > 0, a clip out
+// of range).
+fn pointer_source(a: MixAction, k: u32) -> i32 {
+    if (!(a.weight > 0.0) || a.clip >= params.clip_count) {
+        return -1;
+    }
+    return pointer_channels[a.clip * params.pointer_count + k];
+}
+
+// Writes a rotation pointer target k's blended value for character c at
+// `out` in `properties` (rules 1-5, quat_mix).
+fn write_mixed_rotation_property(range: vec2<u32>, k: u32, out: u32) {
+    let tgt = pointer_targets[k];
+    let count = min(range.y, MAX_ACTIONS);
+    var b = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
+    var first_override = count;
+    for (var j = 0u; j < count; j++) {
+        let a = mix_actions[range.x + j];
+        if (a.blend == BLEND_OVERRIDE) {
+            first_override = min(first_override, j);
+        }
+        let src = pointer_source(a, k);
+        if (a.blend == BLEND_OVERRIDE || src < 0) {
+            continue;
+        }
+        let v = sample_vec4(a.row * params.output_stride + u32(src));
+        let additive = a.reference_row != NO_ROW;
+        var at_ref = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+        if (additive) {
+            at_ref = sample_vec4(a.reference_row * params.output_stride + u32(src));
+        }
+        b = blend_rotation(b, v, at_ref, a.weight, additive);
+    }
+    let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
+                         pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);
+    b = blend_rest(b, rest, true);
+    for (var j = first_override; j < count; j++) {
+        let a = mix_actions[range.x + j];
+        let src = pointer_source(a, k);
+        if (a.blend == BLEND_OVERRIDE && src >= 0) {
+            b = blend_override(b, sample_vec4(a.row * params.output_stride + u32(src)), a.weight, true);
+        }
+    }
+    let q = blend_finish(b, true);
+    for (var i = 0u; i < 4u; i++) {
+        properties[out + i] = q[i];
     }
 }
 
 // Writes pointer target k's blended value for character c. Vectors and
-// rotations follow rules 1-4 (rotations with quat_mix); a discrete value
+// rotations follow rules 1-5 (rotations with quat_mix); a discrete value
 // (int, bool) is replaced by an action's when its mix factor (w / W in rule
-// 1, 1 - W for the rest in rule 2, w for an additive action) is >= 0.5.
+// 1, 1 - W for the rest in rule 2, w for an override or additive action)
+// is >= 0.5.
 fn write_mixed_property(c: u32, k: u32) {
     let tgt = pointer_targets[k];
     let out = c * params.property_stride + tgt.w;
     let range = characters[c];
     let count = min(range.y, MAX_ACTIONS);
     if (tgt.z == KIND_ROTATION) {
-        var b = blend_start(vec4<f32>(0.0, 0.0, 0.0, 1.0));
-        for (var j = 0u; j < count; j++) {
-            let a = mix_actions[range.x + j];
-            if (!(a.weight > 0.0) || a.clip >= params.clip_count) {
-                continue;
-            }
-            let src = pointer_channels[a.clip * params.pointer_count + k];
-            if (src < 0) {
-                continue;
-            }
-            let v = sample_vec4(a.row * params.output_stride + u32(src));
-            let additive = a.reference_row != NO_ROW;
-            var at_ref = vec4<f32>(0.0, 0.0, 0.0, 1.0);
-            if (additive) {
-                at_ref = sample_vec4(a.reference_row * params.output_stride + u32(src));
-            }
-            b = blend_rotation(b, v, at_ref, a.weight, additive);
-        }
-        let rest = vec4<f32>(pointer_rest[tgt.w], pointer_rest[tgt.w + 1u],
-                             pointer_rest[tgt.w + 2u], pointer_rest[tgt.w + 3u]);
-        let q = blend_finish(b, rest, true);
-        for (var i = 0u; i < 4u; i++) {
-            properties[out + i] = q[i];
-        }
+        write_mixed_rotation_property(range, k, out);
         return;
     }
     let discrete = tgt.z == KIND_DISCRETE;
     for (var i = 0u; i < tgt.y; i++) {
         var b = Scalar(0.0, 0.0, 0.0, false);
+        var first_override = count;
         for (var j = 0u; j < count; j++) {
             let a = mix_actions[range.x + j];
-            if (!(a.weight > 0.0) || a.clip >= params.clip_count) {
-                continue;
+            if (a.blend == BLEND_OVERRIDE) {
+                first_override = min(first_override, j);
             }
-            let src = pointer_channels[a.clip * params.pointer_count + k];
-            if (src < 0) {
+            let src = pointer_source(a, k);
+            if (a.blend == BLEND_OVERRIDE || src < 0) {
                 continue;
             }
             let v = sample_at(a.row * params.output_stride + u32(src) + i);
@@ -397,7 +537,16 @@ fn write_mixed_property(c: u32, k: u32) {
                 b = scalar_additive(b, v, at_ref, a.weight, discrete);
             }
         }
-        properties[out + i] = scalar_finish(b, pointer_rest[tgt.w + i], discrete);
+        b = scalar_rest(b, pointer_rest[tgt.w + i], discrete);
+        for (var j = first_override; j < count; j++) {
+            let a = mix_actions[range.x + j];
+            let src = pointer_source(a, k);
+            if (a.blend == BLEND_OVERRIDE && src >= 0) {
+                let v = sample_at(a.row * params.output_stride + u32(src) + i);
+                b = scalar_override(b, v, a.weight, discrete);
+            }
+        }
+        properties[out + i] = scalar_finish(b, discrete);
     }
 }
 

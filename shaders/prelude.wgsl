@@ -222,7 +222,15 @@ struct MixAction {
     clip: u32,               // the row's clip (its pose channels)
     mask: u32,               // the mask (factors per node), NO_MASK: none
     weight: f32,             // finite, >= 0
+    blend: u32,              // BLEND_MIX, BLEND_ADDITIVE or BLEND_OVERRIDE
 }
+
+// How an action blends (MixAction.blend): weighed among the normal actions
+// (rule 1), added on top (rules 4-5: reference_row holds its reference
+// time), or replacing what lies under it by its weight (rule 3).
+const BLEND_MIX: u32 = 0u;
+const BLEND_ADDITIVE: u32 = 1u;
+const BLEND_OVERRIDE: u32 = 2u;
 
 const NO_ROW: u32 = 0xffffffffu;
 const NO_MASK: u32 = 0xffffffffu;

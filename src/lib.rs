@@ -68,9 +68,9 @@
 //!
 //! [`Animator::with_mixer`] gives each character an ordered list of
 //! [`Action`]s per frame instead of one clip: a clip, a time, a weight,
-//! optionally a [`Mask`] (a factor per node; [`Mask::inverted`] for the
-//! base under an override layer) and optionally additive with a reference
-//! time. [`Animator::set_actions`] takes one flat table and a count per
+//! optionally a [`Mask`] (a factor per node), and normal, additive with a
+//! reference time, or override (it replaces the pose under it on its
+//! mask's nodes). [`Animator::set_actions`] takes one flat table and a count per
 //! character; the mixer blends per node on the GPU by the rules of
 //! three.js's `AnimationMixer` (`docs/USAGE.md`, "Blending"), and the
 //! hierarchy and joint stages read the blended pose. Its CPU twin is
@@ -87,8 +87,12 @@
 //! character (or, for models added with a mixer, one
 //! [`Crowd::set_actions`] that blends each character's actions), one
 //! [`Crowd::record`]; each model's buffers are drawn with its own meshes.
+//! Models come, grow and go in place ([`Crowd::grow_model`],
+//! [`Crowd::remove_model`]), and a character added with
+//! [`Crowd::add_character`] keeps its slot while others come and go.
 //! [`cpu::crowd_poses`] and [`cpu::crowd_mixed_poses`] are the crowd's
-//! twins.
+//! twins. An animator (and each model of a crowd) past what one chunk
+//! holds on the device ([`plan::chunk_capacity`]) is split into chunks.
 //!
 //! ## Faults
 //!
@@ -145,12 +149,15 @@ pub use error::{
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, Crowd, PassTimer, ReadbackRing,
+    optional_features, required_features, required_limits, Animator, AnimatorChunk, Crowd,
+    PassTimer, ReadbackRing,
 };
 pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 pub use model::{
     binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack},
-    crowd::{ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId},
+    crowd::{
+        CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+    },
     instance::Instance,
     library::{AnimationLibrary, ClipId, PointerOutput},
     mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},

@@ -202,6 +202,54 @@ fn additive_delta_and_compare() {
 }
 
 #[test]
+fn override_mode_replaces_the_pose_under_it_by_hand() {
+    let dir = temp_dir("cli_mix_override");
+    let file = asset(&dir);
+    let mix = write_mix(
+        &dir,
+        "over.json",
+        &json!({"masks": [{"default": 1.0, "nodes": {"0": 0.0}}], "samples": [
+            {"actions": [
+                {"animation": 0, "time": 1.0, "weight": 1.0},
+                {"animation": 1, "time": 1.0, "weight": 0.25, "mode": "override"}]},
+            {"actions": [
+                {"animation": 0, "time": 1.0, "weight": 1.0, "mode": "mix"},
+                {"animation": 1, "time": 1.0, "weight": 1.0, "mode": "override", "mask": 0}]}
+        ]}),
+    );
+    let (f, m) = (file.to_str().unwrap(), mix.to_str().unwrap());
+    let s225 = 22.5f64.to_radians() / 2.0;
+    let s45 = 45f64.to_radians();
+    for backend in ["cpu", "gpu"] {
+        let o = run(&[f, "--mix", m, "--json", "--backend", backend]);
+        if !gpu_ran("override_mode_replaces_the_pose_under_it_by_hand", &o) {
+            continue;
+        }
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let node = |s: usize, n: usize| &v["samples"][s]["nodes"][n];
+        // Sample 0: walk's (10, 0, 0) overridden by run's (0, 8, 0) at
+        // 0.25: (7.5, 2, 0); run has no weights: walk's (0, 1); node 2,
+        // which walk leaves at rest, turned a quarter of run's 90 degrees.
+        close("s0 n0 t", &node(0, 0)["translation"], &[7.5, 2.0, 0.0]);
+        close("s0 n1 w", &node(0, 1)["weights"], &[0.0, 1.0]);
+        close(
+            "s0 n2 r",
+            &node(0, 2)["rotation"],
+            &[0.0, 0.0, s225.sin(), s225.cos()],
+        );
+        // Sample 1: at weight 1 through a mask without node 0: walk's
+        // place there, run's 90 degrees on node 2.
+        close("s1 n0 t", &node(1, 0)["translation"], &[10.0, 0.0, 0.0]);
+        close(
+            "s1 n2 r",
+            &node(1, 2)["rotation"],
+            &[0.0, 0.0, s45.sin(), s45.cos()],
+        );
+    }
+}
+
+#[test]
 fn hostile_mix_files_exit_2_with_one_line() {
     let dir = temp_dir("cli_mix_hostile");
     let file = asset(&dir);
@@ -230,6 +278,9 @@ fn hostile_mix_files_exit_2_with_one_line() {
         ("bad wrap", act(json!({"wrap": "loop"})).to_string(), &["sample 1, action 1", "\"wrap\""]),
         ("additive not a bool", act(json!({"additive": 1})).to_string(), &["sample 1, action 1", "\"additive\""]),
         ("reference time a string", act(json!({"additive": true, "reference_time": "x"})).to_string(), &["sample 1, action 1", "\"reference_time\""]),
+        ("unknown mode", act(json!({"mode": "blend"})).to_string(), &["sample 1, action 1", "\"mode\""]),
+        ("mode and additive", act(json!({"mode": "additive", "additive": true})).to_string(), &["sample 1, action 1", "\"mode\" or \"additive\""]),
+        ("override with a reference", act(json!({"mode": "override", "reference_time": 0.0})).to_string(), &["sample 1, action 1", "\"reference_time\""]),
         ("mask node out of range", json!({"masks": [{"nodes": {"3": 1.0}}], "samples": []}).to_string(), &["mask 0", "node 3"]),
         ("mask node not a number", json!({"masks": [{"nodes": {"x": 1.0}}], "samples": []}).to_string(), &["mask 0", "\"x\""]),
         ("mask factor above 1", json!({"masks": [{"nodes": {"1": 1.5}}], "samples": []}).to_string(), &["mask 0", "1.5"]),

@@ -1,8 +1,9 @@
 //! `soak --model FILE`: the soak's long run of changing mixes on a glTF
 //! file's rig and clips (a file built here), at a count of characters
 //! the built-in run does not use, with the device lost mid-run in a frame
-//! loop that never waits; and a file that cannot be read, refused with
-//! exit 2 and one line.
+//! loop that never waits; a short soak that checks its first and last
+//! frames; and a file that cannot be read, refused with exit 2 and one
+//! line.
 #![cfg(feature = "gltf")]
 
 #[path = "common/gltf_builder.rs"]
@@ -88,16 +89,35 @@ fn a_files_rig_soaks_with_a_loss_seen_within_two_frames() {
     let out = stdout(&o);
     let last = out.lines().last().unwrap_or_default();
     assert!(o.status.success(), "{last}\n{}", stderr(&o));
-    // Two twin checks (frame 999, and the rebuilt device's first frame),
-    // both equal; the loss reported in the frame it happened.
+    // Four twin checks (the first frame, frame 999, the rebuilt device's
+    // first frame and the last frame), all equal; the loss reported in
+    // the frame it happened.
     for part in [
         "frames=1100 ",
         "validation_errors=0 ",
-        "twin_checks=2/2 ",
+        "twin_checks=4/4 ",
         "device_lost=1 ",
         "rebuilt=1 ",
         "detected_after=0",
     ] {
+        assert!(last.contains(part), "{part:?} not in {last:?}");
+    }
+}
+
+/// A soak of ten frames is a real check: its first and last frames are
+/// compared with the twin, and its memory is measured after the
+/// warm-up (the first frame's pipelines and readback are not growth).
+#[test]
+fn a_short_soak_checks_its_first_and_last_frames() {
+    let name = "a_short_soak_checks_its_first_and_last_frames";
+    let o = soak(&["--frames", "10", "--instances", "300"]);
+    if !gpu_ran(name, &o) {
+        return;
+    }
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or_default();
+    assert!(o.status.success(), "{last}\n{}", stderr(&o));
+    for part in ["frames=10 ", "validation_errors=0 ", "twin_checks=2/2 "] {
         assert!(last.contains(part), "{part:?} not in {last:?}");
     }
 }

@@ -14,107 +14,16 @@ mod counting_alloc;
 
 use counting_alloc::count;
 
-use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::NodeTransform;
+#[path = "common/crowd_models.rs"]
+mod crowd_models;
+
+use crowd_models::{model_a, model_b};
+
+use glam::{Mat4, Vec3};
 use keyframe_gpu::{
-    Action, AnimationLibrary, Animator, Clip, Crowd, CrowdCharacter, CrowdInstance, CrowdPoses,
-    Error, Instance, Interpolation, MixError, MixerDesc, ModelId, Property, Rig, Track, WrapMode,
+    Action, AnimationLibrary, Animator, Crowd, CrowdCharacter, CrowdInstance, CrowdPoses, Error,
+    Instance, MixError, MixerDesc, ModelId, Rig, WrapMode,
 };
-
-/// Model A: a chain j0 -> j1 -> j2 (unit steps up y) skinned on a mesh
-/// node at the origin. Clips: "idle" (j0 stays at the origin), "bend" (j1
-/// from the identity to 90 degrees about z over 1 s), "lift" (j0 up by 3
-/// over 2 s).
-fn model_a() -> (Rig, AnimationLibrary) {
-    let mut b = Rig::builder();
-    let j0 = b.node(None, NodeTransform::IDENTITY);
-    let j1 = b.node(Some(j0), NodeTransform::translation([0.0, 1.0, 0.0]));
-    let j2 = b.node(Some(j1), NodeTransform::translation([0.0, 1.0, 0.0]));
-    let mesh_node = b.node(None, NodeTransform::IDENTITY);
-    b.name(j2, "tip");
-    let mesh = b.mesh(0, vec![]);
-    let ibm = |k: f32| Mat4::from_translation(Vec3::new(0.0, -k, 0.0)).to_cols_array();
-    let skin = b.skin(vec![j0, j1, j2], vec![ibm(0.0), ibm(1.0), ibm(2.0)]);
-    b.attach(mesh_node, mesh, Some(skin));
-    let rig = b.build().unwrap();
-    let q = |r: Quat| r.to_array().to_vec();
-    let translate = |node, to: [f32; 3], end: f32| {
-        Track::new(
-            node,
-            Property::Translation,
-            Interpolation::Linear,
-            vec![0.0, end],
-            vec![0.0, 0.0, 0.0, to[0], to[1], to[2]],
-        )
-    };
-    let idle = Clip::new("idle", vec![translate(j0, [0.0, 0.0, 0.0], 1.0)]);
-    let bend = Clip::new(
-        "bend",
-        vec![Track::new(
-            j1,
-            Property::Rotation,
-            Interpolation::Linear,
-            vec![0.0, 1.0],
-            [
-                q(Quat::IDENTITY),
-                q(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)),
-            ]
-            .concat(),
-        )],
-    );
-    let lift = Clip::new("lift", vec![translate(j0, [0.0, 3.0, 0.0], 2.0)]);
-    (rig, AnimationLibrary::new(vec![idle, bend, lift]).unwrap())
-}
-
-/// Model B: r0 at x = 5 with a child r1 one unit further along x, skinned
-/// (identity inverse binds) on a mesh node at the origin. Its node indices
-/// 0 and 1 are in range of model A too: exactly the mix-up a crowd must
-/// refuse. Clips: "slide" (r0 from (5, 0, 0) to (5, 0, 4) over 1 s),
-/// "turn" (r0 from the identity to 180 degrees about z over 2 s), "idle"
-/// (r1 stays where it is): the same name as A's first clip, another clip.
-fn model_b() -> (Rig, AnimationLibrary) {
-    let mut b = Rig::builder();
-    let r0 = b.node(None, NodeTransform::translation([5.0, 0.0, 0.0]));
-    let r1 = b.node(Some(r0), NodeTransform::translation([1.0, 0.0, 0.0]));
-    let mesh_node = b.node(None, NodeTransform::IDENTITY);
-    b.name(r1, "hand");
-    let mesh = b.mesh(0, vec![]);
-    let id = Mat4::IDENTITY.to_cols_array();
-    let skin = b.skin(vec![r0, r1], vec![id, id]);
-    b.attach(mesh_node, mesh, Some(skin));
-    let rig = b.build().unwrap();
-    let slide = Clip::new(
-        "slide",
-        vec![Track::new(
-            r0,
-            Property::Translation,
-            Interpolation::Linear,
-            vec![0.0, 1.0],
-            vec![5.0, 0.0, 0.0, 5.0, 0.0, 4.0],
-        )],
-    );
-    let turn = Clip::new(
-        "turn",
-        vec![Track::new(
-            r0,
-            Property::Rotation,
-            Interpolation::Linear,
-            vec![0.0, 2.0],
-            vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
-        )],
-    );
-    let idle = Clip::new(
-        "idle",
-        vec![Track::new(
-            r1,
-            Property::Translation,
-            Interpolation::Step,
-            vec![0.0],
-            vec![1.0, 0.0, 0.0],
-        )],
-    );
-    (rig, AnimationLibrary::new(vec![slide, turn, idle]).unwrap())
-}
 
 fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
@@ -356,6 +265,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     match s.crowd.set_instances(&h.queue, &full) {
         Err(Error::ModelFull {
             model: 1,
+            what: "instance",
             requested: 4,
             capacity: 3,
             ref name,
@@ -382,7 +292,11 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             CrowdInstance::new(id, foreign_bend, 0.0),
         ];
         match s.crowd.set_instances(&h.queue, &unknown) {
-            Err(Error::UnknownModel { instance: 1, model }) if model == index => {}
+            Err(Error::UnknownModel {
+                what: "instance",
+                entry: Some(1),
+                model,
+            }) if model == index => {}
             other => panic!("expected UnknownModel for instance 1, got {other:?}"),
         }
     }
@@ -727,6 +641,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     match crowd.set_actions(&h.queue, &five_a, &actions) {
         Err(Error::ModelFull {
             model: 0,
+            what: "character",
             requested: 5,
             capacity: 4,
             ..
@@ -1032,7 +947,9 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
 /// A device whose storage bindings hold 16 KiB: a model of 300 instances
 /// (A's 4 world matrices and 3 joint matrices per instance alone need
 /// 300 * 256 bytes) is split as the device needs, with no limit given,
-/// and equals the twin; the crowd's chunk size is the largest that fits.
+/// and equals the twin; the crowd's chunk size is the largest that fits
+/// (`plan::chunk_capacity`), and an animator of the same model splits
+/// the same way.
 #[test]
 fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let name = "a_model_past_one_binding_is_split_by_the_device_limit";
@@ -1059,12 +976,15 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     };
     let (rig_a, lib_a) = model_a();
     let bound = lib_a.bind(&rig_a).unwrap();
-    // One animator of 300 is refused by the binding limit.
-    match Animator::new(&h.device, &h.queue, &bound, 300) {
+    let profile = keyframe_gpu::DeviceProfile::of(&h.device);
+    // One chunk of 300 is refused by the binding limit.
+    let plan = keyframe_gpu::Plan::new(&bound, 300, &profile).unwrap();
+    match Animator::from_plan(&h.device, &h.queue, &plan) {
         Err(Error::LimitExceeded { limit_name, .. }) => {
             assert_eq!(limit_name, "max_storage_buffer_binding_size");
         }
-        other => panic!("300 instances on 16 KiB bindings: {other:?}"),
+        Err(other) => panic!("300 instances in one chunk on 16 KiB bindings: {other}"),
+        Ok(_) => panic!("300 instances in one chunk on 16 KiB bindings were taken"),
     }
     let mut crowd = Crowd::new();
     let a = crowd
@@ -1076,9 +996,19 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
         chunks > 1 && chunks == 300usize.div_ceil(size as usize),
         "{chunks} of {size}"
     );
+    let fit =
+        keyframe_gpu::plan::chunk_capacity(keyframe_gpu::plan::ChunkModel::Bound(&bound), &profile)
+            .unwrap();
+    assert_eq!(size, fit);
     // The largest that fits: one more instance per chunk does not.
-    assert!(Animator::new(&h.device, &h.queue, &bound, size).is_ok());
-    assert!(Animator::new(&h.device, &h.queue, &bound, size + 1).is_err());
+    let at = |n| keyframe_gpu::Plan::new(&bound, n, &profile).unwrap();
+    assert!(Animator::from_plan(&h.device, &h.queue, &at(size)).is_ok());
+    assert!(Animator::from_plan(&h.device, &h.queue, &at(size + 1)).is_err());
+    let alone = Animator::new(&h.device, &h.queue, &bound, 300).unwrap();
+    assert_eq!(
+        (alone.chunk_count(), alone.chunk_capacity()),
+        (chunks, size)
+    );
     let clips = ["idle", "bend", "lift"];
     let insts: Vec<CrowdInstance> = (0..300)
         .map(|k| {

@@ -447,16 +447,30 @@ fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
     // Caught by a validation scope if anything were created and refused by
     // wgpu: nothing is, the refusal is the crate's own.
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    match Animator::new(&device, &queue, &bound, 1_000) {
+    let profile = keyframe_gpu::DeviceProfile::of(&device);
+    let one_chunk = keyframe_gpu::Plan::new(&bound, 1_000, &profile).unwrap();
+    match Animator::from_plan(&device, &queue, &one_chunk) {
         Err(Error::LimitExceeded { limit_name, .. }) => {
             assert_eq!(limit_name, "max_storage_buffer_binding_size");
         }
-        other => panic!("1,000 characters on 64 KiB bindings: {other:?}"),
+        Err(e) => panic!("1,000 characters in one chunk on 64 KiB bindings: {e}"),
+        Ok(_) => panic!("1,000 characters in one chunk on 64 KiB bindings were taken"),
     }
-    match Animator::with_mixer(&device, &queue, &bound, &mixer(&rig, 1_000)) {
+    let mixed = keyframe_gpu::Plan::for_mixer(
+        &bound,
+        &mixer(&rig, 1_000),
+        &profile,
+        keyframe_gpu::SamplerPlan::Auto,
+    )
+    .unwrap();
+    match Animator::from_plan(&device, &queue, &mixed) {
         Err(Error::LimitExceeded { .. }) => {}
-        other => panic!("a mixer of 1,000 characters on 64 KiB bindings: {other:?}"),
+        Err(e) => panic!("a mixer of 1,000 characters in one chunk on 64 KiB bindings: {e}"),
+        Ok(_) => panic!("a mixer of 1,000 characters in one chunk was taken"),
     }
+    // Without a plan, the animator splits them into chunks that fit.
+    let chunked = Animator::new(&device, &queue, &bound, 1_000).unwrap();
+    assert!(chunked.chunk_count() > 1);
     assert!(pollster::block_on(scope.pop()).is_none());
     // The device is still good: a capacity that fits runs, as the twin.
     let h = Headless {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 mod counting_alloc;
 
 use glam::{Quat, Vec3};
-use keyframe_gpu::playback::{gather, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{gather, ClipHandle, Clips, Layer, PlaybackError, Player};
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
 };
@@ -61,6 +61,11 @@ fn player() -> Player {
     Player::new(&Arc::new(Clips::new(&library())))
 }
 
+/// Clip `index` of `p`'s clips.
+fn c(p: &Player, index: u32) -> ClipHandle {
+    p.clips().clip_at(index).unwrap()
+}
+
 fn weights(p: &Player) -> Vec<(u32, f32)> {
     p.frame()
         .actions
@@ -72,9 +77,9 @@ fn weights(p: &Player) -> Vec<(u32, f32)> {
 #[test]
 fn crossfade_weights_ramp_linearly_and_sum_to_one() {
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(0.1).unwrap();
-    p.crossfade(1, 0.3).unwrap();
+    p.crossfade(c(&p, 1), 0.3).unwrap();
     // Frame k after the crossfade, dt = 0.05: the fade is k * 0.05 / 0.3
     // of the way, walk at 1 - that, run at that, until the end, where
     // walk is gone.
@@ -103,10 +108,10 @@ fn crossfade_weights_ramp_linearly_and_sum_to_one() {
 #[test]
 fn a_crossfade_during_a_fade_starts_from_the_current_weights() {
     let mut p = player();
-    p.play(0).unwrap();
-    p.crossfade(1, 0.4).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.crossfade(c(&p, 1), 0.4).unwrap();
     p.advance(0.1).unwrap(); // walk 0.75, run 0.25
-    p.crossfade(2, 0.2).unwrap();
+    p.crossfade(c(&p, 2), 0.2).unwrap();
     p.advance(0.05).unwrap();
     // Each ramps from where it was to 0, turn from 0 to 0.75 + 0.25.
     let w = weights(&p);
@@ -123,12 +128,12 @@ fn a_crossfade_during_a_fade_starts_from_the_current_weights() {
 #[test]
 fn fades_layers_and_gather() {
     let mut p = player();
-    p.fade_in(0, 0.5).unwrap();
+    p.fade_in(c(&p, 0), 0.5).unwrap();
     p.advance(0.25).unwrap();
     assert_eq!(weights(&p), [(0, 0.5)]);
     let layer = p
         .add_layer(
-            2,
+            c(&p, 2),
             Layer {
                 weight: 0.5,
                 additive: Some(0.0),
@@ -140,12 +145,12 @@ fn fades_layers_and_gather() {
     assert_eq!(weights(&p), [(0, 1.0), (2, 0.5)]);
     assert_eq!(p.frame().actions[1].reference_time, Some(0.0));
     p.fade_layer(layer, 0.0, 0.1).unwrap();
-    p.fade_out(0.2).unwrap();
+    p.fade_out(c(&p, 0), 0.2).unwrap();
     p.advance(0.1).unwrap();
     // The layer reached 0 and is gone; the base is halfway out.
     assert_eq!(weights(&p), [(0, 0.5)]);
     let mut q = player();
-    q.play(3).unwrap();
+    q.play(c(&q, 3)).unwrap();
     q.advance(0.0).unwrap();
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     gather([&p, &q], &mut actions, &mut counts);
@@ -163,7 +168,7 @@ fn fades_layers_and_gather() {
 #[test]
 fn speed_pause_seek_backwards_and_wraps() {
     let mut p = player();
-    p.play(3).unwrap(); // 2 s, repeat
+    p.play(c(&p, 3)).unwrap(); // 2 s, repeat
     p.set_speed(2.0).unwrap();
     p.advance(0.25).unwrap();
     assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
@@ -187,7 +192,7 @@ fn speed_pause_seek_backwards_and_wraps() {
     assert!(p.finished());
     // Ping-pong: out to 2, back to 1.5.
     let mut p = player();
-    p.play(3).unwrap();
+    p.play(c(&p, 3)).unwrap();
     p.set_wrap(WrapMode::PingPong);
     p.advance(2.5).unwrap();
     assert!((p.current().unwrap().1 - 1.5).abs() < EPS);
@@ -208,7 +213,7 @@ fn root_motion_adds_the_whole_loop_at_each_loop_end() {
     // walk moves 2 per second: 2.5 s in steps of 0.25 is 5 along x, over
     // two loop ends; backwards 1 s is -2.
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     let mut sum = Vec3::ZERO;
     for _ in 0..10 {
         let f = p.advance(0.25).unwrap();
@@ -225,7 +230,7 @@ fn root_motion_adds_the_whole_loop_at_each_loop_end() {
     assert!((f.root_motion.translation.x + 2.0).abs() < 1e-4);
     // Turning 90 degrees a second about y: 2.5 s is 225 degrees.
     let mut p = rooted();
-    p.play(2).unwrap();
+    p.play(c(&p, 2)).unwrap();
     let mut total = Quat::IDENTITY;
     for _ in 0..10 {
         total *= p.advance(0.25).unwrap().root_motion.rotation;
@@ -239,8 +244,8 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     // walk (2 along x per second) and run (6 along z) at weight 1 each:
     // their average, per 0.1 s (0.1, 0, 0.3).
     let mut p = rooted();
-    p.play(0).unwrap();
-    p.add_layer(1, Layer::default()).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.add_layer(c(&p, 1), Layer::default()).unwrap();
     let f = p.advance(0.1).unwrap();
     let want = Vec3::new(0.1, 0.0, 0.3);
     assert!(
@@ -251,8 +256,8 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     // walk alone fading out over 0.2 s: at weight 0.5 after 0.1 s, half
     // of its 0.2 (the rest of the weight is no motion).
     let mut p = rooted();
-    p.play(0).unwrap();
-    p.fade_out(0.2).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.fade_out(c(&p, 0), 0.2).unwrap();
     let f = p.advance(0.1).unwrap();
     assert!((f.root_motion.translation - Vec3::new(0.1, 0.0, 0.0)).length() < 1e-5);
 
@@ -261,7 +266,7 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     let lib = library();
     let bound = lib.bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::Clamp);
     let before = p.advance(0.2).unwrap().actions.clone();
     let motion = p.advance(0.5).unwrap().root_motion;
@@ -296,7 +301,7 @@ fn markers_are_reported_once_per_crossing_in_order() {
     // Steps of 0.3 from 0: 0.3 (left), 0.6, 0.9 (right), 1.2 (left at
     // 1.25? no: 1.2), 1.5 (left at 1.25).
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     let mut seen = Vec::new();
     for _ in 0..5 {
         p.advance(0.3).unwrap();
@@ -309,14 +314,14 @@ fn markers_are_reported_once_per_crossing_in_order() {
     // A step longer than the clip: from 0.1 by 2.6 s crosses 0.25, 0.75,
     // 1.25, 1.75 and 2.25, in that order.
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.seek(0.1).unwrap();
     p.advance(2.6).unwrap();
     assert_eq!(names(&p), ["left", "right", "left", "right", "left"]);
     // A marker where the step starts is not crossed again; backwards,
     // [after, before).
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.seek(0.25).unwrap();
     p.advance(0.1).unwrap();
     assert!(names(&p).is_empty());
@@ -336,7 +341,7 @@ fn markers_are_reported_once_per_crossing_in_order() {
 #[test]
 fn bad_input_is_refused_and_nothing_advances() {
     let mut p = player().with_character(7);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(0.25).unwrap();
     for dt in [f64::NAN, -0.1, f64::INFINITY] {
         match p.advance(dt) {
@@ -349,18 +354,33 @@ fn bad_input_is_refused_and_nothing_advances() {
         }
         assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
     }
-    match p.play(9) {
+    match p.clips().clip_at(9) {
         Err(Error::Playback(PlaybackError::UnknownClip {
-            character: 7,
-            command: "play",
             clip: 9,
             clip_count: 4,
         })) => {}
         other => panic!("{other:?}"),
     }
+    // A clip of another Clips (here of the same library, made again) is
+    // refused, naming the clip and both.
+    let other = player();
+    match p.play(c(&other, 1)) {
+        Err(Error::Playback(PlaybackError::ClipOfOtherLibrary {
+            character: 7,
+            command: "play",
+            clip: 1,
+            clips,
+            own,
+        })) => {
+            assert_eq!(clips, other.clips().id().get());
+            assert_eq!(own, p.clips().id().get());
+            assert_ne!(clips, own);
+        }
+        other => panic!("{other:?}"),
+    }
     for d in [0.0, -1.0, f64::NAN] {
         assert!(matches!(
-            p.crossfade(1, d),
+            p.crossfade(c(&p, 1), d),
             Err(Error::Playback(PlaybackError::BadDuration { .. }))
         ));
     }
@@ -385,27 +405,39 @@ fn bad_input_is_refused_and_nothing_advances() {
 }
 
 #[test]
-fn in_place_keeps_the_root_at_rest_on_the_chosen_axes() {
+fn in_place_keeps_the_root_at_rest_on_the_ground_plane() {
     let bound = library().bind(&rig()).unwrap();
-    let still = keyframe_gpu::playback::in_place(&bound, 0, [true, false, false]).unwrap();
+    let still = keyframe_gpu::playback::in_place(&bound, 0).unwrap();
     let at = |b: &keyframe_gpu::BoundLibrary, clip: u32, t: f64| {
         let poses = keyframe_gpu::cpu::poses(b, &[keyframe_gpu::Instance::new(clip, t)]).unwrap();
         poses.local(0, 0).unwrap().translation
     };
-    // walk moves along x: in place it stays at the rest translation (0);
-    // run moves along z, which stays animated.
+    // The root is a root of the rig: its space is the model's, whose
+    // ground plane (square to +Y) is x and z. walk moves along x, run
+    // along z: in place both stay at the rest translation (0).
     assert_eq!(at(&bound, 0, 0.5), Vec3::new(1.0, 0.0, 0.0));
     assert_eq!(at(&still, 0, 0.5), Vec3::ZERO);
-    assert_eq!(at(&still, 1, 0.5), Vec3::new(0.0, 0.0, 3.0));
+    assert_eq!(at(&bound, 1, 0.5), Vec3::new(0.0, 0.0, 3.0));
+    assert_eq!(at(&still, 1, 0.5), Vec3::ZERO);
+    // With +Z up, the ground is x and y: run's z stays animated.
+    let z_up = keyframe_gpu::playback::in_place_with_up(&bound, 0, Vec3::Z).unwrap();
+    assert_eq!(at(&z_up, 1, 0.5), Vec3::new(0.0, 0.0, 3.0));
+    assert_eq!(at(&z_up, 0, 0.5), Vec3::ZERO);
     // Root motion still comes from the original.
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     let m = p.advance(0.5).unwrap().root_motion;
     assert!((m.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
     assert!(matches!(
-        keyframe_gpu::playback::in_place(&bound, 3, [true; 3]),
+        keyframe_gpu::playback::in_place(&bound, 3),
         Err(Error::Playback(PlaybackError::UnknownRoot { node: 3, .. }))
     ));
+    for up in [Vec3::ZERO, Vec3::new(f32::NAN, 1.0, 0.0)] {
+        assert!(matches!(
+            keyframe_gpu::playback::in_place_with_up(&bound, 0, up),
+            Err(Error::Playback(PlaybackError::BadGround { node: 0, .. }))
+        ));
+    }
 }
 
 #[test]
@@ -416,8 +448,8 @@ fn gathering_a_crowds_players_allocates_nothing_once_sized() {
     let clips = Arc::new(Clips::new(&library()));
     let mut players: Vec<Player> = (0..100).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(0).unwrap();
-        p.crossfade(1, 10.0).unwrap();
+        p.play(c(p, 0)).unwrap();
+        p.crossfade(c(p, 1), 10.0).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     for p in &mut players {
@@ -454,10 +486,10 @@ fn root_motion_blends_each_property_over_the_actions_whose_clips_animate_it() {
     // the root moves by (1, 0, 0) and turns 45 degrees about y.
     let bound = library().bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::Clamp);
     p.add_layer(
-        2,
+        c(&p, 2),
         Layer {
             wrap: WrapMode::Clamp,
             ..Layer::default()
@@ -489,10 +521,10 @@ fn an_action_that_stands_still_weighs_in_root_motion_with_no_motion() {
     // moves half as far as walk: from 0.2 s to 0.7 s, (0.5, 0, 0).
     let bound = library().bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::Clamp);
     p.add_layer(
-        1,
+        c(&p, 1),
         Layer {
             speed: 0.0,
             wrap: WrapMode::Clamp,
@@ -516,31 +548,33 @@ fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
     // walk (1 s) half played, then a crossfade to long (2 s) over 1 s:
     // 0.75 s later walk has passed its loop end, long has not.
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(0.5).unwrap();
-    p.crossfade(3, 1.0).unwrap();
-    assert_eq!(p.current(), Some((3, 0.0)));
+    p.crossfade(c(&p, 3), 1.0).unwrap();
+    assert_eq!(p.current(), Some((c(&p, 3), 0.0)));
     p.advance(0.75).unwrap();
     let (clip, time) = p.current().unwrap();
-    assert_eq!(clip, 3);
+    assert_eq!(clip, c(&p, 3));
     assert!((time - 0.75).abs() < EPS, "{time}");
     assert_eq!(p.loops(), 0);
     p.advance(1.5).unwrap(); // long at 2.25: one loop end
     assert_eq!(p.loops(), 1);
     // Played once: walk reaches its end first, long has not finished.
+    // Each action has its own wrap: long is played once too.
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::Clamp);
-    p.crossfade(3, 1.5).unwrap();
+    p.crossfade(c(&p, 3), 1.5).unwrap();
+    p.set_wrap(WrapMode::Clamp);
     p.advance(1.0).unwrap();
     assert!(!p.finished());
     p.advance(1.0).unwrap();
     assert!(p.finished());
-    assert_eq!(p.current(), Some((3, 2.0)));
+    assert_eq!(p.current(), Some((c(&p, 3), 2.0)));
     // fade_in starts a new current action.
-    p.fade_in(1, 0.5).unwrap();
+    p.fade_in(c(&p, 1), 0.5).unwrap();
     assert!(!p.finished());
-    assert_eq!(p.current(), Some((1, 0.0)));
+    assert_eq!(p.current(), Some((c(&p, 1), 0.0)));
 }
 
 #[test]
@@ -548,7 +582,7 @@ fn ping_pong_after_another_wrap_moves_forwards_again() {
     // walk (1 s) ping-pong: 1.5 s is 0.5 on the way back. Repeat from
     // there moves forward to 0.75; ping-pong again goes on forwards.
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::PingPong);
     p.advance(1.5).unwrap();
     p.advance(0.125).unwrap();
@@ -575,8 +609,8 @@ fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
     let clips = Arc::new(clips);
     let mut players: Vec<Player> = (0..50).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(0).unwrap();
-        p.crossfade(1, 10.0).unwrap();
+        p.play(c(p, 0)).unwrap();
+        p.crossfade(c(p, 1), 10.0).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     // Ten frames of 0.3 s cover every phase the markers are met in.
@@ -613,7 +647,7 @@ fn huge_steps_keep_every_playhead_in_its_clip_and_never_panic() {
     let clips = Arc::new(clips);
     for wrap in [WrapMode::Repeat, WrapMode::PingPong, WrapMode::Clamp] {
         let mut p = Player::new(&clips);
-        p.play(3).unwrap(); // long: 2 s
+        p.play(c(&p, 3)).unwrap(); // long: 2 s
         p.set_wrap(wrap);
         for (dt, speed) in [(1e300, 1.0), (1e300, -1.0), (1e19, 1.0), (3e18, -1.0)] {
             p.set_speed(speed).unwrap();
@@ -652,7 +686,7 @@ fn players_can_advance_on_other_threads() {
         for chunk in players.chunks_mut(4) {
             s.spawn(move || {
                 for p in chunk {
-                    p.play(0).unwrap();
+                    p.play(c(p, 0)).unwrap();
                     p.advance(0.25).unwrap();
                 }
             });
@@ -671,12 +705,12 @@ fn events_carry_the_weight_of_the_action_that_crossed_them() {
     clips.add_marker(0, 0.25, "walk step").unwrap();
     clips.add_marker(1, 0.25, "run step").unwrap();
     let mut p = Player::new(&Arc::new(clips));
-    p.play(0).unwrap();
-    p.crossfade(1, 1.0).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.crossfade(c(&p, 1), 1.0).unwrap();
     let events = &p.advance(0.3).unwrap().events;
     let got: Vec<(&str, u32, f32)> = events
         .iter()
-        .map(|e| (&*e.name, e.clip, e.weight))
+        .map(|e| (&*e.name, e.clip.index(), e.weight))
         .collect();
     assert_eq!(got.len(), 2, "{got:?}");
     assert_eq!((got[0].0, got[0].1), ("walk step", 0));
@@ -701,7 +735,7 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     };
     let mut p = Player::new(&clips);
     p.set_repetitions(Some(2));
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     // 0 -> 0.75; 0.75 -> 1.75 (one loop end); then 1.75 -> 2.75 stops at
     // 2.0, the end of the second loop: clip time 1, 0.25 s of motion.
     let f = p.advance(0.75).unwrap();
@@ -731,26 +765,45 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5);
     assert!(p.finished());
+}
 
-    // Backwards from 0.5 with one repetition: stops at 0, having moved
-    // back by 1.
+#[test]
+fn repetitions_sought_backwards_enter_their_first_pass_at_the_start() {
+    let bound = library().bind(&rig()).unwrap();
+    let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
+    // Backwards from 0.5 with one repetition: as three.js's
+    // AnimationAction, the passage through 0 of an action started (or
+    // sought) backwards enters its first pass and is no repetition; that
+    // pass runs from 1 back to 0. 0.75 s: 0.5 -> 0 -> 0.75, moved back by
+    // 1.5, one pass to go; 1 s more stops at 0 after 0.75 s (back 1.5).
     let mut p = Player::new(&clips);
     p.set_repetitions(Some(1));
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.seek(0.5).unwrap();
     p.set_speed(-1.0).unwrap();
     let f = p.advance(0.75).unwrap();
+    assert!((f.actions[0].time - 0.75).abs() < EPS, "{f:?}");
+    assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
+    assert!(!p.finished());
+    assert_eq!(p.loops(), 0);
+    let f = p.advance(1.0).unwrap();
     assert_eq!(f.actions[0].time, 0.0);
-    assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
+    assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
     assert!(p.finished());
+    assert_eq!(p.loops(), 1);
+}
 
+#[test]
+fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
+    let bound = library().bind(&rig()).unwrap();
+    let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
     // Ping-pong, three passes: out, back, out, stopping at the clip's
     // end. 2.5 s is halfway through the third pass; one more second
     // stops at its end, 0.5 s later.
     let mut p = Player::new(&clips);
     p.set_repetitions(Some(3));
     p.set_wrap(WrapMode::PingPong);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(2.5).unwrap();
     assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
     assert!(!p.finished());
@@ -763,9 +816,9 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     // A layer's own limit; a limit below the passes played stops the
     // base where it stands.
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.add_layer(
-        1,
+        c(&p, 1),
         Layer {
             repetitions: Some(1),
             ..Layer::default()
@@ -795,10 +848,10 @@ fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
     let mut clips = Clips::with_root(&bound, 0).unwrap();
     clips.set_masks(&bound, &masks).unwrap();
     let mut p = Player::new(&Arc::new(clips));
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.set_wrap(WrapMode::Clamp);
     p.add_layer(
-        1,
+        c(&p, 1),
         Layer {
             mask: Some(keyframe_gpu::MaskId::new(0)),
             wrap: WrapMode::Clamp,
@@ -820,9 +873,9 @@ fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
     assert!((moved - motion.translation).length() < 1e-5, "{moved}");
     // Without the masks, a masked layer moves no root: walk's alone.
     let mut p = rooted();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.add_layer(
-        1,
+        c(&p, 1),
         Layer {
             mask: Some(keyframe_gpu::MaskId::new(0)),
             ..Layer::default()
@@ -853,12 +906,12 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
     // later: walk 0.5625 * 0.5, turn 0.25 * 0.5, long 0.1875 + 0.8125 *
     // 0.5, summing to 1.
     let mut p = player().with_max_actions(3).with_character(2);
-    p.play(0).unwrap();
-    p.crossfade(1, 1.0).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.crossfade(c(&p, 1), 1.0).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade(2, 1.0).unwrap();
+    p.crossfade(c(&p, 2), 1.0).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade(3, 1.0).unwrap();
+    p.crossfade(c(&p, 3), 1.0).unwrap();
     p.advance(0.5).unwrap();
     let w = weights(&p);
     let want = [(0, 0.28125), (2, 0.125), (3, 0.59375)];
@@ -868,7 +921,7 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         assert!((got - e).abs() < 1e-6, "{w:?}");
     }
     // A fade-in drops the lightest too (turn, at 0.125).
-    p.fade_in(1, 0.5).unwrap();
+    p.fade_in(c(&p, 1), 0.5).unwrap();
     let clips: Vec<u32> = p
         .advance(0.0)
         .unwrap()
@@ -879,8 +932,8 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
     assert_eq!(clips, [0, 3, 1]);
     // Layers are never dropped: a table the layers fill refuses more.
     let mut p = player().with_max_actions(2).with_character(2);
-    p.play(0).unwrap();
-    p.add_layer(1, Layer::default()).unwrap();
+    p.play(c(&p, 0)).unwrap();
+    p.add_layer(c(&p, 1), Layer::default()).unwrap();
     let full = |r: Result<_, Error>, command: &str| match r {
         Err(Error::Playback(PlaybackError::TooManyActions {
             character: 2,
@@ -889,8 +942,11 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         })) if c == command => {}
         other => panic!("{command}: {other:?}"),
     };
-    full(p.add_layer(2, Layer::default()).map(|_| ()), "add_layer");
-    p.crossfade(2, 1.0).unwrap(); // walk goes, turn comes
+    full(
+        p.add_layer(c(&p, 2), Layer::default()).map(|_| ()),
+        "add_layer",
+    );
+    p.crossfade(c(&p, 2), 1.0).unwrap(); // walk goes, turn comes
     assert_eq!(
         p.advance(0.0)
             .unwrap()
@@ -901,13 +957,13 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         [2, 1]
     );
     let mut p = player().with_max_actions(1);
-    p.add_layer(1, Layer::default()).unwrap();
+    p.add_layer(c(&p, 1), Layer::default()).unwrap();
     assert!(matches!(
-        p.play(0),
+        p.play(c(&p, 0)),
         Err(Error::Playback(PlaybackError::TooManyActions { .. }))
     ));
     assert!(matches!(
-        p.crossfade(0, 1.0),
+        p.crossfade(c(&p, 0), 1.0),
         Err(Error::Playback(PlaybackError::TooManyActions { .. }))
     ));
     // Nothing changed: the layer alone.
@@ -926,10 +982,10 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     // walk (1 s) plays from 0; at 0.25 s a crossfade over 0.5 s to run
     // (1 s) at clip time 2.75 (folded by repeat: 0.75).
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade_at(1, 0.5, 2.75).unwrap();
-    assert_eq!(p.current().map(|c| c.0), Some(1));
+    p.crossfade_at(c(&p, 1), 0.5, 2.75).unwrap();
+    assert_eq!(p.current().map(|c| c.0.index()), Some(1));
     assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
     // 0.1 s later: walk at 0.35 weighing 1 - 0.1 / 0.5 = 0.8, run at
     // 0.85 weighing 0.2.
@@ -946,18 +1002,18 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     assert!((got[1].1 - 0.85).abs() < EPS && (got[1].2 - 0.2).abs() < 1e-6);
     // A clip already playing moves to the time given too: back to walk,
     // at 0.5 (walk stood at 0.35).
-    p.crossfade_at(0, 0.5, 0.5).unwrap();
-    assert_eq!(p.current().map(|c| c.0), Some(0));
+    p.crossfade_at(c(&p, 0), 0.5, 0.5).unwrap();
+    assert_eq!(p.current().map(|c| c.0.index()), Some(0));
     assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
 }
 
 #[test]
 fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
     let mut p = player();
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     p.advance(0.25).unwrap();
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        let e = p.crossfade_at(1, 0.5, bad).unwrap_err();
+        let e = p.crossfade_at(c(&p, 1), 0.5, bad).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -970,12 +1026,12 @@ fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
             "{e}"
         );
         assert_eq!(weights(&p), [(0, 1.0)]);
-        assert_eq!(p.current().map(|c| c.0), Some(0));
+        assert_eq!(p.current().map(|c| c.0.index()), Some(0));
     }
     // Its other errors name it too.
-    let e = p.crossfade_at(9, 0.5, 0.0).unwrap_err();
+    let e = p.crossfade_at(c(&player(), 1), 0.5, 0.0).unwrap_err();
     assert!(e.to_string().contains("crossfade_at"), "{e}");
-    let e = p.crossfade_at(1, 0.0, 0.0).unwrap_err();
+    let e = p.crossfade_at(c(&p, 1), 0.0, 0.0).unwrap_err();
     assert!(e.to_string().contains("crossfade_at"), "{e}");
 }
 
@@ -1011,12 +1067,12 @@ fn a_clip_that_leaves_the_root_alone_moves_it_by_nothing() {
     let bound = lib.bind(&b.build().unwrap()).unwrap();
     let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
     let mut p = Player::new(&clips);
-    p.play(1).unwrap();
+    p.play(c(&p, 1)).unwrap();
     let f = p.advance(0.5).unwrap();
     assert_eq!(f.root_motion.translation, Vec3::ZERO);
     assert_eq!(f.root_motion.rotation, Quat::IDENTITY);
     let mut p = Player::new(&clips);
-    p.play(0).unwrap();
+    p.play(c(&p, 0)).unwrap();
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
 }

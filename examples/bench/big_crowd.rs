@@ -6,8 +6,9 @@
 //! random times, one model of one [`Crowd`]: sampling, the local pose,
 //! the hierarchy and the joint matrices of every skin. At 100,000
 //! characters the world matrices alone are 538 MB, past a 128 MiB
-//! binding: the crowd splits the model into chunks (each an animator
-//! with buffers of its own, sharing one upload of the library).
+//! binding: the crowd splits the model into chunks of the capacity
+//! `plan::chunk_capacity` finds for the device (each with buffers of its
+//! own, sharing one upload of the library).
 //!
 //! - `gpu_ms`: one frame, set + record + submit + wait (timestamps where
 //!   the adapter has them), median over a few frames;
@@ -256,13 +257,14 @@ impl BigCrowd {
         let _ = writeln!(
             out,
             "\nbig_crowd: {} characters of {} nodes and {} joint matrices (4 skins), one crowd model \
-             in {} chunks of {}\n\
+             in {} {} of {}\n\
              {:>10} {:>12} {:>14} {:>14} {:>14} {:>10} {:>9}\n\
              {:>10.1} {:>12.1} {:>14.3} {:>14.3} {:>14.3} {:>10.1e} {:>9}",
             self.characters,
             self.nodes,
             self.joint_matrices,
             self.chunks,
+            if self.chunks == 1 { "chunk" } else { "chunks" },
             self.chunk_capacity,
             "gpu_ms",
             "one_chunk_ms",

@@ -75,11 +75,16 @@ pub struct Cli {
     pub mix: Option<PathBuf>,
     /// Drive the playback layer with a script: PLAY.json gives the
     /// characters, a root node, markers and per frame a time step and
-    /// commands (play, wrap, speed, crossfade, pause, seek); prints one
-    /// JSON object per frame (actions, root motion, events; with
-    /// --joints the joint matrices).
+    /// commands (play, crossfade, crossfade_at, fade_in, fade_out, wrap,
+    /// repetitions, speed, pause, seek, layer, remove); prints one JSON
+    /// object per frame (actions, layers, root motion, events; with
+    /// --joints the joint matrices, with --nodes the nodes' poses).
     #[arg(long, value_name = "PLAY.json")]
     pub play: Option<PathBuf>,
+    /// With --play: each frame's blended local pose of every node per
+    /// character, as --mix --json prints a sample's nodes.
+    #[arg(long)]
+    pub nodes: bool,
     /// Print the plan the GPU runs for this file on this adapter (every
     /// dispatch: entry point, overrides, workgroups; the tables) for
     /// --instances instances, and exit.

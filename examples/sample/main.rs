@@ -226,6 +226,11 @@ fn check_options(cli: &Cli) -> Result<f32, Failure> {
         ];
         refuse_clash(&clash, "--play", "PLAY.json drives every frame")?;
     }
+    if cli.nodes && cli.play.is_none() {
+        return Err(Failure::Message(
+            "--nodes needs --play (--mix --json prints the nodes of a mix)".into(),
+        ));
+    }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
             "--plot cannot be combined with --joints".into(),

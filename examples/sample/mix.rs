@@ -8,11 +8,13 @@
 //! MIX.json:
 //! `{"masks": [{"default": 0.0, "nodes": {"5": 1.0}}], "samples":
 //! [{"actions": [{"animation": 0, "time": 0.35, "weight": 0.6, "mask": 0,
-//! "additive": true, "reference_time": 0.0, "wrap": "repeat"}]}]}`;
-//! `masks`, `mask`, `additive`, `reference_time` (default 0) and `wrap`
-//! ("clamp", the default, "repeat" or "pingpong") are optional, a mask's
-//! `default` is 0 when absent. Anything malformed is refused with one line
-//! naming the sample, the action and the field.
+//! "mode": "additive", "reference_time": 0.0, "wrap": "repeat"}]}]}`;
+//! `masks`, `mask`, `mode` ("mix", the default, "additive" or
+//! "override"; `"additive": true` is the same as `"mode": "additive"`),
+//! `reference_time` (additive only, default 0) and `wrap` ("clamp", the
+//! default, "repeat" or "pingpong") are optional, a mask's `default` is 0
+//! when absent. Anything malformed is refused with one line naming the
+//! sample, the action and the field.
 
 use std::io::Write;
 use std::path::Path;
@@ -203,11 +205,26 @@ fn parse_action(v: &Value, clip_count: usize, mask_count: usize) -> Result<Actio
             }
         });
     }
-    let additive = match get("additive") {
+    let mut additive = match get("additive") {
         None => false,
         Some(Value::Bool(b)) => *b,
         Some(other) => return Err(format!("\"additive\" is not a boolean: {other}")),
     };
+    if let Some(mode) = get("mode") {
+        if get("additive").is_some() {
+            return Err("give \"mode\" or \"additive\", not both".into());
+        }
+        match mode.as_str() {
+            Some("mix") => {}
+            Some("additive") => additive = true,
+            Some("override") => action = action.overriding(),
+            _ => {
+                return Err(format!(
+                    "\"mode\" is not \"mix\", \"additive\" or \"override\": {mode}"
+                ))
+            }
+        }
+    }
     let reference = match get("reference_time") {
         None => 0.0,
         Some(r) => number(r, "reference_time")?,
@@ -215,7 +232,7 @@ fn parse_action(v: &Value, clip_count: usize, mask_count: usize) -> Result<Actio
     if additive {
         action = action.additive(reference);
     } else if get("reference_time").is_some() {
-        return Err("\"reference_time\" is given but \"additive\" is not true".into());
+        return Err("\"reference_time\" is given but the action is not additive".into());
     }
     Ok(action)
 }
@@ -250,30 +267,36 @@ impl Blended {
     /// the same type, the same indices).
     fn push(&mut self, rig: &Rig, poses: &Poses) -> Result<(), Failure> {
         for c in 0..poses.instance_count() {
-            let missing = || Failure::Message(format!("no result for sample {c}"));
-            let mut locals = Vec::with_capacity(rig.nodes().len());
-            for n in 0..rig.nodes().len() as u32 {
-                let t = poses.local(c, n).ok_or_else(missing)?;
-                locals.push(LocalPose {
-                    translation: t.translation.extend(0.0).to_array(),
-                    rotation: t.rotation.to_array(),
-                    scale: t.scale.extend(0.0).to_array(),
-                });
-            }
-            self.locals.push(locals);
-            // Per mesh: the weights of the first node that uses it.
-            let weights = (0..rig.meshes().len() as u32)
-                .map(|m| {
-                    let node = rig.nodes().iter().position(|n| n.mesh == Some(m));
-                    node.and_then(|n| poses.morph_weights(c, n as u32))
-                        .map(<[f32]>::to_vec)
-                        .unwrap_or_default()
-                })
-                .collect();
-            self.weights.push(weights);
-            self.skins
-                .push(skins_of(rig, poses, c).ok_or_else(missing)?);
+            self.push_one(rig, poses, c)?;
         }
+        Ok(())
+    }
+
+    /// Appends character `c` of `poses`.
+    fn push_one(&mut self, rig: &Rig, poses: &Poses, c: u32) -> Result<(), Failure> {
+        let missing = || Failure::Message(format!("no result for sample {c}"));
+        let mut locals = Vec::with_capacity(rig.nodes().len());
+        for n in 0..rig.nodes().len() as u32 {
+            let t = poses.local(c, n).ok_or_else(missing)?;
+            locals.push(LocalPose {
+                translation: t.translation.extend(0.0).to_array(),
+                rotation: t.rotation.to_array(),
+                scale: t.scale.extend(0.0).to_array(),
+            });
+        }
+        self.locals.push(locals);
+        // Per mesh: the weights of the first node that uses it.
+        let weights = (0..rig.meshes().len() as u32)
+            .map(|m| {
+                let node = rig.nodes().iter().position(|n| n.mesh == Some(m));
+                node.and_then(|n| poses.morph_weights(c, n as u32))
+                    .map(<[f32]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        self.weights.push(weights);
+        self.skins
+            .push(skins_of(rig, poses, c).ok_or_else(missing)?);
         Ok(())
     }
 }
@@ -382,6 +405,36 @@ fn vec_json(v: &[f32]) -> String {
     format!("[{}]", nums.join(", "))
 }
 
+/// One node's `{"node": n, "translation": .., "rotation": .., "scale":
+/// ..}`, with `"weights"` when given.
+fn node_json(n: usize, p: &LocalPose, weights: Option<&[f32]>) -> String {
+    let mut s = format!(
+        "{{\"node\": {n}, \"translation\": {}, \"rotation\": {}, \"scale\": {}",
+        vec_json(&p.translation[..3]),
+        vec_json(&p.rotation),
+        vec_json(&p.scale[..3])
+    );
+    if let Some(w) = weights {
+        s.push_str(&format!(", \"weights\": {}", vec_json(w)));
+    }
+    s.push('}');
+    s
+}
+
+/// Character `c`'s nodes of `poses` as `--mix --json` prints a sample's
+/// (`[{"node": 0, ...}, ...]`, every node in index order, `"weights"`
+/// where its mesh has morph targets): `--play --nodes`.
+pub fn nodes_json(rig: &Rig, poses: &Poses, c: u32) -> Option<String> {
+    let mut b = Blended::new();
+    b.push_one(rig, poses, c).ok()?;
+    let nodes: Vec<String> = b.locals[0]
+        .iter()
+        .enumerate()
+        .map(|(n, p)| node_json(n, p, node_weights(rig, &b, 0, n)))
+        .collect();
+    Some(format!("[{}]", nodes.join(", ")))
+}
+
 /// The `--json` line.
 fn to_json(source: &Source, rig: &Rig, backend: Backend, joints: bool, b: &Blended) -> String {
     let file = serde_json::to_string(&source.name).unwrap_or_else(|_| "\"?\"".into());
@@ -393,19 +446,7 @@ fn to_json(source: &Source, rig: &Rig, backend: Backend, joints: bool, b: &Blend
             let nodes: Vec<String> = b.locals[c]
                 .iter()
                 .enumerate()
-                .map(|(n, p)| {
-                    let mut s = format!(
-                        "{{\"node\": {n}, \"translation\": {}, \"rotation\": {}, \"scale\": {}",
-                        vec_json(&p.translation[..3]),
-                        vec_json(&p.rotation),
-                        vec_json(&p.scale[..3])
-                    );
-                    if let Some(w) = node_weights(rig, b, c, n) {
-                        s.push_str(&format!(", \"weights\": {}", vec_json(w)));
-                    }
-                    s.push('}');
-                    s
-                })
+                .map(|(n, p)| node_json(n, p, node_weights(rig, b, c, n)))
                 .collect();
             format!("{{\"nodes\": [{}]}}", nodes.join(", "))
         })

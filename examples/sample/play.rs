@@ -1,23 +1,28 @@
 //! `--play PLAY.json`: the playback layer driven by a script. One
 //! `playback::Player` per character; each frame applies its commands,
 //! advances every player by its `dt` and prints one JSON object (always
-//! JSON): per character its actions (animation, clip time, weight), the
+//! JSON): per character its base actions (animation, clip time, weight,
+//! finished, loops), its layers (mode, weight and their actions), the
 //! root motion of PLAY.json's `root` over the step and the markers
 //! crossed. With `--joints` each character also has its joint matrices,
-//! sampled and blended on the GPU from those actions
-//! (`Animator::with_mixer`), or by the CPU twin with `--backend cpu`.
+//! with `--nodes` every node's blended local pose, sampled and blended on
+//! the GPU from those actions (`Animator::with_mixer`), or by the CPU twin
+//! with `--backend cpu`.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use keyframe_gpu::playback::{gather, Clips, Frame, Player};
-use keyframe_gpu::{cpu, Action, Animator, BoundLibrary, MixerDesc, WrapMode, MAX_ACTIONS};
+use keyframe_gpu::playback::{gather, ActionState, Clips, Layer, LayerId, Player};
+use keyframe_gpu::{
+    cpu, Action, Animator, BoundLibrary, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode, MAX_ACTIONS,
+};
 
 use crate::args::{Backend, Cli};
 use crate::json::{num32, skins_json, time_str};
-use crate::mix::skins_of;
-use crate::play_file::{self, CommandSpec, Wrap};
+use crate::mix::{nodes_json, skins_of};
+use crate::play_file::{self, CommandSpec, LayerSpec, Mode, PlayFile, Wrap};
 use crate::source::Source;
 use crate::Failure;
 
@@ -26,13 +31,84 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
     let library = &source.library;
     let play = play_file::read(path, library.clips().len())?;
     let shown = path.display();
-    let needs_rig = play.root.is_some() || cli.joints;
+    let mask_names = play.masks();
+    let posed = cli.joints || cli.nodes;
+    let needs_rig = play.root.is_some() || posed || !mask_names.is_empty();
     let bound = if needs_rig {
-        Some(source.bound("--play with a root or --joints")?)
+        Some(source.bound("--play with a root, layer masks, --joints or --nodes")?)
     } else {
         None
     };
-    let mut clips = match (&play.root, &bound) {
+    let masks = match &bound {
+        Some(b) => masks(b.rig(), &mask_names)
+            .map_err(|e| Failure::Message(format!("--play {shown}: {e}")))?,
+        None => Vec::new(),
+    };
+    let clips = Arc::new(clips(
+        &play,
+        bound.as_ref(),
+        &masks,
+        library,
+        &shown.to_string(),
+    )?);
+    let mut players: Vec<Player> = (0..play.instances)
+        .map(|k| Player::new(&clips).with_character(k))
+        .collect();
+    let mut layers = vec![HashMap::new(); players.len()];
+    let mut gpu = match (&bound, posed && cli.backend == Backend::Gpu) {
+        (Some(b), true) => Some(Gpu::new(b, play.instances, &masks)?),
+        _ => None,
+    };
+    let (mut actions, mut counts) = (Vec::new(), Vec::new());
+    for (f, frame) in play.frames.iter().enumerate() {
+        for (c, cmd) in frame.commands.iter().enumerate() {
+            let k = cmd.instance as usize;
+            let mask = |s: &LayerSpec| mask_of(&mask_names, s);
+            apply(&mut players[k], &mut layers[k], cmd, &mask).map_err(|e| {
+                Failure::Message(format!("--play {shown}: frame {f}, command {c}: {e}"))
+            })?;
+        }
+        for p in &mut players {
+            p.advance(frame.dt)
+                .map_err(|e| Failure::Message(format!("--play {shown}: frame {f}: {e}")))?;
+        }
+        let poses = match (&bound, posed) {
+            (Some(b), true) => {
+                gather(&players, &mut actions, &mut counts);
+                Some(match &mut gpu {
+                    Some(g) => g.frame(&actions, &counts)?,
+                    None => cpu::mixed_poses(b, &masks, &actions, &counts)?,
+                })
+            }
+            _ => None,
+        };
+        let mut items = Vec::with_capacity(players.len());
+        for (k, p) in players.iter().enumerate() {
+            let posed = match (&bound, &poses) {
+                (Some(b), Some(poses)) => pose_json(cli, b.rig(), poses, k as u32),
+                _ => String::new(),
+            };
+            items.push(character_json(k, p, &posed));
+        }
+        writeln!(
+            out,
+            "{{\"frame\": {f}, \"instances\": [{}]}}",
+            items.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The clips the players share: with the root's motion when PLAY.json
+/// names a root, its markers, and the layers' masks for root motion.
+fn clips(
+    play: &PlayFile,
+    bound: Option<&BoundLibrary>,
+    masks: &[Mask],
+    library: &keyframe_gpu::AnimationLibrary,
+    shown: &str,
+) -> Result<Clips, Failure> {
+    let mut clips = match (&play.root, bound) {
         (Some(name), Some(b)) => {
             let node = b.rig().node_by_name(name).ok_or_else(|| {
                 Failure::Message(format!(
@@ -46,93 +122,195 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
     for m in &play.markers {
         clips.add_marker(m.animation, m.time, &m.name)?;
     }
-    let clips = Arc::new(clips);
-    let mut players: Vec<Player> = (0..play.instances)
-        .map(|k| Player::new(&clips).with_character(k))
-        .collect();
-    let mut gpu = match (&bound, cli.joints && cli.backend == Backend::Gpu) {
-        (Some(b), true) => Some(Gpu::new(b, play.instances)?),
-        _ => None,
-    };
-    let (mut actions, mut counts) = (Vec::new(), Vec::new());
-    for (f, frame) in play.frames.iter().enumerate() {
-        for (c, cmd) in frame.commands.iter().enumerate() {
-            apply(&mut players[cmd.instance as usize], cmd).map_err(|e| {
-                Failure::Message(format!("--play {shown}: frame {f}, command {c}: {e}"))
-            })?;
-        }
-        for p in &mut players {
-            p.advance(frame.dt)
-                .map_err(|e| Failure::Message(format!("--play {shown}: frame {f}: {e}")))?;
-        }
-        let joints = match (&bound, cli.joints) {
-            (Some(b), true) => {
-                gather(&players, &mut actions, &mut counts);
-                let poses = match &mut gpu {
-                    Some(g) => g.frame(&actions, &counts)?,
-                    None => cpu::mixed_poses(b, &[], &actions, &counts)?,
-                };
-                Some((b, poses))
-            }
-            _ => None,
-        };
-        let mut items = Vec::with_capacity(players.len());
-        for (k, p) in players.iter().enumerate() {
-            let skins = match &joints {
-                Some((b, poses)) => skins_of(b.rig(), poses, k as u32).map(|s| skins_json(&s)),
-                None => None,
-            };
-            items.push(character_json(k, p.frame(), skins));
-        }
-        writeln!(
-            out,
-            "{{\"frame\": {f}, \"instances\": [{}]}}",
-            items.join(", ")
-        )?;
+    if let Some(b) = bound {
+        clips.set_masks(b, masks)?;
     }
-    Ok(())
+    Ok(clips)
 }
 
-/// One command on its character, field by field: play, wrap, speed,
-/// crossfade, pause, seek.
-fn apply(p: &mut Player, cmd: &CommandSpec) -> Result<(), keyframe_gpu::Error> {
-    if let Some(clip) = cmd.play {
-        p.play(clip)?;
+/// The layers' masks: factor 1 on each named node and every node below
+/// it, 0 elsewhere, one per distinct list of names.
+fn masks(rig: &Rig, lists: &[Vec<String>]) -> Result<Vec<Mask>, String> {
+    lists
+        .iter()
+        .map(|names| {
+            let mut mask = Mask::filled(rig, 0.0).map_err(|e| e.to_string())?;
+            for name in names {
+                let node = rig.node_by_name(name).ok_or_else(|| {
+                    format!("layer mask: \"subtrees\" names no node of the rig: {name:?}")
+                })?;
+                let subtree = Mask::subtree(rig, node).map_err(|e| e.to_string())?;
+                for (n, &f) in subtree.factors().iter().enumerate() {
+                    if f > 0.0 {
+                        mask.set(n as u32, 1.0).map_err(|e| e.to_string())?;
+                    }
+                }
+            }
+            Ok(mask)
+        })
+        .collect()
+}
+
+/// The mask of a layer command: its place among PLAY.json's masks.
+fn mask_of(lists: &[Vec<String>], spec: &LayerSpec) -> Option<MaskId> {
+    let names = spec.subtrees.as_ref()?;
+    let k = lists.iter().position(|l| l == names)?;
+    Some(MaskId::new(k as u32))
+}
+
+fn wrap_mode(w: Wrap) -> WrapMode {
+    match w {
+        Wrap::Once => WrapMode::Clamp,
+        Wrap::Repeat => WrapMode::Repeat,
+        Wrap::PingPong => WrapMode::PingPong,
     }
-    if let Some(w) = cmd.wrap {
-        p.set_wrap(match w {
-            Wrap::Once => WrapMode::Clamp,
-            Wrap::Repeat => WrapMode::Repeat,
-            Wrap::PingPong => WrapMode::PingPong,
-        });
+}
+
+/// One command on its character, field by field in PLAY.json's order:
+/// play, crossfade, crossfade_at, fade_in, fade_out, wrap and repetitions
+/// (of `animation`, or the action started last), speed, pause, seek,
+/// layer, remove. `layers` maps each animation to its layer.
+fn apply(
+    p: &mut Player,
+    layers: &mut HashMap<u32, LayerId>,
+    cmd: &CommandSpec,
+    mask: &dyn Fn(&LayerSpec) -> Option<MaskId>,
+) -> Result<(), String> {
+    let clips = Arc::clone(p.clips());
+    let clip = |i: u32| clips.clip_at(i).map_err(|e| e.to_string());
+    let err = |e: keyframe_gpu::Error| e.to_string();
+    if let Some(c) = cmd.play {
+        p.play(clip(c)?).map_err(err)?;
+    }
+    for fade in [cmd.crossfade, cmd.crossfade_at].into_iter().flatten() {
+        match fade.at {
+            Some(t) => p.crossfade_at(clip(fade.to)?, fade.duration, t),
+            None => p.crossfade(clip(fade.to)?, fade.duration),
+        }
+        .map_err(err)?;
+    }
+    if let Some((c, d)) = cmd.fade_in {
+        p.fade_in(clip(c)?, d).map_err(err)?;
+    }
+    if let Some((c, d)) = cmd.fade_out {
+        p.fade_out(clip(c)?, d).map_err(err)?;
+    }
+    match (cmd.animation, cmd.wrap) {
+        (Some(c), Some(w)) => p.set_clip_wrap(clip(c)?, wrap_mode(w)).map_err(err)?,
+        (None, Some(w)) => p.set_wrap(wrap_mode(w)),
+        _ => {}
+    }
+    match (cmd.animation, cmd.repetitions) {
+        (Some(c), Some(r)) => p.set_clip_repetitions(clip(c)?, r).map_err(err)?,
+        (None, Some(r)) => p.set_repetitions(r),
+        _ => {}
     }
     if let Some(s) = cmd.speed {
-        p.set_speed(s)?;
-    }
-    if let Some((to, d)) = cmd.crossfade {
-        p.crossfade(to, d)?;
+        p.set_speed(s).map_err(err)?;
     }
     if let Some(paused) = cmd.pause {
         p.set_paused(paused);
     }
     if let Some(t) = cmd.seek {
-        p.seek(t)?;
+        p.seek(t).map_err(err)?;
+    }
+    if let Some(spec) = &cmd.layer {
+        set_layer(p, layers, spec, mask(spec))?;
+    }
+    if let Some(c) = cmd.remove {
+        let id = layers
+            .remove(&c)
+            .ok_or_else(|| format!("\"remove\": animation {c} has no layer here"))?;
+        p.remove_layer(id).map_err(err)?;
     }
     Ok(())
 }
 
-/// `{"instance": K, "actions": [...], "root_motion": {...}, "events":
-/// [...]}` (and `"joints"` when given).
-fn character_json(k: usize, f: &Frame, skins: Option<String>) -> String {
-    let actions: Vec<String> = f
-        .actions
-        .iter()
+/// Adds the layer of `spec`'s animation, or updates it (its weight, mode
+/// and mask; its playhead, wrap and repetitions go on).
+fn set_layer(
+    p: &mut Player,
+    layers: &mut HashMap<u32, LayerId>,
+    spec: &LayerSpec,
+    mask: Option<MaskId>,
+) -> Result<(), String> {
+    let mut layer = Layer {
+        weight: spec.weight,
+        mask,
+        additive: (spec.mode == Mode::Additive).then_some(0.0),
+        overrides: spec.mode == Mode::Override,
+        ..Layer::default()
+    };
+    let err = |e: keyframe_gpu::Error| e.to_string();
+    match layers.get(&spec.animation) {
+        Some(&id) => {
+            if let Some(now) = p.layer(id) {
+                layer.wrap = now.wrap;
+                layer.repetitions = now.repetitions;
+            }
+            p.set_layer(id, layer).map_err(err)
+        }
+        None => {
+            let clip = p.clips().clip_at(spec.animation).map_err(err)?;
+            let id = p.add_layer(clip, layer).map_err(err)?;
+            layers.insert(spec.animation, id);
+            Ok(())
+        }
+    }
+}
+
+/// `, "joints": [...]` and `, "nodes": [...]` for character `k`, as the
+/// options ask.
+fn pose_json(cli: &Cli, rig: &Rig, poses: &Poses, k: u32) -> String {
+    let mut s = String::new();
+    if cli.joints {
+        if let Some(skins) = skins_of(rig, poses, k) {
+            s.push_str(&format!(", \"joints\": {}", skins_json(&skins)));
+        }
+    }
+    if cli.nodes {
+        if let Some(nodes) = nodes_json(rig, poses, k) {
+            s.push_str(&format!(", \"nodes\": {nodes}"));
+        }
+    }
+    s
+}
+
+/// An action's row: `{"animation", "time", "weight", "finished", "loops"}`.
+fn row(a: &ActionState) -> String {
+    format!(
+        "{{\"animation\": {}, \"time\": {}, \"weight\": {}, \"finished\": {}, \"loops\": {}}}",
+        a.clip.index(),
+        time_str(a.time),
+        num32(a.weight),
+        a.finished,
+        a.loops
+    )
+}
+
+/// `{"instance": K, "actions": [...], "layers": [...], "root_motion":
+/// {...}, "events": [...]}` with `posed` (joints, nodes) at the end.
+fn character_json(k: usize, p: &Player, posed: &str) -> String {
+    let f = p.frame();
+    let base: Vec<String> = p
+        .actions()
+        .filter(|a| a.layer.is_none())
+        .map(|a| row(&a))
+        .collect();
+    let layers: Vec<String> = p
+        .actions()
+        .filter(|a| a.layer.is_some())
         .map(|a| {
+            let mode = match (a.additive, a.overrides) {
+                (Some(_), _) => Mode::Additive,
+                (None, true) => Mode::Override,
+                (None, false) => Mode::Mix,
+            };
             format!(
-                "{{\"animation\": {}, \"time\": {}, \"weight\": {}}}",
-                a.clip,
-                time_str(a.time),
-                num32(a.weight)
+                "{{\"mode\": \"{}\", \"weight\": {}, \"actions\": [{}]}}",
+                mode.name(),
+                num32(a.weight),
+                row(&a)
             )
         })
         .collect();
@@ -145,14 +323,15 @@ fn character_json(k: usize, f: &Frame, skins: Option<String>) -> String {
             format!(
                 "{{\"name\": {}, \"animation\": {}, \"time\": {}}}",
                 serde_json::to_string(&*e.name).unwrap_or_else(|_| "\"?\"".into()),
-                e.clip,
+                e.clip.index(),
                 time_str(e.time)
             )
         })
         .collect();
-    let mut s = format!(
-        "{{\"instance\": {k}, \"actions\": [{}], \"root_motion\": {{\"translation\": [{}, {}, {}], \"rotation\": [{}, {}, {}, {}]}}, \"events\": [{}]",
-        actions.join(", "),
+    format!(
+        "{{\"instance\": {k}, \"actions\": [{}], \"layers\": [{}], \"root_motion\": {{\"translation\": [{}, {}, {}], \"rotation\": [{}, {}, {}, {}]}}, \"events\": [{}]{posed}}}",
+        base.join(", "),
+        layers.join(", "),
         num32(t.x),
         num32(t.y),
         num32(t.z),
@@ -161,35 +340,29 @@ fn character_json(k: usize, f: &Frame, skins: Option<String>) -> String {
         num32(r.z),
         num32(r.w),
         events.join(", ")
-    );
-    if let Some(j) = skins {
-        s.push_str(&format!(", \"joints\": {j}"));
-    }
-    s.push('}');
-    s
+    )
 }
 
-/// The GPU mixer for `--joints`: every character's actions blended and
-/// posed on the device, read back each frame.
+/// The GPU mixer for `--joints` and `--nodes`: every character's actions
+/// blended and posed on the device, read back each frame.
 struct Gpu {
     h: keyframe_gpu::gpu::headless::Headless,
     animator: Animator,
 }
 
 impl Gpu {
-    fn new(bound: &BoundLibrary, characters: u32) -> Result<Gpu, Failure> {
+    fn new(bound: &BoundLibrary, characters: u32, masks: &[Mask]) -> Result<Gpu, Failure> {
         use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
         let h = request_device(AdapterChoice::PreferHardware)?;
-        let desc = MixerDesc::new(characters, MAX_ACTIONS);
+        let mut desc = MixerDesc::new(characters, MAX_ACTIONS);
+        for m in masks {
+            desc.add_mask(m.clone());
+        }
         let animator = Animator::with_mixer(&h.device, &h.queue, bound, &desc)?;
         Ok(Gpu { h, animator })
     }
 
-    fn frame(
-        &mut self,
-        actions: &[Action],
-        counts: &[u32],
-    ) -> Result<keyframe_gpu::Poses, Failure> {
+    fn frame(&mut self, actions: &[Action], counts: &[u32]) -> Result<Poses, Failure> {
         let h = &self.h;
         self.animator.set_actions(&h.queue, actions, counts)?;
         let mut encoder = h.device.create_command_encoder(&Default::default());

@@ -3,11 +3,19 @@
 //!
 //! `{"instances": N, "root": "NODE NAME", "markers": [{"animation": I,
 //! "time": T, "name": S}], "frames": [{"dt": DT, "commands":
-//! [{"instance": K, "play": I, "wrap": "repeat"|"once"|"pingpong",
-//! "speed": X, "crossfade": {"to": I, "duration": D}, "pause": true,
-//! "seek": T}]}]}`. `root`, `markers`, `commands` and every field of a
-//! command but `instance` are optional. Anything malformed is refused
-//! with one line naming the frame, the command and the field.
+//! [{"instance": K, ...}]}]}`. A command's fields (each optional but
+//! `instance`), applied in this order: `"play": I`, `"crossfade": {"to":
+//! I, "duration": D}`, `"crossfade_at": {"to": I, "duration": D, "at":
+//! T}`, `"fade_in": {"animation": I, "duration": D}`, `"fade_out":
+//! {"animation": I, "duration": D}`, `"wrap": "once"|"repeat"|"pingpong"`
+//! and `"repetitions": N|null` (the action started last, or every action
+//! of `"animation": I` when the command names it), `"speed": X`,
+//! `"pause": true|false`, `"seek": T`, `"layer": {"animation": I,
+//! "weight": W, "mode": "mix"|"additive"|"override", "mask": {"subtrees":
+//! ["NODE NAME", ...]}}` (adds or updates that animation's layer; weight
+//! 1, mode "mix" and no mask by default) and `"remove": I` (its layer).
+//! `root`, `markers` and `commands` are optional. Anything malformed is
+//! refused with one line naming the frame, the command and the field.
 
 use std::path::Path;
 
@@ -29,6 +37,28 @@ pub enum Wrap {
     PingPong,
 }
 
+/// How a layer blends over the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Weighed among the base's actions.
+    Mix,
+    /// Added on top, relative to its clip's first frame.
+    Additive,
+    /// Replacing the base by its weight, on its mask's nodes.
+    Override,
+}
+
+impl Mode {
+    /// Its name in PLAY.json and the output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Mix => "mix",
+            Mode::Additive => "additive",
+            Mode::Override => "override",
+        }
+    }
+}
+
 /// A marker of an animation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkerSpec {
@@ -37,17 +67,45 @@ pub struct MarkerSpec {
     pub name: String,
 }
 
+/// A layer command: the animation, its weight, mode and mask (the
+/// subtrees of the named nodes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerSpec {
+    pub animation: u32,
+    pub weight: f32,
+    pub mode: Mode,
+    pub subtrees: Option<Vec<String>>,
+}
+
+/// A crossfade: to, duration and (crossfade_at) the incoming clip time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CrossfadeSpec {
+    pub to: u32,
+    pub duration: f64,
+    pub at: Option<f64>,
+}
+
 /// One command of a frame, for one character.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CommandSpec {
     pub instance: u32,
     pub play: Option<u32>,
+    pub crossfade: Option<CrossfadeSpec>,
+    pub crossfade_at: Option<CrossfadeSpec>,
+    /// (animation, duration).
+    pub fade_in: Option<(u32, f64)>,
+    pub fade_out: Option<(u32, f64)>,
+    /// What `wrap` and `repetitions` apply to (`None`: the action started
+    /// last).
+    pub animation: Option<u32>,
     pub wrap: Option<Wrap>,
+    /// `Some(None)`: unlimited.
+    pub repetitions: Option<Option<u64>>,
     pub speed: Option<f64>,
-    /// (to, duration).
-    pub crossfade: Option<(u32, f64)>,
     pub pause: Option<bool>,
     pub seek: Option<f64>,
+    pub layer: Option<LayerSpec>,
+    pub remove: Option<u32>,
 }
 
 /// One frame: its time step and commands (applied before advancing).
@@ -64,6 +122,21 @@ pub struct PlayFile {
     pub root: Option<String>,
     pub markers: Vec<MarkerSpec>,
     pub frames: Vec<FrameSpec>,
+}
+
+impl PlayFile {
+    /// Every distinct mask its layers name (their subtree lists), in the
+    /// order they first appear.
+    pub fn masks(&self) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        let named = self.frames.iter().flat_map(|f| &f.commands);
+        for s in named.filter_map(|c| c.layer.as_ref()?.subtrees.as_ref()) {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
 }
 
 /// Reads and checks PLAY.json against the number of animations
@@ -111,31 +184,7 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
             None => Err(format!("\"{field}\" is not an animation index: {v}")),
         }
     };
-    let mut markers = Vec::new();
-    match root.get("markers") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(list)) => {
-            for (m, v) in list.iter().enumerate() {
-                let at = |e: String| format!("marker {m}: {e}");
-                let Some(obj) = v.as_object() else {
-                    return Err(at("not an object".into()));
-                };
-                known_fields(obj, &["animation", "time", "name"], "the marker").map_err(at)?;
-                let a = animation(field(obj, "animation").map_err(at)?, "animation").map_err(at)?;
-                let time = finite(field(obj, "time").map_err(at)?, "time").map_err(at)?;
-                let name = match field(obj, "name").map_err(at)? {
-                    Value::String(s) => s.clone(),
-                    v => return Err(at(format!("\"name\" is not a string: {v}"))),
-                };
-                markers.push(MarkerSpec {
-                    animation: a,
-                    time,
-                    name,
-                });
-            }
-        }
-        Some(v) => return Err(format!("\"markers\" is not an array: {v}")),
-    }
+    let markers = markers(root.get("markers"), &animation)?;
     let Some(Value::Array(list)) = root.get("frames") else {
         return Err("\"frames\" is missing or not an array".into());
     };
@@ -171,27 +220,60 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
     })
 }
 
-fn command(
-    v: &Value,
-    instances: u32,
-    animation: &dyn Fn(&Value, &str) -> Result<u32, String>,
-) -> Result<CommandSpec, String> {
+type Animation<'a> = &'a dyn Fn(&Value, &str) -> Result<u32, String>;
+
+fn markers(v: Option<&Value>, animation: Animation<'_>) -> Result<Vec<MarkerSpec>, String> {
+    let mut markers = Vec::new();
+    match v {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) => {
+            for (m, v) in list.iter().enumerate() {
+                let at = |e: String| format!("marker {m}: {e}");
+                let Some(obj) = v.as_object() else {
+                    return Err(at("not an object".into()));
+                };
+                known_fields(obj, &["animation", "time", "name"], "the marker").map_err(at)?;
+                let a = animation(field(obj, "animation").map_err(at)?, "animation").map_err(at)?;
+                let time = finite(field(obj, "time").map_err(at)?, "time").map_err(at)?;
+                let name = match field(obj, "name").map_err(at)? {
+                    Value::String(s) => s.clone(),
+                    v => return Err(at(format!("\"name\" is not a string: {v}"))),
+                };
+                markers.push(MarkerSpec {
+                    animation: a,
+                    time,
+                    name,
+                });
+            }
+        }
+        Some(v) => return Err(format!("\"markers\" is not an array: {v}")),
+    }
+    Ok(markers)
+}
+
+/// The fields a command may have, in the order they apply.
+const COMMAND_FIELDS: [&str; 14] = [
+    "instance",
+    "play",
+    "crossfade",
+    "crossfade_at",
+    "fade_in",
+    "fade_out",
+    "animation",
+    "wrap",
+    "repetitions",
+    "speed",
+    "pause",
+    "seek",
+    "layer",
+    "remove",
+];
+
+fn command(v: &Value, instances: u32, animation: Animation<'_>) -> Result<CommandSpec, String> {
     let Some(obj) = v.as_object() else {
         return Err("not an object".into());
     };
-    known_fields(
-        obj,
-        &[
-            "instance",
-            "play",
-            "wrap",
-            "speed",
-            "crossfade",
-            "pause",
-            "seek",
-        ],
-        "the command",
-    )?;
+    known_fields(obj, &COMMAND_FIELDS, "the command")?;
     let instance = match field(obj, "instance")?.as_u64() {
         Some(k) if k < u64::from(instances) => k as u32,
         _ => {
@@ -208,32 +290,51 @@ fn command(
     if let Some(v) = obj.get("play") {
         cmd.play = Some(animation(v, "play")?);
     }
-    if let Some(v) = obj.get("wrap") {
-        cmd.wrap = Some(match v.as_str() {
-            Some("once") => Wrap::Once,
-            Some("repeat") => Wrap::Repeat,
-            Some("pingpong") => Wrap::PingPong,
-            _ => {
-                return Err(format!(
-                    "\"wrap\" is not \"once\", \"repeat\" or \"pingpong\": {v}"
-                ))
-            }
-        });
+    if let Some(v) = obj.get("crossfade") {
+        cmd.crossfade = Some(crossfade(v, "crossfade", animation)?);
     }
+    if let Some(v) = obj.get("crossfade_at") {
+        cmd.crossfade_at = Some(crossfade(v, "crossfade_at", animation)?);
+    }
+    if let Some(v) = obj.get("fade_in") {
+        cmd.fade_in = Some(fade(v, "fade_in", animation)?);
+    }
+    if let Some(v) = obj.get("fade_out") {
+        cmd.fade_out = Some(fade(v, "fade_out", animation)?);
+    }
+    if let Some(v) = obj.get("animation") {
+        cmd.animation = Some(animation(v, "animation")?);
+    }
+    if let Some(v) = obj.get("wrap") {
+        cmd.wrap = Some(wrap(v)?);
+    }
+    if let Some(v) = obj.get("repetitions") {
+        cmd.repetitions =
+            Some(match v {
+                Value::Null => None,
+                v => Some(v.as_u64().ok_or_else(|| {
+                    format!("\"repetitions\" is not an integer >= 0 or null: {v}")
+                })?),
+            });
+    }
+    if cmd.animation.is_some() && cmd.wrap.is_none() && cmd.repetitions.is_none() {
+        return Err(
+            "\"animation\" names what \"wrap\" or \"repetitions\" apply to, and neither is given"
+                .into(),
+        );
+    }
+    rest_of_command(obj, &mut cmd, animation)?;
+    Ok(cmd)
+}
+
+/// A command's speed, pause, seek, layer and remove.
+fn rest_of_command(
+    obj: &Map<String, Value>,
+    cmd: &mut CommandSpec,
+    animation: Animation<'_>,
+) -> Result<(), String> {
     if let Some(v) = obj.get("speed") {
         cmd.speed = Some(finite(v, "speed")?);
-    }
-    if let Some(v) = obj.get("crossfade") {
-        let Some(fade) = v.as_object() else {
-            return Err(format!("\"crossfade\" is not an object: {v}"));
-        };
-        known_fields(fade, &["to", "duration"], "\"crossfade\"")?;
-        let to = animation(field(fade, "to")?, "to")?;
-        let duration = finite(field(fade, "duration")?, "duration")?;
-        if duration <= 0.0 {
-            return Err(format!("\"duration\" {duration} is not > 0"));
-        }
-        cmd.crossfade = Some((to, duration));
     }
     if let Some(v) = obj.get("pause") {
         cmd.pause = Some(
@@ -244,7 +345,115 @@ fn command(
     if let Some(v) = obj.get("seek") {
         cmd.seek = Some(finite(v, "seek")?);
     }
-    Ok(cmd)
+    if let Some(v) = obj.get("layer") {
+        cmd.layer = Some(layer(v, animation)?);
+    }
+    if let Some(v) = obj.get("remove") {
+        cmd.remove = Some(animation(v, "remove")?);
+    }
+    Ok(())
+}
+
+fn wrap(v: &Value) -> Result<Wrap, String> {
+    match v.as_str() {
+        Some("once") => Ok(Wrap::Once),
+        Some("repeat") => Ok(Wrap::Repeat),
+        Some("pingpong") => Ok(Wrap::PingPong),
+        _ => Err(format!(
+            "\"wrap\" is not \"once\", \"repeat\" or \"pingpong\": {v}"
+        )),
+    }
+}
+
+/// A duration `> 0`.
+fn duration(obj: &Map<String, Value>) -> Result<f64, String> {
+    let d = finite(field(obj, "duration")?, "duration")?;
+    if d <= 0.0 {
+        return Err(format!("\"duration\" {d} is not > 0"));
+    }
+    Ok(d)
+}
+
+/// `{"to": I, "duration": D}`, with `"at": T` for `crossfade_at`.
+fn crossfade(v: &Value, name: &str, animation: Animation<'_>) -> Result<CrossfadeSpec, String> {
+    let Some(fade) = v.as_object() else {
+        return Err(format!("\"{name}\" is not an object: {v}"));
+    };
+    let at = name == "crossfade_at";
+    let fields: &[&str] = if at {
+        &["to", "duration", "at"]
+    } else {
+        &["to", "duration"]
+    };
+    known_fields(fade, fields, &format!("\"{name}\""))?;
+    Ok(CrossfadeSpec {
+        to: animation(field(fade, "to")?, "to")?,
+        duration: duration(fade)?,
+        at: if at {
+            Some(finite(field(fade, "at")?, "at")?)
+        } else {
+            None
+        },
+    })
+}
+
+/// `{"animation": I, "duration": D}`.
+fn fade(v: &Value, name: &str, animation: Animation<'_>) -> Result<(u32, f64), String> {
+    let Some(fade) = v.as_object() else {
+        return Err(format!("\"{name}\" is not an object: {v}"));
+    };
+    known_fields(fade, &["animation", "duration"], &format!("\"{name}\""))?;
+    Ok((
+        animation(field(fade, "animation")?, "animation")?,
+        duration(fade)?,
+    ))
+}
+
+fn layer(v: &Value, animation: Animation<'_>) -> Result<LayerSpec, String> {
+    let Some(obj) = v.as_object() else {
+        return Err(format!("\"layer\" is not an object: {v}"));
+    };
+    known_fields(obj, &["animation", "weight", "mode", "mask"], "\"layer\"")?;
+    let weight = match obj.get("weight") {
+        None => 1.0,
+        Some(v) => finite(v, "weight")?,
+    };
+    if weight < 0.0 || weight > f64::from(f32::MAX) {
+        return Err(format!("\"weight\" {weight} is not a finite number >= 0"));
+    }
+    let mode = match obj.get("mode").map(|m| (m, m.as_str())) {
+        None | Some((_, Some("mix"))) => Mode::Mix,
+        Some((_, Some("additive"))) => Mode::Additive,
+        Some((_, Some("override"))) => Mode::Override,
+        Some((m, _)) => {
+            return Err(format!(
+                "\"mode\" is not \"mix\", \"additive\" or \"override\": {m}"
+            ))
+        }
+    };
+    let subtrees = match obj.get("mask") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(mask)) => {
+            known_fields(mask, &["subtrees"], "\"mask\"")?;
+            let list = match field(mask, "subtrees")? {
+                Value::Array(list) => list,
+                v => return Err(format!("\"subtrees\" is not an array of node names: {v}")),
+            };
+            let names = list
+                .iter()
+                .map(|n| n.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| format!("\"subtrees\" is not an array of node names: {list:?}"))?;
+            Some(names)
+        }
+        Some(v) => return Err(format!("\"mask\" is not an object: {v}")),
+    };
+    Ok(LayerSpec {
+        animation: animation(field(obj, "animation")?, "animation")?,
+        weight: weight as f32,
+        mode,
+        subtrees,
+    })
 }
 
 fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {

@@ -14,10 +14,11 @@
 //! 250th frame brings a hostile table instead (a negative weight, a NaN
 //! time, an unknown clip, too many actions, an unknown mask, in turn),
 //! which must be refused with its typed error, the previous frame staying
-//! in effect. Every 1,000th frame (one of those) is read back and checked
-//! against the CPU twin (`check.rs`; at most 64 characters, evenly spread,
-//! of a larger frame). Every frame's calls run inside a
-//! validation error scope. At frame `F` it destroys the device
+//! in effect. The first and the last frame, and every 1,000th frame (one
+//! of the hostile ones), are read back and checked against the CPU twin
+//! (`check.rs`; at most 64 characters, evenly spread, of a larger frame,
+//! read back chunk by chunk where the animator has several). Every
+//! frame's calls run inside a validation error scope. At frame `F` it destroys the device
 //! (`Device::destroy`, wgpu's way to lose one), expects the next call to
 //! return `Error::DeviceLost`, requests a new device, rebuilds the
 //! animator from the same bound library and mixer description, and checks
@@ -41,7 +42,9 @@
 //! loss.
 //!
 //! `A` and `B` are the resident memory (`VmRSS` of `/proc/self/status`,
-//! in kB) averaged over the first and the last quarter of the frames, `E`
+//! in kB) averaged over the first and the last quarter of the frames
+//! after a warm-up (the first tenth of the frames, at least 2 and at most
+//! 100: the first frame's pipelines, twin check and staging buffers), `E`
 //! the validation errors the scopes caught, `K` of `M` twin checks within
 //! tolerance. Exit code 0 when `E = 0`, `K = M`, `B <= 1.05 A`, every
 //! hostile table was refused as expected and, with `--lose-device-at`,
@@ -52,7 +55,7 @@
 use std::process::ExitCode;
 
 use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
-use keyframe_gpu::{Animator, BoundLibrary, Error, MixerDesc};
+use keyframe_gpu::{Animator, BoundLibrary, Difference, Error, MixerDesc};
 
 use frames::Story;
 
@@ -67,6 +70,18 @@ use frames::Table;
 /// Every how many frames a hostile table comes, and a twin check.
 const HOSTILE_EVERY: u64 = 250;
 const CHECK_EVERY: u64 = 1_000;
+
+/// Whether frame `f` of `frames` is checked against the twin: the first,
+/// the last and every 1,000th.
+fn check_frame(f: u64, frames: u64) -> bool {
+    f == 0 || f + 1 == frames || f % CHECK_EVERY == CHECK_EVERY - 1
+}
+
+/// Frames before memory is measured: a tenth of them, at least 2 and at
+/// most 100.
+fn warm_up(frames: usize) -> usize {
+    (frames / 10).clamp(2, 100)
+}
 
 /// The command line.
 #[derive(clap::Parser)]
@@ -186,7 +201,15 @@ fn build_model(cli: &Cli) -> Result<Model, String> {
 
 fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
     let mut gpu = Gpu::new(model)?;
-    eprintln!("soak: {} frames on {}", cli.frames, gpu.h.describe());
+    let chunks = gpu.animator.chunk_count();
+    eprintln!(
+        "soak: {} frames of up to {} characters (in {chunks} {} of {}) on {}",
+        cli.frames,
+        cli.instances,
+        if chunks == 1 { "chunk" } else { "chunks" },
+        gpu.animator.chunk_capacity(),
+        gpu.h.describe()
+    );
     let mut destroyed = false;
     for f in 0..cli.frames {
         soak.rss_kb.push(rss_kb());
@@ -195,7 +218,7 @@ fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
             destroyed = true;
         }
         let scope = gpu.h.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let outcome = frame(model, &mut gpu, soak, f, cli.instances);
+        let outcome = frame(model, &mut gpu, soak, f, cli);
         if let Some(e) = pollster::block_on(scope.pop()) {
             soak.validation_errors += 1;
             eprintln!(
@@ -240,7 +263,8 @@ fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
 /// One frame: this frame's table (or a hostile one, which must be
 /// refused), recorded and submitted; on a check frame, read back and
 /// compared with the CPU twin.
-fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64, most: u32) -> Result<(), Error> {
+fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64, cli: &Cli) -> Result<(), Error> {
+    let most = cli.instances;
     let fewest = most / 3;
     let queue = &gpu.h.queue;
     if f % HOSTILE_EVERY == HOSTILE_EVERY - 1 {
@@ -265,7 +289,7 @@ fn frame(model: &Model, gpu: &mut Gpu, soak: &mut Soak, f: u64, most: u32) -> Re
         soak.current = table;
     }
     submit(gpu, soak)?;
-    if f % CHECK_EVERY == CHECK_EVERY - 1 {
+    if check_frame(f, cli.frames) {
         twin_check(model, gpu, soak, f)?;
     }
     Ok(())
@@ -308,15 +332,43 @@ fn submit(gpu: &Gpu, soak: &mut Soak) -> Result<(), Error> {
 }
 
 /// Reads the frame back and compares it with the CPU twin of the table in
-/// effect.
+/// effect: the sampled characters of each chunk, chunk by chunk (a chunk
+/// without one is not read).
 fn twin_check(model: &Model, gpu: &Gpu, soak: &mut Soak, f: u64) -> Result<(), Error> {
-    let gpu_poses = gpu.animator.read_back(&gpu.h.device, &gpu.h.queue)?;
-    soak.in_flight = None;
     let t = &soak.current;
     let (chosen, actions, counts) = check::sample(&t.actions, &t.counts);
-    let cpu = keyframe_gpu::cpu::mixed_poses(&model.bound, &model.desc.masks, &actions, &counts)?;
+    let size = gpu.animator.chunk_capacity();
+    let mut worst: Result<(f32, Option<Difference>), Error> = Ok((0.0, None));
+    let (mut first_action, mut first) = (0usize, 0usize);
+    for k in 0..gpu.animator.chunk_count() {
+        let start = k as u32 * size;
+        let end = chosen[first..].partition_point(|&c| c < start + size) + first;
+        if end == first {
+            continue;
+        }
+        let own = &counts[first..end];
+        let last_action = first_action + own.iter().map(|&n| n as usize).sum::<usize>();
+        let Some(chunk) = gpu.animator.chunk(k) else {
+            continue;
+        };
+        let gpu_poses = chunk.read_back(&gpu.h.device, &gpu.h.queue)?;
+        let cpu = keyframe_gpu::cpu::mixed_poses(
+            &model.bound,
+            &model.desc.masks,
+            &actions[first_action..last_action],
+            own,
+        )?;
+        let local: Vec<u32> = chosen[first..end].iter().map(|c| c - start).collect();
+        worst = match (worst, check::max_diff(&gpu_poses, &local, &cpu)) {
+            (Ok(w), Ok(d)) if d.0 > w.0 => Ok(d),
+            (Ok(w), Ok(_)) => Ok(w),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        (first, first_action) = (end, last_action);
+    }
+    soak.in_flight = None;
     soak.checks += 1;
-    match check::max_diff(&gpu_poses, &chosen, &cpu) {
+    match worst {
         Ok((d, _)) if d <= check::TOL => soak.checks_equal += 1,
         Ok((d, worst)) => eprintln!(
             "frame {f}: GPU and CPU twin differ by {d} (tolerance {}); worst element against the README's tolerances: {}",
@@ -343,10 +395,12 @@ fn rss_kb() -> u64 {
 /// Prints the one line (and the failures on stderr); whether the run
 /// passed.
 fn report(cli: &Cli, soak: &Soak) -> bool {
-    let quarter = (soak.rss_kb.len() / 4).max(1);
+    let warm = warm_up(soak.rss_kb.len()).min(soak.rss_kb.len().saturating_sub(1));
+    let measured = &soak.rss_kb[warm..];
+    let quarter = (measured.len() / 4).max(1);
     let mean = |v: &[u64]| v.iter().sum::<u64>() / (v.len().max(1) as u64);
-    let first = mean(&soak.rss_kb[..quarter.min(soak.rss_kb.len())]);
-    let last = mean(&soak.rss_kb[soak.rss_kb.len().saturating_sub(quarter)..]);
+    let first = mean(&measured[..quarter.min(measured.len())]);
+    let last = mean(&measured[measured.len().saturating_sub(quarter)..]);
     let mut failures = soak.failures.clone();
     if soak.frames < cli.frames {
         failures.push(format!(

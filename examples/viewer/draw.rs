@@ -12,7 +12,7 @@
 //! animator's output buffers (group 0), with no readback.
 
 use glam::{Mat4, Vec3};
-use keyframe_gpu::Animator;
+use keyframe_gpu::{Animator, AnimatorChunk};
 use wgpu::util::DeviceExt;
 
 use crate::image::Image;
@@ -369,7 +369,7 @@ impl SceneRenderer {
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        animator: &Animator,
+        animator: &AnimatorChunk,
         first: u32,
         instances: u32,
     ) {

@@ -5,14 +5,13 @@
 //! translation track nearest the top of the hierarchy (the fewest
 //! ancestors; the lowest index of equals): a Mixamo rig's hips, a walk
 //! cycle's body. The crowd poses the characters from
-//! [`playback::in_place`]: the root's translation holds its rest value on
-//! the axes that are horizontal in the world (those its parent's rest
-//! transform turns less than 60 degrees from the floor), so the pose
-//! walks on the spot, while the playback layer ([`Clips::with_root`] of
-//! the clips as the file has them) reports how far the root moved each
-//! frame. Each character's place moves by that step on those axes, turned
-//! and scaled into the world by the root's parent's rest transform. The
-//! root's rotation stays in the pose: the character does not turn.
+//! [`playback::in_place`]: the root holds its rest place on the model's
+//! ground plane (square to +Y, found through its parent's rest transform),
+//! so the pose walks on the spot, while the playback layer
+//! ([`Clips::with_root`] of the clips as the file has them) reports how
+//! far the root moved each frame, in the model's space. Each character's
+//! place moves by that step across the floor. The root's rotation stays
+//! in the pose: the character does not turn.
 //!
 //! Within a clip's first pass a character so moved stands exactly where
 //! the clip alone would put it; past the loop end it walks on instead of
@@ -21,9 +20,9 @@
 //!
 //! [`Clips::with_root`]: keyframe_gpu::playback::Clips::with_root
 
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::Vec3;
 use keyframe_gpu::playback::{self, RootMotion};
-use keyframe_gpu::{BoundLibrary, Property, Rig};
+use keyframe_gpu::{BoundLibrary, Property};
 
 /// How a model's root motion moves its characters.
 #[derive(Debug, Clone)]
@@ -32,11 +31,6 @@ pub struct Root {
     pub node: u32,
     /// Its name, or `node N`.
     pub name: String,
-    /// Which of the root's translation axes (x, y, z, in its parent's
-    /// space) move the character rather than the pose.
-    axes: [bool; 3],
-    /// The parent's rest transform, turning a step into the world.
-    to_world: Mat3,
 }
 
 impl Root {
@@ -55,42 +49,24 @@ impl Root {
                 format!("--root-motion: no node of {model} has a translation track")
             })?,
         };
-        let parent = rig.nodes()[node as usize]
-            .parent
-            .map_or(Mat4::IDENTITY, |p| rest_world(rig, p));
-        let to_world = Mat3::from_mat4(parent);
-        let axes = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
-            let w = to_world * axis;
-            // Horizontal: less than 60 degrees from the floor.
-            w.length() > 0.0 && (w.normalize().y.abs()) < 0.5
-        });
         let name = rig.nodes()[node as usize]
             .name
             .clone()
             .unwrap_or_else(|| format!("node {node}"));
-        Ok(Root {
-            node,
-            name,
-            axes,
-            to_world,
-        })
+        Ok(Root { node, name })
     }
 
-    /// `bound` with the root's horizontal translation held at rest: what
-    /// the crowd poses.
+    /// `bound` with the root held at rest on the ground plane: what the
+    /// crowd poses.
     pub fn in_place(&self, bound: &BoundLibrary) -> Result<BoundLibrary, String> {
-        playback::in_place(bound, self.node, self.axes).map_err(|e| e.to_string())
+        playback::in_place(bound, self.node).map_err(|e| e.to_string())
     }
 
-    /// How far a frame's root motion moves the character, in the world.
+    /// How far a frame's root motion moves the character across the floor
+    /// (the motion is in the model's space, whose floor is x and z).
     pub fn world_step(&self, motion: &RootMotion) -> Vec3 {
         let t = motion.translation;
-        let kept = Vec3::new(
-            if self.axes[0] { t.x } else { 0.0 },
-            if self.axes[1] { t.y } else { 0.0 },
-            if self.axes[2] { t.z } else { 0.0 },
-        );
-        self.to_world * kept
+        Vec3::new(t.x, 0.0, t.z)
     }
 }
 
@@ -122,24 +98,6 @@ fn default_root(bound: &BoundLibrary) -> Option<u32> {
         }
     }
     best.map(|(_, node)| node)
-}
-
-/// Node `n`'s world matrix in the rest pose.
-fn rest_world(rig: &Rig, mut n: u32) -> Mat4 {
-    let mut m = Mat4::IDENTITY;
-    while let Some(node) = rig.nodes().get(n as usize) {
-        let local = Mat4::from_scale_rotation_translation(
-            Vec3::from(node.scale),
-            Quat::from_array(node.rotation),
-            Vec3::from(node.translation),
-        );
-        m = local * m;
-        match node.parent {
-            Some(p) => n = p,
-            None => break,
-        }
-    }
-    m
 }
 
 /// `x` brought into `[-half, half)` by whole periods of `2 * half` (a

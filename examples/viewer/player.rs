@@ -222,8 +222,12 @@ impl Player {
                 let mut player = playback::Player::new(&cast.clips)
                     .with_character(global)
                     .with_max_actions(ACTIONS_PER_INSTANCE);
+                let clip = cast
+                    .clips
+                    .clip_at(options.clip)
+                    .map_err(|e| e.to_string())?;
+                player.play(clip).map_err(|e| e.to_string())?;
                 player.set_wrap(WrapMode::Repeat);
-                player.play(options.clip).map_err(|e| e.to_string())?;
                 player
                     .seek(options.time + phase)
                     .map_err(|e| e.to_string())?;
@@ -310,14 +314,18 @@ impl Player {
     /// and does not play it already as its current clip.
     fn fade_to(&mut self, clip: u32) {
         for ch in &mut self.characters {
-            let current = ch.player.current().map(|c| c.0);
-            if current == Some(clip) || clip as usize >= self.casts[ch.cast].clips.len() {
+            let current = ch.player.current().map(|c| c.0.index());
+            let Ok(handle) = self.casts[ch.cast].clips.clip_at(clip) else {
+                continue;
+            };
+            if current == Some(clip) {
                 continue;
             }
-            // The clip exists and the numbers are finite: nothing to refuse.
+            // The clip is the player's and the numbers are finite: nothing
+            // to refuse.
             let _ = ch
                 .player
-                .crossfade_at(clip, FADE_SECONDS, self.time + ch.phase);
+                .crossfade_at(handle, FADE_SECONDS, self.time + ch.phase);
         }
     }
 
@@ -335,7 +343,7 @@ impl Player {
     /// Gives every character a random time within its current clip.
     pub fn randomize_times(&mut self) {
         for ch in &mut self.characters {
-            let clip = ch.player.current().map_or(0, |c| c.0);
+            let clip = ch.player.current().map_or(0, |c| c.0.index());
             let duration = self.casts[ch.cast].clips.duration(clip).unwrap_or(0.0);
             // xorshift64: reproducible, no dependency.
             self.rng ^= self.rng << 13;
@@ -555,7 +563,7 @@ impl Player {
             let clip = clips.get(c as usize).map_or("?", |c| c.name.as_str());
             format!("{}/{} \"{clip}\"", c + 1, clips.len())
         };
-        let Some((current, _)) = ch.player.current() else {
+        let Some(current) = ch.player.current().map(|c| c.0.index()) else {
             return "none".into();
         };
         let fading = ch

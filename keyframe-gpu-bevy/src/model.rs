@@ -109,9 +109,10 @@ impl Model {
                 })?;
                 let clips =
                     Clips::with_root(&bound, node).map_err(|e| import_err(&key.source, e))?;
-                // The pose keeps the root in place on the ground plane; the
+                // The pose keeps the root in place on the ground plane (the
+                // model's X and Z, found through the root's parents); the
                 // game moves the entity by the reported motion.
-                let posed = playback::in_place(&bound, node, [true, false, true])
+                let posed = playback::in_place(&bound, node)
                     .map_err(|e| import_err(&key.source, e))?;
                 (clips, posed)
             }

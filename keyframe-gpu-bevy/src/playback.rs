@@ -53,7 +53,7 @@ pub(crate) fn advance_players(
                     events.write(GpuAnimationEvent {
                         entity,
                         name: e.name.clone(),
-                        clip: e.clip,
+                        clip: e.clip.index(),
                         time: e.time,
                         weight: e.weight,
                     });
@@ -83,10 +83,9 @@ fn apply(
 ) -> Result<(), GpuAnimationError> {
     let clip = |name: &str| {
         model
-            .posed
-            .library()
-            .clip_by_name(name)
-            .ok_or_else(|| GpuAnimationError::UnknownClip(name.to_owned()))
+            .clips
+            .clip(name)
+            .map_err(|_| GpuAnimationError::UnknownClip(name.to_owned()))
     };
     let playback = |e: keyframe_gpu::Error| GpuAnimationError::Playback(e.to_string());
     match command {

@@ -164,7 +164,10 @@ impl GpuAnimationPlayer {
     /// the scene is set up.
     #[must_use]
     pub fn current(&self) -> Option<(u32, f64)> {
-        self.state.as_ref().and_then(|s| s.player.current())
+        self.state
+            .as_ref()
+            .and_then(|s| s.player.current())
+            .map(|(clip, time)| (clip.index(), time))
     }
 
     /// The playback layer's player, once the scene is set up: its
@@ -178,9 +181,9 @@ impl GpuAnimationPlayer {
 /// The root motion of one character over one frame, sent in the frame's
 /// `PostUpdate` (before transform propagation) for each player made
 /// [`with_root_motion`](GpuAnimationPlayer::with_root_motion).
-/// `translation` is in the root node's parent space (the scene's, for a
-/// top-level root), `rotation` relative to the root's rotation before the
-/// step.
+/// `translation` and `rotation` are in the model's space (the scene's:
+/// the root node's motion turned and scaled by its parents' rest
+/// transforms), `rotation` the turn since the step began.
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub struct GpuRootMotion {
     /// The entity of the [`GpuAnimationPlayer`].

@@ -256,7 +256,7 @@ pub(crate) fn write_frame(mut render: ResMut<RenderAnimation>, queue: Res<Render
 /// rig, which the plugin never makes).
 fn chunk_buffers(
     device: &wgpu::Device,
-    animator: &keyframe_gpu::Animator,
+    animator: &keyframe_gpu::AnimatorChunk,
     world_joints: &ChunkWorldJoints,
     generation: u32,
 ) -> Option<ModelBuffers> {

@@ -7,7 +7,7 @@
 //! of once per vertex and pass.
 
 use bevy::math::Mat4;
-use keyframe_gpu::{Animator, Rig};
+use keyframe_gpu::{AnimatorChunk, Rig};
 
 const WORKGROUP: u32 = 64;
 const MAX_GROUPS_X: u32 = 65_535;
@@ -82,7 +82,7 @@ impl WorldJointsPipeline {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         rig: &Rig,
-        animator: &Animator,
+        animator: &AnimatorChunk,
         characters: u32,
     ) -> Option<ChunkWorldJoints> {
         let joints = animator.joint_matrix_buffer()?;

@@ -25,7 +25,7 @@ use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
 use crate::kinds::ValueKind;
-use crate::layout::{GpuLocalPose, GpuMixAction, MAX_ACTIONS, NO_MASK, NO_ROW};
+use crate::layout::{GpuLocalPose, GpuMixAction, BLEND_OVERRIDE, MAX_ACTIONS, NO_MASK, NO_ROW};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
 use crate::tables::instance::resolve_instances;
@@ -157,7 +157,7 @@ fn accumulate<T>(acc: T, total: f32, v: T, w: f32, mix: impl Fn(T, T, f32) -> T)
     (mix(acc, v, t), total)
 }
 
-/// WGSL `add_vec` (rule 3, vectors).
+/// WGSL `add_vec` (rule 4, vectors).
 #[must_use]
 pub(crate) fn add_vec(b: Blend, v: Vec4, r: Vec4, w: f32) -> Blend {
     let mut out = b;
@@ -215,7 +215,7 @@ pub(crate) fn scalar_normal(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar
     Scalar { acc, total, ..b }
 }
 
-/// WGSL `scalar_additive` (rule 3; a discrete value replaces the layer at
+/// WGSL `scalar_additive` (rule 4; a discrete value replaces the layer at
 /// `w >= 0.5`).
 #[must_use]
 pub(crate) fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool) -> Scalar {
@@ -232,9 +232,11 @@ pub(crate) fn scalar_additive(b: Scalar, v: f32, r: f32, w: f32, discrete: bool)
     out
 }
 
-/// WGSL `scalar_finish` (rules 2 and 4 for a scalar).
+/// WGSL `scalar_rest` (rule 2 for a scalar): `acc` becomes the value of
+/// the normal actions and the rest.
 #[must_use]
-pub(crate) fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
+pub(crate) fn scalar_rest(b: Scalar, rest: f32, discrete: bool) -> Scalar {
+    let mut out = b;
     let mut value = rest;
     if b.total > 0.0 {
         value = b.acc;
@@ -248,15 +250,41 @@ pub(crate) fn scalar_finish(b: Scalar, rest: f32, discrete: bool) -> f32 {
             }
         }
     }
+    out.acc = value;
+    out
+}
+
+/// WGSL `scalar_override` (rule 3 for a scalar): `v` replaces `acc` at
+/// `w >= 1` (a discrete value at `w >= 0.5`), else is mixed in by `w`.
+#[must_use]
+pub(crate) fn scalar_override(b: Scalar, v: f32, w: f32, discrete: bool) -> Scalar {
+    let mut out = b;
+    if discrete {
+        if w >= 0.5 {
+            out.acc = v;
+        }
+    } else {
+        let mixed = scalar_mix(b.acc, v, w);
+        out.acc = if w >= 1.0 { v } else { mixed };
+    }
+    out
+}
+
+/// WGSL `scalar_finish` (rule 5 for a scalar).
+#[must_use]
+pub(crate) fn scalar_finish(b: Scalar, discrete: bool) -> f32 {
+    let mut value = b.acc;
     if b.added {
         value = if discrete { b.add } else { value + b.add };
     }
     value
 }
 
-/// WGSL `blend_finish` (rules 2 and 4; a rotation normalized at the end).
+/// WGSL `blend_rest` (rule 2): `acc` becomes the value of the normal
+/// actions and the rest.
 #[must_use]
-pub(crate) fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
+pub(crate) fn blend_rest(b: Blend, rest: Vec4, rotation: bool) -> Blend {
+    let mut out = b;
     let mut acc = rest;
     if b.total > 0.0 {
         acc = b.acc;
@@ -268,6 +296,27 @@ pub(crate) fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
             };
         }
     }
+    out.acc = acc;
+    out
+}
+
+/// WGSL `blend_override` (rule 3): `v` replaces `acc` at `w >= 1`, bit for
+/// bit, else is mixed in by `w`.
+#[must_use]
+pub(crate) fn blend_override(b: Blend, v: Vec4, w: f32, rotation: bool) -> Blend {
+    let mut out = b;
+    let mut mixed = vec_mix(b.acc, v, w);
+    if rotation {
+        mixed = quat_mix(b.acc, v, w);
+    }
+    out.acc = if w >= 1.0 { v } else { mixed };
+    out
+}
+
+/// WGSL `blend_finish` (rule 5; a rotation normalized at the end).
+#[must_use]
+pub(crate) fn blend_finish(b: Blend, rotation: bool) -> Vec4 {
+    let mut acc = b.acc;
     if !rotation {
         return if b.added { acc + b.add } else { acc };
     }
@@ -275,6 +324,57 @@ pub(crate) fn blend_finish(b: Blend, rest: Vec4, rotation: bool) -> Vec4 {
         acc = quat_mul(acc, b.add);
     }
     quat_normalize(acc)
+}
+
+/// A node's three properties in blending (WGSL `NodeBlend`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NodeBlend {
+    pub(crate) t: Blend,
+    pub(crate) r: Blend,
+    pub(crate) s: Blend,
+}
+
+/// WGSL `override_node` (rule 3 for node `n`): the override actions of the
+/// character's `range` (first action, count) from its action `first` on,
+/// in order, over `b`.
+#[must_use]
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
+)]
+pub(crate) fn override_node(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    range: [u32; 2],
+    first: u32,
+    n: u32,
+    b: NodeBlend,
+) -> NodeBlend {
+    let mut out = b;
+    let stride = tables.output_stride();
+    for k in first..range[1].min(MAX_ACTIONS) {
+        let a = mix.actions[(range[0] + k) as usize];
+        let w = a.weight * mask_factor(tables, mix, a.mask, n);
+        if a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
+            continue;
+        }
+        let ch = channel_at(tables, a.clip * tables.node_count() + n);
+        let base = (a.row * stride) as usize;
+        if ch[0] >= 0 {
+            let v = sample_vec3(samples, base + ch[0] as usize).extend(0.0);
+            out.t = blend_override(out.t, v, w, false);
+        }
+        if ch[1] >= 0 {
+            let v = sample_vec4(samples, base + ch[1] as usize);
+            out.r = blend_override(out.r, v, w, true);
+        }
+        if ch[2] >= 0 {
+            let v = sample_vec3(samples, base + ch[2] as usize).extend(0.0);
+            out.s = blend_override(out.s, v, w, false);
+        }
+    }
+    out
 }
 
 /// The blended local pose of node `n` for character `c` (WGSL
@@ -297,10 +397,15 @@ pub(crate) fn mixed_pose(
     let mut t = blend_start(Vec4::ZERO);
     let mut r = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
     let mut s = blend_start(Vec4::ZERO);
+    // The first override action (none: past the last action).
+    let mut first_override = MAX_ACTIONS;
     for k in 0..count.min(MAX_ACTIONS) {
         let a = mix.actions[(first + k) as usize];
         let w = a.weight * mask_factor(tables, mix, a.mask, n);
-        if !(w > 0.0) || a.clip >= tables.clip_count() {
+        if a.blend == BLEND_OVERRIDE {
+            first_override = first_override.min(k);
+        }
+        if a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
             continue;
         }
         let ch = channel_at(tables, a.clip * tables.node_count() + n);
@@ -355,11 +460,17 @@ pub(crate) fn mixed_pose(
     }
     let rest_t = Vec3::from_slice(&node.translation[..3]).extend(0.0);
     let rest_s = Vec3::from_slice(&node.scale[..3]).extend(0.0);
-    let tr = blend_finish(t, rest_t, false);
-    let sc = blend_finish(s, rest_s, false);
+    let mut b = NodeBlend {
+        t: blend_rest(t, rest_t, false),
+        r: blend_rest(r, Vec4::from_array(node.rotation), true),
+        s: blend_rest(s, rest_s, false),
+    };
+    b = override_node(tables, mix, samples, [first, count], first_override, n, b);
+    let tr = blend_finish(b.t, false);
+    let sc = blend_finish(b.s, false);
     GpuLocalPose {
         translation: [tr.x, tr.y, tr.z, 0.0],
-        rotation: blend_finish(r, Vec4::from_array(node.rotation), true).to_array(),
+        rotation: blend_finish(b.r, true).to_array(),
         scale: [sc.x, sc.y, sc.z, 0.0],
     }
 }
@@ -385,10 +496,14 @@ pub(crate) fn write_mixed_morph_weights(
     let stride = tables.output_stride();
     for k in 0..mesh.target_count {
         let mut b = Scalar::default();
+        let mut first_override = count;
         for j in 0..count {
             let a = mix.actions[(first + j) as usize];
             let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
-            if !(w > 0.0) || a.clip >= tables.clip_count() {
+            if a.blend == BLEND_OVERRIDE {
+                first_override = first_override.min(j);
+            }
+            if a.blend == BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
                 continue;
             }
             let src = tables.morph_channels()[(a.clip * tables.mesh_count() + m) as usize];
@@ -404,18 +519,90 @@ pub(crate) fn write_mixed_morph_weights(
             }
         }
         let rest = tables.default_weights()[(mesh.defaults_offset + k) as usize];
-        morph_weights[out + k as usize] = scalar_finish(b, rest, false);
+        b = scalar_rest(b, rest, false);
+        for j in first_override..count {
+            let a = mix.actions[(first + j) as usize];
+            let w = a.weight * mask_factor(tables, mix, a.mask, mesh.node);
+            if a.blend != BLEND_OVERRIDE || !(w > 0.0) || a.clip >= tables.clip_count() {
+                continue;
+            }
+            let src = tables.morph_channels()[(a.clip * tables.mesh_count() + m) as usize];
+            if src >= 0 {
+                let v = samples[(a.row * stride + src as u32 + k) as usize];
+                b = scalar_override(b, v, w, false);
+            }
+        }
+        morph_weights[out + k as usize] = scalar_finish(b, false);
     }
+}
+
+/// WGSL `pointer_source`: pointer target `k`'s slot offset in action `a`'s
+/// row, -1 where `a`'s clip does not animate it or `a` does not blend.
+#[must_use]
+#[allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "mirrors WGSL's !(a.weight > 0.0), which also skips a NaN weight"
+)]
+pub(crate) fn pointer_source(tables: &SkinTables, a: &GpuMixAction, k: u32) -> i32 {
+    if !(a.weight > 0.0) || a.clip >= tables.clip_count() {
+        return -1;
+    }
+    let pointer_count = tables.pointer_targets().len() as u32;
+    tables.pointer_channels()[(a.clip * pointer_count + k) as usize]
+}
+
+/// WGSL `write_mixed_rotation_property`: a rotation pointer target `k`'s
+/// blended value for the character of `range`, at `out` in `properties`.
+pub(crate) fn write_mixed_rotation_property(
+    tables: &SkinTables,
+    mix: &MixTables<'_>,
+    samples: &[f32],
+    range: [u32; 2],
+    k: u32,
+    out: usize,
+    properties: &mut [f32],
+) {
+    let [_slot, _width, _kind, at] = tables.pointer_targets()[k as usize];
+    let count = range[1].min(MAX_ACTIONS);
+    let stride = tables.output_stride() as usize;
+    let mut b = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
+    let mut first_override = count;
+    for j in 0..count {
+        let a = mix.actions[(range[0] + j) as usize];
+        if a.blend == BLEND_OVERRIDE {
+            first_override = first_override.min(j);
+        }
+        let src = pointer_source(tables, &a, k);
+        if a.blend == BLEND_OVERRIDE || src < 0 {
+            continue;
+        }
+        let v = sample_vec4(samples, a.row as usize * stride + src as usize);
+        let additive = a.reference_row != NO_ROW;
+        let mut at_ref = Vec4::new(0.0, 0.0, 0.0, 1.0);
+        if additive {
+            at_ref = sample_vec4(samples, a.reference_row as usize * stride + src as usize);
+        }
+        b = blend_rotation(b, v, at_ref, a.weight, additive);
+    }
+    let rest_of = |i: u32| tables.pointer_rest()[(at + i) as usize];
+    let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
+    b = blend_rest(b, rest, true);
+    for j in first_override..count {
+        let a = mix.actions[(range[0] + j) as usize];
+        let src = pointer_source(tables, &a, k);
+        if a.blend == BLEND_OVERRIDE && src >= 0 {
+            let v = sample_vec4(samples, a.row as usize * stride + src as usize);
+            b = blend_override(b, v, a.weight, true);
+        }
+    }
+    let q = blend_finish(b, true);
+    properties[out..out + 4].copy_from_slice(&q.to_array());
 }
 
 /// Writes pointer target `k`'s blended value for character `c` into
 /// `properties` (WGSL `write_mixed_property`): vectors and rotations by
-/// rules 1-4; a discrete value (int, bool) replaced by an action's when its
+/// rules 1-5; a discrete value (int, bool) replaced by an action's when its
 /// mix factor is at least 0.5.
-#[allow(
-    clippy::neg_cmp_op_on_partial_ord,
-    reason = "mirrors WGSL's !(w > 0.0), which also skips a NaN weight"
-)]
 pub(crate) fn write_mixed_property(
     tables: &SkinTables,
     mix: &MixTables<'_>,
@@ -426,45 +613,24 @@ pub(crate) fn write_mixed_property(
 ) {
     let [_slot, width, kind, at] = tables.pointer_targets()[k as usize];
     let out = (c * tables.property_stride() + at) as usize;
-    let [first, count] = mix.characters[c as usize];
-    let count = count.min(MAX_ACTIONS);
+    let range = mix.characters[c as usize];
+    let count = range[1].min(MAX_ACTIONS);
     let stride = tables.output_stride();
-    let pointer_count = tables.pointer_targets().len() as u32;
-    let rest_of = |i: u32| tables.pointer_rest()[(at + i) as usize];
     if kind == ValueKind::Rotation as u32 {
-        let mut b = blend_start(Vec4::new(0.0, 0.0, 0.0, 1.0));
-        for j in 0..count {
-            let a = mix.actions[(first + j) as usize];
-            if !(a.weight > 0.0) || a.clip >= tables.clip_count() {
-                continue;
-            }
-            let src = tables.pointer_channels()[(a.clip * pointer_count + k) as usize];
-            if src < 0 {
-                continue;
-            }
-            let v = sample_vec4(samples, (a.row * stride) as usize + src as usize);
-            let additive = a.reference_row != NO_ROW;
-            let mut at_ref = Vec4::new(0.0, 0.0, 0.0, 1.0);
-            if additive {
-                at_ref = sample_vec4(samples, (a.reference_row * stride) as usize + src as usize);
-            }
-            b = blend_rotation(b, v, at_ref, a.weight, additive);
-        }
-        let rest = Vec4::new(rest_of(0), rest_of(1), rest_of(2), rest_of(3));
-        let q = blend_finish(b, rest, true);
-        properties[out..out + 4].copy_from_slice(&q.to_array());
+        write_mixed_rotation_property(tables, mix, samples, range, k, out, properties);
         return;
     }
     let discrete = kind == ValueKind::Discrete as u32;
     for i in 0..width {
         let mut b = Scalar::default();
+        let mut first_override = count;
         for j in 0..count {
-            let a = mix.actions[(first + j) as usize];
-            if !(a.weight > 0.0) || a.clip >= tables.clip_count() {
-                continue;
+            let a = mix.actions[(range[0] + j) as usize];
+            if a.blend == BLEND_OVERRIDE {
+                first_override = first_override.min(j);
             }
-            let src = tables.pointer_channels()[(a.clip * pointer_count + k) as usize];
-            if src < 0 {
+            let src = pointer_source(tables, &a, k);
+            if a.blend == BLEND_OVERRIDE || src < 0 {
                 continue;
             }
             let v = samples[(a.row * stride + src as u32 + i) as usize];
@@ -475,7 +641,16 @@ pub(crate) fn write_mixed_property(
                 b = scalar_additive(b, v, at_ref, a.weight, discrete);
             }
         }
-        properties[out + i as usize] = scalar_finish(b, rest_of(i), discrete);
+        b = scalar_rest(b, tables.pointer_rest()[(at + i) as usize], discrete);
+        for j in first_override..count {
+            let a = mix.actions[(range[0] + j) as usize];
+            let src = pointer_source(tables, &a, k);
+            if a.blend == BLEND_OVERRIDE && src >= 0 {
+                let v = samples[(a.row * stride + src as u32 + i) as usize];
+                b = scalar_override(b, v, a.weight, discrete);
+            }
+        }
+        properties[out + i as usize] = scalar_finish(b, discrete);
     }
 }
 

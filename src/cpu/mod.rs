@@ -28,7 +28,8 @@ pub(crate) use sample::sample_resolved;
 
 use crate::error::Result;
 use crate::model::crowd::{
-    renumber, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelSource,
+    CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, MixedFrame, ModelFrame, ModelSource,
+    Placement,
 };
 use crate::model::instance::Instance;
 use crate::model::mix::{check_masks, Action, Mask};
@@ -106,48 +107,49 @@ pub fn mixed_poses(
     ))
 }
 
-/// The CPU reference of a `Crowd`'s frame
-/// (`Crowd::set_instances`, then
-/// `read_back`): `models` is the crowd's
-/// (`Crowd::models`); each model's instances, in
-/// crowd order, posed as [`poses`] poses them (or only sampled, for a
+/// The CPU reference of a `Crowd`'s frame (`Crowd::set_instances`, then
+/// `read_back`): `models` is the crowd's (`Crowd::models`), with its
+/// characters; each model's instances, placed in its slots as the crowd
+/// places them, posed as [`poses`] poses them (or only sampled, for a
 /// model without a rig), in the same [`CrowdPoses`].
 ///
 /// # Errors
-/// Those of `Crowd::set_instances` that
-/// concern the frame (unknown model, a clip of another model, clip out of
-/// range, time not finite, a model given more than its capacity), naming
-/// the crowd instance.
+/// Those of `Crowd::set_instances` that concern the frame (unknown model
+/// or character, a clip of another model, clip out of range, time not
+/// finite, a model given more than its free slots), naming the crowd
+/// instance.
 pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<CrowdPoses> {
-    let mut counts = vec![0; models.len()];
-    models.check_instances(instances, &mut counts)?;
-    let mut tables: Vec<Vec<Instance>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
-    let mut slots = Vec::with_capacity(instances.len());
-    {
-        let mut refs: Vec<&mut Vec<Instance>> = tables.iter_mut().collect();
-        CrowdModels::split_instances(instances, &mut refs, &mut slots);
-    }
-    let out = models
-        .models
-        .iter()
-        .zip(&tables)
-        .map(|(m, table)| match &m.source {
-            ModelSource::Bound(bound) => poses(bound, table),
+    let mut placement = Placement::default();
+    placement.place_instances(models, instances)?;
+    let mut out = Vec::with_capacity(models.models.len());
+    let mut frame = ModelFrame::default();
+    for (index, m) in models.models.iter().enumerate() {
+        let Some(m) = m else {
+            out.push(None);
+            continue;
+        };
+        frame.fill_instances(&placement, index, instances);
+        let table = &frame.instances;
+        out.push(Some(match &m.source {
+            ModelSource::Bound(bound) => poses(bound, table)?,
             ModelSource::Sampled(library) => {
                 let samples = sample::sample(library, table)?;
-                Ok(Poses::unposed(library, table.len() as u32, samples))
+                Poses::unposed(library, table.len() as u32, samples)
             }
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(CrowdPoses { models: out, slots })
+        }));
+    }
+    Ok(CrowdPoses {
+        models: out,
+        slots: placement.slots,
+    })
 }
 
-/// The CPU reference of a `Crowd`'s mixed frame
-/// (`Crowd::set_actions`, then
-/// `read_back`): `models` is the crowd's;
-/// each model with a mixer blends its characters, in crowd order, as
-/// [`mixed_poses`] does with the model's masks; every other model has no
-/// character.
+/// The CPU reference of a `Crowd`'s mixed frame (`Crowd::set_actions`,
+/// then `read_back`): `models` is the crowd's; each model with a mixer
+/// blends its characters, placed in its slots as the crowd places them (a
+/// character over its mixer's action limit dropping its lightest base
+/// actions), as [`mixed_poses`] does with the model's masks; every other
+/// model has no character.
 ///
 /// # Errors
 /// Those of `Crowd::set_actions`, naming
@@ -157,35 +159,36 @@ pub fn crowd_mixed_poses(
     characters: &[CrowdCharacter],
     actions: &[crate::model::mix::Action],
 ) -> Result<CrowdPoses> {
-    let mut counts = vec![0; models.len()];
-    models.check_characters(characters, actions.len(), &mut counts)?;
-    let n = models.len();
-    let (mut acts, mut per, mut crowd) = (
-        vec![Vec::new(); n],
-        vec![Vec::new(); n],
-        vec![Vec::new(); n],
-    );
-    let mut slots = Vec::with_capacity(characters.len());
-    {
-        let mut refs: Vec<_> = acts
-            .iter_mut()
-            .zip(per.iter_mut())
-            .zip(crowd.iter_mut())
-            .map(|((a, p), c)| (a, p, c))
-            .collect();
-        CrowdModels::split_actions(characters, actions, &mut refs, &mut slots);
-    }
-    let mut out = Vec::with_capacity(n);
-    for (k, m) in models.models.iter().enumerate() {
+    let mut placement = Placement::default();
+    placement.place_characters(models, characters, actions.len())?;
+    let mut firsts = Vec::with_capacity(characters.len());
+    MixedFrame::index(characters, &mut firsts);
+    let given = MixedFrame {
+        characters,
+        actions,
+        firsts: &firsts,
+    };
+    let mut out = Vec::with_capacity(models.models.len());
+    let mut frame = ModelFrame::default();
+    for (index, m) in models.models.iter().enumerate() {
+        let Some(m) = m else {
+            out.push(None);
+            continue;
+        };
         let p = match (&m.source, &m.mixer) {
             (ModelSource::Bound(bound), Some(desc)) => {
-                mixed_poses(bound, &desc.masks, &acts[k], &per[k])
-                    .map_err(|e| renumber(e, &crowd[k]))?
+                let clips = m.library().clips().len();
+                frame.fill_actions(&placement, index, &given, desc, clips)?;
+                mixed_poses(bound, &desc.masks, &frame.actions, &frame.counts)
+                    .map_err(|e| frame.rename(e))?
             }
             (ModelSource::Bound(bound), None) => poses(bound, &[])?,
             (ModelSource::Sampled(library), _) => Poses::unposed(library, 0, Vec::new()),
         };
-        out.push(p);
+        out.push(Some(p));
     }
-    Ok(CrowdPoses { models: out, slots })
+    Ok(CrowdPoses {
+        models: out,
+        slots: placement.slots,
+    })
 }

@@ -6,7 +6,7 @@
 #[non_exhaustive]
 pub enum MixError {
     /// An action names a clip the library does not have.
-    #[error("character {character}, action {action}: clip {clip} is out of range (the library has {clip_count} clips)")]
+    #[error("character {character}, action {action}: clip {clip} is out of range (the library has {})", super::count(*.clip_count as u64, "clip"))]
     UnknownClip {
         /// The character.
         character: usize,
@@ -18,7 +18,7 @@ pub enum MixError {
         clip_count: usize,
     },
     /// An action names a mask the mixer does not have.
-    #[error("character {character}, action {action}: mask {mask} is out of range (the mixer has {mask_count} masks)")]
+    #[error("character {character}, action {action}: mask {mask} is out of range (the mixer has {})", super::count(*.mask_count as u64, "mask"))]
     UnknownMask {
         /// The character.
         character: usize,
@@ -51,8 +51,16 @@ pub enum MixError {
         /// The time.
         time: f64,
     },
+    /// An action both additive (a reference time) and override.
+    #[error("character {character}, action {action}: an action is additive or override, not both")]
+    AdditiveOverride {
+        /// The character.
+        character: usize,
+        /// The action, among the character's.
+        action: usize,
+    },
     /// A character has more actions than the mixer was created for.
-    #[error("character {character}: {count} actions, but the mixer was created for at most {capacity} per character")]
+    #[error("character {character}: {}, but the mixer was created for at most {} per character", super::count(*.count, "action"), super::count(*.capacity, "action"))]
     TooManyActions {
         /// The character.
         character: usize,
@@ -62,7 +70,7 @@ pub enum MixError {
         capacity: u32,
     },
     /// More characters than the mixer was created for.
-    #[error("{count} characters, but the mixer was created for at most {capacity}")]
+    #[error("{}, but the mixer was created for at most {}", super::count(*.count as u64, "character"), super::count(*.capacity, "character"))]
     TooManyCharacters {
         /// Characters given.
         count: usize,
@@ -70,7 +78,7 @@ pub enum MixError {
         capacity: u32,
     },
     /// The per-character counts do not add up to the number of actions.
-    #[error("the action counts add up to {counted}, but {actions} actions were given")]
+    #[error("the characters' action counts add up to {counted}, but {} {} given", super::count(*.actions as u64, "action"), if *.actions == 1 { "was" } else { "were" })]
     CountMismatch {
         /// The sum of the counts.
         counted: u64,
@@ -79,7 +87,7 @@ pub enum MixError {
     },
     /// A mixer asked for 0 or more than `MAX_ACTIONS` actions per
     /// character.
-    #[error("{asked} actions per character: a mixer takes 1 to {max}")]
+    #[error("{} per character: a mixer takes 1 to {max}", super::count(*.asked, "action"))]
     ActionCapacity {
         /// The capacity asked for.
         asked: u32,
@@ -87,7 +95,7 @@ pub enum MixError {
         max: u32,
     },
     /// A mask names a node the rig does not have.
-    #[error("mask: node {node} is out of range (the rig has {node_count} nodes)")]
+    #[error("mask: node {node} is out of range (the rig has {})", super::count(*.node_count as u64, "node"))]
     MaskNodeOutOfRange {
         /// The node.
         node: u32,
@@ -103,7 +111,7 @@ pub enum MixError {
         factor: f32,
     },
     /// A mask has another length than the rig has nodes.
-    #[error("mask: {len} factors for a rig of {node_count} nodes")]
+    #[error("mask: {} for a rig of {}", super::count(*.len as u64, "factor"), super::count(*.node_count as u64, "node"))]
     MaskLength {
         /// Factors given.
         len: usize,

@@ -138,14 +138,45 @@ pub enum Error {
     /// character and the command).
     #[error(transparent)]
     Playback(#[from] PlaybackError),
-    /// A crowd instance names a model that is not one of the crowd's (an
-    /// id of another `Crowd`).
-    #[error("crowd instance {instance}: model {model} is not a model of this crowd")]
+    /// A crowd's frame entry (an instance or a character), or a call
+    /// about a character, names a model that is not one of the crowd's
+    /// (an id of another `Crowd`, or of a removed model).
+    #[error("crowd {what}{}: model {model} is not a model of this crowd (removed, or of another crowd)", at(*.entry))]
     UnknownModel {
-        /// Index of the instance in the crowd's table.
-        instance: usize,
+        /// `"instance"` or `"character"`: what the call takes.
+        what: &'static str,
+        /// Index of the entry in the frame; `None` outside a frame.
+        entry: Option<usize>,
         /// The model index it names.
         model: usize,
+    },
+    /// A crowd's frame entry, or a call, names a character the crowd does
+    /// not hold: removed (`Crowd::remove_character`),
+    /// or of another crowd.
+    #[error("crowd {what}{}: the character of model {model} at slot {slot} is not in this crowd (removed, or of another crowd)", at(*.entry))]
+    UnknownCharacter {
+        /// `"instance"` or `"character"`: what the call takes.
+        what: &'static str,
+        /// Index of the entry in the frame; `None` outside a frame.
+        entry: Option<usize>,
+        /// The character's model index.
+        model: usize,
+        /// The character's slot.
+        slot: u32,
+    },
+    /// Two entries of a crowd's frame name the same character.
+    #[error("crowd {what} {entry}: the character of model {model} at slot {slot} is already {what} {first} of this frame")]
+    CharacterTwice {
+        /// `"instance"` or `"character"`: what the call takes.
+        what: &'static str,
+        /// Index of the second entry in the frame.
+        entry: usize,
+        /// Index of the first.
+        first: usize,
+        /// The character's model index.
+        model: usize,
+        /// The character's slot.
+        slot: u32,
     },
     /// A crowd instance plays a clip of another model than its own.
     #[error("crowd instance {instance}: an instance of model {instance_model} ({instance_model_name:?}) is given a clip of model {clip_model} ({clip_model_name:?})")]
@@ -171,15 +202,19 @@ pub enum Error {
         /// The model's name.
         model: String,
     },
-    /// A crowd frame holds more instances of a model than the model was
-    /// added for.
-    #[error("{requested} instances of model {model} ({name:?}) requested, but it was added for at most {capacity}")]
+    /// A crowd frame holds more instances (characters) of a model than
+    /// the model was added for, counting the characters that hold its
+    /// slots (`Crowd::add_character`); or
+    /// a character is added to a full model.
+    #[error("{} of model {model} ({name:?}) requested, but it was added for at most {capacity}", count(*.requested as u64, what))]
     ModelFull {
         /// The model's index in the crowd.
         model: usize,
         /// The model's name.
         name: String,
-        /// Instances of the model in the frame.
+        /// `"instance"` or `"character"`: what the call takes.
+        what: &'static str,
+        /// Slots the frame (or the new character) needs.
         requested: usize,
         /// The model's capacity.
         capacity: u32,
@@ -393,6 +428,11 @@ impl From<FitError> for Error {
     }
 }
 
+/// `" N"` for the index of a frame's entry, nothing outside a frame.
+fn at(entry: Option<usize>) -> String {
+    entry.map(|e| format!(" {e}")).unwrap_or_default()
+}
+
 /// `n` as a `u32` index, or [`Error::LimitExceeded`] naming `what` (`n`
 /// elements of 4 bytes).
 pub(crate) fn index_u32(n: usize, what: &'static str) -> Result<u32> {
@@ -402,4 +442,16 @@ pub(crate) fn index_u32(n: usize, what: &'static str) -> Result<u32> {
         limit_name: "u32 indexing",
         limit: u64::from(u32::MAX),
     })
+}
+
+/// `n` followed by `noun`, in the plural unless `n` is 1 ("1 clip",
+/// "3 clips"): messages agree in number. `noun` takes an `s` in the
+/// plural (every noun the messages count does).
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

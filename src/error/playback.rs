@@ -1,20 +1,44 @@
 //! [`PlaybackError`]: a playback command or step the playback layer refuses.
 
+use super::count;
+
 /// Why a playback command or step was refused. Nothing changed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PlaybackError {
-    /// A clip the library does not have.
-    #[error("character {character}, {command}: clip {clip} is out of range (the library has {clip_count} clips)")]
+    /// A clip index the library does not have
+    /// (`Clips::clip_at`).
+    #[error("clip {clip} is out of range (the library has {})", count(*.clip_count as u64, "clip"))]
     UnknownClip {
+        /// The clip index asked for.
+        clip: u32,
+        /// Clips in the library.
+        clip_count: usize,
+    },
+    /// A clip name the library does not have
+    /// (`Clips::clip`).
+    #[error("no clip is named {name:?} (the library has {})", count(*.clip_count as u64, "clip"))]
+    NoClipNamed {
+        /// The name asked for.
+        name: String,
+        /// Clips in the library.
+        clip_count: usize,
+    },
+    /// A clip handle of another `Clips` than the
+    /// player's: a clip of another model or library.
+    #[error("character {character}, {command}: clip {clip} belongs to clips #{clips}, not to this player's clips #{own}")]
+    ClipOfOtherLibrary {
         /// The player's character (`Player::with_character`).
         character: u32,
         /// The command.
         command: &'static str,
-        /// The clip named.
+        /// The clip's index in its own library.
         clip: u32,
-        /// Clips in the library.
-        clip_count: usize,
+        /// The identity of the clip's `Clips`
+        /// (`ClipsId::get`).
+        clips: u64,
+        /// The identity of the player's `Clips`.
+        own: u64,
     },
     /// A time, time step, speed or weight that is NaN or infinite, or a
     /// negative time step or weight.
@@ -41,20 +65,28 @@ pub enum PlaybackError {
         /// The duration.
         duration: f64,
     },
-    /// A layer this player does not have.
+    /// A layer this player does not have (removed, or another player's).
     #[error("character {character}, {command}: layer {layer} is not a layer of this player")]
     UnknownLayer {
         /// The player's character.
         character: u32,
         /// The command.
         command: &'static str,
-        /// The layer.
+        /// The layer's index (`LayerId::index`).
         layer: u32,
+    },
+    /// A layer both additive and override.
+    #[error("character {character}, {command}: a layer is additive or override, not both")]
+    AdditiveOverride {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
     },
     /// An action that does not fit in the player's table
     /// (`Player::with_max_actions`): layers are never dropped to make
     /// room, and a layer or a `play` does not fit when the layers fill it.
-    #[error("character {character}, {command}: the action table holds at most {max} actions, its layers included")]
+    #[error("character {character}, {command}: the action table holds at most {}, its layers included", count(*.max, "action"))]
     TooManyActions {
         /// The player's character.
         character: u32,
@@ -64,12 +96,23 @@ pub enum PlaybackError {
         max: u32,
     },
     /// Root motion asked of a node the rig does not have.
-    #[error("root motion: node {node} is out of range (the rig has {node_count} nodes)")]
+    #[error("root motion: node {node} is out of range (the rig has {})", count(*.node_count as u64, "node"))]
     UnknownRoot {
         /// The node.
         node: u32,
         /// Nodes in the rig.
         node_count: usize,
+    },
+    /// A ground plane that cannot be found for
+    /// `in_place`: an up axis that is zero or
+    /// not finite, or a root whose parent's rest transform cannot be
+    /// inverted (a zero scale).
+    #[error("in place: node {node}: {reason}")]
+    BadGround {
+        /// The root node.
+        node: u32,
+        /// What is wrong.
+        reason: &'static str,
     },
     /// A marker at a time that is NaN or infinite, or of a clip the
     /// library does not have.

@@ -1,21 +1,21 @@
 //! [`Animator`]: the one object a renderer holds. It owns the sampler and,
-//! for a bound library, the pose and skin passes, takes the per-frame
-//! instance table once, records every pass into the caller's encoder, and
-//! hands out the buffers a renderer binds, with [`Poses`] for a readback.
+//! for a bound library, the pose and skin passes, in one chunk or several
+//! ([`AnimatorChunk`]) when its capacity would pass the device's limits in
+//! one; takes the per-frame instance table once, records every pass into
+//! the caller's encoder, and hands out the buffers a renderer binds, with
+//! [`Poses`] for a readback.
 
-use super::skin::GpuSkinner;
+use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
-use super::{check_device, GpuSampler};
-use crate::error::MixError;
-use crate::error::Result;
+use super::GpuSampler;
+use crate::error::{Error, MixError, Result};
+use crate::model::crowd::renumber;
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_desc, Action, MixerDesc};
 use crate::model::rig::Rig;
 use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
-use crate::plan::{DeviceProfile, Plan, PlanChoices, SkinStrategy};
-use crate::tables::mix::{mask_table, Packer};
-use crate::tables::poses::Flat;
+use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 
 /// Animates many instances of a model on the GPU: sampling, then local
 /// pose, hierarchy, joint matrices and morph weights, with no readback in
@@ -30,6 +30,26 @@ use crate::tables::poses::Flat;
 /// and [`world_matrix_buffer`](Self::world_matrix_buffer) (or the bind
 /// group of [`output_bind_group`](Self::output_bind_group)). Reading
 /// results back is optional: [`read_back`](Self::read_back).
+///
+/// # Chunks
+///
+/// An animator whose capacity would pass the device's limits in one
+/// buffer or dispatch (`max_storage_buffer_binding_size`,
+/// `max_buffer_size`, `max_compute_workgroups_per_dimension`) is split
+/// into [`chunk_count`](Self::chunk_count) chunks of
+/// [`chunk_capacity`](Self::chunk_capacity) instances (characters with a
+/// mixer), the capacity [`plan::chunk_capacity`](crate::plan::chunk_capacity)
+/// finds for this device; each chunk has buffers of its own and shares
+/// the first's upload of the library. Instance `i` of a frame is instance
+/// `i % chunk_capacity` of [`chunk`](Self::chunk)`(i / chunk_capacity)`.
+/// The calls that take or give a whole frame ([`set_instances`](Self::set_instances),
+/// [`set_actions`](Self::set_actions), [`record`](Self::record),
+/// [`read_back`](Self::read_back)) cover every chunk; the buffer getters
+/// ([`joint_matrix_buffer`](Self::joint_matrix_buffer) and the others)
+/// give the first chunk's, which is every instance's unless the animator
+/// has several chunks: draw a chunked animator chunk by chunk, with each
+/// chunk's buffers. [`plan`](Self::plan) is the first chunk's (every chunk
+/// runs the same plan).
 ///
 /// ```no_run
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
@@ -50,7 +70,7 @@ use crate::tables::poses::Flat;
 /// # Device loss
 ///
 /// Once the device is lost, every fallible call returns
-/// [`Error::DeviceLost`](crate::Error::DeviceLost) from the first call
+/// [`Error::DeviceLost`] from the first call
 /// after the loss, whether or not the application ever waits on the
 /// device, and [`record`](Self::record) records nothing once a call has
 /// reported it (`docs/USAGE.md`, "Faults").
@@ -107,66 +127,71 @@ use crate::tables::poses::Flat;
 ///     Ok(())
 /// }
 /// ```
-#[derive(Debug)]
 pub struct Animator {
-    pub(crate) sampler: GpuSampler,
-    skin: Option<Posing>,
-    mixer: Option<Mixer>,
-    plan: Plan,
+    /// Its chunks, in order: the first always exists.
+    chunks: Vec<AnimatorChunk>,
+    /// Instances (characters with a mixer) each chunk holds.
+    chunk_capacity: u32,
+    /// Instances (characters) per frame at most.
+    capacity: u32,
 }
 
-/// The pose and skin passes of a bound library, with what they were built
-/// from.
-#[derive(Debug)]
-struct Posing {
-    bound: BoundLibrary,
-    skinner: GpuSkinner,
-}
-
-/// The host side of an animator's mixer: its capacity, its masks' count
-/// and the packer it reuses every frame.
-#[derive(Debug)]
-struct Mixer {
-    characters: u32,
-    mask_count: usize,
-    packer: Packer,
+impl std::fmt::Debug for Animator {
+    /// Its shape, not its tables: the chunks, their capacity, the frame's
+    /// instances and the plan's choices.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Animator")
+            .field("chunks", &self.chunks.len())
+            .field("chunk_capacity", &self.chunk_capacity)
+            .field("capacity", &self.capacity)
+            .field("instances", &self.instance_count())
+            .field("mixer", &self.has_mixer())
+            .field("sampler", &self.plan().sampler)
+            .field("skin", &self.plan().skin)
+            .finish()
+    }
 }
 
 impl Animator {
     /// An animator that samples `bound`'s library and poses its rig with
     /// it: local pose, world transforms, joint matrices of every skin and
     /// morph weights of every mesh, for up to `max_instances` instances,
-    /// as the [`Plan`] for this device's profile lays them out.
+    /// as the [`Plan`] for this device's profile lays them out (in chunks
+    /// where one would pass the device's limits: see "Chunks" above).
     ///
     /// # Errors
-    /// [`Error::DeviceLimit`](crate::Error::DeviceLimit) for a device below
-    /// [`required_limits`](crate::required_limits); buffers past the
-    /// device's limits ([`Error::LimitExceeded`](crate::Error::LimitExceeded));
-    /// [`Error::Gpu`](crate::Error::Gpu) when wgpu reports an error.
+    /// [`Error::DeviceLimit`] for a device below
+    /// [`required_limits`](crate::required_limits); a library whose tables
+    /// alone pass the device's limits
+    /// ([`Error::LimitExceeded`]);
+    /// [`Error::Gpu`] when wgpu reports an error.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<Self> {
-        let plan = Plan::new(bound, max_instances, &DeviceProfile::of(device))?;
-        Self::from_plan(device, queue, &plan)
+        let model = ChunkModel::Bound(bound);
+        Self::chunked(device, queue, model, max_instances, u32::MAX, None)
     }
 
     /// An animator that runs `plan`: exactly the dispatches it lists, for
-    /// its capacity (a plan made for another profile runs too: a GPU's
-    /// plan on a CPU adapter, say). A plan made by [`Plan::for_mixer`]
-    /// gives an animator with that mixer ([`Animator::with_mixer`]).
+    /// its capacity, in one chunk (a plan made for another profile runs
+    /// too: a GPU's plan on a CPU adapter, say). A plan made by
+    /// [`Plan::for_mixer`] gives an animator with that mixer
+    /// ([`Animator::with_mixer`]).
     ///
     /// # Errors
-    /// As [`Animator::new`], and with a mixer as [`Animator::with_mixer`].
+    /// As [`Animator::new`], and with a mixer as [`Animator::with_mixer`];
+    /// [`Error::LimitExceeded`] when the
+    /// plan's capacity does not fit the device in one chunk.
     pub fn from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
-        check_device(device)?;
-        if plan.mixer.is_some() {
-            return Self::mixer_from_plan(device, queue, plan);
-        }
-        let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
-        Self::posing(device, sampler, plan)
+        let chunk = AnimatorChunk::from_plan(device, queue, plan)?;
+        Ok(Animator {
+            chunks: vec![chunk],
+            chunk_capacity: plan.capacity,
+            capacity: plan.capacity,
+        })
     }
 
     /// An animator of another rig bound to the same library as `other`'s,
@@ -183,36 +208,13 @@ impl Animator {
         bound: &BoundLibrary,
         max_instances: u32,
     ) -> Result<Option<Self>> {
-        if other.mixer.is_some() || !other.library().same_data(bound.library()) {
+        if other.has_mixer() || !other.library().same_data(bound.library()) {
             return Ok(None);
         }
-        let choices = PlanChoices {
-            sampler: other.plan.sampler,
-            skin: SkinStrategy::Auto,
-        };
-        let plan = Plan::with_choices(bound, max_instances, &other.plan.profile, choices)?;
-        if !other.sampler.can_share(bound.library(), &plan) {
-            return Ok(None);
-        }
-        let sampler = other.sampler.sharing(device, &plan)?;
-        Self::posing(device, sampler, &plan).map(Some)
-    }
-
-    /// The skin stage of `plan` over `sampler`, without a mixer.
-    fn posing(device: &wgpu::Device, sampler: GpuSampler, plan: &Plan) -> Result<Self> {
-        let skin = match &plan.bound {
-            Some(bound) => Some(Posing {
-                bound: bound.clone(),
-                skinner: GpuSkinner::from_plan(device, &sampler, plan, None)?,
-            }),
-            None => None,
-        };
-        Ok(Animator {
-            sampler,
-            skin,
-            mixer: None,
-            plan: plan.clone(),
-        })
+        let model = ChunkModel::Bound(bound);
+        let share = other.first();
+        // Never uploads: the library is `other`'s, under its sampler plan.
+        Self::chunked_on(device, None, model, max_instances, u32::MAX, Some(share)).map(Some)
     }
 
     /// An animator that only samples `library`, for up to `max_instances`
@@ -227,9 +229,8 @@ impl Animator {
         library: &AnimationLibrary,
         max_instances: u32,
     ) -> Result<Self> {
-        let profile = DeviceProfile::of(device);
-        let plan = Plan::sampling(library, max_instances, &profile, crate::SamplerPlan::Auto)?;
-        Self::from_plan(device, queue, &plan)
+        let model = ChunkModel::Sampled(library);
+        Self::chunked(device, queue, model, max_instances, u32::MAX, None)
     }
 
     /// An animator whose characters each blend several actions (a
@@ -239,7 +240,7 @@ impl Animator {
     /// mix pass blends them per node into the local poses, and the
     /// hierarchy and joint stages read the blended pose. Up to
     /// `desc.characters` characters of up to `desc.actions_per_character`
-    /// actions; `desc.masks` are uploaded once. Per frame:
+    /// actions; `desc.masks` are uploaded once per chunk. Per frame:
     /// [`set_actions`](Self::set_actions), then [`record`](Self::record).
     /// Outputs are indexed by character.
     ///
@@ -251,9 +252,7 @@ impl Animator {
     /// [`MixError::ActionCapacity`] (0 or more than
     /// [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per character),
     /// [`MixError::MaskOfOtherRig`] and [`MixError::MaskLength`] (a mask
-    /// made for another rig),
-    /// [`Error::LimitExceeded`](crate::Error::LimitExceeded) when the rows
-    /// do not fit a `u32`, and those of [`new`](Self::new).
+    /// made for another rig), and those of [`new`](Self::new).
     pub fn with_mixer(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -261,46 +260,122 @@ impl Animator {
         desc: &MixerDesc,
     ) -> Result<Self> {
         check_desc(bound.rig(), desc)?;
-        let profile = DeviceProfile::of(device);
-        let plan = Plan::for_mixer(bound, desc, &profile, crate::SamplerPlan::Auto)?;
-        Self::mixer_from_plan(device, queue, &plan)
+        let model = ChunkModel::Mixed(bound, desc);
+        Self::chunked(device, queue, model, desc.characters, u32::MAX, None)
     }
 
-    /// The mixer's animator of `plan` (made by [`Plan::for_mixer`]).
-    fn mixer_from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
-        check_device(device)?;
-        let (Some(desc), Some(bound)) = (&plan.mixer, &plan.bound) else {
-            return Err(MixError::NoMixer.into());
+    /// An animator of `model` for `capacity` instances in chunks of at
+    /// most `chunk_limit`, the first sharing `share`'s upload (and
+    /// sampler plan) where it can.
+    pub(crate) fn chunked(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        model: ChunkModel<'_>,
+        capacity: u32,
+        chunk_limit: u32,
+        share: Option<&AnimatorChunk>,
+    ) -> Result<Self> {
+        Self::chunked_on(device, Some(queue), model, capacity, chunk_limit, share)
+    }
+
+    /// [`chunked`](Self::chunked); without a queue only by sharing
+    /// `share`'s upload. A chunk that shares runs under `share`'s profile
+    /// (the upload was laid out for it); its capacity is fitted to this
+    /// device's limits.
+    fn chunked_on(
+        device: &wgpu::Device,
+        queue: Option<&wgpu::Queue>,
+        model: ChunkModel<'_>,
+        capacity: u32,
+        chunk_limit: u32,
+        share: Option<&AnimatorChunk>,
+    ) -> Result<Self> {
+        super::check_device(device)?;
+        let capacity = capacity.max(1);
+        let on_device = DeviceProfile::of(device);
+        let profile = share.map_or(on_device, |s| s.plan.profile);
+        let fit = DeviceProfile {
+            limits: on_device.limits,
+            ..profile
         };
-        check_desc(bound.rig(), desc)?;
-        let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
-        let masks = mask_table(&desc.masks);
-        let mix = Some((
-            desc.characters,
-            desc.actions_per_character,
-            masks.as_slice(),
-        ));
-        let skinner = GpuSkinner::from_plan(device, &sampler, plan, mix)?;
-        Ok(Animator {
-            sampler,
-            skin: Some(Posing {
-                bound: bound.clone(),
-                skinner,
-            }),
-            mixer: Some(Mixer {
-                characters: desc.characters,
-                mask_count: desc.masks.len(),
-                packer: Packer::new(desc.characters, desc.actions_per_character),
-            }),
-            plan: plan.clone(),
-        })
+        let sampler = share.map_or(SamplerPlan::Auto, |s| s.plan.sampler);
+        let size = largest_fit(model, &fit, sampler, capacity.min(chunk_limit.max(1)))?;
+        let first = AnimatorChunk::build(device, queue, model, size, &profile, sampler, share)?;
+        let mut animator = Animator {
+            chunks: vec![first],
+            chunk_capacity: size,
+            capacity: size,
+        };
+        animator.grow_to(device, model, capacity)?;
+        Ok(animator)
     }
 
-    /// The plan this animator runs: its dispatches, their overrides and
-    /// workgroups, the tables it uploaded.
+    /// Grows the animator to `capacity` instances (characters): chunks of
+    /// the animator's chunk capacity are appended, each sharing the first
+    /// chunk's upload; the chunks there are stay as they are (their
+    /// buffers, bind groups and contents). A capacity not above the
+    /// current one changes nothing.
+    ///
+    /// # Errors
+    /// Those of [`new`](Self::new); on error the animator is unchanged.
+    pub(crate) fn grow_to(
+        &mut self,
+        device: &wgpu::Device,
+        model: ChunkModel<'_>,
+        capacity: u32,
+    ) -> Result<()> {
+        if capacity <= self.capacity {
+            return Ok(());
+        }
+        let size = self.chunk_capacity;
+        let count = capacity.div_ceil(size) as usize;
+        let first = self.first();
+        let (profile, sampler) = (first.plan.profile, first.plan.sampler);
+        let mut more = Vec::with_capacity(count.saturating_sub(self.chunks.len()));
+        for _ in self.chunks.len()..count {
+            let chunk =
+                AnimatorChunk::build(device, None, model, size, &profile, sampler, Some(first))?;
+            more.push(chunk);
+        }
+        self.chunks.extend(more);
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// The first chunk.
+    fn first(&self) -> &AnimatorChunk {
+        // Every constructor makes one.
+        &self.chunks[0]
+    }
+
+    /// The plan the first chunk runs (every chunk runs the same, for
+    /// [`chunk_capacity`](Self::chunk_capacity) instances): its
+    /// dispatches, their overrides and workgroups, the tables it uploaded.
     #[must_use]
     pub fn plan(&self) -> &Plan {
-        &self.plan
+        &self.first().plan
+    }
+
+    /// How many chunks the animator's instances are split into (1 unless
+    /// its capacity would pass the device's limits in one).
+    #[must_use]
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The instances (characters with a mixer) each chunk holds: instance
+    /// `i` of a frame is instance `i % chunk_capacity` of chunk
+    /// `i / chunk_capacity`.
+    #[must_use]
+    pub fn chunk_capacity(&self) -> u32 {
+        self.chunk_capacity
+    }
+
+    /// Chunk `k`: its buffers hold instances `k * chunk_capacity ..` of
+    /// the last frame set. `None` past the last chunk.
+    #[must_use]
+    pub fn chunk(&self, k: usize) -> Option<&AnimatorChunk> {
+        self.chunks.get(k)
     }
 
     /// Writes this frame's actions: `counts[c]` consecutive actions of
@@ -336,7 +411,7 @@ impl Animator {
     /// more actions than the capacity; [`MixError::TooManyCharacters`],
     /// [`MixError::CountMismatch`]; on error nothing is written and the
     /// previous frame's actions stay in effect.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost (checked first).
     pub fn set_actions(
         &mut self,
@@ -344,106 +419,159 @@ impl Animator {
         actions: &[Action],
         counts: &[u32],
     ) -> Result<()> {
-        self.sampler.health().check("Animator::set_actions")?;
+        self.first()
+            .sampler
+            .health()
+            .check("Animator::set_actions")?;
         self.pack_actions(actions, counts)?;
         self.write_packed(queue)
     }
 
     /// Whether the animator has a mixer ([`with_mixer`](Self::with_mixer)).
     pub(crate) fn has_mixer(&self) -> bool {
-        self.mixer.is_some()
+        self.first().has_mixer()
     }
 
-    /// The host half of [`set_actions`](Self::set_actions): checks and
-    /// packs the frame's actions; nothing reaches the device.
+    /// The host half of [`set_actions`](Self::set_actions): checks the
+    /// frame and packs each chunk's characters (characters
+    /// `k * chunk_capacity ..` are chunk `k`'s); nothing reaches the
+    /// device. Errors name the animator's character.
     pub(crate) fn pack_actions(&mut self, actions: &[Action], counts: &[u32]) -> Result<()> {
-        let Some(mixer) = &mut self.mixer else {
+        if !self.has_mixer() {
             return Err(MixError::NoMixer.into());
-        };
-        mixer
-            .packer
-            .pack(self.sampler.library(), mixer.mask_count, actions, counts)?;
+        }
+        if let [only] = self.chunks.as_mut_slice() {
+            return only.pack_actions(actions, counts);
+        }
+        if counts.len() > self.capacity as usize {
+            return Err(MixError::TooManyCharacters {
+                count: counts.len(),
+                capacity: self.capacity,
+            }
+            .into());
+        }
+        let counted: u64 = counts.iter().map(|&n| u64::from(n)).sum();
+        if counted != actions.len() as u64 {
+            return Err(MixError::CountMismatch {
+                counted,
+                actions: actions.len(),
+            }
+            .into());
+        }
+        let size = self.chunk_capacity as usize;
+        let mut first = 0usize;
+        for (k, chunk) in self.chunks.iter_mut().enumerate() {
+            let own = counts.get(k * size..counts.len().min((k + 1) * size));
+            let own = own.unwrap_or(&[]);
+            let end = first + own.iter().map(|&n| n as usize).sum::<usize>();
+            chunk
+                .pack_actions(&actions[first..end], own)
+                .map_err(|e| renumber(e, |c| c + k * size))?;
+            first = end;
+        }
         Ok(())
     }
 
-    /// The device half of [`set_actions`](Self::set_actions): writes the
-    /// actions [`pack_actions`](Self::pack_actions) packed.
+    /// The device half of [`set_actions`](Self::set_actions): writes what
+    /// [`pack_actions`](Self::pack_actions) packed, every chunk.
     pub(crate) fn write_packed(&mut self, queue: &wgpu::Queue) -> Result<()> {
-        let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
-            return Err(MixError::NoMixer.into());
-        };
-        // Checked by the packing: every clip is in range, every time
-        // finite, and the rows fit (two per action slot).
-        self.sampler.write_instances(queue, &mixer.packer.rows)?;
-        posing
-            .skinner
-            .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+        for chunk in &mut self.chunks {
+            chunk.write_packed(queue)?;
+        }
         Ok(())
     }
 
     /// Characters (with a mixer) or instances in the current frame.
     #[must_use]
     pub fn instance_count(&self) -> u32 {
-        match &self.skin {
-            Some(posing) => posing.skinner.instance_count(),
-            None => self.sampler.instance_count(),
-        }
+        self.chunks.iter().map(AnimatorChunk::instance_count).sum()
     }
 
     /// Writes this frame's instance table: every pass reads it, so the
     /// instances are given once.
     ///
     /// # Errors
-    /// [`Error::TooManyInstances`](crate::Error::TooManyInstances) past the
-    /// capacity, [`Error::ClipOutOfRange`](crate::Error::ClipOutOfRange) and
-    /// [`Error::InstanceTimeNotFinite`](crate::Error::InstanceTimeNotFinite); on error nothing is written and the
+    /// [`Error::TooManyInstances`] past the
+    /// capacity, [`Error::ClipOutOfRange`] and
+    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
     /// previous frame's table stays in effect.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost (checked first).
     ///
     /// With a mixer, each instance is a character playing one action of
     /// weight 1 (the unblended pose, bit for bit).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
-        self.sampler.health().check("Animator::set_instances")?;
+        self.first()
+            .sampler
+            .health()
+            .check("Animator::set_instances")?;
         self.write_instances(queue, instances)
     }
 
     /// [`set_instances`](Self::set_instances) without the device check,
-    /// for a crowd that checked its models' devices first.
+    /// for a crowd that checked its models' devices first: the whole
+    /// table is checked, then each chunk gets its part.
     pub(crate) fn write_instances(
         &mut self,
         queue: &wgpu::Queue,
         instances: &[Instance],
     ) -> Result<()> {
-        if let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) {
-            if instances.len() > mixer.characters as usize {
-                return Err(MixError::TooManyCharacters {
-                    count: instances.len(),
-                    capacity: mixer.characters,
-                }
-                .into());
-            }
-            self.sampler.write_instances(queue, instances)?;
-            mixer.packer.pack_instances(instances);
-            posing
-                .skinner
-                .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
-            return Ok(());
+        if let [only] = self.chunks.as_mut_slice() {
+            return only.write_instances(queue, instances);
         }
-        self.sampler.write_instances(queue, instances)?;
-        if let Some(posing) = &mut self.skin {
-            posing.skinner.prepare_unchecked(queue, &self.sampler)?;
+        self.check_instances(instances)?;
+        let size = self.chunk_capacity as usize;
+        for (k, chunk) in self.chunks.iter_mut().enumerate() {
+            let own = instances.get(k * size..instances.len().min((k + 1) * size));
+            // Cannot fail: checked above, and each part fits its chunk.
+            chunk.write_instances(queue, own.unwrap_or(&[]))?;
         }
         Ok(())
     }
 
-    /// Records every pass (sampling, then pose and skin) into `encoder`, in
-    /// one compute pass labelled `keyframe-gpu.animate`.
+    /// What each chunk's [`write_instances`](AnimatorChunk::write_instances)
+    /// checks, for the whole table, naming the animator's instance.
+    fn check_instances(&self, instances: &[Instance]) -> Result<()> {
+        if instances.len() > self.capacity as usize {
+            if self.has_mixer() {
+                return Err(MixError::TooManyCharacters {
+                    count: instances.len(),
+                    capacity: self.capacity,
+                }
+                .into());
+            }
+            return Err(Error::TooManyInstances {
+                requested: instances.len(),
+                capacity: self.capacity,
+            });
+        }
+        let clip_count = self.library().clips().len();
+        for (instance, inst) in instances.iter().enumerate() {
+            if inst.clip as usize >= clip_count {
+                return Err(Error::ClipOutOfRange {
+                    instance,
+                    clip: inst.clip,
+                    clip_count,
+                });
+            }
+            if !inst.time.is_finite() {
+                return Err(Error::InstanceTimeNotFinite {
+                    instance,
+                    time: inst.time,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records every pass of every chunk (sampling, then pose and skin)
+    /// into `encoder`, in one compute pass labelled
+    /// `keyframe-gpu.animate`.
     ///
     /// Recording cannot fail, as wgpu's own recording cannot: once the
     /// device is known lost it records nothing, and the next fallible call
     /// ([`set_instances`](Self::set_instances), [`read_back`](Self::read_back))
-    /// returns [`Error::DeviceLost`](crate::Error::DeviceLost).
+    /// returns [`Error::DeviceLost`].
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.animate"),
@@ -466,20 +594,20 @@ impl Animator {
         timer.resolve(encoder);
     }
 
-    /// Records every pass into a compute pass the caller owns (wgpu orders
-    /// the dispatches' reads after the writes they depend on). Records
+    /// Records every chunk's passes into a compute pass the caller owns
+    /// (wgpu orders the dispatches' reads after the writes they depend
+    /// on; a chunk without instances this frame records nothing). Records
     /// nothing once the device is known lost.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.sampler.record_pass(pass);
-        if let Some(posing) = &self.skin {
-            posing.skinner.record_pass(pass);
+        for chunk in &self.chunks {
+            chunk.record_pass(pass);
         }
     }
 
     /// The library bound to the rig, when built with one.
     #[must_use]
     pub fn bound(&self) -> Option<&BoundLibrary> {
-        self.skin.as_ref().map(|p| &p.bound)
+        self.first().bound()
     }
 
     /// The rig, when built with one.
@@ -491,7 +619,7 @@ impl Animator {
     /// The library being sampled.
     #[must_use]
     pub fn library(&self) -> &AnimationLibrary {
-        self.sampler.library()
+        self.first().sampler.library()
     }
 
     /// Every mesh node of the rig with where its matrices and morph
@@ -511,51 +639,53 @@ impl Animator {
 
     /// Joint matrices (`array<mat4x4<f32>>`): instance `i`'s block at
     /// `i * layout.joints()`, each skin's at its
-    /// [`OutputLayout::skin_joints`] in it; when built with a rig.
+    /// [`OutputLayout::skin_joints`] in it; when built with a rig. The
+    /// first chunk's (see "Chunks" above).
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::joint_matrix_buffer)
+        self.first().joint_matrix_buffer()
     }
 
     /// World matrices of every node (`array<mat4x4<f32>>`, instance `i`'s
     /// node `n` at `i * layout.nodes() + n`): what rigid parts draw with;
-    /// when built with a rig.
+    /// when built with a rig. The first chunk's.
     #[must_use]
     pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::global_buffer)
+        self.first().world_matrix_buffer()
     }
 
     /// With a mixer: each character's blended pointer properties
     /// (`KHR_animation_pointer` targets, `array<f32>`; read them by name
     /// with [`Poses::property`]). Without a mixer each instance's values
     /// are in the sampler's output at the target's slot
-    /// ([`AnimationLibrary::pointer_targets`]).
+    /// ([`AnimationLibrary::pointer_targets`]). The first chunk's.
     #[must_use]
     pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().and_then(GpuSkinner::property_buffer)
+        self.first().property_buffer()
     }
 
     /// Morph weights (`array<f32>`: instance `i`'s block at
     /// `i * layout.morph_weights()`, each mesh's at its
-    /// [`OutputLayout::mesh_weights`] in it); when built with a rig.
+    /// [`OutputLayout::mesh_weights`] in it); when built with a rig. The
+    /// first chunk's.
     #[must_use]
     pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::morph_weight_buffer)
+        self.first().morph_weight_buffer()
     }
 
     /// A read-only bind group of the skinning outputs for a renderer
     /// (binding 0 joint matrices, 1 morph weights, 2 world matrices), and
-    /// its layout, when built with a rig.
+    /// its layout, when built with a rig. The first chunk's.
     #[must_use]
     pub fn output_bind_group(&self) -> Option<(&wgpu::BindGroupLayout, &wgpu::BindGroup)> {
-        self.skinner()
-            .map(|s| (s.output_bind_group_layout(), s.output_bind_group()))
+        self.first().output_bind_group()
     }
 
     /// Reads the current frame's results back (blocking: it waits for the
-    /// GPU). Call it after the encoder holding [`record`](Self::record) was
-    /// submitted. For a readback every frame without the stall, see
-    /// [`ReadbackRing`](crate::gpu::ReadbackRing).
+    /// GPU), every chunk's, as one [`Poses`] indexed by instance (or
+    /// character). Call it after the encoder holding
+    /// [`record`](Self::record) was submitted. For a readback every frame
+    /// without the stall, see [`ReadbackRing`](crate::gpu::ReadbackRing).
     ///
     /// The local transforms are the pose pass's where it stores them (the
     /// staged strategy and the mixer); where the fused skin pass keeps them
@@ -563,56 +693,16 @@ impl Animator {
     /// back, by the CPU twin's `local_pose`.
     ///
     /// # Errors
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost: never the last frame it computed.
-    /// [`Error::Readback`](crate::Error::Readback) or
-    /// [`Error::Gpu`](crate::Error::Gpu).
+    /// [`Error::Readback`] or
+    /// [`Error::Gpu`].
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
-        self.sampler.health().check("Animator::read_back")?;
-        let samples = self.sampler.read_back(device, queue)?;
-        let Some(posing) = &self.skin else {
-            return Ok(Poses::unposed(
-                self.library(),
-                self.instance_count(),
-                samples,
-            ));
-        };
-        let skinner = &posing.skinner;
-        let mut locals = skinner.read_back_locals(device, queue)?;
-        let tables = skinner.tables();
-        if locals.is_empty() {
-            for (i, inst) in self.sampler.resolved().iter().enumerate() {
-                for n in 0..tables.node_count() {
-                    locals.push(crate::cpu::pose::local_pose(
-                        tables, &samples, i as u32, inst.clip, n,
-                    ));
-                }
-            }
+        let mut poses = self.first().read_back(device, queue)?;
+        for chunk in self.chunks[1..].iter().filter(|c| c.instance_count() > 0) {
+            poses.append(chunk.read_back(device, queue)?);
         }
-        let matrices = |flat: Vec<f32>| -> Vec<glam::Mat4> {
-            flat.chunks_exact(16)
-                .map(glam::Mat4::from_cols_slice)
-                .collect()
-        };
-        let flat = Flat {
-            instance_count: self.instance_count(),
-            samples,
-            locals,
-            world: matrices(skinner.read_back_globals(device, queue)?),
-            joints: matrices(skinner.read_back_joints(device, queue)?),
-            morph_weights: skinner.read_back_morph_weights(device, queue)?,
-            properties: if self.mixer.is_some() {
-                Some(skinner.read_back_properties(device, queue)?)
-            } else {
-                None
-            },
-        };
-        Ok(crate::tables::poses::poses(
-            posing.bound.rig(),
-            tables,
-            self.library(),
-            flat,
-        ))
+        Ok(poses)
     }
 
     /// The sampled values (`array<f32>`): row `i`'s block of
@@ -620,15 +710,17 @@ impl Animator {
     /// `i * output_stride`, laid out as described on [`AnimationLibrary`]
     /// (a row per instance; with a mixer, two per action slot). Bind it
     /// read-only in your own pipeline with
-    /// [`output_layout_entry`](super::output_layout_entry).
+    /// [`output_layout_entry`](super::output_layout_entry). The first
+    /// chunk's.
     #[must_use]
     pub fn sample_buffer(&self) -> &wgpu::Buffer {
-        self.sampler.output_buffer()
+        self.first().sample_buffer()
     }
 
     /// Convenience for tools and tests: sets the instances, records and
     /// submits this frame, and reads the sampled values back (the rows'
-    /// blocks, as [`sample_buffer`](Self::sample_buffer) holds them).
+    /// blocks, as [`sample_buffer`](Self::sample_buffer) holds them, chunk
+    /// after chunk).
     ///
     /// # Errors
     /// Those of [`set_instances`](Self::set_instances) and
@@ -643,13 +735,21 @@ impl Animator {
         super::submit_now(device, queue, "Animator::sample (dispatch)", |encoder| {
             self.record(encoder);
         })?;
-        self.sampler.read_back(device, queue)
+        let mut values = Vec::new();
+        for chunk in &self.chunks {
+            values.extend(chunk.sampler.read_back(device, queue)?);
+        }
+        Ok(values)
     }
 
-    /// The pose and skin passes, when built with a rig.
-    #[doc(hidden)]
-    #[must_use]
-    pub(crate) fn skinner(&self) -> Option<&GpuSkinner> {
-        self.skin.as_ref().map(|p| &p.skinner)
+    /// The first chunk's sampler (a [`ReadbackRing`](crate::gpu::ReadbackRing)
+    /// reads its values).
+    pub(crate) fn sampler(&self) -> &GpuSampler {
+        &self.first().sampler
+    }
+
+    /// Every chunk, in order.
+    pub(crate) fn chunks(&self) -> &[AnimatorChunk] {
+        &self.chunks
     }
 }

@@ -1,136 +1,84 @@
 //! [`Crowd`]: several models (rigs, each with the library of clips made
 //! for it) in one object. A clip is named through its model ([`ClipRef`]),
-//! an instance names its model ([`CrowdInstance`]), and a clip of one model
-//! given to an instance of another is refused. Each model keeps its own
-//! [`Animator`] (several, in chunks, when its outputs would not fit one
-//! storage binding); per frame the crowd's instance table is split per
-//! model and chunk on the host (no allocation in steady state) and every
-//! chunk's passes are recorded into one compute pass.
+//! an instance names its model ([`CrowdInstance`]) or a character holding
+//! a slot of it ([`CharacterId`]), and a clip of one model given to an
+//! instance of another is refused. Each model is an [`Animator`] (in
+//! chunks when its outputs would not fit the device's limits in one);
+//! per frame the crowd's table is placed in the models' slots on the
+//! host (no allocation in steady state) and every chunk's passes are
+//! recorded into one compute pass. Models come, grow and go in place.
 
 use super::animator::Animator;
+use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
-use crate::model::crowd::{renumber, CrowdModel, ModelSource};
 use crate::model::crowd::{
-    ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+    CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };
-use crate::model::instance::Instance;
+use crate::model::crowd::{CrowdModel, MixedFrame, ModelFrame, ModelSource, Placement};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, MixerDesc};
 use crate::model::BoundLibrary;
+use crate::plan::ChunkModel;
 
-/// One model's GPU side: its chunks, each an [`Animator`] of
-/// `chunk_capacity` instances; the model's instance `i` is instance
-/// `i % chunk_capacity` of chunk `i / chunk_capacity`.
+/// One model's GPU side: its animator (one chunk or several) and its
+/// part of each frame.
 #[derive(Debug)]
 struct Model {
-    chunks: Vec<Chunk>,
-    chunk_capacity: u32,
-    /// Instances (or characters) of this frame so far, while a frame is
-    /// split.
-    filled: u32,
-}
-
-/// One chunk's animator and its per-frame scratch.
-#[derive(Debug)]
-struct Chunk {
     animator: Animator,
-    /// This frame's instances of the chunk, in crowd order; capacity
-    /// reserved up front (the animator's), so never grown.
-    scratch: Vec<Instance>,
-    /// With a mixer: this frame's actions of the chunk's characters, their
-    /// counts, and each character's index in the crowd's frame; capacities
-    /// reserved up front.
-    actions: Vec<Action>,
-    counts: Vec<u32>,
-    crowd_index: Vec<usize>,
+    frame: ModelFrame,
 }
 
-impl Model {
-    /// The chunk that holds the model's next instance, and that
-    /// instance's index in the model.
-    fn next(&mut self) -> (u32, Option<&mut Chunk>) {
-        let local = self.filled;
-        self.filled += 1;
-        let chunk = (local / self.chunk_capacity.max(1)) as usize;
-        (local, self.chunks.get_mut(chunk))
+/// What an animator of `m` animates.
+fn chunk_model(m: &CrowdModel) -> ChunkModel<'_> {
+    match (&m.source, &m.mixer) {
+        (ModelSource::Bound(b), Some(desc)) => ChunkModel::Mixed(b, desc),
+        (ModelSource::Bound(b), None) => ChunkModel::Bound(b),
+        (ModelSource::Sampled(l), _) => ChunkModel::Sampled(l),
     }
-}
-
-/// Limits whose need grows with a chunk's instances: a chunk of fewer
-/// instances may fit under them.
-fn grows_with_instances(limit_name: &str) -> bool {
-    matches!(
-        limit_name,
-        "max_storage_buffer_binding_size"
-            | "max_buffer_size"
-            | "max_compute_workgroups_per_dimension"
-    )
-}
-
-/// The animators of `max` instances in chunks of at most `limit`: the
-/// first chunk built by `build` at the largest size that fits the device
-/// (a size past a limit that grows with the instances is cut to what the
-/// error says fits, or halved), the others by `more` at that size.
-/// Returns them and the chunk size.
-fn build_chunks(
-    max: u32,
-    limit: u32,
-    build: impl Fn(u32) -> Result<Animator>,
-    more: impl Fn(&Animator, u32) -> Result<Animator>,
-) -> Result<(Vec<Animator>, u32)> {
-    let mut size = max.min(limit).max(1);
-    let first = loop {
-        match build(size) {
-            Ok(a) => break a,
-            Err(Error::LimitExceeded {
-                needed,
-                limit_name,
-                limit,
-                ..
-            }) if size > 1 && grows_with_instances(limit_name) => {
-                let fits = if limit_name == "max_compute_workgroups_per_dimension" {
-                    u64::from(size / 2)
-                } else {
-                    // Bytes grow in proportion to the instances.
-                    limit.saturating_mul(u64::from(size)) / needed.max(1)
-                };
-                size = (fits.min(u64::from(size - 1)) as u32).max(1);
-            }
-            Err(e) => return Err(e),
-        }
-    };
-    let count = max.max(1).div_ceil(size);
-    let mut chunks = Vec::with_capacity(count as usize);
-    chunks.push(first);
-    for _ in 1..count {
-        let next = more(&chunks[0], size)?;
-        chunks.push(next);
-    }
-    Ok((chunks, size))
 }
 
 /// Several models animated together: each model is a library bound to a
-/// rig ([`BoundLibrary`]; or a library alone, to sample only), with its
-/// own [`Animator`] inside, or several: when a model's outputs for its
-/// capacity would pass the device's `max_storage_buffer_binding_size` (or
-/// the crowd's [`with_chunk_limit`](Self::with_chunk_limit)), its
-/// instances are split into chunks of equal capacity, each an animator
-/// with buffers of its own (sharing the model's upload of its library,
-/// except with a mixer), so that a crowd is bounded by the device's
-/// memory, not by one binding. Models whose libraries are the same library
-/// (two characters from different files with the same skeleton names,
-/// bound to one library of clips) share one upload of it. The one object a renderer of a crowd with
+/// rig ([`BoundLibrary`]; or a library alone, to sample only) with an
+/// [`Animator`] of its own, split into chunks of equal capacity when its
+/// outputs for its capacity would pass the device's limits in one
+/// ([`plan::chunk_capacity`](crate::plan::chunk_capacity); or the crowd's
+/// [`with_chunk_limit`](Self::with_chunk_limit)), each chunk with buffers
+/// of its own and sharing the model's upload of its library, so that a
+/// crowd is bounded by the device's memory, not by one binding. Models
+/// whose libraries are the same library (two characters from different
+/// files with the same skeleton names, bound to one library of clips)
+/// share one upload of it. The one object a renderer of a crowd with
 /// more than one kind of character holds.
 ///
 /// Once: [`Crowd::new`], then [`add_model`](Self::add_model) per model.
 /// Per frame: [`set_instances`](Self::set_instances) with every character
-/// of every model in one slice (split per model on the host, no allocation
-/// in steady state), [`record`](Self::record) into your encoder, then draw
-/// each model with its own mesh, binding that model's buffers
-/// ([`chunk`](Self::chunk)`(id, k)?.joint_matrix_buffer()`); crowd
+/// of every model in one slice (placed per model on the host, no
+/// allocation in steady state), [`record`](Self::record) into your
+/// encoder, then draw each model with its own mesh, binding that model's
+/// buffers ([`chunk`](Self::chunk)`(id, k)?.joint_matrix_buffer()`); crowd
 /// instance `i` is at [`locate`](Self::locate)`(i)`: its model, chunk and
 /// index in that chunk's buffers.
+///
+/// # Slots that stay
+///
+/// An entry made with [`CrowdInstance::new`] or [`CrowdCharacter::new`]
+/// takes its model's lowest free slot in frame order: when one leaves the
+/// frame, the later ones move down. A character added with
+/// [`add_character`](Self::add_character) holds its slot until it is
+/// removed, whatever other characters and models do; a frame names it
+/// with [`CrowdInstance::of`] or [`CrowdCharacter::of`], and its results
+/// are at [`CharacterId::slot`] of its model (a character not named in a
+/// frame is at rest there). Entries without a character fill the slots no
+/// character holds.
+///
+/// # Changes in place
+///
+/// [`add_model`](Self::add_model) adds a model beside the others;
+/// [`grow_model`](Self::grow_model) appends chunks to a model (its
+/// buffers there stay, nothing is uploaded again);
+/// [`remove_model`](Self::remove_model) drops a model's buffers. No other
+/// model's buffers, uploads, ids or characters change.
 ///
 /// ```no_run
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
@@ -143,24 +91,34 @@ fn build_chunks(
 /// let h = crowd.add_model(device, queue, "horse", &horse_clips.bind(horse)?, 100)?;
 /// let walk = crowd.clip(k, "walk").expect("the knight walks");
 /// let gallop = crowd.clip(h, "gallop").expect("the horse gallops");
-/// let frame = [CrowdInstance::new(k, walk, 0.5), CrowdInstance::new(h, gallop, 0.25)];
+/// // The hero keeps slot 0 of the knights' buffers while extras come and go.
+/// let hero = crowd.add_character(k)?;
+/// let frame = [
+///     CrowdInstance::of(hero, walk, 0.5),
+///     CrowdInstance::new(k, walk, 0.1),
+///     CrowdInstance::new(h, gallop, 0.25),
+/// ];
 /// crowd.set_instances(queue, &frame)?;
 /// let mut encoder = device.create_command_encoder(&Default::default());
 /// crowd.record(&mut encoder);
 /// queue.submit([encoder.finish()]);
+/// // More knights: chunks are appended, the horses are untouched.
+/// crowd.grow_model(device, k, 5_000)?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct Crowd {
-    /// The device-free description: names, libraries, mixers, capacities.
+    /// The device-free description: names, libraries, mixers, capacities,
+    /// characters.
     desc: CrowdModels,
-    models: Vec<Model>,
-    /// Per model: instances counted in the validation pass.
-    counts: Vec<usize>,
-    /// Per crowd instance of the last frame set: (model index, slot).
-    slots: Vec<(u32, u32)>,
-    /// The next mixed frame's slots, swapped in once it is accepted.
-    next_slots: Vec<(u32, u32)>,
+    /// By model index; `None` for a removed model.
+    models: Vec<Option<Model>>,
+    /// The frame in effect's placement.
+    placement: Placement,
+    /// The next frame's, swapped in once it is accepted.
+    next: Placement,
+    /// Each character's first action, of the mixed frame being set.
+    firsts: Vec<usize>,
     /// The most instances a chunk of a model added from now on holds.
     chunk_limit: u32,
 }
@@ -179,9 +137,9 @@ impl Crowd {
         Crowd {
             desc: CrowdModels::new(),
             models: Vec::new(),
-            counts: Vec::new(),
-            slots: Vec::new(),
-            next_slots: Vec::new(),
+            placement: Placement::default(),
+            next: Placement::default(),
+            firsts: Vec::new(),
             chunk_limit: u32::MAX,
         }
     }
@@ -210,13 +168,13 @@ impl Crowd {
 
     /// Adds a model named `name`: `bound` is the library of its clips bound
     /// to its rig, for up to `max_instances` instances of this model per
-    /// frame. A model whose library is an earlier model's shares that
-    /// model's upload of it ([`Animator::sharing`]).
+    /// frame. A model whose library is an earlier model's (one without a
+    /// mixer) shares that model's upload of it ([`Animator::sharing`]).
     ///
     /// # Errors
     /// [`Error::DuplicateModel`] when the crowd already has a model of that
-    /// name; those of [`Animator::new`] (device limits, a lost device). On
-    /// error the crowd is unchanged.
+    /// name; those of [`Animator::new`] (a lost device, a library whose
+    /// tables pass the device's limits). On error the crowd is unchanged.
     pub fn add_model(
         &mut self,
         device: &wgpu::Device,
@@ -226,28 +184,15 @@ impl Crowd {
         max_instances: u32,
     ) -> Result<ModelId> {
         self.desc.check_name(name)?;
-        let others: Vec<&Animator> = self.models.iter().map(|m| &m.chunks[0].animator).collect();
-        let build = |size: u32| {
-            for other in &others {
-                if let Some(a) = Animator::sharing(device, other, bound, size)? {
-                    return Ok(a);
-                }
-            }
-            Animator::new(device, queue, bound, size)
-        };
-        let more =
-            |first: &Animator, size: u32| match Animator::sharing(device, first, bound, size)? {
-                Some(a) => Ok(a),
-                None => Animator::new(device, queue, bound, size),
-            };
-        let chunks = build_chunks(max_instances, self.chunk_limit, build, more)?;
-        let model = CrowdModel {
-            name: name.to_owned(),
-            source: ModelSource::Bound(bound.clone()),
-            mixer: None,
-            capacity: max_instances,
-        };
-        self.push(model, chunks)
+        let share = self
+            .animators()
+            .filter(|a| !a.has_mixer() && a.library().same_data(bound.library()))
+            .find_map(|a| a.chunk(0));
+        let model = ChunkModel::Bound(bound);
+        let animator =
+            Animator::chunked(device, queue, model, max_instances, self.chunk_limit, share)?;
+        let source = ModelSource::Bound(bound.clone());
+        self.push(CrowdModel::new(name, source, None, max_instances), animator)
     }
 
     /// Adds a model named `name` whose characters each blend several
@@ -255,13 +200,13 @@ impl Crowd {
     /// clips bound to its rig, `mixer` its capacity (characters, actions
     /// per character) and masks. Its characters take actions through
     /// [`set_actions`](Self::set_actions), or one clip each through
-    /// [`set_instances`](Self::set_instances). A mixer's model uploads
-    /// its library on its own (no sharing), once per chunk.
+    /// [`set_instances`](Self::set_instances). Its chunks share one
+    /// upload of its library.
     ///
     /// # Errors
     /// [`Error::DuplicateModel`]; those of [`Animator::with_mixer`] (masks
-    /// of another rig, capacities, device limits, a lost device). On error
-    /// the crowd is unchanged.
+    /// of another rig, capacities, a lost device). On error the crowd is
+    /// unchanged.
     pub fn add_mixed_model(
         &mut self,
         device: &wgpu::Device,
@@ -271,23 +216,13 @@ impl Crowd {
         mixer: &MixerDesc,
     ) -> Result<ModelId> {
         self.desc.check_name(name)?;
-        let build = &|size: u32| {
-            let desc = MixerDesc {
-                characters: size,
-                ..mixer.clone()
-            };
-            Animator::with_mixer(device, queue, bound, &desc)
-        };
-        let chunks = build_chunks(mixer.characters, self.chunk_limit, build, |_, size| {
-            build(size)
-        })?;
-        let model = CrowdModel {
-            name: name.to_owned(),
-            source: ModelSource::Bound(bound.clone()),
-            mixer: Some(mixer.clone()),
-            capacity: mixer.characters,
-        };
-        self.push(model, chunks)
+        crate::model::mix::check_desc(bound.rig(), mixer)?;
+        let model = ChunkModel::Mixed(bound, mixer);
+        let capacity = mixer.characters;
+        let animator = Animator::chunked(device, queue, model, capacity, self.chunk_limit, None)?;
+        let source = ModelSource::Bound(bound.clone());
+        let model = CrowdModel::new(name, source, Some(mixer.clone()), capacity);
+        self.push(model, animator)
     }
 
     /// Adds a model that only samples `library` (no rig), for up to
@@ -304,122 +239,163 @@ impl Crowd {
         max_instances: u32,
     ) -> Result<ModelId> {
         self.desc.check_name(name)?;
-        let build = &|size: u32| Animator::sampler_only(device, queue, library, size);
-        let chunks = build_chunks(max_instances, self.chunk_limit, build, |_, size| {
-            build(size)
-        })?;
-        let model = CrowdModel {
-            name: name.to_owned(),
-            source: ModelSource::Sampled(library.clone()),
-            mixer: None,
-            capacity: max_instances,
+        let model = ChunkModel::Sampled(library);
+        let animator =
+            Animator::chunked(device, queue, model, max_instances, self.chunk_limit, None)?;
+        let source = ModelSource::Sampled(library.clone());
+        self.push(CrowdModel::new(name, source, None, max_instances), animator)
+    }
+
+    fn push(&mut self, model: CrowdModel, animator: Animator) -> Result<ModelId> {
+        let mut frame = ModelFrame::default();
+        let per_character = model.mixer.as_ref().map_or(0, |m| m.actions_per_character);
+        frame.reserve(model.capacity, per_character);
+        let id = self.desc.push(model)?;
+        self.models.push(Some(Model { animator, frame }));
+        self.reserve();
+        Ok(id)
+    }
+
+    /// Every per-frame vector at its largest size: a model never holds
+    /// more than its capacity, a frame never more than their sum.
+    fn reserve(&mut self) {
+        let total: usize = self.desc.live().map(|(_, m)| m.capacity as usize).sum();
+        self.placement.reserve(&self.desc, total);
+        self.next.reserve(&self.desc, total);
+        self.firsts.reserve(total.saturating_sub(self.firsts.len()));
+    }
+
+    /// Grows model `id` to `capacity` instances (characters with a
+    /// mixer): chunks of its chunk capacity are appended, sharing its
+    /// upload of the library, so nothing is uploaded again and its chunks
+    /// there keep their buffers and contents; no other model changes, and
+    /// every character keeps its slot. A capacity not above the model's
+    /// changes nothing.
+    ///
+    /// # Errors
+    /// [`Error::UnknownModel`] for an id not of this crowd; those of
+    /// [`Animator::new`]. On error the crowd is unchanged.
+    pub fn grow_model(&mut self, device: &wgpu::Device, id: ModelId, capacity: u32) -> Result<()> {
+        let unknown = Error::UnknownModel {
+            what: "model",
+            entry: None,
+            model: id.index(),
         };
-        self.push(model, chunks)
+        let (Some(m), Some(Some(model))) = (self.desc.get(id), self.models.get_mut(id.index()))
+        else {
+            return Err(unknown);
+        };
+        if capacity <= m.capacity {
+            return Ok(());
+        }
+        model.animator.grow_to(device, chunk_model(m), capacity)?;
+        let per_character = m.mixer.as_ref().map_or(0, |d| d.actions_per_character);
+        model.frame.reserve(capacity, per_character);
+        self.desc.grow(id, capacity);
+        self.reserve();
+        Ok(())
+    }
+
+    /// Removes model `id` with its characters and buffers (an upload it
+    /// shares with another model stays with that one); its id, its
+    /// characters' and its clips' are refused from now on. The frame in
+    /// effect keeps the other models' entries where they are (this
+    /// model's entries read nothing). Returns whether `id` was a model of
+    /// this crowd.
+    pub fn remove_model(&mut self, id: ModelId) -> bool {
+        if self.desc.remove(id).is_none() {
+            return false;
+        }
+        if let Some(slot) = self.models.get_mut(id.index()) {
+            *slot = None;
+        }
+        true
+    }
+
+    /// A new character of model `id`, holding the model's lowest free
+    /// slot until [`remove_character`](Self::remove_character): its
+    /// results stay at [`CharacterId::slot`] of the model's buffers
+    /// whatever other characters and models do. Frames name it with
+    /// [`CrowdInstance::of`] or [`CrowdCharacter::of`].
+    ///
+    /// # Errors
+    /// [`Error::UnknownModel`]; [`Error::ModelFull`] when its characters
+    /// hold every slot of the model (grow it first).
+    pub fn add_character(&mut self, id: ModelId) -> Result<CharacterId> {
+        self.desc.add_character(id)
+    }
+
+    /// Removes a character: its slot is free for entries without a
+    /// character and for the next character added; its handle is refused
+    /// from now on. No other character moves.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`] for a character not in the crowd.
+    pub fn remove_character(&mut self, character: CharacterId) -> Result<()> {
+        self.desc.remove_character(character)
     }
 
     /// How many uploads of clip libraries the crowd's models hold: models
-    /// whose bound libraries are the same library share one.
+    /// whose bound libraries are the same library share one, and so do a
+    /// model's chunks.
     #[must_use]
     pub fn uploads(&self) -> usize {
         let mut ids: Vec<usize> = self
-            .models
-            .iter()
-            .flat_map(|m| &m.chunks)
-            .map(|c| c.animator.sampler.upload_id())
+            .animators()
+            .flat_map(Animator::chunks)
+            .map(|c| c.sampler.upload_id())
             .collect();
         ids.sort_unstable();
         ids.dedup();
         ids.len()
     }
 
-    fn push(&mut self, model: CrowdModel, chunks: (Vec<Animator>, u32)) -> Result<ModelId> {
-        let id = self.desc.next_id()?;
-        let (animators, chunk_capacity) = chunks;
-        // Every per-frame vector gets its largest size now: a chunk never
-        // holds more than its capacity, the crowd never more than the sum.
-        let size = chunk_capacity as usize;
-        let actions = model
-            .mixer
-            .as_ref()
-            .map_or(0, |m| size * m.actions_per_character as usize);
-        let characters = if model.mixer.is_some() { size } else { 0 };
-        let total = model.capacity as usize
-            + self
-                .models
-                .iter()
-                .flat_map(|m| &m.chunks)
-                .map(|c| c.scratch.capacity())
-                .sum::<usize>();
-        self.slots.reserve(total.saturating_sub(self.slots.len()));
-        self.next_slots
-            .reserve(total.saturating_sub(self.next_slots.len()));
-        self.desc.push(model)?;
-        self.counts.push(0);
-        let chunks = animators
-            .into_iter()
-            .map(|animator| Chunk {
-                animator,
-                scratch: Vec::with_capacity(size),
-                actions: Vec::with_capacity(actions),
-                counts: Vec::with_capacity(characters),
-                crowd_index: Vec::with_capacity(characters),
-            })
-            .collect();
-        self.models.push(Model {
-            chunks,
-            chunk_capacity,
-            filled: 0,
-        });
-        Ok(id)
+    /// Every model's animator.
+    fn animators(&self) -> impl Iterator<Item = &Animator> + '_ {
+        self.models.iter().flatten().map(|m| &m.animator)
     }
 
-    /// The model's [`Animator`] (its first chunk's; the only one unless
-    /// the model is split, see [`chunk_count`](Self::chunk_count)): its
-    /// buffers (joint matrices, globals, morph weights, sampled values)
-    /// hold this model's instances of the last frame set, at the slots
-    /// [`slot`](Self::slot) gives. `None` when `id` is not a model of this
-    /// crowd.
+    /// The model's [`Animator`]: its chunks hold this model's instances of
+    /// the last frame set, at the slots [`slot`](Self::slot) gives. `None`
+    /// when `id` is not a model of this crowd.
     #[must_use]
     pub fn model(&self, id: ModelId) -> Option<&Animator> {
-        self.chunk(id, 0)
+        self.desc.index(id)?;
+        Some(&self.models.get(id.index())?.as_ref()?.animator)
     }
 
     /// How many chunks the model's instances are split into (1 when its
-    /// outputs fit one binding).
+    /// outputs fit the device in one).
     #[must_use]
     pub fn chunk_count(&self, id: ModelId) -> Option<usize> {
-        Some(self.models[self.desc.index(id)?].chunks.len())
+        Some(self.model(id)?.chunk_count())
     }
 
     /// The instances (characters with a mixer) each chunk of the model
-    /// holds: the model's instance `i` is instance `i % capacity` of chunk
+    /// holds: the model's slot `i` is index `i % capacity` of chunk
     /// `i / capacity`.
     #[must_use]
     pub fn chunk_capacity(&self, id: ModelId) -> Option<u32> {
-        Some(self.models[self.desc.index(id)?].chunk_capacity)
+        Some(self.model(id)?.chunk_capacity())
     }
 
-    /// Chunk `chunk` of the model: an [`Animator`] whose buffers hold the
-    /// model's instances `chunk * capacity ..` of the last frame set (see
+    /// Chunk `chunk` of the model: its buffers hold the model's slots
+    /// `chunk * capacity ..` of the last frame set (see
     /// [`locate`](Self::locate)); bind them to draw those instances.
     #[must_use]
-    pub fn chunk(&self, id: ModelId, chunk: usize) -> Option<&Animator> {
-        let model = &self.models[self.desc.index(id)?];
-        Some(&model.chunks.get(chunk)?.animator)
+    pub fn chunk(&self, id: ModelId, chunk: usize) -> Option<&AnimatorChunk> {
+        self.model(id)?.chunk(chunk)
     }
 
     /// Where crowd instance `instance` of the last frame set landed: its
     /// model, the chunk and its index in that chunk's buffers. `None` past
-    /// the last instance.
+    /// the last instance (or for a model removed since).
     #[must_use]
     pub fn locate(&self, instance: usize) -> Option<(ModelId, usize, u32)> {
-        let &(index, slot) = self.slots.get(instance)?;
-        let size = self.models.get(index as usize)?.chunk_capacity.max(1);
-        Some((
-            self.desc.id_at(index as usize),
-            (slot / size) as usize,
-            slot % size,
-        ))
+        let &(index, slot) = self.placement.slots.get(instance)?;
+        let id = self.desc.id_at(index as usize);
+        let size = self.chunk_capacity(id)?.max(1);
+        Some((id, (slot / size) as usize, slot % size))
     }
 
     /// The clip named `name` of model `model`; `None` when the model has no
@@ -432,35 +408,38 @@ impl Crowd {
     /// Crowd instances in the last frame set.
     #[must_use]
     pub fn instance_count(&self) -> usize {
-        self.slots.len()
+        self.placement.slots.len()
     }
 
     /// Where crowd instance `instance` of the last frame set landed: its
-    /// model and its index among the model's instances (the instance index
-    /// of the model's [`Poses`](crate::Poses) in [`read_back`](Self::read_back), and of
-    /// its [`Animator`] when the model is one chunk; [`locate`](Self::locate)
-    /// gives the chunk). Instances of a model keep their crowd order.
-    /// `None` past the last instance.
+    /// model and its slot in the model (the instance index of the model's
+    /// [`Poses`](crate::Poses) in [`read_back`](Self::read_back), and of
+    /// its [`Animator`]; [`locate`](Self::locate) gives the chunk).
+    /// Entries without a character keep their crowd order within their
+    /// model. `None` past the last instance.
     #[must_use]
     pub fn slot(&self, instance: usize) -> Option<(ModelId, u32)> {
-        let &(index, slot) = self.slots.get(instance)?;
+        let &(index, slot) = self.placement.slots.get(instance)?;
         Some((self.desc.id_at(index as usize), slot))
     }
 
     /// Writes this frame's instances of every model: each model's
-    /// [`Animator`] gets the table of its own instances, in crowd order.
-    /// Every instance is checked before anything is written, so errors
-    /// name the index in `instances`.
+    /// [`Animator`] gets the table of its slots (an entry of a character
+    /// at its slot, the others in crowd order in the free slots; a slot of
+    /// a character not named is at rest: clip 0 at time 0). Every
+    /// instance is checked before anything is written, so errors name the
+    /// index in `instances`.
     ///
-    /// Allocates nothing in steady state: the split goes through vectors
-    /// sized when the models were added.
+    /// Allocates nothing in steady state: the tables are sized when the
+    /// models are added (or grown).
     ///
     /// # Errors
     /// Naming the first bad instance: [`Error::UnknownModel`] (an id of
-    /// another crowd), [`Error::ClipOfOtherModel`] (a clip of another model
-    /// than the instance's), [`Error::ClipOutOfRange`],
+    /// another crowd, or of a removed model), [`Error::UnknownCharacter`],
+    /// [`Error::CharacterTwice`], [`Error::ClipOfOtherModel`] (a clip of
+    /// another model than the instance's), [`Error::ClipOutOfRange`],
     /// [`Error::InstanceTimeNotFinite`]; and [`Error::ModelFull`] when a
-    /// model gets more instances than it was added for. On error nothing
+    /// model gets more instances than it has free slots. On error nothing
     /// is written: every model keeps its previous table, and
     /// [`slot`](Self::slot) the previous frame's mapping.
     /// [`Error::DeviceLost`] once a model's device is lost (checked first).
@@ -470,45 +449,37 @@ impl Crowd {
         instances: &[CrowdInstance],
     ) -> Result<()> {
         self.check_devices("Crowd::set_instances")?;
-        self.desc.check_instances(instances, &mut self.counts)?;
-        for m in &mut self.models {
-            m.filled = 0;
-            for c in &mut m.chunks {
-                c.scratch.clear();
-            }
+        self.next.place_instances(&self.desc, instances)?;
+        for (index, m) in self.models.iter_mut().enumerate() {
+            let Some(m) = m else { continue };
+            m.frame.fill_instances(&self.next, index, instances);
+            // Cannot fail: the placement checked what the animator
+            // checks, check_devices() the devices.
+            m.animator.write_instances(queue, &m.frame.instances)?;
         }
-        self.slots.clear();
-        for inst in instances {
-            // Checked: the model is this crowd's, within its capacity.
-            if let Some(m) = self.models.get_mut(inst.model.index()) {
-                let (local, chunk) = m.next();
-                self.slots.push((inst.model.index() as u32, local));
-                if let Some(c) = chunk {
-                    c.scratch.push(Instance {
-                        clip: inst.clip.clip(),
-                        time: inst.time,
-                        wrap: inst.wrap,
-                    });
-                }
-            }
-        }
-        for c in self.models.iter_mut().flat_map(|m| &mut m.chunks) {
-            // Cannot fail: the check covered what the animator checks,
-            // check_devices() the devices.
-            c.animator.write_instances(queue, &c.scratch)?;
-        }
+        std::mem::swap(&mut self.placement, &mut self.next);
         Ok(())
     }
 
     /// Writes this frame's actions of every model with a mixer
     /// ([`add_mixed_model`](Self::add_mixed_model)): `characters[c]` is
-    /// crowd character `c`, its model and how many of `actions`
-    /// (consecutive, in list order) are its own; each model's animator
-    /// gets its characters in crowd order and blends them by the mixer's
-    /// rules ([`Animator::set_actions`]). Models not named this frame, and
-    /// models without a mixer, get no character. Crowd character `c` is at
-    /// [`slot`](Self::slot)`(c)` of its model's buffers. Every character
-    /// and action is checked before anything is written.
+    /// crowd character `c`, its model (or its [`CharacterId`]) and how
+    /// many of `actions` (consecutive, in list order) are its own; each
+    /// model's animator gets its characters in slot order (as
+    /// [`set_instances`](Self::set_instances) places them) and blends
+    /// them by the mixer's rules ([`Animator::set_actions`]). Models not
+    /// named this frame, and models without a mixer, get no character.
+    /// Crowd character `c` is at [`slot`](Self::slot)`(c)` of its model's
+    /// buffers.
+    ///
+    /// A character with more actions than its mixer's
+    /// `actions_per_character` drops its lightest base actions (normal,
+    /// unmasked; the first of equal weights in its list) until they fit,
+    /// then its lightest others if it must, as a `playback::Player` makes
+    /// room: the other
+    /// characters' frame goes on. Every other refusal refuses the whole
+    /// frame: every character and action is checked before anything is
+    /// written.
     ///
     /// ```no_run
     /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
@@ -520,13 +491,14 @@ impl Crowd {
     /// let r = crowd.add_mixed_model(device, queue, "robot", robot, &MixerDesc::new(100, 2))?;
     /// let (idle, run) = (crowd.clip(x, "idle").expect("idle"), crowd.clip(x, "run").expect("run"));
     /// let dance = crowd.clip(r, "Dance").expect("dance");
+    /// let dancer = crowd.add_character(r)?;
     /// // An xbot halfway through a crossfade from idle to run, a robot dancing.
     /// let actions = [
     ///     Action::new(idle.clip(), 1.2).with_weight(0.5).with_wrap(WrapMode::Repeat),
     ///     Action::new(run.clip(), 1.2).with_weight(0.5).with_wrap(WrapMode::Repeat),
     ///     Action::new(dance.clip(), 0.4).with_wrap(WrapMode::Repeat),
     /// ];
-    /// let characters = [CrowdCharacter::new(x, 2), CrowdCharacter::new(r, 1)];
+    /// let characters = [CrowdCharacter::new(x, 2), CrowdCharacter::of(dancer, 1)];
     /// crowd.set_actions(queue, &characters, &actions)?;
     /// # Ok(()) }
     /// ```
@@ -534,12 +506,14 @@ impl Crowd {
     /// Allocates nothing in steady state.
     ///
     /// # Errors
-    /// Naming the crowd's character: [`Error::UnknownModel`] (its
-    /// `instance` is the character), [`Error::ModelWithoutMixer`], the
-    /// action errors of [`MixError`](crate::MixError) (clip or mask out of
-    /// range for the character's model, weights, times, too many actions),
+    /// Naming the crowd's character: [`Error::UnknownModel`],
+    /// [`Error::UnknownCharacter`], [`Error::CharacterTwice`],
+    /// [`Error::ModelWithoutMixer`], the action errors of
+    /// [`MixError`](crate::MixError) (clip or mask out of range for the
+    /// character's model, weights, times; the action named by its index
+    /// in the character's own list),
     /// [`MixError::CountMismatch`](crate::MixError::CountMismatch);
-    /// [`Error::ModelFull`] past a model's characters. On error nothing is
+    /// [`Error::ModelFull`] past a model's free slots. On error nothing is
     /// written: every model keeps its previous frame.
     /// [`Error::DeviceLost`] once a model's device is lost (checked first).
     pub fn set_actions(
@@ -549,70 +523,45 @@ impl Crowd {
         actions: &[Action],
     ) -> Result<()> {
         self.check_devices("Crowd::set_actions")?;
-        self.desc
-            .check_characters(characters, actions.len(), &mut self.counts)?;
-        for m in &mut self.models {
-            m.filled = 0;
-            for c in &mut m.chunks {
-                c.actions.clear();
-                c.counts.clear();
-                c.crowd_index.clear();
-            }
+        self.next
+            .place_characters(&self.desc, characters, actions.len())?;
+        MixedFrame::index(characters, &mut self.firsts);
+        let frame = MixedFrame {
+            characters,
+            actions,
+            firsts: &self.firsts,
+        };
+        // Every model's actions are packed (checked) before any is
+        // written.
+        for (index, m) in self.models.iter_mut().enumerate() {
+            let (Some(m), Some(Some(desc))) = (m, self.desc.models.get(index)) else {
+                continue;
+            };
+            let Some(mixer) = &desc.mixer else { continue };
+            let clips = desc.library().clips().len();
+            m.frame
+                .fill_actions(&self.next, index, &frame, mixer, clips)?;
+            m.animator
+                .pack_actions(&m.frame.actions, &m.frame.counts)
+                .map_err(|e| m.frame.rename(e))?;
         }
-        let mut slots = std::mem::take(&mut self.next_slots);
-        slots.clear();
-        let mut first = 0usize;
-        for (k, ch) in characters.iter().enumerate() {
-            let end = first + ch.actions as usize;
-            // Checked: the model is this crowd's, within its capacity, the
-            // counts add up.
-            if let (Some(m), Some(own)) = (
-                self.models.get_mut(ch.model.index()),
-                actions.get(first..end),
-            ) {
-                let (local, chunk) = m.next();
-                slots.push((ch.model.index() as u32, local));
-                if let Some(c) = chunk {
-                    c.actions.extend_from_slice(own);
-                    c.counts.push(ch.actions);
-                    c.crowd_index.push(k);
-                }
-            }
-            first = end;
-        }
-        // Every chunk's actions are packed (checked) before any is written.
-        let packed = self
-            .models
-            .iter_mut()
-            .flat_map(|m| &mut m.chunks)
-            .filter(|c| c.animator.has_mixer())
-            .try_for_each(|c| {
-                c.animator
-                    .pack_actions(&c.actions, &c.counts)
-                    .map_err(|e| renumber(e, &c.crowd_index))
-            });
-        if let Err(e) = packed {
-            // The frame in effect keeps its mapping.
-            self.next_slots = slots;
-            return Err(e);
-        }
-        self.next_slots = std::mem::replace(&mut self.slots, slots);
-        for c in self.models.iter_mut().flat_map(|m| &mut m.chunks) {
-            if c.animator.has_mixer() {
-                c.animator.write_packed(queue)?;
+        for m in self.models.iter_mut().flatten() {
+            if m.animator.has_mixer() {
+                m.animator.write_packed(queue)?;
             } else {
-                c.scratch.clear();
-                c.animator.write_instances(queue, &c.scratch)?;
+                m.animator.write_instances(queue, &[])?;
             }
         }
+        std::mem::swap(&mut self.placement, &mut self.next);
         Ok(())
     }
 
     /// [`Error::DeviceLost`] when a model's device is lost: one poll (a
     /// crowd's models are on one device), then each chunk's probe.
     fn check_devices(&self, during: &'static str) -> Result<()> {
-        for (i, c) in self.models.iter().flat_map(|m| &m.chunks).enumerate() {
-            let health = c.animator.sampler.health();
+        let chunks = self.animators().flat_map(Animator::chunks);
+        for (i, c) in chunks.enumerate() {
+            let health = c.sampler.health();
             if i == 0 {
                 health.check(during)?;
             } else {
@@ -650,13 +599,14 @@ impl Crowd {
     /// Records every model's passes into a compute pass the caller owns
     /// (a chunk without instances this frame records nothing).
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        for c in self.models.iter().flat_map(|m| &m.chunks) {
-            c.animator.record_pass(pass);
+        for a in self.animators() {
+            a.record_pass(pass);
         }
     }
 
     /// Reads the current frame's results of every model back (blocking;
-    /// see [`Animator::read_back`]), indexed by crowd instance.
+    /// see [`Animator::read_back`]): each model's [`Poses`](crate::Poses)
+    /// by slot, with accessors by crowd instance and by character.
     ///
     /// # Errors
     /// Those of [`Animator::read_back`]: [`Error::DeviceLost`] once the
@@ -665,19 +615,14 @@ impl Crowd {
         self.check_devices("Crowd::read_back")?;
         let mut models = Vec::with_capacity(self.models.len());
         for m in &self.models {
-            let mut chunks = m.chunks.iter();
-            let Some(first) = chunks.next() else {
-                continue;
-            };
-            let mut poses = first.animator.read_back(device, queue)?;
-            for c in chunks.filter(|c| c.animator.instance_count() > 0) {
-                poses.append(c.animator.read_back(device, queue)?);
-            }
-            models.push(poses);
+            models.push(match m {
+                Some(m) => Some(m.animator.read_back(device, queue)?),
+                None => None,
+            });
         }
         Ok(CrowdPoses {
             models,
-            slots: self.slots.clone(),
+            slots: self.placement.slots.clone(),
         })
     }
 }

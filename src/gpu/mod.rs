@@ -7,6 +7,7 @@
 
 mod animator;
 mod bind;
+mod chunk;
 mod crowd;
 pub mod headless;
 pub(crate) mod key_textures;
@@ -19,6 +20,7 @@ mod timer;
 
 pub use self::{
     animator::Animator,
+    chunk::AnimatorChunk,
     crowd::Crowd,
     limits::{optional_features, required_features, required_limits},
     loss::is_device_lost,

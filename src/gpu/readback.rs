@@ -225,14 +225,16 @@ impl ReadbackRing {
 
     /// A ring sized for `animator`'s sampled values at its full capacity
     /// (`output_stride` floats per sampled row: one row per instance, two
-    /// per action slot with a mixer). It learns of a loss of the device
+    /// per action slot with a mixer), of its first chunk where it has
+    /// several (read the others' with [`record_buffer`](Self::record_buffer)
+    /// and each chunk's `sample_buffer()`). It learns of a loss of the device
     /// with the animator: after the animator has seen it,
     /// [`record`](Self::record) refuses too.
     ///
     /// # Errors
     /// Those of [`new`](Self::new).
     pub fn for_animator(device: &wgpu::Device, animator: &Animator, slots: usize) -> Result<Self> {
-        let sampler = &animator.sampler;
+        let sampler = animator.sampler();
         let bytes =
             u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
         Self::with_health(sampler.health().clone(), device, bytes, slots)
@@ -258,7 +260,8 @@ impl ReadbackRing {
 
     /// Records the copy of the animator's current sampled values (rows *
     /// `output_stride` floats, a row per instance; the row count is handed
-    /// back in [`ReadbackFrame::count`]) into the next free slot. Call it
+    /// back in [`ReadbackFrame::count`]; its first chunk's, for a chunked
+    /// animator) into the next free slot. Call it
     /// after [`Animator::record`] in the same encoder, with no
     /// `set_instances` in between, then submit the encoder and
     /// [`map`](Self::map) the ticket.
@@ -274,7 +277,7 @@ impl ReadbackRing {
         encoder: &mut wgpu::CommandEncoder,
         animator: &Animator,
     ) -> Result<Ticket> {
-        let sampler = &animator.sampler;
+        let sampler = animator.sampler();
         let count = sampler.instance_count();
         let bytes = u64::from(count) * u64::from(sampler.library().output_stride()) * 4;
         self.record_buffer(encoder, sampler.output_buffer(), bytes, count)

@@ -24,7 +24,17 @@ pub(crate) struct GpuMixAction {
     pub(crate) mask: u32,
     /// The action's weight (finite, `>= 0`).
     pub(crate) weight: f32,
+    /// How it blends: [`BLEND_MIX`], [`BLEND_ADDITIVE`] or
+    /// [`BLEND_OVERRIDE`].
+    pub(crate) blend: u32,
 }
+
+/// [`GpuMixAction::blend`] of a normal action (WGSL `BLEND_MIX`).
+pub(crate) const BLEND_MIX: u32 = 0;
+/// [`GpuMixAction::blend`] of an additive action (WGSL `BLEND_ADDITIVE`).
+pub(crate) const BLEND_ADDITIVE: u32 = 1;
+/// [`GpuMixAction::blend`] of an override action (WGSL `BLEND_OVERRIDE`).
+pub(crate) const BLEND_OVERRIDE: u32 = 2;
 
 /// [`GpuMixAction::reference_row`] of a normal (not additive) action
 /// (WGSL `NO_ROW`).
@@ -35,7 +45,7 @@ pub(crate) const NO_MASK: u32 = u32::MAX;
 /// model's.
 pub(crate) use crate::model::mix::MAX_ACTIONS;
 
-const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 20);
+const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 24);
 
 /// The bindings declared by `shaders/mix.wgsl`, group 0, numbered after
 /// [`SKIN_BINDINGS`](super::SKIN_BINDINGS). The mix module, built on pose.wgsl, has

@@ -18,7 +18,8 @@ use crate::model::rig::{Rig, RigId};
 use crate::model::track::WrapMode;
 
 /// One action of a character for one frame: a clip played at a time,
-/// blended with a weight, optionally through a mask, optionally additive.
+/// blended with a weight, optionally through a mask, normal (weighed
+/// among the others), additive or override.
 ///
 /// ```
 /// use keyframe_gpu::{Action, WrapMode};
@@ -30,6 +31,9 @@ use crate::model::track::WrapMode;
 ///     Action::new(2, 3.0).additive(0.0).with_wrap(WrapMode::Repeat),
 /// ];
 /// assert_eq!(actions[2].reference_time, Some(0.0));
+/// // A wave replacing whatever lies under it (through a mask, in a game).
+/// let wave = Action::new(3, 0.5).overriding();
+/// assert!(wave.overrides);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Action {
@@ -47,8 +51,15 @@ pub struct Action {
     /// `Some(reference time)`: an additive action, which adds the
     /// difference between its clip at `time` and at the reference time
     /// (mapped by `wrap`) on top of the normal actions; `None`: a normal
-    /// action.
+    /// or override action.
     pub reference_time: Option<f64>,
+    /// An override action: it replaces what the normal actions (and the
+    /// rest pose) give, by its weight times its mask's factor (a factor of
+    /// 1 or more replaces it outright), after them and before any
+    /// additive action (`docs/USAGE.md`, "The rules", rule 3). An action
+    /// is additive or override, not both
+    /// ([`MixError::AdditiveOverride`]).
+    pub overrides: bool,
 }
 
 impl Action {
@@ -62,6 +73,7 @@ impl Action {
             weight: 1.0,
             mask: None,
             reference_time: None,
+            overrides: false,
         }
     }
 
@@ -96,6 +108,17 @@ impl Action {
             ..self
         }
     }
+
+    /// The same action as an override action ([`Action::overrides`]):
+    /// through a mask, an upper-body clip replacing the walk under it
+    /// there (Unity's override layers, Unreal's layered blend per bone).
+    #[must_use]
+    pub fn overriding(self) -> Self {
+        Action {
+            overrides: true,
+            ..self
+        }
+    }
 }
 
 /// A factor in `[0, 1]` per node of a rig: how much of an action reaches
@@ -105,8 +128,8 @@ impl Action {
 /// [`Action::mask`]. A mask made for one rig is refused on any other
 /// ([`MixError::MaskOfOtherRig`]), even one with as many nodes.
 ///
-/// An override layer (an upper-body clip over a walk) needs the mask on
-/// the layer and its complement on the base: [`Mask::inverted`].
+/// An override action ([`Action::overriding`]) through a mask replaces
+/// the pose under it on the mask's nodes: an upper-body clip over a walk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mask {
     factors: Vec<f32>,
@@ -244,8 +267,7 @@ impl Mask {
     }
 
     /// The complement: factor `1 - f` for each node's `f`, for the same
-    /// rig. The base under an override layer takes the layer's mask
-    /// inverted, so that the two add up to 1 on every node.
+    /// rig (the lower body of an upper-body mask).
     #[must_use]
     pub fn inverted(&self) -> Mask {
         Mask {

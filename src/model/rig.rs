@@ -421,6 +421,24 @@ impl Rig {
             Vec3::from_array(n.translation),
         ))
     }
+
+    /// Node `node`'s world matrix in the rest pose: its rest local matrix
+    /// (`T * R * S`) after those of its ancestors, root first, in the
+    /// space the rig's roots are in (the model's space). `None` if out of
+    /// range.
+    #[must_use]
+    pub fn rest_world(&self, node: u32) -> Option<Mat4> {
+        let mut m = self.rest_local(node)?;
+        let mut at = self.nodes[node as usize].parent;
+        // A rig's parents form a forest (checked when it is built), so
+        // the walk ends within `nodes.len()` steps.
+        for _ in 0..self.nodes.len() {
+            let Some(p) = at else { break };
+            m = self.rest_local(p)? * m;
+            at = self.nodes[p as usize].parent;
+        }
+        Some(m)
+    }
 }
 
 /// Checks node `i` of `n`: its parent, mesh and skin in range, its rest

@@ -34,6 +34,7 @@
 //! plan and the per-node skin strategy, with no CPU-adapter trick, until
 //! a measurement on a GPU (`scripts/gpu_check`) says otherwise.
 
+mod capacity;
 pub(crate) mod cpu_adapter;
 mod overrides;
 pub(crate) mod passes;
@@ -41,10 +42,12 @@ mod profile;
 pub(crate) mod schedule;
 
 pub use self::{
+    capacity::{chunk_capacity, ChunkModel},
     passes::SkinStrategy,
     profile::{DeviceLimits, DeviceProfile},
     schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse},
 };
+pub(crate) use capacity::{check_plan, largest_fit};
 pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub(crate) use schedule::dispatch_grid;
 pub(crate) use schedule::{

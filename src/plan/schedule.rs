@@ -329,13 +329,7 @@ impl Plan {
     ) -> Result<Plan> {
         let rows = rows.max(1);
         let library = LibraryTables::of(model)?;
-        let mut sampler = choices.sampler.resolve(profile, &library, rows);
-        if choices.sampler == SamplerPlan::Auto
-            && sampler == SamplerPlan::ClipBlocks
-            && !block_grid_fits(&library, rows, profile)
-        {
-            sampler = SamplerPlan::Grouped;
-        }
+        let sampler = resolve_sampler(choices.sampler, profile, &library, rows);
         let tables = SampleTables::build(
             library,
             sampler,
@@ -494,6 +488,25 @@ fn binding_names(table: &[Binding], uses: &[u32]) -> Vec<&'static str> {
     uses.iter()
         .filter_map(|n| table.iter().find(|b| b.binding == *n).map(|b| b.name))
         .collect()
+}
+
+/// `choice` resolved for `rows` rows of `library` on a device of
+/// `profile`: `Auto`'s pick, the clip-blocks plan falling back to the
+/// grouped one where its grid would pass the device's workgroup limit.
+pub(crate) fn resolve_sampler(
+    choice: SamplerPlan,
+    profile: &DeviceProfile,
+    library: &LibraryTables,
+    rows: u32,
+) -> SamplerPlan {
+    let sampler = choice.resolve(profile, library, rows);
+    if choice == SamplerPlan::Auto
+        && sampler == SamplerPlan::ClipBlocks
+        && !block_grid_fits(library, rows, profile)
+    {
+        return SamplerPlan::Grouped;
+    }
+    sampler
 }
 
 /// Whether the clip-blocks plan's grid (blocks x row runs) fits the

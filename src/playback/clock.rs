@@ -6,15 +6,28 @@ use crate::model::track::WrapMode;
 
 /// A playhead in a clip of `duration` seconds: the clip time (in
 /// `[0, duration]`) and, for ping-pong, the direction of the current pass.
+///
+/// A clock set (at a start or a seek) whose first step goes backwards
+/// plays as three.js's `AnimationAction` does (`_updateTime`, loop count
+/// -1 "just started"): its first fold, the initial transition through
+/// the clip's start, is no pass and no loop (it enters the first pass),
+/// and a ping-pong playhead plays that first pass from the end (its
+/// phase moves by one duration: clip time `t` becomes `duration - t`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Clock {
     pub(crate) time: f64,
     /// Ping-pong: the current pass runs backwards.
     pub(crate) backwards: bool,
-    /// Passes ended (loop ends, ping-pong turns) since the clock was set.
+    /// Passes ended (loop ends, ping-pong turns) since the clock was set,
+    /// the free fold (below) aside.
     pub(crate) passes: u64,
     /// The clock played its last repetition and holds at its end.
     pub(crate) done: bool,
+    /// No step has moved it since it was set.
+    pub(crate) fresh: bool,
+    /// Its next fold is the initial transition of a start backwards: it
+    /// counts as no pass (three.js's loop count going from -1 to 0).
+    pub(crate) free_fold: bool,
 }
 
 /// What one step of a playhead did.
@@ -44,6 +57,8 @@ impl Clock {
             backwards: false,
             passes: 0,
             done: false,
+            fresh: true,
+            free_fold: false,
         };
         if duration > 0.0 {
             let s = c.step(time, duration, wrap);
@@ -59,7 +74,9 @@ impl Clock {
     /// at the end the pass turns at), the step ends there with
     /// `reached_end`, and later steps hold it still. With no pass left
     /// it stops where it stands. `None`, or a [`WrapMode::Clamp`]
-    /// playhead: no limit.
+    /// playhead: no limit. The step's `folds` are the passes it ended:
+    /// a fresh clock's first step backwards enters its first pass (see
+    /// [`Clock`]).
     pub(crate) fn step_limited(
         &mut self,
         delta: f64,
@@ -67,45 +84,84 @@ impl Clock {
         wrap: WrapMode,
         repetitions: Option<u64>,
     ) -> Step {
-        let before = *self;
-        if self.done {
-            let mut s = self.step(0.0, duration, wrap);
-            s.reached_end = true;
-            return s;
-        }
-        let mut s = self.step(delta, duration, wrap);
+        // Passes left under the limit (`None`: no limit).
         let left = match repetitions {
-            Some(n) if wrap != WrapMode::Clamp => n.saturating_sub(before.passes),
-            _ => {
-                self.passes = before.passes.saturating_add(s.folds);
-                return s;
-            }
+            Some(n) if wrap != WrapMode::Clamp => Some(n.saturating_sub(self.passes)),
+            _ => None,
         };
-        if left == 0 {
-            // No pass left (a limit lowered below the passes played): the
-            // playhead stops where it stands.
-            *self = Clock {
-                done: true,
-                ..before
-            };
+        if self.done || left == Some(0) {
+            // Done, or no pass left (a limit lowered below the passes
+            // played): the playhead stops where it stands.
+            self.done = true;
             let mut s = self.step(0.0, duration, wrap);
             s.reached_end = true;
             return s;
         }
+        self.start_moving(delta, duration, wrap);
+        let before = *self;
+        let mut s = self.step(delta, duration, wrap);
+        // The free fold, when this step makes it, is the boundary crossed
+        // before the counted ones.
+        let extra = u64::from(before.free_fold && s.folds > 0);
+        s.folds -= extra;
+        self.free_fold = before.free_fold && extra == 0;
+        let Some(left) = left else {
+            self.passes = before.passes.saturating_add(s.folds);
+            return s;
+        };
         if s.folds < left {
             self.passes = before.passes + s.folds;
             return s;
         }
-        // The `left`-th pass ends at a multiple `m` of the duration in the
-        // unfolded timeline: the next one past the start moving forward,
-        // the start itself (or the one before it) moving back, as
-        // `Step::folds` counts them.
+        self.stop_at_pass_end(&mut s, before, duration, wrap, (left, extra), delta);
+        s
+    }
+
+    /// The first step that moves a fresh clock: backwards (repeat or
+    /// ping-pong), its next fold is free, and a ping-pong phase moves by
+    /// one duration so that the first pass plays from the end.
+    fn start_moving(&mut self, delta: f64, duration: f64, wrap: WrapMode) {
+        if !self.fresh || delta == 0.0 || duration <= 0.0 {
+            return;
+        }
+        self.fresh = false;
+        if delta > 0.0 || wrap == WrapMode::Clamp {
+            return;
+        }
+        self.free_fold = true;
+        if wrap == WrapMode::PingPong {
+            let period = 2.0 * duration;
+            let mut phase = self.phase(duration) + duration;
+            if phase >= period {
+                phase -= period;
+            }
+            self.backwards = phase > duration;
+            self.time = if self.backwards {
+                period - phase
+            } else {
+                phase
+            };
+        }
+    }
+
+    /// Ends step `s` (which started from clock `before`) at the end of the
+    /// `left`-th pass it counts, the `extra` free fold crossed before
+    /// them: the end is a multiple `m` of the duration in the unfolded
+    /// timeline, the `(left + extra)`-th boundary from the start (moving
+    /// forward the next one past it; moving back the start itself, or the
+    /// one before it, as `Step::folds` counts them).
+    fn stop_at_pass_end(
+        &mut self,
+        s: &mut Step,
+        before: Clock,
+        duration: f64,
+        wrap: WrapMode,
+        (left, extra): (u64, u64),
+        delta: f64,
+    ) {
         let k0 = (s.start / duration).floor();
-        let m = if delta > 0.0 {
-            k0 + left as f64
-        } else {
-            k0 - left as f64 + 1.0
-        };
+        let j = (left + extra) as f64;
+        let m = if delta > 0.0 { k0 + j } else { k0 - j + 1.0 };
         let end = m * duration;
         // Repeat: the clip's end (forward) or start (back); ping-pong: the
         // end the pass turns at, by the parity of `m`.
@@ -131,8 +187,9 @@ impl Clock {
             backwards: false,
             passes: before.passes.saturating_add(left),
             done: true,
+            fresh: false,
+            free_fold: false,
         };
-        s
     }
 
     /// The ping-pong phase of this playhead, in `[0, 2 * duration)`.

@@ -1,10 +1,11 @@
 //! Root motion: the displacement of one node's sampled translation and
 //! rotation over a step of an action's playhead, sampled on the CPU from
-//! that node's tracks alone with the twin's interpolation.
+//! that node's tracks alone with the twin's interpolation, and turned into
+//! the model's space by the rest transform of the node's parent.
 
 use std::sync::Arc;
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec3, Vec4};
 
 use super::clock::Step;
 use crate::cpu::sample::sample_resolved;
@@ -20,13 +21,19 @@ use crate::tables::instance::resolve_instances_into;
 use crate::tables::library::LibraryTables;
 
 /// One frame's root motion of a character: how far the root node moved
-/// (in its parent's space) and turned, blended over the frame's actions.
+/// and how it turned, in the model's space (the space of the rig's
+/// roots: the node's local motion turned and scaled by its parent's rest
+/// world transform, [`Rig::rest_world`](crate::Rig::rest_world)), blended
+/// over the frame's actions.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RootMotion {
-    /// The translation's displacement.
+    /// The displacement: `L * (T(after) - T(before))`, `L` the linear part
+    /// of the parent's rest world matrix and `T` the node's translation.
     pub translation: Vec3,
-    /// The rotation relative to the one before: `conj(before) * after`
-    /// (x, y, z, w; the identity for none).
+    /// The turn: `P * R(after) * conj(R(before)) * conj(P)`, `P` the
+    /// parent's rest world rotation and `R` the node's rotation (x, y, z,
+    /// w; the identity for none): a rotation about axes of the model's
+    /// space, such as its up axis for a character turning.
     pub rotation: Quat,
 }
 
@@ -58,6 +65,9 @@ pub(crate) struct RootTracks {
     /// The node's factor in each mask of the mixer, by [`MaskId`] (none
     /// given: a masked action moves no root).
     mask_factors: Vec<f32>,
+    /// The linear part of the parent's rest world matrix, and its
+    /// rotation: from the node's parent's space to the model's.
+    to_model: (Mat3, Quat),
 }
 
 impl RootTracks {
@@ -75,6 +85,12 @@ impl RootTracks {
             Vec3::from_array(rest.translation),
             Quat::from_array(rest.rotation),
         );
+        let parent = rig.nodes()[node as usize]
+            .parent
+            .and_then(|p| rig.rest_world(p))
+            .unwrap_or(glam::Mat4::IDENTITY);
+        let (_, turn, _) = parent.to_scale_rotation_translation();
+        let to_model = (Mat3::from_mat4(parent), turn.normalize());
         let library = bound.library();
         let mut clips = Vec::with_capacity(library.clips().len());
         let mut moves = Vec::with_capacity(library.clips().len());
@@ -133,6 +149,7 @@ impl RootTracks {
             rest,
             node,
             mask_factors: Vec::new(),
+            to_model,
         })
     }
 
@@ -190,9 +207,11 @@ impl RootTracks {
     }
 
     /// The root's motion over `step` of clip `clip` (of `duration`
-    /// seconds, played with `wrap`): the sampled difference between the
-    /// clip times after and before, plus on repeat the clip's whole-loop
-    /// displacement once per loop end crossed (minus going backwards).
+    /// seconds, played with `wrap`), in the model's space: the sampled
+    /// difference between the clip times after and before, plus on repeat
+    /// the clip's whole-loop displacement once per loop end crossed (minus
+    /// going backwards). Rotations compose in the parent's space, later
+    /// turns on the left: `R(after) * conj(R(before))` within a loop.
     pub(crate) fn motion(
         &self,
         clip: u32,
@@ -206,27 +225,29 @@ impl RootTracks {
         }
         let [(t0, r0), (t1, r1), (ts, rs), (te, re)] =
             self.sample(clip, [step.from, step.to, 0.0, duration], scratch);
+        // Repeat's whole loops (a ping-pong step plays back the way it
+        // came at each turn: the difference alone).
         let k = if wrap == WrapMode::Repeat {
             step.wraps
         } else {
             0
         };
         let translation = t1 - t0 + (te - ts) * k as f32;
-        // Relative rotations compose: from `from` to the loop's end, whole
-        // loops, then from the loop's start to `to` (and the reverse).
-        let whole = rs.conjugate() * re;
+        // From `from` to the loop's end, whole loops, then from the loop's
+        // start to `to` (and the reverse), each turn after the ones before.
         let rotation = if k == 0 {
-            r0.conjugate() * r1
+            r1 * r0.conjugate()
         } else if k > 0 {
-            (r0.conjugate() * re) * power(whole, k.unsigned_abs() - 1) * (rs.conjugate() * r1)
+            let whole = re * rs.conjugate();
+            (r1 * rs.conjugate()) * power(whole, k.unsigned_abs() - 1) * (re * r0.conjugate())
         } else {
-            (r0.conjugate() * rs)
-                * power(whole.conjugate(), k.unsigned_abs() - 1)
-                * (re.conjugate() * r1)
+            let whole = rs * re.conjugate();
+            (r1 * re.conjugate()) * power(whole, k.unsigned_abs() - 1) * (rs * r0.conjugate())
         };
+        let (linear, turn) = self.to_model;
         RootMotion {
-            translation,
-            rotation: rotation.normalize(),
+            translation: linear * translation,
+            rotation: (turn * rotation.normalize() * turn.conjugate()).normalize(),
         }
     }
 }
@@ -253,17 +274,20 @@ pub(crate) struct Scratch {
     out: Vec<f32>,
 }
 
-/// The blend of per-action root motions by the mixer's rules for normal
-/// actions (`docs/USAGE.md`, "Blending"), each property on its own over
-/// the actions whose clips animate it: a weighted average of the actions
-/// of weight > 0 (rotations by the mixer's quaternion mix), mixed with no
-/// motion by `1 - W` where their weights sum to `W < 1`.
+/// The blend of per-action root motions by the mixer's rules
+/// (`docs/USAGE.md`, "Blending"), each property on its own over the
+/// actions whose clips animate it: a weighted average of the normal
+/// actions of weight > 0 (rotations by the mixer's quaternion mix), mixed
+/// with no motion by `1 - W` where their weights sum to `W < 1`
+/// ([`settle`](Self::settle)), then each override action's motion over
+/// that ([`overridden`](Self::overridden)).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Blend {
     translation: Vec4,
     translation_weight: f32,
     rotation: Vec4,
     rotation_weight: f32,
+    settled: bool,
 }
 
 /// One property's running blend (the mixer's rule 1): the first value
@@ -276,11 +300,16 @@ fn blend_in(acc: &mut Vec4, total: &mut f32, v: Vec4, w: f32, rotation: bool) {
     }
     *total += w;
     let f = w / *total;
-    *acc = if rotation {
-        crate::cpu::mix::quat_mix(*acc, v, f)
+    *acc = mix(*acc, v, f, rotation);
+}
+
+/// The mixer's `mix` (`quat_mix` for rotations, `vec_mix` otherwise).
+fn mix(a: Vec4, b: Vec4, t: f32, rotation: bool) -> Vec4 {
+    if rotation {
+        crate::cpu::mix::quat_mix(a, b, t)
     } else {
-        crate::cpu::mix::vec_mix(*acc, v, f)
-    };
+        crate::cpu::mix::vec_mix(a, b, t)
+    }
 }
 
 impl Blend {
@@ -290,11 +319,12 @@ impl Blend {
             translation_weight: 0.0,
             rotation: IDENTITY,
             rotation_weight: 0.0,
+            settled: false,
         }
     }
 
-    /// Adds one action's motion at weight `w`; `animates` says whether
-    /// its clip has the root's translation and rotation tracks (a
+    /// Adds one normal action's motion at weight `w`; `animates` says
+    /// whether its clip has the root's translation and rotation tracks (a
     /// property it has no track for takes no part in that property's
     /// blend, as in the mixer).
     pub(crate) fn add(&mut self, m: RootMotion, w: f32, animates: (bool, bool)) {
@@ -317,20 +347,53 @@ impl Blend {
         }
     }
 
-    /// The blended motion.
-    pub(crate) fn finish(self) -> RootMotion {
-        let (mut t, mut r) = (self.translation, self.rotation);
+    /// The mixer's rule 2, once the normal actions are in: where their
+    /// weights sum to `W < 1`, the rest of the weight is no motion.
+    pub(crate) fn settle(&mut self) {
+        if self.settled {
+            return;
+        }
+        self.settled = true;
         if self.translation_weight < 1.0 {
             let rest = 1.0 - self.translation_weight;
-            t = crate::cpu::mix::vec_mix(t, Vec4::ZERO, rest);
+            self.translation = mix(self.translation, Vec4::ZERO, rest, false);
         }
         if self.rotation_weight < 1.0 {
             let rest = 1.0 - self.rotation_weight;
-            r = crate::cpu::mix::quat_mix(r, IDENTITY, rest);
+            self.rotation = mix(self.rotation, IDENTITY, rest, true);
         }
+    }
+
+    /// The mixer's rule 3 after [`settle`](Self::settle): an override
+    /// action's motion at weight `w` replaces the blend (`w >= 1`) or is
+    /// mixed in by `w`, on the properties its clip animates.
+    pub(crate) fn overridden(&mut self, m: RootMotion, w: f32, animates: (bool, bool)) {
+        self.settle();
+        if w.is_nan() || w <= 0.0 {
+            return;
+        }
+        let over = |acc: Vec4, v: Vec4, rotation: bool| {
+            if w >= 1.0 {
+                v
+            } else {
+                mix(acc, v, w, rotation)
+            }
+        };
+        if animates.0 {
+            self.translation = over(self.translation, m.translation.extend(0.0), false);
+        }
+        if animates.1 {
+            let r = Vec4::from_array(m.rotation.to_array());
+            self.rotation = over(self.rotation, r, true);
+        }
+    }
+
+    /// The blended motion.
+    pub(crate) fn finish(mut self) -> RootMotion {
+        self.settle();
         RootMotion {
-            translation: t.truncate(),
-            rotation: Quat::from_array(r.to_array()).normalize(),
+            translation: self.translation.truncate(),
+            rotation: Quat::from_array(self.rotation.to_array()).normalize(),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::error::MixError;
-use crate::layout::{GpuMixAction, NO_MASK, NO_ROW};
+use crate::layout::{GpuMixAction, BLEND_ADDITIVE, BLEND_MIX, BLEND_OVERRIDE, NO_MASK, NO_ROW};
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask, MaskId};
@@ -110,6 +110,11 @@ impl Packer {
                     clip: a.clip,
                     mask: a.mask.map_or(NO_MASK, MaskId::index),
                     weight: a.weight,
+                    blend: match (a.overrides, a.reference_time) {
+                        (true, _) => BLEND_OVERRIDE,
+                        (false, Some(_)) => BLEND_ADDITIVE,
+                        (false, None) => BLEND_MIX,
+                    },
                 });
             }
             first += count;
@@ -133,6 +138,7 @@ impl Packer {
                 clip: inst.clip,
                 mask: NO_MASK,
                 weight: 1.0,
+                blend: BLEND_MIX,
             });
         }
     }
@@ -196,6 +202,9 @@ fn check(
                     action,
                     weight: a.weight,
                 });
+            }
+            if a.overrides && a.reference_time.is_some() {
+                return Err(MixError::AdditiveOverride { character, action });
             }
             let times = [("time", Some(a.time)), ("reference time", a.reference_time)];
             for (field, time) in times {

@@ -389,6 +389,9 @@ fn shared_constants() -> Vec<(&'static str, u32)> {
         ("MAX_PARALLEL_NODES", MAX_PARALLEL_NODES),
         ("NO_ROW", keyframe_gpu::layout::NO_ROW),
         ("NO_MASK", keyframe_gpu::layout::NO_MASK),
+        ("BLEND_MIX", keyframe_gpu::layout::BLEND_MIX),
+        ("BLEND_ADDITIVE", keyframe_gpu::layout::BLEND_ADDITIVE),
+        ("BLEND_OVERRIDE", keyframe_gpu::layout::BLEND_OVERRIDE),
         ("NO_NODE", keyframe_gpu::layout::NO_NODE),
         ("MAX_ACTIONS", keyframe_gpu::MAX_ACTIONS),
         (
@@ -666,7 +669,7 @@ fn rig_twins() -> Vec<Twin> {
         twin!(
             "MixAction",
             keyframe_gpu::layout::GpuMixAction,
-            [row, reference_row, clip, mask, weight]
+            [row, reference_row, clip, mask, weight, blend]
         ),
         twin!("Joint", GpuJoint, [node, mesh_node, skin, next_joint]),
         twin!("LocalPose", GpuLocalPose, [translation, rotation, scale]),

@@ -236,20 +236,25 @@ fn conj(a: Q) -> Q {
 
 /// One action as the oracle sees it for one (node, property): its sampled
 /// value (None: the clip has no track for it), its value at the reference
-/// time when additive, and its effective weight w = weight * mask(n).
+/// time when additive, whether it overrides, and its effective weight
+/// w = weight * mask(n).
 struct Input {
     v: Option<Q>,
     r: Option<Q>,
     additive: bool,
+    overrides: bool,
     w: f64,
 }
 
-/// Rules 1-4 for one property; `rot` selects the quaternion forms.
+/// Rules 1-5 for one property; `rot` selects the quaternion forms.
 fn oracle(rest: Q, inputs: &[Input], rot: bool) -> Q {
     let mix = |a, b, t| if rot { slerp(a, b, t) } else { lerp(a, b, t) };
     // Rule 1.
     let mut acc: Option<(Q, f64)> = None;
-    for i in inputs.iter().filter(|i| !i.additive && i.w > 0.0) {
+    for i in inputs
+        .iter()
+        .filter(|i| !i.additive && !i.overrides && i.w > 0.0)
+    {
         let Some(v) = i.v else { continue };
         acc = Some(match acc {
             None => (v, i.w),
@@ -265,7 +270,12 @@ fn oracle(rest: Q, inputs: &[Input], rot: bool) -> Q {
         Some((a, total)) if total < 1.0 => mix(a, rest, 1.0 - total),
         Some((a, _)) => a,
     };
-    // Rule 3.
+    // Rule 3: override actions replace (w >= 1) or mix in by w, in order.
+    for i in inputs.iter().filter(|i| i.overrides && i.w > 0.0) {
+        let Some(v) = i.v else { continue };
+        out = if i.w >= 1.0 { v } else { mix(out, v, i.w) };
+    }
+    // Rule 4.
     let identity = if rot { [0.0, 0.0, 0.0, 1.0] } else { [0.0; 4] };
     let mut add_acc = identity;
     let mut added = false;
@@ -281,7 +291,7 @@ fn oracle(rest: Q, inputs: &[Input], rot: bool) -> Q {
             add_acc = add(add_acc, scale(add(v, scale(r, -1.0)), i.w));
         }
     }
-    // Rule 4.
+    // Rule 5.
     if added {
         out = if rot {
             qmul(out, add_acc)
@@ -375,6 +385,7 @@ fn inputs_for(
                 r: a.reference_time
                     .and_then(|rt| pick(keyed(a.clip, node, prop, rt, a.wrap))),
                 additive: a.reference_time.is_some(),
+                overrides: a.overrides,
                 w: f64::from(a.weight) * f64::from(m),
             }
         })
@@ -497,6 +508,65 @@ fn scenarios() -> Vec<(&'static str, Vec<Action>)> {
         ),
         ("no actions", vec![]),
     ]
+    .into_iter()
+    .chain(override_scenarios())
+    .collect()
+}
+
+/// Named mixes with override actions (rule 3).
+fn override_scenarios() -> Vec<(&'static str, Vec<Action>)> {
+    let a = Action::new;
+    vec![
+        (
+            "override at 1 through a mask",
+            vec![
+                a(0, 1.0),
+                a(1, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(1)),
+            ],
+        ),
+        (
+            "override at 0.5",
+            vec![a(0, 1.0), a(1, 0.0).overriding().with_weight(0.5)],
+        ),
+        (
+            "override over nothing",
+            vec![a(1, 1.0).overriding().with_weight(0.25)],
+        ),
+        (
+            "override before a normal in the list",
+            vec![a(3, 0.0).overriding().with_weight(0.6), a(0, 1.0)],
+        ),
+        (
+            "two overrides in order",
+            vec![
+                a(0, 1.0).with_weight(0.5),
+                a(1, 1.0).overriding().with_weight(0.5),
+                a(3, 1.0).overriding().with_weight(0.5),
+            ],
+        ),
+        (
+            "override weight 2 replaces",
+            vec![a(0, 0.0), a(1, 1.0).overriding().with_weight(2.0)],
+        ),
+        (
+            "override under an additive",
+            vec![a(0, 1.0), a(4, 1.0).overriding(), a(2, 1.0).additive(0.0)],
+        ),
+        (
+            "override through fractional masks",
+            vec![
+                a(0, 0.0),
+                a(1, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(2)),
+                a(4, 1.0)
+                    .overriding()
+                    .with_mask(keyframe_gpu::MaskId::new(0)),
+            ],
+        ),
+    ]
 }
 
 fn local_parts(p: &GpuLocalPose) -> [[f32; 4]; 3] {
@@ -563,6 +633,102 @@ fn the_oracle_agrees_with_paper() {
         (w[0] - 0.05).abs() < 1e-6 && (w[1] - 0.6).abs() < 1e-6,
         "{w:?}"
     );
+    // Rule 3: walk at 1 s (10, 0, 0) at weight 1, run at 1 s (0, 8, 0)
+    // overriding at 0.25: (10, 0, 0) * 0.75 + (0, 8, 0) * 0.25 = (7.5, 2,
+    // 0); over nothing, the rest (1, 2, 3) instead: (0.75, 3.5, 2.25); at
+    // weight 1, run's (0, 8, 0) itself. After a normal action in the list,
+    // still over it (rule 3 comes after rules 1-2): the same (7.5, 2, 0).
+    let run = Action::new(1, 1.0).overriding();
+    for (acts, want) in [
+        (
+            vec![Action::new(0, 1.0), run.with_weight(0.25)],
+            [7.5, 2.0, 0.0],
+        ),
+        (vec![run.with_weight(0.25)], [0.75, 3.5, 2.25]),
+        (vec![Action::new(0, 1.0), run], [0.0, 8.0, 0.0]),
+        (
+            vec![run.with_weight(0.25), Action::new(0, 1.0)],
+            [7.5, 2.0, 0.0],
+        ),
+    ] {
+        let [t, _, _] = oracle_pose(&masks, &acts, 0);
+        for (g, w) in t.iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "{acts:?}: {t:?}");
+        }
+    }
+}
+
+/// Node by node and property by property, which single clip an override
+/// at weight 1 through `mask` over `base` must equal: the override's clip
+/// where the mask is 1 and the clip has a track, the base elsewhere.
+fn override_source(mask: &Mask, base: u32, over: u32, node: u32, prop: Property) -> u32 {
+    let tracked = clip_keys()[over as usize]
+        .iter()
+        .any(|k| k.node == node && k.prop == prop);
+    if mask.factor(node) == Some(1.0) && tracked {
+        over
+    } else {
+        base
+    }
+}
+
+/// An override at weight 1 reproduces its clip bit for bit on its mask's
+/// nodes (where it has tracks) and leaves the other nodes exactly as the
+/// base alone poses them, in the CPU twin, at key times and between keys.
+#[test]
+fn an_override_at_weight_one_is_its_clip_on_its_nodes_bit_for_bit() {
+    let (rig, lib) = model();
+    let tables = SkinTables::new(&rig, &lib).unwrap();
+    // Node 1's subtree (nodes 1, 2: the mesh node and its child), and
+    // every node.
+    let masks = [
+        Mask::subtree(&rig, 1).unwrap(),
+        Mask::filled(&rig, 1.0).unwrap(),
+    ];
+    for (m, mask) in masks.iter().enumerate() {
+        for (base, over) in [(0u32, 1u32), (1, 0), (0, 4), (2, 3)] {
+            for (tb, to) in [(0.3, 0.8), (1.0, 0.0), (0.55, 0.55)] {
+                let id = keyframe_gpu::MaskId::new(m as u32);
+                let both = [
+                    Action::new(base, tb),
+                    Action::new(over, to).overriding().with_mask(id),
+                ];
+                let got = cpu_mix(&tables, &lib, &masks, &both, &[2]).unwrap();
+                let alone = |c: u32, t: f64| {
+                    cpu_mix(&tables, &lib, &[], &[Action::new(c, t)], &[1]).unwrap()
+                };
+                let (b, o) = (alone(base, tb), alone(over, to));
+                let label = format!("mask {m}, clip {over} over {base} at {to}/{tb}");
+                for n in 0..4u32 {
+                    let props = [Property::Translation, Property::Rotation, Property::Scale];
+                    for (p, prop) in props.into_iter().enumerate() {
+                        let from = if override_source(mask, base, over, n, prop) == over {
+                            &o
+                        } else {
+                            &b
+                        };
+                        let bits = |x: &GpuLocalPose| local_parts(x)[p].map(f32::to_bits);
+                        assert_eq!(
+                            bits(&got.locals[n as usize]),
+                            bits(&from.locals[n as usize]),
+                            "{label}: node {n} {prop:?}"
+                        );
+                    }
+                }
+                let from = if override_source(mask, base, over, 1, Property::Weights) == over {
+                    &o
+                } else {
+                    &b
+                };
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&got.morph_weights),
+                    bits(&from.morph_weights),
+                    "{label}: weights"
+                );
+            }
+        }
+    }
 }
 
 /// One action of weight 1 is today's pose, bit for bit, at any time (on
@@ -762,6 +928,14 @@ fn refusals() -> Vec<(Vec<Action>, Vec<u32>, MixError)> {
             MixError::CountMismatch {
                 counted: 2,
                 actions: 3,
+            },
+        ),
+        (
+            vec![ok, ok.overriding().additive(0.0)],
+            vec![2],
+            MixError::AdditiveOverride {
+                character: 0,
+                action: 1,
             },
         ),
     ]
@@ -971,6 +1145,91 @@ fn gpu_mixer_matches_cpu_on_every_scenario() {
     }
 }
 
+/// On the GPU too, an override at weight 1 is its clip bit for bit on its
+/// mask's nodes (where it has tracks) and the base alone elsewhere: one
+/// frame holds each mix beside its two clips alone.
+#[test]
+fn gpu_override_at_weight_one_is_its_clip_on_its_nodes_bit_for_bit() {
+    let Some(h) = common::gpu("gpu_override_at_weight_one_is_its_clip_on_its_nodes_bit_for_bit")
+    else {
+        return;
+    };
+    let (rig, lib) = model();
+    let masks = vec![
+        Mask::subtree(&rig, 1).unwrap(),
+        Mask::filled(&rig, 1.0).unwrap(),
+    ];
+    let mut cases = Vec::new();
+    for m in 0..masks.len() as u32 {
+        for (base, over) in [(0u32, 1u32), (1, 0), (0, 4), (2, 3)] {
+            for (tb, to) in [(0.3, 0.8), (1.0, 0.0)] {
+                cases.push((m, base, over, tb, to));
+            }
+        }
+    }
+    let mut actions = Vec::new();
+    let mut counts = Vec::new();
+    for &(m, base, over, tb, to) in &cases {
+        let id = keyframe_gpu::MaskId::new(m);
+        actions.push(Action::new(base, tb));
+        actions.push(Action::new(over, to).overriding().with_mask(id));
+        actions.push(Action::new(base, tb));
+        actions.push(Action::new(over, to));
+        counts.extend([2, 1, 1]);
+    }
+    let desc = MixerDesc {
+        characters: counts.len() as u32,
+        actions_per_character: 2,
+        masks: masks.clone(),
+    };
+    let mut animator =
+        Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
+    animator.set_actions(&h.queue, &actions, &counts).unwrap();
+    let mut enc = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut enc);
+    h.queue.submit([enc.finish()]);
+    let poses = animator.read_back(&h.device, &h.queue).unwrap();
+    let mesh_node = rig.parts()[0].node;
+    for (k, &(m, base, over, tb, to)) in cases.iter().enumerate() {
+        let (mixed, b, o) = (3 * k as u32, 3 * k as u32 + 1, 3 * k as u32 + 2);
+        let label = format!("mask {m}, clip {over} over {base} at {to}/{tb}");
+        for n in 0..4u32 {
+            let parts = |c: u32| {
+                let l = poses.local(c, n).unwrap();
+                [
+                    l.translation.to_array().map(f32::to_bits).to_vec(),
+                    l.rotation.to_array().map(f32::to_bits).to_vec(),
+                    l.scale.to_array().map(f32::to_bits).to_vec(),
+                ]
+            };
+            let props = [Property::Translation, Property::Rotation, Property::Scale];
+            for (p, prop) in props.into_iter().enumerate() {
+                let from = if override_source(&masks[m as usize], base, over, n, prop) == over {
+                    o
+                } else {
+                    b
+                };
+                assert_eq!(
+                    parts(mixed)[p],
+                    parts(from)[p],
+                    "{label}: node {n} {prop:?}"
+                );
+            }
+        }
+        let from = if override_source(&masks[m as usize], base, over, 1, Property::Weights) == over
+        {
+            o
+        } else {
+            b
+        };
+        let bits = |c: u32| {
+            let w = poses.morph_weights(c, mesh_node).unwrap();
+            w.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        };
+        assert_eq!(bits(mixed), bits(from), "{label}: weights");
+    }
+}
+
 /// An animator with a mixer given plain instances, or one action of weight
 /// 1 per character, poses them as the animator without a mixer does.
 #[test]
@@ -1060,12 +1319,15 @@ mod random {
             prop_oneof![Just(0.0f32), 0.0f32..2.0],
             prop_oneof![Just(None), (0u32..3).prop_map(Some)],
             prop_oneof![3 => Just(None), 1 => (-0.5f64..1.5).prop_map(Some)],
+            prop_oneof![3 => Just(false), 1 => Just(true)],
         )
-            .prop_map(|(clip, time, wrap, weight, mask, reference)| {
+            .prop_map(|(clip, time, wrap, weight, mask, reference, overrides)| {
                 let wrap = [WrapMode::Clamp, WrapMode::Repeat, WrapMode::PingPong][wrap as usize];
                 let mut a = Action::new(clip, time).with_wrap(wrap).with_weight(weight);
                 a.mask = mask.map(keyframe_gpu::MaskId::new);
                 a.reference_time = reference;
+                // An action is additive or override, not both.
+                a.overrides = overrides && reference.is_none();
                 a
             })
     }
@@ -1234,6 +1496,41 @@ fn pointer_cases() -> Vec<PointerCase> {
             0.0,
             1.0,
         ),
+        // Rule 3: green overriding red at 0.5: (1, 0, 0, 1) * 0.5 + (0, 1,
+        // 0, 1) * 0.5 = (0.5, 0.5, 0, 1); its hidden replaces the visible
+        // at w = 0.5 >= 0.5.
+        (
+            "override at 0.5",
+            vec![a(0, 0.0), a(1, 0.0).overriding().with_weight(0.5)],
+            [0.5, 0.5, 0.0, 1.0],
+            0.0,
+            1.0,
+        ),
+        // At 0.4 < 0.5 the visible stays; colour (0.6, 0.4, 0, 1).
+        (
+            "override keeps a discrete below 0.5",
+            vec![a(0, 0.0), a(1, 0.0).overriding().with_weight(0.4)],
+            [0.6, 0.4, 0.0, 1.0],
+            1.0,
+            1.0,
+        ),
+        // Glow overriding at 1: 2 at 1 s, whatever lies under it.
+        (
+            "override at 1 replaces",
+            vec![a(0, 0.0), a(2, 1.0).overriding()],
+            [1.0, 0.0, 0.0, 1.0],
+            1.0,
+            2.0,
+        ),
+        // Over nothing: the rest, white, mixed with green at 0.25: (0.75,
+        // 1, 0.75, 1); visible stays (0.25 < 0.5).
+        (
+            "override over the rest",
+            vec![a(1, 0.0).overriding().with_weight(0.25)],
+            [0.75, 1.0, 0.75, 1.0],
+            1.0,
+            1.0,
+        ),
     ]
 }
 
@@ -1329,9 +1626,9 @@ fn gpu_pointer_properties_match_cpu() {
 /// `cpu::mix::blend_rotation`, the one-slerp form the shader's mixed pose
 /// and pointer rotations use, against the two rules it merges: rule 1
 /// (`blend_normal`, rotation) for a normal action, the first and a later
-/// one, and rule 3 (`add_quat`) for an additive one, equal to the last bit.
+/// one, and rule 4 (`add_quat`) for an additive one, equal to the last bit.
 #[test]
-fn blend_rotation_is_rule_1_or_rule_3() {
+fn blend_rotation_is_rule_1_or_rule_4() {
     use super::twins::add_quat;
     use keyframe_gpu::cpu::mix::{blend_normal, blend_rotation, blend_start};
     let bits = |b: keyframe_gpu::cpu::mix::Blend| {
