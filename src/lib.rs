@@ -35,8 +35,10 @@
 //!    pass.
 //! 6. **Draw.** Each of [`Animator::parts`] (every mesh node: its mesh,
 //!    its skin or none, where its matrices and morph weights sit) from
-//!    [`Animator::joint_matrix_buffer`], [`Animator::world_matrix_buffer`]
-//!    and [`Animator::morph_weight_buffer`]. Optionally read a frame back
+//!    each chunk's buffers ([`Animator::chunks`], one unless the device's
+//!    limits split the animator): [`AnimatorChunk::joint_matrix_buffer`],
+//!    [`AnimatorChunk::world_matrix_buffer`] and
+//!    [`AnimatorChunk::morph_weight_buffer`]. Optionally read a frame back
 //!    as [`Poses`] ([`Animator::read_back`]; [`cpu::poses`] gives the same
 //!    from the CPU twin), or every frame without stalling with
 //!    [`ReadbackRing`]; time the passes with [`PassTimer`].

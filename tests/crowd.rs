@@ -386,7 +386,9 @@ fn a_model_without_a_rig_samples_its_clips() {
     // slide at 0.25 s: (5, 0, 1), the first three floats of its block.
     assert!(close(&samples_of(&poses, 0)[..3], &[5.0, 0.0, 1.0], 1e-6));
     assert!(world_of(&poses, 0, 0).is_none(), "no rig, no globals");
-    assert!(crowd.model(b).unwrap().joint_matrix_buffer().is_none());
+    assert!(crowd.model(b).unwrap().chunks()[0]
+        .joint_matrix_buffer()
+        .is_none());
     assert!(close(&samples_of(&poses, 1)[..3], &[0.0, 3.0, 0.0], 1e-6));
     assert!(world_of(&poses, 1, 0).is_some());
 }
@@ -847,9 +849,8 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
     let mut s = scene_in(&h, Crowd::new().with_chunk_limit(2), 5, 5);
     let (a, b) = (s.a, s.b);
     for id in [a, b] {
-        assert_eq!(s.crowd.chunk_count(id), Some(3));
-        assert_eq!(s.crowd.chunk_capacity(id), Some(2));
-        assert!(s.crowd.chunk(id, 2).is_some() && s.crowd.chunk(id, 3).is_none());
+        assert_eq!(s.crowd.model(id).map(|m| m.chunks().len()), Some(3));
+        assert_eq!(s.crowd.model(id).map(|m| m.chunk_capacity()), Some(2));
     }
     assert_eq!(s.crowd.uploads(), 2, "a model's chunks share its upload");
     let insts = many(&s, 5);
@@ -859,17 +860,25 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
         let (m, slot) = s.crowd.slot(i).unwrap();
         // Alternating: the k-th pair is slot k of each model.
         assert_eq!((m, slot), (inst.model, (i / 2) as u32));
-        assert_eq!(s.crowd.locate(i), Some((m, (slot / 2) as usize, slot % 2)));
     }
-    assert_eq!(s.crowd.locate(insts.len()), None);
+    assert_eq!(s.crowd.slot(insts.len()), None);
     let counts: Vec<u32> = (0..3)
-        .map(|k| s.crowd.chunk(a, k).unwrap().instance_count())
+        .map(|k| {
+            s.crowd
+                .model(a)
+                .and_then(|m| m.chunks().get(k))
+                .unwrap()
+                .instance_count()
+        })
         .collect();
     assert_eq!(counts, [2, 2, 1]);
     let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), &insts).unwrap();
     assert_crowds_close("chunks of 2 against the twin", &gpu, &cpu, 1e-5);
     let mut whole = scene(&h, 5, 5);
-    assert_eq!(whole.crowd.chunk_count(whole.a), Some(1));
+    assert_eq!(
+        whole.crowd.model(whole.a).map(|m| m.chunks().len()),
+        Some(1)
+    );
     let insts_whole = many(&whole, 5);
     whole.crowd.set_instances(&h.queue, &insts_whole).unwrap();
     let one = run(&h, &whole.crowd);
@@ -881,7 +890,14 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
     let gpu = run(&h, &s.crowd);
     let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), few).unwrap();
     assert_crowds_close("three instances", &gpu, &cpu, 1e-5);
-    assert_eq!(s.crowd.chunk(a, 1).unwrap().instance_count(), 0);
+    assert_eq!(
+        s.crowd
+            .model(a)
+            .and_then(|m| m.chunks().get(1))
+            .unwrap()
+            .instance_count(),
+        0
+    );
 }
 
 /// Mixers in chunks of two: seven characters of A (two actions each, a
@@ -903,8 +919,8 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
     let b = crowd
         .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 1))
         .unwrap();
-    assert_eq!(crowd.chunk_count(a), Some(4));
-    assert_eq!(crowd.chunk_count(b), Some(2));
+    assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
+    assert_eq!(crowd.model(b).map(|m| m.chunks().len()), Some(2));
     let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let turn = clip(b, "turn");
@@ -926,8 +942,9 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
     let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
     assert_crowds_close("mixers in chunks of 2", &gpu, &cpu, 1e-4);
     // The last of A's characters is character 9 of the crowd (A, B
-    // alternate for three pairs, then A alone): chunk 3, index 0.
-    assert_eq!(crowd.locate(9), Some((a, 3, 0)));
+    // alternate for three pairs, then A alone): slot 6, the first of
+    // chunk 3 in chunks of 2.
+    assert_eq!(crowd.slot(9), Some((a, 6)));
     let mut bad = actions.clone();
     let last = bad.len() - 1;
     bad[last] = Action::new(9, 0.0);
@@ -990,8 +1007,8 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let a = crowd
         .add_model(&h.device, &h.queue, "a", &bound, 300)
         .unwrap();
-    let size = crowd.chunk_capacity(a).unwrap();
-    let chunks = crowd.chunk_count(a).unwrap();
+    let size = crowd.model(a).map(|m| m.chunk_capacity()).unwrap();
+    let chunks = crowd.model(a).map(|m| m.chunks().len()).unwrap();
     assert!(
         chunks > 1 && chunks == 300usize.div_ceil(size as usize),
         "{chunks} of {size}"
@@ -1006,7 +1023,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     assert!(Animator::from_plan(&h.device, &h.queue, &at(size + 1)).is_err());
     let alone = Animator::new(&h.device, &h.queue, &bound, 300).unwrap();
     assert_eq!(
-        (alone.chunk_count(), alone.chunk_capacity()),
+        (alone.chunks().len(), alone.chunk_capacity()),
         (chunks, size)
     );
     let clips = ["idle", "bend", "lift"];

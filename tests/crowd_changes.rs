@@ -52,8 +52,8 @@ fn assert_near(got: [f32; 3], want: [f32; 3]) {
 /// identity).
 fn buffers(crowd: &Crowd, id: ModelId) -> Vec<wgpu::Buffer> {
     let mut out = Vec::new();
-    for k in 0..crowd.chunk_count(id).unwrap() {
-        let c = crowd.chunk(id, k).unwrap();
+    for k in 0..crowd.model(id).map(|m| m.chunks().len()).unwrap() {
+        let c = crowd.model(id).and_then(|m| m.chunks().get(k)).unwrap();
         out.push(c.sample_buffer().clone());
         out.extend(c.world_matrix_buffer().cloned());
         out.extend(c.joint_matrix_buffer().cloned());
@@ -93,7 +93,7 @@ fn a_model_grows_in_place_and_the_others_keep_their_buffers_and_uploads() {
         .add_mixed_model(d, q, "m", &bound_a, &MixerDesc::new(2, 2))
         .unwrap();
     let s = crowd.add_sampled_model(d, q, "s", &lib_b, 2).unwrap();
-    assert_eq!(crowd.chunk_count(a), Some(2));
+    assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(2));
     let uploads = crowd.uploads();
     assert_eq!(uploads, 4, "a, b, the mixer's own and the sampled model's");
     let before: Vec<Vec<wgpu::Buffer>> = [a, b, m, s].map(|id| buffers(&crowd, id)).into();
@@ -112,8 +112,8 @@ fn a_model_grows_in_place_and_the_others_keep_their_buffers_and_uploads() {
     );
 
     crowd.grow_model(d, a, 7).unwrap();
-    assert_eq!(crowd.chunk_count(a), Some(4));
-    assert_eq!(crowd.chunk_capacity(a), Some(2));
+    assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
+    assert_eq!(crowd.model(a).map(|m| m.chunk_capacity()), Some(2));
     assert_eq!(crowd.uploads(), uploads, "the new chunks share a's upload");
     let grown = buffers(&crowd, a);
     assert_eq!(
@@ -129,10 +129,11 @@ fn a_model_grows_in_place_and_the_others_keep_their_buffers_and_uploads() {
     }
     // A capacity not above the model's changes nothing.
     crowd.grow_model(d, a, 5).unwrap();
-    assert_eq!(crowd.chunk_count(a), Some(4));
+    assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
     let f = frame(&crowd, 7);
     crowd.set_instances(q, &f).unwrap();
-    assert_eq!(crowd.locate(6), Some((a, 3, 0)));
+    // Slot 6 of chunks of 2: the first of the fourth chunk.
+    assert_eq!(crowd.slot(6), Some((a, 6)));
     assert_twin(
         "grown",
         &run(&h, &crowd),
@@ -140,7 +141,7 @@ fn a_model_grows_in_place_and_the_others_keep_their_buffers_and_uploads() {
     );
 
     crowd.grow_model(d, m, 5).unwrap();
-    assert_eq!(crowd.chunk_count(m), Some(3));
+    assert_eq!(crowd.model(m).map(|m| m.chunks().len()), Some(3));
     assert_eq!(
         crowd.uploads(),
         uploads,
@@ -201,8 +202,9 @@ fn models_come_and_go_in_place() {
     assert_eq!(buffers(&crowd, b), kept);
     assert_eq!(crowd.uploads(), 1);
     // The frame in effect keeps B's entry where it was; A's reads nothing.
-    assert_eq!(crowd.locate(1), Some((b, 0, 0)));
-    assert_eq!(crowd.locate(0), None);
+    assert_eq!(crowd.slot(1), Some((b, 0)));
+    let (removed, _) = crowd.slot(0).unwrap();
+    assert!(removed == a && crowd.model(removed).is_none());
     let after = run(&h, &crowd);
     assert!(after.instance(0).is_none() && after.model(a.index()).is_none());
     assert_eq!(at(&after, 1, 1), at(&first, 1, 1));

@@ -250,13 +250,13 @@ fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
     crowd
         .set_instances(queue, &[CrowdInstance::new(model, walk, 0.25)])
         .unwrap();
-    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
+    let mut ring = ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2).unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());
     plain.record(&mut encoder);
     mixed.record(&mut encoder);
     sampler.record(&mut encoder);
     crowd.record(&mut encoder);
-    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let ticket = ring.record(&mut encoder, &sampler.chunks()[0]).unwrap();
     let submission = queue.submit([encoder.finish()]);
     ring.map(ticket, submission).unwrap();
     OnDevice {
@@ -320,7 +320,7 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
     o.crowd.record(&mut encoder);
     assert_lost(
         "ReadbackRing::record",
-        o.ring.record(&mut encoder, &o.sampler),
+        o.ring.record(&mut encoder, &o.sampler.chunks()[0]),
     );
     queue.submit([encoder.finish()]);
     // No stale results: no readback, not the frame mapped before the loss.
@@ -393,7 +393,7 @@ fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
     let (device, queue) = (&h.device, &h.queue);
     let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
     let mut sampler = Animator::sampler_only(device, queue, bound.library(), N).unwrap();
-    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
+    let mut ring = ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2).unwrap();
     // A frame that runs and reads back: the objects work.
     let (acts, counts) = actions(N, 0.2);
     mixed.set_actions(queue, &acts, &counts).unwrap();
@@ -406,7 +406,7 @@ fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
     let mut encoder = device.create_command_encoder(&Default::default());
     mixed.record(&mut encoder);
     sampler.record(&mut encoder);
-    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let ticket = ring.record(&mut encoder, &sampler.chunks()[0]).unwrap();
     let submission = queue.submit([encoder.finish()]);
     ring.map(ticket, submission).unwrap();
     h.device.destroy();
@@ -470,7 +470,7 @@ fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
     }
     // Without a plan, the animator splits them into chunks that fit.
     let chunked = Animator::new(&device, &queue, &bound, 1_000).unwrap();
-    assert!(chunked.chunk_count() > 1);
+    assert!(chunked.chunks().len() > 1);
     assert!(pollster::block_on(scope.pop()).is_none());
     // The device is still good: a capacity that fits runs, as the twin.
     let h = Headless {
@@ -558,7 +558,7 @@ fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
     );
     // A ring of its own (not the animator's), so that it sees the loss
     // through its own calls.
-    let bytes = sampler.sample_buffer().size();
+    let bytes = sampler.chunks()[0].sample_buffer().size();
     let mut ring = ReadbackRing::new(device, bytes, 3).unwrap();
     let mut out = Vec::new();
     let mut d = Detected::default();
@@ -619,7 +619,12 @@ fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
         sampler.record(&mut encoder);
         crowd.record(&mut encoder);
         let ticket = if d.ring.is_none() {
-            let t = ring.record_buffer(&mut encoder, sampler.sample_buffer(), bytes, LOOP_N);
+            let t = ring.record_buffer(
+                &mut encoder,
+                sampler.chunks()[0].sample_buffer(),
+                bytes,
+                LOOP_N,
+            );
             let ok = t.as_ref().ok().copied();
             seen(&mut d.ring, f, "ReadbackRing::record_buffer", t);
             ok

@@ -334,7 +334,7 @@ fn time_readback(
         "readback ring",
         match skin {
             true => ReadbackRing::new(&gpu.h.device, u64::from(n) * joints_per_instance * 64, 2),
-            false => ReadbackRing::for_animator(&gpu.h.device, &chain.full, 2),
+            false => ReadbackRing::for_chunk(&gpu.h.device, &chain.full.chunks()[0], 2),
         },
     );
     let mut ring_out = Vec::with_capacity(ring.slot_bytes() as usize / 4);
@@ -345,13 +345,13 @@ fn time_readback(
         let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
         let full = &chain.full;
         full.record(&mut encoder);
-        let ticket = match full.joint_matrix_buffer() {
+        let ticket = match full.chunks()[0].joint_matrix_buffer() {
             Some(joints) => {
                 let count = full.instance_count();
                 let bytes = u64::from(count) * joints_per_instance * 64;
                 ring.record_buffer(&mut encoder, joints, bytes, count)
             }
-            None => ring.record(&mut encoder, full),
+            None => ring.record(&mut encoder, &full.chunks()[0]),
         };
         let submission = gpu.h.queue.submit([encoder.finish()]);
         fail(

@@ -201,7 +201,7 @@ fn build_model(cli: &Cli) -> Result<Model, String> {
 
 fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
     let mut gpu = Gpu::new(model)?;
-    let chunks = gpu.animator.chunk_count();
+    let chunks = gpu.animator.chunks().len();
     eprintln!(
         "soak: {} frames of up to {} characters (in {chunks} {} of {}) on {}",
         cli.frames,
@@ -340,7 +340,7 @@ fn twin_check(model: &Model, gpu: &Gpu, soak: &mut Soak, f: u64) -> Result<(), E
     let size = gpu.animator.chunk_capacity();
     let mut worst: Result<(f32, Option<Difference>), Error> = Ok((0.0, None));
     let (mut first_action, mut first) = (0usize, 0usize);
-    for k in 0..gpu.animator.chunk_count() {
+    for (k, chunk) in gpu.animator.chunks().iter().enumerate() {
         let start = k as u32 * size;
         let end = chosen[first..].partition_point(|&c| c < start + size) + first;
         if end == first {
@@ -348,9 +348,6 @@ fn twin_check(model: &Model, gpu: &Gpu, soak: &mut Soak, f: u64) -> Result<(), E
         }
         let own = &counts[first..end];
         let last_action = first_action + own.iter().map(|&n| n as usize).sum::<usize>();
-        let Some(chunk) = gpu.animator.chunk(k) else {
-            continue;
-        };
         let gpu_poses = chunk.read_back(&gpu.h.device, &gpu.h.queue)?;
         let cpu = keyframe_gpu::cpu::mixed_poses(
             &model.bound,

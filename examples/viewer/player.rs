@@ -501,14 +501,14 @@ impl Player {
         // A model past one storage binding is split into chunks, each
         // with buffers of its own: one draw per chunk, from its places on.
         for cast in &self.casts {
-            let size = self.crowd.chunk_capacity(cast.id).unwrap_or(1);
-            for k in 0..self.crowd.chunk_count(cast.id).unwrap_or(0) {
-                let Some(animator) = self.crowd.chunk(cast.id, k) else {
-                    continue;
-                };
-                let n = animator.instance_count();
+            let Some(animator) = self.crowd.model(cast.id) else {
+                continue;
+            };
+            let size = animator.chunk_capacity();
+            for (k, chunk) in animator.chunks().iter().enumerate() {
+                let n = chunk.instance_count();
                 if n > 0 {
-                    cast.renderer.draw(&mut pass, animator, k as u32 * size, n);
+                    cast.renderer.draw(&mut pass, chunk, k as u32 * size, n);
                 }
             }
         }

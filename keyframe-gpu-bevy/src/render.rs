@@ -192,14 +192,15 @@ pub(crate) fn make_crowd(
                     return;
                 }
             };
-            let size = crowd.chunk_capacity(id).unwrap_or(m.capacity);
-            let chunks: Vec<ChunkWorldJoints> = (0..crowd.chunk_count(id).unwrap_or(0))
-                .filter_map(|c| crowd.chunk(id, c))
+            let model_chunks = crowd.model(id).map_or(&[][..], |a| a.chunks());
+            let size = crowd.model(id).map_or(m.capacity, |a| a.chunk_capacity());
+            let chunks: Vec<ChunkWorldJoints> = model_chunks
+                .iter()
                 .map_while(|a| pipeline.chunk(wgpu_device, wgpu_queue, m.posed.rig(), a, size))
                 .collect();
             buffers.models.push(
-                (0..chunks.len())
-                    .filter_map(|c| crowd.chunk(id, c))
+                model_chunks
+                    .iter()
                     .zip(&chunks)
                     .map_while(|(a, w)| chunk_buffers(wgpu_device, a, w, m.generation))
                     .collect(),
@@ -446,7 +447,7 @@ mod tests {
         let animation = world.resource::<RenderAnimation>();
         assert!(animation.ready, "the frame was accepted");
         let crowd = animation.crowd.as_ref().expect("the crowd");
-        let animator = crowd.chunk(animation.ids[0], 0).expect("its chunk");
+        let animator = &crowd.model(animation.ids[0]).expect("its model").chunks()[0];
         let per = layout.joints() as usize;
         let nodes = layout.nodes() as usize;
         let joints = read_matrices(&h, animator.joint_matrix_buffer().expect("joints"), 2 * per);

@@ -7,7 +7,6 @@
 
 use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
-use super::GpuSampler;
 use crate::error::{Error, MixError, Result};
 use crate::model::crowd::renumber;
 use crate::model::instance::Instance;
@@ -26,30 +25,30 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// per character). Per frame: [`set_instances`](Self::set_instances) (clip
 /// and time of each instance; one small buffer write),
 /// [`record`](Self::record) into your encoder, then draw each of
-/// [`parts`](Self::parts) from [`joint_matrix_buffer`](Self::joint_matrix_buffer)
-/// and [`world_matrix_buffer`](Self::world_matrix_buffer) (or the bind
-/// group of [`output_bind_group`](Self::output_bind_group)). Reading
-/// results back is optional: [`read_back`](Self::read_back).
+/// [`parts`](Self::parts) from each chunk's buffers
+/// ([`chunks`](Self::chunks): [`AnimatorChunk::joint_matrix_buffer`] and
+/// [`AnimatorChunk::world_matrix_buffer`], or the bind group of
+/// [`AnimatorChunk::output_bind_group`]). Reading results back is
+/// optional: [`read_back`](Self::read_back).
 ///
 /// # Chunks
 ///
 /// An animator whose capacity would pass the device's limits in one
 /// buffer or dispatch (`max_storage_buffer_binding_size`,
 /// `max_buffer_size`, `max_compute_workgroups_per_dimension`) is split
-/// into [`chunk_count`](Self::chunk_count) chunks of
-/// [`chunk_capacity`](Self::chunk_capacity) instances (characters with a
-/// mixer), the capacity [`plan::chunk_capacity`](crate::plan::chunk_capacity)
-/// finds for this device; each chunk has buffers of its own and shares
-/// the first's upload of the library. Instance `i` of a frame is instance
-/// `i % chunk_capacity` of [`chunk`](Self::chunk)`(i / chunk_capacity)`.
+/// into chunks of [`chunk_capacity`](Self::chunk_capacity) instances
+/// (characters with a mixer), the capacity
+/// [`plan::chunk_capacity`](crate::plan::chunk_capacity) finds for this
+/// device; each chunk has buffers of its own and shares the first's upload
+/// of the library. Instance `i` of a frame is instance
+/// `i % chunk_capacity` of [`chunks`](Self::chunks)`()[i / chunk_capacity]`.
 /// The calls that take or give a whole frame ([`set_instances`](Self::set_instances),
 /// [`set_actions`](Self::set_actions), [`record`](Self::record),
-/// [`read_back`](Self::read_back)) cover every chunk; the buffer getters
-/// ([`joint_matrix_buffer`](Self::joint_matrix_buffer) and the others)
-/// give the first chunk's, which is every instance's unless the animator
-/// has several chunks: draw a chunked animator chunk by chunk, with each
-/// chunk's buffers. [`plan`](Self::plan) is the first chunk's (every chunk
-/// runs the same plan).
+/// [`read_back`](Self::read_back)) cover every chunk; the buffers are
+/// only reached through a chunk ([`AnimatorChunk`]), so a renderer draws
+/// chunk by chunk whatever the count: an animator that fits in one chunk
+/// has `chunks()[0]` alone. [`plan`](Self::plan) is the first chunk's
+/// (every chunk runs the same plan).
 ///
 /// ```no_run
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
@@ -356,13 +355,6 @@ impl Animator {
         &self.first().plan
     }
 
-    /// How many chunks the animator's instances are split into (1 unless
-    /// its capacity would pass the device's limits in one).
-    #[must_use]
-    pub fn chunk_count(&self) -> usize {
-        self.chunks.len()
-    }
-
     /// The instances (characters with a mixer) each chunk holds: instance
     /// `i` of a frame is instance `i % chunk_capacity` of chunk
     /// `i / chunk_capacity`.
@@ -371,11 +363,14 @@ impl Animator {
         self.chunk_capacity
     }
 
-    /// Chunk `k`: its buffers hold instances `k * chunk_capacity ..` of
-    /// the last frame set. `None` past the last chunk.
+    /// The chunks, in order (at least one: `chunks()[0]` always exists):
+    /// chunk `k`'s buffers hold instances `k * chunk_capacity ..` of the
+    /// last frame set. The buffers a renderer binds are each chunk's
+    /// ([`AnimatorChunk::joint_matrix_buffer`] and the others); an animator
+    /// that fits the device in one chunk has only `chunks()[0]`.
     #[must_use]
-    pub fn chunk(&self, k: usize) -> Option<&AnimatorChunk> {
-        self.chunks.get(k)
+    pub fn chunks(&self) -> &[AnimatorChunk] {
+        &self.chunks
     }
 
     /// Writes this frame's actions: `counts[c]` consecutive actions of
@@ -637,50 +632,6 @@ impl Animator {
         self.rig().map(Rig::output_layout)
     }
 
-    /// Joint matrices (`array<mat4x4<f32>>`): instance `i`'s block at
-    /// `i * layout.joints()`, each skin's at its
-    /// [`OutputLayout::skin_joints`] in it; when built with a rig. The
-    /// first chunk's (see "Chunks" above).
-    #[must_use]
-    pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().joint_matrix_buffer()
-    }
-
-    /// World matrices of every node (`array<mat4x4<f32>>`, instance `i`'s
-    /// node `n` at `i * layout.nodes() + n`): what rigid parts draw with;
-    /// when built with a rig. The first chunk's.
-    #[must_use]
-    pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().world_matrix_buffer()
-    }
-
-    /// With a mixer: each character's blended pointer properties
-    /// (`KHR_animation_pointer` targets, `array<f32>`; read them by name
-    /// with [`Poses::property`]). Without a mixer each instance's values
-    /// are in the sampler's output at the target's slot
-    /// ([`AnimationLibrary::pointer_targets`]). The first chunk's.
-    #[must_use]
-    pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().property_buffer()
-    }
-
-    /// Morph weights (`array<f32>`: instance `i`'s block at
-    /// `i * layout.morph_weights()`, each mesh's at its
-    /// [`OutputLayout::mesh_weights`] in it); when built with a rig. The
-    /// first chunk's.
-    #[must_use]
-    pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().morph_weight_buffer()
-    }
-
-    /// A read-only bind group of the skinning outputs for a renderer
-    /// (binding 0 joint matrices, 1 morph weights, 2 world matrices), and
-    /// its layout, when built with a rig. The first chunk's.
-    #[must_use]
-    pub fn output_bind_group(&self) -> Option<(&wgpu::BindGroupLayout, &wgpu::BindGroup)> {
-        self.first().output_bind_group()
-    }
-
     /// Reads the current frame's results back (blocking: it waits for the
     /// GPU), every chunk's, as one [`Poses`] indexed by instance (or
     /// character). Call it after the encoder holding
@@ -705,22 +656,10 @@ impl Animator {
         Ok(poses)
     }
 
-    /// The sampled values (`array<f32>`): row `i`'s block of
-    /// [`output_stride`](AnimationLibrary::output_stride) floats at
-    /// `i * output_stride`, laid out as described on [`AnimationLibrary`]
-    /// (a row per instance; with a mixer, two per action slot). Bind it
-    /// read-only in your own pipeline with
-    /// [`output_layout_entry`](super::output_layout_entry). The first
-    /// chunk's.
-    #[must_use]
-    pub fn sample_buffer(&self) -> &wgpu::Buffer {
-        self.first().sample_buffer()
-    }
-
     /// Convenience for tools and tests: sets the instances, records and
     /// submits this frame, and reads the sampled values back (the rows'
-    /// blocks, as [`sample_buffer`](Self::sample_buffer) holds them, chunk
-    /// after chunk).
+    /// blocks, as [`AnimatorChunk::sample_buffer`] holds them, chunk after
+    /// chunk).
     ///
     /// # Errors
     /// Those of [`set_instances`](Self::set_instances) and
@@ -740,16 +679,5 @@ impl Animator {
             values.extend(chunk.sampler.read_back(device, queue)?);
         }
         Ok(values)
-    }
-
-    /// The first chunk's sampler (a [`ReadbackRing`](crate::gpu::ReadbackRing)
-    /// reads its values).
-    pub(crate) fn sampler(&self) -> &GpuSampler {
-        &self.first().sampler
-    }
-
-    /// Every chunk, in order.
-    pub(crate) fn chunks(&self) -> &[AnimatorChunk] {
-        &self.chunks
     }
 }

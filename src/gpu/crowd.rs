@@ -9,7 +9,6 @@
 //! recorded into one compute pass. Models come, grow and go in place.
 
 use super::animator::Animator;
-use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
 use crate::model::crowd::{
@@ -55,10 +54,13 @@ fn chunk_model(m: &CrowdModel) -> ChunkModel<'_> {
 /// Per frame: [`set_instances`](Self::set_instances) with every character
 /// of every model in one slice (placed per model on the host, no
 /// allocation in steady state), [`record`](Self::record) into your
-/// encoder, then draw each model with its own mesh, binding that model's
-/// buffers ([`chunk`](Self::chunk)`(id, k)?.joint_matrix_buffer()`); crowd
-/// instance `i` is at [`locate`](Self::locate)`(i)`: its model, chunk and
-/// index in that chunk's buffers.
+/// encoder, then draw each model with its own mesh, binding the buffers
+/// of each of that model's chunks
+/// ([`model`](Self::model)`(id)?.chunks()`, then
+/// [`AnimatorChunk::joint_matrix_buffer`](crate::AnimatorChunk::joint_matrix_buffer)
+/// and the others); crowd instance
+/// `i` is at [`slot`](Self::slot)`(i)` of its model, in the chunk
+/// [`model`](Self::model) says.
 ///
 /// # Slots that stay
 ///
@@ -187,7 +189,7 @@ impl Crowd {
         let share = self
             .animators()
             .filter(|a| !a.has_mixer() && a.library().same_data(bound.library()))
-            .find_map(|a| a.chunk(0));
+            .find_map(|a| a.chunks().first());
         let model = ChunkModel::Bound(bound);
         let animator =
             Animator::chunked(device, queue, model, max_instances, self.chunk_limit, share)?;
@@ -356,46 +358,16 @@ impl Crowd {
     }
 
     /// The model's [`Animator`]: its chunks hold this model's instances of
-    /// the last frame set, at the slots [`slot`](Self::slot) gives. `None`
-    /// when `id` is not a model of this crowd.
+    /// the last frame set, at the slots [`slot`](Self::slot) gives (slot
+    /// `s` is index `s % chunk_capacity` of
+    /// [`chunks`](Animator::chunks)`()[s / chunk_capacity]`,
+    /// [`chunk_capacity`](Animator::chunk_capacity)); bind a chunk's
+    /// buffers to draw its instances. `None` when `id` is not a model of
+    /// this crowd.
     #[must_use]
     pub fn model(&self, id: ModelId) -> Option<&Animator> {
         self.desc.index(id)?;
         Some(&self.models.get(id.index())?.as_ref()?.animator)
-    }
-
-    /// How many chunks the model's instances are split into (1 when its
-    /// outputs fit the device in one).
-    #[must_use]
-    pub fn chunk_count(&self, id: ModelId) -> Option<usize> {
-        Some(self.model(id)?.chunk_count())
-    }
-
-    /// The instances (characters with a mixer) each chunk of the model
-    /// holds: the model's slot `i` is index `i % capacity` of chunk
-    /// `i / capacity`.
-    #[must_use]
-    pub fn chunk_capacity(&self, id: ModelId) -> Option<u32> {
-        Some(self.model(id)?.chunk_capacity())
-    }
-
-    /// Chunk `chunk` of the model: its buffers hold the model's slots
-    /// `chunk * capacity ..` of the last frame set (see
-    /// [`locate`](Self::locate)); bind them to draw those instances.
-    #[must_use]
-    pub fn chunk(&self, id: ModelId, chunk: usize) -> Option<&AnimatorChunk> {
-        self.model(id)?.chunk(chunk)
-    }
-
-    /// Where crowd instance `instance` of the last frame set landed: its
-    /// model, the chunk and its index in that chunk's buffers. `None` past
-    /// the last instance (or for a model removed since).
-    #[must_use]
-    pub fn locate(&self, instance: usize) -> Option<(ModelId, usize, u32)> {
-        let &(index, slot) = self.placement.slots.get(instance)?;
-        let id = self.desc.id_at(index as usize);
-        let size = self.chunk_capacity(id)?.max(1);
-        Some((id, (slot / size) as usize, slot % size))
     }
 
     /// The clip named `name` of model `model`; `None` when the model has no
@@ -414,7 +386,8 @@ impl Crowd {
     /// Where crowd instance `instance` of the last frame set landed: its
     /// model and its slot in the model (the instance index of the model's
     /// [`Poses`](crate::Poses) in [`read_back`](Self::read_back), and of
-    /// its [`Animator`]; [`locate`](Self::locate) gives the chunk).
+    /// its [`Animator`], whose chunk holds it as [`model`](Self::model)
+    /// says).
     /// Entries without a character keep their crowd order within their
     /// model. `None` past the last instance.
     #[must_use]

@@ -191,11 +191,11 @@ pub(crate) fn check_size(
 
 /// Layout entry with which another pipeline binds an output buffer
 /// read-only, `min_size` bytes at least: an animator's sampled values
-/// ([`Animator::sample_buffer`], `var<storage, read> ...: array<f32>`,
+/// ([`AnimatorChunk::sample_buffer`], `var<storage, read> ...: array<f32>`,
 /// `min_size` 4, for example in a skinning vertex shader) or its results
-/// ([`Animator::joint_matrix_buffer`] and
-/// [`Animator::world_matrix_buffer`]: `array<mat4x4<f32>>`, 64;
-/// [`Animator::morph_weight_buffer`]: `array<f32>`, 4).
+/// ([`AnimatorChunk::joint_matrix_buffer`] and
+/// [`AnimatorChunk::world_matrix_buffer`]: `array<mat4x4<f32>>`, 64;
+/// [`AnimatorChunk::morph_weight_buffer`]: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,
