@@ -123,7 +123,6 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod compare;
 pub mod compress;
 mod compressor;
 pub mod cpu;

@@ -443,7 +443,7 @@ fn gpu_poses_a_compressed_library_as_the_twin() {
     for i in 0..100 {
         for n in 0..rig.nodes().len() as u32 {
             let (a, b) = (got.world(i, n).unwrap(), want.world(i, n).unwrap());
-            let d = keyframe_gpu::compare::max_abs_diff(&a.to_cols_array(), &b.to_cols_array());
+            let d = common::track_diff::max_abs_diff(&a.to_cols_array(), &b.to_cols_array());
             assert!(d <= 1e-4, "instance {i} node {n}: {d}");
         }
     }

@@ -11,7 +11,8 @@ mod gltf_builder;
 
 use std::path::{Path, PathBuf};
 
-use keyframe_gpu::{compare, cpu, gltf, AnimationLibrary, Animator, Instance, Property};
+use common::track_diff as compare;
+use keyframe_gpu::{cpu, gltf, AnimationLibrary, Animator, Instance, Property};
 
 /// GPU vs CPU tolerance: 2e-5 absolute (rotations up to sign). Slerp and
 /// cubic results go through sin/acos and a normalization on both sides;

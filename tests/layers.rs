@@ -25,7 +25,6 @@ const ORDER: &[&str] = &[
 /// The modules beside the order, each with the only modules it may import.
 const SIDE: &[(&str, &[&str])] = &[
     ("gltf", &["kinds", "error", "model"]),
-    ("compare", &["kinds", "error", "model"]),
     (
         "compressor",
         &[

@@ -17,8 +17,8 @@ use counting_alloc::count;
 
 use keyframe_gpu::gpu::{ReadbackFrame, ReadbackRing, RingError};
 use keyframe_gpu::{
-    compare, cpu, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property,
-    Track, WrapMode,
+    cpu, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Track,
+    WrapMode,
 };
 
 const TOL: f32 = 6e-5;
@@ -92,7 +92,7 @@ fn assert_cpu(lib: &AnimationLibrary, insts: &[Instance], gpu: &[f32], what: &st
     let cpu = ok("cpu sample", cpu::sample(lib, insts));
     assert_eq!(gpu.len(), cpu.len(), "{what}: length");
     let clips: Vec<u32> = insts.iter().map(|i| i.clip).collect();
-    let err = compare::compare(lib, &clips, gpu, &cpu).max_abs_err();
+    let err = common::track_diff::compare(lib, &clips, gpu, &cpu).max_abs_err();
     assert!(err <= TOL, "{what}: max |gpu - cpu| = {err}");
 }
 
@@ -587,7 +587,7 @@ fn skinner_joint_matrices_through_the_ring() {
                 .collect();
             assert_eq!(want.len(), joints * 16);
             let got = &out[i * joints * 16..(i + 1) * joints * 16];
-            let d = compare::max_abs_diff(got, &want);
+            let d = common::track_diff::max_abs_diff(got, &want);
             assert!(d <= 1e-4, "frame {f} instance {i}: max |gpu - cpu| = {d}");
         }
     }

@@ -75,6 +75,8 @@ mod report;
 mod run;
 mod sweep;
 mod tables;
+#[path = "../common/track_diff.rs"]
+mod track_diff;
 mod workloads;
 
 /// Parses and validates a bench kernel's WGSL (the prelude and the kernel)

@@ -4,11 +4,12 @@
 
 use std::time::Instant;
 
+use crate::track_diff as compare;
 use keyframe_gpu::gpu::ReadbackRing;
 use keyframe_gpu::internals::{resolve_instances_into, LibraryTables};
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::plan::PlanChoices;
-use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
+use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
 use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 use crate::alloc::allocations;

@@ -91,6 +91,8 @@ mod play_file;
 mod plot;
 mod source;
 mod table;
+#[path = "../common/track_diff.rs"]
+mod track_diff;
 
 use args::{Backend, Cli};
 use engine::Engine;

@@ -614,7 +614,7 @@ fn assert_every_plan_matches(
             super::sampler_with(&h.device, &h.queue, library, instances.len() as u32, plan)
                 .unwrap();
         let got = sampler.sample(&h.device, &h.queue, instances).unwrap();
-        let report = keyframe_gpu::compare::compare(library, &clips, &got, want);
+        let report = crate::tests::common::track_diff::compare(library, &clips, &got, want);
         assert!(
             report.max_abs_err() <= 2e-5,
             "{name}, {plan:?} ({:?}): {report:?}",
@@ -1143,7 +1143,7 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
         )
         .unwrap();
         let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-        let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+        let report = crate::tests::common::track_diff::compare(&library, &clips, &got, &want);
         assert!(
             report.max_abs_err() <= 2e-5,
             "shift {shift}, {count} clips: {report:?}"
@@ -1355,7 +1355,7 @@ fn assert_blocks_match_twin(
     )
     .unwrap();
     let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-    let report = keyframe_gpu::compare::compare(library, &clips, &got, &want);
+    let report = crate::tests::common::track_diff::compare(library, &clips, &got, &want);
     let worst = report
         .tracks
         .iter()

@@ -1,6 +1,9 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
+#[path = "../../examples/common/track_diff.rs"]
+pub mod track_diff;
+
 use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 
 /// The fallback adapter's device (or the backend `WGPU_BACKEND` selects),
