@@ -45,9 +45,7 @@
 //!
 //! ```no_run
 //! use keyframe_gpu::{Animator, Instance, WrapMode};
-//! # fn main() -> Result<(), keyframe_gpu::Error> {
-//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
-//! # let (device, queue) = (&h.device, &h.queue);
+//! # fn f(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), keyframe_gpu::Error> {
 //! let file = keyframe_gpu::gltf::load("Fox.glb")?;
 //! let rig = keyframe_gpu::Rig::from_document(&file.document)?;
 //! let bound = file.library.bind(&rig)?;

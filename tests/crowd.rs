@@ -39,17 +39,12 @@ struct Scene {
     lib_b: AnimationLibrary,
 }
 
-fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
+fn scene(h: &common::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
     scene_in(h, Crowd::new(), cap_a, cap_b)
 }
 
 /// Models A and B added to `crowd` for `cap_a` and `cap_b` instances.
-fn scene_in(
-    h: &keyframe_gpu::gpu::headless::Headless,
-    mut crowd: Crowd,
-    cap_a: u32,
-    cap_b: u32,
-) -> Scene {
+fn scene_in(h: &common::headless::Headless, mut crowd: Crowd, cap_a: u32, cap_b: u32) -> Scene {
     let (rig_a, lib_a) = model_a();
     let (rig_b, lib_b) = model_b();
     let a = crowd
@@ -81,7 +76,7 @@ fn scene_in(
     }
 }
 
-fn run(h: &keyframe_gpu::gpu::headless::Headless, crowd: &Crowd) -> CrowdPoses {
+fn run(h: &common::headless::Headless, crowd: &Crowd) -> CrowdPoses {
     let mut encoder = h.device.create_command_encoder(&Default::default());
     crowd.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
@@ -785,10 +780,8 @@ fn steady_state_mixed_frames_allocate_nothing_of_the_crowds_own() {
 /// give it, which `tests/faults.rs` covers.
 #[test]
 fn record_timed_gives_the_poses_of_record_and_a_gpu_time() {
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    )
-    .with_timestamps();
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback)
+        .with_timestamps();
     let Some(h) = common::gpu_with("crowd record_timed", &options) else {
         return;
     };
@@ -970,9 +963,7 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
 #[test]
 fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let name = "a_model_past_one_binding_is_split_by_the_device_limit";
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    );
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback);
     let Some(h) = common::gpu_with(name, &options) else {
         return;
     };
@@ -986,7 +977,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
         ..Default::default()
     }))
     .expect("the adapter offers lower limits");
-    let h = keyframe_gpu::gpu::headless::Headless {
+    let h = common::headless::Headless {
         adapter: h.adapter,
         device,
         queue,

@@ -13,8 +13,8 @@ mod common;
 #[path = "common/crowd_models.rs"]
 mod crowd_models;
 
+use common::headless::Headless;
 use crowd_models::{model_a, model_b};
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::{
     cpu, Action, CharacterId, Crowd, CrowdCharacter, CrowdInstance, CrowdPoses, Error, Mask,
     MixError, MixerDesc, ModelId, WrapMode,

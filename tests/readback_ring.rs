@@ -99,7 +99,7 @@ fn assert_cpu(lib: &AnimationLibrary, insts: &[Instance], gpu: &[f32], what: &st
 /// Sets frame `f`'s instances, records the dispatch and the ring copy,
 /// submits and maps. Returns the ticket's frame number.
 fn submit_frame(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &common::headless::Headless,
     sampler: &mut Animator,
     ring: &mut ReadbackRing,
     insts: &[Instance],

@@ -83,6 +83,8 @@ use cli::one_line;
 mod compare;
 mod demo;
 mod engine;
+#[path = "../common/headless.rs"]
+mod headless;
 mod joints;
 mod json;
 mod mix;

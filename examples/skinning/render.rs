@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
+use crate::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
     Track,

@@ -2,14 +2,13 @@
 //! [`Crowd`] (several models), [`ReadbackRing`] (readback that does not stall the next frame),
 //! [`PassTimer`] (the passes' GPU time), the device requirements
 //! ([`required_limits`], [`required_features`], [`optional_features`];
-//! `DeviceProfile::of` reads what a device is good at) and a [`headless`]
-//! device helper for tools and tests.
+//! `DeviceProfile::of` reads what a device is good at). The device is the
+//! application's: the crate never creates one.
 
 mod animator;
 mod bind;
 mod chunk;
 mod crowd;
-pub mod headless;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;

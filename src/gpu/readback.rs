@@ -46,9 +46,7 @@
 //! ```no_run
 //! use keyframe_gpu::gpu::ReadbackRing;
 //! use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
-//! # fn main() -> Result<(), keyframe_gpu::Error> {
-//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
-//! # let (device, queue) = (&h.device, &h.queue);
+//! # fn f(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), keyframe_gpu::Error> {
 //! let track = Track::new(0, Property::Translation, Interpolation::Linear,
 //!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
 //! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;

@@ -195,7 +195,7 @@ fn a_mixer_plan_and_the_printed_plan() {
 /// Runs `plan` on the adapter and compares every node's world matrix and
 /// the joint matrices with the CPU twin.
 fn check_against_twin(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     bound: &BoundLibrary,
     plan: &Plan,
     label: &str,

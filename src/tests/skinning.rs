@@ -36,10 +36,10 @@ use std::sync::Arc;
 
 use super::layout::MAX_UNROLLED_SLOTS;
 use super::skin_entries as cpu_skin;
+use crate::tests::common::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu::skin::SkinOutput;
 use keyframe_gpu::error::RigError;
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::skin::GpuSkinner;
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS};
@@ -1233,7 +1233,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     // grid): 200 instances of one track each need a 2 x 2 grid for the
     // sampler, the skin pass (one invocation per instance) and the morph
     // pass (one per instance and mesh, one mesh here).
-    use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions};
+    use crate::tests::common::headless::{request_device_with, AdapterChoice, DeviceOptions};
     let h = match request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |l| {
         wgpu::Limits {
             max_compute_workgroups_per_dimension: 2,
