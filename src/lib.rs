@@ -33,7 +33,7 @@
 //!    per character (clip, playback time, [`WrapMode`]), then
 //!    [`Animator::record`] into your command encoder, before your render
 //!    pass.
-//! 6. **Draw.** Each of [`Animator::parts`] (every mesh node: its mesh,
+//! 6. **Draw.** Each of the rig's [`Rig::parts`] (every mesh node: its mesh,
 //!    its skin or none, where its matrices and morph weights sit) from
 //!    each chunk's buffers ([`Animator::chunks`], one unless the device's
 //!    limits split the animator): [`AnimatorChunk::joint_matrix_buffer`],
@@ -59,7 +59,7 @@
 //! animator.set_instances(queue, &instances)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! animator.record(&mut encoder);
-//! // ... your render pass draws animator.parts() from the animator's buffers ...
+//! // ... your render pass draws rig.parts() from each chunk's buffers ...
 //! queue.submit([encoder.finish()]);
 //! # Ok(()) }
 //! ```
@@ -80,7 +80,7 @@
 //!
 //! A [`Crowd`] holds several models, each a library bound to a rig with
 //! its own [`Animator`]: clips are named through their model
-//! ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`] names its
+//! (`crowd.models().clip(model, name)` gives a [`ClipRef`]), each [`CrowdInstance`] names its
 //! model, and a clip of one model given to an instance of another is
 //! refused ([`Error::ClipOfOtherModel`]). Models bound to one library
 //! share its upload. One [`Crowd::set_instances`] per frame for every
@@ -158,7 +158,7 @@ pub use model::{
         CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
     },
     instance::Instance,
-    library::{AnimationLibrary, ClipId, PointerOutput},
+    library::{AnimationLibrary, PointerOutput},
     mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
     poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
     rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},

@@ -89,12 +89,13 @@ fn frame(s: &Scene) -> Vec<CrowdInstance> {
     let c = &s.crowd;
     let (a, b) = (s.a, s.b);
     vec![
-        CrowdInstance::new(a, c.clip(a, "bend").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 0.5),
-        CrowdInstance::new(a, c.clip(a, "lift").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "turn").unwrap(), 2.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 1.5).with_wrap(WrapMode::PingPong),
-        CrowdInstance::new(a, c.clip(a, "idle").unwrap(), 0.0),
+        CrowdInstance::new(a, c.models().clip(a, "bend").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 0.5),
+        CrowdInstance::new(a, c.models().clip(a, "lift").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "turn").unwrap(), 2.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 1.5)
+            .with_wrap(WrapMode::PingPong),
+        CrowdInstance::new(a, c.models().clip(a, "idle").unwrap(), 0.0),
     ]
 }
 
@@ -198,14 +199,18 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     }
 
     // The same name in two models is two clips.
-    let idle_a = s.crowd.clip(a, "idle").unwrap();
-    let idle_b = s.crowd.clip(b, "idle").unwrap();
+    let idle_a = s.crowd.models().clip(a, "idle").unwrap();
+    let idle_b = s.crowd.models().clip(b, "idle").unwrap();
     assert_ne!(idle_a, idle_b);
     assert_eq!((idle_a.model(), idle_a.clip()), (a, 0));
     assert_eq!((idle_b.model(), idle_b.clip()), (b, 2));
     assert_eq!(s.crowd.models().clip_at(b, 2), Some(idle_b));
     assert_eq!(s.crowd.models().clip_at(b, 3), None);
-    assert_eq!(s.crowd.clip(a, "slide"), None, "slide is B's, not A's");
+    assert_eq!(
+        s.crowd.models().clip(a, "slide"),
+        None,
+        "slide is B's, not A's"
+    );
     assert_eq!(s.crowd.models().model_by_name("b"), Some(b));
     assert_eq!(s.crowd.models().model_ids().collect::<Vec<_>>(), [a, b]);
 }
@@ -224,8 +229,8 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let before = run(&h, &s.crowd);
     let tip = s.rig_a.node_by_name("tip").unwrap();
 
-    let bend = s.crowd.clip(a, "bend").unwrap();
-    let slide = s.crowd.clip(b, "slide").unwrap();
+    let bend = s.crowd.models().clip(a, "bend").unwrap();
+    let slide = s.crowd.models().clip(b, "slide").unwrap();
     // A clip of model B (index 0, in range of A's library, on nodes in
     // range of A's rig) given to an instance of model A.
     let wrong = [
@@ -280,7 +285,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let o2 = other
         .add_sampled_model(&h.device, &h.queue, "z", &lib_a, 1)
         .unwrap();
-    let foreign_bend = other.clip(o0, "bend").unwrap();
+    let foreign_bend = other.models().clip(o0, "bend").unwrap();
     for (id, index) in [(o0, 0), (o2, 2)] {
         let unknown = [
             CrowdInstance::new(a, bend, 0.0),
@@ -296,7 +301,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         }
     }
     assert!(s.crowd.model(o1).is_none());
-    assert!(s.crowd.clip(o0, "bend").is_none());
+    assert!(s.crowd.models().clip(o0, "bend").is_none());
     // A clip of another crowd's model given to a model of this one.
     assert!(matches!(
         s.crowd
@@ -366,8 +371,8 @@ fn a_model_without_a_rig_samples_its_clips() {
     let b = crowd
         .add_sampled_model(&h.device, &h.queue, "b", &lib_b, 2)
         .unwrap();
-    let slide = crowd.clip(b, "slide").unwrap();
-    let lift = crowd.clip(a, "lift").unwrap();
+    let slide = crowd.models().clip(b, "slide").unwrap();
+    let lift = crowd.models().clip(a, "lift").unwrap();
     crowd
         .set_instances(
             &h.queue,
@@ -549,7 +554,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     let b = crowd
         .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 2))
         .unwrap();
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let (slide, turn) = (clip(b, "slide"), clip(b, "turn"));
     // Crowd characters, interleaved: A crossfading idle (0.25) into lift
@@ -664,9 +669,9 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     // The mixed models take instances too (one clip per character, the
     // unblended pose), as their twin.
     let frame = [
-        CrowdInstance::new(b, crowd.clip(b, "turn").unwrap(), 1.0),
-        CrowdInstance::new(a, crowd.clip(a, "lift").unwrap(), 2.0),
-        CrowdInstance::new(plain, crowd.clip(plain, "slide").unwrap(), 1.0),
+        CrowdInstance::new(b, crowd.models().clip(b, "turn").unwrap(), 1.0),
+        CrowdInstance::new(a, crowd.models().clip(a, "lift").unwrap(), 2.0),
+        CrowdInstance::new(plain, crowd.models().clip(plain, "slide").unwrap(), 1.0),
     ];
     crowd.set_instances(&h.queue, &frame).unwrap();
     let gpu = run(&h, &crowd);
@@ -823,7 +828,7 @@ fn many(s: &Scene, n: usize) -> Vec<CrowdInstance> {
             (s.a, ["idle", "bend", "lift"]),
             (s.b, ["slide", "turn", "idle"]),
         ] {
-            let clip = s.crowd.clip(m, clips[k % 3]).unwrap();
+            let clip = s.crowd.models().clip(m, clips[k % 3]).unwrap();
             out.push(CrowdInstance::new(m, clip, t).with_wrap(wrap));
         }
     }
@@ -914,7 +919,7 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
         .unwrap();
     assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
     assert_eq!(crowd.model(b).map(|m| m.chunks().len()), Some(2));
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let turn = clip(b, "turn");
     let mut actions = Vec::new();
@@ -1020,7 +1025,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let clips = ["idle", "bend", "lift"];
     let insts: Vec<CrowdInstance> = (0..300)
         .map(|k| {
-            let clip = crowd.clip(a, clips[k % 3]).unwrap();
+            let clip = crowd.models().clip(a, clips[k % 3]).unwrap();
             CrowdInstance::new(a, clip, 0.01 * k as f64).with_wrap(WrapMode::Repeat)
         })
         .collect();

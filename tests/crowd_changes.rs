@@ -149,8 +149,8 @@ fn a_model_grows_in_place_and_the_others_keep_their_buffers_and_uploads() {
     );
     assert_eq!(buffers(&crowd, b), before[1]);
     let (lift, bend) = (
-        crowd.clip(m, "lift").unwrap(),
-        crowd.clip(m, "bend").unwrap(),
+        crowd.models().clip(m, "lift").unwrap(),
+        crowd.models().clip(m, "bend").unwrap(),
     );
     let mut actions = Vec::new();
     let mut characters = Vec::new();
@@ -188,17 +188,17 @@ fn models_come_and_go_in_place() {
     let b = crowd.add_model(d, q, "b", &bound_b, 2).unwrap();
     let hero = crowd.add_character(a).unwrap();
     let kept = buffers(&crowd, b);
-    let bend = crowd.clip(a, "bend").unwrap();
+    let bend = crowd.models().clip(a, "bend").unwrap();
     let f = [
         CrowdInstance::of(hero, bend, 1.0),
-        CrowdInstance::new(b, crowd.clip(b, "slide").unwrap(), 0.5),
+        CrowdInstance::new(b, crowd.models().clip(b, "slide").unwrap(), 0.5),
     ];
     crowd.set_instances(q, &f).unwrap();
     let first = run(&h, &crowd);
     assert!(crowd.remove_model(a));
     assert!(!crowd.remove_model(a));
     assert_eq!(crowd.models().model_ids().collect::<Vec<_>>(), [b]);
-    assert!(crowd.model(a).is_none() && crowd.clip(a, "bend").is_none());
+    assert!(crowd.model(a).is_none() && crowd.models().clip(a, "bend").is_none());
     assert_eq!(buffers(&crowd, b), kept);
     assert_eq!(crowd.uploads(), 1);
     // The frame in effect keeps B's entry where it was; A's reads nothing.
@@ -226,8 +226,8 @@ fn models_come_and_go_in_place() {
     assert_eq!(buffers(&crowd, b), kept);
     assert_eq!(crowd.uploads(), 2);
     let f = [
-        CrowdInstance::new(b, crowd.clip(b, "turn").unwrap(), 2.0),
-        CrowdInstance::new(a2, crowd.clip(a2, "lift").unwrap(), 1.0),
+        CrowdInstance::new(b, crowd.models().clip(b, "turn").unwrap(), 2.0),
+        CrowdInstance::new(a2, crowd.models().clip(a2, "lift").unwrap(), 1.0),
     ];
     crowd.set_instances(q, &f).unwrap();
     let gpu = run(&h, &crowd);
@@ -262,9 +262,9 @@ fn characters_keep_their_slots_while_others_come_and_go() {
     let b = crowd.add_model(d, q, "b", &bound_b, 3).unwrap();
     let c: Vec<_> = (0..3).map(|_| crowd.add_character(a).unwrap()).collect();
     assert_eq!(c.iter().map(|c| c.slot()).collect::<Vec<_>>(), [0, 1, 2]);
-    let clip = |n: &str| crowd.clip(a, n).unwrap();
+    let clip = |n: &str| crowd.models().clip(a, n).unwrap();
     let (idle, bend, lift) = (clip("idle"), clip("bend"), clip("lift"));
-    let slide = crowd.clip(b, "slide").unwrap();
+    let slide = crowd.models().clip(b, "slide").unwrap();
     let f = [
         CrowdInstance::of(c[2], bend, 1.0),
         CrowdInstance::new(a, lift, 1.0),
@@ -333,7 +333,7 @@ fn a_character_over_its_mixers_limit_drops_its_lightest_base_action() {
     let mut crowd = Crowd::new().with_chunk_limit(2);
     let a = crowd.add_mixed_model(d, q, "a", &bound, &desc).unwrap();
     let hero = crowd.add_character(a).unwrap();
-    let clip = |n: &str| crowd.clip(a, n).unwrap().clip();
+    let clip = |n: &str| crowd.models().clip(a, n).unwrap().clip();
     let (idle, bend, lift) = (clip("idle"), clip("bend"), clip("lift"));
     let actions = [
         // Character 0 (the hero): idle 0.5, lift 0.75, bend 0.25 (dropped).
@@ -457,7 +457,7 @@ fn crowd_messages_name_characters_and_agree_in_number() {
         message(crowd.set_actions(q, &two, &act)),
         "2 characters of model 0 (\"a\") requested, but it was added for at most 1"
     );
-    let idle = crowd.clip(none, "idle").unwrap();
+    let idle = crowd.models().clip(none, "idle").unwrap();
     assert_eq!(
         message(crowd.set_instances(q, &[CrowdInstance::new(none, idle, 0.0)])),
         "1 instance of model 1 (\"none\") requested, but it was added for at most 0"
@@ -484,8 +484,8 @@ fn refusals_and_new_characters(
 ) {
     let q = &h.queue;
     let (idle, lift) = (
-        crowd.clip(a, "idle").unwrap(),
-        crowd.clip(a, "lift").unwrap(),
+        crowd.models().clip(a, "idle").unwrap(),
+        crowd.models().clip(a, "lift").unwrap(),
     );
     let tip = 2;
     // Refusals name the entry; nothing is written.

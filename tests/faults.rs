@@ -246,7 +246,7 @@ fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
     let (acts, counts) = actions(N, 0.3);
     mixed.set_actions(queue, &acts, &counts).unwrap();
     sampler.set_instances(queue, &instances(N, 0.3)).unwrap();
-    let walk = crowd.clip(model, "walk").unwrap();
+    let walk = crowd.models().clip(model, "walk").unwrap();
     crowd
         .set_instances(queue, &[CrowdInstance::new(model, walk, 0.25)])
         .unwrap();
@@ -305,7 +305,7 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         o.sampler.set_instances(queue, &instances(N, 0.5)),
     );
     let model = o.crowd.models().model_ids().next().unwrap();
-    let walk = o.crowd.clip(model, "walk").unwrap();
+    let walk = o.crowd.models().clip(model, "walk").unwrap();
     assert_lost(
         "Crowd::set_instances",
         o.crowd
@@ -555,8 +555,8 @@ fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
         .add_model(device, queue, "extra", &bound, LOOP_N)
         .unwrap();
     let (walk, run) = (
-        crowd.clip(hero, "walk").unwrap(),
-        crowd.clip(extra, "run").unwrap(),
+        crowd.models().clip(hero, "walk").unwrap(),
+        crowd.models().clip(extra, "run").unwrap(),
     );
     // A ring of its own (not the animator's), so that it sees the loss
     // through its own calls.

@@ -13,7 +13,7 @@ use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_desc, Action, MixerDesc};
 use crate::model::rig::Rig;
-use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
+use crate::model::{BoundLibrary, Poses};
 use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 
 /// Animates many instances of a model on the GPU: sampling, then local
@@ -24,8 +24,8 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// [`Animator::new`] (or [`Animator::with_mixer`] to blend several actions
 /// per character). Per frame: [`set_instances`](Self::set_instances) (clip
 /// and time of each instance; one small buffer write),
-/// [`record`](Self::record) into your encoder, then draw each of
-/// [`parts`](Self::parts) from each chunk's buffers
+/// [`record`](Self::record) into your encoder, then draw each of the
+/// rig's [`parts`](Rig::parts) from each chunk's buffers
 /// ([`chunks`](Self::chunks): [`AnimatorChunk::joint_matrix_buffer`] and
 /// [`AnimatorChunk::world_matrix_buffer`], or the bind group of
 /// [`AnimatorChunk::output_bind_group`]). Reading results back is
@@ -635,21 +635,6 @@ impl Animator {
     #[must_use]
     pub fn library(&self) -> &AnimationLibrary {
         self.first().sampler.library()
-    }
-
-    /// Every mesh node of the rig with where its matrices and morph
-    /// weights sit in the output buffers: what a renderer draws (empty
-    /// without a rig).
-    #[must_use]
-    pub fn parts(&self) -> Vec<Part> {
-        self.rig().map(Rig::parts).unwrap_or_default()
-    }
-
-    /// Where one instance's results sit in the output buffers, when built
-    /// with a rig.
-    #[must_use]
-    pub fn output_layout(&self) -> Option<OutputLayout> {
-        self.rig().map(Rig::output_layout)
     }
 
     /// Reads the current frame's results back (blocking: it waits for the

@@ -12,7 +12,7 @@ mod crowd;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
-pub mod readback;
+mod readback;
 mod sampler;
 pub(crate) mod skin;
 mod timer;
@@ -23,7 +23,7 @@ pub use self::{
     crowd::Crowd,
     limits::{optional_features, required_features, required_limits},
     loss::is_device_lost,
-    readback::{ReadbackFrame, ReadbackRing, Ticket},
+    readback::{ReadbackFrame, ReadbackRing, Ticket, MAX_SLOTS},
     timer::PassTimer,
 };
 pub use crate::error::RingError;

@@ -46,7 +46,7 @@ impl ModelId {
 }
 
 /// A clip of one model of a `Crowd`: made by
-/// `Crowd::clip` or [`CrowdModels::clip_at`], so it always says which
+/// [`CrowdModels::clip`] or [`CrowdModels::clip_at`], so it always says which
 /// model it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipRef {
@@ -323,18 +323,6 @@ impl CrowdModels {
             .iter()
             .enumerate()
             .filter_map(|(i, m)| Some((i, m.as_ref()?)))
-    }
-
-    /// Models in the crowd.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.live().count()
-    }
-
-    /// Whether the crowd has no model.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The model's index, when `id` is a model of this crowd.

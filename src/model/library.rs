@@ -209,8 +209,7 @@ impl AnimationLibrary {
 
     /// Whether the library is compressed (`compress`,
     /// `BoundLibrary::compress`).
-    #[must_use]
-    pub fn is_compressed(&self) -> bool {
+    pub(crate) fn is_compressed(&self) -> bool {
         self.data.compressed.is_some()
     }
 
@@ -260,8 +259,8 @@ impl AnimationLibrary {
     /// The index of the first clip named `name` (an [`Instance`]'s clip),
     /// or `None` when no clip has that name. Names may repeat in a library
     /// joined from several files (every Mixamo clip is
-    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) and
-    /// [`ClipId`] tell them apart.
+    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) tells
+    /// them apart.
     ///
     /// [`Instance`]: crate::Instance
     #[must_use]
@@ -271,34 +270,18 @@ impl AnimationLibrary {
     }
 
     /// The index of the first clip named `name` read from the file
-    /// `source` ([`Clip::source`]; a glTF import's `document.source`).
+    /// `source` ([`Clip::source`]; a glTF import's `document.source`):
+    /// where names repeat across the files of a joined library, the file
+    /// tells them apart (a clip's file and name are its `clips()` entry's
+    /// `source` and `name`).
     #[must_use]
     pub fn clip_in(&self, source: SourceId, name: &str) -> Option<u32> {
-        self.clip_by_id(&ClipId {
-            source: Some(source),
-            name: name.to_owned(),
-        })
-    }
-
-    /// The index of the first clip of `id`'s file and name.
-    #[must_use]
-    pub fn clip_by_id(&self, id: &ClipId) -> Option<u32> {
         let index = self
             .data
             .clips
             .iter()
-            .position(|c| c.source == id.source && c.name == id.name)?;
+            .position(|c| c.source == Some(source) && c.name == name)?;
         u32::try_from(index).ok()
-    }
-
-    /// Clip `clip`'s file and name; `None` out of range.
-    #[must_use]
-    pub fn clip_id(&self, clip: u32) -> Option<ClipId> {
-        let c = self.data.clips.get(clip as usize)?;
-        Some(ClipId {
-            source: c.source,
-            name: c.name.clone(),
-        })
     }
 
     /// One library of the clips of `libraries`, in order: the first
@@ -589,17 +572,6 @@ fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) ->
                 .collect()
         })
         .collect()
-}
-
-/// A clip named by its file and its name: unique across the files of a
-/// joined library where the names alone repeat
-/// ([`AnimationLibrary::clip_by_id`], [`AnimationLibrary::clip_id`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ClipId {
-    /// The file the clip was read from (`None`: built in code).
-    pub source: Option<SourceId>,
-    /// The clip's name.
-    pub name: String,
 }
 
 /// Checks that `tracks` holds one compressed track per track of `clips`,

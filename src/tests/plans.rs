@@ -260,7 +260,7 @@ fn every_plan_and_strategy_under_both_profiles_matches_the_twin() {
             ] {
                 let choices = PlanChoices { sampler, skin };
                 let plan = Plan::with_choices(&bound, 64, &profile, choices).unwrap();
-                let label = format!("{} {sampler:?} {skin:?}", profile.describe());
+                let label = format!("{} {sampler:?} {skin:?}", profile);
                 check_against_twin(&h, &bound, &plan, &label);
             }
         }

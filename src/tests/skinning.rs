@@ -1606,7 +1606,7 @@ fn assets_with_skins_gpu_matches_cpu() {
     assert!(skinned > 0, "no skinned asset in ../shared/assets");
 }
 
-// ------------------------------------------------- Rig::from_gltf, hostile
+// ------------------------------------------------- rig_from_gltf, hostile
 
 /// A glTF with node 0 (matrix: translation (1, 2, 3), scale 2) as the child
 /// of node 1 (listed after it), node 2 (mesh 0, skin 0) and a skin over
@@ -1642,7 +1642,7 @@ fn gltf_json(ibm: &str, view: &str, extra_children: &str) -> String {
 #[cfg(feature = "gltf")]
 fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, Error> {
     let gltf = gltf::Gltf::from_slice(json.as_bytes()).expect("test JSON is valid glTF");
-    Rig::from_gltf(&gltf.document, &[buffer.to_vec()])
+    rig_from_gltf(&gltf.document, &[buffer.to_vec()])
 }
 
 /// Buffer 0: 12 bytes of position, then matrix k at 16 + 80 k (stride 80),
@@ -1838,7 +1838,7 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
 }
 
 /// `Rig::from_document` runs the `gltf` crate's validation first (but lets
-/// vertex-data faults through); `Rig::from_gltf` on an unvalidated document
+/// vertex-data faults through); `rig_from_gltf` on an unvalidated document
 /// shows the import's own checks: every index the rig reads is checked by
 /// the import or by `Rig::from_parts`.
 #[cfg(feature = "gltf")]
@@ -1968,10 +1968,21 @@ fn rig_from_document(json: &str, buf: &[u8]) -> Result<Rig, Error> {
 /// validation.
 #[cfg(feature = "gltf")]
 fn rig_unvalidated(json: &str, buf: &[u8]) -> Result<Rig, Error> {
-    Rig::from_gltf(
+    rig_from_gltf(
         &gltf::Document::from_json_without_validation(gltf_root(json)),
         &[buf],
     )
+}
+
+/// The rig of a `gltf` crate document (validated or not), `buffers[i]`
+/// holding buffer `i`: the importer's rig reading on the document's JSON,
+/// without `Rig::from_document`'s validation.
+#[cfg(feature = "gltf")]
+fn rig_from_gltf<B: AsRef<[u8]>>(document: &gltf::Document, buffers: &[B]) -> Result<Rig, Error> {
+    crate::gltf::rig::rig_from(&crate::gltf::accessor::Source {
+        root: document.as_json(),
+        buffers,
+    })
 }
 
 /// `r` is an import error of a rig (no animation or channel) at `skin`
