@@ -13,7 +13,7 @@
 //!
 //! ## What to call, in order
 //!
-//! 1. **The model** ([`model`], no device). Load a character with
+//! 1. **The model** (no device). Load a character with
 //!    [`Rig::from_document`] (any glTF file with nodes, feature `gltf`)
 //!    and clips with [`gltf::load`] (an [`AnimationLibrary`]), from the
 //!    same file or another; or build them in code ([`Track::new`],
@@ -130,7 +130,7 @@ mod error;
 pub mod gltf;
 pub mod gpu;
 pub(crate) mod kinds;
-pub mod model;
+pub(crate) mod model;
 pub mod plan;
 pub mod playback;
 pub(crate) mod tables;
@@ -151,7 +151,9 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, AnimatorChunk, Crowd,
     PassTimer, ReadbackRing,
 };
-pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
+pub use kinds::{
+    Interpolation, PointerType, Property, SamplerPlan, ValueKind, QUAT_UNIT_TOLERANCE,
+};
 pub use model::{
     binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack},
     crowd::{
@@ -165,7 +167,7 @@ pub use model::{
     target::{NodeName, SourceId},
     track::{Clip, Marker, PointerTarget, Track, WrapMode},
 };
-pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
+pub use plan::{DeviceProfile, Plan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the
 /// integration tests that cannot run inside the crate (those with a
@@ -199,4 +201,4 @@ mod tests;
 /// The README's Rust examples, compiled as doctests so that they cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+struct ReadmeDoctests;

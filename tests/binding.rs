@@ -439,7 +439,6 @@ fn gpu_poses_a_foreign_clip_as_the_twin_does() {
     h.queue.submit([encoder.finish()]);
     let gpu = animator.read_back(&h.device, &h.queue).unwrap();
     let twin = cpu::poses(&bound, &instances).unwrap();
-    assert_eq!(gpu.layout(), twin.layout());
     let nodes = p.character.nodes().len() as u32;
     for i in 0..16 {
         for n in 0..nodes {

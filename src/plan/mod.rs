@@ -54,7 +54,7 @@ pub(crate) use schedule::{
     block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
 };
 
-pub use crate::kinds::SamplerPlan;
+pub(crate) use crate::kinds::SamplerPlan;
 pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};
 
 use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
