@@ -48,7 +48,7 @@ use crate::tables::rig::SkinTables;
 pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
     let resolved = resolve_instances(library, instances)?;
     let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut output);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut output);
     Ok(output)
 }
 
@@ -65,7 +65,7 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
     let library = bound.library();
     let resolved = resolve_instances(library, instances)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut samples);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let out = skin::pose_resolved(&tables, &samples, &clips);
     Ok(crate::tables::poses::poses(

@@ -4,7 +4,7 @@
 //! never kept here.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::compress::format::{CompressedTrack, KeyTimes};
 use crate::error::CompressError;
@@ -41,6 +41,25 @@ use std::collections::HashSet;
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {
     data: Arc<LibraryData>,
+}
+
+/// An [`AnimationLibrary`]'s identity ([`AnimationLibrary::identity`]),
+/// held weakly. While it lives, no other library can have its address: it
+/// names that library and its clones only, and only while one of them is
+/// alive.
+#[derive(Debug, Clone)]
+pub(crate) struct LibraryIdentity(Weak<LibraryData>);
+
+impl LibraryIdentity {
+    /// Whether `library` is the library named (or a clone of it), alive.
+    pub(crate) fn is(&self, library: &AnimationLibrary) -> bool {
+        self.alive() && std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&library.data))
+    }
+
+    /// Whether the library named (or a clone) is still alive.
+    pub(crate) fn alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
 }
 
 /// What an [`AnimationLibrary`] holds, built once and never changed.
@@ -248,6 +267,13 @@ impl AnimationLibrary {
     /// and so the same upload).
     pub(crate) fn same_data(&self, other: &AnimationLibrary) -> bool {
         Arc::ptr_eq(&self.data, &other.data)
+    }
+
+    /// This library's identity, held weakly: what a cache of something
+    /// derived from it (outside the model) keys its entries by, without
+    /// keeping the library alive.
+    pub(crate) fn identity(&self) -> LibraryIdentity {
+        LibraryIdentity(Arc::downgrade(&self.data))
     }
 
     /// The clips, as given.
