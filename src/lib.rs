@@ -119,6 +119,10 @@
 //! `docs/ARCHITECTURE.md` describes the stages, the data each reads and
 //! writes, and how the Rust/WGSL contract is enforced.
 #![deny(missing_docs)]
+// Error paths are linked explicitly (`[`Error::Gpu`](crate::Error::Gpu)`) so
+// that a doc comment reads the same wherever `Error` is or is not imported;
+// rustdoc calls the link redundant where it is.
+#![allow(rustdoc::redundant_explicit_links)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod compress;
