@@ -13,7 +13,7 @@
 //!
 //! ## What to call, in order
 //!
-//! 1. **The model** ([`model`], no device). Load a character with
+//! 1. **The model** (no device). Load a character with
 //!    [`Rig::from_document`] (any glTF file with nodes, feature `gltf`)
 //!    and clips with [`gltf::load`] (an [`AnimationLibrary`]), from the
 //!    same file or another; or build them in code ([`Track::new`],
@@ -33,19 +33,19 @@
 //!    per character (clip, playback time, [`WrapMode`]), then
 //!    [`Animator::record`] into your command encoder, before your render
 //!    pass.
-//! 6. **Draw.** Each of [`Animator::parts`] (every mesh node: its mesh,
+//! 6. **Draw.** Each of the rig's [`Rig::parts`] (every mesh node: its mesh,
 //!    its skin or none, where its matrices and morph weights sit) from
-//!    [`Animator::joint_matrix_buffer`], [`Animator::world_matrix_buffer`]
-//!    and [`Animator::morph_weight_buffer`]. Optionally read a frame back
+//!    each chunk's buffers ([`Animator::chunks`], one unless the device's
+//!    limits split the animator): [`AnimatorChunk::joint_matrix_buffer`],
+//!    [`AnimatorChunk::world_matrix_buffer`] and
+//!    [`AnimatorChunk::morph_weight_buffer`]. Optionally read a frame back
 //!    as [`Poses`] ([`Animator::read_back`]; [`cpu::poses`] gives the same
 //!    from the CPU twin), or every frame without stalling with
 //!    [`ReadbackRing`]; time the passes with [`PassTimer`].
 //!
 //! ```no_run
 //! use keyframe_gpu::{Animator, Instance, WrapMode};
-//! # fn main() -> Result<(), keyframe_gpu::Error> {
-//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
-//! # let (device, queue) = (&h.device, &h.queue);
+//! # fn f(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), keyframe_gpu::Error> {
 //! let file = keyframe_gpu::gltf::load("Fox.glb")?;
 //! let rig = keyframe_gpu::Rig::from_document(&file.document)?;
 //! let bound = file.library.bind(&rig)?;
@@ -59,7 +59,7 @@
 //! animator.set_instances(queue, &instances)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! animator.record(&mut encoder);
-//! // ... your render pass draws animator.parts() from the animator's buffers ...
+//! // ... your render pass draws rig.parts() from each chunk's buffers ...
 //! queue.submit([encoder.finish()]);
 //! # Ok(()) }
 //! ```
@@ -80,7 +80,7 @@
 //!
 //! A [`Crowd`] holds several models, each a library bound to a rig with
 //! its own [`Animator`]: clips are named through their model
-//! ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`] names its
+//! (`crowd.models().clip(model, name)` gives a [`ClipRef`]), each [`CrowdInstance`] names its
 //! model, and a clip of one model given to an instance of another is
 //! refused ([`Error::ClipOfOtherModel`]). Models bound to one library
 //! share its upload. One [`Crowd::set_instances`] per frame for every
@@ -119,42 +119,59 @@
 //! `docs/ARCHITECTURE.md` describes the stages, the data each reads and
 //! writes, and how the Rust/WGSL contract is enforced.
 #![deny(missing_docs)]
+// Error paths are linked explicitly (`[`Error::Gpu`](crate::Error::Gpu)`) so
+// that a doc comment reads the same wherever `Error` is or is not imported;
+// rustdoc calls the link redundant where it is.
+#![allow(rustdoc::redundant_explicit_links)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod compare;
 pub mod compress;
+mod compressor;
 pub mod cpu;
 mod error;
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub mod gltf;
 pub mod gpu;
-pub mod model;
+pub(crate) mod kinds;
+pub(crate) mod model;
 pub mod plan;
 pub mod playback;
 pub(crate) mod tables;
 
 // The API: the model, binding and results; the animator and the crowd;
 // the plan; errors.
-pub use error::{BindError, Error, FitError, MixError, Result, RigError, TrackError, Unbound};
+pub use error::{
+    bind::{BindError, Unbound},
+    mix::MixError,
+    rig::RigError,
+    track::TrackError,
+    Error, FitError, Result,
+};
 #[cfg(feature = "gltf")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gltf")))]
 pub use gltf::ImportErrorKind;
 pub use gpu::{
-    optional_features, required_features, required_limits, Animator, AnimatorChunk, CharacterId,
-    ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId, PassTimer,
-    ReadbackRing,
+    optional_features, required_features, required_limits, Animator, AnimatorChunk, Crowd,
+    PassTimer, ReadbackRing,
 };
-pub use model::binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack};
-pub use model::instance::Instance;
-pub use model::kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
-pub use model::library::{AnimationLibrary, ClipId, PointerOutput};
-pub use model::mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS};
-pub use model::poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform};
-pub use model::rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin};
-pub use model::target::{NodeName, SourceId};
-pub use model::track::{Clip, Marker, PointerTarget, Track, WrapMode};
-pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
+pub use kinds::{
+    Interpolation, PointerType, Property, SamplerPlan, ValueKind, QUAT_UNIT_TOLERANCE,
+};
+pub use model::{
+    binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack},
+    crowd::{
+        CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+    },
+    instance::Instance,
+    library::{AnimationLibrary, PointerOutput},
+    mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
+    poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
+    rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},
+    target::{NodeName, SourceId},
+    track::{Clip, Marker, PointerTarget, Track, WrapMode},
+};
+pub use plan::{DeviceProfile, Plan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the
 /// integration tests that cannot run inside the crate (those with a
@@ -162,15 +179,20 @@ pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
 /// API, free to change in any release.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::cpu::sample::sample_resolved;
-    pub use crate::gpu::key_textures::KeyTextures;
-    pub use crate::gpu::CrowdStage;
-    pub use crate::layout::{GpuInstance, GpuParams, GpuSkinParams, PRELUDE_WGSL, WORKGROUP_SIZE};
-    pub use crate::plan::schedule::dispatch_grid;
-    pub use crate::tables::instance::resolve_instances_into;
-    pub use crate::tables::mix::Packer;
+    pub use crate::{
+        cpu::sample::sample_resolved,
+        gpu::{key_textures::KeyTextures, CrowdStage},
+        layout::{
+            rig::GpuSkinParams,
+            sample::{GpuInstance, GpuParams, WORKGROUP_SIZE},
+            shaders::PRELUDE_WGSL,
+        },
+        plan::schedule::dispatch_grid,
+        tables::{instance::resolve_instances_into, library::LibraryTables, mix::Packer},
+    };
 
-    /// Records `stage` of `crowd`'s passes into `pass`.
+    /// Records `stage` of `crowd`'s passes into `pass` (the bench times
+    /// the stages apart).
     pub fn record_stage(crowd: &crate::Crowd, stage: CrowdStage, pass: &mut wgpu::ComputePass<'_>) {
         crowd.record_stage(stage, pass);
     }
@@ -189,4 +211,4 @@ mod tests;
 /// The README's Rust examples, compiled as doctests so that they cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+struct ReadmeDoctests;

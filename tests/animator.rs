@@ -212,8 +212,8 @@ fn without_a_rig_the_animator_samples_only() {
     let (_, lib) = model();
     let mut animator = Animator::sampler_only(&h.device, &h.queue, &lib, 4).unwrap();
     assert!(animator.rig().is_none() && animator.bound().is_none());
-    assert!(animator.joint_matrix_buffer().is_none());
-    assert!(animator.output_bind_group().is_none());
+    assert!(animator.chunks()[0].joint_matrix_buffer().is_none());
+    assert!(animator.chunks()[0].output_bind_group().is_none());
     animator
         .set_instances(&h.queue, &[Instance::new(1, 1.0)])
         .unwrap();

@@ -39,17 +39,12 @@ struct Scene {
     lib_b: AnimationLibrary,
 }
 
-fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
+fn scene(h: &common::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
     scene_in(h, Crowd::new(), cap_a, cap_b)
 }
 
 /// Models A and B added to `crowd` for `cap_a` and `cap_b` instances.
-fn scene_in(
-    h: &keyframe_gpu::gpu::headless::Headless,
-    mut crowd: Crowd,
-    cap_a: u32,
-    cap_b: u32,
-) -> Scene {
+fn scene_in(h: &common::headless::Headless, mut crowd: Crowd, cap_a: u32, cap_b: u32) -> Scene {
     let (rig_a, lib_a) = model_a();
     let (rig_b, lib_b) = model_b();
     let a = crowd
@@ -81,7 +76,7 @@ fn scene_in(
     }
 }
 
-fn run(h: &keyframe_gpu::gpu::headless::Headless, crowd: &Crowd) -> CrowdPoses {
+fn run(h: &common::headless::Headless, crowd: &Crowd) -> CrowdPoses {
     let mut encoder = h.device.create_command_encoder(&Default::default());
     crowd.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
@@ -94,12 +89,13 @@ fn frame(s: &Scene) -> Vec<CrowdInstance> {
     let c = &s.crowd;
     let (a, b) = (s.a, s.b);
     vec![
-        CrowdInstance::new(a, c.clip(a, "bend").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 0.5),
-        CrowdInstance::new(a, c.clip(a, "lift").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "turn").unwrap(), 2.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 1.5).with_wrap(WrapMode::PingPong),
-        CrowdInstance::new(a, c.clip(a, "idle").unwrap(), 0.0),
+        CrowdInstance::new(a, c.models().clip(a, "bend").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 0.5),
+        CrowdInstance::new(a, c.models().clip(a, "lift").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "turn").unwrap(), 2.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 1.5)
+            .with_wrap(WrapMode::PingPong),
+        CrowdInstance::new(a, c.models().clip(a, "idle").unwrap(), 0.0),
     ]
 }
 
@@ -134,7 +130,7 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     assert_eq!(s.crowd.slot(6), None);
     for id in [a, b] {
         let count = s.crowd.model(id).unwrap().instance_count();
-        assert_eq!(count, 3, "model {}", s.crowd.model_name(id).unwrap());
+        assert_eq!(count, 3, "model {}", s.crowd.models().name(id).unwrap());
     }
 
     // By hand (globals of A's tip and B's hand).
@@ -203,16 +199,20 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     }
 
     // The same name in two models is two clips.
-    let idle_a = s.crowd.clip(a, "idle").unwrap();
-    let idle_b = s.crowd.clip(b, "idle").unwrap();
+    let idle_a = s.crowd.models().clip(a, "idle").unwrap();
+    let idle_b = s.crowd.models().clip(b, "idle").unwrap();
     assert_ne!(idle_a, idle_b);
     assert_eq!((idle_a.model(), idle_a.clip()), (a, 0));
     assert_eq!((idle_b.model(), idle_b.clip()), (b, 2));
-    assert_eq!(s.crowd.clip_at(b, 2), Some(idle_b));
-    assert_eq!(s.crowd.clip_at(b, 3), None);
-    assert_eq!(s.crowd.clip(a, "slide"), None, "slide is B's, not A's");
-    assert_eq!(s.crowd.model_by_name("b"), Some(b));
-    assert_eq!(s.crowd.model_ids().collect::<Vec<_>>(), [a, b]);
+    assert_eq!(s.crowd.models().clip_at(b, 2), Some(idle_b));
+    assert_eq!(s.crowd.models().clip_at(b, 3), None);
+    assert_eq!(
+        s.crowd.models().clip(a, "slide"),
+        None,
+        "slide is B's, not A's"
+    );
+    assert_eq!(s.crowd.models().model_by_name("b"), Some(b));
+    assert_eq!(s.crowd.models().model_ids().collect::<Vec<_>>(), [a, b]);
 }
 
 #[test]
@@ -229,8 +229,8 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let before = run(&h, &s.crowd);
     let tip = s.rig_a.node_by_name("tip").unwrap();
 
-    let bend = s.crowd.clip(a, "bend").unwrap();
-    let slide = s.crowd.clip(b, "slide").unwrap();
+    let bend = s.crowd.models().clip(a, "bend").unwrap();
+    let slide = s.crowd.models().clip(b, "slide").unwrap();
     // A clip of model B (index 0, in range of A's library, on nodes in
     // range of A's rig) given to an instance of model A.
     let wrong = [
@@ -285,7 +285,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let o2 = other
         .add_sampled_model(&h.device, &h.queue, "z", &lib_a, 1)
         .unwrap();
-    let foreign_bend = other.clip(o0, "bend").unwrap();
+    let foreign_bend = other.models().clip(o0, "bend").unwrap();
     for (id, index) in [(o0, 0), (o2, 2)] {
         let unknown = [
             CrowdInstance::new(a, bend, 0.0),
@@ -301,7 +301,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         }
     }
     assert!(s.crowd.model(o1).is_none());
-    assert!(s.crowd.clip(o0, "bend").is_none());
+    assert!(s.crowd.models().clip(o0, "bend").is_none());
     // A clip of another crowd's model given to a model of this one.
     assert!(matches!(
         s.crowd
@@ -314,7 +314,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
             .add_model(&h.device, &h.queue, "a", &lib_a.bind(&rig_a).unwrap(), 1),
         Err(Error::DuplicateModel { ref name }) if name == "a"
     ));
-    assert_eq!(s.crowd.model_ids().count(), 2);
+    assert_eq!(s.crowd.models().model_ids().count(), 2);
 
     // Nothing was written: same slots, same poses on a fresh dispatch.
     assert_eq!(s.crowd.instance_count(), 6);
@@ -347,7 +347,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         .set_instances(&h.queue, &[CrowdInstance::new(b, slide, 1.0)])
         .unwrap();
     let poses = run(&h, &s.crowd);
-    assert_eq!(poses.model(a.index()).unwrap().instance_count(), 0);
+    assert_eq!(poses.model(a).unwrap().instance_count(), 0);
     assert_eq!(s.crowd.slot(0), Some((b, 0)));
     assert!(close(
         &position(&world_of(&poses, 0, 1).unwrap()),
@@ -371,8 +371,8 @@ fn a_model_without_a_rig_samples_its_clips() {
     let b = crowd
         .add_sampled_model(&h.device, &h.queue, "b", &lib_b, 2)
         .unwrap();
-    let slide = crowd.clip(b, "slide").unwrap();
-    let lift = crowd.clip(a, "lift").unwrap();
+    let slide = crowd.models().clip(b, "slide").unwrap();
+    let lift = crowd.models().clip(a, "lift").unwrap();
     crowd
         .set_instances(
             &h.queue,
@@ -386,7 +386,9 @@ fn a_model_without_a_rig_samples_its_clips() {
     // slide at 0.25 s: (5, 0, 1), the first three floats of its block.
     assert!(close(&samples_of(&poses, 0)[..3], &[5.0, 0.0, 1.0], 1e-6));
     assert!(world_of(&poses, 0, 0).is_none(), "no rig, no globals");
-    assert!(crowd.model(b).unwrap().joint_matrix_buffer().is_none());
+    assert!(crowd.model(b).unwrap().chunks()[0]
+        .joint_matrix_buffer()
+        .is_none());
     assert!(close(&samples_of(&poses, 1)[..3], &[0.0, 3.0, 0.0], 1e-6));
     assert!(world_of(&poses, 1, 0).is_some());
 }
@@ -400,8 +402,12 @@ fn steady_state_frames_allocate_nothing_of_the_crowds_own() {
     let (device, queue) = (&h.device, &h.queue);
     let mut s = scene(&h, 80, 80);
     let (a, b) = (s.a, s.b);
-    let clips_a: Vec<_> = (0..3).map(|c| s.crowd.clip_at(a, c).unwrap()).collect();
-    let clips_b: Vec<_> = (0..3).map(|c| s.crowd.clip_at(b, c).unwrap()).collect();
+    let clips_a: Vec<_> = (0..3)
+        .map(|c| s.crowd.models().clip_at(a, c).unwrap())
+        .collect();
+    let clips_b: Vec<_> = (0..3)
+        .map(|c| s.crowd.models().clip_at(b, c).unwrap())
+        .collect();
     // 100 instances, a third of them B, interleaved; times change per frame.
     let frames: Vec<Vec<CrowdInstance>> = (0..40)
         .map(|f| {
@@ -518,18 +524,15 @@ fn assert_crowds_close(label: &str, gpu: &CrowdPoses, cpu: &CrowdPoses, tol: f32
         let ((_, gs), (_, cs)) = (gpu.instance(i).unwrap(), cpu.instance(i).unwrap());
         assert_eq!(gs, cs, "{label}: crowd character {i}'s slot");
     }
-    let mut models = 0;
-    while let Some(g) = gpu.model(models) {
-        let c = g.compare(cpu.model(models).unwrap()).unwrap();
-        assert!(
-            c.max_abs.iter().all(|&d| d <= tol),
-            "{label}: model {models}: {:?}, worst {:?}",
-            c.max_abs,
-            c.worst
-        );
-        models += 1;
-    }
-    assert!(models > 0 && cpu.model(models).is_none(), "{label}");
+    assert!(gpu.instance_count() > 0, "{label}");
+    // Model by model, every element (CrowdPoses::compare).
+    let c = gpu.compare(cpu).unwrap();
+    assert!(
+        c.max_abs.iter().all(|&d| d <= tol),
+        "{label}: {:?}, worst {:?}",
+        c.max_abs,
+        c.worst
+    );
 }
 
 #[test]
@@ -548,7 +551,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     let b = crowd
         .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 2))
         .unwrap();
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let (slide, turn) = (clip(b, "slide"), clip(b, "turn"));
     // Crowd characters, interleaved: A crossfading idle (0.25) into lift
@@ -572,7 +575,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
     assert_crowds_close("mixed crowd", &gpu, &cpu, 1e-4);
 
-    // By hand (DESIGN.md, blending): A's j0 = mix(idle (0,0,0), lift at
+    // By hand (docs/USAGE.md, "Blending"): A's j0 = mix(idle (0,0,0), lift at
     // 1 s (0,1.5,0), 0.75 / 1.0) = (0, 1.125, 0), the tip two units above;
     // B's r0 = mix(slide at 0.5 s (5,0,2), rest (5,0,0), 1 - 0.5) =
     // (5, 0, 1), the hand one unit along x; A bent 90 degrees about z at
@@ -663,9 +666,9 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     // The mixed models take instances too (one clip per character, the
     // unblended pose), as their twin.
     let frame = [
-        CrowdInstance::new(b, crowd.clip(b, "turn").unwrap(), 1.0),
-        CrowdInstance::new(a, crowd.clip(a, "lift").unwrap(), 2.0),
-        CrowdInstance::new(plain, crowd.clip(plain, "slide").unwrap(), 1.0),
+        CrowdInstance::new(b, crowd.models().clip(b, "turn").unwrap(), 1.0),
+        CrowdInstance::new(a, crowd.models().clip(a, "lift").unwrap(), 2.0),
+        CrowdInstance::new(plain, crowd.models().clip(plain, "slide").unwrap(), 1.0),
     ];
     crowd.set_instances(&h.queue, &frame).unwrap();
     let gpu = run(&h, &crowd);
@@ -779,10 +782,8 @@ fn steady_state_mixed_frames_allocate_nothing_of_the_crowds_own() {
 /// give it, which `tests/faults.rs` covers.
 #[test]
 fn record_timed_gives_the_poses_of_record_and_a_gpu_time() {
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    )
-    .with_timestamps();
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback)
+        .with_timestamps();
     let Some(h) = common::gpu_with("crowd record_timed", &options) else {
         return;
     };
@@ -824,7 +825,7 @@ fn many(s: &Scene, n: usize) -> Vec<CrowdInstance> {
             (s.a, ["idle", "bend", "lift"]),
             (s.b, ["slide", "turn", "idle"]),
         ] {
-            let clip = s.crowd.clip(m, clips[k % 3]).unwrap();
+            let clip = s.crowd.models().clip(m, clips[k % 3]).unwrap();
             out.push(CrowdInstance::new(m, clip, t).with_wrap(wrap));
         }
     }
@@ -843,9 +844,8 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
     let mut s = scene_in(&h, Crowd::new().with_chunk_limit(2), 5, 5);
     let (a, b) = (s.a, s.b);
     for id in [a, b] {
-        assert_eq!(s.crowd.chunk_count(id), Some(3));
-        assert_eq!(s.crowd.chunk_capacity(id), Some(2));
-        assert!(s.crowd.chunk(id, 2).is_some() && s.crowd.chunk(id, 3).is_none());
+        assert_eq!(s.crowd.model(id).map(|m| m.chunks().len()), Some(3));
+        assert_eq!(s.crowd.model(id).map(|m| m.chunk_capacity()), Some(2));
     }
     assert_eq!(s.crowd.uploads(), 2, "a model's chunks share its upload");
     let insts = many(&s, 5);
@@ -855,17 +855,25 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
         let (m, slot) = s.crowd.slot(i).unwrap();
         // Alternating: the k-th pair is slot k of each model.
         assert_eq!((m, slot), (inst.model, (i / 2) as u32));
-        assert_eq!(s.crowd.locate(i), Some((m, (slot / 2) as usize, slot % 2)));
     }
-    assert_eq!(s.crowd.locate(insts.len()), None);
+    assert_eq!(s.crowd.slot(insts.len()), None);
     let counts: Vec<u32> = (0..3)
-        .map(|k| s.crowd.chunk(a, k).unwrap().instance_count())
+        .map(|k| {
+            s.crowd
+                .model(a)
+                .and_then(|m| m.chunks().get(k))
+                .unwrap()
+                .instance_count()
+        })
         .collect();
     assert_eq!(counts, [2, 2, 1]);
     let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), &insts).unwrap();
     assert_crowds_close("chunks of 2 against the twin", &gpu, &cpu, 1e-5);
     let mut whole = scene(&h, 5, 5);
-    assert_eq!(whole.crowd.chunk_count(whole.a), Some(1));
+    assert_eq!(
+        whole.crowd.model(whole.a).map(|m| m.chunks().len()),
+        Some(1)
+    );
     let insts_whole = many(&whole, 5);
     whole.crowd.set_instances(&h.queue, &insts_whole).unwrap();
     let one = run(&h, &whole.crowd);
@@ -877,7 +885,14 @@ fn chunked_models_equal_their_twins_and_the_unchunked_crowd() {
     let gpu = run(&h, &s.crowd);
     let cpu = keyframe_gpu::cpu::crowd_poses(s.crowd.models(), few).unwrap();
     assert_crowds_close("three instances", &gpu, &cpu, 1e-5);
-    assert_eq!(s.crowd.chunk(a, 1).unwrap().instance_count(), 0);
+    assert_eq!(
+        s.crowd
+            .model(a)
+            .and_then(|m| m.chunks().get(1))
+            .unwrap()
+            .instance_count(),
+        0
+    );
 }
 
 /// Mixers in chunks of two: seven characters of A (two actions each, a
@@ -899,9 +914,9 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
     let b = crowd
         .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 1))
         .unwrap();
-    assert_eq!(crowd.chunk_count(a), Some(4));
-    assert_eq!(crowd.chunk_count(b), Some(2));
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
+    assert_eq!(crowd.model(b).map(|m| m.chunks().len()), Some(2));
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let turn = clip(b, "turn");
     let mut actions = Vec::new();
@@ -922,8 +937,9 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
     let cpu = keyframe_gpu::cpu::crowd_mixed_poses(crowd.models(), &characters, &actions).unwrap();
     assert_crowds_close("mixers in chunks of 2", &gpu, &cpu, 1e-4);
     // The last of A's characters is character 9 of the crowd (A, B
-    // alternate for three pairs, then A alone): chunk 3, index 0.
-    assert_eq!(crowd.locate(9), Some((a, 3, 0)));
+    // alternate for three pairs, then A alone): slot 6, the first of
+    // chunk 3 in chunks of 2.
+    assert_eq!(crowd.slot(9), Some((a, 6)));
     let mut bad = actions.clone();
     let last = bad.len() - 1;
     bad[last] = Action::new(9, 0.0);
@@ -949,9 +965,7 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
 #[test]
 fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let name = "a_model_past_one_binding_is_split_by_the_device_limit";
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    );
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback);
     let Some(h) = common::gpu_with(name, &options) else {
         return;
     };
@@ -965,7 +979,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
         ..Default::default()
     }))
     .expect("the adapter offers lower limits");
-    let h = keyframe_gpu::gpu::headless::Headless {
+    let h = common::headless::Headless {
         adapter: h.adapter,
         device,
         queue,
@@ -986,8 +1000,8 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let a = crowd
         .add_model(&h.device, &h.queue, "a", &bound, 300)
         .unwrap();
-    let size = crowd.chunk_capacity(a).unwrap();
-    let chunks = crowd.chunk_count(a).unwrap();
+    let size = crowd.model(a).map(|m| m.chunk_capacity()).unwrap();
+    let chunks = crowd.model(a).map(|m| m.chunks().len()).unwrap();
     assert!(
         chunks > 1 && chunks == 300usize.div_ceil(size as usize),
         "{chunks} of {size}"
@@ -1002,13 +1016,13 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     assert!(Animator::from_plan(&h.device, &h.queue, &at(size + 1)).is_err());
     let alone = Animator::new(&h.device, &h.queue, &bound, 300).unwrap();
     assert_eq!(
-        (alone.chunk_count(), alone.chunk_capacity()),
+        (alone.chunks().len(), alone.chunk_capacity()),
         (chunks, size)
     );
     let clips = ["idle", "bend", "lift"];
     let insts: Vec<CrowdInstance> = (0..300)
         .map(|k| {
-            let clip = crowd.clip(a, clips[k % 3]).unwrap();
+            let clip = crowd.models().clip(a, clips[k % 3]).unwrap();
             CrowdInstance::new(a, clip, 0.01 * k as f64).with_wrap(WrapMode::Repeat)
         })
         .collect();

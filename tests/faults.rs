@@ -21,8 +21,8 @@
 
 mod common;
 
+use common::headless::Headless;
 use glam::Quat;
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::gpu::{is_device_lost, ReadbackRing};
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, BoundLibrary, Clip, Crowd, CrowdInstance, Error, Instance,
@@ -246,17 +246,17 @@ fn build(h: &Headless, bound: &BoundLibrary, desc: &MixerDesc) -> OnDevice {
     let (acts, counts) = actions(N, 0.3);
     mixed.set_actions(queue, &acts, &counts).unwrap();
     sampler.set_instances(queue, &instances(N, 0.3)).unwrap();
-    let walk = crowd.clip(model, "walk").unwrap();
+    let walk = crowd.models().clip(model, "walk").unwrap();
     crowd
         .set_instances(queue, &[CrowdInstance::new(model, walk, 0.25)])
         .unwrap();
-    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
+    let mut ring = ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2).unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());
     plain.record(&mut encoder);
     mixed.record(&mut encoder);
     sampler.record(&mut encoder);
     crowd.record(&mut encoder);
-    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let ticket = ring.record(&mut encoder, &sampler.chunks()[0]).unwrap();
     let submission = queue.submit([encoder.finish()]);
     ring.map(ticket, submission).unwrap();
     OnDevice {
@@ -304,8 +304,8 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
         "Animator::set_instances (sampling only)",
         o.sampler.set_instances(queue, &instances(N, 0.5)),
     );
-    let model = o.crowd.model_ids().next().unwrap();
-    let walk = o.crowd.clip(model, "walk").unwrap();
+    let model = o.crowd.models().model_ids().next().unwrap();
+    let walk = o.crowd.models().clip(model, "walk").unwrap();
     assert_lost(
         "Crowd::set_instances",
         o.crowd
@@ -320,7 +320,7 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
     o.crowd.record(&mut encoder);
     assert_lost(
         "ReadbackRing::record",
-        o.ring.record(&mut encoder, &o.sampler),
+        o.ring.record(&mut encoder, &o.sampler.chunks()[0]),
     );
     queue.submit([encoder.finish()]);
     // No stale results: no readback, not the frame mapped before the loss.
@@ -338,7 +338,11 @@ fn after_a_device_loss_every_call_says_so_and_the_model_rebuilds_on_a_new_device
     assert_lost("ReadbackRing::try_read", o.ring.try_read(device, &mut out));
     assert_lost("ReadbackRing::wait", o.ring.wait(device, &mut out));
     assert_eq!(out, [-1.0], "nothing written into the caller's vector");
-    assert_lost("Headless::wait", h.wait());
+    // The tests' device helper hears of it through is_device_lost.
+    assert_eq!(
+        h.wait(),
+        Err("Headless::wait: the device is lost".to_owned())
+    );
     // New objects on the lost device.
     assert_lost("Animator::new", Animator::new(device, queue, &bound, N));
     assert_lost(
@@ -393,7 +397,7 @@ fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
     let (device, queue) = (&h.device, &h.queue);
     let mut mixed = Animator::with_mixer(device, queue, &bound, &desc).unwrap();
     let mut sampler = Animator::sampler_only(device, queue, bound.library(), N).unwrap();
-    let mut ring = ReadbackRing::for_animator(device, &sampler, 2).unwrap();
+    let mut ring = ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2).unwrap();
     // A frame that runs and reads back: the objects work.
     let (acts, counts) = actions(N, 0.2);
     mixed.set_actions(queue, &acts, &counts).unwrap();
@@ -406,7 +410,7 @@ fn a_loss_with_work_in_flight_is_an_error_never_the_last_frame() {
     let mut encoder = device.create_command_encoder(&Default::default());
     mixed.record(&mut encoder);
     sampler.record(&mut encoder);
-    let ticket = ring.record(&mut encoder, &sampler).unwrap();
+    let ticket = ring.record(&mut encoder, &sampler.chunks()[0]).unwrap();
     let submission = queue.submit([encoder.finish()]);
     ring.map(ticket, submission).unwrap();
     h.device.destroy();
@@ -425,9 +429,7 @@ fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
     let name = "a_capacity_past_the_device_limits_is_refused_before_anything_is_created";
     // A device whose storage bindings hold 64 KiB: the joint matrices of
     // 1,000 characters of four joints (256 KiB) do not fit.
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    );
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback);
     let Some(h) = common::gpu_with(name, &options) else {
         return;
     };
@@ -470,7 +472,7 @@ fn a_capacity_past_the_device_limits_is_refused_before_anything_is_created() {
     }
     // Without a plan, the animator splits them into chunks that fit.
     let chunked = Animator::new(&device, &queue, &bound, 1_000).unwrap();
-    assert!(chunked.chunk_count() > 1);
+    assert!(chunked.chunks().len() > 1);
     assert!(pollster::block_on(scope.pop()).is_none());
     // The device is still good: a capacity that fits runs, as the twin.
     let h = Headless {
@@ -553,12 +555,12 @@ fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
         .add_model(device, queue, "extra", &bound, LOOP_N)
         .unwrap();
     let (walk, run) = (
-        crowd.clip(hero, "walk").unwrap(),
-        crowd.clip(extra, "run").unwrap(),
+        crowd.models().clip(hero, "walk").unwrap(),
+        crowd.models().clip(extra, "run").unwrap(),
     );
     // A ring of its own (not the animator's), so that it sees the loss
     // through its own calls.
-    let bytes = sampler.sample_buffer().size();
+    let bytes = sampler.chunks()[0].sample_buffer().size();
     let mut ring = ReadbackRing::new(device, bytes, 3).unwrap();
     let mut out = Vec::new();
     let mut d = Detected::default();
@@ -619,7 +621,12 @@ fn a_frame_loop_that_never_waits_sees_a_loss_within_two_frames() {
         sampler.record(&mut encoder);
         crowd.record(&mut encoder);
         let ticket = if d.ring.is_none() {
-            let t = ring.record_buffer(&mut encoder, sampler.sample_buffer(), bytes, LOOP_N);
+            let t = ring.record_buffer(
+                &mut encoder,
+                sampler.chunks()[0].sample_buffer(),
+                bytes,
+                LOOP_N,
+            );
             let ok = t.as_ref().ok().copied();
             seen(&mut d.ring, f, "ReadbackRing::record_buffer", t);
             ok

@@ -205,8 +205,8 @@ fn shared_input_is_uploaded_once() {
     assert_eq!(tracks.len(), 3);
     assert!(Arc::ptr_eq(&tracks[0].times, &tracks[1].times));
     assert!(Arc::ptr_eq(&tracks[0].times, &tracks[2].times));
-    // Stored once in the flattened times.
-    assert_eq!(imported.library.times(), &[0.0, 1.0, 2.0, 3.0]);
+    // Stored once: the 4 key times, then three tracks of 4 VEC3 keys.
+    assert_eq!(imported.library.stored_bytes(), 4 * (4 + 3 * 12));
     // Channel order is the channels array's order, not the samplers'.
     let paths: Vec<_> = tracks.iter().map(|t| (t.node, t.property)).collect();
     assert_eq!(

@@ -79,7 +79,7 @@ struct Scene {
 
 /// A crowd of model A played on the GPU (root motion of its first joint,
 /// markers on "bend") and model B mixed from the host.
-fn scene(h: &keyframe_gpu::gpu::headless::Headless, characters: u32) -> Scene {
+fn scene(h: &common::headless::Headless, characters: u32) -> Scene {
     let (device, queue) = (&h.device, &h.queue);
     let (rig_a, lib_a) = model_a();
     let (rig_b, lib_b) = model_b();
@@ -140,7 +140,7 @@ fn commands(s: &mut Scene, f: usize, i: usize) {
     }
 }
 
-fn frame(h: &keyframe_gpu::gpu::headless::Headless, s: &mut Scene, dt: f64) {
+fn frame(h: &common::headless::Headless, s: &mut Scene, dt: f64) {
     s.players
         .advance(&h.device, &h.queue, &mut s.crowd, dt)
         .unwrap();
@@ -156,7 +156,7 @@ fn twins_subscribed_mid_run_equal_the_gpu_frame_after_frame() {
     };
     let (device, queue) = (&h.device, &h.queue);
     let mut s = scene(&h, 20);
-    assert_eq!(s.crowd.chunk_count(s.played), Some(3));
+    assert_eq!(s.crowd.model(s.played).map(|a| a.chunks().len()), Some(3));
     let mut x: u64 = 0x1234_5678_9abc_def1;
     let mut uneven = || {
         x ^= x << 13;
@@ -191,7 +191,7 @@ fn twins_subscribed_mid_run_equal_the_gpu_frame_after_frame() {
     // The poses the mixer gives from the pass's tables: those of the CPU
     // twin's mixer on the twins' tables.
     let got = s.crowd.read_back(device, queue).unwrap();
-    let poses = got.model(s.played.index()).unwrap();
+    let poses = got.model(s.played).unwrap();
     let mut counts = vec![0u32; poses.instance_count() as usize];
     let mut actions = Vec::new();
     let twins: Vec<&Player> = s
@@ -250,7 +250,11 @@ fn characters_that_come_and_go_start_at_rest() {
         .read_back(device, queue, &s.crowd, &[s.characters[0], new])
         .unwrap();
     assert_eq!(snap[0].speed(), 2.0, "the other commands stayed");
-    assert_eq!(snap[0].current().unwrap().1, 1.0, "0.5 + 0.25 * 2 on lift");
+    assert_eq!(
+        snap[0].current().unwrap().time,
+        1.0,
+        "0.5 + 0.25 * 2 on lift"
+    );
     assert_eq!(snap[1].actions().count(), 0, "the new one is still at rest");
 }
 

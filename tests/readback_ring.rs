@@ -17,8 +17,8 @@ use counting_alloc::count;
 
 use keyframe_gpu::gpu::{ReadbackFrame, ReadbackRing, RingError};
 use keyframe_gpu::{
-    compare, cpu, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property,
-    Track, WrapMode,
+    cpu, AnimationLibrary, Animator, Clip, Error, Instance, Interpolation, Property, Track,
+    WrapMode,
 };
 
 const TOL: f32 = 6e-5;
@@ -92,14 +92,14 @@ fn assert_cpu(lib: &AnimationLibrary, insts: &[Instance], gpu: &[f32], what: &st
     let cpu = ok("cpu sample", cpu::sample(lib, insts));
     assert_eq!(gpu.len(), cpu.len(), "{what}: length");
     let clips: Vec<u32> = insts.iter().map(|i| i.clip).collect();
-    let err = compare::compare(lib, &clips, gpu, &cpu).max_abs_err();
+    let err = common::track_diff::compare(lib, &clips, gpu, &cpu).max_abs_err();
     assert!(err <= TOL, "{what}: max |gpu - cpu| = {err}");
 }
 
 /// Sets frame `f`'s instances, records the dispatch and the ring copy,
 /// submits and maps. Returns the ticket's frame number.
 fn submit_frame(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &common::headless::Headless,
     sampler: &mut Animator,
     ring: &mut ReadbackRing,
     insts: &[Instance],
@@ -107,7 +107,7 @@ fn submit_frame(
     ok("set_instances", sampler.set_instances(&h.queue, insts));
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
-    let recorded = ring.record(&mut encoder, sampler);
+    let recorded = ring.record(&mut encoder, &sampler.chunks()[0]);
     let submission = h.queue.submit([encoder.finish()]);
     let ticket = recorded?;
     ring.map(ticket, submission)?;
@@ -125,7 +125,10 @@ fn every_frame_equals_cpu_twin_and_blocking_read_back() {
         "sampler",
         Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 3));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::for_chunk(&h.device, &sampler.chunks()[0], 3),
+    );
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
     for f in 0..8u32 {
@@ -165,7 +168,10 @@ fn pipelined_frames_come_back_in_order_and_match_cpu() {
         "sampler",
         Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 2));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::for_chunk(&h.device, &sampler.chunks()[0], 2),
+    );
     let stride = lib.output_stride() as usize;
     let mut out = Vec::with_capacity(CAPACITY as usize * stride);
     let frames: Vec<Vec<Instance>> = (0..12).map(instances).collect();
@@ -211,7 +217,10 @@ fn a_full_ring_refuses_to_record_and_overwrites_nothing() {
         "sampler",
         Animator::sampler_only(&h.device, &h.queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_animator(&h.device, &sampler, 2));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::for_chunk(&h.device, &sampler.chunks()[0], 2),
+    );
     let mut out = Vec::new();
     let (a, b, c) = (instances(1), instances(2), instances(3));
     ok("frame 0", submit_frame(&h, &mut sampler, &mut ring, &a));
@@ -254,8 +263,8 @@ fn misuse_is_a_typed_error() {
         "sampler",
         Animator::sampler_only(device, &h.queue, &lib, CAPACITY),
     );
-    for slots in [0, keyframe_gpu::gpu::readback::MAX_SLOTS + 1] {
-        match ReadbackRing::for_animator(device, &sampler, slots) {
+    for slots in [0, keyframe_gpu::gpu::MAX_SLOTS + 1] {
+        match ReadbackRing::for_chunk(device, &sampler.chunks()[0], slots) {
             Err(Error::Ring(RingError::SlotCount { requested, .. })) => {
                 assert_eq!(requested, slots)
             }
@@ -273,7 +282,10 @@ fn misuse_is_a_typed_error() {
         other => panic!("past max_buffer_size: {other:?}"),
     }
 
-    let mut ring = ok("ring", ReadbackRing::for_animator(device, &sampler, 2));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2),
+    );
     let mut out = Vec::new();
     // A copy larger than a slot, one from a buffer without COPY_SRC.
     let mut encoder = device.create_command_encoder(&Default::default());
@@ -301,7 +313,7 @@ fn misuse_is_a_typed_error() {
     // a frame that is not the newest.
     ok("set", sampler.set_instances(&h.queue, &instances(0)));
     sampler.record(&mut encoder);
-    let t0 = ok("record", ring.record(&mut encoder, &sampler));
+    let t0 = ok("record", ring.record(&mut encoder, &sampler.chunks()[0]));
     match ring.wait(device, &mut out) {
         Err(Error::Ring(RingError::NotMapped { frame: 0 })) => {}
         other => panic!("wait before map: {other:?}"),
@@ -310,7 +322,7 @@ fn misuse_is_a_typed_error() {
         ok("try_read before map", ring.try_read(device, &mut out)),
         None
     );
-    let t1 = ok("record", ring.record(&mut encoder, &sampler));
+    let t1 = ok("record", ring.record(&mut encoder, &sampler.chunks()[0]));
     match ring.discard(t0) {
         Err(Error::Ring(RingError::NotNewest { frame: 0 })) => {}
         other => panic!("discard of the older frame: {other:?}"),
@@ -333,7 +345,10 @@ fn misuse_is_a_typed_error() {
     ok("set empty", sampler.set_instances(&h.queue, &[]));
     let mut encoder = device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
-    let t = ok("record empty", ring.record(&mut encoder, &sampler));
+    let t = ok(
+        "record empty",
+        ring.record(&mut encoder, &sampler.chunks()[0]),
+    );
     let submission = h.queue.submit([encoder.finish()]);
     ok("map empty", ring.map(t, submission));
     out.push(1.0);
@@ -373,7 +388,10 @@ fn steady_state_allocates_nothing_of_its_own() {
         "sampler",
         Animator::sampler_only(device, queue, &lib, CAPACITY),
     );
-    let mut ring = ok("ring", ReadbackRing::for_animator(device, &sampler, 2));
+    let mut ring = ok(
+        "ring",
+        ReadbackRing::for_chunk(device, &sampler.chunks()[0], 2),
+    );
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback_ring.baseline"),
         size: ring.slot_bytes(),
@@ -400,7 +418,13 @@ fn steady_state_allocates_nothing_of_its_own() {
         sampler.record(&mut encoder);
         let counts = if (20..40).contains(&f) {
             let (rec, ()) = count(|| {
-                encoder.copy_buffer_to_buffer(sampler.sample_buffer(), 0, &staging, 0, bytes)
+                encoder.copy_buffer_to_buffer(
+                    sampler.chunks()[0].sample_buffer(),
+                    0,
+                    &staging,
+                    0,
+                    bytes,
+                )
             });
             let submission = queue.submit([encoder.finish()]);
             let (map, ()) = count(|| {
@@ -428,7 +452,7 @@ fn steady_state_allocates_nothing_of_its_own() {
             });
             [rec, map, read]
         } else {
-            let (rec, t) = count(|| ring.record(&mut encoder, &sampler));
+            let (rec, t) = count(|| ring.record(&mut encoder, &sampler.chunks()[0]));
             let t = ok("record", t);
             let submission = queue.submit([encoder.finish()]);
             let (map, r) = count(|| ring.map(t, submission));
@@ -532,7 +556,7 @@ fn skinner_joint_matrices_through_the_ring() {
         let mut encoder = h.device.create_command_encoder(&Default::default());
         animator.record(&mut encoder);
         let bytes = u64::from(animator.instance_count()) * joints as u64 * 64;
-        let Some(joint_buffer) = animator.joint_matrix_buffer() else {
+        let Some(joint_buffer) = animator.chunks()[0].joint_matrix_buffer() else {
             panic!("a skinned rig's animator has a joint matrix buffer")
         };
         let ticket = ok(
@@ -563,7 +587,7 @@ fn skinner_joint_matrices_through_the_ring() {
                 .collect();
             assert_eq!(want.len(), joints * 16);
             let got = &out[i * joints * 16..(i + 1) * joints * 16];
-            let d = compare::max_abs_diff(got, &want);
+            let d = common::track_diff::max_abs_diff(got, &want);
             assert!(d <= 1e-4, "frame {f} instance {i}: max |gpu - cpu| = {d}");
         }
     }

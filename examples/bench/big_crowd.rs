@@ -88,7 +88,7 @@ impl Kernel for CrowdKernel {
     fn set(&mut self, queue: &wgpu::Queue, instances: &[Instance]) {
         self.table.clear();
         for i in instances {
-            let Some(clip) = self.crowd.clip_at(self.model, i.clip) else {
+            let Some(clip) = self.crowd.models().clip_at(self.model, i.clip) else {
                 eprintln!("bench: big_crowd: no clip {}", i.clip);
                 std::process::exit(2);
             };
@@ -127,8 +127,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> BigCrowd {
         "big_crowd model",
         crowd.add_model(&gpu.h.device, &gpu.h.queue, "robot", &bound, characters),
     );
-    let chunks = crowd.chunk_count(model).unwrap_or(0);
-    let chunk_capacity = crowd.chunk_capacity(model).unwrap_or(0);
+    let chunks = crowd.model(model).map(|m| m.chunks().len()).unwrap_or(0);
+    let chunk_capacity = crowd.model(model).map(|m| m.chunk_capacity()).unwrap_or(0);
     let mut instances: Vec<Instance> = (0..characters)
         .map(|i| {
             let clip = i % clips;
@@ -209,12 +209,12 @@ fn check_chunks(
     bound: &keyframe_gpu::BoundLibrary,
     instances: &[Instance],
 ) -> (f32, usize) {
-    let size = crowd.chunk_capacity(model).unwrap_or(1) as usize;
-    let last = crowd.chunk_count(model).unwrap_or(1) - 1;
+    let size = crowd.model(model).map(|m| m.chunk_capacity()).unwrap_or(1) as usize;
+    let last = crowd.model(model).map(|m| m.chunks().len()).unwrap_or(1) - 1;
     let mut worst = 0.0f32;
     let mut checked = 0;
     for k in [0, last] {
-        let Some(animator) = crowd.chunk(model, k) else {
+        let Some(animator) = crowd.model(model).and_then(|m| m.chunks().get(k)) else {
             continue;
         };
         let got = fail(

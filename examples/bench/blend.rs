@@ -186,7 +186,7 @@ pub fn run(gpu: &Gpu, quick: bool, frames: Frames) -> Blended {
     );
     let joints = crate::run::joints(&poses, &rig);
     let want = cpu_out.map_or_else(Vec::new, |twin| crate::run::joints(&twin, &rig));
-    let max_abs_err = keyframe_gpu::compare::max_abs_diff(&joints, &want);
+    let max_abs_err = crate::track_diff::max_abs_diff(&joints, &want);
     Blended {
         characters,
         gpu_ms,

@@ -115,7 +115,7 @@ pub fn run(gpu: &Gpu, shape: &Shape, quick: bool, frames: Frames) -> Compressed 
         small.sample(&gpu.h.device, &gpu.h.queue, &instances),
     );
     let want = fail("cpu sample", cpu::sample(&packed, &instances));
-    let max_abs_err = keyframe_gpu::compare::max_abs_diff(&got, &want);
+    let max_abs_err = crate::track_diff::max_abs_diff(&got, &want);
     Compressed {
         name: shape.name,
         instances: count,

@@ -90,7 +90,10 @@ impl Stamps {
 
     /// The three passes' times of the last frame, in ms.
     fn read(&self, gpu: &Gpu) -> [f64; 3] {
-        let bytes = fail("timestamps", gpu.h.read_buffer(&self.read));
+        let bytes = gpu.h.read_buffer(&self.read).unwrap_or_else(|e| {
+            eprintln!("bench: timestamps: {e}");
+            std::process::exit(2);
+        });
         let t: [u64; 6] = bytemuck::pod_read_unaligned(&bytes);
         let ms = |a: u64, b: u64| b.saturating_sub(a) as f64 * self.period_ns / 1e6;
         [ms(t[0], t[1]), ms(t[2], t[3]), ms(t[4], t[5])]
@@ -319,9 +322,11 @@ pub fn run(gpu: &Gpu, quick: bool) -> CrowdPlayback {
     frames.remove(0);
     let chunks = g
         .crowd
+        .models()
         .model_ids()
         .next()
-        .and_then(|m| g.crowd.chunk_count(m))
+        .and_then(|m| g.crowd.model(m))
+        .map(|a| a.chunks().len())
         .unwrap_or(0);
     let pick = |f: fn(&(f64, f64, f64, f64, f64)) -> f64| median(frames.iter().map(f).collect());
     CrowdPlayback {

@@ -69,6 +69,8 @@ mod canvas;
 mod data;
 mod floor;
 mod gpu;
+#[path = "../common/headless.rs"]
+mod headless;
 mod measure;
 // The motion-capture-like model, shared with tests/compressed.rs.
 #[path = "../common/mocap.rs"]
@@ -78,6 +80,8 @@ mod report;
 mod run;
 mod sweep;
 mod tables;
+#[path = "../common/track_diff.rs"]
+mod track_diff;
 mod workloads;
 
 /// Parses and validates a bench kernel's WGSL (the prelude and the kernel)

@@ -4,11 +4,12 @@
 
 use std::time::Instant;
 
+use crate::track_diff as compare;
 use keyframe_gpu::gpu::ReadbackRing;
-use keyframe_gpu::internals::resolve_instances_into;
+use keyframe_gpu::internals::{resolve_instances_into, LibraryTables};
 use keyframe_gpu::internals::{GpuInstance, WORKGROUP_SIZE};
 use keyframe_gpu::plan::PlanChoices;
-use keyframe_gpu::{compare, cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
+use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, Instance, Poses, Rig};
 use keyframe_gpu::{DeviceProfile, Plan, SkinStrategy};
 
 use crate::alloc::allocations;
@@ -171,7 +172,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         chain_over_sampling: timed.chain_over_sampling,
         cpu_ms,
         plan: chain.full.plan().sampler,
-        dispatches: chain.full.plan().entry_points(),
+        dispatches: entry_points(chain.full.plan()),
         max_abs_err,
         allocs: [
             timed.allocs[0],
@@ -334,7 +335,7 @@ fn time_readback(
         "readback ring",
         match skin {
             true => ReadbackRing::new(&gpu.h.device, u64::from(n) * joints_per_instance * 64, 2),
-            false => ReadbackRing::for_animator(&gpu.h.device, &chain.full, 2),
+            false => ReadbackRing::for_chunk(&gpu.h.device, &chain.full.chunks()[0], 2),
         },
     );
     let mut ring_out = Vec::with_capacity(ring.slot_bytes() as usize / 4);
@@ -345,13 +346,13 @@ fn time_readback(
         let mut encoder = gpu.h.device.create_command_encoder(&Default::default());
         let full = &chain.full;
         full.record(&mut encoder);
-        let ticket = match full.joint_matrix_buffer() {
+        let ticket = match full.chunks()[0].joint_matrix_buffer() {
             Some(joints) => {
                 let count = full.instance_count();
                 let bytes = u64::from(count) * joints_per_instance * 64;
                 ring.record_buffer(&mut encoder, joints, bytes, count)
             }
-            None => ring.record(&mut encoder, full),
+            None => ring.record(&mut encoder, &full.chunks()[0]),
         };
         let submission = gpu.h.queue.submit([encoder.finish()]);
         fail(
@@ -382,6 +383,7 @@ fn time_cpu(
     let mut instances = start.to_vec();
     let mut resolved = Vec::with_capacity(n);
     let mut out = vec![0.0f32; n * library.output_stride() as usize];
+    let flat = fail("library tables", LibraryTables::of(library));
     let mut cpu_allocs = Vec::new();
     let cpu_frames = Frames {
         warmup: 1,
@@ -398,7 +400,7 @@ fn time_cpu(
                     "resolve",
                     resolve_instances_into(library, insts, &mut resolved),
                 );
-                keyframe_gpu::internals::sample_resolved(library, &resolved, &mut out);
+                keyframe_gpu::internals::sample_resolved(&flat, &resolved, &mut out);
             }
         }
         let ms = begin.elapsed().as_secs_f64() * 1e3;
@@ -449,4 +451,16 @@ pub fn joints(poses: &Poses, rig: &Rig) -> Vec<f32> {
         .flat_map(|(i, s)| poses.joints(i, s).unwrap_or(&[]).to_vec())
         .flat_map(|m| m.to_cols_array())
         .collect()
+}
+
+/// The WGSL entry points `plan` dispatches, in order, without repeats
+/// (the report's `dispatches`).
+fn entry_points(plan: &Plan) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for d in &plan.dispatches {
+        if !out.contains(&d.entry_point) {
+            out.push(d.entry_point);
+        }
+    }
+    out
 }

@@ -23,8 +23,8 @@
 
 use std::mem::size_of;
 
-use keyframe_gpu::internals::KeyTextures;
 use keyframe_gpu::internals::{GpuInstance, PRELUDE_WGSL};
+use keyframe_gpu::internals::{KeyTextures, LibraryTables};
 use keyframe_gpu::AnimationLibrary;
 use wgpu::util::DeviceExt;
 
@@ -101,7 +101,8 @@ impl Tables {
         library: &AnimationLibrary,
         capacity: u32,
     ) -> Result<Self, keyframe_gpu::Error> {
-        let keys = KeyTextures::new(device, queue, library)?;
+        let flat = LibraryTables::of(library)?;
+        let keys = KeyTextures::new(device, queue, &flat)?;
         let storage = |label: &str, contents: &[u8], extra: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -112,7 +113,7 @@ impl Tables {
         let none = wgpu::BufferUsages::empty();
         let values = storage(
             "bench.tables.values",
-            bytemuck::cast_slice(library.values()),
+            bytemuck::cast_slice(flat.values()),
             none,
         );
         let instances = device.create_buffer(&wgpu::BufferDescriptor {

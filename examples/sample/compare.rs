@@ -54,7 +54,7 @@ pub fn channels(
     let library = &source.library;
     let clip = &library.clips()[a];
     let clips = vec![a as u32; times];
-    let report = keyframe_gpu::compare::compare(library, &clips, gpu, cpu);
+    let report = crate::track_diff::compare(library, &clips, gpu, cpu);
     let worst = report.max_abs_err();
     let failed = report.tracks.iter().any(|t| exceeds(t.max_abs_err, tol));
     let mut text = String::new();

@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use keyframe_gpu::{compare, AnimationLibrary, Clip, Instance, Interpolation, Property, Track};
+use keyframe_gpu::{AnimationLibrary, Clip, Instance, Interpolation, Property, Track};
+
+use crate::track_diff as compare;
 
 use crate::args::Backend;
 use crate::engine::Engine;

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use crate::headless::{request_device, AdapterChoice, Headless};
 use keyframe_gpu::playback::{ActionState, ClipHandle, Clips, GpuPlayers, Layer, LayerId, Player};
 use keyframe_gpu::{CharacterId, Crowd, Error, MixerDesc, ModelId, WrapMode, MAX_ACTIONS};
 
@@ -198,7 +198,7 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
         for (k, p) in got.iter().enumerate() {
             let pose = match &posed {
                 Some(poses) => {
-                    let model = poses.model(gpu.model.index());
+                    let model = poses.model(gpu.model);
                     model.map_or(String::new(), |m| {
                         play::pose_json(cli, bound.rig(), m, k as u32)
                     })

@@ -84,6 +84,8 @@ mod compare;
 mod demo;
 mod engine;
 mod gpu_play;
+#[path = "../common/headless.rs"]
+mod headless;
 mod joints;
 mod json;
 mod mix;
@@ -92,6 +94,8 @@ mod play_file;
 mod plot;
 mod source;
 mod table;
+#[path = "../common/track_diff.rs"]
+mod track_diff;
 
 use args::{Backend, Cli};
 use engine::Engine;
@@ -159,7 +163,7 @@ fn print_plan(
     source: &source::Source,
     out: &mut impl Write,
 ) -> Result<ExitCode, Failure> {
-    use keyframe_gpu::plan::{DeviceProfile, Plan, SamplerPlan};
+    use keyframe_gpu::{DeviceProfile, Plan, SamplerPlan};
     let mut engine = Engine::new(&source.library);
     let profile = DeviceProfile::of(&engine.device()?.device);
     writeln!(out, "adapter: {}", engine.describe()?)?;

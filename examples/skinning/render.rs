@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
+use crate::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
     Track,
@@ -973,7 +973,8 @@ impl MeshRenderer {
     ///
     /// # Errors
     /// When the adapter cannot read storage buffers in both stages
-    /// ([`check_vertex_storage`]), the animator has no rig, or the scene's
+    /// ([`check_vertex_storage`]), the animator has no rig or more than one
+    /// chunk (a sheet's few frames always fit one), or the scene's
     /// material has no slot in the library ([`Material::slots`]).
     pub fn new(
         device: &wgpu::Device,
@@ -985,11 +986,18 @@ impl MeshRenderer {
         pose: Pose,
     ) -> Result<Self, String> {
         check_vertex_storage(adapter, device)?;
-        let (outputs_layout, _) = animator
-            .output_bind_group()
-            .ok_or("the animator has no rig")?;
+        let [chunk] = animator.chunks() else {
+            return Err(format!(
+                "the animator has {} chunks: the sheet draws one",
+                animator.chunks().len()
+            ));
+        };
+        let (outputs_layout, _) = chunk.output_bind_group().ok_or("the animator has no rig")?;
         // Where the rig's results sit (joint slots per skin, strides).
-        let layout = animator.output_layout().ok_or("the animator has no rig")?;
+        let layout = animator
+            .rig()
+            .map(Rig::output_layout)
+            .ok_or("the animator has no rig")?;
         let vertices = vertices(scene, &layout)?;
         let (material, emissive) = match &scene.material {
             Some(m) => (m.slots(animator.library())?, m.emissive_factor),
@@ -1079,7 +1087,8 @@ impl MeshRenderer {
         slot: u32,
         instances: u32,
     ) {
-        let Some((_, outputs)) = animator.output_bind_group() else {
+        // One chunk: checked by `new`.
+        let Some((_, outputs)) = animator.chunks()[0].output_bind_group() else {
             return;
         };
         pass.set_pipeline(&self.pipeline);
@@ -1358,7 +1367,7 @@ impl DrawBindings {
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: animator.sample_buffer().as_entire_binding(),
+                    resource: animator.chunks()[0].sample_buffer().as_entire_binding(),
                 },
             ],
         });

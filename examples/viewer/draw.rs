@@ -256,10 +256,14 @@ impl SceneRenderer {
             format: color_format,
             false_color,
         } = target;
-        let (outputs_layout, _) = animator
+        // Every chunk's outputs have the same layout: the first's serves.
+        let (outputs_layout, _) = animator.chunks()[0]
             .output_bind_group()
             .ok_or("the animator has no rig")?;
-        let layout = animator.output_layout().ok_or("the animator has no rig")?;
+        let layout = animator
+            .rig()
+            .map(keyframe_gpu::Rig::output_layout)
+            .ok_or("the animator has no rig")?;
         let meshes = upload_meshes(device, model)?;
         let Draws {
             blocks,

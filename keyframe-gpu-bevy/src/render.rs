@@ -192,14 +192,15 @@ pub(crate) fn make_crowd(
                     return;
                 }
             };
-            let size = crowd.chunk_capacity(id).unwrap_or(m.capacity);
-            let chunks: Vec<ChunkWorldJoints> = (0..crowd.chunk_count(id).unwrap_or(0))
-                .filter_map(|c| crowd.chunk(id, c))
+            let model_chunks = crowd.model(id).map_or(&[][..], |a| a.chunks());
+            let size = crowd.model(id).map_or(m.capacity, |a| a.chunk_capacity());
+            let chunks: Vec<ChunkWorldJoints> = model_chunks
+                .iter()
                 .map_while(|a| pipeline.chunk(wgpu_device, wgpu_queue, m.posed.rig(), a, size))
                 .collect();
             buffers.models.push(
-                (0..chunks.len())
-                    .filter_map(|c| crowd.chunk(id, c))
+                model_chunks
+                    .iter()
                     .zip(&chunks)
                     .map_while(|(a, w)| chunk_buffers(wgpu_device, a, w, m.generation))
                     .collect(),
@@ -321,15 +322,40 @@ pub(crate) fn submit_passes(
 mod tests {
     use std::path::Path;
 
-    use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
     use keyframe_gpu::Rig;
 
     use super::*;
 
+    /// A device and its queue for the tests (the crate makes none).
+    struct Headless {
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    }
+
+    /// The fallback adapter's device (lavapipe; `WGPU_BACKEND` picks the
+    /// backend), with the adapter's own limits and the crate's optional
+    /// features it has, as the crate's own tests make theirs.
+    fn request_fallback() -> Result<Headless, String> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            force_fallback_adapter: true,
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_limits: adapter.limits(),
+            required_features: adapter.features() & keyframe_gpu::optional_features(),
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+        Ok(Headless { device, queue })
+    }
+
     /// Lavapipe's device, or `None` (a skip line; a failure under
     /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1`).
-    fn fallback_device() -> Option<keyframe_gpu::gpu::headless::Headless> {
-        match request_device(AdapterChoice::Fallback) {
+    fn fallback_device() -> Option<Headless> {
+        match request_fallback() {
             Ok(h) => Some(h),
             Err(_) => {
                 assert!(
@@ -352,7 +378,7 @@ mod tests {
     }
 
     /// A render world on `h` with one model.
-    fn render_world(h: &keyframe_gpu::gpu::headless::Headless, model: RenderModel) -> World {
+    fn render_world(h: &Headless, model: RenderModel) -> World {
         let mut world = World::new();
         world.insert_resource(RenderDevice::new(h.device.clone()));
         world.insert_resource(RenderQueue::new(h.queue.clone()));
@@ -374,11 +400,7 @@ mod tests {
     }
 
     /// `buffer`'s first `count` matrices, read back.
-    fn read_matrices(
-        h: &keyframe_gpu::gpu::headless::Headless,
-        buffer: &wgpu::Buffer,
-        count: usize,
-    ) -> Vec<Mat4> {
+    fn read_matrices(h: &Headless, buffer: &wgpu::Buffer, count: usize) -> Vec<Mat4> {
         let size = (count * 64) as u64;
         let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -446,7 +468,7 @@ mod tests {
         let animation = world.resource::<RenderAnimation>();
         assert!(animation.ready, "the frame was accepted");
         let crowd = animation.crowd.as_ref().expect("the crowd");
-        let animator = crowd.chunk(animation.ids[0], 0).expect("its chunk");
+        let animator = &crowd.model(animation.ids[0]).expect("its model").chunks()[0];
         let per = layout.joints() as usize;
         let nodes = layout.nodes() as usize;
         let joints = read_matrices(&h, animator.joint_matrix_buffer().expect("joints"), 2 * per);
@@ -534,7 +556,7 @@ mod tests {
         );
         // Bevy's new device: the materials get no buffer of the lost one,
         // and the next frame makes everything again on the new one.
-        let Ok(new) = request_device(AdapterChoice::Fallback) else {
+        let Ok(new) = request_fallback() else {
             panic!("a second device of the adapter that gave the first");
         };
         world.insert_resource(RenderDevice::new(new.device.clone()));

@@ -1,18 +1,11 @@
 //! Quantizing a track's elements on a grid of a given step: the encoders
-//! of the format (`crate::compress::format`), and the standalone sampling
-//! of a candidate through the CPU twin's decoder.
+//! of the format (`crate::compress::format`), which the compressor
+//! (`src/compressor/`) tries within each track's tolerance.
 
 use glam::{DMat3, DQuat, DVec3, DVec4};
 
-use crate::compress::format::{
-    packed_block, BitWriter, CompressedTrack, Frame, KeyTimes, Quantized, MAX_FRAMED_BITS,
-    MAX_QUANTIZED,
-};
-use crate::compress::kinds::Encoding;
-use crate::cpu::sample::sample_track_compressed;
-use crate::layout::GpuTrack;
-use crate::model::kinds::Interpolation;
-use crate::model::track::Track;
+use crate::compress::format::{BitWriter, Frame, Quantized, MAX_FRAMED_BITS, MAX_QUANTIZED};
+use crate::kinds::Encoding;
 
 /// Grid indices `round(v / step)` of `values`, `None` when one passes
 /// 2^24.
@@ -303,76 +296,4 @@ fn principal_axes(mut a: [[f64; 3]; 3]) -> DMat3 {
     let col = |i: usize| DVec3::new(v[0][i], v[1][i], v[2][i]).normalize_or_zero();
     let (x, y) = (col(order[0]), col(order[1]));
     DMat3::from_cols(x, y, x.cross(y))
-}
-
-/// Samples a candidate for `track` at each of `times`, through the CPU
-/// twin's decoder on a block (or verbatim words) of its own: what a
-/// library holding it gives (the search starts elsewhere there, which
-/// changes no result). Returns `times.len() * width` floats.
-#[must_use]
-pub(crate) fn sample_candidate(
-    track: &Track,
-    candidate: &CompressedTrack,
-    times: &[f32],
-) -> Vec<f32> {
-    let w = track.width as usize;
-    let verbatim = candidate.is_verbatim(track.interpolation);
-    let (packed, verbatim_start) = if verbatim {
-        (candidate.verbatim_words(), 0)
-    } else {
-        (packed_block(candidate, track.width), u32::MAX)
-    };
-    let (key_times, scale, origin): (Vec<f32>, f32, f32) = match &candidate.times {
-        KeyTimes::Uniform { start, rate, .. } => (Vec::new(), -rate, *start),
-        KeyTimes::List(t) => (t.to_vec(), 0.0, 0.0),
-    };
-    let n = candidate.key_count() as u32;
-    let search_keys: Vec<u32> = (0..n).collect();
-    let row = GpuTrack {
-        times_offset: 0,
-        key_count: n,
-        values_offset: 0,
-        width: track.width,
-        interpolation: track.interpolation as u32,
-        kind: track.value_kind() as u32,
-        output_offset: 0,
-        node: 0,
-        lookup_scale: scale,
-        lookup_origin: origin,
-        search_offset: 0,
-    };
-    let mut out = vec![0.0; times.len() * w];
-    for (time, o) in times.iter().zip(out.chunks_exact_mut(w.max(1))) {
-        sample_track_compressed(
-            &key_times,
-            &search_keys,
-            (&packed, verbatim_start),
-            &row,
-            *time,
-            o,
-        );
-    }
-    out
-}
-
-/// A track of one key: `track`'s first value element (and zero tangents),
-/// stored raw (verbatim: no block).
-#[must_use]
-pub(crate) fn constant(track: &Track, values: &[f32]) -> CompressedTrack {
-    let w = track.width as usize;
-    let cubic = track.interpolation == Interpolation::CubicSpline;
-    let first = if cubic {
-        &values[w..2 * w]
-    } else {
-        &values[..w]
-    };
-    CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: track.times[0],
-            rate: 1.0,
-            count: 1,
-        },
-        values: Quantized::raw(first, track.width),
-        tangents: cubic.then(|| Quantized::raw(&vec![0.0; 2 * w], track.width)),
-    }
 }

@@ -1,18 +1,38 @@
 //! The compressed track format (documented for users in
 //! [`crate::compress`], "The format"): what a compressed
-//! [`AnimationLibrary`](crate::AnimationLibrary) stores per track instead
-//! of `f32` key times and values, and what the sampler decodes
-//! (`shaders/decode.wgsl`, CPU twin `src/compress/decode.rs`). Host data, as
-//! [`Track`] is: no device.
+//! `AnimationLibrary` stores per track instead of `f32` key times and
+//! values, how a track's block is laid out in the packed words, and the
+//! constants `shaders/decode.wgsl` shares (the layout re-exports them for
+//! the WGSL contract). The sampler and its CPU twin (`src/cpu/decode.rs`)
+//! decode it. Host data, below the model: no device, no track.
 
 use std::sync::Arc;
 
-use crate::compress::kinds::{Encoding, Stream};
 use crate::error::CompressError;
-use crate::layout::{GpuTrack, COMPRESS_HEADER_WORDS, ENC_FRAMED, FRAME_WORDS, VERBATIM_META};
-use crate::model::kinds::QUAT_UNIT_TOLERANCE;
-use crate::model::kinds::{Interpolation, ValueKind};
-use crate::model::track::{normalize_rotation_keys, Track};
+use crate::kinds::QUAT_UNIT_TOLERANCE;
+use crate::kinds::{Encoding, Stream};
+use crate::kinds::{Interpolation, ValueKind};
+
+/// Words of a compressed track's header in the packed words (WGSL
+/// `COMPRESS_HEADER_WORDS`): `[meta, value step, tangent step, dt]`, then
+/// the per-component offsets ([`packed_block`]).
+pub(crate) const COMPRESS_HEADER_WORDS: u32 = 4;
+/// A compressed stream of quantized vectors (WGSL `ENC_VECTOR`).
+pub(crate) const ENC_VECTOR: u32 = Encoding::Vector as u32;
+/// A compressed stream of smallest-three rotations (WGSL
+/// `ENC_SMALLEST_THREE`).
+pub(crate) const ENC_SMALLEST_THREE: u32 = Encoding::SmallestThree as u32;
+/// A compressed stream of raw `f32`s (WGSL `ENC_RAW`).
+pub(crate) const ENC_RAW: u32 = Encoding::Raw as u32;
+/// A compressed stream of rotations in a frame of their own (WGSL
+/// `ENC_FRAMED`).
+pub(crate) const ENC_FRAMED: u32 = Encoding::Framed as u32;
+/// Words of a framed stream's frame after its offsets: two quaternions.
+pub(crate) const FRAME_WORDS: u32 = 8;
+/// The meta word the decoder takes for a verbatim track, which has no
+/// block (WGSL `VERBATIM_META`): raw values and raw tangents, 32 bits a
+/// component.
+pub(crate) const VERBATIM_META: u32 = ENC_RAW | (32 << 8) | (ENC_RAW << 16) | (32 << 24);
 
 /// The most keys of a track whose times are a rate: key indices stay
 /// exact in `f32`.
@@ -404,26 +424,19 @@ impl Quantized {
 }
 
 impl CompressedTrack {
-    /// `track` stored losslessly: its key times as a list, its values (and
-    /// tangents) as raw `f32`s, rotation keys normalized as an uncompressed
-    /// library stores them; verbatim ([`is_verbatim`](Self::is_verbatim)),
-    /// so it takes the bytes of the uncompressed track's values. Sampled,
-    /// it gives the uncompressed track's results bit for bit.
+    /// A track of one key at `time` whose value (`width` floats) is stored
+    /// raw: verbatim, without a block (a pointer target's rest value in a
+    /// compressed library).
     #[must_use]
-    pub(crate) fn lossless(track: &Track) -> CompressedTrack {
-        let mut values = track.values.clone();
-        normalize_rotation_keys(track.property, track.interpolation, &mut values);
-        let w = track.width as usize;
-        let (values, tangents) = if track.interpolation == Interpolation::CubicSpline {
-            let (v, t) = split_cubic(&values, w);
-            (v, Some(Quantized::raw(&t, track.width)))
-        } else {
-            (values, None)
-        };
+    pub(crate) fn constant_raw(time: f32, value: &[f32], width: u32) -> CompressedTrack {
         CompressedTrack {
-            times: KeyTimes::List(track.times.clone()),
-            values: Quantized::raw(&values, track.width),
-            tangents,
+            times: KeyTimes::Uniform {
+                start: time,
+                rate: 1.0,
+                count: 1,
+            },
+            values: Quantized::raw(value, width),
+            tangents: None,
         }
     }
 
@@ -433,25 +446,28 @@ impl CompressedTrack {
         self.times.count()
     }
 
-    /// Checks that this can stand for `track` (its interpolation, width
-    /// and value kind; its own keys) and be decoded in bounds to finite
-    /// values.
+    /// Checks that this can stand for a track of values of `kind`,
+    /// `width` components a key and `interpolation` (its own keys) and be
+    /// decoded in bounds to finite values.
     ///
     /// # Errors
     /// The first rule broken.
-    pub(crate) fn validate(&self, track: &Track) -> Result<(), CompressError> {
+    pub(crate) fn validate(
+        &self,
+        kind: ValueKind,
+        width: u32,
+        interpolation: Interpolation,
+    ) -> Result<(), CompressError> {
         self.times.validate()?;
         let keys = self.key_count();
-        let kind = track.value_kind();
-        self.values
-            .validate(Stream::Values, kind, track.width, keys)?;
-        let cubic = track.interpolation == Interpolation::CubicSpline;
+        self.values.validate(Stream::Values, kind, width, keys)?;
+        let cubic = interpolation == Interpolation::CubicSpline;
         match (&self.tangents, cubic) {
-            (Some(t), true) => t.validate(Stream::Tangents, kind, track.width, 2 * keys),
+            (Some(t), true) => t.validate(Stream::Tangents, kind, width, 2 * keys),
             (None, false) => Ok(()),
             (given, _) => Err(CompressError::Tangents {
                 given: given.is_some(),
-                interpolation: track.interpolation,
+                interpolation,
             }),
         }
     }
@@ -469,11 +485,11 @@ impl CompressedTrack {
     /// offsets, frame, elements and padding to 16 bytes), or for a
     /// verbatim track its `f32`s alone.
     #[must_use]
-    pub(crate) fn data_bytes(&self, track: &Track) -> u64 {
-        let words = if self.is_verbatim(track.interpolation) {
+    pub(crate) fn data_bytes(&self, width: u32, interpolation: Interpolation) -> u64 {
+        let words = if self.is_verbatim(interpolation) {
             self.verbatim_words().len()
         } else {
-            block_words(self, track.width)
+            block_words(self, width)
         };
         words as u64 * 4
     }
@@ -585,52 +601,6 @@ pub(crate) fn packed_block(track: &CompressedTrack, width: u32) -> Vec<u32> {
     }
     out.resize(out.len().div_ceil(4) * 4, 0);
     out
-}
-
-/// The header `[meta, value step, tangent step, dt]` of `track`'s block
-/// in a compressed library's packed words ([`packed_block`]), whose
-/// verbatim tracks start at word `verbatim_start`; for a verbatim track
-/// the header the decoder takes for it, `[VERBATIM_META, 1.0, 1.0, 0.0]`
-/// (raw values and tangents, no key interval). `None` past their end.
-#[must_use]
-pub(crate) fn block_header(
-    packed: &[u32],
-    verbatim_start: u32,
-    track: &GpuTrack,
-) -> Option<[u32; 4]> {
-    let v = track.values_offset as usize;
-    if track.values_offset >= verbatim_start {
-        let one = 1f32.to_bits();
-        return (v < packed.len()).then_some([VERBATIM_META, one, one, 0]);
-    }
-    packed
-        .get(v..v + COMPRESS_HEADER_WORDS as usize)?
-        .try_into()
-        .ok()
-}
-
-/// The value stream's first four offsets in `track`'s block, and its
-/// frame (`left`, `right`) where the stream is framed ([`packed_block`]);
-/// zeros past the packed words' end and for a verbatim track.
-#[must_use]
-pub(crate) fn block_offsets_and_frame(
-    packed: &[u32],
-    verbatim_start: u32,
-    track: &GpuTrack,
-) -> ([u32; 4], Option<[[u32; 4]; 2]>) {
-    if track.values_offset >= verbatim_start {
-        return ([0; 4], None);
-    }
-    let word = |i: usize| packed.get(i).copied().unwrap_or(0);
-    let vec4 = |i: usize| [word(i), word(i + 1), word(i + 2), word(i + 3)];
-    let offsets = track.values_offset as usize + COMPRESS_HEADER_WORDS as usize;
-    let framed =
-        block_header(packed, verbatim_start, track).is_some_and(|h| h[0] & 0xff == ENC_FRAMED);
-    let frame = offset_words(track.width) as usize + offsets;
-    (
-        vec4(offsets),
-        framed.then(|| [vec4(frame), vec4(frame + 4)]),
-    )
 }
 
 /// Appends `bits` bits of `value` to a bit stream (LSB first).

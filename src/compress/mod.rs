@@ -1,12 +1,16 @@
 //! Compressed clips: a library stored in a fraction of the memory, decoded
 //! on the GPU (and in the CPU twin) where the sampler reads its values,
-//! within an error bound. Device-free: this module compresses on the host.
+//! within an error bound. Device-free: the library is compressed on the
+//! host. This module is the format's one home (what a compressed track
+//! stores, its blocks and packed words) with the compressor's options and
+//! report; the compressor itself checks its candidates through the CPU
+//! twin, above it.
 //!
-//! [`BoundLibrary::compress`] compresses a library bound to a rig and
+//! `BoundLibrary::compress` compresses a library bound to a rig and
 //! returns the compressed library bound to the same rig, with a
 //! [`CompressionReport`]; the animator, the mixer, the crowd and every
 //! sampler plan take it as they take the uncompressed one.
-//! [`AnimationLibrary::compress`] does the same without a rig.
+//! `AnimationLibrary::compress` does the same without a rig.
 //!
 //! # The error bound
 //!
@@ -55,7 +59,7 @@
 //!
 //! No track is stored larger than raw, so a compressed library is never
 //! larger than the uncompressed one: [`CompressionReport::ratio`] is at
-//! least 1. Both sizes are [`AnimationLibrary::stored_bytes`]: every
+//! least 1. Both sizes are `AnimationLibrary::stored_bytes`: every
 //! distinct list of key times once (tracks whose times have the same bits
 //! share one list, in either library), plus the values as `f32`s
 //! uncompressed, or the packed words compressed (each block's header,
@@ -123,21 +127,16 @@
 //! non-finite value is refused with an [`Error::Compressed`] naming the
 //! clip, the track and the [`CompressError`].
 
-pub(crate) mod decode;
-mod encode;
+pub(crate) mod encode;
 pub(crate) mod format;
-pub(crate) mod kinds;
-mod search;
+pub(crate) mod packed;
 
-pub use crate::error::CompressError;
-pub use kinds::{Encoding, Stream};
-
-use glam::Mat4;
+pub use crate::{
+    error::compress::CompressError,
+    kinds::{Encoding, Stream},
+};
 
 use crate::error::{Error, Result};
-use crate::model::library::AnimationLibrary;
-use crate::model::rig::Rig;
-use crate::model::BoundLibrary;
 
 /// The default bound: 0.01 cm on a 180 cm human's diagonal.
 pub(crate) const DEFAULT_BOUND: f32 = 5.6e-5;
@@ -175,7 +174,8 @@ impl CompressOptions {
         }
     }
 
-    fn check(&self) -> Result<()> {
+    /// Checks that both figures are finite and positive.
+    pub(crate) fn check(&self) -> Result<()> {
         let good = |x: f32| x.is_finite() && x > 0.0;
         if good(self.bound) && good(self.distance) {
             return Ok(());
@@ -256,7 +256,7 @@ pub struct ClipCompression {
     pub tightenings: u32,
 }
 
-/// What [`BoundLibrary::compress`] (or [`AnimationLibrary::compress`])
+/// What `BoundLibrary::compress` (or `AnimationLibrary::compress`)
 /// did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompressionReport {
@@ -272,11 +272,11 @@ pub struct CompressionReport {
     /// their tolerance. At most [`bound`](Self::bound).
     pub max_error: f64,
     /// Bytes of key times and values uncompressed
-    /// ([`AnimationLibrary::stored_bytes`]): every distinct list of key
+    /// (`AnimationLibrary::stored_bytes`): every distinct list of key
     /// times once and every value, as `f32`s.
     pub uncompressed_bytes: u64,
     /// Bytes of key times and packed words compressed
-    /// ([`AnimationLibrary::stored_bytes`] of the compressed library):
+    /// (`AnimationLibrary::stored_bytes` of the compressed library):
     /// every distinct list of key times once, every block and every
     /// verbatim track's `f32`s. Never more than
     /// [`uncompressed_bytes`](Self::uncompressed_bytes).
@@ -294,129 +294,5 @@ impl CompressionReport {
     #[must_use]
     pub fn ratio(&self) -> f64 {
         self.uncompressed_bytes as f64 / self.compressed_bytes.max(1) as f64
-    }
-}
-
-/// The diagonal of the bounding box of `rig`'s node origins in the rest
-/// pose; 1 when it is zero or not finite (a rig of one node).
-#[must_use]
-pub fn rest_diagonal(rig: &Rig) -> f64 {
-    let nodes = rig.nodes();
-    let mut globals = vec![Mat4::IDENTITY; nodes.len()];
-    let (mut lo, mut hi) = (
-        glam::DVec3::splat(f64::INFINITY),
-        glam::DVec3::splat(f64::NEG_INFINITY),
-    );
-    for &n in rig.order() {
-        let local = rig.rest_local(n).unwrap_or(Mat4::IDENTITY);
-        let g = match nodes[n as usize].parent {
-            Some(p) => globals[p as usize] * local,
-            None => local,
-        };
-        globals[n as usize] = g;
-        let o = g.w_axis.truncate().as_dvec3();
-        lo = lo.min(o);
-        hi = hi.max(o);
-    }
-    let d = (hi - lo).length();
-    if d.is_finite() && d > 0.0 {
-        d
-    } else {
-        1.0
-    }
-}
-
-fn refuse_compressed(library: &AnimationLibrary) -> Result<()> {
-    if library.is_compressed() {
-        return Err(Error::Compressed {
-            clip: 0,
-            track: None,
-            kind: CompressError::AlreadyCompressed,
-        });
-    }
-    Ok(())
-}
-
-/// Compresses every clip of `library` and builds the compressed library.
-fn compress_all(
-    library: &AnimationLibrary,
-    rig: Option<&Rig>,
-    nodes: &dyn Fn(usize, usize) -> Option<u32>,
-    options: &CompressOptions,
-    diagonal: f64,
-) -> Result<(AnimationLibrary, CompressionReport)> {
-    let bound = f64::from(options.bound) * diagonal;
-    let distance = f64::from(options.distance) * diagonal;
-    let mut tracks = Vec::with_capacity(library.clips().len());
-    let mut report = CompressionReport {
-        diagonal,
-        bound,
-        distance,
-        max_error: 0.0,
-        uncompressed_bytes: library.stored_bytes(),
-        compressed_bytes: 0,
-        clips: Vec::new(),
-        tracks: Vec::new(),
-    };
-    for (c, clip) in library.clips().iter().enumerate() {
-        let result = search::compress_clip(
-            clip,
-            rig,
-            &|t| nodes(c, t),
-            bound,
-            distance,
-            f64::from(options.bound),
-        )?;
-        report.max_error = report.max_error.max(result.max_error);
-        report.clips.push(ClipCompression {
-            name: clip.name.clone(),
-            max_error: result.max_error,
-            tightenings: result.tightenings,
-        });
-        report.tracks.push(result.reports);
-        tracks.push(result.tracks);
-    }
-    let compressed = AnimationLibrary::from_compressed(library.clips().to_vec(), tracks)?;
-    report.compressed_bytes = compressed.stored_bytes();
-    Ok((compressed, report))
-}
-
-impl BoundLibrary {
-    /// The library compressed within `options`' bound (see [`crate::compress`]),
-    /// bound to the same rig as this one; and what was done.
-    ///
-    /// # Errors
-    /// [`Error::Compressed`] for options that are not finite and positive
-    /// or a library that is compressed already.
-    pub fn compress(&self, options: &CompressOptions) -> Result<(BoundLibrary, CompressionReport)> {
-        options.check()?;
-        refuse_compressed(self.library())?;
-        let diagonal = rest_diagonal(self.rig());
-        let (library, report) = compress_all(
-            self.library(),
-            Some(self.rig()),
-            &|c, t| self.node(c as u32, t as u32),
-            options,
-            diagonal,
-        )?;
-        Ok((self.with_library(library), report))
-    }
-}
-
-impl AnimationLibrary {
-    /// The library compressed without a rig: every track held to the value
-    /// bound of [`crate::compress`] (`options.bound` radians for
-    /// rotations, `options.bound` times a track's largest value
-    /// otherwise).
-    ///
-    /// # Errors
-    /// As [`BoundLibrary::compress`].
-    pub fn compress(
-        &self,
-        options: &CompressOptions,
-    ) -> Result<(AnimationLibrary, CompressionReport)> {
-        options.check()?;
-        refuse_compressed(self)?;
-        compress_all(self, None, &|_, _| None, options, 1.0)
     }
 }

@@ -24,11 +24,12 @@ use crate::cpu::quat::{kf_sin, quat_mul, quat_normalize, slerp_with};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::{with_hierarchy, SkinOutput};
 use crate::error::Result;
+use crate::kinds::ValueKind;
 use crate::layout::{GpuLocalPose, GpuMixAction, BLEND_OVERRIDE, MAX_ACTIONS, NO_MASK, NO_ROW};
-use crate::model::kinds::ValueKind;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Action, Mask};
 use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 use crate::tables::mix::Packer;
 use crate::tables::rig::SkinTables;
 
@@ -747,7 +748,7 @@ pub(crate) fn mix_resolved(
 /// Packs `actions` (`counts[c]` of them, consecutive, are character
 /// `c`'s) as the GPU mixer does, samples every row on the CPU and runs
 /// `mix_resolved`: the CPU reference of
-/// [`Animator::set_actions`](crate::Animator::set_actions), with the
+/// `Animator::set_actions`, with the
 /// sampled rows.
 ///
 /// # Errors
@@ -774,7 +775,7 @@ pub(crate) fn mix_with_samples(
     packer.pack(library, masks.len(), actions, counts)?;
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut samples);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut samples);
     let mask_table = crate::tables::mix::mask_table(masks);
     let tables_view = MixTables {
         actions: &packer.actions,

@@ -1,6 +1,6 @@
 //! The CPU twin of the shaders. Its entry points are [`sample()`] (every
 //! instance's sampled values), [`poses`] (a frame's [`Poses`], as
-//! [`Animator::read_back`](crate::Animator::read_back) gives them) and
+//! `Animator::read_back` gives them) and
 //! [`mixed_poses`] (a mixer's frame).
 //!
 //! Inside (crate-private), one module per shader stage, named like the
@@ -16,6 +16,7 @@
 
 // The per-stage twins, function by function: implementation, reached by
 // the crate's tests and (through `internals`) its tools.
+pub(crate) mod decode;
 pub(crate) mod mix;
 pub(crate) mod playback;
 pub(crate) mod pose;
@@ -23,7 +24,6 @@ pub(crate) mod quat;
 pub(crate) mod sample;
 pub(crate) mod skin;
 
-pub use sample::sample;
 pub(crate) use sample::sample_resolved;
 
 use crate::error::Result;
@@ -32,13 +32,28 @@ use crate::model::crowd::{
     Placement,
 };
 use crate::model::instance::Instance;
+use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_masks, Action, Mask};
 use crate::model::{BoundLibrary, Poses};
 use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 use crate::tables::poses::Flat;
 use crate::tables::rig::SkinTables;
 
-/// The CPU reference of [`Animator::read_back`](crate::Animator::read_back):
+/// Samples `instances` on the CPU into a new buffer with the GPU's output
+/// layout (see [`AnimationLibrary`]); unwritten components are 0.
+///
+/// # Errors
+/// The same instance errors as the GPU sampler: a clip index out of range,
+/// a non-finite time.
+pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
+    let resolved = resolve_instances(library, instances)?;
+    let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut output);
+    Ok(output)
+}
+
+/// The CPU reference of `Animator::read_back`:
 /// samples `instances` of the bound library and poses its rig (the staged
 /// pose, morph and hierarchy passes), in the same [`Poses`] as the GPU
 /// gives.
@@ -51,7 +66,7 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
     let library = bound.library();
     let resolved = resolve_instances(library, instances)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut samples);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let out = skin::pose_resolved(&tables, &samples, &clips);
     Ok(crate::tables::poses::poses(
@@ -71,8 +86,8 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
 }
 
 /// The CPU reference of a mixer's frame
-/// ([`Animator::set_actions`](crate::Animator::set_actions), then
-/// [`read_back`](crate::Animator::read_back)): `counts[c]` consecutive
+/// (`Animator::set_actions`, then
+/// `read_back`): `counts[c]` consecutive
 /// actions are character `c`'s, blended by the mixer's rules with
 /// `masks` (the [`MixerDesc`](crate::MixerDesc)'s), in the same [`Poses`]
 /// as the GPU gives, one "instance" per character.
@@ -106,19 +121,17 @@ pub fn mixed_poses(
     ))
 }
 
-/// The CPU reference of a [`Crowd`](crate::Crowd)'s frame
-/// ([`Crowd::set_instances`](crate::Crowd::set_instances), then
-/// [`read_back`](crate::Crowd::read_back)): `models` is the crowd's
-/// ([`Crowd::models`](crate::Crowd::models)), with its characters; each
-/// model's instances, placed in its slots as the crowd places them, posed
-/// as [`poses`] poses them (or only sampled, for a model without a rig),
-/// in the same [`CrowdPoses`].
+/// The CPU reference of a `Crowd`'s frame (`Crowd::set_instances`, then
+/// `read_back`): `models` is the crowd's (`Crowd::models`), with its
+/// characters; each model's instances, placed in its slots as the crowd
+/// places them, posed as [`poses`] poses them (or only sampled, for a
+/// model without a rig), in the same [`CrowdPoses`].
 ///
 /// # Errors
-/// Those of [`Crowd::set_instances`](crate::Crowd::set_instances) that
-/// concern the frame (unknown model or character, a clip of another
-/// model, clip out of range, time not finite, a model given more than its
-/// free slots), naming the crowd instance.
+/// Those of `Crowd::set_instances` that concern the frame (unknown model
+/// or character, a clip of another model, clip out of range, time not
+/// finite, a model given more than its free slots), naming the crowd
+/// instance.
 pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<CrowdPoses> {
     let mut placement = Placement::default();
     placement.place_instances(models, instances)?;
@@ -134,7 +147,7 @@ pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<
         out.push(Some(match &m.source {
             ModelSource::Bound(bound) => poses(bound, table)?,
             ModelSource::Sampled(library) => {
-                let samples = sample::sample(library, table)?;
+                let samples = sample(library, table)?;
                 Poses::unposed(library, table.len() as u32, samples)
             }
         }));
@@ -145,16 +158,15 @@ pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<
     })
 }
 
-/// The CPU reference of a [`Crowd`](crate::Crowd)'s mixed frame
-/// ([`Crowd::set_actions`](crate::Crowd::set_actions), then
-/// [`read_back`](crate::Crowd::read_back)): `models` is the crowd's;
-/// each model with a mixer blends its characters, placed in its slots as
-/// the crowd places them (a character over its mixer's action limit
-/// dropping its lightest base actions), as [`mixed_poses`] does with the
-/// model's masks; every other model has no character.
+/// The CPU reference of a `Crowd`'s mixed frame (`Crowd::set_actions`,
+/// then `read_back`): `models` is the crowd's; each model with a mixer
+/// blends its characters, placed in its slots as the crowd places them (a
+/// character over its mixer's action limit dropping its lightest base
+/// actions), as [`mixed_poses`] does with the model's masks; every other
+/// model has no character.
 ///
 /// # Errors
-/// Those of [`Crowd::set_actions`](crate::Crowd::set_actions), naming
+/// Those of `Crowd::set_actions`, naming
 /// the crowd's character.
 pub fn crowd_mixed_poses(
     models: &CrowdModels,

@@ -2,7 +2,8 @@
 //!
 //! One function per WGSL function, same names, same argument order, same
 //! `f32` operations in the same order and the same constants, reading the
-//! same flat arrays ([`AnimationLibrary`]) and producing the same output
+//! same flat arrays ([`AnimationLibrary`](crate::AnimationLibrary)'s
+//! tables) and producing the same output
 //! layout. It is the reference every GPU result is compared with; the tests
 //! check it in turn against values computed by hand from the formulas in
 //! `docs/ARCHITECTURE.md` ("The contract"), and against glam's independent slerp.
@@ -10,8 +11,8 @@
 //! # Panics
 //! The per-function twins (`find_segment`, `sample_track`, ...) index the
 //! flat arrays exactly as the shader does and panic on offsets outside them;
-//! arrays and tracks taken from one [`AnimationLibrary`] are always in range.
-//! [`sample`] checks its instances and never panics.
+//! arrays and tracks taken from one library's tables are always in range.
+//! [`cpu::sample`](fn@super::sample) checks its instances and never panics.
 #![allow(
     clippy::needless_range_loop,
     reason = "keeps the code easy to compare with the shader"
@@ -20,13 +21,10 @@
 use glam::Vec4;
 
 use super::quat::{quat_normalize, quat_slerp};
-use crate::error::Result;
 use crate::layout::{
     GpuInstance, GpuTrack, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
 };
-use crate::model::instance::Instance;
-use crate::model::library::AnimationLibrary;
-use crate::tables::instance::resolve_instances;
+use crate::tables::library::LibraryTables;
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
 /// at factor `t`. Mirrors WGSL `Segment`.
@@ -98,7 +96,7 @@ pub(crate) use crate::tables::key_lookup::lookup_bucket;
 
 #[doc(hidden)]
 /// The shader's `find_segment_track`, step for step, over the library's
-/// search texels ([`AnimationLibrary::key_windows`](crate::AnimationLibrary::key_windows),
+/// search texels ([`LibraryTables::key_windows`],
 /// each built here from its key, `search_keys[j]`, and the key times, as
 /// the upload builds them):
 /// the first texel from the track's bucket table (`lookup_scale > 0`),
@@ -318,40 +316,41 @@ pub(crate) fn sample_track_compressed(
     out: &mut [f32],
 ) {
     let seg = if track.lookup_scale < 0.0 {
-        crate::compress::decode::rate_segment(packed, verbatim_start, track, time)
+        super::decode::rate_segment(packed, verbatim_start, track, time)
     } else {
         find_segment_track(times, search_keys, track, time)
     };
-    crate::compress::decode::sample_compressed(packed, verbatim_start, track, seg, out);
+    super::decode::sample_compressed(packed, verbatim_start, track, seg, out);
 }
 
 #[doc(hidden)]
 /// Samples every track of every resolved instance: the body of
-/// `sample_main`, looped over all invocations. `output` must hold
+/// `sample_main`, looped over all invocations, over a library's tables
+/// (`LibraryTables::of`). `output` must hold
 /// `instances.len() * library.output_stride()` floats.
-pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], output: &mut [f32]) {
+pub fn sample_resolved(library: &LibraryTables, instances: &[GpuInstance], output: &mut [f32]) {
     let stride = library.output_stride() as usize;
-    let clips = library.tables().clip_table();
+    let clips = library.clip_table();
     for (i, inst) in instances.iter().enumerate() {
         let Some(clip) = clips.get(inst.clip as usize) else {
             continue;
         };
         for j in 0..clip.track_count {
-            let track = &library.tables().tracks()[(clip.track_offset + j) as usize];
+            let track = &library.tracks()[(clip.track_offset + j) as usize];
             let out = i * stride + track.output_offset as usize;
             let out = &mut output[out..out + track.width as usize];
-            match library.tables().packed() {
+            match library.packed() {
                 Some(packed) => sample_track_compressed(
                     library.times(),
-                    library.tables().search_keys(),
-                    (packed, library.tables().verbatim_start()),
+                    library.search_keys(),
+                    (packed.words(), packed.verbatim_start()),
                     track,
                     inst.time,
                     out,
                 ),
                 None => sample_track(
                     library.times(),
-                    library.tables().search_keys(),
+                    library.search_keys(),
                     library.values(),
                     track,
                     inst.time,
@@ -360,17 +359,4 @@ pub fn sample_resolved(library: &AnimationLibrary, instances: &[GpuInstance], ou
             }
         }
     }
-}
-
-/// Samples `instances` on the CPU into a new buffer with the GPU's output
-/// layout (see [`AnimationLibrary`]); unwritten components are 0.
-///
-/// # Errors
-/// The same instance errors as the GPU sampler: a clip index out of range,
-/// a non-finite time.
-pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
-    let resolved = resolve_instances(library, instances)?;
-    let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut output);
-    Ok(output)
 }

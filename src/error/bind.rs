@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::Error;
-use crate::model::kinds::Property;
+use crate::kinds::Property;
 
 /// Why a track was left unbound.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub enum BindError {
         candidates: Vec<String>,
     },
     /// Too few of a clip's node tracks bind to the rig: none by default,
-    /// or less than [`BindOptions::min_bound_share`](crate::BindOptions::min_bound_share).
+    /// or less than `BindOptions::min_bound_share`.
     #[error("clip {clip} ({clip_name:?}): {bound} of {node_tracks} node tracks bind to {rig}; first unbound: {} (BindOptions::with_min_bound_share(0.0) takes it anyway)", unbound.join(", "))]
     TooFewBound {
         /// The clip.
@@ -80,7 +80,7 @@ pub enum BindError {
         /// The first unbound targets (at most five), as the clip names them.
         unbound: Vec<String>,
     },
-    /// With [`BindOptions::strict`](crate::BindOptions::strict): a track the rig cannot take.
+    /// With `BindOptions::strict`: a track the rig cannot take.
     #[error("clip {clip}, track {track}: {target}: {why}")]
     Unbound {
         /// The clip.

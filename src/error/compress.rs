@@ -1,8 +1,8 @@
 //! [`CompressError`]: compressed data that does not fit its track, or a
 //! library that was not compressed.
 
-use crate::compress::kinds::{Encoding, Stream};
-use crate::model::kinds::{Interpolation, ValueKind};
+use crate::kinds::{Encoding, Stream};
+use crate::kinds::{Interpolation, ValueKind};
 
 /// What is wrong with compressed data (each compressed track is validated
 /// before a library is built from it), or why a library was not

@@ -2,7 +2,7 @@
 //! [`Error::Import`](super::Error::Import) adds to its message.
 
 use super::TrackError;
-use crate::model::kinds::{Interpolation, PointerType};
+use crate::kinds::{Interpolation, PointerType};
 
 /// Why a `KHR_animation_pointer` channel's pointer is refused: wrapped in
 /// [`ImportErrorKind::Pointer`], which names the pointer, and
@@ -81,7 +81,7 @@ pub enum ImportErrorKind {
     Json(String),
     /// The JSON does not pass the `gltf` crate's validation (indices out of
     /// range, missing required properties, ...), which
-    /// [`Rig::from_document`](crate::model::rig::Rig::from_document) runs first.
+    /// `Rig::from_document` runs first.
     #[error("invalid glTF document: {reason}")]
     InvalidDocument {
         /// The validator's message.
@@ -116,7 +116,7 @@ pub enum ImportErrorKind {
         reason: String,
     },
     /// A buffer's URI names a file outside the asset root (see
-    /// [`LoadOptions`](crate::gltf::LoadOptions)): refused before anything is
+    /// `LoadOptions`): refused before anything is
     /// read.
     #[error("buffer {buffer}: uri {uri:?} refused: {why}")]
     UnsafeUri {

@@ -85,13 +85,13 @@ pub enum MixError {
         /// `actions.len()`.
         actions: usize,
     },
-    /// A mixer asked for 0 or more than [`MAX_ACTIONS`](crate::MAX_ACTIONS) actions per
+    /// A mixer asked for 0 or more than `MAX_ACTIONS` actions per
     /// character.
     #[error("{} per character: a mixer takes 1 to {max}", super::count(*.asked, "action"))]
     ActionCapacity {
         /// The capacity asked for.
         asked: u32,
-        /// [`MAX_ACTIONS`](crate::MAX_ACTIONS).
+        /// `MAX_ACTIONS`.
         max: u32,
     },
     /// A mask names a node the rig does not have.

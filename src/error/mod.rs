@@ -4,28 +4,30 @@
 //! import's [`ImportErrorKind`], [`PlaybackError`], [`CompressError`]),
 //! and the readback ring's [`RingError`]
 //! and the skin stage's [`FitError`] below. `Error` wraps them with the
-//! location. They name only plain enums (`crate::model::kinds`,
-//! `crate::compress::kinds`), which import nothing that imports them.
+//! location. They name only the plain enums of `crate::kinds`, which
+//! import nothing of the crate.
 
-mod bind;
-mod compress;
+// Each domain's errors; the public paths are the crate root's and the
+// domain modules' re-exports.
+pub(crate) mod bind;
+pub(crate) mod compress;
 #[cfg(feature = "gltf")]
-mod import;
-mod mix;
-mod playback;
-mod rig;
-mod track;
+pub(crate) mod import;
+pub(crate) mod mix;
+pub(crate) mod playback;
+pub(crate) mod rig;
+pub(crate) mod track;
 
-pub use bind::{BindError, Unbound};
-pub use compress::CompressError;
+pub(crate) use bind::{BindError, Unbound};
+pub(crate) use compress::CompressError;
 #[cfg(feature = "gltf")]
 pub(crate) use import::import_location;
 #[cfg(feature = "gltf")]
-pub use import::{ImportErrorKind, PointerProblem, UriEscape};
-pub use mix::MixError;
-pub use playback::PlaybackError;
-pub use rig::RigError;
-pub use track::TrackError;
+pub(crate) use import::{ImportErrorKind, PointerProblem, UriEscape};
+pub(crate) use mix::MixError;
+pub(crate) use playback::PlaybackError;
+pub(crate) use rig::RigError;
+pub(crate) use track::TrackError;
 
 /// Every error the crate returns.
 #[derive(Debug, thiserror::Error)]
@@ -80,8 +82,8 @@ pub enum Error {
     /// The library holds no clip.
     #[error("the animation library holds no clip")]
     EmptyLibrary,
-    /// Two frames compared ([`Poses::compare`](crate::Poses::compare),
-    /// [`Poses::compare_instances`](crate::Poses::compare_instances))
+    /// Two frames compared (`Poses::compare`,
+    /// `Poses::compare_instances`)
     /// differ in shape: (instances, nodes, joints, morph weights).
     #[error(
         "the frames differ in shape: {left} vs {right} (instances, nodes, joints, morph weights)"
@@ -93,7 +95,7 @@ pub enum Error {
         right: String,
     },
     /// An instance compared
-    /// ([`Poses::compare_instances`](crate::Poses::compare_instances)) is
+    /// (`Poses::compare_instances`) is
     /// not in the frame.
     #[error("instance {instance} is not in the frame ({instance_count} instances)")]
     NoSuchInstance {
@@ -138,7 +140,7 @@ pub enum Error {
     Playback(#[from] PlaybackError),
     /// A crowd's frame entry (an instance or a character), or a call
     /// about a character, names a model that is not one of the crowd's
-    /// (an id of another [`Crowd`](crate::Crowd), or of a removed model).
+    /// (an id of another `Crowd`, or of a removed model).
     #[error("crowd {what}{}: model {model} is not a model of this crowd (removed, or of another crowd)", at(*.entry))]
     UnknownModel {
         /// `"instance"` or `"character"`: what the call takes.
@@ -247,7 +249,7 @@ pub enum Error {
         limit: u64,
     },
     /// The device was created with a limit lower than the crate's passes
-    /// need; request it with [`crate::required_limits`].
+    /// need; request it with `required_limits`.
     #[error("the device's {limit_name} is {limit}, the crate needs at least {needed} (request the device with keyframe_gpu::required_limits)")]
     DeviceLimit {
         /// The limit's name in `wgpu::Limits`.
@@ -258,7 +260,7 @@ pub enum Error {
         limit: u64,
     },
     /// A table of the key search needs more texture rows than the device's
-    /// `max_texture_dimension_2d` (`crate::gpu::KeyTextures`).
+    /// `max_texture_dimension_2d` (`gpu::KeyTextures`).
     #[error(
         "{what} needs {rows} texture rows of {width} texels, past the device limit max_texture_dimension_2d = {limit}"
     )]
@@ -272,9 +274,6 @@ pub enum Error {
         /// The limit's value.
         limit: u32,
     },
-    /// No adapter or device could be created (headless helper only).
-    #[error("no GPU adapter: {0}")]
-    NoAdapter(String),
     /// wgpu reported an error for a call of this crate (validation,
     /// internal), caught with an error scope.
     #[error("GPU error during {during}: {message}")]
@@ -298,8 +297,8 @@ pub enum Error {
     /// The device is lost (`Device::destroy`, a driver reset, a removed
     /// GPU): the call did nothing, and every later call on an object made
     /// on that device returns this error. The device-free model (the
-    /// library, the rig, the [`BoundLibrary`](crate::BoundLibrary), a
-    /// [`MixerDesc`](crate::MixerDesc)) is untouched: make a new device and
+    /// library, the rig, the `BoundLibrary`, a
+    /// `MixerDesc`) is untouched: make a new device and
     /// build the objects again from it (`docs/USAGE.md`, "Faults").
     #[error("the GPU device is lost (seen by {during}): rebuild on a new device")]
     DeviceLost {
@@ -309,14 +308,14 @@ pub enum Error {
     /// Mapping a readback buffer failed, or waiting for the device did.
     #[error("GPU readback failed: {0}")]
     Readback(String),
-    /// A [`ReadbackRing`](crate::gpu::ReadbackRing) is full or misused.
+    /// A `ReadbackRing` is full or misused.
     #[error("readback ring: {0}")]
     Ring(RingError),
     /// A rig is invalid.
     #[error("rig: {0}")]
     Rig(RigError),
     /// A library cannot be bound to a rig
-    /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)).
+    /// (`AnimationLibrary::bind`).
     #[error("binding: {0}")]
     Bind(BindError),
     /// The skin stage was given a sampler it was not built for.
@@ -345,13 +344,13 @@ pub enum Error {
 /// Shorthand for `Result<T, keyframe_gpu::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A misuse of a [`ReadbackRing`](crate::gpu::ReadbackRing), or a ring with every slot in flight.
+/// A misuse of a `ReadbackRing`, or a ring with every slot in flight.
 /// Wrapped in [`Error::Ring`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RingError {
     /// Every slot holds a frame that was not read yet; nothing was recorded.
-    /// Read or [`wait`](crate::gpu::ReadbackRing::wait) for the oldest frame first.
+    /// Read or `wait` for the oldest frame first.
     #[error("every one of the {slots} readback slots is in flight (oldest: frame {oldest_frame})")]
     Full {
         /// Slots of the ring.
@@ -359,12 +358,12 @@ pub enum RingError {
         /// The frame that must be read to free a slot.
         oldest_frame: u64,
     },
-    /// A ring needs between 1 and [`MAX_SLOTS`](crate::gpu::readback::MAX_SLOTS) slots.
+    /// A ring needs between 1 and `MAX_SLOTS` slots.
     #[error("a readback ring needs 1 to {max} slots, {requested} requested")]
     SlotCount {
         /// Slots asked for.
         requested: usize,
-        /// [`MAX_SLOTS`](crate::gpu::readback::MAX_SLOTS).
+        /// `MAX_SLOTS`.
         max: usize,
     },
     /// A copy larger than a slot, not a multiple of 4 bytes, longer than its
@@ -378,7 +377,7 @@ pub enum RingError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// [`map`](crate::gpu::ReadbackRing::map) or [`discard`](crate::gpu::ReadbackRing::discard) of a
+    /// `map` or `discard` of a
     /// ticket whose frame is not recorded-and-unmapped (mapped already, read
     /// or discarded).
     #[error("frame {frame} is not a recorded, unmapped frame of this ring")]
@@ -386,14 +385,14 @@ pub enum RingError {
         /// The ticket's frame.
         frame: u64,
     },
-    /// [`wait`](crate::gpu::ReadbackRing::wait) for the oldest frame, which was recorded
+    /// `wait` for the oldest frame, which was recorded
     /// but never mapped: it could never complete.
     #[error("frame {frame} was recorded but not mapped; call map after submitting it")]
     NotMapped {
         /// The oldest frame.
         frame: u64,
     },
-    /// [`discard`](crate::gpu::ReadbackRing::discard) of a frame that is not the newest.
+    /// `discard` of a frame that is not the newest.
     #[error("only the newest frame can be discarded, frame {frame} is not")]
     NotNewest {
         /// The ticket's frame.

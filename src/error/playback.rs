@@ -7,7 +7,7 @@ use super::count;
 #[non_exhaustive]
 pub enum PlaybackError {
     /// A clip index the library does not have
-    /// ([`Clips::clip_at`](crate::playback::Clips::clip_at)).
+    /// (`Clips::clip_at`).
     #[error("clip {clip} is out of range (the library has {})", count(*.clip_count as u64, "clip"))]
     UnknownClip {
         /// The clip index asked for.
@@ -16,7 +16,7 @@ pub enum PlaybackError {
         clip_count: usize,
     },
     /// A clip name the library does not have
-    /// ([`Clips::clip`](crate::playback::Clips::clip)).
+    /// (`Clips::clip`).
     #[error("no clip is named {name:?} (the library has {})", count(*.clip_count as u64, "clip"))]
     NoClipNamed {
         /// The name asked for.
@@ -34,18 +34,18 @@ pub enum PlaybackError {
         /// The model's name.
         model: String,
     },
-    /// A clip handle of another [`Clips`](crate::playback::Clips) than the
+    /// A clip handle of another `Clips` than the
     /// player's: a clip of another model or library.
     #[error("character {character}, {command}: clip {clip} belongs to clips #{clips}, not to this player's clips #{own}")]
     ClipOfOtherLibrary {
-        /// The player's character ([`Player::with_character`](crate::playback::Player::with_character)).
+        /// The player's character (`Player::with_character`).
         character: u32,
         /// The command.
         command: &'static str,
         /// The clip's index in its own library.
         clip: u32,
         /// The identity of the clip's `Clips`
-        /// ([`ClipsId::get`](crate::playback::ClipsId::get)).
+        /// (`ClipsId::get`).
         clips: u64,
         /// The identity of the player's `Clips`.
         own: u64,
@@ -82,7 +82,7 @@ pub enum PlaybackError {
         character: u32,
         /// The command.
         command: &'static str,
-        /// The layer's index ([`LayerId::index`](crate::playback::LayerId::index)).
+        /// The layer's index (`LayerId::index`).
         layer: u32,
     },
     /// A layer both additive and override.
@@ -94,7 +94,7 @@ pub enum PlaybackError {
         command: &'static str,
     },
     /// An action that does not fit in the player's table
-    /// ([`Player::with_max_actions`](crate::playback::Player::with_max_actions)): layers are never dropped to make
+    /// (`Player::with_max_actions`): layers are never dropped to make
     /// room, and a layer or a `play` does not fit when the layers fill it.
     #[error("character {character}, {command}: the action table holds at most {}, its layers included", count(*.max, "action"))]
     TooManyActions {
@@ -114,7 +114,7 @@ pub enum PlaybackError {
         node_count: usize,
     },
     /// A ground plane that cannot be found for
-    /// [`in_place`](crate::playback::in_place): an up axis that is zero or
+    /// `in_place`: an up axis that is zero or
     /// not finite, or a root whose parent's rest transform cannot be
     /// inverted (a zero scale).
     #[error("in place: node {node}: {reason}")]

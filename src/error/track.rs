@@ -1,6 +1,6 @@
 //! [`TrackError`]: what is wrong with one track.
 
-use crate::model::kinds::{Interpolation, PointerType, Property, QUAT_UNIT_TOLERANCE};
+use crate::kinds::{Interpolation, PointerType, Property, QUAT_UNIT_TOLERANCE};
 
 /// What is wrong with one track. Wrapped in [`Error::InvalidTrack`](super::Error::InvalidTrack), which
 /// adds the clip and track that it belongs to.
@@ -75,10 +75,10 @@ pub enum TrackError {
         /// Its length.
         length: f32,
     },
-    /// A [`Property::Pointer`] track without a [`PointerTarget`](crate::PointerTarget).
+    /// A [`Property::Pointer`] track without a `PointerTarget`.
     #[error("a pointer track has no pointer target")]
     PointerMissing,
-    /// A node-property track carries a [`PointerTarget`](crate::PointerTarget).
+    /// A node-property track carries a `PointerTarget`.
     #[error("a {property:?} track carries the pointer target {pointer:?}")]
     PointerOnNodeProperty {
         /// The track's property.

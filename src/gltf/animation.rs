@@ -15,7 +15,7 @@ use super::pointer::{self, ChannelSlot};
 use super::Document;
 use crate::error::{Error, Result};
 use crate::error::{ImportErrorKind, PointerProblem};
-use crate::model::kinds::{Interpolation, PointerType, Property, ValueKind};
+use crate::kinds::{Interpolation, PointerType, Property, ValueKind};
 use crate::model::library::AnimationLibrary;
 use crate::model::track::{Clip, Marker, PointerTarget, Track};
 use crate::model::NodeName;

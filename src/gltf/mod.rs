@@ -45,15 +45,17 @@ mod animation;
 pub(crate) mod container;
 mod error;
 pub(crate) mod pointer;
-mod rig;
+pub(crate) mod rig;
 pub(crate) mod uri;
 
-pub use crate::error::{ImportErrorKind, PointerProblem, UriEscape};
-pub use accessor::AccessorData;
-pub use animation::{AnimationInfo, ChannelInfo};
-pub use container::Document;
+pub use self::{
+    accessor::AccessorData,
+    animation::{AnimationInfo, ChannelInfo},
+    container::Document,
+    uri::{resolve_uri, LoadOptions},
+};
+pub use crate::error::import::{ImportErrorKind, PointerProblem, UriEscape};
 pub(crate) use container::SUPPORTED_EXTENSIONS;
-pub use uri::{resolve_uri, LoadOptions};
 
 /// The result of [`load`] / [`from_slice`].
 #[derive(Debug, Clone)]

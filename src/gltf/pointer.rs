@@ -27,7 +27,7 @@ use std::sync::Arc;
 use ::gltf::json::Value;
 
 use crate::error::PointerProblem;
-use crate::model::kinds::{PointerType, Property};
+use crate::kinds::{PointerType, Property};
 
 /// The key of the pointer channels' extension object.
 pub(super) const EXTENSION: &str = "KHR_animation_pointer";

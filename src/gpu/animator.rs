@@ -7,14 +7,13 @@
 
 use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
-use super::GpuSampler;
 use crate::error::{Error, MixError, Result};
 use crate::model::crowd::renumber;
 use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_desc, Action, MixerDesc};
 use crate::model::rig::Rig;
-use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
+use crate::model::{BoundLibrary, Poses};
 use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 
 /// Animates many instances of a model on the GPU: sampling, then local
@@ -25,31 +24,31 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// [`Animator::new`] (or [`Animator::with_mixer`] to blend several actions
 /// per character). Per frame: [`set_instances`](Self::set_instances) (clip
 /// and time of each instance; one small buffer write),
-/// [`record`](Self::record) into your encoder, then draw each of
-/// [`parts`](Self::parts) from [`joint_matrix_buffer`](Self::joint_matrix_buffer)
-/// and [`world_matrix_buffer`](Self::world_matrix_buffer) (or the bind
-/// group of [`output_bind_group`](Self::output_bind_group)). Reading
-/// results back is optional: [`read_back`](Self::read_back).
+/// [`record`](Self::record) into your encoder, then draw each of the
+/// rig's [`parts`](Rig::parts) from each chunk's buffers
+/// ([`chunks`](Self::chunks): [`AnimatorChunk::joint_matrix_buffer`] and
+/// [`AnimatorChunk::world_matrix_buffer`], or the bind group of
+/// [`AnimatorChunk::output_bind_group`]). Reading results back is
+/// optional: [`read_back`](Self::read_back).
 ///
 /// # Chunks
 ///
 /// An animator whose capacity would pass the device's limits in one
 /// buffer or dispatch (`max_storage_buffer_binding_size`,
 /// `max_buffer_size`, `max_compute_workgroups_per_dimension`) is split
-/// into [`chunk_count`](Self::chunk_count) chunks of
-/// [`chunk_capacity`](Self::chunk_capacity) instances (characters with a
-/// mixer), the capacity [`plan::chunk_capacity`](crate::plan::chunk_capacity)
-/// finds for this device; each chunk has buffers of its own and shares
-/// the first's upload of the library. Instance `i` of a frame is instance
-/// `i % chunk_capacity` of [`chunk`](Self::chunk)`(i / chunk_capacity)`.
+/// into chunks of [`chunk_capacity`](Self::chunk_capacity) instances
+/// (characters with a mixer), the capacity
+/// [`plan::chunk_capacity`](crate::plan::chunk_capacity) finds for this
+/// device; each chunk has buffers of its own and shares the first's upload
+/// of the library. Instance `i` of a frame is instance
+/// `i % chunk_capacity` of [`chunks`](Self::chunks)`()[i / chunk_capacity]`.
 /// The calls that take or give a whole frame ([`set_instances`](Self::set_instances),
 /// [`set_actions`](Self::set_actions), [`record`](Self::record),
-/// [`read_back`](Self::read_back)) cover every chunk; the buffer getters
-/// ([`joint_matrix_buffer`](Self::joint_matrix_buffer) and the others)
-/// give the first chunk's, which is every instance's unless the animator
-/// has several chunks: draw a chunked animator chunk by chunk, with each
-/// chunk's buffers. [`plan`](Self::plan) is the first chunk's (every chunk
-/// runs the same plan).
+/// [`read_back`](Self::read_back)) cover every chunk; the buffers are
+/// only reached through a chunk ([`AnimatorChunk`]), so a renderer draws
+/// chunk by chunk whatever the count: an animator that fits in one chunk
+/// has `chunks()[0]` alone. [`plan`](Self::plan) is the first chunk's
+/// (every chunk runs the same plan).
 ///
 /// ```no_run
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
@@ -70,7 +69,7 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// # Device loss
 ///
 /// Once the device is lost, every fallible call returns
-/// [`Error::DeviceLost`](crate::Error::DeviceLost) from the first call
+/// [`Error::DeviceLost`] from the first call
 /// after the loss, whether or not the application ever waits on the
 /// device, and [`record`](Self::record) records nothing once a call has
 /// reported it (`docs/USAGE.md`, "Faults").
@@ -78,19 +77,36 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// [`BoundLibrary`], [`MixerDesc`]): rebuild from it on a new device.
 ///
 /// ```no_run
-/// use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+/// use keyframe_gpu::{optional_features, required_features, required_limits};
 /// use keyframe_gpu::{Action, Animator, BoundLibrary, Error, MixerDesc};
 ///
 /// /// What lives on the device. The model (`bound`, `desc`) lives outside.
 /// struct OnDevice {
 ///     animator: Animator,
-///     gpu: Headless,
+///     device: wgpu::Device,
+///     queue: wgpu::Queue,
 /// }
 ///
-/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<OnDevice, Error> {
-///     let gpu = request_device(AdapterChoice::PreferHardware)?;
-///     let animator = Animator::with_mixer(&gpu.device, &gpu.queue, bound, desc)?;
-///     Ok(OnDevice { animator, gpu })
+/// /// The application's device, as the crate asks for one; `None` when no
+/// /// adapter or device can be had (now).
+/// fn new_device() -> Option<(wgpu::Device, wgpu::Queue)> {
+///     let instance =
+///         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+///     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+///     let descriptor = wgpu::DeviceDescriptor {
+///         required_limits: required_limits(&adapter.limits()),
+///         required_features: required_features() | (adapter.features() & optional_features()),
+///         ..Default::default()
+///     };
+///     pollster::block_on(adapter.request_device(&descriptor)).ok()
+/// }
+///
+/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<Option<OnDevice>, Error> {
+///     let Some((device, queue)) = new_device() else {
+///         return Ok(None);
+///     };
+///     let animator = Animator::with_mixer(&device, &queue, bound, desc)?;
+///     Ok(Some(OnDevice { animator, device, queue }))
 /// }
 ///
 /// /// One frame: the actions, recorded into the frame's encoder, submitted,
@@ -103,7 +119,7 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 ///     counts: &[u32],
 /// ) -> Result<(), Error> {
 ///     let lost = match on.as_mut() {
-///         Some(o) => match o.animator.set_actions(&o.gpu.queue, actions, counts) {
+///         Some(o) => match o.animator.set_actions(&o.queue, actions, counts) {
 ///             Err(Error::DeviceLost { .. }) => true,
 ///             other => {
 ///                 other?;
@@ -115,15 +131,18 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 ///     if lost {
 ///         // The old objects and device go first, then the new ones come.
 ///         *on = None;
-///         let o = on.insert(build(bound, desc)?);
-///         o.animator.set_actions(&o.gpu.queue, actions, counts)?;
+///         *on = build(bound, desc)?;
+///         if let Some(o) = on.as_mut() {
+///             o.animator.set_actions(&o.queue, actions, counts)?;
+///         }
 ///     }
+///     // No device this frame: try again next frame.
 ///     let Some(o) = on.as_ref() else { return Ok(()) };
-///     let mut encoder = o.gpu.device.create_command_encoder(&Default::default());
+///     let mut encoder = o.device.create_command_encoder(&Default::default());
 ///     o.animator.record(&mut encoder);
 ///     // ... the application's own passes, bound to the animator's buffers ...
-///     o.gpu.queue.submit([encoder.finish()]);
-///     let _ = o.gpu.device.poll(wgpu::PollType::Poll);
+///     o.queue.submit([encoder.finish()]);
+///     let _ = o.device.poll(wgpu::PollType::Poll);
 ///     Ok(())
 /// }
 /// ```
@@ -160,11 +179,11 @@ impl Animator {
     /// where one would pass the device's limits: see "Chunks" above).
     ///
     /// # Errors
-    /// [`Error::DeviceLimit`](crate::Error::DeviceLimit) for a device below
+    /// [`Error::DeviceLimit`] for a device below
     /// [`required_limits`](crate::required_limits); a library whose tables
     /// alone pass the device's limits
-    /// ([`Error::LimitExceeded`](crate::Error::LimitExceeded));
-    /// [`Error::Gpu`](crate::Error::Gpu) when wgpu reports an error.
+    /// ([`Error::LimitExceeded`]);
+    /// [`Error::Gpu`] when wgpu reports an error.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -183,7 +202,7 @@ impl Animator {
     ///
     /// # Errors
     /// As [`Animator::new`], and with a mixer as [`Animator::with_mixer`];
-    /// [`Error::LimitExceeded`](crate::Error::LimitExceeded) when the
+    /// [`Error::LimitExceeded`] when the
     /// plan's capacity does not fit the device in one chunk.
     pub fn from_plan(device: &wgpu::Device, queue: &wgpu::Queue, plan: &Plan) -> Result<Self> {
         let chunk = AnimatorChunk::from_plan(device, queue, plan)?;
@@ -384,13 +403,6 @@ impl Animator {
         &self.first().plan
     }
 
-    /// How many chunks the animator's instances are split into (1 unless
-    /// its capacity would pass the device's limits in one).
-    #[must_use]
-    pub fn chunk_count(&self) -> usize {
-        self.chunks.len()
-    }
-
     /// The instances (characters with a mixer) each chunk holds: instance
     /// `i` of a frame is instance `i % chunk_capacity` of chunk
     /// `i / chunk_capacity`.
@@ -399,11 +411,14 @@ impl Animator {
         self.chunk_capacity
     }
 
-    /// Chunk `k`: its buffers hold instances `k * chunk_capacity ..` of
-    /// the last frame set. `None` past the last chunk.
+    /// The chunks, in order (at least one: `chunks()[0]` always exists):
+    /// chunk `k`'s buffers hold instances `k * chunk_capacity ..` of the
+    /// last frame set. The buffers a renderer binds are each chunk's
+    /// ([`AnimatorChunk::joint_matrix_buffer`] and the others); an animator
+    /// that fits the device in one chunk has only `chunks()[0]`.
     #[must_use]
-    pub fn chunk(&self, k: usize) -> Option<&AnimatorChunk> {
-        self.chunks.get(k)
+    pub fn chunks(&self) -> &[AnimatorChunk] {
+        &self.chunks
     }
 
     /// Writes this frame's actions: `counts[c]` consecutive actions of
@@ -439,7 +454,7 @@ impl Animator {
     /// more actions than the capacity; [`MixError::TooManyCharacters`],
     /// [`MixError::CountMismatch`]; on error nothing is written and the
     /// previous frame's actions stay in effect.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost (checked first).
     pub fn set_actions(
         &mut self,
@@ -519,11 +534,11 @@ impl Animator {
     /// instances are given once.
     ///
     /// # Errors
-    /// [`Error::TooManyInstances`](crate::Error::TooManyInstances) past the
-    /// capacity, [`Error::ClipOutOfRange`](crate::Error::ClipOutOfRange) and
-    /// [`Error::InstanceTimeNotFinite`](crate::Error::InstanceTimeNotFinite); on error nothing is written and the
+    /// [`Error::TooManyInstances`] past the
+    /// capacity, [`Error::ClipOutOfRange`] and
+    /// [`Error::InstanceTimeNotFinite`]; on error nothing is written and the
     /// previous frame's table stays in effect.
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost (checked first).
     ///
     /// With a mixer, each instance is a character playing one action of
@@ -599,7 +614,7 @@ impl Animator {
     /// Recording cannot fail, as wgpu's own recording cannot: once the
     /// device is known lost it records nothing, and the next fallible call
     /// ([`set_instances`](Self::set_instances), [`read_back`](Self::read_back))
-    /// returns [`Error::DeviceLost`](crate::Error::DeviceLost).
+    /// returns [`Error::DeviceLost`].
     pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("keyframe-gpu.animate"),
@@ -650,65 +665,6 @@ impl Animator {
         self.first().sampler.library()
     }
 
-    /// Every mesh node of the rig with where its matrices and morph
-    /// weights sit in the output buffers: what a renderer draws (empty
-    /// without a rig).
-    #[must_use]
-    pub fn parts(&self) -> Vec<Part> {
-        self.rig().map(Rig::parts).unwrap_or_default()
-    }
-
-    /// Where one instance's results sit in the output buffers, when built
-    /// with a rig.
-    #[must_use]
-    pub fn output_layout(&self) -> Option<OutputLayout> {
-        self.rig().map(Rig::output_layout)
-    }
-
-    /// Joint matrices (`array<mat4x4<f32>>`): instance `i`'s block at
-    /// `i * layout.joints()`, each skin's at its
-    /// [`OutputLayout::skin_joints`] in it; when built with a rig. The
-    /// first chunk's (see "Chunks" above).
-    #[must_use]
-    pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().joint_matrix_buffer()
-    }
-
-    /// World matrices of every node (`array<mat4x4<f32>>`, instance `i`'s
-    /// node `n` at `i * layout.nodes() + n`): what rigid parts draw with;
-    /// when built with a rig. The first chunk's.
-    #[must_use]
-    pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().world_matrix_buffer()
-    }
-
-    /// With a mixer: each character's blended pointer properties
-    /// (`KHR_animation_pointer` targets, `array<f32>`; read them by name
-    /// with [`Poses::property`]). Without a mixer each instance's values
-    /// are in the sampler's output at the target's slot
-    /// ([`AnimationLibrary::pointer_targets`]). The first chunk's.
-    #[must_use]
-    pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().property_buffer()
-    }
-
-    /// Morph weights (`array<f32>`: instance `i`'s block at
-    /// `i * layout.morph_weights()`, each mesh's at its
-    /// [`OutputLayout::mesh_weights`] in it); when built with a rig. The
-    /// first chunk's.
-    #[must_use]
-    pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.first().morph_weight_buffer()
-    }
-
-    /// A read-only bind group of the skinning outputs for a renderer
-    /// (binding 0 joint matrices, 1 morph weights, 2 world matrices), and
-    /// its layout, when built with a rig. The first chunk's.
-    #[must_use]
-    pub fn output_bind_group(&self) -> Option<(&wgpu::BindGroupLayout, &wgpu::BindGroup)> {
-        self.first().output_bind_group()
-    }
-
     /// Reads the current frame's results back (blocking: it waits for the
     /// GPU), every chunk's, as one [`Poses`] indexed by instance (or
     /// character). Call it after the encoder holding
@@ -721,10 +677,10 @@ impl Animator {
     /// back, by the CPU twin's `local_pose`.
     ///
     /// # Errors
-    /// [`Error::DeviceLost`](crate::Error::DeviceLost) once the device is
+    /// [`Error::DeviceLost`] once the device is
     /// lost: never the last frame it computed.
-    /// [`Error::Readback`](crate::Error::Readback) or
-    /// [`Error::Gpu`](crate::Error::Gpu).
+    /// [`Error::Readback`] or
+    /// [`Error::Gpu`].
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
         let mut poses = self.first().read_back(device, queue)?;
         for chunk in self.chunks[1..].iter().filter(|c| c.instance_count() > 0) {
@@ -733,22 +689,10 @@ impl Animator {
         Ok(poses)
     }
 
-    /// The sampled values (`array<f32>`): row `i`'s block of
-    /// [`output_stride`](AnimationLibrary::output_stride) floats at
-    /// `i * output_stride`, laid out as described on [`AnimationLibrary`]
-    /// (a row per instance; with a mixer, two per action slot). Bind it
-    /// read-only in your own pipeline with
-    /// [`output_layout_entry`](super::output_layout_entry). The first
-    /// chunk's.
-    #[must_use]
-    pub fn sample_buffer(&self) -> &wgpu::Buffer {
-        self.first().sample_buffer()
-    }
-
     /// Convenience for tools and tests: sets the instances, records and
     /// submits this frame, and reads the sampled values back (the rows'
-    /// blocks, as [`sample_buffer`](Self::sample_buffer) holds them, chunk
-    /// after chunk).
+    /// blocks, as [`AnimatorChunk::sample_buffer`] holds them, chunk after
+    /// chunk).
     ///
     /// # Errors
     /// Those of [`set_instances`](Self::set_instances) and
@@ -768,17 +712,6 @@ impl Animator {
             values.extend(chunk.sampler.read_back(device, queue)?);
         }
         Ok(values)
-    }
-
-    /// The first chunk's sampler (a [`ReadbackRing`](crate::gpu::ReadbackRing)
-    /// reads its values).
-    pub(crate) fn sampler(&self) -> &GpuSampler {
-        &self.first().sampler
-    }
-
-    /// Every chunk, in order.
-    pub(crate) fn chunks(&self) -> &[AnimatorChunk] {
-        &self.chunks
     }
 
     /// Every chunk, in order, to change.

@@ -16,13 +16,13 @@ use crate::plan::{check_plan, ChunkModel, DeviceProfile, Plan, PlanChoices, Samp
 use crate::tables::mix::{mask_table, Packer};
 use crate::tables::poses::Flat;
 
-/// One chunk of an [`Animator`](super::Animator) or of a
-/// [`Crowd`](super::Crowd)'s model: its buffers hold the instances (or
+/// One chunk of an [`Animator`](super::Animator) (and so of a
+/// [`Crowd`](super::Crowd)'s model): its buffers hold the instances (or
 /// characters) `k * capacity ..` of the last frame set, chunk `k`'s
-/// instance `i` at `i` in each buffer. A renderer draws a chunked model
-/// chunk by chunk, binding each chunk's buffers
-/// ([`Animator::chunk`](super::Animator::chunk),
-/// [`Crowd::chunk`](super::Crowd::chunk)).
+/// instance `i` at `i` in each buffer. The buffers a renderer binds are
+/// a chunk's: draw an animator chunk by chunk
+/// ([`Animator::chunks`](super::Animator::chunks); one chunk, `chunks()[0]`,
+/// unless its capacity passes the device's limits).
 pub struct AnimatorChunk {
     pub(crate) sampler: GpuSampler,
     skin: Option<Posing>,
@@ -300,28 +300,37 @@ impl AnimatorChunk {
         self.skin.as_ref().map(|p| &p.skinner)
     }
 
-    /// The chunk's joint matrices (`array<mat4x4<f32>>`; its instance
-    /// `i`'s block at `i * layout.joints()`), when built with a rig.
+    /// The chunk's joint matrices (`array<mat4x4<f32>>`): its instance
+    /// `i`'s block at `i * layout.joints()`, each skin's at its
+    /// [`OutputLayout::skin_joints`](crate::OutputLayout::skin_joints) in
+    /// it; when built with a rig.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::joint_matrix_buffer)
     }
 
-    /// The chunk's world matrices (`array<mat4x4<f32>>`, instance `i`'s
-    /// node `n` at `i * layout.nodes() + n`), when built with a rig.
+    /// The chunk's world matrices of every node (`array<mat4x4<f32>>`,
+    /// instance `i`'s node `n` at `i * layout.nodes() + n`): what rigid
+    /// parts draw with; when built with a rig.
     #[must_use]
     pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::global_buffer)
     }
 
-    /// The chunk's morph weights (`array<f32>`, instance `i`'s block at
-    /// `i * layout.morph_weights()`), when built with a rig.
+    /// The chunk's morph weights (`array<f32>`: instance `i`'s block at
+    /// `i * layout.morph_weights()`, each mesh's at its
+    /// [`OutputLayout::mesh_weights`](crate::OutputLayout::mesh_weights)
+    /// in it); when built with a rig.
     #[must_use]
     pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().map(GpuSkinner::morph_weight_buffer)
     }
 
-    /// With a mixer: the chunk's blended pointer properties (`array<f32>`).
+    /// With a mixer: each character's blended pointer properties
+    /// (`KHR_animation_pointer` targets, `array<f32>`; read them by name
+    /// with [`Poses::property`]). Without a mixer each instance's values
+    /// are in the sampled values at the target's slot
+    /// ([`AnimationLibrary::pointer_targets`](crate::AnimationLibrary::pointer_targets)).
     #[must_use]
     pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
         self.skinner().and_then(GpuSkinner::property_buffer)
@@ -336,8 +345,12 @@ impl AnimatorChunk {
             .map(|s| (s.output_bind_group_layout(), s.output_bind_group()))
     }
 
-    /// The chunk's sampled values (`array<f32>`, row `i`'s block of
-    /// `output_stride` floats at `i * output_stride`).
+    /// The chunk's sampled values (`array<f32>`): row `i`'s block of
+    /// [`output_stride`](crate::AnimationLibrary::output_stride) floats at
+    /// `i * output_stride`, laid out as described on
+    /// [`AnimationLibrary`](crate::AnimationLibrary) (a row per instance;
+    /// with a mixer, two per action slot). Bind it read-only in your own
+    /// pipeline with [`output_layout_entry`](super::output_layout_entry).
     #[must_use]
     pub fn sample_buffer(&self) -> &wgpu::Buffer {
         self.sampler.output_buffer()

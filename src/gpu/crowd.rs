@@ -1,5 +1,5 @@
 //! [`Crowd`]: several models (rigs, each with the library of clips made
-//! for it) in one object. A clip is named through its model ([`ClipRef`]),
+//! for it) in one object. A clip is named through its model ([`ClipRef`](crate::ClipRef)),
 //! an instance names its model ([`CrowdInstance`]) or a character holding
 //! a slot of it ([`CharacterId`]), and a clip of one model given to an
 //! instance of another is refused. Each model is an [`Animator`] (in
@@ -9,12 +9,11 @@
 //! recorded into one compute pass. Models come, grow and go in place.
 
 use super::animator::Animator;
-use super::chunk::AnimatorChunk;
 use super::playback::PlaybackPass;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
-pub use crate::model::crowd::{
-    CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+use crate::model::crowd::{
+    CharacterId, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };
 use crate::model::crowd::{CrowdModel, MixedFrame, ModelFrame, ModelSource, Placement};
 use crate::model::library::AnimationLibrary;
@@ -71,10 +70,13 @@ fn chunk_model(m: &CrowdModel) -> ChunkModel<'_> {
 /// Per frame: [`set_instances`](Self::set_instances) with every character
 /// of every model in one slice (placed per model on the host, no
 /// allocation in steady state), [`record`](Self::record) into your
-/// encoder, then draw each model with its own mesh, binding that model's
-/// buffers ([`chunk`](Self::chunk)`(id, k)?.joint_matrix_buffer()`); crowd
-/// instance `i` is at [`locate`](Self::locate)`(i)`: its model, chunk and
-/// index in that chunk's buffers.
+/// encoder, then draw each model with its own mesh, binding the buffers
+/// of each of that model's chunks
+/// ([`model`](Self::model)`(id)?.chunks()`, then
+/// [`AnimatorChunk::joint_matrix_buffer`](crate::AnimatorChunk::joint_matrix_buffer)
+/// and the others); crowd instance
+/// `i` is at [`slot`](Self::slot)`(i)` of its model, in the chunk
+/// [`model`](Self::model) says.
 ///
 /// # Slots that stay
 ///
@@ -105,8 +107,8 @@ fn chunk_model(m: &CrowdModel) -> ChunkModel<'_> {
 /// let mut crowd = Crowd::new();
 /// let k = crowd.add_model(device, queue, "knight", &knight_clips.bind(knight)?, 500)?;
 /// let h = crowd.add_model(device, queue, "horse", &horse_clips.bind(horse)?, 100)?;
-/// let walk = crowd.clip(k, "walk").expect("the knight walks");
-/// let gallop = crowd.clip(h, "gallop").expect("the horse gallops");
+/// let walk = crowd.models().clip(k, "walk").expect("the knight walks");
+/// let gallop = crowd.models().clip(h, "gallop").expect("the horse gallops");
 /// // The hero keeps slot 0 of the knights' buffers while extras come and go.
 /// let hero = crowd.add_character(k)?;
 /// let frame = [
@@ -173,7 +175,8 @@ impl Crowd {
         }
     }
 
-    /// The crowd's models without their GPU objects: what the CPU twin
+    /// The crowd's models without their GPU objects (their ids, names,
+    /// libraries and clips): what the CPU twin
     /// ([`cpu::crowd_poses`](crate::cpu::crowd_poses),
     /// [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)) takes.
     #[must_use]
@@ -202,7 +205,7 @@ impl Crowd {
         let share = self
             .animators()
             .filter(|a| !a.has_mixer() && a.library().same_data(bound.library()))
-            .find_map(|a| a.chunk(0));
+            .find_map(|a| a.chunks().first());
         let model = ChunkModel::Bound(bound);
         let animator =
             Animator::chunked(device, queue, model, max_instances, self.chunk_limit, share)?;
@@ -385,78 +388,17 @@ impl Crowd {
         self.models.iter().flatten().map(|m| &m.animator)
     }
 
-    /// The models' ids, in the order they were added.
-    pub fn model_ids(&self) -> impl Iterator<Item = ModelId> + '_ {
-        self.desc.model_ids()
-    }
-
-    /// The model named `name`.
-    #[must_use]
-    pub fn model_by_name(&self, name: &str) -> Option<ModelId> {
-        self.desc.model_by_name(name)
-    }
-
-    /// The model's name; `None` when `id` is not a model of this crowd.
-    #[must_use]
-    pub fn model_name(&self, id: ModelId) -> Option<&str> {
-        self.desc.name(id)
-    }
-
     /// The model's [`Animator`]: its chunks hold this model's instances of
-    /// the last frame set, at the slots [`slot`](Self::slot) gives; its
-    /// buffer getters give its first chunk's. `None` when `id` is not a
-    /// model of this crowd.
+    /// the last frame set, at the slots [`slot`](Self::slot) gives (slot
+    /// `s` is index `s % chunk_capacity` of
+    /// [`chunks`](Animator::chunks)`()[s / chunk_capacity]`,
+    /// [`chunk_capacity`](Animator::chunk_capacity)); bind a chunk's
+    /// buffers to draw its instances. `None` when `id` is not a model of
+    /// this crowd.
     #[must_use]
     pub fn model(&self, id: ModelId) -> Option<&Animator> {
         self.desc.index(id)?;
         Some(&self.models.get(id.index())?.as_ref()?.animator)
-    }
-
-    /// How many chunks the model's instances are split into (1 when its
-    /// outputs fit the device in one).
-    #[must_use]
-    pub fn chunk_count(&self, id: ModelId) -> Option<usize> {
-        Some(self.model(id)?.chunk_count())
-    }
-
-    /// The instances (characters with a mixer) each chunk of the model
-    /// holds: the model's slot `i` is index `i % capacity` of chunk
-    /// `i / capacity`.
-    #[must_use]
-    pub fn chunk_capacity(&self, id: ModelId) -> Option<u32> {
-        Some(self.model(id)?.chunk_capacity())
-    }
-
-    /// Chunk `chunk` of the model: its buffers hold the model's slots
-    /// `chunk * capacity ..` of the last frame set (see
-    /// [`locate`](Self::locate)); bind them to draw those instances.
-    #[must_use]
-    pub fn chunk(&self, id: ModelId, chunk: usize) -> Option<&AnimatorChunk> {
-        self.model(id)?.chunk(chunk)
-    }
-
-    /// Where crowd instance `instance` of the last frame set landed: its
-    /// model, the chunk and its index in that chunk's buffers. `None` past
-    /// the last instance (or for a model removed since).
-    #[must_use]
-    pub fn locate(&self, instance: usize) -> Option<(ModelId, usize, u32)> {
-        let &(index, slot) = self.placement.slots.get(instance)?;
-        let id = self.desc.id_at(index as usize);
-        let size = self.chunk_capacity(id)?.max(1);
-        Some((id, (slot / size) as usize, slot % size))
-    }
-
-    /// The clip named `name` of model `model`; `None` when the model has no
-    /// such clip (or is not a model of this crowd).
-    #[must_use]
-    pub fn clip(&self, model: ModelId, name: &str) -> Option<ClipRef> {
-        self.desc.clip(model, name)
-    }
-
-    /// Clip `index` of model `model`'s library; `None` out of range.
-    #[must_use]
-    pub fn clip_at(&self, model: ModelId, index: u32) -> Option<ClipRef> {
-        self.desc.clip_at(model, index)
     }
 
     /// Crowd instances in the last frame set.
@@ -468,7 +410,8 @@ impl Crowd {
     /// Where crowd instance `instance` of the last frame set landed: its
     /// model and its slot in the model (the instance index of the model's
     /// [`Poses`](crate::Poses) in [`read_back`](Self::read_back), and of
-    /// its [`Animator`]; [`locate`](Self::locate) gives the chunk).
+    /// its [`Animator`], whose chunk holds it as [`model`](Self::model)
+    /// says).
     /// Entries without a character keep their crowd order within their
     /// model. `None` past the last instance.
     #[must_use]
@@ -533,8 +476,8 @@ impl Crowd {
     /// A character with more actions than its mixer's
     /// `actions_per_character` drops its lightest base actions (normal,
     /// unmasked; the first of equal weights in its list) until they fit,
-    /// then its lightest others if it must, as a
-    /// [`Player`](crate::playback::Player) makes room: the other
+    /// then its lightest others if it must, as a `playback::Player` makes
+    /// room: the other
     /// characters' frame goes on. Every other refusal refuses the whole
     /// frame: every character and action is checked before anything is
     /// written.
@@ -547,8 +490,9 @@ impl Crowd {
     /// let mut crowd = Crowd::new();
     /// let x = crowd.add_mixed_model(device, queue, "xbot", xbot, &MixerDesc::new(500, 2))?;
     /// let r = crowd.add_mixed_model(device, queue, "robot", robot, &MixerDesc::new(100, 2))?;
-    /// let (idle, run) = (crowd.clip(x, "idle").expect("idle"), crowd.clip(x, "run").expect("run"));
-    /// let dance = crowd.clip(r, "Dance").expect("dance");
+    /// let clips = crowd.models();
+    /// let (idle, run) = (clips.clip(x, "idle").expect("idle"), clips.clip(x, "run").expect("run"));
+    /// let dance = crowd.models().clip(r, "Dance").expect("dance");
     /// let dancer = crowd.add_character(r)?;
     /// // An xbot halfway through a crossfade from idle to run, a robot dancing.
     /// let actions = [

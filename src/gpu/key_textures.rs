@@ -24,8 +24,8 @@
 
 use crate::error::{Error, Result};
 use crate::layout::KEY_TEXTURE_ROW_SHIFT;
-use crate::model::library::AnimationLibrary;
 use crate::tables::key_lookup::{clip_group_texels, track_search_texels};
+use crate::tables::library::LibraryTables;
 
 use super::scoped;
 
@@ -47,7 +47,7 @@ pub struct KeyTextures {
 
 impl KeyTextures {
     /// Creates and fills the textures of `library`'s search texels
-    /// (`AnimationLibrary::key_windows`, `Rgba32Uint`), track rows
+    /// (`LibraryTables::key_windows`, `Rgba32Uint`), track rows
     /// (`Rgba32Uint`, `track_search_texels`) and clip groups (`Rg32Uint`,
     /// `clip_group_texels`).
     ///
@@ -58,9 +58,9 @@ impl KeyTextures {
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        library: &AnimationLibrary,
+        library: &LibraryTables,
     ) -> Result<Self> {
-        Self::with_texels(device, queue, library, library.tables().key_windows())
+        Self::with_texels(device, queue, library, library.key_windows())
     }
 
     /// [`new`](Self::new), with `texels` as the key search texture's
@@ -70,20 +70,18 @@ impl KeyTextures {
     pub(crate) fn with_texels(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        library: &AnimationLibrary,
+        library: &LibraryTables,
         texels: Vec<[u32; 4]>,
     ) -> Result<Self> {
         let max_dim = device.limits().max_texture_dimension_2d.max(1);
         let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
         let windows: &[u32] = bytemuck::cast_slice(&texels);
         let search: Vec<u32> = library
-            .tables()
             .tracks()
             .iter()
             .flat_map(|t| track_search_texels(t).into_iter().flatten())
             .collect();
         let groups: Vec<u32> = library
-            .tables()
             .clip_table()
             .iter()
             .flat_map(|c| clip_group_texels(c).into_iter().flatten())

@@ -2,38 +2,35 @@
 //! [`Crowd`] (several models), [`ReadbackRing`] (readback that does not stall the next frame),
 //! [`PassTimer`] (the passes' GPU time), the device requirements
 //! ([`required_limits`], [`required_features`], [`optional_features`];
-//! `DeviceProfile::of` reads what a device is good at) and a [`headless`]
-//! device helper for tools and tests.
+//! `DeviceProfile::of` reads what a device is good at). The device is the
+//! application's: the crate never creates one.
 
 mod animator;
 mod bind;
 mod chunk;
 mod crowd;
-pub mod headless;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
 pub(crate) mod playback;
-pub mod readback;
+mod readback;
 mod sampler;
 pub(crate) mod skin;
 mod timer;
 
-pub use crate::error::RingError;
-pub use animator::Animator;
-pub use chunk::AnimatorChunk;
-#[doc(hidden)]
-pub use crowd::CrowdStage;
-pub use crowd::{
-    CharacterId, ClipRef, Crowd, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+pub use self::{
+    animator::Animator,
+    chunk::AnimatorChunk,
+    crowd::{Crowd, CrowdStage},
+    limits::{optional_features, required_features, required_limits},
+    loss::is_device_lost,
+    readback::{ReadbackFrame, ReadbackRing, Ticket, MAX_SLOTS},
+    timer::PassTimer,
 };
+pub use crate::error::RingError;
 pub(crate) use limits::check_device;
-pub use limits::{optional_features, required_features, required_limits};
-pub use loss::is_device_lost;
 pub(crate) use loss::Health;
-pub use readback::{ReadbackFrame, ReadbackRing, Ticket};
 pub(crate) use sampler::GpuSampler;
-pub use timer::PassTimer;
 
 use std::num::NonZeroU64;
 
@@ -194,11 +191,11 @@ pub(crate) fn check_size(
 
 /// Layout entry with which another pipeline binds an output buffer
 /// read-only, `min_size` bytes at least: an animator's sampled values
-/// ([`Animator::sample_buffer`], `var<storage, read> ...: array<f32>`,
+/// ([`AnimatorChunk::sample_buffer`], `var<storage, read> ...: array<f32>`,
 /// `min_size` 4, for example in a skinning vertex shader) or its results
-/// ([`Animator::joint_matrix_buffer`] and
-/// [`Animator::world_matrix_buffer`]: `array<mat4x4<f32>>`, 64;
-/// [`Animator::morph_weight_buffer`]: `array<f32>`, 4).
+/// ([`AnimatorChunk::joint_matrix_buffer`] and
+/// [`AnimatorChunk::world_matrix_buffer`]: `array<mat4x4<f32>>`, 64;
+/// [`AnimatorChunk::morph_weight_buffer`]: `array<f32>`, 4).
 #[must_use]
 pub fn output_layout_entry(
     binding: u32,

@@ -21,6 +21,7 @@ use crate::model::library::AnimationLibrary;
 use crate::plan::{Plan, SamplerPlan, Stage};
 use crate::tables::blocks::{max_blocks, ClipSort, Part};
 use crate::tables::instance::resolve_instances_into;
+use crate::tables::library::LibraryTables;
 use crate::tables::sample::SampleTables;
 
 /// Samples an [`AnimationLibrary`] for many instances with one compute
@@ -190,7 +191,7 @@ impl GpuSampler {
             let blocks = own.blocks.map(|(sorted, blocks, params)| BlockTables {
                 sort: ClipSort::new(
                     capacity,
-                    upload.library.tables().clip_table().len(),
+                    upload.tables.library.clip_table().len(),
                     upload.tables.dispatches.len(),
                     parts,
                 ),
@@ -233,7 +234,7 @@ impl Sizes {
         check_size(limits, "output buffer", output, false)?;
         let max_dim = limits.max_compute_workgroups_per_dimension.max(1);
         let clip_blocks = tables.plan == SamplerPlan::ClipBlocks;
-        let group_blocks = max_blocks(capacity, library.tables().clip_table().len());
+        let group_blocks = max_blocks(capacity, tables.library.clip_table().len());
         let block_entries = u64::from(group_blocks) * tables.dispatches.len() as u64;
         let block_bytes = (block_entries * std::mem::size_of::<GpuSampleBlock>() as u64)
             .max(u64::from(BLOCK_HEAD) * std::mem::size_of::<GpuSampleBlock>() as u64);
@@ -245,7 +246,7 @@ impl Sizes {
                 u64::from(capacity) * 8,
                 false,
             )?;
-            let needed = crate::plan::schedule_block_workgroups(library, capacity);
+            let needed = crate::plan::schedule_block_workgroups(&tables.library, capacity);
             let max_grid = u64::from(max_dim) * u64::from(max_dim);
             if needed > max_grid.min(u64::from(u32::MAX)) {
                 return Err(Error::LimitExceeded {
@@ -298,21 +299,21 @@ impl SampleUpload {
         let limits = device.limits();
         // A compressed library's packed words take the values' place (the
         // buffer is bound as `packed` too).
-        let value_bytes: &[u8] = match library.tables().packed() {
-            Some(p) => bytemuck::cast_slice(p),
-            None => bytemuck::cast_slice(library.values()),
+        let flat = Arc::clone(&tables.library);
+        let value_bytes: &[u8] = match flat.packed() {
+            Some(p) => bytemuck::cast_slice(p.words()),
+            None => bytemuck::cast_slice(flat.values()),
         };
         let values_bytes = value_bytes.len() as u64;
-        let clips_bytes = std::mem::size_of_val(library.tables().clip_table()) as u64;
+        let clips_bytes = std::mem::size_of_val(flat.clip_table()) as u64;
         check_size(&limits, "key values", values_bytes, false)?;
         check_size(&limits, "clip table", clips_bytes, false)?;
-        let rows_bytes = (library.tables().tracks().len() as u64
-            * std::mem::size_of::<GpuSampleRow>() as u64)
+        let rows_bytes = (flat.tracks().len() as u64 * std::mem::size_of::<GpuSampleRow>() as u64)
             .max(u64::from(ROW_HEAD) * std::mem::size_of::<GpuSampleRow>() as u64);
         if tables.plan == SamplerPlan::ClipBlocks {
             check_size(&limits, "clip-blocks row table", rows_bytes, false)?;
         }
-        let keys = KeyTextures::with_texels(device, queue, library, tables.texels.clone())?;
+        let keys = KeyTextures::with_texels(device, queue, &flat, tables.texels.clone())?;
         scoped(device, "GpuSampler::new (upload)", || {
             // Whole vec4s: also bound as `values4`; and one vec4 of zeros
             // after the last value, which the clip-blocks plan's exact run
@@ -335,7 +336,7 @@ impl SampleUpload {
             let clips = buffer_init(
                 device,
                 "keyframe-gpu.clips",
-                bytemuck::cast_slice(library.tables().clip_table()),
+                bytemuck::cast_slice(flat.clip_table()),
                 wgpu::BufferUsages::STORAGE,
             )?;
             // The rows, bound as storage and, for their head, as a uniform.
@@ -397,8 +398,7 @@ impl SampleUpload {
             immediate_size: 0,
         });
         let planned = plan.dispatches.iter().filter(|d| d.stage == Stage::Sample);
-        let clip_count =
-            u32::try_from(self.library.tables().clip_table().len()).unwrap_or(u32::MAX);
+        let clip_count = u32::try_from(self.tables.library.clip_table().len()).unwrap_or(u32::MAX);
         let mut groups = Vec::with_capacity(self.tables.parts());
         for (slot, d) in planned.enumerate() {
             let constants = d.overrides.constants(d.module);
@@ -670,7 +670,7 @@ impl GpuSampler {
             b.write(
                 queue,
                 &self.scratch,
-                &self.upload.library,
+                &self.upload.tables.library,
                 &mut self.groups,
                 self.params_stride,
                 self.max_workgroups_per_dim,
@@ -787,13 +787,13 @@ impl BlockTables {
         &mut self,
         queue: &wgpu::Queue,
         resolved: &[GpuInstance],
-        library: &AnimationLibrary,
+        library: &LibraryTables,
         groups: &mut [GroupDispatch],
         params_stride: usize,
         max_dim: u32,
     ) {
         let sort = &mut self.sort;
-        sort.sort(resolved, library.tables().clip_table(), &self.parts);
+        sort.sort(resolved, library.clip_table(), &self.parts);
         for (slot, d) in groups.iter_mut().enumerate() {
             let (base, count) = sort.range(slot);
             // Fits: checked against max_blocks in new().

@@ -43,7 +43,7 @@ pub(crate) const NO_ROW: u32 = u32::MAX;
 pub(crate) const NO_MASK: u32 = u32::MAX;
 /// The hard maximum of actions per character (WGSL `MAX_ACTIONS`), the
 /// model's.
-pub use crate::model::mix::MAX_ACTIONS;
+pub(crate) use crate::model::mix::MAX_ACTIONS;
 
 const _: () = assert!(std::mem::size_of::<GpuMixAction>() == 24);
 

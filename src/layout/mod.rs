@@ -1,7 +1,7 @@
 //! The Rust side of `shaders/prelude.wgsl`: `#[repr(C)]` twins of every
 //! WGSL struct that crosses the boundary, every constant both languages
 //! use, and the binding tables the bind group layouts are built from. This
-//! is the flat format that the shaders and the CPU twin ([`crate::cpu`])
+//! is the flat format that the shaders and the CPU twin (`cpu`)
 //! read.
 //!
 //! A test (`src/tests/layout.rs`) parses the shaders with naga and compares
@@ -12,16 +12,16 @@
 mod compressed;
 pub(crate) mod mix;
 mod playback;
-mod rig;
-mod sample;
-mod shaders;
+pub(crate) mod rig;
+pub(crate) mod sample;
+pub(crate) mod shaders;
 
 pub(crate) use compressed::*;
-pub use mix::*;
+pub(crate) use mix::*;
 pub(crate) use playback::*;
-pub use rig::*;
-pub use sample::*;
-pub use shaders::*;
+pub(crate) use rig::*;
+pub(crate) use sample::*;
+pub(crate) use shaders::*;
 
 /// How a binding of a shader is accessed; see [`SAMPLE_BINDINGS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,7 +31,7 @@ pub(crate) struct GpuTrack {
     pub(crate) output_offset: u32,
     /// The target node for node-property tracks, 0 for pointer tracks
     /// (informational: the sampler does not read it; the pose stage finds
-    /// its channels in [`crate::tables::rig::SkinTables`]).
+    /// its channels in `tables::rig::SkinTables`).
     pub(crate) node: u32,
     /// Buckets per second of the track's bucket table; or, negated, keys
     /// per second of uniformly spaced keys, indexed directly without a
@@ -48,7 +48,7 @@ pub(crate) struct GpuTrack {
     /// (0 when `lookup_scale` is 0).
     pub(crate) lookup_origin: f32,
     /// Index of the track's first texel in the key search table
-    /// (`AnimationLibrary::key_windows`,
+    /// (`LibraryTables::key_windows`,
     /// the `key_windows` texture): its bucket texels when `lookup_scale >
     /// 0`, then one texel `[p, t_p, t_(p+1), t_(p+2)]` per key `p`.
     pub(crate) search_offset: u32,
@@ -111,8 +111,8 @@ pub struct GpuParams {
 /// One block of the clip-blocks plan (WGSL `SampleBlock`): up to
 /// [`WORKGROUP_SIZE`] instances of one clip, consecutive in the sorted
 /// instance table, and the rows of one track group of that clip. Written
-/// per frame by [`GpuSampler`](crate::gpu::GpuSampler) under
-/// [`SamplerPlan::ClipBlocks`](crate::SamplerPlan::ClipBlocks).
+/// per frame by `GpuSampler` under
+/// `SamplerPlan::ClipBlocks`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub(crate) struct GpuSampleBlock {
@@ -192,7 +192,7 @@ impl GpuSampleRow {
     /// lookup, width and interpolation are the first row's (so a run of one
     /// row is regular, and a run of two whose other fields agree). Where
     /// every run of a group is regular, or every segment of its runs (see
-    /// [`crate::tables::sample::regular_segments`]), the shader (override
+    /// `tables::sample::regular_segments`), the shader (override
     /// `REGULAR_SEGMENT`) reads two rows per segment and computes the
     /// others, instead of reading each row: libraries whose tracks have
     /// equal key counts (keys baked at one rate, crowd_rot's 64 keys a
@@ -242,7 +242,7 @@ impl GpuSampleRow {
 
 /// A clip-blocks dispatch's parameters (WGSL `BlockParams`, a uniform; one
 /// slot per track group, or per window of its block heads:
-/// [`crate::tables::sample::HeadWindow`]).
+/// `tables::sample::HeadWindow`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub(crate) struct GpuBlockParams {
@@ -256,7 +256,7 @@ pub(crate) struct GpuBlockParams {
     /// number `w = y * grid_width + x`, which samples run `w % runs` of
     /// the rows of block `w / runs`: `runs = ceil(GROUP_ROWS / ROW_RUN)`
     /// (WGSL overrides: the group's most rows in a clip, and
-    /// [`crate::plan::block_row_run`] of it), rows `[run ROW_RUN, (run + 1)
+    /// `plan::block_row_run` of it), rows `[run ROW_RUN, (run + 1)
     /// ROW_RUN)` of the block's clip.
     pub(crate) grid_width: u32,
     /// The first row of the window of the block heads' uniform copies
@@ -283,7 +283,7 @@ pub(crate) const ROW_HEAD: u32 = 1024;
 /// key count]`, the value stream's first four offsets) and two in
 /// `decode_frames` (a framed stream's `left` and `right`); 64 KiB each.
 /// A library of more rows binds a window of them per dispatch
-/// ([`crate::tables::sample::HeadWindow`]).
+/// (`tables::sample::HeadWindow`).
 pub(crate) const DECODE_HEAD: u32 = 2048;
 /// The rows a window of the block heads' uniform copies starts at a
 /// multiple of: 256 bytes, the largest `min_uniform_buffer_offset_alignment`
@@ -327,7 +327,7 @@ pub(crate) const GROUP_STEP: u32 = 4;
 /// The shader's default `GROUP` (WGSL `GROUP_ALL`): one dispatch over every
 /// track of a clip, with every block compiled in.
 pub(crate) const GROUP_ALL: u32 = 5;
-/// The number of track groups. [`GpuSampler`](crate::gpu::GpuSampler) records one
+/// The number of track groups. `GpuSampler` records one
 /// dispatch per group that has tracks, each with a pipeline compiled for
 /// that group only (the WGSL override `GROUP`): the branches of the other
 /// groups are compiled out, which SIMD-on-CPU adapters such as lavapipe,
@@ -353,7 +353,7 @@ impl GpuTrack {
     /// [`GROUP_BLEND`], [`GROUP_CUBIC_ROTATION`] or [`GROUP_STEP`].
     #[must_use]
     pub(crate) fn group(&self) -> u32 {
-        use crate::model::kinds::Interpolation;
+        use crate::kinds::Interpolation;
         if self.interpolation == Interpolation::CubicSpline as u32 {
             if self.kind == KIND_ROTATION {
                 GROUP_CUBIC_ROTATION
@@ -476,7 +476,7 @@ pub(crate) const SAMPLE_USES: [u32; 13] = [0, 1, 3, 4, 5, 6, 7, 8, 15, 16, 17, 1
 pub(crate) const SAMPLE_BLOCKS_USES: [u32; 14] =
     [0, 1, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
 
-/// The key search's tables live in 2D textures ([`crate::gpu::key_textures::KeyTextures`]):
+/// The key search's tables live in 2D textures (`gpu::key_textures::KeyTextures`):
 /// element `i` of a table is texel `(i & (w - 1), i >> s)` of a texture
 /// `w = 2^s` texels wide. `s` is this, or less on a device whose
 /// `max_texture_dimension_2d` is below 4096 (WGSL override `ROW_SHIFT`).

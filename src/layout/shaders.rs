@@ -30,7 +30,7 @@ pub(crate) const POSE_WGSL: &str = wgsl_module!("prelude", "quat", "pose_nodes",
 /// fused kernels call, and whose bindings are this module's too),
 /// `skin_io.wgsl` (the matrix stores and inverse-bind reads), `skin.wgsl`
 /// (entry points `hierarchy_main`, `skin_main` and `skin_nodes_main`; see
-/// [`SkinStrategy`](crate::plan::SkinStrategy)).
+/// `SkinStrategy`).
 pub(crate) const SKIN_WGSL: &str =
     wgsl_module!("prelude", "quat", "pose_nodes", "pose", "skin_io", "skin");
 

@@ -35,7 +35,7 @@ use super::library::AnimationLibrary;
 use super::rig::Rig;
 use super::track::{Clip, Track};
 use crate::error::{BindError, Result, Unbound};
-use crate::model::kinds::Property;
+use crate::kinds::Property;
 
 /// No node: a pointer track, or a track left unbound.
 pub(crate) const UNBOUND: u32 = u32::MAX;
@@ -92,7 +92,7 @@ impl BindOptions {
 /// Cheap to clone (the library, the rig and the table are shared).
 ///
 /// One library bound to several rigs is uploaded once: a
-/// [`Crowd`](crate::Crowd) shares the clip buffers of models whose bound
+/// `Crowd` shares the clip buffers of models whose bound
 /// libraries are the same library.
 #[derive(Debug, Clone)]
 pub struct BoundLibrary {
@@ -523,12 +523,6 @@ impl BoundLibrary {
     pub fn node(&self, clip: u32, track: u32) -> Option<u32> {
         let node = *self.nodes.get(clip as usize)?.get(track as usize)?;
         (node != UNBOUND).then_some(node)
-    }
-
-    /// The index of the first clip named `name`.
-    #[must_use]
-    pub fn clip_by_name(&self, name: &str) -> Option<u32> {
-        self.library.clip_by_name(name)
     }
 
     /// `library`, which holds this library's clips (compressed), bound to

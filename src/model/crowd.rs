@@ -3,10 +3,10 @@
 //! and the characters that hold its slots), the handles that name them
 //! ([`ModelId`], [`ClipRef`], [`CharacterId`]), one frame's entries
 //! ([`CrowdInstance`], [`CrowdCharacter`]) and results ([`CrowdPoses`]).
-//! The GPU [`Crowd`](crate::Crowd) holds a [`CrowdModels`] beside its
+//! The GPU `Crowd` holds a [`CrowdModels`] beside its
 //! animators, and the CPU twin
-//! ([`cpu::crowd_poses`](crate::cpu::crowd_poses),
-//! [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)) takes the
+//! (`cpu::crowd_poses`,
+//! `cpu::crowd_mixed_poses`) takes the
 //! same value, so both place a frame's entries in the models' slots by
 //! the same checks ([`Placement`], [`ModelFrame`]).
 
@@ -25,8 +25,8 @@ use crate::model::BoundLibrary;
 /// model of another.
 static NEXT_CROWD: AtomicU64 = AtomicU64::new(0);
 
-/// A model of a [`Crowd`](crate::Crowd), as returned by
-/// [`Crowd::add_model`](crate::Crowd::add_model). Only valid in the crowd
+/// A model of a `Crowd`, as returned by
+/// `Crowd::add_model`. Only valid in the crowd
 /// that made it, while the model is in it: another crowd, or the crowd
 /// after `Crowd::remove_model`, refuses it as
 /// unknown. Adding, growing or removing other models never changes it.
@@ -39,15 +39,13 @@ pub struct ModelId {
 impl ModelId {
     /// The model's index in its crowd, in the order the models were added
     /// (a removed model's index is never given to another).
-    #[must_use]
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.index as usize
     }
 }
 
-/// A clip of one model of a [`Crowd`](crate::Crowd): made by
-/// [`Crowd::clip`](crate::Crowd::clip) or
-/// [`Crowd::clip_at`](crate::Crowd::clip_at), so it always says which
+/// A clip of one model of a `Crowd`: made by
+/// [`CrowdModels::clip`] or [`CrowdModels::clip_at`], so it always says which
 /// model it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipRef {
@@ -152,7 +150,7 @@ impl CrowdInstance {
 }
 
 /// One character of a crowd's mixed frame
-/// ([`Crowd::set_actions`](crate::Crowd::set_actions)): its model (one
+/// (`Crowd::set_actions`): its model (one
 /// added with a mixer) and how many of the frame's actions, consecutive
 /// and in list order, are its own. Its actions name clips of its model
 /// ([`ClipRef::clip`]) and masks of its model's [`MixerDesc`]. Made by
@@ -255,7 +253,7 @@ impl CrowdModel {
 
 /// The models of a crowd, without a device: names, libraries (bound or
 /// sampled alone), mixers, capacities and characters.
-/// [`Crowd::models`](crate::Crowd::models) gives a crowd's; the CPU twin
+/// `Crowd::models` gives a crowd's; the CPU twin
 /// takes it.
 #[derive(Debug, Clone)]
 pub struct CrowdModels {
@@ -324,18 +322,6 @@ impl CrowdModels {
             .iter()
             .enumerate()
             .filter_map(|(i, m)| Some((i, m.as_ref()?)))
-    }
-
-    /// Models in the crowd.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.live().count()
-    }
-
-    /// Whether the crowd has no model.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The model's index, when `id` is a model of this crowd.
@@ -1046,7 +1032,7 @@ pub(crate) fn renumber_actions(e: Error, at: impl Fn(usize, usize) -> (usize, us
     })
 }
 
-/// One frame of a crowd, read back by [`Crowd::read_back`](crate::Crowd::read_back)
+/// One frame of a crowd, read back by `Crowd::read_back`
 /// or computed by the twin: each model's [`Poses`] (indexed by slot), and
 /// accessors by the frame's entries and by character.
 #[derive(Debug, Clone)]
@@ -1064,11 +1050,16 @@ impl CrowdPoses {
         self.slots.len()
     }
 
-    /// Model `index`'s poses ([`ModelId::index`]), indexed by slot (a
-    /// slot no entry of the frame named holds a vacant character: clip 0
-    /// at time 0, or with a mixer the rest pose).
+    /// Model `model`'s poses, indexed by slot (a slot no entry of the
+    /// frame named holds a vacant character: clip 0 at time 0, or with a
+    /// mixer the rest pose); `None` for a model not in the frame's crowd.
     #[must_use]
-    pub fn model(&self, index: usize) -> Option<&Poses> {
+    pub fn model(&self, model: ModelId) -> Option<&Poses> {
+        self.by_index(model.index())
+    }
+
+    /// The poses of the model at `index`.
+    fn by_index(&self, index: usize) -> Option<&Poses> {
         self.models.get(index)?.as_ref()
     }
 
@@ -1079,14 +1070,14 @@ impl CrowdPoses {
     #[must_use]
     pub fn instance(&self, instance: usize) -> Option<(&Poses, u32)> {
         let &(model, slot) = self.slots.get(instance)?;
-        Some((self.model(model as usize)?, slot))
+        Some((self.by_index(model as usize)?, slot))
     }
 
     /// Character `character`'s model's poses and its slot in them;
     /// `None` when its model is not in the frame.
     #[must_use]
     pub fn character(&self, character: CharacterId) -> Option<(&Poses, u32)> {
-        let poses = self.model(character.model.index())?;
+        let poses = self.model(character.model)?;
         (character.slot < poses.instance_count()).then_some((poses, character.slot))
     }
 

@@ -1,6 +1,6 @@
 //! [`Instance`]: what plays, from where, and how it wraps (resolved on the
 //! host into the clip-local rows of the GPU instance table by
-//! `crate::tables::instance`).
+//! `tables::instance`).
 
 use crate::model::track::WrapMode;
 

@@ -1,20 +1,21 @@
-//! [`AnimationLibrary`]: validated clips flattened into the arrays that the
-//! GPU and the CPU twin read.
+//! [`AnimationLibrary`]: validated clips, with the output layout every
+//! instance's samples follow. The flat tables the sampler and the CPU
+//! twin read are derived from it in `src/tables/` (`LibraryTables::of`),
+//! never kept here.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-use crate::compress::format::CompressedTrack;
+use crate::compress::format::{CompressedTrack, KeyTimes};
 use crate::error::CompressError;
 use crate::error::TrackError;
 use crate::error::{index_u32, Error, Result};
-use crate::model::kinds::{Interpolation, PointerType, ValueKind};
+use crate::kinds::{Interpolation, PointerType, Property, ValueKind};
 use crate::model::target::SourceId;
 use crate::model::track::{Clip, PointerTarget, Track};
-use crate::tables::library::LibraryTables;
 use std::collections::HashSet;
 
-/// Many clips, validated and flattened into GPU-ready arrays.
+/// Many clips, validated, with the layout of every instance's output.
 ///
 /// Output layout (stable): every instance owns a block of
 /// [`output_stride`](Self::output_stride) `f32`s. Track `j` of the
@@ -35,19 +36,62 @@ use std::collections::HashSet;
 /// tracks' alone.
 ///
 /// Cloning is cheap: the arrays are shared behind an [`Arc`], so a
-/// [`Animator`](crate::Animator) keeps a handle to the library it
+/// `Animator` keeps a handle to the library it
 /// was built from rather than a copy of its keys.
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {
     data: Arc<LibraryData>,
 }
 
-/// The arrays of an [`AnimationLibrary`], built once and never changed.
+/// An [`AnimationLibrary`]'s identity ([`AnimationLibrary::identity`]),
+/// held weakly. While it lives, no other library can have its address: it
+/// names that library and its clones only, and only while one of them is
+/// alive.
+#[derive(Debug, Clone)]
+pub(crate) struct LibraryIdentity(Weak<LibraryData>);
+
+impl LibraryIdentity {
+    /// Whether `library` is the library named (or a clone of it), alive.
+    pub(crate) fn is(&self, library: &AnimationLibrary) -> bool {
+        self.alive() && std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&library.data))
+    }
+
+    /// Whether the library named (or a clone) is still alive.
+    pub(crate) fn alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
+/// What an [`AnimationLibrary`] holds, built once and never changed.
 #[derive(Debug)]
 struct LibraryData {
     clips: Vec<Clip>,
     pointer_targets: Vec<PointerOutput>,
-    tables: LibraryTables,
+    /// Per clip, a constant STEP track of the rest value of each pointer
+    /// target it does not animate, sampled after its own tracks (not in
+    /// `clips`).
+    rest: Vec<Vec<Track>>,
+    /// A compressed library's tracks: per clip, one per track of the clip,
+    /// then one per rest-value track (stored raw); `None` uncompressed.
+    compressed: Option<Vec<Vec<CompressedTrack>>>,
+    /// Per clip, where its tracks (then its rest-value tracks) write.
+    outputs: Vec<ClipOutput>,
+    /// Per clip, its duration ([`Clip::duration`]).
+    durations: Vec<f32>,
+    output_stride: u32,
+    tracks_per_instance: u32,
+    stored_bytes: u64,
+}
+
+/// Where a clip's tracks write in an instance's output block: each track's
+/// first component (the clip's own tracks, then its rest-value tracks; a
+/// pointer track its target's slot), and the end of what the clip writes.
+#[derive(Debug)]
+pub(crate) struct ClipOutput {
+    /// Per track, its offset.
+    pub(crate) offsets: Vec<u32>,
+    /// One past the last component any of its tracks writes.
+    pub(crate) width: u32,
 }
 
 /// Where a pointer target's value lands in every instance's output block:
@@ -113,7 +157,7 @@ impl AnimationLibrary {
     /// take any other. Pointer rest values are stored raw. The host keeps
     /// `clips` as given ([`clips`](Self::clips)).
     ///
-    /// This is what [`crate::compress`] builds, and the only way to a
+    /// This is what the compressor builds, and the only way to a
     /// compressed library; each compressed track is validated here
     /// ([`CompressedTrack::validate`]) before anything is built from it.
     ///
@@ -125,44 +169,67 @@ impl AnimationLibrary {
         clips: Vec<Clip>,
         tracks: Vec<Vec<CompressedTrack>>,
     ) -> Result<Self> {
-        Self::build(clips, Some(&tracks))
+        Self::build(clips, Some(tracks))
     }
 
-    /// Validates `clips` (and their `compressed` tracks) and flattens them:
-    /// [`new`](Self::new) and [`from_compressed`](Self::from_compressed).
-    fn build(clips: Vec<Clip>, compressed: Option<&[Vec<CompressedTrack>]>) -> Result<Self> {
+    /// Validates `clips` (and their `compressed` tracks) and lays out their
+    /// output: [`new`](Self::new) and
+    /// [`from_compressed`](Self::from_compressed).
+    fn build(clips: Vec<Clip>, compressed: Option<Vec<Vec<CompressedTrack>>>) -> Result<Self> {
         if clips.is_empty() {
             return Err(Error::EmptyLibrary);
         }
         for (i, clip) in clips.iter().enumerate() {
             clip.validate(i)?;
         }
-        if let Some(tracks) = compressed {
+        if let Some(tracks) = &compressed {
             check_compressed(&clips, tracks)?;
         }
         let targets = Targets::collect(&clips)?;
         let pointer_targets = targets.outputs()?;
         check_rest_track_count(clips.len(), targets.list.len())?;
-        let fillers = rest_value_tracks(&clips, &targets.list);
+        let rest = rest_value_tracks(&clips, &targets.list);
         let slot = |p: &str| targets.slot(p, &pointer_targets);
-        let tables = match compressed {
-            None => LibraryTables::plain(&clips, &fillers, slot)?,
-            Some(tracks) => LibraryTables::compressed(&clips, &fillers, tracks, slot)?,
-        };
+        let outputs = clips
+            .iter()
+            .zip(&rest)
+            .map(|(clip, rest)| ClipOutput::of(clip, rest, slot))
+            .collect::<Result<Vec<_>>>()?;
+        // A compressed library stores its rest values raw.
+        let compressed = compressed.map(|mut tracks| {
+            for (own, rest) in tracks.iter_mut().zip(&rest) {
+                own.extend(rest.iter().map(|t| {
+                    let time = t.times.first().copied().unwrap_or(0.0);
+                    CompressedTrack::constant_raw(time, &t.values, t.width)
+                }));
+            }
+            tracks
+        });
+        let mut tracks_per_instance = 0;
+        for (clip, rest) in clips.iter().zip(&rest) {
+            let count = index_u32(clip.tracks.len() + rest.len(), "track table")?;
+            tracks_per_instance = count.max(tracks_per_instance);
+        }
+        let stored_bytes = stored_bytes(&clips, &rest, compressed.as_deref())?;
         Ok(AnimationLibrary {
             data: Arc::new(LibraryData {
+                durations: clips.iter().map(Clip::duration).collect(),
+                output_stride: outputs.iter().map(|o| o.width).max().unwrap_or(0),
+                tracks_per_instance,
+                stored_bytes,
                 clips,
                 pointer_targets,
-                tables,
+                rest,
+                compressed,
+                outputs,
             }),
         })
     }
 
-    /// Whether the library is compressed ([`compress`](Self::compress),
-    /// [`BoundLibrary::compress`](crate::BoundLibrary::compress)).
-    #[must_use]
-    pub fn is_compressed(&self) -> bool {
-        self.data.tables.packed().is_some()
+    /// Whether the library is compressed (`compress`,
+    /// `BoundLibrary::compress`).
+    pub(crate) fn is_compressed(&self) -> bool {
+        self.data.compressed.is_some()
     }
 
     /// The bytes of key times and values the library puts on the device:
@@ -173,12 +240,7 @@ impl AnimationLibrary {
     /// last word (as many for either library) are not counted.
     #[must_use]
     pub fn stored_bytes(&self) -> u64 {
-        let tables = &self.data.tables;
-        let values = match tables.packed() {
-            Some(p) => p.len(),
-            None => tables.values().len(),
-        };
-        (tables.times().len() + values) as u64 * 4
+        self.data.stored_bytes
     }
 
     /// Every pointer target of the library's clips, in the order they
@@ -201,10 +263,17 @@ impl AnimationLibrary {
             .find(|p| p.pointer == pointer)
     }
 
-    /// Whether `other` is this library or a clone of it (the same arrays,
+    /// Whether `other` is this library or a clone of it (the same clips,
     /// and so the same upload).
     pub(crate) fn same_data(&self, other: &AnimationLibrary) -> bool {
         Arc::ptr_eq(&self.data, &other.data)
+    }
+
+    /// This library's identity, held weakly: what a cache of something
+    /// derived from it (outside the model) keys its entries by, without
+    /// keeping the library alive.
+    pub(crate) fn identity(&self) -> LibraryIdentity {
+        LibraryIdentity(Arc::downgrade(&self.data))
     }
 
     /// The clips, as given.
@@ -216,8 +285,8 @@ impl AnimationLibrary {
     /// The index of the first clip named `name` (an [`Instance`]'s clip),
     /// or `None` when no clip has that name. Names may repeat in a library
     /// joined from several files (every Mixamo clip is
-    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) and
-    /// [`ClipId`] tell them apart.
+    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) tells
+    /// them apart.
     ///
     /// [`Instance`]: crate::Instance
     #[must_use]
@@ -227,34 +296,18 @@ impl AnimationLibrary {
     }
 
     /// The index of the first clip named `name` read from the file
-    /// `source` ([`Clip::source`]; a glTF import's `document.source`).
+    /// `source` ([`Clip::source`]; a glTF import's `document.source`):
+    /// where names repeat across the files of a joined library, the file
+    /// tells them apart (a clip's file and name are its `clips()` entry's
+    /// `source` and `name`).
     #[must_use]
     pub fn clip_in(&self, source: SourceId, name: &str) -> Option<u32> {
-        self.clip_by_id(&ClipId {
-            source: Some(source),
-            name: name.to_owned(),
-        })
-    }
-
-    /// The index of the first clip of `id`'s file and name.
-    #[must_use]
-    pub fn clip_by_id(&self, id: &ClipId) -> Option<u32> {
         let index = self
             .data
             .clips
             .iter()
-            .position(|c| c.source == id.source && c.name == id.name)?;
+            .position(|c| c.source == Some(source) && c.name == name)?;
         u32::try_from(index).ok()
-    }
-
-    /// Clip `clip`'s file and name; `None` out of range.
-    #[must_use]
-    pub fn clip_id(&self, clip: u32) -> Option<ClipId> {
-        let c = self.data.clips.get(clip as usize)?;
-        Some(ClipId {
-            source: c.source,
-            name: c.name.clone(),
-        })
     }
 
     /// One library of the clips of `libraries`, in order: the first
@@ -290,33 +343,14 @@ impl AnimationLibrary {
     /// `f32`s per instance in the output: the largest clip output width.
     #[must_use]
     pub fn output_stride(&self) -> u32 {
-        self.data.tables.output_stride()
+        self.data.output_stride
     }
 
-    /// The largest track count of any clip: invocations per instance.
+    /// The largest track count of any clip (its rest-value tracks
+    /// included): invocations per instance.
     #[must_use]
     pub fn tracks_per_instance(&self) -> u32 {
-        self.data.tables.tracks_per_instance()
-    }
-
-    /// The library's flat tables, as the sampler and the CPU twin read them.
-    #[must_use]
-    pub(crate) fn tables(&self) -> &LibraryTables {
-        &self.data.tables
-    }
-
-    #[doc(hidden)]
-    /// All key times, shared inputs stored once.
-    #[must_use]
-    pub fn times(&self) -> &[f32] {
-        self.data.tables.times()
-    }
-
-    #[doc(hidden)]
-    /// All key values, track after track (empty for a compressed library).
-    #[must_use]
-    pub fn values(&self) -> &[f32] {
-        self.data.tables.values()
+        self.data.tracks_per_instance
     }
 
     /// Where track `track` of clip `clip` writes inside an instance's output
@@ -325,13 +359,108 @@ impl AnimationLibrary {
     #[must_use]
     pub fn track_output(&self, clip: u32, track: u32) -> Option<(u32, u32)> {
         let (clip, track) = (clip as usize, track as usize);
-        if track >= self.data.clips.get(clip)?.tracks.len() {
-            return None;
-        }
-        let tables = &self.data.tables;
-        let t = tables.tracks().get(tables.track_row(clip, track)?)?;
-        Some((t.output_offset, t.width))
+        let t = self.data.clips.get(clip)?.tracks.get(track)?;
+        let offset = *self.data.outputs.get(clip)?.offsets.get(track)?;
+        Some((offset, t.width))
     }
+
+    /// Clip `clip`'s rest-value tracks, sampled after its own: a constant
+    /// STEP track of the rest value of each pointer target of the library
+    /// the clip does not animate.
+    pub(crate) fn rest_tracks(&self, clip: usize) -> &[Track] {
+        self.data.rest.get(clip).map_or(&[], Vec::as_slice)
+    }
+
+    /// A compressed library's tracks: per clip, one per track of the clip,
+    /// then one per rest-value track; `None` for an uncompressed library.
+    pub(crate) fn compressed_tracks(&self) -> Option<&[Vec<CompressedTrack>]> {
+        self.data.compressed.as_deref()
+    }
+
+    /// Where each clip's tracks write ([`ClipOutput`]), by clip index.
+    pub(crate) fn clip_outputs(&self) -> &[ClipOutput] {
+        &self.data.outputs
+    }
+
+    /// Each clip's duration ([`Clip::duration`]), by clip index.
+    pub(crate) fn durations(&self) -> &[f32] {
+        &self.data.durations
+    }
+}
+
+impl ClipOutput {
+    /// Where the tracks of `clip`, then its `rest` tracks, write: node
+    /// tracks one after another in track order from 0, pointer tracks at
+    /// their target's `slot`.
+    fn of(clip: &Clip, rest: &[Track], slot: impl Fn(&str) -> u32) -> Result<ClipOutput> {
+        let mut offsets = Vec::with_capacity(clip.tracks.len() + rest.len());
+        let (mut next, mut width) = (0u32, 0u32);
+        for track in clip.tracks.iter().chain(rest) {
+            let pointer = track.property == Property::Pointer;
+            let at = match &track.pointer {
+                Some(target) if pointer => slot(&target.pointer),
+                _ => next,
+            };
+            let end = at.checked_add(track.width).ok_or(Error::LimitExceeded {
+                what: "output block of one instance",
+                needed: u64::from(at) * 4 + u64::from(track.width) * 4,
+                limit_name: "u32 indexing",
+                limit: u64::from(u32::MAX),
+            })?;
+            offsets.push(at);
+            width = width.max(end);
+            if !pointer {
+                next = end;
+            }
+        }
+        Ok(ClipOutput { offsets, width })
+    }
+}
+
+/// The bytes of key times and values a library puts on the device
+/// ([`AnimationLibrary::stored_bytes`]): each distinct list of key times
+/// once (by its bits), and every track's values (`clips`' and their
+/// `rest` tracks') or, compressed, every track's packed words.
+///
+/// # Errors
+/// [`Error::LimitExceeded`] when the times or the values cannot be indexed
+/// with `u32`.
+fn stored_bytes(
+    clips: &[Clip],
+    rest: &[Vec<Track>],
+    compressed: Option<&[Vec<CompressedTrack>]>,
+) -> Result<u64> {
+    let tracks = || {
+        clips
+            .iter()
+            .zip(rest)
+            .flat_map(|(c, r)| c.tracks.iter().chain(r))
+    };
+    let mut lists: HashSet<Vec<u32>> = HashSet::new();
+    let mut times = 0usize;
+    let mut note = |list: &[f32]| {
+        if lists.insert(list.iter().map(|t| t.to_bits()).collect()) {
+            times += list.len();
+        }
+    };
+    let values = match compressed {
+        None => {
+            tracks().for_each(|t| note(&t.times));
+            index_u32(tracks().map(|t| t.values.len()).sum(), "key values")?
+        }
+        Some(compressed) => {
+            let mut words = 0u64;
+            for (track, ct) in tracks().zip(compressed.iter().flatten()) {
+                if let KeyTimes::List(list) = &ct.times {
+                    note(list);
+                }
+                words += ct.data_bytes(track.width, track.interpolation) / 4;
+            }
+            index_u32(usize::try_from(words).unwrap_or(usize::MAX), "packed words")?
+        }
+    };
+    index_u32(times, "key times")?;
+    Ok((times as u64 + u64::from(values)) * 4)
 }
 
 /// The pointer targets of a library's clips in order of first appearance,
@@ -471,17 +600,6 @@ fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) ->
         .collect()
 }
 
-/// A clip named by its file and its name: unique across the files of a
-/// joined library where the names alone repeat
-/// ([`AnimationLibrary::clip_by_id`], [`AnimationLibrary::clip_id`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ClipId {
-    /// The file the clip was read from (`None`: built in code).
-    pub source: Option<SourceId>,
-    /// The clip's name.
-    pub name: String,
-}
-
 /// Checks that `tracks` holds one compressed track per track of `clips`,
 /// each fitting its track.
 fn check_compressed(clips: &[Clip], tracks: &[Vec<CompressedTrack>]) -> Result<()> {
@@ -507,11 +625,13 @@ fn check_compressed(clips: &[Clip], tracks: &[Vec<CompressedTrack>]) -> Result<(
             });
         }
         for (t, (track, ct)) in clip.tracks.iter().zip(compressed).enumerate() {
-            ct.validate(track).map_err(|kind| Error::Compressed {
-                clip: c,
-                track: Some(t),
-                kind,
-            })?;
+            let shape = (track.value_kind(), track.width, track.interpolation);
+            ct.validate(shape.0, shape.1, shape.2)
+                .map_err(|kind| Error::Compressed {
+                    clip: c,
+                    track: Some(t),
+                    kind,
+                })?;
         }
     }
     Ok(())

@@ -2,14 +2,12 @@
 //! through which [`Mask`], normal or additive), masks, their errors
 //! ([`MixError`]) and the mixer's description ([`MixerDesc`]). The
 //! packing of one frame's actions into the tables the mix pass reads is
-//! `crate::tables::mix`, shared by the GPU path
-//! ([`Animator::with_mixer`]) and the CPU twin ([`crate::cpu::mix`]).
+//! `tables::mix`, shared by the GPU path
+//! (`Animator::with_mixer`) and the CPU twin (`cpu::mix`).
 //!
 //! The blending rules are those of three.js's `AnimationMixer`, with masks
 //! added; `docs/USAGE.md` ("Blending") states them and
 //! `shaders/mix.wgsl` implements them.
-//!
-//! [`Animator::with_mixer`]: crate::Animator::with_mixer
 
 /// The hard maximum of actions per character (WGSL `MAX_ACTIONS`): the
 /// mixer's loop bound, and the most
@@ -256,9 +254,8 @@ impl Mask {
         Ok(())
     }
 
-    /// The factor of `node` (`None` out of range).
-    #[must_use]
-    pub fn factor(&self, node: u32) -> Option<f32> {
+    /// The factor of `node` (`None` out of range): `factors()[node]`.
+    pub(crate) fn factor(&self, node: u32) -> Option<f32> {
         self.factors.get(node as usize).copied()
     }
 
@@ -287,10 +284,8 @@ fn check_factor(node: u32, factor: f32) -> Result<(), MixError> {
     }
 }
 
-/// How a mixer is created ([`Animator::with_mixer`]): its capacity and
+/// How a mixer is created (`Animator::with_mixer`): its capacity and
 /// its masks (uploaded once, like clips).
-///
-/// [`Animator::with_mixer`]: crate::Animator::with_mixer
 #[derive(Debug, Clone, PartialEq)]
 pub struct MixerDesc {
     /// The most characters per frame.

@@ -11,7 +11,6 @@
 pub(crate) mod binding;
 pub(crate) mod crowd;
 pub(crate) mod instance;
-pub(crate) mod kinds;
 pub(crate) mod library;
 pub(crate) mod mix;
 pub(crate) mod poses;
@@ -20,6 +19,6 @@ pub(crate) mod target;
 pub(crate) mod track;
 
 pub(crate) use binding::BoundLibrary;
-pub(crate) use poses::{OutputLayout, Part, Poses};
+pub(crate) use poses::Poses;
 #[cfg(feature = "gltf")]
 pub(crate) use target::{NodeName, SourceId};

@@ -1,7 +1,7 @@
 //! Results in plain types: one frame's [`Poses`] (local transforms, world
 //! matrices, joint matrices, morph weights, pointer properties), the same
-//! from the GPU ([`Animator::read_back`](crate::Animator::read_back)) and
-//! from the CPU twin ([`crate::cpu::poses`], [`crate::cpu::mixed_poses`]);
+//! from the GPU (`Animator::read_back`) and
+//! from the CPU twin (`cpu::poses`, `cpu::mixed_poses`);
 //! and where a rig's results sit in the output buffers ([`OutputLayout`],
 //! [`Part`]), for a renderer that binds them.
 
@@ -117,7 +117,7 @@ impl OutputLayout {
 ///
 /// A rigid part draws with its node's world matrix, element
 /// `i * layout.nodes() + node` of the world-matrix buffer
-/// ([`Animator::world_matrix_buffer`](crate::Animator::world_matrix_buffer))
+/// (`Animator::world_matrix_buffer`)
 /// for instance `i`. A skinned part ignores its own node's transform
 /// (glTF); it draws with `world(skin_node) * joint`, the joint matrices
 /// at `i * layout.joints() + joints`: each joint matrix is
@@ -203,7 +203,7 @@ pub struct Poses {
 }
 
 /// One frame's results, instance after instance, as [`Poses`] keeps them
-/// (`crate::tables::poses` makes them from what the passes write).
+/// (`tables::poses` makes them from what the passes write).
 pub(crate) struct Results {
     pub instance_count: u32,
     pub samples: Vec<f32>,
@@ -306,12 +306,6 @@ impl Poses {
     #[must_use]
     pub fn instance_count(&self) -> u32 {
         self.instance_count
-    }
-
-    /// Where the results sit per instance.
-    #[must_use]
-    pub fn layout(&self) -> &OutputLayout {
-        &self.layout
     }
 
     fn node_index(&self, i: u32, node: u32) -> Option<usize> {

@@ -1,5 +1,5 @@
 //! [`Rig`]: the node hierarchy, rest pose, skins and morph-target meshes of
-//! a scene, and `SkinTables` (`crate::tables::rig`), the flat form of a rig plus an
+//! a scene, and `SkinTables` (`tables::rig`), the flat form of a rig plus an
 //! [`AnimationLibrary`](crate::AnimationLibrary) that the morph and skin
 //! passes (GPU and CPU twin) read.
 //!
@@ -98,7 +98,7 @@ pub struct RigMesh {
 /// The node hierarchy, rest pose, skins and meshes of a scene.
 ///
 /// Build one in code with [`RigBuilder`], or from a glTF file with `Rig::from_document`
-/// (feature `gltf`, in [`crate::gltf`]).
+/// (feature `gltf`, in `gltf`).
 ///
 /// A rig has an identity: the masks made for it ([`crate::Mask`]) are
 /// refused on any other rig. A clone is the same rig. Equality (`==`)
@@ -109,7 +109,6 @@ pub struct Rig {
     skins: Vec<RigSkin>,
     meshes: Vec<RigMesh>,
     order: Vec<u32>,
-    depth: Vec<u32>,
     id: RigId,
     source: Option<SourceId>,
 }
@@ -312,7 +311,6 @@ impl Rig {
             skins,
             meshes,
             order,
-            depth,
             id: RigId::next(),
             source: None,
         })
@@ -403,15 +401,9 @@ impl Rig {
         &self.order
     }
 
-    /// Depth of each node (0 for a root).
-    #[must_use]
-    pub fn depth(&self) -> &[u32] {
-        &self.depth
-    }
-
     /// The rest local matrix of `node` (`T * R * S`, computed with glam, for
-    /// tools; the passes use `crate::cpu_skin::compose_trs`). `None` if out
-    /// of range.
+    /// tools; the passes and their twin compose it as the shader does,
+    /// `compose_trs` in `src/cpu/skin.rs`). `None` if out of range.
     #[must_use]
     pub(crate) fn rest_local(&self, node: u32) -> Option<Mat4> {
         let n = self.nodes.get(node as usize)?;

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The file a clip or a rig was read from. Every document loaded by
-/// [`crate::gltf`] gets a new one; its clips and its rig carry it, so that
+/// `gltf` gets a new one; its clips and its rig carry it, so that
 /// binding knows when a clip plays on the rig of its own file (then it
 /// binds by node index, exactly as the file says). Clips and rigs built in
 /// code have none.

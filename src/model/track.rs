@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 
-use crate::model::kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
+use crate::kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
 use crate::model::target::{NodeName, SourceId};
 
 /// The largest magnitude of an `int` pointer value: integers up to 2^24
@@ -247,9 +247,8 @@ impl Track {
         }
     }
 
-    /// Number of keys.
-    #[must_use]
-    pub fn key_count(&self) -> usize {
+    /// Number of keys (`times.len()`).
+    pub(crate) fn key_count(&self) -> usize {
         self.times.len()
     }
 
@@ -461,7 +460,7 @@ pub struct Clip {
     /// in code ([`Clip::with_marker`]) or read by the glTF importer from
     /// the animation's `extras` (`{"markers": [{"name": ..., "time":
     /// ...}]}`). The playback layer reports them when a playhead crosses
-    /// them ([`crate::playback`]).
+    /// them (`playback`).
     pub markers: Vec<Marker>,
 }
 

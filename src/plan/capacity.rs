@@ -18,6 +18,7 @@ use crate::layout::{
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::MixerDesc;
 use crate::model::BoundLibrary;
+use crate::tables::library::LibraryTables;
 use crate::tables::rig::SkinTables;
 
 /// What one chunk of a model animates, for [`chunk_capacity`]: what
@@ -111,11 +112,12 @@ pub(crate) fn largest_fit(
         None => u32::MAX,
     };
     let at_most = at_most.clamp(1, most.max(1));
+    let library = LibraryTables::of(model.library())?;
     let shape = |n: u32| {
         let rows = mixer.as_ref().map_or(n, |m| n * 2 * m.per_character);
         Shape {
-            library: model.library(),
-            sampler: resolve_sampler(sampler, profile, model.library(), rows),
+            library: &library,
+            sampler: resolve_sampler(sampler, profile, &library, rows),
             rows,
             characters: n,
             rig: rig.as_ref().map(|(tables, passes, staged)| RigShape {
@@ -160,7 +162,7 @@ pub(crate) fn check_plan(plan: &Plan, limits: &DeviceLimits) -> Result<()> {
         _ => None,
     };
     Shape {
-        library: &plan.library,
+        library: &plan.sample_tables.library,
         sampler: plan.sampler,
         rows: plan.rows,
         characters: plan.capacity,
@@ -200,7 +202,7 @@ struct RigShape<'a> {
 
 /// Everything that sizes one animator's buffers and grids.
 struct Shape<'a> {
-    library: &'a AnimationLibrary,
+    library: &'a LibraryTables,
     sampler: SamplerPlan,
     /// Sampler rows.
     rows: u32,
@@ -258,16 +260,16 @@ impl Shape<'_> {
     /// tables and its dispatches.
     fn check_sampler(&self, limits: &DeviceLimits) -> Result<()> {
         let library = self.library;
-        let values = match library.tables().packed() {
-            Some(p) => p.len() as u64 * 4,
+        let values = match library.packed() {
+            Some(p) => p.words().len() as u64 * 4,
             None => library.values().len() as u64 * 4,
         };
         storage(limits, "key values", values)?;
-        let clips = std::mem::size_of_val(library.tables().clip_table()) as u64;
+        let clips = std::mem::size_of_val(library.clip_table()) as u64;
         storage(limits, "clip table", clips)?;
         let clip_blocks = self.sampler == SamplerPlan::ClipBlocks;
         if clip_blocks {
-            let rows = (library.tables().tracks().len() as u64).max(u64::from(ROW_HEAD));
+            let rows = (library.tracks().len() as u64).max(u64::from(ROW_HEAD));
             let bytes = rows * std::mem::size_of::<GpuSampleRow>() as u64;
             storage(limits, "clip-blocks row table", bytes)?;
         }
@@ -289,14 +291,14 @@ impl Shape<'_> {
         // tuned plans), or one over every track (the reference plan).
         let groups: Vec<u32> = match self.sampler {
             SamplerPlan::Grouped | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
-                .map(|g| library.tables().group_tracks_per_instance(g))
+                .map(|g| library.group_tracks_per_instance(g))
                 .filter(|&per| per > 0)
                 .collect(),
             SamplerPlan::Reference | SamplerPlan::Auto => vec![library.tracks_per_instance()],
         };
         if clip_blocks {
-            let entries = u64::from(max_blocks(self.rows, library.tables().clip_table().len()))
-                * groups.len() as u64;
+            let entries =
+                u64::from(max_blocks(self.rows, library.clip_table().len())) * groups.len() as u64;
             let entry = std::mem::size_of::<GpuSampleBlock>() as u64;
             storage(
                 limits,

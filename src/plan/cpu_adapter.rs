@@ -36,7 +36,7 @@
 //! each choice below against its alternative.
 
 use super::{full_blocks, vec4_library, DeviceProfile, SamplerPlan, SkinStrategy};
-use crate::model::library::AnimationLibrary;
+use crate::tables::library::LibraryTables;
 
 /// The sampler plan for `library` at `max_instances` instances:
 /// [`SamplerPlan::ClipBlocks`] when every track of the library is read
@@ -47,7 +47,7 @@ use crate::model::library::AnimationLibrary;
 #[must_use]
 pub(crate) fn sampler_plan(
     _profile: &DeviceProfile,
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     max_instances: u32,
 ) -> SamplerPlan {
     if vec4_library(library) || full_blocks(library, max_instances) {

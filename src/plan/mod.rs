@@ -41,55 +41,24 @@ pub(crate) mod passes;
 mod profile;
 pub(crate) mod schedule;
 
+pub use self::{
+    capacity::{chunk_capacity, ChunkModel},
+    passes::SkinStrategy,
+    profile::{DeviceLimits, DeviceProfile},
+    schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse},
+};
 pub(crate) use capacity::{check_plan, largest_fit};
-pub use capacity::{chunk_capacity, ChunkModel};
 pub(crate) use overrides::{RigOverrides, SampleOverrides};
-pub use passes::SkinStrategy;
-pub use profile::{DeviceLimits, DeviceProfile};
 pub(crate) use schedule::dispatch_grid;
 pub(crate) use schedule::{
     block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
 };
-pub use schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse};
+
+pub(crate) use crate::kinds::SamplerPlan;
+pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};
 
 use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};
-use crate::model::library::AnimationLibrary;
-
-/// How the sampling pass lays out its dispatches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SamplerPlan {
-    /// What the device profile picks: on CPU adapters
-    /// `cpu_adapter::sampler_plan` ([`ClipBlocks`](Self::ClipBlocks) or
-    /// [`Grouped`](Self::Grouped)); [`Reference`](Self::Reference) on
-    /// GPUs, until a measurement on a GPU says otherwise.
-    #[default]
-    Auto,
-    /// One dispatch over every track of every instance, with every
-    /// interpolation compiled in, and a key search that bisects the keys
-    /// from the middle one.
-    Reference,
-    /// One dispatch per track group (LINEAR rotations, other LINEAR
-    /// tracks, STEP, CUBICSPLINE rotations, other CUBICSPLINE), each
-    /// compiled without the other groups' code; the key search starts from
-    /// the library's bucket tables and direct indices (and goes on
-    /// searching from there when a guess misses).
-    Grouped,
-    /// The track groups and key search of [`Grouped`](Self::Grouped),
-    /// with the instances sorted by clip on the host each frame (a
-    /// counting sort) and one workgroup per block of up to 64 instances of
-    /// one clip and a run of up to `MAX_BLOCK_ROW_RUN` of its track rows
-    /// (`block_row_run`), each lane sampling its instance's rows in
-    /// turn: the block and the rows are read at workgroup-uniform indices,
-    /// and each lane reads only its instance's time (once per run), the
-    /// key search's texels and its values. Each row's key search starts
-    /// from a bucket table of its run of rows (one bucket per lane and run,
-    /// then the row's own key texel), or, where every row of a run has the
-    /// same key times, one search serves the run: the same results, fewer
-    /// and smaller texel reads than the rows' own tables (about 1/16 of
-    /// their texture memory more). Outputs stay where the instance table
-    /// puts them.
-    ClipBlocks,
-}
+use crate::tables::library::LibraryTables;
 
 impl SamplerPlan {
     /// This plan, with [`Auto`](Self::Auto) resolved for `library` and up
@@ -100,7 +69,7 @@ impl SamplerPlan {
     pub(crate) fn resolve(
         self,
         profile: &DeviceProfile,
-        library: &AnimationLibrary,
+        library: &LibraryTables,
         max_instances: u32,
     ) -> SamplerPlan {
         match self {
@@ -124,18 +93,6 @@ impl SamplerPlan {
     }
 }
 
-/// The most blocks the clip-blocks plan makes of `capacity` instances of
-/// up to `clip_count` clips, per track group: every clip's instances in
-/// blocks of at most [`WORKGROUP_SIZE`], the last block of each clip
-/// partly filled.
-#[must_use]
-pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
-    let w = u64::from(WORKGROUP_SIZE);
-    let clips = (clip_count as u64).min(u64::from(capacity));
-    let blocks = (u64::from(capacity) + (w - 1) * clips) / w;
-    u32::try_from(blocks).unwrap_or(u32::MAX)
-}
-
 /// Whether every track row of track group `g` starts its values and its
 /// output at a multiple of 4 floats and is a multiple of 4 wide, in a
 /// library whose output stride is one too: the tuned plans then read and
@@ -143,26 +100,21 @@ pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
 /// Never for `GROUP_ALL` (the reference plan reads and writes floats).
 /// Never for a compressed library, whose values are decoded.
 #[must_use]
-pub(crate) fn vec4_group(library: &AnimationLibrary, g: u32) -> bool {
+pub(crate) fn vec4_group(library: &LibraryTables, g: u32) -> bool {
     g != GROUP_ALL
         && !library.is_compressed()
         && library.output_stride().is_multiple_of(4)
-        && library
-            .tables()
-            .tracks()
-            .iter()
-            .filter(|t| t.group() == g)
-            .all(|t| {
-                t.values_offset.is_multiple_of(4)
-                    && t.width.is_multiple_of(4)
-                    && t.output_offset.is_multiple_of(4)
-            })
+        && library.tracks().iter().filter(|t| t.group() == g).all(|t| {
+            t.values_offset.is_multiple_of(4)
+                && t.width.is_multiple_of(4)
+                && t.output_offset.is_multiple_of(4)
+        })
 }
 
 /// Whether every track group of `library` is [`vec4_group`]: rotations
 /// and morph weights of multiples of 4 targets, no translation or scale.
 #[must_use]
-pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
+pub(crate) fn vec4_library(library: &LibraryTables) -> bool {
     (0..SAMPLE_GROUPS as u32).all(|g| vec4_group(library, g))
 }
 
@@ -172,29 +124,9 @@ pub(crate) fn vec4_library(library: &AnimationLibrary) -> bool {
 /// library has 3-float tracks, the clip-blocks plan is faster than the
 /// grouped plan with full blocks and slower with mostly idle lanes.
 #[must_use]
-pub(crate) fn full_blocks(library: &AnimationLibrary, max_instances: u32) -> bool {
-    let clips = library.tables().clip_table().len() as u64;
+pub(crate) fn full_blocks(library: &LibraryTables, max_instances: u32) -> bool {
+    let clips = library.clip_table().len() as u64;
     clips > 0 && u64::from(max_instances) >= u64::from(WORKGROUP_SIZE) * clips
-}
-
-/// The most track rows one workgroup of the clip-blocks plan samples
-/// (see [`block_row_run`]).
-pub(crate) const MAX_BLOCK_ROW_RUN: u32 = 32;
-
-/// How many consecutive track rows of a group one workgroup of the
-/// [`ClipBlocks`](SamplerPlan::ClipBlocks) plan samples, each lane
-/// sampling its instance's rows one after the other (the shader's override
-/// `ROW_RUN`), for a group of `group_rows` rows in its largest clip: all of
-/// them up to [`MAX_BLOCK_ROW_RUN`], so a dispatch has
-/// `ceil(group_rows / run)` workgroups per block of instances.
-///
-/// A lane then reads its sorted entry once per run rather than once per
-/// row, and a workgroup does 16 to 32 times the work, which pays for the
-/// CPU adapters' per-workgroup cost. The cap keeps some workgroups per
-/// block for devices with more cores.
-#[must_use]
-pub(crate) fn block_row_run(group_rows: u32) -> u32 {
-    group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
 }
 
 /// Track rows of group `g` one invocation of the

@@ -10,18 +10,18 @@ use super::{
     block_row_run, cpu_adapter, invocation_rows, max_blocks, vec4_group, DeviceProfile,
     RigOverrides, SampleOverrides, SamplerPlan, SkinStrategy,
 };
-use crate::compress::format::block_header;
 use crate::error::{Error, Result};
+use crate::kinds::Interpolation;
 use crate::layout::{
     Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
     GROUP_SLERP, KEY_TEXTURE_ROW_SHIFT, MAX_PARALLEL_NODES, ROW_HEAD, SAMPLE_BINDINGS,
     SAMPLE_BLOCKS_USES, SAMPLE_GROUPS, SAMPLE_USES, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
     WORKGROUP_SIZE,
 };
-use crate::model::kinds::Interpolation;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::MixerDesc;
 use crate::model::BoundLibrary;
+use crate::tables::library::LibraryTables;
 use crate::tables::rig::SkinTables;
 use crate::tables::sample::SampleTables;
 
@@ -321,20 +321,22 @@ impl Plan {
     /// back to the grouped one where its grid would pass the device's
     /// workgroup limit), its tables and its dispatches for `rows` rows.
     fn sampling_rows(
-        library: &AnimationLibrary,
+        model: &AnimationLibrary,
         capacity: u32,
         rows: u32,
         profile: &DeviceProfile,
         choices: PlanChoices,
     ) -> Result<Plan> {
         let rows = rows.max(1);
-        let sampler = resolve_sampler(choices.sampler, profile, library, rows);
+        let library = LibraryTables::of(model)?;
+        let sampler = resolve_sampler(choices.sampler, profile, &library, rows);
         let tables = SampleTables::build(
             library,
             sampler,
             key_texture_texels(profile),
             cpu_adapter::uniform_heads(profile),
         );
+        let library = &tables.library;
         let dispatches = sample_dispatches(library, &tables, rows, profile);
         let mut plan = Plan {
             profile: *profile,
@@ -346,12 +348,12 @@ impl Plan {
             wide_accesses: false,
             dispatches,
             tables: Vec::new(),
-            sample_tables: Arc::new(tables),
             skin_tables: None,
-            library: library.clone(),
+            library: model.clone(),
             bound: None,
+            sample_tables: Arc::new(tables),
         };
-        plan.tables = plan.sample_table_sizes(library);
+        plan.tables = plan.sample_table_sizes();
         Ok(plan)
     }
 
@@ -405,17 +407,18 @@ impl Plan {
     }
 
     /// The sampler's tables and their sizes.
-    fn sample_table_sizes(&self, library: &AnimationLibrary) -> Vec<TableUse> {
+    fn sample_table_sizes(&self) -> Vec<TableUse> {
         let t = &self.sample_tables;
+        let library = &t.library;
         let mut out = vec![
             TableUse {
                 name: "key search texels",
                 bytes: t.texels.len() as u64 * 16,
             },
-            match library.tables().packed() {
+            match library.packed() {
                 Some(p) => TableUse {
                     name: "packed values",
-                    bytes: p.len() as u64 * 4,
+                    bytes: p.words().len() as u64 * 4,
                 },
                 None => TableUse {
                     name: "values",
@@ -424,11 +427,11 @@ impl Plan {
             },
             TableUse {
                 name: "tracks",
-                bytes: std::mem::size_of_val(library.tables().tracks()) as u64,
+                bytes: std::mem::size_of_val(library.tracks()) as u64,
             },
             TableUse {
                 name: "clips",
-                bytes: std::mem::size_of_val(library.tables().clip_table()) as u64,
+                bytes: std::mem::size_of_val(library.clip_table()) as u64,
             },
         ];
         if !t.rows.is_empty() {
@@ -446,18 +449,6 @@ impl Plan {
                 name: "decode heads",
                 bytes: 2 * u64::from(t.decode_head_rows()) * 32,
             });
-        }
-        out
-    }
-
-    /// The WGSL entry points it dispatches, in order, without repeats.
-    #[must_use]
-    pub fn entry_points(&self) -> Vec<&'static str> {
-        let mut out: Vec<&'static str> = Vec::new();
-        for d in &self.dispatches {
-            if !out.contains(&d.entry_point) {
-                out.push(d.entry_point);
-            }
         }
         out
     }
@@ -493,7 +484,7 @@ fn binding_names(table: &[Binding], uses: &[u32]) -> Vec<&'static str> {
 pub(crate) fn resolve_sampler(
     choice: SamplerPlan,
     profile: &DeviceProfile,
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     rows: u32,
 ) -> SamplerPlan {
     let sampler = choice.resolve(profile, library, rows);
@@ -508,11 +499,7 @@ pub(crate) fn resolve_sampler(
 
 /// Whether the clip-blocks plan's grid (blocks x row runs) fits the
 /// device's workgroup-count limit for `rows` rows.
-pub(crate) fn block_grid_fits(
-    library: &AnimationLibrary,
-    rows: u32,
-    profile: &DeviceProfile,
-) -> bool {
+pub(crate) fn block_grid_fits(library: &LibraryTables, rows: u32, profile: &DeviceProfile) -> bool {
     let max_dim = u64::from(profile.limits.max_compute_workgroups_per_dimension.max(1));
     block_workgroups(library, rows) <= (max_dim * max_dim).min(u64::from(u32::MAX))
 }
@@ -520,11 +507,11 @@ pub(crate) fn block_grid_fits(
 /// The clip-blocks plan's workgroups for `rows` rows: per group up to
 /// `max_blocks` blocks, a workgroup per block and run of the group's rows,
 /// over x and then y; the largest group's.
-pub(crate) fn block_workgroups(library: &AnimationLibrary, rows: u32) -> u64 {
-    let group_blocks = max_blocks(rows, library.tables().clip_table().len());
+pub(crate) fn block_workgroups(library: &LibraryTables, rows: u32) -> u64 {
+    let group_blocks = max_blocks(rows, library.clip_table().len());
     (0..SAMPLE_GROUPS)
         .map(|g| {
-            let per = library.tables().group_tracks_per_instance(g);
+            let per = library.group_tracks_per_instance(g);
             u64::from(group_blocks) * u64::from(per.div_ceil(block_row_run(per)))
         })
         .max()
@@ -535,7 +522,7 @@ pub(crate) fn block_workgroups(library: &AnimationLibrary, rows: u32) -> u64 {
 /// tracks (one over every track in the reference plan), each with its
 /// overrides and its grid at full capacity.
 fn sample_dispatches(
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     tables: &SampleTables,
     rows: u32,
     profile: &DeviceProfile,
@@ -552,7 +539,7 @@ fn sample_dispatches(
             let overrides = sample_overrides(library, tables, slot, rows, profile);
             let per = overrides.group_rows;
             let (x, y) = if clip_blocks {
-                let blocks = max_blocks(rows, library.tables().clip_table().len());
+                let blocks = max_blocks(rows, library.clip_table().len());
                 let workgroups = blocks.saturating_mul(per.div_ceil(overrides.row_run));
                 let x = workgroups.min(max_dim);
                 (x, if x == 0 { 0 } else { workgroups.div_ceil(x) })
@@ -583,7 +570,7 @@ fn sample_dispatches(
 
 /// The overrides of sampler dispatch `slot` for `rows` rows.
 pub(crate) fn sample_overrides(
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     tables: &SampleTables,
     slot: usize,
     rows: u32,
@@ -595,8 +582,8 @@ pub(crate) fn sample_overrides(
     // The reference plan searches every key; the tuned plans compile in
     // the lookup paths the library's tracks take.
     let tuned = tables.plan != SamplerPlan::Reference;
-    let block_entries = u64::from(max_blocks(rows, library.tables().clip_table().len()))
-        * tables.dispatches.len() as u64;
+    let block_entries =
+        u64::from(max_blocks(rows, library.clip_table().len())) * tables.dispatches.len() as u64;
     let heads = cpu_adapter::uniform_heads(profile);
     let row_run = match tables.plan {
         SamplerPlan::ClipBlocks => block_row_run(per_instance),
@@ -606,23 +593,14 @@ pub(crate) fn sample_overrides(
     SampleOverrides {
         group: g,
         row_shift: key_row_shift(profile),
-        has_table: tuned
-            && library
-                .tables()
-                .tracks()
-                .iter()
-                .any(|t| t.lookup_scale > 0.0),
+        has_table: tuned && library.tracks().iter().any(|t| t.lookup_scale > 0.0),
         // A compressed library's negative scales are uniform times, which
         // have no texels to guess from (decode.wgsl's rate_segment).
         has_direct: tuned
             && !library.is_compressed()
-            && library
-                .tables()
-                .tracks()
-                .iter()
-                .any(|t| t.lookup_scale < 0.0),
+            && library.tracks().iter().any(|t| t.lookup_scale < 0.0),
         blocks_in_uniform: heads && block_entries <= u64::from(BLOCK_HEAD),
-        rows_in_uniform: heads && library.tables().tracks().len() as u64 <= u64::from(ROW_HEAD),
+        rows_in_uniform: heads && library.tracks().len() as u64 <= u64::from(ROW_HEAD),
         group_rows: per_instance.max(1),
         row_run,
         run_keys: run_keys.mode as u32,
@@ -637,14 +615,12 @@ pub(crate) fn sample_overrides(
         // A compressed row with uniform times has a negative scale.
         uniform_times: library.is_compressed()
             && library
-                .tables()
                 .tracks()
                 .iter()
                 .filter(|t| g == GROUP_ALL || t.group() == g)
                 .all(|t| t.lookup_scale < 0.0),
         wide_rows: !library.is_compressed()
             || library
-                .tables()
                 .tracks()
                 .iter()
                 .any(|t| (g == GROUP_ALL || t.group() == g) && t.width > 4),
@@ -653,7 +629,7 @@ pub(crate) fn sample_overrides(
         // group's clips fit windows.
         heads_in_uniform: tables.head_windows.get(slot).is_some_and(|w| !w.is_empty()),
         verbatim_start: if library.is_compressed() {
-            library.tables().verbatim_start()
+            library.verbatim_start()
         } else {
             u32::MAX
         },
@@ -669,23 +645,22 @@ const ALL_ENCODINGS: u32 =
 /// block header's meta word: value encoding in bits 0..8, tangent encoding
 /// in bits 16..24); every bit for an uncompressed library, which never
 /// decodes.
-fn stream_encodings(library: &AnimationLibrary, g: u32) -> u32 {
-    let Some(packed) = library.tables().packed() else {
+fn stream_encodings(library: &LibraryTables, g: u32) -> u32 {
+    let Some(packed) = library.packed() else {
         return ALL_ENCODINGS;
     };
     let mut bits = 0;
     for t in library
-        .tables()
         .tracks()
         .iter()
         .filter(|t| g == GROUP_ALL || t.group() == g)
     {
-        let Some([meta, ..]) = block_header(packed, library.tables().verbatim_start(), t) else {
+        let Some([values, tangents]) = packed.encodings(t.values_offset) else {
             return ALL_ENCODINGS;
         };
-        bits |= 1 << (meta & 0xff).min(31);
+        bits |= 1 << values.min(31);
         if t.interpolation == Interpolation::CubicSpline as u32 {
-            bits |= 1 << ((meta >> 16) & 0xff).min(31);
+            bits |= 1 << tangents.min(31);
         }
     }
     bits
@@ -725,7 +700,7 @@ impl fmt::Display for Plan {
             f,
             "plan for {} instances on a {}: sampler {}, skin {}{}",
             self.capacity,
-            self.profile.describe(),
+            self.profile,
             self.sampler.name(),
             self.skin.map_or("none".to_string(), |s| format!("{s:?}")),
             if self.mixer.is_some() { ", mixer" } else { "" }

@@ -215,15 +215,8 @@ impl Clips {
     }
 
     /// Clips in the library.
-    #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.durations.len()
-    }
-
-    /// Whether the library has no clip.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.durations.is_empty()
     }
 
     /// The duration in seconds of clip `index`.
@@ -271,10 +264,9 @@ impl Clips {
     /// Whether `library` has the clips these were made of: as many, with
     /// the same names and durations, in the same order (a library
     /// [`in_place`](super::in_place) or compressed from the one these
-    /// came from has them; another model's has not). The check a crowd
-    /// makes before it ties a model to these clips.
-    #[must_use]
-    pub fn fits(&self, library: &AnimationLibrary) -> bool {
+    /// came from has them; another model's has not). The check
+    /// `GpuPlayers::new` makes before it ties a model to these clips.
+    pub(crate) fn fits(&self, library: &AnimationLibrary) -> bool {
         let clips = library.clips();
         clips.len() == self.len()
             && clips

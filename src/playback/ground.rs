@@ -6,7 +6,7 @@
 use glam::{Mat3, Vec3};
 
 use crate::error::{PlaybackError, Result};
-use crate::model::kinds::{Interpolation, Property};
+use crate::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::BoundLibrary;
 

@@ -86,16 +86,17 @@ mod state;
 
 use std::sync::Arc;
 
-pub use crate::error::PlaybackError;
-pub use clips::{ClipHandle, Clips, ClipsId};
-pub use gpu::GpuPlayers;
-pub use ground::{in_place, in_place_with_up};
-pub use player::{Layer, LayerId, Player};
-pub use root::RootMotion;
-pub use state::ActionState;
+pub use self::{
+    clips::{ClipHandle, Clips, ClipsId},
+    gpu::GpuPlayers,
+    ground::{in_place, in_place_with_up},
+    player::{Layer, LayerId, Player},
+    root::RootMotion,
+    state::ActionState,
+};
+pub use crate::{error::playback::PlaybackError, model::track::Marker};
 
 use crate::model::mix::Action;
-pub use crate::model::track::Marker;
 
 /// The most marker crossings one action reports in one step (a step much
 /// longer than the clip crosses each marker once per loop).

@@ -3,21 +3,24 @@
 //! that node's tracks alone with the twin's interpolation, and turned into
 //! the model's space by the rest transform of the node's parent.
 
+use std::sync::Arc;
+
 use glam::{Mat3, Quat, Vec3, Vec4};
 
 use crate::cpu::playback::clock::{seconds, Step, WRAP_REPEAT};
 use crate::cpu::playback::PlaybackTables;
 use crate::cpu::sample::sample_resolved;
 use crate::error::{PlaybackError, Result};
+use crate::kinds::{Interpolation, Property};
 use crate::layout::GpuInstance;
 use crate::layout::{GpuRootTrack, NO_TRACK};
 use crate::model::instance::Instance;
-use crate::model::kinds::{Interpolation, Property};
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
 use crate::model::track::{Clip, Track};
 use crate::model::BoundLibrary;
 use crate::tables::instance::resolve_instances_into;
+use crate::tables::library::LibraryTables;
 
 /// One frame's root motion of a character: how far the root node moved
 /// and how it turned, in the model's space (the space of the rig's
@@ -51,6 +54,8 @@ impl Default for RootMotion {
 #[derive(Debug, Clone)]
 pub(crate) struct RootTracks {
     library: AnimationLibrary,
+    /// Its tables, which the twin samples.
+    tables: Arc<LibraryTables>,
     /// Per clip: the offsets of the translation and the rotation in the
     /// root library's output, where the clip has them.
     offsets: Vec<(Option<u32>, Option<u32>)>,
@@ -140,6 +145,7 @@ impl RootTracks {
             })
             .collect();
         Ok(RootTracks {
+            tables: Arc::new(LibraryTables::of(&root)?),
             library: root,
             offsets,
             rest,
@@ -254,7 +260,7 @@ impl RootTracks {
         {
             return [self.rest; 4];
         }
-        sample_resolved(&self.library, &scratch.resolved, &mut scratch.out);
+        sample_resolved(&self.tables, &scratch.resolved, &mut scratch.out);
         let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
         std::array::from_fn(|i| {
             let base = i * stride;

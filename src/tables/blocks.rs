@@ -1,18 +1,17 @@
-//! The host side of [`SamplerPlan::ClipBlocks`](crate::SamplerPlan::ClipBlocks):
+//! The host side of [`SamplerPlan::ClipBlocks`](crate::kinds::SamplerPlan::ClipBlocks):
 //! each frame, a counting sort of the resolved instances by clip and the
 //! block table its dispatches read.
 //!
 //! A block is up to [`WORKGROUP_SIZE`] instances of one clip, consecutive
 //! in the sorted table, with the rows of one track group of that clip:
 //! one workgroup samples a run of up to
-//! [`MAX_BLOCK_ROW_RUN`](crate::plan::MAX_BLOCK_ROW_RUN) rows for every
+//! [`MAX_BLOCK_ROW_RUN`] rows for every
 //! instance of a block (each lane its instance's rows one after the
 //! other), so the block and each row are read at workgroup-uniform
 //! indices. Everything is
 //! sized at creation; a frame allocates nothing.
 
 use crate::layout::{GpuClip, GpuInstance, GpuSampleBlock, WORKGROUP_SIZE};
-pub(crate) use crate::plan::max_blocks;
 
 /// One dispatch of the clip-blocks plan, as the sort sees it: the blocks
 /// of track group `group` for the clips `clip_begin..clip_end` (every clip,
@@ -126,4 +125,36 @@ impl ClipSort {
     pub(crate) fn range(&self, part: usize) -> (u32, u32) {
         self.ranges.get(part).copied().unwrap_or((0, 0))
     }
+}
+
+/// The most blocks the clip-blocks plan makes of `capacity` instances of
+/// up to `clip_count` clips, per track group: every clip's instances in
+/// blocks of at most [`WORKGROUP_SIZE`], the last block of each clip
+/// partly filled.
+#[must_use]
+pub(crate) fn max_blocks(capacity: u32, clip_count: usize) -> u32 {
+    let w = u64::from(WORKGROUP_SIZE);
+    let clips = (clip_count as u64).min(u64::from(capacity));
+    let blocks = (u64::from(capacity) + (w - 1) * clips) / w;
+    u32::try_from(blocks).unwrap_or(u32::MAX)
+}
+
+/// The most track rows one workgroup of the clip-blocks plan samples
+/// (see [`block_row_run`]).
+pub(crate) const MAX_BLOCK_ROW_RUN: u32 = 32;
+
+/// How many consecutive track rows of a group one workgroup of the
+/// [`ClipBlocks`](crate::kinds::SamplerPlan::ClipBlocks) plan samples, each lane
+/// sampling its instance's rows one after the other (the shader's override
+/// `ROW_RUN`), for a group of `group_rows` rows in its largest clip: all of
+/// them up to [`MAX_BLOCK_ROW_RUN`], so a dispatch has
+/// `ceil(group_rows / run)` workgroups per block of instances.
+///
+/// A lane then reads its sorted entry once per run rather than once per
+/// row, and a workgroup does 16 to 32 times the work, which pays for the
+/// CPU adapters' per-workgroup cost. The cap keeps some workgroups per
+/// block for devices with more cores.
+#[must_use]
+pub(crate) fn block_row_run(group_rows: u32) -> u32 {
+    group_rows.clamp(1, MAX_BLOCK_ROW_RUN)
 }

@@ -33,15 +33,17 @@ pub fn resolve_instances_into(
     instances: &[Instance],
     out: &mut Vec<GpuInstance>,
 ) -> Result<()> {
-    let clips = library.tables().clip_table();
+    let durations = library.durations();
     out.clear();
     for (i, inst) in instances.iter().enumerate() {
         out.push({
-            let clip = clips.get(inst.clip as usize).ok_or(Error::ClipOutOfRange {
-                instance: i,
-                clip: inst.clip,
-                clip_count: clips.len(),
-            })?;
+            let duration = durations
+                .get(inst.clip as usize)
+                .ok_or(Error::ClipOutOfRange {
+                    instance: i,
+                    clip: inst.clip,
+                    clip_count: durations.len(),
+                })?;
             if !inst.time.is_finite() {
                 return Err(Error::InstanceTimeNotFinite {
                     instance: i,
@@ -50,7 +52,7 @@ pub fn resolve_instances_into(
             }
             GpuInstance {
                 clip: inst.clip,
-                time: inst.wrap.clip_time(inst.time, clip.duration),
+                time: inst.wrap.clip_time(inst.time, *duration),
                 _pad0: 0,
                 _pad1: 0,
             }

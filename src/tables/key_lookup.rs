@@ -12,7 +12,7 @@ const _: () = assert!(GROUP_ALL as usize == SAMPLE_GROUPS);
 /// The bucket of `time` in a bucket table of `buckets` buckets that
 /// starts at `t0`, `scale` buckets per second: the shader's formula in the
 /// same `f32` operations. The library builds its tables with it, the CPU twin
-/// ([`crate::cpu::sample()`]) searches with it.
+/// (`cpu::sample`) searches with it.
 #[must_use]
 pub(crate) fn lookup_bucket(time: f32, t0: f32, scale: f32, buckets: u32) -> u32 {
     let last = buckets - 1;

@@ -1,22 +1,39 @@
-//! The flat form of an [`AnimationLibrary`](crate::AnimationLibrary) that
-//! the sampler and the CPU twin read: the track and clip tables, the key
-//! times stored once per distinct list with their search texels, the key
-//! values (or a compressed library's packed words). Built once, when the
-//! library is validated ([`Flattener`]), and kept by the library.
+//! The flat form of an [`AnimationLibrary`] that the sampler and the CPU
+//! twin read: the track and clip tables, the key times stored once per
+//! distinct list with their search texels, the key values (or a
+//! compressed library's packed words). Derived from the library
+//! ([`LibraryTables::of`]) by whoever reads them: a plan keeps them for
+//! its sampler; the twin takes them from a small cache, per thread, of the
+//! libraries it sampled last ([`LibraryTables::cached`]), so that a frame
+//! of the twin does not derive them again.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use crate::compress::format::{packed_block, CompressedTrack, KeyTimes, Quantized};
-use crate::error::{index_u32, Error, Result};
+use crate::compress::format::{CompressedTrack, KeyTimes};
+use crate::compress::packed::Packed;
+use crate::error::{index_u32, Result};
+use crate::kinds::Property;
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::model::kinds::Property;
-use crate::model::track::{normalize_rotation_keys, Clip, Track};
+use crate::model::library::{AnimationLibrary, LibraryIdentity};
+use crate::model::track::{normalize_rotation_keys, Track};
 use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
 
-/// A library's flat tables; see [`AnimationLibrary`](crate::AnimationLibrary)
-/// for the output layout they encode.
+/// How many libraries' tables the twin keeps ([`LibraryTables::cached`]).
+pub(crate) const RECENT_LIBRARIES: usize = 8;
+
+thread_local! {
+    /// The tables of the libraries the twin sampled last on this thread,
+    /// oldest first.
+    static RECENT: RefCell<Vec<(LibraryIdentity, Arc<LibraryTables>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// A library's flat tables; see [`AnimationLibrary`] for the output layout
+/// they encode.
 #[derive(Debug, Default)]
-pub(crate) struct LibraryTables {
+pub struct LibraryTables {
     times: Vec<f32>,
     search_keys: Vec<u32>,
     values: Vec<f32>,
@@ -27,66 +44,77 @@ pub(crate) struct LibraryTables {
     group_tracks: [u32; SAMPLE_GROUPS],
     track_rows: Vec<u32>,
     /// A compressed library's packed words (`None`: uncompressed).
-    packed: Option<Vec<u32>>,
-    /// Where the verbatim tracks' words start in `packed`.
-    verbatim_start: u32,
+    packed: Option<Packed>,
 }
 
 impl LibraryTables {
-    /// The tables of `clips`, each followed by its rest-value tracks
-    /// (`rest[c]`); `slot` gives a pointer target's slot.
-    pub(crate) fn plain(
-        clips: &[Clip],
-        rest: &[Vec<Track>],
-        slot: impl Fn(&str) -> u32,
-    ) -> Result<LibraryTables> {
+    /// The tables of `library`: each clip's tracks, then its rest-value
+    /// tracks, written where the library's output layout puts them; for a
+    /// compressed library its compressed tracks in place of their keys,
+    /// every block first in the packed words, then the verbatim tracks'
+    /// words.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`](crate::error::Error::LimitExceeded) when a table cannot be indexed with `u32`.
+    pub fn of(library: &AnimationLibrary) -> Result<LibraryTables> {
         let mut flat = Flattener::default();
-        for (clip, rest_tracks) in clips.iter().zip(rest) {
-            flat.add_clip(clip, rest_tracks, None, &slot)?;
+        let mut offsets = Vec::new();
+        if let Some(compressed) = library.compressed_tracks() {
+            let tracks = library
+                .clips()
+                .iter()
+                .enumerate()
+                .flat_map(|(c, clip)| clip.tracks.iter().chain(library.rest_tracks(c)));
+            let all = tracks
+                .zip(compressed.iter().flatten())
+                .map(|(t, ct)| (ct, t.width, t.interpolation));
+            let (packed, at) = Packed::new(all)?;
+            flat.tables.packed = Some(packed);
+            offsets = at;
         }
+        let mut offsets = offsets.into_iter();
+        for c in 0..library.clips().len() {
+            flat.add_clip(library, c, &mut offsets)?;
+        }
+        flat.tables.output_stride = library.output_stride();
+        flat.tables.tracks_per_instance = library.tracks_per_instance();
         flat.finish()
     }
 
-    /// The tables of a compressed library: as [`plain`](Self::plain), with
-    /// `tracks[c][t]` in place of the keys of track `t` of clip `c` (the
-    /// rest-value tracks stored verbatim). Every block comes first in the
-    /// packed words, then the verbatim tracks' words.
-    pub(crate) fn compressed(
-        clips: &[Clip],
-        rest: &[Vec<Track>],
-        tracks: &[Vec<CompressedTrack>],
-        slot: impl Fn(&str) -> u32,
-    ) -> Result<LibraryTables> {
-        let rest_blocks: Vec<Vec<CompressedTrack>> = rest
-            .iter()
-            .map(|r| r.iter().map(rest_value_block).collect())
-            .collect();
-        let all = || clips.iter().zip(rest).zip(tracks.iter().zip(&rest_blocks));
-        let mut block_words = 0u64;
-        for ((clip, rest_tracks), (compressed, rest_blocks)) in all() {
-            for (track, ct) in clip
-                .tracks
+    /// `library`'s tables for the CPU twin: those of one of the last
+    /// [`RECENT_LIBRARIES`] libraries the twin sampled on this thread, when
+    /// `library` is one of them (or a clone), else derived now
+    /// ([`LibraryTables::of`]) and kept in place of the oldest. The cache
+    /// is the thread's own (the twin's calls on one thread, a frame loop or
+    /// a test, meet no other thread's), keyed by the library's identity,
+    /// held weakly: it never keeps a library alive nor mistakes a new
+    /// library for a dropped one, and drops a dropped library's tables at
+    /// its next call. The model owns none of it.
+    ///
+    /// # Errors
+    /// Those of [`LibraryTables::of`].
+    pub(crate) fn cached(library: &AnimationLibrary) -> Result<Arc<LibraryTables>> {
+        let found = RECENT.try_with(|recent| {
+            let mut recent = recent.borrow_mut();
+            recent.retain(|(id, _)| id.alive());
+            recent
                 .iter()
-                .chain(rest_tracks)
-                .zip(compressed.iter().chain(rest_blocks))
-            {
-                if !ct.is_verbatim(track.interpolation) {
-                    block_words += ct.data_bytes(track) / 4;
-                }
+                .find(|(id, _)| id.is(library))
+                .map(|(_, tables)| Arc::clone(tables))
+        });
+        if let Ok(Some(tables)) = found {
+            return Ok(tables);
+        }
+        let tables = Arc::new(LibraryTables::of(library)?);
+        // A thread whose locals are being torn down keeps nothing.
+        let _ = RECENT.try_with(|recent| {
+            let mut recent = recent.borrow_mut();
+            if recent.len() >= RECENT_LIBRARIES {
+                recent.remove(0);
             }
-        }
-        let verbatim_start = u32::try_from(block_words).map_err(|_| Error::LimitExceeded {
-            what: "packed words",
-            needed: block_words * 4,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })?;
-        let mut flat = Flattener::compressed(verbatim_start);
-        for ((clip, rest_tracks), (compressed, rest_blocks)) in all() {
-            let both: Vec<&CompressedTrack> = compressed.iter().chain(rest_blocks).collect();
-            flat.add_clip(clip, rest_tracks, Some(&both), &slot)?;
-        }
-        flat.finish()
+            recent.push((library.identity(), Arc::clone(&tables)));
+        });
+        Ok(tables)
     }
 
     /// All key times, shared inputs stored once.
@@ -117,7 +145,7 @@ impl LibraryTables {
         let mut done = HashSet::new();
         for track in &self.tracks {
             // A compressed track with uniform times has no texels.
-            if self.packed.is_some() && track.lookup_scale < 0.0 {
+            if self.is_compressed() && track.lookup_scale < 0.0 {
                 continue;
             }
             if !done.insert(track.search_offset) {
@@ -139,9 +167,9 @@ impl LibraryTables {
     }
 
     /// All key values, track after track (empty for a compressed library:
-    /// see [`packed`](Self::packed)).
+    /// see `packed`).
     #[must_use]
-    pub(crate) fn values(&self) -> &[f32] {
+    pub fn values(&self) -> &[f32] {
         &self.values
     }
 
@@ -152,7 +180,7 @@ impl LibraryTables {
     /// [`crate::layout::SAMPLE_GROUPS`]; the group fixes the
     /// interpolation), then by property within a group, in clip order
     /// otherwise (a stable sort).
-    /// [`track_row`](Self::track_row) finds a clip track's row.
+    /// `track_row` finds a clip track's row.
     #[must_use]
     pub(crate) fn tracks(&self) -> &[GpuTrack] {
         &self.tracks
@@ -166,6 +194,7 @@ impl LibraryTables {
 
     /// The row in [`tracks`](Self::tracks) of track `track` of clip
     /// `clip`, or `None` if either index is out of range.
+    #[cfg(test)]
     #[must_use]
     pub(crate) fn track_row(&self, clip: usize, track: usize) -> Option<usize> {
         let c = self.clip_table.get(clip)?;
@@ -187,22 +216,23 @@ impl LibraryTables {
 
     /// A compressed library's packed words (a block per track at its row's
     /// `values_offset`, then the verbatim tracks' words); `None` for an
-    /// uncompressed library. The decoder reads up to 3 words past the last
-    /// one: the device's buffer has zeros there, and the CPU twin reads
-    /// zeros.
+    /// uncompressed library.
     #[must_use]
-    pub(crate) fn packed(&self) -> Option<&[u32]> {
-        self.packed.as_deref()
+    pub(crate) fn packed(&self) -> Option<&Packed> {
+        self.packed.as_ref()
     }
 
-    /// The first word of a compressed library's verbatim tracks in its
-    /// packed words: a row whose `values_offset` is at least this is
-    /// verbatim, its values (then its tangents) `f32`s from there without
-    /// a block (WGSL override `VERBATIM_START`). The length of the packed
-    /// words where no track is verbatim; 0 for an uncompressed library.
+    /// Whether the library is compressed.
+    #[must_use]
+    pub(crate) fn is_compressed(&self) -> bool {
+        self.packed.is_some()
+    }
+
+    /// [`Packed::verbatim_start`] of a compressed library's packed words;
+    /// 0 for an uncompressed library.
     #[must_use]
     pub(crate) fn verbatim_start(&self) -> u32 {
-        self.verbatim_start
+        self.packed.as_ref().map_or(0, Packed::verbatim_start)
     }
 
     /// `f32`s per instance in the output: the largest clip output width.
@@ -237,8 +267,8 @@ type StoredTimes = (u32, f32, u32);
 /// lookup_origin, search_offset)` of its [`GpuTrack`].
 type RowTimes = (u32, f32, f32, u32);
 
-/// The arrays of a library while [`AnimationLibrary::new`](crate::AnimationLibrary::new) fills them,
-/// clip after clip.
+/// The arrays of a library while [`LibraryTables::of`] fills them, clip
+/// after clip.
 #[derive(Default)]
 struct Flattener {
     /// The tables so far.
@@ -248,63 +278,33 @@ struct Flattener {
     /// Stored key times by a hash of their bits (confirmed by comparing
     /// them).
     by_contents: HashMap<u64, Vec<StoredTimes>>,
-    /// The verbatim tracks' words, appended to the blocks by `finish`.
-    verbatim: Vec<u32>,
-}
-
-/// A rest-value track (one key, STEP) as a compressed track: uniform
-/// times, the value raw (stored verbatim).
-fn rest_value_block(track: &Track) -> CompressedTrack {
-    CompressedTrack {
-        times: KeyTimes::Uniform {
-            start: track.times.first().copied().unwrap_or(0.0),
-            rate: 1.0,
-            count: 1,
-        },
-        values: Quantized::raw(&track.values, track.width),
-        tangents: None,
-    }
 }
 
 impl Flattener {
-    /// A flattener for a compressed library whose verbatim tracks' words
-    /// start at `verbatim_start` in the packed words, after every block.
-    fn compressed(verbatim_start: u32) -> Flattener {
-        let mut flat = Flattener::default();
-        flat.tables.packed = Some(Vec::new());
-        flat.tables.verbatim_start = verbatim_start;
-        flat
-    }
-
-    /// Appends `clip`'s tracks, then its `rest_tracks`, grouped, and its
-    /// clip table entry; `slot_of` gives a pointer target's slot. In a
-    /// compressed library `compressed` holds one compressed track per
-    /// track (the clip's, then the rest tracks').
+    /// Appends clip `c` of `library`'s tracks, then its rest-value tracks,
+    /// grouped, and its clip table entry. In a compressed library
+    /// `values_offsets` gives each compressed track's place in the packed
+    /// words, track after track.
     fn add_clip(
         &mut self,
-        clip: &Clip,
-        rest_tracks: &[Track],
-        compressed: Option<&[&CompressedTrack]>,
-        slot_of: impl Fn(&str) -> u32,
+        library: &AnimationLibrary,
+        c: usize,
+        values_offsets: &mut impl Iterator<Item = u32>,
     ) -> Result<()> {
+        let clip = &library.clips()[c];
+        let rest_tracks = library.rest_tracks(c);
+        let compressed = library.compressed_tracks().and_then(|t| t.get(c));
+        let output = &library.clip_outputs()[c];
         let track_offset = index_u32(self.tables.tracks.len(), "track table")?;
-        let mut output_offset = 0u32;
-        let mut output_width = 0u32;
         let mut properties = Vec::new();
         for (i, track) in clip.tracks.iter().chain(rest_tracks).enumerate() {
-            let pointer = track.property == Property::Pointer;
-            let track_output = match &track.pointer {
-                Some(target) if pointer => slot_of(&target.pointer),
-                _ => output_offset,
-            };
             properties.push(track.property);
-            let end = match compressed.and_then(|c| c.get(i)) {
-                Some(ct) => self.add_compressed_track(track, ct, track_output)?,
-                None => self.add_track(track, track_output)?,
-            };
-            output_width = output_width.max(end);
-            if !pointer {
-                output_offset = end;
+            let at = output.offsets[i];
+            match compressed.and_then(|c| c.get(i)).zip(values_offsets.next()) {
+                Some((ct, values_offset)) => {
+                    self.add_compressed_track(track, ct, values_offset, at)?;
+                }
+                None => self.add_track(track, at)?,
             }
         }
         let counts = self.group_rows(track_offset, &properties);
@@ -312,19 +312,16 @@ impl Flattener {
         self.tables.clip_table.push(GpuClip {
             track_offset,
             track_count,
-            output_width,
-            duration: clip.duration(),
+            output_width: output.width,
+            duration: library.durations()[c],
             group_first: std::array::from_fn(|g| track_offset + counts[..g].iter().sum::<u32>()),
             group_count: counts,
         });
-        self.tables.output_stride = self.tables.output_stride.max(output_width);
-        self.tables.tracks_per_instance = self.tables.tracks_per_instance.max(track_count);
         Ok(())
     }
 
-    /// Appends `track`'s keys and its row, writing at `output`; returns the
-    /// end of what it writes.
-    fn add_track(&mut self, track: &Track, output: u32) -> Result<u32> {
+    /// Appends `track`'s keys and its row, writing at `output`.
+    fn add_track(&mut self, track: &Track, output: u32) -> Result<()> {
         let times = self.row_times(&track.times)?;
         let values_offset = index_u32(self.tables.values.len(), "key values")?;
         let start = self.tables.values.len();
@@ -337,37 +334,28 @@ impl Flattener {
         self.push_row(track, times, track.times.len(), values_offset, output)
     }
 
-    /// Appends a compressed track's block to the packed words (or its
-    /// words to the verbatim ones), its times when they are a list, and
-    /// its row, writing at `output`; returns the end of what it writes. A row with uniform times has no search
-    /// texels: its lookup scale is the negated rate, its origin the first
-    /// key's time.
+    /// Appends a compressed track's row, whose block (or verbatim words)
+    /// is at `values_offset` in the packed words, and its times when they
+    /// are a list, writing at `output`. A row with uniform times has no
+    /// search texels: its lookup scale is the negated rate, its origin the
+    /// first key's time.
     fn add_compressed_track(
         &mut self,
         track: &Track,
         compressed: &CompressedTrack,
+        values_offset: u32,
         output: u32,
-    ) -> Result<u32> {
+    ) -> Result<()> {
         let times = match &compressed.times {
             KeyTimes::Uniform { start, rate, .. } => (0, -rate, *start, 0),
             KeyTimes::List(times) => self.row_times(times)?,
-        };
-        let packed = self.tables.packed.get_or_insert_with(Vec::new);
-        let values_offset = if compressed.is_verbatim(track.interpolation) {
-            let at = u64::from(self.tables.verbatim_start) + self.verbatim.len() as u64;
-            self.verbatim.extend(compressed.verbatim_words());
-            index_u32(at as usize, "packed words")?
-        } else {
-            let at = index_u32(packed.len(), "packed words")?;
-            packed.extend(packed_block(compressed, track.width));
-            at
         };
         self.push_row(track, times, compressed.key_count(), values_offset, output)
     }
 
     /// Appends the row of `track`, whose `key_count` keys have their times
     /// at `times` and their values at `values_offset`, writing at
-    /// `output`; returns the end of what it writes.
+    /// `output`.
     fn push_row(
         &mut self,
         track: &Track,
@@ -375,7 +363,7 @@ impl Flattener {
         key_count: usize,
         values_offset: u32,
         output: u32,
-    ) -> Result<u32> {
+    ) -> Result<()> {
         let (times_offset, lookup_scale, lookup_origin, search_offset) = times;
         let pointer = track.property == Property::Pointer;
         self.tables.tracks.push(GpuTrack {
@@ -391,12 +379,7 @@ impl Flattener {
             lookup_origin,
             search_offset,
         });
-        output.checked_add(track.width).ok_or(Error::LimitExceeded {
-            what: "output block of one instance",
-            needed: u64::from(output) * 4 + u64::from(track.width) * 4,
-            limit_name: "u32 indexing",
-            limit: u64::from(u32::MAX),
-        })
+        Ok(())
     }
 
     /// [`Self::key_times`] of a row's key times, with the row's lookup
@@ -448,7 +431,7 @@ impl Flattener {
         let search = index_u32(self.tables.search_keys.len(), "key search table")?;
         // In a compressed library a negative scale means uniform times
         // without texels: lists there search from a table or the middle.
-        let direct = if self.tables.packed.is_some() {
+        let direct = if self.tables.is_compressed() {
             0.0
         } else {
             uniform_key_scale(times)
@@ -496,14 +479,10 @@ impl Flattener {
     /// Checks that the arrays can be indexed with `u32` and makes the
     /// tables.
     fn finish(self) -> Result<LibraryTables> {
-        let mut tables = self.tables;
+        let tables = self.tables;
         index_u32(tables.values.len(), "key values")?;
         index_u32(tables.search_keys.len(), "key search table")?;
         index_u32(tables.tracks.len(), "track table")?;
-        if let Some(p) = &mut tables.packed {
-            p.extend_from_slice(&self.verbatim);
-            index_u32(p.len(), "packed words")?;
-        }
         Ok(tables)
     }
 }

@@ -72,7 +72,7 @@ impl Packer {
         self.characters.clear();
         self.references.clear();
         self.reference_rows.clear();
-        let clips = library.tables().clip_table();
+        let durations = library.durations();
         let first_reference = actions.len() as u32;
         let mut first = 0u32;
         for &count in counts {
@@ -88,7 +88,7 @@ impl Packer {
                     None => NO_ROW,
                     Some(reference) => {
                         // Checked: the clip is in range.
-                        let duration = clips.get(a.clip as usize).map_or(0.0, |c| c.duration);
+                        let duration = durations.get(a.clip as usize).copied().unwrap_or(0.0);
                         let at = a.wrap.clip_time(reference, duration);
                         let next = first_reference + self.reference_rows.len() as u32;
                         *self

@@ -3,8 +3,8 @@
 //! the WGSL rig structs are in [`crate::layout`]).
 
 use crate::error::{Error, Result};
+use crate::kinds::Property;
 use crate::layout::{GpuJoint, GpuMesh, GpuNode, GpuSkinParams, NO_NODE};
-use crate::model::kinds::Property;
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::model::BoundLibrary;
@@ -13,8 +13,8 @@ use crate::model::BoundLibrary;
 pub(crate) const REST: i32 = -1;
 
 /// A [`Rig`] and an [`AnimationLibrary`] flattened for the morph and skin
-/// passes: uploaded once by the skin stage, read as is by
-/// `crate::cpu_skin`.
+/// passes: uploaded once by the skin stage, read as is by the CPU twin
+/// (`src/cpu/skin.rs`).
 ///
 /// Output layouts (stable), per instance `i`:
 /// - local poses (the staged pose pass's `locals`, and the CPU twin's

@@ -61,11 +61,11 @@
 //! key of each row, within the bucket texels of the group's rows), so that
 //! the shader computes every row's search offset too (`REGULAR_SEARCH`).
 //!
-//! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
+//! [`SamplerPlan::ClipBlocks`]: crate::kinds::SamplerPlan::ClipBlocks
 
 use crate::layout::{GpuSampleRow, GpuTrack};
-use crate::model::library::AnimationLibrary;
 use crate::tables::key_lookup::{bucket_firsts, lookup_bucket};
+use crate::tables::library::LibraryTables;
 
 /// How a clip-blocks group's rows find their keys: the shader's override
 /// `RUN_KEYS` (the discriminant).
@@ -129,11 +129,10 @@ pub(crate) struct RunKeyTexels {
 /// The runs of `run` consecutive track rows of group `g`, clip by clip, as
 /// the clip-blocks plan's workgroups take them: each run's first row (its
 /// track index) and its rows (the last run of a clip may be shorter).
-pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usize, &[GpuTrack])> {
-    let tracks = library.tables().tracks();
+pub(crate) fn runs_of(library: &LibraryTables, g: u32, run: u32) -> Vec<(usize, &[GpuTrack])> {
+    let tracks = library.tracks();
     let run = run.max(1) as usize;
     library
-        .tables()
         .clip_table()
         .iter()
         .flat_map(|clip| {
@@ -169,7 +168,7 @@ pub(crate) fn runs_of(library: &AnimationLibrary, g: u32, run: u32) -> Vec<(usiz
 /// (each distinct key times once), which a group with run tables never
 /// reads. `windows` is the library's [`LibraryTables::key_windows`](crate::tables::library::LibraryTables::key_windows).
 pub(crate) fn key_copies(
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     windows: &[[u32; 4]],
     rows: &mut [GpuSampleRow],
     g: u32,
@@ -220,7 +219,7 @@ fn bucket_texels(runs: &[(usize, &[GpuTrack])]) -> u64 {
 }
 
 /// The key times of `track`.
-pub(crate) fn times_of<'a>(library: &'a AnimationLibrary, track: &GpuTrack) -> &'a [f32] {
+pub(crate) fn times_of<'a>(library: &'a LibraryTables, track: &GpuTrack) -> &'a [f32] {
     &library.times()[track.times_offset as usize..][..track.key_count as usize]
 }
 
@@ -312,12 +311,12 @@ pub(crate) fn run_table_of(rows: &[&[f32]], buckets: u32) -> (f32, f32, u32, Vec
 /// `max_texels` texels in all (the texture's capacity; a group whose tables
 /// would not fit searches per row).
 pub(crate) fn build(
-    library: &AnimationLibrary,
+    library: &LibraryTables,
     groups: &[(u32, u32)],
     base: u64,
     max_texels: u64,
 ) -> RunKeyTexels {
-    let tracks = library.tables().tracks();
+    let tracks = library.tracks();
     let mut tables = RunTables {
         library,
         base,
@@ -344,7 +343,7 @@ pub(crate) fn build(
 /// The run tables of a sampler's groups, as [`build`] lays them out after
 /// the header texels.
 struct RunTables<'a> {
-    library: &'a AnimationLibrary,
+    library: &'a LibraryTables,
     /// The texel of the first header.
     base: u64,
     /// Track rows: header texels, before the tables.

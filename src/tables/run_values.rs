@@ -31,11 +31,11 @@
 //! node, and its kernel reads no width otherwise. The CPU twin and the
 //! other plans read the library's own layout.
 //!
-//! [`SamplerPlan::ClipBlocks`]: crate::SamplerPlan::ClipBlocks
+//! [`SamplerPlan::ClipBlocks`]: crate::kinds::SamplerPlan::ClipBlocks
 //! [`RunKeys::Shared`]: crate::tables::run_keys::RunKeys::Shared
 
 use crate::layout::{GpuSampleRow, GROUP_SLERP};
-use crate::model::library::AnimationLibrary;
+use crate::tables::library::LibraryTables;
 use crate::tables::run_keys::runs_of;
 
 /// A run of LINEAR rotation rows whose values the clip-blocks plan stores
@@ -98,7 +98,7 @@ impl InterleavedRun {
 /// least two rows, every row with the run's first row's key times
 /// (the same search texels), 4 floats wide, their values contiguous and in
 /// row order.
-pub(crate) fn interleaved_runs(library: &AnimationLibrary, run: u32) -> Vec<InterleavedRun> {
+pub(crate) fn interleaved_runs(library: &LibraryTables, run: u32) -> Vec<InterleavedRun> {
     if run < 2 {
         return Vec::new();
     }

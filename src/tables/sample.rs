@@ -5,12 +5,15 @@
 //! texture's texels, and a compressed library's block heads in windows
 //! of their uniform copies.
 
-use crate::compress::format::{block_header, block_offsets_and_frame};
+use std::sync::Arc;
+
+use crate::compress::packed::Packed;
+use crate::kinds::SamplerPlan;
 use crate::layout::{
     GpuClip, GpuSampleRow, GpuTrack, DECODE_HEAD, DECODE_HEAD_ALIGN, GROUP_ALL, SAMPLE_GROUPS,
 };
-use crate::model::library::AnimationLibrary;
-use crate::plan::{block_row_run, SamplerPlan};
+use crate::tables::blocks::block_row_run;
+use crate::tables::library::LibraryTables;
 
 /// The shortest segment worth computing (see [`regular_segments`]): below
 /// it the two rows a segment reads are all its rows.
@@ -57,11 +60,10 @@ pub(crate) fn regular_segments(runs: &[&[GpuSampleRow]], run: u32) -> (u32, bool
 }
 
 /// The uniform copy of `track`'s block head in a compressed library's
-/// `packed` words ([`SampleTables::decode_heads`]), whose verbatim
-/// tracks start at `verbatim_start`.
-fn decode_head(packed: &[u32], verbatim_start: u32, track: &GpuTrack) -> [[u32; 4]; 4] {
-    let header = block_header(packed, verbatim_start, track).unwrap_or([0; 4]);
-    let (offsets, frame) = block_offsets_and_frame(packed, verbatim_start, track);
+/// `packed` words ([`SampleTables::decode_heads`]).
+fn decode_head(packed: &Packed, track: &GpuTrack) -> [[u32; 4]; 4] {
+    let header = packed.header(track.values_offset).unwrap_or([0; 4]);
+    let (offsets, frame) = packed.offsets_and_frame(track.values_offset, track.width);
     let [left, right] = frame.unwrap_or([[0; 4]; 2]);
     [
         [header[0], header[1], track.values_offset, track.key_count],
@@ -163,6 +165,9 @@ pub(crate) struct SampleTables {
     pub texels: Vec<[u32; 4]>,
     /// Where the run keys' texels start.
     pub run_base: u64,
+    /// The library's tables these were made from, which the sampler
+    /// uploads and reads each frame.
+    pub library: Arc<LibraryTables>,
 }
 
 impl SampleTables {
@@ -191,19 +196,19 @@ impl SampleTables {
     /// (CPU adapters: `cpu_adapter::uniform_heads`) a compressed library's
     /// block heads for their uniform copies.
     pub(crate) fn build(
-        library: &AnimationLibrary,
+        library: LibraryTables,
         plan: SamplerPlan,
         texture_texels: u64,
         uniform_heads: bool,
     ) -> SampleTables {
         let dispatches: Vec<(u32, u32)> = match plan {
             SamplerPlan::Grouped | SamplerPlan::ClipBlocks => (0..SAMPLE_GROUPS)
-                .map(|g| (g as u32, library.tables().group_tracks_per_instance(g)))
+                .map(|g| (g as u32, library.group_tracks_per_instance(g)))
                 .filter(|&(_, per)| per > 0)
                 .collect(),
             _ => vec![(GROUP_ALL, library.tracks_per_instance())],
         };
-        let run_base = library.tables().search_keys().len() as u64;
+        let run_base = library.search_keys().len() as u64;
         let mut tables = SampleTables {
             plan,
             head_windows: vec![Vec::new(); dispatches.len()],
@@ -215,12 +220,14 @@ impl SampleTables {
             decode_heads: Vec::new(),
             texels: Vec::new(),
             run_base,
+            library: Arc::new(LibraryTables::default()),
         };
         if plan == SamplerPlan::ClipBlocks {
-            tables.add_clip_blocks(library, texture_texels, uniform_heads);
+            tables.add_clip_blocks(&library, texture_texels, uniform_heads);
         } else {
-            tables.texels = library.tables().key_windows();
+            tables.texels = library.key_windows();
         }
+        tables.library = Arc::new(library);
         tables
     }
 
@@ -236,7 +243,7 @@ impl SampleTables {
     /// tables: see [`SampleTables::add_compressed_runs`].
     fn add_clip_blocks(
         &mut self,
-        library: &AnimationLibrary,
+        library: &LibraryTables,
         texture_texels: u64,
         uniform_heads: bool,
     ) {
@@ -272,7 +279,6 @@ impl SampleTables {
             .map(|(&(g, _), _)| g)
             .collect();
         let mut rows: Vec<GpuSampleRow> = library
-            .tables()
             .tracks()
             .iter()
             .map(|t| {
@@ -299,7 +305,7 @@ impl SampleTables {
             let run = block_row_run(per);
             let mut found = segments(&rows, g, run);
             if found.0 > 0 && !found.1 && key_groups.contains(&g) {
-                let windows = windows.get_or_insert_with(|| library.tables().key_windows());
+                let windows = windows.get_or_insert_with(|| library.key_windows());
                 let base = self.run_base + extra.len() as u64;
                 if let Some(copies) =
                     run_keys::key_copies(library, windows, &mut rows, g, run, base, texture_texels)
@@ -313,7 +319,7 @@ impl SampleTables {
                 self.regular[slot] = found;
             }
         }
-        let mut texels = windows.unwrap_or_else(|| library.tables().key_windows());
+        let mut texels = windows.unwrap_or_else(|| library.key_windows());
         texels.extend_from_slice(&extra);
         self.texels = texels;
         self.rows = rows;
@@ -334,33 +340,27 @@ impl SampleTables {
     /// where a row is eight; the lookups only the first row's search
     /// reads). With `uniform_heads`, the rows' block heads for their
     /// uniform copies, and each dispatch's windows of them.
-    fn add_compressed_runs(&mut self, library: &AnimationLibrary, uniform_heads: bool) {
+    fn add_compressed_runs(&mut self, library: &LibraryTables, uniform_heads: bool) {
         use crate::tables::run_keys::{self, GroupRunKeys, RunKeys};
-        self.rows = library
-            .tables()
-            .tracks()
-            .iter()
-            .map(GpuSampleRow::of)
-            .collect();
-        self.texels = library.tables().key_windows();
-        let packed = library.tables().packed().unwrap_or(&[]);
-        let verbatim = library.tables().verbatim_start();
+        self.rows = library.tracks().iter().map(GpuSampleRow::of).collect();
+        self.texels = library.key_windows();
+        let none = Packed::default();
+        let packed = library.packed().unwrap_or(&none);
         // The key interval of a block's uniform times (its header's dt,
         // which the spline reads from the run's first row).
-        let dt = |t: &GpuTrack| block_header(packed, verbatim, t).map(|h| h[3]);
+        let dt = |t: &GpuTrack| packed.interval_bits(t.values_offset);
         if uniform_heads {
             self.head_windows = self
                 .dispatches
                 .iter()
-                .map(|&(g, _)| head_windows(library.tables().clip_table(), g).unwrap_or_default())
+                .map(|&(g, _)| head_windows(library.clip_table(), g).unwrap_or_default())
                 .collect();
         }
         if self.head_windows.iter().any(|w| !w.is_empty()) {
             self.decode_heads = library
-                .tables()
                 .tracks()
                 .iter()
-                .map(|t| decode_head(packed, verbatim, t))
+                .map(|t| decode_head(packed, t))
                 .collect();
         }
         let judged: Vec<GpuSampleRow> = self

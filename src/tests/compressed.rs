@@ -8,6 +8,7 @@
 //! are `tests/compressed.rs`; the helpers both use,
 //! `tests/common/compressed_clips.rs`.
 
+use crate::tests::Derived;
 use std::sync::Arc;
 
 use super::common;
@@ -521,7 +522,7 @@ fn verbatim_tracks_are_their_floats_and_decode_alike_on_the_gpu() {
     let plain = AnimationLibrary::new(vec![clip.clone()]).unwrap();
     let library = AnimationLibrary::from_compressed(vec![clip.clone()], vec![compressed]).unwrap();
     assert_eq!(library.tables().verbatim_start(), 60);
-    let packed = library.tables().packed().unwrap();
+    let packed = library.tables().packed().unwrap().words();
     assert_eq!(packed.len(), 60 + 20 + 24 + 45 + 60 + 3 + 30);
     assert_eq!(library.stored_bytes(), 4 * (5 + packed.len() as u64));
     for (t, track) in clip.tracks.iter().enumerate() {
@@ -601,7 +602,7 @@ const EVERY_PLAN: [SamplerPlan; 4] = [
 /// checks each output within 2e-5 of the CPU twin's `want`; `name` names
 /// the library in the failure messages.
 fn assert_every_plan_matches(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     library: &AnimationLibrary,
     instances: &[Instance],
     want: &[f32],
@@ -613,7 +614,7 @@ fn assert_every_plan_matches(
             super::sampler_with(&h.device, &h.queue, library, instances.len() as u32, plan)
                 .unwrap();
         let got = sampler.sample(&h.device, &h.queue, instances).unwrap();
-        let report = keyframe_gpu::compare::compare(library, &clips, &got, want);
+        let report = crate::tests::common::track_diff::compare(library, &clips, &got, want);
         assert!(
             report.max_abs_err() <= 2e-5,
             "{name}, {plan:?} ({:?}): {report:?}",
@@ -1142,7 +1143,7 @@ fn baked_runs_share_their_segment_and_compute_their_rows() {
         )
         .unwrap();
         let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-        let report = keyframe_gpu::compare::compare(&library, &clips, &got, &want);
+        let report = crate::tests::common::track_diff::compare(&library, &clips, &got, &want);
         assert!(
             report.max_abs_err() <= 2e-5,
             "shift {shift}, {count} clips: {report:?}"
@@ -1338,7 +1339,7 @@ fn probes(library: &AnimationLibrary) -> Vec<Instance> {
 /// the twin within 2e-5 (as `gpu_decodes_as_the_twin_on_every_plan`);
 /// returns the sampler's dispatches (parts included) with instances.
 fn assert_blocks_match_twin(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     library: &AnimationLibrary,
     what: &str,
 ) -> usize {
@@ -1354,7 +1355,7 @@ fn assert_blocks_match_twin(
     )
     .unwrap();
     let got = sampler.sample(&h.device, &h.queue, &instances).unwrap();
-    let report = keyframe_gpu::compare::compare(library, &clips, &got, &want);
+    let report = crate::tests::common::track_diff::compare(library, &clips, &got, &want);
     let worst = report
         .tracks
         .iter()

@@ -25,6 +25,7 @@
 //!   magnitude. Rotations (normalized) use `2e-6` absolute with data whose
 //!   spline value has a length near 1.
 
+use crate::tests::Derived;
 use std::f64::consts::PI;
 
 use super::key_value;

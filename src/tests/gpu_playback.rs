@@ -184,13 +184,19 @@ fn compare_state(
 ) {
     let (device, queue) = gpu;
     let pass = crowd.playback(players.model()).unwrap();
-    let size = crowd.chunk_capacity(players.model()).unwrap() as usize;
+    let size = crowd
+        .model(players.model())
+        .map(|a| a.chunk_capacity())
+        .unwrap() as usize;
     let actions = crowd
         .models()
         .mixer(players.model())
         .unwrap()
         .actions_per_character as usize;
-    let chunks = crowd.chunk_count(players.model()).unwrap();
+    let chunks = crowd
+        .model(players.model())
+        .map(|a| a.chunks().len())
+        .unwrap();
     let mut state: Vec<(Vec<GpuCharacter>, Vec<GpuActionSlot>, Vec<u32>)> = Vec::new();
     for k in 0..chunks {
         state.push(pass.read_chunk(device, queue, k).unwrap());
@@ -229,7 +235,10 @@ fn compare_rows(
     characters: &[CharacterId],
 ) {
     let (device, queue) = gpu;
-    let chunk = crowd.chunk(players.model(), 0).unwrap();
+    let chunk = crowd
+        .model(players.model())
+        .map(|a| &a.chunks()[0])
+        .unwrap();
     let [rows, mix, ranges] = chunk.playback_targets().unwrap();
     let read = |b: &wgpu::Buffer| {
         let health = chunk.sampler.health();
@@ -244,7 +253,10 @@ fn compare_rows(
         .mixer(players.model())
         .unwrap()
         .actions_per_character;
-    let size = crowd.chunk_capacity(players.model()).unwrap();
+    let size = crowd
+        .model(players.model())
+        .map(|a| a.chunk_capacity())
+        .unwrap();
     for &c in characters.iter().filter(|c| c.slot() < size) {
         let (_, slots, _) = players.subscribed(c).unwrap().records();
         let first = c.slot() * a;
@@ -299,7 +311,7 @@ fn compare_poses(
 ) -> f32 {
     let (device, queue) = gpu;
     let got = crowd.read_back(device, queue).unwrap();
-    let got = got.model(players.model().index()).unwrap();
+    let got = got.model(players.model()).unwrap();
     let slots = got.instance_count() as usize;
     let mut counts = vec![0u32; slots];
     let mut by_slot = vec![Vec::new(); slots];
@@ -373,10 +385,22 @@ fn compare_placements(
     want: &[[[f32; 4]; 2]],
 ) {
     let (device, queue) = gpu;
-    let size = crowd.chunk_capacity(players.model()).unwrap();
-    let health = crowd.chunk(players.model(), 0).unwrap().sampler.health();
+    let size = crowd
+        .model(players.model())
+        .map(|a| a.chunk_capacity())
+        .unwrap();
+    let health = crowd
+        .model(players.model())
+        .map(|a| &a.chunks()[0])
+        .unwrap()
+        .sampler
+        .health();
     let mut chunks = Vec::new();
-    for k in 0..crowd.chunk_count(players.model()).unwrap() {
+    for k in 0..crowd
+        .model(players.model())
+        .map(|a| a.chunks().len())
+        .unwrap()
+    {
         let b = players.placements(crowd, k).unwrap();
         chunks.push(keyframe_gpu::gpu::read_buffer(health, device, queue, b, b.size()).unwrap());
     }
@@ -422,7 +446,7 @@ fn run(test: &str, seed: u64, frames: u32) {
     clips.set_masks(&bound, &masks).unwrap();
     let clips = Arc::new(clips);
     let mut players = GpuPlayers::new(device, queue, &mut crowd, model, &clips).unwrap();
-    assert_eq!(crowd.chunk_count(model), Some(3));
+    assert_eq!(crowd.model(model).map(|a| a.chunks().len()), Some(3));
     let characters: Vec<CharacterId> = (0..37)
         .map(|_| crowd.add_character(model).unwrap())
         .collect();

@@ -9,10 +9,11 @@
 //! contraction, a few ULPs.
 
 use super::common;
+use crate::tests::Derived;
 
-use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+use crate::tests::common::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 use keyframe_gpu::gpu::GpuSampler;
-use keyframe_gpu::plan::MAX_BLOCK_ROW_RUN;
+use keyframe_gpu::tables::blocks::MAX_BLOCK_ROW_RUN;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, SamplerPlan, Track,
     WrapMode,
@@ -203,8 +204,11 @@ fn plans_dispatch_as_documented() {
     // With 64 instances per clip (full blocks) Auto takes the clip-blocks
     // plan on CPU adapters whatever the library; one instance fewer, not.
     let clips = lib.tables().clip_table().len() as u32;
-    assert!(!keyframe_gpu::plan::full_blocks(&lib, 64 * clips - 1));
-    assert!(keyframe_gpu::plan::full_blocks(&lib, 64 * clips));
+    assert!(!keyframe_gpu::plan::full_blocks(
+        lib.tables(),
+        64 * clips - 1
+    ));
+    assert!(keyframe_gpu::plan::full_blocks(lib.tables(), 64 * clips));
     let below = super::sampler(&h.device, &h.queue, &lib, 64 * clips - 1).unwrap();
     assert_eq!(below.plan(), want);
     let full = super::sampler(&h.device, &h.queue, &lib, 64 * clips).unwrap();
@@ -221,7 +225,7 @@ fn plans_dispatch_as_documented() {
     blocks.set_instances(&h.queue, &instances).unwrap();
     let groups: Vec<u32> = blocks.workgroups().map(|(g, _)| g).collect();
     assert_eq!(groups, [0, 1, 2, 3, 4]);
-    assert!(!keyframe_gpu::plan::vec4_library(&lib));
+    assert!(!keyframe_gpu::plan::vec4_library(lib.tables()));
     let rotations = AnimationLibrary::new(vec![Clip::new(
         "r",
         vec![Track::new(
@@ -233,7 +237,7 @@ fn plans_dispatch_as_documented() {
         )],
     )])
     .unwrap();
-    assert!(keyframe_gpu::plan::vec4_library(&rotations));
+    assert!(keyframe_gpu::plan::vec4_library(rotations.tables()));
     let auto = super::sampler(&h.device, &h.queue, &rotations, 2).unwrap();
     let want = if cpu_adapter {
         SamplerPlan::ClipBlocks
@@ -702,7 +706,8 @@ fn key_textures_narrower_than_4096_match_cpu() {
     };
     let lib = multi_row_library();
     assert!(lib.times().len() > 2 * 256, "the times must span rows");
-    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, &lib).unwrap();
+    let keys =
+        crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib.tables()).unwrap();
     assert_eq!(keys.row_shift(), 8);
     let instances: Vec<_> = (0..=400)
         .map(|i| Instance::new(0, f64::from(i) * 0.0075 - 0.1))
@@ -922,7 +927,7 @@ fn vec4_aligned_libraries_match_cpu_in_every_plan() {
     assert!(lib.output_stride().is_multiple_of(4));
     // Every group, CUBICSPLINE rotations and weights included, takes the
     // vec4 paths.
-    assert!(keyframe_gpu::plan::vec4_library(&lib));
+    assert!(keyframe_gpu::plan::vec4_library(lib.tables()));
     let probes = probe_times();
     let instances: Vec<Instance> = (0..300u32)
         .map(|i| Instance::new(i % 3, probes[(i / 3) as usize % probes.len()]))

@@ -14,6 +14,7 @@
 //! interpolated values within 1e-5 relative, as in `src/tests/gpu_vs_cpu.rs`.
 
 use super::{bits, common, key_value, REL_TOL};
+use crate::tests::Derived;
 
 use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
@@ -239,7 +240,7 @@ fn check_outputs(
     });
 }
 
-fn redispatch(h: &keyframe_gpu::gpu::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
+fn redispatch(h: &crate::tests::common::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
@@ -550,7 +551,7 @@ struct RawBuffers {
 /// The sampling pipeline as [`GpuSampler`] builds it, for `per` tracks a
 /// workgroup row.
 fn raw_sample_pipeline(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     keys: &crate::gpu::key_textures::KeyTextures,
     per: u32,
 ) -> wgpu::ComputePipeline {
@@ -624,7 +625,7 @@ fn raw_sample_entries<'a>(
 /// (`counted` of them in its params, every one given invocations) on an
 /// output filled with `fill`, and reads the output back.
 fn dispatch_raw_rows(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     lib: &AnimationLibrary,
     rows: &[GpuInstance],
     counted: usize,
@@ -640,7 +641,8 @@ fn dispatch_raw_rows(
             })
     };
     let storage = wgpu::BufferUsages::STORAGE;
-    let keys = crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib).unwrap();
+    let keys =
+        crate::gpu::key_textures::KeyTextures::new(&h.device, &h.queue, lib.tables()).unwrap();
     let values = buf("values", bytemuck::cast_slice(lib.values()), storage);
     let clips = buf(
         "clips",

@@ -13,6 +13,7 @@
 //! at key k is k, so the output is the found key itself, compared exactly.
 
 use super::common;
+use crate::tests::Derived;
 
 use keyframe_gpu::{cpu, AnimationLibrary, Clip, Instance, Interpolation, Property, Track};
 

@@ -1028,7 +1028,7 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 )]
 fn gpu_matches_cpu(
     label: &str,
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     animator: &mut Animator,
     tables: &SkinTables,
     lib: &AnimationLibrary,
@@ -1593,7 +1593,7 @@ fn gpu_pointer_properties_match_cpu() {
     };
     let mut animator =
         Animator::with_mixer(&h.device, &h.queue, &lib.bind(&rig).unwrap(), &desc).unwrap();
-    assert!(animator.property_buffer().is_some());
+    assert!(animator.chunks()[0].property_buffer().is_some());
     let actions: Vec<Action> = cases.iter().flat_map(|c| c.1.clone()).collect();
     let counts: Vec<u32> = cases.iter().map(|c| c.1.len() as u32).collect();
     animator.set_actions(&h.queue, &actions, &counts).unwrap();

@@ -28,6 +28,7 @@ mod gpu_vs_cpu;
 mod hostile_instances;
 mod key_lookup;
 mod layout;
+mod library_cache;
 mod loss;
 mod mixer;
 mod plans;
@@ -37,7 +38,42 @@ mod skinning;
 pub(crate) mod twins;
 
 use keyframe_gpu::gpu::GpuSampler;
+use keyframe_gpu::tables::library::LibraryTables;
 use keyframe_gpu::{AnimationLibrary, DeviceProfile, Plan, SamplerPlan};
+
+/// A library's flat tables, as the tests read them: derived once per
+/// library (and its clones) on each test thread and kept for the thread,
+/// so that a test reads them as often as it likes.
+pub(crate) trait Derived {
+    /// The tables (`LibraryTables::of`).
+    fn tables(&self) -> &'static LibraryTables;
+    /// All key times, shared inputs stored once.
+    fn times(&self) -> &'static [f32] {
+        self.tables().times()
+    }
+    /// All key values, track after track.
+    fn values(&self) -> &'static [f32] {
+        self.tables().values()
+    }
+}
+
+impl Derived for AnimationLibrary {
+    fn tables(&self) -> &'static LibraryTables {
+        thread_local! {
+            static MADE: std::cell::RefCell<Vec<(AnimationLibrary, &'static LibraryTables)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        MADE.with_borrow_mut(|made| {
+            if let Some((_, t)) = made.iter().find(|(l, _)| l.same_data(self)) {
+                return *t;
+            }
+            let tables: &'static LibraryTables =
+                Box::leak(Box::new(LibraryTables::of(self).unwrap()));
+            made.push((self.clone(), tables));
+            tables
+        })
+    }
+}
 
 /// A sampler of `library` for up to `capacity` instances with `plan`,
 /// built as an animator builds it: the plan for this device

@@ -5,6 +5,7 @@ use crate::layout::GpuSampleRow;
 use crate::model::track::{Clip, Track};
 use crate::tables::key_lookup::lookup_bucket;
 use crate::tables::run_keys::*;
+use crate::tests::Derived;
 use crate::AnimationLibrary;
 
 /// A small deterministic generator (xorshift).
@@ -111,7 +112,7 @@ fn key_copies_are_each_rows_key_texels_in_step() {
     let windows = library.tables().key_windows();
     let base = windows.len() as u64 + 100;
     let mut rows = own.clone();
-    let copies = key_copies(&library, &windows, &mut rows, 0, 8, base, u64::MAX).unwrap();
+    let copies = key_copies(library.tables(), &windows, &mut rows, 0, 8, base, u64::MAX).unwrap();
     assert_eq!(copies.len(), 12 * 20);
     for (r, row) in rows.iter().enumerate() {
         assert_eq!(u64::from(row.search_offset), base + 20 * r as u64);
@@ -131,15 +132,15 @@ fn key_copies_are_each_rows_key_texels_in_step() {
     // texels each (304). Capacity one texel short: none.
     let mut rows = own.clone();
     let room = base + 240;
-    assert!(key_copies(&library, &windows, &mut rows, 0, 8, base, room - 1).is_none());
+    assert!(key_copies(library.tables(), &windows, &mut rows, 0, 8, base, room - 1).is_none());
     assert_eq!(rows, own);
-    assert!(key_copies(&library, &windows, &mut rows, 0, 8, base, room).is_some());
+    assert!(key_copies(library.tables(), &windows, &mut rows, 0, 8, base, room).is_some());
     // Two of every three indexed directly: 4 rows with tables, 152
     // bucket texels, fewer than the 240 copies.
     let (library, own) = library_of(|r| r % 3 != 2);
     let mut rows = own.clone();
     let windows = library.tables().key_windows();
-    assert!(key_copies(&library, &windows, &mut rows, 0, 8, 0, u64::MAX).is_none());
+    assert!(key_copies(library.tables(), &windows, &mut rows, 0, 8, 0, u64::MAX).is_none());
     assert_eq!(rows, own);
 }
 
@@ -197,7 +198,7 @@ fn searches_from_the_run_table_find_every_segment() {
         for &time in &probes(&rows) {
             let b = lookup_bucket(time, origin, scale, buckets) as usize;
             for (i, track) in library.tables().tracks().iter().enumerate() {
-                let own = times_of(&library, track);
+                let own = times_of(library.tables(), track);
                 let k = entries[b * rows.len() + i];
                 let want = find_segment(library.times(), track.times_offset, track.key_count, time);
                 assert!(k <= want.k, "row {i} at {time}: guess {k} after {}", want.k);
@@ -371,7 +372,7 @@ fn tables_pack_each_run(rng: &mut Rng) -> (AnimationLibrary, u64) {
     let few = vec![times(rng, 0.3, 256), times(rng, 0.0, 3)];
     let lib = library(vec![rows.clone(), few.clone()]);
     let base = lib.tables().search_keys().len() as u64;
-    let built = build(&lib, &[(0, 32)], base, u64::MAX);
+    let built = build(lib.tables(), &[(0, 32)], base, u64::MAX);
     assert_eq!(
         built.groups,
         [GroupRunKeys {
@@ -398,7 +399,7 @@ fn spread_keys_get_exact_tables(rng: &mut Rng) {
     let wide_rows: Vec<Vec<f32>> = (0..35).map(|r| spread(rng, 0.0, 20 + r % 30)).collect();
     let wide = library(vec![wide_rows.clone()]);
     let wide_base = wide.tables().search_keys().len() as u64;
-    let built = build(&wide, &[(0, 32)], wide_base, u64::MAX);
+    let built = build(wide.tables(), &[(0, 32)], wide_base, u64::MAX);
     assert_eq!(
         built.groups,
         [GroupRunKeys {
@@ -430,7 +431,7 @@ fn close_keys_keep_the_plain_table(rng: &mut Rng) {
     assert!(exact_run_table(&slices).is_some_and(|t| t.2 > 34));
     let close = library(vec![pairs]);
     assert!(close.tables().tracks().iter().all(|t| t.lookup_scale > 0.0));
-    let built = build(&close, &[(0, 32)], 0, u64::MAX);
+    let built = build(close.tables(), &[(0, 32)], 0, u64::MAX);
     assert_eq!(built.groups[0].mode, RunKeys::Table);
 }
 
@@ -439,7 +440,7 @@ fn long_rows_get_16_bit_entries(rng: &mut Rng) {
     // Rows of 257 keys and more: 16-bit entries, 32 rows in four
     // texels.
     let long = library(vec![(0..32).map(|r| times(rng, 0.0, 257 + r)).collect()]);
-    let built = build(&long, &[(0, 32)], 0, u64::MAX);
+    let built = build(long.tables(), &[(0, 32)], 0, u64::MAX);
     assert_eq!(
         built.groups[0],
         GroupRunKeys {
@@ -456,13 +457,13 @@ fn uneven_and_baked_rows_search_their_own(rng: &mut Rng) {
     // entries would pass the rows' own bucket texels. Rows indexed
     // directly (uniform keys) have no bucket texels to stand in for.
     let uneven = library(vec![vec![times(rng, 0.0, 300), times(rng, 0.0, 9)]]);
-    let built = build(&uneven, &[(0, 32)], 0, u64::MAX);
+    let built = build(uneven.tables(), &[(0, 32)], 0, u64::MAX);
     assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
     let baked = library(vec![(1..5)
         .map(|r| (0..10 * r).map(|k| k as f32 / 30.0).collect())
         .collect()]);
     assert!(baked.tables().tracks().iter().all(|t| t.lookup_scale < 0.0));
-    let built = build(&baked, &[(0, 32)], 0, u64::MAX);
+    let built = build(baked.tables(), &[(0, 32)], 0, u64::MAX);
     assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
 }
 
@@ -472,12 +473,12 @@ fn shared_oversize_and_single_row_runs(rng: &mut Rng, lib: &AnimationLibrary, ba
     // Every row with the first row's key times: shared, no texels.
     let t = times(rng, 0.0, 30);
     let shared = library(vec![vec![t.clone(); 5], vec![t.clone(); 3]]);
-    let built = build(&shared, &[(0, 32)], 0, u64::MAX);
+    let built = build(shared.tables(), &[(0, 32)], 0, u64::MAX);
     assert_eq!(built.groups[0].mode, RunKeys::Shared);
     assert!(built.texels.is_empty());
     // One row per run (the shader's ROW_RUN 1), more than 65,536 keys,
     // or tables past the texture: each row searches its own.
-    let built = build(lib, &[(0, 1)], base, u64::MAX);
+    let built = build(lib.tables(), &[(0, 1)], base, u64::MAX);
     assert_eq!(built.groups[0], GroupRunKeys::PER_ROW);
     assert!(built.texels.is_empty());
     let huge = library(vec![vec![
@@ -485,10 +486,10 @@ fn shared_oversize_and_single_row_runs(rng: &mut Rng, lib: &AnimationLibrary, ba
         vec![0.0, 0.5],
     ]]);
     assert_eq!(
-        build(&huge, &[(0, 32)], 0, u64::MAX).groups[0],
+        build(huge.tables(), &[(0, 32)], 0, u64::MAX).groups[0],
         GroupRunKeys::PER_ROW
     );
-    let small = build(lib, &[(0, 32)], base, base + tracks as u64 + 10);
+    let small = build(lib.tables(), &[(0, 32)], base, base + tracks as u64 + 10);
     assert_eq!(small.groups[0], GroupRunKeys::PER_ROW);
     assert!(small.texels.is_empty());
 }

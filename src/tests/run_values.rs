@@ -2,6 +2,7 @@
 
 use crate::layout::GpuSampleRow;
 use crate::tables::run_values::*;
+use crate::tests::Derived;
 use crate::{AnimationLibrary, Clip, Interpolation, Property, Track};
 
 /// Row r's key k: a unit quaternion of its own, about x.
@@ -33,7 +34,7 @@ fn runs_of_shared_times_are_written_key_by_key() {
     let times = [0.0, 0.5, 1.0];
     let library = AnimationLibrary::new(vec![rotations(5, &times)]).unwrap();
     // Runs of 2: rows (0, 1), (2, 3); row 4 alone stays as it is.
-    let runs = interleaved_runs(&library, 2);
+    let runs = interleaved_runs(library.tables(), 2);
     assert_eq!(runs.len(), 2);
     assert_eq!((runs[0].rows, runs[0].keys), (2, 3));
     assert_eq!((runs[1].rows, runs[1].keys), (2, 3));
@@ -87,11 +88,11 @@ fn rows_with_their_own_times_are_left_alone() {
     ));
     let library = AnimationLibrary::new(vec![clip]).unwrap();
     // One run of three rows, the third with other key times: none.
-    assert!(interleaved_runs(&library, 3).is_empty());
+    assert!(interleaved_runs(library.tables(), 3).is_empty());
     // Runs of two: the first two rows share theirs.
-    let runs = interleaved_runs(&library, 2);
+    let runs = interleaved_runs(library.tables(), 2);
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].rows, 2);
     // A run of one row is never interleaved.
-    assert!(interleaved_runs(&library, 1).is_empty());
+    assert!(interleaved_runs(library.tables(), 1).is_empty());
 }

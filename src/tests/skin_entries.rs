@@ -13,6 +13,7 @@ use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::tables::instance::resolve_instances;
 use crate::tables::rig::SkinTables;
+use crate::tests::Derived;
 use glam::{Mat4, Vec4};
 
 /// WGSL `a * b` for 4x4 matrices.
@@ -167,7 +168,7 @@ pub(crate) fn skin(
 ) -> Result<SkinOutput> {
     let resolved = resolve_instances(library, instances)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(library, &resolved, &mut samples);
+    sample_resolved(library.tables(), &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     Ok(pose_resolved(tables, &samples, &clips))
 }

@@ -1,7 +1,11 @@
-//! GPU-vs-CPU comparison: the largest absolute error per track.
+//! The examples' and the tests' comparison of two sampled outputs (the
+//! GPU's against the CPU twin's, laid out as `AnimationLibrary` describes):
+//! the largest absolute error per track, rotations up to sign. The crate's
+//! own comparison of results is `Poses::compare`; this one reads the
+//! sampler's flat output. Included by path (`#[path]`).
+#![allow(dead_code, reason = "each example and test uses a subset")]
 
-use crate::model::kinds::Property;
-use crate::model::library::AnimationLibrary;
+use keyframe_gpu::{AnimationLibrary, Property};
 
 /// The largest error of one track of one clip, over all compared instances.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +74,7 @@ pub fn quat_abs_diff(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Compares two outputs of `clips.len()` instances (instance `i` played clip
-/// `clips[i]`) laid out as described on [`AnimationLibrary`].
+/// `clips[i]`) laid out as described on `AnimationLibrary`.
 #[must_use]
 pub fn compare(library: &AnimationLibrary, clips: &[u32], a: &[f32], b: &[f32]) -> Report {
     let stride = library.output_stride() as usize;

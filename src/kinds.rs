@@ -1,7 +1,9 @@
-//! The plain enums that name what a track is (its interpolation, its
-//! property, the kind of its values, a pointer target's type) and the
-//! rotation keys' unit tolerance: leaves of the model, importing nothing of
-//! the crate, that the model, the errors and the import all name.
+//! The plain enums that every layer may name, importing nothing of the
+//! crate (the lowest layer, `docs/ARCHITECTURE.md`, "The layers"): what a
+//! track is (its interpolation, its property, the kind of its values, a
+//! pointer target's type) and the rotation keys' unit tolerance; how a
+//! compressed stream is stored and which stream it is; which plan the
+//! sampler runs.
 
 /// The glTF spellings: `Display` writes what the file says.
 macro_rules! display_as {
@@ -55,7 +57,7 @@ impl Interpolation {
 
 /// What a track animates (glTF `channel.target.path`): a property of a
 /// node, which the pose stage reads, or [`Property::Pointer`], a property
-/// elsewhere in the document named by the track's [`PointerTarget`](crate::PointerTarget).
+/// elsewhere in the document named by the track's `PointerTarget`.
 ///
 /// The node properties' discriminants are the `PROP_*` constants of
 /// `shaders/prelude.wgsl`: the slots of the pose stage's channel table.
@@ -73,9 +75,9 @@ pub enum Property {
     Weights = 3,
     /// `pointer` (`KHR_animation_pointer`): a property outside the node
     /// hierarchy (a material factor, a light, a camera, a node's
-    /// visibility), named by [`Track::pointer`](crate::Track::pointer). Such tracks do not feed
+    /// visibility), named by `Track::pointer`. Such tracks do not feed
     /// the pose stage and their `node` is not used; they write to the
-    /// library's slot of their target ([`AnimationLibrary::pointer_targets`](crate::AnimationLibrary::pointer_targets)).
+    /// library's slot of their target (`AnimationLibrary::pointer_targets`).
     Pointer = 4,
 }
 
@@ -186,8 +188,85 @@ impl PointerType {
 /// quaternions; exporters and quantized (normalized-integer) accessors
 /// deliver lengths slightly off (an 8-bit quantized key can be off by up to
 /// about 0.008). Keys within this tolerance are normalized when the
-/// [`AnimationLibrary`](crate::AnimationLibrary) is built (see
+/// `AnimationLibrary` is built (see
 /// `normalize_rotation_keys`); keys further off are refused with
-/// [`TrackError::QuaternionNotUnit`](crate::TrackError::QuaternionNotUnit). CUBICSPLINE tangents are not
+/// `TrackError::QuaternionNotUnit`. CUBICSPLINE tangents are not
 /// quaternions and are left alone.
 pub const QUAT_UNIT_TOLERANCE: f32 = 0.01;
+
+/// How a stream's elements are stored (the `compress`
+/// module's "The format"): what the compression report gives per track
+/// (`TrackCompression::encoding`),
+/// and what an `Error::Compressed` names. The
+/// discriminants are the WGSL `ENC_*` constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Encoding {
+    /// Each component an unsigned field of `bits` bits (1 to 24) against
+    /// its component's offset, on a grid of `step`.
+    Vector = 0,
+    /// A unit quaternion's three smallest components, each of `bits` bits
+    /// (1 to 15: at most 48 bits a key), with the index and sign of the
+    /// dropped one.
+    SmallestThree = 1,
+    /// Each component an `f32` as it is (`bits` is 32): lossless.
+    Raw = 2,
+    /// A unit quaternion as the vector part of a rotation in the track's
+    /// frame (a rotation before and one after it), with bits per component
+    /// of its own (`bits` is their sum, 0 to 48).
+    Framed = 3,
+}
+
+/// Which stream of a track a `CompressError` is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// The value elements.
+    Values,
+    /// The CUBICSPLINE tangents.
+    Tangents,
+}
+
+impl std::fmt::Display for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stream::Values => "values",
+            Stream::Tangents => "tangents",
+        })
+    }
+}
+
+/// How the sampling pass lays out its dispatches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SamplerPlan {
+    /// What the device profile picks: on CPU adapters
+    /// `cpu_adapter::sampler_plan` ([`ClipBlocks`](Self::ClipBlocks) or
+    /// [`Grouped`](Self::Grouped)); [`Reference`](Self::Reference) on
+    /// GPUs, until a measurement on a GPU says otherwise.
+    #[default]
+    Auto,
+    /// One dispatch over every track of every instance, with every
+    /// interpolation compiled in, and a key search that bisects the keys
+    /// from the middle one.
+    Reference,
+    /// One dispatch per track group (LINEAR rotations, other LINEAR
+    /// tracks, STEP, CUBICSPLINE rotations, other CUBICSPLINE), each
+    /// compiled without the other groups' code; the key search starts from
+    /// the library's bucket tables and direct indices (and goes on
+    /// searching from there when a guess misses).
+    Grouped,
+    /// The track groups and key search of [`Grouped`](Self::Grouped),
+    /// with the instances sorted by clip on the host each frame (a
+    /// counting sort) and one workgroup per block of up to 64 instances of
+    /// one clip and a run of up to `MAX_BLOCK_ROW_RUN` of its track rows
+    /// (`block_row_run`), each lane sampling its instance's rows in
+    /// turn: the block and the rows are read at workgroup-uniform indices,
+    /// and each lane reads only its instance's time (once per run), the
+    /// key search's texels and its values. Each row's key search starts
+    /// from a bucket table of its run of rows (one bucket per lane and run,
+    /// then the row's own key texel), or, where every row of a run has the
+    /// same key times, one search serves the run: the same results, fewer
+    /// and smaller texel reads than the rows' own tables (about 1/16 of
+    /// their texture memory more). Outputs stay where the instance table
+    /// puts them.
+    ClipBlocks,
+}

@@ -8,19 +8,19 @@ use std::sync::Arc;
 
 use glam::Mat4;
 
-use super::encode::{
-    constant, quantize_framed, quantize_rotations, quantize_vectors, sample_candidate,
-};
-use super::{Metric, TrackCompression};
+use super::candidate::{constant, sample_candidate};
+use crate::compress::encode::{quantize_framed, quantize_rotations, quantize_vectors};
 use crate::compress::format::{split_cubic, CompressedTrack, KeyTimes, Quantized};
+use crate::compress::{Metric, TrackCompression};
 use crate::cpu::sample::sample_resolved;
 use crate::cpu::skin::pose_resolved;
 use crate::error::Result;
+use crate::kinds::{Interpolation, Property, ValueKind};
 use crate::layout::GpuInstance;
-use crate::model::kinds::{Interpolation, Property, ValueKind};
 use crate::model::library::AnimationLibrary;
 use crate::model::rig::Rig;
 use crate::model::track::{normalize_rotation_keys, Clip, Track};
+use crate::tables::library::LibraryTables;
 use crate::tables::rig::SkinTables;
 
 /// How many times a node track's tolerance is tightened before it is
@@ -157,7 +157,11 @@ pub(super) fn compress_clip(
     let instances = check_instances(&times);
     let stride = raw_library.output_stride() as usize;
     let mut raw_samples = vec![0.0; instances.len() * stride];
-    sample_resolved(&raw_library, &instances, &mut raw_samples);
+    sample_resolved(
+        &LibraryTables::of(&raw_library)?,
+        &instances,
+        &mut raw_samples,
+    );
     let world = match rig {
         Some(rig) => {
             let bound_raw = raw_library.bind(rig)?;
@@ -545,7 +549,7 @@ fn check(
     let library = AnimationLibrary::from_compressed(vec![clip.clone()], vec![compressed])?;
     let stride = library.output_stride() as usize;
     let mut samples = vec![0.0; instances.len() * stride];
-    sample_resolved(&library, instances, &mut samples);
+    sample_resolved(&LibraryTables::of(&library)?, instances, &mut samples);
     let mut ok = true;
     let mut worst = 0.0f64;
     for (t, job) in jobs.iter().enumerate().filter(|(_, j)| !j.world()) {
@@ -621,7 +625,7 @@ pub(super) fn cost(track: &Track, ct: &CompressedTrack) -> u64 {
         }
         KeyTimes::Uniform { .. } => false,
     };
-    ct.data_bytes(track) + if own { 0 } else { ct.times_bytes() }
+    ct.data_bytes(track.width, track.interpolation) + if own { 0 } else { ct.times_bytes() }
 }
 
 /// The smallest candidate for `job` within `tolerance` alone (sampled
