@@ -14,14 +14,16 @@
 //!
 //! Reported (medians over the measured frames):
 //! - `main_thread_ms`: the GPU path's host time per frame (commands,
-//!   `GpuPlayers::advance`, recording, submitting), no wait;
+//!   `GpuPlayers::advance`, recording, submitting), no wait; `advance_ms`
+//!   (table only) the part of it in `GpuPlayers::advance` (the subscribed
+//!   twins' steps, the commands' one write);
 //! - `cpu_player_ms`: the CPU path's host time for the same frame
 //!   (commands, every `Player::advance`, `gather`, `Crowd::set_actions`,
 //!   recording), no GPU work of its own;
 //! - `playback_pass_ms`, `sampling_pass_ms`: the GPU time of the GPU
 //!   path's playback passes and of its sampling dispatches, each in a
-//!   compute pass of its own with timestamp queries (wall time of a
-//!   submission of that pass alone where the adapter has none);
+//!   compute pass of its own with timestamp queries (null where the
+//!   adapter has none);
 //!   `posing_ms` (table only) the mix and skin passes after them.
 
 use std::sync::Arc;
@@ -43,6 +45,9 @@ pub struct CrowdPlayback {
     pub subscribed: usize,
     pub chunks: usize,
     pub main_thread_ms: f64,
+    /// Of `main_thread_ms`, `GpuPlayers::advance` (the subscribed twins'
+    /// steps and the commands' write).
+    pub advance_ms: f64,
     pub cpu_player_ms: f64,
     pub playback_pass_ms: f64,
     pub sampling_pass_ms: f64,
@@ -204,14 +209,26 @@ fn setup(gpu: &Gpu, characters: u32) -> (OnGpu, OnCpu, Arc<Clips>) {
     (on_gpu, on_cpu, clips)
 }
 
-/// One GPU-path frame: its host time, and its passes' GPU times.
+/// One frame's figures, in ms.
+#[derive(Default)]
+struct Frame {
+    main: f64,
+    advance: f64,
+    cpu: f64,
+    playback: f64,
+    sampling: f64,
+    posing: f64,
+}
+
+/// One GPU-path frame: its host time (and that of `advance` in it), and
+/// its passes' GPU times.
 fn gpu_frame(
     gpu: &Gpu,
     g: &mut OnGpu,
     clips: &Clips,
     todo: &[Command],
     stamps: &Option<Stamps>,
-) -> (f64, [f64; 3]) {
+) -> Frame {
     let (device, queue) = (&gpu.h.device, &gpu.h.queue);
     let start = Instant::now();
     for &cmd in todo {
@@ -221,10 +238,12 @@ fn gpu_frame(
         };
         fail("command", r);
     }
+    let before = start.elapsed();
     fail(
         "advance",
         g.players.advance(device, queue, &mut g.crowd, 1.0 / 60.0),
     );
+    let advance = (start.elapsed() - before).as_secs_f64() * 1e3;
     let mut encoder = device.create_command_encoder(&Default::default());
     let stages = [
         CrowdStage::Playback,
@@ -259,7 +278,15 @@ fn gpu_frame(
             [f64::NAN; 3]
         }
     };
-    (main, times)
+    let [playback, sampling, posing] = times;
+    Frame {
+        main,
+        advance,
+        playback,
+        sampling,
+        posing,
+        ..Frame::default()
+    }
 }
 
 /// One CPU-path frame's host time.
@@ -295,7 +322,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> CrowdPlayback {
     let (mut g, mut c, clips) = setup(gpu, characters);
     let stamps = Stamps::new(gpu);
     let mut rng = Rng::new(59);
-    let todo: Vec<Vec<Command>> = (0..6)
+    let todo: Vec<Vec<Command>> = (0..8)
         .map(|_| {
             let mut todo = Vec::new();
             commands(&mut rng, characters as usize, &mut todo);
@@ -307,15 +334,12 @@ pub fn run(gpu: &Gpu, quick: bool) -> CrowdPlayback {
     // second or more on a CPU adapter. The paths run apart, the GPU
     // path's frames first, so that neither's work lands in the other's
     // frames (the CPU path's writes go with the last submission).
-    let mut frames: Vec<(f64, f64, f64, f64, f64)> = todo
+    let mut frames: Vec<Frame> = todo
         .iter()
-        .map(|t| {
-            let (main, [playback, sampling, posing]) = gpu_frame(gpu, &mut g, &clips, t, &stamps);
-            (main, 0.0, playback, sampling, posing)
-        })
+        .map(|t| gpu_frame(gpu, &mut g, &clips, t, &stamps))
         .collect();
     for (f, t) in frames.iter_mut().zip(&todo) {
-        f.1 = cpu_frame(gpu, &mut c, &clips, t);
+        f.cpu = cpu_frame(gpu, &mut c, &clips, t);
     }
     gpu.h.queue.submit([]);
     gpu.wait();
@@ -328,17 +352,18 @@ pub fn run(gpu: &Gpu, quick: bool) -> CrowdPlayback {
         .and_then(|m| g.crowd.model(m))
         .map(|a| a.chunks().len())
         .unwrap_or(0);
-    let pick = |f: fn(&(f64, f64, f64, f64, f64)) -> f64| median(frames.iter().map(f).collect());
+    let pick = |f: fn(&Frame) -> f64| median(frames.iter().map(f).collect());
     CrowdPlayback {
         characters,
         commands: todo[1].len(),
         subscribed: (characters as usize).div_ceil(100),
         chunks,
-        main_thread_ms: pick(|f| f.0),
-        cpu_player_ms: pick(|f| f.1),
-        playback_pass_ms: pick(|f| f.2),
-        sampling_pass_ms: pick(|f| f.3),
-        posing_ms: pick(|f| f.4),
+        main_thread_ms: pick(|f| f.main),
+        advance_ms: pick(|f| f.advance),
+        cpu_player_ms: pick(|f| f.cpu),
+        playback_pass_ms: pick(|f| f.playback),
+        sampling_pass_ms: pick(|f| f.sampling),
+        posing_ms: pick(|f| f.posing),
         timing: if stamps.is_some() {
             "timestamp queries"
         } else {
@@ -376,14 +401,15 @@ impl CrowdPlayback {
             out,
             "\ncrowd_playback: {} characters of 84 nodes in {} chunks, {} commands and {} subscribed \
              a frame; pass times from {}\n\
-             {:>15} {:>14} {:>12} {:>17} {:>17} {:>11} {:>14}\n\
-             {:>15.3} {:>14.3} {:>12.1} {:>17.3} {:>17.3} {:>11.3} {:>14.4}",
+             {:>15} {:>11} {:>14} {:>9} {:>17} {:>17} {:>11} {:>14}\n\
+             {:>15.3} {:>11.3} {:>14.3} {:>9.1} {:>17.3} {:>17.3} {:>11.3} {:>14.4}",
             self.characters,
             self.chunks,
             self.commands,
             self.subscribed,
             self.timing,
             "main_thread_ms",
+            "advance_ms",
             "cpu_player_ms",
             "cpu/main",
             "playback_pass_ms",
@@ -391,6 +417,7 @@ impl CrowdPlayback {
             "posing_ms",
             "playback/samp",
             self.main_thread_ms,
+            self.advance_ms,
             self.cpu_player_ms,
             self.cpu_player_ms / self.main_thread_ms,
             self.playback_pass_ms,
