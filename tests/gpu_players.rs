@@ -312,3 +312,50 @@ fn refusals_name_what_is_wrong() {
         .set_actions(queue, &[CrowdCharacter::of(b, 0)], &[])
         .unwrap();
 }
+
+#[test]
+fn a_device_short_of_the_pass_limits_is_refused_and_the_model_kept() {
+    let Some(h) = common::gpu("gpu_players: a device of 8 storage buffers a stage") else {
+        return;
+    };
+    // What required_limits asks of an adapter offering WebGPU's default
+    // 8 storage buffers a stage (the sampler's and skinner's need), and
+    // of one offering 16 (the playback pass's 12).
+    let with = |n| wgpu::Limits {
+        max_storage_buffers_per_shader_stage: n,
+        ..h.adapter.limits()
+    };
+    let limits = keyframe_gpu::required_limits(&with(8));
+    assert_eq!(limits.max_storage_buffers_per_shader_stage, 8);
+    let more = keyframe_gpu::required_limits(&with(16));
+    assert_eq!(more.max_storage_buffers_per_shader_stage, 12);
+    let (device, queue) = pollster::block_on(h.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("gpu_players: 8 storage buffers"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("the adapter offers the limits it reported");
+    let (rig, lib) = model_a();
+    let bound = lib.bind(&rig).unwrap();
+    let mut crowd = Crowd::new();
+    let model = crowd
+        .add_mixed_model(&device, &queue, "a", &bound, &MixerDesc::new(4, 2))
+        .unwrap();
+    let clips = Arc::new(Clips::new(bound.library()));
+    match GpuPlayers::new(&device, &queue, &mut crowd, model, &clips) {
+        Err(Error::DeviceLimit {
+            limit_name,
+            needed,
+            limit,
+        }) => {
+            assert_eq!(limit_name, "max_storage_buffers_per_shader_stage");
+            assert_eq!((needed, limit), (12, 8));
+        }
+        other => panic!("expected Error::DeviceLimit, got {other:?}"),
+    }
+    // Nothing changed: the model is still mixed from the host.
+    let c = crowd.add_character(model).unwrap();
+    let frame = [CrowdCharacter::of(c, 1)];
+    let actions = [keyframe_gpu::Action::new(0, 0.25)];
+    crowd.set_actions(&queue, &frame, &actions).unwrap();
+}

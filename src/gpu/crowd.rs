@@ -620,6 +620,8 @@ impl Crowd {
         if model.playback.is_some() {
             return Ok(());
         }
+        // Before anything changes: a device short of the pass's limits.
+        super::check_playback_device(device)?;
         let Some(mixer) = &desc.mixer else {
             return Err(Error::ModelWithoutMixer {
                 character: 0,

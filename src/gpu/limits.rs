@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::layout::{
     Binding, BindingKind, MAX_PARALLEL_NODES, SKIN_WORKGROUP_SIZE, WORKGROUP_SIZE,
 };
-use crate::plan::passes::STAGE_TABLE;
+use crate::plan::passes::{Module, STAGE_TABLE};
 
 /// Bindings of `table` numbered in `uses` and of the kinds `kinds`.
 fn count(table: &[Binding], uses: &[u32], kinds: &[BindingKind]) -> u32 {
@@ -50,11 +50,13 @@ macro_rules! need {
 /// Every limit the passes need more of than nothing, derived from the
 /// binding tables (the most bindings of a kind in any one pipeline), the
 /// kernels' workgroup size and the skin pass's uniform heads and
-/// workgroup memory.
-fn needs() -> [Need; 7] {
+/// workgroup memory: of every pass but the GPU playback pass's, or
+/// (`playback`) of every pass.
+fn needs(playback: bool) -> [Need; 7] {
     // Every pipeline's bindings (the stage table's passes).
     let passes: Vec<(&[Binding], &[u32])> = STAGE_TABLE
         .iter()
+        .filter(|p| playback || p.module != Module::Playback)
         .map(|p| (p.module.bindings(), p.bindings))
         .collect();
     let most = |kinds: &[BindingKind]| {
@@ -109,12 +111,21 @@ fn needs() -> [Need; 7] {
 /// ```
 ///
 /// A device whose limits are lower is refused by the constructors with
-/// [`Error::DeviceLimit`] naming the limit.
+/// [`Error::DeviceLimit`] naming the limit. The GPU playback pass
+/// (`playback::GpuPlayers`) binds more storage buffers in one stage
+/// (twelve): these limits ask for them where the adapter has them, and a
+/// device without them plays on the CPU only (`GpuPlayers::new` refuses
+/// it naming the limit).
 #[must_use]
 pub fn required_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
     let mut l = wgpu::Limits::downlevel_defaults();
-    for need in needs() {
+    for need in needs(false) {
         (need.raise)(&mut l, need.needed);
+    }
+    // The playback pass's needs, as far as the adapter meets them.
+    for need in needs(true) {
+        let offered = u32::try_from((need.get)(adapter)).unwrap_or(u32::MAX);
+        (need.raise)(&mut l, need.needed.min(offered));
     }
     l.max_storage_buffer_binding_size = adapter.max_storage_buffer_binding_size;
     l.max_buffer_size = adapter.max_buffer_size;
@@ -152,8 +163,20 @@ pub fn optional_features() -> wgpu::Features {
 /// # Errors
 /// [`Error::DeviceLimit`] naming the first limit that is too low.
 pub(crate) fn check_device(device: &wgpu::Device) -> Result<()> {
+    check_needs(device, false)
+}
+
+/// [`check_device`] for the GPU playback pass too.
+///
+/// # Errors
+/// [`Error::DeviceLimit`] naming the first limit that is too low.
+pub(crate) fn check_playback_device(device: &wgpu::Device) -> Result<()> {
+    check_needs(device, true)
+}
+
+fn check_needs(device: &wgpu::Device, playback: bool) -> Result<()> {
     let limits = device.limits();
-    for need in needs() {
+    for need in needs(playback) {
         let limit = (need.get)(&limits);
         if limit < u64::from(need.needed) {
             return Err(Error::DeviceLimit {

@@ -28,7 +28,7 @@ pub use self::{
     timer::PassTimer,
 };
 pub use crate::error::RingError;
-pub(crate) use limits::check_device;
+pub(crate) use limits::{check_device, check_playback_device};
 pub(crate) use loss::Health;
 pub(crate) use sampler::GpuSampler;
 

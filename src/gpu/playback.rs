@@ -11,7 +11,9 @@
 use std::num::NonZeroU64;
 
 use super::chunk::AnimatorChunk;
-use super::{bind, buffer_init, check_size, dispatch_grid, map_read, scoped, Health};
+use super::{
+    bind, buffer_init, check_playback_device, check_size, dispatch_grid, map_read, scoped, Health,
+};
 use crate::cpu::playback::commands::new_character;
 use crate::cpu::playback::PlaybackTables;
 use crate::error::{Error, Result};
@@ -180,6 +182,7 @@ impl PlaybackPass {
     ) -> Result<Self> {
         let health = Health::of(device);
         health.check("Crowd (GPU playback)")?;
+        check_playback_device(device)?;
         let limits = device.limits();
         let frame_bytes = frame_size(FIRST_COMMAND_CAPACITY);
         check_size(&limits, "playback commands", frame_bytes, false)?;

@@ -99,7 +99,10 @@ impl GpuPlayers {
     /// # Errors
     /// [`Error::UnknownModel`]; [`Error::ModelWithoutMixer`] for a model
     /// added without a mixer; [`PlaybackError::ClipsOfOtherModel`] when
-    /// `clips` are not the model's; those of [`Crowd::add_mixed_model`].
+    /// `clips` are not the model's; [`Error::DeviceLimit`] for a device
+    /// short of the pass's limits (twelve storage buffers in one stage:
+    /// `required_limits` asks for them where the adapter has them),
+    /// nothing changed; those of [`Crowd::add_mixed_model`].
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -656,7 +659,7 @@ impl GpuPlayers {
         Ok(())
     }
 
-    /// Chunk `chunk`'s placements ([`Crowd::chunk`]): per character of the
+    /// Chunk `chunk`'s placements (of the model's `Animator::chunks`): per character of the
     /// chunk two `vec4<f32>`, its translation (w 0) and its rotation (x,
     /// y, z, w); for a renderer to bind.
     #[must_use]
