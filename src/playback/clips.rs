@@ -195,6 +195,30 @@ impl Clips {
         }
     }
 
+    /// Why these are not the clips of `library` (their count, a name or
+    /// a duration differs); `None` when they are: a library and its
+    /// [`in_place`](super::in_place) copy have the same clips.
+    pub(super) fn mismatch(&self, library: &AnimationLibrary) -> Option<String> {
+        let theirs = library.clips();
+        if theirs.len() != self.len() {
+            return Some(format!(
+                "{} here, {} in the model",
+                crate::error::count(self.len() as u64, "clip"),
+                theirs.len()
+            ));
+        }
+        let ours = self.names.iter().zip(&self.durations);
+        let (i, ((name, duration), c)) = ours
+            .zip(theirs)
+            .enumerate()
+            .find(|(_, ((n, d), c))| ***n != *c.name || **d != f64::from(c.duration()))?;
+        Some(format!(
+            "clip {i} is {name:?} of {duration} s here, {:?} of {} s in the model",
+            c.name,
+            c.duration()
+        ))
+    }
+
     /// Clips in the library.
     pub(crate) fn len(&self) -> usize {
         self.durations.len()
