@@ -124,7 +124,7 @@ pub struct Crowd {
     /// The most instances a chunk of a model added from now on holds.
     chunk_limit: u32,
     /// The table [`set_players`](Self::set_players) builds (in
-    /// `playback/crowd.rs`), kept for the next frame's.
+    /// `players.rs`), kept for the next frame's.
     pub(crate) from_players: (Vec<CrowdCharacter>, Vec<Action>),
 }
 

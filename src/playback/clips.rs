@@ -232,7 +232,7 @@ impl Clips {
 
     /// The markers of clip `index`, by time.
     #[must_use]
-    pub fn markers(&self, index: u32) -> &[Marker] {
+    pub(crate) fn markers(&self, index: u32) -> &[Marker] {
         self.markers.get(index as usize).map_or(&[], Vec::as_slice)
     }
 }

@@ -1,16 +1,17 @@
 //! A [`Crowd`] of players: [`Crowd::player`] makes a [`Player`] for one
 //! of the crowd's models (its clips checked against the model's, its
-//! table limited to the model's mixer), and [`Crowd::set_players`] turns
-//! the players of the crowd's characters into the frame's action table
-//! and sets it, in one call.
+//! table limited to the model's mixer), which
+//! [`Crowd::set_players`] (in the GPU layer: this layer names no device
+//! type) takes for that model's characters.
 
 use std::sync::Arc;
 
 use super::clips::Clips;
 use super::player::Player;
 use crate::error::{Error, PlaybackError, Result};
+use crate::gpu::players::CrowdPlayer;
 use crate::gpu::Crowd;
-use crate::model::crowd::{CharacterId, CrowdCharacter, CrowdModels, ModelId, CHARACTER};
+use crate::model::crowd::{ModelId, CHARACTER};
 use crate::model::mix::Action;
 
 impl Crowd {
@@ -55,116 +56,14 @@ impl Crowd {
         player.model = Some(model);
         Ok(player)
     }
-
-    /// Sets this frame's actions of the crowd from its characters'
-    /// players: each `(character, player)` gives the character's actions,
-    /// the player's last frame ([`Player::advance`]; its base actions,
-    /// then its layers with their masks, additive references and
-    /// override modes), at the character's slot, as
-    /// [`set_actions`](Self::set_actions) with
-    /// [`CrowdCharacter::of`]`(character, n)` and the players' tables one
-    /// after another, which it calls. A player must be one
-    /// [`player`](Self::player) made for the character's model. Returns
-    /// what the CPU twin takes for this frame:
-    /// [`cpu::crowd_mixed_poses`](crate::cpu::crowd_mixed_poses)`(models,
-    /// characters, actions)` gives the poses the GPU computes.
-    ///
-    /// ```no_run
-    /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue,
-    /// #      fox: &keyframe_gpu::BoundLibrary, robot: &keyframe_gpu::BoundLibrary)
-    /// #      -> Result<(), keyframe_gpu::Error> {
-    /// use std::sync::Arc;
-    /// use keyframe_gpu::playback::Clips;
-    /// use keyframe_gpu::{cpu, Crowd, MixerDesc};
-    /// let mut crowd = Crowd::new();
-    /// let f = crowd.add_mixed_model(device, queue, "fox", fox, &MixerDesc::new(500, 3))?;
-    /// let r = crowd.add_mixed_model(device, queue, "robot", robot, &MixerDesc::new(500, 3))?;
-    /// let (fox_clips, robot_clips) = (Arc::new(Clips::new(fox.library())), Arc::new(Clips::new(robot.library())));
-    /// let mut cast = Vec::new();
-    /// for (model, clips) in [(f, &fox_clips), (r, &robot_clips)] {
-    ///     for _ in 0..100 {
-    ///         let mut player = crowd.player(model, clips)?; // the mixer's limit
-    ///         player.play(clips.clip_at(0)?)?;
-    ///         cast.push((crowd.add_character(model)?, player));
-    ///     }
-    /// }
-    /// // Per frame: advance every player, then one call.
-    /// for (_, player) in &mut cast {
-    ///     player.advance(1.0 / 60.0)?;
-    /// }
-    /// let (models, characters, actions) =
-    ///     crowd.set_players(queue, cast.iter().map(|(c, p)| (*c, p)))?;
-    /// let twin = cpu::crowd_mixed_poses(models, characters, actions)?; // when checking
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// A character whose player holds more actions than its mixer's
-    /// limit drops its lightest base actions, as in `set_actions`.
-    /// Allocates nothing in steady state (the table is kept from frame to
-    /// frame).
-    ///
-    /// # Errors
-    /// [`PlaybackError::PlayerOfOtherModel`] for a player not made by
-    /// [`player`](Self::player) for the character's model (of another
-    /// model, another crowd, or [`Player::new`]), naming the character's
-    /// entry in `players`; the errors of
-    /// [`set_actions`](Self::set_actions), naming the same entries
-    /// ([`Error::UnknownCharacter`] for a removed character). On error
-    /// nothing is written: every model keeps its previous frame.
-    pub fn set_players<'p>(
-        &mut self,
-        queue: &wgpu::Queue,
-        players: impl IntoIterator<Item = (CharacterId, &'p Player)>,
-    ) -> Result<(&CrowdModels, &[CrowdCharacter], &[Action])> {
-        let (mut characters, mut actions) = std::mem::take(&mut self.from_players);
-        let built = table(self.models(), players, &mut characters, &mut actions);
-        let set = built.and_then(|()| self.set_actions(queue, &characters, &actions));
-        self.from_players = (characters, actions);
-        set?;
-        let this: &Crowd = self;
-        Ok((this.models(), &this.from_players.0, &this.from_players.1))
-    }
 }
 
-/// The crowd's table of `players` into `characters` and `actions`
-/// (cleared first), each player checked against its character's model.
-fn table<'p>(
-    models: &CrowdModels,
-    players: impl IntoIterator<Item = (CharacterId, &'p Player)>,
-    characters: &mut Vec<CrowdCharacter>,
-    actions: &mut Vec<Action>,
-) -> Result<()> {
-    characters.clear();
-    actions.clear();
-    for (entry, (character, player)) in players.into_iter().enumerate() {
-        if player.model != Some(character.model()) {
-            return Err(other_model(models, entry, character, player.model).into());
-        }
-        let own = &player.frame.actions;
-        characters.push(CrowdCharacter::of(character, own.len() as u32));
-        actions.extend_from_slice(own);
+impl CrowdPlayer for Player {
+    fn model(&self) -> Option<ModelId> {
+        self.model
     }
-    Ok(())
-}
 
-/// [`PlaybackError::PlayerOfOtherModel`] for entry `entry`, a player made
-/// for `made_for`.
-fn other_model(
-    models: &CrowdModels,
-    entry: usize,
-    character: CharacterId,
-    made_for: Option<ModelId>,
-) -> PlaybackError {
-    let name = |m: ModelId| models.name(m).unwrap_or("removed, or of another crowd");
-    let player = match made_for {
-        None => "by Player::new".to_owned(),
-        Some(m) => format!("for model {} ({:?})", m.index(), name(m)),
-    };
-    PlaybackError::PlayerOfOtherModel {
-        entry,
-        model: character.model().index(),
-        name: name(character.model()).to_owned(),
-        slot: character.slot(),
-        player,
+    fn actions(&self) -> &[Action] {
+        &self.frame.actions
     }
 }
