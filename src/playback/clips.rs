@@ -17,8 +17,9 @@ use crate::model::BoundLibrary;
 static NEXT_CLIPS: AtomicU64 = AtomicU64::new(1);
 
 /// The identity of a [`Clips`] (shared by its clones): what its
-/// [`ClipHandle`]s carry, and what a crowd can compare to tie a model's
-/// players to that model's clips.
+/// [`ClipHandle`]s carry, so that a player refuses another's handles (a
+/// crowd ties a player to its model with
+/// [`Crowd::player`](crate::Crowd::player)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipsId(u64);
 
