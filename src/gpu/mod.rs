@@ -12,6 +12,7 @@ mod crowd;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
+pub(crate) mod players;
 mod readback;
 mod sampler;
 pub(crate) mod skin;

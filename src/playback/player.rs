@@ -11,6 +11,7 @@ use super::clock::Clock;
 use super::root::{RootMotion, Scratch};
 use super::Frame;
 use crate::error::{PlaybackError, Result};
+use crate::model::crowd::ModelId;
 use crate::model::mix::MaskId;
 use crate::model::track::WrapMode;
 
@@ -138,6 +139,8 @@ pub struct Player {
     /// been given them.
     pub(super) kept: Vec<Option<(WrapMode, Option<u64>)>>,
     pub(super) max_actions: u32,
+    /// The crowd model it was made for ([`Crowd::player`](crate::Crowd::player)).
+    pub(super) model: Option<ModelId>,
     pub(super) frame: Frame,
     pub(super) scratch: Scratch,
     /// Marker crossings of one step: (playhead position, marker).
@@ -166,6 +169,7 @@ impl Player {
             repetitions: None,
             kept: vec![None; clips.len()],
             max_actions: crate::MAX_ACTIONS,
+            model: None,
             frame: Frame::default(),
             scratch: Scratch::default(),
             hits: Vec::new(),
@@ -184,7 +188,8 @@ impl Player {
     /// (at least 1; by default [`MAX_ACTIONS`](crate::MAX_ACTIONS)): give
     /// it the mixer's
     /// [`actions_per_character`](crate::MixerDesc::actions_per_character)
-    /// so that every frame fits. A crossfade or fade-in that finds the
+    /// so that every frame fits ([`Crowd::player`](crate::Crowd::player)
+    /// does for a crowd's model). A crossfade or fade-in that finds the
     /// table full drops the lightest base action (the oldest of equals);
     /// a crossfade gives its weight to the incoming action's start, so
     /// that the base's weights head where they headed. Applies to the
