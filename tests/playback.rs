@@ -13,10 +13,25 @@ use std::sync::Arc;
 mod counting_alloc;
 
 use glam::{Quat, Vec3};
-use keyframe_gpu::playback::{gather, ClipHandle, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{ClipHandle, Clips, Layer, PlaybackError, Player};
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
 };
+
+/// Every player's last frame in one table, `counts[c]` actions player
+/// `c`'s (what `Animator::set_actions` takes), into vectors cleared first.
+fn gather<'a>(
+    players: impl IntoIterator<Item = &'a Player>,
+    actions: &mut Vec<keyframe_gpu::Action>,
+    counts: &mut Vec<u32>,
+) {
+    actions.clear();
+    counts.clear();
+    for p in players {
+        actions.extend_from_slice(&p.frame().actions);
+        counts.push(p.frame().actions.len() as u32);
+    }
+}
 
 const EPS: f64 = 1e-6;
 

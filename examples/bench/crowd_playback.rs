@@ -8,9 +8,9 @@
 //!   frame's commands, advances the subscribed twins, writes the commands
 //!   (one buffer write), records and submits;
 //! - on the CPU: a `playback::Player` per character takes the same
-//!   commands, every player advances, `gather` and `Crowd::set_actions`
-//!   pack and write the whole table (a model mixed from the host, whose
-//!   sampler sorts its rows by clip).
+//!   commands, every player advances, `Crowd::set_players` packs and
+//!   writes the whole table (a model mixed from the host, whose sampler
+//!   sorts its rows by clip).
 //!
 //! Reported (medians over the measured frames):
 //! - `main_thread_ms`: the GPU path's host time per frame (commands,
@@ -18,7 +18,7 @@
 //!   (table only) the part of it in `GpuPlayers::advance` (the subscribed
 //!   twins' steps, the commands' one write);
 //! - `cpu_player_ms`: the CPU path's host time for the same frame
-//!   (commands, every `Player::advance`, `gather`, `Crowd::set_actions`,
+//!   (commands, every `Player::advance`, `Crowd::set_players`,
 //!   recording), no GPU work of its own;
 //! - `playback_pass_ms`, `sampling_pass_ms`: the GPU time of the GPU
 //!   path's playback passes and of its sampling dispatches, each in a
@@ -30,8 +30,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use keyframe_gpu::internals::{record_stage, CrowdStage};
-use keyframe_gpu::playback::{gather, ClipHandle, Clips, GpuPlayers, Player};
-use keyframe_gpu::{CharacterId, Crowd, CrowdCharacter, MixerDesc};
+use keyframe_gpu::playback::{ClipHandle, Clips, GpuPlayers, Player};
+use keyframe_gpu::{CharacterId, Crowd, MixerDesc};
 
 use crate::big_crowd::robot_library;
 use crate::gpu::{fail, Gpu};
@@ -116,9 +116,7 @@ struct OnGpu {
 struct OnCpu {
     crowd: Crowd,
     players: Vec<Player>,
-    table: Vec<CrowdCharacter>,
-    actions: Vec<keyframe_gpu::Action>,
-    counts: Vec<u32>,
+    characters: Vec<CharacterId>,
 }
 
 /// A command of the frame: character, clip to crossfade to (or a speed).
@@ -178,14 +176,14 @@ fn setup(gpu: &Gpu, characters: u32) -> (OnGpu, OnCpu, Arc<Clips>) {
     let cpu_ids: Vec<CharacterId> = (0..characters)
         .map(|_| fail("character", cpu_crowd.add_character(cpu_model)))
         .collect();
-    let mut cpu_players = Vec::with_capacity(characters as usize);
+    let mut cpu_players: Vec<Player> = Vec::with_capacity(characters as usize);
     // Every character plays a clip from its own time; 1% subscribed.
     let mut rng = Rng::new(58);
     for (i, &c) in ids.iter().enumerate() {
         let (k, t) = (i as u32 % 8, f64::from(rng.next()));
         fail("play", players.play(c, clip(&clips, k)));
         fail("seek", players.seek(c, t));
-        let mut p = Player::new(&clips).with_max_actions(2);
+        let mut p = fail("player", cpu_crowd.player(cpu_model, &clips));
         fail("play", p.play(clip(&clips, k)));
         fail("seek", p.seek(t));
         cpu_players.push(p);
@@ -193,13 +191,10 @@ fn setup(gpu: &Gpu, characters: u32) -> (OnGpu, OnCpu, Arc<Clips>) {
             fail("subscribe", players.subscribe(device, queue, &crowd, c));
         }
     }
-    let table = cpu_ids.iter().map(|&c| CrowdCharacter::of(c, 0)).collect();
     let on_cpu = OnCpu {
         crowd: cpu_crowd,
         players: cpu_players,
-        table,
-        actions: Vec::new(),
-        counts: Vec::new(),
+        characters: cpu_ids,
     };
     let on_gpu = OnGpu {
         crowd,
@@ -303,14 +298,8 @@ fn cpu_frame(gpu: &Gpu, c: &mut OnCpu, clips: &Clips, todo: &[Command]) -> f64 {
     for p in &mut c.players {
         fail("advance", p.advance(1.0 / 60.0).map(|_| ()));
     }
-    gather(&c.players, &mut c.actions, &mut c.counts);
-    for (entry, &n) in c.table.iter_mut().zip(&c.counts) {
-        entry.action_count = n;
-    }
-    fail(
-        "set_actions",
-        c.crowd.set_actions(queue, &c.table, &c.actions),
-    );
+    let cast = c.characters.iter().copied().zip(&c.players);
+    fail("set_players", c.crowd.set_players(queue, cast).map(|_| ()));
     let mut encoder = device.create_command_encoder(&Default::default());
     c.crowd.record(&mut encoder);
     drop(encoder);

@@ -14,9 +14,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use keyframe_gpu::playback::{
-    gather, ActionState, ClipHandle, Clips, Frame, Layer, LayerId, Player,
-};
+use keyframe_gpu::playback::{ActionState, ClipHandle, Clips, Frame, Layer, LayerId, Player};
 use keyframe_gpu::{
     cpu, Action, Animator, BoundLibrary, Error, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode,
     MAX_ACTIONS,
@@ -77,7 +75,12 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
         }
         let poses = match (&bound, posed) {
             (Some(b), true) => {
-                gather(&players, &mut actions, &mut counts);
+                actions.clear();
+                counts.clear();
+                for p in &players {
+                    actions.extend_from_slice(&p.frame().actions);
+                    counts.push(p.frame().actions.len() as u32);
+                }
                 Some(match &mut gpu {
                     Some(g) => g.frame(&actions, &counts)?,
                     None => cpu::mixed_poses(b, &masks, &actions, &counts)?,

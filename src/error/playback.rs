@@ -137,4 +137,34 @@ pub enum PlaybackError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// `Crowd::player` cannot make a player for a model of the crowd: one
+    /// added without a mixer, or clips made from another library than the
+    /// model's (other clip names or durations).
+    #[error("crowd model {model} ({name:?}): no player of these clips: {reason}")]
+    NoPlayerForModel {
+        /// The model's index in the crowd.
+        model: usize,
+        /// The model's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A crowd character given to `Crowd::set_players` with a player that
+    /// `Crowd::player` did not make for the character's model: another
+    /// model's player (its clips are another library's, its table has
+    /// another limit), one of another crowd, or one made by `Player::new`.
+    #[error("crowd character {entry} (model {model} ({name:?}), slot {slot}): its player was made {player}, not by Crowd::player for this model")]
+    PlayerOfOtherModel {
+        /// Index of the character in the players given.
+        entry: usize,
+        /// The character's model (its index in the crowd).
+        model: usize,
+        /// The character's model's name.
+        name: String,
+        /// The character's slot.
+        slot: u32,
+        /// What the player was made for (`"for model 1 (\"fox\")"`,
+        /// `"by Player::new"`).
+        player: String,
+    },
 }

@@ -139,6 +139,9 @@ pub struct Crowd {
     firsts: Vec<usize>,
     /// The most instances a chunk of a model added from now on holds.
     chunk_limit: u32,
+    /// The table [`set_players`](Self::set_players) builds (in
+    /// `players.rs`), kept for the next frame's.
+    pub(crate) from_players: (Vec<CrowdCharacter>, Vec<Action>),
 }
 
 impl Default for Crowd {
@@ -159,6 +162,7 @@ impl Crowd {
             next: Placement::default(),
             firsts: Vec::new(),
             chunk_limit: u32::MAX,
+            from_players: (Vec::new(), Vec::new()),
         }
     }
 

@@ -13,6 +13,7 @@ pub(crate) mod key_textures;
 mod limits;
 mod loss;
 pub(crate) mod playback;
+pub(crate) mod players;
 mod readback;
 mod sampler;
 pub(crate) mod skin;

@@ -382,12 +382,6 @@ impl CrowdModels {
         }
     }
 
-    /// The model's mixer; `None` for a model added without one.
-    #[must_use]
-    pub fn mixer(&self, id: ModelId) -> Option<&MixerDesc> {
-        self.get(id)?.mixer.as_ref()
-    }
-
     /// The clip named `name` of model `model`; `None` when the model has no
     /// such clip (or is not a model of this crowd).
     #[must_use]

@@ -20,8 +20,9 @@ use crate::model::BoundLibrary;
 static NEXT_CLIPS: AtomicU64 = AtomicU64::new(1);
 
 /// The identity of a [`Clips`] (shared by its clones): what its
-/// [`ClipHandle`]s carry, and what a crowd can compare to tie a model's
-/// players to that model's clips.
+/// [`ClipHandle`]s carry, so that a player refuses another's handles (a
+/// crowd ties a player to its model with
+/// [`Crowd::player`](crate::Crowd::player)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipsId(u64);
 
@@ -214,6 +215,30 @@ impl Clips {
         }
     }
 
+    /// Why these are not the clips of `library` (their count, a name or
+    /// a duration differs); `None` when they are: a library and its
+    /// [`in_place`](super::in_place) copy have the same clips.
+    pub(super) fn mismatch(&self, library: &AnimationLibrary) -> Option<String> {
+        let theirs = library.clips();
+        if theirs.len() != self.len() {
+            return Some(format!(
+                "{} here, {} in the model",
+                crate::error::count(self.len() as u64, "clip"),
+                theirs.len()
+            ));
+        }
+        let ours = self.names.iter().zip(&self.durations);
+        let (i, ((name, duration), c)) = ours
+            .zip(theirs)
+            .enumerate()
+            .find(|(_, ((n, d), c))| ***n != *c.name || **d != f64::from(c.duration()))?;
+        Some(format!(
+            "clip {i} is {name:?} of {duration} s here, {:?} of {} s in the model",
+            c.name,
+            c.duration()
+        ))
+    }
+
     /// Clips in the library.
     pub(crate) fn len(&self) -> usize {
         self.durations.len()
@@ -257,7 +282,7 @@ impl Clips {
 
     /// The markers of clip `index`, by time.
     #[must_use]
-    pub fn markers(&self, index: u32) -> &[Marker] {
+    pub(crate) fn markers(&self, index: u32) -> &[Marker] {
         self.markers.get(index as usize).map_or(&[], Vec::as_slice)
     }
 

@@ -126,7 +126,8 @@ impl GpuPlayers {
         crowd.play_on_gpu(device, queue, model, &clips.playback_tables())?;
         let actions = crowd
             .models()
-            .mixer(model)
+            .get(model)
+            .and_then(|m| m.mixer.as_ref())
             .map_or(1, |m| m.actions_per_character);
         Ok(GpuPlayers {
             clips: Arc::clone(clips),

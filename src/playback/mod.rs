@@ -5,8 +5,9 @@
 //! gives the frame's action table for [`Animator::set_actions`](crate::Animator::set_actions)
 //! (or [`cpu::mixed_poses`](crate::cpu::mixed_poses)), the root motion of
 //! a chosen node over the step and the markers crossed during it.
-//! [`gather`] puts many players' tables into one for a crowd of
-//! characters.
+//! [`Crowd::player`](crate::Crowd::player) makes a player for a crowd's
+//! model and [`Crowd::set_players`](crate::Crowd::set_players) sets the
+//! crowd's frame from its characters' players in one call.
 //!
 //! A player's commands name clips by [`ClipHandle`]: a clip of one
 //! [`Clips`] (`clips.clip("run")?`, `clips.clip_at(1)?`,
@@ -48,35 +49,38 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use keyframe_gpu::playback::{gather, Clips, Player};
-//! use keyframe_gpu::{Action, BoundLibrary, Error};
+//! use keyframe_gpu::playback::{Clips, Player};
+//! use keyframe_gpu::{BoundLibrary, CharacterId, Crowd, Error, ModelId};
 //!
-//! /// A hundred characters idling; character 3 starts running. `hips` is
-//! /// the rig node whose motion moves the entities.
-//! fn frames(bound: &BoundLibrary, hips: u32) -> Result<(Vec<Action>, Vec<u32>), Error> {
+//! /// A hundred characters of `model` (added with a mixer) idling;
+//! /// character 3 starts running. `hips` is the rig node whose motion
+//! /// moves the entities.
+//! fn frame(crowd: &mut Crowd, queue: &wgpu::Queue, model: ModelId,
+//!          bound: &BoundLibrary, hips: u32) -> Result<(), Error> {
 //!     let mut clips = Clips::with_root(bound, hips)?;
 //!     clips.add_marker(1, 0.42, "footstep")?;
 //!     let clips = Arc::new(clips);
 //!     let (idle, run) = (clips.clip_at(0)?, clips.clip_at(1)?);
-//!     let mut players: Vec<Player> =
-//!         (0..100).map(|c| Player::new(&clips).with_character(c)).collect();
-//!     for p in &mut players {
-//!         p.play(idle)?; // looping
+//!     let mut cast: Vec<(CharacterId, Player)> = Vec::new();
+//!     for _ in 0..100 {
+//!         let mut player = crowd.player(model, &clips)?; // the mixer's limit
+//!         player.play(idle)?; // looping
+//!         cast.push((crowd.add_character(model)?, player));
 //!     }
-//!     players[3].crossfade(run, 0.3)?;
-//!     for p in &mut players {
-//!         let frame = p.advance(1.0 / 60.0)?;
+//!     cast[3].1.crossfade(run, 0.3)?;
+//!     for (_, player) in &mut cast {
+//!         let frame = player.advance(1.0 / 60.0)?;
 //!         let _moved_by = frame.root_motion.translation; // move the entity
 //!         for _event in &frame.events { /* play the footstep's sound */ }
 //!     }
-//!     let (mut actions, mut counts) = (Vec::new(), Vec::new());
-//!     gather(&players, &mut actions, &mut counts);
-//!     Ok((actions, counts)) // for animator.set_actions(queue, &actions, &counts)
+//!     crowd.set_players(queue, cast.iter().map(|(c, p)| (*c, p)))?;
+//!     Ok(()) // then crowd.record(&mut encoder)
 //! }
 //! ```
 
 mod advance;
 mod clips;
+mod crowd;
 mod gpu;
 mod ground;
 mod layers;
@@ -123,7 +127,9 @@ pub struct Frame {
     /// The action table, base actions first (the oldest first), then the
     /// layers in the order they were added: what
     /// [`Animator::set_actions`](crate::Animator::set_actions) takes for
-    /// this character. Times are clip times (already folded), with
+    /// this character (its length in `counts`), and
+    /// [`Crowd::set_players`](crate::Crowd::set_players) sets for a
+    /// crowd's character. Times are clip times (already folded), with
     /// [`WrapMode::Clamp`](crate::WrapMode::Clamp).
     pub actions: Vec<Action>,
     /// The root's motion over the step, in the model's space (none
@@ -132,22 +138,4 @@ pub struct Frame {
     /// The markers crossed during the step, in playhead order per action,
     /// actions in table order.
     pub events: Vec<Event>,
-}
-
-/// Every player's actions in one table, `counts[c]` of them character
-/// `c`'s (player `c`'s last frame), for
-/// [`Animator::set_actions`](crate::Animator::set_actions) or
-/// [`Crowd::set_actions`](crate::Crowd::set_actions). Clears both vectors
-/// first; allocates nothing once they have the capacity.
-pub fn gather<'a>(
-    players: impl IntoIterator<Item = &'a Player>,
-    actions: &mut Vec<Action>,
-    counts: &mut Vec<u32>,
-) {
-    actions.clear();
-    counts.clear();
-    for p in players {
-        actions.extend_from_slice(&p.frame.actions);
-        counts.push(p.frame.actions.len() as u32);
-    }
 }

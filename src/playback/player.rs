@@ -17,6 +17,7 @@ use crate::error::{PlaybackError, Result};
 use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackCommand, APPLIED, KEPT_WORDS, REFUSED_FULL,
 };
+use crate::model::crowd::ModelId;
 use crate::model::mix::MaskId;
 use crate::model::track::WrapMode;
 
@@ -96,6 +97,8 @@ pub struct Player {
     /// been given them (`KEPT_WORDS` each).
     pub(super) kept: Vec<u32>,
     pub(super) next_layer: u32,
+    /// The crowd model it was made for ([`Crowd::player`](crate::Crowd::player)).
+    pub(super) model: Option<ModelId>,
     pub(super) frame: Frame,
     pub(super) scratch: Scratch,
     /// Marker crossings of one step: (playhead position in ticks, marker).
@@ -121,6 +124,7 @@ impl Player {
             slots: vec![bytemuck::Zeroable::zeroed(); max as usize],
             kept: vec![0; clips.len() * KEPT_WORDS as usize],
             next_layer: 0,
+            model: None,
             frame: Frame::default(),
             scratch: Scratch::default(),
             hits: Vec::new(),
@@ -177,7 +181,8 @@ impl Player {
     /// (at least 1; by default [`MAX_ACTIONS`](crate::MAX_ACTIONS)): give
     /// it the mixer's
     /// [`actions_per_character`](crate::MixerDesc::actions_per_character)
-    /// so that every frame fits. A crossfade or fade-in that finds the
+    /// so that every frame fits ([`Crowd::player`](crate::Crowd::player)
+    /// does for a crowd's model). A crossfade or fade-in that finds the
     /// table full drops the lightest base action (the oldest of equals);
     /// a crossfade gives its weight to the incoming action's start, so
     /// that the base's weights head where they headed. Applies to the

@@ -190,7 +190,8 @@ fn compare_state(
         .unwrap() as usize;
     let actions = crowd
         .models()
-        .mixer(players.model())
+        .get(players.model())
+        .and_then(|m| m.mixer.as_ref())
         .unwrap()
         .actions_per_character as usize;
     let chunks = crowd
@@ -250,7 +251,8 @@ fn compare_rows(
     let mix: &[GpuMixAction] = bytemuck::cast_slice(&mix);
     let a = crowd
         .models()
-        .mixer(players.model())
+        .get(players.model())
+        .and_then(|m| m.mixer.as_ref())
         .unwrap()
         .actions_per_character;
     let size = crowd
