@@ -7,7 +7,7 @@
 
 use crate::layout::{
     Binding, MIX_MODULE_BINDINGS, MIX_WGSL, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS,
-    SAMPLE_BLOCKS_USES, SAMPLE_USES, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
+    SAMPLE_BLOCKS_USES, SAMPLE_USES, SAMPLE_WGSL, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
 };
 
 /// How the skin stage spreads the pose, hierarchy and joint-matrix work
@@ -57,6 +57,27 @@ pub(crate) enum Module {
 }
 
 impl Module {
+    /// The module's WGSL source, with 64-bit accesses where `wide`
+    /// ([`RigModule::wgsl_with`]).
+    #[must_use]
+    pub(crate) fn wgsl(self, wide: bool) -> &'static str {
+        match self {
+            Module::Sample => SAMPLE_WGSL,
+            Module::Rig(m) => m.wgsl_with(wide),
+        }
+    }
+
+    /// The module's label on the device.
+    #[must_use]
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Module::Sample => "keyframe-gpu.sample.wgsl",
+            Module::Rig(RigModule::Pose) => "keyframe-gpu.pose.wgsl",
+            Module::Rig(RigModule::Skin) => "keyframe-gpu.skin.wgsl",
+            Module::Rig(RigModule::Mix) => "keyframe-gpu.mix.wgsl",
+        }
+    }
+
     /// Every binding the module declares.
     #[must_use]
     pub(crate) fn bindings(self) -> &'static [Binding] {
@@ -231,9 +252,56 @@ impl SkinStrategy {
     }
 }
 
+/// Every compute kernel (entry point) the crate records: the key of its
+/// row of [`STAGE_TABLE`] and of its CPU twin (`cpu::exec::twin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// `sample_main`.
+    Sample,
+    /// `sample_blocks_main`.
+    SampleBlocks,
+    /// `pose_main`.
+    Pose,
+    /// `morph_main`.
+    Morph,
+    /// `hierarchy_main`.
+    Hierarchy,
+    /// `skin_main`.
+    Skin,
+    /// `skin_nodes_main`.
+    SkinNodes,
+    /// `mix_main`.
+    Mix,
+    /// `mix_morph_main`.
+    MixMorph,
+    /// `mix_props_main`.
+    MixProps,
+}
+
+impl Kernel {
+    /// Its row of [`STAGE_TABLE`].
+    #[must_use]
+    pub(crate) fn row(self) -> &'static StageRow {
+        // Every kernel has a row: the table is indexed in this order
+        // (checked by `src/tests/layout.rs`).
+        &STAGE_TABLE[self as usize]
+    }
+
+    /// The kernel of entry point `entry`, if the table has it.
+    #[must_use]
+    pub(crate) fn of_entry(entry: &str) -> Option<Kernel> {
+        STAGE_TABLE
+            .iter()
+            .find(|r| r.entry == entry)
+            .map(|r| r.kernel)
+    }
+}
+
 /// One row of [`STAGE_TABLE`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StageRow {
+    /// Its kernel.
+    pub(crate) kernel: Kernel,
     /// The entry point.
     pub(crate) entry: &'static str,
     /// The module it is in.
@@ -247,8 +315,9 @@ pub(crate) struct StageRow {
 }
 
 /// A rig pass's row.
-const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
+const fn rig_row(kernel: Kernel, pass: Pass, twin: &'static str) -> StageRow {
     StageRow {
+        kernel,
         entry: pass.entry,
         module: Module::Rig(pass.module),
         bindings: pass.bindings,
@@ -265,23 +334,41 @@ const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
 /// `docs/ARCHITECTURE.md`'s pass table says the same.
 pub(crate) const STAGE_TABLE: [StageRow; 10] = [
     StageRow {
+        kernel: Kernel::Sample,
         entry: "sample_main",
         module: Module::Sample,
         bindings: &SAMPLE_USES,
         twin: "cpu/sample.rs::sample_resolved",
     },
     StageRow {
+        kernel: Kernel::SampleBlocks,
         entry: "sample_blocks_main",
         module: Module::Sample,
         bindings: &SAMPLE_BLOCKS_USES,
         twin: "cpu/sample.rs::sample_resolved",
     },
-    rig_row(POSE_PASS, "cpu/pose.rs::pose_main"),
-    rig_row(MORPH_PASS, "cpu/pose.rs::morph_main"),
-    rig_row(HIERARCHY_PASS, "cpu/skin.rs::hierarchy_main"),
-    rig_row(SKIN_PASS, "tests/skin_entries.rs::skin_main"),
-    rig_row(SKIN_NODES_PASS, "cpu/skin.rs::pose_resolved"),
-    rig_row(MIX_PASS, "cpu/mix.rs::mix_main"),
-    rig_row(MIX_MORPH_PASS, "cpu/mix.rs::mix_morph_main"),
-    rig_row(MIX_PROPS_PASS, "cpu/mix.rs::mix_props_main"),
+    rig_row(Kernel::Pose, POSE_PASS, "cpu/pose.rs::pose_main"),
+    rig_row(Kernel::Morph, MORPH_PASS, "cpu/pose.rs::morph_main"),
+    rig_row(
+        Kernel::Hierarchy,
+        HIERARCHY_PASS,
+        "cpu/skin.rs::hierarchy_main",
+    ),
+    rig_row(Kernel::Skin, SKIN_PASS, "tests/skin_entries.rs::skin_main"),
+    rig_row(
+        Kernel::SkinNodes,
+        SKIN_NODES_PASS,
+        "cpu/skin.rs::pose_resolved",
+    ),
+    rig_row(Kernel::Mix, MIX_PASS, "cpu/mix.rs::mix_main"),
+    rig_row(
+        Kernel::MixMorph,
+        MIX_MORPH_PASS,
+        "cpu/mix.rs::mix_morph_main",
+    ),
+    rig_row(
+        Kernel::MixProps,
+        MIX_PROPS_PASS,
+        "cpu/mix.rs::mix_props_main",
+    ),
 ];
