@@ -598,14 +598,11 @@ fn decode_heads_len(t: &crate::tables::sample::SampleTables) -> u64 {
 }
 
 impl Plan {
-    /// Whether binding `binding` of `d`'s module is written by it
-    /// (`var<storage, read_write>`).
+    /// Whether `d` writes its binding `binding` (its stage table row's
+    /// `writes`).
     #[must_use]
     pub(crate) fn writes(&self, d: &Dispatch, binding: u32) -> bool {
-        d.module
-            .bindings()
-            .iter()
-            .any(|b| b.binding == binding && b.kind == crate::layout::BindingKind::StorageReadWrite)
+        d.row().writes.contains(&binding)
     }
 
     /// The contents of table `t`, as the executors upload it: a buffer's

@@ -161,6 +161,8 @@ pub(crate) struct Pass {
     pub(crate) module: RigModule,
     /// Binding numbers it uses.
     pub(crate) bindings: &'static [u32],
+    /// Those of them it writes.
+    pub(crate) writes: &'static [u32],
     /// Invocations per instance.
     pub(crate) lanes: Lanes,
 }
@@ -170,6 +172,7 @@ pub(crate) const POSE_PASS: Pass = Pass {
     entry: "pose_main",
     module: RigModule::Pose,
     bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
+    writes: &[5],
     lanes: Lanes::Node,
 };
 
@@ -178,6 +181,7 @@ pub(crate) const MORPH_PASS: Pass = Pass {
     entry: "morph_main",
     module: RigModule::Pose,
     bindings: &[0, 3, 4, 6, 7, 8, 9],
+    writes: &[9],
     lanes: Lanes::Mesh,
 };
 
@@ -186,6 +190,7 @@ pub(crate) const HIERARCHY_PASS: Pass = Pass {
     entry: "hierarchy_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::One,
 };
 
@@ -195,6 +200,7 @@ pub(crate) const SKIN_PASS: Pass = Pass {
     entry: "skin_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::One,
 };
 
@@ -204,6 +210,7 @@ pub(crate) const SKIN_NODES_PASS: Pass = Pass {
     entry: "skin_nodes_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::Workgroup,
 };
 
@@ -213,6 +220,7 @@ pub(crate) const MIX_PASS: Pass = Pass {
     entry: "mix_main",
     module: RigModule::Mix,
     bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
+    writes: &[5],
     lanes: Lanes::Node,
 };
 
@@ -221,6 +229,7 @@ pub(crate) const MIX_MORPH_PASS: Pass = Pass {
     entry: "mix_morph_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
+    writes: &[9],
     lanes: Lanes::Mesh,
 };
 
@@ -229,6 +238,7 @@ pub(crate) const MIX_PROPS_PASS: Pass = Pass {
     entry: "mix_props_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
+    writes: &[24],
     lanes: Lanes::Pointer,
 };
 
@@ -308,20 +318,18 @@ pub(crate) struct StageRow {
     pub(crate) module: Module,
     /// The binding numbers its layout holds: exactly those it uses.
     pub(crate) bindings: &'static [u32],
-    /// Its CPU twin, `FILE::FUNCTION` under `src/`: what the tests compare
-    /// the pass with.
-    #[allow(dead_code, reason = "documentation the tests check; no pass reads it")]
-    pub(crate) twin: &'static str,
+    /// Those of them it writes: what it leaves for the next stages.
+    pub(crate) writes: &'static [u32],
 }
 
 /// A rig pass's row.
-const fn rig_row(kernel: Kernel, pass: Pass, twin: &'static str) -> StageRow {
+const fn rig_row(kernel: Kernel, pass: Pass) -> StageRow {
     StageRow {
         kernel,
         entry: pass.entry,
         module: Module::Rig(pass.module),
         bindings: pass.bindings,
-        twin,
+        writes: pass.writes,
     }
 }
 
@@ -338,37 +346,21 @@ pub(crate) const STAGE_TABLE: [StageRow; 10] = [
         entry: "sample_main",
         module: Module::Sample,
         bindings: &SAMPLE_USES,
-        twin: "cpu/sample.rs::sample_resolved",
+        writes: &[6, 16],
     },
     StageRow {
         kernel: Kernel::SampleBlocks,
         entry: "sample_blocks_main",
         module: Module::Sample,
         bindings: &SAMPLE_BLOCKS_USES,
-        twin: "cpu/sample.rs::sample_resolved",
+        writes: &[6, 16],
     },
-    rig_row(Kernel::Pose, POSE_PASS, "cpu/pose.rs::pose_main"),
-    rig_row(Kernel::Morph, MORPH_PASS, "cpu/pose.rs::morph_main"),
-    rig_row(
-        Kernel::Hierarchy,
-        HIERARCHY_PASS,
-        "cpu/skin.rs::hierarchy_main",
-    ),
-    rig_row(Kernel::Skin, SKIN_PASS, "tests/skin_entries.rs::skin_main"),
-    rig_row(
-        Kernel::SkinNodes,
-        SKIN_NODES_PASS,
-        "cpu/skin.rs::pose_resolved",
-    ),
-    rig_row(Kernel::Mix, MIX_PASS, "cpu/mix.rs::mix_main"),
-    rig_row(
-        Kernel::MixMorph,
-        MIX_MORPH_PASS,
-        "cpu/mix.rs::mix_morph_main",
-    ),
-    rig_row(
-        Kernel::MixProps,
-        MIX_PROPS_PASS,
-        "cpu/mix.rs::mix_props_main",
-    ),
+    rig_row(Kernel::Pose, POSE_PASS),
+    rig_row(Kernel::Morph, MORPH_PASS),
+    rig_row(Kernel::Hierarchy, HIERARCHY_PASS),
+    rig_row(Kernel::Skin, SKIN_PASS),
+    rig_row(Kernel::SkinNodes, SKIN_NODES_PASS),
+    rig_row(Kernel::Mix, MIX_PASS),
+    rig_row(Kernel::MixMorph, MIX_MORPH_PASS),
+    rig_row(Kernel::MixProps, MIX_PROPS_PASS),
 ];

@@ -34,6 +34,7 @@ mod plans;
 mod playback;
 mod skin_entries;
 mod skinning;
+mod stages;
 pub(crate) mod twins;
 
 use facades::GpuSampler;
