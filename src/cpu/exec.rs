@@ -245,64 +245,57 @@ fn run_skin(call: &Call<'_>, memory: &mut Memory) {
     memory.write(call.part, "joint_matrices", &joints);
 }
 
-/// The mixer's tables as its bindings name them, for the frame's
-/// characters.
-fn mixer_tables(call: &Call<'_>, memory: &Memory) -> (Vec<GpuMixAction>, Vec<[u32; 2]>, Vec<f32>) {
+/// A mixer kernel over every (character, item), `per_character` items per
+/// character: `kernel` reads the mixer's tables as its bindings name them
+/// and the sampled rows, and writes the resource bound at `out`.
+fn run_mixer<T: bytemuck::Pod>(
+    call: &Call<'_>,
+    memory: &mut Memory,
+    out: &str,
+    per_character: impl Fn(&SkinTables) -> u32,
+    kernel: fn(&SkinTables, &MixTables<'_>, &[f32], u32, &mut [T]),
+) {
+    let Some(t) = call.rig() else { return };
     let actions: Vec<GpuMixAction> = memory.read(call.part, "mix_actions");
     let mut characters: Vec<[u32; 2]> = memory.read(call.part, "characters");
     characters.truncate(call.frame.characters() as usize);
     let masks: Vec<f32> = memory.read(call.part, "masks");
-    (actions, characters, masks)
+    let mix = MixTables {
+        actions: &actions,
+        characters: &characters,
+        masks: &masks,
+    };
+    let samples: Vec<f32> = memory.read(call.part, "samples");
+    let mut written: Vec<T> = memory.read(call.part, out);
+    for index in 0..characters.len() as u32 * per_character(t) {
+        kernel(t, &mix, &samples, index, &mut written);
+    }
+    memory.write(call.part, out, &written);
 }
 
 /// `mix_main` for every (character, node).
 fn run_mix(call: &Call<'_>, memory: &mut Memory) {
-    let Some(t) = call.rig() else { return };
-    let (actions, characters, masks) = mixer_tables(call, memory);
-    let mix = MixTables {
-        actions: &actions,
-        characters: &characters,
-        masks: &masks,
-    };
-    let samples: Vec<f32> = memory.read(call.part, "samples");
-    let mut locals: Vec<GpuLocalPose> = memory.read(call.part, "locals");
-    for index in 0..characters.len() as u32 * t.node_count() {
-        mix_main(t, &mix, &samples, index, &mut locals);
-    }
-    memory.write(call.part, "locals", &locals);
+    run_mixer(call, memory, "locals", SkinTables::node_count, mix_main);
 }
 
 /// `mix_morph_main` for every (character, mesh).
 fn run_mix_morph(call: &Call<'_>, memory: &mut Memory) {
-    let Some(t) = call.rig() else { return };
-    let (actions, characters, masks) = mixer_tables(call, memory);
-    let mix = MixTables {
-        actions: &actions,
-        characters: &characters,
-        masks: &masks,
-    };
-    let samples: Vec<f32> = memory.read(call.part, "samples");
-    let mut weights: Vec<f32> = memory.read(call.part, "morph_weights");
-    for index in 0..characters.len() as u32 * t.mesh_count() {
-        mix_morph_main(t, &mix, &samples, index, &mut weights);
-    }
-    memory.write(call.part, "morph_weights", &weights);
+    run_mixer(
+        call,
+        memory,
+        "morph_weights",
+        SkinTables::mesh_count,
+        mix_morph_main,
+    );
 }
 
 /// `mix_props_main` for every (character, pointer target).
 fn run_mix_props(call: &Call<'_>, memory: &mut Memory) {
-    let Some(t) = call.rig() else { return };
-    let (actions, characters, masks) = mixer_tables(call, memory);
-    let mix = MixTables {
-        actions: &actions,
-        characters: &characters,
-        masks: &masks,
-    };
-    let samples: Vec<f32> = memory.read(call.part, "samples");
-    let mut properties: Vec<f32> = memory.read(call.part, "properties");
-    let targets = t.pointer_targets().len() as u32;
-    for index in 0..characters.len() as u32 * targets {
-        mix_props_main(t, &mix, &samples, index, &mut properties);
-    }
-    memory.write(call.part, "properties", &properties);
+    run_mixer(
+        call,
+        memory,
+        "properties",
+        |t| t.pointer_targets().len() as u32,
+        mix_props_main,
+    );
 }
