@@ -13,7 +13,7 @@
 //!
 //! ## What to call, in order
 //!
-//! 1. **The model** ([`model`], no device). Load a character with
+//! 1. **The model** (no device). Load a character with
 //!    [`Rig::from_document`] (any glTF file with nodes, feature `gltf`)
 //!    and clips with [`gltf::load`] (an [`AnimationLibrary`]), from the
 //!    same file or another; or build them in code ([`Track::new`],
@@ -33,7 +33,7 @@
 //!    per character (clip, playback time, [`WrapMode`]), then
 //!    [`Animator::record`] into your command encoder, before your render
 //!    pass.
-//! 6. **Draw.** Each of [`Animator::parts`] (every mesh node: its mesh,
+//! 6. **Draw.** Each of the rig's [`Rig::parts`] (every mesh node: its mesh,
 //!    its skin or none, where its matrices and morph weights sit) from
 //!    each chunk's buffers ([`Animator::chunks`], one unless the device's
 //!    limits split the animator): [`AnimatorChunk::joint_matrix_buffer`],
@@ -45,9 +45,7 @@
 //!
 //! ```no_run
 //! use keyframe_gpu::{Animator, Instance, WrapMode};
-//! # fn main() -> Result<(), keyframe_gpu::Error> {
-//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
-//! # let (device, queue) = (&h.device, &h.queue);
+//! # fn f(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), keyframe_gpu::Error> {
 //! let file = keyframe_gpu::gltf::load("Fox.glb")?;
 //! let rig = keyframe_gpu::Rig::from_document(&file.document)?;
 //! let bound = file.library.bind(&rig)?;
@@ -61,7 +59,7 @@
 //! animator.set_instances(queue, &instances)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! animator.record(&mut encoder);
-//! // ... your render pass draws animator.parts() from the animator's buffers ...
+//! // ... your render pass draws rig.parts() from each chunk's buffers ...
 //! queue.submit([encoder.finish()]);
 //! # Ok(()) }
 //! ```
@@ -82,7 +80,7 @@
 //!
 //! A [`Crowd`] holds several models, each a library bound to a rig with
 //! its own [`Animator`]: clips are named through their model
-//! ([`Crowd::clip`] gives a [`ClipRef`]), each [`CrowdInstance`] names its
+//! (`crowd.models().clip(model, name)` gives a [`ClipRef`]), each [`CrowdInstance`] names its
 //! model, and a clip of one model given to an instance of another is
 //! refused ([`Error::ClipOfOtherModel`]). Models bound to one library
 //! share its upload. One [`Crowd::set_instances`] per frame for every
@@ -121,6 +119,10 @@
 //! `docs/ARCHITECTURE.md` describes the stages, the data each reads and
 //! writes, and how the Rust/WGSL contract is enforced.
 #![deny(missing_docs)]
+// Error paths are linked explicitly (`[`Error::Gpu`](crate::Error::Gpu)`) so
+// that a doc comment reads the same wherever `Error` is or is not imported;
+// rustdoc calls the link redundant where it is.
+#![allow(rustdoc::redundant_explicit_links)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod compress;
@@ -132,7 +134,7 @@ mod error;
 pub mod gltf;
 pub mod gpu;
 pub(crate) mod kinds;
-pub mod model;
+pub(crate) mod model;
 pub mod plan;
 pub mod playback;
 pub(crate) mod tables;
@@ -153,21 +155,23 @@ pub use gpu::{
     optional_features, required_features, required_limits, Animator, AnimatorChunk, Crowd,
     PassTimer, ReadbackRing,
 };
-pub use kinds::{Interpolation, PointerType, Property, ValueKind, QUAT_UNIT_TOLERANCE};
+pub use kinds::{
+    Interpolation, PointerType, Property, SamplerPlan, ValueKind, QUAT_UNIT_TOLERANCE,
+};
 pub use model::{
     binding::{BindOptions, BindReport, BoundLibrary, ClipReport, UnboundTrack},
     crowd::{
         CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
     },
     instance::Instance,
-    library::{AnimationLibrary, ClipId, PointerOutput},
+    library::{AnimationLibrary, PointerOutput},
     mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
     poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
     rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},
     target::{NodeName, SourceId},
     track::{Clip, Marker, PointerTarget, Track, WrapMode},
 };
-pub use plan::{DeviceProfile, Plan, SamplerPlan, SkinStrategy};
+pub use plan::{DeviceProfile, Plan, SkinStrategy};
 
 /// The implementation's pieces that the repository's examples and the
 /// integration tests that cannot run inside the crate (those with a
@@ -201,4 +205,4 @@ mod tests;
 /// The README's Rust examples, compiled as doctests so that they cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+struct ReadmeDoctests;

@@ -11,8 +11,8 @@
 
 mod common;
 
+use common::headless::Headless;
 use glam::{Mat4, Quat, Vec3};
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::plan::{chunk_capacity, ChunkModel};
 use keyframe_gpu::{
     cpu, Action, AnimationLibrary, Animator, BoundLibrary, Clip, DeviceProfile, Error, Instance,

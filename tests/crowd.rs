@@ -39,17 +39,12 @@ struct Scene {
     lib_b: AnimationLibrary,
 }
 
-fn scene(h: &keyframe_gpu::gpu::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
+fn scene(h: &common::headless::Headless, cap_a: u32, cap_b: u32) -> Scene {
     scene_in(h, Crowd::new(), cap_a, cap_b)
 }
 
 /// Models A and B added to `crowd` for `cap_a` and `cap_b` instances.
-fn scene_in(
-    h: &keyframe_gpu::gpu::headless::Headless,
-    mut crowd: Crowd,
-    cap_a: u32,
-    cap_b: u32,
-) -> Scene {
+fn scene_in(h: &common::headless::Headless, mut crowd: Crowd, cap_a: u32, cap_b: u32) -> Scene {
     let (rig_a, lib_a) = model_a();
     let (rig_b, lib_b) = model_b();
     let a = crowd
@@ -81,7 +76,7 @@ fn scene_in(
     }
 }
 
-fn run(h: &keyframe_gpu::gpu::headless::Headless, crowd: &Crowd) -> CrowdPoses {
+fn run(h: &common::headless::Headless, crowd: &Crowd) -> CrowdPoses {
     let mut encoder = h.device.create_command_encoder(&Default::default());
     crowd.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
@@ -94,12 +89,13 @@ fn frame(s: &Scene) -> Vec<CrowdInstance> {
     let c = &s.crowd;
     let (a, b) = (s.a, s.b);
     vec![
-        CrowdInstance::new(a, c.clip(a, "bend").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 0.5),
-        CrowdInstance::new(a, c.clip(a, "lift").unwrap(), 1.0),
-        CrowdInstance::new(b, c.clip(b, "turn").unwrap(), 2.0),
-        CrowdInstance::new(b, c.clip(b, "slide").unwrap(), 1.5).with_wrap(WrapMode::PingPong),
-        CrowdInstance::new(a, c.clip(a, "idle").unwrap(), 0.0),
+        CrowdInstance::new(a, c.models().clip(a, "bend").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 0.5),
+        CrowdInstance::new(a, c.models().clip(a, "lift").unwrap(), 1.0),
+        CrowdInstance::new(b, c.models().clip(b, "turn").unwrap(), 2.0),
+        CrowdInstance::new(b, c.models().clip(b, "slide").unwrap(), 1.5)
+            .with_wrap(WrapMode::PingPong),
+        CrowdInstance::new(a, c.models().clip(a, "idle").unwrap(), 0.0),
     ]
 }
 
@@ -203,14 +199,18 @@ fn interleaved_instances_of_two_rigs_match_their_cpu_twins_and_hand_values() {
     }
 
     // The same name in two models is two clips.
-    let idle_a = s.crowd.clip(a, "idle").unwrap();
-    let idle_b = s.crowd.clip(b, "idle").unwrap();
+    let idle_a = s.crowd.models().clip(a, "idle").unwrap();
+    let idle_b = s.crowd.models().clip(b, "idle").unwrap();
     assert_ne!(idle_a, idle_b);
     assert_eq!((idle_a.model(), idle_a.clip()), (a, 0));
     assert_eq!((idle_b.model(), idle_b.clip()), (b, 2));
     assert_eq!(s.crowd.models().clip_at(b, 2), Some(idle_b));
     assert_eq!(s.crowd.models().clip_at(b, 3), None);
-    assert_eq!(s.crowd.clip(a, "slide"), None, "slide is B's, not A's");
+    assert_eq!(
+        s.crowd.models().clip(a, "slide"),
+        None,
+        "slide is B's, not A's"
+    );
     assert_eq!(s.crowd.models().model_by_name("b"), Some(b));
     assert_eq!(s.crowd.models().model_ids().collect::<Vec<_>>(), [a, b]);
 }
@@ -229,8 +229,8 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let before = run(&h, &s.crowd);
     let tip = s.rig_a.node_by_name("tip").unwrap();
 
-    let bend = s.crowd.clip(a, "bend").unwrap();
-    let slide = s.crowd.clip(b, "slide").unwrap();
+    let bend = s.crowd.models().clip(a, "bend").unwrap();
+    let slide = s.crowd.models().clip(b, "slide").unwrap();
     // A clip of model B (index 0, in range of A's library, on nodes in
     // range of A's rig) given to an instance of model A.
     let wrong = [
@@ -285,7 +285,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
     let o2 = other
         .add_sampled_model(&h.device, &h.queue, "z", &lib_a, 1)
         .unwrap();
-    let foreign_bend = other.clip(o0, "bend").unwrap();
+    let foreign_bend = other.models().clip(o0, "bend").unwrap();
     for (id, index) in [(o0, 0), (o2, 2)] {
         let unknown = [
             CrowdInstance::new(a, bend, 0.0),
@@ -301,7 +301,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         }
     }
     assert!(s.crowd.model(o1).is_none());
-    assert!(s.crowd.clip(o0, "bend").is_none());
+    assert!(s.crowd.models().clip(o0, "bend").is_none());
     // A clip of another crowd's model given to a model of this one.
     assert!(matches!(
         s.crowd
@@ -347,7 +347,7 @@ fn refusals_name_the_crowd_instance_and_keep_the_previous_frame() {
         .set_instances(&h.queue, &[CrowdInstance::new(b, slide, 1.0)])
         .unwrap();
     let poses = run(&h, &s.crowd);
-    assert_eq!(poses.model(a.index()).unwrap().instance_count(), 0);
+    assert_eq!(poses.model(a).unwrap().instance_count(), 0);
     assert_eq!(s.crowd.slot(0), Some((b, 0)));
     assert!(close(
         &position(&world_of(&poses, 0, 1).unwrap()),
@@ -371,8 +371,8 @@ fn a_model_without_a_rig_samples_its_clips() {
     let b = crowd
         .add_sampled_model(&h.device, &h.queue, "b", &lib_b, 2)
         .unwrap();
-    let slide = crowd.clip(b, "slide").unwrap();
-    let lift = crowd.clip(a, "lift").unwrap();
+    let slide = crowd.models().clip(b, "slide").unwrap();
+    let lift = crowd.models().clip(a, "lift").unwrap();
     crowd
         .set_instances(
             &h.queue,
@@ -524,18 +524,15 @@ fn assert_crowds_close(label: &str, gpu: &CrowdPoses, cpu: &CrowdPoses, tol: f32
         let ((_, gs), (_, cs)) = (gpu.instance(i).unwrap(), cpu.instance(i).unwrap());
         assert_eq!(gs, cs, "{label}: crowd character {i}'s slot");
     }
-    let mut models = 0;
-    while let Some(g) = gpu.model(models) {
-        let c = g.compare(cpu.model(models).unwrap()).unwrap();
-        assert!(
-            c.max_abs.iter().all(|&d| d <= tol),
-            "{label}: model {models}: {:?}, worst {:?}",
-            c.max_abs,
-            c.worst
-        );
-        models += 1;
-    }
-    assert!(models > 0 && cpu.model(models).is_none(), "{label}");
+    assert!(gpu.instance_count() > 0, "{label}");
+    // Model by model, every element (CrowdPoses::compare).
+    let c = gpu.compare(cpu).unwrap();
+    assert!(
+        c.max_abs.iter().all(|&d| d <= tol),
+        "{label}: {:?}, worst {:?}",
+        c.max_abs,
+        c.worst
+    );
 }
 
 #[test]
@@ -554,7 +551,7 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     let b = crowd
         .add_mixed_model(&h.device, &h.queue, "b", &bound_b, &MixerDesc::new(3, 2))
         .unwrap();
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let (slide, turn) = (clip(b, "slide"), clip(b, "turn"));
     // Crowd characters, interleaved: A crossfading idle (0.25) into lift
@@ -669,9 +666,9 @@ fn two_models_with_mixers_blend_in_one_crowd_as_their_twins_and_hand_values() {
     // The mixed models take instances too (one clip per character, the
     // unblended pose), as their twin.
     let frame = [
-        CrowdInstance::new(b, crowd.clip(b, "turn").unwrap(), 1.0),
-        CrowdInstance::new(a, crowd.clip(a, "lift").unwrap(), 2.0),
-        CrowdInstance::new(plain, crowd.clip(plain, "slide").unwrap(), 1.0),
+        CrowdInstance::new(b, crowd.models().clip(b, "turn").unwrap(), 1.0),
+        CrowdInstance::new(a, crowd.models().clip(a, "lift").unwrap(), 2.0),
+        CrowdInstance::new(plain, crowd.models().clip(plain, "slide").unwrap(), 1.0),
     ];
     crowd.set_instances(&h.queue, &frame).unwrap();
     let gpu = run(&h, &crowd);
@@ -785,10 +782,8 @@ fn steady_state_mixed_frames_allocate_nothing_of_the_crowds_own() {
 /// give it, which `tests/faults.rs` covers.
 #[test]
 fn record_timed_gives_the_poses_of_record_and_a_gpu_time() {
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    )
-    .with_timestamps();
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback)
+        .with_timestamps();
     let Some(h) = common::gpu_with("crowd record_timed", &options) else {
         return;
     };
@@ -830,7 +825,7 @@ fn many(s: &Scene, n: usize) -> Vec<CrowdInstance> {
             (s.a, ["idle", "bend", "lift"]),
             (s.b, ["slide", "turn", "idle"]),
         ] {
-            let clip = s.crowd.clip(m, clips[k % 3]).unwrap();
+            let clip = s.crowd.models().clip(m, clips[k % 3]).unwrap();
             out.push(CrowdInstance::new(m, clip, t).with_wrap(wrap));
         }
     }
@@ -921,7 +916,7 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
         .unwrap();
     assert_eq!(crowd.model(a).map(|m| m.chunks().len()), Some(4));
     assert_eq!(crowd.model(b).map(|m| m.chunks().len()), Some(2));
-    let clip = |m: ModelId, n: &str| crowd.clip(m, n).unwrap().clip();
+    let clip = |m: ModelId, n: &str| crowd.models().clip(m, n).unwrap().clip();
     let (idle, lift, bend) = (clip(a, "idle"), clip(a, "lift"), clip(a, "bend"));
     let turn = clip(b, "turn");
     let mut actions = Vec::new();
@@ -970,9 +965,7 @@ fn chunked_mixers_equal_their_twins_and_refusals_name_the_crowd_character() {
 #[test]
 fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let name = "a_model_past_one_binding_is_split_by_the_device_limit";
-    let options = keyframe_gpu::gpu::headless::DeviceOptions::new(
-        keyframe_gpu::gpu::headless::AdapterChoice::Fallback,
-    );
+    let options = common::headless::DeviceOptions::new(common::headless::AdapterChoice::Fallback);
     let Some(h) = common::gpu_with(name, &options) else {
         return;
     };
@@ -986,7 +979,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
         ..Default::default()
     }))
     .expect("the adapter offers lower limits");
-    let h = keyframe_gpu::gpu::headless::Headless {
+    let h = common::headless::Headless {
         adapter: h.adapter,
         device,
         queue,
@@ -1029,7 +1022,7 @@ fn a_model_past_one_binding_is_split_by_the_device_limit() {
     let clips = ["idle", "bend", "lift"];
     let insts: Vec<CrowdInstance> = (0..300)
         .map(|k| {
-            let clip = crowd.clip(a, clips[k % 3]).unwrap();
+            let clip = crowd.models().clip(a, clips[k % 3]).unwrap();
             CrowdInstance::new(a, clip, 0.01 * k as f64).with_wrap(WrapMode::Repeat)
         })
         .collect();

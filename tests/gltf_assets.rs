@@ -65,11 +65,7 @@ fn probe_times(library: &AnimationLibrary, clip: usize) -> Vec<f64> {
 
 /// Samples every clip at its probe times on the GPU and the CPU; returns
 /// the largest error.
-fn gpu_vs_cpu(
-    h: &keyframe_gpu::gpu::headless::Headless,
-    library: &AnimationLibrary,
-    what: &str,
-) -> f32 {
+fn gpu_vs_cpu(h: &common::headless::Headless, library: &AnimationLibrary, what: &str) -> f32 {
     let mut instances = Vec::new();
     for c in 0..library.clips().len() {
         for t in probe_times(library, c) {

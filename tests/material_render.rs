@@ -24,6 +24,10 @@
 
 mod common;
 
+// examples/skinning/render.rs names the examples' device helper as
+// `crate::headless`, the tests' shared one here.
+use common::headless;
+
 #[path = "../examples/common/gfx.rs"]
 mod gfx;
 #[path = "../examples/skinning/render.rs"]
@@ -50,7 +54,7 @@ fn row_of(y: f32) -> f32 {
     (HALF - (y - CENTRE_Y)) / (2.0 * HALF) * FRAME as f32
 }
 
-fn render_times(h: &keyframe_gpu::gpu::headless::Headless, times: &[f64]) -> Sheet {
+fn render_times(h: &common::headless::Headless, times: &[f64]) -> Sheet {
     let scene = render::material_scene();
     let camera = render::front_ortho(CENTRE_Y, HALF);
     render::render(

@@ -165,7 +165,7 @@ fn set_instances_and_record_allocate_no_more_than_the_wgpu_calls_they_make() {
 /// The check above for one plan. The clip-blocks plan also sorts the
 /// instances by clip on the host and writes two more tables (the sorted
 /// instances, 8 bytes each, and the blocks): its baseline writes them too.
-fn sampler_allocations(h: &keyframe_gpu::gpu::headless::Headless, plan: SamplerPlan) {
+fn sampler_allocations(h: &common::headless::Headless, plan: SamplerPlan) {
     let (device, queue) = (&h.device, &h.queue);
     let lib = library();
     let n = 300u32;

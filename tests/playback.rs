@@ -171,35 +171,38 @@ fn speed_pause_seek_backwards_and_wraps() {
     p.play(c(&p, 3)).unwrap(); // 2 s, repeat
     p.set_speed(2.0).unwrap();
     p.advance(0.25).unwrap();
-    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.5).abs() < EPS);
     p.set_paused(true);
     p.advance(1.0).unwrap();
-    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.5).abs() < EPS);
     assert_eq!(p.frame().root_motion, Default::default());
     p.set_paused(false);
     p.set_speed(-1.0).unwrap();
     p.advance(1.0).unwrap();
     // 0.5 - 1.0 = -0.5: 1.5 after folding, one loop end crossed.
-    assert!((p.current().unwrap().1 - 1.5).abs() < EPS);
-    assert_eq!(p.loops(), 1);
+    assert!((p.current().unwrap().time - 1.5).abs() < EPS);
+    assert_eq!(p.current().unwrap().loops, 1);
     p.seek(0.25).unwrap();
-    assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.25).abs() < EPS);
     // Once: clamped at the end, finished.
     p.set_speed(1.0).unwrap();
     p.set_wrap(WrapMode::Clamp);
     p.advance(5.0).unwrap();
-    assert_eq!(p.current().unwrap().1, 2.0);
-    assert!(p.finished());
+    assert_eq!(p.current().unwrap().time, 2.0);
+    assert!(p.current().unwrap().finished);
     // Ping-pong: out to 2, back to 1.5.
     let mut p = player();
     p.play(c(&p, 3)).unwrap();
     p.set_wrap(WrapMode::PingPong);
     p.advance(2.5).unwrap();
-    assert!((p.current().unwrap().1 - 1.5).abs() < EPS);
-    assert_eq!(p.loops(), 1);
+    assert!((p.current().unwrap().time - 1.5).abs() < EPS);
+    assert_eq!(p.current().unwrap().loops, 1);
     // The action the animator takes holds that clip time.
     let a = p.frame().actions[0];
-    assert_eq!((a.wrap, a.time), (WrapMode::Clamp, p.current().unwrap().1));
+    assert_eq!(
+        (a.wrap, a.time),
+        (WrapMode::Clamp, p.current().unwrap().time)
+    );
 }
 
 fn rooted() -> Player {
@@ -221,7 +224,7 @@ fn root_motion_adds_the_whole_loop_at_each_loop_end() {
         sum += f.root_motion.translation;
     }
     assert!((sum - Vec3::new(5.0, 0.0, 0.0)).length() < 1e-4, "{sum}");
-    assert_eq!(p.loops(), 2);
+    assert_eq!(p.current().unwrap().loops, 2);
     // One step over several loops at once.
     let f = p.advance(3.5).unwrap();
     assert!((f.root_motion.translation.x - 7.0).abs() < 1e-4);
@@ -352,7 +355,7 @@ fn bad_input_is_refused_and_nothing_advances() {
             })) => {}
             other => panic!("dt {dt}: {other:?}"),
         }
-        assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+        assert!((p.current().unwrap().time - 0.25).abs() < EPS);
     }
     match p.clips().clip_at(9) {
         Err(Error::Playback(PlaybackError::UnknownClip {
@@ -551,14 +554,15 @@ fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
     p.play(c(&p, 0)).unwrap();
     p.advance(0.5).unwrap();
     p.crossfade(c(&p, 3), 1.0).unwrap();
-    assert_eq!(p.current(), Some((c(&p, 3), 0.0)));
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 3), 0.0)));
     p.advance(0.75).unwrap();
-    let (clip, time) = p.current().unwrap();
+    let a = p.current().unwrap();
+    let (clip, time) = (a.clip, a.time);
     assert_eq!(clip, c(&p, 3));
     assert!((time - 0.75).abs() < EPS, "{time}");
-    assert_eq!(p.loops(), 0);
+    assert_eq!(p.current().unwrap().loops, 0);
     p.advance(1.5).unwrap(); // long at 2.25: one loop end
-    assert_eq!(p.loops(), 1);
+    assert_eq!(p.current().unwrap().loops, 1);
     // Played once: walk reaches its end first, long has not finished.
     // Each action has its own wrap: long is played once too.
     let mut p = player();
@@ -567,14 +571,14 @@ fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
     p.crossfade(c(&p, 3), 1.5).unwrap();
     p.set_wrap(WrapMode::Clamp);
     p.advance(1.0).unwrap();
-    assert!(!p.finished());
+    assert!(!p.current().unwrap().finished);
     p.advance(1.0).unwrap();
-    assert!(p.finished());
-    assert_eq!(p.current(), Some((c(&p, 3), 2.0)));
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 3), 2.0)));
     // fade_in starts a new current action.
     p.fade_in(c(&p, 1), 0.5).unwrap();
-    assert!(!p.finished());
-    assert_eq!(p.current(), Some((c(&p, 1), 0.0)));
+    assert!(!p.current().unwrap().finished);
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 1), 0.0)));
 }
 
 #[test]
@@ -586,13 +590,13 @@ fn ping_pong_after_another_wrap_moves_forwards_again() {
     p.set_wrap(WrapMode::PingPong);
     p.advance(1.5).unwrap();
     p.advance(0.125).unwrap();
-    assert!((p.current().unwrap().1 - 0.375).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.375).abs() < EPS);
     p.set_wrap(WrapMode::Repeat);
     p.advance(0.375).unwrap();
-    assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.75).abs() < EPS);
     p.set_wrap(WrapMode::PingPong);
     p.advance(0.125).unwrap();
-    assert!((p.current().unwrap().1 - 0.875).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.875).abs() < EPS);
 }
 
 #[test]
@@ -693,7 +697,7 @@ fn players_can_advance_on_other_threads() {
         }
     });
     for p in &players {
-        assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+        assert!((p.current().unwrap().time - 0.25).abs() < EPS);
     }
 }
 
@@ -743,13 +747,13 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     let f = p.advance(1.0).unwrap();
     assert_eq!(names(f), ["end", "mid"]);
     assert!((f.root_motion.translation.x - 2.0).abs() < 1e-5);
-    assert!(!p.finished());
+    assert!(!p.current().unwrap().finished);
     let f = p.advance(1.0).unwrap();
     assert_eq!(names(f), ["end"]);
     assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5, "{f:?}");
     assert_eq!(f.actions[0].time, 1.0);
-    assert!(p.finished());
-    assert_eq!(p.loops(), 2);
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 2);
     // It holds: no motion, no event.
     let f = p.advance(1.0).unwrap();
     assert!(f.events.is_empty());
@@ -759,12 +763,12 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     // limit of 1 from 0.5 ends at 1.0.
     p.set_repetitions(Some(1));
     p.seek(0.5).unwrap();
-    assert!(!p.finished());
+    assert!(!p.current().unwrap().finished);
     p.advance(0.25).unwrap();
-    assert!(!p.finished());
+    assert!(!p.current().unwrap().finished);
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation.x - 0.5).abs() < 1e-5);
-    assert!(p.finished());
+    assert!(p.current().unwrap().finished);
 }
 
 #[test]
@@ -784,13 +788,13 @@ fn repetitions_sought_backwards_enter_their_first_pass_at_the_start() {
     let f = p.advance(0.75).unwrap();
     assert!((f.actions[0].time - 0.75).abs() < EPS, "{f:?}");
     assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
-    assert!(!p.finished());
-    assert_eq!(p.loops(), 0);
+    assert!(!p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 0);
     let f = p.advance(1.0).unwrap();
     assert_eq!(f.actions[0].time, 0.0);
     assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
-    assert!(p.finished());
-    assert_eq!(p.loops(), 1);
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 1);
 }
 
 #[test]
@@ -805,13 +809,13 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
     p.set_wrap(WrapMode::PingPong);
     p.play(c(&p, 0)).unwrap();
     p.advance(2.5).unwrap();
-    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
-    assert!(!p.finished());
+    assert!((p.current().unwrap().time - 0.5).abs() < EPS);
+    assert!(!p.current().unwrap().finished);
     let f = p.advance(1.0).unwrap();
     assert_eq!(f.actions[0].time, 1.0);
     assert!((f.root_motion.translation.x - 1.0).abs() < 1e-5);
-    assert!(p.finished());
-    assert_eq!(p.loops(), 3);
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 3);
 
     // A layer's own limit; a limit below the passes played stops the
     // base where it stands.
@@ -826,7 +830,7 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
     )
     .unwrap();
     p.advance(1.25).unwrap();
-    assert!((p.current().unwrap().1 - 0.25).abs() < EPS);
+    assert!((p.current().unwrap().time - 0.25).abs() < EPS);
     p.set_repetitions(Some(1));
     p.advance(0.5).unwrap();
     let times: Vec<f64> = p.frame().actions.iter().map(|a| a.time).collect();
@@ -834,7 +838,7 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
         (times[0] - 0.25).abs() < EPS && times[1] == 1.0,
         "{times:?}"
     );
-    assert!(p.finished());
+    assert!(p.current().unwrap().finished);
 }
 
 #[test]
@@ -985,8 +989,8 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     p.play(c(&p, 0)).unwrap();
     p.advance(0.25).unwrap();
     p.crossfade_at(c(&p, 1), 0.5, 2.75).unwrap();
-    assert_eq!(p.current().map(|c| c.0.index()), Some(1));
-    assert!((p.current().unwrap().1 - 0.75).abs() < EPS);
+    assert_eq!(p.current().map(|c| c.clip.index()), Some(1));
+    assert!((p.current().unwrap().time - 0.75).abs() < EPS);
     // 0.1 s later: walk at 0.35 weighing 1 - 0.1 / 0.5 = 0.8, run at
     // 0.85 weighing 0.2.
     let f = p.advance(0.1).unwrap();
@@ -1003,8 +1007,8 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     // A clip already playing moves to the time given too: back to walk,
     // at 0.5 (walk stood at 0.35).
     p.crossfade_at(c(&p, 0), 0.5, 0.5).unwrap();
-    assert_eq!(p.current().map(|c| c.0.index()), Some(0));
-    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
+    assert_eq!(p.current().map(|c| c.clip.index()), Some(0));
+    assert!((p.current().unwrap().time - 0.5).abs() < EPS);
 }
 
 #[test]
@@ -1026,7 +1030,7 @@ fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
             "{e}"
         );
         assert_eq!(weights(&p), [(0, 1.0)]);
-        assert_eq!(p.current().map(|c| c.0.index()), Some(0));
+        assert_eq!(p.current().map(|c| c.clip.index()), Some(0));
     }
     // Its other errors name it too.
     let e = p.crossfade_at(c(&player(), 1), 0.5, 0.0).unwrap_err();

@@ -137,13 +137,13 @@ fn each_action_keeps_its_own_wrap_through_a_crossfade() {
     assert!((s[1].2 - 0.5).abs() < EPS);
     // The run loops on; the jump, started again, is still played once.
     p.advance(1.0).unwrap();
-    assert_eq!(p.loops(), 1);
+    assert_eq!(p.current().unwrap().loops, 1);
     p.crossfade(jump, 0.25).unwrap();
     let current = |p: &Player| p.actions().filter(|a| a.layer.is_none()).last().unwrap();
     assert_eq!(current(&p).wrap, WrapMode::Clamp);
     p.advance(1.5).unwrap();
-    assert!(p.finished());
-    assert_eq!(p.current(), Some((jump, 1.0)));
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((jump, 1.0)));
     // A clip's wrap and repetitions set before it plays: it starts with
     // them; the others keep theirs.
     p.set_clip_wrap(clip(&p, "walk"), WrapMode::PingPong)
@@ -172,11 +172,11 @@ fn ping_pong_started_backwards_plays_its_first_pass_from_the_end() {
         let f = p.advance(0.1).unwrap();
         let want = 1.0 - 0.1 * f64::from(k);
         assert!((f.actions[0].time - want).abs() < 1e-9, "step {k}: {f:?}");
-        assert_eq!(p.loops(), 0, "step {k}");
+        assert_eq!(p.current().unwrap().loops, 0, "step {k}");
     }
     let f = p.advance(0.1).unwrap();
     assert!((f.actions[0].time - 0.1).abs() < 1e-9, "{f:?}");
-    assert_eq!(p.loops(), 1);
+    assert_eq!(p.current().unwrap().loops, 1);
     // Two repetitions from 0 backwards: the pass from the end back to 0,
     // then out again to the end, where it stops (2 s of play).
     let mut p = player();
@@ -185,12 +185,12 @@ fn ping_pong_started_backwards_plays_its_first_pass_from_the_end() {
     p.set_repetitions(Some(2));
     p.set_speed(-1.0).unwrap();
     p.advance(1.5).unwrap();
-    assert!((p.current().unwrap().1 - 0.5).abs() < EPS);
-    assert!(!p.finished());
+    assert!((p.current().unwrap().time - 0.5).abs() < EPS);
+    assert!(!p.current().unwrap().finished);
     let f = p.advance(1.0).unwrap();
     assert_eq!(f.actions[0].time, 1.0);
-    assert!(p.finished());
-    assert_eq!(p.loops(), 2);
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 2);
 }
 
 #[test]
@@ -205,19 +205,19 @@ fn repetitions_started_backwards_count_from_the_first_pass() {
     let f = p.advance(0.5).unwrap();
     assert!((f.actions[0].time - 0.5).abs() < EPS);
     assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
-    assert!(!p.finished());
+    assert!(!p.current().unwrap().finished);
     let f = p.advance(0.75).unwrap();
     assert_eq!(f.actions[0].time, 0.0);
     assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
-    assert!(p.finished());
-    assert_eq!(p.loops(), 1);
+    assert!(p.current().unwrap().finished);
+    assert_eq!(p.current().unwrap().loops, 1);
     // Forwards, one repetition is one pass: it stops at the end.
     let mut p = player();
     p.play(clip(&p, "walk")).unwrap();
     p.set_repetitions(Some(1));
     p.advance(1.25).unwrap();
-    assert_eq!(p.current().unwrap().1, 1.0);
-    assert!(p.finished());
+    assert_eq!(p.current().unwrap().time, 1.0);
+    assert!(p.current().unwrap().finished);
 }
 
 #[test]
@@ -478,10 +478,9 @@ fn clip_handles_belong_to_their_clips() {
     assert_eq!(twin.id(), clips.id());
     let again = Arc::new(Clips::new(&lib));
     assert_ne!(again.id(), clips.id());
-    assert!(again.fits(&lib) && clips.fits(&lib));
     let mut p = Player::new(&twin).with_character(4);
     p.play(run).unwrap();
-    assert_eq!(p.current(), Some((run, 0.0)));
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((run, 0.0)));
     assert_eq!(p.clip("run").unwrap(), run);
     // Names the library lacks are refused, naming them.
     let e = p.clip("swim").unwrap_err();
@@ -497,7 +496,6 @@ fn clip_handles_belong_to_their_clips() {
     // naming the character, the command and both clips.
     let other_lib = AnimationLibrary::new(vec![library().clips()[2].clone()]).unwrap();
     let other = Clips::new(&other_lib);
-    assert!(!other.fits(&lib));
     let foreign = other.clip_at(0).unwrap();
     let e = p.crossfade(foreign, 0.5).unwrap_err();
     assert_eq!(
@@ -525,7 +523,7 @@ fn clip_handles_belong_to_their_clips() {
             }))
         ));
     }
-    assert_eq!(p.current(), Some((run, 0.0)));
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((run, 0.0)));
     assert_eq!(p.actions().count(), 1);
     // A layer of another player is unknown here, even with the same
     // number.
@@ -590,6 +588,6 @@ fn a_player_shows_each_actions_state() {
         (WrapMode::PingPong, Some(4), Some(0.25), false)
     );
     assert!((j.time - 0.25).abs() < EPS);
-    assert_eq!(p.current(), Some((run, r.time)));
+    assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((run, r.time)));
     assert_eq!(p.layer(layer), Some(j));
 }

@@ -99,7 +99,7 @@ fn assert_cpu(lib: &AnimationLibrary, insts: &[Instance], gpu: &[f32], what: &st
 /// Sets frame `f`'s instances, records the dispatch and the ring copy,
 /// submits and maps. Returns the ticket's frame number.
 fn submit_frame(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &common::headless::Headless,
     sampler: &mut Animator,
     ring: &mut ReadbackRing,
     insts: &[Instance],
@@ -263,7 +263,7 @@ fn misuse_is_a_typed_error() {
         "sampler",
         Animator::sampler_only(device, &h.queue, &lib, CAPACITY),
     );
-    for slots in [0, keyframe_gpu::gpu::readback::MAX_SLOTS + 1] {
+    for slots in [0, keyframe_gpu::gpu::MAX_SLOTS + 1] {
         match ReadbackRing::for_chunk(device, &sampler.chunks()[0], slots) {
             Err(Error::Ring(RingError::SlotCount { requested, .. })) => {
                 assert_eq!(requested, slots)

@@ -11,6 +11,10 @@
 
 mod common;
 
+// examples/skinning/render.rs names the examples' device helper as
+// `crate::headless`, the tests' shared one here.
+use common::headless;
+
 #[path = "../examples/common/gfx.rs"]
 mod gfx;
 #[path = "../examples/skinning/render.rs"]
@@ -34,7 +38,7 @@ fn is_mesh(sheet: &Sheet, frame: u32, x: f32, y: f32) -> bool {
     sheet.pixel(frame, px, py) != BACKGROUND
 }
 
-fn render_times(h: &keyframe_gpu::gpu::headless::Headless, times: &[f64], pose: Pose) -> Sheet {
+fn render_times(h: &common::headless::Headless, times: &[f64], pose: Pose) -> Sheet {
     let scene = render::tube_scene();
     let camera = render::front_ortho(CENTRE_Y, HALF);
     render::render(h, &scene, times, camera, FRAME, times.len() as u32, pose)

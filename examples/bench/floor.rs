@@ -180,7 +180,7 @@ impl FloorShape {
             widths.sort_unstable_by(|a, b| b.cmp(a));
             keys = rows
                 .iter()
-                .map(|t| t.key_count() as u32)
+                .map(|t| t.times.len() as u32)
                 .fold(keys, u32::max);
             duration = duration.max(clip.duration());
             match &composition {

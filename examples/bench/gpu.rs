@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+use crate::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 use keyframe_gpu::internals::{GpuParams, WORKGROUP_SIZE};
 use keyframe_gpu::SkinStrategy;
 use keyframe_gpu::{Animator, Instance};

@@ -66,6 +66,8 @@ mod canvas;
 mod data;
 mod floor;
 mod gpu;
+#[path = "../common/headless.rs"]
+mod headless;
 mod measure;
 // The motion-capture-like model, shared with tests/compressed.rs.
 #[path = "../common/mocap.rs"]

@@ -172,7 +172,7 @@ pub fn run_workload(gpu: &Gpu, w: Workload, frames: Frames) -> Measured {
         chain_over_sampling: timed.chain_over_sampling,
         cpu_ms,
         plan: chain.full.plan().sampler,
-        dispatches: chain.full.plan().entry_points(),
+        dispatches: entry_points(chain.full.plan()),
         max_abs_err,
         allocs: [
             timed.allocs[0],
@@ -451,4 +451,16 @@ pub fn joints(poses: &Poses, rig: &Rig) -> Vec<f32> {
         .flat_map(|(i, s)| poses.joints(i, s).unwrap_or(&[]).to_vec())
         .flat_map(|m| m.to_cols_array())
         .collect()
+}
+
+/// The WGSL entry points `plan` dispatches, in order, without repeats
+/// (the report's `dispatches`).
+fn entry_points(plan: &Plan) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for d in &plan.dispatches {
+        if !out.contains(&d.entry_point) {
+            out.push(d.entry_point);
+        }
+    }
+    out
 }

@@ -2,8 +2,8 @@
 //! from the library's `gpu::headless` helper; it and the sampler are
 //! created on first use, so a CPU-only run never asks for an adapter.
 
+use crate::headless::{request_device, AdapterChoice, Headless};
 use crate::mix::SkinJoints;
-use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
 use keyframe_gpu::Rig;
 use keyframe_gpu::{cpu, AnimationLibrary, Animator, BoundLibrary, Instance};
 

@@ -83,6 +83,8 @@ use cli::one_line;
 mod compare;
 mod demo;
 mod engine;
+#[path = "../common/headless.rs"]
+mod headless;
 mod joints;
 mod json;
 mod mix;
@@ -160,7 +162,7 @@ fn print_plan(
     source: &source::Source,
     out: &mut impl Write,
 ) -> Result<ExitCode, Failure> {
-    use keyframe_gpu::plan::{DeviceProfile, Plan, SamplerPlan};
+    use keyframe_gpu::{DeviceProfile, Plan, SamplerPlan};
     let mut engine = Engine::new(&source.library);
     let profile = DeviceProfile::of(&engine.device()?.device);
     writeln!(out, "adapter: {}", engine.describe()?)?;

@@ -346,13 +346,13 @@ fn character_json(k: usize, p: &Player, posed: &str) -> String {
 /// The GPU mixer for `--joints` and `--nodes`: every character's actions
 /// blended and posed on the device, read back each frame.
 struct Gpu {
-    h: keyframe_gpu::gpu::headless::Headless,
+    h: crate::headless::Headless,
     animator: Animator,
 }
 
 impl Gpu {
     fn new(bound: &BoundLibrary, characters: u32, masks: &[Mask]) -> Result<Gpu, Failure> {
-        use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
+        use crate::headless::{request_device, AdapterChoice};
         let h = request_device(AdapterChoice::PreferHardware)?;
         let mut desc = MixerDesc::new(characters, MAX_ACTIONS);
         for m in masks {

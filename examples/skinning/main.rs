@@ -25,13 +25,15 @@
 mod cli;
 #[path = "../common/gfx.rs"]
 mod gfx;
+#[path = "../common/headless.rs"]
+mod headless;
 mod render;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::headless::{request_device, AdapterChoice};
 use clap::Parser;
-use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
 
 #[derive(Parser, Debug)]
 #[command(about = "Headless GPU skinning: a contact sheet of frames across a clip")]
@@ -82,7 +84,7 @@ struct Cli {
 /// Median wall times of sampling alone and of sampling + skinning `n`
 /// instances (submit and wait), in ms.
 fn time_compute(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::headless::Headless,
     scene: &render::Scene,
     n: u32,
 ) -> Result<(f64, f64), String> {

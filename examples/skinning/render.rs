@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
+use crate::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::{
     Action, AnimationLibrary, Animator, Clip, Instance, Interpolation, Mask, MixerDesc, Property,
     Track,
@@ -994,7 +994,10 @@ impl MeshRenderer {
         };
         let (outputs_layout, _) = chunk.output_bind_group().ok_or("the animator has no rig")?;
         // Where the rig's results sit (joint slots per skin, strides).
-        let layout = animator.output_layout().ok_or("the animator has no rig")?;
+        let layout = animator
+            .rig()
+            .map(Rig::output_layout)
+            .ok_or("the animator has no rig")?;
         let vertices = vertices(scene, &layout)?;
         let (material, emissive) = match &scene.material {
             Some(m) => (m.slots(animator.library())?, m.emissive_factor),

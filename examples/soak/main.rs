@@ -54,7 +54,7 @@
 
 use std::process::ExitCode;
 
-use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+use crate::headless::{request_device, AdapterChoice, Headless};
 use keyframe_gpu::{Animator, BoundLibrary, Difference, Error, MixerDesc};
 
 use frames::Story;
@@ -63,6 +63,8 @@ mod check;
 #[path = "../common/cli.rs"]
 mod cli;
 mod frames;
+#[path = "../common/headless.rs"]
+mod headless;
 mod model;
 
 use frames::Table;
@@ -123,9 +125,10 @@ struct Gpu {
 }
 
 impl Gpu {
-    fn new(model: &Model) -> Result<Gpu, Error> {
+    fn new(model: &Model) -> Result<Gpu, String> {
         let h = request_device(AdapterChoice::Fallback)?;
-        let animator = Animator::with_mixer(&h.device, &h.queue, &model.bound, &model.desc)?;
+        let animator = Animator::with_mixer(&h.device, &h.queue, &model.bound, &model.desc)
+            .map_err(|e| e.to_string())?;
         Ok(Gpu { animator, h })
     }
 }
@@ -171,7 +174,7 @@ fn main() -> ExitCode {
         ..Soak::default()
     };
     if let Err(e) = run(&cli, &model, &mut soak) {
-        soak.failures.push(cli::one_line(&e.to_string()));
+        soak.failures.push(cli::one_line(&e));
     }
     let pass = report(&cli, &soak);
     if pass {
@@ -199,7 +202,8 @@ fn build_model(cli: &Cli) -> Result<Model, String> {
     Ok(Model { bound, desc, story })
 }
 
-fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
+/// The soak's frames; why it stopped early, in one line.
+fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), String> {
     let mut gpu = Gpu::new(model)?;
     let chunks = gpu.animator.chunks().len();
     eprintln!(
@@ -250,11 +254,11 @@ fn run(cli: &Cli, model: &Model, soak: &mut Soak) -> Result<(), Error> {
                         cli::one_line(&e.to_string())
                     );
                 }
-                replayed?;
+                replayed.map_err(|e| e.to_string())?;
                 soak.rebuilt = true;
                 eprintln!("frame {f}: rebuilt on {}", gpu.h.describe());
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.to_string()),
         }
     }
     Ok(())

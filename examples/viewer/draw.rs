@@ -260,7 +260,10 @@ impl SceneRenderer {
         let (outputs_layout, _) = animator.chunks()[0]
             .output_bind_group()
             .ok_or("the animator has no rig")?;
-        let layout = animator.output_layout().ok_or("the animator has no rig")?;
+        let layout = animator
+            .rig()
+            .map(keyframe_gpu::Rig::output_layout)
+            .ok_or("the animator has no rig")?;
         let meshes = upload_meshes(device, model)?;
         let Draws {
             blocks,

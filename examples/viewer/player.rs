@@ -314,7 +314,7 @@ impl Player {
     /// and does not play it already as its current clip.
     fn fade_to(&mut self, clip: u32) {
         for ch in &mut self.characters {
-            let current = ch.player.current().map(|c| c.0.index());
+            let current = ch.player.current().map(|c| c.clip.index());
             let Ok(handle) = self.casts[ch.cast].clips.clip_at(clip) else {
                 continue;
             };
@@ -343,7 +343,7 @@ impl Player {
     /// Gives every character a random time within its current clip.
     pub fn randomize_times(&mut self) {
         for ch in &mut self.characters {
-            let clip = ch.player.current().map_or(0, |c| c.0.index());
+            let clip = ch.player.current().map_or(0, |c| c.clip.index());
             let duration = self.casts[ch.cast].clips.duration(clip).unwrap_or(0.0);
             // xorshift64: reproducible, no dependency.
             self.rng ^= self.rng << 13;
@@ -563,7 +563,7 @@ impl Player {
             let clip = clips.get(c as usize).map_or("?", |c| c.name.as_str());
             format!("{}/{} \"{clip}\"", c + 1, clips.len())
         };
-        let Some(current) = ch.player.current().map(|c| c.0.index()) else {
+        let Some(current) = ch.player.current().map(|c| c.clip.index()) else {
             return "none".into();
         };
         let fading = ch

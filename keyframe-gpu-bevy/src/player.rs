@@ -167,7 +167,7 @@ impl GpuAnimationPlayer {
         self.state
             .as_ref()
             .and_then(|s| s.player.current())
-            .map(|(clip, time)| (clip.index(), time))
+            .map(|a| (a.clip.index(), a.time))
     }
 
     /// The playback layer's player, once the scene is set up: its

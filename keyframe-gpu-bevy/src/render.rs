@@ -322,15 +322,40 @@ pub(crate) fn submit_passes(
 mod tests {
     use std::path::Path;
 
-    use keyframe_gpu::gpu::headless::{request_device, AdapterChoice};
     use keyframe_gpu::Rig;
 
     use super::*;
 
+    /// A device and its queue for the tests (the crate makes none).
+    struct Headless {
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    }
+
+    /// The fallback adapter's device (lavapipe; `WGPU_BACKEND` picks the
+    /// backend), with the adapter's own limits and the crate's optional
+    /// features it has, as the crate's own tests make theirs.
+    fn request_fallback() -> Result<Headless, String> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            force_fallback_adapter: true,
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_limits: adapter.limits(),
+            required_features: adapter.features() & keyframe_gpu::optional_features(),
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+        Ok(Headless { device, queue })
+    }
+
     /// Lavapipe's device, or `None` (a skip line; a failure under
     /// `KEYFRAME_GPU_REQUIRE_ADAPTER=1`).
-    fn fallback_device() -> Option<keyframe_gpu::gpu::headless::Headless> {
-        match request_device(AdapterChoice::Fallback) {
+    fn fallback_device() -> Option<Headless> {
+        match request_fallback() {
             Ok(h) => Some(h),
             Err(_) => {
                 assert!(
@@ -353,7 +378,7 @@ mod tests {
     }
 
     /// A render world on `h` with one model.
-    fn render_world(h: &keyframe_gpu::gpu::headless::Headless, model: RenderModel) -> World {
+    fn render_world(h: &Headless, model: RenderModel) -> World {
         let mut world = World::new();
         world.insert_resource(RenderDevice::new(h.device.clone()));
         world.insert_resource(RenderQueue::new(h.queue.clone()));
@@ -375,11 +400,7 @@ mod tests {
     }
 
     /// `buffer`'s first `count` matrices, read back.
-    fn read_matrices(
-        h: &keyframe_gpu::gpu::headless::Headless,
-        buffer: &wgpu::Buffer,
-        count: usize,
-    ) -> Vec<Mat4> {
+    fn read_matrices(h: &Headless, buffer: &wgpu::Buffer, count: usize) -> Vec<Mat4> {
         let size = (count * 64) as u64;
         let staging = h.device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -535,7 +556,7 @@ mod tests {
         );
         // Bevy's new device: the materials get no buffer of the lost one,
         // and the next frame makes everything again on the new one.
-        let Ok(new) = request_device(AdapterChoice::Fallback) else {
+        let Ok(new) = request_fallback() else {
             panic!("a second device of the adapter that gave the first");
         };
         world.insert_resource(RenderDevice::new(new.device.clone()));

@@ -775,7 +775,7 @@ pub(crate) fn mix_with_samples(
     packer.pack(library, masks.len(), actions, counts)?;
     let resolved = resolve_instances(library, &packer.rows)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut samples);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut samples);
     let mask_table = crate::tables::mix::mask_table(masks);
     let tables_view = MixTables {
         actions: &packer.actions,

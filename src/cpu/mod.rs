@@ -27,7 +27,6 @@ pub(crate) mod quat;
 pub(crate) mod sample;
 pub(crate) mod skin;
 
-pub use sample::sample;
 pub(crate) use sample::sample_resolved;
 
 use crate::error::Result;
@@ -36,12 +35,26 @@ use crate::model::crowd::{
     Placement,
 };
 use crate::model::instance::Instance;
+use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_masks, Action, Mask};
 use crate::model::{BoundLibrary, Poses};
 use crate::tables::instance::resolve_instances;
 use crate::tables::library::LibraryTables;
 use crate::tables::poses::Flat;
 use crate::tables::rig::SkinTables;
+
+/// Samples `instances` on the CPU into a new buffer with the GPU's output
+/// layout (see [`AnimationLibrary`]); unwritten components are 0.
+///
+/// # Errors
+/// The same instance errors as the GPU sampler: a clip index out of range,
+/// a non-finite time.
+pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
+    let resolved = resolve_instances(library, instances)?;
+    let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut output);
+    Ok(output)
+}
 
 /// The CPU reference of `Animator::read_back`:
 /// samples `instances` of the bound library and poses its rig (the staged
@@ -56,7 +69,7 @@ pub fn poses(bound: &BoundLibrary, instances: &[Instance]) -> Result<Poses> {
     let library = bound.library();
     let resolved = resolve_instances(library, instances)?;
     let mut samples = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut samples);
+    sample_resolved(&*LibraryTables::cached(library)?, &resolved, &mut samples);
     let clips: Vec<u32> = resolved.iter().map(|r| r.clip).collect();
     let out = skin::pose_resolved(&tables, &samples, &clips);
     Ok(crate::tables::poses::poses(
@@ -137,7 +150,7 @@ pub fn crowd_poses(models: &CrowdModels, instances: &[CrowdInstance]) -> Result<
         out.push(Some(match &m.source {
             ModelSource::Bound(bound) => poses(bound, table)?,
             ModelSource::Sampled(library) => {
-                let samples = sample::sample(library, table)?;
+                let samples = sample(library, table)?;
                 Poses::unposed(library, table.len() as u32, samples)
             }
         }));

@@ -2,7 +2,8 @@
 //!
 //! One function per WGSL function, same names, same argument order, same
 //! `f32` operations in the same order and the same constants, reading the
-//! same flat arrays ([`AnimationLibrary`]) and producing the same output
+//! same flat arrays ([`AnimationLibrary`](crate::AnimationLibrary)'s
+//! tables) and producing the same output
 //! layout. It is the reference every GPU result is compared with; the tests
 //! check it in turn against values computed by hand from the formulas in
 //! `docs/ARCHITECTURE.md` ("The contract"), and against glam's independent slerp.
@@ -10,8 +11,8 @@
 //! # Panics
 //! The per-function twins (`find_segment`, `sample_track`, ...) index the
 //! flat arrays exactly as the shader does and panic on offsets outside them;
-//! arrays and tracks taken from one [`AnimationLibrary`] are always in range.
-//! [`sample`] checks its instances and never panics.
+//! arrays and tracks taken from one library's tables are always in range.
+//! [`cpu::sample`](fn@super::sample) checks its instances and never panics.
 #![allow(
     clippy::needless_range_loop,
     reason = "keeps the code easy to compare with the shader"
@@ -20,13 +21,9 @@
 use glam::Vec4;
 
 use super::quat::{quat_normalize, quat_slerp};
-use crate::error::Result;
 use crate::layout::{
     GpuInstance, GpuTrack, GROUP_ALL, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
 };
-use crate::model::instance::Instance;
-use crate::model::library::AnimationLibrary;
-use crate::tables::instance::resolve_instances;
 use crate::tables::library::LibraryTables;
 
 /// A key interval: exactly on key `k` (`exact`), or between `k` and `k + 1`
@@ -382,17 +379,4 @@ pub(crate) fn sample_group(
             }
         }
     }
-}
-
-/// Samples `instances` on the CPU into a new buffer with the GPU's output
-/// layout (see [`AnimationLibrary`]); unwritten components are 0.
-///
-/// # Errors
-/// The same instance errors as the GPU sampler: a clip index out of range,
-/// a non-finite time.
-pub fn sample(library: &AnimationLibrary, instances: &[Instance]) -> Result<Vec<f32>> {
-    let resolved = resolve_instances(library, instances)?;
-    let mut output = vec![0.0; resolved.len() * library.output_stride() as usize];
-    sample_resolved(&LibraryTables::of(library)?, &resolved, &mut output);
-    Ok(output)
 }

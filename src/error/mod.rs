@@ -263,9 +263,6 @@ pub enum Error {
         /// The limit's value.
         limit: u32,
     },
-    /// No adapter or device could be created (headless helper only).
-    #[error("no GPU adapter: {0}")]
-    NoAdapter(String),
     /// wgpu reported an error for a call of this crate (validation,
     /// internal), caught with an error scope.
     #[error("GPU error during {during}: {message}")]

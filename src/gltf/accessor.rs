@@ -160,11 +160,11 @@ impl Document {
 /// buffers (a [`Document`]'s, or a `gltf` crate document's with the
 /// caller's buffers). Every accessor the crate reads, animation inputs and
 /// outputs as well as inverse bind matrices, goes through [`Source::read`].
-pub(super) struct Source<'a, B> {
+pub(crate) struct Source<'a, B> {
     /// The JSON; indices in it are unchecked.
-    pub(super) root: &'a json::Root,
+    pub(crate) root: &'a json::Root,
     /// The bytes of buffer `i`.
-    pub(super) buffers: &'a [B],
+    pub(crate) buffers: &'a [B],
 }
 
 impl<'a, B: AsRef<[u8]>> Source<'a, B> {

@@ -45,7 +45,7 @@ mod animation;
 pub(crate) mod container;
 mod error;
 pub(crate) mod pointer;
-mod rig;
+pub(crate) mod rig;
 pub(crate) mod uri;
 
 pub use self::{

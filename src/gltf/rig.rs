@@ -1,6 +1,7 @@
 //! The rig of a glTF file: [`Rig::from_document`] (a file loaded here,
-//! validated first) and [`Rig::from_gltf`] (a `gltf` crate document and its
-//! buffers) read the nodes, skins and meshes from the JSON with every index
+//! validated first) and [`rig_from`] (the JSON of a `gltf` crate document
+//! and its buffers, unvalidated: the crate's own tests of hostile files)
+//! read the nodes, skins and meshes from the JSON with every index
 //! checked, and each skin's inverse bind matrices with the importer's one
 //! accessor reader.
 
@@ -31,35 +32,19 @@ impl Rig {
     ///
     /// # Errors
     /// [`Error::Import`]: [`ImportErrorKind::InvalidDocument`] for a file
-    /// that fails the validation, and those of [`Rig::from_gltf`].
-    pub fn from_document(document: &Document) -> Result<Rig> {
-        validate(&document.root).map_err(import_err)?;
-        Ok(rig_from(&document.source())?.with_source(document.source))
-    }
-
-    /// Builds the rig of a `gltf` crate document (from `gltf::Gltf` or
-    /// `gltf::Document::from_json`, validated or not), `buffers[i]` holding
-    /// the bytes of buffer `i`: the same reading as [`Rig::from_document`],
-    /// on the document's JSON, without the validation. Every index the rig
-    /// reads is checked here or by the rig's own checks, and byte ranges
-    /// against the buffers actually given.
-    ///
-    /// # Errors
-    /// [`Error::Import`] for what the file's structure gets wrong, with
-    /// `skin` and `accessor` set for an inverse bind matrices accessor that
-    /// cannot be read (out of range, not MAT4 of FLOAT, bad stride, sparse
-    /// indices, ...): a child index out of range
+    /// that fails the validation; for what the file's structure gets
+    /// wrong, with `skin` and `accessor` set for an inverse bind matrices
+    /// accessor that cannot be read (out of range, not MAT4 of FLOAT, bad
+    /// stride, sparse indices, ...): a child index out of range
     /// ([`ImportErrorKind::IndexOutOfRange`]), a node with two parents
     /// ([`ImportErrorKind::MultipleParents`]), primitives of one mesh with
     /// different morph-target counts ([`ImportErrorKind::MorphTargets`]).
-    /// [`Error::Rig`] for a rig [`RigBuilder::build`](crate::RigBuilder::build) would refuse (mesh, skin or
-    /// joint out of range, cycles, rest transforms, inverse bind matrix
-    /// count, default weights).
-    pub fn from_gltf<B: AsRef<[u8]>>(document: &::gltf::Document, buffers: &[B]) -> Result<Rig> {
-        rig_from(&Source {
-            root: document.as_json(),
-            buffers,
-        })
+    /// [`Error::Rig`] for a rig [`RigBuilder::build`](crate::RigBuilder::build)
+    /// would refuse (mesh, skin or joint out of range, cycles, rest
+    /// transforms, inverse bind matrix count, default weights).
+    pub fn from_document(document: &Document) -> Result<Rig> {
+        validate(&document.root).map_err(import_err)?;
+        Ok(rig_from(&document.source())?.with_source(document.source))
     }
 }
 
@@ -118,7 +103,7 @@ fn validate(root: &json::Root) -> std::result::Result<(), ImportErrorKind> {
 
 /// Reads the rig's nodes, meshes and skins from `src`, in that order, and
 /// builds it with [`Rig::from_parts`].
-fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
+pub(crate) fn rig_from<B: AsRef<[u8]>>(src: &Source<'_, B>) -> Result<Rig> {
     let parents = node_parents(src.root)?;
     let nodes = rig_nodes(src.root, parents)?;
     let meshes = rig_meshes(src.root)?;

@@ -13,7 +13,7 @@ use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{check_desc, Action, MixerDesc};
 use crate::model::rig::Rig;
-use crate::model::{BoundLibrary, OutputLayout, Part, Poses};
+use crate::model::{BoundLibrary, Poses};
 use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 
 /// Animates many instances of a model on the GPU: sampling, then local
@@ -24,8 +24,8 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// [`Animator::new`] (or [`Animator::with_mixer`] to blend several actions
 /// per character). Per frame: [`set_instances`](Self::set_instances) (clip
 /// and time of each instance; one small buffer write),
-/// [`record`](Self::record) into your encoder, then draw each of
-/// [`parts`](Self::parts) from each chunk's buffers
+/// [`record`](Self::record) into your encoder, then draw each of the
+/// rig's [`parts`](Rig::parts) from each chunk's buffers
 /// ([`chunks`](Self::chunks): [`AnimatorChunk::joint_matrix_buffer`] and
 /// [`AnimatorChunk::world_matrix_buffer`], or the bind group of
 /// [`AnimatorChunk::output_bind_group`]). Reading results back is
@@ -77,19 +77,36 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 /// [`BoundLibrary`], [`MixerDesc`]): rebuild from it on a new device.
 ///
 /// ```no_run
-/// use keyframe_gpu::gpu::headless::{request_device, AdapterChoice, Headless};
+/// use keyframe_gpu::{optional_features, required_features, required_limits};
 /// use keyframe_gpu::{Action, Animator, BoundLibrary, Error, MixerDesc};
 ///
 /// /// What lives on the device. The model (`bound`, `desc`) lives outside.
 /// struct OnDevice {
 ///     animator: Animator,
-///     gpu: Headless,
+///     device: wgpu::Device,
+///     queue: wgpu::Queue,
 /// }
 ///
-/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<OnDevice, Error> {
-///     let gpu = request_device(AdapterChoice::PreferHardware)?;
-///     let animator = Animator::with_mixer(&gpu.device, &gpu.queue, bound, desc)?;
-///     Ok(OnDevice { animator, gpu })
+/// /// The application's device, as the crate asks for one; `None` when no
+/// /// adapter or device can be had (now).
+/// fn new_device() -> Option<(wgpu::Device, wgpu::Queue)> {
+///     let instance =
+///         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+///     let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+///     let descriptor = wgpu::DeviceDescriptor {
+///         required_limits: required_limits(&adapter.limits()),
+///         required_features: required_features() | (adapter.features() & optional_features()),
+///         ..Default::default()
+///     };
+///     pollster::block_on(adapter.request_device(&descriptor)).ok()
+/// }
+///
+/// fn build(bound: &BoundLibrary, desc: &MixerDesc) -> Result<Option<OnDevice>, Error> {
+///     let Some((device, queue)) = new_device() else {
+///         return Ok(None);
+///     };
+///     let animator = Animator::with_mixer(&device, &queue, bound, desc)?;
+///     Ok(Some(OnDevice { animator, device, queue }))
 /// }
 ///
 /// /// One frame: the actions, recorded into the frame's encoder, submitted,
@@ -102,7 +119,7 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 ///     counts: &[u32],
 /// ) -> Result<(), Error> {
 ///     let lost = match on.as_mut() {
-///         Some(o) => match o.animator.set_actions(&o.gpu.queue, actions, counts) {
+///         Some(o) => match o.animator.set_actions(&o.queue, actions, counts) {
 ///             Err(Error::DeviceLost { .. }) => true,
 ///             other => {
 ///                 other?;
@@ -114,15 +131,18 @@ use crate::plan::{largest_fit, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 ///     if lost {
 ///         // The old objects and device go first, then the new ones come.
 ///         *on = None;
-///         let o = on.insert(build(bound, desc)?);
-///         o.animator.set_actions(&o.gpu.queue, actions, counts)?;
+///         *on = build(bound, desc)?;
+///         if let Some(o) = on.as_mut() {
+///             o.animator.set_actions(&o.queue, actions, counts)?;
+///         }
 ///     }
+///     // No device this frame: try again next frame.
 ///     let Some(o) = on.as_ref() else { return Ok(()) };
-///     let mut encoder = o.gpu.device.create_command_encoder(&Default::default());
+///     let mut encoder = o.device.create_command_encoder(&Default::default());
 ///     o.animator.record(&mut encoder);
 ///     // ... the application's own passes, bound to the animator's buffers ...
-///     o.gpu.queue.submit([encoder.finish()]);
-///     let _ = o.gpu.device.poll(wgpu::PollType::Poll);
+///     o.queue.submit([encoder.finish()]);
+///     let _ = o.device.poll(wgpu::PollType::Poll);
 ///     Ok(())
 /// }
 /// ```
@@ -609,21 +629,6 @@ impl Animator {
     #[must_use]
     pub fn library(&self) -> &AnimationLibrary {
         self.first().library()
-    }
-
-    /// Every mesh node of the rig with where its matrices and morph
-    /// weights sit in the output buffers: what a renderer draws (empty
-    /// without a rig).
-    #[must_use]
-    pub fn parts(&self) -> Vec<Part> {
-        self.rig().map(Rig::parts).unwrap_or_default()
-    }
-
-    /// Where one instance's results sit in the output buffers, when built
-    /// with a rig.
-    #[must_use]
-    pub fn output_layout(&self) -> Option<OutputLayout> {
-        self.rig().map(Rig::output_layout)
     }
 
     /// Reads the current frame's results back (blocking: it waits for the

@@ -1,5 +1,5 @@
 //! [`Crowd`]: several models (rigs, each with the library of clips made
-//! for it) in one object. A clip is named through its model ([`ClipRef`]),
+//! for it) in one object. A clip is named through its model ([`ClipRef`](crate::ClipRef)),
 //! an instance names its model ([`CrowdInstance`]) or a character holding
 //! a slot of it ([`CharacterId`]), and a clip of one model given to an
 //! instance of another is refused. Each model is an [`Animator`] (in
@@ -13,7 +13,7 @@ use super::chunk::AnimatorChunk;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
 use crate::model::crowd::{
-    CharacterId, ClipRef, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
+    CharacterId, CrowdCharacter, CrowdInstance, CrowdModels, CrowdPoses, ModelId,
 };
 use crate::model::crowd::{CrowdModel, MixedFrame, ModelFrame, ModelSource, Placement};
 use crate::model::library::AnimationLibrary;
@@ -92,8 +92,8 @@ fn chunk_model(m: &CrowdModel) -> ChunkModel<'_> {
 /// let mut crowd = Crowd::new();
 /// let k = crowd.add_model(device, queue, "knight", &knight_clips.bind(knight)?, 500)?;
 /// let h = crowd.add_model(device, queue, "horse", &horse_clips.bind(horse)?, 100)?;
-/// let walk = crowd.clip(k, "walk").expect("the knight walks");
-/// let gallop = crowd.clip(h, "gallop").expect("the horse gallops");
+/// let walk = crowd.models().clip(k, "walk").expect("the knight walks");
+/// let gallop = crowd.models().clip(h, "gallop").expect("the horse gallops");
 /// // The hero keeps slot 0 of the knights' buffers while extras come and go.
 /// let hero = crowd.add_character(k)?;
 /// let frame = [
@@ -371,13 +371,6 @@ impl Crowd {
         Some(&self.models.get(id.index())?.as_ref()?.animator)
     }
 
-    /// The clip named `name` of model `model`; `None` when the model has no
-    /// such clip (or is not a model of this crowd).
-    #[must_use]
-    pub fn clip(&self, model: ModelId, name: &str) -> Option<ClipRef> {
-        self.desc.clip(model, name)
-    }
-
     /// Crowd instances in the last frame set.
     #[must_use]
     pub fn instance_count(&self) -> usize {
@@ -463,8 +456,9 @@ impl Crowd {
     /// let mut crowd = Crowd::new();
     /// let x = crowd.add_mixed_model(device, queue, "xbot", xbot, &MixerDesc::new(500, 2))?;
     /// let r = crowd.add_mixed_model(device, queue, "robot", robot, &MixerDesc::new(100, 2))?;
-    /// let (idle, run) = (crowd.clip(x, "idle").expect("idle"), crowd.clip(x, "run").expect("run"));
-    /// let dance = crowd.clip(r, "Dance").expect("dance");
+    /// let clips = crowd.models();
+    /// let (idle, run) = (clips.clip(x, "idle").expect("idle"), clips.clip(x, "run").expect("run"));
+    /// let dance = crowd.models().clip(r, "Dance").expect("dance");
     /// let dancer = crowd.add_character(r)?;
     /// // An xbot halfway through a crossfade from idle to run, a robot dancing.
     /// let actions = [

@@ -132,7 +132,8 @@ pub fn required_features() -> wgpu::Features {
 
 /// Device features the crate uses when the device has them, and does
 /// without otherwise: request `adapter.features() & optional_features()`
-/// along with [`required_features`] ([`headless`](super::headless) does).
+/// along with [`required_features`] (the repository's examples and tests
+/// do, in `examples/common/headless.rs`).
 ///
 /// - `SHADER_INT64`: on CPU adapters, the skin stage
 ///   writes its matrices two columns per 64-bit store and reads its

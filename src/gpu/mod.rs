@@ -2,19 +2,18 @@
 //! [`Crowd`] (several models), [`ReadbackRing`] (readback that does not stall the next frame),
 //! [`PassTimer`] (the passes' GPU time), the device requirements
 //! ([`required_limits`], [`required_features`], [`optional_features`];
-//! `DeviceProfile::of` reads what a device is good at) and a [`headless`]
-//! device helper for tools and tests.
+//! `DeviceProfile::of` reads what a device is good at). The device is the
+//! application's: the crate never creates one.
 
 mod animator;
 mod bind;
 mod chunk;
 mod crowd;
 pub(crate) mod exec;
-pub mod headless;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
-pub mod readback;
+mod readback;
 mod timer;
 
 pub use self::{
@@ -23,7 +22,7 @@ pub use self::{
     crowd::Crowd,
     limits::{optional_features, required_features, required_limits},
     loss::is_device_lost,
-    readback::{ReadbackFrame, ReadbackRing, Ticket},
+    readback::{ReadbackFrame, ReadbackRing, Ticket, MAX_SLOTS},
     timer::PassTimer,
 };
 pub use crate::error::RingError;

@@ -1,79 +1,4 @@
-//! Reading results back without stalling the next frame: a ring of staging
-//! buffers.
-//!
-//! [`Animator::read_back`](super::Animator::read_back) submits a copy and
-//! blocks until the GPU has finished everything queued: the host waits for
-//! the frame it just submitted. A [`ReadbackRing`] instead owns a few
-//! staging buffers (created once) and lets frame `N`'s copy be mapped while
-//! frame `N + 1` is recorded and submitted:
-//!
-//! 1. [`record`](ReadbackRing::record) (after the animator's own `record`,
-//!    in the same encoder) copies a chunk's sampled values into the next
-//!    free staging buffer and returns a [`Ticket`] naming the frame;
-//! 2. after `queue.submit`, [`map`](ReadbackRing::map) starts mapping that
-//!    buffer (`map_async`), given the submission index;
-//! 3. [`try_read`](ReadbackRing::try_read) polls the device without blocking
-//!    and, once the oldest frame's mapping is done, copies it into the
-//!    caller's `Vec<f32>` and frees the slot; [`wait`](ReadbackRing::wait)
-//!    blocks until the oldest frame's submission is done (for the last frame,
-//!    or when every slot is in flight).
-//!
-//! Frames come back in the order they were recorded, each with its frame
-//! number and instance count ([`ReadbackFrame`]). The ring never overwrites
-//! a slot that is still in flight: when every slot holds a frame not yet
-//! read, `record` records nothing and returns
-//! [`RingError::Full`]; read (or [`wait`](ReadbackRing::wait) for) the oldest
-//! frame to free a slot.
-//!
-//! Per frame the ring creates no buffer, bind group or encoder, and itself
-//! allocates nothing on the heap once the caller's `Vec` has the capacity;
-//! wgpu allocates inside `map_async` (it boxes the callback), `poll`, the
-//! mapped view and `unmap` (tests/readback_ring.rs counts them).
-//!
-//! Once the device is lost, [`try_read`](ReadbackRing::try_read) and
-//! [`wait`](ReadbackRing::wait) return
-//! [`Error::DeviceLost`] and no frame comes back,
-//! not even one whose copy finished before the loss: after a loss the
-//! caller rebuilds, and a late frame would pass for a current one. The
-//! per-frame steps that neither poll nor allocate (`record`, `map`,
-//! `discard`) return it once the loss is known.
-//!
-//! The ring is not tied to the sampled values:
-//! [`record_buffer`](ReadbackRing::record_buffer) copies any buffer with
-//! `COPY_SRC` usage, for example a chunk's
-//! [`joint_matrix_buffer`](super::AnimatorChunk::joint_matrix_buffer).
-//!
-//! ```no_run
-//! use keyframe_gpu::gpu::ReadbackRing;
-//! use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
-//! # fn main() -> Result<(), keyframe_gpu::Error> {
-//! # let h = keyframe_gpu::gpu::headless::request_device(keyframe_gpu::gpu::headless::AdapterChoice::Fallback)?;
-//! # let (device, queue) = (&h.device, &h.queue);
-//! let track = Track::new(0, Property::Translation, Interpolation::Linear,
-//!     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
-//! let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
-//! let mut animator = Animator::sampler_only(device, queue, &library, 1024)?;
-//! // 1,024 instances fit one chunk on any device the crate accepts.
-//! let mut ring = ReadbackRing::for_chunk(device, &animator.chunks()[0], 2)?;
-//! let mut out = Vec::with_capacity(1024 * library.output_stride() as usize);
-//! for frame in 0..10u32 {
-//!     animator.set_instances(queue, &[Instance::new(0, f64::from(frame) / 60.0)])?;
-//!     let mut encoder = device.create_command_encoder(&Default::default());
-//!     animator.record(&mut encoder);
-//!     let ticket = ring.record(&mut encoder, &animator.chunks()[0])?;
-//!     let submission = queue.submit([encoder.finish()]);
-//!     ring.map(ticket, submission)?;
-//!     // Frame N-1's data, if its copy has finished; never blocks.
-//!     while let Some(done) = ring.try_read(device, &mut out)? {
-//!         assert_eq!(out.len(), done.count as usize * library.output_stride() as usize);
-//!     }
-//! }
-//! // The frames still in flight, in order.
-//! while let Some(done) = ring.wait(device, &mut out)? {
-//!     let _ = (done.frame, &out);
-//! }
-//! # Ok(()) }
-//! ```
+//! [`ReadbackRing`]: reading results back without stalling the next frame.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
@@ -82,7 +7,7 @@ use crate::error::{Error, Result, RingError};
 
 use super::{scoped, AnimatorChunk, Health};
 
-/// The most slots a ring may have.
+/// The most slots a ring may have ([`ReadbackRing::new`]).
 pub const MAX_SLOTS: usize = 16;
 
 const PENDING: u8 = 0;
@@ -138,9 +63,80 @@ struct Slot {
     done: Arc<AtomicU8>,
 }
 
-/// A ring of staging buffers for reading GPU results without stalling the
-/// next frame. See the [module documentation](self) for the protocol and an
-/// example.
+/// A ring of staging buffers for reading GPU results back without
+/// stalling the next frame.
+///
+/// [`Animator::read_back`](super::Animator::read_back) submits a copy and
+/// blocks until the GPU has finished everything queued: the host waits for
+/// the frame it just submitted. A [`ReadbackRing`] instead owns a few
+/// staging buffers (created once) and lets frame `N`'s copy be mapped while
+/// frame `N + 1` is recorded and submitted:
+///
+/// 1. [`record`](ReadbackRing::record) (after the animator's own `record`,
+///    in the same encoder) copies a chunk's sampled values into the next
+///    free staging buffer and returns a [`Ticket`] naming the frame;
+/// 2. after `queue.submit`, [`map`](ReadbackRing::map) starts mapping that
+///    buffer (`map_async`), given the submission index;
+/// 3. [`try_read`](ReadbackRing::try_read) polls the device without blocking
+///    and, once the oldest frame's mapping is done, copies it into the
+///    caller's `Vec<f32>` and frees the slot; [`wait`](ReadbackRing::wait)
+///    blocks until the oldest frame's submission is done (for the last frame,
+///    or when every slot is in flight).
+///
+/// Frames come back in the order they were recorded, each with its frame
+/// number and instance count ([`ReadbackFrame`]). The ring never overwrites
+/// a slot that is still in flight: when every slot holds a frame not yet
+/// read, `record` records nothing and returns
+/// [`RingError::Full`]; read (or [`wait`](ReadbackRing::wait) for) the oldest
+/// frame to free a slot.
+///
+/// Per frame the ring creates no buffer, bind group or encoder, and itself
+/// allocates nothing on the heap once the caller's `Vec` has the capacity;
+/// wgpu allocates inside `map_async` (it boxes the callback), `poll`, the
+/// mapped view and `unmap` (tests/readback_ring.rs counts them).
+///
+/// Once the device is lost, [`try_read`](ReadbackRing::try_read) and
+/// [`wait`](ReadbackRing::wait) return
+/// [`Error::DeviceLost`] and no frame comes back,
+/// not even one whose copy finished before the loss: after a loss the
+/// caller rebuilds, and a late frame would pass for a current one. The
+/// per-frame steps that neither poll nor allocate (`record`, `map`,
+/// `discard`) return it once the loss is known.
+///
+/// The ring is not tied to the sampled values:
+/// [`record_buffer`](ReadbackRing::record_buffer) copies any buffer with
+/// `COPY_SRC` usage, for example a chunk's
+/// [`joint_matrix_buffer`](super::AnimatorChunk::joint_matrix_buffer).
+///
+/// ```no_run
+/// use keyframe_gpu::gpu::ReadbackRing;
+/// use keyframe_gpu::{AnimationLibrary, Animator, Clip, Instance, Interpolation, Property, Track};
+/// # fn f(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<(), keyframe_gpu::Error> {
+/// let track = Track::new(0, Property::Translation, Interpolation::Linear,
+///     vec![0.0, 1.0], vec![0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
+/// let library = AnimationLibrary::new(vec![Clip::new("move", vec![track])])?;
+/// let mut animator = Animator::sampler_only(device, queue, &library, 1024)?;
+/// // 1,024 instances fit one chunk on any device the crate accepts.
+/// let mut ring = ReadbackRing::for_chunk(device, &animator.chunks()[0], 2)?;
+/// let mut out = Vec::with_capacity(1024 * library.output_stride() as usize);
+/// for frame in 0..10u32 {
+///     animator.set_instances(queue, &[Instance::new(0, f64::from(frame) / 60.0)])?;
+///     let mut encoder = device.create_command_encoder(&Default::default());
+///     animator.record(&mut encoder);
+///     let ticket = ring.record(&mut encoder, &animator.chunks()[0])?;
+///     let submission = queue.submit([encoder.finish()]);
+///     ring.map(ticket, submission)?;
+///     // Frame N-1's data, if its copy has finished; never blocks.
+///     while let Some(done) = ring.try_read(device, &mut out)? {
+///         assert_eq!(out.len(), done.count as usize * library.output_stride() as usize);
+///     }
+/// }
+/// // The frames still in flight, in order.
+/// while let Some(done) = ring.wait(device, &mut out)? {
+///     let _ = (done.frame, &out);
+/// }
+/// # Ok(()) }
+/// ```
 ///
 /// Full ring: [`record`](Self::record) returns [`RingError::Full`] and
 /// records nothing; it never overwrites a frame that was not read.

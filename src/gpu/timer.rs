@@ -161,10 +161,4 @@ impl PassTimer {
         self.last = Some(time);
         Some(time)
     }
-
-    /// The latest measurement, once one arrived.
-    #[must_use]
-    pub fn last(&self) -> Option<Duration> {
-        self.last
-    }
 }

@@ -525,12 +525,6 @@ impl BoundLibrary {
         (node != UNBOUND).then_some(node)
     }
 
-    /// The index of the first clip named `name`.
-    #[must_use]
-    pub fn clip_by_name(&self, name: &str) -> Option<u32> {
-        self.library.clip_by_name(name)
-    }
-
     /// `library`, which holds this library's clips (compressed), bound to
     /// the same rig with the same nodes and report.
     pub(crate) fn with_library(&self, library: AnimationLibrary) -> BoundLibrary {

@@ -39,14 +39,13 @@ pub struct ModelId {
 impl ModelId {
     /// The model's index in its crowd, in the order the models were added
     /// (a removed model's index is never given to another).
-    #[must_use]
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.index as usize
     }
 }
 
 /// A clip of one model of a `Crowd`: made by
-/// `Crowd::clip` or [`CrowdModels::clip_at`], so it always says which
+/// [`CrowdModels::clip`] or [`CrowdModels::clip_at`], so it always says which
 /// model it belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ClipRef {
@@ -323,18 +322,6 @@ impl CrowdModels {
             .iter()
             .enumerate()
             .filter_map(|(i, m)| Some((i, m.as_ref()?)))
-    }
-
-    /// Models in the crowd.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.live().count()
-    }
-
-    /// Whether the crowd has no model.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The model's index, when `id` is a model of this crowd.
@@ -1057,11 +1044,16 @@ impl CrowdPoses {
         self.slots.len()
     }
 
-    /// Model `index`'s poses ([`ModelId::index`]), indexed by slot (a
-    /// slot no entry of the frame named holds a vacant character: clip 0
-    /// at time 0, or with a mixer the rest pose).
+    /// Model `model`'s poses, indexed by slot (a slot no entry of the
+    /// frame named holds a vacant character: clip 0 at time 0, or with a
+    /// mixer the rest pose); `None` for a model not in the frame's crowd.
     #[must_use]
-    pub fn model(&self, index: usize) -> Option<&Poses> {
+    pub fn model(&self, model: ModelId) -> Option<&Poses> {
+        self.by_index(model.index())
+    }
+
+    /// The poses of the model at `index`.
+    fn by_index(&self, index: usize) -> Option<&Poses> {
         self.models.get(index)?.as_ref()
     }
 
@@ -1072,14 +1064,14 @@ impl CrowdPoses {
     #[must_use]
     pub fn instance(&self, instance: usize) -> Option<(&Poses, u32)> {
         let &(model, slot) = self.slots.get(instance)?;
-        Some((self.model(model as usize)?, slot))
+        Some((self.by_index(model as usize)?, slot))
     }
 
     /// Character `character`'s model's poses and its slot in them;
     /// `None` when its model is not in the frame.
     #[must_use]
     pub fn character(&self, character: CharacterId) -> Option<(&Poses, u32)> {
-        let poses = self.model(character.model.index())?;
+        let poses = self.model(character.model)?;
         (character.slot < poses.instance_count()).then_some((poses, character.slot))
     }
 

@@ -4,7 +4,7 @@
 //! never kept here.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::compress::format::{CompressedTrack, KeyTimes};
 use crate::error::CompressError;
@@ -41,6 +41,25 @@ use std::collections::HashSet;
 #[derive(Debug, Clone)]
 pub struct AnimationLibrary {
     data: Arc<LibraryData>,
+}
+
+/// An [`AnimationLibrary`]'s identity ([`AnimationLibrary::identity`]),
+/// held weakly. While it lives, no other library can have its address: it
+/// names that library and its clones only, and only while one of them is
+/// alive.
+#[derive(Debug, Clone)]
+pub(crate) struct LibraryIdentity(Weak<LibraryData>);
+
+impl LibraryIdentity {
+    /// Whether `library` is the library named (or a clone of it), alive.
+    pub(crate) fn is(&self, library: &AnimationLibrary) -> bool {
+        self.alive() && std::ptr::eq(self.0.as_ptr(), Arc::as_ptr(&library.data))
+    }
+
+    /// Whether the library named (or a clone) is still alive.
+    pub(crate) fn alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
 }
 
 /// What an [`AnimationLibrary`] holds, built once and never changed.
@@ -209,8 +228,7 @@ impl AnimationLibrary {
 
     /// Whether the library is compressed (`compress`,
     /// `BoundLibrary::compress`).
-    #[must_use]
-    pub fn is_compressed(&self) -> bool {
+    pub(crate) fn is_compressed(&self) -> bool {
         self.data.compressed.is_some()
     }
 
@@ -251,6 +269,13 @@ impl AnimationLibrary {
         Arc::ptr_eq(&self.data, &other.data)
     }
 
+    /// This library's identity, held weakly: what a cache of something
+    /// derived from it (outside the model) keys its entries by, without
+    /// keeping the library alive.
+    pub(crate) fn identity(&self) -> LibraryIdentity {
+        LibraryIdentity(Arc::downgrade(&self.data))
+    }
+
     /// The clips, as given.
     #[must_use]
     pub fn clips(&self) -> &[Clip] {
@@ -260,8 +285,8 @@ impl AnimationLibrary {
     /// The index of the first clip named `name` (an [`Instance`]'s clip),
     /// or `None` when no clip has that name. Names may repeat in a library
     /// joined from several files (every Mixamo clip is
-    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) and
-    /// [`ClipId`] tell them apart.
+    /// `Armature|mixamo.com|Layer0`): [`clip_in`](Self::clip_in) tells
+    /// them apart.
     ///
     /// [`Instance`]: crate::Instance
     #[must_use]
@@ -271,34 +296,18 @@ impl AnimationLibrary {
     }
 
     /// The index of the first clip named `name` read from the file
-    /// `source` ([`Clip::source`]; a glTF import's `document.source`).
+    /// `source` ([`Clip::source`]; a glTF import's `document.source`):
+    /// where names repeat across the files of a joined library, the file
+    /// tells them apart (a clip's file and name are its `clips()` entry's
+    /// `source` and `name`).
     #[must_use]
     pub fn clip_in(&self, source: SourceId, name: &str) -> Option<u32> {
-        self.clip_by_id(&ClipId {
-            source: Some(source),
-            name: name.to_owned(),
-        })
-    }
-
-    /// The index of the first clip of `id`'s file and name.
-    #[must_use]
-    pub fn clip_by_id(&self, id: &ClipId) -> Option<u32> {
         let index = self
             .data
             .clips
             .iter()
-            .position(|c| c.source == id.source && c.name == id.name)?;
+            .position(|c| c.source == Some(source) && c.name == name)?;
         u32::try_from(index).ok()
-    }
-
-    /// Clip `clip`'s file and name; `None` out of range.
-    #[must_use]
-    pub fn clip_id(&self, clip: u32) -> Option<ClipId> {
-        let c = self.data.clips.get(clip as usize)?;
-        Some(ClipId {
-            source: c.source,
-            name: c.name.clone(),
-        })
     }
 
     /// One library of the clips of `libraries`, in order: the first
@@ -589,17 +598,6 @@ fn rest_value_tracks(clips: &[Clip], targets: &[(Arc<PointerTarget>, usize)]) ->
                 .collect()
         })
         .collect()
-}
-
-/// A clip named by its file and its name: unique across the files of a
-/// joined library where the names alone repeat
-/// ([`AnimationLibrary::clip_by_id`], [`AnimationLibrary::clip_id`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ClipId {
-    /// The file the clip was read from (`None`: built in code).
-    pub source: Option<SourceId>,
-    /// The clip's name.
-    pub name: String,
 }
 
 /// Checks that `tracks` holds one compressed track per track of `clips`,

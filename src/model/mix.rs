@@ -254,9 +254,8 @@ impl Mask {
         Ok(())
     }
 
-    /// The factor of `node` (`None` out of range).
-    #[must_use]
-    pub fn factor(&self, node: u32) -> Option<f32> {
+    /// The factor of `node` (`None` out of range): `factors()[node]`.
+    pub(crate) fn factor(&self, node: u32) -> Option<f32> {
         self.factors.get(node as usize).copied()
     }
 

@@ -19,6 +19,6 @@ pub(crate) mod target;
 pub(crate) mod track;
 
 pub(crate) use binding::BoundLibrary;
-pub(crate) use poses::{OutputLayout, Part, Poses};
+pub(crate) use poses::Poses;
 #[cfg(feature = "gltf")]
 pub(crate) use target::{NodeName, SourceId};

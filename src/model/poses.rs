@@ -308,12 +308,6 @@ impl Poses {
         self.instance_count
     }
 
-    /// Where the results sit per instance.
-    #[must_use]
-    pub fn layout(&self) -> &OutputLayout {
-        &self.layout
-    }
-
     fn node_index(&self, i: u32, node: u32) -> Option<usize> {
         (i < self.instance_count && node < self.layout.nodes)
             .then(|| i as usize * self.layout.nodes as usize + node as usize)

@@ -109,7 +109,6 @@ pub struct Rig {
     skins: Vec<RigSkin>,
     meshes: Vec<RigMesh>,
     order: Vec<u32>,
-    depth: Vec<u32>,
     id: RigId,
     source: Option<SourceId>,
 }
@@ -312,7 +311,6 @@ impl Rig {
             skins,
             meshes,
             order,
-            depth,
             id: RigId::next(),
             source: None,
         })
@@ -401,12 +399,6 @@ impl Rig {
     #[must_use]
     pub fn order(&self) -> &[u32] {
         &self.order
-    }
-
-    /// Depth of each node (0 for a root).
-    #[must_use]
-    pub fn depth(&self) -> &[u32] {
-        &self.depth
     }
 
     /// The rest local matrix of `node` (`T * R * S`, computed with glam, for

@@ -247,9 +247,8 @@ impl Track {
         }
     }
 
-    /// Number of keys.
-    #[must_use]
-    pub fn key_count(&self) -> usize {
+    /// Number of keys (`times.len()`).
+    pub(crate) fn key_count(&self) -> usize {
         self.times.len()
     }
 

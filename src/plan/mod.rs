@@ -57,7 +57,7 @@ pub(crate) use schedule::dispatch_grid;
 #[cfg(test)]
 pub(crate) use schedule::Overrides;
 
-pub use crate::kinds::SamplerPlan;
+pub(crate) use crate::kinds::SamplerPlan;
 pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};
 
 use crate::layout::{GROUP_ALL, SAMPLE_GROUPS, WORKGROUP_SIZE};

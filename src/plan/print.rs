@@ -14,7 +14,7 @@ impl fmt::Display for Plan {
             f,
             "plan for {} instances on a {}: sampler {}, skin {}{}",
             self.capacity,
-            self.profile.describe(),
+            self.profile,
             self.sampler.name(),
             self.skin.map_or("none".to_string(), |s| format!("{s:?}")),
             if self.mixer.is_some() { ", mixer" } else { "" }

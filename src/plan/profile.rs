@@ -77,21 +77,22 @@ impl DeviceProfile {
             limits: DeviceLimits::default(),
         }
     }
+}
 
+impl std::fmt::Display for DeviceProfile {
     /// `"cpu adapter"` or `"gpu"`, with the features it has.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        let mut s = String::from(if self.cpu_adapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.cpu_adapter {
             "cpu adapter"
         } else {
             "gpu"
-        });
+        })?;
         if self.shader_int64 {
-            s.push_str(", SHADER_INT64");
+            f.write_str(", SHADER_INT64")?;
         }
         if self.timestamps {
-            s.push_str(", TIMESTAMP_QUERY");
+            f.write_str(", TIMESTAMP_QUERY")?;
         }
-        s
+        Ok(())
     }
 }

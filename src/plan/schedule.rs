@@ -412,18 +412,6 @@ impl Plan {
         self.skin_tables = Some(tables);
         self.declare()
     }
-
-    /// The WGSL entry points it dispatches, in order, without repeats.
-    #[must_use]
-    pub fn entry_points(&self) -> Vec<&'static str> {
-        let mut out: Vec<&'static str> = Vec::new();
-        for d in &self.dispatches {
-            if !out.contains(&d.entry_point) {
-                out.push(d.entry_point);
-            }
-        }
-        out
-    }
 }
 
 /// The passes a (resolved) strategy records.

@@ -196,15 +196,8 @@ impl Clips {
     }
 
     /// Clips in the library.
-    #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.durations.len()
-    }
-
-    /// Whether the library has no clip.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.durations.is_empty()
     }
 
     /// The duration in seconds of clip `index`.
@@ -217,23 +210,5 @@ impl Clips {
     #[must_use]
     pub fn markers(&self, index: u32) -> &[Marker] {
         self.markers.get(index as usize).map_or(&[], Vec::as_slice)
-    }
-
-    /// Whether `library` has the clips these were made of: as many, with
-    /// the same names and durations, in the same order (a library
-    /// [`in_place`](super::in_place) or compressed from the one these
-    /// came from has them; another model's has not). The check a crowd
-    /// makes before it ties a model to these clips.
-    #[must_use]
-    pub fn fits(&self, library: &AnimationLibrary) -> bool {
-        let clips = library.clips();
-        clips.len() == self.len()
-            && clips
-                .iter()
-                .zip(&self.names)
-                .zip(&self.durations)
-                .all(|((c, name), &duration)| {
-                    c.name == **name && f64::from(c.duration()) == duration
-                })
     }
 }

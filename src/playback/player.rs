@@ -550,7 +550,7 @@ impl Player {
     /// action playing, the limit of clips without one of their own):
     /// `Some(n)` ends the `n`-th loop (repeat) or the `n`-th pass out or
     /// back (ping-pong) at its end, holds the playhead there and sets
-    /// [`finished`](Self::finished), as three.js's
+    /// [`ActionState::finished`](super::ActionState::finished), as three.js's
     /// `AnimationAction.repetitions`; `None` (the default) plays on. The
     /// passes count from the action's start or its last
     /// [`seek`](Self::seek); started backwards, its passage through the

@@ -1,6 +1,6 @@
 //! What a [`Player`] is doing, read back: its actions ([`ActionState`]:
 //! clip, time, weight, fade, wrap, speed, repetitions, counts, layer),
-//! the current action, its speed and pause.
+//! the current one among them, the player's speed and pause.
 
 use super::clips::ClipHandle;
 use super::player::{LayerId, Player, Playing};
@@ -93,38 +93,20 @@ impl Player {
         &self.frame
     }
 
-    /// The current action: the base action started last (by
-    /// [`play`](Self::play), [`crossfade`](Self::crossfade) or
-    /// [`fade_in`](Self::fade_in)), the one a crossfade goes to; the
-    /// last base action of [`actions`](Self::actions).
-    fn current_state(&self) -> Option<ActionState> {
+    /// The current action as it stands, if any: the base action started
+    /// last (by [`play`](Self::play), [`crossfade`](Self::crossfade) or
+    /// [`fade_in`](Self::fade_in)), the one a crossfade goes to; the last
+    /// base action of [`actions`](Self::actions). Its clip and time, the
+    /// loop ends or turns it crossed ([`ActionState::loops`]) and whether
+    /// it reached its end, wrapped with [`WrapMode::Clamp`] (played once),
+    /// or played its last [repetition](Self::set_repetitions)
+    /// ([`ActionState::finished`]).
+    #[must_use]
+    pub fn current(&self) -> Option<ActionState> {
         self.playing
             .iter()
             .rfind(|p| p.layer.is_none())
             .map(|p| self.state(p))
-    }
-
-    /// The current action's clip and clip time, if any: the base action
-    /// started last (by [`play`](Self::play), [`crossfade`](Self::crossfade)
-    /// or [`fade_in`](Self::fade_in)), the one a crossfade goes to.
-    #[must_use]
-    pub fn current(&self) -> Option<(ClipHandle, f64)> {
-        self.current_state().map(|a| (a.clip, a.time))
-    }
-
-    /// The loop ends (repeat) or turns (ping-pong) the current action
-    /// crossed since it started; 0 with none.
-    #[must_use]
-    pub fn loops(&self) -> u64 {
-        self.current_state().map_or(0, |a| a.loops)
-    }
-
-    /// Whether the current action reached the end it moves towards,
-    /// wrapped with [`WrapMode::Clamp`] (played once), or played its last
-    /// [repetition](Self::set_repetitions).
-    #[must_use]
-    pub fn finished(&self) -> bool {
-        self.current_state().is_some_and(|a| a.finished)
     }
 
     /// Whether the player is paused.

@@ -3,18 +3,32 @@
 //! distinct list with their search texels, the key values (or a
 //! compressed library's packed words). Derived from the library
 //! ([`LibraryTables::of`]) by whoever reads them: a plan keeps them for
-//! its sampler, the twin makes them per call.
+//! its sampler; the twin takes them from a small cache, per thread, of the
+//! libraries it sampled last ([`LibraryTables::cached`]), so that a frame
+//! of the twin does not derive them again.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::compress::format::{CompressedTrack, KeyTimes};
 use crate::compress::packed::Packed;
 use crate::error::{index_u32, Result};
 use crate::kinds::Property;
 use crate::layout::{GpuClip, GpuTrack, SAMPLE_GROUPS};
-use crate::model::library::AnimationLibrary;
+use crate::model::library::{AnimationLibrary, LibraryIdentity};
 use crate::model::track::{normalize_rotation_keys, Track};
 use crate::tables::key_lookup::{key_lookup, key_texel, search_texel_count, uniform_key_scale};
+
+/// How many libraries' tables the twin keeps ([`LibraryTables::cached`]).
+pub(crate) const RECENT_LIBRARIES: usize = 8;
+
+thread_local! {
+    /// The tables of the libraries the twin sampled last on this thread,
+    /// oldest first.
+    static RECENT: RefCell<Vec<(LibraryIdentity, Arc<LibraryTables>)>> =
+        const { RefCell::new(Vec::new()) };
+}
 
 /// A library's flat tables; see [`AnimationLibrary`] for the output layout
 /// they encode.
@@ -65,6 +79,42 @@ impl LibraryTables {
         flat.tables.output_stride = library.output_stride();
         flat.tables.tracks_per_instance = library.tracks_per_instance();
         flat.finish()
+    }
+
+    /// `library`'s tables for the CPU twin: those of one of the last
+    /// [`RECENT_LIBRARIES`] libraries the twin sampled on this thread, when
+    /// `library` is one of them (or a clone), else derived now
+    /// ([`LibraryTables::of`]) and kept in place of the oldest. The cache
+    /// is the thread's own (the twin's calls on one thread, a frame loop or
+    /// a test, meet no other thread's), keyed by the library's identity,
+    /// held weakly: it never keeps a library alive nor mistakes a new
+    /// library for a dropped one, and drops a dropped library's tables at
+    /// its next call. The model owns none of it.
+    ///
+    /// # Errors
+    /// Those of [`LibraryTables::of`].
+    pub(crate) fn cached(library: &AnimationLibrary) -> Result<Arc<LibraryTables>> {
+        let found = RECENT.try_with(|recent| {
+            let mut recent = recent.borrow_mut();
+            recent.retain(|(id, _)| id.alive());
+            recent
+                .iter()
+                .find(|(id, _)| id.is(library))
+                .map(|(_, tables)| Arc::clone(tables))
+        });
+        if let Ok(Some(tables)) = found {
+            return Ok(tables);
+        }
+        let tables = Arc::new(LibraryTables::of(library)?);
+        // A thread whose locals are being torn down keeps nothing.
+        let _ = RECENT.try_with(|recent| {
+            let mut recent = recent.borrow_mut();
+            if recent.len() >= RECENT_LIBRARIES {
+                recent.remove(0);
+            }
+            recent.push((library.identity(), Arc::clone(&tables)));
+        });
+        Ok(tables)
     }
 
     /// All key times, shared inputs stored once.

@@ -602,7 +602,7 @@ const EVERY_PLAN: [SamplerPlan; 4] = [
 /// checks each output within 2e-5 of the CPU twin's `want`; `name` names
 /// the library in the failure messages.
 fn assert_every_plan_matches(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     library: &AnimationLibrary,
     instances: &[Instance],
     want: &[f32],
@@ -1339,7 +1339,7 @@ fn probes(library: &AnimationLibrary) -> Vec<Instance> {
 /// the twin within 2e-5 (as `gpu_decodes_as_the_twin_on_every_plan`);
 /// returns the sampler's dispatches (parts included) with instances.
 fn assert_blocks_match_twin(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     library: &AnimationLibrary,
     what: &str,
 ) -> usize {

@@ -12,7 +12,7 @@ use super::common;
 use crate::tests::Derived;
 
 use super::facades::GpuSampler;
-use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+use crate::tests::common::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 use keyframe_gpu::tables::blocks::MAX_BLOCK_ROW_RUN;
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, SamplerPlan, Track,

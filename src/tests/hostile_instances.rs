@@ -240,7 +240,7 @@ fn check_outputs(
     });
 }
 
-fn redispatch(h: &keyframe_gpu::gpu::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
+fn redispatch(h: &crate::tests::common::headless::Headless, sampler: &GpuSampler) -> Vec<f32> {
     let mut encoder = h.device.create_command_encoder(&Default::default());
     sampler.record(&mut encoder);
     h.queue.submit([encoder.finish()]);
@@ -553,7 +553,7 @@ struct RawBuffers {
 /// The sampling pipeline as [`GpuSampler`] builds it, for `per` tracks a
 /// workgroup row.
 fn raw_sample_pipeline(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     keys: &crate::gpu::key_textures::KeyTextures,
     per: u32,
 ) -> wgpu::ComputePipeline {
@@ -627,7 +627,7 @@ fn raw_sample_entries<'a>(
 /// (`counted` of them in its params, every one given invocations) on an
 /// output filled with `fill`, and reads the output back.
 fn dispatch_raw_rows(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     lib: &AnimationLibrary,
     rows: &[GpuInstance],
     counted: usize,

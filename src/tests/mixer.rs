@@ -1028,7 +1028,7 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 )]
 fn gpu_matches_cpu(
     label: &str,
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     animator: &mut Animator,
     tables: &SkinTables,
     lib: &AnimationLibrary,

@@ -28,6 +28,7 @@ mod gpu_vs_cpu;
 mod hostile_instances;
 mod key_lookup;
 mod layout;
+mod library_cache;
 mod loss;
 mod mixer;
 mod plans;

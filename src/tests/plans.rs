@@ -196,7 +196,7 @@ fn a_mixer_plan_and_the_printed_plan() {
 /// Runs `plan` on the adapter and compares every node's world matrix and
 /// the joint matrices with the CPU twin.
 fn check_against_twin(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     bound: &BoundLibrary,
     plan: &Plan,
     label: &str,
@@ -261,7 +261,7 @@ fn every_plan_and_strategy_under_both_profiles_matches_the_twin() {
             ] {
                 let choices = PlanChoices { sampler, skin };
                 let plan = Plan::with_choices(&bound, 64, &profile, choices).unwrap();
-                let label = format!("{} {sampler:?} {skin:?}", profile.describe());
+                let label = format!("{} {sampler:?} {skin:?}", profile);
                 check_against_twin(&h, &bound, &plan, &label);
             }
         }

@@ -38,10 +38,10 @@ use super::facades::GpuSampler;
 use super::facades::GpuSkinner;
 use super::layout::MAX_UNROLLED_SLOTS;
 use super::skin_entries as cpu_skin;
+use crate::tests::common::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu::skin::SkinOutput;
 use keyframe_gpu::error::RigError;
-use keyframe_gpu::gpu::headless::Headless;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::model::rig::{NodeTransform, Rig, RigMesh, RigNode, RigSkin};
@@ -951,7 +951,13 @@ fn deep_chain_of_64() {
     let skin = b.skin(joints.clone(), ibms);
     b.attach(mesh_node, mesh, Some(skin));
     let rig = b.build().unwrap();
-    assert_eq!(rig.depth()[DEPTH - 1], 63);
+    // The last joint is 63 parents below the root.
+    let mut depth = 0;
+    let mut node = joints[DEPTH - 1];
+    while let Some(parent) = rig.nodes()[node as usize].parent {
+        (node, depth) = (parent, depth + 1);
+    }
+    assert_eq!(depth, 63);
     let bend = |node: u32| {
         Track::new(
             node,
@@ -1233,7 +1239,7 @@ fn two_dimensional_dispatch_and_its_limit() {
     // grid): 200 instances of one track each need a 2 x 2 grid for the
     // sampler, the skin pass (one invocation per instance) and the morph
     // pass (one per instance and mesh, one mesh here).
-    use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions};
+    use crate::tests::common::headless::{request_device_with, AdapterChoice, DeviceOptions};
     let h = match request_device_with(&DeviceOptions::new(AdapterChoice::Fallback), |l| {
         wgpu::Limits {
             max_compute_workgroups_per_dimension: 2,
@@ -1606,7 +1612,7 @@ fn assets_with_skins_gpu_matches_cpu() {
     assert!(skinned > 0, "no skinned asset in ../shared/assets");
 }
 
-// ------------------------------------------------- Rig::from_gltf, hostile
+// ------------------------------------------------- rig_from_gltf, hostile
 
 /// A glTF with node 0 (matrix: translation (1, 2, 3), scale 2) as the child
 /// of node 1 (listed after it), node 2 (mesh 0, skin 0) and a skin over
@@ -1642,7 +1648,7 @@ fn gltf_json(ibm: &str, view: &str, extra_children: &str) -> String {
 #[cfg(feature = "gltf")]
 fn gltf_rig(json: &str, buffer: &[u8]) -> Result<Rig, Error> {
     let gltf = gltf::Gltf::from_slice(json.as_bytes()).expect("test JSON is valid glTF");
-    Rig::from_gltf(&gltf.document, &[buffer.to_vec()])
+    rig_from_gltf(&gltf.document, &[buffer.to_vec()])
 }
 
 /// Buffer 0: 12 bytes of position, then matrix k at 16 + 80 k (stride 80),
@@ -1838,7 +1844,7 @@ fn rig_from_gltf_refuses_broken_skins_and_hierarchies() {
 }
 
 /// `Rig::from_document` runs the `gltf` crate's validation first (but lets
-/// vertex-data faults through); `Rig::from_gltf` on an unvalidated document
+/// vertex-data faults through); `rig_from_gltf` on an unvalidated document
 /// shows the import's own checks: every index the rig reads is checked by
 /// the import or by `Rig::from_parts`.
 #[cfg(feature = "gltf")]
@@ -1968,10 +1974,21 @@ fn rig_from_document(json: &str, buf: &[u8]) -> Result<Rig, Error> {
 /// validation.
 #[cfg(feature = "gltf")]
 fn rig_unvalidated(json: &str, buf: &[u8]) -> Result<Rig, Error> {
-    Rig::from_gltf(
+    rig_from_gltf(
         &gltf::Document::from_json_without_validation(gltf_root(json)),
         &[buf],
     )
+}
+
+/// The rig of a `gltf` crate document (validated or not), `buffers[i]`
+/// holding buffer `i`: the importer's rig reading on the document's JSON,
+/// without `Rig::from_document`'s validation.
+#[cfg(feature = "gltf")]
+fn rig_from_gltf<B: AsRef<[u8]>>(document: &gltf::Document, buffers: &[B]) -> Result<Rig, Error> {
+    crate::gltf::rig::rig_from(&crate::gltf::accessor::Source {
+        root: document.as_json(),
+        buffers,
+    })
 }
 
 /// `r` is an import error of a rig (no animation or channel) at `skin`

@@ -70,7 +70,7 @@ fn host_frame(plan: &Plan, frame: Frame<'_>) -> HostFrame {
 /// executor, dispatch by dispatch, and compares every resource each
 /// dispatch writes (its read-write bindings) over the frame's extent.
 fn stage_diffs(
-    h: &keyframe_gpu::gpu::headless::Headless,
+    h: &crate::tests::common::headless::Headless,
     plan: &Plan,
     gpu: Frame<'_>,
     cpu: Frame<'_>,
@@ -279,7 +279,7 @@ fn actions(characters: u32) -> (Vec<Action>, Vec<u32>) {
 }
 
 /// Checks every diff of `plan`'s frame, naming `label`.
-fn check(h: &keyframe_gpu::gpu::headless::Headless, plan: &Plan, frame: Frame<'_>, label: &str) {
+fn check(h: &crate::tests::common::headless::Headless, plan: &Plan, frame: Frame<'_>, label: &str) {
     let diffs = stage_diffs(h, plan, frame, frame);
     // Every dispatch wrote something, compared.
     for (k, d) in plan.dispatches.iter().enumerate() {

@@ -4,7 +4,10 @@
 #[path = "../../examples/common/track_diff.rs"]
 pub mod track_diff;
 
-use keyframe_gpu::gpu::headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
+#[path = "../../examples/common/headless.rs"]
+pub mod headless;
+
+use headless::{request_device_with, AdapterChoice, DeviceOptions, Headless};
 
 /// The fallback adapter's device (or the backend `WGPU_BACKEND` selects),
 /// with the crate's optional features where the adapter has them.

@@ -1,17 +1,23 @@
-//! A headless device for tools, examples and tests. The sampler itself never
-//! creates a device; this is a convenience for code that has none, so that
-//! the examples and the tests set a device up in one place:
+//! A headless device for the examples and the tests: the crate itself
+//! never creates a device (an application brings its own); this sets one
+//! up the way `docs/USAGE.md` ("Backends, features and limits") asks, in
+//! one place for the tools and the tests. Included by path (`#[path]`):
+//! Cargo has no library target for examples.
 //!
 //! - the backend comes from the environment (`WGPU_BACKEND=vulkan`, `gl`,
 //!   ...), the adapter from an [`AdapterChoice`];
 //! - the device gets the adapter's own limits, optionally adjusted, and
-//!   optional features the adapter has, such as timestamp queries for a
-//!   benchmark ([`request_device_with`], [`DeviceOptions`]);
-//! - [`Headless`] names what it runs on ([`Headless::describe`]), waits for
-//!   the queue ([`Headless::wait`]) and reads a mappable buffer back
+//!   the optional features the adapter has, such as timestamp queries for
+//!   a benchmark ([`request_device_with`], [`DeviceOptions`]);
+//! - [`Headless`] names what it runs on ([`Headless::describe`]), waits
+//!   for the queue ([`Headless::wait`]) and reads a mappable buffer back
 //!   ([`Headless::read_buffer`]).
+//!
+//! Errors are one-line messages (`String`): no adapter, a lost device, a
+//! failed map.
+#![allow(dead_code, reason = "each example and test uses a subset")]
 
-use crate::error::{Error, Result};
+use std::time::Duration;
 
 /// Which adapter [`request_device`] looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,20 +43,18 @@ pub struct DeviceOptions {
 }
 
 impl DeviceOptions {
-    /// `adapter`, the crate's [`optional_features`](crate::optional_features)
-    /// as optional features, the label `"keyframe-gpu.headless"`.
-    #[must_use]
+    /// `adapter`, the crate's `optional_features()` as optional features,
+    /// the label `"keyframe-gpu.headless"`.
     pub fn new(adapter: AdapterChoice) -> Self {
         DeviceOptions {
             adapter,
-            optional_features: crate::optional_features(),
+            optional_features: keyframe_gpu::optional_features(),
             label: "keyframe-gpu.headless",
         }
     }
 
     /// Also asks for `wgpu::Features::TIMESTAMP_QUERY` when the adapter has
     /// it (pass timestamps for timing).
-    #[must_use]
     pub fn with_timestamps(mut self) -> Self {
         self.optional_features |= wgpu::Features::TIMESTAMP_QUERY;
         self
@@ -71,7 +75,6 @@ pub struct Headless {
 impl Headless {
     /// `"<adapter name> (<backend>, <device type>)"`, for logs and reports,
     /// e.g. `"llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)"`.
-    #[must_use]
     pub fn describe(&self) -> String {
         let info = self.adapter.get_info();
         format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
@@ -79,7 +82,6 @@ impl Headless {
 
     /// Whether the device has every feature of `features` turned on (see
     /// [`DeviceOptions::optional_features`]).
-    #[must_use]
     pub fn has(&self, features: wgpu::Features) -> bool {
         self.device.features().contains(features)
     }
@@ -87,16 +89,14 @@ impl Headless {
     /// Blocks until the GPU has finished everything submitted so far.
     ///
     /// # Errors
-    /// [`Error::DeviceLost`] when the device is lost (the wait returns once
-    /// the work queued before the loss is done); [`Error::Readback`] with
-    /// wgpu's reason if the poll fails.
-    pub fn wait(&self) -> Result<()> {
-        let health = super::Health::of(&self.device);
-        health.check("Headless::wait")?;
+    /// When the device is lost (`keyframe_gpu::gpu::is_device_lost`, before
+    /// or after the wait) or the poll fails.
+    pub fn wait(&self) -> Result<(), String> {
+        self.lost("Headless::wait")?;
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| health.explain("Headless::wait", Error::Readback(e.to_string())))?;
-        health.check("Headless::wait")
+            .map_err(|e| format!("Headless::wait: {e}"))?;
+        self.lost("Headless::wait")
     }
 
     /// Maps the whole of `buffer` (created with `MAP_READ`) for reading,
@@ -104,11 +104,36 @@ impl Headless {
     /// unmaps it.
     ///
     /// # Errors
-    /// [`Error::DeviceLost`] when the device is lost; [`Error::Readback`]
-    /// if the poll or the mapping fails.
-    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        let health = super::Health::of(&self.device);
-        super::map_read(&health, &self.device, buffer, buffer.size(), <[u8]>::to_vec)
+    /// When the device is lost, or the poll or the mapping fails.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
+        const DURING: &str = "Headless::read_buffer";
+        self.lost(DURING)?;
+        let slice = buffer.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("{DURING}: {e}"))?;
+        rx.recv_timeout(Duration::from_secs(10))
+            .map_err(|e| format!("{DURING}: map callback: {e}"))?
+            .map_err(|e| format!("{DURING}: {e}"))?;
+        let bytes = slice
+            .get_mapped_range()
+            .map(|view| view.to_vec())
+            .map_err(|e| format!("{DURING}: {e}"));
+        buffer.unmap();
+        self.lost(DURING)?;
+        bytes
+    }
+
+    /// An error naming `during` when the device is lost.
+    fn lost(&self, during: &str) -> Result<(), String> {
+        if keyframe_gpu::gpu::is_device_lost(&self.device) {
+            return Err(format!("{during}: the device is lost"));
+        }
+        Ok(())
     }
 }
 
@@ -118,8 +143,8 @@ impl Headless {
 /// storage buffers per stage than wgpu's downlevel defaults).
 ///
 /// # Errors
-/// [`Error::NoAdapter`] with wgpu's reason.
-pub fn request_device(choice: AdapterChoice) -> Result<Headless> {
+/// No adapter, or no device, with wgpu's reason.
+pub fn request_device(choice: AdapterChoice) -> Result<Headless, String> {
     request_device_with(&DeviceOptions::new(choice), |l| l)
 }
 
@@ -128,11 +153,11 @@ pub fn request_device(choice: AdapterChoice) -> Result<Headless> {
 /// lower them to exercise splitting and refusals).
 ///
 /// # Errors
-/// [`Error::NoAdapter`] with wgpu's reason.
+/// No adapter, or no device, with wgpu's reason.
 pub fn request_device_with(
     options: &DeviceOptions,
     adjust: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
-) -> Result<Headless> {
+) -> Result<Headless, String> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = request_adapter(&instance, options.adapter)?;
@@ -144,7 +169,7 @@ pub fn request_device_with(
         required_limits: limits,
         ..Default::default()
     }))
-    .map_err(|e| Error::NoAdapter(e.to_string()))?;
+    .map_err(|e| format!("no device: {e}"))?;
     Ok(Headless {
         adapter,
         device,
@@ -153,7 +178,10 @@ pub fn request_device_with(
 }
 
 /// The adapter `choice` names, from `instance`.
-fn request_adapter(instance: &wgpu::Instance, choice: AdapterChoice) -> Result<wgpu::Adapter> {
+fn request_adapter(
+    instance: &wgpu::Instance,
+    choice: AdapterChoice,
+) -> Result<wgpu::Adapter, String> {
     let fallback = wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::None,
         force_fallback_adapter: true,
@@ -172,5 +200,5 @@ fn request_adapter(instance: &wgpu::Instance, choice: AdapterChoice) -> Result<w
             .or_else(|_| pollster::block_on(instance.request_adapter(&fallback)))
         }
     }
-    .map_err(|e| Error::NoAdapter(e.to_string()))
+    .map_err(|e| format!("no adapter: {e}"))
 }
