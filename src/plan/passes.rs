@@ -155,6 +155,8 @@ pub(crate) enum Lanes {
 /// instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pass {
+    /// Its kernel: its row of [`STAGE_TABLE`].
+    pub(crate) kernel: Kernel,
     /// The entry point.
     pub(crate) entry: &'static str,
     /// The module it is in.
@@ -169,6 +171,7 @@ pub(crate) struct Pass {
 
 /// The pose stage's pass (`pose_main`): local poses into `locals`.
 pub(crate) const POSE_PASS: Pass = Pass {
+    kernel: Kernel::Pose,
     entry: "pose_main",
     module: RigModule::Pose,
     bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
@@ -178,6 +181,7 @@ pub(crate) const POSE_PASS: Pass = Pass {
 
 /// Morph weights (`morph_main`), part of the pose; every strategy.
 pub(crate) const MORPH_PASS: Pass = Pass {
+    kernel: Kernel::Morph,
     entry: "morph_main",
     module: RigModule::Pose,
     bindings: &[0, 3, 4, 6, 7, 8, 9],
@@ -187,6 +191,7 @@ pub(crate) const MORPH_PASS: Pass = Pass {
 
 /// Hierarchy and joint matrices from the stored locals (`hierarchy_main`).
 pub(crate) const HIERARCHY_PASS: Pass = Pass {
+    kernel: Kernel::Hierarchy,
     entry: "hierarchy_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
@@ -197,6 +202,7 @@ pub(crate) const HIERARCHY_PASS: Pass = Pass {
 /// Pose, hierarchy and joint matrices fused, one invocation per instance
 /// (`skin_main`).
 pub(crate) const SKIN_PASS: Pass = Pass {
+    kernel: Kernel::Skin,
     entry: "skin_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
@@ -207,6 +213,7 @@ pub(crate) const SKIN_PASS: Pass = Pass {
 /// Pose, hierarchy and joint matrices fused, one workgroup per instance
 /// (`skin_nodes_main`).
 pub(crate) const SKIN_NODES_PASS: Pass = Pass {
+    kernel: Kernel::SkinNodes,
     entry: "skin_nodes_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
@@ -217,6 +224,7 @@ pub(crate) const SKIN_NODES_PASS: Pass = Pass {
 /// The mixer's pose stage (`mix_main`): each character's blended local
 /// poses into `locals`.
 pub(crate) const MIX_PASS: Pass = Pass {
+    kernel: Kernel::Mix,
     entry: "mix_main",
     module: RigModule::Mix,
     bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
@@ -226,6 +234,7 @@ pub(crate) const MIX_PASS: Pass = Pass {
 
 /// The mixer's morph weights (`mix_morph_main`).
 pub(crate) const MIX_MORPH_PASS: Pass = Pass {
+    kernel: Kernel::MixMorph,
     entry: "mix_morph_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
@@ -235,6 +244,7 @@ pub(crate) const MIX_MORPH_PASS: Pass = Pass {
 
 /// The mixer's pointer properties (`mix_props_main`).
 pub(crate) const MIX_PROPS_PASS: Pass = Pass {
+    kernel: Kernel::MixProps,
     entry: "mix_props_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
@@ -296,15 +306,6 @@ impl Kernel {
         // (checked by `src/tests/layout.rs`).
         &STAGE_TABLE[self as usize]
     }
-
-    /// The kernel of entry point `entry`, if the table has it.
-    #[must_use]
-    pub(crate) fn of_entry(entry: &str) -> Option<Kernel> {
-        STAGE_TABLE
-            .iter()
-            .find(|r| r.entry == entry)
-            .map(|r| r.kernel)
-    }
 }
 
 /// One row of [`STAGE_TABLE`].
@@ -323,9 +324,9 @@ pub(crate) struct StageRow {
 }
 
 /// A rig pass's row.
-const fn rig_row(kernel: Kernel, pass: Pass) -> StageRow {
+const fn rig_row(pass: Pass) -> StageRow {
     StageRow {
-        kernel,
+        kernel: pass.kernel,
         entry: pass.entry,
         module: Module::Rig(pass.module),
         bindings: pass.bindings,
@@ -355,12 +356,12 @@ pub(crate) const STAGE_TABLE: [StageRow; 10] = [
         bindings: &SAMPLE_BLOCKS_USES,
         writes: &[6, 16],
     },
-    rig_row(Kernel::Pose, POSE_PASS),
-    rig_row(Kernel::Morph, MORPH_PASS),
-    rig_row(Kernel::Hierarchy, HIERARCHY_PASS),
-    rig_row(Kernel::Skin, SKIN_PASS),
-    rig_row(Kernel::SkinNodes, SKIN_NODES_PASS),
-    rig_row(Kernel::Mix, MIX_PASS),
-    rig_row(Kernel::MixMorph, MIX_MORPH_PASS),
-    rig_row(Kernel::MixProps, MIX_PROPS_PASS),
+    rig_row(POSE_PASS),
+    rig_row(MORPH_PASS),
+    rig_row(HIERARCHY_PASS),
+    rig_row(SKIN_PASS),
+    rig_row(SKIN_NODES_PASS),
+    rig_row(MIX_PASS),
+    rig_row(MIX_MORPH_PASS),
+    rig_row(MIX_PROPS_PASS),
 ];

@@ -404,7 +404,7 @@ impl Plan {
                 row_run: 1,
                 rig_pass: Some(pass),
                 head_windows: Vec::new(),
-                kernel: Kernel::of_entry(pass.entry).unwrap_or(Kernel::Skin),
+                kernel: pass.kernel,
                 parts: Vec::new(),
             });
         }
