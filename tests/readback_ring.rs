@@ -366,7 +366,8 @@ fn misuse_is_a_typed_error() {
 
 /// Steady state, per frame: `record` allocates nothing; `map` as much as
 /// a bare `map_async` whose callback holds an `Arc` (wgpu boxes the
-/// callback; the bare call varies by one between frames); `wait` a constant number that does not depend on the instance
+/// callback; the bare call varies by one between frames); `map` and `wait`
+/// together a constant number that does not depend on the instance
 /// count (wgpu's `poll`, mapped view and `unmap`); the caller's vector keeps
 /// its allocation. The bare wgpu calls of `wait` (a `poll` for one
 /// submission, a mapped view, `unmap`) on a buffer of the same size are
@@ -490,12 +491,16 @@ fn steady_state_allocates_nothing_of_its_own() {
             "map allocated more than a bare map_async: {v:?} vs {bare:?}"
         );
     }
-    // wait: the same small constant for every frame and every instance count.
-    let waits: Vec<u64> = step(&full, 2).into_iter().chain(step(&small, 2)).collect();
+    // map + wait: the same small constant for every frame and every instance
+    // count. The two are summed because where one of wgpu's allocations
+    // lands depends on timing: when the copy has already finished at
+    // map_async, the callback's bookkeeping moves from wait to map (seen on
+    // a loaded host: [0, 2, 6] among [0, 3, 5]).
+    let waits: Vec<u64> = full.iter().chain(&small).map(|c| c[1] + c[2]).collect();
     assert_eq!(
         most(waits.clone()),
         least(waits.clone()),
-        "wait's allocations vary from frame to frame or with the instance count: {waits:?}"
+        "map + wait allocations vary from frame to frame or with the instance count: {full:?} {small:?}"
     );
 }
 

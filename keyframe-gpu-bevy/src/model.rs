@@ -112,8 +112,8 @@ impl Model {
                 // The pose keeps the root in place on the ground plane (the
                 // model's X and Z, found through the root's parents); the
                 // game moves the entity by the reported motion.
-                let posed = playback::in_place(&bound, node)
-                    .map_err(|e| import_err(&key.source, e))?;
+                let posed =
+                    playback::in_place(&bound, node).map_err(|e| import_err(&key.source, e))?;
                 (clips, posed)
             }
         };
