@@ -167,6 +167,7 @@ pub use model::{
     library::{AnimationLibrary, PointerOutput},
     mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
     poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
+    retarget::BoneMap,
     rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},
     target::{NodeName, SourceId},
     track::{Clip, Marker, PointerTarget, Track, WrapMode},
