@@ -91,6 +91,7 @@ mod mix;
 mod play;
 mod play_file;
 mod plot;
+mod retarget;
 mod source;
 mod table;
 #[path = "../common/track_diff.rs"]
@@ -235,6 +236,18 @@ fn check_options(cli: &Cli) -> Result<f32, Failure> {
             "--nodes needs --play (--mix --json prints the nodes of a mix)".into(),
         ));
     }
+    if cli.retarget.is_some() {
+        if cli.clips.is_empty() {
+            return Err(Failure::Message(
+                "--retarget needs --clips (the files whose clips it retargets onto FILE)".into(),
+            ));
+        }
+        refuse_clash(
+            &[(cli.plot.is_some(), "--plot")],
+            "--retarget",
+            "it prints every node's pose, not the clips' channels",
+        )?;
+    }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
             "--plot cannot be combined with --joints".into(),
@@ -270,7 +283,12 @@ fn load_source(cli: &Cli) -> Result<source::Source, Failure> {
             ))
         }
         None => demo::source()?,
-        Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
+        Some(path) => source::load(
+            path,
+            cli.asset_root.as_deref(),
+            &cli.clips,
+            cli.retarget.as_deref(),
+        )?,
     })
 }
 
@@ -350,6 +368,9 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
     }
     if cli.joints {
         return joints::run(cli, &source, tol, out);
+    }
+    if cli.retarget.is_some() {
+        return retarget::run(cli, &source, cli.tol.unwrap_or(1e-4), out);
     }
     let clip_count = source.library.clips().len();
     let anims = source::selected(cli, clip_count)?;
