@@ -43,6 +43,15 @@
 //! the output is FILE's node index, and a track that binds to no node of
 //! FILE is left out. FILE needs no animations of its own then.
 //!
+//! `--retarget MAP.json` (with `--clips`) retargets each `--clips` file's
+//! clips from its own rig onto FILE's through the bone map
+//! (`{"root": NAME, "bones": {FILE_NODE: CLIPS_NODE, ...}}`,
+//! `keyframe_gpu::BoneMap`) instead, and prints every node's local pose at
+//! each time: `--json` gives `{"file": ..., "animation": 0, "backend":
+//! ..., "samples": [{"time": 0.5, "nodes": [...]}]}`, the nodes as `--mix
+//! --json` prints them; `--joints` the joint matrices as above; see
+//! `retarget.rs`.
+//!
 //! `--mix MIX.json` blends actions (crossfades, masks, additive clips)
 //! per sample instead: see `mix.rs` for the file's schema. `--json` prints
 //! `{"file": "Fox.glb", "backend": "gpu", "samples": [{"nodes": [{"node":
@@ -65,7 +74,7 @@
 //! Modules: `args` (the command line), `source` (file or demo, animations,
 //! times), `engine` (GPU or CPU; the device from `gpu::headless`), `demo`,
 //! `table` and `json` (output), `compare` (`--compare`), `joints`
-//! (`--joints`), `plot` (`--plot`).
+//! (`--joints`), `plot` (`--plot`), `retarget` (`--retarget`).
 
 use std::io::Write;
 use std::process::ExitCode;
