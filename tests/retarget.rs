@@ -638,3 +638,138 @@ fn bone_maps_from_json() {
         "source bone \"x\" is mapped twice",
     );
 }
+
+#[test]
+fn the_baked_library_plays_through_the_mixer_root_motion_markers_and_compression() {
+    use keyframe_gpu::compress::CompressOptions;
+    use keyframe_gpu::playback::{Clips, Player};
+    use keyframe_gpu::Action;
+    use std::sync::Arc;
+
+    let (source, target) = (source_rig(), target_rig());
+    let library = AnimationLibrary::new(vec![walk(), every_interpolation()]).unwrap();
+    let bound = library.retarget(&source, &target, &map()).unwrap();
+
+    // The mixer: half of the walk at 1 s and half at 0 s blend the
+    // pelvis's translation halfway: (0.0045 + 0) / 2 in x.
+    let actions = [
+        Action::new(0, 1.0).with_weight(0.5),
+        Action::new(0, 0.0).with_weight(0.5),
+    ];
+    let mixed = cpu::mixed_poses(&bound, &[], &actions, &[2]).unwrap();
+    assert_vec(
+        mixed.local(0, PELVIS).unwrap().translation,
+        [0.002_25, 0.009, 0.0],
+        1e-7,
+        "blended pelvis",
+    );
+
+    // Root motion and markers through the playback layer: over the
+    // walk's first second the pelvis moves 0.9 times the source hips'
+    // 0.5 along world x and turns +90 degrees about world Y; the marker
+    // at 1.5 s is crossed in the next second.
+    let clips = Arc::new(Clips::with_root(&bound, PELVIS).unwrap());
+    let mut player = Player::new(&clips);
+    let walk = player.clip("walk").unwrap();
+    player.play(walk).unwrap();
+    player.advance(0.0).unwrap();
+    let frame = player.advance(1.0).unwrap();
+    assert_vec(
+        frame.root_motion.translation,
+        [0.45, 0.0, 0.0],
+        1e-5,
+        "root motion",
+    );
+    assert_quat(
+        frame.root_motion.rotation,
+        [0.0, S, 0.0, S],
+        1e-5,
+        "root turn",
+    );
+    assert!(frame.events.is_empty());
+    let frame = player.advance(1.0).unwrap();
+    let names: Vec<&str> = frame.events.iter().map(|e| &*e.name).collect();
+    assert_eq!(names, ["step"]);
+
+    // Compression: the compressor takes the baked library like any other,
+    // and its poses stay within its bound of the baked library's.
+    let (compressed, report) = bound.compress(&CompressOptions::with_bound(1e-4)).unwrap();
+    assert!(report.max_error <= report.bound, "{report:?}");
+    let times: Vec<f64> = (0..=20).map(|i| f64::from(i) * 0.1).collect();
+    for clip in 0..2 {
+        let a = poses_at(&bound, clip, &times);
+        let b = poses_at(&compressed, clip, &times);
+        for i in 0..times.len() as u32 {
+            for n in 0..4 {
+                let (pa, pb) = (a.world(i, n).unwrap(), b.world(i, n).unwrap());
+                let d = (pa.w_axis - pb.w_axis).abs().max_element();
+                assert!(d as f64 <= 2.0 * report.bound, "clip {clip} node {n}: {d}");
+            }
+        }
+    }
+}
+
+/// A real file's rig (RiggedFigure, `../shared/assets`, skipped without
+/// it) retargeted onto itself through every joint: every joint's rotation
+/// and the root's translation are the original's, on the CPU and the GPU.
+#[cfg(feature = "gltf")]
+#[test]
+fn a_real_rig_mapped_to_itself_plays_its_own_clip() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RiggedFigure.gltf");
+    if !path.exists() {
+        println!(
+            "SKIP a_real_rig_mapped_to_itself_plays_its_own_clip: {} is absent",
+            path.display()
+        );
+        return;
+    }
+    let file = keyframe_gpu::gltf::load(&path).unwrap();
+    let rig = Rig::from_document(&file.document).unwrap();
+    let joints = rig.skins()[0].joints.clone();
+    let names: Vec<String> = joints
+        .iter()
+        .map(|&j| rig.nodes()[j as usize].name.clone().unwrap())
+        .collect();
+    let root = rig.node_by_name("torso_joint_1").unwrap();
+    let map = BoneMap::new(
+        "torso_joint_1",
+        names.iter().map(|n| (n.as_str(), n.as_str())),
+    )
+    .unwrap();
+    let baked = file.library.retarget(&rig, &rig, &map).unwrap();
+    let original = file.library.bind(&rig).unwrap();
+    let times: Vec<f64> = (0..=30).map(|i| f64::from(i) * 0.1).collect();
+    let a = poses_at(&original, 0, &times);
+    let b = poses_at(&baked, 0, &times);
+    for i in 0..times.len() as u32 {
+        for &j in &joints {
+            let (x, y) = (a.local(i, j).unwrap(), b.local(i, j).unwrap());
+            assert_quat(
+                y.rotation,
+                x.rotation.to_array(),
+                1e-6,
+                &format!("joint {j}"),
+            );
+        }
+        let (x, y) = (a.local(i, root).unwrap(), b.local(i, root).unwrap());
+        assert_vec(
+            y.translation,
+            x.translation.to_array(),
+            1e-6,
+            "root translation",
+        );
+    }
+    let Some(h) = common::gpu("a_real_rig_mapped_to_itself_plays_its_own_clip") else {
+        return;
+    };
+    let instances: Vec<Instance> = times.iter().map(|&t| Instance::new(0, t)).collect();
+    let mut animator = Animator::new(&h.device, &h.queue, &baked, instances.len() as u32).unwrap();
+    animator.set_instances(&h.queue, &instances).unwrap();
+    let mut encoder = h.device.create_command_encoder(&Default::default());
+    animator.record(&mut encoder);
+    h.queue.submit([encoder.finish()]);
+    let gpu = animator.read_back(&h.device, &h.queue).unwrap();
+    let c = gpu.compare(&b).unwrap();
+    assert!(c.within(), "worst: {:?}", c.worst);
+}
