@@ -12,6 +12,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use glam::Vec4;
 use keyframe_gpu::{Instance, Transform, WrapMode};
 
 use crate::args::{Backend, Cli};
@@ -55,17 +56,21 @@ fn pose(
 }
 
 /// The largest difference between two results' local poses (rotations
-/// up to sign).
+/// up to sign, per component); NaN where either side has one.
 fn difference(a: &Nodes, b: &Nodes) -> f32 {
     let mut worst = 0.0f32;
+    let mut see = |d: f32| {
+        if d.is_nan() || d > worst {
+            worst = if worst.is_nan() { worst } else { d };
+        }
+    };
     for (x, y) in a.locals.iter().flatten().zip(b.locals.iter().flatten()) {
-        let r = (x.rotation - y.rotation)
-            .length()
-            .min((x.rotation + y.rotation).length());
-        worst = worst
-            .max((x.translation - y.translation).abs().max_element())
-            .max((x.scale - y.scale).abs().max_element())
-            .max(r);
+        let (qx, qy) = (Vec4::from(x.rotation), Vec4::from(y.rotation));
+        let r = (qx - qy).abs().max_element();
+        let flipped = (qx + qy).abs().max_element();
+        see((x.translation - y.translation).abs().max_element());
+        see((x.scale - y.scale).abs().max_element());
+        see(if r.is_nan() { r } else { r.min(flipped) });
     }
     worst
 }
@@ -104,7 +109,7 @@ pub fn run(
             let gpu = pose(&mut engine, Backend::Gpu, source, &instances)?;
             let cpu = pose(&mut engine, Backend::Cpu, source, &instances)?;
             let worst = difference(&gpu, &cpu);
-            let failed = !(worst <= tol);
+            let failed = worst.is_nan() || worst > tol;
             if failed {
                 code = ExitCode::from(1);
             }
