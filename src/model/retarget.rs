@@ -141,7 +141,7 @@ struct Bone {
 /// A [`BoneMap`] resolved against a source and a target rig: everything
 /// the correction needs, computed once.
 #[derive(Debug)]
-pub(crate) struct Correction {
+struct Correction {
     /// Per source node: the bone it drives, if mapped.
     bones: Vec<Option<Bone>>,
     /// The source root and the target root.
@@ -184,7 +184,7 @@ fn dvec3(v: [f32; 3]) -> DVec3 {
 /// Every node's rest world rotation (the product of the rest local
 /// rotations from its root down) and rest world matrix (`T * R * S` of
 /// every ancestor), in `f64`.
-fn rest_world(rig: &Rig) -> (Vec<DQuat>, Vec<DMat4>) {
+fn rest_frames(rig: &Rig) -> (Vec<DQuat>, Vec<DMat4>) {
     let nodes = rig.nodes();
     let mut rotations = vec![DQuat::IDENTITY; nodes.len()];
     let mut matrices = vec![DMat4::IDENTITY; nodes.len()];
@@ -229,7 +229,7 @@ impl Correction {
     /// # Errors
     /// [`BindError::MapUnknownBone`], [`BindError::MapHierarchy`],
     /// [`BindError::MapRoot`].
-    pub(crate) fn new(map: &BoneMap, source: &Rig, target: &Rig) -> Result<Correction> {
+    fn new(map: &BoneMap, source: &Rig, target: &Rig) -> Result<Correction> {
         // Target node -> source node.
         let mut pairs: HashMap<u32, u32> = HashMap::new();
         for (t, s) in &map.bones {
@@ -239,8 +239,8 @@ impl Correction {
             );
         }
         check_hierarchy(&pairs, source, target)?;
-        let (ws, ms) = rest_world(source);
-        let (wt, mt) = rest_world(target);
+        let (ws, ms) = rest_frames(source);
+        let (wt, mt) = rest_frames(target);
         let parent_rotation = |rig: &Rig, w: &[DQuat], n: u32| {
             rig.nodes()[n as usize]
                 .parent
