@@ -62,13 +62,14 @@ fn source_rig_at(at: [f32; 3]) -> Rig {
 /// rotated -90 degrees about Z, a chest rotated +90 about X, and a tail
 /// no bone drives.
 fn target_rig() -> Rig {
-    target_rig_with_pelvis_at([0.0, 0.009, 0.0])
+    target_rig_with_pelvis_at([0.0, 0.009, 0.0], Quat::IDENTITY)
 }
 
-/// [`target_rig`] with the pelvis at `at` in its root's space.
-fn target_rig_with_pelvis_at(at: [f32; 3]) -> Rig {
+/// [`target_rig`] with the pelvis at `at` in its root's space and the
+/// root turned by `turn`.
+fn target_rig_with_pelvis_at(at: [f32; 3], turn: Quat) -> Rig {
     let mut b = Rig::builder();
-    let root = b.node(None, trs([0.0; 3], Quat::IDENTITY, 100.0));
+    let root = b.node(None, trs([0.0; 3], turn, 100.0));
     let pelvis = b.node(Some(root), trs(at, rz(-FRAC_PI_2), 1.0));
     let chest = b.node(Some(pelvis), trs([0.0, 0.001, 0.0], rx(FRAC_PI_2), 1.0));
     let tail = b.node(Some(pelvis), trs([0.0, -0.001, 0.0], ry(0.3), 1.0));
@@ -344,9 +345,11 @@ fn rotation_of(m: Mat4) -> Quat {
 #[test]
 fn world_motion_is_kept_between_keys_for_every_interpolation() {
     // Both roots off their parents' origins in x and z, unlike the
-    // ratio of their heights: the root's map has a translation part.
+    // ratio of their heights: the root's map has a translation part. The
+    // target's root turned about its up axis: the correction goes through
+    // every ancestor's rotation on both sides.
     let source = source_rig_at([0.3, 0.0, -0.2]);
-    let target = target_rig_with_pelvis_at([0.002, 0.009, 0.001]);
+    let target = target_rig_with_pelvis_at([0.002, 0.009, 0.001], ry(0.7));
     let step = Clip::new(
         "step",
         vec![Track::new(
