@@ -25,7 +25,9 @@
 //! Values are copied as they are: a clip made on a skeleton with other
 //! proportions or rest orientations plays as three.js plays it. Nodes a
 //! clip does not animate keep the rig's rest pose. Retargeting with
-//! rest-pose correction is not done here.
+//! rest-pose correction is [`AnimationLibrary::retarget`]
+//! (`crate::model::retarget`), which gives a library bound to its target
+//! rig.
 
 use std::collections::HashMap;
 use std::fmt;
