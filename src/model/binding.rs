@@ -171,14 +171,6 @@ impl BindReport {
     pub fn bound(&self) -> u32 {
         self.clips.iter().map(ClipReport::bound).sum()
     }
-
-    /// Node tracks left unbound, over every clip: (clip, track).
-    pub fn unbound(&self) -> impl Iterator<Item = (u32, &UnboundTrack)> + '_ {
-        self.clips
-            .iter()
-            .enumerate()
-            .flat_map(|(c, r)| r.unbound.iter().map(move |u| (c as u32, u)))
-    }
 }
 
 impl fmt::Display for BindReport {
