@@ -1,5 +1,5 @@
 //! Sampling and posing on the GPU or the CPU reference. The device comes
-//! from the library's `gpu::headless` helper; it and the sampler are
+//! from the examples' shared `headless` helper (examples/common/headless.rs); it and the sampler are
 //! created on first use, so a CPU-only run never asks for an adapter.
 
 use crate::headless::{request_device, AdapterChoice, Headless};

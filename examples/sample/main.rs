@@ -72,7 +72,7 @@
 //! 2 any error (one line on stderr).
 
 //! Modules: `args` (the command line), `source` (file or demo, animations,
-//! times), `engine` (GPU or CPU; the device from `gpu::headless`), `demo`,
+//! times), `engine` (GPU or CPU; the device from examples/common/headless.rs), `demo`,
 //! `table` and `json` (output), `compare` (`--compare`), `joints`
 //! (`--joints`), `plot` (`--plot`), `retarget` (`--retarget`).
 

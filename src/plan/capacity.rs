@@ -95,7 +95,7 @@ impl<'a> ChunkModel<'a> {
 /// [`Plan::new`](super::Plan::new) picks them.
 ///
 /// A model with more characters is split into chunks of at most this
-/// many (`Animator::chunk_capacity`, `Crowd::chunk_capacity`).
+/// many (`Animator::chunk_capacity`; a crowd model's animator is one).
 ///
 /// ```
 /// use keyframe_gpu::plan::{chunk_capacity, ChunkModel};
