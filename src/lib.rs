@@ -21,8 +21,10 @@
 //! 2. **Binding.** [`AnimationLibrary::bind`] resolves every track to a
 //!    node of the rig: by index for the rig's own file, by node name (and
 //!    name path where names repeat) for another, with a [`BindReport`] of
-//!    what bound and what did not. Everything that poses takes the
-//!    [`BoundLibrary`].
+//!    what bound and what did not. Clips made on another skeleton (other
+//!    bone names, rest orientations or proportions) are retargeted
+//!    instead ([`AnimationLibrary::retarget`] through a [`BoneMap`]).
+//!    Everything that poses takes the [`BoundLibrary`].
 //! 3. **Device.** Request your device with [`required_limits`] and
 //!    [`required_features`] (wgpu's defaults for downlevel devices allow too
 //!    few storage buffers per stage), and those of [`optional_features`]
@@ -167,6 +169,7 @@ pub use model::{
     library::{AnimationLibrary, PointerOutput},
     mix::{Action, Mask, MaskId, MixerDesc, MAX_ACTIONS},
     poses::{Comparison, Difference, OutputLayout, Part, Poses, Quantity, Transform},
+    retarget::BoneMap,
     rig::{NodeTransform, Rig, RigBuilder, RigMesh, RigNode, RigSkin},
     target::{NodeName, SourceId},
     track::{Clip, Marker, PointerTarget, Track, WrapMode},

@@ -333,8 +333,10 @@ fn sampler_allocations(h: &common::headless::Headless, plan: SamplerPlan) {
 /// skin stage's per-frame step) allocates no more than the same sampler
 /// alone (checked above against the wgpu calls it makes) and the one
 /// `queue.write_buffer` of the skin stage's dispatch parameters, measured
-/// on the same queue with a buffer of the same size. Like the sampler, the
-/// skin stage gets a queue and never a device.
+/// on the same queue with a buffer of the same size; in the clip-blocks
+/// plan, whose sampler alone reads the sorted instances and has no
+/// instance table, also the write of the instance table the rig passes
+/// read. Like the sampler, the skin stage gets a queue and never a device.
 #[test]
 fn skin_stage_allocates_no_more_than_its_params_write() {
     counting_alloc::no_lib_backtraces();
@@ -369,6 +371,14 @@ fn skin_stage_allocates_no_more_than_its_params_write() {
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
+    let blocks = plan.sampler == keyframe_gpu::SamplerPlan::ClipBlocks;
+    let table_bytes = vec![0u8; n as usize * 16];
+    let table = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("baseline instance table"),
+        size: table_bytes.len() as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for f in 0..40 {
@@ -377,6 +387,9 @@ fn skin_stage_allocates_no_more_than_its_params_write() {
         assert!(r.is_ok(), "{r:?}");
         let (b, r) = count(|| {
             let r = sampling.set_instances(queue, &frame);
+            if blocks {
+                queue.write_buffer(&table, 0, &table_bytes[..frame.len() * 16]);
+            }
             queue.write_buffer(&baseline, 0, &params_bytes);
             r
         });

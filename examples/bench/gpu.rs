@@ -1,4 +1,4 @@
-//! The device (from the library's `gpu::headless` helper, with timestamp
+//! The device (from the examples' shared helper examples/common/headless.rs, with timestamp
 //! queries where the adapter has them), pass timestamps, and one timed
 //! frame of a kernel.
 

@@ -51,7 +51,7 @@
 //! nothing else; the table goes to stderr.
 
 //!
-//! Modules: `gpu` (the device from `gpu::headless`, timestamps, one timed
+//! Modules: `gpu` (the device from examples/common/headless.rs, timestamps, one timed
 //! frame), `measure` (frame budgets, medians), `workloads` and `data` (what
 //! is measured), `run` (one workload: sampler, floor, tables, readback,
 //! CPU), `blend` (`blend_chain`), `floor` and `tables` (the kernels), `report` (table, JSON), `sweep` and `plot`

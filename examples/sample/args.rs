@@ -40,6 +40,13 @@ pub struct Cli {
     /// node index.
     #[arg(long, value_name = "FILE")]
     pub clips: Vec<PathBuf>,
+    /// Retarget the `--clips` files' clips onto FILE's rig through the
+    /// bone map MAP.json (`{"root": NAME, "bones": {FILE_NODE:
+    /// CLIPS_NODE, ...}}`) instead of binding them by name; prints every
+    /// node's local pose at each time (with --joints: the joint
+    /// matrices).
+    #[arg(long, value_name = "MAP.json")]
+    pub retarget: Option<PathBuf>,
     /// Index of the animation to sample.
     #[arg(long, default_value_t = 0)]
     pub animation: usize,

@@ -1,5 +1,5 @@
 //! Sampling and posing on the GPU or the CPU reference. The device comes
-//! from the library's `gpu::headless` helper; it and the sampler are
+//! from the examples' shared `headless` helper (examples/common/headless.rs); it and the sampler are
 //! created on first use, so a CPU-only run never asks for an adapter.
 
 use crate::headless::{request_device, AdapterChoice, Headless};
@@ -111,16 +111,28 @@ impl<'a> Engine<'a> {
     ) -> Result<Vec<Vec<SkinJoints>>, Failure> {
         let rig = bound.rig();
         let mut out = Vec::with_capacity(instances.len());
-        let mut push = |poses: &keyframe_gpu::Poses| -> Result<(), Failure> {
+        self.poses(backend, bound, instances, |poses| {
             for i in 0..poses.instance_count() {
                 let skins = crate::mix::skins_of(rig, poses, i)
                     .ok_or_else(|| Failure::Message(format!("no joints for instance {i}")))?;
                 out.push(skins);
             }
             Ok(())
-        };
+        })?;
+        Ok(out)
+    }
+
+    /// Poses `instances` of `bound` on the GPU (in chunks, read back) or
+    /// with the CPU twin, and hands each frame to `each`, in order.
+    pub fn poses(
+        &mut self,
+        backend: Backend,
+        bound: &BoundLibrary,
+        instances: &[Instance],
+        mut each: impl FnMut(&keyframe_gpu::Poses) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
         match backend {
-            Backend::Cpu => push(&cpu::poses(bound, instances)?)?,
+            Backend::Cpu => each(&cpu::poses(bound, instances)?)?,
             Backend::Gpu => {
                 let capacity = self.capacity;
                 let h = self.device()?;
@@ -130,14 +142,14 @@ impl<'a> Engine<'a> {
                     let mut encoder =
                         h.device
                             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                                label: Some("sample --joints"),
+                                label: Some("sample poses"),
                             });
                     animator.record(&mut encoder);
                     h.queue.submit([encoder.finish()]);
-                    push(&animator.read_back(&h.device, &h.queue)?)?;
+                    each(&animator.read_back(&h.device, &h.queue)?)?;
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }

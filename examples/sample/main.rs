@@ -43,6 +43,15 @@
 //! the output is FILE's node index, and a track that binds to no node of
 //! FILE is left out. FILE needs no animations of its own then.
 //!
+//! `--retarget MAP.json` (with `--clips`) retargets each `--clips` file's
+//! clips from its own rig onto FILE's through the bone map
+//! (`{"root": NAME, "bones": {FILE_NODE: CLIPS_NODE, ...}}`,
+//! `keyframe_gpu::BoneMap`) instead, and prints every node's local pose at
+//! each time: `--json` gives `{"file": ..., "animation": 0, "backend":
+//! ..., "samples": [{"time": 0.5, "nodes": [...]}]}`, the nodes as `--mix
+//! --json` prints them; `--joints` the joint matrices as above; see
+//! `retarget.rs`.
+//!
 //! `--mix MIX.json` blends actions (crossfades, masks, additive clips)
 //! per sample instead: see `mix.rs` for the file's schema. `--json` prints
 //! `{"file": "Fox.glb", "backend": "gpu", "samples": [{"nodes": [{"node":
@@ -63,9 +72,9 @@
 //! 2 any error (one line on stderr).
 
 //! Modules: `args` (the command line), `source` (file or demo, animations,
-//! times), `engine` (GPU or CPU; the device from `gpu::headless`), `demo`,
+//! times), `engine` (GPU or CPU; the device from examples/common/headless.rs), `demo`,
 //! `table` and `json` (output), `compare` (`--compare`), `joints`
-//! (`--joints`), `plot` (`--plot`).
+//! (`--joints`), `plot` (`--plot`), `retarget` (`--retarget`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -92,6 +101,7 @@ mod mix;
 mod play;
 mod play_file;
 mod plot;
+mod retarget;
 mod source;
 mod table;
 #[path = "../common/track_diff.rs"]
@@ -246,6 +256,18 @@ fn check_options(cli: &Cli) -> Result<f32, Failure> {
             "--nodes needs --play (--mix --json prints the nodes of a mix)".into(),
         ));
     }
+    if cli.retarget.is_some() {
+        if cli.clips.is_empty() {
+            return Err(Failure::Message(
+                "--retarget needs --clips (the files whose clips it retargets onto FILE)".into(),
+            ));
+        }
+        refuse_clash(
+            &[(cli.plot.is_some(), "--plot")],
+            "--retarget",
+            "it prints every node's pose, not the clips' channels",
+        )?;
+    }
     if cli.joints && cli.plot.is_some() {
         return Err(Failure::Message(
             "--plot cannot be combined with --joints".into(),
@@ -281,7 +303,12 @@ fn load_source(cli: &Cli) -> Result<source::Source, Failure> {
             ))
         }
         None => demo::source()?,
-        Some(path) => source::load(path, cli.asset_root.as_deref(), &cli.clips)?,
+        Some(path) => source::load(
+            path,
+            cli.asset_root.as_deref(),
+            &cli.clips,
+            cli.retarget.as_deref(),
+        )?,
     })
 }
 
@@ -365,6 +392,9 @@ fn run(cli: &Cli, out: &mut impl Write) -> Result<ExitCode, Failure> {
     }
     if cli.joints {
         return joints::run(cli, &source, tol, out);
+    }
+    if cli.retarget.is_some() {
+        return retarget::run(cli, &source, cli.tol.unwrap_or(1e-4), out);
     }
     let clip_count = source.library.clips().len();
     let anims = source::selected(cli, clip_count)?;

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use keyframe_gpu::compress::{CompressOptions, CompressionReport};
 use keyframe_gpu::gltf::{AnimationInfo, Document, LoadOptions};
-use keyframe_gpu::Rig;
 use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip};
+use keyframe_gpu::{BoneMap, Rig};
 
 use crate::args::Cli;
 use crate::Failure;
@@ -116,12 +116,28 @@ impl Source {
 /// Reads a .gltf or .glb file and the clips of each `--clips` file, bound
 /// to the first file's rig by node name. The first file may have no
 /// animations when `--clips` brings some.
-pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result<Source, Failure> {
+/// With `retarget` (a bone map's file), each `--clips` file's clips are
+/// retargeted from that file's rig onto the first file's through the map
+/// instead ([`AnimationLibrary::retarget`]).
+pub fn load(
+    path: &Path,
+    asset_root: Option<&Path>,
+    clips: &[PathBuf],
+    retarget: Option<&Path>,
+) -> Result<Source, Failure> {
     let mut options = LoadOptions::default();
     if let Some(root) = asset_root {
         options = options.with_asset_root(root);
     }
+    let map = retarget.map(read_map).transpose()?;
     let document = Document::load_with(path, &options)?;
+    // The first file's rig, for `--clips` (a file without them may have
+    // no nodes at all).
+    let target = if clips.is_empty() {
+        None
+    } else {
+        Some(Rig::from_document(&document)?)
+    };
     let (mut libraries, mut infos) = if document.root.animations.is_empty() && !clips.is_empty() {
         (Vec::new(), Vec::new())
     } else {
@@ -137,15 +153,23 @@ pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result
         let count = imported.library.clips().len();
         ranges.push((file, at..at + count));
         at += count;
-        libraries.push(imported.library);
+        let library = match (&map, retarget, &target) {
+            (Some(map), Some(map_path), Some(target)) => retargeted(&imported, target, map)
+                .map_err(|e| {
+                    Failure::Message(format!(
+                        "--retarget {}: --clips {}: {e}",
+                        map_path.display(),
+                        file.display()
+                    ))
+                })?,
+            _ => imported.library,
+        };
+        libraries.push(library);
         infos.extend(imported.animations);
     }
     let library = AnimationLibrary::join(&libraries)?;
-    let bound = if clips.is_empty() {
-        None
-    } else {
-        let rig = Rig::from_document(&document)?;
-        let bound = library.bind(&rig).map_err(|e| match &e {
+    let bound = if let Some(target) = &target {
+        let bound = library.bind(target).map_err(|e| match &e {
             // Name the file whose clip binds nothing.
             keyframe_gpu::Error::Bind(keyframe_gpu::BindError::TooFewBound { clip, .. }) => {
                 match ranges.iter().find(|(_, r)| r.contains(clip)) {
@@ -170,6 +194,8 @@ pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result
             }
         }
         Some(bound)
+    } else {
+        None
     };
     let name = path
         .file_name()
@@ -182,6 +208,27 @@ pub fn load(path: &Path, asset_root: Option<&Path>, clips: &[PathBuf]) -> Result
         animations: Some(infos),
         bound,
     })
+}
+
+/// The bone map in `path` (`--retarget`).
+fn read_map(path: &Path) -> Result<BoneMap, Failure> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Message(format!("--retarget {shown}: cannot read: {e}")))?;
+    text.parse::<BoneMap>()
+        .map_err(|e| Failure::Message(format!("--retarget {shown}: {e}")))
+}
+
+/// `imported`'s clips retargeted from its own rig onto `target` through
+/// `map`: clips that bind to `target` by node index.
+fn retargeted(
+    imported: &keyframe_gpu::gltf::Imported,
+    target: &Rig,
+    map: &BoneMap,
+) -> Result<AnimationLibrary, keyframe_gpu::Error> {
+    let source = Rig::from_document(&imported.document)?;
+    let bound = imported.library.retarget(&source, target, map)?;
+    Ok(bound.library().clone())
 }
 
 /// The animations that `--animation` / `--all-animations` select.

@@ -17,6 +17,10 @@
 // The per-stage twins, function by function: implementation, reached by
 // the crate's tests and (through `internals`) its tools.
 pub(crate) mod decode;
+// The CPU executor: a plan run through the twins, what the crate's tests
+// compare the GPU executor with dispatch by dispatch.
+#[cfg(test)]
+pub(crate) mod exec;
 pub(crate) mod mix;
 pub(crate) mod playback;
 pub(crate) mod pose;

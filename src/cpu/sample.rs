@@ -22,7 +22,7 @@ use glam::Vec4;
 
 use super::quat::{quat_normalize, quat_slerp};
 use crate::layout::{
-    GpuInstance, GpuTrack, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
+    GpuInstance, GpuTrack, GROUP_ALL, INTERP_CUBICSPLINE, INTERP_LINEAR, INTERP_STEP, KIND_ROTATION,
 };
 use crate::tables::library::LibraryTables;
 
@@ -329,14 +329,34 @@ pub(crate) fn sample_track_compressed(
 /// (`LibraryTables::of`). `output` must hold
 /// `instances.len() * library.output_stride()` floats.
 pub fn sample_resolved(library: &LibraryTables, instances: &[GpuInstance], output: &mut [f32]) {
+    sample_group(library, instances, GROUP_ALL, 0..u32::MAX, output);
+}
+
+/// What one sampler dispatch computes (`sample_main` with the override
+/// `GROUP`, or a part of `sample_blocks_main`): the tracks of group
+/// `group` (every track for `GROUP_ALL`) of every resolved instance whose
+/// clip is in `clips`, into `output` as [`sample_resolved`] writes them.
+pub(crate) fn sample_group(
+    library: &LibraryTables,
+    instances: &[GpuInstance],
+    group: u32,
+    clips: std::ops::Range<u32>,
+    output: &mut [f32],
+) {
     let stride = library.output_stride() as usize;
-    let clips = library.clip_table();
+    let table = library.clip_table();
     for (i, inst) in instances.iter().enumerate() {
-        let Some(clip) = clips.get(inst.clip as usize) else {
+        let Some(clip) = table.get(inst.clip as usize) else {
             continue;
         };
+        if !clips.contains(&inst.clip) {
+            continue;
+        }
         for j in 0..clip.track_count {
             let track = &library.tracks()[(clip.track_offset + j) as usize];
+            if group != GROUP_ALL && track.group() != group {
+                continue;
+            }
             let out = i * stride + track.output_offset as usize;
             let out = &mut output[out..out + track.width as usize];
             match library.packed() {

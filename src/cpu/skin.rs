@@ -441,6 +441,115 @@ pub(crate) fn walk(
     joints_from_globals(tables, globals, i, first, joint_matrices);
 }
 
+// The fused kernels' twins (`skin_main` and the functions only it
+// calls): what the crate's tests and its CPU executor (`cpu::exec`) run
+// for `skin_main` and `skin_nodes_main`; the library's own reference
+// (`pose_resolved`) is the staged chain.
+#[cfg(test)]
+use crate::cpu::pose::local_pose;
+
+#[cfg(test)]
+/// The local matrix of node `n` for instance `i`, whose clip is `clip`,
+/// from the pose stage's [`local_pose`] (WGSL `posed_local`, used by the
+/// fused kernels).
+#[must_use]
+pub(crate) fn posed_local(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    local_matrix(local_pose(tables, samples, i, clip, n))
+}
+
+#[cfg(test)]
+/// The global matrix of node `n` for instance `i` (WGSL `global_matrix`),
+/// given its local matrix `local`, the globals of this instance's nodes
+/// `0..n` in `globals` (`instance * node_count + node`) and node `n - 1`'s
+/// in `previous`: `global[p] * L(a_k) * ... * L(a_1) * L(n)`, where
+/// `a_1..` are `n`'s ancestors up to the first one, `p`, with a smaller
+/// index (the parent, when the table lists parents first). The locals of
+/// ancestors with an index `>= n` are recomputed ([`posed_local`]).
+#[allow(clippy::too_many_arguments, reason = "the WGSL function's arguments")]
+#[must_use]
+pub(crate) fn global_matrix(
+    tables: &SkinTables,
+    samples: &[f32],
+    globals: &[Mat4],
+    i: u32,
+    clip: u32,
+    n: u32,
+    local: Mat4,
+    previous: Mat4,
+) -> Mat4 {
+    ancestors_times(tables, globals, i, n, local, previous, |p| {
+        posed_local(tables, samples, i, clip, p)
+    })
+}
+
+#[cfg(test)]
+/// The global of node `n` for instance `i` computed on its own (WGSL
+/// `mesh_global`): the product of the locals of `n` and its ancestors,
+/// root first, multiplied from `n` upwards.
+#[must_use]
+pub(crate) fn mesh_global(tables: &SkinTables, samples: &[f32], i: u32, clip: u32, n: u32) -> Mat4 {
+    let mut m = posed_local(tables, samples, i, clip, n);
+    let mut p = node_at(tables, n).parent;
+    let mut step = 0u32;
+    while step < tables.node_count() && p >= 0 {
+        m = affine_mul_affine(posed_local(tables, samples, i, clip, p as u32), m);
+        p = node_at(tables, p as u32).parent;
+        step += 1;
+    }
+    m
+}
+
+#[cfg(test)]
+/// Inverse of mesh node `node`'s global for instance `i` (WGSL
+/// `mesh_node_inverse`); the identity for -1 (a skin without mesh node).
+#[must_use]
+pub(crate) fn mesh_node_inverse(
+    tables: &SkinTables,
+    samples: &[f32],
+    i: u32,
+    clip: u32,
+    node: i32,
+) -> Mat4 {
+    if node < 0 {
+        return IDENTITY;
+    }
+    affine_inverse(mesh_global(tables, samples, i, clip, node as u32))
+}
+
+#[cfg(test)]
+/// One invocation of WGSL `skin_main` (the per-instance strategy, the pose
+/// stage fused in), for instance `i`. With at most [`MAX_FUSED_SKINS`]
+/// skins: each skin's mesh-node inverse first ([`mesh_node_inverse`]), then
+/// the nodes in index order (chain by chain when every parent comes before
+/// its children: [`GpuNode::chain`](crate::layout::GpuNode::chain), else
+/// through [`global_matrix`]), each local computed where it is used
+/// ([`posed_local`]), each global written to `globals` and, right after
+/// it, the joint matrices of the slots whose joint node it is (from the
+/// global in hand). With more skins: the walk writes the globals only,
+/// then [`joints_from_globals`].
+pub(crate) fn skin_main(
+    tables: &SkinTables,
+    samples: &[f32],
+    instance_clips: &[u32],
+    i: u32,
+    globals: &mut [Mat4],
+    joint_matrices: &mut [Mat4],
+) {
+    let clip = instance_clips[i as usize];
+    walk(
+        tables,
+        i,
+        |node| mesh_node_inverse(tables, samples, i, clip, node),
+        |n| posed_local(tables, samples, i, clip, n),
+        |globals, n, previous| {
+            let local = posed_local(tables, samples, i, clip, n);
+            global_matrix(tables, samples, globals, i, clip, n, local, previous)
+        },
+        globals,
+        joint_matrices,
+    );
+}
+
 /// `samples` padded with zeros to `instances * output_stride` floats.
 pub(crate) fn padded<'a>(
     tables: &SkinTables,

@@ -149,6 +149,69 @@ pub enum BindError {
         /// The track's width.
         found: u32,
     },
+    /// A bone map (`BoneMap`) names a bone the rig lacks, or a name
+    /// several of the rig's nodes have (`side`: `"target"` or
+    /// `"source"`).
+    #[error("bone map: {side} bone {name:?} {why}")]
+    MapUnknownBone {
+        /// `"target"` or `"source"`: the rig it should be in.
+        side: &'static str,
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A bone map maps two target bones to one source bone, or one
+    /// target bone twice (`side` says which side repeats).
+    #[error("bone map: {side} bone {name:?} is mapped twice: {first:?} and {second:?}")]
+    MapBoneTwice {
+        /// `"target"` or `"source"`: the side whose bone repeats.
+        side: &'static str,
+        /// The bone that repeats.
+        name: String,
+        /// The bone of the other side of its first pair.
+        first: String,
+        /// The bone of the other side of its second pair.
+        second: String,
+    },
+    /// A bone map's root is not one of its target bones.
+    #[error("bone map: the root {root:?} is not one of the mapped target bones")]
+    MapRootUnmapped {
+        /// The root as the map names it.
+        root: String,
+    },
+    /// A bone map breaks the hierarchy: `bone`'s nearest mapped ancestor
+    /// in the target rig maps to a source bone that is not an ancestor of
+    /// `bone`'s source bone.
+    #[error("bone map: target bone {bone:?} maps to {source_bone:?}, but its nearest mapped ancestor {ancestor:?} maps to {ancestor_source:?}, which is not an ancestor of {source_bone:?} in the source rig")]
+    MapHierarchy {
+        /// The target bone.
+        bone: String,
+        /// The source bone it maps to.
+        source_bone: String,
+        /// Its nearest mapped ancestor in the target rig.
+        ancestor: String,
+        /// The source bone that ancestor maps to.
+        ancestor_source: String,
+    },
+    /// The root's translation cannot be carried over: a rest height
+    /// (the root's rest world position's Y) of zero, a ratio of heights
+    /// that is not finite and positive, or a parent whose rest world
+    /// matrix cannot be inverted.
+    #[error("bone map: root {root:?}: {why}")]
+    MapRoot {
+        /// The target root.
+        root: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A bone map's JSON is not `{"root": NAME, "bones": {TARGET:
+    /// SOURCE, ...}}`.
+    #[error("bone map JSON: {what}")]
+    MapJson {
+        /// What is wrong, and where.
+        what: String,
+    },
 }
 
 impl From<BindError> for Error {

@@ -42,6 +42,7 @@ use crate::model::library::AnimationLibrary;
 
 pub(crate) mod accessor;
 mod animation;
+mod bone_map;
 pub(crate) mod container;
 mod error;
 pub(crate) mod pointer;

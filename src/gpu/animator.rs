@@ -462,10 +462,7 @@ impl Animator {
         actions: &[Action],
         counts: &[u32],
     ) -> Result<()> {
-        self.first()
-            .sampler
-            .health()
-            .check("Animator::set_actions")?;
+        self.first().health().check("Animator::set_actions")?;
         self.pack_actions(actions, counts)?;
         self.write_packed(queue)
     }
@@ -544,10 +541,7 @@ impl Animator {
     /// With a mixer, each instance is a character playing one action of
     /// weight 1 (the unblended pose, bit for bit).
     pub fn set_instances(&mut self, queue: &wgpu::Queue, instances: &[Instance]) -> Result<()> {
-        self.first()
-            .sampler
-            .health()
-            .check("Animator::set_instances")?;
+        self.first().health().check("Animator::set_instances")?;
         self.write_instances(queue, instances)
     }
 
@@ -662,7 +656,7 @@ impl Animator {
     /// The library being sampled.
     #[must_use]
     pub fn library(&self) -> &AnimationLibrary {
-        self.first().sampler.library()
+        self.first().library()
     }
 
     /// Reads the current frame's results back (blocking: it waits for the
@@ -709,7 +703,7 @@ impl Animator {
         })?;
         let mut values = Vec::new();
         for chunk in &self.chunks {
-            values.extend(chunk.sampler.read_back(device, queue)?);
+            values.extend(chunk.read_samples(device, queue)?);
         }
         Ok(values)
     }

@@ -5,15 +5,17 @@
 //! capacity would pass the device's limits in one
 //! ([`plan::chunk_capacity`](crate::plan::chunk_capacity)).
 
-use super::skin::GpuSkinner;
-use super::{check_device, GpuSampler};
-use crate::error::{Error, MixError, Result};
+use super::exec::Executor;
+use super::{check_device, output_layout_entry, Health};
+use crate::error::{Error, Result};
 use crate::model::instance::Instance;
-use crate::model::mix::{check_desc, Action, MixerDesc};
+use crate::model::library::AnimationLibrary;
+use crate::model::mix::{check_desc, Action};
 use crate::model::{BoundLibrary, Poses};
-use crate::plan::SkinStrategy;
-use crate::plan::{check_plan, ChunkModel, DeviceProfile, Plan, PlanChoices, SamplerPlan};
-use crate::tables::mix::{mask_table, Packer};
+use crate::plan::declare::names;
+use crate::plan::frame::HostFrame;
+use crate::plan::passes::Module;
+use crate::plan::{check_plan, ChunkModel, DeviceProfile, Plan, SamplerPlan};
 use crate::tables::poses::Flat;
 
 /// One chunk of an [`Animator`](super::Animator) (and so of a
@@ -24,10 +26,15 @@ use crate::tables::poses::Flat;
 /// ([`Animator::chunks`](super::Animator::chunks); one chunk, `chunks()[0]`,
 /// unless its capacity passes the device's limits).
 pub struct AnimatorChunk {
-    pub(crate) sampler: GpuSampler,
-    skin: Option<Posing>,
-    mixer: Option<Mixer>,
     pub(crate) plan: Plan,
+    /// The plan's resources and dispatches on the device.
+    exec: Executor,
+    /// What the host writes each frame, and the grids.
+    frame: HostFrame,
+    /// The sampler's output.
+    output: wgpu::Buffer,
+    /// The renderer's read-only bind group of the rig's outputs.
+    outputs: Option<(wgpu::BindGroupLayout, wgpu::BindGroup)>,
 }
 
 impl std::fmt::Debug for AnimatorChunk {
@@ -36,30 +43,13 @@ impl std::fmt::Debug for AnimatorChunk {
         f.debug_struct("AnimatorChunk")
             .field("capacity", &self.plan.capacity)
             .field("instances", &self.instance_count())
-            .field("mixer", &self.mixer.is_some())
+            .field("mixer", &self.plan.mixer.is_some())
             .finish()
     }
 }
 
-/// The pose and skin passes of a bound library, with what they were built
-/// from.
-#[derive(Debug)]
-struct Posing {
-    bound: BoundLibrary,
-    skinner: GpuSkinner,
-}
-
-/// The host side of a chunk's mixer: its capacity, its masks' count and
-/// the packer it reuses every frame.
-#[derive(Debug)]
-struct Mixer {
-    characters: u32,
-    mask_count: usize,
-    packer: Packer,
-}
-
 impl AnimatorChunk {
-    /// The chunk of `plan`, which must fit the device: its buffers and
+    /// The chunk of `plan`, which must fit the device: its resources and
     /// dispatches are checked against the device's limits first
     /// (`plan::check_plan`), then it is built with an upload of its
     /// own.
@@ -68,10 +58,7 @@ impl AnimatorChunk {
         queue: &wgpu::Queue,
         plan: &Plan,
     ) -> Result<Self> {
-        check_device(device)?;
-        check_plan(plan, &DeviceProfile::of(device).limits)?;
-        let sampler = GpuSampler::from_plan(device, queue, &plan.library, plan)?;
-        Self::over(device, sampler, plan)
+        Self::over(device, Some(queue), plan.clone(), None)
     }
 
     /// A chunk of `model` for `capacity` instances (characters with a
@@ -88,144 +75,118 @@ impl AnimatorChunk {
         sampler: SamplerPlan,
         share: Option<&AnimatorChunk>,
     ) -> Result<Self> {
+        let plan = model.plan(capacity, profile, sampler)?;
+        Self::over(device, queue, plan, share)
+    }
+
+    /// The executor of `plan` (checked against the device first), sharing
+    /// `share`'s upload where it can.
+    fn over(
+        device: &wgpu::Device,
+        queue: Option<&wgpu::Queue>,
+        plan: Plan,
+        share: Option<&AnimatorChunk>,
+    ) -> Result<Self> {
         check_device(device)?;
-        let plan = Self::plan_of(model, capacity, profile, sampler)?;
         check_plan(&plan, &DeviceProfile::of(device).limits)?;
-        let library = &plan.library;
-        let sampler = match (share.filter(|s| s.sampler.can_share(library, &plan)), queue) {
-            (Some(s), _) => s.sampler.sharing(device, &plan)?,
-            (None, Some(queue)) => GpuSampler::from_plan(device, queue, library, &plan)?,
-            (None, None) => {
-                return Err(Error::Gpu {
-                    during: "Animator (a chunk sharing another's upload)",
-                    message: "the upload cannot be shared (another library or sampler plan)".into(),
-                })
-            }
-        };
-        Self::over(device, sampler, &plan)
-    }
-
-    /// The plan of a chunk of `model` for `capacity` instances (characters
-    /// with a mixer: the mixer's `characters` is replaced by `capacity`).
-    pub(crate) fn plan_of(
-        model: ChunkModel<'_>,
-        capacity: u32,
-        profile: &DeviceProfile,
-        sampler: SamplerPlan,
-    ) -> Result<Plan> {
-        match model {
-            ChunkModel::Bound(bound) => {
-                let choices = PlanChoices {
-                    sampler,
-                    skin: SkinStrategy::Auto,
-                };
-                Plan::with_choices(bound, capacity, profile, choices)
-            }
-            ChunkModel::Mixed(bound, desc) => {
-                let desc = MixerDesc {
-                    characters: capacity,
-                    ..desc.clone()
-                };
-                Plan::for_mixer(bound, &desc, profile, sampler)
-            }
-            ChunkModel::Sampled(library) => Plan::sampling(library, capacity, profile, sampler),
+        if let (Some(bound), Some(desc)) = (&plan.bound, &plan.mixer) {
+            check_desc(bound.rig(), desc)?;
         }
+        let exec = Executor::new(device, queue, &plan, share.map(|s| &s.exec))?;
+        let outputs = Self::output_binding(device, &exec, &plan);
+        let output = exec
+            .buffer(&plan, names::OUTPUT)
+            .cloned()
+            .ok_or_else(|| Error::Gpu {
+                during: "Animator::new",
+                message: "the plan has no sampler output".into(),
+            })?;
+        Ok(AnimatorChunk {
+            frame: HostFrame::new(&plan),
+            exec,
+            output,
+            outputs,
+            plan,
+        })
     }
 
-    /// The rig stage of `plan` (with its mixer, if any) over `sampler`.
-    fn over(device: &wgpu::Device, sampler: GpuSampler, plan: &Plan) -> Result<Self> {
-        let Some(bound) = &plan.bound else {
-            return Ok(AnimatorChunk {
-                sampler,
-                skin: None,
-                mixer: None,
-                plan: plan.clone(),
-            });
-        };
-        let Some(desc) = &plan.mixer else {
-            let skinner = GpuSkinner::from_plan(device, &sampler, plan, None)?;
-            return Ok(AnimatorChunk {
-                sampler,
-                skin: Some(Posing {
-                    bound: bound.clone(),
-                    skinner,
-                }),
-                mixer: None,
-                plan: plan.clone(),
-            });
-        };
-        check_desc(bound.rig(), desc)?;
-        let masks = mask_table(&desc.masks);
-        let mix = Some((
-            desc.characters,
-            desc.actions_per_character,
-            masks.as_slice(),
-        ));
-        let skinner = GpuSkinner::from_plan(device, &sampler, plan, mix)?;
-        Ok(AnimatorChunk {
-            sampler,
-            skin: Some(Posing {
-                bound: bound.clone(),
-                skinner,
-            }),
-            mixer: Some(Mixer {
-                characters: desc.characters,
-                mask_count: desc.masks.len(),
-                packer: Packer::new(desc.characters, desc.actions_per_character),
-            }),
-            plan: plan.clone(),
-        })
+    /// The read-only layout of the rig's outputs for a renderer and its
+    /// bind group: binding 0 joint matrices, 1 morph weights, 2 globals;
+    /// `None` without a rig.
+    fn output_binding(
+        device: &wgpu::Device,
+        exec: &Executor,
+        plan: &Plan,
+    ) -> Option<(wgpu::BindGroupLayout, wgpu::BindGroup)> {
+        let joints = exec.buffer(plan, names::JOINT_MATRICES)?;
+        let morph = exec.buffer(plan, names::MORPH_WEIGHTS)?;
+        let globals = exec.buffer(plan, names::GLOBALS)?;
+        let vis = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
+        let entry = output_layout_entry;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("keyframe-gpu.skin.outputs"),
+            entries: &[entry(0, vis, 64), entry(1, vis, 4), entry(2, vis, 64)],
+        });
+        let entries = [joints, morph, globals].map(|b| b.as_entire_binding());
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("keyframe-gpu.skin.outputs"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: entries[0].clone(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: entries[1].clone(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: entries[2].clone(),
+                },
+            ],
+        });
+        Some((layout, group))
     }
 
     /// Whether the chunk has a mixer.
     pub(crate) fn has_mixer(&self) -> bool {
-        self.mixer.is_some()
+        self.plan.mixer.is_some()
     }
 
     /// Checks and packs this chunk's actions; nothing reaches the device.
     pub(crate) fn pack_actions(&mut self, actions: &[Action], counts: &[u32]) -> Result<()> {
-        let Some(mixer) = &mut self.mixer else {
-            return Err(MixError::NoMixer.into());
-        };
-        mixer
-            .packer
-            .pack(self.sampler.library(), mixer.mask_count, actions, counts)?;
-        Ok(())
+        self.frame.pack_actions(&self.plan, actions, counts)
     }
 
     /// Writes the actions [`pack_actions`](Self::pack_actions) packed.
     pub(crate) fn write_packed(&mut self, queue: &wgpu::Queue) -> Result<()> {
-        let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) else {
-            return Err(MixError::NoMixer.into());
-        };
-        // Checked by the packing: every clip is in range, every time
-        // finite, and the rows fit (two per action slot).
-        self.sampler.write_instances(queue, &mixer.packer.rows)?;
-        posing
-            .skinner
-            .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
+        self.frame.take_actions(&self.plan)?;
+        self.exec.write_frame(queue, &self.frame);
         Ok(())
     }
 
     /// With a mixer: the tables a playback pass writes for this chunk (the
     /// sampler's rows, the mixer's action records and character ranges).
     pub(crate) fn playback_targets(&self) -> Option<[&wgpu::Buffer; 3]> {
-        self.mixer.as_ref()?;
-        let (actions, characters) = self.skinner()?.mix_tables()?;
-        Some([self.sampler.instance_buffer(), actions, characters])
+        self.plan.mixer.as_ref()?;
+        let find = |name| self.exec.buffer(&self.plan, name);
+        Some([
+            find(names::INSTANCES)?,
+            find(names::MIX_ACTIONS)?,
+            find(names::MIX_CHARACTERS)?,
+        ])
     }
 
     /// With a mixer: samples `rows` rows and blends `characters`
-    /// characters of tables a playback pass writes; `false` for a sampler
-    /// plan that sorts its rows on the host.
+    /// characters of tables a playback pass writes (only the parameters
+    /// are written); `false` (nothing written) without a mixer or for a
+    /// sampler plan that sorts its rows on the host.
     pub(crate) fn drive(&mut self, queue: &wgpu::Queue, rows: u32, characters: u32) -> bool {
-        let Some(posing) = &mut self.skin else {
-            return false;
-        };
-        if self.mixer.is_none() || !self.sampler.drive_rows(queue, rows) {
+        if !self.frame.drive(&self.plan, rows, characters) {
             return false;
         }
-        posing.skinner.drive_characters(queue, characters);
+        self.exec.write_frame(queue, &self.frame);
         true
     }
 
@@ -236,25 +197,8 @@ impl AnimatorChunk {
         queue: &wgpu::Queue,
         instances: &[Instance],
     ) -> Result<()> {
-        if let (Some(mixer), Some(posing)) = (&mut self.mixer, &mut self.skin) {
-            if instances.len() > mixer.characters as usize {
-                return Err(MixError::TooManyCharacters {
-                    count: instances.len(),
-                    capacity: mixer.characters,
-                }
-                .into());
-            }
-            self.sampler.write_instances(queue, instances)?;
-            mixer.packer.pack_instances(instances);
-            posing
-                .skinner
-                .write_mix(queue, &mixer.packer.actions, &mixer.packer.characters);
-            return Ok(());
-        }
-        self.sampler.write_instances(queue, instances)?;
-        if let Some(posing) = &mut self.skin {
-            posing.skinner.prepare_unchecked(queue, &self.sampler)?;
-        }
+        self.frame.set_instances(&self.plan, instances)?;
+        self.exec.write_frame(queue, &self.frame);
         Ok(())
     }
 
@@ -262,42 +206,70 @@ impl AnimatorChunk {
     /// chunk.
     #[must_use]
     pub fn instance_count(&self) -> u32 {
-        match &self.skin {
-            Some(posing) => posing.skinner.instance_count(),
-            None => self.sampler.instance_count(),
-        }
+        self.frame.characters()
+    }
+
+    /// Sampler rows of the last frame set (instances, or a mixer's rows).
+    pub(crate) fn sample_rows(&self) -> u32 {
+        self.frame.rows()
     }
 
     /// Records the chunk's passes into a compute pass (nothing for a chunk
     /// without instances, or once the device is known lost).
     pub(crate) fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.sampler.record_pass(pass);
-        if let Some(posing) = &self.skin {
-            posing.skinner.record_pass(pass);
-        }
+        self.exec.record(pass, &self.frame);
+    }
+
+    /// The dispatch parts of the sampler (the first in recording order).
+    fn sampling_parts(&self) -> usize {
+        let sampling = self.plan.dispatches.iter();
+        let sampling = sampling.take_while(|d| d.module == Module::Sample);
+        sampling.map(|d| d.parts.len()).sum()
     }
 
     /// Records the chunk's sampling dispatches alone.
     pub(crate) fn record_sampling(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.sampler.record_pass(pass);
+        let parts = self.sampling_parts();
+        self.exec.record_range(pass, &self.frame, 0..parts);
     }
 
     /// Records the chunk's pose, mix and skin passes alone (after its
     /// sampling).
     pub(crate) fn record_posing(&self, pass: &mut wgpu::ComputePass<'_>) {
-        if let Some(posing) = &self.skin {
-            posing.skinner.record_pass(pass);
-        }
+        let parts = self.sampling_parts();
+        self.exec.record_range(pass, &self.frame, parts..usize::MAX);
     }
 
     /// The library bound to the rig, when built with one.
     pub(crate) fn bound(&self) -> Option<&BoundLibrary> {
-        self.skin.as_ref().map(|p| &p.bound)
+        self.plan.bound.as_ref()
     }
 
-    /// The pose and skin passes, when built with a rig.
-    pub(crate) fn skinner(&self) -> Option<&GpuSkinner> {
-        self.skin.as_ref().map(|p| &p.skinner)
+    /// The library sampled.
+    pub(crate) fn library(&self) -> &AnimationLibrary {
+        &self.plan.library
+    }
+
+    /// The device's health.
+    pub(crate) fn health(&self) -> &Health {
+        self.exec.health()
+    }
+
+    /// The identity of the chunk's upload of its library: equal for
+    /// chunks that share one.
+    pub(crate) fn upload_id(&self) -> usize {
+        self.exec.upload_id()
+    }
+
+    /// The sampled values' bytes at full capacity.
+    pub(crate) fn sample_capacity_bytes(&self) -> u64 {
+        u64::from(self.plan.rows) * u64::from(self.library().output_stride()) * 4
+    }
+
+    /// The buffer of the rig's output `name`, when built with a rig.
+    fn rig_buffer(&self, name: &str) -> Option<&wgpu::Buffer> {
+        self.plan.skin_tables.as_ref()?;
+        self.exec.buffer(&self.plan, name)
     }
 
     /// The chunk's joint matrices (`array<mat4x4<f32>>`): its instance
@@ -306,7 +278,7 @@ impl AnimatorChunk {
     /// it; when built with a rig.
     #[must_use]
     pub fn joint_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::joint_matrix_buffer)
+        self.rig_buffer(names::JOINT_MATRICES)
     }
 
     /// The chunk's world matrices of every node (`array<mat4x4<f32>>`,
@@ -314,7 +286,7 @@ impl AnimatorChunk {
     /// parts draw with; when built with a rig.
     #[must_use]
     pub fn world_matrix_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::global_buffer)
+        self.rig_buffer(names::GLOBALS)
     }
 
     /// The chunk's morph weights (`array<f32>`: instance `i`'s block at
@@ -323,7 +295,7 @@ impl AnimatorChunk {
     /// in it); when built with a rig.
     #[must_use]
     pub fn morph_weight_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().map(GpuSkinner::morph_weight_buffer)
+        self.rig_buffer(names::MORPH_WEIGHTS)
     }
 
     /// With a mixer: each character's blended pointer properties
@@ -333,7 +305,7 @@ impl AnimatorChunk {
     /// ([`AnimationLibrary::pointer_targets`](crate::AnimationLibrary::pointer_targets)).
     #[must_use]
     pub fn property_buffer(&self) -> Option<&wgpu::Buffer> {
-        self.skinner().and_then(GpuSkinner::property_buffer)
+        self.rig_buffer(names::PROPERTIES)
     }
 
     /// A read-only bind group of the chunk's skinning outputs (binding 0
@@ -341,8 +313,7 @@ impl AnimatorChunk {
     /// when built with a rig.
     #[must_use]
     pub fn output_bind_group(&self) -> Option<(&wgpu::BindGroupLayout, &wgpu::BindGroup)> {
-        self.skinner()
-            .map(|s| (s.output_bind_group_layout(), s.output_bind_group()))
+        self.outputs.as_ref().map(|(l, g)| (l, g))
     }
 
     /// The chunk's sampled values (`array<f32>`): row `i`'s block of
@@ -353,7 +324,7 @@ impl AnimatorChunk {
     /// pipeline with [`output_layout_entry`](super::output_layout_entry).
     #[must_use]
     pub fn sample_buffer(&self) -> &wgpu::Buffer {
-        self.sampler.output_buffer()
+        &self.output
     }
 
     /// Reads the chunk's current frame back (blocking: it waits for the
@@ -364,23 +335,27 @@ impl AnimatorChunk {
     /// # Errors
     /// As [`Animator::read_back`](super::Animator::read_back).
     pub fn read_back(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Poses> {
-        self.sampler.health().check("Animator::read_back")?;
-        let samples = self.sampler.read_back(device, queue)?;
-        let Some(posing) = &self.skin else {
+        self.health().check("Animator::read_back")?;
+        let samples = self.read_samples(device, queue)?;
+        let (Some(bound), Some(tables)) = (&self.plan.bound, &self.plan.skin_tables) else {
             return Ok(Poses::unposed(
-                self.sampler.library(),
+                self.library(),
                 self.instance_count(),
                 samples,
             ));
         };
-        let skinner = &posing.skinner;
-        let mut locals = skinner.read_back_locals(device, queue)?;
-        let tables = skinner.tables();
+        let n = u64::from(self.instance_count());
+        let read = |name: &str, per: u64| self.exec.read(device, queue, &self.plan, name, n * per);
+        let pose = std::mem::size_of::<crate::layout::GpuLocalPose>() as u64;
+        let mut locals: Vec<crate::layout::GpuLocalPose> = bytemuck::pod_collect_to_vec(&read(
+            names::LOCALS,
+            u64::from(tables.node_count()) * pose,
+        )?);
         if locals.is_empty() {
-            for (i, inst) in self.sampler.resolved().iter().enumerate() {
-                for n in 0..tables.node_count() {
+            for (i, inst) in self.frame.resolved().iter().enumerate() {
+                for node in 0..tables.node_count() {
                     locals.push(crate::cpu::pose::local_pose(
-                        tables, &samples, i as u32, inst.clip, n,
+                        tables, &samples, i as u32, inst.clip, node,
                     ));
                 }
             }
@@ -394,20 +369,84 @@ impl AnimatorChunk {
             instance_count: self.instance_count(),
             samples,
             locals,
-            world: matrices(skinner.read_back_globals(device, queue)?),
-            joints: matrices(skinner.read_back_joints(device, queue)?),
-            morph_weights: skinner.read_back_morph_weights(device, queue)?,
-            properties: if self.mixer.is_some() {
-                Some(skinner.read_back_properties(device, queue)?)
-            } else {
-                None
+            world: matrices(read(names::GLOBALS, u64::from(tables.node_count()) * 64)?),
+            joints: matrices(read(
+                names::JOINT_MATRICES,
+                u64::from(tables.joint_count()) * 64,
+            )?),
+            morph_weights: read(names::MORPH_WEIGHTS, u64::from(tables.morph_stride()) * 4)?,
+            properties: match self.plan.mixer {
+                Some(_) => Some(read(
+                    names::PROPERTIES,
+                    u64::from(tables.property_stride()) * 4,
+                )?),
+                None => None,
             },
         };
         Ok(crate::tables::poses::poses(
-            posing.bound.rig(),
+            bound.rig(),
             tables,
-            self.sampler.library(),
+            self.library(),
             flat,
         ))
+    }
+
+    /// Reads the sampled values of the current rows back (blocking):
+    /// `rows * output_stride` floats.
+    ///
+    /// # Errors
+    /// As [`read_back`](Self::read_back).
+    pub(crate) fn read_samples(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<f32>> {
+        let bytes = u64::from(self.sample_rows()) * u64::from(self.library().output_stride()) * 4;
+        self.exec
+            .read(device, queue, &self.plan, names::OUTPUT, bytes)
+    }
+}
+
+/// What the crate's own tests drive directly.
+#[cfg(test)]
+impl AnimatorChunk {
+    /// The chunk of `plan` sharing `share`'s upload (the same library
+    /// under the same sampler plan).
+    pub(crate) fn sharing(
+        device: &wgpu::Device,
+        plan: &Plan,
+        share: &AnimatorChunk,
+    ) -> Result<Self> {
+        Self::over(device, None, plan.clone(), Some(share))
+    }
+
+    /// The host's half of the frame in effect.
+    pub(crate) fn frame(&self) -> &HostFrame {
+        &self.frame
+    }
+
+    /// Records the parts of `range` (in recording order).
+    pub(crate) fn record_range(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        range: std::ops::Range<usize>,
+    ) {
+        self.exec.record_range(pass, &self.frame, range);
+    }
+
+    /// The buffer of the resource named `name`.
+    pub(crate) fn buffer(&self, name: &str) -> Option<&wgpu::Buffer> {
+        self.exec.buffer(&self.plan, name)
+    }
+
+    /// The first `bytes` of the resource named `name`, read back.
+    pub(crate) fn read(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        name: &str,
+        bytes: u64,
+    ) -> Result<Vec<f32>> {
+        self.exec.read(device, queue, &self.plan, name, bytes)
     }
 }

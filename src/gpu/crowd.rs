@@ -9,6 +9,7 @@
 //! recorded into one compute pass. Models come, grow and go in place.
 
 use super::animator::Animator;
+use super::chunk::AnimatorChunk;
 use super::playback::PlaybackPass;
 use super::timer::PassTimer;
 use crate::error::{Error, Result};
@@ -380,7 +381,7 @@ impl Crowd {
         let mut ids: Vec<usize> = self
             .animators()
             .flat_map(Animator::chunks)
-            .map(|c| c.sampler.upload_id())
+            .map(AnimatorChunk::upload_id)
             .collect();
         ids.sort_unstable();
         ids.dedup();
@@ -687,7 +688,7 @@ impl Crowd {
     fn check_devices(&self, during: &'static str) -> Result<()> {
         let chunks = self.animators().flat_map(Animator::chunks);
         for (i, c) in chunks.enumerate() {
-            let health = c.sampler.health();
+            let health = c.health();
             if i == 0 {
                 health.check(during)?;
             } else {

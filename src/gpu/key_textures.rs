@@ -29,25 +29,23 @@ use crate::tables::library::LibraryTables;
 
 use super::scoped;
 
-/// The sampler's three tables in textures, uploaded once per library: the
-/// key search's texels, the track rows and the clips' track groups.
+/// Two of the sampler's tables in textures: the track rows and the clips'
+/// track groups, for a kernel of one's own that reads them as the sampler
+/// does (the bench's floors).
 ///
-/// The sampling pass builds its own; build one yourself only
-/// to bind `shaders/sample.wgsl` in a pipeline of your own (bindings 0, 7
-/// and 8 of `SAMPLE_BINDINGS`, override
-/// `ROW_SHIFT` = [`row_shift`](Self::row_shift) and, for `sample_main`,
-/// `GROUP_ROWS` = the dispatch's tracks per instance).
+/// The sampling pass makes its own as its plan declares them (with the
+/// key search's texels); build one yourself only to bind them in a
+/// pipeline of your own (bindings 7 and 8 of `SAMPLE_BINDINGS`, override
+/// `ROW_SHIFT` = [`row_shift`](Self::row_shift)).
 #[derive(Debug)]
 pub struct KeyTextures {
-    key_windows: wgpu::TextureView,
     track_search: wgpu::TextureView,
     clip_groups: wgpu::TextureView,
     row_shift: u32,
 }
 
 impl KeyTextures {
-    /// Creates and fills the textures of `library`'s search texels
-    /// (`LibraryTables::key_windows`, `Rgba32Uint`), track rows
+    /// Creates and fills the textures of `library`'s track rows
     /// (`Rgba32Uint`, `track_search_texels`) and clip groups (`Rg32Uint`,
     /// `clip_group_texels`).
     ///
@@ -60,22 +58,8 @@ impl KeyTextures {
         queue: &wgpu::Queue,
         library: &LibraryTables,
     ) -> Result<Self> {
-        Self::with_texels(device, queue, library, library.key_windows())
-    }
-
-    /// [`new`](Self::new), with `texels` as the key search texture's
-    /// contents: the library's ([`LibraryTables::key_windows`](crate::tables::library::LibraryTables::key_windows)) and
-    /// after them the clip-blocks plan's run keys and key texel copies
-    /// (`crate::tables::run_keys`).
-    pub(crate) fn with_texels(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        library: &LibraryTables,
-        texels: Vec<[u32; 4]>,
-    ) -> Result<Self> {
         let max_dim = device.limits().max_texture_dimension_2d.max(1);
         let row_shift = KEY_TEXTURE_ROW_SHIFT.min(max_dim.ilog2());
-        let windows: &[u32] = bytemuck::cast_slice(&texels);
         let search: Vec<u32> = library
             .tracks()
             .iter()
@@ -86,47 +70,27 @@ impl KeyTextures {
             .iter()
             .flat_map(|c| clip_group_texels(c).into_iter().flatten())
             .collect();
-        let windows_rows = texture_rows("key search table", windows, 4, row_shift, max_dim)?;
-        let search_rows = texture_rows("track search table", &search, 4, row_shift, max_dim)?;
-        let group_rows = texture_rows("clip group table", &groups, 2, row_shift, max_dim)?;
-        let upload = Upload {
-            device,
-            queue,
-            width: 1u32 << row_shift,
-        };
+        let tables = [
+            ("track search table", &search, 4),
+            ("clip group table", &groups, 2),
+        ];
+        for (what, data, words) in tables {
+            texture_rows(what, data, words, row_shift, max_dim)?;
+        }
         // Every texture is created, and its allocation checked, before any
         // is written: a device out of memory gets no write.
-        let (key_windows, track_search, clip_groups) = scoped(device, "KeyTextures::new", || {
-            (
-                upload.create(
-                    "keyframe-gpu.key_windows",
-                    windows_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                ),
-                upload.create(
-                    "keyframe-gpu.track_search",
-                    search_rows,
-                    wgpu::TextureFormat::Rgba32Uint,
-                ),
-                upload.create(
-                    "keyframe-gpu.clip_groups",
-                    group_rows,
-                    wgpu::TextureFormat::Rg32Uint,
-                ),
-            )
+        let made = scoped(device, "KeyTextures::new", || {
+            tables.map(|(what, data, words)| {
+                let texels = data.len() as u64 / u64::from(words);
+                texture_with(device, what, words, texels, row_shift)
+            })
         })?;
+        let [track_search, clip_groups] = made;
         scoped(device, "KeyTextures::new (upload)", || KeyTextures {
-            key_windows: upload.fill(&key_windows, windows, 4),
-            track_search: upload.fill(&track_search, &search, 4),
-            clip_groups: upload.fill(&clip_groups, &groups, 2),
+            track_search: fill(queue, &track_search, bytemuck::cast_slice(&search), 4),
+            clip_groups: fill(queue, &clip_groups, bytemuck::cast_slice(&groups), 2),
             row_shift,
         })
-    }
-
-    /// Search texels, binding 0 (`key_windows`).
-    #[must_use]
-    pub(crate) fn key_windows(&self) -> &wgpu::TextureView {
-        &self.key_windows
     }
 
     /// Track rows, two texels each, binding 8 (`track_search`).
@@ -172,83 +136,100 @@ fn texture_rows(
     Ok(rows as u32)
 }
 
-/// Creates the key search textures, `width` texels wide, and writes their
-/// contents.
-struct Upload<'a> {
-    device: &'a wgpu::Device,
-    queue: &'a wgpu::Queue,
-    width: u32,
+/// A texture of `texels` texels of `words` 32-bit words (`Rgba32Uint`
+/// for 4, `Rg32Uint` for 2), `2^row_shift` texels a row, to be filled by
+/// [`fill`].
+pub(crate) fn texture_with(
+    device: &wgpu::Device,
+    label: &'static str,
+    words: u32,
+    texels: u64,
+    row_shift: u32,
+) -> wgpu::Texture {
+    let width = 1u32 << row_shift;
+    let rows = texels.div_ceil(u64::from(width)).max(1);
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height: u32::try_from(rows).unwrap_or(u32::MAX),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: if words == 2 {
+            wgpu::TextureFormat::Rg32Uint
+        } else {
+            wgpu::TextureFormat::Rgba32Uint
+        },
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    })
 }
 
-impl Upload<'_> {
-    /// A texture of `rows` rows, to be filled by [`fill`](Self::fill).
-    fn create(&self, label: &'static str, rows: u32, format: wgpu::TextureFormat) -> wgpu::Texture {
-        self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: self.width,
-                height: rows,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        })
-    }
-
-    /// Writes `data` (`texel_words` words a texel) into `texture`, its
-    /// last row padded with zeros, and returns its view.
-    fn fill(&self, texture: &wgpu::Texture, data: &[u32], texel_words: u32) -> wgpu::TextureView {
-        let row_words = (self.width * texel_words) as usize;
-        // Whole rows first, then the last partial row padded.
-        let full = data.len() / row_words;
-        if full > 0 {
-            let whole = bytemuck::cast_slice(&data[..full * row_words]);
-            self.write(texture, texel_words, 0, whole, full as u32);
-        }
-        let rest = &data[full * row_words..];
-        if !rest.is_empty() {
-            let mut last = vec![0u32; row_words];
-            last[..rest.len()].copy_from_slice(rest);
-            self.write(texture, texel_words, full, bytemuck::cast_slice(&last), 1);
-        }
-        texture.create_view(&wgpu::TextureViewDescriptor::default())
-    }
-
-    /// Writes `height` whole rows of `bytes` into `texture` from row `row`.
-    fn write(
-        &self,
-        texture: &wgpu::Texture,
-        texel_words: u32,
-        row: usize,
-        bytes: &[u8],
-        height: u32,
-    ) {
-        self.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: 0,
-                    y: row as u32,
-                    z: 0,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
-            bytes,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(self.width * texel_words * 4),
-                rows_per_image: Some(height),
-            },
-            wgpu::Extent3d {
-                width: self.width,
-                height,
-                depth_or_array_layers: 1,
-            },
+/// Writes `bytes` (`words` words a texel) into `texture`, its last row
+/// padded with zeros, and returns its view.
+pub(crate) fn fill(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    bytes: &[u8],
+    words: u32,
+) -> wgpu::TextureView {
+    let width = texture.width();
+    let row_bytes = (width * words * 4) as usize;
+    // Whole rows first, then the last partial row padded.
+    let full = bytes.len() / row_bytes;
+    if full > 0 {
+        write(
+            queue,
+            texture,
+            row_bytes,
+            0,
+            &bytes[..full * row_bytes],
+            full as u32,
         );
     }
+    let rest = &bytes[full * row_bytes..];
+    if !rest.is_empty() {
+        let mut last = vec![0u8; row_bytes];
+        last[..rest.len()].copy_from_slice(rest);
+        write(queue, texture, row_bytes, full, &last, 1);
+    }
+    texture.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+/// Writes `height` whole rows of `row_bytes` bytes of `bytes` into
+/// `texture` from row `row`.
+fn write(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    row_bytes: usize,
+    row: usize,
+    bytes: &[u8],
+    height: u32,
+) {
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d {
+                x: 0,
+                y: row as u32,
+                z: 0,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        bytes,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(row_bytes as u32),
+            rows_per_image: Some(height),
+        },
+        wgpu::Extent3d {
+            width: texture.width(),
+            height,
+            depth_or_array_layers: 1,
+        },
+    );
 }

@@ -9,14 +9,13 @@ mod animator;
 mod bind;
 mod chunk;
 mod crowd;
+pub(crate) mod exec;
 pub(crate) mod key_textures;
 mod limits;
 mod loss;
 pub(crate) mod playback;
 pub(crate) mod players;
 mod readback;
-mod sampler;
-pub(crate) mod skin;
 mod timer;
 
 pub use self::{
@@ -31,13 +30,10 @@ pub use self::{
 pub use crate::error::RingError;
 pub(crate) use limits::{check_device, check_playback_device};
 pub(crate) use loss::Health;
-pub(crate) use sampler::GpuSampler;
 
 use std::num::NonZeroU64;
 
 use crate::error::{Error, Result};
-
-pub(crate) use crate::plan::dispatch_grid;
 
 /// Records with `record` into an encoder of its own and submits it, inside
 /// the error scopes of [`scoped`] (`during` names the call): the dispatch
@@ -98,34 +94,6 @@ pub(crate) fn scope_error(
     }
 }
 
-/// `wgpu::util::DeviceExt::create_buffer_init` without its panic: wgpu's
-/// helper `expect`s the mapping of a buffer created with
-/// `mapped_at_creation`, and that mapping fails when the device is lost or
-/// the buffer could not be allocated. Here that is an [`Error::Gpu`].
-pub(crate) fn buffer_init(
-    device: &wgpu::Device,
-    label: &'static str,
-    contents: &[u8],
-    usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer> {
-    buffer_init_aligned(device, label, contents, usage, wgpu::COPY_BUFFER_ALIGNMENT)
-}
-
-/// [`buffer_init`] with the size rounded up to a multiple of `align`
-/// (itself a multiple of `wgpu::COPY_BUFFER_ALIGNMENT`), zero-padded.
-pub(crate) fn buffer_init_aligned(
-    device: &wgpu::Device,
-    label: &'static str,
-    contents: &[u8],
-    usage: wgpu::BufferUsages,
-    align: u64,
-) -> Result<wgpu::Buffer> {
-    let size = (contents.len() as u64).div_ceil(align).max(1) * align;
-    buffer_filled(device, label, size, usage, |view| {
-        view.slice(..contents.len()).copy_from_slice(contents);
-    })
-}
-
 /// A buffer of `size` bytes, mapped at creation, written by `fill` (bytes
 /// it leaves are zero), then unmapped.
 pub(crate) fn buffer_filled(
@@ -150,44 +118,6 @@ pub(crate) fn buffer_filled(
     }
     buffer.unmap();
     Ok(buffer)
-}
-
-/// Refuses a storage (or uniform) buffer of `bytes` past the device's
-/// binding-size or buffer-size limit, naming the limit.
-pub(crate) fn check_size(
-    limits: &wgpu::Limits,
-    what: &'static str,
-    bytes: u64,
-    is_uniform: bool,
-) -> Result<()> {
-    let (limit_name, limit) = if is_uniform {
-        (
-            "max_uniform_buffer_binding_size",
-            limits.max_uniform_buffer_binding_size,
-        )
-    } else {
-        (
-            "max_storage_buffer_binding_size",
-            limits.max_storage_buffer_binding_size,
-        )
-    };
-    if bytes > limit {
-        return Err(Error::LimitExceeded {
-            what,
-            needed: bytes,
-            limit_name,
-            limit,
-        });
-    }
-    if bytes > limits.max_buffer_size {
-        return Err(Error::LimitExceeded {
-            what,
-            needed: bytes,
-            limit_name: "max_buffer_size",
-            limit: limits.max_buffer_size,
-        });
-    }
-    Ok(())
 }
 
 /// Layout entry with which another pipeline binds an output buffer

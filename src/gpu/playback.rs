@@ -12,11 +12,12 @@ use std::num::NonZeroU64;
 
 use super::chunk::AnimatorChunk;
 use super::{
-    bind, buffer_init, check_playback_device, check_size, dispatch_grid, map_read, scoped, Health,
+    bind, buffer_filled, check_playback_device, map_read, scoped, Health,
 };
 use crate::cpu::playback::commands::new_character;
 use crate::cpu::playback::PlaybackTables;
 use crate::error::{Error, Result};
+use crate::plan::dispatch_grid;
 use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackCommand, GpuPlaybackFrame, GpuPlaybackParams,
     FLICKS_PER_SECOND, KEPT_WORDS, PLACEMENT_USES, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
@@ -665,4 +666,58 @@ fn merge_resets(resets: &[u32], commands: &[GpuPlaybackCommand], out: &mut Vec<u
     for &slot in r {
         out.extend_from_slice(bytemuck::bytes_of(&GpuPlaybackCommand::reset(slot)));
     }
+}
+
+/// A buffer holding `contents` (at least 4 bytes).
+fn buffer_init(
+    device: &wgpu::Device,
+    label: &'static str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let size = (contents.len() as u64)
+        .div_ceil(wgpu::COPY_BUFFER_ALIGNMENT)
+        .max(1)
+        * wgpu::COPY_BUFFER_ALIGNMENT;
+    buffer_filled(device, label, size, usage, |view| {
+        view.slice(..contents.len()).copy_from_slice(contents);
+    })
+}
+
+/// Refuses a storage (or uniform) buffer of `bytes` past the device's
+/// binding-size or buffer-size limit, naming the limit.
+fn check_size(
+    limits: &wgpu::Limits,
+    what: &'static str,
+    bytes: u64,
+    is_uniform: bool,
+) -> Result<()> {
+    let (limit_name, limit) = if is_uniform {
+        (
+            "max_uniform_buffer_binding_size",
+            limits.max_uniform_buffer_binding_size,
+        )
+    } else {
+        (
+            "max_storage_buffer_binding_size",
+            limits.max_storage_buffer_binding_size,
+        )
+    };
+    if bytes > limit {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name,
+            limit,
+        });
+    }
+    if bytes > limits.max_buffer_size {
+        return Err(Error::LimitExceeded {
+            what,
+            needed: bytes,
+            limit_name: "max_buffer_size",
+            limit: limits.max_buffer_size,
+        });
+    }
+    Ok(())
 }

@@ -230,10 +230,8 @@ impl ReadbackRing {
     /// # Errors
     /// Those of [`new`](Self::new).
     pub fn for_chunk(device: &wgpu::Device, chunk: &AnimatorChunk, slots: usize) -> Result<Self> {
-        let sampler = &chunk.sampler;
-        let bytes =
-            u64::from(sampler.capacity()) * u64::from(sampler.library().output_stride()) * 4;
-        Self::with_health(sampler.health().clone(), device, bytes, slots)
+        let bytes = chunk.sample_capacity_bytes();
+        Self::with_health(chunk.health().clone(), device, bytes, slots)
     }
 
     /// Number of slots.
@@ -273,10 +271,9 @@ impl ReadbackRing {
         encoder: &mut wgpu::CommandEncoder,
         chunk: &AnimatorChunk,
     ) -> Result<Ticket> {
-        let sampler = &chunk.sampler;
-        let count = sampler.instance_count();
-        let bytes = u64::from(count) * u64::from(sampler.library().output_stride()) * 4;
-        self.record_buffer(encoder, sampler.output_buffer(), bytes, count)
+        let count = chunk.sample_rows();
+        let bytes = u64::from(count) * u64::from(chunk.library().output_stride()) * 4;
+        self.record_buffer(encoder, chunk.sample_buffer(), bytes, count)
     }
 
     /// Records the copy of `source[..bytes]` into the next free slot; `count`

@@ -25,7 +25,9 @@
 //! Values are copied as they are: a clip made on a skeleton with other
 //! proportions or rest orientations plays as three.js plays it. Nodes a
 //! clip does not animate keep the rig's rest pose. Retargeting with
-//! rest-pose correction is not done here.
+//! rest-pose correction is [`AnimationLibrary::retarget`]
+//! (`crate::model::retarget`), which gives a library bound to its target
+//! rig.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -168,14 +170,6 @@ impl BindReport {
     #[must_use]
     pub fn bound(&self) -> u32 {
         self.clips.iter().map(ClipReport::bound).sum()
-    }
-
-    /// Node tracks left unbound, over every clip: (clip, track).
-    pub fn unbound(&self) -> impl Iterator<Item = (u32, &UnboundTrack)> + '_ {
-        self.clips
-            .iter()
-            .enumerate()
-            .flat_map(|(c, r)| r.unbound.iter().map(move |u| (c as u32, u)))
     }
 }
 

@@ -90,7 +90,7 @@ impl CharacterId {
 
     /// The character's slot in its model's buffers: chunk
     /// `slot / chunk_capacity`, index `slot % chunk_capacity`
-    /// (`Crowd::chunk_capacity`).
+    /// (the model animator's `Animator::chunk_capacity`).
     #[must_use]
     pub fn slot(self) -> u32 {
         self.slot

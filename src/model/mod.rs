@@ -14,6 +14,7 @@ pub(crate) mod instance;
 pub(crate) mod library;
 pub(crate) mod mix;
 pub(crate) mod poses;
+pub(crate) mod retarget;
 pub(crate) mod rig;
 pub(crate) mod target;
 pub(crate) mod track;

@@ -36,23 +36,26 @@
 
 mod capacity;
 pub(crate) mod cpu_adapter;
+pub(crate) mod declare;
+pub(crate) mod frame;
 mod overrides;
 pub(crate) mod passes;
+mod print;
 mod profile;
+pub(crate) mod resources;
 pub(crate) mod schedule;
 
 pub use self::{
     capacity::{chunk_capacity, ChunkModel},
     passes::SkinStrategy,
     profile::{DeviceLimits, DeviceProfile},
-    schedule::{Dispatch, Plan, PlanChoices, Stage, TableUse},
+    schedule::{Dispatch, Plan, PlanChoices, Stage},
 };
 pub(crate) use capacity::{check_plan, largest_fit};
 pub(crate) use overrides::{RigOverrides, SampleOverrides};
 pub(crate) use schedule::dispatch_grid;
-pub(crate) use schedule::{
-    block_workgroups as schedule_block_workgroups, lanes_per_instance, Overrides,
-};
+#[cfg(test)]
+pub(crate) use schedule::Overrides;
 
 pub(crate) use crate::kinds::SamplerPlan;
 pub(crate) use crate::tables::blocks::{block_row_run, max_blocks};

@@ -7,8 +7,9 @@
 
 use crate::layout::{
     Binding, MIX_MODULE_BINDINGS, MIX_WGSL, PLACEMENT_USES, PLAYBACK_BINDINGS,
+    PLAYBACK_WGSL,
     PLAYBACK_COMMANDS_USES, PLAYBACK_USES, POSE_BINDINGS, POSE_WGSL, SAMPLE_BINDINGS,
-    SAMPLE_BLOCKS_USES, SAMPLE_USES, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
+    SAMPLE_BLOCKS_USES, SAMPLE_USES, SAMPLE_WGSL, SKIN_MODULE_BINDINGS, SKIN_WGSL, SKIN_WIDE_WGSL,
 };
 
 /// How the skin stage spreads the pose, hierarchy and joint-matrix work
@@ -60,6 +61,29 @@ pub(crate) enum Module {
 }
 
 impl Module {
+    /// The module's WGSL source, with 64-bit accesses where `wide`
+    /// ([`RigModule::wgsl_with`]).
+    #[must_use]
+    pub(crate) fn wgsl(self, wide: bool) -> &'static str {
+        match self {
+            Module::Sample => SAMPLE_WGSL,
+            Module::Rig(m) => m.wgsl_with(wide),
+            Module::Playback => PLAYBACK_WGSL,
+        }
+    }
+
+    /// The module's label on the device.
+    #[must_use]
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Module::Sample => "keyframe-gpu.sample.wgsl",
+            Module::Rig(RigModule::Pose) => "keyframe-gpu.pose.wgsl",
+            Module::Rig(RigModule::Skin) => "keyframe-gpu.skin.wgsl",
+            Module::Rig(RigModule::Mix) => "keyframe-gpu.mix.wgsl",
+            Module::Playback => "keyframe-gpu.playback.wgsl",
+        }
+    }
+
     /// Every binding the module declares.
     #[must_use]
     pub(crate) fn bindings(self) -> &'static [Binding] {
@@ -138,80 +162,100 @@ pub(crate) enum Lanes {
 /// instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pass {
+    /// Its kernel: its row of [`STAGE_TABLE`].
+    pub(crate) kernel: Kernel,
     /// The entry point.
     pub(crate) entry: &'static str,
     /// The module it is in.
     pub(crate) module: RigModule,
     /// Binding numbers it uses.
     pub(crate) bindings: &'static [u32],
+    /// Those of them it writes.
+    pub(crate) writes: &'static [u32],
     /// Invocations per instance.
     pub(crate) lanes: Lanes,
 }
 
 /// The pose stage's pass (`pose_main`): local poses into `locals`.
 pub(crate) const POSE_PASS: Pass = Pass {
+    kernel: Kernel::Pose,
     entry: "pose_main",
     module: RigModule::Pose,
     bindings: &[0, 1, 2, 3, 4, 5, 10, 11],
+    writes: &[5],
     lanes: Lanes::Node,
 };
 
 /// Morph weights (`morph_main`), part of the pose; every strategy.
 pub(crate) const MORPH_PASS: Pass = Pass {
+    kernel: Kernel::Morph,
     entry: "morph_main",
     module: RigModule::Pose,
     bindings: &[0, 3, 4, 6, 7, 8, 9],
+    writes: &[9],
     lanes: Lanes::Mesh,
 };
 
 /// Hierarchy and joint matrices from the stored locals (`hierarchy_main`).
 pub(crate) const HIERARCHY_PASS: Pass = Pass {
+    kernel: Kernel::Hierarchy,
     entry: "hierarchy_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 5, 10, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::One,
 };
 
 /// Pose, hierarchy and joint matrices fused, one invocation per instance
 /// (`skin_main`).
 pub(crate) const SKIN_PASS: Pass = Pass {
+    kernel: Kernel::Skin,
     entry: "skin_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::One,
 };
 
 /// Pose, hierarchy and joint matrices fused, one workgroup per instance
 /// (`skin_nodes_main`).
 pub(crate) const SKIN_NODES_PASS: Pass = Pass {
+    kernel: Kernel::SkinNodes,
     entry: "skin_nodes_main",
     module: RigModule::Skin,
     bindings: &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 17],
+    writes: &[12, 15],
     lanes: Lanes::Workgroup,
 };
 
 /// The mixer's pose stage (`mix_main`): each character's blended local
 /// poses into `locals`.
 pub(crate) const MIX_PASS: Pass = Pass {
+    kernel: Kernel::Mix,
     entry: "mix_main",
     module: RigModule::Mix,
     bindings: &[0, 1, 2, 3, 5, 10, 11, 18, 19, 20],
+    writes: &[5],
     lanes: Lanes::Node,
 };
 
 /// The mixer's morph weights (`mix_morph_main`).
 pub(crate) const MIX_MORPH_PASS: Pass = Pass {
+    kernel: Kernel::MixMorph,
     entry: "mix_morph_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 6, 7, 8, 9, 18, 19, 20],
+    writes: &[9],
     lanes: Lanes::Mesh,
 };
 
 /// The mixer's pointer properties (`mix_props_main`).
 pub(crate) const MIX_PROPS_PASS: Pass = Pass {
+    kernel: Kernel::MixProps,
     entry: "mix_props_main",
     module: RigModule::Mix,
     bindings: &[0, 3, 18, 19, 21, 22, 23, 24],
+    writes: &[24],
     lanes: Lanes::Pointer,
 };
 
@@ -235,28 +279,71 @@ impl SkinStrategy {
     }
 }
 
+/// Every compute kernel (entry point) the crate records: the key of its
+/// row of [`STAGE_TABLE`] and of its CPU twin (`cpu::exec::twin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// `playback_commands_main`.
+    PlaybackCommands,
+    /// `playback_main`.
+    Playback,
+    /// `placement_main`.
+    Placement,
+    /// `sample_main`.
+    Sample,
+    /// `sample_blocks_main`.
+    SampleBlocks,
+    /// `pose_main`.
+    Pose,
+    /// `morph_main`.
+    Morph,
+    /// `hierarchy_main`.
+    Hierarchy,
+    /// `skin_main`.
+    Skin,
+    /// `skin_nodes_main`.
+    SkinNodes,
+    /// `mix_main`.
+    Mix,
+    /// `mix_morph_main`.
+    MixMorph,
+    /// `mix_props_main`.
+    MixProps,
+}
+
+impl Kernel {
+    /// Its row of [`STAGE_TABLE`].
+    #[must_use]
+    pub(crate) fn row(self) -> &'static StageRow {
+        // Every kernel has a row: the table is indexed in this order
+        // (checked by `src/tests/layout.rs`).
+        &STAGE_TABLE[self as usize]
+    }
+}
+
 /// One row of [`STAGE_TABLE`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StageRow {
+    /// Its kernel.
+    pub(crate) kernel: Kernel,
     /// The entry point.
     pub(crate) entry: &'static str,
     /// The module it is in.
     pub(crate) module: Module,
     /// The binding numbers its layout holds: exactly those it uses.
     pub(crate) bindings: &'static [u32],
-    /// Its CPU twin, `FILE::FUNCTION` under `src/`: what the tests compare
-    /// the pass with.
-    #[allow(dead_code, reason = "documentation the tests check; no pass reads it")]
-    pub(crate) twin: &'static str,
+    /// Those of them it writes: what it leaves for the next stages.
+    pub(crate) writes: &'static [u32],
 }
 
 /// A rig pass's row.
-const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
+const fn rig_row(pass: Pass) -> StageRow {
     StageRow {
+        kernel: pass.kernel,
         entry: pass.entry,
         module: Module::Rig(pass.module),
         bindings: pass.bindings,
-        twin,
+        writes: pass.writes,
     }
 }
 
@@ -270,41 +357,46 @@ const fn rig_row(pass: Pass, twin: &'static str) -> StageRow {
 /// `docs/ARCHITECTURE.md`'s pass table says the same.
 pub(crate) const STAGE_TABLE: [StageRow; 13] = [
     StageRow {
+        kernel: Kernel::PlaybackCommands,
         entry: "playback_commands_main",
         module: Module::Playback,
         bindings: &PLAYBACK_COMMANDS_USES,
-        twin: "cpu/playback/commands.rs::apply_command",
+        writes: &[3, 4, 5, 13, 14],
     },
     StageRow {
+        kernel: Kernel::Playback,
         entry: "playback_main",
         module: Module::Playback,
         bindings: &PLAYBACK_USES,
-        twin: "cpu/playback/mod.rs::step_slot",
+        writes: &[3, 4, 6, 7, 8, 12, 13],
     },
     StageRow {
+        kernel: Kernel::Placement,
         entry: "placement_main",
         module: Module::Playback,
         bindings: &PLACEMENT_USES,
-        twin: "cpu/playback/mod.rs::move_placement",
+        writes: &[14],
     },
     StageRow {
+        kernel: Kernel::Sample,
         entry: "sample_main",
         module: Module::Sample,
         bindings: &SAMPLE_USES,
-        twin: "cpu/sample.rs::sample_resolved",
+        writes: &[6, 16],
     },
     StageRow {
+        kernel: Kernel::SampleBlocks,
         entry: "sample_blocks_main",
         module: Module::Sample,
         bindings: &SAMPLE_BLOCKS_USES,
-        twin: "cpu/sample.rs::sample_resolved",
+        writes: &[6, 16],
     },
-    rig_row(POSE_PASS, "cpu/pose.rs::pose_main"),
-    rig_row(MORPH_PASS, "cpu/pose.rs::morph_main"),
-    rig_row(HIERARCHY_PASS, "cpu/skin.rs::hierarchy_main"),
-    rig_row(SKIN_PASS, "tests/skin_entries.rs::skin_main"),
-    rig_row(SKIN_NODES_PASS, "cpu/skin.rs::pose_resolved"),
-    rig_row(MIX_PASS, "cpu/mix.rs::mix_main"),
-    rig_row(MIX_MORPH_PASS, "cpu/mix.rs::mix_morph_main"),
-    rig_row(MIX_PROPS_PASS, "cpu/mix.rs::mix_props_main"),
+    rig_row(POSE_PASS),
+    rig_row(MORPH_PASS),
+    rig_row(HIERARCHY_PASS),
+    rig_row(SKIN_PASS),
+    rig_row(SKIN_NODES_PASS),
+    rig_row(MIX_PASS),
+    rig_row(MIX_MORPH_PASS),
+    rig_row(MIX_PROPS_PASS),
 ];

@@ -2,15 +2,16 @@
 //! capacity, on a device profile, as a value: built, printed and checked
 //! without a device. `Animator::from_plan` builds what it lists.
 
-use std::fmt;
 use std::sync::Arc;
 
-use super::passes::{Lanes, Module, Pass, MIXED_PASSES};
+use super::declare::DispatchPart;
+use super::passes::{Kernel, Lanes, Module, Pass, StageRow, MIXED_PASSES};
+use super::resources::Resources;
 use super::{
     block_row_run, cpu_adapter, invocation_rows, max_blocks, vec4_group, DeviceProfile,
     RigOverrides, SampleOverrides, SamplerPlan, SkinStrategy,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, FitError, Result};
 use crate::kinds::Interpolation;
 use crate::layout::{
     Binding, BLOCK_HEAD, ENC_FRAMED, ENC_RAW, ENC_SMALLEST_THREE, ENC_VECTOR, GROUP_ALL,
@@ -95,15 +96,19 @@ pub struct Dispatch {
     /// The windows of a compressed library's block heads it binds, one
     /// part of the dispatch each (empty where it reads none).
     pub(crate) head_windows: Vec<crate::tables::sample::HeadWindow>,
+    /// Its kernel: its row of the stage table and its CPU twin.
+    pub(crate) kernel: Kernel,
+    /// The dispatches it is recorded as, each with its bindings by name
+    /// and its grid.
+    pub(crate) parts: Vec<DispatchPart>,
 }
 
-/// A table the plan uploads, with its size.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableUse {
-    /// Its name.
-    pub name: &'static str,
-    /// Bytes on the device.
-    pub bytes: u64,
+impl Dispatch {
+    /// Its row of the stage table.
+    #[must_use]
+    pub(crate) fn row(&self) -> &'static StageRow {
+        self.kernel.row()
+    }
 }
 
 /// What the caller chooses of a plan; `Auto` leaves it to the profile.
@@ -138,8 +143,9 @@ pub struct Plan {
     pub wide_accesses: bool,
     /// The dispatches, in recording order.
     pub dispatches: Vec<Dispatch>,
-    /// The tables uploaded once, with their sizes.
-    pub tables: Vec<TableUse>,
+    /// Every buffer and texture the dispatches bind, with its size and
+    /// where its contents come from.
+    pub(crate) resources: Resources,
     /// What the sampler uploads (shared by samplers of the same library
     /// and plan).
     pub(crate) sample_tables: Arc<SampleTables>,
@@ -255,10 +261,21 @@ impl Plan {
         profile: &DeviceProfile,
         choices: PlanChoices,
     ) -> Result<Plan> {
+        if library.output_stride() != tables.output_stride()
+            || library.clips().len() != tables.clip_count() as usize
+        {
+            return Err(FitError::LibraryMismatch {
+                tables_stride: tables.output_stride(),
+                tables_clips: tables.clip_count() as usize,
+                sampler_stride: library.output_stride(),
+                sampler_clips: library.clips().len(),
+            }
+            .into());
+        }
         let capacity = capacity.max(1);
         let skin = choices.skin.resolve(profile, &tables)?;
         let mut plan = Plan::sampling_rows(library, capacity, capacity, profile, choices)?;
-        plan.add_rig(tables, skin, strategy_passes(skin), capacity);
+        plan.add_rig(tables, skin, strategy_passes(skin), capacity)?;
         Ok(plan)
     }
 
@@ -293,7 +310,7 @@ impl Plan {
             SkinStrategy::Staged,
             &MIXED_PASSES,
             characters,
-        );
+        )?;
         plan.bound = Some(bound.clone());
         Ok(plan)
     }
@@ -347,13 +364,13 @@ impl Plan {
             mixer: None,
             wide_accesses: false,
             dispatches,
-            tables: Vec::new(),
+            resources: Resources::default(),
             skin_tables: None,
             library: model.clone(),
             bound: None,
             sample_tables: Arc::new(tables),
         };
-        plan.tables = plan.sample_table_sizes();
+        plan.declare()?;
         Ok(plan)
     }
 
@@ -364,7 +381,7 @@ impl Plan {
         strategy: SkinStrategy,
         passes: &'static [Pass],
         capacity: u32,
-    ) {
+    ) -> Result<()> {
         self.wide_accesses = cpu_adapter::wide_accesses(&self.profile);
         let max_dim = self
             .profile
@@ -387,70 +404,13 @@ impl Plan {
                 row_run: 1,
                 rig_pass: Some(pass),
                 head_windows: Vec::new(),
+                kernel: pass.kernel,
+                parts: Vec::new(),
             });
         }
-        let sizes = [
-            ("nodes", std::mem::size_of_val(tables.nodes())),
-            ("pose channels", std::mem::size_of_val(tables.channels())),
-            ("joints", std::mem::size_of_val(tables.joints())),
-            (
-                "inverse binds",
-                std::mem::size_of_val(tables.inverse_binds()),
-            ),
-        ];
-        self.tables.extend(sizes.map(|(name, bytes)| TableUse {
-            name,
-            bytes: bytes as u64,
-        }));
         self.skin = Some(strategy);
         self.skin_tables = Some(tables);
-    }
-
-    /// The sampler's tables and their sizes.
-    fn sample_table_sizes(&self) -> Vec<TableUse> {
-        let t = &self.sample_tables;
-        let library = &t.library;
-        let mut out = vec![
-            TableUse {
-                name: "key search texels",
-                bytes: t.texels.len() as u64 * 16,
-            },
-            match library.packed() {
-                Some(p) => TableUse {
-                    name: "packed values",
-                    bytes: p.words().len() as u64 * 4,
-                },
-                None => TableUse {
-                    name: "values",
-                    bytes: library.values().len() as u64 * 4,
-                },
-            },
-            TableUse {
-                name: "tracks",
-                bytes: std::mem::size_of_val(library.tracks()) as u64,
-            },
-            TableUse {
-                name: "clips",
-                bytes: std::mem::size_of_val(library.clip_table()) as u64,
-            },
-        ];
-        if !t.rows.is_empty() {
-            out.push(TableUse {
-                name: "clip-blocks rows",
-                bytes: std::mem::size_of_val(t.rows.as_slice()) as u64,
-            });
-        }
-        if self
-            .dispatches
-            .iter()
-            .any(|d| matches!(d.overrides, Overrides::Sample(o) if o.heads_in_uniform))
-        {
-            out.push(TableUse {
-                name: "decode heads",
-                bytes: 2 * u64::from(t.decode_head_rows()) * 32,
-            });
-        }
-        out
+        self.declare()
     }
 }
 
@@ -563,6 +523,12 @@ fn sample_dispatches(
                 row_run: overrides.row_run,
                 rig_pass: None,
                 head_windows: tables.head_windows.get(slot).cloned().unwrap_or_default(),
+                kernel: if clip_blocks {
+                    Kernel::SampleBlocks
+                } else {
+                    Kernel::Sample
+                },
+                parts: Vec::new(),
             }
         })
         .collect()
@@ -691,52 +657,5 @@ pub(crate) fn rig_overrides(
             tables.mesh_count(),
             tables.pointer_targets().len() as u32,
         ],
-    }
-}
-
-impl fmt::Display for Plan {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "plan for {} instances on a {}: sampler {}, skin {}{}",
-            self.capacity,
-            self.profile,
-            self.sampler.name(),
-            self.skin.map_or("none".to_string(), |s| format!("{s:?}")),
-            if self.mixer.is_some() { ", mixer" } else { "" }
-        )?;
-        for (i, d) in self.dispatches.iter().enumerate() {
-            let (x, y, z) = d.workgroups;
-            write!(f, "  {i}: {:<18} ", d.entry_point)?;
-            if let Some(g) = d.group {
-                write!(
-                    f,
-                    "group {g}, {} rows, {} per invocation, ",
-                    d.per_instance, d.row_run
-                )?;
-            } else {
-                write!(f, "{} per instance, ", d.per_instance)?;
-            }
-            write!(f, "workgroups ({x}, {y}, {z}); ")?;
-            if d.head_windows.len() > 1 {
-                let firsts: Vec<u32> = d.head_windows.iter().map(|w| w.first_row).collect();
-                write!(
-                    f,
-                    "{} parts, block heads in uniform windows from rows {firsts:?}; ",
-                    d.head_windows.len()
-                )?;
-            }
-            write!(f, "overrides")?;
-            let module = d.module;
-            for (name, value) in d.overrides.constants(module) {
-                write!(f, " {name}={value}")?;
-            }
-            writeln!(f)?;
-        }
-        write!(f, "  tables:")?;
-        for t in &self.tables {
-            write!(f, " {} {} B;", t.name, t.bytes)?;
-        }
-        writeln!(f)
     }
 }

@@ -242,7 +242,7 @@ fn compare_rows(
         .unwrap();
     let [rows, mix, ranges] = chunk.playback_targets().unwrap();
     let read = |b: &wgpu::Buffer| {
-        let health = chunk.sampler.health();
+        let health = chunk.health();
         let f = keyframe_gpu::gpu::read_buffer(health, device, queue, b, b.size()).unwrap();
         bytemuck::cast_slice::<f32, u32>(&f).to_vec()
     };
@@ -395,7 +395,6 @@ fn compare_placements(
         .model(players.model())
         .map(|a| &a.chunks()[0])
         .unwrap()
-        .sampler
         .health();
     let mut chunks = Vec::new();
     for k in 0..crowd

@@ -16,7 +16,7 @@
 use super::{bits, common, key_value, REL_TOL};
 use crate::tests::Derived;
 
-use keyframe_gpu::gpu::GpuSampler;
+use super::facades::GpuSampler;
 use keyframe_gpu::layout::{GpuClip, GpuInstance, GpuParams, SAMPLE_WGSL};
 use keyframe_gpu::{
     cpu, AnimationLibrary, Clip, Error, Instance, Interpolation, Property, Track, WrapMode,
@@ -546,6 +546,8 @@ struct RawBuffers {
     params: wgpu::Buffer,
     output: wgpu::Buffer,
     heads: wgpu::Buffer,
+    /// The key search texels (`key_windows`).
+    windows: wgpu::TextureView,
 }
 
 /// The sampling pipeline as [`GpuSampler`] builds it, for `per` tracks a
@@ -583,7 +585,7 @@ fn raw_sample_entries<'a>(
     b: &'a RawBuffers,
 ) -> Vec<wgpu::BindGroupEntry<'a>> {
     let all = [
-        (0, wgpu::BindingResource::TextureView(keys.key_windows())),
+        (0, wgpu::BindingResource::TextureView(&b.windows)),
         (1, b.values.as_entire_binding()),
         (3, b.clips.as_entire_binding()),
         (4, b.instances.as_entire_binding()),
@@ -681,6 +683,16 @@ fn dispatch_raw_rows(
         &vec![0u8; keyframe_gpu::layout::DECODE_HEAD as usize * 32],
         wgpu::BufferUsages::UNIFORM,
     );
+    let texels = lib.tables().key_windows();
+    let windows = crate::gpu::key_textures::texture_with(
+        &h.device,
+        "key search table",
+        4,
+        texels.len() as u64,
+        keys.row_shift(),
+    );
+    let windows =
+        crate::gpu::key_textures::fill(&h.queue, &windows, bytemuck::cast_slice(&texels), 4);
     let b = RawBuffers {
         values,
         clips,
@@ -688,6 +700,7 @@ fn dispatch_raw_rows(
         params,
         output,
         heads,
+        windows,
     };
     let pipeline = raw_sample_pipeline(h, &keys, per);
     let entries = raw_sample_entries(&keys, &b);

@@ -1313,6 +1313,23 @@ fn plan_overrides_are_the_modules_overrides() {
     assert!(result.is_err());
 }
 
+/// The binding numbers entry point `index` of `module` writes, sorted.
+fn bindings_written(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    index: usize,
+) -> Vec<u32> {
+    let ep_info = info.get_entry_point(index);
+    let mut written: Vec<u32> = module
+        .global_variables
+        .iter()
+        .filter(|(h, _)| ep_info[*h].contains(naga::valid::GlobalUse::WRITE))
+        .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
+        .collect();
+    written.sort_unstable();
+    written
+}
+
 /// The binding numbers entry point `index` of `module` uses, sorted.
 fn bindings_used(module: &naga::Module, info: &naga::valid::ModuleInfo, index: usize) -> Vec<u32> {
     let ep_info = info.get_entry_point(index);
@@ -1328,8 +1345,9 @@ fn bindings_used(module: &naga::Module, info: &naga::valid::ModuleInfo, index: u
 
 /// The stage table (`plan::passes::STAGE_TABLE`) is complete and true:
 /// every compute entry point of every module is a row; each row's entry
-/// point uses exactly its bindings; its twin function exists in its file;
-/// and docs/ARCHITECTURE.md's pass table has a line naming the entry point
+/// point uses exactly its bindings and writes exactly its `writes`; its
+/// twin (`cpu::exec::twin` of its kernel) exists in its file; and
+/// docs/ARCHITECTURE.md's pass table has a line naming the entry point
 /// with its twin.
 #[test]
 fn the_stage_table_lists_every_pass_with_its_bindings_and_twin() {
@@ -1372,17 +1390,23 @@ fn the_stage_table_lists_every_pass_with_its_bindings_and_twin() {
                     "{}: bindings",
                     ep.name
                 );
+                assert_eq!(
+                    bindings_written(&module, &info, index),
+                    row.writes,
+                    "{}: bindings written",
+                    ep.name
+                );
             }
         }
     }
     for row in STAGE_TABLE {
-        let (file, function) = row.twin.split_once("::").unwrap();
+        let twin = keyframe_gpu::cpu::exec::twin(row.kernel).name;
+        let (file, function) = twin.split_once("::").unwrap();
         let text = std::fs::read_to_string(root.join("src").join(file)).unwrap();
         assert!(
             text.contains(&format!("fn {function}(")),
-            "{}: its twin {} does not exist",
+            "{}: its twin {twin} does not exist",
             row.entry,
-            row.twin
         );
         let documented = architecture.lines().any(|line| {
             line.starts_with('|')

@@ -24,6 +24,7 @@ mod target;
 
 mod compressed;
 mod cpu_reference;
+pub(crate) mod facades;
 mod gpu_vs_cpu;
 mod hostile_instances;
 mod key_lookup;
@@ -35,9 +36,10 @@ mod plans;
 mod playback;
 mod skin_entries;
 mod skinning;
+mod stages;
 pub(crate) mod twins;
 
-use keyframe_gpu::gpu::GpuSampler;
+use facades::GpuSampler;
 use keyframe_gpu::tables::library::LibraryTables;
 use keyframe_gpu::{AnimationLibrary, DeviceProfile, Plan, SamplerPlan};
 
@@ -85,9 +87,8 @@ pub(crate) fn sampler_with(
     capacity: u32,
     plan: SamplerPlan,
 ) -> keyframe_gpu::Result<GpuSampler> {
-    keyframe_gpu::gpu::check_device(device)?;
     let plan = Plan::sampling(library, capacity, &DeviceProfile::of(device), plan)?;
-    GpuSampler::from_plan(device, queue, library, &plan)
+    GpuSampler::from_plan(device, queue, &plan)
 }
 
 /// [`sampler_with`] the plan the profile picks.

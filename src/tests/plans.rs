@@ -185,9 +185,10 @@ fn a_mixer_plan_and_the_printed_plan() {
     ] {
         assert!(text.contains(needed), "{needed:?} in {text}");
     }
+    // A line per dispatch, then one per resource.
     assert_eq!(
         text.lines().count(),
-        1 + plan.dispatches.len() + 1,
+        1 + plan.dispatches.len() + 1 + plan.resources.all().len(),
         "{text}"
     );
 }

@@ -34,14 +34,14 @@ use crate::tests::Derived;
 
 use std::sync::Arc;
 
+use super::facades::GpuSampler;
+use super::facades::GpuSkinner;
 use super::layout::MAX_UNROLLED_SLOTS;
 use super::skin_entries as cpu_skin;
 use crate::tests::common::headless::Headless;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::cpu::skin::SkinOutput;
 use keyframe_gpu::error::RigError;
-use keyframe_gpu::gpu::skin::GpuSkinner;
-use keyframe_gpu::gpu::GpuSampler;
 use keyframe_gpu::layout::{GpuLocalPose, MAX_FUSED_SKINS};
 use keyframe_gpu::layout::{MAX_PARALLEL_NODES, UNIFORM_HEAD};
 use keyframe_gpu::model::rig::{NodeTransform, Rig, RigMesh, RigNode, RigSkin};
