@@ -13,7 +13,9 @@ mod crowd_models;
 use std::sync::Arc;
 
 use crowd_models::{model_a, model_b};
-use keyframe_gpu::playback::{ActionState, Clips, GpuPlayers, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{
+    ActionState, Clips, Command, GpuPlayers, Layer, PlaybackError, Player,
+};
 use keyframe_gpu::{cpu, CharacterId, Crowd, CrowdCharacter, Error, MixerDesc, ModelId, WrapMode};
 
 /// Two actions' states alike: the same clip, flags and counts; times and
@@ -117,9 +119,13 @@ fn commands(s: &mut Scene, f: usize, i: usize) {
     let clip = |k: u32| s.clips.clip_at(k).unwrap();
     let p = &mut s.players;
     match (f + 3 * i) % 23 {
-        0 => p.play(c, clip((i % 3) as u32)).unwrap(),
-        3 => p.crossfade(c, clip(((f + i) % 3) as u32), 0.3).unwrap(),
-        6 => p.set_speed(c, [1.0, -0.5, 2.0][i % 3]).unwrap(),
+        0 => p.command(c, Command::Play(clip((i % 3) as u32))).unwrap(),
+        3 => p
+            .command(c, Command::Crossfade(clip(((f + i) % 3) as u32), 0.3))
+            .unwrap(),
+        6 => p
+            .command(c, Command::SetSpeed([1.0, -0.5, 2.0][i % 3]))
+            .unwrap(),
         8 => {
             let layer = Layer {
                 weight: 0.5,
@@ -129,13 +135,22 @@ fn commands(s: &mut Scene, f: usize, i: usize) {
             p.add_layer(c, clip(1), layer).unwrap();
         }
         11 => p
-            .set_wrap(c, [WrapMode::PingPong, WrapMode::Clamp][i % 2])
+            .command(
+                c,
+                Command::SetWrap([WrapMode::PingPong, WrapMode::Clamp][i % 2]),
+            )
             .unwrap(),
-        13 => p.fade_in(c, clip(2), 0.2).unwrap(),
-        15 => p.set_clip_repetitions(c, clip(0), Some(2)).unwrap(),
-        17 => p.seek(c, 0.4).unwrap(),
-        19 => p.crossfade_at(c, clip(1), 0.15, 0.25).unwrap(),
-        21 => p.set_paused(c, f.is_multiple_of(2)).unwrap(),
+        13 => p.command(c, Command::FadeIn(clip(2), 0.2)).unwrap(),
+        15 => p
+            .command(c, Command::SetClipRepetitions(clip(0), Some(2)))
+            .unwrap(),
+        17 => p.command(c, Command::Seek(0.4)).unwrap(),
+        19 => p
+            .command(c, Command::CrossfadeAt(clip(1), 0.15, 0.25))
+            .unwrap(),
+        21 => p
+            .command(c, Command::SetPaused(f.is_multiple_of(2)))
+            .unwrap(),
         _ => {}
     }
 }
@@ -224,7 +239,7 @@ fn characters_that_come_and_go_start_at_rest() {
     let mut s = scene(&h, 6);
     for i in 0..6 {
         s.players
-            .play(s.characters[i], s.clips.clip_at(2).unwrap())
+            .command(s.characters[i], Command::Play(s.clips.clip_at(2).unwrap()))
             .unwrap();
     }
     frame(&h, &mut s, 0.5);
@@ -240,8 +255,12 @@ fn characters_that_come_and_go_start_at_rest() {
     assert_eq!(snap[0].actions().count(), 0, "a new character is at rest");
     // A command of the one gone is refused with nothing written; the
     // others' go on.
-    s.players.play(gone, s.clips.clip_at(0).unwrap()).unwrap();
-    s.players.set_speed(s.characters[0], 2.0).unwrap();
+    s.players
+        .command(gone, Command::Play(s.clips.clip_at(0).unwrap()))
+        .unwrap();
+    s.players
+        .command(s.characters[0], Command::SetSpeed(2.0))
+        .unwrap();
     let e = s.players.advance(device, queue, &mut s.crowd, 0.25);
     assert!(matches!(e, Err(Error::UnknownCharacter { .. })), "{e:?}");
     frame(&h, &mut s, 0.25);
@@ -270,7 +289,7 @@ fn refusals_name_what_is_wrong() {
     let other_clips = Arc::new(Clips::new(s.crowd.models().library(s.other).unwrap()));
     let foreign = other_clips.clip_at(0).unwrap();
     assert!(matches!(
-        s.players.play(c, foreign),
+        s.players.command(c, Command::Play(foreign)),
         Err(Error::Playback(PlaybackError::ClipOfOtherLibrary {
             command: "play",
             ..
@@ -282,13 +301,13 @@ fn refusals_name_what_is_wrong() {
     ));
     // Bad numbers and durations, a layer never given.
     let walk = s.clips.clip_at(0).unwrap();
-    assert!(s.players.crossfade(c, walk, 0.0).is_err());
-    assert!(s.players.set_speed(c, f64::NAN).is_err());
-    assert!(s.players.seek(c, f64::INFINITY).is_err());
+    assert!(s.players.command(c, Command::Crossfade(walk, 0.0)).is_err());
+    assert!(s.players.command(c, Command::SetSpeed(f64::NAN)).is_err());
+    assert!(s.players.command(c, Command::Seek(f64::INFINITY)).is_err());
     let mut lone = Player::new(&s.clips);
     let id = lone.add_layer(walk, Layer::default()).unwrap();
     assert!(matches!(
-        s.players.remove_layer(c, id),
+        s.players.command(c, Command::RemoveLayer(id)),
         Err(Error::Playback(PlaybackError::UnknownLayer { .. }))
     ));
     assert!(matches!(
@@ -298,7 +317,7 @@ fn refusals_name_what_is_wrong() {
     // A character of another model.
     let b = s.crowd.add_character(s.other).unwrap();
     assert!(matches!(
-        s.players.play(b, walk),
+        s.players.command(b, Command::Play(walk)),
         Err(Error::UnknownCharacter { .. })
     ));
     // The played model takes no frames from the host; the other still

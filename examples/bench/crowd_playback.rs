@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use keyframe_gpu::internals::{record_stage, CrowdStage};
-use keyframe_gpu::playback::{ClipHandle, Clips, GpuPlayers, Player};
+use keyframe_gpu::playback::{ClipHandle, Clips, Command as GpuCommand, GpuPlayers, Player};
 use keyframe_gpu::{CharacterId, Crowd, MixerDesc};
 
 use crate::big_crowd::robot_library;
@@ -181,8 +181,11 @@ fn setup(gpu: &Gpu, characters: u32) -> (OnGpu, OnCpu, Arc<Clips>) {
     let mut rng = Rng::new(58);
     for (i, &c) in ids.iter().enumerate() {
         let (k, t) = (i as u32 % 8, f64::from(rng.next()));
-        fail("play", players.play(c, clip(&clips, k)));
-        fail("seek", players.seek(c, t));
+        fail(
+            "play",
+            players.command(c, GpuCommand::Play(clip(&clips, k))),
+        );
+        fail("seek", players.command(c, GpuCommand::Seek(t)));
         let mut p = fail("player", cpu_crowd.player(cpu_model, &clips));
         fail("play", p.play(clip(&clips, k)));
         fail("seek", p.seek(t));
@@ -228,8 +231,10 @@ fn gpu_frame(
     let start = Instant::now();
     for &cmd in todo {
         let r = match cmd {
-            Command::Crossfade(i, k) => g.players.crossfade(g.characters[i], clip(clips, k), 0.3),
-            Command::Speed(i, s) => g.players.set_speed(g.characters[i], s),
+            Command::Crossfade(i, k) => g
+                .players
+                .command(g.characters[i], GpuCommand::Crossfade(clip(clips, k), 0.3)),
+            Command::Speed(i, s) => g.players.command(g.characters[i], GpuCommand::SetSpeed(s)),
         };
         fail("command", r);
     }

@@ -15,7 +15,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::headless::{request_device, AdapterChoice, Headless};
-use keyframe_gpu::playback::{ActionState, ClipHandle, Clips, GpuPlayers, Layer, LayerId, Player};
+use keyframe_gpu::playback::{
+    ActionState, ClipHandle, Clips, Command, GpuPlayers, Layer, LayerId, Player,
+};
 use keyframe_gpu::{CharacterId, Crowd, Error, MixerDesc, ModelId, WrapMode, MAX_ACTIONS};
 
 use crate::args::Cli;
@@ -39,48 +41,54 @@ impl Commands for Both<'_> {
     }
     fn play(&mut self, clip: ClipHandle) -> Result<(), Error> {
         self.shadow.play(clip)?;
-        self.gpu.play(self.character, clip)
+        self.gpu.command(self.character, Command::Play(clip))
     }
     fn crossfade(&mut self, to: ClipHandle, d: f64, at: Option<f64>) -> Result<(), Error> {
         Commands::crossfade(self.shadow, to, d, at)?;
         match at {
-            Some(t) => self.gpu.crossfade_at(self.character, to, d, t),
-            None => self.gpu.crossfade(self.character, to, d),
+            Some(t) => self
+                .gpu
+                .command(self.character, Command::CrossfadeAt(to, d, t)),
+            None => self.gpu.command(self.character, Command::Crossfade(to, d)),
         }
     }
     fn fade(&mut self, clip: ClipHandle, d: f64, out: bool) -> Result<(), Error> {
         self.shadow.fade(clip, d, out)?;
         if out {
-            self.gpu.fade_out(self.character, clip, d)
+            self.gpu.command(self.character, Command::FadeOut(clip, d))
         } else {
-            self.gpu.fade_in(self.character, clip, d)
+            self.gpu.command(self.character, Command::FadeIn(clip, d))
         }
     }
     fn wrap(&mut self, clip: Option<ClipHandle>, wrap: WrapMode) -> Result<(), Error> {
         self.shadow.wrap(clip, wrap)?;
         match clip {
-            Some(c) => self.gpu.set_clip_wrap(self.character, c, wrap),
-            None => self.gpu.set_wrap(self.character, wrap),
+            Some(c) => self
+                .gpu
+                .command(self.character, Command::SetClipWrap(c, wrap)),
+            None => self.gpu.command(self.character, Command::SetWrap(wrap)),
         }
     }
     fn repetitions(&mut self, clip: Option<ClipHandle>, n: Option<u64>) -> Result<(), Error> {
         self.shadow.repetitions(clip, n)?;
         match clip {
-            Some(c) => self.gpu.set_clip_repetitions(self.character, c, n),
-            None => self.gpu.set_repetitions(self.character, n),
+            Some(c) => self
+                .gpu
+                .command(self.character, Command::SetClipRepetitions(c, n)),
+            None => self.gpu.command(self.character, Command::SetRepetitions(n)),
         }
     }
     fn speed(&mut self, speed: f64) -> Result<(), Error> {
         self.shadow.speed(speed)?;
-        self.gpu.set_speed(self.character, speed)
+        self.gpu.command(self.character, Command::SetSpeed(speed))
     }
     fn pause(&mut self, paused: bool) -> Result<(), Error> {
         self.shadow.pause(paused)?;
-        self.gpu.set_paused(self.character, paused)
+        self.gpu.command(self.character, Command::SetPaused(paused))
     }
     fn seek(&mut self, time: f64) -> Result<(), Error> {
         Commands::seek(self.shadow, time)?;
-        self.gpu.seek(self.character, time)
+        self.gpu.command(self.character, Command::Seek(time))
     }
     fn layer(&self, id: LayerId) -> Option<ActionState> {
         self.shadow.layer(id)
@@ -94,11 +102,12 @@ impl Commands for Both<'_> {
     }
     fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error> {
         self.shadow.set_layer(id, layer)?;
-        self.gpu.set_layer(self.character, id, layer)
+        self.gpu
+            .command(self.character, Command::SetLayer(id, layer))
     }
     fn remove_layer(&mut self, id: LayerId) -> Result<(), Error> {
         self.shadow.remove_layer(id)?;
-        self.gpu.remove_layer(self.character, id)
+        self.gpu.command(self.character, Command::RemoveLayer(id))
     }
 }
 

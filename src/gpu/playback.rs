@@ -11,18 +11,16 @@
 use std::num::NonZeroU64;
 
 use super::chunk::AnimatorChunk;
-use super::{
-    bind, buffer_filled, check_playback_device, map_read, scoped, Health,
-};
+use super::{bind, buffer_filled, check_playback_device, map_read, scoped, Health};
 use crate::cpu::playback::commands::new_character;
 use crate::cpu::playback::PlaybackTables;
 use crate::error::{Error, Result};
-use crate::plan::dispatch_grid;
 use crate::layout::{
     GpuActionSlot, GpuCharacter, GpuPlaybackCommand, GpuPlaybackFrame, GpuPlaybackParams,
     FLICKS_PER_SECOND, KEPT_WORDS, PLACEMENT_USES, PLAYBACK_BINDINGS, PLAYBACK_COMMANDS_USES,
     PLAYBACK_USES, PLAYBACK_WGSL, PLAYBACK_WORKGROUP_SIZE, SLOT_ADDITIVE, TICKS_PER_SECOND,
 };
+use crate::plan::dispatch_grid;
 
 /// The commands a frame buffer holds at first (it grows when a frame
 /// brings more).

@@ -16,8 +16,8 @@ use super::{block_row_run, SamplerPlan};
 use crate::error::{Error, Result};
 use crate::layout::{
     Binding, GpuBlockParams, GpuInstance, GpuJoint, GpuLocalPose, GpuMesh, GpuMixAction, GpuNode,
-    GpuParams, GpuSampleBlock, GpuSampleRow, GpuSkinParams, BLOCK_HEAD, DECODE_HEAD, ROW_HEAD,
-    PLAYBACK_WORKGROUP_SIZE, SAMPLE_GROUPS, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
+    GpuParams, GpuSampleBlock, GpuSampleRow, GpuSkinParams, BLOCK_HEAD, DECODE_HEAD,
+    PLAYBACK_WORKGROUP_SIZE, ROW_HEAD, SAMPLE_GROUPS, SKIN_WORKGROUP_SIZE, UNIFORM_HEAD,
 };
 use crate::tables::blocks::Part as BlockPart;
 use crate::tables::key_lookup::{clip_group_texels, track_search_texels};

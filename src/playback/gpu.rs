@@ -29,7 +29,7 @@ use crate::model::track::WrapMode;
 /// write: a frame in which no character is given a command costs the
 /// CPU the same for ten characters or a hundred thousand.
 ///
-/// The commands are [`Player`]'s, naming a character of the model
+/// The commands are [`Player`]'s ([`Command`]), naming a character of the model
 /// ([`Crowd::add_character`]) and clips of the [`Clips`] the players
 /// were made with; they take effect in the next
 /// [`advance`](Self::advance), in the order given. Each is checked when
@@ -50,7 +50,7 @@ use crate::model::track::WrapMode;
 /// # fn f(device: &wgpu::Device, queue: &wgpu::Queue, bound: &keyframe_gpu::BoundLibrary)
 /// #      -> Result<(), keyframe_gpu::Error> {
 /// use std::sync::Arc;
-/// use keyframe_gpu::playback::{Clips, GpuPlayers};
+/// use keyframe_gpu::playback::{Clips, Command, GpuPlayers};
 /// use keyframe_gpu::{Crowd, MixerDesc};
 /// let mut crowd = Crowd::new();
 /// let fox = crowd.add_mixed_model(device, queue, "fox", bound, &MixerDesc::new(100_000, 2))?;
@@ -58,10 +58,10 @@ use crate::model::track::WrapMode;
 /// let mut players = GpuPlayers::new(device, queue, &mut crowd, fox, &clips)?;
 /// let (walk, run) = (clips.clip("Walk")?, clips.clip("Run")?);
 /// let hero = crowd.add_character(fox)?;
-/// players.play(hero, walk)?;
+/// players.command(hero, Command::Play(walk))?;
 /// players.subscribe(device, queue, &crowd, hero)?;
 /// // Each frame: this frame's commands, then the step, then the passes.
-/// players.crossfade(hero, run, 0.3)?;
+/// players.command(hero, Command::Crossfade(run, 0.3))?;
 /// players.advance(device, queue, &mut crowd, 1.0 / 60.0)?;
 /// let _moved = players.subscribed(hero).map(|p| p.frame().root_motion);
 /// let mut encoder = device.create_command_encoder(&Default::default());
@@ -181,175 +181,79 @@ impl GpuPlayers {
         })
     }
 
-    fn push(&mut self, character: CharacterId, cmd: GpuPlaybackCommand) -> Result<()> {
+    /// Gives `character` `command` (a [`Player`] command), applied in
+    /// the next [`advance`](Self::advance) after the commands given before
+    /// it.
+    ///
+    /// # Errors
+    /// [`Error::UnknownCharacter`] for a character of another model;
+    /// [`PlaybackError::ClipOfOtherLibrary`] for a clip of other clips;
+    /// [`PlaybackError::BadDuration`] and [`PlaybackError::BadNumber`] as
+    /// the [`Player`] method of the same name;
+    /// [`PlaybackError::UnknownLayer`] for a layer not given to the
+    /// character ([`add_layer`](Self::add_layer)). Nothing is queued on
+    /// error.
+    pub fn command(&mut self, character: CharacterId, command: Command) -> Result<()> {
+        let cmd = match command.clip() {
+            Some((name, clip)) => {
+                let clip = self.own(name, character, clip)?;
+                clip_command(character.slot(), clip, command)?
+            }
+            None => self.other_command(character, command)?,
+        };
         self.pending.push((character, cmd));
         Ok(())
     }
 
-    /// [`Player::play`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`] for a character of another model;
-    /// [`PlaybackError::ClipOfOtherLibrary`].
-    pub fn play(&mut self, character: CharacterId, clip: ClipHandle) -> Result<()> {
-        let clip = self.own("play", character, clip)?;
-        self.push(character, GpuPlaybackCommand::play(character.slot(), clip))
-    }
-
-    /// [`Player::crossfade`] for `character`.
-    ///
-    /// # Errors
-    /// As [`play`](Self::play); [`PlaybackError::BadDuration`].
-    pub fn crossfade(
-        &mut self,
+    /// The record of `command`, which names no clip.
+    fn other_command(
+        &self,
         character: CharacterId,
-        to: ClipHandle,
-        duration: f64,
-    ) -> Result<()> {
-        let to = self.own("crossfade", character, to)?;
-        check_duration(character.slot(), "crossfade", duration)?;
-        let cmd = GpuPlaybackCommand::crossfade(character.slot(), to, duration, None);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::crossfade_at`] for `character`.
-    ///
-    /// # Errors
-    /// As [`crossfade`](Self::crossfade);
-    /// [`PlaybackError::BadNumber`] for a time that is not finite.
-    pub fn crossfade_at(
-        &mut self,
-        character: CharacterId,
-        to: ClipHandle,
-        duration: f64,
-        time: f64,
-    ) -> Result<()> {
-        check_number(character.slot(), "crossfade_at", "time", (time, false))?;
-        let to = self.own("crossfade_at", character, to)?;
-        check_duration(character.slot(), "crossfade_at", duration)?;
-        let cmd = GpuPlaybackCommand::crossfade(character.slot(), to, duration, Some(time));
-        self.push(character, cmd)
-    }
-
-    /// [`Player::fade_in`] for `character`.
-    ///
-    /// # Errors
-    /// As [`crossfade`](Self::crossfade).
-    pub fn fade_in(
-        &mut self,
-        character: CharacterId,
-        clip: ClipHandle,
-        duration: f64,
-    ) -> Result<()> {
-        let clip = self.own("fade_in", character, clip)?;
-        check_duration(character.slot(), "fade_in", duration)?;
-        let cmd = GpuPlaybackCommand::fade(character.slot(), clip, duration, false);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::fade_out`] for `character`.
-    ///
-    /// # Errors
-    /// As [`crossfade`](Self::crossfade).
-    pub fn fade_out(
-        &mut self,
-        character: CharacterId,
-        clip: ClipHandle,
-        duration: f64,
-    ) -> Result<()> {
-        let clip = self.own("fade_out", character, clip)?;
-        check_duration(character.slot(), "fade_out", duration)?;
-        let cmd = GpuPlaybackCommand::fade(character.slot(), clip, duration, true);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::set_speed`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`].
-    pub fn set_speed(&mut self, character: CharacterId, speed: f64) -> Result<()> {
+        command: Command,
+    ) -> Result<GpuPlaybackCommand> {
         self.check_character(character)?;
-        check_number(character.slot(), "speed", "speed", (speed, false))?;
-        self.push(
-            character,
-            GpuPlaybackCommand::speed(character.slot(), speed),
-        )
-    }
-
-    /// [`Player::set_paused`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`].
-    pub fn set_paused(&mut self, character: CharacterId, paused: bool) -> Result<()> {
-        self.check_character(character)?;
-        self.push(
-            character,
-            GpuPlaybackCommand::pause(character.slot(), paused),
-        )
-    }
-
-    /// [`Player::seek`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`].
-    pub fn seek(&mut self, character: CharacterId, time: f64) -> Result<()> {
-        self.check_character(character)?;
-        check_number(character.slot(), "seek", "time", (time, false))?;
-        self.push(character, GpuPlaybackCommand::seek(character.slot(), time))
-    }
-
-    /// [`Player::set_wrap`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`].
-    pub fn set_wrap(&mut self, character: CharacterId, wrap: WrapMode) -> Result<()> {
-        self.check_character(character)?;
-        let cmd = GpuPlaybackCommand::wrap(character.slot(), None, wrap);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::set_clip_wrap`] for `character`.
-    ///
-    /// # Errors
-    /// As [`play`](Self::play).
-    pub fn set_clip_wrap(
-        &mut self,
-        character: CharacterId,
-        clip: ClipHandle,
-        wrap: WrapMode,
-    ) -> Result<()> {
-        let clip = self.own("set_clip_wrap", character, clip)?;
-        let cmd = GpuPlaybackCommand::wrap(character.slot(), Some(clip), wrap);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::set_repetitions`] for `character`.
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`].
-    pub fn set_repetitions(
-        &mut self,
-        character: CharacterId,
-        repetitions: Option<u64>,
-    ) -> Result<()> {
-        self.check_character(character)?;
-        let cmd = GpuPlaybackCommand::repetitions(character.slot(), None, repetitions);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::set_clip_repetitions`] for `character`.
-    ///
-    /// # Errors
-    /// As [`play`](Self::play).
-    pub fn set_clip_repetitions(
-        &mut self,
-        character: CharacterId,
-        clip: ClipHandle,
-        repetitions: Option<u64>,
-    ) -> Result<()> {
-        let clip = self.own("set_clip_repetitions", character, clip)?;
-        let cmd = GpuPlaybackCommand::repetitions(character.slot(), Some(clip), repetitions);
-        self.push(character, cmd)
+        let slot = character.slot();
+        Ok(match command {
+            Command::SetSpeed(speed) => {
+                check_number(slot, "speed", "speed", (speed, false))?;
+                GpuPlaybackCommand::speed(slot, speed)
+            }
+            Command::SetPaused(paused) => GpuPlaybackCommand::pause(slot, paused),
+            Command::Seek(time) => {
+                check_number(slot, "seek", "time", (time, false))?;
+                GpuPlaybackCommand::seek(slot, time)
+            }
+            Command::SetWrap(wrap) => GpuPlaybackCommand::wrap(slot, None, wrap),
+            Command::SetRepetitions(n) => GpuPlaybackCommand::repetitions(slot, None, n),
+            Command::SetLayer(layer, with) => {
+                let index = self.layer_of("set_layer", character, layer)?;
+                with.check(slot, "set_layer")?;
+                GpuPlaybackCommand::layer(slot, 0, index, false, &with.settings())
+            }
+            Command::FadeLayer(layer, weight, duration) => {
+                check_duration(slot, "fade_layer", duration)?;
+                check_number(slot, "fade_layer", "weight", (f64::from(weight), true))?;
+                let index = self.layer_of("fade_layer", character, layer)?;
+                GpuPlaybackCommand::fade_layer(slot, index, weight, duration)
+            }
+            Command::RemoveLayer(layer) => {
+                let index = self.layer_of("remove_layer", character, layer)?;
+                GpuPlaybackCommand::remove_layer(slot, index)
+            }
+            Command::SetPlacement(translation, rotation) => {
+                for v in translation
+                    .to_array()
+                    .into_iter()
+                    .chain(rotation.to_array())
+                {
+                    check_number(slot, "set_placement", "placement", (f64::from(v), false))?;
+                }
+                let (t, r) = (translation.to_array(), rotation.normalize().to_array());
+                GpuPlaybackCommand::place(slot, t, r)
+            }
+            // Commands naming a clip are `clip_command`'s.
+            _ => return Err(unknown(character)),
+        })
     }
 
     /// The number `character`'s layers carry, and its next layer's.
@@ -379,7 +283,7 @@ impl GpuPlayers {
         let (player, index) = (numbers.0, numbers.1);
         numbers.1 += 1;
         let cmd = GpuPlaybackCommand::layer(character.slot(), clip, index, true, &layer.settings());
-        self.push(character, cmd)?;
+        self.pending.push((character, cmd));
         Ok(LayerId { player, index })
     }
 
@@ -402,54 +306,6 @@ impl GpuPlayers {
             }
             .into()),
         }
-    }
-
-    /// [`Player::set_layer`] for `character`.
-    ///
-    /// # Errors
-    /// [`PlaybackError::UnknownLayer`] for a layer not given to the
-    /// character; those of [`add_layer`](Self::add_layer).
-    pub fn set_layer(&mut self, character: CharacterId, layer: LayerId, with: Layer) -> Result<()> {
-        let index = self.layer_of("set_layer", character, layer)?;
-        with.check(character.slot(), "set_layer")?;
-        let cmd = GpuPlaybackCommand::layer(character.slot(), 0, index, false, &with.settings());
-        self.push(character, cmd)
-    }
-
-    /// [`Player::fade_layer`] for `character`.
-    ///
-    /// # Errors
-    /// As [`set_layer`](Self::set_layer); [`PlaybackError::BadDuration`],
-    /// [`PlaybackError::BadNumber`].
-    pub fn fade_layer(
-        &mut self,
-        character: CharacterId,
-        layer: LayerId,
-        weight: f32,
-        duration: f64,
-    ) -> Result<()> {
-        check_duration(character.slot(), "fade_layer", duration)?;
-        check_number(
-            character.slot(),
-            "fade_layer",
-            "weight",
-            (f64::from(weight), true),
-        )?;
-        let index = self.layer_of("fade_layer", character, layer)?;
-        let cmd = GpuPlaybackCommand::fade_layer(character.slot(), index, weight, duration);
-        self.push(character, cmd)
-    }
-
-    /// [`Player::remove_layer`] for `character`.
-    ///
-    /// # Errors
-    /// As [`set_layer`](Self::set_layer).
-    pub fn remove_layer(&mut self, character: CharacterId, layer: LayerId) -> Result<()> {
-        let index = self.layer_of("remove_layer", character, layer)?;
-        self.push(
-            character,
-            GpuPlaybackCommand::remove_layer(character.slot(), index),
-        )
     }
 
     /// Keeps the exact CPU twin of `character` from now on: a [`Player`]
@@ -605,40 +461,6 @@ impl GpuPlayers {
         dropped
     }
 
-    /// Places `character` (its placement: where the renderer draws it,
-    /// which [`move_placements`](Self::move_placements) moves by its root
-    /// motion): `translation`, and `rotation` (normalized).
-    ///
-    /// # Errors
-    /// [`Error::UnknownCharacter`]; [`PlaybackError::BadNumber`] for a
-    /// component that is not finite.
-    pub fn set_placement(
-        &mut self,
-        character: CharacterId,
-        translation: Vec3,
-        rotation: Quat,
-    ) -> Result<()> {
-        self.check_character(character)?;
-        for v in translation
-            .to_array()
-            .into_iter()
-            .chain(rotation.to_array())
-        {
-            check_number(
-                character.slot(),
-                "set_placement",
-                "placement",
-                (f64::from(v), false),
-            )?;
-        }
-        let cmd = GpuPlaybackCommand::place(
-            character.slot(),
-            translation.to_array(),
-            rotation.normalize().to_array(),
-        );
-        self.push(character, cmd)
-    }
-
     /// Moves every character's placement by its root motion each frame on
     /// the GPU, from the next frame (`on`), or stops: `translation +=
     /// rotation * motion.translation`, then `rotation = rotation *
@@ -740,6 +562,95 @@ impl GpuPlayers {
         self.pending.clear();
         Ok(())
     }
+}
+
+/// A [`Player`] command for one character of [`GpuPlayers`]
+/// ([`GpuPlayers::command`]): each variant is the [`Player`] method of
+/// the same name, with its arguments in the same order, and
+/// [`SetPlacement`](Self::SetPlacement) places the character.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Command {
+    /// [`Player::play`]: the clip.
+    Play(ClipHandle),
+    /// [`Player::crossfade`]: the clip faded to, the duration in seconds.
+    Crossfade(ClipHandle, f64),
+    /// [`Player::crossfade_at`]: the clip, the duration, the time in the
+    /// clip it starts at.
+    CrossfadeAt(ClipHandle, f64, f64),
+    /// [`Player::fade_in`]: the clip, the duration.
+    FadeIn(ClipHandle, f64),
+    /// [`Player::fade_out`]: the clip, the duration.
+    FadeOut(ClipHandle, f64),
+    /// [`Player::set_speed`].
+    SetSpeed(f64),
+    /// [`Player::set_paused`].
+    SetPaused(bool),
+    /// [`Player::seek`]: the time in seconds.
+    Seek(f64),
+    /// [`Player::set_wrap`].
+    SetWrap(WrapMode),
+    /// [`Player::set_clip_wrap`]: the clip, its wrap.
+    SetClipWrap(ClipHandle, WrapMode),
+    /// [`Player::set_repetitions`].
+    SetRepetitions(Option<u64>),
+    /// [`Player::set_clip_repetitions`]: the clip, its repetitions.
+    SetClipRepetitions(ClipHandle, Option<u64>),
+    /// [`Player::set_layer`]: the layer
+    /// ([`GpuPlayers::add_layer`]'s), its new settings.
+    SetLayer(LayerId, Layer),
+    /// [`Player::fade_layer`]: the layer, the weight faded to, the
+    /// duration.
+    FadeLayer(LayerId, f32, f64),
+    /// [`Player::remove_layer`].
+    RemoveLayer(LayerId),
+    /// Places the character (where the renderer draws it, which
+    /// [`GpuPlayers::move_placements`] moves by its root motion): its
+    /// translation and rotation (normalized). Its components must be
+    /// finite ([`PlaybackError::BadNumber`]).
+    SetPlacement(Vec3, Quat),
+}
+
+impl Command {
+    /// The command's name and clip, for those that name one.
+    fn clip(&self) -> Option<(&'static str, ClipHandle)> {
+        match *self {
+            Command::Play(c) => Some(("play", c)),
+            Command::Crossfade(c, _) => Some(("crossfade", c)),
+            Command::CrossfadeAt(c, _, _) => Some(("crossfade_at", c)),
+            Command::FadeIn(c, _) => Some(("fade_in", c)),
+            Command::FadeOut(c, _) => Some(("fade_out", c)),
+            Command::SetClipWrap(c, _) => Some(("set_clip_wrap", c)),
+            Command::SetClipRepetitions(c, _) => Some(("set_clip_repetitions", c)),
+            _ => None,
+        }
+    }
+}
+
+/// The record of `command`, which names clip `clip` (its index) for the
+/// character in model slot `slot`.
+fn clip_command(slot: u32, clip: u32, command: Command) -> Result<GpuPlaybackCommand> {
+    let (name, duration) = match command {
+        Command::Crossfade(_, d) => ("crossfade", d),
+        Command::CrossfadeAt(_, d, _) => ("crossfade_at", d),
+        Command::FadeIn(_, d) => ("fade_in", d),
+        Command::FadeOut(_, d) => ("fade_out", d),
+        _ => ("", 0.0),
+    };
+    if !name.is_empty() {
+        check_duration(slot, name, duration)?;
+    }
+    Ok(match command {
+        Command::Crossfade(_, d) => GpuPlaybackCommand::crossfade(slot, clip, d, None),
+        Command::CrossfadeAt(_, d, t) => {
+            check_number(slot, "crossfade_at", "time", (t, false))?;
+            GpuPlaybackCommand::crossfade(slot, clip, d, Some(t))
+        }
+        Command::FadeIn(_, d) => GpuPlaybackCommand::fade(slot, clip, d, false),
+        Command::FadeOut(_, d) => GpuPlaybackCommand::fade(slot, clip, d, true),
+        Command::SetClipWrap(_, wrap) => GpuPlaybackCommand::wrap(slot, Some(clip), wrap),
+        Command::SetClipRepetitions(_, n) => GpuPlaybackCommand::repetitions(slot, Some(clip), n),
+        _ => GpuPlaybackCommand::play(slot, clip),
+    })
 }
 
 /// A root motion of no motion, as read back.

@@ -92,7 +92,7 @@ use std::sync::Arc;
 
 pub use self::{
     clips::{ClipHandle, Clips, ClipsId},
-    gpu::GpuPlayers,
+    gpu::{Command, GpuPlayers},
     ground::{in_place, in_place_with_up},
     player::{Layer, LayerId, Player},
     root::RootMotion,

@@ -14,7 +14,7 @@ use keyframe_gpu::layout::{
     GpuActionSlot, GpuCharacter, GpuInstance, GpuMixAction, BLEND_ADDITIVE, BLEND_MIX,
     BLEND_OVERRIDE, NO_CLIP, NO_ROW, SLOT_ADDITIVE, SLOT_OVERRIDES,
 };
-use keyframe_gpu::playback::{Clips, GpuPlayers, Layer, LayerId};
+use keyframe_gpu::playback::{Clips, Command, GpuPlayers, Layer, LayerId};
 use keyframe_gpu::{
     cpu, AnimationLibrary, BoundLibrary, CharacterId, Clip, Crowd, Interpolation, Mask, MixerDesc,
     ModelId, NodeTransform, Property, Rig, Track, WrapMode,
@@ -129,23 +129,26 @@ fn command(rng: &mut Rng, p: &mut GpuPlayers, c: CharacterId, layers: &mut Vec<L
         .get(rng.below(layers.len().max(1) as u64) as usize)
         .copied();
     let r = match rng.below(17) {
-        0 | 1 => p.play(c, clip),
-        2 | 3 => p.crossfade(c, clip, d),
-        4 => p.crossfade_at(c, clip, d, t),
-        5 => p.fade_in(c, clip, d),
-        6 => p.fade_out(c, clip, d),
-        7 => p.set_speed(c, rng.pick(&[1.0, -1.0, 0.0, 0.5, 2.0, -0.3, 1.7, 1e9])),
-        8 => p.set_paused(c, rng.below(3) == 0),
-        9 => p.seek(c, t),
-        10 => p.set_wrap(c, wrap),
-        11 => p.set_clip_wrap(c, clip, wrap),
-        12 => p.set_repetitions(c, reps),
-        13 => p.set_clip_repetitions(c, clip, reps),
+        0 | 1 => p.command(c, Command::Play(clip)),
+        2 | 3 => p.command(c, Command::Crossfade(clip, d)),
+        4 => p.command(c, Command::CrossfadeAt(clip, d, t)),
+        5 => p.command(c, Command::FadeIn(clip, d)),
+        6 => p.command(c, Command::FadeOut(clip, d)),
+        7 => p.command(
+            c,
+            Command::SetSpeed(rng.pick(&[1.0, -1.0, 0.0, 0.5, 2.0, -0.3, 1.7, 1e9])),
+        ),
+        8 => p.command(c, Command::SetPaused(rng.below(3) == 0)),
+        9 => p.command(c, Command::Seek(t)),
+        10 => p.command(c, Command::SetWrap(wrap)),
+        11 => p.command(c, Command::SetClipWrap(clip, wrap)),
+        12 => p.command(c, Command::SetRepetitions(reps)),
+        13 => p.command(c, Command::SetClipRepetitions(clip, reps)),
         14 => p.add_layer(c, clip, layer).map(|id| layers.push(id)),
-        15 => id.map_or(Ok(()), |id| p.set_layer(c, id, layer)),
+        15 => id.map_or(Ok(()), |id| p.command(c, Command::SetLayer(id, layer))),
         _ => match id {
-            Some(id) if rng.below(2) == 0 => p.fade_layer(c, id, layer.weight, d),
-            Some(id) => p.remove_layer(c, id),
+            Some(id) if rng.below(2) == 0 => p.command(c, Command::FadeLayer(id, layer.weight, d)),
+            Some(id) => p.command(c, Command::RemoveLayer(id)),
             None => Ok(()),
         },
     };
@@ -456,7 +459,7 @@ fn run(test: &str, seed: u64, frames: u32) {
         players.subscribe(device, queue, &crowd, c).unwrap();
         let r = glam::Quat::from_rotation_y(i as f32 * 0.3);
         let t = glam::Vec3::new(i as f32, 0.0, -0.5 * i as f32);
-        players.set_placement(c, t, r).unwrap();
+        players.command(c, Command::SetPlacement(t, r)).unwrap();
         placed[i] = [t.extend(0.0).to_array(), r.to_array()];
     }
     players.move_placements(&mut crowd, true).unwrap();
@@ -547,8 +550,8 @@ fn a_character_looped_for_days_keeps_its_phase_on_the_gpu() {
         crowd.add_character(model).unwrap(),
     ];
     for (c, speed) in characters.iter().zip([1.0, -1.0]) {
-        players.play(*c, wave).unwrap();
-        players.set_speed(*c, speed).unwrap();
+        players.command(*c, Command::Play(wave)).unwrap();
+        players.command(*c, Command::SetSpeed(speed)).unwrap();
         players.subscribe(device, queue, &crowd, *c).unwrap();
     }
     let ticks_per_second: u128 = 705_600_000 << 16;
