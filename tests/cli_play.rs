@@ -246,7 +246,7 @@ fn bad_play_files_are_refused_in_one_line() {
 
 #[test]
 fn markers_in_an_animations_extras_are_imported_and_crossed() {
-    use keyframe_gpu::playback::{Clips, Player};
+    use keyframe_gpu::playback::{Clips, Command, Player};
     let dir = temp_dir("cli_play_extras");
     let mut b = Builder::new();
     let n = b.node(None);
@@ -263,7 +263,8 @@ fn markers_in_an_animations_extras_are_imported_and_crossed() {
     assert_eq!(got, [(0.25, "left"), (0.75, "right")]);
     let clips = std::sync::Arc::new(Clips::new(&imported.library));
     let mut p = Player::new(&clips);
-    p.play(clips.clip("walk").unwrap()).unwrap();
+    p.command(Command::Play(clips.clip("walk").unwrap()))
+        .unwrap();
     let names: Vec<String> = p
         .advance(1.0)
         .unwrap()

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use common::headless::Headless;
 use crowd_models::{model_a, model_b};
-use keyframe_gpu::playback::{ClipHandle, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{ClipHandle, Clips, Command, Layer, PlaybackError, Player};
 use keyframe_gpu::{
     cpu, Action, CharacterId, Crowd, CrowdCharacter, CrowdPoses, Error, Mask, MixerDesc, ModelId,
 };
@@ -133,14 +133,17 @@ fn a_crowd_program_of_players_equals_the_twin_frame_by_frame() {
     cast.push(make(a, &ca));
     let removed = cast[4].0;
     // A0: idle with bend masked to j1's subtree (mixed in, weight 1).
-    cast[0].1.play(clip(&ca, "idle")).unwrap();
+    cast[0].1.command(Command::Play(clip(&ca, "idle"))).unwrap();
     let masked = Layer {
         mask: Some(s.upper),
         ..Layer::default()
     };
     cast[0].1.add_layer(clip(&ca, "bend"), masked).unwrap();
     // B0: slide, with idle overriding r1's subtree.
-    cast[1].1.play(clip(&cb, "slide")).unwrap();
+    cast[1]
+        .1
+        .command(Command::Play(clip(&cb, "slide")))
+        .unwrap();
     let over_hand = Layer {
         mask: Some(s.hand),
         overrides: true,
@@ -148,9 +151,12 @@ fn a_crowd_program_of_players_equals_the_twin_frame_by_frame() {
     };
     cast[1].1.add_layer(clip(&cb, "idle"), over_hand).unwrap();
     // A1: bend; B1: turn; A2: lift fading in under an additive bend.
-    cast[2].1.play(clip(&ca, "bend")).unwrap();
-    cast[3].1.play(clip(&cb, "turn")).unwrap();
-    cast[4].1.fade_in(clip(&ca, "lift"), 0.3).unwrap();
+    cast[2].1.command(Command::Play(clip(&ca, "bend"))).unwrap();
+    cast[3].1.command(Command::Play(clip(&cb, "turn"))).unwrap();
+    cast[4]
+        .1
+        .command(Command::FadeIn(clip(&ca, "lift"), 0.3))
+        .unwrap();
     let additive = Layer {
         weight: 0.5,
         additive: Some(0.0),
@@ -160,7 +166,10 @@ fn a_crowd_program_of_players_equals_the_twin_frame_by_frame() {
     let mut checked_by_hand = false;
     for f in 0..30 {
         match f {
-            2 => cast[0].1.crossfade(clip(&ca, "lift"), 0.5).unwrap(),
+            2 => cast[0]
+                .1
+                .command(Command::Crossfade(clip(&ca, "lift"), 0.5))
+                .unwrap(),
             3 => {
                 // An override layer of A over every node, at 0.6.
                 let over = Layer {
@@ -170,21 +179,36 @@ fn a_crowd_program_of_players_equals_the_twin_frame_by_frame() {
                 };
                 cast[2].1.add_layer(clip(&ca, "lift"), over).unwrap();
             }
-            4 => cast[1].1.crossfade(clip(&cb, "turn"), 0.6).unwrap(),
-            5 => cast[2].1.crossfade(clip(&ca, "idle"), 0.4).unwrap(),
-            8 => cast[3].1.crossfade(clip(&cb, "slide"), 0.3).unwrap(),
+            4 => cast[1]
+                .1
+                .command(Command::Crossfade(clip(&cb, "turn"), 0.6))
+                .unwrap(),
+            5 => cast[2]
+                .1
+                .command(Command::Crossfade(clip(&ca, "idle"), 0.4))
+                .unwrap(),
+            8 => cast[3]
+                .1
+                .command(Command::Crossfade(clip(&cb, "slide"), 0.3))
+                .unwrap(),
             12 => {
                 s.crowd.remove_character(removed).unwrap();
                 cast.remove(4);
             }
-            14 => cast[3].1.crossfade_at(clip(&cb, "turn"), 0.2, 1.5).unwrap(),
+            14 => cast[3]
+                .1
+                .command(Command::CrossfadeAt(clip(&cb, "turn"), 0.2, 1.5))
+                .unwrap(),
             15 => {
                 let id = s.crowd.add_character(a).unwrap();
                 let mut p = s.crowd.player(a, &ca).unwrap();
-                p.play(clip(&ca, "lift")).unwrap();
+                p.command(Command::Play(clip(&ca, "lift"))).unwrap();
                 cast.push((id, p));
             }
-            20 => cast[4].1.crossfade(clip(&ca, "bend"), 0.3).unwrap(),
+            20 => cast[4]
+                .1
+                .command(Command::Crossfade(clip(&ca, "bend"), 0.3))
+                .unwrap(),
             _ => {}
         }
         for (_, p) in &mut cast {
@@ -236,13 +260,16 @@ fn a_crowd_models_player_takes_its_mixers_limit() {
     let plain = Player::new(&s.clips_a);
     let mut counts = Vec::new();
     for mut p in [crowd_player, plain] {
-        p.play(clip(&s.clips_a, "idle")).unwrap();
+        p.command(Command::Play(clip(&s.clips_a, "idle"))).unwrap();
         p.advance(0.1).unwrap();
-        p.crossfade(clip(&s.clips_a, "bend"), 1.0).unwrap();
+        p.command(Command::Crossfade(clip(&s.clips_a, "bend"), 1.0))
+            .unwrap();
         p.advance(0.1).unwrap();
-        p.crossfade(clip(&s.clips_a, "lift"), 1.0).unwrap();
+        p.command(Command::Crossfade(clip(&s.clips_a, "lift"), 1.0))
+            .unwrap();
         p.advance(0.1).unwrap();
-        p.fade_in(clip(&s.clips_a, "idle"), 1.0).unwrap();
+        p.command(Command::FadeIn(clip(&s.clips_a, "idle"), 1.0))
+            .unwrap();
         p.advance(0.1).unwrap();
         counts.push(p.frame().actions.len());
     }
@@ -266,7 +293,7 @@ fn refused_players_leave_the_frame_in_effect() {
     for (model, clips, first) in [(a, &ca, "lift"), (b, &cb, "slide"), (a, &ca, "bend")] {
         let id = s.crowd.add_character(model).unwrap();
         let mut p = s.crowd.player(model, clips).unwrap();
-        p.play(clip(clips, first)).unwrap();
+        p.command(Command::Play(clip(clips, first))).unwrap();
         p.advance(0.4).unwrap();
         cast.push((id, p));
     }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 mod counting_alloc;
 
 use glam::{Quat, Vec3};
-use keyframe_gpu::playback::{ClipHandle, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{ClipHandle, Clips, Command, Layer, PlaybackError, Player};
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
 };
@@ -92,9 +92,9 @@ fn weights(p: &Player) -> Vec<(u32, f32)> {
 #[test]
 fn crossfade_weights_ramp_linearly_and_sum_to_one() {
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(0.1).unwrap();
-    p.crossfade(c(&p, 1), 0.3).unwrap();
+    p.command(Command::Crossfade(c(&p, 1), 0.3)).unwrap();
     // Frame k after the crossfade, dt = 0.05: the fade is k * 0.05 / 0.3
     // of the way, walk at 1 - that, run at that, until the end, where
     // walk is gone.
@@ -123,10 +123,10 @@ fn crossfade_weights_ramp_linearly_and_sum_to_one() {
 #[test]
 fn a_crossfade_during_a_fade_starts_from_the_current_weights() {
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
-    p.crossfade(c(&p, 1), 0.4).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Crossfade(c(&p, 1), 0.4)).unwrap();
     p.advance(0.1).unwrap(); // walk 0.75, run 0.25
-    p.crossfade(c(&p, 2), 0.2).unwrap();
+    p.command(Command::Crossfade(c(&p, 2), 0.2)).unwrap();
     p.advance(0.05).unwrap();
     // Each ramps from where it was to 0, turn from 0 to 0.75 + 0.25.
     let w = weights(&p);
@@ -143,7 +143,7 @@ fn a_crossfade_during_a_fade_starts_from_the_current_weights() {
 #[test]
 fn fades_layers_and_gather() {
     let mut p = player();
-    p.fade_in(c(&p, 0), 0.5).unwrap();
+    p.command(Command::FadeIn(c(&p, 0), 0.5)).unwrap();
     p.advance(0.25).unwrap();
     assert_eq!(weights(&p), [(0, 0.5)]);
     let layer = p
@@ -159,20 +159,20 @@ fn fades_layers_and_gather() {
     p.advance(0.25).unwrap();
     assert_eq!(weights(&p), [(0, 1.0), (2, 0.5)]);
     assert_eq!(p.frame().actions[1].reference_time, Some(0.0));
-    p.fade_layer(layer, 0.0, 0.1).unwrap();
-    p.fade_out(c(&p, 0), 0.2).unwrap();
+    p.command(Command::FadeLayer(layer, 0.0, 0.1)).unwrap();
+    p.command(Command::FadeOut(c(&p, 0), 0.2)).unwrap();
     p.advance(0.1).unwrap();
     // The layer reached 0 and is gone; the base is halfway out.
     assert_eq!(weights(&p), [(0, 0.5)]);
     let mut q = player();
-    q.play(c(&q, 3)).unwrap();
+    q.command(Command::Play(c(&q, 3))).unwrap();
     q.advance(0.0).unwrap();
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     gather([&p, &q], &mut actions, &mut counts);
     assert_eq!(counts, [1, 1]);
     assert_eq!(actions.iter().map(|a| a.clip).collect::<Vec<_>>(), [0, 3]);
     assert!(matches!(
-        p.fade_layer(layer, 1.0, 0.1),
+        p.command(Command::FadeLayer(layer, 1.0, 0.1)),
         Err(Error::Playback(PlaybackError::UnknownLayer {
             layer: 0,
             ..
@@ -183,32 +183,32 @@ fn fades_layers_and_gather() {
 #[test]
 fn speed_pause_seek_backwards_and_wraps() {
     let mut p = player();
-    p.play(c(&p, 3)).unwrap(); // 2 s, repeat
-    p.set_speed(2.0).unwrap();
+    p.command(Command::Play(c(&p, 3))).unwrap(); // 2 s, repeat
+    p.command(Command::SetSpeed(2.0)).unwrap();
     p.advance(0.25).unwrap();
     assert!((p.current().unwrap().time - 0.5).abs() < EPS);
-    p.set_paused(true);
+    p.command(Command::SetPaused(true)).unwrap();
     p.advance(1.0).unwrap();
     assert!((p.current().unwrap().time - 0.5).abs() < EPS);
     assert_eq!(p.frame().root_motion, Default::default());
-    p.set_paused(false);
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::SetPaused(false)).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     p.advance(1.0).unwrap();
     // 0.5 - 1.0 = -0.5: 1.5 after folding, one loop end crossed.
     assert!((p.current().unwrap().time - 1.5).abs() < EPS);
     assert_eq!(p.current().unwrap().loops, 1);
-    p.seek(0.25).unwrap();
+    p.command(Command::Seek(0.25)).unwrap();
     assert!((p.current().unwrap().time - 0.25).abs() < EPS);
     // Once: clamped at the end, finished.
-    p.set_speed(1.0).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::SetSpeed(1.0)).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.advance(5.0).unwrap();
     assert_eq!(p.current().unwrap().time, 2.0);
     assert!(p.current().unwrap().finished);
     // Ping-pong: out to 2, back to 1.5.
     let mut p = player();
-    p.play(c(&p, 3)).unwrap();
-    p.set_wrap(WrapMode::PingPong);
+    p.command(Command::Play(c(&p, 3))).unwrap();
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
     p.advance(2.5).unwrap();
     assert!((p.current().unwrap().time - 1.5).abs() < EPS);
     assert_eq!(p.current().unwrap().loops, 1);
@@ -231,7 +231,7 @@ fn root_motion_adds_the_whole_loop_at_each_loop_end() {
     // walk moves 2 per second: 2.5 s in steps of 0.25 is 5 along x, over
     // two loop ends; backwards 1 s is -2.
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     let mut sum = Vec3::ZERO;
     for _ in 0..10 {
         let f = p.advance(0.25).unwrap();
@@ -243,12 +243,12 @@ fn root_motion_adds_the_whole_loop_at_each_loop_end() {
     // One step over several loops at once.
     let f = p.advance(3.5).unwrap();
     assert!((f.root_motion.translation.x - 7.0).abs() < 1e-4);
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     let f = p.advance(1.0).unwrap();
     assert!((f.root_motion.translation.x + 2.0).abs() < 1e-4);
     // Turning 90 degrees a second about y: 2.5 s is 225 degrees.
     let mut p = rooted();
-    p.play(c(&p, 2)).unwrap();
+    p.command(Command::Play(c(&p, 2))).unwrap();
     let mut total = Quat::IDENTITY;
     for _ in 0..10 {
         total *= p.advance(0.25).unwrap().root_motion.rotation;
@@ -262,7 +262,7 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     // walk (2 along x per second) and run (6 along z) at weight 1 each:
     // their average, per 0.1 s (0.1, 0, 0.3).
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.add_layer(c(&p, 1), Layer::default()).unwrap();
     let f = p.advance(0.1).unwrap();
     let want = Vec3::new(0.1, 0.0, 0.3);
@@ -274,8 +274,8 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     // walk alone fading out over 0.2 s: at weight 0.5 after 0.1 s, half
     // of its 0.2 (the rest of the weight is no motion).
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
-    p.fade_out(c(&p, 0), 0.2).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::FadeOut(c(&p, 0), 0.2)).unwrap();
     let f = p.advance(0.1).unwrap();
     assert!((f.root_motion.translation - Vec3::new(0.1, 0.0, 0.0)).length() < 1e-5);
 
@@ -284,8 +284,8 @@ fn blended_root_motion_follows_the_mixer_rules_and_the_twins_pose() {
     let lib = library();
     let bound = lib.bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     let before = p.advance(0.2).unwrap().actions.clone();
     let motion = p.advance(0.5).unwrap().root_motion;
     let after = p.frame().actions.clone();
@@ -319,7 +319,7 @@ fn markers_are_reported_once_per_crossing_in_order() {
     // Steps of 0.3 from 0: 0.3 (left), 0.6, 0.9 (right), 1.2 (left at
     // 1.25? no: 1.2), 1.5 (left at 1.25).
     let mut p = Player::new(&clips);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     let mut seen = Vec::new();
     for _ in 0..5 {
         p.advance(0.3).unwrap();
@@ -332,26 +332,26 @@ fn markers_are_reported_once_per_crossing_in_order() {
     // A step longer than the clip: from 0.1 by 2.6 s crosses 0.25, 0.75,
     // 1.25, 1.75 and 2.25, in that order.
     let mut p = Player::new(&clips);
-    p.play(c(&p, 0)).unwrap();
-    p.seek(0.1).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Seek(0.1)).unwrap();
     p.advance(2.6).unwrap();
     assert_eq!(names(&p), ["left", "right", "left", "right", "left"]);
     // A marker where the step starts is not crossed again; backwards,
     // [after, before).
     let mut p = Player::new(&clips);
-    p.play(c(&p, 0)).unwrap();
-    p.seek(0.25).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Seek(0.25)).unwrap();
     p.advance(0.1).unwrap();
     assert!(names(&p).is_empty());
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     p.advance(0.3).unwrap(); // 0.35 -> 0.05
     assert_eq!(names(&p), ["left"]);
     // Paused, or at speed 0: none.
-    p.set_paused(true);
+    p.command(Command::SetPaused(true)).unwrap();
     p.advance(5.0).unwrap();
     assert!(names(&p).is_empty());
-    p.set_paused(false);
-    p.set_speed(0.0).unwrap();
+    p.command(Command::SetPaused(false)).unwrap();
+    p.command(Command::SetSpeed(0.0)).unwrap();
     p.advance(5.0).unwrap();
     assert!(names(&p).is_empty());
 }
@@ -359,7 +359,7 @@ fn markers_are_reported_once_per_crossing_in_order() {
 #[test]
 fn bad_input_is_refused_and_nothing_advances() {
     let mut p = player().with_character(7);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(0.25).unwrap();
     for dt in [f64::NAN, -0.1, f64::INFINITY] {
         match p.advance(dt) {
@@ -382,7 +382,7 @@ fn bad_input_is_refused_and_nothing_advances() {
     // A clip of another Clips (here of the same library, made again) is
     // refused, naming the clip and both.
     let other = player();
-    match p.play(c(&other, 1)) {
+    match p.command(Command::Play(c(&other, 1))) {
         Err(Error::Playback(PlaybackError::ClipOfOtherLibrary {
             character: 7,
             command: "play",
@@ -398,12 +398,12 @@ fn bad_input_is_refused_and_nothing_advances() {
     }
     for d in [0.0, -1.0, f64::NAN] {
         assert!(matches!(
-            p.crossfade(c(&p, 1), d),
+            p.command(Command::Crossfade(c(&p, 1), d)),
             Err(Error::Playback(PlaybackError::BadDuration { .. }))
         ));
     }
-    assert!(p.set_speed(f64::NAN).is_err());
-    assert!(p.seek(f64::INFINITY).is_err());
+    assert!(p.command(Command::SetSpeed(f64::NAN)).is_err());
+    assert!(p.command(Command::Seek(f64::INFINITY)).is_err());
     // Still playing walk alone, where it was.
     p.advance(0.0).unwrap();
     assert_eq!(weights(&p), [(0, 1.0)]);
@@ -443,7 +443,7 @@ fn in_place_keeps_the_root_at_rest_on_the_ground_plane() {
     assert_eq!(at(&z_up, 0, 0.5), Vec3::ZERO);
     // Root motion still comes from the original.
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     let m = p.advance(0.5).unwrap().root_motion;
     assert!((m.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
     assert!(matches!(
@@ -466,8 +466,8 @@ fn gathering_a_crowds_players_allocates_nothing_once_sized() {
     let clips = Arc::new(Clips::new(&library()));
     let mut players: Vec<Player> = (0..100).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(c(p, 0)).unwrap();
-        p.crossfade(c(p, 1), 10.0).unwrap();
+        p.command(Command::Play(c(p, 0))).unwrap();
+        p.command(Command::Crossfade(c(p, 1), 10.0)).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     for p in &mut players {
@@ -504,8 +504,8 @@ fn root_motion_blends_each_property_over_the_actions_whose_clips_animate_it() {
     // the root moves by (1, 0, 0) and turns 45 degrees about y.
     let bound = library().bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.add_layer(
         c(&p, 2),
         Layer {
@@ -539,8 +539,8 @@ fn an_action_that_stands_still_weighs_in_root_motion_with_no_motion() {
     // moves half as far as walk: from 0.2 s to 0.7 s, (0.5, 0, 0).
     let bound = library().bind(&rig()).unwrap();
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.add_layer(
         c(&p, 1),
         Layer {
@@ -566,9 +566,9 @@ fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
     // walk (1 s) half played, then a crossfade to long (2 s) over 1 s:
     // 0.75 s later walk has passed its loop end, long has not.
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(0.5).unwrap();
-    p.crossfade(c(&p, 3), 1.0).unwrap();
+    p.command(Command::Crossfade(c(&p, 3), 1.0)).unwrap();
     assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 3), 0.0)));
     p.advance(0.75).unwrap();
     let a = p.current().unwrap();
@@ -581,17 +581,17 @@ fn loops_finished_and_current_follow_the_action_a_crossfade_goes_to() {
     // Played once: walk reaches its end first, long has not finished.
     // Each action has its own wrap: long is played once too.
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::Clamp);
-    p.crossfade(c(&p, 3), 1.5).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
+    p.command(Command::Crossfade(c(&p, 3), 1.5)).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.advance(1.0).unwrap();
     assert!(!p.current().unwrap().finished);
     p.advance(1.0).unwrap();
     assert!(p.current().unwrap().finished);
     assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 3), 2.0)));
     // fade_in starts a new current action.
-    p.fade_in(c(&p, 1), 0.5).unwrap();
+    p.command(Command::FadeIn(c(&p, 1), 0.5)).unwrap();
     assert!(!p.current().unwrap().finished);
     assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((c(&p, 1), 0.0)));
 }
@@ -601,15 +601,15 @@ fn ping_pong_after_another_wrap_moves_forwards_again() {
     // walk (1 s) ping-pong: 1.5 s is 0.5 on the way back. Repeat from
     // there moves forward to 0.75; ping-pong again goes on forwards.
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::PingPong);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
     p.advance(1.5).unwrap();
     p.advance(0.125).unwrap();
     assert!((p.current().unwrap().time - 0.375).abs() < EPS);
-    p.set_wrap(WrapMode::Repeat);
+    p.command(Command::SetWrap(WrapMode::Repeat)).unwrap();
     p.advance(0.375).unwrap();
     assert!((p.current().unwrap().time - 0.75).abs() < EPS);
-    p.set_wrap(WrapMode::PingPong);
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
     p.advance(0.125).unwrap();
     assert!((p.current().unwrap().time - 0.875).abs() < EPS);
 }
@@ -628,8 +628,8 @@ fn frames_with_root_motion_and_markers_allocate_nothing_once_sized() {
     let clips = Arc::new(clips);
     let mut players: Vec<Player> = (0..50).map(|_| Player::new(&clips)).collect();
     for p in &mut players {
-        p.play(c(p, 0)).unwrap();
-        p.crossfade(c(p, 1), 10.0).unwrap();
+        p.command(Command::Play(c(p, 0))).unwrap();
+        p.command(Command::Crossfade(c(p, 1), 10.0)).unwrap();
     }
     let (mut actions, mut counts) = (Vec::new(), Vec::new());
     // Ten frames of 0.3 s cover every phase the markers are met in.
@@ -666,10 +666,10 @@ fn huge_steps_keep_every_playhead_in_its_clip_and_never_panic() {
     let clips = Arc::new(clips);
     for wrap in [WrapMode::Repeat, WrapMode::PingPong, WrapMode::Clamp] {
         let mut p = Player::new(&clips);
-        p.play(c(&p, 3)).unwrap(); // long: 2 s
-        p.set_wrap(wrap);
+        p.command(Command::Play(c(&p, 3))).unwrap(); // long: 2 s
+        p.command(Command::SetWrap(wrap)).unwrap();
         for (dt, speed) in [(1e300, 1.0), (1e300, -1.0), (1e19, 1.0), (3e18, -1.0)] {
-            p.set_speed(speed).unwrap();
+            p.command(Command::SetSpeed(speed)).unwrap();
             for _ in 0..3 {
                 let f = p.advance(dt).unwrap();
                 let time = f.actions[0].time;
@@ -679,7 +679,7 @@ fn huge_steps_keep_every_playhead_in_its_clip_and_never_panic() {
             }
         }
         // A step whose dt * speed is past f64's range is refused.
-        p.set_speed(1e300).unwrap();
+        p.command(Command::SetSpeed(1e300)).unwrap();
         let before = p.current();
         assert!(matches!(
             p.advance(1e300),
@@ -705,7 +705,7 @@ fn players_can_advance_on_other_threads() {
         for chunk in players.chunks_mut(4) {
             s.spawn(move || {
                 for p in chunk {
-                    p.play(c(p, 0)).unwrap();
+                    p.command(Command::Play(c(p, 0))).unwrap();
                     p.advance(0.25).unwrap();
                 }
             });
@@ -724,8 +724,8 @@ fn events_carry_the_weight_of_the_action_that_crossed_them() {
     clips.add_marker(0, 0.25, "walk step").unwrap();
     clips.add_marker(1, 0.25, "run step").unwrap();
     let mut p = Player::new(&Arc::new(clips));
-    p.play(c(&p, 0)).unwrap();
-    p.crossfade(c(&p, 1), 1.0).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Crossfade(c(&p, 1), 1.0)).unwrap();
     let events = &p.advance(0.3).unwrap().events;
     let got: Vec<(&str, u32, f32)> = events
         .iter()
@@ -753,8 +753,8 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
         f.events.iter().map(|e| e.name.to_string()).collect()
     };
     let mut p = Player::new(&clips);
-    p.set_repetitions(Some(2));
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::SetRepetitions(Some(2))).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     // 0 -> 0.75; 0.75 -> 1.75 (one loop end); then 1.75 -> 2.75 stops at
     // 2.0, the end of the second loop: clip time 1, 0.25 s of motion.
     let f = p.advance(0.75).unwrap();
@@ -776,8 +776,8 @@ fn repetitions_stop_an_action_at_the_end_of_its_last_pass() {
     assert_eq!(f.actions[0].time, 1.0);
     // A seek plays it again, counting from there: one pass left of a
     // limit of 1 from 0.5 ends at 1.0.
-    p.set_repetitions(Some(1));
-    p.seek(0.5).unwrap();
+    p.command(Command::SetRepetitions(Some(1))).unwrap();
+    p.command(Command::Seek(0.5)).unwrap();
     assert!(!p.current().unwrap().finished);
     p.advance(0.25).unwrap();
     assert!(!p.current().unwrap().finished);
@@ -796,10 +796,10 @@ fn repetitions_sought_backwards_enter_their_first_pass_at_the_start() {
     // pass runs from 1 back to 0. 0.75 s: 0.5 -> 0 -> 0.75, moved back by
     // 1.5, one pass to go; 1 s more stops at 0 after 0.75 s (back 1.5).
     let mut p = Player::new(&clips);
-    p.set_repetitions(Some(1));
-    p.play(c(&p, 0)).unwrap();
-    p.seek(0.5).unwrap();
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::SetRepetitions(Some(1))).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Seek(0.5)).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     let f = p.advance(0.75).unwrap();
     assert!((f.actions[0].time - 0.75).abs() < EPS, "{f:?}");
     assert!((f.root_motion.translation.x + 1.5).abs() < 1e-5, "{f:?}");
@@ -820,9 +820,9 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
     // end. 2.5 s is halfway through the third pass; one more second
     // stops at its end, 0.5 s later.
     let mut p = Player::new(&clips);
-    p.set_repetitions(Some(3));
-    p.set_wrap(WrapMode::PingPong);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::SetRepetitions(Some(3))).unwrap();
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(2.5).unwrap();
     assert!((p.current().unwrap().time - 0.5).abs() < EPS);
     assert!(!p.current().unwrap().finished);
@@ -835,7 +835,7 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
     // A layer's own limit; a limit below the passes played stops the
     // base where it stands.
     let mut p = Player::new(&clips);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.add_layer(
         c(&p, 1),
         Layer {
@@ -846,7 +846,7 @@ fn repetitions_stop_ping_pong_and_layers_at_the_end_of_their_last_pass() {
     .unwrap();
     p.advance(1.25).unwrap();
     assert!((p.current().unwrap().time - 0.25).abs() < EPS);
-    p.set_repetitions(Some(1));
+    p.command(Command::SetRepetitions(Some(1))).unwrap();
     p.advance(0.5).unwrap();
     let times: Vec<f64> = p.frame().actions.iter().map(|a| a.time).collect();
     assert!(
@@ -867,8 +867,8 @@ fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
     let mut clips = Clips::with_root(&bound, 0).unwrap();
     clips.set_masks(&bound, &masks).unwrap();
     let mut p = Player::new(&Arc::new(clips));
-    p.play(c(&p, 0)).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.add_layer(
         c(&p, 1),
         Layer {
@@ -892,7 +892,7 @@ fn a_masked_action_moves_the_root_by_its_masks_factor_there() {
     assert!((moved - motion.translation).length() < 1e-5, "{moved}");
     // Without the masks, a masked layer moves no root: walk's alone.
     let mut p = rooted();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.add_layer(
         c(&p, 1),
         Layer {
@@ -925,12 +925,12 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
     // later: walk 0.5625 * 0.5, turn 0.25 * 0.5, long 0.1875 + 0.8125 *
     // 0.5, summing to 1.
     let mut p = player().with_max_actions(3).with_character(2);
-    p.play(c(&p, 0)).unwrap();
-    p.crossfade(c(&p, 1), 1.0).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
+    p.command(Command::Crossfade(c(&p, 1), 1.0)).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade(c(&p, 2), 1.0).unwrap();
+    p.command(Command::Crossfade(c(&p, 2), 1.0)).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade(c(&p, 3), 1.0).unwrap();
+    p.command(Command::Crossfade(c(&p, 3), 1.0)).unwrap();
     p.advance(0.5).unwrap();
     let w = weights(&p);
     let want = [(0, 0.28125), (2, 0.125), (3, 0.59375)];
@@ -940,7 +940,7 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         assert!((got - e).abs() < 1e-6, "{w:?}");
     }
     // A fade-in drops the lightest too (turn, at 0.125).
-    p.fade_in(c(&p, 1), 0.5).unwrap();
+    p.command(Command::FadeIn(c(&p, 1), 0.5)).unwrap();
     let clips: Vec<u32> = p
         .advance(0.0)
         .unwrap()
@@ -951,7 +951,7 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
     assert_eq!(clips, [0, 3, 1]);
     // Layers are never dropped: a table the layers fill refuses more.
     let mut p = player().with_max_actions(2).with_character(2);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.add_layer(c(&p, 1), Layer::default()).unwrap();
     let full = |r: Result<_, Error>, command: &str| match r {
         Err(Error::Playback(PlaybackError::TooManyActions {
@@ -965,7 +965,7 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
         p.add_layer(c(&p, 2), Layer::default()).map(|_| ()),
         "add_layer",
     );
-    p.crossfade(c(&p, 2), 1.0).unwrap(); // walk goes, turn comes
+    p.command(Command::Crossfade(c(&p, 2), 1.0)).unwrap(); // walk goes, turn comes
     assert_eq!(
         p.advance(0.0)
             .unwrap()
@@ -978,11 +978,11 @@ fn a_full_table_drops_its_lightest_base_action_and_keeps_the_weights_sum() {
     let mut p = player().with_max_actions(1);
     p.add_layer(c(&p, 1), Layer::default()).unwrap();
     assert!(matches!(
-        p.play(c(&p, 0)),
+        p.command(Command::Play(c(&p, 0))),
         Err(Error::Playback(PlaybackError::TooManyActions { .. }))
     ));
     assert!(matches!(
-        p.crossfade(c(&p, 0), 1.0),
+        p.command(Command::Crossfade(c(&p, 0), 1.0)),
         Err(Error::Playback(PlaybackError::TooManyActions { .. }))
     ));
     // Nothing changed: the layer alone.
@@ -1001,9 +1001,10 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     // walk (1 s) plays from 0; at 0.25 s a crossfade over 0.5 s to run
     // (1 s) at clip time 2.75 (folded by repeat: 0.75).
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(0.25).unwrap();
-    p.crossfade_at(c(&p, 1), 0.5, 2.75).unwrap();
+    p.command(Command::CrossfadeAt(c(&p, 1), 0.5, 2.75))
+        .unwrap();
     assert_eq!(p.current().map(|c| c.clip.index()), Some(1));
     assert!((p.current().unwrap().time - 0.75).abs() < EPS);
     // 0.1 s later: walk at 0.35 weighing 1 - 0.1 / 0.5 = 0.8, run at
@@ -1021,7 +1022,7 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
     assert!((got[1].1 - 0.85).abs() < EPS && (got[1].2 - 0.2).abs() < 1e-6);
     // A clip already playing moves to the time given too: back to walk,
     // at 0.5 (walk stood at 0.35).
-    p.crossfade_at(c(&p, 0), 0.5, 0.5).unwrap();
+    p.command(Command::CrossfadeAt(c(&p, 0), 0.5, 0.5)).unwrap();
     assert_eq!(p.current().map(|c| c.clip.index()), Some(0));
     assert!((p.current().unwrap().time - 0.5).abs() < EPS);
 }
@@ -1029,10 +1030,12 @@ fn crossfade_at_starts_the_incoming_clip_at_the_time_given() {
 #[test]
 fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
     let mut p = player();
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     p.advance(0.25).unwrap();
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-        let e = p.crossfade_at(c(&p, 1), 0.5, bad).unwrap_err();
+        let e = p
+            .command(Command::CrossfadeAt(c(&p, 1), 0.5, bad))
+            .unwrap_err();
         assert!(
             matches!(
                 e,
@@ -1048,9 +1051,13 @@ fn crossfade_at_refuses_a_time_that_is_not_finite_and_changes_nothing() {
         assert_eq!(p.current().map(|c| c.clip.index()), Some(0));
     }
     // Its other errors name it too.
-    let e = p.crossfade_at(c(&player(), 1), 0.5, 0.0).unwrap_err();
+    let e = p
+        .command(Command::CrossfadeAt(c(&player(), 1), 0.5, 0.0))
+        .unwrap_err();
     assert!(e.to_string().contains("crossfade_at"), "{e}");
-    let e = p.crossfade_at(c(&p, 1), 0.0, 0.0).unwrap_err();
+    let e = p
+        .command(Command::CrossfadeAt(c(&p, 1), 0.0, 0.0))
+        .unwrap_err();
     assert!(e.to_string().contains("crossfade_at"), "{e}");
 }
 
@@ -1086,12 +1093,12 @@ fn a_clip_that_leaves_the_root_alone_moves_it_by_nothing() {
     let bound = lib.bind(&b.build().unwrap()).unwrap();
     let clips = Arc::new(Clips::with_root(&bound, 0).unwrap());
     let mut p = Player::new(&clips);
-    p.play(c(&p, 1)).unwrap();
+    p.command(Command::Play(c(&p, 1))).unwrap();
     let f = p.advance(0.5).unwrap();
     assert_eq!(f.root_motion.translation, Vec3::ZERO);
     assert_eq!(f.root_motion.rotation, Quat::IDENTITY);
     let mut p = Player::new(&clips);
-    p.play(c(&p, 0)).unwrap();
+    p.command(Command::Play(c(&p, 0))).unwrap();
     let f = p.advance(0.5).unwrap();
     assert!((f.root_motion.translation - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-5);
 }
@@ -1134,8 +1141,9 @@ fn a_character_looped_for_days_keeps_its_phase_exactly() {
     for speed in [1.0, -1.0] {
         let clips = Arc::new(Clips::new(&lib));
         let mut p = Player::new(&clips);
-        p.play(clips.clip("loop").unwrap()).unwrap();
-        p.set_speed(speed).unwrap();
+        p.command(Command::Play(clips.clip("loop").unwrap()))
+            .unwrap();
+        p.command(Command::SetSpeed(speed)).unwrap();
         let mut total: u128 = 0; // in 1/1024 s
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         while total < 10_000_000 * 1024 {

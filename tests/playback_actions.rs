@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use keyframe_gpu::playback::{ClipHandle, Clips, Layer, PlaybackError, Player};
+use keyframe_gpu::playback::{ClipHandle, Clips, Command, Layer, PlaybackError, Player};
 use keyframe_gpu::{
     AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
 };
@@ -83,10 +83,10 @@ fn a_crossfade_during_a_fade_in_ends_where_the_fade_in_was_going() {
     // 0.5 * (1 - s / 0.5) and run s / 0.5; the pose ends at run alone at
     // weight 1, not at 0.5 (half the rest pose).
     let mut p = player();
-    p.fade_in(clip(&p, "walk"), 0.5).unwrap();
+    p.command(Command::FadeIn(clip(&p, "walk"), 0.5)).unwrap();
     p.advance(0.25).unwrap();
     close(&weights(&p), &[(0, 0.5)]);
-    p.crossfade(clip(&p, "run"), 0.5).unwrap();
+    p.command(Command::Crossfade(clip(&p, "run"), 0.5)).unwrap();
     let state: Vec<(u32, f32, f32, f64)> = p
         .actions()
         .map(|a| (a.clip.index(), a.weight, a.target, a.fade_left))
@@ -101,11 +101,11 @@ fn a_crossfade_during_a_fade_in_ends_where_the_fade_in_was_going() {
     // After a fade-out (heading for 0), a crossfade brings the character
     // back to weight 1.
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
-    p.fade_out(clip(&p, "walk"), 1.0).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
+    p.command(Command::FadeOut(clip(&p, "walk"), 1.0)).unwrap();
     p.advance(0.5).unwrap();
     close(&weights(&p), &[(0, 0.5)]);
-    p.crossfade(clip(&p, "run"), 0.5).unwrap();
+    p.command(Command::Crossfade(clip(&p, "run"), 0.5)).unwrap();
     p.advance(0.25).unwrap();
     close(&weights(&p), &[(0, 0.25), (1, 0.5)]);
     p.advance(0.25).unwrap();
@@ -119,11 +119,11 @@ fn each_action_keeps_its_own_wrap_through_a_crossfade() {
     // from 0.7 (no restart) and stops at its end, played once.
     let mut p = player();
     let (jump, run) = (clip(&p, "jump"), clip(&p, "run"));
-    p.play(jump).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(jump)).unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     p.advance(0.7).unwrap();
-    p.crossfade(run, 1.0).unwrap();
-    p.set_wrap(WrapMode::Repeat);
+    p.command(Command::Crossfade(run, 1.0)).unwrap();
+    p.command(Command::SetWrap(WrapMode::Repeat)).unwrap();
     let f = p.advance(0.1).unwrap();
     assert!((f.actions[0].time - 0.8).abs() < EPS, "{f:?}");
     p.advance(0.4).unwrap();
@@ -138,7 +138,7 @@ fn each_action_keeps_its_own_wrap_through_a_crossfade() {
     // The run loops on; the jump, started again, is still played once.
     p.advance(1.0).unwrap();
     assert_eq!(p.current().unwrap().loops, 1);
-    p.crossfade(jump, 0.25).unwrap();
+    p.command(Command::Crossfade(jump, 0.25)).unwrap();
     let current = |p: &Player| p.actions().filter(|a| a.layer.is_none()).last().unwrap();
     assert_eq!(current(&p).wrap, WrapMode::Clamp);
     p.advance(1.5).unwrap();
@@ -146,10 +146,12 @@ fn each_action_keeps_its_own_wrap_through_a_crossfade() {
     assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((jump, 1.0)));
     // A clip's wrap and repetitions set before it plays: it starts with
     // them; the others keep theirs.
-    p.set_clip_wrap(clip(&p, "walk"), WrapMode::PingPong)
+    p.command(Command::SetClipWrap(clip(&p, "walk"), WrapMode::PingPong))
         .unwrap();
-    p.set_clip_repetitions(clip(&p, "walk"), Some(3)).unwrap();
-    p.crossfade(clip(&p, "walk"), 0.1).unwrap();
+    p.command(Command::SetClipRepetitions(clip(&p, "walk"), Some(3)))
+        .unwrap();
+    p.command(Command::Crossfade(clip(&p, "walk"), 0.1))
+        .unwrap();
     let walk = current(&p);
     assert_eq!((walk.wrap, walk.repetitions), (WrapMode::PingPong, Some(3)));
     let jump_state = p.actions().find(|a| a.clip == jump).unwrap();
@@ -165,9 +167,9 @@ fn ping_pong_started_backwards_plays_its_first_pass_from_the_end() {
     // the end backwards (0.9, 0.8, ...), its passage through 0 no loop;
     // at 0 it turns (a loop) and comes back up.
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
-    p.set_wrap(WrapMode::PingPong);
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     for k in 1..=10 {
         let f = p.advance(0.1).unwrap();
         let want = 1.0 - 0.1 * f64::from(k);
@@ -180,10 +182,10 @@ fn ping_pong_started_backwards_plays_its_first_pass_from_the_end() {
     // Two repetitions from 0 backwards: the pass from the end back to 0,
     // then out again to the end, where it stops (2 s of play).
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
-    p.set_wrap(WrapMode::PingPong);
-    p.set_repetitions(Some(2));
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
+    p.command(Command::SetWrap(WrapMode::PingPong)).unwrap();
+    p.command(Command::SetRepetitions(Some(2))).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     p.advance(1.5).unwrap();
     assert!((p.current().unwrap().time - 0.5).abs() < EPS);
     assert!(!p.current().unwrap().finished);
@@ -199,9 +201,9 @@ fn repetitions_started_backwards_count_from_the_first_pass() {
     // the end back to 0 (1 s), then it stops there; the root moves back
     // by the whole clip, 2 along x.
     let mut p = rooted();
-    p.play(clip(&p, "walk")).unwrap();
-    p.set_repetitions(Some(1));
-    p.set_speed(-1.0).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
+    p.command(Command::SetRepetitions(Some(1))).unwrap();
+    p.command(Command::SetSpeed(-1.0)).unwrap();
     let f = p.advance(0.5).unwrap();
     assert!((f.actions[0].time - 0.5).abs() < EPS);
     assert!((f.root_motion.translation.x + 1.0).abs() < 1e-5, "{f:?}");
@@ -213,8 +215,8 @@ fn repetitions_started_backwards_count_from_the_first_pass() {
     assert_eq!(p.current().unwrap().loops, 1);
     // Forwards, one repetition is one pass: it stops at the end.
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
-    p.set_repetitions(Some(1));
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
+    p.command(Command::SetRepetitions(Some(1))).unwrap();
     p.advance(1.25).unwrap();
     assert_eq!(p.current().unwrap().time, 1.0);
     assert!(p.current().unwrap().finished);
@@ -232,8 +234,8 @@ fn an_override_layer_replaces_the_base_and_its_root_motion() {
         (0.5, Vec3::new(0.5, 0.0, 1.5)),
     ] {
         let mut p = rooted();
-        p.play(clip(&p, "walk")).unwrap();
-        p.set_wrap(WrapMode::Clamp);
+        p.command(Command::Play(clip(&p, "walk"))).unwrap();
+        p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
         let over = Layer {
             weight,
             overrides: true,
@@ -259,7 +261,7 @@ fn an_override_layer_replaces_the_base_and_its_root_motion() {
     }
     // An override at weight 1 poses the root as its clip alone.
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
     p.add_layer(
         clip(&p, "run"),
         Layer {
@@ -293,16 +295,16 @@ fn an_override_layer_replaces_the_base_and_its_root_motion() {
 #[test]
 fn set_layer_changes_a_layer_and_keeps_its_playhead() {
     let mut p = player();
-    p.play(clip(&p, "walk")).unwrap();
+    p.command(Command::Play(clip(&p, "walk"))).unwrap();
     let layer = p.add_layer(clip(&p, "run"), Layer::default()).unwrap();
     p.advance(0.25).unwrap();
-    p.fade_layer(layer, 0.0, 1.0).unwrap();
+    p.command(Command::FadeLayer(layer, 0.0, 1.0)).unwrap();
     let changed = Layer {
         weight: 0.75,
         overrides: true,
         ..Layer::default()
     };
-    p.set_layer(layer, changed).unwrap();
+    p.command(Command::SetLayer(layer, changed)).unwrap();
     let f = p.advance(0.25).unwrap();
     // No fade any more, its weight 0.75, its playhead on at 0.5.
     assert_eq!(f.actions[1].weight, 0.75);
@@ -396,8 +398,9 @@ fn root_motion_is_in_the_models_space() {
     let bound = turned_library().bind(&turned_rig()).unwrap();
     let clips = Arc::new(Clips::with_root(&bound, 1).unwrap());
     let mut p = Player::new(&clips);
-    p.play(clips.clip("stride").unwrap()).unwrap();
-    p.set_wrap(WrapMode::Clamp);
+    p.command(Command::Play(clips.clip("stride").unwrap()))
+        .unwrap();
+    p.command(Command::SetWrap(WrapMode::Clamp)).unwrap();
     let before = p.advance(0.25).unwrap().actions.clone();
     let m = p.advance(0.5).unwrap().root_motion;
     assert!(near(m.translation, Vec3::new(3.0, 2.0, -4.0)), "{m:?}");
@@ -411,7 +414,8 @@ fn root_motion_is_in_the_models_space() {
     // turn: 45 degrees about the hips' local z in 0.5 s is 45 degrees
     // about the model's up, +Y.
     let mut p = Player::new(&clips);
-    p.play(clips.clip("turn").unwrap()).unwrap();
+    p.command(Command::Play(clips.clip("turn").unwrap()))
+        .unwrap();
     let m = p.advance(0.5).unwrap().root_motion;
     let want = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
     assert!(m.rotation.dot(want).abs() > 1.0 - 1e-6, "{m:?}");
@@ -479,7 +483,7 @@ fn clip_handles_belong_to_their_clips() {
     let again = Arc::new(Clips::new(&lib));
     assert_ne!(again.id(), clips.id());
     let mut p = Player::new(&twin).with_character(4);
-    p.play(run).unwrap();
+    p.command(Command::Play(run)).unwrap();
     assert_eq!(p.current().map(|a| (a.clip, a.time)), Some((run, 0.0)));
     assert_eq!(p.clip("run").unwrap(), run);
     // Names the library lacks are refused, naming them.
@@ -497,7 +501,7 @@ fn clip_handles_belong_to_their_clips() {
     let other_lib = AnimationLibrary::new(vec![library().clips()[2].clone()]).unwrap();
     let other = Clips::new(&other_lib);
     let foreign = other.clip_at(0).unwrap();
-    let e = p.crossfade(foreign, 0.5).unwrap_err();
+    let e = p.command(Command::Crossfade(foreign, 0.5)).unwrap_err();
     assert_eq!(
         e.to_string(),
         format!(
@@ -507,12 +511,12 @@ fn clip_handles_belong_to_their_clips() {
         )
     );
     for r in [
-        p.play(foreign),
-        p.fade_in(foreign, 0.5),
-        p.fade_out(foreign, 0.5),
-        p.crossfade_at(foreign, 0.5, 0.0),
-        p.set_clip_wrap(foreign, WrapMode::Clamp),
-        p.set_clip_repetitions(foreign, None),
+        p.command(Command::Play(foreign)),
+        p.command(Command::FadeIn(foreign, 0.5)),
+        p.command(Command::FadeOut(foreign, 0.5)),
+        p.command(Command::CrossfadeAt(foreign, 0.5, 0.0)),
+        p.command(Command::SetClipWrap(foreign, WrapMode::Clamp)),
+        p.command(Command::SetClipRepetitions(foreign, None)),
         p.add_layer(foreign, Layer::default()).map(|_| ()),
     ] {
         assert!(matches!(
@@ -533,19 +537,20 @@ fn clip_handles_belong_to_their_clips() {
     assert_eq!(theirs.index(), mine.index());
     assert!(p.layer(theirs).is_none());
     assert!(matches!(
-        p.remove_layer(theirs),
+        p.command(Command::RemoveLayer(theirs)),
         Err(Error::Playback(PlaybackError::UnknownLayer {
             layer: 0,
             ..
         }))
     ));
-    p.remove_layer(mine).unwrap();
+    p.command(Command::RemoveLayer(mine)).unwrap();
     // Events name their clip by handle.
     let mut clips = Clips::new(&lib);
     clips.add_marker(1, 0.25, "step").unwrap();
     let clips = Arc::new(clips);
     let mut p = Player::new(&clips);
-    p.play(clips.clip("run").unwrap()).unwrap();
+    p.command(Command::Play(clips.clip("run").unwrap()))
+        .unwrap();
     let e = &p.advance(0.5).unwrap().events[0];
     assert_eq!(e.clip, clips.clip("run").unwrap());
 }
@@ -554,9 +559,9 @@ fn clip_handles_belong_to_their_clips() {
 fn a_player_shows_each_actions_state() {
     let mut p = player();
     let (walk, run, jump) = (clip(&p, "walk"), clip(&p, "run"), clip(&p, "jump"));
-    p.play(walk).unwrap();
-    p.set_speed(2.0).unwrap();
-    p.crossfade(run, 1.0).unwrap();
+    p.command(Command::Play(walk)).unwrap();
+    p.command(Command::SetSpeed(2.0)).unwrap();
+    p.command(Command::Crossfade(run, 1.0)).unwrap();
     let layer = p
         .add_layer(
             jump,

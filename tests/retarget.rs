@@ -645,7 +645,7 @@ fn bone_maps_from_json() {
 #[test]
 fn the_baked_library_plays_through_the_mixer_root_motion_markers_and_compression() {
     use keyframe_gpu::compress::CompressOptions;
-    use keyframe_gpu::playback::{Clips, Player};
+    use keyframe_gpu::playback::{Clips, Command, Player};
     use keyframe_gpu::Action;
     use std::sync::Arc;
 
@@ -674,7 +674,7 @@ fn the_baked_library_plays_through_the_mixer_root_motion_markers_and_compression
     let clips = Arc::new(Clips::with_root(&bound, PELVIS).unwrap());
     let mut player = Player::new(&clips);
     let walk = player.clip("walk").unwrap();
-    player.play(walk).unwrap();
+    player.command(Command::Play(walk)).unwrap();
     player.advance(0.0).unwrap();
     let frame = player.advance(1.0).unwrap();
     assert_vec(

@@ -187,8 +187,8 @@ fn setup(gpu: &Gpu, characters: u32) -> (OnGpu, OnCpu, Arc<Clips>) {
         );
         fail("seek", players.command(c, GpuCommand::Seek(t)));
         let mut p = fail("player", cpu_crowd.player(cpu_model, &clips));
-        fail("play", p.play(clip(&clips, k)));
-        fail("seek", p.seek(t));
+        fail("play", p.command(GpuCommand::Play(clip(&clips, k))));
+        fail("seek", p.command(GpuCommand::Seek(t)));
         cpu_players.push(p);
         if i % 100 == 0 {
             fail("subscribe", players.subscribe(device, queue, &crowd, c));
@@ -295,8 +295,10 @@ fn cpu_frame(gpu: &Gpu, c: &mut OnCpu, clips: &Clips, todo: &[Command]) -> f64 {
     let start = Instant::now();
     for &cmd in todo {
         let r = match cmd {
-            Command::Crossfade(i, k) => c.players[i].crossfade(clip(clips, k), 0.3),
-            Command::Speed(i, s) => c.players[i].set_speed(s),
+            Command::Crossfade(i, k) => {
+                c.players[i].command(GpuCommand::Crossfade(clip(clips, k), 0.3))
+            }
+            Command::Speed(i, s) => c.players[i].command(GpuCommand::SetSpeed(s)),
         };
         fail("command", r);
     }

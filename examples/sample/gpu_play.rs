@@ -37,10 +37,10 @@ struct Both<'a> {
 
 impl Commands for Both<'_> {
     fn clips(&self) -> Arc<Clips> {
-        Arc::clone(self.gpu.clips())
+        Arc::clone(self.shadow.clips())
     }
     fn play(&mut self, clip: ClipHandle) -> Result<(), Error> {
-        self.shadow.play(clip)?;
+        self.shadow.command(Command::Play(clip))?;
         self.gpu.command(self.character, Command::Play(clip))
     }
     fn crossfade(&mut self, to: ClipHandle, d: f64, at: Option<f64>) -> Result<(), Error> {
@@ -101,12 +101,12 @@ impl Commands for Both<'_> {
         Ok(gpu)
     }
     fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error> {
-        self.shadow.set_layer(id, layer)?;
+        self.shadow.command(Command::SetLayer(id, layer))?;
         self.gpu
             .command(self.character, Command::SetLayer(id, layer))
     }
     fn remove_layer(&mut self, id: LayerId) -> Result<(), Error> {
-        self.shadow.remove_layer(id)?;
+        self.shadow.command(Command::RemoveLayer(id))?;
         self.gpu.command(self.character, Command::RemoveLayer(id))
     }
 }

@@ -14,7 +14,9 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use keyframe_gpu::playback::{ActionState, ClipHandle, Clips, Frame, Layer, LayerId, Player};
+use keyframe_gpu::playback::{
+    ActionState, ClipHandle, Clips, Command, Frame, Layer, LayerId, Player,
+};
 use keyframe_gpu::{
     cpu, Action, Animator, BoundLibrary, Error, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode,
     MAX_ACTIONS,
@@ -196,48 +198,41 @@ impl Commands for Player {
         Arc::clone(Player::clips(self))
     }
     fn play(&mut self, clip: ClipHandle) -> Result<(), Error> {
-        Player::play(self, clip)
+        self.command(Command::Play(clip))
     }
     fn crossfade(&mut self, to: ClipHandle, d: f64, at: Option<f64>) -> Result<(), Error> {
-        match at {
-            Some(t) => self.crossfade_at(to, d, t),
-            None => Player::crossfade(self, to, d),
-        }
+        self.command(match at {
+            Some(t) => Command::CrossfadeAt(to, d, t),
+            None => Command::Crossfade(to, d),
+        })
     }
     fn fade(&mut self, clip: ClipHandle, d: f64, out: bool) -> Result<(), Error> {
-        if out {
-            self.fade_out(clip, d)
+        self.command(if out {
+            Command::FadeOut(clip, d)
         } else {
-            self.fade_in(clip, d)
-        }
+            Command::FadeIn(clip, d)
+        })
     }
     fn wrap(&mut self, clip: Option<ClipHandle>, wrap: WrapMode) -> Result<(), Error> {
-        match clip {
-            Some(c) => self.set_clip_wrap(c, wrap),
-            None => {
-                self.set_wrap(wrap);
-                Ok(())
-            }
-        }
+        self.command(match clip {
+            Some(c) => Command::SetClipWrap(c, wrap),
+            None => Command::SetWrap(wrap),
+        })
     }
     fn repetitions(&mut self, clip: Option<ClipHandle>, n: Option<u64>) -> Result<(), Error> {
-        match clip {
-            Some(c) => self.set_clip_repetitions(c, n),
-            None => {
-                self.set_repetitions(n);
-                Ok(())
-            }
-        }
+        self.command(match clip {
+            Some(c) => Command::SetClipRepetitions(c, n),
+            None => Command::SetRepetitions(n),
+        })
     }
     fn speed(&mut self, speed: f64) -> Result<(), Error> {
-        self.set_speed(speed)
+        self.command(Command::SetSpeed(speed))
     }
     fn pause(&mut self, paused: bool) -> Result<(), Error> {
-        self.set_paused(paused);
-        Ok(())
+        self.command(Command::SetPaused(paused))
     }
     fn seek(&mut self, time: f64) -> Result<(), Error> {
-        Player::seek(self, time)
+        self.command(Command::Seek(time))
     }
     fn layer(&self, id: LayerId) -> Option<ActionState> {
         Player::layer(self, id)
@@ -246,10 +241,10 @@ impl Commands for Player {
         Player::add_layer(self, clip, layer)
     }
     fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error> {
-        Player::set_layer(self, id, layer)
+        self.command(Command::SetLayer(id, layer))
     }
     fn remove_layer(&mut self, id: LayerId) -> Result<(), Error> {
-        Player::remove_layer(self, id)
+        self.command(Command::RemoveLayer(id))
     }
 }
 

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use keyframe_gpu::gpu::PassTimer;
-use keyframe_gpu::playback::{self, Clips};
+use keyframe_gpu::playback::{self, Clips, Command};
 use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId, WrapMode};
 
 use crate::camera::Orbit;
@@ -226,11 +226,13 @@ impl Player {
                     .clips
                     .clip_at(options.clip)
                     .map_err(|e| e.to_string())?;
-                player.play(clip).map_err(|e| e.to_string())?;
-                player.set_wrap(WrapMode::Repeat);
-                player
-                    .seek(options.time + phase)
-                    .map_err(|e| e.to_string())?;
+                for command in [
+                    Command::Play(clip),
+                    Command::SetWrap(WrapMode::Repeat),
+                    Command::Seek(options.time + phase),
+                ] {
+                    player.command(command).map_err(|e| e.to_string())?;
+                }
                 characters.push(Character {
                     cast: c,
                     player,
@@ -323,9 +325,8 @@ impl Player {
             }
             // The clip is the player's and the numbers are finite: nothing
             // to refuse.
-            let _ = ch
-                .player
-                .crossfade_at(handle, FADE_SECONDS, self.time + ch.phase);
+            let fade = Command::CrossfadeAt(handle, FADE_SECONDS, self.time + ch.phase);
+            let _ = ch.player.command(fade);
         }
     }
 
@@ -350,7 +351,7 @@ impl Player {
             self.rng ^= self.rng >> 7;
             self.rng ^= self.rng << 17;
             let t = duration * (self.rng >> 11) as f64 / (1u64 << 53) as f64;
-            if ch.player.seek(t).is_ok() {
+            if ch.player.command(Command::Seek(t)).is_ok() {
                 ch.phase = t - self.time;
             }
         }

@@ -3,6 +3,7 @@
 //! the markers as messages, and the attachments from the CPU twin.
 
 use bevy::prelude::*;
+use keyframe_gpu::playback::Command;
 use keyframe_gpu::Action;
 
 use crate::error::GpuAnimationError;
@@ -88,18 +89,14 @@ fn apply(
             .map_err(|_| GpuAnimationError::UnknownClip(name.to_owned()))
     };
     let playback = |e: keyframe_gpu::Error| GpuAnimationError::Playback(e.to_string());
-    match command {
-        PlayerCommand::Play(name) => player.play(clip(name)?).map_err(playback),
-        PlayerCommand::Crossfade(name, seconds) => {
-            player.crossfade(clip(name)?, *seconds).map_err(playback)
-        }
-        PlayerCommand::Speed(s) => player.set_speed(*s).map_err(playback),
-        PlayerCommand::Paused(p) => {
-            player.set_paused(*p);
-            Ok(())
-        }
-        PlayerCommand::Seek(t) => player.seek(*t).map_err(playback),
-    }
+    let command = match command {
+        PlayerCommand::Play(name) => Command::Play(clip(name)?),
+        PlayerCommand::Crossfade(name, seconds) => Command::Crossfade(clip(name)?, *seconds),
+        PlayerCommand::Speed(s) => Command::SetSpeed(*s),
+        PlayerCommand::Paused(p) => Command::SetPaused(*p),
+        PlayerCommand::Seek(t) => Command::Seek(*t),
+    };
+    player.command(command).map_err(playback)
 }
 
 /// Places attachments at their node, from the CPU twin of the frame's

@@ -38,7 +38,7 @@ impl Crowd {
     /// #      fox: &keyframe_gpu::BoundLibrary, robot: &keyframe_gpu::BoundLibrary)
     /// #      -> Result<(), keyframe_gpu::Error> {
     /// use std::sync::Arc;
-    /// use keyframe_gpu::playback::Clips;
+    /// use keyframe_gpu::playback::{Clips, Command};
     /// use keyframe_gpu::{cpu, Crowd, MixerDesc};
     /// let mut crowd = Crowd::new();
     /// let f = crowd.add_mixed_model(device, queue, "fox", fox, &MixerDesc::new(500, 3))?;
@@ -49,7 +49,7 @@ impl Crowd {
     /// for (model, clips) in [(f, &fox_clips), (r, &robot_clips)] {
     ///     for _ in 0..100 {
     ///         let mut player = crowd.player(model, clips)?; // the mixer's limit
-    ///         player.play(clips.clip_at(0)?)?;
+    ///         player.command(Command::Play(clips.clip_at(0)?))?;
     ///         cast.push((crowd.add_character(model)?, player));
     ///     }
     /// }

@@ -141,14 +141,15 @@ impl GpuPlayers {
     }
 
     /// The clips the characters play.
-    #[must_use]
-    pub fn clips(&self) -> &Arc<Clips> {
+    #[cfg(test)]
+    pub(crate) fn clips(&self) -> &Arc<Clips> {
         &self.clips
     }
 
     /// The model.
+    #[cfg(test)]
     #[must_use]
-    pub fn model(&self) -> ModelId {
+    pub(crate) fn model(&self) -> ModelId {
         self.model
     }
 
@@ -428,25 +429,8 @@ impl GpuPlayers {
         })
     }
 
-    /// The model's events buffer, which the playback pass fills every
-    /// frame with the markers every character crossed: a head of four
-    /// words (events written, events that did not fit, capacity, 0), then
-    /// per event four words (the character's model slot, the clip, the
-    /// marker's index in the clip, the action's weight as `f32` bits),
-    /// each character's together and in playhead order. Copy it with a
-    /// [`ReadbackRing`](crate::gpu::ReadbackRing) after
-    /// [`Crowd::record`] (`record_buffer(encoder, buffer, buffer.size(),
-    /// 0)`) and decode it a frame or two later with
-    /// [`events_from`](Self::events_from): events come back as late as the
-    /// ring brings them. A character reports at most 16 events a frame on
-    /// the GPU (the others are counted as not fitting).
-    #[must_use]
-    pub fn events_buffer<'a>(&self, crowd: &'a Crowd) -> Option<&'a wgpu::Buffer> {
-        crowd.playback(self.model).map(|p| p.events())
-    }
-
-    /// Decodes a copy of [`events_buffer`](Self::events_buffer) (the
-    /// floats a ring gives) into `out`, cleared first: per event the
+    /// Decodes a copy of the events buffer ([`buffers`](Self::buffers);
+    /// the floats a ring gives) into `out`, cleared first: per event the
     /// character's model slot ([`CharacterId::slot`]) and the [`Event`].
     /// Returns how many events of that frame did not fit.
     pub fn events_from(&self, data: &[f32], out: &mut Vec<(u32, Event)>) -> u32 {
@@ -466,8 +450,8 @@ impl GpuPlayers {
     /// rotation * motion.translation`, then `rotation = rotation *
     /// motion.rotation` (normalized), the motion in the model's space
     /// ([`Clips::with_root`]). A walking crowd then needs nothing of the
-    /// CPU per character; a renderer binds
-    /// [`placements`](Self::placements).
+    /// CPU per character; a renderer binds the placements
+    /// ([`buffers`](Self::buffers)).
     ///
     /// # Errors
     /// [`Error::UnknownModel`] for a model removed since.
@@ -482,26 +466,34 @@ impl GpuPlayers {
         Ok(())
     }
 
-    /// Chunk `chunk`'s placements (of the model's `Animator::chunks`): per character of the
-    /// chunk two `vec4<f32>`, its translation (w 0) and its rotation (x,
-    /// y, z, w); for a renderer to bind.
+    /// The buffers the playback pass writes for chunk `chunk` of the
+    /// model's `Animator::chunks`, for a renderer or a readback ring to
+    /// bind or copy: `(placements, root_motions, events)`.
+    ///
+    /// - `placements`: per character of the chunk two `vec4<f32>`, its
+    ///   translation (w 0) and its rotation (x, y, z, w).
+    /// - `root_motions`: per character its root motion of the last frame,
+    ///   two `vec4<f32>`, the translation (w 0) and the rotation, in the
+    ///   model's space (identity without [`Clips::with_root`]).
+    /// - `events` (the model's, the same for every chunk): the markers
+    ///   every character crossed in the frame: a head of four words
+    ///   (events written, events that did not fit, capacity, 0), then per
+    ///   event four words (the character's model slot, the clip, the
+    ///   marker's index in the clip, the action's weight as `f32` bits),
+    ///   each character's together and in playhead order. Copy it with a
+    ///   [`ReadbackRing`](crate::gpu::ReadbackRing) after
+    ///   [`Crowd::record`] (`record_buffer(encoder, buffer,
+    ///   buffer.size(), 0)`) and decode it a frame or two later with
+    ///   [`events_from`](Self::events_from): events come back as late as
+    ///   the ring brings them. A character reports at most 16 events a
+    ///   frame on the GPU (the others are counted as not fitting).
+    ///
+    /// `None` for a chunk the model lacks, or a model removed since.
     #[must_use]
-    pub fn placements<'a>(&self, crowd: &'a Crowd, chunk: usize) -> Option<&'a wgpu::Buffer> {
-        crowd
-            .playback(self.model)?
-            .chunk_outputs(chunk)
-            .map(|b| b.0)
-    }
-
-    /// Chunk `chunk`'s root motions of the last frame: per character two
-    /// `vec4<f32>`, the translation (w 0) and the rotation, in the
-    /// model's space (identity without [`Clips::with_root`]).
-    #[must_use]
-    pub fn root_motions<'a>(&self, crowd: &'a Crowd, chunk: usize) -> Option<&'a wgpu::Buffer> {
-        crowd
-            .playback(self.model)?
-            .chunk_outputs(chunk)
-            .map(|b| b.1)
+    pub fn buffers<'a>(&self, crowd: &'a Crowd, chunk: usize) -> Option<ChunkBuffers<'a>> {
+        let pass = crowd.playback(self.model)?;
+        let (placements, motions) = pass.chunk_outputs(chunk)?;
+        Some((placements, motions, pass.events()))
     }
 
     /// Drops `character`'s twin; returns whether it had one.
@@ -564,44 +556,69 @@ impl GpuPlayers {
     }
 }
 
-/// A [`Player`] command for one character of [`GpuPlayers`]
-/// ([`GpuPlayers::command`]): each variant is the [`Player`] method of
-/// the same name, with its arguments in the same order, and
-/// [`SetPlacement`](Self::SetPlacement) places the character.
+/// A playback command: for a [`Player`] ([`Player::command`]) or a
+/// character of [`GpuPlayers`] ([`GpuPlayers::command`]), with the same
+/// rules on both. Seconds are `f64`; what a command depends on (a table
+/// with no room, a layer gone) is decided when it is applied.
+/// [`SetPlacement`](Self::SetPlacement) is for [`GpuPlayers`] alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Command {
-    /// [`Player::play`]: the clip.
+    /// Plays the clip from its start at weight 1, alone in the base (the
+    /// layers stay), with its clip's wrap and repetitions.
     Play(ClipHandle),
-    /// [`Player::crossfade`]: the clip faded to, the duration in seconds.
+    /// Crossfades the base to the clip over the duration (seconds): every
+    /// base action ramps from its weight to 0, and the clip from 0 (or its
+    /// weight, when it is playing already) to the sum of the weights the
+    /// base was heading for (1 after a `Play`), as three.js's
+    /// `crossFadeTo`. The clip starts from its beginning unless it is
+    /// playing already.
     Crossfade(ClipHandle, f64),
-    /// [`Player::crossfade_at`]: the clip, the duration, the time in the
-    /// clip it starts at.
+    /// As [`Crossfade`](Self::Crossfade) (the clip, the duration), with
+    /// the clip's playhead moved to the time (seconds into the clip,
+    /// folded by its wrap): no event and no root motion across the move.
     CrossfadeAt(ClipHandle, f64, f64),
-    /// [`Player::fade_in`]: the clip, the duration.
+    /// Adds the clip to the base from its start, ramping from weight 0 to
+    /// 1 over the duration; it becomes the current action. A full table
+    /// drops its lightest base action first.
     FadeIn(ClipHandle, f64),
-    /// [`Player::fade_out`]: the clip, the duration.
+    /// Ramps the clip's base action from its weight to 0 over the
+    /// duration; it is removed there (a clip the base does not play:
+    /// nothing changes).
     FadeOut(ClipHandle, f64),
-    /// [`Player::set_speed`].
+    /// The speed every playhead moves at (negative plays backwards, 0
+    /// holds still; fades go on in real time).
     SetSpeed(f64),
-    /// [`Player::set_paused`].
+    /// Pauses (`true`) or resumes: a paused character's playheads and
+    /// fades stand still, and it reports no root motion and no event.
     SetPaused(bool),
-    /// [`Player::seek`]: the time in seconds.
+    /// Moves every base action's playhead to the time (seconds, folded by
+    /// its wrap): no event and no root motion across the jump; their
+    /// repetitions count again from there.
     Seek(f64),
-    /// [`Player::set_wrap`].
+    /// The wrap of the current action, which its clip keeps for its next
+    /// starts (with no base action playing: the wrap clips without one of
+    /// their own start with).
     SetWrap(WrapMode),
-    /// [`Player::set_clip_wrap`]: the clip, its wrap.
+    /// One clip's wrap, kept from now on: every action of it playing
+    /// (base or layer) and its next starts.
     SetClipWrap(ClipHandle, WrapMode),
-    /// [`Player::set_repetitions`].
+    /// How many passes the current action plays (repeat, or ping-pong out
+    /// or back) before it stops and holds at its end, as three.js's
+    /// `AnimationAction.repetitions` (`None`, the default: on and on); its
+    /// clip keeps it for its next starts.
     SetRepetitions(Option<u64>),
-    /// [`Player::set_clip_repetitions`]: the clip, its repetitions.
+    /// One clip's repetitions, kept from now on as
+    /// [`SetClipWrap`](Self::SetClipWrap) keeps a wrap.
     SetClipRepetitions(ClipHandle, Option<u64>),
-    /// [`Player::set_layer`]: the layer
-    /// ([`GpuPlayers::add_layer`]'s), its new settings.
+    /// Changes a layer (from [`Player::add_layer`] or
+    /// [`GpuPlayers::add_layer`]) to the settings: its weight (at once,
+    /// ending a fade), mask, blend, wrap, speed and repetitions; its
+    /// playhead goes on.
     SetLayer(LayerId, Layer),
-    /// [`Player::fade_layer`]: the layer, the weight faded to, the
-    /// duration.
+    /// Ramps a layer's weight to the weight over the duration (to 0: the
+    /// layer is removed there).
     FadeLayer(LayerId, f32, f64),
-    /// [`Player::remove_layer`].
+    /// Removes a layer at once.
     RemoveLayer(LayerId),
     /// Places the character (where the renderer draws it, which
     /// [`GpuPlayers::move_placements`] moves by its root motion): its
@@ -652,6 +669,10 @@ fn clip_command(slot: u32, clip: u32, command: Command) -> Result<GpuPlaybackCom
         _ => GpuPlaybackCommand::play(slot, clip),
     })
 }
+
+/// A chunk's placements, root motions and the model's events
+/// ([`GpuPlayers::buffers`]).
+type ChunkBuffers<'a> = (&'a wgpu::Buffer, &'a wgpu::Buffer, &'a wgpu::Buffer);
 
 /// A root motion of no motion, as read back.
 const REST: [[f32; 4]; 2] = [[0.0; 4], [0.0, 0.0, 0.0, 1.0]];

@@ -59,7 +59,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::UnknownLayer`] and those of
     /// [`add_layer`](Self::add_layer) for the numbers and blend.
-    pub fn set_layer(&mut self, layer: LayerId, with: Layer) -> Result<()> {
+    pub(crate) fn set_layer(&mut self, layer: LayerId, with: Layer) -> Result<()> {
         let index = self.layer_of("set_layer", layer)?;
         self.check_layer("set_layer", &with)?;
         // The clip is the layer's own: the command leaves it.
@@ -73,7 +73,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::UnknownLayer`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::BadNumber`].
-    pub fn fade_layer(&mut self, layer: LayerId, weight: f32, duration: f64) -> Result<()> {
+    pub(crate) fn fade_layer(&mut self, layer: LayerId, weight: f32, duration: f64) -> Result<()> {
         self.check_duration("fade_layer", duration)?;
         self.check_number("fade_layer", "weight", f64::from(weight), true)?;
         let index = self.layer_of("fade_layer", layer)?;
@@ -85,7 +85,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::UnknownLayer`].
-    pub fn remove_layer(&mut self, layer: LayerId) -> Result<()> {
+    pub(crate) fn remove_layer(&mut self, layer: LayerId) -> Result<()> {
         let index = self.layer_of("remove_layer", layer)?;
         self.apply("remove_layer", &GpuPlaybackCommand::remove_layer(0, index))
     }

@@ -23,7 +23,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use keyframe_gpu::playback::{Clips, Player};
+//! use keyframe_gpu::playback::{Clips, Command, Player};
 //! use keyframe_gpu::{AnimationLibrary, Clip, Interpolation, Property, Track, WrapMode};
 //! # fn main() -> Result<(), keyframe_gpu::Error> {
 //! let step = |x: f32| Track::new(0, Property::Translation, Interpolation::Linear,
@@ -33,10 +33,10 @@
 //! let clips = Arc::new(Clips::new(&library));
 //! let (walk, run) = (clips.clip("walk")?, clips.clip("run")?);
 //! let mut player = Player::new(&clips);
-//! player.play(walk)?;
-//! player.set_wrap(WrapMode::Repeat);
+//! player.command(Command::Play(walk))?;
+//! player.command(Command::SetWrap(WrapMode::Repeat))?;
 //! player.advance(0.5)?;
-//! player.crossfade(run, 0.25)?;
+//! player.command(Command::Crossfade(run, 0.25))?;
 //! let frame = player.advance(0.125)?;
 //! // Halfway through the crossfade: walk at 0.5, run at 0.5.
 //! let weights: Vec<f32> = frame.actions.iter().map(|a| a.weight).collect();
@@ -49,7 +49,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use keyframe_gpu::playback::{Clips, Player};
+//! use keyframe_gpu::playback::{Clips, Command, Player};
 //! use keyframe_gpu::{BoundLibrary, CharacterId, Crowd, Error, ModelId};
 //!
 //! /// A hundred characters of `model` (added with a mixer) idling;
@@ -64,10 +64,10 @@
 //!     let mut cast: Vec<(CharacterId, Player)> = Vec::new();
 //!     for _ in 0..100 {
 //!         let mut player = crowd.player(model, &clips)?; // the mixer's limit
-//!         player.play(idle)?; // looping
+//!         player.command(Command::Play(idle))?; // looping
 //!         cast.push((crowd.add_character(model)?, player));
 //!     }
-//!     cast[3].1.crossfade(run, 0.3)?;
+//!     cast[3].1.command(Command::Crossfade(run, 0.3))?;
 //!     for (_, player) in &mut cast {
 //!         let frame = player.advance(1.0 / 60.0)?;
 //!         let _moved_by = frame.root_motion.translation; // move the entity

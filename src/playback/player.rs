@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::clips::{ClipHandle, Clips};
+use super::gpu::Command;
 use super::root::{RootMotion, Scratch};
 use super::Frame;
 use crate::cpu::playback::commands::{apply_command, new_character, LayerSettings, Playback};
@@ -280,6 +281,55 @@ impl Player {
         }
     }
 
+    /// Applies `command` now: [`Command`]'s variants are the player's
+    /// vocabulary (see each), the same as
+    /// [`GpuPlayers::command`](super::GpuPlayers::command) takes for a
+    /// character on the GPU. A refused command changes nothing.
+    ///
+    /// # Errors
+    /// [`PlaybackError::ClipOfOtherLibrary`] for a clip of other clips;
+    /// [`PlaybackError::BadNumber`], [`PlaybackError::BadDuration`] for a
+    /// number that is not finite, or a duration that is not positive;
+    /// [`PlaybackError::TooManyActions`] when the table is full;
+    /// [`PlaybackError::UnknownLayer`] for a layer not this player's (or
+    /// removed); [`PlaybackError::AdditiveOverride`] as
+    /// [`add_layer`](Self::add_layer);
+    /// [`PlaybackError::NotAPlayerCommand`] for
+    /// [`Command::SetPlacement`].
+    pub fn command(&mut self, command: Command) -> Result<()> {
+        match command {
+            Command::Play(clip) => self.play(clip),
+            Command::Crossfade(to, d) => self.crossfade(to, d),
+            Command::CrossfadeAt(to, d, t) => self.crossfade_at(to, d, t),
+            Command::FadeIn(clip, d) => self.fade_in(clip, d),
+            Command::FadeOut(clip, d) => self.fade_out(clip, d),
+            Command::SetSpeed(speed) => self.set_speed(speed),
+            Command::SetPaused(paused) => {
+                self.set_paused(paused);
+                Ok(())
+            }
+            Command::Seek(time) => self.seek(time),
+            Command::SetWrap(wrap) => {
+                self.set_wrap(wrap);
+                Ok(())
+            }
+            Command::SetClipWrap(clip, wrap) => self.set_clip_wrap(clip, wrap),
+            Command::SetRepetitions(n) => {
+                self.set_repetitions(n);
+                Ok(())
+            }
+            Command::SetClipRepetitions(clip, n) => self.set_clip_repetitions(clip, n),
+            Command::SetLayer(layer, with) => self.set_layer(layer, with),
+            Command::FadeLayer(layer, weight, d) => self.fade_layer(layer, weight, d),
+            Command::RemoveLayer(layer) => self.remove_layer(layer),
+            Command::SetPlacement(..) => Err(PlaybackError::NotAPlayerCommand {
+                character: self.character,
+                command: "set_placement",
+            }
+            .into()),
+        }
+    }
+
     /// Plays `clip` from its start at weight 1, alone in the base (the
     /// layers stay), with its clip's wrap and repetitions
     /// ([`set_wrap`](Self::set_wrap)).
@@ -287,7 +337,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`];
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
-    pub fn play(&mut self, clip: ClipHandle) -> Result<()> {
+    pub(crate) fn play(&mut self, clip: ClipHandle) -> Result<()> {
         let clip = self.own("play", clip)?;
         self.apply("play", &GpuPlaybackCommand::play(0, clip))
     }
@@ -309,7 +359,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
-    pub fn crossfade(&mut self, to: ClipHandle, duration: f64) -> Result<()> {
+    pub(crate) fn crossfade(&mut self, to: ClipHandle, duration: f64) -> Result<()> {
         let to = self.own("crossfade", to)?;
         self.check_duration("crossfade", duration)?;
         let cmd = GpuPlaybackCommand::crossfade(0, to, duration, None);
@@ -326,7 +376,7 @@ impl Player {
     /// # Errors
     /// Those of [`crossfade`](Self::crossfade);
     /// [`PlaybackError::BadNumber`] for a `time` that is NaN or infinite.
-    pub fn crossfade_at(&mut self, to: ClipHandle, duration: f64, time: f64) -> Result<()> {
+    pub(crate) fn crossfade_at(&mut self, to: ClipHandle, duration: f64, time: f64) -> Result<()> {
         self.check_number("crossfade_at", "time", time, false)?;
         let to = self.own("crossfade_at", to)?;
         self.check_duration("crossfade_at", duration)?;
@@ -343,7 +393,7 @@ impl Player {
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`], [`PlaybackError::BadDuration`],
     /// [`PlaybackError::TooManyActions`] when the layers fill the table.
-    pub fn fade_in(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
+    pub(crate) fn fade_in(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
         let clip = self.own("fade_in", clip)?;
         self.check_duration("fade_in", duration)?;
         self.apply(
@@ -358,7 +408,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`], [`PlaybackError::BadDuration`].
-    pub fn fade_out(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
+    pub(crate) fn fade_out(&mut self, clip: ClipHandle, duration: f64) -> Result<()> {
         let clip = self.own("fade_out", clip)?;
         self.check_duration("fade_out", duration)?;
         self.apply(
@@ -372,7 +422,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
-    pub fn set_speed(&mut self, speed: f64) -> Result<()> {
+    pub(crate) fn set_speed(&mut self, speed: f64) -> Result<()> {
         self.check_number("speed", "speed", speed, false)?;
         self.apply("speed", &GpuPlaybackCommand::speed(0, speed))
     }
@@ -381,7 +431,7 @@ impl Player {
     /// which its clip keeps for its next starts; the other actions, an
     /// outgoing one too, keep theirs. With no base action playing, sets
     /// the wrap that clips without one of their own start with.
-    pub fn set_wrap(&mut self, wrap: WrapMode) {
+    pub(crate) fn set_wrap(&mut self, wrap: WrapMode) {
         // Never refused.
         let _ = self.apply("set_wrap", &GpuPlaybackCommand::wrap(0, None, wrap));
     }
@@ -391,7 +441,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`].
-    pub fn set_clip_wrap(&mut self, clip: ClipHandle, wrap: WrapMode) -> Result<()> {
+    pub(crate) fn set_clip_wrap(&mut self, clip: ClipHandle, wrap: WrapMode) -> Result<()> {
         let clip = self.own("set_clip_wrap", clip)?;
         let cmd = GpuPlaybackCommand::wrap(0, Some(clip), wrap);
         self.apply("set_clip_wrap", &cmd)
@@ -410,7 +460,7 @@ impl Player {
     /// clip's start enters its first pass (three.js). An action with none
     /// left stops where it stands, and an action stopped by its limit
     /// holds until it is played or sought again.
-    pub fn set_repetitions(&mut self, repetitions: Option<u64>) {
+    pub(crate) fn set_repetitions(&mut self, repetitions: Option<u64>) {
         // Never refused.
         let cmd = GpuPlaybackCommand::repetitions(0, None, repetitions);
         let _ = self.apply("set_repetitions", &cmd);
@@ -422,7 +472,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`].
-    pub fn set_clip_repetitions(
+    pub(crate) fn set_clip_repetitions(
         &mut self,
         clip: ClipHandle,
         repetitions: Option<u64>,
@@ -434,7 +484,7 @@ impl Player {
 
     /// Pauses or resumes: a paused player's playheads and fades stand
     /// still, and it reports no root motion and no event.
-    pub fn set_paused(&mut self, paused: bool) {
+    pub(crate) fn set_paused(&mut self, paused: bool) {
         // Never refused.
         let _ = self.apply("set_paused", &GpuPlaybackCommand::pause(0, paused));
     }
@@ -446,7 +496,7 @@ impl Player {
     ///
     /// # Errors
     /// [`PlaybackError::BadNumber`] for NaN or infinity.
-    pub fn seek(&mut self, time: f64) -> Result<()> {
+    pub(crate) fn seek(&mut self, time: f64) -> Result<()> {
         self.check_number("seek", "time", time, false)?;
         self.apply("seek", &GpuPlaybackCommand::seek(0, time))
     }

@@ -405,7 +405,7 @@ fn compare_placements(
         .map(|a| a.chunks().len())
         .unwrap()
     {
-        let b = players.placements(crowd, k).unwrap();
+        let b = players.buffers(crowd, k).unwrap().0;
         chunks.push(keyframe_gpu::gpu::read_buffer(health, device, queue, b, b.size()).unwrap());
     }
     for (c, w) in characters.iter().zip(want) {
