@@ -270,7 +270,7 @@ impl GpuPlayers {
     /// (its handle then names no layer).
     ///
     /// # Errors
-    /// As [`play`](Self::play); the numbers and blend of
+    /// As [`play`](crate::playback::Command::Play); the numbers and blend of
     /// [`Player::add_layer`].
     pub fn add_layer(
         &mut self,

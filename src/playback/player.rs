@@ -46,7 +46,7 @@ pub struct Layer {
     /// Its time scale, times the player's speed.
     pub speed: f64,
     /// How many passes it plays before it stops at the end of the last
-    /// (`None`: no limit); see [`Player::set_repetitions`].
+    /// (`None`: no limit); see [`Command::SetRepetitions`](crate::playback::Command::SetRepetitions).
     pub repetitions: Option<u64>,
 }
 
@@ -332,7 +332,7 @@ impl Player {
 
     /// Plays `clip` from its start at weight 1, alone in the base (the
     /// layers stay), with its clip's wrap and repetitions
-    /// ([`set_wrap`](Self::set_wrap)).
+    /// ([`set_wrap`](crate::playback::Command::SetWrap)).
     ///
     /// # Errors
     /// [`PlaybackError::ClipOfOtherLibrary`];
@@ -347,7 +347,7 @@ impl Player {
     /// (or its current weight, when it is playing already) to the sum `S`
     /// of the weights the base's actions are heading for: a fading
     /// action's fade target, another's weight (1 after a
-    /// [`play`](Self::play), 1 after a [`fade_in`](Self::fade_in) however
+    /// [`play`](crate::playback::Command::Play), 1 after a [`fade_in`](crate::playback::Command::FadeIn) however
     /// far it got; 1 when that sum is 0). From a steady base `S` is the
     /// sum of its weights, which the crossfade keeps (three.js's
     /// `crossFadeTo`); a crossfade during a fade ends where that fade was
@@ -366,15 +366,15 @@ impl Player {
         self.apply("crossfade", &cmd)
     }
 
-    /// As [`crossfade`](Self::crossfade), with `to`'s playhead moved to
+    /// As [`crossfade`](crate::playback::Command::Crossfade), with `to`'s playhead moved to
     /// clip time `time` (folded by its wrap), whether it was playing or
     /// not: a game keeps a walk and a run in step, or each character of a
     /// crowd at its own phase, as three.js sets `action.time` before
     /// `crossFadeTo`. No event and no root motion across the move; its
-    /// [repetitions](Self::set_repetitions) count from there.
+    /// [repetitions](crate::playback::Command::SetRepetitions) count from there.
     ///
     /// # Errors
-    /// Those of [`crossfade`](Self::crossfade);
+    /// Those of [`crossfade`](crate::playback::Command::Crossfade);
     /// [`PlaybackError::BadNumber`] for a `time` that is NaN or infinite.
     pub(crate) fn crossfade_at(&mut self, to: ClipHandle, duration: f64, time: f64) -> Result<()> {
         self.check_number("crossfade_at", "time", time, false)?;
@@ -456,7 +456,7 @@ impl Player {
     /// [`ActionState::finished`](super::ActionState::finished), as three.js's
     /// `AnimationAction.repetitions`; `None` (the default) plays on. The
     /// passes count from the action's start or its last
-    /// [`seek`](Self::seek); started backwards, its passage through the
+    /// [`seek`](crate::playback::Command::Seek); started backwards, its passage through the
     /// clip's start enters its first pass (three.js). An action with none
     /// left stops where it stands, and an action stopped by its limit
     /// holds until it is played or sought again.
@@ -466,7 +466,7 @@ impl Player {
         let _ = self.apply("set_repetitions", &cmd);
     }
 
-    /// Sets the repetitions of `clip` ([`set_repetitions`](Self::set_repetitions)),
+    /// Sets the repetitions of `clip` ([`set_repetitions`](crate::playback::Command::SetRepetitions)),
     /// which it keeps from now on: every action of it playing (base or
     /// layer) and its next starts.
     ///
@@ -491,7 +491,7 @@ impl Player {
 
     /// Moves every base action's playhead to clip time `time` (folded by
     /// its wrap): no event and no root motion across the jump. Their
-    /// [repetitions](Self::set_repetitions) count again from there, as
+    /// [repetitions](crate::playback::Command::SetRepetitions) count again from there, as
     /// from a start.
     ///
     /// # Errors

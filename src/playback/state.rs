@@ -113,12 +113,12 @@ impl Player {
     }
 
     /// The current action as it stands, if any: the base action started
-    /// last (by [`play`](Self::play), [`crossfade`](Self::crossfade) or
-    /// [`fade_in`](Self::fade_in)), the one a crossfade goes to; the last
+    /// last (by [`play`](crate::playback::Command::Play), [`crossfade`](crate::playback::Command::Crossfade) or
+    /// [`fade_in`](crate::playback::Command::FadeIn)), the one a crossfade goes to; the last
     /// base action of [`actions`](Self::actions). Its clip and time, the
     /// loop ends or turns it crossed ([`ActionState::loops`]) and whether
     /// it reached its end, wrapped with [`WrapMode::Clamp`] (played once),
-    /// or played its last [repetition](Self::set_repetitions)
+    /// or played its last [repetition](crate::playback::Command::SetRepetitions)
     /// ([`ActionState::finished`]).
     #[must_use]
     pub fn current(&self) -> Option<ActionState> {
