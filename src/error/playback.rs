@@ -167,12 +167,11 @@ pub enum PlaybackError {
         /// `"by Player::new"`).
         player: String,
     },
-    /// A command of [`GpuPlayers`](crate::playback::GpuPlayers) alone
-    /// given to a `Player` (`Command::SetPlacement`: a player has no
-    /// placement).
+    /// A command of `GpuPlayers` alone given to a `Player`
+    /// (`Command::SetPlacement`: a player has no placement).
     #[error("character {character}: {command} is a GpuPlayers command, not a Player's")]
     NotAPlayerCommand {
-        /// The player's character ([`Player::with_character`](crate::playback::Player::with_character)).
+        /// The player's character (`Player::with_character`).
         character: u32,
         /// The command.
         command: &'static str,
