@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use keyframe_gpu::gltf::{self, Document};
 use keyframe_gpu::{cpu, Action, AnimationLibrary, Instance, Rig};
-use sample_cli::{gpu_ran, run, stderr, stdout};
+use sample_cli::{floats, gpu_ran, json_line, run, s, stderr, stdout};
 use serde_json::{json, Value};
 
 struct Files {
@@ -37,25 +37,6 @@ fn files(test: &str) -> Files {
         run,
         idle,
     }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn json_line(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "{}", stderr(out));
-    let text = stdout(out);
-    let line = text.lines().next().expect("a JSON line");
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
 }
 
 fn close(got: &[f64], want: &[f64], tol: f64) -> bool {

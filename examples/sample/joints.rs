@@ -4,8 +4,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use keyframe_gpu::{Instance, WrapMode};
-
 use crate::args::{Backend, Cli};
 use crate::engine::Engine;
 use crate::source::{self, Source};
@@ -50,10 +48,7 @@ pub fn run(
     }
     for &a in &anims {
         let times = source::times(cli, &lib.clips()[a]);
-        let instances: Vec<Instance> = times
-            .iter()
-            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
-            .collect();
+        let instances = source::instances(a, &times);
         let values = if cli.compare {
             let gpu = engine.joints(Backend::Gpu, &bound, &instances)?;
             let cpu = engine.joints(Backend::Cpu, &bound, &instances)?;

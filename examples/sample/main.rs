@@ -79,8 +79,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use keyframe_gpu::{Instance, WrapMode};
-
 mod args;
 // The one module shared with another example (bench's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
@@ -325,10 +323,7 @@ fn sample_animation(
 ) -> Result<bool, Failure> {
     let mut failed = false;
     let times = source::times(cli, &source.library.clips()[a]);
-    let instances: Vec<Instance> = times
-        .iter()
-        .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
-        .collect();
+    let instances = source::instances(a, &times);
     if cli.compare {
         let gpu = engine.sample(Backend::Gpu, &instances)?;
         let cpu = engine.sample(Backend::Cpu, &instances)?;

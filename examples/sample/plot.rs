@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use keyframe_gpu::{Instance, WrapMode};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -71,10 +70,7 @@ pub fn plot(
     let times: Vec<f64> = (0..DENSE)
         .map(|i| t0 + (t1 - t0) * i as f64 / (DENSE - 1) as f64)
         .collect();
-    let instances: Vec<Instance> = times
-        .iter()
-        .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
-        .collect();
+    let instances = crate::source::instances(a, &times);
     let values = engine.sample(backend, &instances)?;
     let stride = lib.output_stride() as usize;
 

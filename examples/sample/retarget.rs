@@ -13,7 +13,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use glam::Vec4;
-use keyframe_gpu::{Instance, Transform, WrapMode};
+use keyframe_gpu::{Instance, Transform};
 
 use crate::args::{Backend, Cli};
 use crate::engine::Engine;
@@ -101,10 +101,7 @@ pub fn run(
     }
     for &a in &anims {
         let times = source::times(cli, &lib.clips()[a]);
-        let instances: Vec<Instance> = times
-            .iter()
-            .map(|&t| Instance::new(a as u32, t).with_wrap(WrapMode::Clamp))
-            .collect();
+        let instances = source::instances(a, &times);
         let shown = if cli.compare {
             let gpu = pose(&mut engine, Backend::Gpu, source, &instances)?;
             let cpu = pose(&mut engine, Backend::Cpu, source, &instances)?;

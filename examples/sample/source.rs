@@ -245,6 +245,15 @@ pub fn selected(cli: &Cli, clip_count: usize) -> Result<Vec<usize>, Failure> {
     }
 }
 
+/// Animation `a` at each of `times`, clamped: the instances every
+/// listing mode samples.
+pub fn instances(a: usize, times: &[f64]) -> Vec<keyframe_gpu::Instance> {
+    times
+        .iter()
+        .map(|&t| keyframe_gpu::Instance::new(a as u32, t).with_wrap(keyframe_gpu::WrapMode::Clamp))
+        .collect()
+}
+
 /// `--times`, or every key time of the clip's tracks, sorted, plus the
 /// midpoints.
 pub fn times(cli: &Cli, clip: &Clip) -> Vec<f64> {

@@ -147,8 +147,9 @@ pub fn output_layout_entry(
 
 /// Copies `buffer[..bytes]` into a staging buffer made for this one read
 /// (a sampler or skinner that is never read back holds none), waits, and
-/// returns it as `f32`s: the blocking readback of [`GpuSampler::read_back`]
-/// and the skinner's, under [`Animator::read_back`]. Per-frame readback goes through [`ReadbackRing`].
+/// returns it as `f32`s: the blocking readback under
+/// [`AnimatorChunk::read_back`] and [`Animator::read_back`]. Per-frame
+/// readback goes through [`ReadbackRing`].
 pub(crate) fn read_buffer(
     health: &Health,
     device: &wgpu::Device,

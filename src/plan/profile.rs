@@ -36,8 +36,9 @@ impl Default for DeviceLimits {
 /// optional features the crate uses, and the limits. A plan
 /// ([`Plan`](super::Plan)) is built from the bound library, the capacity
 /// and a profile, and asks nothing else of the device, so a plan can be
-/// built, printed and tested without one ([`DeviceProfile::cpu_adapter`],
-/// [`DeviceProfile::gpu`]), and a GPU's plan run on a CPU adapter.
+/// built, printed and tested without one ([`DeviceProfile::gpu`], with
+/// `cpu_adapter`, `shader_int64` and `timestamps` set as a device has them),
+/// and a GPU's plan run on a CPU adapter.
 /// `DeviceProfile::of(&device)` (in `gpu`) reads a real one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceProfile {
@@ -57,8 +58,9 @@ pub struct DeviceProfile {
 impl DeviceProfile {
     /// A CPU fallback adapter with wgpu's default limits and
     /// `SHADER_INT64` (lavapipe's profile).
+    #[cfg(test)]
     #[must_use]
-    pub fn cpu_adapter() -> Self {
+    pub(crate) fn cpu_adapter() -> Self {
         DeviceProfile {
             cpu_adapter: true,
             shader_int64: true,

@@ -70,3 +70,25 @@ pub fn gpu_ran(test: &str, o: &Output) -> bool {
     }
     panic!("{test}: sample failed ({:?}): {err}", o.status.code());
 }
+
+/// A path as the `&str` a command line takes.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The first line of a successful run's stdout, parsed as JSON.
+pub fn json_line(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", stderr(out));
+    let text = stdout(out);
+    let line = text.lines().next().expect("a JSON line");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// A JSON array of numbers.
+pub fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
