@@ -24,10 +24,9 @@ use crate::plan::ChunkModel;
 
 /// One stage of a crowd's passes, recorded into a compute pass of its own
 /// (the bench times each; `Crowd::record` records all of them, in this
-/// order). Not part of the API (`internals`).
-#[doc(hidden)]
+/// order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CrowdStage {
+pub(crate) enum CrowdStage {
     /// The playback passes of the models played on the GPU.
     Playback,
     /// Every chunk's sampling dispatches.

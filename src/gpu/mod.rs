@@ -18,10 +18,11 @@ pub(crate) mod players;
 mod readback;
 mod timer;
 
+pub(crate) use self::crowd::CrowdStage;
 pub use self::{
     animator::Animator,
     chunk::AnimatorChunk,
-    crowd::{Crowd, CrowdStage},
+    crowd::Crowd,
     limits::{optional_features, required_features, required_limits},
     loss::is_device_lost,
     readback::{ReadbackFrame, ReadbackRing, Ticket, MAX_SLOTS},
