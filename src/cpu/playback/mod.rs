@@ -1,6 +1,7 @@
 //! The CPU twin of `shaders/playback.wgsl`: a character's playback state
 //! (a [`GpuCharacter`] and its [`GpuActionSlot`]s) stepped by a frame's
-//! time and changed by commands ([`GpuPlaybackCommand`]). The playback
+//! time and changed by commands
+//! ([`GpuPlaybackCommand`](crate::layout::GpuPlaybackCommand)). The playback
 //! layer's `Player` keeps its state in these records and calls these
 //! functions, so the GPU pass and the `Player` share one arithmetic:
 //! playheads in integer ticks ([`clock`]), speeds applied to whole ticks,
