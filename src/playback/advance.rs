@@ -101,13 +101,7 @@ impl Player {
             return;
         }
         let duration = self.clips.duration(p.clip).unwrap_or(0.0);
-        let m = root.motion(
-            p.clip,
-            duration,
-            p.flags & WRAP_BITS,
-            step,
-            &mut self.scratch,
-        );
+        let m = root.motion(p.clip, duration, p.flags & WRAP_BITS, step);
         let animates = root.animates(p.clip);
         if p.flags & SLOT_OVERRIDES != 0 {
             self.override_motion.push((m, w, animates));

@@ -120,7 +120,9 @@ impl Clips {
     /// [`PlaybackError::UnknownRoot`] for a node the rig does not have.
     pub fn with_root(bound: &BoundLibrary, root: u32) -> Result<Clips> {
         let mut clips = Clips::new(bound.library());
-        clips.root = Some(RootTracks::of(bound, root)?);
+        let mut tracks = RootTracks::of(bound, root)?;
+        tracks.set_durations(&clips.durations);
+        clips.root = Some(tracks);
         Ok(clips)
     }
 

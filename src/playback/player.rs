@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::clips::{ClipHandle, Clips};
 use super::gpu::Command;
-use super::root::{RootMotion, Scratch};
+use super::root::RootMotion;
 use super::Frame;
 use crate::cpu::playback::commands::{apply_command, new_character, LayerSettings, Playback};
 use crate::error::{PlaybackError, Result};
@@ -101,7 +101,6 @@ pub struct Player {
     /// The crowd model it was made for ([`Crowd::player`](crate::Crowd::player)).
     pub(super) model: Option<ModelId>,
     pub(super) frame: Frame,
-    pub(super) scratch: Scratch,
     /// Marker crossings of one step: (playhead position in ticks, marker).
     pub(super) hits: Vec<(i128, usize)>,
     pub(super) positions: Vec<i128>,
@@ -127,7 +126,6 @@ impl Player {
             next_layer: 0,
             model: None,
             frame: Frame::default(),
-            scratch: Scratch::default(),
             hits: Vec::new(),
             positions: Vec::new(),
             override_motion: Vec::new(),

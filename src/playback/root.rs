@@ -70,6 +70,15 @@ pub(crate) struct RootTracks {
     /// The linear part of the parent's rest world matrix, and its
     /// rotation: from the node's parent's space to the model's.
     to_model: (Mat3, Quat),
+    /// Per clip: the duration it was sampled for, and the root at the
+    /// clip's start and end then (what every loop of a step reads).
+    ends: Vec<(f64, [(Vec3, Quat); 2])>,
+}
+
+thread_local! {
+    /// The vectors root motion samples through: one per thread, shared by
+    /// every player, so that a player's step finds them in cache.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 impl RootTracks {
@@ -152,7 +161,20 @@ impl RootTracks {
             node,
             mask_factors: Vec::new(),
             to_model,
+            ends: Vec::new(),
         })
+    }
+
+    /// Samples the root at every clip's start and end once, for clips of
+    /// `durations` seconds ([`motion`](Self::motion) samples a clip whose
+    /// duration differs itself).
+    pub(crate) fn set_durations(&mut self, durations: &[f64]) {
+        let mut scratch = Scratch::default();
+        self.ends = durations
+            .iter()
+            .enumerate()
+            .map(|(c, &d)| (d, self.sample(c as u32, [0.0, d], &mut scratch)))
+            .collect();
     }
 
     /// Takes the root's factor in each of `masks` (masks of the rig).
@@ -192,8 +214,7 @@ impl RootTracks {
         let (mut times, mut values) = (Vec::new(), Vec::new());
         for (c, clip) in tables.clips.iter_mut().enumerate() {
             let d = durations.get(c).copied().unwrap_or(0.0);
-            let [_, _, (ts, rs), (te, re)] =
-                self.sample(c as u32, [0.0, 0.0, 0.0, d], &mut scratch);
+            let [(ts, rs), (te, re)] = self.sample(c as u32, [0.0, d], &mut scratch);
             clip.root_start_translation = ts.extend(0.0).to_array();
             clip.root_end_translation = te.extend(0.0).to_array();
             clip.root_start_rotation = rs.to_array();
@@ -248,7 +269,12 @@ impl RootTracks {
     /// The root's translation and rotation in clip `clip` at clip times
     /// `times`, sampled by the twin (through `scratch`, so that nothing is
     /// allocated once it has grown).
-    fn sample(&self, clip: u32, times: [f64; 4], scratch: &mut Scratch) -> [(Vec3, Quat); 4] {
+    fn sample<const N: usize>(
+        &self,
+        clip: u32,
+        times: [f64; N],
+        scratch: &mut Scratch,
+    ) -> [(Vec3, Quat); N] {
         scratch.instances.clear();
         scratch
             .instances
@@ -258,7 +284,7 @@ impl RootTracks {
         scratch.out.resize(times.len() * stride, 0.0);
         if resolve_instances_into(&self.library, &scratch.instances, &mut scratch.resolved).is_err()
         {
-            return [self.rest; 4];
+            return [self.rest; N];
         }
         sample_resolved(&self.tables, &scratch.resolved, &mut scratch.out);
         let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
@@ -277,22 +303,22 @@ impl RootTracks {
     /// the clip's whole-loop displacement once per loop end crossed (minus
     /// going backwards). Rotations compose in the parent's space, later
     /// turns on the left: `R(after) * conj(R(before))` within a loop.
-    pub(crate) fn motion(
-        &self,
-        clip: u32,
-        duration: f64,
-        wrap: u32,
-        step: &Step,
-        scratch: &mut Scratch,
-    ) -> RootMotion {
+    /// Samples through the thread's scratch vectors (nothing is allocated
+    /// once they have grown).
+    pub(crate) fn motion(&self, clip: u32, duration: f64, wrap: u32, step: &Step) -> RootMotion {
         if step.start == step.end {
             return RootMotion::default();
         }
-        let [(t0, r0), (t1, r1), (ts, rs), (te, re)] = self.sample(
-            clip,
-            [seconds(step.before), seconds(step.after), 0.0, duration],
-            scratch,
-        );
+        let times = [seconds(step.before), seconds(step.after)];
+        let ends = self
+            .ends
+            .get(clip as usize)
+            .filter(|(d, _)| *d == duration)
+            .map(|&(_, ends)| ends);
+        let ([(t0, r0), (t1, r1)], [(ts, rs), (te, re)]) = SCRATCH.with_borrow_mut(|scratch| {
+            let ends = ends.unwrap_or_else(|| self.sample(clip, [0.0, duration], scratch));
+            (self.sample(clip, times, scratch), ends)
+        });
         // Repeat's whole loops (a ping-pong step plays back the way it
         // came at each turn: the difference alone).
         let k = if wrap == WRAP_REPEAT { step.wraps } else { 0 };
@@ -352,7 +378,7 @@ fn power(q: Quat, n: u64) -> Quat {
     acc
 }
 
-/// Vectors a player reuses for root motion, so that a frame allocates
+/// Vectors root motion samples through, so that a frame allocates
 /// nothing once they have grown.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scratch {
