@@ -15,7 +15,8 @@ mod counting_alloc;
 use glam::{Quat, Vec3};
 use keyframe_gpu::playback::{ClipHandle, Clips, Command, Layer, PlaybackError, Player};
 use keyframe_gpu::{
-    AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
+    AnimationLibrary, Clip, Error, Interpolation, Marker, NodeTransform, Property, Rig, Track,
+    WrapMode,
 };
 
 /// Every player's last frame in one table, `counts[c]` actions player
@@ -410,7 +411,11 @@ fn bad_input_is_refused_and_nothing_advances() {
     let mut clips = Clips::new(&library());
     assert!(clips.add_marker(9, 0.0, "x").is_err());
     assert!(clips.add_marker(0, f64::NAN, "x").is_err());
-    let nan = Clip::new("x", library().clips()[0].tracks.clone()).with_marker(f64::NAN, "m");
+    let mut nan = Clip::new("x", library().clips()[0].tracks.clone());
+    nan.markers.push(Marker {
+        time: f64::NAN,
+        name: "m".into(),
+    });
     assert!(matches!(
         AnimationLibrary::new(vec![nan]),
         Err(Error::BadMarker { clip: 0, .. })
