@@ -79,6 +79,7 @@
 //! ```
 
 mod advance;
+pub(crate) mod blend;
 mod clips;
 mod crowd;
 mod gpu;
@@ -86,11 +87,13 @@ mod ground;
 mod layers;
 mod player;
 mod root;
+mod spaces;
 mod state;
 
 use std::sync::Arc;
 
 pub use self::{
+    blend::{BlendMode, BlendSpace, BlendSpaceId, BlendSync},
     clips::{ClipHandle, Clips, ClipsId},
     gpu::{Command, GpuPlayers},
     ground::{in_place, in_place_with_up},
