@@ -166,7 +166,7 @@ pub struct Track {
     /// The target node by name, for binding to a rig of another file
     /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)): set by
     /// the glTF importer for every named node, `None` for an unnamed node
-    /// and for tracks built in code (see [`Track::with_target`]).
+    /// and for tracks built in code unless set here.
     pub target: Option<Arc<NodeName>>,
 }
 

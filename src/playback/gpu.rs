@@ -193,8 +193,10 @@ impl GpuPlayers {
     /// [`PlaybackError::BadDuration`] and [`PlaybackError::BadNumber`] as
     /// the [`Player`] method of the same name;
     /// [`PlaybackError::UnknownLayer`] for a layer not given to the
-    /// character ([`add_layer`](Self::add_layer)). Nothing is queued on
-    /// error.
+    /// character ([`add_layer`](Self::add_layer));
+    /// [`PlaybackError::NotOnGpu`] for [`Command::PlayBlendSpace`] and
+    /// [`Command::SetBlendParams`] (blend spaces play on a [`Player`]
+    /// alone for now). Nothing is queued on error.
     pub fn command(&mut self, character: CharacterId, command: Command) -> Result<()> {
         let cmd = match command.clip() {
             Some((name, clip)) => {

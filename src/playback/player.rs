@@ -299,7 +299,11 @@ impl Player {
     /// removed); [`PlaybackError::AdditiveOverride`] as
     /// [`add_layer`](Self::add_layer);
     /// [`PlaybackError::NotAPlayerCommand`] for
-    /// [`Command::SetPlacement`].
+    /// [`Command::SetPlacement`]; [`PlaybackError::UnknownBlendSpace`]
+    /// for a blend space of other clips, [`PlaybackError::BadBlendParams`]
+    /// for its parameters, [`PlaybackError::BadDuration`] for a negative
+    /// duration of [`Command::PlayBlendSpace`] (0 enters at once),
+    /// [`PlaybackError::TooManyActions`] when the space's clips do not fit.
     pub fn command(&mut self, command: Command) -> Result<()> {
         match command {
             Command::Play(..)
