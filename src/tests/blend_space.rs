@@ -433,3 +433,76 @@ fn smoothed_weights_move_at_most_their_rate_per_second() {
         close(&got, &[f64::from(1.0 - moved), f64::from(moved)], 1e-6);
     }
 }
+
+#[test]
+fn a_seek_keeps_the_synced_clips_in_phase() {
+    let (mut p, id) = player(walk_run(false), |c| locomotion(c, BlendSync::Phase, None));
+    p.command(Command::SetBlendParams(id, v(1.5, 0.0))).unwrap();
+    p.command(Command::PlayBlendSpace(id, 0.0)).unwrap();
+    // Every playhead to 0.5 s; walk leads (0.75): phase 0.5, run at 0.3.
+    p.command(Command::Seek(0.5)).unwrap();
+    rows_close(&table(&p), &[(0, 0.5, 0.75), (1, 0.3, 0.25)]);
+    // D = 0.9 s: 0.09 s is 0.1 cycle on, no jump.
+    p.advance(0.09).unwrap();
+    rows_close(&table(&p), &[(0, 0.6, 0.75), (1, 0.36, 0.25)]);
+}
+
+#[test]
+fn a_refused_command_leaves_the_space_playing_and_play_ends_it() {
+    let (mut p, id) = player(walk_run(false), |c| locomotion(c, BlendSync::Phase, None));
+    let foreign = walk_run(false).clip("idle").unwrap();
+    p.command(Command::SetBlendParams(id, v(2.0, 0.0))).unwrap();
+    p.command(Command::PlayBlendSpace(id, 0.0)).unwrap();
+    assert!(p.command(Command::Crossfade(foreign, 0.5)).is_err());
+    // Still synced: D = 0.8 s, 0.2 s a quarter cycle.
+    p.advance(0.2).unwrap();
+    rows_close(&table(&p), &[(0, 0.25, 0.5), (1, 0.15, 0.5)]);
+    // A play ends the space: idle alone, and the space's weights stay
+    // out of it.
+    let idle = p.clip("idle").unwrap();
+    p.command(Command::Play(idle)).unwrap();
+    p.advance(0.1).unwrap();
+    rows_close(&table(&p), &[(2, 0.1, 1.0)]);
+}
+
+#[test]
+fn a_space_that_does_not_fit_is_refused_and_nothing_changes() {
+    let (p, id) = player(walk_run(false), |c| locomotion(c, BlendSync::Off, None));
+    let mut p = p.with_max_actions(1);
+    let idle = p.clip("idle").unwrap();
+    p.command(Command::Play(idle)).unwrap();
+    assert!(matches!(
+        p.command(Command::PlayBlendSpace(id, 0.25)),
+        Err(Error::Playback(PlaybackError::TooManyActions { .. }))
+    ));
+    p.advance(0.1).unwrap();
+    rows_close(&table(&p), &[(2, 0.1, 1.0)]);
+}
+
+#[test]
+fn crossfading_to_another_space_ends_the_first_with_its_fade() {
+    let mut clips = walk_run(false);
+    let loco = clips
+        .add_blend_space(locomotion(&clips, BlendSync::Phase, None))
+        .unwrap();
+    let rest = BlendSpace {
+        name: "rest".into(),
+        kind: BlendMode::Cartesian,
+        clips: vec![(clips.clip("idle").unwrap(), v(0.0, 0.0))],
+        smoothing: None,
+        sync: BlendSync::Off,
+    };
+    let rest = clips.add_blend_space(rest).unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    p.command(Command::SetBlendParams(loco, v(1.0, 0.0)))
+        .unwrap();
+    p.command(Command::PlayBlendSpace(loco, 0.0)).unwrap();
+    p.command(Command::PlayBlendSpace(rest, 0.2)).unwrap();
+    // Halfway: loco's walk (1) at 0.5, idle at 0.5; run at 0 (its weight
+    // in loco).
+    p.advance(0.1).unwrap();
+    rows_close(&table(&p), &[(0, 0.1, 0.5), (1, 0.06, 0.0), (2, 0.1, 0.5)]);
+    // At the end, loco and its clips are gone.
+    p.advance(0.1).unwrap();
+    rows_close(&table(&p), &[(2, 0.2, 1.0)]);
+}
