@@ -421,7 +421,10 @@ impl Player {
             let s = &self.slots[i];
             let d = clip_ticks(table, s.clip);
             let target = (self.spaces.phase * d as f64).round() as i64;
-            let delta = loops as i64 * d as i64 + target - slot_time(s) as i64;
+            // In i128: a step of 2^63 ticks is as many whole cycles.
+            let delta =
+                loops as i128 * i128::from(d) + i128::from(target) - i128::from(slot_time(s));
+            let delta = delta.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
             self.spaces.deltas[i] = Some(delta);
         }
         if markers {
@@ -451,9 +454,11 @@ impl Player {
             };
             let (now, d) = (slot_time(s) as i64, d as i64);
             let delta = if by >= 0.0 {
-                (target as i64 - now).rem_euclid(d) + whole * d
+                (target as i64 - now)
+                    .rem_euclid(d)
+                    .saturating_add(whole.saturating_mul(d))
             } else {
-                -(now - target as i64).rem_euclid(d) - whole * d
+                (-(now - target as i64).rem_euclid(d)).saturating_sub(whole.saturating_mul(d))
             };
             self.spaces.deltas[i] = Some(delta);
         }
