@@ -506,3 +506,49 @@ fn crossfading_to_another_space_ends_the_first_with_its_fade() {
     p.advance(0.1).unwrap();
     rows_close(&table(&p), &[(2, 0.2, 1.0)]);
 }
+
+#[test]
+fn a_crossfade_between_synced_spaces_keeps_one_phase() {
+    let mut clips = walk_run(false);
+    let loco = clips
+        .add_blend_space(locomotion(&clips, BlendSync::Phase, None))
+        .unwrap();
+    let (run, idle) = (clips.clip("run").unwrap(), clips.clip("idle").unwrap());
+    let tired = BlendSpace {
+        name: "tired".into(),
+        kind: BlendMode::OneD,
+        clips: vec![(run, v(0.0, 0.0)), (idle, v(1.0, 0.0))],
+        smoothing: None,
+        sync: BlendSync::Phase,
+    };
+    let tired = clips.add_blend_space(tired).unwrap();
+    let mut p = Player::new(&Arc::new(clips));
+    // Loco at run alone: a cycle of 0.625 s (run's f32 0.6 s); half of it.
+    p.command(Command::SetBlendParams(loco, v(3.0, 0.0)))
+        .unwrap();
+    p.command(Command::PlayBlendSpace(loco, 0.0)).unwrap();
+    let run_d = f64::from(0.6f32);
+    p.advance(run_d / 2.0).unwrap();
+    rows_close(&table(&p), &[(0, 0.5, 0.0), (1, run_d / 2.0, 1.0)]);
+    // Into "tired" (run 0.5, idle 0.5) over 0.2 s: idle joins at the
+    // phase, 0.5 of its 2 s.
+    p.command(Command::SetBlendParams(tired, v(0.5, 0.0)))
+        .unwrap();
+    p.command(Command::PlayBlendSpace(tired, 0.2)).unwrap();
+    rows_close(
+        &table(&p),
+        &[(0, 0.5, 0.0), (1, run_d / 2.0, 1.0), (2, 1.0, 0.0)],
+    );
+    // Halfway: run 0.5 * 1 + 0.5 * 0.5, idle 0.5 * 0.5; one phase at
+    // D = (0.75 L_run + 0.25 * 2) / 1.
+    p.advance(0.1).unwrap();
+    let phase = 0.5 + 0.1 / (0.75 * run_d + 0.25 * 2.0);
+    rows_close(
+        &table(&p),
+        &[
+            (0, phase, 0.0),
+            (1, phase * run_d, 0.75),
+            (2, phase * 2.0, 0.25),
+        ],
+    );
+}
