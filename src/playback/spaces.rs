@@ -6,6 +6,8 @@
 //! space's playheads move by the shared phase, so that root motion and
 //! markers (`advance.rs`) just see the actions' steps and weights.
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 use super::blend::{check_params, smooth, weights, BlendSpaceId, BlendSync};
@@ -20,6 +22,7 @@ use crate::layout::{
     GpuActionSlot, GpuPlaybackCommand, CHARACTER_PAUSED, SLOT_FADING, SLOT_FINISHED, SLOT_LAYER,
     SLOT_REPS, WRAP_BITS,
 };
+use crate::model::track::Marker;
 
 /// A player's blend-space state.
 #[derive(Debug, Clone, Default)]
@@ -36,12 +39,17 @@ pub(crate) struct Spaces {
     clip_weights: Vec<(f32, bool, bool)>,
     /// Per action of this step: the step a synced playhead takes.
     deltas: Vec<Option<i64>>,
+    /// Scratch of a step (kept, so that steps allocate nothing once
+    /// sized): the synced actions, the clips' marks before spaces end.
+    synced: Vec<usize>,
+    before: Vec<(f32, bool, bool)>,
 }
 
-/// One space's parameters and weights.
+/// One space's points and weights.
 #[derive(Debug, Clone, Default)]
 struct SpaceState {
-    params: Vec2,
+    /// The clips' points (so that setting parameters allocates nothing).
+    points: Vec<Vec2>,
     /// The weights now (smoothed) and where they head.
     weights: Vec<f32>,
     targets: Vec<f32>,
@@ -100,12 +108,11 @@ impl Player {
             let space = &spaces[self.spaces.states.len()];
             let n = space.clips.len();
             let mut s = SpaceState {
-                params: Vec2::ZERO,
+                points: space.clips.iter().map(|c| c.1).collect(),
                 weights: vec![0.0; n],
                 targets: vec![0.0; n],
             };
-            let points: Vec<Vec2> = space.clips.iter().map(|c| c.1).collect();
-            weights(space.kind, &points, Vec2::ZERO, &mut s.targets);
+            weights(space.kind, &s.points, Vec2::ZERO, &mut s.targets);
             s.weights.copy_from_slice(&s.targets);
             self.spaces.states.push(s);
         }
@@ -124,12 +131,10 @@ impl Player {
             }
             .into());
         }
-        let (mode, clips) = (space.kind, std::sync::Arc::clone(&self.clips));
-        let points: Vec<Vec2> = clips.spaces[k].clips.iter().map(|c| c.1).collect();
+        let mode = space.kind;
         let playing = self.spaces.active.iter().any(|a| a.space == k);
         let s = self.space_state(k);
-        s.params = params;
-        weights(mode, &points, params, &mut s.targets);
+        weights(mode, &s.points, params, &mut s.targets);
         if !playing {
             s.weights.copy_from_slice(&s.targets);
         }
@@ -142,7 +147,7 @@ impl Player {
         if duration != 0.0 {
             self.check_duration("play_blend_space", duration)?;
         }
-        let clips = std::sync::Arc::clone(&self.clips);
+        let clips = Arc::clone(&self.clips);
         let space = &clips.spaces[k];
         let base = self.base_len();
         let layers = self.state.count as usize - base;
@@ -203,7 +208,7 @@ impl Player {
 
     /// Space `k` alone in the base at once, its clips at their weights.
     fn enter_at_once(&mut self, k: usize) -> Result<()> {
-        let clips = std::sync::Arc::clone(&self.clips);
+        let clips = Arc::clone(&self.clips);
         let space = &clips.spaces[k];
         let first = space.clips[0].0.index();
         self.apply("play_blend_space", &GpuPlaybackCommand::play(0, first))?;
@@ -227,7 +232,7 @@ impl Player {
     /// other actions and the other spaces ramp to 0, `k` from its fade
     /// (0 when it starts) to 1.
     fn enter_over(&mut self, k: usize, duration: f64) -> Result<()> {
-        let clips = std::sync::Arc::clone(&self.clips);
+        let clips = Arc::clone(&self.clips);
         self.mark_clips();
         for i in 0..self.base_len() {
             let clip = self.slots[i].clip;
@@ -359,7 +364,7 @@ impl Player {
         }
         let paused = self.state.flags & CHARACTER_PAUSED != 0;
         let dt = if paused { 0 } else { dt };
-        let clips = std::sync::Arc::clone(&self.clips);
+        let clips = Arc::clone(&self.clips);
         for a in &mut self.spaces.active {
             a.advance(dt);
             let space = &clips.spaces[a.space];
@@ -383,16 +388,24 @@ impl Player {
             .active
             .iter()
             .any(|a| self.clips.spaces[a.space].sync == BlendSync::Markers && a.to > 0.0);
+        let mut synced = std::mem::take(&mut self.spaces.synced);
+        synced.clear();
+        let table = self.clips.table();
+        synced.extend((0..self.base_len()).filter(|&i| {
+            let s = &self.slots[i];
+            self.spaces.clip_weights[s.clip as usize].2 && clip_ticks(table, s.clip) > 0
+        }));
+        self.step_group(&synced, advance, markers);
+        self.spaces.synced = synced;
+    }
+
+    /// The steps of the synced actions `synced` for `advance` ticks of
+    /// their blended cycle (`markers`: marker sync).
+    fn step_group(&mut self, synced: &[usize], advance: i64, markers: bool) {
         let table = self.clips.table();
         let (mut sum_w, mut sum_wl) = (0.0f64, 0.0f64);
         let mut leader: Option<(usize, f32)> = None;
-        let synced: Vec<usize> = (0..self.base_len())
-            .filter(|&i| {
-                let s = &self.slots[i];
-                self.spaces.clip_weights[s.clip as usize].2 && clip_ticks(table, s.clip) > 0
-            })
-            .collect();
-        for &i in &synced {
+        for &i in synced {
             let s = &self.slots[i];
             let w = self.spaces.clip_weights[s.clip as usize].0;
             sum_w += f64::from(w);
@@ -417,7 +430,7 @@ impl Player {
         let u = self.spaces.phase + by;
         let loops = u.floor();
         self.spaces.phase = u - loops;
-        for &i in &synced {
+        for &i in synced {
             let s = &self.slots[i];
             let d = clip_ticks(table, s.clip);
             let target = (self.spaces.phase * d as f64).round() as i64;
@@ -430,7 +443,7 @@ impl Player {
         if markers {
             let d = clip_ticks(table, self.slots[lead].clip);
             let t = (self.spaces.phase * d as f64).round() as u64 % d;
-            self.marker_deltas(&synced, lead, t, by);
+            self.marker_deltas(synced, lead, t, by);
         }
     }
 
@@ -495,7 +508,9 @@ impl Player {
         self.spaces
             .active
             .retain(|a| !(a.fade <= 0.0 && a.to <= 0.0));
-        let before = self.spaces.clip_weights.clone();
+        let mut before = std::mem::take(&mut self.spaces.before);
+        before.clear();
+        before.extend_from_slice(&self.spaces.clip_weights);
         self.mark_clips();
         for i in 0..self.base_len() {
             let s = &mut self.slots[i];
@@ -504,6 +519,7 @@ impl Player {
                 end_now(s);
             }
         }
+        self.spaces.before = before;
     }
 
     /// Before a base command of the player's own (play, crossfade, fade,
@@ -535,31 +551,27 @@ fn end_now(s: &mut GpuActionSlot) {
 
 /// The markers of `clip` around clip time `t` ticks: the last at or
 /// before it and the next after it (cyclically), and `t`'s fraction of
-/// the way between them; `None` without markers.
-fn marker_span(clips: &super::Clips, clip: u32, t: u64) -> Option<(String, String, f64)> {
+/// the way between them; `None` without markers. Allocates nothing.
+fn marker_span(clips: &super::Clips, clip: u32, t: u64) -> Option<(Arc<str>, Arc<str>, f64)> {
     let markers = clips.markers(clip);
+    let (first, last) = (markers.first()?, markers.last()?);
     let d = clip_ticks(clips.table(), clip) as i64;
-    let times: Vec<i64> = markers
-        .iter()
-        .map(|m| duration_ticks(m.time) as i64)
-        .collect();
+    let at = |m: &Marker| duration_ticks(m.time) as i64;
     let t = t as i64;
-    let prev = times.iter().rposition(|&m| m <= t);
-    let next = times.iter().position(|&m| m > t);
-    let (a, ta) = match prev {
-        Some(k) => (k, times[k]),
-        None => (times.len().checked_sub(1)?, times[times.len() - 1] - d),
+    let (a, ta) = match markers.iter().rfind(|m| at(m) <= t) {
+        Some(m) => (m, at(m)),
+        None => (last, at(last) - d),
     };
-    let (b, tb) = match next {
-        Some(k) => (k, times[k]),
-        None => (0, times[0] + d),
+    let (b, tb) = match markers.iter().find(|m| at(m) > t) {
+        Some(m) => (m, at(m)),
+        None => (first, at(first) + d),
     };
     let f = if tb > ta {
         (t - ta) as f64 / (tb - ta) as f64
     } else {
         0.0
     };
-    Some((markers[a].name.to_string(), markers[b].name.to_string(), f))
+    Some((Arc::clone(&a.name), Arc::clone(&b.name), f))
 }
 
 /// The clip time of `clip` at fraction `f` of the way between a marker
@@ -568,7 +580,7 @@ fn marker_span(clips: &super::Clips, clip: u32, t: u64) -> Option<(String, Strin
 fn matching_time(
     clips: &super::Clips,
     clip: u32,
-    (a, b, f): (&String, &String, f64),
+    (a, b, f): (&str, &str, f64),
     near: u64,
 ) -> Option<u64> {
     let markers = clips.markers(clip);
@@ -577,7 +589,7 @@ fn matching_time(
     let mut best: Option<(i64, u64)> = None;
     for k in 0..n {
         let next = (k + 1) % n;
-        if *markers[k].name != **a || *markers[next].name != **b {
+        if *markers[k].name != *a || *markers[next].name != *b {
             continue;
         }
         let ta = duration_ticks(markers[k].time) as i64;
