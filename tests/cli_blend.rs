@@ -350,6 +350,7 @@ fn smoothing_bounds_each_weight_per_second_and_duration_crossfades_in() {
         for (a, b) in w(n - 1).iter().zip(w(n)) {
             assert!((a - b).abs() <= 0.1 + 1e-6, "frame {n}");
         }
+        assert!((w(n).iter().sum::<f64>() - 1.0).abs() < 1e-5, "frame {n}");
     }
 }
 

@@ -52,8 +52,8 @@ pub struct BlendSpace {
     pub kind: BlendMode,
     /// The clips and their points (1D: `(x, 0)`).
     pub clips: Vec<(ClipHandle, Vec2)>,
-    /// `Some(w)`: each weight moves toward its target by at most `w` per
-    /// second (`> 0`); `None`: at once.
+    /// `Some(w)`: the weights move toward their targets together, each by
+    /// at most `w` per second (`> 0`), keeping their sum; `None`: at once.
     pub smoothing: Option<f32>,
     /// How its clips keep in step.
     pub sync: BlendSync,
@@ -253,13 +253,24 @@ pub(crate) fn weights_directional(points: &[Vec2], p: Vec2, out: &mut [f32]) {
     });
 }
 
-/// `weights` moved toward `targets` by at most `step` each (`None`: set
-/// to them).
+/// `weights` moved toward `targets` along the straight line between
+/// them, the weight farthest from its target by `step` (`None`, or a
+/// step that reaches them: set to them): each moves by at most `step`,
+/// and weights that sum to 1 toward targets that do keep their sum (the
+/// mixer would blend a sum below 1 with the rest pose).
 pub(crate) fn smooth(weights: &mut [f32], targets: &[f32], step: Option<f32>) {
-    for (w, &t) in weights.iter_mut().zip(targets) {
-        *w = match step {
-            Some(s) if (t - *w).abs() > s => *w + s.copysign(t - *w),
-            _ => t,
-        };
+    let far = weights
+        .iter()
+        .zip(targets)
+        .map(|(w, t)| (t - w).abs())
+        .fold(0.0f32, f32::max);
+    match step {
+        Some(s) if far > s => {
+            let f = s / far;
+            for (w, &t) in weights.iter_mut().zip(targets) {
+                *w += (t - *w) * f;
+            }
+        }
+        _ => weights.copy_from_slice(targets),
     }
 }

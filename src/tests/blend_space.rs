@@ -173,9 +173,15 @@ fn directional_gradient_bands_match_the_polar_formula() {
 
 #[test]
 fn smoothing_moves_each_weight_by_at_most_its_step() {
+    // The farthest (1 away) moves by the step, 0.1; the others by a
+    // tenth of their way: 0.25 + 0.05 / 10. (Weights and targets that
+    // sum alike keep that sum.)
     let mut w = [1.0f32, 0.0, 0.25];
     smooth(&mut w, &[0.0, 1.0, 0.3], Some(0.1));
-    close(&w, &[0.9, 0.1, 0.3], 1e-6);
+    close(&w, &[0.9, 0.1, 0.255], 1e-6);
+    // Within a step of every target: there.
+    smooth(&mut w, &[0.85, 0.15, 0.25], Some(0.1));
+    close(&w, &[0.85, 0.15, 0.25], 1e-7);
     smooth(&mut w, &[0.0, 1.0, 0.3], None);
     close(&w, &[0.0, 1.0, 0.3], 1e-7);
 }
