@@ -13,6 +13,8 @@ mod gltf_builder;
 #[path = "common/pack.rs"]
 mod pack;
 
+use std::sync::Arc;
+
 use glam::{Quat, Vec3};
 use keyframe_gpu::gltf::{self, Document};
 use keyframe_gpu::Unbound;
@@ -49,6 +51,27 @@ fn node_at(rig: &Rig, path: &str) -> u32 {
 const LEFT_HAND: &str = "Armature/Hips/Spine/LeftArm/Hand";
 const RIGHT_HAND: &str = "Armature/Hips/Spine/RightArm/Hand";
 
+/// Options that refuse any track the rig cannot take.
+fn strict() -> BindOptions {
+    let mut options = BindOptions::default();
+    options.strict = true;
+    options
+}
+
+/// A track built in code naming its target node.
+trait Targeted {
+    fn with_target(self, target: impl Into<Arc<NodeName>>) -> Self;
+}
+
+impl Targeted for Track {
+    fn with_target(self, target: impl Into<Arc<NodeName>>) -> Self {
+        Track {
+            target: Some(target.into()),
+            ..self
+        }
+    }
+}
+
 #[test]
 fn an_animation_file_binds_by_name_and_path_and_reports_what_it_skipped() {
     let p = pack();
@@ -82,11 +105,7 @@ fn an_animation_file_binds_by_name_and_path_and_reports_what_it_skipped() {
     assert!(text.contains("2 by name, 2 by path, 2 unbound"), "{text}");
     assert!(text.contains("Armature/Hips/Tail"), "{text}");
     // Strict binding refuses the first unbound track.
-    match p
-        .run
-        .library
-        .bind_with(&p.character, &BindOptions::strict())
-    {
+    match p.run.library.bind_with(&p.character, &strict()) {
         Err(Error::Bind(BindError::Unbound {
             clip: 0,
             track: 4,
@@ -576,7 +595,7 @@ fn a_minimum_bound_share_refuses_clips_made_for_another_skeleton() {
     assert!(clip().bind_with(&p.character, &third).is_ok());
     // Strict still refuses the first unbound track.
     assert!(matches!(
-        clip().bind_with(&p.character, &BindOptions::strict()),
+        clip().bind_with(&p.character, &strict()),
         Err(Error::Bind(BindError::Unbound { track: 1, .. }))
     ));
 }

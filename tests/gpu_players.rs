@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use crowd_models::{model_a, model_b};
 use keyframe_gpu::playback::{
-    ActionState, Clips, Command, GpuPlayers, Layer, PlaybackError, Player,
+    ActionState, BlendMode, BlendSpace, BlendSync, Clips, Command, GpuPlayers, Layer,
+    PlaybackError, Player,
 };
 use keyframe_gpu::{cpu, CharacterId, Crowd, CrowdCharacter, Error, MixerDesc, ModelId, WrapMode};
 
@@ -314,6 +315,26 @@ fn refusals_name_what_is_wrong() {
         s.players.advance(device, queue, &mut s.crowd, -1.0),
         Err(Error::Playback(PlaybackError::BadNumber { .. }))
     ));
+    // Blend spaces play on the CPU Player alone for now.
+    let mut spaced = (*s.clips).clone();
+    let space = spaced
+        .add_blend_space(BlendSpace {
+            name: "walk".into(),
+            kind: BlendMode::OneD,
+            clips: vec![(walk, glam::Vec2::ZERO)],
+            smoothing: None,
+            sync: BlendSync::Phase,
+        })
+        .unwrap();
+    for cmd in [
+        Command::PlayBlendSpace(space, 0.0),
+        Command::SetBlendParams(space, glam::Vec2::ZERO),
+    ] {
+        assert!(matches!(
+            s.players.command(c, cmd),
+            Err(Error::Playback(PlaybackError::NotOnGpu { .. }))
+        ));
+    }
     // A character of another model.
     let b = s.crowd.add_character(s.other).unwrap();
     assert!(matches!(

@@ -79,14 +79,16 @@ fn a_model_binds_and_poses_without_a_device() {
     let arm = b.node(Some(root), NodeTransform::translation([0.0, 1.0, 0.0]));
     b.name(arm, "arm");
     let rig = b.build().unwrap();
-    let lift = Track::new(
-        0,
-        Property::Translation,
-        Interpolation::Linear,
-        vec![0.0, 1.0],
-        vec![0.0, 4.0, 0.0, 0.0, 2.0, 0.0],
-    )
-    .with_target(keyframe_gpu::NodeName::new("arm"));
+    let lift = Track {
+        target: Some(std::sync::Arc::new(keyframe_gpu::NodeName::new("arm"))),
+        ..Track::new(
+            0,
+            Property::Translation,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![0.0, 4.0, 0.0, 0.0, 2.0, 0.0],
+        )
+    };
     let library = AnimationLibrary::new(vec![Clip::new("lift", vec![lift])]).unwrap();
     let bound = library.bind(&rig).unwrap();
     let poses = cpu::poses(&bound, &[Instance::new(0, 0.5)]).unwrap();

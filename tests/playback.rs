@@ -15,7 +15,8 @@ mod counting_alloc;
 use glam::{Quat, Vec3};
 use keyframe_gpu::playback::{ClipHandle, Clips, Command, Layer, PlaybackError, Player};
 use keyframe_gpu::{
-    AnimationLibrary, Clip, Error, Interpolation, NodeTransform, Property, Rig, Track, WrapMode,
+    AnimationLibrary, Clip, Error, Interpolation, Marker, NodeTransform, Property, Rig, Track,
+    WrapMode,
 };
 
 /// Every player's last frame in one table, `counts[c]` actions player
@@ -410,7 +411,11 @@ fn bad_input_is_refused_and_nothing_advances() {
     let mut clips = Clips::new(&library());
     assert!(clips.add_marker(9, 0.0, "x").is_err());
     assert!(clips.add_marker(0, f64::NAN, "x").is_err());
-    let nan = Clip::new("x", library().clips()[0].tracks.clone()).with_marker(f64::NAN, "m");
+    let mut nan = Clip::new("x", library().clips()[0].tracks.clone());
+    nan.markers.push(Marker {
+        time: f64::NAN,
+        name: "m".into(),
+    });
     assert!(matches!(
         AnimationLibrary::new(vec![nan]),
         Err(Error::BadMarker { clip: 0, .. })
@@ -1167,4 +1172,52 @@ fn a_character_looped_for_days_keeps_its_phase_exactly() {
         assert_eq!(got.time, time as f64 / TICKS as f64, "speed {speed}");
         assert_eq!(u128::from(got.loops), loops, "speed {speed}");
     }
+}
+
+#[test]
+fn blend_space_frames_allocate_nothing_once_sized() {
+    use keyframe_gpu::playback::{BlendMode, BlendSpace, BlendSync};
+    counting_alloc::no_lib_backtraces();
+    // 20 players in a marker-synced walk (1 s) / long (2 s) space with
+    // root motion, smoothing and markers, the parameter changing every
+    // frame.
+    let bound = library().bind(&rig()).unwrap();
+    let mut clips = Clips::with_root(&bound, 0).unwrap();
+    for (clip, d) in [(0, 1.0), (3, 2.0)] {
+        clips.add_marker(clip, 0.25 * d, "left").unwrap();
+        clips.add_marker(clip, 0.75 * d, "right").unwrap();
+    }
+    let (walk, long) = (clips.clip_at(0).unwrap(), clips.clip_at(3).unwrap());
+    let space = clips
+        .add_blend_space(BlendSpace {
+            name: "loco".into(),
+            kind: BlendMode::OneD,
+            clips: vec![(walk, glam::Vec2::ZERO), (long, glam::Vec2::X)],
+            smoothing: Some(2.0),
+            sync: BlendSync::Markers,
+        })
+        .unwrap();
+    let clips = Arc::new(clips);
+    let mut players: Vec<Player> = (0..20).map(|_| Player::new(&clips)).collect();
+    for p in &mut players {
+        p.command(Command::PlayBlendSpace(space, 0.5)).unwrap();
+    }
+    let frame = |players: &mut Vec<Player>, n: usize| {
+        let mut events = 0;
+        for (k, p) in players.iter_mut().enumerate() {
+            let x = ((n + k) % 10) as f32 / 10.0;
+            p.command(Command::SetBlendParams(space, glam::Vec2::new(x, 0.0)))
+                .unwrap();
+            events += p.advance(0.1).unwrap().events.len();
+        }
+        events
+    };
+    for n in 0..30 {
+        frame(&mut players, n);
+    }
+    let (n, events) =
+        counting_alloc::count(|| (30..60).map(|n| frame(&mut players, n)).sum::<usize>());
+    assert_eq!(n, 0, "advancing blend spaces allocated");
+    assert!(events > 0);
+    assert!(players[0].frame().root_motion.translation.length() > 0.0);
 }

@@ -12,7 +12,7 @@ use std::f32::consts::FRAC_PI_2;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use keyframe_gpu::{
     cpu, AnimationLibrary, Animator, BindError, BoneMap, Clip, Error, Instance, Interpolation,
-    NodeTransform, Poses, Property, Rig, Track,
+    Marker, NodeTransform, Poses, Property, Rig, Track,
 };
 
 const S: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -120,7 +120,7 @@ fn spine_bent() -> Quat {
 fn walk() -> Clip {
     let t3 = vec![0.0f32, 1.0, 2.0];
     let rest_hips = ry(FRAC_PI_2);
-    Clip::new(
+    let mut clip = Clip::new(
         "walk",
         vec![
             Track::new(
@@ -166,8 +166,12 @@ fn walk() -> Clip {
                 quats(&[Quat::IDENTITY, rx(1.0)]),
             ),
         ],
-    )
-    .with_marker(1.5, "step")
+    );
+    clip.markers.push(Marker {
+        time: 1.5,
+        name: "step".into(),
+    });
+    clip
 }
 
 fn poses_at(bound: &keyframe_gpu::BoundLibrary, clip: u32, times: &[f64]) -> Poses {

@@ -81,9 +81,10 @@ pub struct Cli {
     #[arg(long, value_name = "MIX.json")]
     pub mix: Option<PathBuf>,
     /// Drive the playback layer with a script: PLAY.json gives the
-    /// characters, a root node, markers and per frame a time step and
-    /// commands (play, crossfade, crossfade_at, fade_in, fade_out, wrap,
-    /// repetitions, speed, pause, seek, layer, remove); prints one JSON
+    /// characters, a root node, markers, blend spaces and per frame a
+    /// time step and commands (play, crossfade, crossfade_at, fade_in,
+    /// fade_out, wrap, repetitions, speed, pause, seek, layer, remove,
+    /// blend_space with params and duration); prints one JSON
     /// object per frame (actions, layers, root motion, events; with
     /// --joints the joint matrices, with --nodes the nodes' poses).
     #[arg(long, value_name = "PLAY.json")]

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::headless::{request_device, AdapterChoice, Headless};
 use keyframe_gpu::playback::{
-    ActionState, ClipHandle, Clips, Command, GpuPlayers, Layer, LayerId, Player,
+    ActionState, BlendSpaceId, ClipHandle, Clips, Command, GpuPlayers, Layer, LayerId, Player,
 };
 use keyframe_gpu::{CharacterId, Crowd, Error, MixerDesc, ModelId, WrapMode, MAX_ACTIONS};
 
@@ -109,6 +109,21 @@ impl Commands for Both<'_> {
         self.shadow.command(Command::RemoveLayer(id))?;
         self.gpu.command(self.character, Command::RemoveLayer(id))
     }
+    fn blend(
+        &mut self,
+        space: BlendSpaceId,
+        params: glam::Vec2,
+        enter: Option<f64>,
+    ) -> Result<(), Error> {
+        // The GPU first: it refuses blend spaces for now.
+        let set = Command::SetBlendParams(space, params);
+        self.gpu.command(self.character, set)?;
+        if let Some(d) = enter {
+            let play = Command::PlayBlendSpace(space, d);
+            self.gpu.command(self.character, play)?;
+        }
+        self.shadow.blend(space, params, enter)
+    }
 }
 
 /// The device, the crowd of one model of the script's characters played
@@ -174,13 +189,15 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
     let bound = source.bound("--play --gpu-playback")?;
     let masks = play::masks(bound.rig(), &mask_names)
         .map_err(|e| Failure::Message(format!("--play {shown}: {e}")))?;
-    let clips = Arc::new(play::clips(&play, Some(&bound), &masks, library, &shown)?);
+    let (clips, spaces) = play::clips(&play, Some(&bound), &masks, library, &shown)?;
+    let clips = Arc::new(clips);
     let mut gpu = OnGpu::new(&bound, play.instances, &masks, &clips)?;
     let (device, queue) = (&gpu.h.device, &gpu.h.queue);
     let mut shadows = gpu
         .players
         .read_back(device, queue, &gpu.crowd, &gpu.characters)?;
     let mut layers = vec![HashMap::new(); shadows.len()];
+    let mut current = vec![None; shadows.len()];
     for (f, frame) in play.frames.iter().enumerate() {
         for (c, cmd) in frame.commands.iter().enumerate() {
             let k = cmd.instance as usize;
@@ -190,7 +207,8 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
                 gpu: &mut gpu.players,
                 character: gpu.characters[k],
             };
-            play::apply(&mut both, &mut layers[k], cmd, &mask).map_err(|e| {
+            let state = (&mut layers[k], &mut current[k]);
+            play::apply(&mut both, state, cmd, &mask, &spaces).map_err(|e| {
                 Failure::Message(format!("--play {shown}: frame {f}, command {c}: {e}"))
             })?;
         }

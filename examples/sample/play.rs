@@ -14,8 +14,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use glam::Vec2;
 use keyframe_gpu::playback::{
-    ActionState, ClipHandle, Clips, Command, Frame, Layer, LayerId, Player,
+    ActionState, BlendMode, BlendSpace, BlendSpaceId, BlendSync, ClipHandle, Clips, Command, Frame,
+    Layer, LayerId, Player,
 };
 use keyframe_gpu::{
     cpu, Action, Animator, BoundLibrary, Error, Mask, MaskId, MixerDesc, Poses, Rig, WrapMode,
@@ -25,7 +27,9 @@ use keyframe_gpu::{
 use crate::args::{Backend, Cli};
 use crate::json::{num32, skins_json, time_str};
 use crate::mix::{nodes_json, skins_of};
-use crate::play_file::{self, CommandSpec, LayerSpec, Mode, PlayFile, Wrap};
+use crate::play_file::{
+    self, CommandSpec, LayerSpec, Mode, PlayFile, SpaceMode, SpaceSpec, SpaceSync, Wrap,
+};
 use crate::source::Source;
 use crate::Failure;
 
@@ -47,13 +51,9 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
             .map_err(|e| Failure::Message(format!("--play {shown}: {e}")))?,
         None => Vec::new(),
     };
-    let clips = Arc::new(clips(
-        &play,
-        bound.as_ref(),
-        &masks,
-        library,
-        &shown.to_string(),
-    )?);
+    let (clips, spaces) = clips(&play, bound.as_ref(), &masks, library, &shown.to_string())?;
+    let clips = Arc::new(clips);
+    let mut current = vec![None; play.instances as usize];
     let mut players: Vec<Player> = (0..play.instances)
         .map(|k| Player::new(&clips).with_character(k))
         .collect();
@@ -67,7 +67,8 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
         for (c, cmd) in frame.commands.iter().enumerate() {
             let k = cmd.instance as usize;
             let mask = |s: &LayerSpec| mask_of(&mask_names, s);
-            apply(&mut players[k], &mut layers[k], cmd, &mask).map_err(|e| {
+            let state = (&mut layers[k], &mut current[k]);
+            apply(&mut players[k], state, cmd, &mask, &spaces).map_err(|e| {
                 Failure::Message(format!("--play {shown}: frame {f}, command {c}: {e}"))
             })?;
         }
@@ -108,14 +109,15 @@ pub fn run(cli: &Cli, path: &Path, source: &Source, out: &mut impl Write) -> Res
 }
 
 /// The clips the players share: with the root's motion when PLAY.json
-/// names a root, its markers, and the layers' masks for root motion.
+/// names a root, its markers, the layers' masks for root motion and its
+/// blend spaces (their handles, in PLAY.json's order).
 pub fn clips(
     play: &PlayFile,
     bound: Option<&BoundLibrary>,
     masks: &[Mask],
     library: &keyframe_gpu::AnimationLibrary,
     shown: &str,
-) -> Result<Clips, Failure> {
+) -> Result<(Clips, Vec<BlendSpaceId>), Failure> {
     let mut clips = match (&play.root, bound) {
         (Some(name), Some(b)) => {
             let node = b.rig().node_by_name(name).ok_or_else(|| {
@@ -133,7 +135,38 @@ pub fn clips(
     if let Some(b) = bound {
         clips.set_masks(b, masks)?;
     }
-    Ok(clips)
+    let mut spaces = Vec::with_capacity(play.blend_spaces.len());
+    for s in &play.blend_spaces {
+        let space = blend_space(&clips, s)?;
+        let id = clips
+            .add_blend_space(space)
+            .map_err(|e| Failure::Message(format!("--play {shown}: {e}")))?;
+        spaces.push(id);
+    }
+    Ok((clips, spaces))
+}
+
+/// The library's blend space of a PLAY.json space.
+fn blend_space(clips: &Clips, s: &SpaceSpec) -> Result<BlendSpace, Failure> {
+    let mut points = Vec::with_capacity(s.clips.len());
+    for &(animation, at) in &s.clips {
+        points.push((clips.clip_at(animation)?, Vec2::from_array(at)));
+    }
+    Ok(BlendSpace {
+        name: s.name.clone(),
+        kind: match s.mode {
+            SpaceMode::OneD => BlendMode::OneD,
+            SpaceMode::Cartesian => BlendMode::Cartesian,
+            SpaceMode::Directional => BlendMode::Directional,
+        },
+        clips: points,
+        smoothing: s.smoothing,
+        sync: match s.sync {
+            SpaceSync::None => BlendSync::Off,
+            SpaceSync::Phase => BlendSync::Phase,
+            SpaceSync::Markers => BlendSync::Markers,
+        },
+    })
 }
 
 /// The layers' masks: factor 1 on each named node and every node below
@@ -191,6 +224,10 @@ pub trait Commands {
     fn add_layer(&mut self, clip: ClipHandle, layer: Layer) -> Result<LayerId, Error>;
     fn set_layer(&mut self, id: LayerId, layer: Layer) -> Result<(), Error>;
     fn remove_layer(&mut self, id: LayerId) -> Result<(), Error>;
+    /// A blend space's parameters, then (`Some(duration)`, 0 at once)
+    /// entering it.
+    fn blend(&mut self, space: BlendSpaceId, params: Vec2, enter: Option<f64>)
+        -> Result<(), Error>;
 }
 
 impl Commands for Player {
@@ -246,17 +283,32 @@ impl Commands for Player {
     fn remove_layer(&mut self, id: LayerId) -> Result<(), Error> {
         self.command(Command::RemoveLayer(id))
     }
+    fn blend(
+        &mut self,
+        space: BlendSpaceId,
+        params: Vec2,
+        enter: Option<f64>,
+    ) -> Result<(), Error> {
+        self.command(Command::SetBlendParams(space, params))?;
+        match enter {
+            Some(d) => self.command(Command::PlayBlendSpace(space, d)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// One command on its character, field by field in PLAY.json's order:
 /// play, crossfade, crossfade_at, fade_in, fade_out, wrap and repetitions
 /// (of `animation`, or the action started last), speed, pause, seek,
-/// layer, remove. `layers` maps each animation to its layer.
+/// layer, remove, blend space. `layers` maps each animation to its layer,
+/// `current` is the blend space the character plays (an index of
+/// `spaces`, PLAY.json's spaces).
 pub fn apply<P: Commands + ?Sized>(
     p: &mut P,
-    layers: &mut HashMap<u32, LayerId>,
+    (layers, current): (&mut HashMap<u32, LayerId>, &mut Option<usize>),
     cmd: &CommandSpec,
     mask: &dyn Fn(&LayerSpec) -> Option<MaskId>,
+    spaces: &[BlendSpaceId],
 ) -> Result<(), String> {
     let clips = p.clips();
     let clip = |i: u32| clips.clip_at(i).map_err(|e| e.to_string());
@@ -301,6 +353,23 @@ pub fn apply<P: Commands + ?Sized>(
             .remove(&c)
             .ok_or_else(|| format!("\"remove\": animation {c} has no layer here"))?;
         p.remove_layer(id).map_err(err)?;
+    }
+    let base = [
+        cmd.play,
+        cmd.crossfade.map(|f| f.to),
+        cmd.crossfade_at.map(|f| f.to),
+    ];
+    let faded = [cmd.fade_in.map(|f| f.0), cmd.fade_out.map(|f| f.0)];
+    if base.iter().chain(&faded).any(Option::is_some) {
+        // A base command stops the blend spaces.
+        *current = None;
+    }
+    if let Some(b) = cmd.blend {
+        let enter = (*current != Some(b.space)).then_some(b.duration.unwrap_or(0.0));
+        let id = spaces.get(b.space).copied().ok_or("no such blend space")?;
+        p.blend(id, Vec2::from_array(b.params), enter)
+            .map_err(err)?;
+        *current = Some(b.space);
     }
     Ok(())
 }

@@ -14,8 +14,16 @@
 //! "weight": W, "mode": "mix"|"additive"|"override", "mask": {"subtrees":
 //! ["NODE NAME", ...]}}` (adds or updates that animation's layer; weight
 //! 1, mode "mix" and no mask by default) and `"remove": I` (its layer).
-//! `root`, `markers` and `commands` are optional. Anything malformed is
-//! refused with one line naming the frame, the command and the field.
+//! Blend spaces: `"blend_spaces": [{"name": S, "mode": "1d" | "cartesian"
+//! | "directional", "clips": [{"animation": I, "at": [x] or [x, y]}],
+//! "smoothing": W_PER_S or null, "sync": "none" | "phase" | "markers"}]`
+//! (`smoothing` and `sync` optional: null, "none"), and a command's
+//! `"blend_space": S, "params": [x] or [x, y]` (one number for "1d", two
+//! otherwise), with `"duration": D` when the character is not playing that
+//! space yet: it crossfades into it over `D` (at once without), applied
+//! after the command's other fields. `root`, `markers`, `blend_spaces`
+//! and `commands` are optional. Anything malformed is refused with one
+//! line naming the frame, the command and the field.
 
 use std::path::Path;
 
@@ -85,6 +93,44 @@ pub struct CrossfadeSpec {
     pub at: Option<f64>,
 }
 
+/// How a blend space weighs its clips.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpaceMode {
+    OneD,
+    Cartesian,
+    Directional,
+}
+
+/// How a blend space's clips keep in step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpaceSync {
+    None,
+    Phase,
+    Markers,
+}
+
+/// A blend space: its name, mode, clips at their points, smoothing and
+/// sync.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpaceSpec {
+    pub name: String,
+    pub mode: SpaceMode,
+    /// (animation, point; `[x, 0]` for "1d").
+    pub clips: Vec<(u32, [f32; 2])>,
+    pub smoothing: Option<f32>,
+    pub sync: SpaceSync,
+}
+
+/// A blend-space command: the space (its index in `blend_spaces`), its
+/// parameters (`[x, 0]` for "1d") and the duration of the crossfade into
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlendSpec {
+    pub space: usize,
+    pub params: [f32; 2],
+    pub duration: Option<f64>,
+}
+
 /// One command of a frame, for one character.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CommandSpec {
@@ -106,6 +152,7 @@ pub struct CommandSpec {
     pub seek: Option<f64>,
     pub layer: Option<LayerSpec>,
     pub remove: Option<u32>,
+    pub blend: Option<BlendSpec>,
 }
 
 /// One frame: its time step and commands (applied before advancing).
@@ -121,6 +168,7 @@ pub struct PlayFile {
     pub instances: u32,
     pub root: Option<String>,
     pub markers: Vec<MarkerSpec>,
+    pub blend_spaces: Vec<SpaceSpec>,
     pub frames: Vec<FrameSpec>,
 }
 
@@ -156,7 +204,7 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
     };
     known_fields(
         root,
-        &["instances", "root", "markers", "frames"],
+        &["instances", "root", "markers", "blend_spaces", "frames"],
         "the top level",
     )?;
     let instances = match root.get("instances") {
@@ -185,6 +233,7 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
         }
     };
     let markers = markers(root.get("markers"), &animation)?;
+    let blend_spaces = blend_spaces(root.get("blend_spaces"), &animation)?;
     let Some(Value::Array(list)) = root.get("frames") else {
         return Err("\"frames\" is missing or not an array".into());
     };
@@ -205,7 +254,9 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
             Some(Value::Array(cmds)) => {
                 for (c, v) in cmds.iter().enumerate() {
                     let at = |e: String| format!("frame {f}, command {c}: {e}");
-                    commands.push(command(v, instances, &animation).map_err(at)?);
+                    let mut cmd = command(v, instances, &animation).map_err(at)?;
+                    cmd.blend = blend_command(v, &blend_spaces).map_err(at)?;
+                    commands.push(cmd);
                 }
             }
             Some(v) => return Err(at(format!("\"commands\" is not an array: {v}"))),
@@ -216,6 +267,7 @@ pub fn parse(text: &str, clip_count: usize) -> Result<PlayFile, String> {
         instances,
         root: root_node,
         markers,
+        blend_spaces,
         frames,
     })
 }
@@ -252,7 +304,7 @@ fn markers(v: Option<&Value>, animation: Animation<'_>) -> Result<Vec<MarkerSpec
 }
 
 /// The fields a command may have, in the order they apply.
-const COMMAND_FIELDS: [&str; 14] = [
+const COMMAND_FIELDS: [&str; 17] = [
     "instance",
     "play",
     "crossfade",
@@ -267,6 +319,9 @@ const COMMAND_FIELDS: [&str; 14] = [
     "seek",
     "layer",
     "remove",
+    "blend_space",
+    "params",
+    "duration",
 ];
 
 fn command(v: &Value, instances: u32, animation: Animation<'_>) -> Result<CommandSpec, String> {
@@ -454,6 +509,134 @@ fn layer(v: &Value, animation: Animation<'_>) -> Result<LayerSpec, String> {
         mode,
         subtrees,
     })
+}
+
+/// `"blend_spaces"`: each space's name (unique), mode, clips (an
+/// animation and a point of as many numbers as the mode has parameters),
+/// smoothing and sync.
+fn blend_spaces(v: Option<&Value>, animation: Animation<'_>) -> Result<Vec<SpaceSpec>, String> {
+    let list = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(v) => return Err(format!("\"blend_spaces\" is not an array: {v}")),
+    };
+    let mut spaces: Vec<SpaceSpec> = Vec::with_capacity(list.len());
+    for (k, v) in list.iter().enumerate() {
+        let at = |e: String| format!("blend space {k}: {e}");
+        let Some(obj) = v.as_object() else {
+            return Err(at("not an object".into()));
+        };
+        let fields = ["name", "mode", "clips", "smoothing", "sync"];
+        known_fields(obj, &fields, "the blend space").map_err(at)?;
+        let name = match field(obj, "name").map_err(at)? {
+            Value::String(s) if !spaces.iter().any(|o| o.name == *s) => s.clone(),
+            Value::String(s) => return Err(at(format!("\"name\" {s:?} is another space's"))),
+            v => return Err(at(format!("\"name\" is not a string: {v}"))),
+        };
+        let at = |e: String| format!("blend space {name:?}: {e}");
+        let mode = match field(obj, "mode").map_err(at)?.as_str() {
+            Some("1d") => SpaceMode::OneD,
+            Some("cartesian") => SpaceMode::Cartesian,
+            Some("directional") => SpaceMode::Directional,
+            _ => {
+                return Err(at(format!(
+                    "\"mode\" is not \"1d\", \"cartesian\" or \"directional\": {}",
+                    obj["mode"]
+                )))
+            }
+        };
+        let sync = match obj.get("sync").map(|s| (s, s.as_str())) {
+            None | Some((Value::Null, _)) | Some((_, Some("none"))) => SpaceSync::None,
+            Some((_, Some("phase"))) => SpaceSync::Phase,
+            Some((_, Some("markers"))) => SpaceSync::Markers,
+            Some((s, _)) => {
+                return Err(at(format!(
+                    "\"sync\" is not \"none\", \"phase\" or \"markers\": {s}"
+                )))
+            }
+        };
+        let smoothing = match obj.get("smoothing") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(finite(v, "smoothing").map_err(at)? as f32),
+        };
+        let Value::Array(list) = field(obj, "clips").map_err(at)? else {
+            return Err(at(format!("\"clips\" is not an array: {}", obj["clips"])));
+        };
+        let mut clips = Vec::with_capacity(list.len());
+        for (c, v) in list.iter().enumerate() {
+            let at = |e: String| at(format!("clip {c}: {e}"));
+            let Some(clip) = v.as_object() else {
+                return Err(at("not an object".into()));
+            };
+            known_fields(clip, &["animation", "at"], "the clip").map_err(at)?;
+            let a = animation(field(clip, "animation").map_err(at)?, "animation").map_err(at)?;
+            let point = numbers(field(clip, "at").map_err(at)?, "at", mode).map_err(at)?;
+            clips.push((a, point));
+        }
+        spaces.push(SpaceSpec {
+            name,
+            mode,
+            clips,
+            smoothing,
+            sync,
+        });
+    }
+    Ok(spaces)
+}
+
+/// `[x]` ("1d") or `[x, y]`, finite, as `[x, y]` (`y` 0 for "1d").
+fn numbers(v: &Value, name: &str, mode: SpaceMode) -> Result<[f32; 2], String> {
+    let want = if mode == SpaceMode::OneD { 1 } else { 2 };
+    let list = match v {
+        Value::Array(list) if list.len() == want => list,
+        _ => {
+            return Err(format!(
+                "\"{name}\" is not an array of {want} number{}: {v}",
+                if want == 1 { "" } else { "s" }
+            ))
+        }
+    };
+    let mut out = [0.0f32; 2];
+    for (o, v) in out.iter_mut().zip(list) {
+        let x = finite(v, name)?;
+        if x.abs() > f64::from(f32::MAX) {
+            return Err(format!("\"{name}\" is not a finite number: {v}"));
+        }
+        *o = x as f32;
+    }
+    Ok(out)
+}
+
+/// A command's `"blend_space"`, `"params"` and `"duration"`.
+fn blend_command(v: &Value, spaces: &[SpaceSpec]) -> Result<Option<BlendSpec>, String> {
+    let Some(obj) = v.as_object() else {
+        return Ok(None);
+    };
+    let Some(name) = obj.get("blend_space") else {
+        if let Some(k) = ["params", "duration"]
+            .iter()
+            .find(|k| obj.contains_key(**k))
+        {
+            return Err(format!(
+                "\"{k}\" belongs to a \"blend_space\" command, and none is given"
+            ));
+        }
+        return Ok(None);
+    };
+    let space = spaces
+        .iter()
+        .position(|s| Some(s.name.as_str()) == name.as_str())
+        .ok_or_else(|| format!("\"blend_space\" names no blend space: {name}"))?;
+    let params = numbers(field(obj, "params")?, "params", spaces[space].mode)?;
+    let duration = match obj.get("duration") {
+        None => None,
+        Some(_) => Some(duration(obj)?),
+    };
+    Ok(Some(BlendSpec {
+        space,
+        params,
+        duration,
+    }))
 }
 
 fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {

@@ -176,4 +176,49 @@ pub enum PlaybackError {
         /// The command.
         command: &'static str,
     },
+    /// A blend space that cannot be played (`Clips::add_blend_space`):
+    /// no clip, a name taken, a clip of other clips or listed twice, a
+    /// point that is not finite, a 1D point with a `y`, two clips at one
+    /// point, a smoothing that is not a number `> 0`.
+    #[error("blend space {space:?}{}: {reason}", clip.map(|c| format!(", clip {c}")).unwrap_or_default())]
+    BadBlendSpace {
+        /// The space's name.
+        space: String,
+        /// The clip at fault (its index), if one is.
+        clip: Option<u32>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A blend space's parameters that are not finite, or two for a 1D
+    /// space (`Command::SetBlendParams`).
+    #[error("character {character}, set_blend_params: blend space {space:?}: {reason}")]
+    BadBlendParams {
+        /// The player's character.
+        character: u32,
+        /// The space's name.
+        space: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A blend space of other clips than the player's (or of none).
+    #[error("character {character}, {command}: blend space {space} is not a blend space of this player's clips #{own}")]
+    UnknownBlendSpace {
+        /// The player's character.
+        character: u32,
+        /// The command.
+        command: &'static str,
+        /// The space's index in its own clips.
+        space: u32,
+        /// The identity of the player's `Clips`.
+        own: u64,
+    },
+    /// A command `GpuPlayers` does not take yet (blend spaces play on the
+    /// CPU `Player` alone for now).
+    #[error("character {character}: {command} is not played on the GPU yet (a Player plays it)")]
+    NotOnGpu {
+        /// The character (its model slot).
+        character: u32,
+        /// The command.
+        command: &'static str,
+    },
 }

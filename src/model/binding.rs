@@ -63,15 +63,6 @@ pub struct BindOptions {
 }
 
 impl BindOptions {
-    /// Options that refuse any track the rig cannot take.
-    #[must_use]
-    pub fn strict() -> Self {
-        BindOptions {
-            strict: true,
-            ..BindOptions::default()
-        }
-    }
-
     /// The same options, refusing a clip of which less than `share` of
     /// the node tracks bind (`0.0` takes every clip, even one that binds
     /// nothing; a share outside `[0, 1]` is clamped into it, NaN is taken

@@ -319,7 +319,7 @@ impl Rig {
     /// The same rig, marked as read from `source` (the glTF importer does
     /// this): clips of the same source bind to it by node index.
     #[must_use]
-    pub fn with_source(self, source: SourceId) -> Rig {
+    pub(crate) fn with_source(self, source: SourceId) -> Rig {
         Rig {
             source: Some(source),
             ..self

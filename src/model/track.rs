@@ -166,7 +166,7 @@ pub struct Track {
     /// The target node by name, for binding to a rig of another file
     /// ([`AnimationLibrary::bind`](crate::AnimationLibrary::bind)): set by
     /// the glTF importer for every named node, `None` for an unnamed node
-    /// and for tracks built in code (see [`Track::with_target`]).
+    /// and for tracks built in code unless set here.
     pub target: Option<Arc<NodeName>>,
 }
 
@@ -229,7 +229,7 @@ impl Track {
     /// The same track naming its target node, so that it binds by name
     /// to rigs of other files.
     #[must_use]
-    pub fn with_target(self, target: impl Into<Arc<NodeName>>) -> Self {
+    pub(crate) fn with_target(self, target: impl Into<Arc<NodeName>>) -> Self {
         Track {
             target: Some(target.into()),
             ..self
@@ -457,7 +457,7 @@ pub struct Clip {
     /// bind by node index, exactly as the file says.
     pub source: Option<SourceId>,
     /// Named instants of the clip (footsteps, sound cues), by time: given
-    /// in code ([`Clip::with_marker`]) or read by the glTF importer from
+    /// in code (pushed here, in any order) or read by the glTF importer from
     /// the animation's `extras` (`{"markers": [{"name": ..., "time":
     /// ...}]}`). The playback layer reports them when a playhead crosses
     /// them (`playback`).
@@ -491,22 +491,9 @@ impl Clip {
         }
     }
 
-    /// The same clip with a marker `name` at clip time `time` (markers
-    /// are kept by time; [`AnimationLibrary::new`](crate::AnimationLibrary::new)
-    /// refuses a time that is NaN, infinite or negative).
-    #[must_use]
-    pub fn with_marker(mut self, time: f64, name: &str) -> Self {
-        self.markers.push(Marker {
-            time,
-            name: name.into(),
-        });
-        self.markers.sort_by(|a, b| a.time.total_cmp(&b.time));
-        self
-    }
-
     /// The same clip, marked as read from `source`.
     #[must_use]
-    pub fn with_source(self, source: SourceId) -> Self {
+    pub(crate) fn with_source(self, source: SourceId) -> Self {
         Clip {
             source: Some(source),
             ..self

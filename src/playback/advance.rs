@@ -45,9 +45,14 @@ impl Player {
         self.frame.events.clear();
         self.override_motion.clear();
         let mut blend = Blend::new();
+        self.prepare_spaces(dt);
         for i in 0..self.playing().len() {
             let d = clip_ticks(self.clips.table(), self.slots[i].clip);
-            let step = step_slot(&self.state, &mut self.slots[i], dt, d);
+            let step = match self.synced_step(i, dt) {
+                Some(step) => step,
+                None => step_slot(&self.state, &mut self.slots[i], dt, d),
+            };
+            self.space_weight(i);
             self.add_root_motion(i, &step, &mut blend);
             if step.start != step.end {
                 self.push_marker_events(i, &step, d);
@@ -56,6 +61,7 @@ impl Player {
         for &(m, w, animates) in &self.override_motion {
             blend.overridden(m, w, animates);
         }
+        self.finish_spaces();
         // Fades that reached 0 end their action; others keep their weight.
         finish_character(&mut self.state, &mut self.slots);
         self.frame.root_motion = blend.finish();

@@ -73,6 +73,8 @@ pub struct Clips {
     /// pass reads it.
     table: Vec<GpuPlaybackClip>,
     pub(super) root: Option<RootTracks>,
+    /// Its blend spaces ([`Clips::add_blend_space`]), checked.
+    pub(super) spaces: Vec<super::BlendSpace>,
 }
 
 impl Clips {
@@ -92,7 +94,15 @@ impl Clips {
                 .iter()
                 .map(|c| c.name.as_str().into())
                 .collect(),
-            markers: library.clips().iter().map(|c| c.markers.clone()).collect(),
+            markers: library
+                .clips()
+                .iter()
+                .map(|c| {
+                    let mut markers = c.markers.clone();
+                    markers.sort_by(|a, b| a.time.total_cmp(&b.time));
+                    markers
+                })
+                .collect(),
             table: library
                 .clips()
                 .iter()
@@ -108,6 +118,7 @@ impl Clips {
                 .collect(),
             durations,
             root: None,
+            spaces: Vec::new(),
         }
     }
 

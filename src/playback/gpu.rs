@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 
+use super::blend::BlendSpaceId;
 use super::clips::{ClipHandle, Clips};
 use super::player::{check_duration, check_number, Layer, LayerId, Player};
 use super::{Event, RootMotion};
@@ -192,8 +193,10 @@ impl GpuPlayers {
     /// [`PlaybackError::BadDuration`] and [`PlaybackError::BadNumber`] as
     /// the [`Player`] method of the same name;
     /// [`PlaybackError::UnknownLayer`] for a layer not given to the
-    /// character ([`add_layer`](Self::add_layer)). Nothing is queued on
-    /// error.
+    /// character ([`add_layer`](Self::add_layer));
+    /// [`PlaybackError::NotOnGpu`] for [`Command::PlayBlendSpace`] and
+    /// [`Command::SetBlendParams`] (blend spaces play on a [`Player`]
+    /// alone for now). Nothing is queued on error.
     pub fn command(&mut self, character: CharacterId, command: Command) -> Result<()> {
         let cmd = match command.clip() {
             Some((name, clip)) => {
@@ -240,6 +243,17 @@ impl GpuPlayers {
             Command::RemoveLayer(layer) => {
                 let index = self.layer_of("remove_layer", character, layer)?;
                 GpuPlaybackCommand::remove_layer(slot, index)
+            }
+            Command::PlayBlendSpace(..) | Command::SetBlendParams(..) => {
+                let command = match command {
+                    Command::PlayBlendSpace(..) => "play_blend_space",
+                    _ => "set_blend_params",
+                };
+                return Err(PlaybackError::NotOnGpu {
+                    character: slot,
+                    command,
+                }
+                .into());
             }
             Command::SetPlacement(translation, rotation) => {
                 for v in translation
@@ -625,6 +639,21 @@ pub enum Command {
     /// translation and rotation (normalized). Its components must be
     /// finite ([`PlaybackError::BadNumber`]).
     SetPlacement(Vec3, Quat),
+    /// Plays a blend space ([`Clips::add_blend_space`](super::Clips::add_blend_space)):
+    /// at once alone in the base (duration 0), or crossfading into it over
+    /// the duration (seconds, `> 0`): the base's other actions and the
+    /// other spaces ramp to 0, the space from 0 to 1. Its clips are base
+    /// actions weighed by the space's weights times its fade; a synced
+    /// space keeps the phase of the synced space playing, or of the
+    /// current action. A base command (play, crossfade, fade) stops the
+    /// spaces, their actions going on as plain ones. [`Player`] alone for
+    /// now: [`GpuPlayers`] refuses it ([`PlaybackError::NotOnGpu`]).
+    PlayBlendSpace(BlendSpaceId, f64),
+    /// A blend space's parameters (1D: `(x, 0)`), kept for when it plays:
+    /// its weights head for the weights there, at once or at its
+    /// smoothing's rate. [`Player`] alone for now, as
+    /// [`PlayBlendSpace`](Self::PlayBlendSpace).
+    SetBlendParams(BlendSpaceId, Vec2),
 }
 
 impl Command {

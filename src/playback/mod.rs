@@ -14,6 +14,13 @@
 //! `player.clip("run")?`), refused by a player of other clips, so that a
 //! clip of one model never plays the clip of the same index of another.
 //!
+//! A [`BlendSpace`] ([`Clips::add_blend_space`]) weighs its clips from
+//! parameters a game sets each frame (1D linear, or Johansen's gradient
+//! bands in a plane, Cartesian or polar), smoothed, its clips kept in
+//! step by a shared phase or their markers
+//! ([`Command::PlayBlendSpace`], [`Command::SetBlendParams`];
+//! `docs/USAGE.md`, "Blend spaces").
+//!
 //! The rules (`docs/USAGE.md`, "Playback", states them with formulas) are
 //! three.js's `AnimationAction`'s: linear weight ramps, a crossfade's
 //! weights ending where the base was heading, wrap and repetitions per
@@ -79,6 +86,7 @@
 //! ```
 
 mod advance;
+pub(crate) mod blend;
 mod clips;
 mod crowd;
 mod gpu;
@@ -86,11 +94,13 @@ mod ground;
 mod layers;
 mod player;
 mod root;
+mod spaces;
 mod state;
 
 use std::sync::Arc;
 
 pub use self::{
+    blend::{BlendMode, BlendSpace, BlendSpaceId, BlendSync},
     clips::{ClipHandle, Clips, ClipsId},
     gpu::{Command, GpuPlayers},
     ground::{in_place, in_place_with_up},

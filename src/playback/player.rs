@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::clips::{ClipHandle, Clips};
 use super::gpu::Command;
 use super::root::RootMotion;
+use super::spaces::Spaces;
 use super::Frame;
 use crate::cpu::playback::commands::{apply_command, new_character, LayerSettings, Playback};
 use crate::error::{PlaybackError, Result};
@@ -107,6 +108,8 @@ pub struct Player {
     /// The override actions' root motions of one step, applied after the
     /// normal ones: (motion, weight at the root, tracks it has).
     pub(super) override_motion: Vec<(RootMotion, f32, (bool, bool))>,
+    /// Its blend spaces' parameters, weights, fades and phase.
+    pub(super) spaces: Spaces,
 }
 
 impl Player {
@@ -129,6 +132,7 @@ impl Player {
             hits: Vec::new(),
             positions: Vec::new(),
             override_motion: Vec::new(),
+            spaces: Spaces::default(),
         }
     }
 
@@ -293,20 +297,30 @@ impl Player {
     /// removed); [`PlaybackError::AdditiveOverride`] as
     /// [`add_layer`](Self::add_layer);
     /// [`PlaybackError::NotAPlayerCommand`] for
-    /// [`Command::SetPlacement`].
+    /// [`Command::SetPlacement`]; [`PlaybackError::UnknownBlendSpace`]
+    /// for a blend space of other clips, [`PlaybackError::BadBlendParams`]
+    /// for its parameters, [`PlaybackError::BadDuration`] for a negative
+    /// duration of [`Command::PlayBlendSpace`] (0 enters at once),
+    /// [`PlaybackError::TooManyActions`] when the space's clips do not fit.
     pub fn command(&mut self, command: Command) -> Result<()> {
         match command {
-            Command::Play(clip) => self.play(clip),
-            Command::Crossfade(to, d) => self.crossfade(to, d),
-            Command::CrossfadeAt(to, d, t) => self.crossfade_at(to, d, t),
-            Command::FadeIn(clip, d) => self.fade_in(clip, d),
-            Command::FadeOut(clip, d) => self.fade_out(clip, d),
+            Command::Play(..)
+            | Command::Crossfade(..)
+            | Command::CrossfadeAt(..)
+            | Command::FadeIn(..)
+            | Command::FadeOut(..) => self.base_command(command),
+            Command::PlayBlendSpace(space, d) => self.play_blend_space(space, d),
+            Command::SetBlendParams(space, params) => self.set_blend_params(space, params),
             Command::SetSpeed(speed) => self.set_speed(speed),
             Command::SetPaused(paused) => {
                 self.set_paused(paused);
                 Ok(())
             }
-            Command::Seek(time) => self.seek(time),
+            Command::Seek(time) => {
+                self.seek(time)?;
+                self.resync();
+                Ok(())
+            }
             Command::SetWrap(wrap) => {
                 self.set_wrap(wrap);
                 Ok(())
@@ -326,6 +340,26 @@ impl Player {
             }
             .into()),
         }
+    }
+
+    /// A command that starts or fades base actions: the blend spaces
+    /// playing stop first, their actions going on as plain ones (nothing
+    /// changes when it is refused).
+    fn base_command(&mut self, command: Command) -> Result<()> {
+        let saved = (!self.spaces.is_empty()).then(|| (self.spaces.clone(), self.slots.clone()));
+        self.release_spaces();
+        let done = match command {
+            Command::Play(clip) => self.play(clip),
+            Command::Crossfade(to, d) => self.crossfade(to, d),
+            Command::CrossfadeAt(to, d, t) => self.crossfade_at(to, d, t),
+            Command::FadeIn(clip, d) => self.fade_in(clip, d),
+            Command::FadeOut(clip, d) => self.fade_out(clip, d),
+            _ => Ok(()),
+        };
+        if let (Err(_), Some((spaces, slots))) = (&done, saved) {
+            (self.spaces, self.slots) = (spaces, slots);
+        }
+        done
     }
 
     /// Plays `clip` from its start at weight 1, alone in the base (the

@@ -5,6 +5,7 @@
 //! those pieces stay private, through the same `keyframe_gpu::` paths (the
 //! crate names itself so under `cfg(test)`).
 
+mod blend_space;
 mod blocks;
 #[path = "../../tests/common/mod.rs"]
 mod common;
