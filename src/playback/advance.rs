@@ -41,6 +41,20 @@ impl Player {
     /// [`advance`](Self::advance) by `dt` ticks, checked (or, for a
     /// character's twin, stepped as the GPU steps it: a step past `i64`'s
     /// range is saturated, not refused).
+    /// Reads a word of each cache line a [`step`](Self::step) starts from
+    /// (the record, the actions in use, the action table) and returns
+    /// their sum: a loop of these over many players has short, independent
+    /// iterations, so the processor fetches their lines in parallel, where
+    /// the steps themselves would miss one line after another.
+    pub(crate) fn touch(&self) -> u32 {
+        let table = self.frame.actions.first().map_or(0, |a| a.clip);
+        self.playing()
+            .iter()
+            .fold(self.state.count ^ table, |sum, s| {
+                sum.wrapping_add(s.clip ^ s.fade_elapsed_hi)
+            })
+    }
+
     pub(crate) fn step(&mut self, dt: u64) {
         self.frame.events.clear();
         self.override_motion.clear();
