@@ -82,6 +82,8 @@ use std::process::ExitCode;
 mod args;
 // The one module shared with another example (bench's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
+#[path = "../common/bone_map.rs"]
+mod bone_map;
 #[path = "../common/canvas.rs"]
 mod canvas;
 #[path = "../common/cli.rs"]
