@@ -111,8 +111,8 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     clips: Vec<PathBuf>,
     /// Retarget the --clips files' clips onto each model through this
-    /// bone map (JSON: {"root": TARGET, "bones": {TARGET: SOURCE, ...}}),
-    /// instead of binding them by node name.
+    /// bone map (JSON: {"root": TARGET, "bones": {TARGET: SOURCE, ...}},
+    /// optionally "up": [x, y, z]), instead of binding them by node name.
     #[arg(long, value_name = "MAP.json")]
     retarget: Option<PathBuf>,
     /// The folder external buffer and image URIs may resolve inside
