@@ -158,6 +158,38 @@ fn retargeted_clips_pose_every_node_of_the_target() {
     assert_close(&nodes[3]["scale"], &[1.0, 1.0, 1.0], 0.0, "spine scale");
 }
 
+#[test]
+fn the_maps_up_axis_measures_the_heights() {
+    // Along (0, 0.6, 0.8) the character's hips rest at height 0.6 and the
+    // run's at 1.2: the same ratio 1/2 as along +Y, the same motion.
+    let f = files("retarget-up");
+    let tilted = f.dir.join("tilted.json");
+    std::fs::write(
+        &tilted,
+        r#"{"root": "Hips", "bones": {"Hips": "Hips", "Spine": "Spine"}, "up": [0, 0.6, 0.8]}"#,
+    )
+    .unwrap();
+    let out = run(&[
+        s(&f.character),
+        "--clips",
+        s(&f.run),
+        "--retarget",
+        s(&tilted),
+        "--times",
+        "1",
+        "--json",
+        "--backend",
+        "cpu",
+    ]);
+    let v = json_line(&out);
+    assert_close(
+        &v["samples"][0]["nodes"][2]["translation"],
+        &[0.0, 1.2, 0.1],
+        1e-6,
+        "hips at 1 s",
+    );
+}
+
 /// The library the command line builds for `--clips run --retarget MAP`.
 fn retargeted(f: &Files) -> keyframe_gpu::BoundLibrary {
     let target = Rig::from_document(&Document::load(&f.character).unwrap()).unwrap();
@@ -294,6 +326,28 @@ fn bad_maps_and_options_are_refused_with_one_line() {
             "target bone \"Spine\" maps to \"Hips\"",
         ),
         (map("broken.json", "{\"root\": "), "bone map JSON"),
+        // The up axis is read: along +Z both hips rest at height 0.
+        (
+            map(
+                "z-up.json",
+                r#"{"root": "Hips", "bones": {"Hips": "Hips"}, "up": [0, 0, 1]}"#,
+            ),
+            "rest heights (along the up axis [0.0, 0.0, 1.0]) 0 in the target rig and 0 in the source rig",
+        ),
+        (
+            map(
+                "long-up.json",
+                r#"{"root": "Hips", "bones": {"Hips": "Hips"}, "up": [0, 0, 2]}"#,
+            ),
+            "up axis [0.0, 0.0, 2.0] is not a unit vector",
+        ),
+        (
+            map(
+                "bad-up.json",
+                r#"{"root": "Hips", "bones": {"Hips": "Hips"}, "up": "y"}"#,
+            ),
+            "\"up\" is not an array of three numbers",
+        ),
     ];
     for (path, needle) in &cases {
         refused(

@@ -46,8 +46,14 @@ fn source_rig() -> Rig {
 /// [`source_rig`] with its armature moved to `at` (the roots' rest
 /// positions then differ by more than the ratio of their heights).
 fn source_rig_at(at: [f32; 3]) -> Rig {
+    source_rig_turned(at, Quat::IDENTITY)
+}
+
+/// [`source_rig_at`] with its armature turned by `turn` in the world (a
+/// file exported with another up axis: the turn in the top node's rest).
+fn source_rig_turned(at: [f32; 3], turn: Quat) -> Rig {
     let mut b = Rig::builder();
-    let arm = b.node(None, trs(at, rx(FRAC_PI_2), 0.01));
+    let arm = b.node(None, trs(at, turn * rx(FRAC_PI_2), 0.01));
     let hips = b.node(Some(arm), trs([0.0, 0.0, -100.0], ry(FRAC_PI_2), 1.0));
     let spine = b.node(Some(hips), trs([0.0, 10.0, 0.0], rz(FRAC_PI_2), 1.0));
     let head = b.node(Some(spine), trs([0.0, 10.0, 0.0], Quat::IDENTITY, 1.0));
@@ -610,6 +616,85 @@ fn a_root_at_height_zero_is_refused() {
     );
 }
 
+/// Rx(90) takes +Y to +Z: the hand-worked pair turned so that its up is
+/// +Z, as a file exported Z-up with no node turning it back.
+fn z_up_pair() -> (Rig, Rig) {
+    (
+        source_rig_turned([0.0; 3], rx(FRAC_PI_2)),
+        target_rig_with_pelvis_at([0.0, 0.009, 0.0], rx(FRAC_PI_2)),
+    )
+}
+
+#[test]
+fn rigs_whose_up_is_z_retarget_with_the_maps_up_axis() {
+    let library = AnimationLibrary::new(vec![walk(), every_interpolation()]).unwrap();
+    let (source, target) = z_up_pair();
+    // The roots' rest heights along +Y are 0 (the hips at (0, 0, 1), the
+    // pelvis at (0, 0, 0.9)): without the axis the ratio is refused.
+    let e = refused(map(), &source, &target);
+    assert!(
+        matches!(&e, BindError::MapRoot { root, why } if root == "Pelvis" && why.contains("[0.0, 1.0, 0.0]")),
+        "{e}"
+    );
+    let mut z_map = map();
+    z_map.up = [0.0, 0.0, 1.0];
+    let z_up = library.retarget(&source, &target, &z_map).unwrap();
+    let y_up = library
+        .retarget(&source_rig(), &target_rig(), &map())
+        .unwrap();
+    let times: Vec<f64> = (0..=40).map(|i| f64::from(i) * 0.055).collect();
+    let turn = Mat4::from_quat(rx(FRAC_PI_2));
+    for clip in 0..2 {
+        let (z, y) = (poses_at(&z_up, clip, &times), poses_at(&y_up, clip, &times));
+        for i in 0..times.len() as u32 {
+            for n in [0, PELVIS, CHEST, TAIL] {
+                // Every node of the Z-up target sits where the Y-up one
+                // does, turned.
+                // Each column within 1e-5 of its length (the root's
+                // scale 100 in the first three, metres in the last).
+                let (got, want) = (z.world(i, n).unwrap(), turn * y.world(i, n).unwrap());
+                for c in 0..4 {
+                    let (g, w) = (got.col(c), want.col(c));
+                    assert!(
+                        (g - w).abs().max_element() <= 1e-5 * w.length().max(1.0),
+                        "clip {clip} node {n} at {}: {got} vs {want}",
+                        times[i as usize]
+                    );
+                }
+            }
+        }
+    }
+    // The scale factor is 0.9 / 1.0, the heights along +Z: the source
+    // hips' world step at 1 s is (0.5, 0, 0) and at 2 s Rx(90) * (0, 0,
+    // 0.2) = (0, -0.2, 0), so the pelvis goes from (0, 0, 0.9) to (0.45,
+    // 0, 0.9) and (0, -0.18, 0.9).
+    let p = poses_at(&z_up, 0, &[0.0, 1.0, 2.0]);
+    let at = |i: u32| p.world(i, PELVIS).unwrap().w_axis.truncate();
+    assert_vec(at(0), [0.0, 0.0, 0.9], 1e-6, "pelvis at rest");
+    assert_vec(at(1), [0.45, 0.0, 0.9], 1e-6, "pelvis at 1 s");
+    assert_vec(at(2), [0.0, -0.18, 0.9], 1e-6, "pelvis at 2 s");
+}
+
+#[test]
+fn an_up_axis_that_is_not_a_unit_vector_is_refused() {
+    let (source, target) = z_up_pair();
+    for up in [[0.0, 0.0, 0.0], [0.0, 0.0, 2.0], [0.0, f32::NAN, 1.0]] {
+        let mut m = map();
+        m.up = up;
+        let e = refused(m, &source, &target);
+        assert!(
+            matches!(&e, BindError::MapUpAxis { up: got, .. } if got.iter().zip(up).all(|(a, b)| a.to_bits() == b.to_bits())),
+            "{up:?}: {e}"
+        );
+        assert!(e.to_string().contains("up axis"), "{e}");
+    }
+    // Within 1e-3 of unit length (1.0004 here): accepted.
+    let mut m = map();
+    m.up = [0.0, 0.6, 0.8005];
+    let library = AnimationLibrary::new(vec![walk()]).unwrap();
+    assert!(library.retarget(&source_rig(), &target_rig(), &m).is_ok());
+}
+
 #[cfg(feature = "gltf")]
 #[test]
 fn bone_maps_from_json() {
@@ -643,6 +728,25 @@ fn bone_maps_from_json() {
     bad(
         r#"{"root": "A", "bones": {"A": "x", "B": "x"}}"#,
         "source bone \"x\" is mapped twice",
+    );
+    // The up axis: +Y unless given, three numbers of unit length.
+    assert_eq!(m.up, [0.0, 1.0, 0.0]);
+    let z: BoneMap = r#"{"root": "A", "bones": {"A": "x"}, "up": [0, 0, 1]}"#
+        .parse()
+        .unwrap();
+    assert_eq!(z.up, [0.0, 0.0, 1.0]);
+    for up in ["[0, 1]", "[0, 1, \"z\"]", "\"z\"", "[0, 0, 1, 0]"] {
+        bad(
+            &format!(r#"{{"root": "A", "bones": {{"A": "x"}}, "up": {up}}}"#),
+            "\"up\" is not an array of three numbers",
+        );
+    }
+    let e = r#"{"root": "A", "bones": {"A": "x"}, "up": [0, 0, 0]}"#
+        .parse::<BoneMap>()
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Bind(BindError::MapUpAxis { up, .. }) if *up == [0.0; 3]),
+        "{e}"
     );
 }
 

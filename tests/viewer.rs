@@ -28,7 +28,7 @@ use std::process::Command;
 
 use gltf_builder::{temp_dir, Builder};
 use sample_cli::{gpu_ran, stderr, stdout};
-use viewer_cli::{has_xvfb, read_png, run_headless, run_in_window, viewer, Route};
+use viewer_cli::{differing_much, has_xvfb, read_png, run_headless, run_in_window, viewer, Route};
 
 /// Small frames keep the CPU adapter quick.
 const SIZE: &str = "192x160";
@@ -599,16 +599,6 @@ fn walked(out: &str, model: &str) -> [f32; 3] {
         .map(|x| x.parse().unwrap())
         .collect();
     [v[0], v[1], v[2]]
-}
-
-/// Pixels of `a` and `b` that differ by more than 8 levels in a channel.
-fn differing_much(a: &Path, b: &Path) -> usize {
-    let (pa, _, _) = read_png(a);
-    let (pb, _, _) = read_png(b);
-    pa.iter()
-        .zip(&pb)
-        .filter(|(x, y)| x.iter().zip(y.iter()).any(|(p, q)| p.abs_diff(*q) > 8))
-        .count()
 }
 
 /// `--root-motion`: the root (body, the translated node nearest the top;

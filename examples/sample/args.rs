@@ -42,7 +42,8 @@ pub struct Cli {
     pub clips: Vec<PathBuf>,
     /// Retarget the `--clips` files' clips onto FILE's rig through the
     /// bone map MAP.json (`{"root": NAME, "bones": {FILE_NODE:
-    /// CLIPS_NODE, ...}}`) instead of binding them by name; prints every
+    /// CLIPS_NODE, ...}}`, optionally `"up": [x, y, z]`) instead of
+    /// binding them by name; prints every
     /// node's local pose at each time (with --joints: the joint
     /// matrices).
     #[arg(long, value_name = "MAP.json")]

@@ -45,8 +45,8 @@
 //!
 //! `--retarget MAP.json` (with `--clips`) retargets each `--clips` file's
 //! clips from its own rig onto FILE's through the bone map
-//! (`{"root": NAME, "bones": {FILE_NODE: CLIPS_NODE, ...}}`,
-//! `keyframe_gpu::BoneMap`) instead, and prints every node's local pose at
+//! (`{"root": NAME, "bones": {FILE_NODE: CLIPS_NODE, ...}}`, optionally
+//! `"up": [x, y, z]`, `keyframe_gpu::BoneMap`) instead, and prints every node's local pose at
 //! each time: `--json` gives `{"file": ..., "animation": 0, "backend":
 //! ..., "samples": [{"time": 0.5, "nodes": [...]}]}`, the nodes as `--mix
 //! --json` prints them; `--joints` the joint matrices as above; see
@@ -74,7 +74,9 @@
 //! Modules: `args` (the command line), `source` (file or demo, animations,
 //! times), `engine` (GPU or CPU; the device from examples/common/headless.rs), `demo`,
 //! `table` and `json` (output), `compare` (`--compare`), `joints`
-//! (`--joints`), `plot` (`--plot`), `retarget` (`--retarget`).
+//! (`--joints`), `plot` (`--plot`), `retarget` (`--retarget`; the map
+//! read and the clips retargeted in examples/common/bone_map.rs, shared
+//! with the viewer).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -82,6 +84,8 @@ use std::process::ExitCode;
 mod args;
 // The one module shared with another example (bench's plot): Cargo has no
 // library target for examples, so it is included by path, not copied.
+#[path = "../common/bone_map.rs"]
+mod bone_map;
 #[path = "../common/canvas.rs"]
 mod canvas;
 #[path = "../common/cli.rs"]

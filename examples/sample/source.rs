@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use keyframe_gpu::compress::{CompressOptions, CompressionReport};
 use keyframe_gpu::gltf::{AnimationInfo, Document, LoadOptions};
+use keyframe_gpu::Rig;
 use keyframe_gpu::{AnimationLibrary, BoundLibrary, Clip};
-use keyframe_gpu::{BoneMap, Rig};
 
 use crate::args::Cli;
+use crate::bone_map::{read_map, retargeted};
 use crate::Failure;
 
 /// A library and, for a file, the parsed document, its rig and the
@@ -154,14 +155,11 @@ pub fn load(
         ranges.push((file, at..at + count));
         at += count;
         let library = match (&map, retarget, &target) {
-            (Some(map), Some(map_path), Some(target)) => retargeted(&imported, target, map)
-                .map_err(|e| {
-                    Failure::Message(format!(
-                        "--retarget {}: --clips {}: {e}",
-                        map_path.display(),
-                        file.display()
-                    ))
-                })?,
+            (Some(map), Some(map_path), Some(target)) => retargeted(
+                (&imported.library, &imported.document, file),
+                target,
+                (map, map_path),
+            )?,
             _ => imported.library,
         };
         libraries.push(library);
@@ -208,27 +206,6 @@ pub fn load(
         animations: Some(infos),
         bound,
     })
-}
-
-/// The bone map in `path` (`--retarget`).
-fn read_map(path: &Path) -> Result<BoneMap, Failure> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Message(format!("--retarget {shown}: cannot read: {e}")))?;
-    text.parse::<BoneMap>()
-        .map_err(|e| Failure::Message(format!("--retarget {shown}: {e}")))
-}
-
-/// `imported`'s clips retargeted from its own rig onto `target` through
-/// `map`: clips that bind to `target` by node index.
-fn retargeted(
-    imported: &keyframe_gpu::gltf::Imported,
-    target: &Rig,
-    map: &BoneMap,
-) -> Result<AnimationLibrary, keyframe_gpu::Error> {
-    let source = Rig::from_document(&imported.document)?;
-    let bound = imported.library.retarget(&source, target, map)?;
-    Ok(bound.library().clone())
 }
 
 /// The animations that `--animation` / `--all-animations` select.

@@ -14,6 +14,7 @@
 //! cargo run --release --example viewer -- Fox.glb --instances 100
 //! cargo run --release --example viewer -- character.glb --clips run.glb --clips jump.glb
 //! cargo run --release --example viewer -- Xbot.glb Ybot.glb --clips walk.glb --root-motion
+//! cargo run --release --example viewer -- robot.glb --clips mocap.glb --retarget map.json
 //! cargo run --example viewer -- --screenshot shot.png --frames 5 # write the 5th frame and exit
 //! ```
 //!
@@ -25,7 +26,11 @@
 //! the model's own first, then each file's in order. Several files make
 //! one crowd: each model's characters (`--instances` of each) alternate
 //! on one grid, animated by one [`keyframe_gpu::Crowd`], and each
-//! `--clips` file binds to every model. `--false-color` shows joint
+//! `--clips` file binds to every model. `--retarget MAP.json` retargets
+//! the `--clips` files' clips onto each model through a bone map instead
+//! of binding them by name (`keyframe_gpu::AnimationLibrary::retarget`;
+//! the map's format as for `sample --retarget`): clips of a rig with
+//! other bone names, rest frames and proportions. `--false-color` shows joint
 //! weights (skinned parts) or nodes (rigid parts) in a colour ramp instead
 //! of the materials. Characters stand on a grid, each at its own time;
 //! with `--root-motion` they walk across it, moved by their clips' root
@@ -53,8 +58,9 @@
 //!
 //! Exit codes: 0 success, 2 any error (one line on stderr): a file that
 //! fails to import, a model with nothing animated or nothing to draw, a
-//! `--clips` file that does not bind, an image that cannot be read, no
-//! adapter, no display without `--screenshot`.
+//! `--clips` file that does not bind, `--retarget` without `--clips`, a
+//! bone map that cannot be read or does not fit the rigs, an image that
+//! cannot be read, no adapter, no display without `--screenshot`.
 //!
 //! Modules: `model` (what is drawn and animated, from the file),
 //! `motion` (root motion), `mesh`,
@@ -64,6 +70,8 @@
 //! `scene.wgsl` (the draw), `uniforms` (the shader's structs), `window`
 //! (winit), `offscreen`, `camera` (orbit), `capture` (frame to PNG).
 
+#[path = "../common/bone_map.rs"]
+mod bone_map;
 mod camera;
 mod capture;
 #[path = "../common/cli.rs"]
@@ -102,6 +110,11 @@ struct Cli {
     /// bound by node name; may be repeated.
     #[arg(long, value_name = "FILE")]
     clips: Vec<PathBuf>,
+    /// Retarget the --clips files' clips onto each model through this
+    /// bone map (JSON: {"root": TARGET, "bones": {TARGET: SOURCE, ...}},
+    /// optionally "up": [x, y, z]), instead of binding them by node name.
+    #[arg(long, value_name = "MAP.json")]
+    retarget: Option<PathBuf>,
     /// The folder external buffer and image URIs may resolve inside
     /// (default: each file's own folder; a glTF file's URIs may not leave
     /// it).
@@ -263,10 +276,19 @@ fn load(cli: &Cli) -> Result<Vec<Model>, String> {
     if let Some(root) = &cli.asset_root {
         options = options.with_asset_root(root);
     }
+    if cli.retarget.is_some() && cli.clips.is_empty() {
+        return Err(
+            "--retarget needs --clips (the files whose clips it retargets onto each model)".into(),
+        );
+    }
+    let map = match &cli.retarget {
+        Some(path) => Some((bone_map::read_map(path)?, path.clone())),
+        None => None,
+    };
     let clips = cli
         .clips
         .iter()
-        .map(|path| ClipFile::load(path, &options))
+        .map(|path| ClipFile::load(path, &options, map.as_ref()))
         .collect::<Result<Vec<_>, _>>()?;
     let mut models = Vec::new();
     for path in &cli.files {

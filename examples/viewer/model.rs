@@ -4,14 +4,17 @@
 //! base colour images, and the clips: the file's own, then those of each
 //! `--clips` file, joined into one library (`AnimationLibrary::join`)
 //! bound to the model's rig (the file's own clips by node index, the
-//! others by node name).
+//! others by node name, or, with `--retarget MAP.json`, retargeted onto
+//! the rig through the bone map and bound by node index).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
 use keyframe_gpu::gltf::{Document, LoadOptions};
-use keyframe_gpu::{AnimationLibrary, BoundLibrary, Instance, Part, Rig};
+use keyframe_gpu::{AnimationLibrary, BoneMap, BoundLibrary, Instance, Part, Rig};
 
+use crate::bone_map;
 use crate::image::{self, Image};
 use crate::material::{read_materials, Material, Sampling};
 use crate::mesh::{read_meshes, Mesh};
@@ -48,20 +51,41 @@ pub struct ClipFile {
     pub path: PathBuf,
     /// Its clips.
     pub library: AnimationLibrary,
+    /// With `--retarget`: the file (its rig is the clips' source) and the
+    /// bone map with its path.
+    retarget: Option<(Document, BoneMap, PathBuf)>,
 }
 
 impl ClipFile {
-    /// Reads every animation of `path`.
+    /// Reads every animation of `path`; with `map` (a bone map and its
+    /// file) its clips are retargeted onto each model's rig.
     ///
     /// # Errors
     /// The import's error, after the path.
-    pub fn load(path: &Path, options: &LoadOptions) -> Result<ClipFile, String> {
+    pub fn load(
+        path: &Path,
+        options: &LoadOptions,
+        map: Option<&(BoneMap, PathBuf)>,
+    ) -> Result<ClipFile, String> {
         let imported = keyframe_gpu::gltf::load_with(path, options)
             .map_err(|e| format!("--clips {}: {e}", path.display()))?;
         Ok(ClipFile {
             path: path.to_path_buf(),
             library: imported.library,
+            retarget: map.map(|(map, at)| (imported.document, map.clone(), at.clone())),
         })
+    }
+
+    /// The clips as they play on `rig`: retargeted onto it with
+    /// `--retarget`, else as the file has them (bound by node name).
+    fn for_rig(&self, rig: &Rig) -> Result<Cow<'_, AnimationLibrary>, String> {
+        match &self.retarget {
+            Some((document, map, at)) => {
+                bone_map::retargeted((&self.library, document, &self.path), rig, (map, at))
+                    .map(Cow::Owned)
+            }
+            None => Ok(Cow::Borrowed(&self.library)),
+        }
     }
 }
 
@@ -278,7 +302,11 @@ fn bind_clips(doc: &Document, rig: &Rig, clip_files: &[ClipFile]) -> Result<Boun
     if own.is_none() && clip_files.is_empty() {
         return Err("the file has no animations (give clips with --clips FILE)".into());
     }
-    let library = AnimationLibrary::join(own.iter().chain(clip_files.iter().map(|f| &f.library)))
+    let theirs = clip_files
+        .iter()
+        .map(|f| f.for_rig(rig))
+        .collect::<Result<Vec<_>, _>>()?;
+    let library = AnimationLibrary::join(own.iter().chain(theirs.iter().map(|l| l.as_ref())))
         .map_err(|e| e.to_string())?;
     let own = own.map_or(0, |l| l.clips().len());
     // A clip that binds nothing is refused below, by file, with an example.

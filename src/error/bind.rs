@@ -195,7 +195,7 @@ pub enum BindError {
         ancestor_source: String,
     },
     /// The root's translation cannot be carried over: a rest height
-    /// (the root's rest world position's Y) of zero, a ratio of heights
+    /// (the root's rest world position along the map's up axis) of zero, a ratio of heights
     /// that is not finite and positive, or a parent whose rest world
     /// matrix cannot be inverted.
     #[error("bone map: root {root:?}: {why}")]
@@ -205,8 +205,18 @@ pub enum BindError {
         /// What is wrong.
         why: String,
     },
+    /// A bone map's up axis (`BoneMap::up`, the direction along which the
+    /// roots' rest heights are measured) is not a unit vector: zero, of
+    /// another length, or not finite.
+    #[error("bone map: up axis {up:?} is not a unit vector (its length is {length}): the roots' rest heights are measured along it")]
+    MapUpAxis {
+        /// The axis as the map gives it.
+        up: [f32; 3],
+        /// Its length.
+        length: f32,
+    },
     /// A bone map's JSON is not `{"root": NAME, "bones": {TARGET:
-    /// SOURCE, ...}}`.
+    /// SOURCE, ...}}`, with an optional `"up": [X, Y, Z]`.
     #[error("bone map JSON: {what}")]
     MapJson {
         /// What is wrong, and where.

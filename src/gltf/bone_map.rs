@@ -1,5 +1,6 @@
 //! A [`BoneMap`]'s JSON form, read with the glTF importer's JSON parser:
-//! `{"root": TARGET_NAME, "bones": {TARGET_NAME: SOURCE_NAME, ...}}`.
+//! `{"root": TARGET_NAME, "bones": {TARGET_NAME: SOURCE_NAME, ...}}`,
+//! with an optional `"up": [X, Y, Z]`.
 
 use std::str::FromStr;
 
@@ -10,14 +11,16 @@ use crate::model::retarget::BoneMap;
 
 /// Parses a bone map's JSON form: an object with `"root"` (a target bone's
 /// name) and `"bones"` (an object whose keys are target bone names and
-/// whose values are source bone names), and nothing else. The bones come
+/// whose values are source bone names), optionally `"up"` (three numbers:
+/// [`BoneMap::up`], `[0, 1, 0]` when absent), and nothing else. The bones come
 /// in the order of their names. As in any JSON object, a key written
 /// twice in `"bones"` keeps its last value.
 ///
 /// # Errors
 /// [`BindError::MapJson`] for text that is not such an object, naming
 /// what is wrong (with the line and column for malformed JSON); then
-/// those of [`BoneMap::new`].
+/// those of [`BoneMap::new`]; [`BindError::MapUpAxis`] for an `"up"` that
+/// is not a unit vector.
 impl FromStr for BoneMap {
     type Err = Error;
 
@@ -28,9 +31,12 @@ impl FromStr for BoneMap {
         let Value::Object(object) = value else {
             return Err(bad("not an object".into()));
         };
-        if let Some(key) = object.keys().find(|k| *k != "root" && *k != "bones") {
+        if let Some(key) = object
+            .keys()
+            .find(|k| !matches!(k.as_str(), "root" | "bones" | "up"))
+        {
             return Err(bad(format!(
-                "unknown field {key:?} (a bone map has \"root\" and \"bones\")"
+                "unknown field {key:?} (a bone map has \"root\", \"bones\" and \"up\")"
             )));
         }
         let root = match object.get("root") {
@@ -60,6 +66,28 @@ impl FromStr for BoneMap {
             };
             pairs.push((target.clone(), source.clone()));
         }
-        BoneMap::new(root, pairs)
+        let mut map = BoneMap::new(root, pairs)?;
+        if let Some(up) = object.get("up") {
+            map.up = up_axis(up).ok_or_else(|| {
+                bad("\"up\" is not an array of three numbers (the rigs' up axis)".into())
+            })?;
+            map.up_axis()?;
+        }
+        Ok(map)
     }
+}
+
+/// `[x, y, z]`, three JSON numbers.
+fn up_axis(value: &Value) -> Option<[f32; 3]> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    let mut up = [0.0f32; 3];
+    if items.len() != up.len() {
+        return None;
+    }
+    for (out, item) in up.iter_mut().zip(items) {
+        *out = item.as_f64()? as f32;
+    }
+    Some(up)
 }

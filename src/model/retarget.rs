@@ -24,8 +24,8 @@
 //! t(R, t) = Mt(parent R)^-1 * world(t)
 //! ```
 //!
-//! with `height` a root's rest world position's Y component (glTF's up
-//! axis), `Ps` and `Pt` the two roots' rest world positions and `M` the
+//! with `height` a root's rest world position along the map's up axis
+//! ([`BoneMap::up`], glTF's +Y unless the map says otherwise), `Ps` and `Pt` the two roots' rest world positions and `M` the
 //! full rest world matrices of the roots' parents (rotation, scale and
 //! translation: an armature scaled 0.01 is carried through). Every other
 //! mapped bone keeps the target's rest translation and scale; unmapped
@@ -61,25 +61,36 @@ use crate::kinds::{Interpolation, Property};
 ///
 /// Built in code with [`BoneMap::new`], or parsed from its JSON form,
 /// `{"root": TARGET_NAME, "bones": {TARGET_NAME: SOURCE_NAME, ...}}`,
-/// with `text.parse::<BoneMap>()` (feature `gltf`). The names are checked
-/// against the rigs by [`AnimationLibrary::retarget`]. Target bones left
-/// out of the map stay at rest; source bones left out drive nothing.
+/// with `text.parse::<BoneMap>()` (feature `gltf`; an optional `"up":
+/// [X, Y, Z]` sets [`BoneMap::up`]). The names are checked against the
+/// rigs by [`AnimationLibrary::retarget`]. Target bones left out of the
+/// map stay at rest; source bones left out drive nothing.
 ///
 /// ```
 /// # fn f() -> Result<(), keyframe_gpu::Error> {
 /// use keyframe_gpu::BoneMap;
-/// let map = BoneMap::new(
+/// let mut map = BoneMap::new(
 ///     "Hips",
 ///     [("Hips", "mixamorig:Hips"), ("Spine", "mixamorig:Spine")],
 /// )?;
+/// // Both rigs' scenes are Z-up: measure the roots' heights along +Z.
+/// map.up = [0.0, 0.0, 1.0];
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BoneMap {
     root: String,
     /// (target, source), by target name: two maps of the same pairs are
     /// equal whatever order they were given in.
     bones: Vec<(String, String)>,
+    /// The up axis of both rigs' world space (their scene roots' space),
+    /// a unit vector: the roots' rest heights, whose ratio scales the
+    /// root's motion, are their rest world positions' components along
+    /// it. `[0, 1, 0]` (glTF's up) unless set; `[0, 0, 1]` for rigs whose
+    /// scenes are Z-up with no node turning them to Y-up. Checked by
+    /// [`AnimationLibrary::retarget`] ([`BindError::MapUpAxis`] for an
+    /// axis that is not of unit length within 1e-3).
+    pub up: [f32; 3],
 }
 
 impl BoneMap {
@@ -125,7 +136,29 @@ impl BoneMap {
         }
         let mut bones = bones;
         bones.sort_unstable();
-        Ok(BoneMap { root, bones })
+        Ok(BoneMap {
+            root,
+            bones,
+            up: [0.0, 1.0, 0.0],
+        })
+    }
+
+    /// [`BoneMap::up`] as a unit vector in `f64`.
+    ///
+    /// # Errors
+    /// [`BindError::MapUpAxis`] for an axis whose length is not 1 within
+    /// 1e-3 (zero and non-finite included).
+    pub(crate) fn up_axis(&self) -> Result<DVec3> {
+        let up = dvec3(self.up);
+        let length = up.length();
+        if !(length.is_finite() && (length - 1.0).abs() <= 1e-3) {
+            return Err(BindError::MapUpAxis {
+                up: self.up,
+                length: length as f32,
+            }
+            .into());
+        }
+        Ok(up / length)
     }
 }
 
@@ -228,7 +261,7 @@ impl Correction {
     ///
     /// # Errors
     /// [`BindError::MapUnknownBone`], [`BindError::MapHierarchy`],
-    /// [`BindError::MapRoot`].
+    /// [`BindError::MapRoot`], [`BindError::MapUpAxis`].
     fn new(map: &BoneMap, source: &Rig, target: &Rig) -> Result<Correction> {
         // Target node -> source node.
         let mut pairs: HashMap<u32, u32> = HashMap::new();
@@ -260,7 +293,7 @@ impl Correction {
             .into());
         };
         let root = root_map(
-            &map.root,
+            (&map.root, map.up_axis()?),
             (target, &mt, root_target),
             (source, &ms, root_source),
         )?;
@@ -307,9 +340,9 @@ fn check_hierarchy(pairs: &HashMap<u32, u32>, source: &Rig, target: &Rig) -> Res
 
 /// The affine map from the source root's local translation to the target
 /// root's: `Mt(parent R)^-1 * (Pt + k * (Ms(parent S) * t - Ps))`, `k` the
-/// ratio of the roots' rest heights (world Y).
+/// ratio of the roots' rest heights (their world positions along `up`).
 fn root_map(
-    name: &str,
+    (name, up): (&str, DVec3),
     (target, mt, rt): (&Rig, &[DMat4], u32),
     (source, ms, rs): (&Rig, &[DMat4], u32),
 ) -> Result<DMat4> {
@@ -324,11 +357,12 @@ fn root_map(
     };
     let pt = mt[rt as usize].w_axis.truncate();
     let ps = ms[rs as usize].w_axis.truncate();
-    let k = pt.y / ps.y;
+    let (ht, hs) = (pt.dot(up), ps.dot(up));
+    let k = ht / hs;
     if !(k.is_finite() && k > 0.0) {
         return Err(refuse(format!(
-            "rest heights (world Y) {} in the target rig and {} in the source rig: their ratio scales the root's motion and must be finite and positive",
-            pt.y, ps.y
+            "rest heights (along the up axis {:?}) {ht} in the target rig and {hs} in the source rig: their ratio scales the root's motion and must be finite and positive",
+            up.to_array()
         ))
         .into());
     }
@@ -485,7 +519,8 @@ impl AnimationLibrary {
     /// [`Error::Bind`](crate::Error::Bind): a bone name that is not one
     /// node of its rig ([`BindError::MapUnknownBone`]), a map that breaks
     /// the hierarchy ([`BindError::MapHierarchy`]), a root whose motion
-    /// cannot be carried over ([`BindError::MapRoot`]), or this library's
+    /// cannot be carried over ([`BindError::MapRoot`]), an up axis that is
+    /// not a unit vector ([`BindError::MapUpAxis`]), or this library's
     /// binding to `source` refused (an ambiguous name); the library's
     /// errors for a clip the correction leaves invalid.
     pub fn retarget(&self, source: &Rig, target: &Rig, map: &BoneMap) -> Result<BoundLibrary> {

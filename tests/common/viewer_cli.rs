@@ -91,3 +91,13 @@ pub fn read_png(path: &Path) -> (Vec<[u8; 4]>, u32, u32) {
         .collect();
     (px, info.width, info.height)
 }
+
+/// Pixels of `a` and `b` that differ by more than 8 levels in a channel.
+pub fn differing_much(a: &Path, b: &Path) -> usize {
+    let (pa, _, _) = read_png(a);
+    let (pb, _, _) = read_png(b);
+    pa.iter()
+        .zip(&pb)
+        .filter(|(x, y)| x.iter().zip(y.iter()).any(|(p, q)| p.abs_diff(*q) > 8))
+        .count()
+}
