@@ -45,8 +45,6 @@ struct EventsOut {
     entries: array<vec4<u32>>,
 }
 
-const PI: f32 = 3.14159265;
-
 // ------------------------------------------------ 64-bit unsigned words
 // A u64 is a vec2<u32>: x the low word, y the high word.
 
@@ -697,35 +695,6 @@ struct Motion {
 }
 
 const IDENTITY: vec4<f32> = vec4<f32>(0.0, 0.0, 0.0, 1.0);
-
-fn vec_mix(a: vec4<f32>, b: vec4<f32>, t: f32) -> vec4<f32> {
-    return a * (1.0 - t) + b * t;
-}
-
-fn kf_sin_wide(x: f32) -> f32 {
-    let k = round(x / PI);
-    let s = kf_sin(x - k * PI);
-    return select(s, -s, (i32(k) & 1) != 0);
-}
-
-// The mixer's mix of unit quaternions (mix.wgsl's quat_mix).
-fn quat_mix(a: vec4<f32>, b_in: vec4<f32>, t: f32) -> vec4<f32> {
-    if (all(a == b_in)) {
-        return a;
-    }
-    let d_in = dot(a, b_in);
-    let b = select(b_in, -b_in, d_in < 0.0);
-    let d = abs(d_in);
-    let theta = kf_acos(d);
-    let near = d > SLERP_NLERP_THRESHOLD;
-    let w0 = select(kf_sin_wide((1.0 - t) * theta), 1.0 - t, near);
-    let w1 = select(kf_sin_wide(t * theta), t, near);
-    return quat_normalize(w0 * a + w1 * b);
-}
-
-fn quat_conj(q: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(-q.xyz, q.w);
-}
 
 // The glTF spline for one component (sample.wgsl's hermite).
 fn hermite(v0: f32, b0: f32, v1: f32, a1: f32, t: f32, dt: f32) -> f32 {

@@ -64,3 +64,43 @@ fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
         a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
     );
 }
+
+// The mixer's blends, which mix.wgsl's pose mix and playback.wgsl's root
+// motion share.
+
+const PI: f32 = 3.14159265;
+
+// mix(a, b, t) for vectors: a * (1 - t) + b * t per component.
+fn vec_mix(a: vec4<f32>, b: vec4<f32>, t: f32) -> vec4<f32> {
+    return a * (1.0 - t) + b * t;
+}
+
+// sin(x) for any x: x = k pi + r with r in [-pi/2, pi/2], sin(x) = +-sin(r)
+// by the parity of k; r = x exactly when |x| < pi/2 (k = 0), so for
+// t in [0, 1] the weights below equal quat_slerp's.
+fn kf_sin_wide(x: f32) -> f32 {
+    let k = round(x / PI);
+    let s = kf_sin(x - k * PI);
+    return select(s, -s, (i32(k) & 1) != 0);
+}
+
+// mix(a, b, t) for unit quaternions: bit-identical inputs return `a`;
+// otherwise quat_slerp's shortest-path slerp (nlerp above
+// SLERP_NLERP_THRESHOLD), for any t (not clamped: t > 1 extrapolates).
+fn quat_mix(a: vec4<f32>, b_in: vec4<f32>, t: f32) -> vec4<f32> {
+    if (all(a == b_in)) {
+        return a;
+    }
+    let d_in = dot(a, b_in);
+    let b = select(b_in, -b_in, d_in < 0.0);
+    let d = abs(d_in);
+    let theta = kf_acos(d);
+    let near = d > SLERP_NLERP_THRESHOLD;
+    let w0 = select(kf_sin_wide((1.0 - t) * theta), 1.0 - t, near);
+    let w1 = select(kf_sin_wide(t * theta), t, near);
+    return quat_normalize(w0 * a + w1 * b);
+}
+
+fn quat_conj(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-q.xyz, q.w);
+}

@@ -14,18 +14,12 @@ mod play_asset;
 #[path = "common/sample_cli.rs"]
 mod sample_cli;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gltf_builder::temp_dir;
 use play_asset::asset;
-use sample_cli::{gpu_ran, run, stderr, stdout};
+use sample_cli::{gpu_ran, run, stderr, stdout, write_json as write};
 use serde_json::{json, Value};
-
-fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
-    p
-}
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))

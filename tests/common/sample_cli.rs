@@ -92,3 +92,11 @@ pub fn floats(v: &serde_json::Value) -> Vec<f64> {
         .map(|x| x.as_f64().unwrap())
         .collect()
 }
+
+/// Writes `v` as JSON to `dir/name` (a PLAY script, a bone map) and
+/// returns its path.
+pub fn write_json(dir: &Path, name: &str, v: &serde_json::Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+    p
+}
