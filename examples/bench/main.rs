@@ -172,18 +172,16 @@ impl From<StrategyArg> for SkinStrategy {
     }
 }
 
-fn main() {
-    let args = Args::parse();
-    let mut gpu = match Gpu::new() {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("bench: no GPU adapter: {e}");
-            std::process::exit(2);
-        }
-    };
-    gpu.skin_strategy = args.skin_strategy.into();
-    gpu.plan = args.plan.into();
-    let frames = if args.quick {
+impl Args {
+    /// Whether `--only` lets workload `name` run.
+    fn wants(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.contains(o.as_str()))
+    }
+}
+
+/// The frames each workload measures: fewer with `--quick`.
+fn measured_frames(quick: bool) -> Frames {
+    if quick {
         Frames {
             warmup: 2,
             min: 5,
@@ -197,7 +195,18 @@ fn main() {
             max: 200,
             min_time: Duration::from_millis(1500),
         }
-    };
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    let mut gpu = Gpu::new().unwrap_or_else(|e| {
+        eprintln!("bench: no GPU adapter: {e}");
+        std::process::exit(2);
+    });
+    gpu.skin_strategy = args.skin_strategy.into();
+    gpu.plan = args.plan.into();
+    let frames = measured_frames(args.quick);
     eprintln!(
         "bench: adapter {} ({}), timing: {}{}",
         gpu.adapter,
@@ -207,7 +216,7 @@ fn main() {
     );
     let mut results = Vec::new();
     for (name, build) in workloads::workloads(args.quick) {
-        if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
+        if !args.wants(name) {
             continue;
         }
         let w = build();
@@ -219,8 +228,7 @@ fn main() {
         results.push(r);
     }
     let blend_name = "blend_chain";
-    let blended = (args.only.is_empty() || args.only.iter().any(|o| blend_name.contains(o.as_str())))
-        .then(|| {
+    let blended = args.wants(blend_name).then(|| {
             eprintln!(
                 "bench: {blend_name}: the mixer's chain (sampling every action, mixing, hierarchy, joints)"
             );
@@ -233,7 +241,7 @@ fn main() {
     let mut packed = Vec::new();
     for shape in &compressed::SHAPES {
         let name = shape.name;
-        if !args.only.is_empty() && !args.only.iter().any(|o| name.contains(o.as_str())) {
+        if !args.wants(name) {
             continue;
         }
         eprintln!(
@@ -247,8 +255,7 @@ fn main() {
         packed.push(c);
     }
     let big_name = "big_crowd";
-    let big = (args.only.is_empty() || args.only.iter().any(|o| big_name.contains(o.as_str())))
-        .then(|| {
+    let big = args.wants(big_name).then(|| {
             eprintln!(
                 "bench: {big_name}: a crowd past one storage binding (chunks), sampling, pose and joints"
             );
@@ -259,9 +266,7 @@ fn main() {
             b
         });
     let playback_name = "crowd_playback";
-    let played = (args.only.is_empty()
-        || args.only.iter().any(|o| playback_name.contains(o.as_str())))
-    .then(|| {
+    let played = args.wants(playback_name).then(|| {
         eprintln!(
             "bench: {playback_name}: characters played on the GPU against Players on the CPU"
         );
@@ -271,41 +276,39 @@ fn main() {
         }
         p
     });
-    let mut out: Box<dyn std::io::Write> = if args.json {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
+    // With --json the tables go to stderr, the JSON lines alone to stdout.
+    let mut out: Box<dyn std::io::Write> = match args.json {
+        true => Box::new(std::io::stderr()),
+        false => Box::new(std::io::stdout()),
     };
     if !results.is_empty() {
         report::print_table(&mut out, &gpu, &results);
     }
-    if let Some(b) = &blended {
-        b.print(&mut out);
-    }
-    for c in &packed {
-        c.print(&mut out);
-    }
-    if let Some(b) = &big {
-        b.print(&mut out);
-    }
-    if let Some(p) = &played {
-        p.print(&mut out);
-    }
+    blended.iter().for_each(|b| b.print(&mut out));
+    packed.iter().for_each(|c| c.print(&mut out));
+    big.iter().for_each(|b| b.print(&mut out));
+    played.iter().for_each(|p| p.print(&mut out));
     drop(out);
     if let Some(path) = &args.plot {
-        let sweep_frames = Frames {
-            warmup: 2,
-            min: 5,
-            max: 30,
-            min_time: Duration::from_millis(if args.quick { 100 } else { 300 }),
-        };
-        let panels = sweep::sweep(&gpu, args.quick, sweep_frames);
-        match plot::write_png(path, &panels) {
-            Ok(()) => eprintln!("bench: wrote {}", path.display()),
-            Err(e) => {
-                eprintln!("bench: plot: {e}");
-                std::process::exit(2);
-            }
+        plot_sweep(&gpu, args.quick, path);
+    }
+}
+
+/// `--plot`: sweeps key and instance counts and writes the chart to `path`
+/// (exit 2 when it cannot be written).
+fn plot_sweep(gpu: &Gpu, quick: bool, path: &std::path::Path) {
+    let sweep_frames = Frames {
+        warmup: 2,
+        min: 5,
+        max: 30,
+        min_time: Duration::from_millis(if quick { 100 } else { 300 }),
+    };
+    let panels = sweep::sweep(gpu, quick, sweep_frames);
+    match plot::write_png(path, &panels) {
+        Ok(()) => eprintln!("bench: wrote {}", path.display()),
+        Err(e) => {
+            eprintln!("bench: plot: {e}");
+            std::process::exit(2);
         }
     }
 }
