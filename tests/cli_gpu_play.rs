@@ -17,7 +17,7 @@ mod sample_cli;
 use std::path::Path;
 
 use gltf_builder::temp_dir;
-use play_asset::asset;
+use play_asset::{asset, per_action_commands};
 use sample_cli::{gpu_ran, run, stderr, stdout, write_json as write};
 use serde_json::{json, Value};
 
@@ -143,20 +143,7 @@ fn scripts() -> Vec<(&'static str, Value)> {
         12 => vec![json!({"instance": 0, "crossfade": {"to": 0, "duration": 0.5}})],
         _ => vec![],
     });
-    let per_action = steps(20, 0.125, &|k| match k {
-        0 => vec![
-            json!({"instance": 0, "fade_in": {"animation": 0, "duration": 0.5}}),
-            json!({"instance": 1, "play": 0, "repetitions": 2}),
-            json!({"instance": 2, "play": 1, "wrap": "pingpong", "speed": -1}),
-            json!({"instance": 3, "play": 0, "animation": 1, "wrap": "once"}),
-        ],
-        1 => vec![
-            json!({"instance": 0, "crossfade_at": {"to": 1, "duration": 0.25, "at": 0.5}}),
-            json!({"instance": 3, "crossfade": {"to": 1, "duration": 0.25}}),
-        ],
-        3 => vec![json!({"instance": 0, "fade_out": {"animation": 1, "duration": 0.5}})],
-        _ => vec![],
-    });
+    let per_action = steps(20, 0.125, &per_action_commands);
     let layers = steps(12, 0.25, &|k| match k {
         0 => vec![
             json!({"instance": 0, "play": 0, "layer": {"animation": 2, "mode": "override", "mask": {"subtrees": ["spine"]}}}),

@@ -14,7 +14,7 @@ mod play_asset;
 mod sample_cli;
 
 use gltf_builder::*;
-use play_asset::asset;
+use play_asset::{asset, per_action_commands};
 use sample_cli::{gpu_ran, run, stderr, stdout, write_json as write};
 use serde_json::{json, Value};
 
@@ -344,22 +344,7 @@ fn fades_crossfade_at_repetitions_and_wraps_per_action() {
     // 2: run ping-pong backwards from 0 (three.js: first pass from the
     //    end).
     // 3: walk, run's wrap set to once before it comes in frame 1.
-    let cmd = |frame: usize| -> Vec<Value> {
-        match frame {
-            0 => vec![
-                json!({"instance": 0, "fade_in": {"animation": 0, "duration": 0.5}}),
-                json!({"instance": 1, "play": 0, "repetitions": 2}),
-                json!({"instance": 2, "play": 1, "wrap": "pingpong", "speed": -1}),
-                json!({"instance": 3, "play": 0, "animation": 1, "wrap": "once"}),
-            ],
-            1 => vec![
-                json!({"instance": 0, "crossfade_at": {"to": 1, "duration": 0.25, "at": 0.5}}),
-                json!({"instance": 3, "crossfade": {"to": 1, "duration": 0.25}}),
-            ],
-            3 => vec![json!({"instance": 0, "fade_out": {"animation": 1, "duration": 0.5}})],
-            _ => vec![],
-        }
-    };
+    let cmd = per_action_commands;
     let frames_json: Vec<Value> = (0..20)
         .map(|k| json!({"dt": 0.125, "commands": cmd(k)}))
         .collect();

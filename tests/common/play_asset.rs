@@ -69,3 +69,25 @@ pub fn asset(dir: &Path) -> PathBuf {
     .unwrap();
     path
 }
+
+/// The per-action commands of a 4-instance script (dt 0.125): 0 fades
+/// walk in over 0.5, crossfades at run's clip time 0.5 over 0.25 in
+/// frame 1 and fades run out over 0.5 in frame 3; 1 plays walk
+/// repeating twice; 2 plays run ping-pong backwards from 0; 3 plays walk
+/// with run's wrap set to once before it comes in frame 1.
+pub fn per_action_commands(frame: usize) -> Vec<serde_json::Value> {
+    match frame {
+        0 => vec![
+            json!({"instance": 0, "fade_in": {"animation": 0, "duration": 0.5}}),
+            json!({"instance": 1, "play": 0, "repetitions": 2}),
+            json!({"instance": 2, "play": 1, "wrap": "pingpong", "speed": -1}),
+            json!({"instance": 3, "play": 0, "animation": 1, "wrap": "once"}),
+        ],
+        1 => vec![
+            json!({"instance": 0, "crossfade_at": {"to": 1, "duration": 0.25, "at": 0.5}}),
+            json!({"instance": 3, "crossfade": {"to": 1, "duration": 0.25}}),
+        ],
+        3 => vec![json!({"instance": 0, "fade_out": {"animation": 1, "duration": 0.5}})],
+        _ => vec![],
+    }
+}
