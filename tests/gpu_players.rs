@@ -399,3 +399,40 @@ fn a_device_short_of_the_pass_limits_is_refused_and_the_model_kept() {
     let actions = [keyframe_gpu::Action::new(0, 0.25)];
     crowd.set_actions(&queue, &frame, &actions).unwrap();
 }
+
+/// A frame loop that never waits for the GPU (each frame's commands
+/// written, recorded and submitted back to back, the device polled
+/// without blocking): the state the GPU reaches after it is the twins'.
+#[test]
+fn a_frame_loop_that_never_waits_ends_where_the_twins_do() {
+    let Some(h) = common::gpu("gpu_players back to back") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let mut s = scene(&h, 12);
+    for &c in &s.characters {
+        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
+    }
+    for f in 0..150 {
+        for i in 0..s.characters.len() {
+            commands(&mut s, f, i);
+        }
+        frame(&h, &mut s, [1.0 / 60.0, 0.05, 0.0, 1.0 / 30.0][f % 4]);
+        device.poll(wgpu::PollType::Poll).unwrap();
+    }
+    let got = s
+        .players
+        .read_back(device, queue, &s.crowd, &s.characters)
+        .unwrap();
+    let mut actions = 0;
+    for (c, g) in s.characters.iter().zip(&got) {
+        let twin = s.players.subscribed(*c).unwrap();
+        same_player(
+            g,
+            twin,
+            &format!("after 150 frames, character {}", c.slot()),
+        );
+        actions += twin.actions().count();
+    }
+    assert!(actions >= s.characters.len(), "{actions} actions compared");
+}
