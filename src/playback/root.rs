@@ -9,17 +9,14 @@ use glam::{Mat3, Quat, Vec3, Vec4};
 
 use crate::cpu::playback::clock::{seconds, Step, WRAP_REPEAT};
 use crate::cpu::playback::PlaybackTables;
-use crate::cpu::sample::sample_resolved;
+use crate::cpu::sample::sample_track;
 use crate::error::{PlaybackError, Result};
 use crate::kinds::{Interpolation, Property};
-use crate::layout::GpuInstance;
 use crate::layout::{GpuRootTrack, NO_TRACK};
-use crate::model::instance::Instance;
 use crate::model::library::AnimationLibrary;
 use crate::model::mix::{Mask, MaskId};
-use crate::model::track::{Clip, Track};
+use crate::model::track::{Clip, Track, WrapMode};
 use crate::model::BoundLibrary;
-use crate::tables::instance::resolve_instances_into;
 use crate::tables::library::LibraryTables;
 
 /// One frame's root motion of a character: how far the root node moved
@@ -59,6 +56,8 @@ pub(crate) struct RootTracks {
     /// Per clip: the offsets of the translation and the rotation in the
     /// root library's output, where the clip has them.
     offsets: Vec<(Option<u32>, Option<u32>)>,
+    /// Per clip: the indices of those tracks in the root library's tables.
+    tracks: Vec<[Option<u32>; 2]>,
     /// The rest translation and rotation of the node (what a clip without
     /// a track for it holds).
     rest: (Vec3, Quat),
@@ -73,12 +72,6 @@ pub(crate) struct RootTracks {
     /// Per clip: the duration it was sampled for, and the root at the
     /// clip's start and end then (what every loop of a step reads).
     ends: Vec<(f64, [(Vec3, Quat); 2])>,
-}
-
-thread_local! {
-    /// The vectors root motion samples through: one per thread, shared by
-    /// every player, so that a player's step finds them in cache.
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 impl RootTracks {
@@ -136,7 +129,7 @@ impl RootTracks {
             clips.push(Clip::new(clip.name.clone(), tracks));
         }
         let root = AnimationLibrary::new(clips)?;
-        let offsets = root
+        let offsets: Vec<(Option<u32>, Option<u32>)> = root
             .clips()
             .iter()
             .zip(&moves)
@@ -153,10 +146,17 @@ impl RootTracks {
                 }
             })
             .collect();
+        let tables = LibraryTables::of(&root)?;
+        let tracks = offsets
+            .iter()
+            .enumerate()
+            .map(|(c, &(t, r))| [t, r].map(|o| track_at(&tables, c, o?)))
+            .collect();
         Ok(RootTracks {
-            tables: Arc::new(LibraryTables::of(&root)?),
+            tables: Arc::new(tables),
             library: root,
             offsets,
+            tracks,
             rest,
             node,
             mask_factors: Vec::new(),
@@ -169,11 +169,10 @@ impl RootTracks {
     /// `durations` seconds ([`motion`](Self::motion) samples a clip whose
     /// duration differs itself).
     pub(crate) fn set_durations(&mut self, durations: &[f64]) {
-        let mut scratch = Scratch::default();
         self.ends = durations
             .iter()
             .enumerate()
-            .map(|(c, &d)| (d, self.sample(c as u32, [0.0, d], &mut scratch)))
+            .map(|(c, &d)| (d, self.sample(c as u32, [0.0, d])))
             .collect();
     }
 
@@ -210,11 +209,10 @@ impl RootTracks {
     /// them, and its tracks' keys; the parent's rest transform; the
     /// root's factor in each mask.
     pub(crate) fn fill(&self, durations: &[f64], tables: &mut PlaybackTables) {
-        let mut scratch = Scratch::default();
         let (mut times, mut values) = (Vec::new(), Vec::new());
         for (c, clip) in tables.clips.iter_mut().enumerate() {
             let d = durations.get(c).copied().unwrap_or(0.0);
-            let [(ts, rs), (te, re)] = self.sample(c as u32, [0.0, d], &mut scratch);
+            let [(ts, rs), (te, re)] = self.sample(c as u32, [0.0, d]);
             clip.root_start_translation = ts.extend(0.0).to_array();
             clip.root_end_translation = te.extend(0.0).to_array();
             clip.root_start_rotation = rs.to_array();
@@ -267,32 +265,38 @@ impl RootTracks {
     }
 
     /// The root's translation and rotation in clip `clip` at clip times
-    /// `times`, sampled by the twin (through `scratch`, so that nothing is
-    /// allocated once it has grown).
-    fn sample<const N: usize>(
-        &self,
-        clip: u32,
-        times: [f64; N],
-        scratch: &mut Scratch,
-    ) -> [(Vec3, Quat); N] {
-        scratch.instances.clear();
-        scratch
-            .instances
-            .extend(times.iter().map(|&t| Instance::new(clip, t)));
-        let stride = self.library.output_stride() as usize;
-        scratch.out.clear();
-        scratch.out.resize(times.len() * stride, 0.0);
-        if resolve_instances_into(&self.library, &scratch.instances, &mut scratch.resolved).is_err()
-        {
+    /// `times`: each of the clip's root tracks sampled as the twin's
+    /// sampler samples it (the same segment search and interpolation, at
+    /// the time an instance of the clip at `times` clamped takes), read
+    /// straight from the root library's tables.
+    fn sample<const N: usize>(&self, clip: u32, times: [f64; N]) -> [(Vec3, Quat); N] {
+        let Some(&(t_at, r_at)) = self.offsets.get(clip as usize) else {
             return [self.rest; N];
-        }
-        sample_resolved(&self.tables, &scratch.resolved, &mut scratch.out);
-        let (t_at, r_at) = self.offsets.get(clip as usize).copied().unwrap_or_default();
+        };
+        let [t_track, r_track] = self.tracks.get(clip as usize).copied().unwrap_or_default();
+        let tables = &*self.tables;
+        let at = |track: Option<u32>, time: f32| -> Option<[f32; 4]> {
+            let track = tables.tracks().get(track? as usize)?;
+            let mut out = [0.0; 4];
+            let width = (track.width as usize).min(4);
+            sample_track(
+                tables.times(),
+                tables.search_keys(),
+                tables.values(),
+                track,
+                time,
+                &mut out[..width],
+            );
+            Some(out)
+        };
         std::array::from_fn(|i| {
-            let base = i * stride;
-            let v = |o: u32, n: usize| &scratch.out[base + o as usize..base + o as usize + n];
-            let t = t_at.map_or(self.rest.0, |o| Vec3::from_slice(v(o, 3)));
-            let r = r_at.map_or(self.rest.1, |o| Quat::from_slice(v(o, 4)));
+            let time = WrapMode::Clamp.clip_time(times[i], 0.0);
+            let t = t_at
+                .and(at(t_track, time))
+                .map_or(self.rest.0, |v| Vec3::new(v[0], v[1], v[2]));
+            let r = r_at
+                .and(at(r_track, time))
+                .map_or(self.rest.1, Quat::from_array);
             (t, r)
         })
     }
@@ -303,8 +307,7 @@ impl RootTracks {
     /// the clip's whole-loop displacement once per loop end crossed (minus
     /// going backwards). Rotations compose in the parent's space, later
     /// turns on the left: `R(after) * conj(R(before))` within a loop.
-    /// Samples through the thread's scratch vectors (nothing is allocated
-    /// once they have grown).
+    /// Allocates nothing.
     pub(crate) fn motion(&self, clip: u32, duration: f64, wrap: u32, step: &Step) -> RootMotion {
         if step.start == step.end {
             return RootMotion::default();
@@ -315,10 +318,8 @@ impl RootTracks {
             .get(clip as usize)
             .filter(|(d, _)| *d == duration)
             .map(|&(_, ends)| ends);
-        let ([(t0, r0), (t1, r1)], [(ts, rs), (te, re)]) = SCRATCH.with_borrow_mut(|scratch| {
-            let ends = ends.unwrap_or_else(|| self.sample(clip, [0.0, duration], scratch));
-            (self.sample(clip, times, scratch), ends)
-        });
+        let [(ts, rs), (te, re)] = ends.unwrap_or_else(|| self.sample(clip, [0.0, duration]));
+        let [(t0, r0), (t1, r1)] = self.sample(clip, times);
         // Repeat's whole loops (a ping-pong step plays back the way it
         // came at each turn: the difference alone).
         let k = if wrap == WRAP_REPEAT { step.wraps } else { 0 };
@@ -340,6 +341,18 @@ impl RootTracks {
             rotation: (turn * rotation.normalize() * turn.conjugate()).normalize(),
         }
     }
+}
+
+/// The index in `tables` of clip `clip`'s track written at output offset
+/// `offset`.
+fn track_at(tables: &LibraryTables, clip: usize, offset: u32) -> Option<u32> {
+    let c = tables.clip_table().get(clip)?;
+    (c.track_offset..c.track_offset + c.track_count).find(|&k| {
+        tables
+            .tracks()
+            .get(k as usize)
+            .is_some_and(|t| t.output_offset == offset)
+    })
 }
 
 /// Keys per second of evenly spaced key times (each within a hundredth
@@ -376,15 +389,6 @@ fn power(q: Quat, n: u64) -> Quat {
         n >>= 1;
     }
     acc
-}
-
-/// Vectors root motion samples through, so that a frame allocates
-/// nothing once they have grown.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Scratch {
-    instances: Vec<Instance>,
-    resolved: Vec<GpuInstance>,
-    out: Vec<f32>,
 }
 
 /// The blend of per-action root motions by the mixer's rules
