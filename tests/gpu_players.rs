@@ -436,3 +436,58 @@ fn a_frame_loop_that_never_waits_ends_where_the_twins_do() {
     }
     assert!(actions >= s.characters.len(), "{actions} actions compared");
 }
+
+/// A model that grows while its characters play: the characters it held
+/// go on from where they were (their twins' state), and the new ones
+/// start at rest.
+#[test]
+fn a_model_grown_mid_run_keeps_its_characters_state() {
+    let Some(h) = common::gpu("gpu_players growth") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let mut s = scene(&h, 8);
+    for &c in &s.characters {
+        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
+    }
+    for f in 0..40 {
+        for i in 0..s.characters.len() {
+            commands(&mut s, f, i);
+        }
+        frame(&h, &mut s, 1.0 / 60.0);
+        if f == 20 {
+            s.crowd.grow_model(device, s.played, 20).unwrap();
+            for _ in 0..6 {
+                let c = s.crowd.add_character(s.played).unwrap();
+                s.players.subscribe(device, queue, &s.crowd, c).unwrap();
+                s.characters.push(c);
+            }
+        }
+        let got = s
+            .players
+            .read_back(device, queue, &s.crowd, &s.characters)
+            .unwrap();
+        for (c, g) in s.characters.iter().zip(&got) {
+            let twin = s.players.subscribed(*c).unwrap();
+            same_player(g, twin, &format!("frame {f}, character {}", c.slot()));
+        }
+    }
+    // The poses of every character, the old and the new: those of the
+    // CPU twin's mixer on the twins' tables.
+    let got = s.crowd.read_back(device, queue).unwrap();
+    let poses = got.model(s.played).unwrap();
+    let mut counts = vec![0u32; poses.instance_count() as usize];
+    let mut actions = Vec::new();
+    for slot in 0..counts.len() as u32 {
+        if let Some(c) = s.characters.iter().find(|c| c.slot() == slot) {
+            let twin = s.players.subscribed(*c).unwrap();
+            counts[slot as usize] = twin.frame().actions.len() as u32;
+            actions.extend_from_slice(&twin.frame().actions);
+        }
+    }
+    let bound = s.crowd.models().bound(s.played).unwrap();
+    let want = cpu::mixed_poses(bound, &[], &actions, &counts).unwrap();
+    let c = poses.compare(&want).unwrap();
+    let worst = c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d));
+    assert!(worst < 1e-4, "poses differ by {worst} after the growth");
+}
