@@ -247,3 +247,74 @@ fn a_model_keeps_moving_when_another_model_comes() {
         dir.display()
     );
 }
+
+/// A character that plays and crossfades keeps its phase while its
+/// model's buffers grow (its playback state lives on the GPU, and the
+/// buffers grow in place): its frames after the growth are those of the
+/// same run without one.
+#[test]
+fn a_playing_character_keeps_its_phase_when_the_buffers_grow() {
+    let dir = temp_dir("growth_phase");
+    let file = column(&dir, "red", &Column::red());
+    let (eye, at) = (Vec3::new(0.0, 2.0, 7.0), Vec3::new(0.0, 1.6, 0.0));
+    // Bending, then half a second into a crossfade to swaying when the
+    // others come: the growth falls inside the crossfade.
+    let animate = || {
+        Animate::Gpu(vec![
+            Command::Play("bend".into()),
+            Command::Crossfade("sway".into(), 1.0),
+        ])
+    };
+    let run = |later: Vec<Later>| {
+        let shots = Shots::default();
+        let system = spawn_later_and_shoot(shots.clone(), later);
+        let scenes = vec![Placed {
+            file: file.clone(),
+            at: Vec3::ZERO,
+            animate: animate(),
+        }];
+        render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
+            app.add_systems(Last, system);
+        })?;
+        let shots = shots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Some(shots)
+    };
+    // The others stand behind the camera: the pictures show the first
+    // alone.
+    let later = (0..MORE)
+        .map(|i| Later {
+            file: file_name(&file),
+            at: Vec3::new(i as f32 - 32.0, 0.0, 40.0),
+        })
+        .collect();
+    let Some(grown) = run(later) else {
+        return skip();
+    };
+    let Some(alone) = run(Vec::new()) else {
+        return skip();
+    };
+    let last = |shots: &[(u32, usize, Picture)]| {
+        shots
+            .iter()
+            .max_by_key(|s| s.0)
+            .map(|(frame, ready, p)| (*frame, *ready, p.clone()))
+    };
+    let (Some((f_grown, ready, a)), Some((f_alone, _, b))) = (last(&grown), last(&alone)) else {
+        panic!("no frame shot");
+    };
+    assert_eq!(f_grown, f_alone, "the same frame of both runs");
+    assert_eq!(ready, MORE + 1, "every character set up by the last shot");
+    save(&a, &dir.join("grown.png"));
+    save(&b, &dir.join("alone.png"));
+    let d = differing(&a, &b, 12);
+    eprintln!("frame {f_grown}: grown and alone differ in {d} pixels");
+    assert!(
+        d <= SAME_PIXELS,
+        "the character's pose after the growth is not the one without it: {d} pixels ({})",
+        dir.display()
+    );
+    // It moves: the first frame shot and the last differ.
+    let first = alone.iter().min_by_key(|s| s.0).map(|s| s.2.clone());
+    let moved = first.map_or(0, |p| differing(&p, &b, 12));
+    assert!(moved > 300, "the column stood still: {moved} pixels");
+}
