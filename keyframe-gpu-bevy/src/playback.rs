@@ -100,17 +100,19 @@ pub(crate) fn start_frame(mut models: ResMut<GpuModels>) {
     }
 }
 
+/// The players changed since the last frame.
+type ChangedPlayers<'w, 's> =
+    Query<'w, 's, (Entity, &'static mut GpuAnimationPlayer), Changed<GpuAnimationPlayer>>;
+/// The players with a CPU twin.
+type Twins<'w, 's> = Query<'w, 's, (Entity, &'static mut GpuAnimationPlayer), With<CpuTwin>>;
+
 /// Hands the commands of the players changed since the last frame to
 /// their models, steps the CPU twins, and sends their messages. A frame
 /// in which no player is given a command costs one change-tick test per
 /// player without a twin.
 pub(crate) fn advance_players(
     time: Res<Time>,
-    mut players: ParamSet<(
-        Query<(Entity, &mut GpuAnimationPlayer), Changed<GpuAnimationPlayer>>,
-        Query<(Entity, &mut GpuAnimationPlayer), With<CpuTwin>>,
-        Query<&GpuAnimationPlayer>,
-    )>,
+    mut players: ParamSet<(ChangedPlayers, Twins, Query<&GpuAnimationPlayer>)>,
     mut models: ResMut<GpuModels>,
     sizes: Res<ChunkSizes>,
     mut messages: (
