@@ -41,13 +41,6 @@ struct Played {
     players: GpuPlayers,
     /// Per slot, the crowd's character there.
     characters: Vec<CharacterId>,
-    /// Commands and time held back from the model's first frame on the
-    /// GPU: its playback pass takes commands from its second run (its
-    /// first frame runs with none), so they are given with the second
-    /// frame's, the step covering both frames.
-    held: Option<(Vec<(u32, Command)>, f64)>,
-    /// Whether the model's pass has run once.
-    started: bool,
 }
 
 /// The crowd and the frame's step.
@@ -282,8 +275,6 @@ fn add_or_grow(
             id,
             players,
             characters: Vec::new(),
-            held: None,
-            started: false,
         });
     }
     let Some(played) = m.played.as_mut() else {
@@ -360,14 +351,7 @@ fn play_frame(
         let again = crowd.add_character(played.id)?;
         played.characters[slot as usize] = again;
     }
-    if !played.started {
-        // The model's first frame: its pass runs without commands.
-        played.started = true;
-        played.held = Some((commands.to_vec(), dt));
-        return played.players.advance(device, queue, crowd, 0.0);
-    }
-    let (held, held_dt) = played.held.take().unwrap_or_default();
-    for &(slot, command) in held.iter().chain(commands) {
+    for &(slot, command) in commands {
         let Some(&character) = played.characters.get(slot as usize) else {
             continue;
         };
@@ -375,7 +359,7 @@ fn play_frame(
             warn!("keyframe-gpu-bevy: character {slot}: {command:?}: {e}");
         }
     }
-    played.players.advance(device, queue, crowd, held_dt + dt)
+    played.players.advance(device, queue, crowd, dt)
 }
 
 /// The buffers of one chunk's animator (`None`: an animator without a
@@ -610,8 +594,6 @@ mod tests {
         let commands = [(0, "bend", 0.3), (1, "sway", 0.6)];
         let mut world = render_world(&h, model(bound, 2, &commands, placements.to_vec()));
         let mut schedule = frames();
-        // The model's pass takes commands from its second frame.
-        schedule.run(&mut world);
         schedule.run(&mut world);
         let animation = world.resource::<RenderAnimation>();
         assert!(animation.ready, "the frame was accepted");

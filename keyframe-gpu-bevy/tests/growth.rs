@@ -253,9 +253,6 @@ fn a_model_keeps_moving_when_another_model_comes() {
 /// buffers grow in place): its frames after the growth are those of the
 /// same run without one.
 #[test]
-#[ignore = "fails: after the growth the character is ahead of the run without one \
-            (293 pixels from that run's same frame on lavapipe, its frames differing \
-            by 110 to 240 pixels each); the cause is not found"]
 fn a_playing_character_keeps_its_phase_when_the_buffers_grow() {
     let dir = temp_dir("growth_phase");
     let file = column(&dir, "red", &Column::red());
@@ -344,9 +341,6 @@ fn pause_at(at: u32) -> impl FnMut(Query<&mut GpuAnimationPlayer>, Local<u32>) {
 /// grow: its picture after the growth is that of the same run without
 /// one, and it is not the rest pose.
 #[test]
-#[ignore = "fails: after the growth the paused character is drawn in the rest pose \
-            (3522 pixels from the run without a growth, 0 from the rest pose, on \
-            lavapipe); the cause is not found"]
 fn a_character_paused_mid_crossfade_keeps_its_state_when_the_buffers_grow() {
     let dir = temp_dir("growth_state");
     let file = column(&dir, "red", &Column::red());
