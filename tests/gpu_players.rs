@@ -491,3 +491,55 @@ fn a_model_grown_mid_run_keeps_its_characters_state() {
     let worst = c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d));
     assert!(worst < 1e-4, "poses differ by {worst} after the growth");
 }
+
+/// A character removed and another added in its slot in one frame: the
+/// slot is reset once, and the frame's count of commands is of those
+/// written, so the GPU applies nothing left in its buffer from an earlier
+/// frame (here a `Seek` of character 0, which would move its playhead
+/// back) and every character keeps its twin's state.
+#[test]
+fn a_slot_emptied_and_taken_in_one_frame_disturbs_no_other_character() {
+    let Some(h) = common::gpu("gpu_players slot taken again") else {
+        return;
+    };
+    let (device, queue) = (&h.device, &h.queue);
+    let mut s = scene(&h, 8);
+    for &c in &s.characters {
+        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
+    }
+    let (first, seek) = (s.characters[0], s.clips.clip_at(1).unwrap());
+    s.players.command(first, Command::Play(seek)).unwrap();
+    s.players.command(first, Command::Seek(0.4)).unwrap();
+    frame(&h, &mut s, 1.0 / 60.0);
+    // The next frame: no command, one slot emptied and taken again.
+    let gone = s.characters[5];
+    s.crowd.remove_character(gone).unwrap();
+    let again = s.crowd.add_character(s.played).unwrap();
+    assert_eq!(
+        again.slot(),
+        gone.slot(),
+        "the new character takes the slot"
+    );
+    s.players.subscribe(device, queue, &s.crowd, again).unwrap();
+    s.characters[5] = again;
+    for f in 0..4 {
+        frame(&h, &mut s, 1.0 / 60.0);
+        let got = s
+            .players
+            .read_back(device, queue, &s.crowd, &s.characters)
+            .unwrap();
+        for (c, g) in s.characters.iter().zip(&got) {
+            let twin = s.players.subscribed(*c).unwrap();
+            same_player(g, twin, &format!("frame {f}, character {}", c.slot()));
+        }
+    }
+    let time = s
+        .players
+        .subscribed(first)
+        .unwrap()
+        .actions()
+        .next()
+        .unwrap()
+        .time;
+    assert!(time > 0.45, "character 0 plays on from 0.4: {time}");
+}

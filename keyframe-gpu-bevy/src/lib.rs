@@ -29,18 +29,24 @@
 //!
 //! What runs where, each frame:
 //! - main world, `PostUpdate` ([`KeyframeGpuSystems::Playback`], before
-//!   transform propagation): each [`GpuAnimationPlayer`] takes its
-//!   commands and advances (keyframe-gpu's playback layer: playheads,
-//!   fades, root motion, markers); [`GpuRootMotion`] and
-//!   [`GpuAnimationEvent`] messages are sent; [`GpuAttachment`]s are
-//!   placed from the CPU twin.
-//! - extraction ([`KeyframeGpuSystems::Extract`]): the action table
-//!   (a few actions per character) and each character's placement in
-//!   the world (one matrix) are copied to the render world.
-//! - render world: the table is written to one keyframe-gpu `Crowd` of
-//!   every model, whose compute passes are submitted at the start of the
-//!   render graph, before any camera draws; a pass of the plugin's own
-//!   follows them and makes the joint matrices world-space.
+//!   transform propagation): the commands of each [`GpuAnimationPlayer`]
+//!   changed since the last frame are queued for the render world
+//!   (Bevy's change detection: a player given no command costs
+//!   nothing); the characters with a CPU twin
+//!   ([`GpuAnimationPlayer::with_cpu_twin`]) step it (keyframe-gpu's
+//!   playback layer: playheads, fades, root motion, markers), send
+//!   [`GpuRootMotion`] and [`GpuAnimationEvent`] messages and place
+//!   their [`GpuAttachment`]s.
+//! - extraction ([`KeyframeGpuSystems::Extract`]): the frame's commands,
+//!   its step, and each character's placement in the world (one matrix)
+//!   are copied to the render world.
+//! - render world: each model's characters are played on the GPU by
+//!   keyframe-gpu's `GpuPlayers` on one `Crowd` of every model (the
+//!   commands and the step in one buffer write per model); the crowd's
+//!   compute passes (playback, sampling, blending, posing) are submitted
+//!   at the start of the render graph, before any camera draws; a pass of
+//!   the plugin's own follows them and makes the joint matrices
+//!   world-space.
 //! - drawing: each mesh of an animated scene has a
 //!   [`GpuSkinnedMaterial`] (its `StandardMaterial` extended with a vertex
 //!   stage) and a `MeshTag` naming its character in its chunk; a skinned
@@ -99,10 +105,12 @@ pub struct KeyframeGpuPlugin {
 /// The plugin's systems, for ordering a game's own around them.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub enum KeyframeGpuSystems {
-    /// `PostUpdate`: players advance, messages are sent, attachments are
-    /// placed. Before transform propagation.
+    /// `PostUpdate`: players' commands are queued, CPU twins advance,
+    /// messages are sent, attachments are placed. Before transform
+    /// propagation.
     Playback,
-    /// `ExtractSchedule`: the action table goes to the render world.
+    /// `ExtractSchedule`: the frame's commands and step go to the render
+    /// world.
     Extract,
 }
 
@@ -118,6 +126,7 @@ impl Plugin for KeyframeGpuPlugin {
             .add_message::<GpuRootMotion>()
             .add_message::<GpuAnimationEvent>()
             .add_observer(scene::on_scene_ready)
+            .add_systems(First, playback::start_frame)
             .configure_sets(
                 PostUpdate,
                 KeyframeGpuSystems::Playback.before(TransformSystems::Propagate),

@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
-use keyframe_gpu::playback::{self, Clips};
-use keyframe_gpu::{Action, AnimationLibrary, BoundLibrary, OutputLayout, Part, Rig};
+use keyframe_gpu::playback::{self, Clips, Command};
+use keyframe_gpu::{AnimationLibrary, BoundLibrary, OutputLayout, Part, Rig};
 
 use crate::error::GpuAnimationError;
 use crate::material::{GpuSkin, GpuSkinnedMaterial, PartUniform};
@@ -57,14 +58,14 @@ pub(crate) struct Model {
     /// asked for; `u32::MAX` while none was.
     fit: u32,
     free: Vec<u32>,
-    /// Per slot, the frame's actions (kept to avoid allocating).
-    pub(crate) staged: Vec<Vec<Action>>,
     /// Whether players of the model report root motion.
     pub(crate) has_root_motion: bool,
-    /// The frame's table, slot order: actions per character.
-    pub(crate) frame_counts: Vec<u32>,
-    /// The frame's table: every character's actions.
-    pub(crate) frame_actions: Vec<Action>,
+    /// The frame's commands, by slot, in the order given: all that the
+    /// render world gets of the model's characters in a frame.
+    pub(crate) commands: Vec<(u32, Command)>,
+    /// Slots taken by a new character this frame: their playback state
+    /// starts again at rest on the GPU before the frame's commands.
+    pub(crate) resets: Vec<u32>,
     /// The materials made for the model's parts, by (part, base
     /// material, chunk).
     pub(crate) materials:
@@ -136,25 +137,26 @@ impl Model {
             chunk: u32::MAX,
             fit: u32::MAX,
             free: Vec::new(),
-            staged: Vec::new(),
             has_root_motion: key.root_motion.is_some(),
-            frame_counts: Vec::new(),
-            frame_actions: Vec::new(),
+            commands: Vec::new(),
+            resets: Vec::new(),
             materials: HashMap::new(),
         })
     }
 
-    /// A slot for a new character; `true` when the buffers must grow
-    /// (the caller starts a new generation).
+    /// A slot for a new character, whose GPU playback state starts at
+    /// rest this frame; `true` when the buffers must grow (the caller
+    /// starts a new generation).
     pub(crate) fn allocate(&mut self, entity: Entity) -> (u32, bool) {
         if let Some(slot) = self.free.pop() {
             self.slots[slot as usize] = Some(entity);
+            self.resets.push(slot);
             return (slot, false);
         }
         let slot = self.slots.len() as u32;
         self.slots.push(Some(entity));
         self.meshes.push(Vec::new());
-        self.staged.push(Vec::new());
+        self.resets.push(slot);
         let grows = slot >= self.capacity;
         if grows {
             self.capacity = (self.capacity * 2).max(MIN_CAPACITY);
@@ -166,9 +168,6 @@ impl Model {
     pub(crate) fn release(&mut self, slot: u32) {
         if let Some(s) = self.slots.get_mut(slot as usize) {
             *s = None;
-            if let Some(staged) = self.staged.get_mut(slot as usize) {
-                staged.clear();
-            }
             if let Some(meshes) = self.meshes.get_mut(slot as usize) {
                 meshes.clear();
             }
@@ -346,6 +345,13 @@ pub(crate) struct GpuModels {
     /// Files that failed to load, kept so that every player of one gets
     /// the error without reading the file again.
     failed: HashMap<ModelKey, GpuAnimationError>,
+    /// The frame's step (seconds), for the render world's `GpuPlayers`.
+    pub(crate) dt: f64,
+    /// The playback clock: the sum of the steps before this frame's.
+    pub(crate) clock: f64,
+    /// The crowds made anew on a new device that the main world has
+    /// started its characters again on ([`ChunkSizes::fresh_crowds`]).
+    pub(crate) seen_fresh: u32,
 }
 
 impl GpuModels {
@@ -355,6 +361,9 @@ impl GpuModels {
             models: Vec::new(),
             by_key: HashMap::new(),
             failed: HashMap::new(),
+            dt: 0.0,
+            clock: 0.0,
+            seen_fresh: 0,
         }
     }
 
@@ -411,6 +420,8 @@ pub(crate) struct ChunkSizes {
     /// ([`KeyframeGpuPlugin::chunk_limit`](crate::KeyframeGpuPlugin::chunk_limit)).
     pub(crate) limit: Option<u32>,
     made: Arc<Mutex<Vec<Option<Made>>>>,
+    /// Crowds made anew after a device loss (every character at rest).
+    fresh: Arc<AtomicU32>,
 }
 
 /// A model's buffers as the render world made them: (generation,
@@ -422,6 +433,7 @@ impl ChunkSizes {
         ChunkSizes {
             limit,
             made: Arc::default(),
+            fresh: Arc::default(),
         }
     }
 
@@ -433,6 +445,17 @@ impl ChunkSizes {
             made.resize(model + 1, None);
         }
         made[model] = Some((generation, size));
+    }
+
+    /// The render world made its crowd anew on a new device: the
+    /// playback state of every character is at rest there.
+    pub(crate) fn crowd_made_anew(&self) {
+        self.fresh.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How many crowds were made anew on a new device so far.
+    pub(crate) fn fresh_crowds(&self) -> u32 {
+        self.fresh.load(Ordering::SeqCst)
     }
 
     /// What the render world last made for model `model`: (generation,

@@ -41,6 +41,7 @@ pub struct GpuAnimationPlayer {
     pub(crate) clip_files: Vec<PathBuf>,
     pub(crate) root_motion_node: Option<String>,
     pub(crate) keep_nodes: bool,
+    pub(crate) cpu_twin: bool,
     pub(crate) commands: Vec<PlayerCommand>,
     pub(crate) state: Option<PlayerState>,
     pub(crate) error: Option<GpuAnimationError>,
@@ -63,7 +64,13 @@ pub(crate) struct PlayerState {
     pub(crate) model: usize,
     /// The character's slot in its model's buffers (its `MeshTag`).
     pub(crate) slot: u32,
-    pub(crate) player: Player,
+    /// The CPU twin of the character's GPU playback state, for a
+    /// character that needs its values in the main world (root motion,
+    /// markers, attachments).
+    pub(crate) twin: Option<Player>,
+    /// What the character plays, kept from its commands, to start it
+    /// again on a new device.
+    pub(crate) resume: crate::playback::Resume,
 }
 
 impl GpuAnimationPlayer {
@@ -92,10 +99,30 @@ impl GpuAnimationPlayer {
     }
 
     /// Reports the root motion of the node named `node` as
-    /// [`GpuRootMotion`] messages, one per frame.
+    /// [`GpuRootMotion`] messages, one per frame. The character keeps a
+    /// CPU twin ([`with_cpu_twin`](Self::with_cpu_twin)).
     #[must_use]
     pub fn with_root_motion(mut self, node: impl Into<String>) -> Self {
         self.root_motion_node = Some(node.into());
+        self
+    }
+
+    /// Keeps a CPU twin of the character in the main world: a
+    /// keyframe-gpu `Player` given the same commands and steps as the
+    /// GPU's playback pass, which is by construction the same state.
+    /// Through it the character's marker events arrive as
+    /// [`GpuAnimationEvent`] messages, its [`GpuAttachment`]s follow its
+    /// pose, and [`current`](Self::current) and [`player`](Self::player)
+    /// answer. It costs the main world one step per frame (and one CPU
+    /// pose per attachment). A character made
+    /// [`with_root_motion`](Self::with_root_motion), or with a
+    /// [`GpuAttachment`] child when its scene is set up, keeps one
+    /// anyway; every other character's playback state lives on the GPU
+    /// alone and costs the main world nothing in a frame without a
+    /// command.
+    #[must_use]
+    pub fn with_cpu_twin(mut self) -> Self {
+        self.cpu_twin = true;
         self
     }
 
@@ -161,20 +188,23 @@ impl GpuAnimationPlayer {
     }
 
     /// The current clip (the one started last) and its playhead, once
-    /// the scene is set up.
+    /// the scene is set up, for a character with a CPU twin
+    /// ([`with_cpu_twin`](Self::with_cpu_twin)); `None` for one whose
+    /// playback state lives on the GPU alone.
     #[must_use]
     pub fn current(&self) -> Option<(u32, f64)> {
-        self.state
-            .as_ref()
-            .and_then(|s| s.player.current())
+        self.player()
+            .and_then(Player::current)
             .map(|a| (a.clip.index(), a.time))
     }
 
-    /// The playback layer's player, once the scene is set up: its
-    /// `frame()` is the last step's action table, root motion and events.
+    /// The CPU twin, once the scene is set up, for a character that keeps
+    /// one ([`with_cpu_twin`](Self::with_cpu_twin)): its `frame()` is the
+    /// last step's action table, root motion and events, the same as the
+    /// GPU's.
     #[must_use]
     pub fn player(&self) -> Option<&Player> {
-        self.state.as_ref().map(|s| &s.player)
+        self.state.as_ref().and_then(|s| s.twin.as_ref())
     }
 }
 
@@ -196,7 +226,9 @@ pub struct GpuRootMotion {
 
 /// A marker of a clip crossed during the frame (glTF animation `extras`
 /// `{"markers": [{"name": .., "time": ..}]}`), sent in the frame's
-/// `PostUpdate`.
+/// `PostUpdate` for each character with a CPU twin
+/// ([`with_cpu_twin`](GpuAnimationPlayer::with_cpu_twin)); a character
+/// played on the GPU alone reports none.
 #[derive(Message, Debug, Clone, PartialEq)]
 pub struct GpuAnimationEvent {
     /// The entity of the [`GpuAnimationPlayer`].
@@ -216,6 +248,10 @@ pub struct GpuAnimationEvent {
 /// for a sword in a hand, a camera on a head. Put it on a child of the
 /// player's entity; its `Transform` becomes the node's transform relative
 /// to the scene's root. Costs one CPU pose of the character per frame.
+/// The player needs a CPU twin: it has one when the attachment is its
+/// child by the time its scene is set up, or when made
+/// [`with_cpu_twin`](GpuAnimationPlayer::with_cpu_twin); an attachment
+/// of a player without one stays where it is.
 #[derive(Component, Debug, Clone, PartialEq, Eq)]
 pub struct GpuAttachment {
     /// The node's name in the glTF file.

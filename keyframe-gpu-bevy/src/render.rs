@@ -1,13 +1,17 @@
 //! The render world: one keyframe-gpu `Crowd` on Bevy's device and queue
-//! for every animated scene of the world, the frame's action table
-//! extracted from the main world, and the compute passes submitted
-//! before the render graph draws.
+//! for every animated scene of the world, each model's characters played
+//! on the GPU by a `GpuPlayers` that the frame's commands (extracted from
+//! the main world: only those of players given one) and step drive, and
+//! the compute passes submitted before the render graph draws.
+
+use std::sync::Arc;
 
 use bevy::extract::Extract;
 use bevy::prelude::*;
 use bevy::render::render_resource::Buffer;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
-use keyframe_gpu::{Action, BoundLibrary, Crowd, CrowdCharacter, MixerDesc, ModelId};
+use keyframe_gpu::playback::{Clips, Command, GpuPlayers};
+use keyframe_gpu::{BoundLibrary, CharacterId, Crowd, MixerDesc, ModelId};
 
 use crate::model::{ChunkSizes, GpuModels};
 use crate::world_joints::{ChunkWorldJoints, WorldJointsPipeline};
@@ -16,30 +20,44 @@ use crate::ACTIONS_PER_CHARACTER;
 /// One model as the render world knows it.
 struct RenderModel {
     posed: BoundLibrary,
+    clips: Arc<Clips>,
     capacity: u32,
     generation: u32,
-    counts: Vec<u32>,
-    actions: Vec<Action>,
+    /// The frame's commands, by slot.
+    commands: Vec<(u32, Command)>,
+    /// Slots a new character took this frame.
+    resets: Vec<u32>,
     /// Per slot, the character's placement in the world: world(mesh
     /// entity) * inverse(rest(mesh node)); zero for a free slot.
     placements: Vec<Mat4>,
+    /// The model in the crowd, its players and its characters (one per
+    /// slot of its capacity), once made.
+    played: Option<Played>,
 }
 
-/// The crowd and the frame's table.
+/// A model of the crowd played on the GPU.
+struct Played {
+    id: ModelId,
+    players: GpuPlayers,
+    /// Per slot, the crowd's character there.
+    characters: Vec<CharacterId>,
+}
+
+/// The crowd and the frame's step.
 #[derive(Resource, Default)]
 pub(crate) struct RenderAnimation {
     models: Vec<RenderModel>,
     crowd: Option<Crowd>,
-    ids: Vec<ModelId>,
-    /// The models changed since the crowd was made.
+    /// The models changed since the crowd was made or grown.
     stale: bool,
-    /// The frame's table, in crowd order.
-    characters: Vec<CrowdCharacter>,
-    actions: Vec<Action>,
-    /// Whether this frame's table was accepted (the passes have work).
+    /// The frame's step (seconds).
+    dt: f64,
+    /// Whether this frame's step was written (the passes have work).
     ready: bool,
     /// The device is lost: nothing is recorded until a new one comes.
     lost: bool,
+    /// A crowd was made before: the next one made is on a new device.
+    made_before: bool,
     /// The world-space joint pass, made with the crowd.
     world_joints: Option<WorldJointsPipeline>,
     /// Per model, per chunk, that pass's buffers.
@@ -77,14 +95,15 @@ impl RenderAnimationBuffers {
     }
 }
 
-/// Copies the frame's table (and any new or grown model) from the main
-/// world.
+/// Copies the frame's commands and step (and any new or grown model)
+/// from the main world, and each character's placement.
 pub(crate) fn extract_frame(
     mut render: ResMut<RenderAnimation>,
     models: Extract<Res<GpuModels>>,
     transforms: Extract<Query<&GlobalTransform>>,
 ) {
     let render = &mut *render;
+    render.dt = models.dt;
     for (i, m) in models.models.iter().enumerate() {
         match render.models.get_mut(i) {
             Some(r) if r.generation == m.generation => {}
@@ -96,23 +115,24 @@ pub(crate) fn extract_frame(
             None => {
                 render.models.push(RenderModel {
                     posed: m.posed.clone(),
+                    clips: Arc::clone(&m.clips),
                     capacity: m.capacity,
                     generation: m.generation,
-                    counts: Vec::new(),
-                    actions: Vec::new(),
+                    commands: Vec::new(),
+                    resets: Vec::new(),
                     placements: Vec::new(),
+                    played: None,
                 });
                 // A model without characters (its scene was refused)
-                // waits; its first character starts a new generation of
-                // every model.
+                // waits; its first character makes it in the crowd.
                 render.stale |= m.capacity > 0;
             }
         }
         if let Some(r) = render.models.get_mut(i) {
-            r.counts.clear();
-            r.counts.extend_from_slice(&m.frame_counts);
-            r.actions.clear();
-            r.actions.extend_from_slice(&m.frame_actions);
+            r.commands.clear();
+            r.commands.extend_from_slice(&m.commands);
+            r.resets.clear();
+            r.resets.extend_from_slice(&m.resets);
             r.placements.clear();
             r.placements.extend(m.meshes.iter().map(|meshes| {
                 meshes
@@ -148,10 +168,13 @@ pub(crate) fn forget_lost_device(
     }
 }
 
-/// Makes the crowd and its buffers again when models came or grew (or
-/// the device is new). Runs before Bevy prepares the frame's materials,
-/// which bind the buffers made here: a grown model's characters are
-/// drawn in the frame its buffers are made again.
+/// Makes the crowd (when there is none: the first model, or a new
+/// device), adds the models that came and grows those that grew, in
+/// place: the playback state of every character there stays on the GPU.
+/// Then makes the world-space joint pass's buffers and the materials'
+/// table of buffers again. Runs before Bevy prepares the frame's
+/// materials, which bind the buffers made here: a grown model's
+/// characters are drawn in the frame its buffers grow.
 pub(crate) fn make_crowd(
     mut render: ResMut<RenderAnimation>,
     mut buffers: ResMut<RenderAnimationBuffers>,
@@ -165,60 +188,111 @@ pub(crate) fn make_crowd(
         return;
     }
     let wgpu_queue: &wgpu::Queue = &queue;
-    if render.stale || render.crowd.is_none() {
-        let mut crowd = match sizes.limit {
+    if render.crowd.is_none() {
+        render.crowd = Some(match sizes.limit {
             Some(limit) => Crowd::new().with_chunk_limit(limit),
             None => Crowd::new(),
-        };
-        let mut ids = Vec::with_capacity(render.models.len());
-        buffers.models.clear();
-        render.chunks.clear();
-        render.chunk_sizes.clear();
-        let pipeline = render
-            .world_joints
-            .get_or_insert_with(|| WorldJointsPipeline::new(wgpu_device));
-        for (i, m) in render.models.iter().enumerate() {
-            let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
-            let id = match crowd.add_mixed_model(
-                wgpu_device,
-                wgpu_queue,
-                &i.to_string(),
-                &m.posed,
-                &desc,
-            ) {
-                Ok(id) => id,
-                Err(e) => {
-                    report(render, &e);
-                    return;
-                }
-            };
-            let model_chunks = crowd.model(id).map_or(&[][..], |a| a.chunks());
-            let size = crowd.model(id).map_or(m.capacity, |a| a.chunk_capacity());
-            let chunks: Vec<ChunkWorldJoints> = model_chunks
-                .iter()
-                .map_while(|a| pipeline.chunk(wgpu_device, wgpu_queue, m.posed.rig(), a, size))
-                .collect();
-            buffers.models.push(
-                model_chunks
-                    .iter()
-                    .zip(&chunks)
-                    .map_while(|(a, w)| chunk_buffers(wgpu_device, a, w, m.generation))
-                    .collect(),
-            );
-            render.chunks.push(chunks);
-            render.chunk_sizes.push(size);
-            sizes.report(i, m.generation, size);
-            ids.push(id);
+        });
+        for m in &mut render.models {
+            m.played = None;
         }
-        render.crowd = Some(crowd);
-        render.ids = ids;
-        render.stale = false;
+        if render.made_before {
+            sizes.crowd_made_anew();
+        }
+        render.made_before = true;
+        render.stale = true;
     }
+    if !render.stale {
+        return;
+    }
+    let Some(crowd) = render.crowd.as_mut() else {
+        return;
+    };
+    for (i, m) in render.models.iter_mut().enumerate() {
+        if m.capacity == 0 {
+            continue;
+        }
+        if let Err(e) = add_or_grow(crowd, wgpu_device, wgpu_queue, i, m) {
+            report(render, &e);
+            return;
+        }
+    }
+    buffers.models.clear();
+    render.chunks.clear();
+    render.chunk_sizes.clear();
+    let pipeline = render
+        .world_joints
+        .get_or_insert_with(|| WorldJointsPipeline::new(wgpu_device));
+    for (i, m) in render.models.iter().enumerate() {
+        let animator = m
+            .played
+            .as_ref()
+            .and_then(|p| crowd_model(&render.crowd, p.id));
+        let model_chunks = animator.map_or(&[][..], |a| a.chunks());
+        let size = animator.map_or(m.capacity, |a| a.chunk_capacity());
+        let chunks: Vec<ChunkWorldJoints> = model_chunks
+            .iter()
+            .map_while(|a| pipeline.chunk(wgpu_device, wgpu_queue, m.posed.rig(), a, size))
+            .collect();
+        buffers.models.push(
+            model_chunks
+                .iter()
+                .zip(&chunks)
+                .map_while(|(a, w)| chunk_buffers(wgpu_device, a, w, m.generation))
+                .collect(),
+        );
+        render.chunks.push(chunks);
+        render.chunk_sizes.push(size);
+        if animator.is_some() {
+            sizes.report(i, m.generation, size);
+        }
+    }
+    render.stale = false;
 }
 
-/// Writes the frame's placements and actions to the crowd that
-/// [`make_crowd`] made.
-pub(crate) fn write_frame(mut render: ResMut<RenderAnimation>, queue: Res<RenderQueue>) {
+/// The crowd's animator of model `id`.
+fn crowd_model(crowd: &Option<Crowd>, id: ModelId) -> Option<&keyframe_gpu::Animator> {
+    crowd.as_ref()?.model(id)
+}
+
+/// Adds model `m` (model `index`) to `crowd` with its players and a
+/// character per slot of its capacity, or grows it in place to its
+/// capacity (new characters at rest in the new slots).
+fn add_or_grow(
+    crowd: &mut Crowd,
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    index: usize,
+    m: &mut RenderModel,
+) -> Result<(), keyframe_gpu::Error> {
+    if let Some(p) = &m.played {
+        crowd.grow_model(device, p.id, m.capacity)?;
+    } else {
+        let desc = MixerDesc::new(m.capacity.max(1), ACTIONS_PER_CHARACTER);
+        let id = crowd.add_mixed_model(device, queue, &index.to_string(), &m.posed, &desc)?;
+        let players = GpuPlayers::new(device, queue, crowd, id, &m.clips)?;
+        m.played = Some(Played {
+            id,
+            players,
+            characters: Vec::new(),
+        });
+    }
+    let Some(played) = m.played.as_mut() else {
+        return Ok(());
+    };
+    while (played.characters.len() as u32) < m.capacity {
+        played.characters.push(crowd.add_character(played.id)?);
+    }
+    Ok(())
+}
+
+/// Writes the frame's placements, and each model's commands and step to
+/// its players on the crowd that [`make_crowd`] made.
+pub(crate) fn write_frame(
+    mut render: ResMut<RenderAnimation>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
     let render = &mut *render;
     render.ready = false;
     if render.lost || render.stale || render.models.iter().all(|m| m.capacity == 0) {
@@ -236,21 +310,56 @@ pub(crate) fn write_frame(mut render: ResMut<RenderAnimation>, queue: Res<Render
             chunk.write(wgpu_queue, &m.placements[first..], &mut render.scratch);
         }
     }
-    render.characters.clear();
-    render.actions.clear();
-    for (m, &id) in render.models.iter().zip(&render.ids) {
-        render
-            .characters
-            .extend(m.counts.iter().map(|&n| CrowdCharacter::new(id, n)));
-        render.actions.extend_from_slice(&m.actions);
-    }
     let Some(crowd) = render.crowd.as_mut() else {
         return;
     };
-    match crowd.set_actions(wgpu_queue, &render.characters, &render.actions) {
-        Ok(()) => render.ready = !render.characters.is_empty(),
-        Err(e) => report(render, &e),
+    let dt = render.dt;
+    let mut result = Ok(());
+    for m in &mut render.models {
+        let Some(played) = m.played.as_mut() else {
+            continue;
+        };
+        let frame = (&m.resets[..], &m.commands[..], dt);
+        result = play_frame(crowd, device.wgpu_device(), wgpu_queue, played, frame);
+        if result.is_err() {
+            break;
+        }
+        render.ready = true;
     }
+    if let Err(e) = result {
+        render.ready = false;
+        report(render, &e);
+    }
+}
+
+/// One model's frame on the GPU: the slots taken by a new character start
+/// again at rest, then the commands, then the step.
+fn play_frame(
+    crowd: &mut Crowd,
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    played: &mut Played,
+    (resets, commands, dt): (&[u32], &[(u32, Command)], f64),
+) -> Result<(), keyframe_gpu::Error> {
+    for &slot in resets {
+        let Some(&character) = played.characters.get(slot as usize) else {
+            continue;
+        };
+        // The only free slot is the one just freed: the new character
+        // takes it, at rest.
+        crowd.remove_character(character)?;
+        let again = crowd.add_character(played.id)?;
+        played.characters[slot as usize] = again;
+    }
+    for &(slot, command) in commands {
+        let Some(&character) = played.characters.get(slot as usize) else {
+            continue;
+        };
+        if let Err(e) = played.players.command(character, command) {
+            warn!("keyframe-gpu-bevy: character {slot}: {command:?}: {e}");
+        }
+    }
+    played.players.advance(device, queue, crowd, dt)
 }
 
 /// The buffers of one chunk's animator (`None`: an animator without a
@@ -377,6 +486,36 @@ mod tests {
         (rig, bound)
     }
 
+    /// Model `posed` (its clips made from its library) with `capacity`
+    /// slots, generation 1, the characters' commands `commands` and
+    /// placements `placements` (one per character); every slot taken by
+    /// a new character.
+    fn model(
+        posed: BoundLibrary,
+        capacity: u32,
+        commands: &[(u32, &str, f64)],
+        placements: Vec<Mat4>,
+    ) -> RenderModel {
+        let clips = Arc::new(Clips::new(posed.library()));
+        let commands = commands
+            .iter()
+            .flat_map(|&(slot, clip, time)| {
+                let clip = clips.clip(clip).expect("a clip of the column");
+                [(slot, Command::Play(clip)), (slot, Command::Seek(time))]
+            })
+            .collect();
+        RenderModel {
+            posed,
+            clips,
+            capacity,
+            generation: 1,
+            commands,
+            resets: (0..placements.len() as u32).collect(),
+            placements,
+            played: None,
+        }
+    }
+
     /// A render world on `h` with one model.
     fn render_world(h: &Headless, model: RenderModel) -> World {
         let mut world = World::new();
@@ -452,23 +591,15 @@ mod tests {
             ),
             Mat4::from_rotation_x(-0.4) * Mat4::from_translation(Vec3::new(-2.0, 0.5, 1.0)),
         ];
-        let mut world = render_world(
-            &h,
-            RenderModel {
-                posed: bound,
-                capacity: 2,
-                generation: 1,
-                counts: vec![1, 1],
-                actions: vec![Action::new(0, 0.3), Action::new(1, 0.6)],
-                placements: placements.to_vec(),
-            },
-        );
+        let commands = [(0, "bend", 0.3), (1, "sway", 0.6)];
+        let mut world = render_world(&h, model(bound, 2, &commands, placements.to_vec()));
         let mut schedule = frames();
         schedule.run(&mut world);
         let animation = world.resource::<RenderAnimation>();
         assert!(animation.ready, "the frame was accepted");
         let crowd = animation.crowd.as_ref().expect("the crowd");
-        let animator = &crowd.model(animation.ids[0]).expect("its model").chunks()[0];
+        let id = animation.models[0].played.as_ref().expect("played").id;
+        let animator = &crowd.model(id).expect("its model").chunks()[0];
         let per = layout.joints() as usize;
         let nodes = layout.nodes() as usize;
         let joints = read_matrices(&h, animator.joint_matrix_buffer().expect("joints"), 2 * per);
@@ -514,21 +645,9 @@ mod tests {
             return;
         };
         let (_, bound) = column();
-        let mut world = render_world(
-            &h,
-            RenderModel {
-                posed: bound,
-                capacity: 4,
-                generation: 1,
-                counts: vec![1, 2],
-                placements: vec![Mat4::IDENTITY; 2],
-                actions: vec![
-                    Action::new(0, 0.25),
-                    Action::new(0, 0.5).with_weight(0.5),
-                    Action::new(1, 0.5).with_weight(0.5),
-                ],
-            },
-        );
+        let commands = [(0, "bend", 0.25), (1, "sway", 0.5)];
+        let placements = vec![Mat4::IDENTITY; 2];
+        let mut world = render_world(&h, model(bound, 4, &commands, placements));
         let mut schedule = frames();
         let mut frame = |world: &mut World| schedule.run(world);
         frame(&mut world);

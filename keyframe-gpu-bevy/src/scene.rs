@@ -12,14 +12,13 @@ use bevy::mesh::skinning::SkinnedMesh;
 use bevy::mesh::MeshTag;
 use bevy::prelude::*;
 use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
-use keyframe_gpu::playback::Player;
 use keyframe_gpu::Rig;
 
 use crate::error::GpuAnimationError;
 use crate::material::GpuSkinnedMaterial;
 use crate::model::{ChunkSizes, GpuModels, Model, ModelKey};
-use crate::player::{GpuAnimationPlayer, PlayerState};
-use crate::ACTIONS_PER_CHARACTER;
+use crate::playback::{new_twin, CpuTwin, Resume};
+use crate::player::{GpuAnimationPlayer, GpuAttachment, PlayerState};
 
 /// How much wider than the mesh's rest bounds an animated mesh is
 /// assumed to reach, for frustum culling (the main world does not know
@@ -54,6 +53,7 @@ pub(crate) struct SceneEntities<'w, 's> {
     parents: Query<'w, 's, &'static ChildOf>,
     transforms: Query<'w, 's, &'static Transform>,
     morphed: Query<'w, 's, (), With<MeshMorphWeights>>,
+    attachments: Query<'w, 's, (), With<GpuAttachment>>,
     /// What a scene may hold besides nodes and meshes.
     others: Query<'w, 's, (), NotANode>,
 }
@@ -126,8 +126,13 @@ pub(crate) fn on_scene_ready(
     let model = &mut models.models[index];
     if grows {
         // ... and this model's characters take their places in the new
-        // buffers' chunks.
-        let chunk = model.expected_chunk(sizes.limit);
+        // buffers' chunks: a model the render world has made grows in
+        // place, by chunks of the size it made; a new one is made for its
+        // capacity.
+        let chunk = match sizes.made(index) {
+            Some((_, size)) if size > 0 => size,
+            _ => model.expected_chunk(sizes.limit),
+        };
         model.retag(index, chunk, &mut commands, &standard, &mut skinned);
     }
     take_meshes(
@@ -151,12 +156,19 @@ pub(crate) fn on_scene_ready(
     commands.entity(root).try_remove::<AnimationPlayer>();
 
     owners.0.insert(root, (index, slot));
+    let attached = scene
+        .children
+        .get(root)
+        .is_ok_and(|c| c.iter().any(|e| scene.attachments.contains(e)));
+    let twin = (player.cpu_twin || model.has_root_motion || attached).then(|| {
+        commands.entity(root).insert(CpuTwin);
+        new_twin(model, slot)
+    });
     player.state = Some(PlayerState {
         model: index,
         slot,
-        player: Player::new(&model.clips)
-            .with_character(slot)
-            .with_max_actions(ACTIONS_PER_CHARACTER),
+        twin,
+        resume: Resume::default(),
     });
 }
 

@@ -247,3 +247,160 @@ fn a_model_keeps_moving_when_another_model_comes() {
         dir.display()
     );
 }
+
+/// A character that plays and crossfades keeps its phase while its
+/// model's buffers grow (its playback state lives on the GPU, and the
+/// buffers grow in place): its frames after the growth are those of the
+/// same run without one.
+#[test]
+fn a_playing_character_keeps_its_phase_when_the_buffers_grow() {
+    let dir = temp_dir("growth_phase");
+    let file = column(&dir, "red", &Column::red());
+    let (eye, at) = (Vec3::new(0.0, 2.0, 7.0), Vec3::new(0.0, 1.6, 0.0));
+    // Bending, then half a second into a crossfade to swaying when the
+    // others come: the growth falls inside the crossfade.
+    let animate = || {
+        Animate::Gpu(vec![
+            Command::Play("bend".into()),
+            Command::Crossfade("sway".into(), 1.0),
+        ])
+    };
+    let run = |later: Vec<Later>| {
+        let shots = Shots::default();
+        let system = spawn_later_and_shoot(shots.clone(), later);
+        let scenes = vec![Placed {
+            file: file.clone(),
+            at: Vec3::ZERO,
+            animate: animate(),
+        }];
+        render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
+            app.add_systems(Last, system);
+        })?;
+        let shots = shots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Some(shots)
+    };
+    // The others stand behind the camera: the pictures show the first
+    // alone.
+    let later = (0..MORE)
+        .map(|i| Later {
+            file: file_name(&file),
+            at: Vec3::new(i as f32 - 32.0, 0.0, 40.0),
+        })
+        .collect();
+    let Some(grown) = run(later) else {
+        return skip();
+    };
+    let Some(alone) = run(Vec::new()) else {
+        return skip();
+    };
+    let Some((f_grown, ready, a)) = grown.iter().max_by_key(|s| s.0).cloned() else {
+        panic!("no frame shot");
+    };
+    assert_eq!(ready, MORE + 1, "every character set up by the last shot");
+    save(&a, &dir.join("grown.png"));
+    // The frame of the run without the others that the grown run's last
+    // frame looks like most: its own, when the phase is kept.
+    let mut apart: Vec<(u32, usize)> = alone
+        .iter()
+        .map(|(frame, _, p)| (*frame, differing(&a, p, 12)))
+        .collect();
+    apart.sort_by_key(|&(frame, _)| frame);
+    eprintln!("grown frame {f_grown} against the frames alone: {apart:?}");
+    let same = apart.iter().find(|(frame, _)| *frame == f_grown);
+    let Some(&(_, d)) = same else {
+        panic!("frame {f_grown} was not shot alone: {apart:?}");
+    };
+    assert!(
+        d <= SAME_PIXELS,
+        "the character's pose after the growth is not the one without it: {d} pixels ({})",
+        dir.display()
+    );
+    // It moves: the first frame shot alone differs from it.
+    let moved = apart.first().map_or(0, |&(_, d)| d);
+    assert!(moved > 300, "the column stood still: {moved} pixels");
+}
+
+/// Pauses every player set up, once, in the `at`th frame that starts
+/// with one set up (before the others come at [`SPAWN_AT`]).
+fn pause_at(at: u32) -> impl FnMut(Query<&mut GpuAnimationPlayer>, Local<u32>) {
+    move |mut players, mut frames| {
+        if !players.iter().any(|p| p.is_ready()) {
+            return;
+        }
+        *frames += 1;
+        if *frames == at {
+            for mut p in &mut players {
+                p.set_paused(true);
+            }
+        }
+    }
+}
+
+/// A character paused mid-crossfade (its actions, weights, fades and
+/// playheads on the GPU) keeps that state while its model's buffers
+/// grow: its picture after the growth is that of the same run without
+/// one, and it is not the rest pose.
+#[test]
+fn a_character_paused_mid_crossfade_keeps_its_state_when_the_buffers_grow() {
+    let dir = temp_dir("growth_state");
+    let file = column(&dir, "red", &Column::red());
+    let (eye, at) = (Vec3::new(0.0, 2.0, 7.0), Vec3::new(0.0, 1.6, 0.0));
+    let run = |later: Vec<Later>| {
+        let shots = Shots::default();
+        let system = spawn_later_and_shoot(shots.clone(), later);
+        let scenes = vec![Placed {
+            file: file.clone(),
+            at: Vec3::ZERO,
+            animate: Animate::Gpu(vec![
+                Command::Play("bend".into()),
+                Command::Seek(0.5),
+                Command::Crossfade("sway".into(), 1.0),
+            ]),
+        }];
+        render_with(scenes, eye, at, SHOTS + 5, 1.0 / 60.0, |app| {
+            app.add_systems(Last, system)
+                .add_systems(Update, pause_at(SPAWN_AT - 1));
+        })
+    };
+    let later = (0..MORE)
+        .map(|i| Later {
+            file: file_name(&file),
+            at: Vec3::new(i as f32 - 32.0, 0.0, 40.0),
+        })
+        .collect();
+    let Some(grown) = run(later) else {
+        return skip();
+    };
+    let Some(alone) = run(Vec::new()) else {
+        return skip();
+    };
+    let Some(rest) = render_with(
+        vec![Placed {
+            file: file.clone(),
+            at: Vec3::ZERO,
+            animate: held("bend", 0.0),
+        }],
+        eye,
+        at,
+        5,
+        1.0 / 60.0,
+        |_| {},
+    ) else {
+        return skip();
+    };
+    save(&grown, &dir.join("grown.png"));
+    save(&alone, &dir.join("alone.png"));
+    save(&rest, &dir.join("rest.png"));
+    let d = differing(&grown, &alone, 12);
+    let moved = differing(&alone, &rest, 12);
+    eprintln!("grown vs alone: {d} pixels differ; alone vs rest: {moved}");
+    assert!(
+        d <= SAME_PIXELS,
+        "the paused character's pose after the growth is not the one without it: {d} pixels ({})",
+        dir.display()
+    );
+    assert!(
+        moved > 300,
+        "the paused pose is the rest pose: {moved} pixels"
+    );
+}

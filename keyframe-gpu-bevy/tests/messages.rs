@@ -189,3 +189,71 @@ fn an_attachment_follows_its_joint_from_the_cpu_twin() {
         "the attachment is at {at}, the joint at {expected}"
     );
 }
+
+/// Frames of the walker playing `walk` for 25 frames of 0.1 s (two
+/// `step` markers at least), with `extra` given to its player first.
+fn walker_frames(name: &str, extra: Vec<Command>) -> Option<Vec<Frame>> {
+    let dir = temp_dir(name);
+    let file = column(
+        &dir,
+        "walker",
+        &Column {
+            color: [0.8, 0.1, 0.1, 1.0],
+            joints: 2,
+            segments: 2,
+            walker: true,
+        },
+    );
+    let seen = Seen::default();
+    let seen_in_app = seen.clone();
+    let mut commands = extra;
+    commands.push(Command::Play("walk".into()));
+    render_with(
+        vec![Placed {
+            file,
+            at: Vec3::ZERO,
+            animate: Animate::Gpu(commands),
+        }],
+        Vec3::new(0.0, 2.0, 7.0),
+        Vec3::ZERO,
+        25,
+        0.1,
+        move |app| {
+            app.insert_resource(seen_in_app).add_systems(
+                PostUpdate,
+                collect.after(keyframe_gpu_bevy::KeyframeGpuSystems::Playback),
+            );
+        },
+    )?;
+    let frames = seen.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Some(frames)
+}
+
+/// Markers come from the CPU twin: a character made `with_cpu_twin`
+/// reports them (and no root motion, which it was not asked for); one
+/// played on the GPU alone reports none.
+#[test]
+fn markers_are_reported_for_characters_with_a_cpu_twin_only() {
+    let Some(twin) = walker_frames("markers_twin", vec![Command::CpuTwin]) else {
+        common::skip();
+        return;
+    };
+    let steps = |frames: &[Frame]| {
+        frames
+            .iter()
+            .flat_map(|(_, names)| names)
+            .filter(|n| *n == "step")
+            .count()
+    };
+    assert!(steps(&twin) >= 2, "the twin's markers: {twin:?}");
+    assert!(
+        twin.iter().all(|(z, _)| *z == 0.0),
+        "root motion without with_root_motion: {twin:?}"
+    );
+    let Some(alone) = walker_frames("markers_gpu_alone", Vec::new()) else {
+        common::skip();
+        return;
+    };
+    assert!(alone.len() >= 25, "the app ran {} frames", alone.len());
+    assert_eq!(steps(&alone), 0, "markers without a twin: {alone:?}");
+}

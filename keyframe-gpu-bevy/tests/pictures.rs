@@ -390,3 +390,63 @@ fn characters_past_the_first_chunk_are_drawn_as_bevy_animation_draws_them() {
         dir.display()
     );
 }
+
+/// Gives every ready player `bend` held at 0.5 s, once, two frames after
+/// the players are set up.
+fn command_later(
+    mut players: bevy::prelude::Query<&mut keyframe_gpu_bevy::GpuAnimationPlayer>,
+    mut frames: bevy::prelude::Local<u32>,
+) {
+    if !players.iter().all(|p| p.is_ready()) {
+        return;
+    }
+    *frames += 1;
+    if *frames == 2 {
+        for mut p in &mut players {
+            p.play("bend").seek(0.5).set_paused(true);
+        }
+    }
+}
+
+/// A command given to a character standing at rest, frames after its
+/// scene is set up, reaches the GPU (only the changed player's commands
+/// go to the render world): the pose is the one bevy_animation draws.
+#[test]
+fn a_command_given_later_reaches_the_gpu() {
+    let dir = temp_dir("command_later");
+    let file = column(&dir, "red", &red());
+    let scene = Placed {
+        file: file.clone(),
+        at: Vec3::ZERO,
+        animate: Animate::Gpu(Vec::new()),
+    };
+    let Some(gpu) = common::render_with(vec![scene], eye().0, eye().1, 6, 1.0 / 60.0, |app| {
+        app.add_systems(bevy::prelude::Update, command_later);
+    }) else {
+        return skip();
+    };
+    let bevy = Animate::Bevy {
+        clip: "bend".into(),
+        time: 0.5,
+    };
+    let Some(cpu) = one(&file, bevy, 6, 1.0 / 60.0) else {
+        return skip();
+    };
+    let Some(rest) = one(&file, Animate::Gpu(Vec::new()), 6, 1.0 / 60.0) else {
+        return skip();
+    };
+    save(&gpu, &dir.join("gpu.png"));
+    save(&cpu, &dir.join("bevy.png"));
+    save(&rest, &dir.join("rest.png"));
+    let moved = differing(&gpu, &rest, TOLERANCE);
+    assert!(
+        share(moved) > MOVED_SHARE,
+        "the command did not move the column: {moved} pixels"
+    );
+    let diff = differing(&gpu, &cpu, TOLERANCE);
+    assert!(
+        share(diff) <= SAME_SHARE,
+        "{diff} pixels differ between the plugin and bevy_animation ({})",
+        dir.display()
+    );
+}

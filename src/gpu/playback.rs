@@ -423,6 +423,10 @@ impl PlaybackPass {
         commands: &[GpuPlaybackCommand],
     ) -> Result<()> {
         self.health.check("GpuPlayers::advance")?;
+        // A slot whose character went and another came since the last
+        // frame is reset once: the count is of the entries written.
+        self.resets.sort_unstable();
+        self.resets.dedup();
         let n = commands.len() + self.resets.len();
         let n = u32::try_from(n).map_err(|_| Error::LimitExceeded {
             what: "playback commands in one frame",
@@ -440,8 +444,6 @@ impl PlaybackPass {
         if !self.driven {
             self.drive(queue, chunks);
         }
-        self.resets.sort_unstable();
-        self.resets.dedup();
         let head = GpuPlaybackFrame {
             dt_lo: dt as u32,
             dt_hi: (dt >> 32) as u32,

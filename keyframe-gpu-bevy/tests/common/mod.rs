@@ -51,6 +51,8 @@ pub enum Command {
     RootMotion(String),
     /// `with_clips_from(path)`.
     ClipsFrom(PathBuf),
+    /// `with_cpu_twin()`.
+    CpuTwin,
 }
 
 /// One scene of a picture: its file, where it stands, how it moves.
@@ -285,6 +287,10 @@ fn spawn(commands: &mut Commands, assets: &AssetServer, setup: &Setup, eye: Vec3
                         }
                         Command::ClipsFrom(path) => {
                             p = std::mem::take(&mut p).with_clips_from(path);
+                            &mut p
+                        }
+                        Command::CpuTwin => {
+                            p = std::mem::take(&mut p).with_cpu_twin();
                             &mut p
                         }
                     };
