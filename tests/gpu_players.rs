@@ -165,6 +165,27 @@ fn frame(h: &common::headless::Headless, s: &mut Scene, dt: f64) {
     h.queue.submit([encoder.finish()]);
 }
 
+/// The crowd's poses of the played model: those of the CPU twin's mixer
+/// on the subscribed characters' tables (every character subscribed).
+fn poses_are_the_twins(h: &common::headless::Headless, s: &Scene) {
+    let got = s.crowd.read_back(&h.device, &h.queue).unwrap();
+    let poses = got.model(s.played).unwrap();
+    let mut counts = vec![0u32; poses.instance_count() as usize];
+    let mut actions = Vec::new();
+    for slot in 0..counts.len() as u32 {
+        if let Some(c) = s.characters.iter().find(|c| c.slot() == slot) {
+            let twin = s.players.subscribed(*c).unwrap();
+            counts[slot as usize] = twin.frame().actions.len() as u32;
+            actions.extend_from_slice(&twin.frame().actions);
+        }
+    }
+    let bound = s.crowd.models().bound(s.played).unwrap();
+    let want = cpu::mixed_poses(bound, &[], &actions, &counts).unwrap();
+    let c = poses.compare(&want).unwrap();
+    let worst = c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d));
+    assert!(worst < 1e-4, "poses differ by {worst}");
+}
+
 #[test]
 fn twins_subscribed_mid_run_equal_the_gpu_frame_after_frame() {
     let Some(h) = common::gpu("gpu_players twins") else {
@@ -204,31 +225,16 @@ fn twins_subscribed_mid_run_equal_the_gpu_frame_after_frame() {
         }
     }
     assert!(events > 20, "{events} events compared");
+    assert_eq!(
+        s.characters
+            .iter()
+            .filter(|c| s.players.subscribed(**c).is_some())
+            .count(),
+        20
+    );
     // The poses the mixer gives from the pass's tables: those of the CPU
     // twin's mixer on the twins' tables.
-    let got = s.crowd.read_back(device, queue).unwrap();
-    let poses = got.model(s.played).unwrap();
-    let mut counts = vec![0u32; poses.instance_count() as usize];
-    let mut actions = Vec::new();
-    let twins: Vec<&Player> = s
-        .characters
-        .iter()
-        .filter_map(|c| s.players.subscribed(*c))
-        .collect();
-    assert_eq!(twins.len(), 20);
-    for (c, twin) in s.characters.iter().zip(&twins) {
-        counts[c.slot() as usize] = twin.frame().actions.len() as u32;
-    }
-    for slot in 0..counts.len() as u32 {
-        if let Some(k) = s.characters.iter().position(|c| c.slot() == slot) {
-            actions.extend_from_slice(&twins[k].frame().actions);
-        }
-    }
-    let bound = s.crowd.models().bound(s.played).unwrap();
-    let want = cpu::mixed_poses(bound, &[], &actions, &counts).unwrap();
-    let c = poses.compare(&want).unwrap();
-    let worst = c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d));
-    assert!(worst < 1e-4, "poses differ by {worst}");
+    poses_are_the_twins(&h, &s);
 }
 
 #[test]
@@ -474,22 +480,7 @@ fn a_model_grown_mid_run_keeps_its_characters_state() {
     }
     // The poses of every character, the old and the new: those of the
     // CPU twin's mixer on the twins' tables.
-    let got = s.crowd.read_back(device, queue).unwrap();
-    let poses = got.model(s.played).unwrap();
-    let mut counts = vec![0u32; poses.instance_count() as usize];
-    let mut actions = Vec::new();
-    for slot in 0..counts.len() as u32 {
-        if let Some(c) = s.characters.iter().find(|c| c.slot() == slot) {
-            let twin = s.players.subscribed(*c).unwrap();
-            counts[slot as usize] = twin.frame().actions.len() as u32;
-            actions.extend_from_slice(&twin.frame().actions);
-        }
-    }
-    let bound = s.crowd.models().bound(s.played).unwrap();
-    let want = cpu::mixed_poses(bound, &[], &actions, &counts).unwrap();
-    let c = poses.compare(&want).unwrap();
-    let worst = c.max_abs.iter().fold(0.0f32, |m, &d| m.max(d));
-    assert!(worst < 1e-4, "poses differ by {worst} after the growth");
+    poses_are_the_twins(&h, &s);
 }
 
 /// A character removed and another added in its slot in one frame: the
