@@ -79,32 +79,8 @@ pub(crate) fn on_scene_ready(
     if player.state.is_some() {
         return;
     }
-    let source = match (&player.source, world_root) {
-        (Some(path), _) => Some(path.clone()),
-        (None, Some(w)) => asset_server
-            .get_path(w.0.id())
-            .map(|p| p.path().to_path_buf()),
-        (None, None) => None,
-    };
-    let Some(source) = source else {
-        fail(&mut player, root, GpuAnimationError::UnknownSource);
+    let Some(index) = load_model(&mut player, world_root, &mut models, &asset_server, root) else {
         return;
-    };
-    let key = ModelKey {
-        source: models.resolve(&source),
-        clip_files: player
-            .clip_files
-            .iter()
-            .map(|p| models.resolve(p))
-            .collect(),
-        root_motion: player.root_motion_node.clone(),
-    };
-    let index = match models.get_or_load(key) {
-        Ok(i) => i,
-        Err(e) => {
-            fail(&mut player, root, e);
-            return;
-        }
     };
     let model = &mut models.models[index];
 
@@ -170,6 +146,46 @@ pub(crate) fn on_scene_ready(
         twin,
         resume: Resume::default(),
     });
+}
+
+/// The index of the model `player` animates (its scene's file, found
+/// from the player or the scene's asset path, and its clip files),
+/// loading it the first time; `None` when it cannot be, the player's
+/// error set.
+fn load_model(
+    player: &mut GpuAnimationPlayer,
+    world_root: Option<&WorldAssetRoot>,
+    models: &mut GpuModels,
+    asset_server: &AssetServer,
+    root: Entity,
+) -> Option<usize> {
+    let source = match (&player.source, world_root) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(w)) => asset_server
+            .get_path(w.0.id())
+            .map(|p| p.path().to_path_buf()),
+        (None, None) => None,
+    };
+    let Some(source) = source else {
+        fail(player, root, GpuAnimationError::UnknownSource);
+        return None;
+    };
+    let key = ModelKey {
+        source: models.resolve(&source),
+        clip_files: player
+            .clip_files
+            .iter()
+            .map(|p| models.resolve(p))
+            .collect(),
+        root_motion: player.root_motion_node.clone(),
+    };
+    match models.get_or_load(key) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            fail(player, root, e);
+            None
+        }
+    }
 }
 
 /// Gives the scene's meshes (character `slot` of model `index`) the
