@@ -113,6 +113,17 @@ fn scene(h: &common::headless::Headless, characters: u32) -> Scene {
     }
 }
 
+/// [`scene`] with every character subscribed from the start.
+fn subscribed_scene(h: &common::headless::Headless, characters: u32) -> Scene {
+    let mut s = scene(h, characters);
+    for &c in &s.characters {
+        s.players
+            .subscribe(&h.device, &h.queue, &s.crowd, c)
+            .unwrap();
+    }
+    s
+}
+
 /// The commands of frame `f` for character `i` (every kind, on a
 /// schedule).
 fn commands(s: &mut Scene, f: usize, i: usize) {
@@ -415,10 +426,7 @@ fn a_frame_loop_that_never_waits_ends_where_the_twins_do() {
         return;
     };
     let (device, queue) = (&h.device, &h.queue);
-    let mut s = scene(&h, 12);
-    for &c in &s.characters {
-        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
-    }
+    let mut s = subscribed_scene(&h, 12);
     for f in 0..150 {
         for i in 0..s.characters.len() {
             commands(&mut s, f, i);
@@ -452,10 +460,7 @@ fn a_model_grown_mid_run_keeps_its_characters_state() {
         return;
     };
     let (device, queue) = (&h.device, &h.queue);
-    let mut s = scene(&h, 8);
-    for &c in &s.characters {
-        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
-    }
+    let mut s = subscribed_scene(&h, 8);
     for f in 0..40 {
         for i in 0..s.characters.len() {
             commands(&mut s, f, i);
@@ -494,10 +499,7 @@ fn a_slot_emptied_and_taken_in_one_frame_disturbs_no_other_character() {
         return;
     };
     let (device, queue) = (&h.device, &h.queue);
-    let mut s = scene(&h, 8);
-    for &c in &s.characters {
-        s.players.subscribe(device, queue, &s.crowd, c).unwrap();
-    }
+    let mut s = subscribed_scene(&h, 8);
     let (first, seek) = (s.characters[0], s.clips.clip_at(1).unwrap());
     s.players.command(first, Command::Play(seek)).unwrap();
     s.players.command(first, Command::Seek(0.4)).unwrap();
